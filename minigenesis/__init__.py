@@ -1,0 +1,34 @@
+"""minigenesis: an educational deep-learning engine on NumPy (CPU) and CuPy (GPU), with PyTorch's
+API and PyTorch's numbers.
+
+    import minigenesis as mg
+    x = mg.randn(3, requires_grad=True)
+    (x * x).sum().backward()      # x.grad == 2 * x
+"""
+
+from __future__ import annotations
+
+from . import autograd, backend, cuda, dtypes, random
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .backend import device, get_array_module
+from .creation import (
+    arange, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones, ones_like, rand,
+    rand_like, randint, randint_like, randn, randn_like, randperm, tensor, zeros, zeros_like,
+)
+from .dtypes import (
+    DType, bfloat16, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
+    promote_types, set_default_dtype, uint8,
+)
+from .dtypes import bool_ as bool  # noqa: A001  (mg.bool, as torch.bool)
+from .functions import (
+    abs, allclose, argmax, argmin, cat, chunk, clamp, concat, exp, flatten, is_tensor, isfinite,
+    isinf, isnan, log, log_softmax, logsumexp, matmul, max, maximum, mean, min, minimum, norm,
+    numel, permute, pow, relu, reshape, rsqrt, sigmoid, sign, softmax, split, sqrt, squeeze, stack,
+    std, sum, tanh, transpose, unsqueeze, var, where,
+)
+from .random import Generator, get_rng_state, initial_seed, manual_seed, set_rng_state
+from .tensor import Tensor
+
+half, float, double, long = float16, float32, float64, int64  # noqa: A001
+
+__version__ = "0.1.0"

@@ -1,0 +1,214 @@
+"""The backward pass: reverse-mode automatic differentiation over the recorded graph.
+
+micrograd's idea in two passes, written without recursion so a 10,000-op chain works:
+
+1. walk the graph once from the output and count, for every node, how many edges lead into it;
+2. start at the output; a node runs its backward only when every node that feeds it a gradient has
+   done so (its count reached zero), then hands each input its share.
+
+This file is also the ONE place where broadcasting is undone: a gradient arriving for an input of
+shape (3, 1) from an output of shape (3, 4) is summed back to (3, 1) here (``sum_to``), and cast
+back to the input's dtype, so no op has to repeat that logic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..backend import get_array_module
+from . import function as _fn
+from .function import Function, _check_finite
+from .grad_mode import set_grad_enabled, state
+
+
+def _count_dependencies(roots: list) -> dict[int, int]:
+    """For each vertex (node or leaf tensor) reachable from ``roots``: how many edges enter it."""
+    deps: dict[int, int] = {}
+    stack = [r for r in roots if isinstance(r, Function)]
+    seen = {id(r) for r in stack}
+    while stack:
+        node = stack.pop()
+        for edge in node.next_edges:
+            if edge is None:
+                continue
+            nxt = edge[0]
+            key = id(nxt)
+            deps[key] = deps.get(key, 0) + 1
+            if key not in seen and isinstance(nxt, Function):
+                seen.add(key)
+                stack.append(nxt)
+    return deps
+
+
+def seed_grads(outputs: list, grad_outputs: list | None) -> list:
+    """The gradients backward starts from: ``gradient=`` as given, or 1 for a scalar output."""
+    Tensor = _fn.Tensor
+    grads = []
+    for i, out in enumerate(outputs):
+        if not out.requires_grad:
+            raise RuntimeError(
+                f"element {i} of the tensors to differentiate does not require grad and has no "
+                f"grad_fn: was it computed under no_grad(), or from tensors without "
+                f"requires_grad=True?"
+            )
+        g = grad_outputs[i] if grad_outputs is not None else None
+        if g is None:
+            if out._data.size != 1:
+                raise RuntimeError(
+                    f"backward() needs a `gradient` argument for a non-scalar output (shape "
+                    f"{tuple(out.shape)}): gradients can be created implicitly only for scalars. "
+                    f"Call out.sum().backward(), or out.backward(gradient=mg.ones_like(out))."
+                )
+            g = Tensor._make(get_array_module(out._data).ones_like(out._data), False)
+        elif not isinstance(g, Tensor):
+            g = Tensor._make(get_array_module(out._data).asarray(g, dtype=out._data.dtype), False)
+        if g._data.shape != out._data.shape:
+            raise RuntimeError(
+                f"gradient has shape {tuple(g.shape)} but the output has shape {tuple(out.shape)}"
+            )
+        grads.append(g)
+    return grads
+
+
+def run_backward(
+    tensors: Sequence[Any],
+    grad_tensors: Sequence[Any],
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: Sequence[Any] | None = None,
+    allow_unused: bool = False,
+) -> tuple | None:
+    """Propagate ``grad_tensors`` back from ``tensors``.
+
+    Without ``inputs`` the gradients accumulate into the ``.grad`` of leaf tensors
+    (``Tensor.backward``). With ``inputs`` nothing accumulates: the gradients reaching those tensors
+    are returned instead (``autograd.grad``).
+    """
+    Tensor = _fn.Tensor
+    buffers: dict[int, list] = {}
+    roots = []
+    for t, g in zip(tensors, grad_tensors):
+        vertex, nr = (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t, 0)
+        buf = buffers.setdefault(id(vertex), [None] * _n_outputs(vertex))
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+        if all(r is not vertex for r in roots):
+            roots.append(vertex)
+
+    capture: dict | None = None
+    results: list | None = None
+    if inputs is not None:
+        capture = {}
+        for i, t in enumerate(inputs):
+            key = (id(t.grad_fn), t._output_nr) if t.grad_fn is not None else (id(t), 0)
+            capture[key] = i
+        results = [None] * len(inputs)
+
+    deps = _count_dependencies(roots)
+    ready = [r for r in roots if deps.get(id(r), 0) == 0]
+    with set_grad_enabled(create_graph):
+        while ready:
+            vertex = ready.pop()
+            grads = buffers.pop(id(vertex), None)
+            if grads is None:
+                grads = [None] * _n_outputs(vertex)
+
+            if isinstance(vertex, Tensor):  # a leaf: the end of a path
+                g = grads[0]
+                if g is None:
+                    continue
+                g = _run_hooks(vertex._hooks, g)
+                if capture is not None:
+                    slot = capture.get((id(vertex), 0))
+                    if slot is not None:
+                        results[slot] = g
+                else:
+                    _accumulate(vertex, g, create_graph)
+                continue
+
+            node = vertex
+            hooks = node.__dict__.get("_grad_hooks")
+            if hooks:
+                for nr, fns in hooks.items():
+                    if grads[nr] is not None:
+                        grads[nr] = _run_hooks(fns, grads[nr])
+            if capture is not None:
+                for nr, g in enumerate(grads):
+                    slot = capture.get((id(node), nr))
+                    if slot is not None:
+                        results[slot] = g
+
+            if all(g is None for g in grads):
+                in_grads: tuple = (None,) * len(node.next_edges)
+            else:
+                if len(grads) > 1:  # a multi-output op whose other outputs got no gradient
+                    xp = get_array_module(next(g for g in grads if g is not None)._data)
+                    grads = [
+                        g if g is not None else Tensor._make(xp.zeros(m[0], m[1]), False)
+                        for g, m in zip(grads, node._out_meta)
+                    ]
+                in_grads = node.backward(node, *grads)
+                if type(in_grads) is not tuple:
+                    in_grads = (in_grads,)
+                if len(in_grads) != len(node.next_edges):
+                    raise RuntimeError(
+                        f"{node.name}.backward returned {len(in_grads)} gradients but its "
+                        f"forward took {len(node.next_edges)} arguments"
+                    )
+                if state.anomaly:
+                    _check_finite(node.name, "backward", in_grads)
+                if not retain_graph:
+                    node._release()
+
+            for edge, g, meta in zip(node.next_edges, in_grads, node._input_meta):
+                if edge is None:
+                    continue
+                nxt, nr = edge
+                if g is not None:
+                    # The one place broadcasting and dtype promotion are undone.
+                    if g._data.shape != meta[0]:
+                        g = g.sum_to_shape(meta[0])
+                    if g._data.dtype != meta[1]:
+                        g = g._cast(meta[1])
+                    key = id(nxt)
+                    buf = buffers.get(key)
+                    if buf is None:
+                        buf = buffers[key] = [None] * _n_outputs(nxt)
+                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                key = id(nxt)
+                deps[key] -= 1
+                if deps[key] == 0:
+                    ready.append(nxt)
+
+    if results is not None and not allow_unused:
+        for i, r in enumerate(results):
+            if r is None:
+                raise RuntimeError(
+                    f"input {i} of autograd.grad was not used to compute the outputs (or needs "
+                    f"no grad). Pass allow_unused=True if that is intended."
+                )
+    return tuple(results) if results is not None else None
+
+
+def _n_outputs(vertex: Any) -> int:
+    return len(vertex._out_meta) if isinstance(vertex, Function) else 1
+
+
+def _run_hooks(hooks: list | None, g: Any) -> Any:
+    if hooks:
+        for hook in hooks:
+            r = hook(g)
+            if r is not None:
+                g = r
+    return g
+
+
+def _accumulate(leaf: Any, g: Any, create_graph: bool) -> None:
+    """leaf.grad += g. The first gradient is copied: it may share memory with other gradients
+    (``a + b`` hands the same array to both), and ``p.grad.data.div_(s)`` must not change them."""
+    if create_graph:
+        leaf.grad = g if leaf.grad is None else leaf.grad + g
+    elif leaf.grad is None:
+        leaf.grad = _fn.Tensor._make(g._data.copy(), False)
+    else:
+        leaf.grad = _fn.Tensor._make(leaf.grad._data + g._data, False)

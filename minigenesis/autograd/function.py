@@ -1,0 +1,252 @@
+"""Function: one differentiable operation, and one node of the backward graph.
+
+Calling ``SomeOp.apply(x, y)`` does three things (DeZero's ``Function.__call__``):
+
+1. runs ``forward`` on the raw arrays (fast: no graph is built inside),
+2. wraps the result in Tensors,
+3. if grad mode is on and an input requires grad, remembers how to go back: the node *is* the
+   ``ctx`` object that forward saw, so what forward saved is there for ``backward``.
+
+Backward is written with **Tensor** ops (not raw arrays). When ``create_graph=False`` the engine runs
+it under ``no_grad`` and those ops just compute; with ``create_graph=True`` they record a graph of
+their own, which is how second derivatives work, for every op, with no extra code.
+
+Two flavours share this class:
+
+- internal ops (``ops/``) set ``_array_forward = True``: ``forward`` receives NumPy/CuPy arrays and
+  returns arrays;
+- a user's custom op subclasses :class:`Function` as in PyTorch: ``forward`` receives Tensors (with
+  recording switched off) and returns Tensors.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from ..backend import get_array_module
+from .grad_mode import state
+
+# tensor.py registers the Tensor class here once it is defined (Tensor's methods are built on
+# ops, which are built on Function, so Function cannot import Tensor at import time).
+Tensor: Any = None
+
+_FLOAT_KINDS = frozenset("fV")  # 'V' is how NumPy reports ml_dtypes' bfloat16
+
+_CONST, _INPUT, _OUTPUT = 0, 1, 2
+
+
+class Function:
+    """Base class of every differentiable op; an instance is a node of the graph."""
+
+    _array_forward = False
+
+    # Per-node fields. Set in apply() for recorded nodes only; listed here for the reader.
+    next_edges: tuple  # per forward argument: (node | leaf Tensor, output_nr) or None
+    _input_meta: tuple  # per forward argument: (shape, numpy dtype) of a tensor input, or None
+    _out_meta: list  # per output: (shape, numpy dtype, array module)
+    _saved: list | None  # what save_for_backward kept, resolved after forward
+    _released: bool  # True once backward freed the saved values (retain_graph=False)
+
+    # ------------------------------------------------------------------ the op author's interface
+    @staticmethod
+    def forward(ctx: Function, *args: Any) -> Any:
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx: Function, *grad_outputs: Any) -> Any:
+        raise NotImplementedError
+
+    def save_for_backward(self, *values: Any) -> None:
+        """Keep inputs, outputs or intermediate arrays for backward (read via ``saved_tensors``).
+
+        Saving an input or output keeps the real graph Tensor, so a second-order backward can
+        differentiate through it; its version is checked when backward reads it back.
+        """
+        self._to_save = values
+
+    def mark_non_differentiable(self, *outputs: Any) -> None:
+        """Outputs (e.g. argmax indices) that never require grad."""
+        self._non_diff = {id(o) for o in outputs}
+
+    @property
+    def needs_input_grad(self) -> tuple[bool, ...]:
+        return tuple(e is not None for e in self.next_edges)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._released:
+            raise RuntimeError(
+                f"Trying to backward through the graph a second time (the saved values of "
+                f"{type(self).__name__} were freed by the first backward). Pass "
+                f"retain_graph=True to the first backward() if you need to call it twice."
+            )
+        out = []
+        for kind, a, b, c in self._saved:
+            if kind == _CONST:
+                out.append(a)
+                continue
+            if b[0] != c:
+                raise RuntimeError(
+                    f"one of the tensors needed for {type(self).__name__}'s backward was "
+                    f"modified by an in-place operation (its version is {b[0]}, expected {c}). "
+                    f"Use the out-of-place op (e.g. `x = x + 1` instead of `x.add_(1)`), or clone "
+                    f"the tensor before changing it."
+                )
+            if kind == _INPUT:
+                out.append(a)
+            else:  # an output: the live tensor if it still exists, else rebuild it on this node
+                t = self._outputs[a]()
+                if t is None:
+                    t = Tensor._make(self._out_arrays[a], True)
+                    t.grad_fn, t._output_nr, t._vc = self, a, b
+                out.append(t)
+        return tuple(out)
+
+    @property
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}Backward>"
+
+    def register_hook(self, output_nr: int, hook) -> None:
+        """Run ``hook(grad)`` on the gradient of output ``output_nr`` before this node uses it."""
+        hooks = self.__dict__.setdefault("_grad_hooks", {})
+        hooks.setdefault(output_nr, []).append(hook)
+
+    def _release(self) -> None:
+        """Drop the saved values so their memory is freed as soon as backward is done with them."""
+        self._saved = None
+        self._released = True
+        self.__dict__.pop("_out_arrays", None)
+
+    # ------------------------------------------------------------------ running it
+    @classmethod
+    def apply(cls, *args: Any) -> Any:
+        st = state
+        if st.autocast_dtype is not None:  # amp.py decides per op class what to cast
+            args = st.autocast_hook(cls, args)
+
+        ctx = cls.__new__(cls)
+        ctx._to_save = ()
+        ctx._non_diff = None
+        ctx._released = False
+
+        record = False
+        inputs = []
+        for a in args:
+            if isinstance(a, Tensor):
+                if a.requires_grad:
+                    record = True
+                inputs.append(a._data if cls._array_forward else a)
+            else:
+                inputs.append(a)
+        record = record and st.grad_enabled
+
+        if cls._array_forward:
+            result = cls.forward(ctx, *inputs)
+        else:
+            result = _tensor_forward(cls, ctx, inputs)
+
+        single = type(result) is not tuple
+        raw = (result,) if single else result
+        outs = []
+        for i, r in enumerate(raw):
+            t = Tensor._make(r, False)
+            if record and r.dtype.kind in _FLOAT_KINDS and (
+                ctx._non_diff is None or id(r) not in ctx._non_diff
+            ):
+                t.requires_grad = True
+                t.grad_fn = ctx
+                t._output_nr = i
+            outs.append(t)
+
+        if st.anomaly:
+            _check_finite(cls.__name__, "forward", raw)
+        if record:
+            _record(ctx, args, inputs, raw, outs)
+        return outs[0] if single else tuple(outs)
+
+
+class Op(Function):
+    """An internal op: ``forward`` works on raw NumPy/CuPy arrays (the fast path)."""
+
+    _array_forward = True
+
+
+def _tensor_forward(cls, ctx: Function, inputs: list) -> Any:
+    """Run a user's PyTorch-style forward (Tensors in, Tensors out) and return its arrays."""
+    from .grad_mode import no_grad
+
+    with no_grad():
+        result = cls.forward(ctx, *inputs)
+    results = result if isinstance(result, tuple) else (result,)
+    if not all(isinstance(r, Tensor) for r in results):
+        raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of Tensors")
+    ctx._result_tensors = results  # so save_for_backward(output) can be matched to its output
+    arrays = tuple(r._data for r in results)
+    return arrays if isinstance(result, tuple) else arrays[0]
+
+
+def _record(ctx: Function, args: tuple, inputs: list, raw: tuple, outs: list) -> None:
+    """Fill in a node's edges, metadata and saved values after its forward ran."""
+    edges = []
+    meta = []
+    for a in args:
+        if isinstance(a, Tensor) and a.requires_grad:
+            fn = a.grad_fn
+            edges.append((fn, a._output_nr) if fn is not None else (a, 0))
+            meta.append((a._data.shape, a._data.dtype))
+        else:
+            edges.append(None)
+            meta.append(None)
+    ctx.next_edges = tuple(edges)
+    ctx._input_meta = tuple(meta)
+    ctx._out_meta = [(r.shape, r.dtype) for r in raw]
+
+    saved = []
+    to_save = ctx._to_save
+    if to_save:
+        result_tensors = ctx.__dict__.pop("_result_tensors", ())
+        for s in to_save:
+            saved.append(_resolve_saved(ctx, s, args, inputs, raw, outs, result_tensors))
+    ctx._saved = saved
+    ctx._to_save = ()
+
+
+def _resolve_saved(ctx, s, args, inputs, raw, outs, result_tensors) -> tuple:
+    """Decide whether a saved value is an input, an output, or a constant of this op."""
+    if s is None or isinstance(s, (int, float, bool, tuple)):
+        return (_CONST, s, None, None)
+    for i, a in enumerate(inputs):
+        if s is a and isinstance(args[i], Tensor):
+            t = args[i]
+            vc = t._version_counter()
+            return (_INPUT, t, vc, vc[0])
+    for j, r in enumerate(raw):
+        if s is r or (j < len(result_tensors) and s is result_tensors[j]):
+            t = outs[j]
+            if not hasattr(ctx, "_outputs"):
+                ctx._outputs = [weakref.ref(o) for o in outs]
+                ctx._out_arrays = raw
+            vc = t._version_counter()
+            return (_OUTPUT, j, vc, vc[0])
+    if isinstance(s, Tensor):  # a tensor made inside forward: keep it, detached
+        return (_CONST, s.detach(), None, None)
+    return (_CONST, Tensor._make(s, False), None, None)  # an intermediate array
+
+
+def _check_finite(op: str, where: str, arrays) -> None:
+    """detect_anomaly: name the first op whose forward or backward produced NaN/Inf."""
+    for i, a in enumerate(arrays):
+        if a is None:
+            continue
+        data = a._data if isinstance(a, Tensor) else a
+        if data.dtype.kind in _FLOAT_KINDS:
+            xp = get_array_module(data)
+            if not bool(xp.isfinite(data.astype(xp.float32, copy=False)).all()):
+                raise RuntimeError(
+                    f"Function '{op}' returned NaN or Inf values in its {where} output {i} "
+                    f"(detected by minigenesis.autograd.detect_anomaly)"
+                )

@@ -1,0 +1,91 @@
+"""Grad mode and the other per-thread switches the autograd machinery reads on every op.
+
+Chainer's lesson: configuration is thread-local, so a ``no_grad`` block in one thread never
+changes what another thread records.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from typing import Any
+
+
+class _State(threading.local):
+    """Per-thread flags. Attributes are plain fields so the hot path reads them cheaply."""
+
+    def __init__(self) -> None:
+        self.grad_enabled = True
+        self.anomaly = False  # detect_anomaly: check every op's outputs for NaN/Inf
+        # autocast: the low dtype while a region is active (None = off); amp.py drives these.
+        self.autocast_dtype = None
+        self.autocast_hook = None  # callable(fn_class, args) -> args, installed by amp
+
+
+state = _State()
+
+
+def is_grad_enabled() -> bool:
+    """True when ops record the graph for backward."""
+    return state.grad_enabled
+
+
+class _GradModeContext:
+    """Base for the grad-mode switches: context manager and decorator in one."""
+
+    _mode: bool
+
+    def __enter__(self) -> None:
+        self._prev = state.grad_enabled
+        state.grad_enabled = self._mode
+
+    def __exit__(self, *exc: Any) -> None:
+        state.grad_enabled = self._prev
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class no_grad(_GradModeContext):  # noqa: N801
+    """Ops inside do not record a graph (inference, optimizer updates)."""
+
+    _mode = False
+
+
+class enable_grad(_GradModeContext):  # noqa: N801
+    """Turn recording back on inside a ``no_grad`` block."""
+
+    _mode = True
+
+
+class set_grad_enabled(_GradModeContext):  # noqa: N801
+    """``set_grad_enabled(False)`` as a context manager, or called plainly to set the mode."""
+
+    def __init__(self, mode: bool) -> None:
+        self._mode = bool(mode)
+        # Called as a plain function it takes effect at once, as in PyTorch; leaving a `with`
+        # block restores the previous mode either way.
+        self._prev = state.grad_enabled
+        state.grad_enabled = self._mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: Any) -> None:
+        state.grad_enabled = self._prev
+
+    def __call__(self, fn):
+        mode = self._mode
+        state.grad_enabled = self._prev  # used as a decorator: do not change the mode now
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+
+        return wrapper

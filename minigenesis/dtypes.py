@@ -1,0 +1,158 @@
+"""The dtype table and PyTorch's type-promotion rules.
+
+Each DType wraps the NumPy dtype that stores it. bfloat16 is real 2-byte storage from
+``ml_dtypes`` (1 sign bit, 8 exponent bits, 7 mantissa bits: float32's range, less precision).
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+
+class DType:
+    """A tensor element type: ``mg.float32``, ``mg.bfloat16``, ``mg.int64`` ..."""
+
+    __slots__ = ("name", "numpy_dtype", "itemsize", "is_floating_point", "_kind", "_rank")
+
+    def __init__(self, name: str, numpy_dtype: type, kind: int, rank: int) -> None:
+        self.name = name
+        self.numpy_dtype = np.dtype(numpy_dtype)
+        self.itemsize = self.numpy_dtype.itemsize
+        self._kind = kind  # 0 bool, 1 integer, 2 floating: the promotion category
+        self._rank = rank  # order inside the category
+        self.is_floating_point = kind == 2
+
+    @property
+    def is_signed(self) -> bool:
+        return self.name not in ("bool", "uint8")
+
+    def __repr__(self) -> str:
+        return f"minigenesis.{self.name}"
+
+    def __reduce__(self):  # pickled by name, so the safe unpickler only meets a string
+        return (get_dtype, (self.name,))
+
+
+bool_ = DType("bool", np.bool_, 0, 0)
+uint8 = DType("uint8", np.uint8, 1, 1)
+int8 = DType("int8", np.int8, 1, 1)
+int16 = DType("int16", np.int16, 1, 2)
+int32 = DType("int32", np.int32, 1, 3)
+int64 = DType("int64", np.int64, 1, 4)
+float16 = DType("float16", np.float16, 2, 1)
+bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, 2, 1)
+float32 = DType("float32", np.float32, 2, 2)
+float64 = DType("float64", np.float64, 2, 3)
+
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NAME.update(
+    {"half": float16, "float": float32, "double": float64, "long": int64, "int": int32}
+)
+_BY_NUMPY = {d.numpy_dtype: d for d in ALL_DTYPES}
+
+_default_float = float32
+
+
+def get_dtype(name: str) -> DType:
+    """Look a dtype up by name (``"float32"``, ``"bfloat16"``, ``"half"`` ...)."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise ValueError(f"unknown dtype name {name!r}") from None
+
+
+def from_numpy_dtype(np_dtype: np.dtype) -> DType:
+    """The DType that stores ``np_dtype`` (an error for types minigenesis does not have)."""
+    try:
+        return _BY_NUMPY[np_dtype]
+    except KeyError:
+        raise TypeError(
+            f"NumPy dtype {np_dtype} has no minigenesis equivalent; supported: "
+            + ", ".join(d.name for d in ALL_DTYPES)
+        ) from None
+
+
+def to_dtype(spec) -> DType:
+    """Accept a DType, a NumPy dtype or type, a name, or a Python type (float, int, bool)."""
+    if isinstance(spec, DType):
+        return spec
+    if spec is float:
+        return _default_float
+    if spec is int:
+        return int64
+    if spec is bool:
+        return bool_
+    if isinstance(spec, str):
+        return get_dtype(spec)
+    return from_numpy_dtype(np.dtype(spec))
+
+
+def get_default_dtype() -> DType:
+    """The dtype of floating tensors made from Python floats (float32 unless changed)."""
+    return _default_float
+
+
+def set_default_dtype(dtype: DType) -> None:
+    """Set the default floating dtype (float16, bfloat16, float32 or float64)."""
+    global _default_float
+    dtype = to_dtype(dtype)
+    if not dtype.is_floating_point:
+        raise TypeError(f"default dtype must be a floating type, got {dtype}")
+    _default_float = dtype
+
+
+def promote_types(a: DType, b: DType) -> DType:
+    """PyTorch's promotion of two tensor dtypes.
+
+    The higher category wins (bool < integer < floating); inside a category the wider type wins;
+    float16 with bfloat16 gives float32 (neither holds the other), uint8 with int8 gives int16.
+    """
+    if a is b:
+        return a
+    if a._kind != b._kind:
+        return a if a._kind > b._kind else b
+    if a._kind == 2 and a._rank == b._rank:  # float16 vs bfloat16
+        return float32
+    if a._kind == 1 and {a, b} == {uint8, int8}:
+        return int16
+    if a._kind == 1 and (a is uint8 or b is uint8):
+        other = b if a is uint8 else a
+        return other if other._rank > 1 else int16
+    return a if a._rank >= b._rank else b
+
+
+def scalar_result_type(tensor_dtype: DType, scalar) -> DType:
+    """The dtype of ``tensor op python_scalar``: a scalar only changes the category.
+
+    An int tensor with a float scalar becomes the default float dtype; a bool tensor with an int
+    scalar becomes int64; otherwise the tensor's dtype wins (``half_tensor * 2.5`` stays half).
+    """
+    if isinstance(scalar, bool):
+        kind = 0
+    elif isinstance(scalar, int):
+        kind = 1
+    else:
+        kind = 2
+    if kind <= tensor_dtype._kind:
+        return tensor_dtype
+    return _default_float if kind == 2 else int64
+
+
+def infer_dtype(data) -> DType:
+    """The dtype ``mg.tensor(data)`` gives nested Python data (PyTorch's rules)."""
+    kind = _scan_kind(data)
+    return (bool_, int64, _default_float)[kind]
+
+
+def _scan_kind(data) -> int:
+    if isinstance(data, bool):
+        return 0
+    if isinstance(data, int):
+        return 1
+    if isinstance(data, float):
+        return 2
+    if isinstance(data, (list, tuple)):
+        return max((_scan_kind(d) for d in data), default=2)
+    return 2

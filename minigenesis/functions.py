@@ -1,0 +1,242 @@
+"""The functional forms at the top level: ``mg.exp(x)``, ``mg.cat([a, b])``, ``mg.where(c, x, y)``.
+
+Most are the Tensor methods under another spelling; ``cat``, ``stack``, ``where`` and ``allclose``
+take several tensors and so live here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import dtypes as _dt
+from .backend import get_array_module
+from .ops import elementwise as E
+from .ops import shape as S
+from .tensor import Tensor
+from .tensor_math import _binary, matmul, norm_dim
+
+
+def _t(x: Any, like: Tensor | None = None) -> Tensor:
+    if isinstance(x, Tensor):
+        return x
+    from .creation import as_array
+
+    return Tensor._make(as_array(x, None, like.device if like is not None else None), False)
+
+
+def exp(x: Tensor) -> Tensor:
+    return x.exp()
+
+
+def log(x: Tensor) -> Tensor:
+    return x.log()
+
+
+def sqrt(x: Tensor) -> Tensor:
+    return x.sqrt()
+
+
+def rsqrt(x: Tensor) -> Tensor:
+    return x.rsqrt()
+
+
+def abs(x: Tensor) -> Tensor:  # noqa: A001
+    return x.abs()
+
+
+def sign(x: Tensor) -> Tensor:
+    return x.sign()
+
+
+def tanh(x: Tensor) -> Tensor:
+    return x.tanh()
+
+
+def sigmoid(x: Tensor) -> Tensor:
+    return x.sigmoid()
+
+
+def relu(x: Tensor) -> Tensor:
+    return x.relu()
+
+
+def softmax(x: Tensor, dim: int = -1) -> Tensor:
+    return x.softmax(dim)
+
+
+def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
+    return x.log_softmax(dim)
+
+
+def maximum(a: Tensor, b: Any) -> Tensor:
+    return _binary(E.Maximum, a, b)
+
+
+def minimum(a: Tensor, b: Any) -> Tensor:
+    return _binary(E.Minimum, a, b)
+
+
+def clamp(x: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    return x.clamp(min, max)
+
+
+def pow(x: Any, exponent: Any) -> Tensor:  # noqa: A001
+    return _binary(E.Pow, x, exponent)
+
+
+def sum(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:  # noqa: A001
+    return x.sum(dim, keepdim, dtype)
+
+
+def mean(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    return x.mean(dim, keepdim, dtype)
+
+
+def max(x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    return x.max(dim, keepdim)
+
+
+def min(x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    return x.min(dim, keepdim)
+
+
+def argmax(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return x.argmax(dim, keepdim)
+
+
+def argmin(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return x.argmin(dim, keepdim)
+
+
+def logsumexp(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return x.logsumexp(dim, keepdim)
+
+
+def isnan(x: Tensor) -> Tensor:
+    return x.isnan()
+
+
+def isinf(x: Tensor) -> Tensor:
+    return x.isinf()
+
+
+def isfinite(x: Tensor) -> Tensor:
+    return x.isfinite()
+
+
+def where(condition: Tensor, x: Any, y: Any) -> Tensor:
+    """Elementwise ``x if condition else y``; x and y broadcast and promote like ``x + y``."""
+    cond = condition._data if isinstance(condition, Tensor) else condition
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        xp = get_array_module(cond)
+        return Tensor._make(xp.where(cond, x, y), False)
+    ref = x if isinstance(x, Tensor) else y
+    x, y = _t(x, ref), _t(y, ref)
+    if x._data.dtype != y._data.dtype:
+        target = _dt.promote_types(x.dtype, y.dtype).numpy_dtype
+        x, y = x._cast(target), y._cast(target)
+    return E.Where.apply(cond, x, y)
+
+
+def cat(tensors: Any, dim: int = 0) -> Tensor:
+    """Join tensors along an existing dim (all other dims must match)."""
+    tensors = [_t(t) for t in tensors]
+    if not tensors:
+        raise ValueError("cat() needs at least one tensor")
+    d = norm_dim(dim, tensors[0].ndim)[0]
+    ref = tensors[0].shape
+    for i, t in enumerate(tensors):
+        if t.ndim != len(ref) or any(a != b for k, (a, b) in enumerate(zip(t.shape, ref)) if k != d):
+            raise ValueError(
+                f"cat: tensor {i} has shape {t.shape}, which does not match {ref} "
+                f"outside dim {d}"
+            )
+    target = tensors[0].dtype
+    for t in tensors[1:]:
+        target = _dt.promote_types(target, t.dtype)
+    tensors = [t._cast(target.numpy_dtype) for t in tensors]
+    return S.Cat.apply(d, *tensors)
+
+
+concat = cat
+
+
+def stack(tensors: Any, dim: int = 0) -> Tensor:
+    """Join same-shape tensors along a new dim."""
+    tensors = [_t(t) for t in tensors]
+    if not tensors:
+        raise ValueError("stack() needs at least one tensor")
+    for i, t in enumerate(tensors):
+        if t.shape != tensors[0].shape:
+            raise ValueError(f"stack: tensor {i} has shape {t.shape}, tensor 0 has {tensors[0].shape}")
+    d = dim % (tensors[0].ndim + 1)
+    return cat([t.unsqueeze(d) for t in tensors], dim=d)
+
+
+def allclose(a: Tensor, b: Any, rtol: float = 1e-5, atol: float = 1e-8,
+             equal_nan: bool = False) -> bool:
+    """True when |a - b| <= atol + rtol |b| everywhere."""
+    b = _t(b, a)
+    xp = get_array_module(a._data)
+    f = xp.float64 if a._data.dtype == xp.float64 else xp.float32
+    return bool(xp.allclose(a._data.astype(f), b._data.astype(f), rtol=rtol, atol=atol,
+                            equal_nan=equal_nan))
+
+
+def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    return x.flatten(start_dim, end_dim)
+
+
+def reshape(x: Tensor, shape: Any) -> Tensor:
+    return x.reshape(shape)
+
+
+def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
+    return x.transpose(dim0, dim1)
+
+
+def permute(x: Tensor, dims: Any) -> Tensor:
+    return x.permute(dims)
+
+
+def squeeze(x: Tensor, dim: Any = None) -> Tensor:
+    return x.squeeze(dim)
+
+
+def unsqueeze(x: Tensor, dim: int) -> Tensor:
+    return x.unsqueeze(dim)
+
+
+def split(x: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    return x.split(split_size_or_sections, dim)
+
+
+def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple:
+    return x.chunk(chunks, dim)
+
+
+def norm(x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
+    return x.norm(p, dim, keepdim)
+
+
+def var(x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False,
+        correction: Any = None) -> Tensor:
+    return x.var(dim, unbiased, keepdim, correction)
+
+
+def std(x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False,
+        correction: Any = None) -> Tensor:
+    return x.std(dim, unbiased, keepdim, correction)
+
+
+def numel(x: Tensor) -> int:
+    return x.numel()
+
+
+def is_tensor(x: Any) -> bool:
+    return isinstance(x, Tensor)
+
+
+__all__ = [n for n in dir() if not n.startswith("_") and n not in ("annotations", "Any", "Tensor",
+                                                                       "E", "S", "get_array_module")]
+__all__ += ["matmul"]

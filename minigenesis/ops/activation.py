@@ -1,0 +1,189 @@
+"""Activations: relu, sigmoid, tanh, gelu, silu, softmax, log_softmax.
+
+Sigmoid, softmax and log_softmax are written in their numerically stable forms; float16/bfloat16
+inputs are computed in float32 and rounded back (as PyTorch's CPU kernels accumulate).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..autograd.function import Op
+from ..backend import erf, get_array_module
+
+
+def _f32(x):
+    """Compute 2-byte floats in float32; other dtypes as they are."""
+    if x.dtype.itemsize == 2 and x.dtype.kind in "fV":
+        return x.astype(get_array_module(x).float32)
+    return x
+
+
+class ReLU(Op):
+    """y = max(x, 0);   dy/dx = 1 where x > 0, else 0."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = get_array_module(x).maximum(x, 0).astype(x.dtype, copy=False)
+        ctx.save_for_backward((x > 0).astype(x.dtype))
+        return y
+
+    @staticmethod
+    def backward(ctx, gy):
+        (mask,) = ctx.saved_tensors
+        return gy * mask
+
+
+class Sigmoid(Op):
+    """y = 1 / (1 + e^-x);   dy/dx = y (1 - y).
+
+    Stable form: for x < 0 use e^x / (1 + e^x), so e^-x never overflows."""
+
+    @staticmethod
+    def forward(ctx, x):
+        xp = get_array_module(x)
+        xf = _f32(x)
+        e = xp.exp(-xp.abs(xf))
+        y = xp.where(xf >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, gy):
+        (y,) = ctx.saved_tensors
+        return gy * y * (1 - y)
+
+
+class Tanh(Op):
+    """y = tanh(x);   dy/dx = 1 - tanh(x)^2 = 1 - y^2."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = get_array_module(x).tanh(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, gy):
+        (y,) = ctx.saved_tensors
+        return gy * (1 - y * y)
+
+
+class GELU(Op):
+    """y = x Phi(x), Phi the standard normal CDF = (1 + erf(x / sqrt 2)) / 2;
+    dy/dx = Phi(x) + x phi(x), phi(x) = e^(-x^2/2) / sqrt(2 pi).
+
+    ``approximate="tanh"``: Phi(x) ~ (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) / 2."""
+
+    @staticmethod
+    def forward(ctx, x, approximate):
+        xp = get_array_module(x)
+        xf = _f32(x)
+        if approximate == "tanh":
+            k = math.sqrt(2 / math.pi)
+            inner = k * (xf + 0.044715 * xf**3)
+            cdf = 0.5 * (1 + xp.tanh(inner))
+        else:
+            cdf = 0.5 * (1 + erf(xf / math.sqrt(2)))
+        ctx.save_for_backward(x)
+        ctx.approximate = approximate
+        return (xf * cdf).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return gy * GELUSlope.apply(x, ctx.approximate), None
+
+
+class GELUSlope(Op):
+    """s = d gelu(x)/dx (see GELU);   ds/dx = 2 phi(x) - x^2 phi(x) for the exact form.
+
+    A separate op so that GELU's backward is itself differentiable (second derivatives)."""
+
+    @staticmethod
+    def forward(ctx, x, approximate):
+        xp = get_array_module(x)
+        xf = _f32(x)
+        pdf = xp.exp(-0.5 * xf * xf) / math.sqrt(2 * math.pi)
+        if approximate == "tanh":
+            k = math.sqrt(2 / math.pi)
+            t = xp.tanh(k * (xf + 0.044715 * xf**3))
+            du = k * (1 + 3 * 0.044715 * xf * xf)
+            dcdf = 0.5 * (1 - t * t) * du
+            slope = 0.5 * (1 + t) + xf * dcdf
+            # d/dx of slope = 2 dcdf + x * d(dcdf)/dx
+            d2cdf = 0.5 * (-2 * t * (1 - t * t) * du * du + (1 - t * t) * k * 6 * 0.044715 * xf)
+            curv = 2 * dcdf + xf * d2cdf
+        else:
+            slope = 0.5 * (1 + erf(xf / math.sqrt(2))) + xf * pdf
+            curv = (2 - xf * xf) * pdf
+        ctx.save_for_backward(curv.astype(x.dtype, copy=False))
+        return slope.astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gs):
+        (curv,) = ctx.saved_tensors
+        return gs * curv, None
+
+
+class SiLU(Op):
+    """y = x sigmoid(x);   dy/dx = s (1 + x (1 - s)),  s = sigmoid(x)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        xp = get_array_module(x)
+        xf = _f32(x)
+        e = xp.exp(-xp.abs(xf))
+        s = xp.where(xf >= 0, 1 / (1 + e), e / (1 + e))
+        return (xf * s).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        s = x.sigmoid()
+        return gy * s * (1 + x * (1 - s))
+
+
+class Softmax(Op):
+    """y_i = e^(x_i - m) / sum_j e^(x_j - m), m = max x (no overflow);
+    dL/dx = y * (dL/dy - sum_j dL/dy_j y_j)."""
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        xp = get_array_module(x)
+        xf = _f32(x)
+        m = xf.max(axis=dim, keepdims=True)
+        e = xp.exp(xf - xp.where(xp.isfinite(m), m, 0))
+        y = (e / e.sum(axis=dim, keepdims=True)).astype(x.dtype, copy=False)
+        ctx.dim = dim
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, gy):
+        (y,) = ctx.saved_tensors
+        return y * (gy - (gy * y).sum(dim=ctx.dim, keepdim=True)), None
+
+
+class LogSoftmax(Op):
+    """y_i = x_i - logsumexp(x);   dL/dx = dL/dy - softmax(x) * sum_j dL/dy_j."""
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        xp = get_array_module(x)
+        xf = _f32(x)
+        m = xf.max(axis=dim, keepdims=True)
+        m = xp.where(xp.isfinite(m), m, 0)
+        shifted = xf - m
+        y = (shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))).astype(
+            x.dtype, copy=False
+        )
+        ctx.dim = dim
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, gy):
+        (y,) = ctx.saved_tensors
+        return gy - y.exp() * gy.sum(dim=ctx.dim, keepdim=True), None

@@ -1,0 +1,266 @@
+"""Elementwise ops: arithmetic, powers, exp/log, abs/sign, maximum/minimum, where, clamp, casts.
+
+Each op's forward works on arrays; its backward on Tensors (so it can itself be differentiated).
+Broadcasting is NOT undone here: the autograd engine sums every gradient back to its input's shape.
+A Python scalar operand (``x * 2``) is passed straight to NumPy and gets no gradient.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..autograd.function import Op
+from ..backend import get_array_module
+
+
+class Add(Op):
+    """z = x + y;   dz/dx = 1, dz/dy = 1."""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        return x + y
+
+    @staticmethod
+    def backward(ctx, gz):
+        return gz, gz
+
+
+class Sub(Op):
+    """z = x - y;   dz/dx = 1, dz/dy = -1."""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        return x - y
+
+    @staticmethod
+    def backward(ctx, gz):
+        return gz, -gz
+
+
+class Neg(Op):
+    """z = -x;   dz/dx = -1."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return -x
+
+    @staticmethod
+    def backward(ctx, gz):
+        return -gz
+
+
+class Mul(Op):
+    """z = x * y;   dz/dx = y, dz/dy = x."""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        return x * y
+
+    @staticmethod
+    def backward(ctx, gz):
+        x, y = ctx.saved_tensors
+        gx, gy = ctx.needs_input_grad
+        return (gz * y if gx else None), (gz * x if gy else None)
+
+
+class Div(Op):
+    """z = x / y;   dz/dx = 1/y, dz/dy = -x/y^2."""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        return x / y
+
+    @staticmethod
+    def backward(ctx, gz):
+        x, y = ctx.saved_tensors
+        gx, gy = ctx.needs_input_grad
+        return (gz / y if gx else None), (-gz * x / (y * y) if gy else None)
+
+
+class Pow(Op):
+    """z = x ** y;   dz/dx = y * x^(y-1),  dz/dy = z * ln(x).  Either side may be a scalar."""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        z = x**y
+        ctx.save_for_backward(x, y, z)
+        return z
+
+    @staticmethod
+    def backward(ctx, gz):
+        x, y, z = ctx.saved_tensors
+        need_x, need_y = ctx.needs_input_grad
+        gx = gz * y * x ** (y - 1) if need_x else None
+        gy = None
+        if need_y:
+            gy = gz * z * (x.log() if hasattr(x, "log") else math.log(x))
+        return gx, gy
+
+
+class Exp(Op):
+    """y = e^x;   dy/dx = e^x = y."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = get_array_module(x).exp(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, gy):
+        (y,) = ctx.saved_tensors
+        return gy * y
+
+
+class Log(Op):
+    """y = ln x;   dy/dx = 1/x."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return get_array_module(x).log(x)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return gy / x
+
+
+class Sqrt(Op):
+    """y = sqrt(x);   dy/dx = 1 / (2 sqrt(x)) = 1 / (2y)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = get_array_module(x).sqrt(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, gy):
+        (y,) = ctx.saved_tensors
+        return gy / (y * 2)
+
+
+class Abs(Op):
+    """y = |x|;   dy/dx = sign(x) (0 at x = 0, as PyTorch)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return get_array_module(x).abs(x)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return gy * x.sign()
+
+
+class Sign(Op):
+    """y = sign(x);   dy/dx = 0 everywhere it is defined."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return get_array_module(x).sign(x)
+
+    @staticmethod
+    def backward(ctx, gy):
+        return gy * 0
+
+
+class Maximum(Op):
+    """z = max(x, y);   the gradient goes to the larger input, split in half on ties (PyTorch)."""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        xp = get_array_module(x)
+        z = xp.maximum(x, y)
+        dt = z.dtype
+        ctx.save_for_backward(((x > y) + (x == y) * 0.5).astype(dt, copy=False))
+        return z
+
+    @staticmethod
+    def backward(ctx, gz):
+        (share_x,) = ctx.saved_tensors
+        return gz * share_x, gz * (1 - share_x)
+
+
+class Minimum(Op):
+    """z = min(x, y);   the gradient goes to the smaller input, split in half on ties."""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        xp = get_array_module(x)
+        z = xp.minimum(x, y)
+        ctx.save_for_backward(((x < y) + (x == y) * 0.5).astype(z.dtype, copy=False))
+        return z
+
+    @staticmethod
+    def backward(ctx, gz):
+        (share_x,) = ctx.saved_tensors
+        return gz * share_x, gz * (1 - share_x)
+
+
+class Where(Op):
+    """z = cond ? x : y;   dz/dx = cond, dz/dy = not cond."""
+
+    @staticmethod
+    def forward(ctx, cond, x, y):
+        xp = get_array_module(cond)
+        z = xp.where(cond, x, y)
+        ctx.save_for_backward(cond.astype(z.dtype))
+        return z
+
+    @staticmethod
+    def backward(ctx, gz):
+        (c,) = ctx.saved_tensors
+        return None, gz * c, gz * (1 - c)
+
+
+class Clamp(Op):
+    """y = min(max(x, lo), hi);   dy/dx = 1 where lo <= x <= hi, else 0 (PyTorch's convention)."""
+
+    @staticmethod
+    def forward(ctx, x, lo, hi):
+        xp = get_array_module(x)
+        inside = xp.ones(x.shape, dtype=bool)
+        if lo is not None:
+            inside &= x >= lo
+        if hi is not None:
+            inside &= x <= hi
+        ctx.save_for_backward(inside.astype(x.dtype))
+        return xp.clip(x, lo, hi).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (inside,) = ctx.saved_tensors
+        return gy * inside, None, None
+
+
+class Cast(Op):
+    """y = x converted to another dtype;   the gradient is cast back to x's dtype."""
+
+    @staticmethod
+    def forward(ctx, x, dtype):
+        ctx.src_dtype = x.dtype
+        return x.astype(dtype)
+
+    @staticmethod
+    def backward(ctx, gy):
+        return gy._cast(ctx.src_dtype), None
+
+
+class ToDevice(Op):
+    """y = x copied to another device (NumPy <-> CuPy);   the gradient is copied back."""
+
+    @staticmethod
+    def forward(ctx, x, dev):
+        from ..backend import device_of, to_device
+
+        ctx.src = device_of(x)
+        return to_device(x, dev)
+
+    @staticmethod
+    def backward(ctx, gy):
+        return gy.to(ctx.src), None

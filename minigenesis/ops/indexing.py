@@ -1,0 +1,91 @@
+"""Indexing: ``x[index]`` (basic and advanced), its scatter-add gradient, masked_fill, index_put.
+
+Basic indexing (ints, slices, None, Ellipsis) returns a view; advanced indexing (integer or boolean
+arrays) gathers a copy, and the same element may be picked twice: its gradient must then be the
+*sum* of both picks, which is why the backward scatters with ``add.at`` and not with assignment.
+"""
+
+from __future__ import annotations
+
+from ..autograd.function import Op
+from ..backend import get_array_module
+
+
+def is_basic_index(index) -> bool:
+    """True when ``index`` only has ints, slices, None and Ellipsis (so x[index] is a view)."""
+    items = index if isinstance(index, tuple) else (index,)
+    return all(
+        i is None or i is Ellipsis or isinstance(i, (int, slice)) and not isinstance(i, bool)
+        for i in items
+    )
+
+
+class GetItem(Op):
+    """y = x[index];   dL/dx = zeros with dL/dy scatter-added at ``index``."""
+
+    @staticmethod
+    def forward(ctx, x, index):
+        ctx.in_shape, ctx.index = x.shape, index
+        return x[index]
+
+    @staticmethod
+    def backward(ctx, gy):
+        return IndexAddGrad.apply(gy, ctx.index, ctx.in_shape), None
+
+
+class IndexAddGrad(Op):
+    """x = zeros(shape); x[index] += g (repeats accumulate);   its own gradient is g' = dL/dx[index]."""
+
+    @staticmethod
+    def forward(ctx, g, index, shape):
+        ctx.index = index
+        xp = get_array_module(g)
+        out = xp.zeros(shape, dtype=g.dtype)
+        if is_basic_index(index):
+            out[index] = g
+        elif xp.__name__ == "numpy":
+            xp.add.at(out, index, g)
+        else:  # cupyx.scatter_add is CuPy's unbuffered add.at
+            import cupyx
+
+            cupyx.scatter_add(out, index, g)
+        return out
+
+    @staticmethod
+    def backward(ctx, gx):
+        return GetItem.apply(gx, ctx.index), None, None
+
+
+class MaskedFill(Op):
+    """y = where(mask, value, x);   dL/dx = dL/dy where the mask is False, else 0."""
+
+    @staticmethod
+    def forward(ctx, x, mask, value):
+        xp = get_array_module(x)
+        ctx.save_for_backward((~mask).astype(x.dtype))
+        return xp.where(mask, xp.asarray(value, dtype=x.dtype), x)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (keep,) = ctx.saved_tensors
+        return gy * keep, None, None
+
+
+class IndexPut(Op):
+    """y = x with y[index] = v (out of place; ``x[index] = v`` is built on it);
+    dL/dx = dL/dy with zeros at ``index``;   dL/dv = dL/dy[index] (summed back to v's shape)."""
+
+    @staticmethod
+    def forward(ctx, x, index, v):
+        ctx.index = index
+        out = x.copy()
+        out[index] = v
+        return out
+
+    @staticmethod
+    def backward(ctx, gy):
+        need_x = ctx.needs_input_grad[0]
+        need_v = ctx.needs_input_grad[2]
+        gx = IndexPut.apply(gy, ctx.index, 0.0) if need_x else None
+        gv = GetItem.apply(gy, ctx.index) if need_v else None
+        return gx, None, gv

@@ -1,0 +1,167 @@
+"""Reductions: sum, mean, var, max/min (with and without dim), logsumexp.
+
+``axis`` is None (all elements) or a tuple of non-negative dims, already normalised by the caller.
+Backward re-inserts the reduced dims (when keepdim=False) and broadcasts the gradient back.
+"""
+
+from __future__ import annotations
+
+from ..autograd.function import Op
+from ..backend import get_array_module
+
+
+def _kept_shape(shape: tuple, axis: tuple | None) -> tuple:
+    """The output shape with keepdim=True: reduced dims become 1."""
+    if axis is None:
+        return (1,) * len(shape)
+    return tuple(1 if i in axis else n for i, n in enumerate(shape))
+
+
+def _count(shape: tuple, axis: tuple | None) -> int:
+    n = 1
+    for i, s in enumerate(shape):
+        if axis is None or i in axis:
+            n *= s
+    return n
+
+
+def _low_precision(x) -> bool:
+    """float16/bfloat16 are summed in float32 (as PyTorch accumulates them) then rounded back."""
+    return x.dtype.itemsize == 2 and x.dtype.kind in "fV"
+
+
+class Sum(Op):
+    """y = sum_i x_i over ``axis``;   dy/dx_i = 1, so the gradient is broadcast back."""
+
+    @staticmethod
+    def forward(ctx, x, axis, keepdims):
+        ctx.in_shape = x.shape
+        ctx.kept = _kept_shape(x.shape, axis)
+        xp = get_array_module(x)
+        acc = x.astype(xp.float32) if _low_precision(x) else x
+        return xp.asarray(acc.sum(axis=axis, keepdims=keepdims)).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gy):
+        return gy.reshape(ctx.kept).expand(ctx.in_shape), None, None
+
+
+class Mean(Op):
+    """y = (1/N) sum_i x_i;   dy/dx_i = 1/N."""
+
+    @staticmethod
+    def forward(ctx, x, axis, keepdims):
+        ctx.in_shape = x.shape
+        ctx.kept = _kept_shape(x.shape, axis)
+        ctx.n = _count(x.shape, axis)
+        xp = get_array_module(x)
+        acc = x.astype(xp.float32) if _low_precision(x) else x
+        return xp.asarray(acc.mean(axis=axis, keepdims=keepdims)).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gy):
+        return (gy / ctx.n).reshape(ctx.kept).expand(ctx.in_shape), None, None
+
+
+class Var(Op):
+    """v = sum_i (x_i - mean)^2 / (N - correction);   dv/dx_i = 2 (x_i - mean) / (N - correction)."""
+
+    @staticmethod
+    def forward(ctx, x, axis, correction, keepdims):
+        ctx.kept = _kept_shape(x.shape, axis)
+        ctx.denom = max(_count(x.shape, axis) - correction, 0)
+        ctx.save_for_backward(x)
+        xp = get_array_module(x)
+        acc = x.astype(xp.float32) if _low_precision(x) else x
+        v = acc.var(axis=axis, ddof=correction, keepdims=keepdims)
+        return xp.asarray(v).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gv):
+        (x,) = ctx.saved_tensors
+        axis = tuple(i for i, n in enumerate(ctx.kept) if n == 1 and x.shape[i] != 1) or None
+        centered = x - x.mean(dim=axis, keepdim=True) if axis else x - x.mean()
+        return gv.reshape(ctx.kept) * centered * (2.0 / ctx.denom), None, None, None
+
+
+class MaxAll(Op):
+    """y = max(x) over everything;   the gradient is shared evenly by the elements equal to y."""
+
+    sign = 1
+
+    @staticmethod
+    def forward(ctx, x):
+        xp = get_array_module(x)
+        y = xp.asarray(x.max() if ctx.sign > 0 else x.min())
+        hits = x == y
+        ctx.save_for_backward((hits / hits.sum()).astype(x.dtype))
+        return y
+
+    @staticmethod
+    def backward(ctx, gy):
+        (share,) = ctx.saved_tensors
+        return gy * share
+
+
+class MinAll(MaxAll):
+    """y = min(x) over everything;   the gradient is shared evenly by the elements equal to y."""
+
+    sign = -1
+
+
+class MaxDim(Op):
+    """(values, indices) = max(x, dim);   the gradient goes to the element at each index."""
+
+    sign = 1
+
+    @staticmethod
+    def forward(ctx, x, dim, keepdim):
+        xp = get_array_module(x)
+        idx = xp.argmax(x, axis=dim) if ctx.sign > 0 else xp.argmin(x, axis=dim)
+        idx_k = xp.expand_dims(idx, dim)
+        values = xp.take_along_axis(x, idx_k, axis=dim)
+        # one-hot of the chosen index along `dim`: the gradient mask
+        positions = xp.arange(x.shape[dim]).reshape([-1 if i == dim else 1 for i in range(x.ndim)])
+        ctx.save_for_backward((positions == idx_k).astype(x.dtype))
+        ctx.dim, ctx.keepdim = dim, keepdim
+        if not keepdim:
+            values = values.squeeze(dim)
+        else:
+            idx = idx_k
+        return values, idx.astype(xp.int64, copy=False)  # integer: never requires grad
+
+    @staticmethod
+    def backward(ctx, gv, gi):
+        (onehot,) = ctx.saved_tensors
+        if not ctx.keepdim:
+            gv = gv.unsqueeze(ctx.dim)
+        return gv * onehot, None, None
+
+
+class MinDim(MaxDim):
+    """(values, indices) = min(x, dim);   the gradient goes to the element at each index."""
+
+    sign = -1
+
+
+class LogSumExp(Op):
+    """y = log sum_i exp(x_i) = m + log sum_i exp(x_i - m), m = max x (no overflow);
+    dy/dx_i = exp(x_i - y) (the softmax)."""
+
+    @staticmethod
+    def forward(ctx, x, axis, keepdims):
+        xp = get_array_module(x)
+        xf = x.astype(xp.float32) if _low_precision(x) else x
+        m = xf.max(axis=axis, keepdims=True)
+        m = xp.where(xp.isfinite(m), m, 0)  # all -inf: avoid inf - inf
+        y = xp.log(xp.exp(xf - m).sum(axis=axis, keepdims=True)) + m
+        ctx.kept = y.shape
+        ctx.save_for_backward(x, y.astype(x.dtype))
+        if not keepdims:
+            y = y.reshape([n for i, n in enumerate(x.shape) if i not in (axis or range(x.ndim))])
+        return y.astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gy):
+        x, y = ctx.saved_tensors
+        return gy.reshape(ctx.kept) * (x - y).exp(), None, None

@@ -1,0 +1,158 @@
+"""Shape ops: reshape, permute, expand / sum_to, cat, split, repeat, contiguous.
+
+Most of these move no data: reshape, permute and expand return views of the same memory, which is
+why their outputs share their input's version counter (see ``Tensor._view_of``). Their backward
+undoes the shape change: reshape back, permute by the inverse permutation, sum what was expanded.
+"""
+
+from __future__ import annotations
+
+from ..autograd.function import Op
+from ..backend import get_array_module
+
+
+class Reshape(Op):
+    """y = x viewed with a new shape;   dL/dx = dL/dy reshaped back."""
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.in_shape = x.shape
+        return x.reshape(shape)
+
+    @staticmethod
+    def backward(ctx, gy):
+        return gy.reshape(ctx.in_shape), None
+
+
+class Permute(Op):
+    """y = x with its dims reordered;   dL/dx = dL/dy permuted by the inverse order."""
+
+    @staticmethod
+    def forward(ctx, x, dims):
+        ctx.dims = dims
+        return x.transpose(dims)
+
+    @staticmethod
+    def backward(ctx, gy):
+        inverse = [0] * len(ctx.dims)
+        for i, d in enumerate(ctx.dims):
+            inverse[d] = i
+        return gy.permute(*inverse), None
+
+
+class Expand(Op):
+    """y = x broadcast to ``shape`` (a view, no copy);   dL/dx = dL/dy summed back to x's shape."""
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.in_shape = x.shape
+        return get_array_module(x).broadcast_to(x, shape)
+
+    @staticmethod
+    def backward(ctx, gy):
+        return gy.sum_to_shape(ctx.in_shape), None
+
+
+def sum_to_shape_array(g, shape: tuple):
+    """Sum an array down to ``shape`` (the inverse of broadcasting): drop leading dims, then sum
+    the dims that were 1 in ``shape``."""
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1
+    )
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    if lead:
+        g = g.reshape(shape)
+    return g
+
+
+class SumTo(Op):
+    """y = x summed down to ``shape`` (undoes broadcasting);   dL/dx = dL/dy expanded back."""
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.in_shape = x.shape
+        return get_array_module(x).asarray(sum_to_shape_array(x, shape))
+
+    @staticmethod
+    def backward(ctx, gy):
+        return gy.expand(ctx.in_shape), None
+
+
+class Contiguous(Op):
+    """y = a C-contiguous copy of x;   dL/dx = dL/dy."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return get_array_module(x).ascontiguousarray(x)
+
+    @staticmethod
+    def backward(ctx, gy):
+        return gy
+
+
+class Clone(Op):
+    """y = a copy of x with its own memory;   dL/dx = dL/dy."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.copy()
+
+    @staticmethod
+    def backward(ctx, gy):
+        return gy
+
+
+class Cat(Op):
+    """y = concatenate(x_1, ..., x_n) along ``dim``;   dL/dx_k = the slice of dL/dy x_k became."""
+
+    @staticmethod
+    def forward(ctx, dim, *xs):
+        ctx.dim = dim
+        ctx.sizes = [x.shape[dim] for x in xs]
+        return get_array_module(xs[0]).concatenate(xs, axis=dim)
+
+    @staticmethod
+    def backward(ctx, gy):
+        return (None, *gy.split(ctx.sizes, dim=ctx.dim))
+
+
+class Split(Op):
+    """(y_1, ..., y_n) = x cut into pieces of ``sizes`` along ``dim``;   dL/dx = cat(dL/dy_k)."""
+
+    @staticmethod
+    def forward(ctx, x, sizes, dim):
+        ctx.dim = dim
+        bounds = []
+        total = 0
+        for s in sizes[:-1]:
+            total += s
+            bounds.append(total)
+        return tuple(get_array_module(x).split(x, bounds, axis=dim))
+
+    @staticmethod
+    def backward(ctx, *gys):
+        return Cat.apply(ctx.dim, *gys), None, None
+
+
+class Repeat(Op):
+    """y = x tiled ``repeats`` times per dim;   dL/dx = the sum of dL/dy over the copies."""
+
+    @staticmethod
+    def forward(ctx, x, repeats):
+        xp = get_array_module(x)
+        lead = len(repeats) - x.ndim
+        ctx.x_shape = (1,) * lead + x.shape
+        ctx.in_shape = x.shape
+        ctx.repeats = repeats
+        return xp.tile(x, repeats)
+
+    @staticmethod
+    def backward(ctx, gy):
+        # view gy as (r0, s0, r1, s1, ...) and sum over the r axes
+        split_shape = []
+        for r, s in zip(ctx.repeats, ctx.x_shape):
+            split_shape += [r, s]
+        g = gy.reshape(split_shape).sum(dim=tuple(range(0, 2 * len(ctx.repeats), 2)))
+        return g.reshape(ctx.in_shape), None

@@ -1,0 +1,129 @@
+"""Randomness: one generator per device, seeded by ``manual_seed``; dropout and init draw from it.
+
+The CPU generator is NumPy's PCG64. ``get_rng_state()`` returns its state as a uint8 tensor (as
+PyTorch does), so it can be stored in a checkpoint and restored with ``set_rng_state``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as _dt
+from .backend import cupy_module, get_array_module
+
+_cpu_generator = np.random.Generator(np.random.PCG64(0))
+_cuda_generators: dict[int, Any] = {}
+_seed = 0
+
+
+class Generator:
+    """A private random stream (``DataLoader(generator=...)``, ``randperm(generator=...)``)."""
+
+    def __init__(self, device: str = "cpu") -> None:
+        self._np = np.random.Generator(np.random.PCG64(0))
+
+    def manual_seed(self, seed: int) -> Generator:
+        self._np = np.random.Generator(np.random.PCG64(int(seed)))
+        return self
+
+    def get_state(self):
+        return _encode(self._np.bit_generator.state)
+
+    def set_state(self, state) -> None:
+        self._np.bit_generator.state = _decode(state)
+
+
+def manual_seed(seed: int) -> None:
+    """Seed every device's generator: the same seed gives the same numbers."""
+    global _cpu_generator, _seed
+    _seed = int(seed)
+    _cpu_generator = np.random.Generator(np.random.PCG64(_seed))
+    _cuda_generators.clear()
+
+
+def initial_seed() -> int:
+    return _seed
+
+
+def generator_for(xp: Any, generator: Generator | None = None) -> Any:
+    """The NumPy or CuPy generator that draws arrays for module ``xp``."""
+    if generator is not None:
+        return generator._np
+    if xp is np:
+        return _cpu_generator
+    cp = cupy_module()
+    dev = cp.cuda.runtime.getDevice()
+    gen = _cuda_generators.get(dev)
+    if gen is None:
+        gen = _cuda_generators[dev] = cp.random.default_rng(_seed + dev)
+    return gen
+
+
+def _encode(state: dict):
+    from .tensor import Tensor
+
+    raw = np.frombuffer(json.dumps(state).encode(), dtype=np.uint8).copy()
+    return Tensor._make(raw, False)
+
+
+def _decode(state) -> dict:
+    arr = state._data if hasattr(state, "_data") else np.asarray(state, dtype=np.uint8)
+    return json.loads(bytes(np.asarray(arr, dtype=np.uint8)).decode())
+
+
+def get_rng_state():
+    """The CPU generator's state, as a uint8 tensor (picklable, checkpoint-safe)."""
+    return _encode(_cpu_generator.bit_generator.state)
+
+
+def set_rng_state(state) -> None:
+    """Restore a state from ``get_rng_state()``: the following draws repeat exactly."""
+    try:
+        decoded = _decode(state)
+        _cpu_generator.bit_generator.state = decoded
+    except (ValueError, TypeError, KeyError) as err:
+        raise ValueError(f"set_rng_state: not a state from get_rng_state() ({err})") from None
+
+
+# ---------------------------------------------------------------------------------------------
+def _draw(kind: str, shape: tuple, dtype: _dt.DType, xp: Any, generator, *params) -> Any:
+    gen = generator_for(xp, generator)
+    # NumPy draws float32/float64 natively; 2-byte floats are drawn in float32 and rounded.
+    draw_dtype = dtype.numpy_dtype if dtype.itemsize >= 4 else np.float32
+    if kind == "normal":
+        out = gen.standard_normal(shape, dtype=draw_dtype)
+        mean, std = params
+        if std != 1:
+            out *= std
+        if mean != 0:
+            out += mean
+    else:
+        lo, hi = params
+        out = gen.random(shape, dtype=draw_dtype)
+        if (lo, hi) != (0, 1):
+            out = out * (hi - lo) + lo
+    return out.astype(dtype.numpy_dtype, copy=False)
+
+
+def fill_normal(t, mean: float, std: float, generator=None) -> None:
+    """t <- samples of N(mean, std^2), in place."""
+    xp = get_array_module(t._data)
+    t._data[...] = _draw("normal", t.shape, t.dtype, xp, generator, mean, std)
+    t._bump_version()
+
+
+def fill_uniform(t, a: float, b: float, generator=None) -> None:
+    """t <- samples of U(a, b), in place."""
+    xp = get_array_module(t._data)
+    t._data[...] = _draw("uniform", t.shape, t.dtype, xp, generator, a, b)
+    t._bump_version()
+
+
+def bernoulli_mask(shape: tuple, keep: float, like: Any, generator=None) -> Any:
+    """An array of 0/1 in ``like``'s dtype and device, 1 with probability ``keep`` (dropout)."""
+    xp = get_array_module(like)
+    gen = generator_for(xp, generator)
+    return (gen.random(shape, dtype=np.float32) < keep).astype(like.dtype)

@@ -1,0 +1,400 @@
+"""Tensor: an array, plus what autograd needs (requires_grad, grad, grad_fn).
+
+The array (``_data``) is a NumPy array on the CPU or a CuPy array on the GPU; the tensor's dtype and
+device are read off it. Methods are thin calls into ``ops/``; arithmetic goes through ``_binary``,
+which applies PyTorch's type promotion before the op runs.
+
+In-place methods (``add_``, ``mul_`` ...) write into the array and bump a *version counter* shared
+by every view of that memory; a backward that needs a value that has since changed notices the
+version mismatch and refuses (``Function.saved_tensors``).
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as _dt
+from .autograd import function as _function
+from .autograd.engine import run_backward, seed_grads
+from .autograd.grad_mode import no_grad, state
+from .backend import as_device, device_of, get_array_module, module_for, to_device, to_numpy
+from .ops import elementwise as E
+from .ops import shape as S
+from .tensor_math import TensorMath
+
+_FLOAT_KINDS = "fV"
+
+
+class Tensor(TensorMath):
+    """A multi-dimensional array that can record the operations applied to it.
+
+    This file holds the tensor's own state (data, grad, versions, conversions); the math methods
+    (arithmetic, reductions, shapes, indexing, in-place updates) come from ``TensorMath``.
+    """
+
+    # Defaults live on the class so making a tensor only sets what differs (the hot path).
+    requires_grad = False
+    grad = None
+    grad_fn = None
+    _output_nr = 0
+    _vc = None  # version counter: a one-item list shared with views, created on first need
+    _hooks = None
+    _is_view = False
+    __array_priority__ = 1000
+    __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operator
+
+    def __init__(self, data: Any, dtype: Any = None, device: Any = None,
+                 requires_grad: bool = False) -> None:
+        from .creation import as_array
+
+        self._data = as_array(data, dtype, device)
+        if requires_grad:
+            self.requires_grad_(True)
+
+    @classmethod
+    def _make(cls, data: Any, requires_grad: bool) -> Tensor:
+        """Wrap an array without checks or copies (the internal constructor)."""
+        t = object.__new__(Tensor)
+        t._data = data
+        if requires_grad:
+            t.requires_grad = True
+        return t
+
+    # ------------------------------------------------------------------ basic properties
+    @property
+    def shape(self) -> tuple:
+        return self._data.shape
+
+    @property
+    def dtype(self) -> _dt.DType:
+        return _dt.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def device(self):
+        return device_of(self._data)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    def size(self, dim: int | None = None):
+        return self._data.shape if dim is None else self._data.shape[dim]
+
+    def element_size(self) -> int:
+        return self._data.dtype.itemsize
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind in _FLOAT_KINDS
+
+    @property
+    def data(self) -> Tensor:
+        """The same memory as a tensor outside the graph (changes to it are not tracked)."""
+        return Tensor._make(self._data, False)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        self._data = value._data if isinstance(value, Tensor) else value
+
+    @property
+    def T(self) -> Tensor:  # noqa: N802
+        return self.permute(*reversed(range(self.ndim)))
+
+    @property
+    def mT(self) -> Tensor:  # noqa: N802
+        """The last two dims swapped (batched matrix transpose)."""
+        return self.transpose(-2, -1)
+
+    # ------------------------------------------------------------------ versions and views
+    def _version_counter(self) -> list:
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = [0]
+        return vc
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0] if self._vc is not None else 0
+
+    def _bump_version(self) -> None:
+        self._version_counter()[0] += 1
+
+    def _view_of(self, base: Tensor) -> Tensor:
+        """Mark self as sharing base's memory (if it really does): one version counter for both."""
+        if self._data is not base._data and get_array_module(self._data).may_share_memory(
+            self._data, base._data
+        ):
+            self._vc = base._version_counter()
+            self._is_view = True
+        return self
+
+    # ------------------------------------------------------------------ autograd interface
+    def backward(self, gradient: Any = None, retain_graph: bool | None = None,
+                 create_graph: bool = False) -> None:
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``.
+
+        A scalar needs no ``gradient``; otherwise it is the vector of the vector-Jacobian product.
+        The graph is freed afterwards unless ``retain_graph=True``.
+        """
+        grads = seed_grads([self], None if gradient is None else [gradient])
+        if retain_graph is None:
+            retain_graph = create_graph
+        run_backward([self], grads, retain_graph, create_graph)
+
+    def detach(self) -> Tensor:
+        """The same memory, cut from the graph (shares the version counter, as in PyTorch)."""
+        t = Tensor._make(self._data, False)
+        t._vc = self._version_counter()
+        return t
+
+    def detach_(self) -> Tensor:
+        self.grad_fn = None
+        self.requires_grad = False
+        return self
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if requires_grad and not self.is_floating_point():
+            raise RuntimeError(
+                f"only floating-point tensors can require gradients, this one is {self.dtype.name}"
+            )
+        if not requires_grad and self.grad_fn is not None:
+            raise RuntimeError(
+                "requires_grad can only be turned off on a leaf tensor; use .detach() for a "
+                "tensor that is computed from others"
+            )
+        self.requires_grad = requires_grad
+        return self
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` on this non-leaf tensor after backward (leaves always keep it)."""
+        if not self.requires_grad:
+            raise RuntimeError("retain_grad() on a tensor that does not require grad")
+        if self.grad_fn is None:
+            return
+        ref = weakref.ref(self)
+
+        def keep(g: Tensor) -> None:
+            t = ref()
+            if t is not None:
+                g = g.detach() if not state.grad_enabled else g
+                t.grad = g if t.grad is None else t.grad + g
+
+        self.grad_fn.register_hook(self._output_nr, keep)
+
+    def register_hook(self, hook) -> _HookHandle:
+        """``hook(grad)`` runs when this tensor's gradient is computed; a returned tensor replaces
+        the gradient. Returns a handle whose ``remove()`` unregisters it."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that does not require grad")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = []
+            hooks = self._hooks
+        else:
+            self.grad_fn.register_hook(self._output_nr, hook)
+            hooks = self.grad_fn._grad_hooks[self._output_nr]
+        hooks.append(hook) if hook not in hooks else None
+        return _HookHandle(hooks, hook)
+
+    # ------------------------------------------------------------------ conversion
+    def item(self) -> Any:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"item() needs a tensor with exactly one element, this one has shape {self.shape}"
+            )
+        value = self._data.reshape(())[()]
+        return value.item() if hasattr(value, "item") else float(value)
+
+    def tolist(self) -> Any:
+        host = to_numpy(self._data)
+        if host.dtype.kind == "V":  # bfloat16: lists of Python floats
+            host = host.astype(np.float32)
+        return host.tolist()
+
+    def numpy(self) -> np.ndarray:
+        """The NumPy array itself (shared memory) for a CPU tensor."""
+        if self.requires_grad:
+            raise RuntimeError(
+                "can't call numpy() on a tensor that requires grad: use tensor.detach().numpy()"
+            )
+        if not isinstance(self._data, np.ndarray):
+            raise TypeError("can't convert a CUDA tensor to NumPy: call .cpu() first")
+        return self._data
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        if not isinstance(self._data, np.ndarray):
+            raise TypeError("can't convert a CUDA tensor to a NumPy array: call .cpu() first")
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def __dlpack__(self, *args: Any, **kwargs: Any):
+        return self._data.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub":
+            raise TypeError("only integer tensors can be used as an index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"the truth value of a tensor with {self._data.size} elements is ambiguous: "
+                f"use .any() or .all()"
+            )
+        return bool(self.item())
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    __hash__ = object.__hash__  # by identity, so tensors can key dicts (optimizer state)
+
+    def __repr__(self) -> str:
+        host = to_numpy(self._data)
+        if host.dtype.kind == "V":
+            host = host.astype(np.float32)
+        body = np.array2string(host, separator=", ", precision=4, prefix="tensor(")
+        extras = []
+        if self.device.type != "cpu":
+            extras.append(f"device='{self.device}'")
+        default = _dt.get_default_dtype()
+        if self.dtype is not default and self.dtype is not _dt.int64 and self.dtype is not _dt.bool_:
+            extras.append(f"dtype={self.dtype}")
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn={self.grad_fn!r}")
+        elif self.requires_grad:
+            extras.append("requires_grad=True")
+        return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+
+    def __format__(self, spec: str) -> str:
+        if self._data.size == 1 and spec:
+            return format(self.item(), spec)
+        return format(repr(self), spec)
+
+    def __reduce_ex__(self, protocol: int):
+        # Pickled as (host array, requires_grad); the safe unpickler allows _rebuild_tensor.
+        return (_rebuild_tensor, (to_numpy(self._data), self.requires_grad))
+
+    # ------------------------------------------------------------------ dtype and device
+    def _cast(self, np_dtype: Any) -> Tensor:
+        """Differentiable cast to a NumPy dtype (internal; ``to`` is the public form)."""
+        if self._data.dtype == np_dtype:
+            return self
+        return E.Cast.apply(self, np_dtype)
+
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other_tensor)``; returns self
+        when nothing changes. Differentiable."""
+        dtype = kwargs.pop("dtype", None)
+        dev = kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)
+        copy = kwargs.pop("copy", False)
+        if kwargs:
+            raise TypeError(f"to() got unexpected arguments {sorted(kwargs)}")
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype, dev = a.dtype, a.device
+            elif isinstance(a, _dt.DType) or a in (float, int, bool) or (
+                isinstance(a, str) and a in _dt._BY_NAME
+            ):
+                dtype = a
+            else:
+                dev = a
+        out = self
+        if dev is not None:
+            dev = as_device(dev)
+            module_for(dev)  # raises a clear error for "cuda" without CuPy/GPU
+            if device_of(self._data) != dev:
+                out = E.ToDevice.apply(out, dev)
+        if dtype is not None:
+            out = out._cast(_dt.to_dtype(dtype).numpy_dtype)
+        if copy and out is self:
+            out = self.clone()
+        return out
+
+    def cuda(self, device: Any = None) -> Tensor:
+        return self.to("cuda" if device is None else device if isinstance(device, str)
+                       else f"cuda:{device}")
+
+    def cpu(self) -> Tensor:
+        return self.to("cpu")
+
+    def half(self) -> Tensor:
+        return self.to(_dt.float16)
+
+    def float(self) -> Tensor:
+        return self.to(_dt.float32)
+
+    def double(self) -> Tensor:
+        return self.to(_dt.float64)
+
+    def bfloat16(self) -> Tensor:
+        return self.to(_dt.bfloat16)
+
+    def long(self) -> Tensor:
+        return self.to(_dt.int64)
+
+    def int(self) -> Tensor:
+        return self.to(_dt.int32)
+
+    def bool(self) -> Tensor:
+        return self.to(_dt.bool_)
+
+    def type_as(self, other: Tensor) -> Tensor:
+        return self.to(other.dtype)
+
+    def clone(self) -> Tensor:
+        return S.Clone.apply(self)
+
+    def contiguous(self) -> Tensor:
+        if self._data.flags.c_contiguous:
+            return self
+        return S.Contiguous.apply(self)
+
+
+class _HookHandle:
+    def __init__(self, hooks: list, hook: Any) -> None:
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+def _rebuild_tensor(array: np.ndarray, requires_grad: bool) -> Tensor:
+    """Unpickling entry point for tensors (the only minigenesis callable checkpoints may name)."""
+    t = Tensor._make(np.array(array, copy=True) if not array.flags.writeable else array, False)
+    t.requires_grad = bool(requires_grad)
+    return t
+
+
+_function.Tensor = Tensor  # let Function wrap its outputs (see autograd/function.py)

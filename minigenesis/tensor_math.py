@@ -1,0 +1,618 @@
+"""The Tensor's math methods: operators, reductions, shapes, indexing and in-place updates.
+
+Each method is a thin call into an op of ``ops/``. Two pieces of policy live here, once:
+
+- ``_binary``: PyTorch's type promotion for ``tensor (op) tensor`` and ``tensor (op) scalar``;
+- ``_inplace``: how ``x.add_(y)`` writes into x's memory, bumps its version, and (when x is part of
+  a graph) takes over the graph node of the out-of-place result.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as _dt
+from .autograd import function as _function
+from .autograd.grad_mode import no_grad, state
+from .backend import get_array_module
+from .ops import activation as A
+from .ops import elementwise as E
+from .ops import indexing as I
+from .ops import matmul as M
+from .ops import reduce as R
+from .ops import shape as S
+
+ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
+_SCALARS = (int, float, bool)
+_FLOAT_KINDS = "fV"
+
+
+def norm_dim(dim: Any, ndim: int) -> tuple | None:
+    """None, an int or a sequence of ints -> None or a sorted tuple of non-negative dims."""
+    if dim is None:
+        return None
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    limit = max(ndim, 1)
+    out = []
+    for d in dims:
+        if not -limit <= d < limit:
+            raise IndexError(f"dim {d} is out of range for a tensor with {ndim} dims")
+        out.append(d % limit)
+    return tuple(sorted(out))
+
+
+def _as_tensor_like(x: Any, ref: Any) -> Any:
+    """A NumPy/CuPy array or a list in an expression with a tensor becomes a tensor."""
+    Tensor = _function.Tensor
+    if isinstance(x, Tensor) or isinstance(x, _SCALARS):
+        return x
+    if hasattr(x, "dtype") and getattr(x, "shape", None) == ():  # NumPy scalar
+        return x.item()
+    from .creation import as_array
+
+    return Tensor._make(as_array(x, None, ref.device), False)
+
+
+def _binary(op: Any, a: Any, b: Any) -> Any:
+    """Run ``op(a, b)`` after PyTorch's type promotion. One of a, b is a Tensor."""
+    Tensor = _function.Tensor
+    if not isinstance(b, Tensor):
+        b = _as_tensor_like(b, a)
+    if not isinstance(a, Tensor):
+        a = _as_tensor_like(a, b)
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        da, db = a._data.dtype, b._data.dtype
+        if da != db:
+            target = _dt.promote_types(_dt.from_numpy_dtype(da), _dt.from_numpy_dtype(db))
+            a, b = a._cast(target.numpy_dtype), b._cast(target.numpy_dtype)
+        low = None
+    else:  # tensor (op) Python scalar: the scalar only changes the category
+        t, s = (a, b) if isinstance(a, Tensor) else (b, a)
+        kind = t._data.dtype.kind
+        low = t._data.dtype if kind == "V" else None  # bfloat16: NumPy would upcast to float32
+        if kind in "iub" and isinstance(s, float):
+            t = t._cast(_dt.get_default_dtype().numpy_dtype)
+            a, b = (t, s) if isinstance(a, Tensor) else (s, t)
+    try:
+        out = op.apply(a, b)
+    except ValueError as err:
+        if "broadcast" not in str(err):
+            raise
+        sa, sb = (tuple(x.shape) if isinstance(x, Tensor) else "scalar" for x in (a, b))
+        raise ValueError(
+            f"{op.__name__.lower()}: shapes {sa} and {sb} cannot be broadcast together"
+        ) from None
+    if low is not None and out._data.dtype != low:
+        out = out._cast(low)
+    return out
+
+
+def _compare(a: Any, b: Any, fn: Any) -> Any:
+    Tensor = _function.Tensor
+    bd = b._data if isinstance(b, Tensor) else b
+    return Tensor._make(fn(a._data, bd), False)
+
+
+class TensorMath:
+    """Mixin of Tensor: every method here builds on ``self._data`` and ops."""
+
+    _data: Any
+
+    # ------------------------------------------------------------------ arithmetic
+    def __add__(self, other):
+        return _binary(E.Add, self, other)
+
+    def __radd__(self, other):
+        return _binary(E.Add, other, self)
+
+    def __sub__(self, other):
+        return _binary(E.Sub, self, other)
+
+    def __rsub__(self, other):
+        return _binary(E.Sub, other, self)
+
+    def __mul__(self, other):
+        return _binary(E.Mul, self, other)
+
+    def __rmul__(self, other):
+        return _binary(E.Mul, other, self)
+
+    def __truediv__(self, other):
+        if self._data.dtype.kind in "iub":  # true division of integers gives floats
+            return _binary(E.Div, self.to(_dt.get_default_dtype()), other)
+        return _binary(E.Div, self, other)
+
+    def __rtruediv__(self, other):
+        if self._data.dtype.kind in "iub":
+            return _binary(E.Div, other, self.to(_dt.get_default_dtype()))
+        return _binary(E.Div, other, self)
+
+    def __floordiv__(self, other):  # not differentiable
+        od = other._data if isinstance(other, _function.Tensor) else other
+        return self._make(self._data // od, False)
+
+    def __mod__(self, other):  # not differentiable
+        od = other._data if isinstance(other, _function.Tensor) else other
+        return self._make(self._data % od, False)
+
+    def __pow__(self, other):
+        return _binary(E.Pow, self, other)
+
+    def __rpow__(self, other):
+        return _binary(E.Pow, other, self)
+
+    def __neg__(self):
+        return E.Neg.apply(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return E.Abs.apply(self)
+
+    def __matmul__(self, other):
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return matmul(_as_tensor_like(other, self), self)
+
+    def __invert__(self):
+        return self._make(~self._data, False)
+
+    def __and__(self, other):
+        return _compare(self, other, lambda a, b: a & b)
+
+    def __or__(self, other):
+        return _compare(self, other, lambda a, b: a | b)
+
+    def __xor__(self, other):
+        return _compare(self, other, lambda a, b: a ^ b)
+
+    # comparisons: boolean results, never differentiable
+    def __lt__(self, other):
+        return _compare(self, other, lambda a, b: a < b)
+
+    def __le__(self, other):
+        return _compare(self, other, lambda a, b: a <= b)
+
+    def __gt__(self, other):
+        return _compare(self, other, lambda a, b: a > b)
+
+    def __ge__(self, other):
+        return _compare(self, other, lambda a, b: a >= b)
+
+    def __eq__(self, other):  # type: ignore[override]
+        return _compare(self, other, lambda a, b: a == b)
+
+    def __ne__(self, other):  # type: ignore[override]
+        return _compare(self, other, lambda a, b: a != b)
+
+    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+    add, sub, mul, div, matmul = __add__, __sub__, __mul__, __truediv__, __matmul__
+
+    def pow(self, exponent):
+        return _binary(E.Pow, self, exponent)
+
+    # ------------------------------------------------------------------ unary math
+    def exp(self):
+        return E.Exp.apply(self)
+
+    def log(self):
+        return E.Log.apply(self)
+
+    def sqrt(self):
+        return E.Sqrt.apply(self)
+
+    def rsqrt(self):
+        return 1 / E.Sqrt.apply(self)
+
+    def abs(self):
+        return E.Abs.apply(self)
+
+    def sign(self):
+        return E.Sign.apply(self)
+
+    def clamp(self, min=None, max=None):  # noqa: A002 (PyTorch's names)
+        if min is None and max is None:
+            raise ValueError("clamp() needs at least one of min and max")
+        return E.Clamp.apply(self, min, max)
+
+    clip = clamp
+
+    def relu(self):
+        return A.ReLU.apply(self)
+
+    def tanh(self):
+        return A.Tanh.apply(self)
+
+    def sigmoid(self):
+        return A.Sigmoid.apply(self)
+
+    def softmax(self, dim: int = -1):
+        return A.Softmax.apply(self, norm_dim(dim, self.ndim)[0])
+
+    def log_softmax(self, dim: int = -1):
+        return A.LogSoftmax.apply(self, norm_dim(dim, self.ndim)[0])
+
+    def isnan(self):
+        return self._make(get_array_module(self._data).isnan(self._data), False)
+
+    def isinf(self):
+        return self._make(get_array_module(self._data).isinf(self._data), False)
+
+    def isfinite(self):
+        return self._make(get_array_module(self._data).isfinite(self._data), False)
+
+    def maximum(self, other):
+        return _binary(E.Maximum, self, other)
+
+    def minimum(self, other):
+        return _binary(E.Minimum, self, other)
+
+    def masked_fill(self, mask, value):
+        m = mask._data if isinstance(mask, _function.Tensor) else mask
+        v = value.item() if isinstance(value, _function.Tensor) else value
+        return I.MaskedFill.apply(self, m, v)
+
+    # ------------------------------------------------------------------ reductions
+    def sum(self, dim=None, keepdim: bool = False, dtype=None):
+        x = self if dtype is None else self.to(dtype)
+        return R.Sum.apply(x, norm_dim(dim, self.ndim), keepdim)
+
+    def mean(self, dim=None, keepdim: bool = False, dtype=None):
+        x = self if dtype is None else self.to(dtype)
+        if x._data.dtype.kind not in _FLOAT_KINDS:
+            raise TypeError(
+                f"mean() needs a floating-point tensor, got {x.dtype.name}: "
+                f"call .float() first or pass dtype="
+            )
+        return R.Mean.apply(x, norm_dim(dim, self.ndim), keepdim)
+
+    def var(self, dim=None, unbiased=None, keepdim: bool = False, correction=None):
+        if correction is None:
+            correction = 1 if unbiased is None or unbiased else 0
+        return R.Var.apply(self, norm_dim(dim, self.ndim), correction, keepdim)
+
+    def std(self, dim=None, unbiased=None, keepdim: bool = False, correction=None):
+        return self.var(dim, unbiased, keepdim, correction).sqrt()
+
+    def _extreme(self, dim, keepdim, all_op, dim_op):
+        if dim is None:
+            return all_op.apply(self)
+        if isinstance(dim, _function.Tensor):  # max(other): the elementwise form
+            return _binary(E.Maximum if all_op is R.MaxAll else E.Minimum, self, dim)
+        d = norm_dim(dim, self.ndim)[0]
+        if self.ndim == 0:
+            return ValuesIndices(self, self._make(np.zeros((), np.int64), False))
+        return ValuesIndices(*dim_op.apply(self, d, keepdim))
+
+    def max(self, dim=None, keepdim: bool = False):
+        """max() -> the largest element;  max(dim) -> (values, indices);  max(other) -> maximum."""
+        return self._extreme(dim, keepdim, R.MaxAll, R.MaxDim)
+
+    def min(self, dim=None, keepdim: bool = False):
+        return self._extreme(dim, keepdim, R.MinAll, R.MinDim)
+
+    def amax(self, dim=None, keepdim: bool = False):
+        return self.max() if dim is None else self.max(dim, keepdim).values
+
+    def argmax(self, dim=None, keepdim: bool = False):
+        xp = get_array_module(self._data)
+        if dim is None:
+            return self._make(xp.asarray(xp.argmax(self._data)), False)
+        d = norm_dim(dim, self.ndim)[0]
+        return self._make(xp.argmax(self._data, axis=d, keepdims=keepdim), False)
+
+    def argmin(self, dim=None, keepdim: bool = False):
+        xp = get_array_module(self._data)
+        if dim is None:
+            return self._make(xp.asarray(xp.argmin(self._data)), False)
+        d = norm_dim(dim, self.ndim)[0]
+        return self._make(xp.argmin(self._data, axis=d, keepdims=keepdim), False)
+
+    def logsumexp(self, dim=None, keepdim: bool = False):
+        return R.LogSumExp.apply(self, norm_dim(dim, self.ndim), keepdim)
+
+    def norm(self, p="fro", dim=None, keepdim: bool = False):
+        """The p-norm (sum |x|^p)^(1/p); p=inf is max |x|; "fro" and 2 are the Euclidean norm."""
+        if p in ("fro", 2, 2.0):
+            return (self * self).sum(dim, keepdim).sqrt()
+        if p in (float("inf"), "inf"):
+            a = self.abs()
+            return a.max() if dim is None else a.max(dim, keepdim).values
+        if p in (float("-inf"), "-inf"):
+            a = self.abs()
+            return a.min() if dim is None else a.min(dim, keepdim).values
+        if p == 1:
+            return self.abs().sum(dim, keepdim)
+        if p == 0:
+            return (self != 0).sum(dim, keepdim).to(self.dtype)
+        return (self.abs() ** p).sum(dim, keepdim) ** (1.0 / p)
+
+    def any(self, dim=None, keepdim: bool = False):
+        d = norm_dim(dim, self.ndim)
+        xp = get_array_module(self._data)
+        return self._make(xp.asarray(self._data.any(axis=d, keepdims=keepdim)), False)
+
+    def all(self, dim=None, keepdim: bool = False):
+        d = norm_dim(dim, self.ndim)
+        xp = get_array_module(self._data)
+        return self._make(xp.asarray(self._data.all(axis=d, keepdims=keepdim)), False)
+
+    def sum_to_shape(self, shape: tuple):
+        """Sum broadcast dims away until the shape is ``shape`` (the inverse of expand)."""
+        if tuple(self._data.shape) == tuple(shape):
+            return self
+        return S.SumTo.apply(self, tuple(shape))
+
+    # ------------------------------------------------------------------ shapes
+    def _view(self, out):
+        return out._view_of(self)
+
+    def reshape(self, *shape):
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        try:
+            return S.Reshape.apply(self, tuple(shape))._view_of(self)
+        except ValueError:
+            raise ValueError(
+                f"reshape: cannot reshape a tensor of shape {self.shape} "
+                f"({self.numel()} elements) into {tuple(shape)}"
+            ) from None
+
+    view = reshape
+
+    def view_as(self, other):
+        return self.reshape(other.shape)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1):
+        if self.ndim == 0:
+            return self.reshape(1)
+        s, e = start_dim % self.ndim, end_dim % self.ndim
+        shape = self.shape
+        middle = 1
+        for n in shape[s : e + 1]:
+            middle *= n
+        return self.reshape(shape[:s] + (middle,) + shape[e + 1 :])
+
+    def permute(self, *dims):
+        dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+        dims = tuple(d % max(self.ndim, 1) for d in dims)
+        if sorted(dims) != list(range(self.ndim)):
+            raise ValueError(f"permute: {dims} is not a permutation of the dims of {self.shape}")
+        return S.Permute.apply(self, dims)._view_of(self)
+
+    def transpose(self, dim0: int, dim1: int):
+        dims = list(range(self.ndim))
+        d0, d1 = dim0 % self.ndim, dim1 % self.ndim
+        dims[d0], dims[d1] = dims[d1], dims[d0]
+        return self.permute(*dims)
+
+    def t(self):
+        return self.transpose(0, 1) if self.ndim == 2 else self
+
+    def squeeze(self, dim=None):
+        if dim is None:
+            return self.reshape(tuple(n for n in self.shape if n != 1))
+        dims = norm_dim(dim, self.ndim)
+        return self.reshape(tuple(n for i, n in enumerate(self.shape) if not (i in dims and n == 1)))
+
+    def unsqueeze(self, dim: int):
+        d = dim % (self.ndim + 1)
+        shape = self.shape
+        return self.reshape(shape[:d] + (1,) + shape[d:])
+
+    def expand(self, *sizes):
+        sizes = sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
+        lead = len(sizes) - self.ndim
+        if lead < 0:
+            raise ValueError(f"expand: cannot expand {self.shape} to fewer dims {tuple(sizes)}")
+        shape = tuple(
+            self.shape[i - lead] if (n == -1 and i >= lead) else n for i, n in enumerate(sizes)
+        )
+        if shape == self.shape:
+            return self
+        try:
+            return S.Expand.apply(self, shape)._view_of(self)
+        except ValueError:
+            raise ValueError(f"expand: cannot expand shape {self.shape} to {shape}") from None
+
+    def expand_as(self, other):
+        return self.expand(other.shape)
+
+    def broadcast_to(self, shape):
+        return self.expand(shape)
+
+    def split(self, split_size_or_sections, dim: int = 0):
+        d = norm_dim(dim, self.ndim)[0]
+        n = self.shape[d]
+        if isinstance(split_size_or_sections, int):
+            step = split_size_or_sections
+            sizes = [min(step, n - i) for i in range(0, n, step)] or [0]
+        else:
+            sizes = list(split_size_or_sections)
+            if sum(sizes) != n:
+                raise ValueError(f"split: sizes {sizes} do not add up to dim {d} of size {n}")
+        return tuple(p._view_of(self) for p in _tuple(S.Split.apply(self, tuple(sizes), d)))
+
+    def chunk(self, chunks: int, dim: int = 0):
+        n = self.shape[norm_dim(dim, self.ndim)[0]]
+        step = -(-n // chunks)
+        return self.split(step, dim)
+
+    def repeat(self, *repeats):
+        repeats = repeats[0] if len(repeats) == 1 and isinstance(repeats[0], (tuple, list)) else repeats
+        if len(repeats) < self.ndim:
+            raise ValueError(
+                f"repeat: {len(repeats)} repeat counts for a tensor with {self.ndim} dims"
+            )
+        return S.Repeat.apply(self, tuple(repeats))
+
+    # ------------------------------------------------------------------ activations used as methods
+    def gelu(self, approximate: str = "none"):
+        return A.GELU.apply(self, approximate)
+
+    def silu(self):
+        return A.SiLU.apply(self)
+
+    # ------------------------------------------------------------------ indexing
+    def __getitem__(self, index):
+        index = _unwrap_index(index)
+        out = I.GetItem.apply(self, index)
+        return out._view_of(self) if I.is_basic_index(index) else out
+
+    def __setitem__(self, index, value):
+        index = _unwrap_index(index)
+        Tensor = _function.Tensor
+        if state.grad_enabled and (
+            self.requires_grad or (isinstance(value, Tensor) and value.requires_grad)
+        ):
+            self._inplace(lambda x, v: I.IndexPut.apply(x, index, v), value)
+            return
+        v = value._data if isinstance(value, Tensor) else value
+        self._data[index] = v
+        self._bump_version()
+
+    # ------------------------------------------------------------------ in-place updates
+    def _inplace(self, fn, *args):
+        """Apply ``fn(self, *args)`` (an out-of-place op) and write its result into self.
+
+        Outside autograd this is plain memory work. If self is part of a graph, self takes over the
+        graph node of the result (PyTorch's "rebase history"), so backward sees the new value.
+        """
+        Tensor = _function.Tensor
+        tracked = state.grad_enabled and (
+            self.requires_grad or any(isinstance(a, Tensor) and a.requires_grad for a in args)
+        )
+        if not tracked:
+            with no_grad():
+                out = fn(self, *args)
+            self._data[...] = out._data
+            self._bump_version()
+            return self
+        if self.requires_grad and self.grad_fn is None:
+            raise RuntimeError(
+                "a leaf tensor that requires grad is being changed by an in-place operation: "
+                "do it under `with mg.no_grad():` (as optimizers do), or use the out-of-place op"
+            )
+        if self._is_view:
+            raise RuntimeError(
+                "in-place operations on a view of a tensor that is part of a graph are not "
+                "supported: use the out-of-place op (e.g. x = x.add(y))"
+            )
+        alias = Tensor._make(self._data, self.requires_grad)
+        alias.grad_fn, alias._output_nr, alias._vc = self.grad_fn, self._output_nr, self._vc
+        out = fn(alias, *args)
+        self._data[...] = out._data
+        self._bump_version()
+        self.grad_fn, self._output_nr, self.requires_grad = out.grad_fn, out._output_nr, True
+        return self
+
+    def add_(self, other, alpha=1):
+        return self._inplace(lambda x, o: x + o * alpha if alpha != 1 else x + o, other)
+
+    def sub_(self, other, alpha=1):
+        return self._inplace(lambda x, o: x - o * alpha if alpha != 1 else x - o, other)
+
+    def mul_(self, other):
+        return self._inplace(lambda x, o: x * o, other)
+
+    def div_(self, other):
+        return self._inplace(lambda x, o: x / o, other)
+
+    def pow_(self, exponent):
+        return self._inplace(lambda x, o: x**o, exponent)
+
+    def clamp_(self, min=None, max=None):  # noqa: A002
+        return self._inplace(lambda x: x.clamp(min, max))
+
+    def addcmul_(self, tensor1, tensor2, value=1):
+        """self += value * tensor1 * tensor2"""
+        return self._inplace(lambda x, a, b: x + a * b * value, tensor1, tensor2)
+
+    def addcdiv_(self, tensor1, tensor2, value=1):
+        """self += value * tensor1 / tensor2"""
+        return self._inplace(lambda x, a, b: x + a / b * value, tensor1, tensor2)
+
+    def lerp_(self, end, weight):
+        """self += weight * (end - self)"""
+        return self._inplace(lambda x, e: x + (e - x) * weight, end)
+
+    def masked_fill_(self, mask, value):
+        return self._inplace(lambda x: x.masked_fill(mask, value))
+
+    def copy_(self, src):
+        """Copy src's values (broadcast, cast, moved across devices) into self."""
+        Tensor = _function.Tensor
+        if not isinstance(src, Tensor):
+            src = Tensor._make(get_array_module(self._data).asarray(src), False)
+        # Clone gives self a node of its own: the gradient flows to src, none to the old self.
+        return self._inplace(
+            lambda x, s: S.Clone.apply(s.to(x.device)._cast(x._data.dtype).expand(x.shape)), src
+        )
+
+    def zero_(self):
+        self._data[...] = 0
+        self._bump_version()
+        return self
+
+    def fill_(self, value):
+        self._data[...] = value.item() if isinstance(value, _function.Tensor) else value
+        self._bump_version()
+        return self
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None):
+        from .random import fill_normal
+
+        fill_normal(self, mean, std, generator)
+        return self
+
+    def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None):
+        from .random import fill_uniform
+
+        fill_uniform(self, a, b, generator)
+        return self
+
+
+def _tuple(x: Any) -> tuple:
+    return x if isinstance(x, tuple) else (x,)
+
+
+def _unwrap_index(index: Any) -> Any:
+    """Tensors inside an index become their arrays (indices never get gradients)."""
+    Tensor = _function.Tensor
+    if isinstance(index, Tensor):
+        return index._data
+    if isinstance(index, tuple):
+        return tuple(i._data if isinstance(i, Tensor) else i for i in index)
+    if isinstance(index, list):
+        return np.asarray([i.item() if isinstance(i, Tensor) else i for i in index])
+    return index
+
+
+def matmul(a: Any, b: Any) -> Any:
+    """PyTorch's matmul: 1-D operands get a dim added (and removed from the result), batch dims
+    broadcast. Mixed float dtypes promote to the wider one."""
+    if a._data.dtype != b._data.dtype:
+        target = _dt.promote_types(a.dtype, b.dtype).numpy_dtype
+        a, b = a._cast(target), b._cast(target)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(f"matmul: both operands need at least 1 dim, got {a.shape} and {b.shape}")
+    if a.ndim == 1 and b.ndim == 1:
+        if a.shape != b.shape:
+            raise ValueError(f"matmul: vectors of shapes {a.shape} and {b.shape} differ in length")
+        return M.MatMul.apply(a.unsqueeze(0), b.unsqueeze(1)).reshape(())
+    if a.ndim == 1:
+        return M.MatMul.apply(a.unsqueeze(0), b).squeeze(-2)
+    if b.ndim == 1:
+        return M.MatMul.apply(a, b.unsqueeze(1)).squeeze(-1)
+    try:
+        return M.MatMul.apply(a, b)
+    except ValueError as err:
+        if "cannot be multiplied" in str(err):
+            raise
+        raise ValueError(
+            f"matmul: batch dims of shapes {a.shape} and {b.shape} cannot be broadcast"
+        ) from None
