@@ -32,3 +32,10 @@ from .tensor import Tensor
 half, float, double, long = float16, float32, float64, int64  # noqa: A001
 
 __version__ = "0.1.0"
+
+# The layers above the Tensor. Each helper module adds its top-level names on its marker line.
+from . import nn, optim, utils  # noqa: E402
+from . import serialization  # noqa: E402
+# [serialization exports]
+from . import amp  # noqa: E402
+# [amp exports]

@@ -1,0 +1,1 @@
+"""Mixed precision: autocast and GradScaler (issue 5)."""

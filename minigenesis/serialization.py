@@ -1,0 +1,1 @@
+"""Checkpoints: safe, atomic, checksummed pickle-based save/load (issue 6)."""

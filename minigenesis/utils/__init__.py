@@ -1,0 +1,1 @@
+"""Utilities: gradient checkpointing (``checkpoint``) and data loading (``data``)."""

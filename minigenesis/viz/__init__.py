@@ -1,0 +1,1 @@
+"""Plots: learning-rate schedules, LR range test, training curves (matplotlib)."""
