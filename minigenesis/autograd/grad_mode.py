@@ -12,14 +12,21 @@ from typing import Any
 
 
 class _State(threading.local):
-    """Per-thread flags. Attributes are plain fields so the hot path reads them cheaply."""
+    """Per-thread flags. Attributes are plain fields so the hot path reads them cheaply.
+
+    The autocast fields are class attributes on purpose: ``mg.enable_autocast = True`` sets them on
+    the class, so every thread sees it; a ``with autocast(...)`` block stores its setting in this
+    thread's own dict, which hides the class value until the block ends (see amp/).
+    """
+
+    # autocast: the active setting while autocast is on (None = off), and the
+    # callable(fn_class, args) -> args that applies it; amp/ drives both.
+    autocast_dtype = None
+    autocast_hook = None
 
     def __init__(self) -> None:
         self.grad_enabled = True
         self.anomaly = False  # detect_anomaly: check every op's outputs for NaN/Inf
-        # autocast: the low dtype while a region is active (None = off); amp.py drives these.
-        self.autocast_dtype = None
-        self.autocast_hook = None  # callable(fn_class, args) -> args, installed by amp
 
 
 state = _State()
