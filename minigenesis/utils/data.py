@@ -80,6 +80,12 @@ class TensorDataset(Dataset):
     def __len__(self) -> int:
         return self.tensors[0].shape[0]
 
+    def _get_batch(self, indices: list[int]) -> list | None:
+        if type(self).__getitem__ is not TensorDataset.__getitem__:
+            return None  # a subclass changed what a sample is: collate sample by sample
+        idx = np.asarray(indices, dtype=np.int64)
+        return [t[idx] for t in self.tensors]
+
 
 class ConcatDataset(Dataset):
     """Several datasets one after the other (``ds1 + ds2``)."""
@@ -282,19 +288,19 @@ def default_collate(batch: Sequence[Any]) -> Any:
     )
 
 
-def _gather_tensor_batch(dataset: Dataset, indices: list[int]) -> list | None:
-    """Fast path: a batch of a TensorDataset (or a Subset of one) by one fancy-index per tensor.
+def _gather_batch(dataset: Dataset, indices: list[int]) -> Any:
+    """Fast path: a whole batch in one fancy-index per tensor, or None when there is none.
 
-    It returns exactly what ``default_collate([dataset[i] for i in indices])`` would, without
-    building one small tensor per sample.
+    A dataset may define ``_get_batch(indices)`` returning exactly what
+    ``default_collate([dataset[i] for i in indices])`` would (TensorDataset does, and so do the
+    file-backed readers); a Subset forwards to its dataset. This skips building one small tensor
+    per sample, which dominates the loading time of small samples.
     """
     while type(dataset) is Subset:
         indices = [dataset.indices[i] for i in indices]
         dataset = dataset.dataset
-    if type(dataset) is not TensorDataset:
-        return None
-    idx = np.asarray(indices, dtype=np.int64)
-    return [t[idx] for t in dataset.tensors]
+    get_batch = getattr(dataset, "_get_batch", None)
+    return None if get_batch is None else get_batch(indices)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -356,7 +362,7 @@ class DataLoader:
                 yield self.dataset[index]
             return
         for indices in self.batch_sampler:
-            batch = _gather_tensor_batch(self.dataset, indices) if self._auto_collate else None
+            batch = _gather_batch(self.dataset, indices) if self._auto_collate else None
             if batch is None:
                 batch = self.collate_fn([self.dataset[i] for i in indices])
             yield batch
