@@ -59,23 +59,25 @@ def _as_tensor_like(x: Any, ref: Any) -> Any:
 def _binary(op: Any, a: Any, b: Any) -> Any:
     """Run ``op(a, b)`` after PyTorch's type promotion. One of a, b is a Tensor."""
     Tensor = _function.Tensor
-    if not isinstance(b, Tensor):
-        b = _as_tensor_like(b, a)
-    if not isinstance(a, Tensor):
-        a = _as_tensor_like(a, b)
-    if isinstance(a, Tensor) and isinstance(b, Tensor):
+    a_is_t, b_is_t = isinstance(a, Tensor), isinstance(b, Tensor)
+    low = None
+    if a_is_t and b_is_t:
         da, db = a._data.dtype, b._data.dtype
-        if da != db:
+        if da is not db and da != db:
             target = _dt.promote_types(_dt.from_numpy_dtype(da), _dt.from_numpy_dtype(db))
             a, b = a._cast(target.numpy_dtype), b._cast(target.numpy_dtype)
-        low = None
-    else:  # tensor (op) Python scalar: the scalar only changes the category
-        t, s = (a, b) if isinstance(a, Tensor) else (b, a)
+    else:  # tensor (op) something else
+        t, s = (a, b) if a_is_t else (b, a)
+        if not isinstance(s, _SCALARS):  # an array, list or NumPy scalar: make it a tensor
+            s = _as_tensor_like(s, t)
+            return _binary(op, t, s) if a_is_t else _binary(op, s, t)
         kind = t._data.dtype.kind
-        low = t._data.dtype if kind == "V" else None  # bfloat16: NumPy would upcast to float32
-        if kind in "iub" and isinstance(s, float):
-            t = t._cast(_dt.get_default_dtype().numpy_dtype)
-            a, b = (t, s) if isinstance(a, Tensor) else (s, t)
+        if kind != "f":
+            if kind == "V":  # bfloat16: NumPy would upcast to float32; PyTorch keeps bfloat16
+                low = t._data.dtype
+            elif isinstance(s, float):  # int tensor (op) float scalar -> default float
+                t = t._cast(_dt.get_default_dtype().numpy_dtype)
+                a, b = (t, s) if a_is_t else (s, t)
     try:
         out = op.apply(a, b)
     except ValueError as err:

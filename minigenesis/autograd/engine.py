@@ -26,7 +26,7 @@ def _count_dependencies(roots: list) -> dict[int, int]:
     """For each vertex (node or leaf tensor) reachable from ``roots``: how many edges enter it."""
     deps: dict[int, int] = {}
     stack = [r for r in roots if isinstance(r, Function)]
-    seen = {id(r) for r in stack}
+    root_ids = {id(r) for r in stack}
     while stack:
         node = stack.pop()
         for edge in node.next_edges:
@@ -34,10 +34,13 @@ def _count_dependencies(roots: list) -> dict[int, int]:
                 continue
             nxt = edge[0]
             key = id(nxt)
-            deps[key] = deps.get(key, 0) + 1
-            if key not in seen and isinstance(nxt, Function):
-                seen.add(key)
-                stack.append(nxt)
+            count = deps.get(key)
+            if count is None:  # first visit: walk on from it (leaf tensors end the walk)
+                deps[key] = 1
+                if key not in root_ids and isinstance(nxt, Function):
+                    stack.append(nxt)
+            else:
+                deps[key] = count + 1
     return deps
 
 
@@ -110,14 +113,11 @@ def run_backward(
         while ready:
             vertex = ready.pop()
             grads = buffers.pop(id(vertex), None)
-            if grads is None:
-                grads = [None] * _n_outputs(vertex)
 
-            if isinstance(vertex, Tensor):  # a leaf: the end of a path
-                g = grads[0]
-                if g is None:
+            if not isinstance(vertex, Function):  # a leaf tensor: the end of a path
+                if grads is None or grads[0] is None:
                     continue
-                g = _run_hooks(vertex._hooks, g)
+                g = _run_hooks(vertex._hooks, grads[0])
                 if capture is not None:
                     slot = capture.get((id(vertex), 0))
                     if slot is not None:
@@ -127,57 +127,28 @@ def run_backward(
                 continue
 
             node = vertex
-            hooks = node.__dict__.get("_grad_hooks")
-            if hooks:
-                for nr, fns in hooks.items():
-                    if grads[nr] is not None:
-                        grads[nr] = _run_hooks(fns, grads[nr])
-            if capture is not None:
-                for nr, g in enumerate(grads):
-                    slot = capture.get((id(node), nr))
-                    if slot is not None:
-                        results[slot] = g
+            in_grads = _node_backward(node, grads, capture, results, retain_graph)
+            if in_grads is None:  # no gradient reached this node: just release its inputs
+                in_grads = (None,) * len(node.next_edges)
 
-            if all(g is None for g in grads):
-                in_grads: tuple = (None,) * len(node.next_edges)
-            else:
-                if len(grads) > 1:  # a multi-output op whose other outputs got no gradient
-                    xp = get_array_module(next(g for g in grads if g is not None)._data)
-                    grads = [
-                        g if g is not None else Tensor._make(xp.zeros(m[0], m[1]), False)
-                        for g, m in zip(grads, node._out_meta)
-                    ]
-                in_grads = node.backward(node, *grads)
-                if type(in_grads) is not tuple:
-                    in_grads = (in_grads,)
-                if len(in_grads) != len(node.next_edges):
-                    raise RuntimeError(
-                        f"{node.name}.backward returned {len(in_grads)} gradients but its "
-                        f"forward took {len(node.next_edges)} arguments"
-                    )
-                if state.anomaly:
-                    _check_finite(node.name, "backward", in_grads)
-                if not retain_graph:
-                    node._release()
-
-            for edge, g, meta in zip(node.next_edges, in_grads, node._input_meta):
+            for edge, g in zip(node.next_edges, in_grads):
                 if edge is None:
                     continue
-                nxt, nr = edge
+                nxt, nr, shape, dtype = edge
+                key = id(nxt)
                 if g is not None:
                     # The one place broadcasting and dtype promotion are undone.
-                    if g._data.shape != meta[0]:
-                        g = g.sum_to_shape(meta[0])
-                    if g._data.dtype != meta[1]:
-                        g = g._cast(meta[1])
-                    key = id(nxt)
+                    if g._data.shape != shape:
+                        g = g.sum_to_shape(shape)
+                    if g._data.dtype != dtype:
+                        g = g._cast(dtype)
                     buf = buffers.get(key)
                     if buf is None:
                         buf = buffers[key] = [None] * _n_outputs(nxt)
                     buf[nr] = g if buf[nr] is None else buf[nr] + g
-                key = id(nxt)
-                deps[key] -= 1
-                if deps[key] == 0:
+                left = deps[key] - 1
+                deps[key] = left
+                if left == 0:
                     ready.append(nxt)
 
     if results is not None and not allow_unused:
@@ -191,7 +162,54 @@ def run_backward(
 
 
 def _n_outputs(vertex: Any) -> int:
-    return len(vertex._out_meta) if isinstance(vertex, Function) else 1
+    meta = vertex._out_meta if isinstance(vertex, Function) else None
+    return 1 if meta is None else len(meta)
+
+
+def _node_backward(node: Function, grads: list | None, capture: dict | None,
+                   results: list | None, retain_graph: bool) -> tuple | None:
+    """Run one node's backward on the gradients of its outputs; None if none arrived."""
+    if grads is None:
+        return None
+    if node._grad_hooks:
+        for nr, fns in node._grad_hooks.items():
+            if grads[nr] is not None:
+                grads[nr] = _run_hooks(fns, grads[nr])
+    if capture is not None:
+        for nr, g in enumerate(grads):
+            slot = capture.get((id(node), nr))
+            if slot is not None:
+                results[slot] = g
+    if node._out_meta is None:  # one output
+        if grads[0] is None:
+            return None
+        in_grads = node.backward(node, grads[0])
+    else:
+        present = [g for g in grads if g is not None]
+        if not present:
+            return None
+        # a multi-output op whose other outputs got no gradient: those count as zeros
+        xp = get_array_module(present[0]._data)
+        Tensor = _fn.Tensor
+        grads = [
+            g if g is not None else Tensor._make(xp.zeros(m[0], m[1]), False)
+            for g, m in zip(grads, node._out_meta)
+        ]
+        in_grads = node.backward(node, *grads)
+    if type(in_grads) is not tuple:
+        in_grads = (in_grads,)
+    if len(in_grads) != len(node.next_edges):
+        raise RuntimeError(
+            f"{node.name}.backward returned {len(in_grads)} gradients but its forward took "
+            f"{len(node.next_edges)} arguments"
+        )
+    if state.anomaly:
+        _check_finite(node.name, "backward", in_grads)
+    if not retain_graph:  # free the saved arrays now: their memory is needed no more
+        node._saved = None
+        node._released = True
+        node._out_arrays = None
+    return in_grads
 
 
 def _run_hooks(hooks: list | None, g: Any) -> Any:

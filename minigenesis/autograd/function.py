@@ -24,6 +24,8 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
+import numpy as np
+
 from ..backend import get_array_module
 from .grad_mode import state
 
@@ -41,12 +43,16 @@ class Function:
 
     _array_forward = False
 
-    # Per-node fields. Set in apply() for recorded nodes only; listed here for the reader.
-    next_edges: tuple  # per forward argument: (node | leaf Tensor, output_nr) or None
-    _input_meta: tuple  # per forward argument: (shape, numpy dtype) of a tensor input, or None
-    _out_meta: list  # per output: (shape, numpy dtype, array module)
-    _saved: list | None  # what save_for_backward kept, resolved after forward
-    _released: bool  # True once backward freed the saved values (retain_graph=False)
+    # Per-node fields, set in apply() for recorded nodes. Defaults live on the class so that
+    # creating a node only sets what differs (this is the hot path of every op).
+    next_edges: list  # per forward argument: (node | leaf Tensor, output_nr, shape, dtype) or None
+    _out_meta = None  # multi-output ops: per output (shape, dtype), to zero-fill missing grads
+    _saved: list = ()  # what save_for_backward kept, resolved after forward
+    _to_save: tuple = ()
+    _non_diff = None
+    _released = False  # True once backward freed the saved values (retain_graph=False)
+    _grad_hooks = None  # output_nr -> hooks (Tensor.register_hook / retain_grad on non-leaves)
+    _out_arrays = None  # output arrays, kept only when forward saved an output
 
     # ------------------------------------------------------------------ the op author's interface
     @staticmethod
@@ -71,7 +77,7 @@ class Function:
 
     @property
     def needs_input_grad(self) -> tuple[bool, ...]:
-        return tuple(e is not None for e in self.next_edges)
+        return tuple([e is not None for e in self.next_edges])
 
     @property
     def saved_tensors(self) -> tuple:
@@ -112,14 +118,9 @@ class Function:
 
     def register_hook(self, output_nr: int, hook) -> None:
         """Run ``hook(grad)`` on the gradient of output ``output_nr`` before this node uses it."""
-        hooks = self.__dict__.setdefault("_grad_hooks", {})
-        hooks.setdefault(output_nr, []).append(hook)
-
-    def _release(self) -> None:
-        """Drop the saved values so their memory is freed as soon as backward is done with them."""
-        self._saved = None
-        self._released = True
-        self.__dict__.pop("_out_arrays", None)
+        if self._grad_hooks is None:
+            self._grad_hooks = {}
+        self._grad_hooks.setdefault(output_nr, []).append(hook)
 
     # ------------------------------------------------------------------ running it
     @classmethod
@@ -128,45 +129,59 @@ class Function:
         if st.autocast_dtype is not None:  # amp.py decides per op class what to cast
             args = st.autocast_hook(cls, args)
 
-        ctx = cls.__new__(cls)
-        ctx._to_save = ()
-        ctx._non_diff = None
-        ctx._released = False
-
+        ctx = _new(cls)
         record = False
-        inputs = []
-        for a in args:
-            if isinstance(a, Tensor):
-                if a.requires_grad:
-                    record = True
-                inputs.append(a._data if cls._array_forward else a)
-            else:
-                inputs.append(a)
-        record = record and st.grad_enabled
-
         if cls._array_forward:
+            inputs = []
+            for a in args:
+                if isinstance(a, Tensor):
+                    if a.requires_grad:
+                        record = True
+                    inputs.append(a._data)
+                else:
+                    inputs.append(a)
             result = cls.forward(ctx, *inputs)
         else:
+            inputs = list(args)
+            record = any(isinstance(a, Tensor) and a.requires_grad for a in args)
             result = _tensor_forward(cls, ctx, inputs)
+        record = record and st.grad_enabled
 
-        single = type(result) is not tuple
-        raw = (result,) if single else result
+        if type(result) is not tuple:  # the common case: one output
+            if isinstance(result, _np_generic):  # NumPy ufuncs turn 0-d arrays into scalars
+                result = _np_asarray(result)
+            out = _new(Tensor)
+            out._data = result
+            if record and result.dtype.kind in _FLOAT_KINDS:
+                out.requires_grad = True
+                out.grad_fn = ctx
+                _record(ctx, args, inputs, (result,), (out,))
+            if st.anomaly:
+                _check_finite(cls.__name__, "forward", (result,))
+            return out
+
         outs = []
-        for i, r in enumerate(raw):
-            t = Tensor._make(r, False)
-            if record and r.dtype.kind in _FLOAT_KINDS and (
-                ctx._non_diff is None or id(r) not in ctx._non_diff
-            ):
+        non_diff = ctx._non_diff
+        for i, r in enumerate(result):
+            if isinstance(r, _np_generic):
+                r = _np_asarray(r)
+            t = _new(Tensor)
+            t._data = r
+            if record and r.dtype.kind in _FLOAT_KINDS and (non_diff is None or id(r) not in non_diff):
                 t.requires_grad = True
                 t.grad_fn = ctx
                 t._output_nr = i
             outs.append(t)
-
-        if st.anomaly:
-            _check_finite(cls.__name__, "forward", raw)
         if record:
-            _record(ctx, args, inputs, raw, outs)
-        return outs[0] if single else tuple(outs)
+            ctx._out_meta = [(r.shape, r.dtype) for r in result]
+            _record(ctx, args, inputs, result, outs)
+        if st.anomaly:
+            _check_finite(cls.__name__, "forward", result)
+        return tuple(outs)
+
+
+_new = object.__new__
+_np_generic, _np_asarray = np.generic, np.asarray
 
 
 class Op(Function):
@@ -189,30 +204,31 @@ def _tensor_forward(cls, ctx: Function, inputs: list) -> Any:
     return arrays if isinstance(result, tuple) else arrays[0]
 
 
-def _record(ctx: Function, args: tuple, inputs: list, raw: tuple, outs: list) -> None:
-    """Fill in a node's edges, metadata and saved values after its forward ran."""
+def _record(ctx: Function, args: tuple, inputs: list, raw: tuple, outs: Any) -> None:
+    """Fill in a node's edges and saved values after its forward ran.
+
+    An edge per forward argument: (node or leaf tensor, output_nr, shape, dtype) for a tensor that
+    requires grad, None otherwise. Shape and dtype are what the engine reduces the gradient to.
+    """
     edges = []
-    meta = []
     for a in args:
         if isinstance(a, Tensor) and a.requires_grad:
             fn = a.grad_fn
-            edges.append((fn, a._output_nr) if fn is not None else (a, 0))
-            meta.append((a._data.shape, a._data.dtype))
+            data = a._data
+            if fn is None:
+                edges.append((a, 0, data.shape, data.dtype))
+            else:
+                edges.append((fn, a._output_nr, data.shape, data.dtype))
         else:
             edges.append(None)
-            meta.append(None)
-    ctx.next_edges = tuple(edges)
-    ctx._input_meta = tuple(meta)
-    ctx._out_meta = [(r.shape, r.dtype) for r in raw]
-
-    saved = []
+    ctx.next_edges = edges
     to_save = ctx._to_save
     if to_save:
         result_tensors = ctx.__dict__.pop("_result_tensors", ())
-        for s in to_save:
-            saved.append(_resolve_saved(ctx, s, args, inputs, raw, outs, result_tensors))
-    ctx._saved = saved
-    ctx._to_save = ()
+        ctx._saved = [
+            _resolve_saved(ctx, s, args, inputs, raw, outs, result_tensors) for s in to_save
+        ]
+        ctx._to_save = ()
 
 
 def _resolve_saved(ctx, s, args, inputs, raw, outs, result_tensors) -> tuple:

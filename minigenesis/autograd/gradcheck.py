@@ -22,7 +22,7 @@ class GradcheckError(RuntimeError):
 
 
 def _as_tuple(x: Any) -> tuple:
-    return x if isinstance(x, tuple) else (x,)
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
 def numerical_jacobian(fn: Callable, inputs: Sequence[Any], eps: float) -> list[np.ndarray]:

@@ -34,7 +34,7 @@ class Sub(Op):
 
     @staticmethod
     def backward(ctx, gz):
-        return gz, -gz
+        return gz, (-gz if ctx.needs_input_grad[1] else None)
 
 
 class Neg(Op):
