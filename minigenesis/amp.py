@@ -1,1 +1,0 @@
-"""Mixed precision: autocast and GradScaler (issue 5)."""

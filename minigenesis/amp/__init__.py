@@ -1,0 +1,38 @@
+"""Mixed precision: ``autocast`` (ops in float16/bfloat16 where it is safe) and ``GradScaler``
+(loss scaling, so float16 gradients do not underflow).
+
+    model = nn.Linear(1024, 512)                  # float32 parameters ("master weights")
+    scaler = mg.amp.GradScaler()
+    with mg.amp.autocast():                       # bfloat16 on the CPU, float16 on CUDA
+        loss = criterion(model(x), y)             # the matmul in low precision, the loss in float32
+    scaler.scale(loss).backward()                 # float32 gradients on the float32 parameters
+    scaler.step(optimizer)                        # skipped if a gradient overflowed
+    scaler.update()
+
+Which op runs in which dtype is ONE table: ``minigenesis/autocast_policy.py``.
+"""
+
+from .. import autocast_policy as _autocast_policy
+from .autocast_mode import (
+    autocast,
+    autocast_enabled_globally,
+    get_autocast_dtype,
+    is_autocast_enabled,
+    set_autocast_globally,
+)
+from .grad_scaler import GradScaler, OptState
+from .underflow import UnderflowDemo, underflow_demo
+
+_autocast_policy.policy()  # resolve the table now: a misnamed op class fails at import, not later
+
+__all__ = [
+    "GradScaler",
+    "OptState",
+    "UnderflowDemo",
+    "autocast",
+    "autocast_enabled_globally",
+    "get_autocast_dtype",
+    "is_autocast_enabled",
+    "set_autocast_globally",
+    "underflow_demo",
+]

@@ -1,0 +1,344 @@
+"""GradScaler: loss scaling for float16 training, with PyTorch's semantics.
+
+float16 cannot hold magnitudes below 2^-24 (about 6e-8): small gradients flush to zero in the
+backward pass. Multiplying the loss by a large factor S (65536 to start) multiplies every gradient
+by S on the way back, lifting them into range; before the optimizer step the float32 gradients are
+divided by S again (``unscale_``). If S was too large some gradient overflowed to inf/NaN: that
+step is skipped and S is halved (``backoff_factor``). After ``growth_interval`` clean steps in a
+row S is doubled (``growth_factor``), so it tracks the largest scale that does not overflow.
+
+One iteration::
+
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)      # optional: only to look at / clip the true gradients
+    scaler.step(optimizer)          # unscales if not done yet; skips the step on inf/NaN
+    scaler.update()                 # backoff or growth of the scale
+
+Each optimizer goes through READY -> UNSCALED -> STEPPED between two ``update()`` calls; calling
+``unscale_`` twice, or after ``step``, is an error, as in PyTorch. The scale, the growth tracker
+and the inf flags are arrays on the gradients' device, so a GPU step costs one host sync (reading
+the inf flag to decide whether to step). ``enabled=False`` turns every method into a pass-through.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from enum import Enum
+from typing import Any
+
+import numpy as np
+
+from ..backend import device_of, get_array_module, to_device
+from ..tensor import Tensor
+
+
+class OptState(Enum):
+    READY = 0
+    UNSCALED = 1
+    STEPPED = 2
+
+
+def _fresh_optimizer_state() -> dict:
+    return {"stage": OptState.READY, "found_inf_per_device": {}}
+
+
+_HINT = "This may indicate your script did not use scaler.scale(loss or outputs) earlier."
+
+
+class GradScaler:
+    """Dynamic loss scaling (see the module docstring).
+
+    ``GradScaler(init_scale=2.**16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000,
+    enabled=True)``. ``GradScaler("cuda")`` / ``GradScaler(device="cpu")`` are accepted too, as
+    ``torch.amp.GradScaler`` spells it; the scale lives wherever the first scaled loss lives.
+    """
+
+    def __init__(
+        self,
+        init_scale: Any = 2.0**16,
+        growth_factor: float = 2.0,
+        backoff_factor: float = 0.5,
+        growth_interval: int = 2000,
+        enabled: bool = True,
+        *,
+        device: Any = None,
+    ) -> None:
+        if isinstance(init_scale, str):  # torch.amp.GradScaler("cuda", ...): a device first
+            init_scale = 2.0**16
+        del device  # accepted for PyTorch's spelling; the scale follows the loss's device
+        self._enabled = bool(enabled)
+        if self._enabled:
+            if not growth_factor > 1.0:
+                raise ValueError(f"The growth factor must be > 1.0, got {growth_factor}")
+            if not backoff_factor < 1.0:
+                raise ValueError(f"The backoff factor must be < 1.0, got {backoff_factor}")
+            if int(growth_interval) != growth_interval or growth_interval < 1:
+                raise ValueError(f"growth_interval must be a positive int, got {growth_interval}")
+            self._init_scale = float(init_scale)
+            self._growth_factor = float(growth_factor)
+            self._backoff_factor = float(backoff_factor)
+            self._growth_interval = int(growth_interval)
+            self._init_growth_tracker = 0
+            self._scale = None  # float32 array of shape (), created on the loss's device
+            self._growth_tracker = None  # int32 array of shape ()
+            self._per_optimizer_states: defaultdict = defaultdict(_fresh_optimizer_state)
+
+    # ------------------------------------------------------------------ scale
+    def _lazy_init(self, like: Any) -> None:
+        xp = get_array_module(like)
+        self._scale = xp.full((), self._init_scale, dtype=np.float32)
+        self._growth_tracker = xp.full((), self._init_growth_tracker, dtype=np.int32)
+
+    def _check_initialised(self, name: str) -> None:
+        if self._scale is None:
+            raise RuntimeError(f"Attempted {name} but the scale has not been initialised. {_HINT}")
+
+    def scale(self, outputs: Any) -> Any:
+        """``outputs * scale``: a tensor, or every tensor in a (nested) list/tuple/dict of them."""
+        if not self._enabled:
+            return outputs
+        if isinstance(outputs, Tensor):
+            if self._scale is None:
+                self._lazy_init(outputs._data)
+            s = to_device(self._scale, device_of(outputs._data))
+            # A 0-dim loss meets a 0-dim float32 scale: PyTorch promotes (a half loss becomes
+            # float32); a tensor with dims keeps its dtype.
+            if outputs.ndim > 0:
+                s = s.astype(outputs._data.dtype)
+            return outputs * Tensor._make(s, False)
+        if isinstance(outputs, (list, tuple)):
+            return type(outputs)(self.scale(o) for o in outputs)
+        if isinstance(outputs, dict):
+            return {k: self.scale(v) for k, v in outputs.items()}
+        raise TypeError(
+            "scale() expects a Tensor or a list/tuple/dict of Tensors, got "
+            f"{type(outputs).__name__}"
+        )
+
+    # ------------------------------------------------------------------ unscale_
+    def _unscale_grads(self, optimizer: Any, inv_scale: Any, allow_fp16: bool) -> dict:
+        """Divide every gradient by the scale in place; return {device: found_inf array}.
+
+        Per parameter group and device, the inf/NaN check is ONE reduction over all gradients
+        joined end to end (taken before unscaling, as PyTorch checks the scaled values)."""
+        found_per_device: dict = {}
+        for group in optimizer.param_groups:
+            by_device: dict = {}
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                if not allow_fp16 and g._data.dtype == np.float16:
+                    raise ValueError(
+                        "Attempting to unscale FP16 gradients: keep the parameters in float32 "
+                        "(autocast casts them for the ops) so their gradients are float32."
+                    )
+                by_device.setdefault(device_of(g._data), []).append(g)
+            for dev, grads in by_device.items():
+                arrays = [g._data for g in grads]
+                xp = get_array_module(arrays[0])
+                flat = (
+                    arrays[0].reshape(-1)
+                    if len(arrays) == 1
+                    else xp.concatenate([a.reshape(-1) for a in arrays])
+                )
+                found = (~xp.isfinite(flat).all()).astype(np.float32)
+                inv = to_device(inv_scale, dev)
+                for g, a in zip(grads, arrays):
+                    if a.dtype.itemsize == 2:  # bfloat16: scale in float32, round once
+                        a[...] = (a.astype(np.float32) * inv).astype(a.dtype)
+                    else:
+                        xp.multiply(a, inv.astype(a.dtype), out=a)
+                    g._bump_version()
+                prev = found_per_device.get(dev)
+                found_per_device[dev] = found if prev is None else prev + found
+        return found_per_device
+
+    def unscale_(self, optimizer: Any) -> None:
+        """Divide ``optimizer``'s gradients by the scale (in place), recording any inf/NaN."""
+        if not self._enabled:
+            return
+        self._check_initialised("unscale_")
+        st = self._per_optimizer_states[id(optimizer)]
+        if st["stage"] is OptState.UNSCALED:
+            raise RuntimeError(
+                "unscale_() has already been called on this optimizer since the last update()."
+            )
+        if st["stage"] is OptState.STEPPED:
+            raise RuntimeError("unscale_() is being called after step().")
+        # 1/scale in float64, rounded to float32, exactly as PyTorch forms it
+        inv_scale = (1.0 / self._scale.astype(np.float64)).astype(np.float32)
+        st["found_inf_per_device"] = self._unscale_grads(optimizer, inv_scale, allow_fp16=False)
+        st["stage"] = OptState.UNSCALED
+
+    # ------------------------------------------------------------------ step
+    def step(self, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
+        """Unscale (if not done yet) and run ``optimizer.step()`` unless a gradient is inf/NaN.
+
+        Returns what ``optimizer.step`` returned, or None when the step was skipped."""
+        if not self._enabled:
+            return optimizer.step(*args, **kwargs)
+        if "closure" in kwargs:
+            raise RuntimeError("Closure use is not currently supported if GradScaler is enabled.")
+        self._check_initialised("step")
+        st = self._per_optimizer_states[id(optimizer)]
+        if st["stage"] is OptState.STEPPED:
+            raise RuntimeError("step() has already been called since the last update().")
+        if st["stage"] is OptState.READY:
+            self.unscale_(optimizer)
+        if not st["found_inf_per_device"]:
+            raise RuntimeError(
+                "No inf checks were recorded for this optimizer: none of its parameters has a "
+                "gradient. Did backward() reach them?"
+            )
+        retval = None
+        # The one host sync of the step: did any device see inf/NaN?
+        if not sum(float(v) for v in st["found_inf_per_device"].values()):
+            retval = optimizer.step(*args, **kwargs)
+        st["stage"] = OptState.STEPPED
+        return retval
+
+    # ------------------------------------------------------------------ update
+    def update(self, new_scale: Any = None) -> None:
+        """Back off the scale if any step of this iteration found inf/NaN, else count a clean
+        step and grow it every ``growth_interval`` of them; or set it to ``new_scale``."""
+        if not self._enabled:
+            return
+        self._check_initialised("update")
+        if new_scale is not None:
+            if isinstance(new_scale, Tensor):
+                if new_scale.numel() != 1 or new_scale.requires_grad:
+                    raise ValueError(
+                        "new_scale should be a float or a 1-element tensor with "
+                        "requires_grad=False."
+                    )
+                new_scale = float(new_scale.item())
+            self._scale[...] = np.float32(new_scale)
+        else:
+            founds = [
+                to_device(f, device_of(self._scale))
+                for st in self._per_optimizer_states.values()
+                for f in st["found_inf_per_device"].values()
+            ]
+            if not founds:
+                raise RuntimeError("No inf checks were recorded prior to update().")
+            found = founds[0]
+            for f in founds[1:]:
+                found = found + f
+            self._update_scale(found)
+        self._per_optimizer_states = defaultdict(_fresh_optimizer_state)
+
+    def _update_scale(self, found_inf: Any) -> None:
+        """PyTorch's ``_amp_update_scale_``, written with array ops (no host sync):
+
+        found inf:  scale *= backoff;  tracker = 0
+        else:       tracker += 1; if tracker == growth_interval: scale *= growth (unless that
+                    overflows float32 to inf), tracker = 0
+        """
+        xp = get_array_module(self._scale)
+        found = found_inf > 0
+        scale, tracker = self._scale, self._growth_tracker
+        successful = tracker + 1
+        grow = xp.logical_and(~found, successful == self._growth_interval)
+        # products in float64 then rounded to float32, as the C++ kernel computes them
+        backed_off = (scale.astype(np.float64) * self._backoff_factor).astype(np.float32)
+        with np.errstate(over="ignore"):
+            grown = (scale.astype(np.float64) * self._growth_factor).astype(np.float32)
+        grown = xp.where(xp.isfinite(grown), grown, scale)
+        new_scale = xp.where(found, backed_off, xp.where(grow, grown, scale))
+        new_tracker = xp.where(found | grow, 0, successful).astype(np.int32)
+        self._scale[...] = new_scale
+        self._growth_tracker[...] = new_tracker
+
+    # ------------------------------------------------------------------ getters and setters
+    def get_scale(self) -> float:
+        """The current scale as a Python float (a host sync on the GPU); 1.0 when disabled."""
+        if not self._enabled:
+            return 1.0
+        return self._init_scale if self._scale is None else float(self._scale)
+
+    def is_enabled(self) -> bool:
+        return self._enabled
+
+    def get_growth_factor(self) -> float:
+        return self._growth_factor
+
+    def set_growth_factor(self, new_factor: float) -> None:
+        self._growth_factor = float(new_factor)
+
+    def get_backoff_factor(self) -> float:
+        return self._backoff_factor
+
+    def set_backoff_factor(self, new_factor: float) -> None:
+        self._backoff_factor = float(new_factor)
+
+    def get_growth_interval(self) -> int:
+        return self._growth_interval
+
+    def set_growth_interval(self, new_interval: int) -> None:
+        self._growth_interval = int(new_interval)
+
+    def _get_growth_tracker(self) -> int:
+        if not self._enabled:
+            return 0
+        if self._growth_tracker is None:
+            return self._init_growth_tracker
+        return int(self._growth_tracker)
+
+    # ------------------------------------------------------------------ checkpoints
+    def state_dict(self) -> dict:
+        """scale, growth_factor, backoff_factor, growth_interval, _growth_tracker ({} if off)."""
+        if not self._enabled:
+            return {}
+        return {
+            "scale": self.get_scale(),
+            "growth_factor": self._growth_factor,
+            "backoff_factor": self._backoff_factor,
+            "growth_interval": self._growth_interval,
+            "_growth_tracker": self._get_growth_tracker(),
+        }
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        if not self._enabled:
+            return
+        if len(state_dict) == 0:
+            raise RuntimeError(
+                "The source state dict is empty, possibly because it was saved from a disabled "
+                "instance of GradScaler."
+            )
+        missing = {
+            "scale",
+            "growth_factor",
+            "backoff_factor",
+            "growth_interval",
+            "_growth_tracker",
+        } - set(state_dict)
+        if missing:
+            raise KeyError(f"GradScaler state dict is missing {sorted(missing)}")
+        self._init_scale = float(state_dict["scale"])
+        if self._scale is not None:
+            self._scale[...] = np.float32(self._init_scale)
+        self._growth_factor = float(state_dict["growth_factor"])
+        self._backoff_factor = float(state_dict["backoff_factor"])
+        self._growth_interval = int(state_dict["growth_interval"])
+        self._init_growth_tracker = int(state_dict["_growth_tracker"])
+        if self._growth_tracker is not None:
+            self._growth_tracker[...] = self._init_growth_tracker
+
+    def __getstate__(self) -> dict:
+        st = self.__dict__.copy()
+        if self._enabled:
+            if len(self._per_optimizer_states) != 0:
+                raise RuntimeError(
+                    "A GradScaler instance may only be pickled at the beginning of an iteration, "
+                    "or at the end after scaler.update()."
+                )
+            # arrays become plain numbers, so a pickle does not depend on the device
+            st["_init_scale"] = self.get_scale()
+            st["_init_growth_tracker"] = self._get_growth_tracker()
+            st["_scale"] = None
+            st["_growth_tracker"] = None
+        return st
+
+    def __setstate__(self, st: dict) -> None:
+        self.__dict__.update(st)

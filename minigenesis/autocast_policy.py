@@ -1,0 +1,259 @@
+"""The autocast cast policy: which ops run in the low dtype, which in float32, which promote.
+
+Autocast (``mg.autocast()``, ``mg.enable_autocast = True``) does not change any op. Every op goes
+through ``Function.apply``, and while autocast is on ``apply`` first hands the op's class and
+arguments to :func:`autocast_hook` below, which looks the class up in ONE table and casts the
+tensor arguments:
+
+- ``LOWER``: float32 tensors become the low dtype (bfloat16 on the CPU, float16 on the GPU by
+  default). Matmul-like ops: they are where low precision pays (tensor cores; half the memory for
+  the activations they save) and they accumulate in float32 anyway.
+- ``FLOAT32``: float16/bfloat16 tensors become float32. Ops whose result loses too much in 8 or 11
+  bits of mantissa, or overflows float16's range of 65504: exp, log, pow, sums and means, softmax,
+  normalisation, losses.
+- ``PROMOTE``: mixed float inputs become the widest of them (bf16 + f32 -> f32), so that an op that
+  takes several tensors never mixes dtypes.
+
+Ops not in the table (relu, reshape, indexing ...) run in whatever dtype their input has, so a
+bfloat16 activation stays bfloat16 from one matmul to the next.
+
+float64 tensors are never cast (as PyTorch). The casts are ordinary differentiable ``Cast`` ops, so
+backward sends each gradient back through them: a float32 parameter used in a bfloat16 matmul gets
+a float32 ``.grad``.
+
+**Cast cache.** Inside one ``with autocast():`` region a float32 parameter (a leaf that requires
+grad) used by several low-precision ops is cast once: the cast is kept, keyed by the tensor and
+its version (an optimizer step writes into the parameter and bumps the version, which invalidates
+the entry), and dropped when the outermost region exits.
+
+**Composite ops.** An op written as a Python function of several ops (``conv2d`` = im2col + matmul
++ bias add) is made one policy unit with the decorator :func:`autocast_function`: its tensor
+arguments are cast first, so the bias add sees two bfloat16 tensors and the result stays
+bfloat16.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as _dt
+from .autograd import function as _function
+from .autograd.grad_mode import state
+
+LOWER = "lower"
+FLOAT32 = "float32"
+PROMOTE = "promote"
+
+# THE table. Classes are named by path (relative to the package) and imported on first use, so that
+# op modules can import this file (for ``autocast_function``) without an import cycle.
+POLICY_TABLE: dict[str, tuple[str, ...]] = {
+    LOWER: (
+        "ops.matmul.MatMul",  # matmul, @, and the matmuls inside conv2d and attention
+        "ops.linear.Linear",  # nn.Linear / F.linear (one fused op: x W^T + b)
+    ),
+    FLOAT32: (
+        "ops.activation.Softmax",
+        "ops.activation.LogSoftmax",
+        "ops.elementwise.Exp",
+        "ops.elementwise.Log",
+        "ops.elementwise.Pow",
+        "ops.reduce.Sum",
+        "ops.reduce.Mean",
+        "ops.reduce.Var",
+        "ops.reduce.LogSumExp",
+        "ops.normalization.Normalize",  # layer_norm, batch_norm, rms_norm
+    ),
+    PROMOTE: (
+        "ops.elementwise.Add",
+        "ops.elementwise.Sub",
+        "ops.elementwise.Mul",
+        "ops.elementwise.Div",
+        "ops.elementwise.Maximum",
+        "ops.elementwise.Minimum",
+        "ops.elementwise.Where",
+        "ops.shape.Cat",  # cat, stack
+    ),
+}
+
+_resolved: dict[type, str] | None = None
+
+
+def policy() -> dict[type, str]:
+    """The table as ``{op class: rule}`` (imported and checked on first use)."""
+    global _resolved
+    if _resolved is None:
+        table: dict[type, str] = {}
+        for rule, names in POLICY_TABLE.items():
+            for name in names:
+                module, _, cls_name = name.rpartition(".")
+                try:
+                    cls = getattr(importlib.import_module(f"{__package__}.{module}"), cls_name)
+                except (ImportError, AttributeError) as err:
+                    raise ImportError(
+                        f"autocast policy table names {name!r}, which does not exist: {err}"
+                    ) from err
+                table[cls] = rule
+        _resolved = table
+    return _resolved
+
+
+def rule_for(op: type) -> str | None:
+    """The policy of an op class (``LOWER``, ``FLOAT32``, ``PROMOTE``) or None: run as it comes."""
+    return policy().get(op)
+
+
+# ----------------------------------------------------------------------------------------------
+# The setting autocast stores in ``state.autocast_dtype`` while it is on
+# ----------------------------------------------------------------------------------------------
+class AutocastSetting:
+    """What autocast does on each device: the low dtype for CPU ops and for CUDA ops (a NumPy
+    dtype, or None where autocast is off for that device), and whether casts are cached."""
+
+    __slots__ = ("cpu", "cuda", "cache_enabled")
+
+    def __init__(self, cpu: Any = None, cuda: Any = None, cache_enabled: bool = True) -> None:
+        self.cpu, self.cuda, self.cache_enabled = cpu, cuda, cache_enabled
+
+    def __repr__(self) -> str:
+        return f"AutocastSetting(cpu={self.cpu}, cuda={self.cuda})"
+
+
+class _Regions(threading.local):
+    """Per thread: how deep we are in ``with autocast()`` blocks, and the cast cache they share."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.cache: dict[int, tuple] = {}
+
+
+_regions = _Regions()
+
+
+def enter_region() -> None:
+    """Called by ``autocast.__enter__``: the cache lives as long as the outermost region."""
+    _regions.depth += 1
+
+
+def exit_region() -> None:
+    """Called by ``autocast.__exit__``: leaving the outermost region drops every cached cast."""
+    _regions.depth -= 1
+    if _regions.depth == 0:
+        _regions.cache.clear()
+
+
+def cache_size() -> int:
+    """How many casts this thread's cache holds (for tests and curious learners)."""
+    return len(_regions.cache)
+
+
+# ----------------------------------------------------------------------------------------------
+# Applying a rule to the arguments of one op
+# ----------------------------------------------------------------------------------------------
+def _is_float(dt: np.dtype) -> bool:
+    return dt.kind in "fV"  # 'V' is how NumPy reports ml_dtypes' bfloat16
+
+
+def _to_low(a: Any, low: np.dtype, setting: AutocastSetting) -> Any:
+    """A float32 (or the other 2-byte float) tensor -> ``low``, through the cache for parameters."""
+    d = a._data.dtype
+    if d == low or not _is_float(d) or d == np.float64:
+        return a
+    if (
+        a.requires_grad
+        and a.grad_fn is None  # a leaf: a parameter, whose cast every use can share
+        and d == np.float32
+        and state.grad_enabled  # a cast made under no_grad has no graph: never reuse it
+        and setting.cache_enabled
+        and _regions.depth > 0
+    ):
+        cache = _regions.cache
+        hit = cache.get(id(a))
+        version = a._version
+        if hit is not None and hit[0] is a and hit[1] == version:
+            return hit[2]
+        out = a._cast(low)
+        cache[id(a)] = (a, version, out)  # keeping `a` keeps its id from being reused
+        return out
+    return a._cast(low)
+
+
+def cast_args(rule: str, args: tuple, setting: AutocastSetting | None = None) -> tuple:
+    """The arguments of one op, with the tensors cast as ``rule`` says (others unchanged)."""
+    setting = state.autocast_dtype if setting is None else setting
+    Tensor = _function.Tensor
+    low = None
+    for a in args:  # the device of the first tensor decides which low dtype applies
+        if isinstance(a, Tensor):
+            low = setting.cpu if isinstance(a._data, np.ndarray) else setting.cuda
+            break
+    if low is None:
+        return args
+    if rule is LOWER:
+        return tuple(_to_low(a, low, setting) if isinstance(a, Tensor) else a for a in args)
+    if rule is FLOAT32:
+        return tuple(
+            a._cast(np.float32)
+            if isinstance(a, Tensor) and a._data.dtype.itemsize == 2 and _is_float(a._data.dtype)
+            else a
+            for a in args
+        )
+    # PROMOTE: nothing to do unless two float tensors differ in dtype
+    floats = {a._data.dtype for a in args if isinstance(a, Tensor) and _is_float(a._data.dtype)}
+    if len(floats) < 2:
+        return args
+    widest = None
+    for d in floats:
+        dt = _dt.from_numpy_dtype(d)
+        widest = dt if widest is None else _dt.promote_types(widest, dt)
+    target = widest.numpy_dtype
+    return tuple(
+        a._cast(target) if isinstance(a, Tensor) and _is_float(a._data.dtype) else a for a in args
+    )
+
+
+def autocast_hook(op: type, args: tuple) -> tuple:
+    """Called by ``Function.apply`` while autocast is on: cast ``args`` by ``op``'s policy."""
+    rule = (_resolved if _resolved is not None else policy()).get(op)
+    if rule is None:
+        return args
+    return cast_args(rule, args)
+
+
+def autocast_function(rule: str) -> Callable:
+    """Decorator: make a Python function of several ops one policy unit.
+
+    ``@autocast_function(LOWER) def conv2d(x, weight, bias=None, ...)`` casts the tensor arguments
+    (positional and keyword) by ``rule`` before the body runs, so ``conv2d``'s bias add happens in
+    bfloat16 and the result is bfloat16, as PyTorch's single conv2d kernel gives. With autocast off
+    the only cost is one attribute check.
+    """
+    if rule not in (LOWER, FLOAT32, PROMOTE):
+        raise ValueError(f"autocast rule must be one of {LOWER!r}, {FLOAT32!r}, {PROMOTE!r}")
+
+    def decorate(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if state.autocast_dtype is None:
+                return fn(*args, **kwargs)
+            if kwargs:  # cast keyword tensors together with the positional ones
+                keys = list(kwargs)
+                cast = cast_args(rule, args + tuple(kwargs[k] for k in keys))
+                args, kwargs = cast[: len(args)], dict(zip(keys, cast[len(args) :]))
+            else:
+                args = cast_args(rule, args)
+            return fn(*args, **kwargs)
+
+        wrapper.autocast_rule = rule  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorate
+
+
+# Installed once for every thread (a class attribute of the thread-local state, see grad_mode).
+type(state).autocast_hook = staticmethod(autocast_hook)
