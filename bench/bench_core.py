@@ -109,8 +109,9 @@ def bench_mlp_step(steps: int = 20, repeats: int = 5) -> dict:
     result = {}
     try:
         nn, optim = mg.nn, mg.optim
-        model = nn.Sequential(nn.Linear(100, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
-                              nn.Linear(512, 10))
+        model = nn.Sequential(
+            nn.Linear(100, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10)
+        )
         opt = optim.Adam(model.parameters(), lr=1e-3)
         crit = nn.CrossEntropyLoss()
         xt, yt = mg.tensor(x), mg.tensor(y)
@@ -137,19 +138,23 @@ def bench_mlp_step(steps: int = 20, repeats: int = 5) -> dict:
 
 def main() -> None:
     ov = bench_overhead()
-    print(f"per-op overhead (200-op chain, 16 elements, forward+backward), us/op:")
+    print("per-op overhead (200-op chain, 16 elements, forward+backward), us/op:")
     for k, v in ov.items():
         print(f"  {k:12s} {v:6.2f}")
     if "pytorch" in ov:
-        print(f"  ratio minigenesis / pytorch = {ov['minigenesis'] / ov['pytorch']:.2f}x "
-              f"(target <= 1.5x)")
+        print(
+            f"  ratio minigenesis / pytorch = {ov['minigenesis'] / ov['pytorch']:.2f}x "
+            f"(target <= 1.5x)"
+        )
     mlp = bench_mlp_step()
     print("MLP 100-512-512-10 training step (batch 256, Adam), ms/step:")
     for k, v in mlp.items():
         print(f"  {k:12s} {v:6.2f}")
     if "minigenesis" in mlp:
-        print(f"  ratio minigenesis / numpy-by-hand = {mlp['minigenesis'] / mlp['numpy']:.2f}x "
-              f"(target <= 1.15x)")
+        print(
+            f"  ratio minigenesis / numpy-by-hand = {mlp['minigenesis'] / mlp['numpy']:.2f}x "
+            f"(target <= 1.15x)"
+        )
 
 
 if __name__ == "__main__":

@@ -107,16 +107,22 @@ def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     return _new(None, _shape(size), dtype, device, requires_grad)
 
 
-def full(size: Any, fill_value: Any, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False) -> Tensor:
+def full(
+    size: Any, fill_value: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
     if dtype is None:
         dtype = _dt.infer_dtype(fill_value)
     return _new(fill_value, _shape((size,)), dtype, device, requires_grad)
 
 
 def _like(fn, t: Tensor, dtype: Any, device: Any, requires_grad: bool, *args: Any) -> Tensor:
-    return fn(*args, t.shape, dtype=dtype or t.dtype, device=device or t.device,
-              requires_grad=requires_grad)
+    return fn(
+        *args,
+        t.shape,
+        dtype=dtype or t.dtype,
+        device=device or t.device,
+        requires_grad=requires_grad,
+    )
 
 
 def zeros_like(t: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False):
@@ -131,14 +137,26 @@ def empty_like(t: Tensor, dtype: Any = None, device: Any = None, requires_grad: 
     return _like(empty, t, dtype, device, requires_grad)
 
 
-def full_like(t: Tensor, fill_value: Any, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False) -> Tensor:
-    return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device,
-                requires_grad=requires_grad)
+def full_like(
+    t: Tensor, fill_value: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    return full(
+        t.shape,
+        fill_value,
+        dtype=dtype or t.dtype,
+        device=device or t.device,
+        requires_grad=requires_grad,
+    )
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device: Any = None,
-           requires_grad: bool = False) -> Tensor:
+def arange(
+    start: Any,
+    end: Any = None,
+    step: Any = 1,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """[start, end) in steps of ``step``; int64 for integer arguments, else the default float."""
     if end is None:
         start, end = 0, start
@@ -152,16 +170,23 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device
     return t.requires_grad_(True) if requires_grad else t
 
 
-def linspace(start: float, end: float, steps: int, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False) -> Tensor:
+def linspace(
+    start: float,
+    end: float,
+    steps: int,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     xp = module_for(as_device(device))
     t = Tensor._make(xp.linspace(start, end, steps).astype(dt.numpy_dtype), False)
     return t.requires_grad_(True) if requires_grad else t
 
 
-def eye(n: int, m: int | None = None, dtype: Any = None, device: Any = None,
-        requires_grad: bool = False) -> Tensor:
+def eye(
+    n: int, m: int | None = None, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     xp = module_for(as_device(device))
     t = Tensor._make(xp.eye(n, m, dtype=dt.numpy_dtype), False)
@@ -171,8 +196,15 @@ def eye(n: int, m: int | None = None, dtype: Any = None, device: Any = None,
 # ---------------------------------------------------------------------------------------------
 # Random draws (from the generator of the device, see random.py)
 # ---------------------------------------------------------------------------------------------
-def _random(kind: str, size: tuple, dtype: Any, device: Any, requires_grad: bool,
-            generator: Any, *params: Any) -> Tensor:
+def _random(
+    kind: str,
+    size: tuple,
+    dtype: Any,
+    device: Any,
+    requires_grad: bool,
+    generator: Any,
+    *params: Any,
+) -> Tensor:
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     if not dt.is_floating_point:
         raise TypeError(f"{kind} draws need a floating dtype, got {dt.name}")
@@ -181,14 +213,24 @@ def _random(kind: str, size: tuple, dtype: Any, device: Any, requires_grad: bool
     return t.requires_grad_(True) if requires_grad else t
 
 
-def rand(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-         generator: Any = None) -> Tensor:
+def rand(
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    generator: Any = None,
+) -> Tensor:
     """Samples of U[0, 1)."""
     return _random("uniform", size, dtype, device, requires_grad, generator, 0.0, 1.0)
 
 
-def randn(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-          generator: Any = None) -> Tensor:
+def randn(
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    generator: Any = None,
+) -> Tensor:
     """Samples of N(0, 1)."""
     return _random("normal", size, dtype, device, requires_grad, generator, 0.0, 1.0)
 
@@ -201,8 +243,14 @@ def randn_like(t: Tensor, dtype: Any = None, device: Any = None) -> Tensor:
     return randn(t.shape, dtype=dtype or t.dtype, device=device or t.device)
 
 
-def randint(low: int, high: int | None = None, size: Any = None, dtype: Any = None,
-            device: Any = None, generator: Any = None) -> Tensor:
+def randint(
+    low: int,
+    high: int | None = None,
+    size: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    generator: Any = None,
+) -> Tensor:
     """Integers drawn uniformly from [low, high); ``randint(high, size)`` means low = 0."""
     if size is None:
         if high is None or not isinstance(high, (tuple, list)):
@@ -232,7 +280,25 @@ def randperm(n: int, dtype: Any = None, device: Any = None, generator: Any = Non
 
 
 __all__ = [
-    "tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
-    "empty_like", "full_like", "arange", "linspace", "eye", "rand", "randn", "rand_like",
-    "randn_like", "randint", "randint_like", "randperm", "as_array",
+    "tensor",
+    "from_numpy",
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "zeros_like",
+    "ones_like",
+    "empty_like",
+    "full_like",
+    "arange",
+    "linspace",
+    "eye",
+    "rand",
+    "randn",
+    "rand_like",
+    "randn_like",
+    "randint",
+    "randint_like",
+    "randperm",
+    "as_array",
 ]

@@ -47,9 +47,7 @@ float64 = DType("float64", np.float64, 2, 3)
 
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
-_BY_NAME.update(
-    {"half": float16, "float": float32, "double": float64, "long": int64, "int": int32}
-)
+_BY_NAME.update({"half": float16, "float": float32, "double": float64, "long": int64, "int": int32})
 _BY_NUMPY = {d.numpy_dtype: d for d in ALL_DTYPES}
 
 _default_float = float32

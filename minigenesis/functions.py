@@ -146,10 +146,11 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
     d = norm_dim(dim, tensors[0].ndim)[0]
     ref = tensors[0].shape
     for i, t in enumerate(tensors):
-        if t.ndim != len(ref) or any(a != b for k, (a, b) in enumerate(zip(t.shape, ref)) if k != d):
+        if t.ndim != len(ref) or any(
+            a != b for k, (a, b) in enumerate(zip(t.shape, ref)) if k != d
+        ):
             raise ValueError(
-                f"cat: tensor {i} has shape {t.shape}, which does not match {ref} "
-                f"outside dim {d}"
+                f"cat: tensor {i} has shape {t.shape}, which does not match {ref} outside dim {d}"
             )
     target = tensors[0].dtype
     for t in tensors[1:]:
@@ -168,19 +169,23 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
         raise ValueError("stack() needs at least one tensor")
     for i, t in enumerate(tensors):
         if t.shape != tensors[0].shape:
-            raise ValueError(f"stack: tensor {i} has shape {t.shape}, tensor 0 has {tensors[0].shape}")
+            raise ValueError(
+                f"stack: tensor {i} has shape {t.shape}, tensor 0 has {tensors[0].shape}"
+            )
     d = dim % (tensors[0].ndim + 1)
     return cat([t.unsqueeze(d) for t in tensors], dim=d)
 
 
-def allclose(a: Tensor, b: Any, rtol: float = 1e-5, atol: float = 1e-8,
-             equal_nan: bool = False) -> bool:
+def allclose(
+    a: Tensor, b: Any, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False
+) -> bool:
     """True when |a - b| <= atol + rtol |b| everywhere."""
     b = _t(b, a)
     xp = get_array_module(a._data)
     f = xp.float64 if a._data.dtype == xp.float64 else xp.float32
-    return bool(xp.allclose(a._data.astype(f), b._data.astype(f), rtol=rtol, atol=atol,
-                            equal_nan=equal_nan))
+    return bool(
+        xp.allclose(a._data.astype(f), b._data.astype(f), rtol=rtol, atol=atol, equal_nan=equal_nan)
+    )
 
 
 def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -219,13 +224,15 @@ def norm(x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> T
     return x.norm(p, dim, keepdim)
 
 
-def var(x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False,
-        correction: Any = None) -> Tensor:
+def var(
+    x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, correction: Any = None
+) -> Tensor:
     return x.var(dim, unbiased, keepdim, correction)
 
 
-def std(x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False,
-        correction: Any = None) -> Tensor:
+def std(
+    x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, correction: Any = None
+) -> Tensor:
     return x.std(dim, unbiased, keepdim, correction)
 
 
@@ -237,6 +244,10 @@ def is_tensor(x: Any) -> bool:
     return isinstance(x, Tensor)
 
 
-__all__ = [n for n in dir() if not n.startswith("_") and n not in ("annotations", "Any", "Tensor",
-                                                                       "E", "S", "get_array_module")]
+__all__ = [
+    n
+    for n in dir()
+    if not n.startswith("_")
+    and n not in ("annotations", "Any", "Tensor", "E", "S", "get_array_module")
+]
 __all__ += ["matmul"]

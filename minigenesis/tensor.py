@@ -19,8 +19,8 @@ import numpy as np
 from . import dtypes as _dt
 from .autograd import function as _function
 from .autograd.engine import run_backward, seed_grads
-from .autograd.grad_mode import no_grad, state
-from .backend import as_device, device_of, get_array_module, module_for, to_device, to_numpy
+from .autograd.grad_mode import state
+from .backend import as_device, device_of, get_array_module, module_for, to_numpy
 from .ops import elementwise as E
 from .ops import shape as S
 from .tensor_math import TensorMath
@@ -46,8 +46,9 @@ class Tensor(TensorMath):
     __array_priority__ = 1000
     __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operator
 
-    def __init__(self, data: Any, dtype: Any = None, device: Any = None,
-                 requires_grad: bool = False) -> None:
+    def __init__(
+        self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    ) -> None:
         from .creation import as_array
 
         self._data = as_array(data, dtype, device)
@@ -145,8 +146,9 @@ class Tensor(TensorMath):
         return self
 
     # ------------------------------------------------------------------ autograd interface
-    def backward(self, gradient: Any = None, retain_graph: bool | None = None,
-                 create_graph: bool = False) -> None:
+    def backward(
+        self, gradient: Any = None, retain_graph: bool | None = None, create_graph: bool = False
+    ) -> None:
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad``.
 
         A scalar needs no ``gradient``; otherwise it is the vector of the vector-Jacobian product.
@@ -287,7 +289,11 @@ class Tensor(TensorMath):
         if self.device.type != "cpu":
             extras.append(f"device='{self.device}'")
         default = _dt.get_default_dtype()
-        if self.dtype is not default and self.dtype is not _dt.int64 and self.dtype is not _dt.bool_:
+        if (
+            self.dtype is not default
+            and self.dtype is not _dt.int64
+            and self.dtype is not _dt.bool_
+        ):
             extras.append(f"dtype={self.dtype}")
         if self.grad_fn is not None:
             extras.append(f"grad_fn={self.grad_fn!r}")
@@ -323,8 +329,10 @@ class Tensor(TensorMath):
         for a in args:
             if isinstance(a, Tensor):
                 dtype, dev = a.dtype, a.device
-            elif isinstance(a, _dt.DType) or a in (float, int, bool) or (
-                isinstance(a, str) and a in _dt._BY_NAME
+            elif (
+                isinstance(a, _dt.DType)
+                or a in (float, int, bool)
+                or (isinstance(a, str) and a in _dt._BY_NAME)
             ):
                 dtype = a
             else:
@@ -342,8 +350,9 @@ class Tensor(TensorMath):
         return out
 
     def cuda(self, device: Any = None) -> Tensor:
-        return self.to("cuda" if device is None else device if isinstance(device, str)
-                       else f"cuda:{device}")
+        return self.to(
+            "cuda" if device is None else device if isinstance(device, str) else f"cuda:{device}"
+        )
 
     def cpu(self) -> Tensor:
         return self.to("cpu")

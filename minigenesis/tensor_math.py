@@ -399,7 +399,9 @@ class TensorMath:
         if dim is None:
             return self.reshape(tuple(n for n in self.shape if n != 1))
         dims = norm_dim(dim, self.ndim)
-        return self.reshape(tuple(n for i, n in enumerate(self.shape) if not (i in dims and n == 1)))
+        return self.reshape(
+            tuple(n for i, n in enumerate(self.shape) if not (i in dims and n == 1))
+        )
 
     def unsqueeze(self, dim: int):
         d = dim % (self.ndim + 1)
@@ -445,7 +447,9 @@ class TensorMath:
         return self.split(step, dim)
 
     def repeat(self, *repeats):
-        repeats = repeats[0] if len(repeats) == 1 and isinstance(repeats[0], (tuple, list)) else repeats
+        repeats = (
+            repeats[0] if len(repeats) == 1 and isinstance(repeats[0], (tuple, list)) else repeats
+        )
         if len(repeats) < self.ndim:
             raise ValueError(
                 f"repeat: {len(repeats)} repeat counts for a tensor with {self.ndim} dims"

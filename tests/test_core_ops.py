@@ -8,8 +8,9 @@ tolerances. Hypothesis draws broadcastable shape pairs for the binary ops.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -80,23 +81,31 @@ OPS = [
     ),
     OpCase("sum", lambda a: a.sum(), lambda a: a.sum(), [(3, 4)]),
     OpCase("sum_dim", lambda a: a.sum(1), lambda a: a.sum(1), [(3, 4, 2)]),
-    OpCase("sum_dims_keep", lambda a: a.sum((0, 2), keepdim=True),
-           lambda a: a.sum((0, 2), keepdims=True), [(3, 4, 2)]),
+    OpCase(
+        "sum_dims_keep",
+        lambda a: a.sum((0, 2), keepdim=True),
+        lambda a: a.sum((0, 2), keepdims=True),
+        [(3, 4, 2)],
+    ),
     OpCase("mean", lambda a: a.mean(-1), lambda a: a.mean(-1), [(3, 4)]),
     OpCase("var", lambda a: a.var(0), lambda a: a.var(0, ddof=1), [(5, 3)]),
     OpCase("var_biased", lambda a: a.var(unbiased=False), lambda a: a.var(), [(5, 3)]),
-    OpCase("std", lambda a: a.std(1, keepdim=True), lambda a: a.std(1, ddof=1, keepdims=True),
-           [(3, 6)]),
+    OpCase(
+        "std", lambda a: a.std(1, keepdim=True), lambda a: a.std(1, ddof=1, keepdims=True), [(3, 6)]
+    ),
     OpCase("max_all", lambda a: a.max(), lambda a: a.max(), [(3, 4)]),
     OpCase("min_all", lambda a: a.min(), lambda a: a.min(), [(3, 4)]),
     OpCase("max_dim", lambda a: a.max(1).values, lambda a: a.max(1), [(3, 4)]),
-    OpCase("min_dim_keep", lambda a: a.min(0, keepdim=True).values,
-           lambda a: a.min(0, keepdims=True), [(3, 4)]),
+    OpCase(
+        "min_dim_keep",
+        lambda a: a.min(0, keepdim=True).values,
+        lambda a: a.min(0, keepdims=True),
+        [(3, 4)],
+    ),
     OpCase("norm2", lambda a: a.norm(), lambda a: np.sqrt((a * a).sum()), [(3, 4)]),
     OpCase("norm1_dim", lambda a: a.norm(1, dim=1), lambda a: np.abs(a).sum(1), [(3, 4)]),
     OpCase("norm3", lambda a: a.norm(3), lambda a: (np.abs(a) ** 3).sum() ** (1 / 3), [(5,)]),
-    OpCase("logsumexp", lambda a: a.logsumexp(1),
-           lambda a: np.log(np.exp(a).sum(1)), [(3, 5)]),
+    OpCase("logsumexp", lambda a: a.logsumexp(1), lambda a: np.log(np.exp(a).sum(1)), [(3, 5)]),
     OpCase("matmul_2d", lambda a, b: a @ b, lambda a, b: a @ b, [(3, 4), (4, 5)]),
     OpCase("matmul_batched", lambda a, b: a @ b, lambda a, b: a @ b, [(2, 3, 4), (4, 2)]),
     OpCase("matmul_bcast", lambda a, b: a @ b, lambda a, b: a @ b, [(2, 1, 3, 4), (3, 4, 2)]),
@@ -110,32 +119,54 @@ OPS = [
     OpCase("T", lambda a: a.T, lambda a: a.T, [(2, 3)]),
     OpCase("squeeze", lambda a: a.squeeze(1), lambda a: a.squeeze(1), [(3, 1, 2)]),
     OpCase("unsqueeze", lambda a: a.unsqueeze(-1), lambda a: a[..., None], [(3, 2)]),
-    OpCase("expand", lambda a: a.expand(2, 3, 4), lambda a: np.broadcast_to(a, (2, 3, 4)),
-           [(3, 1)]),
+    OpCase(
+        "expand", lambda a: a.expand(2, 3, 4), lambda a: np.broadcast_to(a, (2, 3, 4)), [(3, 1)]
+    ),
     OpCase("flatten", lambda a: a.flatten(1), lambda a: a.reshape(2, -1), [(2, 3, 4)]),
-    OpCase("cat", lambda a, b: mg.cat([a, b], dim=1), lambda a, b: np.concatenate([a, b], 1),
-           [(2, 3), (2, 4)]),
-    OpCase("stack", lambda a, b: mg.stack([a, b], dim=1), lambda a, b: np.stack([a, b], 1),
-           [(2, 3), (2, 3)]),
+    OpCase(
+        "cat",
+        lambda a, b: mg.cat([a, b], dim=1),
+        lambda a, b: np.concatenate([a, b], 1),
+        [(2, 3), (2, 4)],
+    ),
+    OpCase(
+        "stack",
+        lambda a, b: mg.stack([a, b], dim=1),
+        lambda a, b: np.stack([a, b], 1),
+        [(2, 3), (2, 3)],
+    ),
     OpCase("split", lambda a: a.split([1, 3], dim=1)[1], lambda a: a[:, 1:], [(2, 4)]),
     OpCase("chunk", lambda a: a.chunk(2, 0)[0] * 2, lambda a: a[:2] * 2, [(4, 3)]),
     OpCase("repeat", lambda a: a.repeat(2, 1, 3), lambda a: np.tile(a, (2, 1, 3)), [(3, 2)]),
     OpCase("getitem_basic", lambda a: a[1:, ::2], lambda a: a[1:, ::2], [(3, 4)]),
     OpCase("getitem_int", lambda a: a[1], lambda a: a[1], [(3, 4)]),
     OpCase("getitem_adv", lambda a: a[np.array([0, 2, 0])], lambda a: a[[0, 2, 0]], [(3, 4)]),
-    OpCase("getitem_pairs", lambda a: a[mg.tensor([0, 1, 1]), mg.tensor([3, 0, 0])],
-           lambda a: a[[0, 1, 1], [3, 0, 0]], [(3, 4)]),
+    OpCase(
+        "getitem_pairs",
+        lambda a: a[mg.tensor([0, 1, 1]), mg.tensor([3, 0, 0])],
+        lambda a: a[[0, 1, 1], [3, 0, 0]],
+        [(3, 4)],
+    ),
     OpCase("getitem_mask", lambda a: a[a > 0], lambda a: a[a > 0], [(3, 4)]),
-    OpCase("masked_fill", lambda a: a.masked_fill(a < 0, 0.5),
-           lambda a: np.where(a < 0, 0.5, a), [(3, 4)]),
+    OpCase(
+        "masked_fill",
+        lambda a: a.masked_fill(a < 0, 0.5),
+        lambda a: np.where(a < 0, 0.5, a),
+        [(3, 4)],
+    ),
     OpCase("relu", lambda a: a.relu(), lambda a: np.maximum(a, 0), [(3, 4)]),
-    OpCase("sigmoid", lambda a: a.sigmoid(), lambda a: 1 / (1 + np.exp(-a)), [(3, 4)],
-           domain=(-6, 6)),
+    OpCase(
+        "sigmoid", lambda a: a.sigmoid(), lambda a: 1 / (1 + np.exp(-a)), [(3, 4)], domain=(-6, 6)
+    ),
     OpCase("tanh", lambda a: a.tanh(), np.tanh, [(3, 4)]),
     OpCase("gelu", lambda a: a.gelu(), _gelu, [(3, 4)], domain=(-3, 3)),
-    OpCase("gelu_tanh", lambda a: a.gelu(approximate="tanh"),
-           lambda a: 0.5 * a * (1 + np.tanh(np.sqrt(2 / np.pi) * (a + 0.044715 * a**3))),
-           [(3, 4)], domain=(-3, 3)),
+    OpCase(
+        "gelu_tanh",
+        lambda a: a.gelu(approximate="tanh"),
+        lambda a: 0.5 * a * (1 + np.tanh(np.sqrt(2 / np.pi) * (a + 0.044715 * a**3))),
+        [(3, 4)],
+        domain=(-3, 3),
+    ),
     OpCase("silu", lambda a: a.silu(), lambda a: a / (1 + np.exp(-a)), [(3, 4)]),
     OpCase("softmax", lambda a: a.softmax(-1), lambda a: _softmax(a, -1), [(3, 5)]),
     OpCase("softmax_dim0", lambda a: mg.softmax(a, 0), lambda a: _softmax(a, 0), [(3, 5)]),
@@ -215,24 +246,28 @@ def test_binary_broadcasting_and_gradients(shapes: Any, name: str) -> None:
     np.testing.assert_allclose(out.detach().numpy(), ref(a, b), rtol=1e-12)
     out.sum().backward()
     assert ta.grad.shape == a.shape and tb.grad.shape == b.shape
-    assert mg.autograd.gradcheck(lambda x, y: fn(x, y), [ta.detach().requires_grad_(),
-                                                          tb.detach().requires_grad_()])
+    assert mg.autograd.gradcheck(
+        lambda x, y: fn(x, y), [ta.detach().requires_grad_(), tb.detach().requires_grad_()]
+    )
 
 
 @settings(max_examples=20, deadline=None)
 @given(
-    arr=hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=3, max_side=4),
-                   elements=st.floats(-3, 3)),
+    arr=hnp.arrays(
+        np.float64, hnp.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=st.floats(-3, 3)
+    ),
     data=st.data(),
 )
 def test_reductions_over_random_dims(arr: np.ndarray, data: Any) -> None:
     dim = data.draw(st.integers(-arr.ndim, arr.ndim - 1))
     keep = data.draw(st.booleans())
     t = mg.tensor(arr, requires_grad=True)
-    np.testing.assert_allclose(t.sum(dim, keepdim=keep).detach().numpy(),
-                               arr.sum(dim, keepdims=keep), atol=1e-12)
-    np.testing.assert_allclose(t.mean(dim, keepdim=keep).detach().numpy(),
-                               arr.mean(dim, keepdims=keep), atol=1e-12)
+    np.testing.assert_allclose(
+        t.sum(dim, keepdim=keep).detach().numpy(), arr.sum(dim, keepdims=keep), atol=1e-12
+    )
+    np.testing.assert_allclose(
+        t.mean(dim, keepdim=keep).detach().numpy(), arr.mean(dim, keepdims=keep), atol=1e-12
+    )
     t.mean(dim, keepdim=keep).sum().backward()
     np.testing.assert_allclose(t.grad.numpy(), np.full(arr.shape, 1 / arr.shape[dim]))
 

@@ -35,18 +35,32 @@ def grad(
     return run_backward(outputs, grads, retain_graph, create_graph, inputs, allow_unused)
 
 
-def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
-             create_graph: bool = False) -> None:
+def backward(
+    tensors: Any,
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+) -> None:
     """Accumulate the gradients of ``tensors`` into the leaves' ``.grad``."""
     tensors = list(tensors) if isinstance(tensors, Sequence) else [tensors]
     if grad_tensors is not None and not isinstance(grad_tensors, Sequence):
         grad_tensors = [grad_tensors]
     grads = seed_grads(tensors, grad_tensors)
-    run_backward(tensors, grads, create_graph if retain_graph is None else retain_graph,
-                 create_graph)
+    run_backward(
+        tensors, grads, create_graph if retain_graph is None else retain_graph, create_graph
+    )
 
 
 __all__ = [
-    "Function", "grad", "backward", "gradcheck", "GradcheckError", "detect_anomaly",
-    "is_anomaly_enabled", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+    "Function",
+    "grad",
+    "backward",
+    "gradcheck",
+    "GradcheckError",
+    "detect_anomaly",
+    "is_anomaly_enabled",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "is_grad_enabled",
 ]

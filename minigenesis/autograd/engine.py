@@ -166,8 +166,13 @@ def _n_outputs(vertex: Any) -> int:
     return 1 if meta is None else len(meta)
 
 
-def _node_backward(node: Function, grads: list | None, capture: dict | None,
-                   results: list | None, retain_graph: bool) -> tuple | None:
+def _node_backward(
+    node: Function,
+    grads: list | None,
+    capture: dict | None,
+    results: list | None,
+    retain_graph: bool,
+) -> tuple | None:
     """Run one node's backward on the gradients of its outputs; None if none arrived."""
     if grads is None:
         return None
@@ -180,8 +185,12 @@ def _node_backward(node: Function, grads: list | None, capture: dict | None,
             slot = capture.get((id(node), nr))
             if slot is not None:
                 results[slot] = g
+    anomaly = state.anomaly
+    if anomaly:  # check this node's gradients, not the forwards of the ops inside its backward
+        state.anomaly = False
     if node._out_meta is None:  # one output
         if grads[0] is None:
+            state.anomaly = anomaly
             return None
         in_grads = node.backward(node, grads[0])
     else:
@@ -196,6 +205,7 @@ def _node_backward(node: Function, grads: list | None, capture: dict | None,
             for g, m in zip(grads, node._out_meta)
         ]
         in_grads = node.backward(node, *grads)
+    state.anomaly = anomaly
     if type(in_grads) is not tuple:
         in_grads = (in_grads,)
     if len(in_grads) != len(node.next_edges):
@@ -203,8 +213,8 @@ def _node_backward(node: Function, grads: list | None, capture: dict | None,
             f"{node.name}.backward returned {len(in_grads)} gradients but its forward took "
             f"{len(node.next_edges)} arguments"
         )
-    if state.anomaly:
-        _check_finite(node.name, "backward", in_grads)
+    if anomaly:
+        _check_finite(node.name + "Backward", "backward", in_grads)
     if not retain_graph:  # free the saved arrays now: their memory is needed no more
         node._saved = None
         node._released = True

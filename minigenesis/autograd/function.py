@@ -140,12 +140,16 @@ class Function:
                     inputs.append(a._data)
                 else:
                     inputs.append(a)
-            result = cls.forward(ctx, *inputs)
         else:
             inputs = list(args)
             record = any(isinstance(a, Tensor) and a.requires_grad for a in args)
-            result = _tensor_forward(cls, ctx, inputs)
         record = record and st.grad_enabled
+        # Edges first, so forward can ask ctx.needs_input_grad and save only what backward needs.
+        ctx.next_edges = _edges(args) if record else [None] * len(args)
+        if cls._array_forward:
+            result = cls.forward(ctx, *inputs)
+        else:
+            result = _tensor_forward(cls, ctx, inputs)
 
         if type(result) is not tuple:  # the common case: one output
             if isinstance(result, _np_generic):  # NumPy ufuncs turn 0-d arrays into scalars
@@ -167,7 +171,11 @@ class Function:
                 r = _np_asarray(r)
             t = _new(Tensor)
             t._data = r
-            if record and r.dtype.kind in _FLOAT_KINDS and (non_diff is None or id(r) not in non_diff):
+            if (
+                record
+                and r.dtype.kind in _FLOAT_KINDS
+                and (non_diff is None or id(r) not in non_diff)
+            ):
                 t.requires_grad = True
                 t.grad_fn = ctx
                 t._output_nr = i
@@ -204,12 +212,10 @@ def _tensor_forward(cls, ctx: Function, inputs: list) -> Any:
     return arrays if isinstance(result, tuple) else arrays[0]
 
 
-def _record(ctx: Function, args: tuple, inputs: list, raw: tuple, outs: Any) -> None:
-    """Fill in a node's edges and saved values after its forward ran.
-
-    An edge per forward argument: (node or leaf tensor, output_nr, shape, dtype) for a tensor that
-    requires grad, None otherwise. Shape and dtype are what the engine reduces the gradient to.
-    """
+def _edges(args: tuple) -> list:
+    """One edge per forward argument: (node or leaf tensor, output_nr, shape, dtype) for a tensor
+    that requires grad, None otherwise. Shape and dtype are what the engine reduces its gradient
+    to."""
     edges = []
     for a in args:
         if isinstance(a, Tensor) and a.requires_grad:
@@ -221,7 +227,11 @@ def _record(ctx: Function, args: tuple, inputs: list, raw: tuple, outs: Any) -> 
                 edges.append((fn, a._output_nr, data.shape, data.dtype))
         else:
             edges.append(None)
-    ctx.next_edges = edges
+    return edges
+
+
+def _record(ctx: Function, args: tuple, inputs: list, raw: tuple, outs: Any) -> None:
+    """Resolve what forward saved, now that the outputs exist."""
     to_save = ctx._to_save
     if to_save:
         result_tensors = ctx.__dict__.pop("_result_tensors", ())

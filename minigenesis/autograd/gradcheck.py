@@ -14,7 +14,6 @@ import numpy as np
 from ..backend import get_array_module, to_numpy
 from . import function as _fn
 from .engine import run_backward
-from .grad_mode import no_grad
 
 
 class GradcheckError(RuntimeError):
@@ -29,22 +28,22 @@ def numerical_jacobian(fn: Callable, inputs: Sequence[Any], eps: float) -> list[
     """J[k][i, j] = d out_j / d input_k[i], by central differences (one input element at a time)."""
     Tensor = _fn.Tensor
     jacobians = []
-    with no_grad():
-        n_out = sum(o.numel() for o in _as_tuple(fn(*inputs)))
-        for t in inputs:
-            if not (isinstance(t, Tensor) and t.requires_grad):
-                continue
-            flat = t._data.reshape(-1)  # a view: writing to it perturbs the input in place
-            jac = np.zeros((flat.size, n_out))
-            for i in range(flat.size):
-                orig = flat[i].item()
-                flat[i] = orig + eps
-                plus = np.concatenate([to_numpy(o._data).ravel() for o in _as_tuple(fn(*inputs))])
-                flat[i] = orig - eps
-                minus = np.concatenate([to_numpy(o._data).ravel() for o in _as_tuple(fn(*inputs))])
-                flat[i] = orig
-                jac[i] = (plus.astype(np.float64) - minus) / (2 * eps)
-            jacobians.append(jac)
+    # no no_grad() here: fn may itself use autograd (checking a gradient of a gradient)
+    n_out = sum(o.numel() for o in _as_tuple(fn(*inputs)))
+    for t in inputs:
+        if not (isinstance(t, Tensor) and t.requires_grad):
+            continue
+        flat = t._data.reshape(-1)  # a view: writing to it perturbs the input in place
+        jac = np.zeros((flat.size, n_out))
+        for i in range(flat.size):
+            orig = flat[i].item()
+            flat[i] = orig + eps
+            plus = np.concatenate([to_numpy(o._data).ravel() for o in _as_tuple(fn(*inputs))])
+            flat[i] = orig - eps
+            minus = np.concatenate([to_numpy(o._data).ravel() for o in _as_tuple(fn(*inputs))])
+            flat[i] = orig
+            jac[i] = (plus.astype(np.float64) - minus) / (2 * eps)
+        jacobians.append(jac)
     return jacobians
 
 

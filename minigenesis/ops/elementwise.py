@@ -54,14 +54,15 @@ class Mul(Op):
 
     @staticmethod
     def forward(ctx, x, y):
-        ctx.save_for_backward(x, y)
+        need_x, need_y = ctx.needs_input_grad
+        ctx.save_for_backward(x if need_y else None, y if need_x else None)  # only what's used
         return x * y
 
     @staticmethod
     def backward(ctx, gz):
         x, y = ctx.saved_tensors
-        gx, gy = ctx.needs_input_grad
-        return (gz * y if gx else None), (gz * x if gy else None)
+        need_x, need_y = ctx.needs_input_grad
+        return (gz * y if need_x else None), (gz * x if need_y else None)
 
 
 class Div(Op):
@@ -69,14 +70,14 @@ class Div(Op):
 
     @staticmethod
     def forward(ctx, x, y):
-        ctx.save_for_backward(x, y)
+        ctx.save_for_backward(x if ctx.needs_input_grad[1] else None, y)
         return x / y
 
     @staticmethod
     def backward(ctx, gz):
         x, y = ctx.saved_tensors
-        gx, gy = ctx.needs_input_grad
-        return (gz / y if gx else None), (-gz * x / (y * y) if gy else None)
+        need_x, need_y = ctx.needs_input_grad
+        return (gz / y if need_x else None), (-gz * x / (y * y) if need_y else None)
 
 
 class Pow(Op):

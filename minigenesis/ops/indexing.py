@@ -26,6 +26,11 @@ class GetItem(Op):
     @staticmethod
     def forward(ctx, x, index):
         ctx.in_shape, ctx.index = x.shape, index
+        if is_basic_index(index):
+            # x[0] on a 1-D NumPy array is a scalar copy; x[0, ...] is a 0-d view, as in PyTorch
+            items = index if isinstance(index, tuple) else (index,)
+            if Ellipsis not in items:
+                return x[(*items, Ellipsis)]
         return x[index]
 
     @staticmethod
@@ -34,7 +39,8 @@ class GetItem(Op):
 
 
 class IndexAddGrad(Op):
-    """x = zeros(shape); x[index] += g (repeats accumulate);   its own gradient is g' = dL/dx[index]."""
+    """x = zeros(shape); x[index] += g (repeated indices accumulate);
+    its own gradient is g' = dL/dx[index]."""
 
     @staticmethod
     def forward(ctx, g, index, shape):

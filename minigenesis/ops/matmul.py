@@ -21,7 +21,7 @@ def matmul_arrays(a, b):
     """a @ b on arrays, with the float32-accumulation path for 2-byte floats on the CPU."""
     xp = get_array_module(a)
     if xp is np and a.dtype.itemsize == 2 and a.dtype.kind in "fV" and a.dtype == b.dtype:
-        out = np.matmul(a.astype(np.float32), b.astype(np.float32))
+        out = xp.matmul(a.astype(xp.float32), b.astype(xp.float32))
         return out.astype(a.dtype)
     return xp.matmul(a, b)
 
@@ -38,7 +38,8 @@ class MatMul(Op):
                 f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be multiplied "
                 f"({a.shape[-1]} != {b.shape[-2]})"
             )
-        ctx.save_for_backward(a, b)
+        need_a, need_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if need_b else None, b if need_a else None)
         return matmul_arrays(a, b)
 
     @staticmethod

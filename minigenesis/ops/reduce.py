@@ -64,7 +64,7 @@ class Mean(Op):
 
 
 class Var(Op):
-    """v = sum_i (x_i - mean)^2 / (N - correction);   dv/dx_i = 2 (x_i - mean) / (N - correction)."""
+    """v = sum_i (x_i - mean)^2 / (N - c);   dv/dx_i = 2 (x_i - mean) / (N - c),  c = correction."""
 
     @staticmethod
     def forward(ctx, x, axis, correction, keepdims):

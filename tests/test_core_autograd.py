@@ -1,0 +1,408 @@
+"""The autograd machinery: grad modes, accumulation, graphs, hooks, errors, custom Functions."""
+
+from __future__ import annotations
+
+import gc
+import re
+import threading
+import weakref
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+
+
+def test_grad_accumulates_across_backward_calls() -> None:
+    x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (x * x).sum().backward()
+    (x * 3).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.array([1, 2, 3]) + 3)
+
+
+def test_shared_subgraph_sums_both_paths() -> None:
+    x = mg.tensor(2.0, requires_grad=True)
+    y = x * x  # used twice below: dL/dy = 3 + 4, dL/dx = 7 * 2x
+    loss = y * 3 + y * 4
+    loss.backward()
+    assert x.grad.item() == pytest.approx(28.0)
+
+
+def test_grad_is_not_aliased_between_leaves() -> None:
+    a = mg.ones(3, requires_grad=True)
+    b = mg.ones(3, requires_grad=True)
+    (a + b).sum().backward()  # Add hands the same gradient to both
+    a.grad.data.div_(2.0)  # seed 004 unscales like this: b.grad must not change
+    np.testing.assert_array_equal(b.grad.numpy(), np.ones(3))
+    np.testing.assert_array_equal(a.grad.numpy(), np.full(3, 0.5))
+
+
+def test_no_grad_and_enable_grad_and_set_grad_enabled() -> None:
+    x = mg.ones(2, requires_grad=True)
+    with mg.no_grad():
+        y = x * 2
+        with mg.enable_grad():
+            z = x * 2
+    assert not y.requires_grad and y.grad_fn is None
+    assert z.requires_grad
+    with mg.set_grad_enabled(False):
+        assert not (x * 2).requires_grad
+    assert mg.is_grad_enabled()
+
+    @mg.no_grad()
+    def f(t):
+        return t * 2
+
+    assert not f(x).requires_grad
+    mg.set_grad_enabled(False)
+    assert not mg.is_grad_enabled()
+    mg.set_grad_enabled(True)
+    assert mg.is_grad_enabled()
+
+
+def test_grad_mode_is_thread_local() -> None:
+    seen = []
+    inside = threading.Event()
+    release = threading.Event()
+
+    def worker():
+        inside.wait()
+        seen.append(mg.is_grad_enabled())  # the main thread is inside no_grad right now
+        release.set()
+
+    t = threading.Thread(target=worker)
+    t.start()
+    with mg.no_grad():
+        inside.set()
+        release.wait()
+    t.join()
+    assert seen == [True]
+
+
+def test_double_backward_with_create_graph() -> None:
+    x = mg.tensor([0.5, -1.0, 2.0], dtype=mg.float64, requires_grad=True)
+    y = (x**3).sum()
+    (g,) = mg.autograd.grad(y, x, create_graph=True)  # 3 x^2
+    np.testing.assert_allclose(g.detach().numpy(), 3 * x.detach().numpy() ** 2)
+    (gg,) = mg.autograd.grad(g.sum(), x)  # 6 x
+    np.testing.assert_allclose(gg.numpy(), 6 * x.detach().numpy())
+    assert x.grad is None  # autograd.grad never accumulates
+
+
+def test_second_derivatives_of_activations_match_finite_differences() -> None:
+    x0 = np.array([-1.3, -0.2, 0.4, 1.7])
+    for name in ["tanh", "sigmoid", "gelu", "silu", "exp", "softmax"]:
+
+        def first(x, name=name):
+            y = getattr(x, name)()
+            (g,) = mg.autograd.grad((y * y).sum(), x, create_graph=True)
+            return g
+
+        x = mg.tensor(x0, requires_grad=True)
+        assert mg.autograd.gradcheck(first, [x], atol=1e-5), name
+
+
+def test_create_graph_backward_puts_graph_in_grad() -> None:
+    x = mg.tensor(3.0, dtype=mg.float64, requires_grad=True)
+    (x**2).backward(create_graph=True)
+    assert x.grad.requires_grad
+    gx = x.grad
+    x.grad = None
+    gx.backward()
+    assert x.grad.item() == pytest.approx(2.0)
+
+
+def test_deep_chain_of_10000_ops_has_no_recursion_limit() -> None:
+    x = mg.tensor(1.0, dtype=mg.float64, requires_grad=True)
+    y = x
+    for _ in range(10_000):
+        y = y * 1.0001
+    y.backward()
+    assert x.grad.item() == pytest.approx(1.0001**10_000, rel=1e-4)
+    del y
+    gc.collect()
+
+
+def test_second_backward_through_freed_graph_says_what_to_do() -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="retain_graph=True"):
+        y.backward()
+    z = (x * x).sum()
+    z.backward(retain_graph=True)
+    z.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * 2 * np.array([1, 2]) + 2 * np.array([1, 2]))
+
+
+def test_graph_frees_saved_arrays_after_backward() -> None:
+    x = mg.randn(1000, requires_grad=True)
+    y = x.exp()
+    z = (y * y).sum()
+    node = z.grad_fn
+    inner = y.grad_fn
+    z.backward()
+    assert node._saved is None and inner._saved is None
+    # and the graph is collected once nothing points to it
+    ref = weakref.ref(inner)
+    del y, z, node, inner
+    gc.collect()
+    assert ref() is None
+
+
+def test_backward_on_non_scalar_needs_gradient() -> None:
+    x = mg.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="gradient"):
+        (x * 2).backward()
+    (x * 2).backward(mg.tensor([1.0, 0.0, 2.0]))
+    np.testing.assert_allclose(x.grad.numpy(), [2, 0, 4])
+
+
+def test_backward_on_tensor_without_grad_is_a_clear_error() -> None:
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        mg.ones(2).sum().backward()
+
+
+def test_inplace_change_to_saved_tensor_raises_version_error() -> None:
+    a = mg.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 1  # non-leaf
+    c = b.exp()  # Exp saves its output c
+    d = b * b  # Mul saves b
+    b.add_(1.0)  # changes b after Mul saved it
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        d.sum().backward()
+    c.sum().backward()  # c's backward needs only c, which did not change
+
+
+def test_inplace_on_view_shares_the_version_counter() -> None:
+    a = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = a * 2
+    y = b.sum() * b[0]  # saves b through the getitem chain
+    with mg.no_grad():
+        b[1:].mul_(10)  # a view of b changed in place
+    with pytest.raises(RuntimeError, match="in-place"):
+        y.backward()
+
+
+def test_inplace_on_leaf_requiring_grad_is_refused_outside_no_grad() -> None:
+    w = mg.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf"):
+        w.add_(1.0)
+    with mg.no_grad():
+        w.add_(1.0)
+    np.testing.assert_array_equal(w.detach().numpy(), np.full(3, 2.0))
+
+
+def test_inplace_op_inside_graph_is_differentiated() -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.add_(x)  # y = 3x
+    y.mul_(2.0)  # y = 6x
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [6, 6])
+
+
+def test_setitem_with_grad() -> None:
+    x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    v = mg.tensor(5.0, requires_grad=True)
+    y = x * 1
+    y[1] = v * 2
+    (y * mg.tensor([1.0, 10.0, 100.0])).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [1, 0, 100])
+    assert v.grad.item() == pytest.approx(20.0)
+
+
+def test_retain_grad_and_hooks() -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    y.retain_grad()
+    seen = []
+    y.register_hook(lambda g: seen.append(g.numpy().copy()))
+    handle = x.register_hook(lambda g: g * 10)  # replaces x's gradient
+    (y * y).sum().backward()
+    np.testing.assert_allclose(y.grad.numpy(), 2 * np.array([3, 6]))
+    np.testing.assert_allclose(seen[0], [6, 12])
+    np.testing.assert_allclose(x.grad.numpy(), 10 * 3 * np.array([6, 12]))
+    handle.remove()
+    x.grad = None
+    (x * 1).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [1, 1])
+
+
+def test_leaf_hook_runs_once_with_the_total_gradient() -> None:
+    x = mg.tensor(1.0, requires_grad=True)
+    calls = []
+    x.register_hook(lambda g: calls.append(g.item()))
+    (x * 2 + x * 3).backward()
+    assert calls == [5.0]
+
+
+def test_autograd_grad_with_non_leaf_inputs_and_unused() -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 2
+    out = (h * h).sum()
+    (gh,) = mg.autograd.grad(out, [h], retain_graph=True)
+    np.testing.assert_allclose(gh.numpy(), 2 * h.detach().numpy())
+    unused = mg.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="allow_unused"):
+        mg.autograd.grad(out, [x, unused], retain_graph=True)
+    gx, gu = mg.autograd.grad(out, [x, unused], allow_unused=True)
+    assert gu is None
+    np.testing.assert_allclose(gx.numpy(), 8 * x.detach().numpy())
+
+
+def test_detect_anomaly_names_the_op() -> None:
+    x = mg.tensor([-1.0, 1.0], requires_grad=True)
+    with mg.autograd.detect_anomaly():
+        with pytest.raises(RuntimeError, match="Log"):
+            x.log()
+        y = x.sqrt() if False else (x * 0).sqrt()  # forward fine (0), backward 1/(2*0) = inf
+        with pytest.raises(RuntimeError, match="Sqrt.*backward"):
+            y.sum().backward()
+
+
+def test_custom_function_pytorch_style() -> None:
+    class Cube(mg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 3 * x * x
+
+    x = mg.tensor([1.0, -2.0], dtype=mg.float64, requires_grad=True)
+    y = Cube.apply(x)
+    assert y.grad_fn is not None
+    np.testing.assert_allclose(y.detach().numpy(), [1, -8])
+    assert mg.autograd.gradcheck(Cube.apply, [x])
+
+
+def test_dtype_promotion_rules() -> None:
+    f16 = mg.ones(2, dtype=mg.float16)
+    f32 = mg.ones(2)
+    i64 = mg.tensor([1, 2])
+    assert (f16 + f32).dtype is mg.float32
+    assert (f16 * 2.5).dtype is mg.float16  # a Python scalar does not upcast
+    assert (mg.ones(2, dtype=mg.bfloat16) * 2.5).dtype is mg.bfloat16
+    assert (i64 * 2.5).dtype is mg.float32  # int tensor and float scalar: default float
+    assert (i64 + 1).dtype is mg.int64
+    assert (i64 / 2).dtype is mg.float32
+    assert (i64 + f16).dtype is mg.float16
+    assert mg.promote_types(mg.float16, mg.bfloat16) is mg.float32
+    assert mg.promote_types(mg.uint8, mg.int8) is mg.int16
+    assert (mg.tensor([True]) + 1).dtype is mg.int64
+    assert mg.tensor([1.5]).dtype is mg.float32 and mg.tensor([1]).dtype is mg.int64
+    assert mg.tensor(np.ones(2)).dtype is mg.float64  # NumPy arrays keep their dtype
+
+
+def test_gradient_reaches_float16_input_as_float16() -> None:
+    a = mg.ones(3, dtype=mg.float16, requires_grad=True)
+    b = mg.ones(3, requires_grad=True)
+    (a * b).sum().backward()
+    assert a.grad.dtype is mg.float16 and b.grad.dtype is mg.float32
+
+
+def test_shape_mismatch_names_op_and_shapes() -> None:
+    with pytest.raises(ValueError, match=r"add: shapes \(3,\) and \(4,\)"):
+        mg.ones(3) + mg.ones(4)
+    with pytest.raises(ValueError, match=r"\(2, 3\) and \(4, 5\)"):
+        mg.ones(2, 3) @ mg.ones(4, 5)
+    with pytest.raises(ValueError, match="reshape"):
+        mg.ones(6).reshape(4, 2)
+
+
+def test_tensor_conversions() -> None:
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = mg.from_numpy(a)
+    t.numpy()[0, 0] = 100
+    assert a[0, 0] == 100  # shares memory
+    assert np.asarray(t) is a
+    assert t.tolist() == a.tolist()
+    assert f"{mg.tensor(3.14159):.2f}" == "3.14"
+    assert f"{mg.tensor(12345.0):.2e}" == "1.23e+04"
+    assert "requires_grad=True" in repr(mg.ones(2, requires_grad=True))
+    assert "grad_fn" in repr(mg.ones(2, requires_grad=True) * 2)
+    assert mg.tensor([1.0, 2.0]).data.numpy().tolist() == [1.0, 2.0]
+    with pytest.raises(RuntimeError, match="detach"):
+        mg.ones(2, requires_grad=True).numpy()
+    d = np.from_dlpack(mg.tensor([1.0, 2.0]))
+    assert d.tolist() == [1.0, 2.0]
+
+
+def test_data_shares_storage_and_is_untracked() -> None:
+    w = mg.ones(3, requires_grad=True)
+    w.data.mul_(2)  # allowed: .data is outside the graph
+    np.testing.assert_array_equal(w.detach().numpy(), np.full(3, 2.0))
+
+
+def test_cuda_request_without_cupy_is_clear() -> None:
+    if mg.cuda.is_available():
+        pytest.skip("a GPU is present")
+    with pytest.raises(RuntimeError, match="CuPy|GPU"):
+        mg.ones(2, device="cuda")
+    assert mg.cuda.device_count() == 0 and mg.cuda.memory_allocated() == 0
+    assert mg.device("cuda:0") == mg.device("cuda")
+    assert str(mg.device("cpu")) == "cpu"
+
+
+def test_rng_state_round_trip() -> None:
+    mg.manual_seed(123)
+    state = mg.get_rng_state()
+    a = mg.randn(5)
+    mg.set_rng_state(state)
+    b = mg.randn(5)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    mg.manual_seed(123)
+    np.testing.assert_array_equal(mg.randn(5).numpy(), a.numpy())
+    assert mg.randint(0, 10, (100,)).dtype is mg.int64
+    assert sorted(mg.randperm(7).tolist()) == list(range(7))
+
+
+def test_no_module_outside_the_backend_computes_with_numpy_on_tensor_data() -> None:
+    """ARCHITECTURE.md: ops get their array module from the backend (xp), never `np.` directly.
+
+    Allowed: constants and dtypes (np.float32, np.dtype, np.ndarray checks, np.generic) and host
+    bookkeeping in files that only run on the CPU by design (gradcheck, serialization, data IO).
+    """
+    root = Path(mg.__file__).parent
+    allowed_attrs = {
+        "ndarray",
+        "dtype",
+        "float16",
+        "float32",
+        "float64",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "bool_",
+        "generic",
+        "asarray",
+        "integer",
+        "floating",
+        "number",
+        "iinfo",
+        "finfo",
+        "random",
+        "inf",
+        "pi",
+        "e",
+        "errstate",
+        "prod",
+        "broadcast_shapes",
+    }
+    offenders = []
+    for path in (root / "ops").glob("*.py"):
+        for lineno, line in enumerate(path.read_text().splitlines(), 1):
+            code = line.split("#")[0]
+            for attr in re.findall(r"\bnp\.(\w+)", code):
+                if attr not in allowed_attrs:
+                    offenders.append(f"{path.name}:{lineno}: np.{attr}")
+    assert not offenders, "direct NumPy compute in ops/: " + ", ".join(offenders)
