@@ -1,0 +1,193 @@
+"""Adam and AdamW: adaptive moment estimation, with L2 (Adam) or decoupled (AdamW) weight decay.
+
+The two differ only in where weight decay enters, so they share one update function:
+
+- Adam adds ``weight_decay * p`` to the gradient, so the decay is rescaled by the adaptive
+  denominator like any other gradient component (L2 regularisation);
+- AdamW (Loshchilov & Hutter, "Decoupled Weight Decay Regularization") shrinks the weights
+  directly, ``p <- p * (1 - lr * weight_decay)``, before the Adam step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..backend import Array, get_array_module
+from ..tensor import Tensor
+from .optimizer import Optimizer, _check_non_negative, lerp_
+
+
+class Adam(Optimizer):
+    r"""Adam as PyTorch computes it. At step ``t`` (1, 2, ...), for parameter ``p``, gradient ``g``:
+
+    .. code-block:: text
+
+        p <- p * (1 - lr * weight_decay)                 (AdamW / decoupled_weight_decay=True)
+        g <- g + weight_decay * p                        (Adam, weight_decay != 0)
+        m <- m + (1 - beta1) * (g - m)                   (= beta1 * m + (1 - beta1) * g)
+        v <- beta2 * v + (1 - beta2) * g * g
+        v_max <- max(v_max, v)                           (amsgrad; then v_max replaces v below)
+        step_size = lr / (1 - beta1^t)
+        denom = sqrt(v) / sqrt(1 - beta2^t) + eps        (eps added AFTER the bias correction)
+        p <- p - step_size * m / denom
+
+    The bias corrections are computed in Python floats and folded in exactly in that order, as
+    PyTorch does (so the numbers match it, not the paper's algebraically equal rearrangement).
+    State per parameter: ``step`` (int), ``exp_avg``, ``exp_avg_sq`` and ``max_exp_avg_sq``
+    (amsgrad), each in the parameter's dtype and on its device.
+    """
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        fused: bool | None = None,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
+        _check_non_negative("learning rate", lr)
+        _check_non_negative("epsilon value", eps)
+        _check_non_negative("weight_decay value", weight_decay)
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise ValueError(f"betas must be a pair (beta1, beta2), got {betas!r}")
+        for i, beta in enumerate(betas):
+            if not 0.0 <= float(beta) < 1.0:
+                raise ValueError(
+                    f"Invalid beta parameter at index {i}: {beta} (need 0 <= beta < 1)"
+                )
+        defaults = dict(
+            lr=lr,
+            betas=tuple(float(b) for b in betas),
+            eps=eps,
+            weight_decay=weight_decay,
+            amsgrad=amsgrad,
+            maximize=maximize,
+            foreach=foreach,
+            fused=fused,
+            decoupled_weight_decay=decoupled_weight_decay,
+        )
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One Adam update of every parameter that has a gradient; returns ``closure()``'s loss."""
+        loss = self._eval_closure(closure)
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            amsgrad = group["amsgrad"]
+            for p in self._params_with_grad(group):
+                state = self.state[p]
+                if len(state) == 0:  # lazy: buffers appear on the first step with a gradient
+                    xp = get_array_module(p._data)
+                    state["step"] = 0
+                    state["exp_avg"] = Tensor._make(xp.zeros_like(p._data), False)
+                    state["exp_avg_sq"] = Tensor._make(xp.zeros_like(p._data), False)
+                    if amsgrad:
+                        state["max_exp_avg_sq"] = Tensor._make(xp.zeros_like(p._data), False)
+                state["step"] += 1
+                max_sq = state.get("max_exp_avg_sq") if amsgrad else None
+                adam_update(
+                    p._data,
+                    p.grad._data,
+                    state["exp_avg"]._data,
+                    state["exp_avg_sq"]._data,
+                    None if max_sq is None else max_sq._data,
+                    step=state["step"],
+                    lr=group["lr"],
+                    beta1=beta1,
+                    beta2=beta2,
+                    eps=group["eps"],
+                    weight_decay=group["weight_decay"],
+                    maximize=group["maximize"],
+                    decoupled_weight_decay=group["decoupled_weight_decay"],
+                )
+                p._bump_version()
+        return loss
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (default 1e-2): ``p <- p * (1 - lr * weight_decay)`` before
+    the Adam step, instead of adding ``weight_decay * p`` to the gradient. See ``Adam``."""
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        fused: bool | None = None,
+    ) -> None:
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            maximize=maximize,
+            foreach=foreach,
+            fused=fused,
+            decoupled_weight_decay=True,
+        )
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:  # AdamW is AdamW whatever the loaded groups say
+            group["decoupled_weight_decay"] = True
+
+
+def adam_update(
+    param: Array,
+    grad: Array,
+    exp_avg: Array,
+    exp_avg_sq: Array,
+    max_exp_avg_sq: Array | None,
+    *,
+    step: int,
+    lr: float,
+    beta1: float,
+    beta2: float,
+    eps: float,
+    weight_decay: float,
+    maximize: bool,
+    decoupled_weight_decay: bool,
+) -> None:
+    """Apply one Adam/AdamW step (``step`` counts from 1) to the arrays, in place."""
+    xp = get_array_module(param)
+    g = -grad if maximize else grad
+    if weight_decay != 0:
+        if decoupled_weight_decay:
+            param *= 1 - lr * weight_decay
+        else:
+            g = g + weight_decay * param  # a new array: p.grad is never written
+    lerp_(exp_avg, g, 1 - beta1)
+    exp_avg_sq *= beta2
+    sq = g * (1 - beta2)
+    sq *= g
+    exp_avg_sq += sq
+
+    bias_correction1 = 1 - beta1**step
+    bias_correction2 = 1 - beta2**step
+    step_size = lr / bias_correction1
+    bias_correction2_sqrt = bias_correction2**0.5
+    if max_exp_avg_sq is not None:
+        xp.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
+        denom = xp.sqrt(max_exp_avg_sq)
+    else:
+        denom = xp.sqrt(exp_avg_sq)
+    denom /= bias_correction2_sqrt
+    denom += eps
+    update = exp_avg * (-step_size)
+    update /= denom
+    param += update

@@ -1,0 +1,327 @@
+"""The Optimizer base class: parameter groups, per-parameter state, and (de)serialisation.
+
+An optimizer owns a list of *parameter groups*. Each group is a dict holding ``"params"`` (a list of
+tensors) and the hyper-parameters that apply to them (``"lr"``, ``"momentum"`` ...); options a group
+does not name come from the optimizer's ``defaults``. Per-parameter buffers (momentum, Adam's
+moments) live in ``optimizer.state[param]``, a dict keyed by the parameter itself (tensors hash by
+identity).
+
+Updates are array operations: a subclass's ``step`` reads ``p.grad._data`` and writes into
+``p._data`` with the array module (``xp``) of the parameter, so an optimizer step never builds an
+autograd graph. After writing, it bumps the parameter's version counter, so a backward that saved
+the old value refuses to run with the new one.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from itertools import chain
+from typing import Any
+
+from ..autograd.grad_mode import enable_grad
+from ..backend import device_of, get_array_module, to_device
+from ..tensor import Tensor
+
+
+class _RequiredParameter:
+    """Marks a default that every parameter group must set itself (``lr`` in some optimizers)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def _check_non_negative(name: str, value: Any) -> None:
+    """PyTorch's hyper-parameter check, with the name of the offending option in the message."""
+    try:
+        bad = not value >= 0.0  # also catches NaN
+    except TypeError:
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}") from None
+    if bad:
+        raise ValueError(f"Invalid {name}: {value} (must be >= 0)")
+
+
+def _typename(x: Any) -> str:
+    return f"{type(x).__module__}.{type(x).__qualname__}"
+
+
+class Optimizer:
+    """Base class of all optimizers.
+
+    Subclasses call ``super().__init__(params, defaults)`` and implement ``step``. ``params`` is an
+    iterable of tensors, of ``(name, tensor)`` pairs, or of dicts (parameter groups), as in
+    PyTorch; a bare tensor, a set, or an empty iterable is refused with an error saying why.
+    """
+
+    def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got a single {_typename(params)}: wrap it in a list, e.g. [w]"
+            )
+        if isinstance(params, (set, frozenset)):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets changes between runs: use a list instead"
+            )
+        try:
+            param_groups = list(params)
+        except TypeError:
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {_typename(params)} (use model.parameters())"
+            ) from None
+        if len(param_groups) == 0:
+            raise ValueError(
+                "optimizer got an empty parameter list: pass model.parameters() or a non-empty "
+                "list of tensors (a generator can only be consumed once)"
+            )
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Record that step() ran, so a scheduler stepped before its optimizer can warn (PyTorch
+        # does the same by patching the bound method; wrapping at class creation is simpler).
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "_records_call", False):
+
+            def recording_step(self, *args: Any, **kwargs: Any) -> Any:
+                self._opt_called = True
+                return step(self, *args, **kwargs)
+
+            recording_step.__doc__ = step.__doc__
+            recording_step.__name__ = "step"
+            recording_step.__qualname__ = step.__qualname__
+            recording_step._records_call = True
+            cls.step = recording_step
+
+    # ------------------------------------------------------------------ groups
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters (with its own options) to ``param_groups``.
+
+        Useful when fine-tuning: unfreeze a layer and give it its own learning rate.
+        """
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        if "params" not in param_group:
+            raise ValueError("a parameter group needs a 'params' entry")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, (set, frozenset)):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets changes between runs: use a list instead"
+            )
+        else:
+            params = list(params)
+        tensors, names = [], []
+        for p in params:
+            if isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str):
+                names.append(p[0])
+                p = p[1]
+            tensors.append(p)
+        if names and len(names) != len(tensors):
+            raise ValueError("all optimizer params should be with names or without; some lack one")
+        for p in tensors:
+            if not isinstance(p, Tensor):
+                raise TypeError(
+                    f"optimizer can only optimize Tensors, but one of the params is {_typename(p)}"
+                )
+            if not p.is_floating_point():
+                raise TypeError(
+                    f"optimizer can only optimize floating-point tensors, got one of dtype "
+                    f"{p.dtype.name}"
+                )
+            if not p.is_leaf:
+                raise ValueError(
+                    "can't optimize a non-leaf Tensor: optimize the leaf it was computed from, or "
+                    "use x.detach().requires_grad_()"
+                )
+        group = dict(param_group)
+        group["params"] = tensors
+        if names:
+            group["param_names"] = names
+        for name, default in self.defaults.items():
+            if default is required and name not in group:
+                raise ValueError(
+                    f"parameter group didn't specify a value of required optimization "
+                    f"parameter {name}"
+                )
+            group.setdefault(name, default)
+        for key in ("lr", "weight_decay", "eps", "momentum"):
+            if key in group and not isinstance(group[key], (bool, type(None))):
+                _check_non_negative(key, group[key])
+        ids = [id(p) for p in tensors]
+        if len(ids) != len(set(ids)):
+            raise ValueError("a parameter group contains the same parameter more than once")
+        taken = {id(p) for g in self.param_groups for p in g["params"]}
+        if taken.intersection(ids):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    # ------------------------------------------------------------------ gradients
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Clear every parameter's gradient: ``p.grad = None`` (the default, it frees memory), or
+        fill it with zeros when ``set_to_none=False``."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                    continue
+                if g.grad_fn is not None:
+                    g.detach_()
+                else:
+                    g.requires_grad = False
+                if g._data.flags.writeable:
+                    g._data.fill(0)
+                else:  # a read-only broadcast view: give it its own zeroed memory
+                    g._data = get_array_module(g._data).zeros_like(g._data)
+                g._bump_version()
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update the parameters once. ``closure`` re-evaluates the model and returns the loss
+        (needed by methods that look at the loss several times per step)."""
+        raise NotImplementedError
+
+    def _eval_closure(self, closure: Callable[[], Any] | None) -> Any:
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    def _params_with_grad(self, group: dict[str, Any]) -> list[Tensor]:
+        return [p for p in group["params"] if p.grad is not None]
+
+    # ------------------------------------------------------------------ state (de)serialisation
+    def state_dict(self) -> dict[str, Any]:
+        """``{"state": {index: {...}}, "param_groups": [{..., "params": [indices]}]}``.
+
+        Parameters are replaced by their position across all groups (0, 1, 2 ...), as in PyTorch,
+        so the dict can be loaded into a fresh optimizer over a fresh model. As in PyTorch, the
+        state tensors are the optimizer's own (not copies): save or deep-copy the dict before
+        training on if you want a snapshot.
+        """
+        index: dict[int, int] = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {
+            (index[id(k)] if isinstance(k, Tensor) else k): dict(v) for k, v in self.state.items()
+        }
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Load a dict made by ``state_dict``: options per group, and per-parameter state cast to
+        each parameter's dtype (floating state) and device. The loaded buffers are copies."""
+        if not isinstance(state_dict, dict) or not {"state", "param_groups"} <= state_dict.keys():
+            raise ValueError(
+                "optimizer state_dict must be a dict with 'state' and 'param_groups' entries "
+                "(as returned by optimizer.state_dict())"
+            )
+        saved_groups = state_dict["param_groups"]
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError(
+                f"loaded state dict has {len(saved_groups)} parameter groups, this optimizer has "
+                f"{len(self.param_groups)}"
+            )
+        for i, (mine, saved) in enumerate(zip(self.param_groups, saved_groups)):
+            if len(mine["params"]) != len(saved["params"]):
+                raise ValueError(
+                    f"loaded state dict's parameter group {i} has {len(saved['params'])} "
+                    f"parameters, this optimizer's has {len(mine['params'])}"
+                )
+        id_map = dict(
+            zip(
+                chain.from_iterable(g["params"] for g in saved_groups),
+                chain.from_iterable(g["params"] for g in self.param_groups),
+            )
+        )
+        state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
+        for key, value in state_dict["state"].items():
+            param = id_map.get(key)
+            if param is None:  # state that belongs to no parameter is kept as it is
+                state[key] = copy.deepcopy(value)
+            else:
+                state[param] = {k: _cast_state(param, k, v) for k, v in value.items()}
+        new_groups = []
+        for mine, saved in zip(self.param_groups, saved_groups):
+            group = copy.deepcopy({k: v for k, v in saved.items() if k != "params"})
+            group["params"] = mine["params"]
+            if "param_names" in mine and "param_names" not in group:
+                group["param_names"] = mine["param_names"]
+            new_groups.append(group)
+        self.__setstate__({"state": state, "param_groups": new_groups})
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        for group in self.param_groups:  # groups saved by an older version lack newer options
+            for name, default in self.defaults.items():
+                if default is not required:
+                    group.setdefault(name, default)
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__} ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            lines += [f"    {k}: {group[k]}" for k in sorted(group) if k != "params"]
+        return "\n".join(lines) + "\n)"
+
+
+def _cast_state(param: Tensor, key: str, value: Any) -> Any:
+    """A copy of one state entry on the parameter's device, floating tensors in its dtype.
+
+    ``step`` counters are left alone (PyTorch keeps them in float32 on the CPU whatever the
+    parameter's dtype, so an fp16 model does not round its step count).
+    """
+    if isinstance(value, Tensor):
+        arr = value._data
+        dev = device_of(param._data)
+        if device_of(arr) != dev:
+            arr = to_device(arr, dev)
+        if key != "step" and arr.dtype.kind in "fV" and arr.dtype != param._data.dtype:
+            arr = arr.astype(param._data.dtype)
+        elif arr is value._data:
+            arr = arr.copy()
+        return Tensor._make(arr, False)
+    if isinstance(value, dict):
+        return {k: _cast_state(param, k, v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_state(param, key, v) for v in value)
+    return copy.deepcopy(value)
+
+
+def lerp_(start: Any, end: Any, weight: float) -> None:
+    """``start <- start + weight * (end - start)``, in place, as PyTorch's ``lerp_`` computes it.
+
+    PyTorch switches formula at weight 0.5 (``end - (end - start) * (1 - weight)`` above it) so the
+    result is exact at both ends; we do the same, so moving averages round as they do there.
+    """
+    xp = get_array_module(start)
+    diff = end - start
+    if abs(weight) < 0.5:
+        diff *= weight
+        start += diff
+    else:
+        diff *= 1.0 - weight
+        xp.subtract(end, diff, out=start)

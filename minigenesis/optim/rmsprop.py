@@ -1,0 +1,134 @@
+"""RMSprop: divide the gradient by a running root-mean-square of recent gradients (Hinton)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..backend import Array, get_array_module
+from ..tensor import Tensor
+from .optimizer import Optimizer, _check_non_negative, lerp_
+
+
+class RMSprop(Optimizer):
+    r"""RMSprop as PyTorch computes it. For parameter ``p`` with gradient ``g``:
+
+    .. code-block:: text
+
+        g <- g + weight_decay * p                        (if weight_decay != 0)
+        s <- alpha * s + (1 - alpha) * g * g             (square_avg)
+        a <- a + (1 - alpha) * (g - a)                   (grad_avg, centered only)
+        r = sqrt(s - a * a) + eps   if centered   else   sqrt(s) + eps
+        b <- momentum * b + g / r;  p <- p - lr * b     (momentum > 0)
+        p <- p - lr * g / r                              (otherwise)
+
+    ``centered`` normalises by an estimate of the gradient's variance instead of its raw second
+    moment. There is no bias correction (unlike Adam). State per parameter: ``step``,
+    ``square_avg``, ``momentum_buffer`` (momentum > 0), ``grad_avg`` (centered).
+    """
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-2,
+        alpha: float = 0.99,
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+        momentum: float = 0.0,
+        centered: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+    ) -> None:
+        _check_non_negative("learning rate", lr)
+        _check_non_negative("epsilon value", eps)
+        _check_non_negative("momentum value", momentum)
+        _check_non_negative("weight_decay value", weight_decay)
+        _check_non_negative("alpha value", alpha)
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            alpha=alpha,
+            eps=eps,
+            centered=centered,
+            weight_decay=weight_decay,
+            maximize=maximize,
+            foreach=foreach,
+        )
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One RMSprop update of every parameter with a gradient; returns ``closure()``'s loss."""
+        loss = self._eval_closure(closure)
+        for group in self.param_groups:
+            momentum, centered = group["momentum"], group["centered"]
+            for p in self._params_with_grad(group):
+                state = self.state[p]
+                if len(state) == 0:
+                    xp = get_array_module(p._data)
+                    state["step"] = 0
+                    state["square_avg"] = Tensor._make(xp.zeros_like(p._data), False)
+                    if momentum > 0:
+                        state["momentum_buffer"] = Tensor._make(xp.zeros_like(p._data), False)
+                    if centered:
+                        state["grad_avg"] = Tensor._make(xp.zeros_like(p._data), False)
+                state["step"] += 1
+                buf = state.get("momentum_buffer") if momentum > 0 else None
+                grad_avg = state.get("grad_avg") if centered else None
+                rmsprop_update(
+                    p._data,
+                    p.grad._data,
+                    state["square_avg"]._data,
+                    None if grad_avg is None else grad_avg._data,
+                    None if buf is None else buf._data,
+                    lr=group["lr"],
+                    alpha=group["alpha"],
+                    eps=group["eps"],
+                    weight_decay=group["weight_decay"],
+                    momentum=momentum,
+                    maximize=group["maximize"],
+                )
+                p._bump_version()
+        return loss
+
+
+def rmsprop_update(
+    param: Array,
+    grad: Array,
+    square_avg: Array,
+    grad_avg: Array | None,
+    momentum_buffer: Array | None,
+    *,
+    lr: float,
+    alpha: float,
+    eps: float,
+    weight_decay: float,
+    momentum: float,
+    maximize: bool,
+) -> None:
+    """Apply one RMSprop step to the arrays, in place (``grad_avg`` given means centered)."""
+    xp = get_array_module(param)
+    g = -grad if maximize else grad
+    if weight_decay != 0:
+        g = g + weight_decay * param
+    square_avg *= alpha
+    sq = g * (1 - alpha)
+    sq *= g
+    square_avg += sq
+    if grad_avg is not None:
+        lerp_(grad_avg, g, 1 - alpha)
+        avg = grad_avg * -1.0
+        avg *= grad_avg
+        avg += square_avg
+        xp.sqrt(avg, out=avg)
+    else:
+        avg = xp.sqrt(square_avg)
+    avg += eps
+    if momentum_buffer is not None:
+        momentum_buffer *= momentum
+        momentum_buffer += g / avg
+        param += (-lr) * momentum_buffer
+    else:
+        update = g * (-lr)
+        update /= avg
+        param += update
