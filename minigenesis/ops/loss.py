@@ -1,0 +1,415 @@
+"""Losses: cross entropy, NLL, MSE, L1, binary cross entropy (on probabilities and on logits).
+
+Each loss is a short composition of ops whose forward is numerically stable:
+
+- cross_entropy = nll_loss(log_softmax(x)): log_softmax subtracts the row max before exp, so a
+  logit of 1000 gives a finite loss where softmax-then-log would give inf;
+- binary_cross_entropy_with_logits uses log sigmoid(x) = min(x, 0) - log(1 + e^-|x|), never
+  exp of a large positive number;
+- binary_cross_entropy clamps its logs at -100 (PyTorch's rule), so x = 0 or 1 gives a finite loss.
+
+Composing from ops means every loss has second derivatives for free. Weights and masks are
+constants (no gradient flows to ``weight``, as in PyTorch). Under autocast the inputs are promoted
+to float32 first: a loss sums many terms, which float16 would round badly.
+
+Reductions follow PyTorch exactly, including the weighted mean of nll_loss/cross_entropy:
+``sum_i w[t_i] l_i / sum_i w[t_i]`` over the samples whose target is not ``ignore_index``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..autograd.function import Op
+from ..autograd.grad_mode import state
+from ..backend import get_array_module
+from .activation import _f32
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+# ----------------------------------------------------------------------------------------------
+# Three small ops that the compositions below need
+# ----------------------------------------------------------------------------------------------
+class LogSigmoid(Op):
+    """y = log sigmoid(x) = min(x, 0) - log(1 + e^-|x|)  (stable for any x);
+    dy/dx = 1 - sigmoid(x) = sigmoid(-x)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        xp = get_array_module(x)
+        xf = _f32(x)
+        ctx.save_for_backward(x)
+        return (xp.minimum(xf, 0) - xp.log1p(xp.exp(-xp.abs(xf)))).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return gy * (-x).sigmoid()
+
+
+class PickClass(Op):
+    """y[n, d...] = x[n, t[n, d...], d...] where ``valid``, else 0: each sample's entry at its
+    target class (dim 1);   dL/dx = zeros with dL/dy placed at the picked entries."""
+
+    @staticmethod
+    def forward(ctx, x, target, valid):
+        xp = get_array_module(x)
+        ctx.target, ctx.valid, ctx.shape = target, valid, x.shape
+        y = xp.take_along_axis(x, xp.expand_dims(target, 1), axis=1).squeeze(1)
+        return xp.where(valid, y, xp.zeros((), dtype=y.dtype))
+
+    @staticmethod
+    def backward(ctx, gy):
+        return PlaceClass.apply(gy, ctx.target, ctx.valid, ctx.shape), None, None
+
+
+class PlaceClass(Op):
+    """x = zeros(shape) with x[n, t[n, d...], d...] = g[n, d...] where ``valid`` (the adjoint
+    of PickClass; each sample has one target, so no two values land on one entry);
+    dL/dg = PickClass(dL/dx)."""
+
+    @staticmethod
+    def forward(ctx, g, target, valid, shape):
+        xp = get_array_module(g)
+        ctx.target, ctx.valid = target, valid
+        n, c = shape[0], shape[1]
+        rest = int(np.prod(shape[2:], dtype=np.int64))
+        # flat position of (n, t, r) in a C-contiguous (N, C, R) array
+        sample = xp.arange(n).reshape((n,) + (1,) * (len(shape) - 2))
+        within = xp.arange(rest).reshape(shape[2:])
+        flat = (sample * c + target) * rest + within
+        out = xp.zeros(shape, dtype=g.dtype)
+        out.reshape(-1)[flat.reshape(-1)] = xp.where(valid, g, 0).reshape(-1)
+        return out
+
+    @staticmethod
+    def backward(ctx, gx):
+        return PickClass.apply(gx, ctx.target, ctx.valid), None, None, None
+
+
+class BinaryCrossEntropy(Op):
+    """l = -(y log x + (1 - y) log(1 - x)), each log clamped at -100;
+    dl/dx = (x - y) / max(x (1 - x), 1e-12),   dl/dy = log(1 - x) - log x = -logit(x)."""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        xp = get_array_module(x)
+        xf, yf = _f32(x), _f32(y)
+        with np.errstate(divide="ignore"):  # log(0) = -inf, then clamped
+            log_x = xp.maximum(xp.log(xf), -100)
+            log_1mx = xp.maximum(xp.log1p(-xf), -100)
+        ctx.save_for_backward(x, y)
+        return ((yf - 1) * log_1mx - yf * log_x).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gl):
+        x, y = ctx.saved_tensors
+        need_x, need_y = ctx.needs_input_grad
+        gx = gl * (x - y) / (x * (1 - x)).clamp(min=1e-12) if need_x else None
+        with np.errstate(divide="ignore"):
+            gy = gl * ((1 - x).log() - x.log()) if need_y else None  # unclamped, as PyTorch
+        return gx, gy
+
+
+# ----------------------------------------------------------------------------------------------
+# Helpers: argument checks, reductions, autocast
+# ----------------------------------------------------------------------------------------------
+def _reduction(size_average, reduce, reduction: str, name: str) -> str:
+    """PyTorch's legacy ``size_average``/``reduce`` flags, else ``reduction`` checked."""
+    if size_average is not None or reduce is not None:
+        if reduce is False:
+            return "none"
+        return "sum" if size_average is False else "mean"
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{name}: reduction must be 'none', 'mean' or 'sum', got {reduction!r}")
+    return reduction
+
+
+def _reduce(loss, reduction: str):
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def _float32_under_autocast(*tensors):
+    """Under autocast a loss computes in float32 (float16/bfloat16 inputs are promoted)."""
+    if state.autocast_dtype is None:
+        return tensors
+    return tuple(
+        t._cast(np.float32)
+        if t is not None and t._data.dtype.itemsize == 2 and t._data.dtype.kind in "fV"
+        else t
+        for t in tensors
+    )
+
+
+def _tensor(x, like, name: str):
+    """Targets given as arrays or lists become tensors on ``like``'s device."""
+    Tensor = type(like)
+    if x is None or isinstance(x, Tensor):
+        return x
+    from ..creation import as_array
+
+    try:
+        return Tensor._make(as_array(x, None, like.device), False)
+    except Exception as err:
+        raise TypeError(f"{name}: expected a Tensor, got {type(x).__name__}") from err
+
+
+def _same_shape(input, target, name: str, strict: bool) -> None:
+    if tuple(input.shape) == tuple(target.shape):
+        return
+    msg = (
+        f"{name}: target shape {tuple(target.shape)} differs from input shape {tuple(input.shape)}"
+    )
+    if strict:
+        raise ValueError(msg + ": they must be the same")
+    try:
+        np.broadcast_shapes(tuple(input.shape), tuple(target.shape))
+    except ValueError:
+        raise ValueError(msg + " and they cannot be broadcast together") from None
+    warnings.warn(msg + "; they are broadcast, which is likely not what you want", stacklevel=3)
+
+
+def _class_weight(weight, c: int, like, name: str):
+    if weight is None:
+        return None
+    weight = _tensor(weight, like, name)
+    if tuple(weight.shape) != (c,):
+        raise ValueError(
+            f"{name}: weight must have shape ({c},), one entry per class, got {tuple(weight.shape)}"
+        )
+    return weight
+
+
+def _check_class_target(input, target, name: str) -> None:
+    """Class-index targets: integer dtype and shape (N, d1, ...) for an (N, C, d1, ...) input."""
+    if target._data.dtype.kind not in "iu":
+        raise TypeError(
+            f"{name}: class-index targets must be an integer tensor (int64), got "
+            f"{target.dtype.name}"
+        )
+    expected = tuple(input.shape[:1] + input.shape[2:])
+    if tuple(target.shape) != expected:
+        raise ValueError(
+            f"{name}: for an input of shape {tuple(input.shape)} (N, C, d1, ...) the target must "
+            f"have shape {expected} (N, d1, ...), got {tuple(target.shape)}"
+        )
+
+
+# ----------------------------------------------------------------------------------------------
+# Losses over classes
+# ----------------------------------------------------------------------------------------------
+def _weighted_mean(total, w_t):
+    """total / sum_i w[t_i]. When every target is ignored that is 0/0: the value is NaN (as in
+    PyTorch) but the gradient is 0, so the division uses 1 and a constant NaN is added instead."""
+    xp = get_array_module(w_t._data)
+    w_sum = w_t._data.sum()
+    divisor = xp.where(w_sum > 0, w_sum, xp.ones((), dtype=w_sum.dtype))
+    offset = xp.where(w_sum > 0, xp.zeros((), w_sum.dtype), xp.full((), xp.nan, w_sum.dtype))
+    Tensor = type(total)
+    return total / Tensor._make(divisor, False) + Tensor._make(offset, False)
+
+
+def _nll(logp, target, weight, ignore_index: int, reduction: str, name: str):
+    """nll_loss on a batched (N, C, d...) input: the shared core of nll_loss and cross_entropy.
+    Returns (loss, per-sample weights w[t_i] (0 where ignored), valid mask)."""
+    xp = get_array_module(logp._data)
+    c = logp.shape[1]
+    t = target._data
+    valid = t != ignore_index
+    safe = xp.where(valid, t, 0)
+    lo, hi = (int(safe.min()), int(safe.max())) if safe.size else (0, 0)
+    if lo < 0 or hi >= c:
+        bad = lo if lo < 0 else hi
+        raise IndexError(
+            f"{name}: target {bad} is out of bounds: expected class indices in [0, {c}) "
+            f"or ignore_index={ignore_index}"
+        )
+    dtype = logp._data.dtype
+    if weight is None:
+        w_t = valid.astype(dtype)
+    else:
+        w_t = weight._data.astype(dtype)[safe] * valid
+    w_t = type(logp)._make(w_t, False)
+    loss = -PickClass.apply(logp, safe, valid)
+    if weight is not None:
+        loss = loss * w_t
+    if reduction == "none":
+        return loss, w_t, valid
+    total = loss.sum()
+    return (_weighted_mean(total, w_t) if reduction == "mean" else total), w_t, valid
+
+
+def _batched(input, target, name: str):
+    """An unbatched (C,) input with a 0-d target is treated as a batch of one."""
+    if input.ndim == 0:
+        raise ValueError(f"{name}: input must have a class dim, got a 0-d tensor")
+    if input.ndim == 1:
+        if target.ndim != 0 and target._data.dtype.kind in "iu":
+            raise ValueError(
+                f"{name}: for an unbatched input of shape {tuple(input.shape)} the class-index "
+                f"target must be 0-d, got shape {tuple(target.shape)}"
+            )
+        return input.unsqueeze(0), target.unsqueeze(0), True
+    return input, target, False
+
+
+def nll_loss(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+):
+    """l_i = -w[t_i] input[i, t_i] (input holds log-probabilities); 0 where t_i == ignore_index.
+    mean = sum_i l_i / sum_i w[t_i] over the non-ignored samples."""
+    reduction = _reduction(size_average, reduce, reduction, "nll_loss")
+    target = _tensor(target, input, "nll_loss")
+    (input,) = _float32_under_autocast(input)
+    x, t, unbatched = _batched(input, target, "nll_loss")
+    _check_class_target(x, t, "nll_loss")
+    weight = _class_weight(weight, x.shape[1], x, "nll_loss")
+    loss, _, _ = _nll(x, t, weight, ignore_index, reduction, "nll_loss")
+    return loss.squeeze(0) if unbatched and reduction == "none" else loss
+
+
+def cross_entropy(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+):
+    """Cross entropy of logits ``input`` (N, C, d...) against class indices (N, d...) or class
+    probabilities (N, C, d...).
+
+    Indices:  l_i = (1 - eps) nll_i + eps/C * s_i,  nll_i = -w[t_i] log p[i, t_i],
+              s_i = -sum_c w[c] log p[i, c]  (0 where ignored);  mean divides both sums by
+              sum_i w[t_i] (by the count of non-ignored samples when there is no weight).
+    Probabilities:  q = (1 - eps) target + eps/C,  l_i = -sum_c w[c] q[i, c] log p[i, c];
+              mean divides by the number of samples N*d1*... (not by the weights).
+    log p = log_softmax(input, dim=1), computed stably."""
+    name = "cross_entropy"
+    reduction = _reduction(size_average, reduce, reduction, name)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"{name}: label_smoothing must be in [0, 1], got {label_smoothing}")
+    target = _tensor(target, input, name)
+    (input,) = _float32_under_autocast(input)
+    x, t, unbatched = _batched(input, target, name)
+    c = x.shape[1]
+    weight = _class_weight(weight, c, x, name)
+    logp = x.log_softmax(dim=1)
+    w_b = None if weight is None else weight.reshape((1, c) + (1,) * (x.ndim - 2))
+    if w_b is not None and w_b._data.dtype != logp._data.dtype:
+        w_b = w_b._cast(logp._data.dtype)
+
+    if t._data.dtype.kind == "f" or t._data.dtype.kind == "V":  # class probabilities
+        if tuple(t.shape) != tuple(x.shape):
+            raise ValueError(
+                f"{name}: class-probability targets must have the input's shape "
+                f"{tuple(input.shape)}, got {tuple(target.shape)}"
+            )
+        q = t if t._data.dtype == logp._data.dtype else t._cast(logp._data.dtype)
+        if label_smoothing > 0:
+            q = q * (1 - label_smoothing) + label_smoothing / c
+        terms = logp * q if w_b is None else logp * q * w_b
+        loss = -terms.sum(dim=1)
+        loss = _reduce(loss, reduction)
+        return loss.squeeze(0) if unbatched and reduction == "none" else loss
+
+    _check_class_target(x, t, name)
+    nll, w_t, valid = _nll(logp, t, weight, ignore_index, reduction, name)
+    if label_smoothing > 0:
+        smooth = -(logp if w_b is None else logp * w_b).sum(dim=1)
+        smooth = smooth.masked_fill(~valid, 0.0)
+        if reduction != "none":
+            smooth = smooth.sum()
+        if reduction == "mean":  # w_t is the valid mask when there is no weight
+            smooth = _weighted_mean(smooth, w_t)
+        nll = (1 - label_smoothing) * nll + (label_smoothing / c) * smooth
+    return nll.squeeze(0) if unbatched and reduction == "none" else nll
+
+
+# ----------------------------------------------------------------------------------------------
+# Regression and binary losses
+# ----------------------------------------------------------------------------------------------
+def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    """l_i = (x_i - y_i)^2;   dl/dx = 2 (x - y)."""
+    reduction = _reduction(size_average, reduce, reduction, "mse_loss")
+    target = _tensor(target, input, "mse_loss")
+    _same_shape(input, target, "mse_loss", strict=False)
+    input, target = _float32_under_autocast(input, target)
+    diff = input - target
+    return _reduce(diff * diff, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    """l_i = |x_i - y_i|;   dl/dx = sign(x - y) (0 at x == y, as PyTorch)."""
+    reduction = _reduction(size_average, reduce, reduction, "l1_loss")
+    target = _tensor(target, input, "l1_loss")
+    _same_shape(input, target, "l1_loss", strict=False)
+    input, target = _float32_under_autocast(input, target)
+    return _reduce((input - target).abs(), reduction)
+
+
+def binary_cross_entropy(
+    input, target, weight=None, size_average=None, reduce=None, reduction: str = "mean"
+):
+    """l_i = -w_i (y_i log x_i + (1 - y_i) log(1 - x_i)), x a probability in [0, 1]; each log
+    is clamped at -100 so x = 0 or 1 stays finite (PyTorch's rule)."""
+    name = "binary_cross_entropy"
+    reduction = _reduction(size_average, reduce, reduction, name)
+    target = _tensor(target, input, name)
+    _same_shape(input, target, name, strict=True)
+    input, target = _float32_under_autocast(input, target)
+    x = input._data
+    if x.size and not bool(((x >= 0) & (x <= 1)).all()):
+        raise ValueError(
+            f"{name}: all elements of input should be between 0 and 1 (probabilities; for "
+            f"logits use binary_cross_entropy_with_logits)"
+        )
+    if target._data.dtype != x.dtype:
+        target = target._cast(x.dtype)
+    loss = BinaryCrossEntropy.apply(input, target)
+    if weight is not None:
+        loss = loss * _tensor(weight, input, name)
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    pos_weight=None,
+):
+    """l_i = -w_i (p y_i log sigmoid(x_i) + (1 - y_i) log(1 - sigmoid(x_i))), p = pos_weight
+        = w_i ((1 - y_i) x_i - (1 + (p - 1) y_i) log sigmoid(x_i))
+    (using log(1 - sigmoid(x)) = log sigmoid(x) - x), with the stable log sigmoid."""
+    name = "binary_cross_entropy_with_logits"
+    reduction = _reduction(size_average, reduce, reduction, name)
+    target = _tensor(target, input, name)
+    _same_shape(input, target, name, strict=True)
+    input, target = _float32_under_autocast(input, target)
+    if target._data.dtype != input._data.dtype:
+        target = target._cast(input._data.dtype)
+    log_sig = LogSigmoid.apply(input)
+    if pos_weight is None:
+        loss = (1 - target) * input - log_sig
+    else:
+        pos_weight = _tensor(pos_weight, input, name)
+        loss = (1 - target) * input - ((pos_weight - 1) * target + 1) * log_sig
+    if weight is not None:
+        loss = loss * _tensor(weight, input, name)
+    return _reduce(loss, reduction)
