@@ -25,7 +25,7 @@ N_OPS = 200
 def chain(x, lib_ops):
     """200 ops cycling through mul, add, tanh, sub, sigmoid (typical small-op mix)."""
     y = x
-    for i in range(N_OPS // 5):
+    for _ in range(N_OPS // 5):
         y = y * 1.01
         y = y + x
         y = lib_ops.tanh(y)

@@ -181,7 +181,7 @@ def _erf_numpy(x: np.ndarray) -> np.ndarray:
         term = term * (-x2) / n
         total += term / (2 * n + 1)
     out[small] = total * (2.0 / math.sqrt(math.pi))
-    # continued fraction (Lentz) for erfc(x) = exp(-x^2)/sqrt(pi) * 1/(x + 1/2/(x + 1/(x + 3/2/...)))
+    # continued fraction: erfc(x) = exp(-x^2) / sqrt(pi) / (x + (1/2) / (x + 1 / (x + ...)))
     xl = ax[~small]
     if xl.size:
         f = np.zeros_like(xl)

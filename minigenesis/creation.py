@@ -1,5 +1,6 @@
 """Making tensors: from data (``tensor``, ``from_numpy``), filled (``zeros``, ``full`` ...), ranges
-(``arange``, ``linspace``, ``eye``) and random draws (``rand``, ``randn``, ``randint``, ``randperm``).
+(``arange``, ``linspace``, ``eye``) and random draws (``rand``, ``randn``, ``randint``,
+``randperm``).
 
 Every function takes ``dtype=``, ``device=`` and ``requires_grad=`` where PyTorch does.
 """

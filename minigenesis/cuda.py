@@ -52,7 +52,7 @@ def memory_allocated(device: int | None = None) -> int:
 
 
 def max_memory_allocated(device: int | None = None) -> int:
-    """The largest ``memory_allocated()`` seen (CuPy's pool total is the upper bound we can read)."""
+    """The largest ``memory_allocated()`` seen (CuPy pool totals bound it from above)."""
     if not is_available():
         return 0
     pool = cupy_module().get_default_memory_pool()

@@ -1,4 +1,4 @@
-"""Automatic differentiation: the graph (Function), the backward pass, and the grad-mode switches."""
+"""Automatic differentiation: the graph (Function), the backward pass, the grad-mode switches."""
 
 from __future__ import annotations
 

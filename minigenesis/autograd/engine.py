@@ -88,7 +88,6 @@ def run_backward(
     (``Tensor.backward``). With ``inputs`` nothing accumulates: the gradients reaching those tensors
     are returned instead (``autograd.grad``).
     """
-    Tensor = _fn.Tensor
     buffers: dict[int, list] = {}
     roots = []
     for t, g in zip(tensors, grad_tensors):

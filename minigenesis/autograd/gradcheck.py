@@ -82,7 +82,7 @@ def gradcheck(
 ) -> bool:
     """Check backward against finite differences for every input that requires grad.
 
-    Returns True when ``|analytical - numerical| <= atol + rtol * |numerical|`` everywhere; otherwise
+    Returns True when ``|analytical - numerical| <= atol + rtol |numerical|`` everywhere; otherwise
     raises GradcheckError naming the input and the worst element (or returns False when
     ``raise_exception=False``).
     """
