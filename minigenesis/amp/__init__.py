@@ -12,7 +12,7 @@
 Which op runs in which dtype is ONE table: ``minigenesis/autocast_policy.py``.
 """
 
-from .. import autocast_policy as _autocast_policy
+from .. import autocast_policy  # noqa: F401  (installs the hook Function.apply calls)
 from .autocast_mode import (
     autocast,
     autocast_enabled_globally,
@@ -22,8 +22,6 @@ from .autocast_mode import (
 )
 from .grad_scaler import GradScaler, OptState
 from .underflow import UnderflowDemo, underflow_demo
-
-_autocast_policy.policy()  # resolve the table now: a misnamed op class fails at import, not later
 
 __all__ = [
     "GradScaler",
