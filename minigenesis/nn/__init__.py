@@ -1,1 +1,17 @@
 """Neural-network building blocks: Module, layers, losses, init and utilities (issue 3)."""
+
+# --- nn core (Module, containers, layers, init, utils)
+from . import functional, init, utils  # noqa: E402,F401
+from . import functional as F  # noqa: E402,F401
+from .activation import (  # noqa: E402,F401
+    GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh,
+)
+from .containers import ModuleDict, ModuleList, Sequential  # noqa: E402,F401
+from .dropout import Dropout  # noqa: E402,F401
+from .embedding import Embedding  # noqa: E402,F401
+from .flatten import Flatten, Unflatten  # noqa: E402,F401
+from .linear import Identity, Linear  # noqa: E402,F401
+from .module import Module  # noqa: E402,F401
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, RMSNorm  # noqa: E402,F401
+from .parameter import Parameter  # noqa: E402,F401
+# --- end nn core

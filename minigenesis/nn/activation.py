@@ -1,0 +1,197 @@
+"""Activation functions: functional forms (``F.relu``) and their Module wrappers (``nn.ReLU``).
+
+The math and its derivatives live in ``ops/activation.py``; this file gives them PyTorch's
+signatures (``inplace=``, ``dim=``, ``dtype=``, ``approximate=``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from .. import dtypes as _dt
+from ..tensor import Tensor
+from ..tensor_math import norm_dim
+from .module import Module
+
+
+def _inplace(x: Tensor, fn) -> Tensor:
+    """Write fn(x) into x (``inplace=True``): saves memory, but x's old values are gone."""
+    return x._inplace(fn)
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0)"""
+    return _inplace(input, lambda t: t.relu()) if inplace else input.relu()
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """x if x > 0 else negative_slope * x"""
+    from ..functions import where
+
+    def fn(t: Tensor) -> Tensor:
+        return where(t > 0, t, t * negative_slope)
+
+    return _inplace(input, fn) if inplace else fn(input)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """x Phi(x) (Phi the standard normal CDF); ``approximate="tanh"`` for the tanh formula."""
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return input.gelu(approximate)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """x sigmoid(x) (also called swish)"""
+    return _inplace(input, lambda t: t.silu()) if inplace else input.silu()
+
+
+def tanh(input: Tensor) -> Tensor:
+    return input.tanh()
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return input.sigmoid()
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + e^(beta x)) / beta, computed stably as relu(z) + log(1 + e^-|z|) over beta,
+    and x itself where beta x > threshold (as PyTorch)."""
+    from ..functions import where
+
+    z = input * beta
+    soft = (z.relu() + ((-z.abs()).exp() + 1).log()) / beta
+    return where(z > threshold, input, soft)
+
+
+def _implicit_dim(name: str, ndim: int) -> int:
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+        f"dim=X as an argument.",
+        stacklevel=3,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+    """e^x_i / sum_j e^x_j along ``dim`` (computed in ``dtype`` if given)."""
+    if dim is None:
+        dim = _implicit_dim("softmax", input.ndim)
+    x = input if dtype is None else input.to(_dt.to_dtype(dtype))
+    return x.softmax(norm_dim(dim, x.ndim)[0])
+
+
+def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+    """x_i - logsumexp(x) along ``dim`` (stable: never forms e^x for large x)."""
+    if dim is None:
+        dim = _implicit_dim("log_softmax", input.ndim)
+    x = input if dtype is None else input.to(_dt.to_dtype(dtype))
+    return x.log_softmax(norm_dim(dim, x.ndim)[0])
+
+
+# ---------------------------------------------------------------------------- modules
+class ReLU(Module):
+    """y = max(x, 0)"""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return relu(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class LeakyReLU(Module):
+    """y = x if x > 0 else negative_slope * x"""
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class GELU(Module):
+    """y = x Phi(x)"""
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input: Tensor) -> Tensor:
+        return gelu(input, self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate='{self.approximate}'"
+
+
+class SiLU(Module):
+    """y = x sigmoid(x)"""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return silu(input, self.inplace)
+
+
+class Tanh(Module):
+    """y = tanh(x)"""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input.tanh()
+
+
+class Sigmoid(Module):
+    """y = 1 / (1 + e^-x)"""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input.sigmoid()
+
+
+class Softplus(Module):
+    """y = log(1 + e^(beta x)) / beta"""
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, input: Tensor) -> Tensor:
+        return softplus(input, self.beta, self.threshold)
+
+
+class Softmax(Module):
+    """y = softmax(x) along ``dim``"""
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return softmax(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Module):
+    """y = log_softmax(x) along ``dim``"""
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return log_softmax(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"

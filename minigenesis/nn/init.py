@@ -1,0 +1,209 @@
+"""Weight initialisation: fill a tensor in place from a distribution (``nn.init.xavier_uniform_``).
+
+Why the scales matter: a layer y = W x with fan_in inputs sums fan_in terms, so Var(y) =
+fan_in * Var(W) * Var(x). Choosing Var(W) = gain^2 / fan_in keeps the signal's variance steady
+through a deep stack (Kaiming/He); averaging fan_in and fan_out balances forward signals and
+backward gradients (Xavier/Glorot). ``gain`` corrects for what the nonlinearity does to the
+variance (ReLU halves it: gain sqrt 2).
+
+Every function writes into ``tensor`` without recording a graph, draws from the minigenesis
+generator (so ``mg.manual_seed`` makes it reproducible), and returns the tensor.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..backend import get_array_module
+from ..random import _draw, fill_normal, fill_uniform, generator_for
+from ..tensor import Tensor
+
+_LINEAR_GAINS = {
+    "linear",
+    "identity",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+    "sigmoid",
+}
+
+
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
+    """The recommended gain for a nonlinearity (PyTorch's table): 1 for linear and sigmoid,
+    5/3 for tanh, sqrt 2 for relu, sqrt(2 / (1 + slope^2)) for leaky_relu, 3/4 for selu."""
+    if nonlinearity in _LINEAR_GAINS:
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            slope = 0.01
+        elif isinstance(param, (int, float)) and not isinstance(param, bool):
+            slope = param
+        else:
+            raise ValueError(f"negative_slope {param!r} is not a valid number")
+        return math.sqrt(2.0 / (1 + slope**2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"unsupported nonlinearity {nonlinearity!r}")
+
+
+def calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
+    """fan_in = in_features * receptive field, fan_out = out_features * receptive field, for a
+    weight laid out (out, in, *kernel) as Linear and Conv weights are."""
+    if tensor.ndim < 2:
+        raise ValueError(
+            f"fan in and fan out cannot be computed for a tensor with fewer than 2 dims "
+            f"(shape {tuple(tensor.shape)})"
+        )
+    receptive = 1
+    for n in tensor.shape[2:]:
+        receptive *= n
+    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+_calculate_fan_in_and_fan_out = calculate_fan_in_and_fan_out  # PyTorch's private spelling
+
+
+def _fan(tensor: Tensor, mode: str) -> int:
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"mode {mode!r} is not supported, use 'fan_in' or 'fan_out'")
+    fan_in, fan_out = calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def _check(tensor: Any, name: str) -> None:
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"nn.init.{name} expects a Tensor, got {type(tensor).__name__}")
+
+
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
+    """U(a, b)"""
+    _check(tensor, "uniform_")
+    fill_uniform(tensor, a, b, generator)
+    return tensor
+
+
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
+    """N(mean, std^2)"""
+    _check(tensor, "normal_")
+    fill_normal(tensor, mean, std, generator)
+    return tensor
+
+
+def trunc_normal_(
+    tensor: Tensor,
+    mean: float = 0.0,
+    std: float = 1.0,
+    a: float = -2.0,
+    b: float = 2.0,
+    generator: Any = None,
+) -> Tensor:
+    """N(mean, std^2) restricted to [a, b] (a and b are absolute bounds, as in PyTorch).
+
+    Drawn by rejection: sample, then redraw only the samples that fell outside, until none do.
+    Exact, and fast whenever [a, b] holds a fair share of the mass (the usual +-2 std holds 95%).
+    """
+    _check(tensor, "trunc_normal_")
+    if not a < b:
+        raise ValueError(f"trunc_normal_: need a < b, got a={a}, b={b}")
+    xp = get_array_module(tensor._data)
+    out = _draw("normal", (tensor.numel(),), tensor.dtype, xp, generator, 0.0, 1.0).astype(
+        "float64" if tensor.dtype.itemsize >= 8 else "float32"
+    )
+    out = out * std + mean
+    for _ in range(1000):
+        bad = xp.nonzero((out < a) | (out > b))[0]
+        if bad.size == 0:
+            break
+        gen = generator_for(xp, generator)
+        out[bad] = gen.standard_normal(int(bad.size), dtype=out.dtype) * std + mean
+    else:
+        raise RuntimeError(
+            f"trunc_normal_: [a, b] = [{a}, {b}] holds too little of N({mean}, {std}^2)"
+        )
+    tensor._data[...] = out.reshape(tensor.shape).astype(tensor._data.dtype)
+    tensor._bump_version()
+    return tensor
+
+
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    _check(tensor, "constant_")
+    return tensor.fill_(val)
+
+
+def zeros_(tensor: Tensor) -> Tensor:
+    _check(tensor, "zeros_")
+    return tensor.fill_(0)
+
+
+def ones_(tensor: Tensor) -> Tensor:
+    _check(tensor, "ones_")
+    return tensor.fill_(1)
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    """The identity matrix (2-D tensors)."""
+    if tensor.ndim != 2:
+        raise ValueError(f"eye_ needs a 2-D tensor, got shape {tuple(tensor.shape)}")
+    xp = get_array_module(tensor._data)
+    tensor._data[...] = xp.eye(*tensor.shape, dtype=tensor._data.dtype)
+    tensor._bump_version()
+    return tensor
+
+
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out)), so Var = gain^2 2 / (fan_in + fan_out)."""
+    _check(tensor, "xavier_uniform_")
+    fan_in, fan_out = calculate_fan_in_and_fan_out(tensor)
+    a = gain * math.sqrt(6.0 / (fan_in + fan_out))
+    return uniform_(tensor, -a, a, generator)
+
+
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out))."""
+    _check(tensor, "xavier_normal_")
+    fan_in, fan_out = calculate_fan_in_and_fan_out(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), generator)
+
+
+def kaiming_uniform_(
+    tensor: Tensor,
+    a: float = 0.0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: Any = None,
+) -> Tensor:
+    """U(-bound, bound), bound = gain * sqrt(3 / fan), gain = calculate_gain(nonlinearity, a)."""
+    _check(tensor, "kaiming_uniform_")
+    if 0 in tensor.shape:
+        return tensor
+    bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / _fan(tensor, mode))
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(
+    tensor: Tensor,
+    a: float = 0.0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: Any = None,
+) -> Tensor:
+    """N(0, std^2), std = gain / sqrt(fan)."""
+    _check(tensor, "kaiming_normal_")
+    if 0 in tensor.shape:
+        return tensor
+    std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    return normal_(tensor, 0.0, std, generator)
+
+
+# Old spellings without the trailing underscore, kept by PyTorch with a deprecation warning.
+uniform, normal, constant = uniform_, normal_, constant_
+xavier_uniform, xavier_normal = xavier_uniform_, xavier_normal_
+kaiming_uniform, kaiming_normal = kaiming_uniform_, kaiming_normal_

@@ -1,0 +1,87 @@
+"""Linear (fully connected) layer: y = x W^T + b, and Identity.
+
+The default initialisation is PyTorch's, so a model starts from the same distributions:
+W ~ U(-1/sqrt(in), 1/sqrt(in)) (which is ``kaiming_uniform_(W, a=sqrt(5))``) and
+b ~ U(-1/sqrt(in), 1/sqrt(in)).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import dtypes as _dt
+from ..creation import empty
+from ..ops import linear as L
+from ..tensor import Tensor
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """y = x W^T + b for x of shape (..., in_features), W (out_features, in_features)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"linear: input must be a Tensor, got {type(input).__name__}")
+    if weight.ndim != 2:
+        raise ValueError(f"linear: weight must be 2-D (out, in), got shape {tuple(weight.shape)}")
+    if input.ndim == 0:
+        raise ValueError("linear: input must have at least 1 dim")
+    # Mixed dtypes (a float16 input into a float32 layer) promote, as matmul does.
+    dt = _dt.promote_types(input.dtype, weight.dtype)
+    if not dt.is_floating_point:
+        raise TypeError(f"linear: expected floating-point input, got {input.dtype.name}")
+    x, w = input._cast(dt.numpy_dtype), weight._cast(dt.numpy_dtype)
+    if bias is not None and bias.shape != (weight.shape[0],):
+        raise ValueError(
+            f"linear: bias has shape {tuple(bias.shape)}, expected ({weight.shape[0]},)"
+        )
+    b = None if bias is None else bias._cast(dt.numpy_dtype)
+    return L.Linear.apply(x, w, b)
+
+
+class Linear(Module):
+    """y = x W^T + b with W: (out_features, in_features), b: (out_features,)."""
+
+    def __init__(
+        self,
+        in_features: int,
+        out_features: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        self.weight = Parameter(empty(out_features, in_features, dtype=dtype, device=device))
+        if bias:
+            self.bias = Parameter(empty(out_features, dtype=dtype, device=device))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.in_features
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return linear(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )
+
+
+class Identity(Module):
+    """y = x (a placeholder; accepts and ignores any constructor arguments)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+
+    def forward(self, input: Any) -> Any:
+        return input

@@ -1,0 +1,491 @@
+"""Module: the base class of every layer and model.
+
+A Module owns three kinds of things, each kept in its own ordered dict so traversal order is the
+order of assignment (which fixes the order of ``parameters()`` and of ``state_dict()`` keys):
+
+- ``_parameters``: Parameters (learned, ``requires_grad=True``);
+- ``_buffers``: Tensors that are state but not learned (BatchNorm's running mean);
+- ``_modules``: child Modules.
+
+``self.weight = Parameter(...)`` and ``self.fc = Linear(...)`` land in those dicts through
+``__setattr__``; reading ``self.weight`` back goes through ``__getattr__``, which Python only calls
+when normal attribute lookup fails, so ordinary attributes cost nothing extra.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
+
+from .. import dtypes as _dt
+from ..autograd.grad_mode import no_grad
+from ..backend import as_device, get_array_module, module_for, to_device
+from ..tensor import Tensor
+from .parameter import Parameter
+
+_hook_ids = itertools.count()
+
+
+class RemovableHandle:
+    """Returned by ``register_*_hook``: ``handle.remove()`` unregisters the hook."""
+
+    def __init__(self, hooks: dict, key: int) -> None:
+        self._hooks, self.id = hooks, key
+
+    def remove(self) -> None:
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.remove()
+
+
+class IncompatibleKeys(NamedTuple):
+    """What ``load_state_dict(strict=False)`` could not match."""
+
+    missing_keys: list
+    unexpected_keys: list
+
+
+class Module:
+    """Base class for layers: subclass it, assign parameters and submodules in ``__init__``, and
+    write ``forward``. Call the module (``model(x)``), not ``forward``, so hooks run."""
+
+    training: bool
+
+    def __init__(self) -> None:
+        # object.__setattr__: our own __setattr__ needs these dicts to exist already.
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent_buffers", set())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_forward_hooks", OrderedDict())
+        object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not (self._forward_pre_hooks or self._forward_hooks):
+            return self.forward(*args, **kwargs)
+        for hook in list(self._forward_pre_hooks.values()):
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+        output = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            result = hook(self, args, output)
+            if result is not None:
+                output = result
+        return output
+
+    # ------------------------------------------------------------------ registration
+    def __setattr__(self, name: str, value: Any) -> None:
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign a Parameter before Module.__init__() is called")
+            self._forget(name)
+            params[name] = value
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign a {type(value).__name__} to parameter '{name}' "
+                    f"(a Parameter or None is expected); to change its values use "
+                    f"`with mg.no_grad(): module.{name}.copy_(...)`"
+                )
+            params[name] = None
+        elif isinstance(value, Module):
+            modules = self.__dict__.get("_modules")
+            if modules is None:
+                raise AttributeError("cannot assign a Module before Module.__init__() is called")
+            self._forget(name)
+            modules[name] = value
+        elif name in self.__dict__.get("_modules", ()):
+            if value is not None:
+                raise TypeError(f"cannot assign a {type(value).__name__} to child module '{name}'")
+            self._modules[name] = None
+        elif name in self.__dict__.get("_buffers", ()):
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign a {type(value).__name__} to buffer '{name}'")
+            self._buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def _forget(self, name: str) -> None:
+        """Remove ``name`` from wherever it was registered before (it is being re-assigned)."""
+        self.__dict__.pop(name, None)
+        for d in ("_parameters", "_buffers", "_modules"):
+            self.__dict__[d].pop(name, None)
+        self._non_persistent_buffers.discard(name)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup fails: look in the registries.
+        d = self.__dict__
+        for registry in ("_parameters", "_buffers", "_modules"):
+            reg = d.get(registry)
+            if reg is not None and name in reg:
+                return reg[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        for registry in ("_parameters", "_buffers", "_modules"):
+            reg = self.__dict__.get(registry)
+            if reg is not None and name in reg:
+                del reg[name]
+                self._non_persistent_buffers.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self) -> list:
+        keys = list(super().__dir__())
+        keys += list(self._parameters) + list(self._buffers) + list(self._modules)
+        return sorted(set(keys))
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Register ``param`` (or None: a declared but absent parameter, like a missing bias)."""
+        _check_name(self, name, "parameter")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(
+                f"cannot register a {type(param).__name__} as parameter '{name}' "
+                f"(wrap it: nn.Parameter(tensor))"
+            )
+        self._forget(name)
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Register state that is not learned: saved in ``state_dict`` (unless ``persistent=False``)
+        and moved by ``to()``, but not returned by ``parameters()``."""
+        _check_name(self, name, "buffer")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot register a {type(tensor).__name__} as buffer '{name}'")
+        self._forget(name)
+        self._buffers[name] = tensor
+        if not persistent:
+            self._non_persistent_buffers.add(name)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Register ``module`` as the child ``name`` (what ``self.name = module`` does)."""
+        _check_name(self, name, "module")
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        self._forget(name)
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target: str) -> Module:
+        """The submodule at the dotted path ``target`` (``"encoder.layers.0"``)."""
+        mod = self
+        for part in target.split(".") if target else []:
+            if part not in mod._modules:
+                raise AttributeError(f"{type(mod).__name__} has no submodule '{part}' ({target})")
+            mod = mod._modules[part]
+        return mod
+
+    # ------------------------------------------------------------------ traversal
+    def named_modules(
+        self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Module]]:
+        """(name, module) for self and every descendant, depth first; a shared module once."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, child in self._modules.items():
+            if child is None:
+                continue
+            sub = prefix + ("." if prefix else "") + name
+            yield from child.named_modules(memo, sub, remove_duplicate)
+
+    def modules(self) -> Iterator[Module]:
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        seen = set()
+        for name, child in self._modules.items():
+            if child is not None and id(child) not in seen:
+                seen.add(id(child))
+                yield name, child
+
+    def children(self) -> Iterator[Module]:
+        for _, m in self.named_children():
+            yield m
+
+    def _named_members(
+        self, registry: str, prefix: str, recurse: bool, remove_duplicate: bool
+    ) -> Iterator[tuple[str, Any]]:
+        seen: set = set()
+        mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for mod_prefix, mod in mods:
+            for name, value in mod.__dict__[registry].items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                seen.add(id(value))  # a tied weight (one Parameter, two names) is listed once
+                yield mod_prefix + ("." if mod_prefix else "") + name, value
+
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
+        yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
+        yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    # ------------------------------------------------------------------ modes and gradients
+    def train(self, mode: bool = True) -> Module:
+        """Training mode (Dropout drops, BatchNorm uses batch statistics) for self and children."""
+        if not isinstance(mode, bool):
+            raise ValueError(f"train(mode) expects a bool, got {mode!r}")
+        for m in self.modules():
+            object.__setattr__(m, "training", mode)
+        return self
+
+    def eval(self) -> Module:
+        """Evaluation mode: ``train(False)``."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Turn gradient tracking of every parameter on or off (freezing a layer)."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget every parameter's gradient: ``grad = None`` (default, frees the memory), or
+        zeros with ``set_to_none=False``."""
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                p.grad = p.grad.detach()
+                p.grad.zero_()
+
+    def apply(self, fn: Callable[[Module], Any]) -> Module:
+        """Call ``fn(m)`` on every submodule (children first) and on self; e.g. custom init."""
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    # ------------------------------------------------------------------ hooks
+    def register_forward_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, args)`` runs before ``forward``; returning a value replaces the args."""
+        key = next(_hook_ids)
+        self._forward_pre_hooks[key] = hook
+        return RemovableHandle(self._forward_pre_hooks, key)
+
+    def register_forward_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, args, output)`` runs after ``forward``; returning a value replaces the
+        output (handy for printing activation statistics)."""
+        key = next(_hook_ids)
+        self._forward_hooks[key] = hook
+        return RemovableHandle(self._forward_hooks, key)
+
+    # ------------------------------------------------------------------ dtype and device
+    def _convert(self, fn: Callable[[Any], Any], floating_only: bool) -> Module:
+        """Replace the array of every parameter, gradient and buffer by ``fn(array)``, IN PLACE:
+        the Parameter objects stay the same, so an optimizer built before ``to()`` still holds
+        the model's parameters."""
+        seen: set = set()
+        for m in self.modules():
+            for t in itertools.chain(m._parameters.values(), m._buffers.values()):
+                if t is None or id(t) in seen:
+                    continue
+                seen.add(id(t))
+                if floating_only and not t.is_floating_point():
+                    continue
+                new = fn(t._data)
+                if new is t._data:
+                    continue
+                t._data = new
+                t._bump_version()  # a graph that saved the old values must not use the new ones
+                if t.grad is not None:
+                    t.grad = Tensor._make(fn(t.grad._data), False)
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)`` or ``to(tensor)``. A dtype applies
+        to floating-point parameters and buffers only (an integer counter stays an integer)."""
+        dtype = kwargs.pop("dtype", None)
+        dev = kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)
+        if kwargs:
+            raise TypeError(f"Module.to() got unexpected arguments {sorted(kwargs)}")
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype, dev = a.dtype, a.device
+            elif (
+                isinstance(a, _dt.DType)
+                or a in (float, int, bool)
+                or (isinstance(a, str) and a in _dt._BY_NAME)
+            ):
+                dtype = a
+            else:
+                dev = a
+        if dtype is not None:
+            dtype = _dt.to_dtype(dtype)
+            if not dtype.is_floating_point:
+                raise TypeError(f"Module.to() only accepts floating-point dtypes, got {dtype.name}")
+        if dev is not None:
+            dev = as_device(dev)
+            module_for(dev)  # a clear error for "cuda" without CuPy or a GPU
+            self._convert(lambda a: to_device(a, dev), floating_only=False)
+        if dtype is not None:
+            np_dtype = dtype.numpy_dtype
+            self._convert(
+                lambda a: a if a.dtype == np_dtype else a.astype(np_dtype), floating_only=True
+            )
+        return self
+
+    def cuda(self, device: Any = None) -> Module:
+        return self.to(
+            "cuda" if device is None else f"cuda:{device}" if isinstance(device, int) else device
+        )
+
+    def cpu(self) -> Module:
+        return self.to("cpu")
+
+    def half(self) -> Module:
+        return self.to(_dt.float16)
+
+    def float(self) -> Module:
+        return self.to(_dt.float32)
+
+    def double(self) -> Module:
+        return self.to(_dt.float64)
+
+    def bfloat16(self) -> Module:
+        return self.to(_dt.bfloat16)
+
+    # ------------------------------------------------------------------ state dict
+    def state_dict(
+        self, destination: dict | None = None, prefix: str = "", keep_vars: bool = False
+    ) -> OrderedDict:
+        """name -> tensor for every parameter and persistent buffer (``"0.weight"``), in
+        registration order. The tensors share memory with the model (detached unless
+        ``keep_vars``); saving copies them."""
+        if destination is None:
+            destination = OrderedDict()
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers:
+                destination[prefix + name] = b if keep_vars else b.detach()
+        for name, child in self._modules.items():
+            if child is not None:
+                child.state_dict(destination, prefix + name + ".", keep_vars)
+        return destination
+
+    def load_state_dict(
+        self, state_dict: dict, strict: bool = True, assign: bool = False
+    ) -> IncompatibleKeys:
+        """Copy values from ``state_dict`` INTO the existing parameters and buffers (cast to their
+        dtype and moved to their device), so an optimizer holding them keeps working.
+
+        Everything is checked before anything is copied. A shape mismatch is always an error;
+        with ``strict=True`` (the default) so are missing and unexpected keys. All problems are
+        reported together in one RuntimeError.
+        """
+        if not hasattr(state_dict, "items"):
+            raise TypeError(f"load_state_dict expects a dict, got {type(state_dict).__name__}")
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        if strict:
+            if unexpected:
+                errors.append(
+                    "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected)
+                )
+            if missing:
+                errors.append(
+                    "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing)
+                )
+        pairs = []
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                try:
+                    value = Tensor._make(get_array_module(target._data).asarray(value), False)
+                except (TypeError, ValueError):
+                    errors.append(f'"{key}" holds a {type(value).__name__}, not a tensor')
+                    continue
+            if tuple(value.shape) != tuple(target.shape):
+                errors.append(
+                    f"size mismatch for {key}: copying a param with shape {tuple(value.shape)} "
+                    f"from checkpoint, the shape in current model is {tuple(target.shape)}"
+                )
+                continue
+            pairs.append((target, value))
+        if errors:
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                + "\n\t".join(errors)
+            )
+        with no_grad():
+            for target, value in pairs:
+                src = to_device(value._data, target.device)
+                if assign:
+                    target._data = src.astype(target._data.dtype, copy=True)
+                else:
+                    target._data[...] = src.astype(target._data.dtype, copy=False)
+                target._bump_version()
+        return IncompatibleKeys(missing, unexpected)
+
+    # ------------------------------------------------------------------ printing
+    def extra_repr(self) -> str:
+        """The text inside the parentheses of ``repr`` (layers override it)."""
+        return ""
+
+    def __repr__(self) -> str:
+        lines = []
+        extra = self.extra_repr()
+        if extra:
+            lines = extra.split("\n")
+        for name, child in self._modules.items():
+            child_repr = repr(child).replace("\n", "\n  ")
+            lines.append(f"({name}): {child_repr}")
+        head = type(self).__name__ + "("
+        if not lines:
+            return head + ")"
+        if len(lines) == 1 and not self._modules:
+            return head + lines[0] + ")"
+        return head + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+def _check_name(module: Module, name: str, kind: str) -> None:
+    if "_parameters" not in module.__dict__:
+        raise AttributeError(f"cannot register a {kind} before Module.__init__() is called")
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string, got {type(name).__name__}")
+    if name == "" or "." in name:
+        raise KeyError(f'{kind} name can\'t be empty or contain ".", got "{name}"')
+    if hasattr(type(module), name) or name in module.__dict__:
+        raise KeyError(f"attribute '{name}' already exists (cannot register it as a {kind})")

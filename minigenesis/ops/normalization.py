@@ -1,0 +1,94 @@
+"""Normalisation as one fused op: LayerNorm, RMSNorm and BatchNorm's training step share it.
+
+Over the reduced ``axes`` (N elements per group):
+
+    mu   = mean(x)                      (0 for RMSNorm: ``center=False``)
+    r    = 1 / sqrt(mean((x - mu)^2) + eps)
+    xhat = (x - mu) * r
+    y    = xhat * w + b
+
+Written with separate ops, backward would keep five intermediate arrays alive; fused, it keeps
+x and the per-group statistics (mu, r) and uses the closed form
+
+    g    = dL/dy * w
+    dL/dx = r * (g - mean(g) - xhat * mean(g * xhat))     (drop mean(g) when center=False)
+    dL/dw = dL/dy * xhat,    dL/db = dL/dy                 (the engine sums them to w's shape)
+
+Float16/bfloat16 inputs are normalised in float32 and rounded once at the end, as PyTorch does.
+"""
+
+from __future__ import annotations
+
+from ..autograd.function import Op
+from ..autograd.grad_mode import is_grad_enabled
+from ..backend import get_array_module
+
+
+def _wide(x):
+    """2-byte floats are computed in float32; float32/float64 as they are."""
+    if x.dtype.itemsize == 2 and x.dtype.kind in "fV":
+        return x.astype(get_array_module(x).float32)
+    return x
+
+
+def normalize_stats(x, axes: tuple, center: bool):
+    """(mu, var) over ``axes``, keepdims, in at least float32 (mu is 0.0 when not centering)."""
+    xw = _wide(x)
+    if center:
+        mu = xw.mean(axis=axes, keepdims=True)
+        d = xw - mu
+        return mu, (d * d).mean(axis=axes, keepdims=True)
+    return 0.0, (xw * xw).mean(axis=axes, keepdims=True)
+
+
+class Normalize(Op):
+    """y = (x - mu) / sqrt(var + eps) * w + b over ``axes`` (see the module docstring).
+
+    ``w``/``b`` are None or already broadcastable to x. ``stats=(mu, var)`` passes statistics that
+    the caller computed (BatchNorm, which also needs them for its running averages)."""
+
+    @staticmethod
+    def forward(ctx, x, w, b, axes, eps, center, stats=None):
+        xp = get_array_module(x)
+        mu, var = stats if stats is not None else normalize_stats(x, axes, center)
+        r = 1.0 / xp.sqrt(var + eps)
+        y = (_wide(x) - mu) * r
+        if w is not None:
+            y *= w
+        if b is not None:
+            y += b
+        ctx.axes, ctx.eps, ctx.center = axes, eps, center
+        ctx.mu, ctx.r = mu, r
+        ctx.save_for_backward(x, w)
+        return y.astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gy):
+        x, w = ctx.saved_tensors
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        axes, center = ctx.axes, ctx.center
+        xw = x._cast(_wide(x._data).dtype)
+        if is_grad_enabled():
+            # create_graph=True: rebuild the statistics from x with Tensor ops, so that the
+            # gradient below is an exact function of x and second derivatives come out right.
+            mu = xw.mean(dim=axes, keepdim=True) if center else 0.0
+            d = xw - mu
+            r = ((d * d).mean(dim=axes, keepdim=True) + ctx.eps).rsqrt()
+        else:
+            T = type(x)
+            mu = T._make(ctx.mu, False) if center else 0.0
+            r = T._make(ctx.r, False)
+        xhat = (xw - mu) * r
+        gx = gw = gb = None
+        if need_x:
+            g = gy if w is None else gy * w
+            g = g._cast(xhat._data.dtype)
+            inner = g - xhat * (g * xhat).mean(dim=axes, keepdim=True)
+            if center:
+                inner = inner - g.mean(dim=axes, keepdim=True)
+            gx = r * inner
+        if need_w:
+            gw = gy * xhat
+        if need_b:
+            gb = gy
+        return gx, gw, gb, None, None, None, None

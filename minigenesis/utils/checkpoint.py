@@ -1,0 +1,260 @@
+"""Gradient checkpointing: trade compute for memory by recomputing activations in backward.
+
+Normally every op keeps what its backward needs (a Linear keeps its input, a Tanh its output), so
+the memory of a forward pass grows with depth. ``checkpoint(f, x)`` runs ``f`` under ``no_grad``,
+keeping only ``x``; when backward reaches it, ``f(x)`` is run again with recording on and
+backpropagated on the spot. Cut a deep network into k segments and only the k segment inputs (plus
+one segment's activations during its backward) are alive at once: the price is one extra forward.
+
+Two details make the recomputation *the same* computation:
+
+- randomness: the generator state is saved before the forward and restored for the recompute
+  (``preserve_rng_state=True``), so Dropout draws the same mask twice;
+- autocast: the recompute runs under the autocast setting the forward saw.
+
+How gradients get out. The segment's inputs are detached copies inside the recompute, so their
+gradients are read back and returned to the outer graph. Parameters used inside ``f`` are reached
+by the inner backward and accumulate into ``.grad`` there ("reentrant" checkpointing, as in
+PyTorch's ``use_reentrant=True``). Parameters of Modules passed as arguments (seed 004 passes a
+ModuleList) or of ``f`` itself (a Module, or a method of one) are also registered as inputs of the
+checkpoint node: that way the node is recorded even when ``x`` needs no gradient (a data batch),
+and their gradients are routed back through the outer graph, so ``mg.autograd.grad`` works too.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .. import random as _random
+from ..autograd.engine import run_backward
+from ..autograd.function import Function
+from ..autograd.grad_mode import enable_grad, state
+from ..tensor import Tensor
+
+_MISSING = object()
+
+
+# ---------------------------------------------------------------------------------------------
+# Saving and restoring the random generators
+# ---------------------------------------------------------------------------------------------
+def _copy_cuda_generators() -> dict | None:
+    """A copy of each CUDA generator created so far (None if CuPy's cannot be copied)."""
+    gens = _random._cuda_generators
+    if not gens:
+        return {}
+    try:
+        return {dev: copy.deepcopy(gen) for dev, gen in gens.items()}
+    except Exception as err:  # a CuPy version whose generators refuse to be copied
+        warnings.warn(
+            f"checkpoint: cannot save the CUDA random state ({err}); dropout on the GPU will "
+            f"not replay identically in the recomputation",
+            stacklevel=4,
+        )
+        return None
+
+
+def _get_rng() -> tuple:
+    """The CPU generator's state, and copies of the CUDA generators."""
+    return _random.get_rng_state(), _copy_cuda_generators()
+
+
+def _set_rng(saved: tuple) -> None:
+    cpu, cuda = saved
+    _random.set_rng_state(cpu)
+    if cuda is not None:
+        _random._cuda_generators.clear()
+        _random._cuda_generators.update({dev: copy.deepcopy(gen) for dev, gen in cuda.items()})
+
+
+# ---------------------------------------------------------------------------------------------
+# The autograd node
+# ---------------------------------------------------------------------------------------------
+class CheckpointFunction(Function):
+    """forward: ``run_function(*args)`` without recording. backward: recompute with recording,
+    backpropagate through the recomputed graph, hand back the gradients of the inputs."""
+
+    @staticmethod
+    def forward(ctx, run_function, preserve_rng_state, n_args, *inputs):
+        args, params = inputs[:n_args], inputs[n_args:]
+        ctx.run_function = run_function
+        ctx.preserve_rng_state = preserve_rng_state
+        ctx.n_args = n_args
+        ctx.n_params = len(params)
+        ctx.rng = _get_rng() if preserve_rng_state else None
+        ctx.params = params
+        ctx.autocast = state.autocast_dtype, state.autocast_hook
+        # Tensors are kept (saved, so an in-place change before backward is detected);
+        # everything else (Modules, numbers, None) is held as it is.
+        ctx.tensor_slots = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        ctx.others = [None if isinstance(a, Tensor) else a for a in args]
+        ctx.save_for_backward(*[args[i] for i in ctx.tensor_slots])
+        outputs = run_function(*args)
+        if isinstance(outputs, Tensor):
+            return outputs.detach()
+        if isinstance(outputs, tuple) and all(isinstance(o, Tensor) for o in outputs):
+            return tuple(o.detach() for o in outputs)
+        raise TypeError(
+            f"checkpoint: the function must return a Tensor or a tuple of Tensors, got "
+            f"{type(outputs).__name__}"
+        )
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        if state.grad_enabled:
+            raise RuntimeError(
+                "checkpoint does not support create_graph=True (double backward) in this engine"
+            )
+        saved = ctx.saved_tensors
+        args = list(ctx.others)
+        detached = []
+        for slot, t in zip(ctx.tensor_slots, saved):
+            d = Tensor._make(t._data, t.requires_grad)
+            args[slot] = d
+            detached.append(d)
+        # Recompute under the RNG and autocast state the forward saw; restore ours afterwards.
+        current_rng = _get_rng() if ctx.preserve_rng_state else None
+        own = state.__dict__
+        current_ac = own.get("autocast_dtype", _MISSING), own.get("autocast_hook", _MISSING)
+        try:
+            if ctx.rng is not None:
+                _set_rng(ctx.rng)
+            state.autocast_dtype, state.autocast_hook = ctx.autocast
+            with enable_grad():
+                outputs = ctx.run_function(*args)
+        finally:
+            _set_autocast(current_ac)
+            if current_rng is not None:
+                _set_rng(current_rng)
+        if isinstance(outputs, Tensor):
+            outputs = (outputs,)
+
+        roots, seeds = [], []
+        for out, g in zip(outputs, grad_outputs):
+            if isinstance(out, Tensor) and out.requires_grad and g is not None:
+                roots.append(out)
+                seeds.append(g)
+
+        # The registered parameters' gradients must come back through the outer graph (it
+        # accumulates them, or returns them to autograd.grad), not land in .grad here: park their
+        # current .grad and hooks while the inner backward runs, and take what it produced.
+        stash = [(p, p.grad, p._hooks) for p in ctx.params]
+        for p, _, _ in stash:
+            p.grad, p._hooks = None, None
+        try:
+            if roots:
+                run_backward(roots, seeds, False, False)
+        finally:
+            param_grads = []
+            for p, grad, hooks in stash:
+                param_grads.append(p.grad)
+                p.grad, p._hooks = grad, hooks
+
+        input_grads = [None] * ctx.n_args
+        for slot, d in zip(ctx.tensor_slots, detached):
+            input_grads[slot] = d.grad
+        return (None, None, None, *input_grads, *param_grads)
+
+
+def _set_autocast(saved: tuple) -> None:
+    """Put back this thread's own autocast fields; absent ones fall back to the process-wide
+    (class-level) setting, as ``mg.enable_autocast`` expects."""
+    for name, value in zip(("autocast_dtype", "autocast_hook"), saved):
+        if value is _MISSING:
+            state.__dict__.pop(name, None)
+        else:
+            setattr(state, name, value)
+
+
+def _module_params(objs: Sequence[Any]) -> list:
+    """Parameters (requiring grad) of the Modules among ``objs``, each once."""
+    from ..nn.module import Module
+
+    seen, out = set(), []
+    for obj in objs:
+        if obj is not None and not isinstance(obj, Module):
+            obj = getattr(obj, "__self__", None)  # a bound method of a Module
+        if isinstance(obj, Module):
+            for p in obj.parameters():
+                if p.requires_grad and id(p) not in seen:
+                    seen.add(id(p))
+                    out.append(p)
+    return out
+
+
+def checkpoint(
+    function: Callable,
+    *args: Any,
+    use_reentrant: bool | None = None,
+    preserve_rng_state: bool = True,
+    **kwargs: Any,
+) -> Any:
+    """``function(*args)``, without keeping its intermediate activations for backward: they are
+    recomputed when backward reaches this point. Returns what ``function`` returns (a Tensor or a
+    tuple of Tensors). Non-tensor arguments (Modules, numbers) are passed through.
+
+    ``use_reentrant`` is accepted for PyTorch compatibility; the behaviour is described in the
+    module docstring (it matches the reentrant variant, and also handles data inputs that need no
+    gradient when the parameters come in as Module arguments).
+    """
+    if kwargs:
+        raise ValueError(f"checkpoint: unexpected keyword arguments {sorted(kwargs)}")
+    if not state.grad_enabled:
+        return function(*args)  # nothing will be backpropagated: no reason to checkpoint
+    tensor_args = [a for a in args if isinstance(a, Tensor)]
+    params = _module_params([function, *args])
+    if not any(t.requires_grad for t in tensor_args) and not params:
+        warnings.warn(
+            "checkpoint: none of the inputs requires grad, and no Module was passed in: the "
+            "gradients of parameters used inside the function will be None. Pass the Module "
+            "as an argument, or make an input require grad.",
+            stacklevel=2,
+        )
+    return CheckpointFunction.apply(function, bool(preserve_rng_state), len(args), *args, *params)
+
+
+# A Python function cannot be a module, but mg.utils.checkpoint must be the function (seed 004
+# calls it). These attributes let PyTorch's spelling mg.utils.checkpoint.checkpoint(...) work too.
+checkpoint.checkpoint = checkpoint  # type: ignore[attr-defined]
+
+
+def checkpoint_sequential(
+    functions: Any,
+    segments: int,
+    input: Tensor,
+    use_reentrant: bool | None = None,
+    preserve_rng_state: bool = True,
+) -> Tensor:
+    """Run ``functions`` (a Sequential or a list of modules/callables) in ``segments`` pieces,
+    checkpointing every piece but the last (whose activations backward needs first anyway)."""
+    from ..nn.containers import Sequential
+
+    funcs = list(functions) if isinstance(functions, (Sequential, list, tuple)) else None
+    if funcs is None:
+        funcs = list(functions.children()) if hasattr(functions, "children") else list(functions)
+    if not funcs:
+        raise ValueError("checkpoint_sequential: no functions given")
+    if not 1 <= segments <= len(funcs):
+        raise ValueError(
+            f"checkpoint_sequential: segments must be between 1 and {len(funcs)}, got {segments}"
+        )
+    size = len(funcs) // segments
+    x = input
+    end = -1
+    for start in range(0, size * (segments - 1), size):
+        end = start + size - 1
+        x = checkpoint(
+            _run_segment, x, *funcs[start : end + 1], preserve_rng_state=preserve_rng_state
+        )
+    return _run_segment(x, *funcs[end + 1 :])
+
+
+def _run_segment(x: Any, *funcs: Callable) -> Any:
+    for f in funcs:
+        x = f(x)
+    return x
+
+
+checkpoint.checkpoint_sequential = checkpoint_sequential  # type: ignore[attr-defined]
