@@ -130,22 +130,32 @@ class Function:
             args = st.autocast_hook(cls, args)
 
         ctx = _new(cls)
+        grad_on = st.grad_enabled
         record = False
+        # One edge per argument: where its gradient goes (see _edge). Built first, so forward can
+        # ask ctx.needs_input_grad and save only what backward will need.
+        edges = []
         if cls._array_forward:
             inputs = []
             for a in args:
                 if isinstance(a, Tensor):
-                    if a.requires_grad:
-                        record = True
                     inputs.append(a._data)
+                    if grad_on and a.requires_grad:
+                        record = True
+                        edges.append(_edge(a))
+                        continue
                 else:
                     inputs.append(a)
+                edges.append(None)
         else:
             inputs = list(args)
-            record = any(isinstance(a, Tensor) and a.requires_grad for a in args)
-        record = record and st.grad_enabled
-        # Edges first, so forward can ask ctx.needs_input_grad and save only what backward needs.
-        ctx.next_edges = _edges(args) if record else [None] * len(args)
+            for a in args:
+                if grad_on and isinstance(a, Tensor) and a.requires_grad:
+                    record = True
+                    edges.append(_edge(a))
+                else:
+                    edges.append(None)
+        ctx.next_edges = edges
         if cls._array_forward:
             result = cls.forward(ctx, *inputs)
         else:
@@ -212,22 +222,14 @@ def _tensor_forward(cls, ctx: Function, inputs: list) -> Any:
     return arrays if isinstance(result, tuple) else arrays[0]
 
 
-def _edges(args: tuple) -> list:
-    """One edge per forward argument: (node or leaf tensor, output_nr, shape, dtype) for a tensor
-    that requires grad, None otherwise. Shape and dtype are what the engine reduces its gradient
-    to."""
-    edges = []
-    for a in args:
-        if isinstance(a, Tensor) and a.requires_grad:
-            fn = a.grad_fn
-            data = a._data
-            if fn is None:
-                edges.append((a, 0, data.shape, data.dtype))
-            else:
-                edges.append((fn, a._output_nr, data.shape, data.dtype))
-        else:
-            edges.append(None)
-    return edges
+def _edge(t: Any) -> tuple:
+    """Where the gradient of input ``t`` goes: (its node, or t itself for a leaf; output_nr;
+    shape; dtype). Shape and dtype are what the engine reduces and casts that gradient to."""
+    data = t._data
+    fn = t.grad_fn
+    if fn is None:
+        return (t, 0, data.shape, data.dtype)
+    return (fn, t._output_nr, data.shape, data.dtype)
 
 
 def _record(ctx: Function, args: tuple, inputs: list, raw: tuple, outs: Any) -> None:
