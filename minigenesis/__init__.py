@@ -36,6 +36,14 @@ __version__ = "0.1.0"
 # The layers above the Tensor. Each helper module adds its top-level names on its marker line.
 from . import nn, optim, utils  # noqa: E402
 from . import serialization  # noqa: E402
-# [serialization exports]
+from .serialization import (  # noqa: E402
+    CheckpointError, load, load_checkpoint, save, save_checkpoint,
+)
 from . import amp  # noqa: E402
+from .amp import autocast  # noqa: E402  (mg.autocast is mg.amp.autocast)
+import sys as _sys  # noqa: E402
+
+# `mg.enable_autocast = True` (seed 004) must switch autocast on for every thread: an assignment to
+# a plain module attribute runs no code, so the package module gets a class with a property for it.
+amp.autocast_mode.install_enable_autocast(_sys.modules[__name__])
 # [amp exports]

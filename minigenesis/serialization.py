@@ -1,1 +1,0 @@
-"""Checkpoints: safe, atomic, checksummed pickle-based save/load (issue 6)."""

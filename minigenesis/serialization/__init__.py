@@ -1,0 +1,107 @@
+"""Checkpoints: pickle-based ``save``/``load`` that is safe, atomic, checksummed and resumable.
+
+::
+
+    mg.save_checkpoint({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                        "rng": mg.get_rng_state(), "step": step}, "ckpt.pth")
+    ckpt = mg.load_checkpoint("ckpt.pth", map_location="cpu")
+
+- Any picklable object: nested dicts, lists, numbers, strings, tensors, NumPy arrays. Tensors keep
+  their dtype (float16/bfloat16 bit-exact), requires_grad and class (Parameter); GPU tensors are
+  copied to the host and come back to their GPU unless ``map_location`` says otherwise
+  (``location.py``).
+- The file: header, raw array bytes, pickle, index, CRC32 (``format.py``); a damaged file raises
+  ``CheckpointError`` naming the file and the damage, before anything is unpickled.
+- Safe by default: ``weights_only=True`` resolves only allow-listed globals (``pickling.py``).
+- Atomic: written to a temporary file, fsynced, then renamed over the target (``atomic.py``).
+- Large state dicts stream: array bytes go from the tensors to the file without an intermediate
+  copy, and on load each array is read straight into its final memory.
+
+Shared tensors (the same tensor or array object twice, e.g. tied weights) are stored once and come
+back shared. NumPy arrays come back as NumPy arrays (``map_location`` moves tensors only; a CuPy
+array outside a tensor comes back as a NumPy array).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+from typing import Any, BinaryIO
+
+from .atomic import atomic_write, sweep_stale_temps
+from .format import FORMAT_VERSION, CheckpointError, read_checkpoint, write_checkpoint
+from .location import make_placer
+from .pickling import (
+    CheckpointPickler,
+    CheckpointUnpickler,
+    UnsafeCheckpointError,
+    _rebuild_array,
+    _rebuild_located,
+    allowed_globals,
+)
+
+__all__ = [
+    "save",
+    "load",
+    "save_checkpoint",
+    "load_checkpoint",
+    "CheckpointError",
+    "UnsafeCheckpointError",
+    "FORMAT_VERSION",
+    "allowed_globals",
+    "sweep_stale_temps",
+]
+
+
+def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
+    """Write ``obj`` to ``f`` (a path, or a binary file opened for writing).
+
+    A path is written atomically: the old file (if any) stays intact until the new one is complete
+    on disk. A file object is written in place, from its current position.
+    """
+    if hasattr(f, "write"):
+        write_checkpoint(f, obj, CheckpointPickler)
+        return
+    with atomic_write(f) as out:
+        write_checkpoint(out, obj, CheckpointPickler)
+
+
+def load(
+    f: str | os.PathLike | BinaryIO, map_location: Any = None, weights_only: bool = True
+) -> Any:
+    """Read an object written by ``save``.
+
+    ``map_location``: where tensors land (None: where they were saved; "cpu", "cuda", an
+    ``mg.device``, a dict ``{"cuda:0": "cpu"}`` or ``fn(tensor, location)``).
+    ``weights_only=True`` (default) refuses any global outside the allow-list with
+    ``UnsafeCheckpointError``; pass False only for files you trust, since unpickling them can run
+    arbitrary code. A damaged file raises ``CheckpointError``; a missing one FileNotFoundError.
+    """
+    name = getattr(f, "name", None) if hasattr(f, "read") else os.fspath(f)
+    name = str(name) if name is not None else f"<{type(f).__name__}>"
+    place = make_placer(map_location, name)  # a bad map_location fails before any reading
+    if hasattr(f, "read"):
+        payload, buffers = read_checkpoint(f, name)
+    else:
+        with open(f, "rb", buffering=0) as fh:
+            payload, buffers = read_checkpoint(fh, name)
+    unpickler = CheckpointUnpickler(io.BytesIO(payload), buffers, name, weights_only, place)
+    try:
+        return unpickler.load()
+    except (pickle.UnpicklingError, EOFError) as err:
+        if isinstance(err, CheckpointError):
+            raise
+        raise CheckpointError(
+            f"{name}: the payload passed its checksum but cannot be "
+            f"unpickled ({err}); the file was not written by save()"
+        ) from err
+
+
+# The names the seeds use; identical behaviour.
+save_checkpoint = save
+load_checkpoint = load
+
+# Stable names for the pickle stream (see pickling._HOME).
+_rebuild_array = _rebuild_array
+_rebuild_located = _rebuild_located
