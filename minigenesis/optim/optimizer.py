@@ -45,6 +45,14 @@ def _check_non_negative(name: str, value: Any) -> None:
         raise ValueError(f"Invalid {name}: {value} (must be >= 0)")
 
 
+_CHECKED_OPTIONS = {
+    "lr": "learning rate",
+    "momentum": "momentum value",
+    "weight_decay": "weight_decay value",
+    "eps": "epsilon value",
+}
+
+
 def _typename(x: Any) -> str:
     return f"{type(x).__module__}.{type(x).__qualname__}"
 
@@ -159,9 +167,9 @@ class Optimizer:
                     f"parameter {name}"
                 )
             group.setdefault(name, default)
-        for key in ("lr", "weight_decay", "eps", "momentum"):
-            if key in group and not isinstance(group[key], (bool, type(None))):
-                _check_non_negative(key, group[key])
+        for key, label in _CHECKED_OPTIONS.items():
+            if key in group:
+                _check_non_negative(label, group[key])
         ids = [id(p) for p in tensors]
         if len(ids) != len(set(ids)):
             raise ValueError("a parameter group contains the same parameter more than once")
