@@ -193,7 +193,7 @@ def test_every_scheduler_state_round_trips(tmp_path, index):
     model = nn.Linear(2, 2)
     optimizer = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     scheduler = _schedulers(optimizer)[index]
-    for epoch in range(3):
+    for _ in range(3):
         optimizer.step()
         if isinstance(scheduler, lr_scheduler.ReduceLROnPlateau):
             scheduler.step(1.0)
