@@ -9,9 +9,10 @@ A source file is plain Python in the "percent" format that editors understand::
     # %%
     import minigenesis as mg
 
-Lines before the first ``# %%`` marker are ignored (a note for maintainers). The notebook that is
-written has no outputs and stable cell ids, so rebuilding an unchanged source changes nothing, and
-``tests/test_lessons_structure.py`` checks that every committed notebook matches its source.
+Lines before the first ``# %%`` marker are ignored (a ``#`` comment for maintainers: the source must
+stay valid Python for ruff). The notebook that is written has no outputs and stable cell ids, so
+rebuilding an unchanged source changes nothing, and ``tests/test_lessons_structure.py`` checks
+that every committed notebook matches its source.
 
     python lessons/_build/build.py            # every source
     python lessons/_build/build.py 01_tensors # one chapter

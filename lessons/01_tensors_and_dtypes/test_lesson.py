@@ -1,0 +1,125 @@
+"""Checks for chapter 1. Oracles: NumPy's and ml_dtypes' own float types, np.finfo, NumPy strides,
+and minigenesis's promotion table (PyTorch's rules)."""
+
+from __future__ import annotations
+
+import math
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import minigenesis as mg
+
+STORAGE = {"float32": (np.float32, np.uint32), "float16": (np.float16, np.uint16),
+           "bfloat16": (ml_dtypes.bfloat16, np.uint16)}  # fmt: skip
+
+
+def _bits_of(values: np.ndarray, fmt: str) -> list[int]:
+    float_type, uint_type = STORAGE[fmt]
+    return [int(b) for b in np.asarray(values, dtype=float_type).view(uint_type)]
+
+
+@pytest.mark.exercise("1.1")
+@pytest.mark.parametrize("fmt", ["float32", "float16", "bfloat16"])
+def test_float_fields_rebuild_the_value(impl, fmt):
+    values = np.array([1.0, -2.0, 0.1, 3.140625, 1000.0, -0.007812, 6.0e-5], dtype=np.float32)
+    e_bits, m_bits = impl.FORMATS[fmt]
+    bias = 2 ** (e_bits - 1) - 1
+    for bits, value in zip(_bits_of(values, fmt), np.asarray(values, STORAGE[fmt][0])):
+        sign, exponent, mantissa = impl.float_fields(bits, fmt)
+        assert 0 <= exponent < 2**e_bits and 0 <= mantissa < 2**m_bits and sign in (0, 1)
+        if exponent == 0:
+            rebuilt = (-1) ** sign * 2.0 ** (1 - bias) * mantissa / 2**m_bits
+        else:
+            rebuilt = (-1) ** sign * 2.0 ** (exponent - bias) * (1 + mantissa / 2**m_bits)
+        assert rebuilt == float(value), (fmt, hex(bits))
+
+
+@pytest.mark.exercise("1.1")
+def test_float_fields_known_patterns(impl):
+    assert impl.float_fields(0x3F800000, "float32") == (0, 127, 0)  # 1.0
+    assert impl.float_fields(0xC000, "float16") == (1, 16, 0)  # -2.0
+    assert impl.float_fields(0x7F80, "bfloat16") == (0, 255, 0)  # inf
+
+
+@pytest.mark.exercise("1.2")
+@pytest.mark.parametrize("fmt", ["float16", "bfloat16"])
+def test_decode_every_16_bit_pattern(impl, fmt):
+    float_type = STORAGE[fmt][0]
+    patterns = np.arange(2**16, dtype=np.uint32).astype(np.uint16)
+    with np.errstate(invalid="ignore"):  # NaN patterns
+        expected = patterns.view(float_type).astype(np.float64)
+    e_bits, m_bits = impl.FORMATS[fmt]
+    for bits in range(0, 2**16, 7):  # a third of a million calls is too slow; every 7th is plenty
+        sign, exponent = bits >> 15, (bits >> m_bits) & ((1 << e_bits) - 1)
+        got = impl.decode(sign, exponent, bits & ((1 << m_bits) - 1), fmt)
+        want = float(expected[bits])
+        if math.isnan(want):
+            assert math.isnan(got), hex(bits)
+        else:
+            assert got == want and math.copysign(1, got) == math.copysign(1, want), hex(bits)
+
+
+@pytest.mark.exercise("1.2")
+def test_decode_float32_specials(impl):
+    assert impl.decode(0, 0, 1, "float32") == float(np.finfo(np.float32).smallest_subnormal)
+    assert impl.decode(1, 255, 0, "float32") == -math.inf
+    assert math.copysign(1, impl.decode(1, 0, 0, "float32")) == -1.0
+
+
+@pytest.mark.exercise("1.3")
+def test_round_to_bfloat16_matches_minigenesis_cast(impl):
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal(5000) * 10.0 ** rng.integers(-30, 30, 5000)).astype(np.float32)
+    # exact ties (the low 16 bits are 0x8000), with even and odd kept parts
+    ties = (np.arange(1, 65, dtype=np.uint32) << 16 | 0x3F800000 | 0x8000).view(np.float32)
+    x = np.concatenate([x, ties, -ties, [np.finfo(np.float32).max, 0.0, -0.0]]).astype(np.float32)
+    want = mg.tensor(x).to(mg.bfloat16).float().numpy()
+    got = impl.round_to_bfloat16(x)
+    assert got.dtype == np.float32 and got.shape == x.shape
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.exercise("1.3")
+def test_round_to_bfloat16_is_not_truncation(impl):
+    x = np.array([1.0 + 2.0**-7 * 0.75], dtype=np.float32)  # 3/4 of the way to the next bf16
+    assert impl.round_to_bfloat16(x)[0] == np.float32(1.0 + 2.0**-7)
+
+
+@pytest.mark.exercise("1.4")
+@pytest.mark.parametrize("fmt", ["float32", "float16", "bfloat16"])
+def test_format_limits_match_finfo(impl, fmt):
+    info = ml_dtypes.finfo(STORAGE[fmt][0]) if fmt == "bfloat16" else np.finfo(STORAGE[fmt][0])
+    limits = impl.format_limits(fmt)
+    assert limits["max"] == float(info.max)
+    assert limits["tiny"] == float(info.smallest_normal)
+    assert limits["eps"] == float(info.eps)
+
+
+@pytest.mark.exercise("1.5")
+@pytest.mark.parametrize("shape", [(5,), (2, 3), (2, 3, 4), (4, 1, 7, 2), (1,), ()])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64])
+def test_contiguous_strides_match_numpy(impl, shape, dtype):
+    want = np.empty(shape, dtype=dtype).strides
+    assert tuple(impl.contiguous_strides(shape, np.dtype(dtype).itemsize)) == want
+
+
+NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64",
+         "float16", "bfloat16", "float32", "float64"]  # fmt: skip
+
+
+@pytest.mark.exercise("1.6")
+def test_promote_matches_minigenesis_for_every_pair(impl):
+    for a in NAMES:
+        for b in NAMES:
+            want = mg.promote_types(getattr(mg, a), getattr(mg, b)).name
+            assert impl.promote(a, b) == want, (a, b)
+
+
+@pytest.mark.exercise("1.6")
+def test_promote_quirks_documented_by_pytorch(impl):
+    assert impl.promote("float16", "bfloat16") == "float32"
+    assert impl.promote("uint8", "int8") == "int16"
+    assert impl.promote("bool", "uint8") == "uint8"
+    assert impl.promote("int64", "float16") == "float16"  # any float beats any integer

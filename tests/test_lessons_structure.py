@@ -1,0 +1,397 @@
+"""The course's shape: every chapter has its four files, exercises and solutions agree on names and
+signatures, every stub raises NotImplementedError naming its exercise and has checks, notebooks
+carry no outputs, and the learner-mode machinery (one-line reports, ``minigenesis lessons``) works.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import inspect
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSONS = ROOT / "lessons"
+CHAPTERS = sorted(
+    d for d in LESSONS.iterdir() if d.is_dir() and re.fullmatch(r"\d{2}_[a-z0-9_]+", d.name)
+)
+FILES = ("lesson.ipynb", "exercises.py", "solutions.py", "test_lesson.py")
+IDS = [d.name for d in CHAPTERS]
+STUB_MESSAGE = re.compile(r"Exercise (\d+)\.(\d+): \S")
+
+
+def _course():
+    spec = importlib.util.spec_from_file_location("lessons_course_helper", LESSONS / "_course.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+course = _course()
+
+
+def _stub_raises(tree: ast.AST) -> list[ast.Raise]:
+    """Every ``raise NotImplementedError(...)`` in a module."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            if isinstance(exc, ast.Name) and exc.id == "NotImplementedError":
+                out.append(node)
+    return out
+
+
+def _message(node: ast.Raise) -> str | None:
+    call = node.exc
+    if isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Constant):
+        return call.args[0].value if isinstance(call.args[0].value, str) else None
+    return None
+
+
+def _stub_numbers(chapter: Path) -> set[str]:
+    tree = ast.parse((chapter / "exercises.py").read_text(encoding="utf-8"))
+    numbers = set()
+    for node in _stub_raises(tree):
+        match = STUB_MESSAGE.match(_message(node) or "")
+        if match:
+            numbers.add(f"{match.group(1)}.{match.group(2)}")
+    return numbers
+
+
+def _marked_numbers(chapter: Path) -> set[str]:
+    tree = ast.parse((chapter / "test_lesson.py").read_text(encoding="utf-8"))
+    numbers = set()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "exercise"
+        ):
+            numbers.update(a.value for a in node.args if isinstance(a, ast.Constant))
+    return numbers
+
+
+def _public(module) -> dict:
+    """Functions and classes a module defines itself (not imports), without a leading _."""
+    return {
+        name: obj
+        for name, obj in vars(module).items()
+        if not name.startswith("_")
+        and (inspect.isfunction(obj) or inspect.isclass(obj))
+        and getattr(obj, "__module__", None) == module.__name__
+    }
+
+
+def _methods(cls: type) -> dict:
+    """The methods a class defines itself (public names and dunders such as __add__)."""
+    out = {}
+    for name, attr in vars(cls).items():
+        if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
+            continue
+        func = attr.__func__ if isinstance(attr, (staticmethod, classmethod)) else attr
+        if inspect.isfunction(func):
+            out[name] = func
+    return out
+
+
+def test_there_are_chapters():
+    assert len(CHAPTERS) >= 6, f"expected the course's chapters under {LESSONS}"
+    numbers = [int(d.name[:2]) for d in CHAPTERS]
+    assert numbers == list(range(1, len(numbers) + 1)), f"chapters must be numbered 01..: {IDS}"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_chapter_has_its_four_files(chapter: Path):
+    missing = [f for f in FILES if not (chapter / f).is_file()]
+    assert not missing, f"{chapter.name} lacks {missing}"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_exercises_and_solutions_have_the_same_names_and_signatures(chapter: Path):
+    ex = course.load_file(chapter / "exercises.py")
+    sol = course.load_file(chapter / "solutions.py")
+    ex_names, sol_names = _public(ex), _public(sol)
+    assert sorted(ex_names) == sorted(sol_names), f"{chapter.name}: public names differ"
+    for name, obj in ex_names.items():
+        other = sol_names[name]
+        assert inspect.isclass(obj) == inspect.isclass(other), f"{name}: class vs function"
+        if inspect.isfunction(obj):
+            assert str(inspect.signature(obj)) == str(inspect.signature(other)), name
+            continue
+        ex_methods, sol_methods = _methods(obj), _methods(other)
+        assert sorted(ex_methods) == sorted(sol_methods), f"{name}: methods differ"
+        for meth, func in ex_methods.items():
+            sig, sol_sig = inspect.signature(func), inspect.signature(sol_methods[meth])
+            assert str(sig) == str(sol_sig), f"{name}.{meth}"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_stubs_name_their_exercise(chapter: Path):
+    number = int(chapter.name[:2])
+    tree = ast.parse((chapter / "exercises.py").read_text(encoding="utf-8"))
+    raises = _stub_raises(tree)
+    for node in raises:
+        msg = _message(node)
+        match = STUB_MESSAGE.match(msg or "")
+        assert match and int(match.group(1)) == number, (
+            f"{chapter.name}/exercises.py line {node.lineno}: a stub must raise "
+            f'NotImplementedError("Exercise {number}.M: what to do"), got {msg!r}'
+        )
+    assert len(_stub_numbers(chapter)) >= 3, f"{chapter.name}: fewer than 3 exercises"
+    solutions = (chapter / "solutions.py").read_text(encoding="utf-8")
+    assert 'NotImplementedError("Exercise' not in solutions, f"{chapter.name}: unsolved solution"
+    for name in ("exercises.py", "solutions.py"):
+        tree = ast.parse((chapter / name).read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
+                assert ast.get_docstring(node), (
+                    f"{chapter.name}/{name}: {node.name} has no docstring"
+                )
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_every_exercise_has_checks(chapter: Path):
+    stubs, marked = _stub_numbers(chapter), _marked_numbers(chapter)
+    assert stubs - marked == set(), (
+        f"{chapter.name}: exercises without a @pytest.mark.exercise check: {sorted(stubs - marked)}"
+    )
+    assert marked - stubs == set(), f"{chapter.name}: checks for unknown exercises {marked - stubs}"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_pure_stubs_raise_their_exercise(chapter: Path):
+    """Call every stub whose body is only ``raise NotImplementedError(...)``: it must raise it."""
+    ex = course.load_file(chapter / "exercises.py")
+    tree = ast.parse((chapter / "exercises.py").read_text(encoding="utf-8"))
+    called = 0
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        body = [
+            s
+            for s in node.body
+            if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+        ]
+        if len(body) != 1 or body[0] not in _stub_raises(node):
+            continue
+        func = _find_function(ex, tree, node)
+        if func is None:
+            continue
+        params = [
+            p
+            for p in inspect.signature(func).parameters.values()
+            if p.default is inspect.Parameter.empty
+            and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        ]
+        with pytest.raises(NotImplementedError, match=rf"^Exercise {int(chapter.name[:2])}\.\d+"):
+            func(*[None] * len(params))
+        called += 1
+    assert called >= 1 or not _stub_numbers(chapter)
+
+
+def _find_function(module, tree: ast.Module, node: ast.FunctionDef):
+    """The callable for a FunctionDef: a module function, or a method bound to a bare instance."""
+    if node in tree.body:
+        return getattr(module, node.name, None)
+    for cls_node in tree.body:
+        if isinstance(cls_node, ast.ClassDef) and node in cls_node.body:
+            cls = getattr(module, cls_node.name, None)
+            attr = vars(cls).get(node.name) if cls is not None else None
+            if isinstance(attr, (staticmethod, classmethod)):
+                return getattr(cls, node.name)
+            try:
+                instance = cls.__new__(cls)
+            except Exception:
+                return None
+            return getattr(instance, node.name, None)
+    return None
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_notebook_has_no_outputs(chapter: Path):
+    path = chapter / "lesson.ipynb"
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    assert nb.get("nbformat") == 4, f"{path}: not an nbformat-4 notebook"
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert code, f"{path}: no code cells"
+    for i, cell in enumerate(code):
+        assert cell.get("outputs") == [], f"{path}: code cell {i} has outputs (run nbstripout)"
+        assert cell.get("execution_count") is None, f"{path}: code cell {i} has an execution count"
+    assert "widgets" not in nb.get("metadata", {}), f"{path}: widget state saved"
+    nbformat = pytest.importorskip("nbformat")
+    nbformat.validate(nbformat.reads(path.read_text(encoding="utf-8"), as_version=4))
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_notebook_matches_its_source(chapter: Path):
+    """Where a notebook is built from lessons/_build/NN_topic.py, it must be up to date."""
+    source = LESSONS / "_build" / f"{chapter.name}.py"
+    if not source.is_file():
+        pytest.skip("notebook written by hand")
+    spec = importlib.util.spec_from_file_location("lessons_build", LESSONS / "_build" / "build.py")
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    expected = build.render(build.notebook_from_source(source.read_text(encoding="utf-8")))
+    actual = (chapter / "lesson.ipynb").read_text(encoding="utf-8")
+    assert actual == expected, f"rebuild it: python lessons/_build/build.py {chapter.name}"
+
+
+def test_learner_mode_stubs_fail_every_check():
+    """With the stubs as shipped, no exercise of any chapter counts as done."""
+    from minigenesis import lessons_status as status
+
+    chapters = status.find_chapters(LESSONS)
+    records = status.run_checks(LESSONS, chapters, solutions=False)
+    assert records, "the learner-mode run produced no results"
+    for ch in chapters:
+        status.grade(ch, records, status.stub_numbers(ch.path / "exercises.py"))
+        assert ch.done == [], f"{ch.name}: exercises pass as stubs: {ch.done}"
+        assert ch.todo == ch.numbers, f"{ch.name}: {ch.failing} fail for another reason"
+
+
+# ----------------------------------------------------------------------------------------------
+# The machinery itself, on a tiny made-up course
+# ----------------------------------------------------------------------------------------------
+FAKE_EXERCISES = '''
+def double(x):
+    """Exercise 9.1: return 2 * x."""
+    raise NotImplementedError("Exercise 9.1: return 2 * x")
+
+
+def square(x):
+    """Exercise 9.2: return x * x."""
+    return x * x + 1  # a wrong answer
+
+
+def cube(x):
+    """Exercise 9.3: return x ** 3."""
+    return x ** 3
+'''
+
+FAKE_TESTS = """
+import pytest
+
+
+@pytest.mark.exercise("9.1")
+def test_double(impl):
+    assert impl.double(3) == 6
+
+
+@pytest.mark.exercise("9.1")
+def test_double_negative(impl):
+    assert impl.double(-3) == -6
+
+
+@pytest.mark.exercise("9.2")
+def test_square(impl):
+    assert impl.square(3) == 9
+
+
+@pytest.mark.exercise("9.3")
+def test_cube(impl):
+    assert impl.cube(2) == 8
+"""
+
+
+@pytest.fixture
+def fake_course(tmp_path: Path) -> Path:
+    lessons = tmp_path / "lessons"
+    chapter = lessons / "09_fake"
+    chapter.mkdir(parents=True)
+    shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
+    for name in ("conftest.py", "_course.py"):
+        shutil.copy(LESSONS / name, lessons / name)
+    (chapter / "exercises.py").write_text(FAKE_EXERCISES)
+    solutions = FAKE_EXERCISES.replace(
+        'raise NotImplementedError("Exercise 9.1: return 2 * x")', "return 2 * x"
+    ).replace(" + 1  # a wrong answer", "")
+    (chapter / "solutions.py").write_text(solutions)
+    (chapter / "test_lesson.py").write_text(FAKE_TESTS)
+    return lessons
+
+
+def _pytest(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("MINIGENESIS_SOLUTIONS", None)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_learner_mode_reports_one_line_per_exercise(fake_course: Path):
+    run = _pytest(["lessons"], fake_course.parent)
+    out = run.stdout
+    assert run.returncode == 1, out
+    lines = [ln for ln in out.splitlines() if ln.startswith("Exercise ")]
+    assert lines == ["Exercise 9.1 not done yet: return 2 * x  [2 checks]"], out
+    assert "NotImplementedError:" not in out and "Traceback" not in out, out
+    assert "1 failed, 1 passed, 2 todo" in out, out  # the wrong square still fails normally
+
+    run = _pytest(["--solutions", "lessons"], fake_course.parent)
+    assert run.returncode == 0 and "4 passed" in run.stdout, run.stdout
+
+
+def test_status_command_counts_done_todo_and_failing(fake_course: Path, capsys):
+    from minigenesis import lessons_status as status
+
+    assert status.main(["--path", str(fake_course)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"09_fake\s+1/3\s+to do: 9\.1\s+failing: 9\.2", out), out
+
+    assert status.main(["--path", str(fake_course), "--solutions"]) == 0
+    assert re.search(r"09_fake\s+3/3\s+done", capsys.readouterr().out)
+
+    assert status.main(["--path", str(fake_course), "--no-run"]) == 0
+    assert re.search(r"09_fake\s+2/3\s+to do: 9\.1", capsys.readouterr().out)
+
+    assert status.main(["--path", str(fake_course / "nowhere")]) == 2
+    assert "no lessons folder" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # two notebook kernels: ~10 s
+def test_notebook_stopped_by_a_stub_is_one_line(fake_course: Path):
+    pytest.importorskip("nbmake")
+    nbformat = pytest.importorskip("nbformat")
+    code = textwrap.dedent("""\
+        import sys; sys.path.insert(0, "..")
+        from _course import load
+        ex = load()
+        print(ex.double(21))""")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nbformat.write(nb, fake_course / "09_fake" / "lesson.ipynb")
+    run = _pytest(["--nbmake", "lessons/09_fake/lesson.ipynb"], fake_course.parent)
+    assert run.returncode == 1
+    assert "lesson.ipynb: Exercise 9.1 not done yet: return 2 * x" in run.stdout, run.stdout
+    run = _pytest(["--solutions", "--nbmake", "lessons/09_fake/lesson.ipynb"], fake_course.parent)
+    assert run.returncode == 0, run.stdout
+
+
+def test_course_helper_finds_chapters_and_switches_modes(monkeypatch):
+    first = CHAPTERS[0]
+    assert course.chapter_dir(first.name) == first
+    assert course.chapter_dir(str(int(first.name[:2]))) == first
+    monkeypatch.setenv("MINIGENESIS_SOLUTIONS", "1")
+    assert Path(course.load(first).__file__).name == "solutions.py"
+    monkeypatch.setenv("MINIGENESIS_SOLUTIONS", "0")
+    assert Path(course.load(first).__file__).name == "exercises.py"
+    with pytest.raises(FileNotFoundError, match="no chapter"):
+        course.chapter_dir("99_nothing")
