@@ -225,6 +225,19 @@ def autocast_hook(op: type, args: tuple) -> tuple:
     return cast_args(rule, args)
 
 
+def casts_to_float32(op: type, t: Any) -> bool:
+    """True when autocast is on for tensor ``t``'s device and ``op`` runs in float32 there.
+
+    ``tensor_math._binary`` asks before rounding a bfloat16 op's float32 result back to bfloat16
+    (NumPy upcasts ``bf16_array ** 2.0``; PyTorch keeps bfloat16): under autocast, ``pow`` is
+    float32 on purpose."""
+    setting = state.autocast_dtype
+    if setting is None:
+        return False
+    low = setting.cpu if isinstance(t._data, np.ndarray) else setting.cuda
+    return low is not None and rule_for(op) == FLOAT32
+
+
 def autocast_function(rule: str) -> Callable:
     """Decorator: make a Python function of several ops one policy unit.
 

@@ -1,0 +1,363 @@
+"""autocast: the cast policy per op class, nesting, decorator, threads, the global flag, the cast
+cache, and float32 gradients on float32 parameters."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+import minigenesis.nn.functional as F
+from minigenesis import autocast_policy as P
+from minigenesis.ops import activation as A
+from minigenesis.ops import elementwise as E
+from minigenesis.ops import linear as L
+from minigenesis.ops import matmul as M
+from minigenesis.ops import normalization as N
+from minigenesis.ops import reduce as R
+from minigenesis.ops import shape as S
+
+BF16, F16, F32, F64 = mg.bfloat16, mg.float16, mg.float32, mg.float64
+
+
+@pytest.fixture(autouse=True)
+def _global_flag_off():
+    """Every test starts and ends with the global flag off, whatever it did."""
+    mg.enable_autocast = False
+    yield
+    mg.enable_autocast = False
+
+
+def _t(*shape, dtype=F32, requires_grad=False):
+    return mg.randn(*shape).to(dtype).requires_grad_(requires_grad)
+
+
+# One call per op class of the policy table: (op class, function of the input dtype -> output).
+def _lower_cases():
+    return {
+        M.MatMul: lambda dt: _t(3, 4, dtype=dt) @ _t(4, 5, dtype=dt),
+        L.Linear: lambda dt: F.linear(_t(3, 4, dtype=dt), _t(5, 4, dtype=dt), _t(5, dtype=dt)),
+    }
+
+
+def _float32_cases():
+    pos = lambda dt: (mg.rand(3, 4) + 0.5).to(dt)  # noqa: E731  (log needs x > 0)
+    return {
+        A.Softmax: lambda dt: _t(3, 4, dtype=dt).softmax(-1),
+        A.LogSoftmax: lambda dt: _t(3, 4, dtype=dt).log_softmax(-1),
+        E.Exp: lambda dt: _t(3, 4, dtype=dt).exp(),
+        E.Log: lambda dt: pos(dt).log(),
+        E.Pow: lambda dt: pos(dt) ** 2.0,
+        R.Sum: lambda dt: _t(3, 4, dtype=dt).sum(),
+        R.Mean: lambda dt: _t(3, 4, dtype=dt).mean(dim=0),
+        R.Var: lambda dt: _t(3, 4, dtype=dt).var(dim=1),
+        R.LogSumExp: lambda dt: _t(3, 4, dtype=dt).logsumexp(dim=1),
+        N.Normalize: lambda dt: F.layer_norm(_t(3, 4, dtype=dt), (4,)),
+    }
+
+
+def _promote_cases():
+    # Called as ops directly, with mixed dtypes, so the hook (not Tensor-level promotion) decides.
+    def binary(op):
+        return lambda dt: op.apply(_t(3, 4, dtype=dt), _t(3, 4, dtype=F32))
+
+    return {
+        E.Add: binary(E.Add),
+        E.Sub: binary(E.Sub),
+        E.Mul: binary(E.Mul),
+        E.Div: binary(E.Div),
+        E.Maximum: binary(E.Maximum),
+        E.Minimum: binary(E.Minimum),
+        E.Where: lambda dt: E.Where.apply(
+            np.ones((3, 4), bool), _t(3, 4, dtype=dt), _t(3, 4, dtype=F32)
+        ),
+        S.Cat: lambda dt: S.Cat.apply(0, _t(3, 4, dtype=dt), _t(2, 4, dtype=F32)),
+    }
+
+
+def test_every_op_class_of_the_table_is_tested_here():
+    tested = {**_lower_cases(), **_float32_cases(), **_promote_cases()}
+    assert set(P.policy()) == set(tested)
+    for cls in tested:
+        expected = (
+            P.LOWER
+            if cls in _lower_cases()
+            else P.FLOAT32
+            if cls in _float32_cases()
+            else P.PROMOTE
+        )
+        assert P.rule_for(cls) == expected
+
+
+@pytest.mark.parametrize("cls", list(_lower_cases()), ids=lambda c: c.__name__)
+@pytest.mark.parametrize("low", [BF16, F16], ids=["bf16", "f16"])
+def test_lower_ops_run_in_the_low_dtype(cls, low):
+    fn = _lower_cases()[cls]
+    assert fn(F32).dtype is F32  # outside autocast: as it comes
+    with mg.autocast(dtype=low):
+        assert fn(F32).dtype is low
+        assert fn(F64).dtype is F64  # float64 is never cast (PyTorch)
+
+
+@pytest.mark.parametrize("cls", list(_float32_cases()), ids=lambda c: c.__name__)
+@pytest.mark.parametrize("low", [BF16, F16], ids=["bf16", "f16"])
+def test_float32_ops_run_in_float32(cls, low):
+    fn = _float32_cases()[cls]
+    assert fn(low).dtype is low  # outside autocast: the op keeps its input dtype
+    with mg.autocast(dtype=low):
+        assert fn(low).dtype is F32
+        assert fn(F32).dtype is F32
+        assert fn(F64).dtype is F64
+
+
+@pytest.mark.parametrize("cls", list(_promote_cases()), ids=lambda c: c.__name__)
+def test_promote_ops_widen_mixed_inputs(cls):
+    fn = _promote_cases()[cls]
+    with mg.autocast():
+        assert fn(BF16).dtype is F32
+        assert fn(F32).dtype is F32
+
+
+def test_ops_outside_the_table_keep_their_input_dtype():
+    x = _t(3, 4)
+    with mg.autocast():
+        h = x @ _t(4, 4)
+        assert h.dtype is BF16
+        assert h.relu().dtype is BF16  # a bf16 activation stays bf16 to the next matmul
+        assert h.tanh().dtype is BF16
+        assert h.reshape(2, 6).dtype is BF16
+        assert x.relu().dtype is F32  # nothing casts a float32 relu input
+        assert (h * 2.0).dtype is BF16  # a Python scalar does not widen
+
+
+def test_integer_tensors_are_never_cast():
+    idx = mg.tensor([[1, 2], [3, 4]])
+    with mg.autocast():
+        assert (idx @ idx).dtype is mg.int64
+        assert idx.sum().dtype is mg.int64
+
+
+def test_mixed_matmul_runs_in_the_low_dtype():
+    # A bf16 activation times a float32 weight: PyTorch's autocast casts both to bf16.
+    with mg.autocast():
+        h = _t(3, 4) @ _t(4, 4)
+        assert (h @ _t(4, 2)).dtype is BF16
+        assert F.linear(h, _t(2, 4), _t(2)).dtype is BF16
+
+
+def test_values_match_a_manual_cast():
+    x, w = _t(5, 7), _t(7, 3)
+    with mg.autocast():
+        y = x @ w
+    ref = x.bfloat16() @ w.bfloat16()
+    assert np.array_equal(y.float().numpy(), ref.float().numpy())
+
+
+# ---------------------------------------------------------------------------- nesting and regions
+def test_nesting_inner_disabled_and_inner_dtype():
+    x, w = _t(2, 3), _t(3, 2)
+    with mg.autocast():
+        assert (x @ w).dtype is BF16
+        with mg.autocast(enabled=False):
+            assert (x @ w).dtype is F32
+            with mg.autocast(dtype=F16):
+                assert (x @ w).dtype is F16
+            assert (x @ w).dtype is F32
+        assert (x @ w).dtype is BF16
+    assert (x @ w).dtype is F32
+    assert not mg.amp.is_autocast_enabled()
+
+
+def test_region_is_restored_after_an_exception():
+    with pytest.raises(ZeroDivisionError), mg.autocast():
+        1 / 0
+    assert (_t(2, 3) @ _t(3, 2)).dtype is F32
+
+
+def test_decorator():
+    @mg.autocast()
+    def forward(x, w):
+        return x @ w
+
+    @mg.autocast(enabled=False)
+    def exact(x, w):
+        return x @ w
+
+    x, w = _t(2, 3), _t(3, 2)
+    assert forward(x, w).dtype is BF16
+    assert (x @ w).dtype is F32
+    with mg.autocast():
+        assert exact(x, w).dtype is F32
+    assert forward.__name__ == "forward"
+
+
+def test_device_type_cuda_leaves_cpu_ops_alone():
+    x, w = _t(2, 3), _t(3, 2)
+    with mg.autocast("cuda"):
+        assert (x @ w).dtype is F32
+    with mg.autocast("cpu"):
+        assert (x @ w).dtype is BF16
+        assert mg.amp.get_autocast_dtype("cpu") is BF16
+        assert not mg.amp.is_autocast_enabled("cuda")
+
+
+def test_bad_arguments_name_what_is_wrong():
+    with pytest.raises(ValueError, match="float16 or minigenesis.bfloat16"):
+        mg.autocast(dtype=mg.float32)
+    with pytest.raises(ValueError, match="device_type"):
+        mg.autocast("tpu")
+    with pytest.raises(ValueError, match="rule"):
+        P.autocast_function("fast")
+
+
+def test_autocast_is_thread_local():
+    x, w = _t(2, 3), _t(3, 2)
+    inside, outside = threading.Barrier(2), {}
+
+    def worker():
+        inside.wait()  # the main thread is inside its autocast block now
+        outside["dtype"] = (x @ w).dtype
+        inside.wait()
+
+    t = threading.Thread(target=worker)
+    t.start()
+    with mg.autocast():
+        inside.wait()
+        inside.wait()
+        assert (x @ w).dtype is BF16
+    t.join()
+    assert outside["dtype"] is F32
+
+
+# ---------------------------------------------------------------------------- the global flag
+def test_global_flag_turns_autocast_on_in_every_thread():
+    x, w = _t(2, 3), _t(3, 2)
+    assert mg.enable_autocast is False
+    mg.enable_autocast = True
+    assert mg.enable_autocast is True
+    assert (x @ w).dtype is BF16
+    seen = {}
+    t = threading.Thread(target=lambda: seen.setdefault("dtype", (x @ w).dtype))
+    t.start()
+    t.join()
+    assert seen["dtype"] is BF16
+    with mg.autocast(enabled=False):  # a region still overrides it in its thread
+        assert (x @ w).dtype is F32
+    assert (x @ w).dtype is BF16  # and leaving it falls back to the global setting
+    mg.enable_autocast = False
+    assert (x @ w).dtype is F32
+
+
+def test_global_flag_set_inside_a_region_shows_after_it():
+    x, w = _t(2, 3), _t(3, 2)
+    with mg.autocast(enabled=False):
+        mg.enable_autocast = True
+        assert (x @ w).dtype is F32
+    assert (x @ w).dtype is BF16
+
+
+# ---------------------------------------------------------------------------- cast cache
+def _cast_node_of(y):
+    """The Cast node feeding a MatMul output's second operand."""
+    edge = y.grad_fn.next_edges[1]
+    return edge[0]
+
+
+def test_a_parameter_used_twice_is_cast_once():
+    w = _t(4, 3, requires_grad=True)
+    x1, x2 = _t(2, 4), _t(5, 4)
+    with mg.autocast():
+        y1, y2 = x1 @ w, x2 @ w
+        assert P.cache_size() == 1
+        assert _cast_node_of(y1) is _cast_node_of(y2)
+        assert isinstance(_cast_node_of(y1), E.Cast)
+        (y1.float().sum() + y2.float().sum()).backward()
+    assert P.cache_size() == 0  # dropped on exit
+    # both uses reach the float32 parameter: dL/dw = x1^T 1 + x2^T 1
+    ref = x1.numpy().sum(0)[:, None] + x2.numpy().sum(0)[:, None]
+    assert w.grad.dtype is F32
+    np.testing.assert_allclose(w.grad.numpy(), np.broadcast_to(ref, (4, 3)), rtol=0, atol=3e-2)
+
+
+def test_cache_sees_in_place_updates_and_new_regions():
+    w = _t(4, 3, requires_grad=True)
+    x = _t(2, 4)
+    with mg.autocast():
+        first = _cast_node_of(x @ w)
+        with mg.no_grad():
+            w.add_(1.0)  # a new version of w: its old cast is stale
+        second = _cast_node_of(x @ w)
+        assert first is not second
+        y = x @ w
+        assert _cast_node_of(y) is second
+        np.testing.assert_array_equal(
+            (y.float()).detach().numpy(), (x.bfloat16() @ w.detach().bfloat16()).float().numpy()
+        )
+    with mg.autocast():
+        assert _cast_node_of(x @ w) is not second
+
+
+def test_cache_skips_non_leaves_no_grad_and_disabled_cache():
+    w = _t(4, 3, requires_grad=True)
+    x = _t(2, 4)
+    with mg.autocast():
+        w2 = w * 1.0  # not a leaf
+        x @ w2
+        x @ w2
+        assert P.cache_size() == 0
+        with mg.no_grad():
+            x @ w
+        assert P.cache_size() == 0
+    with mg.autocast(cache_enabled=False):
+        assert _cast_node_of(x @ w) is not _cast_node_of(x @ w)
+        assert P.cache_size() == 0
+
+
+# ---------------------------------------------------------------------------- gradients
+def test_float32_parameters_get_float32_gradients():
+    mg.manual_seed(0)
+    x = _t(8, 6)
+    w1, b1 = _t(5, 6, requires_grad=True), _t(5, requires_grad=True)
+    w2 = _t(5, 3, requires_grad=True)
+
+    def loss_fn():
+        h = F.linear(x, w1, b1).relu()
+        return (h @ w2).log_softmax(-1).sum()
+
+    with mg.autocast():
+        loss = loss_fn()
+    assert loss.dtype is F32
+    loss.backward()
+    low = [p.grad.numpy().copy() for p in (w1, b1, w2)]
+    for p in (w1, b1, w2):
+        assert p.grad.dtype is F32
+        p.grad = None
+    loss_fn().backward()  # the float32 reference
+    for g_low, p in zip(low, (w1, b1, w2)):
+        err = np.linalg.norm(g_low - p.grad.numpy()) / np.linalg.norm(p.grad.numpy())
+        assert err < 3e-2
+
+
+def test_low_precision_leaf_gets_low_precision_gradient():
+    x = _t(3, 4, dtype=BF16, requires_grad=True)
+    with mg.autocast():
+        y = x.softmax(-1)  # runs in float32
+    assert y.dtype is F32
+    (y * mg.arange(4).float()).sum().backward()
+    assert x.grad.dtype is BF16
+
+
+# ---------------------------------------------------------------------------- composite ops
+def test_autocast_function_makes_a_composite_one_policy_unit():
+    def affine(x, w, b):
+        return x @ w + b  # matmul then bias add: two ops
+
+    fused = P.autocast_function(P.LOWER)(affine)
+    x, w, b = _t(2, 3), _t(3, 4), _t(4)
+    with mg.autocast():
+        assert affine(x, w, b).dtype is F32  # the float32 bias promotes the bf16 matmul result
+        assert fused(x, w, b).dtype is BF16
+        assert fused(x, w=w, b=b).dtype is BF16  # keyword tensors are cast too
+    assert fused(x, w, b).dtype is F32
