@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from . import autocast_policy as _autocast
 from . import dtypes as _dt
 from .autograd import function as _function
 from .autograd.grad_mode import no_grad, state
@@ -87,7 +88,7 @@ def _binary(op: Any, a: Any, b: Any) -> Any:
         raise ValueError(
             f"{op.__name__.lower()}: shapes {sa} and {sb} cannot be broadcast together"
         ) from None
-    if low is not None and out._data.dtype != low:
+    if low is not None and out._data.dtype != low and not _autocast.casts_to_float32(op, t):
         out = out._cast(low)
     return out
 
