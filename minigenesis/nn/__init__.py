@@ -15,3 +15,17 @@ from .module import Module  # noqa: E402,F401
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, RMSNorm  # noqa: E402,F401
 from .parameter import Parameter  # noqa: E402,F401
 # --- end nn core
+
+# --- conv, pooling, attention, losses (nn-B)
+from .attention import MultiheadAttention  # noqa: E402,F401
+from .conv import Conv2d  # noqa: E402,F401
+from .loss import (  # noqa: E402,F401
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+)
+from .pooling import AvgPool2d, MaxPool2d  # noqa: E402,F401
+# --- end conv, pooling, attention, losses

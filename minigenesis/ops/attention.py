@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from ..autocast_policy import LOWER, autocast_function
 from ..backend import get_array_module
 from ..random import bernoulli_mask
 
@@ -66,6 +67,7 @@ def attention(
     return weights @ value, weights
 
 
+@autocast_function(LOWER)
 def scaled_dot_product_attention(
     query,
     key,

@@ -9,8 +9,9 @@ Each loss is a short composition of ops whose forward is numerically stable:
 - binary_cross_entropy clamps its logs at -100 (PyTorch's rule), so x = 0 or 1 gives a finite loss.
 
 Composing from ops means every loss has second derivatives for free. Weights and masks are
-constants (no gradient flows to ``weight``, as in PyTorch). Under autocast the inputs are promoted
-to float32 first: a loss sums many terms, which float16 would round badly.
+constants (no gradient flows to ``weight``, as in PyTorch). Under autocast each loss is one
+FLOAT32 policy unit (``autocast_function``): float16/bfloat16 inputs are promoted to float32 first,
+since a loss sums many terms, which 2-byte floats would round badly.
 
 Reductions follow PyTorch exactly, including the weighted mean of nll_loss/cross_entropy:
 ``sum_i w[t_i] l_i / sum_i w[t_i]`` over the samples whose target is not ``ignore_index``.
@@ -22,8 +23,8 @@ import warnings
 
 import numpy as np
 
+from ..autocast_policy import FLOAT32, autocast_function
 from ..autograd.function import Op
-from ..autograd.grad_mode import state
 from ..backend import get_array_module
 from .activation import _f32
 
@@ -132,18 +133,6 @@ def _reduce(loss, reduction: str):
     if reduction == "mean":
         return loss.mean()
     return loss.sum() if reduction == "sum" else loss
-
-
-def _float32_under_autocast(*tensors):
-    """Under autocast a loss computes in float32 (float16/bfloat16 inputs are promoted)."""
-    if state.autocast_dtype is None:
-        return tensors
-    return tuple(
-        t._cast(np.float32)
-        if t is not None and t._data.dtype.itemsize == 2 and t._data.dtype.kind in "fV"
-        else t
-        for t in tensors
-    )
 
 
 def _tensor(x, like, name: str):
@@ -258,6 +247,7 @@ def _batched(input, target, name: str):
     return input, target, False
 
 
+@autocast_function(FLOAT32)
 def nll_loss(
     input,
     target,
@@ -271,7 +261,6 @@ def nll_loss(
     mean = sum_i l_i / sum_i w[t_i] over the non-ignored samples."""
     reduction = _reduction(size_average, reduce, reduction, "nll_loss")
     target = _tensor(target, input, "nll_loss")
-    (input,) = _float32_under_autocast(input)
     x, t, unbatched = _batched(input, target, "nll_loss")
     _check_class_target(x, t, "nll_loss")
     weight = _class_weight(weight, x.shape[1], x, "nll_loss")
@@ -279,6 +268,7 @@ def nll_loss(
     return loss.squeeze(0) if unbatched and reduction == "none" else loss
 
 
+@autocast_function(FLOAT32)
 def cross_entropy(
     input,
     target,
@@ -303,7 +293,6 @@ def cross_entropy(
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"{name}: label_smoothing must be in [0, 1], got {label_smoothing}")
     target = _tensor(target, input, name)
-    (input,) = _float32_under_autocast(input)
     x, t, unbatched = _batched(input, target, name)
     c = x.shape[1]
     weight = _class_weight(weight, c, x, name)
@@ -342,25 +331,26 @@ def cross_entropy(
 # ----------------------------------------------------------------------------------------------
 # Regression and binary losses
 # ----------------------------------------------------------------------------------------------
+@autocast_function(FLOAT32)
 def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
     """l_i = (x_i - y_i)^2;   dl/dx = 2 (x - y)."""
     reduction = _reduction(size_average, reduce, reduction, "mse_loss")
     target = _tensor(target, input, "mse_loss")
     _same_shape(input, target, "mse_loss", strict=False)
-    input, target = _float32_under_autocast(input, target)
     diff = input - target
     return _reduce(diff * diff, reduction)
 
 
+@autocast_function(FLOAT32)
 def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
     """l_i = |x_i - y_i|;   dl/dx = sign(x - y) (0 at x == y, as PyTorch)."""
     reduction = _reduction(size_average, reduce, reduction, "l1_loss")
     target = _tensor(target, input, "l1_loss")
     _same_shape(input, target, "l1_loss", strict=False)
-    input, target = _float32_under_autocast(input, target)
     return _reduce((input - target).abs(), reduction)
 
 
+@autocast_function(FLOAT32)
 def binary_cross_entropy(
     input, target, weight=None, size_average=None, reduce=None, reduction: str = "mean"
 ):
@@ -370,7 +360,6 @@ def binary_cross_entropy(
     reduction = _reduction(size_average, reduce, reduction, name)
     target = _tensor(target, input, name)
     _same_shape(input, target, name, strict=True)
-    input, target = _float32_under_autocast(input, target)
     x = input._data
     if x.size and not bool(((x >= 0) & (x <= 1)).all()):
         raise ValueError(
@@ -385,6 +374,7 @@ def binary_cross_entropy(
     return _reduce(loss, reduction)
 
 
+@autocast_function(FLOAT32)
 def binary_cross_entropy_with_logits(
     input,
     target,
@@ -401,7 +391,6 @@ def binary_cross_entropy_with_logits(
     reduction = _reduction(size_average, reduce, reduction, name)
     target = _tensor(target, input, name)
     _same_shape(input, target, name, strict=True)
-    input, target = _float32_under_autocast(input, target)
     if target._data.dtype != input._data.dtype:
         target = target._cast(input._data.dtype)
     log_sig = LogSigmoid.apply(input)

@@ -1,0 +1,126 @@
+"""Loss modules: thin holders of the options of the functions in ``ops/loss.py`` (``F.*``).
+
+As in PyTorch, a class ``weight`` (and BCEWithLogitsLoss's ``pos_weight``) is registered as a
+buffer: it follows ``model.to(...)`` and appears in ``state_dict()``, but is not learned.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ops import loss as L
+from ..tensor import Tensor
+from .module import Module
+
+
+class _Loss(Module):
+    def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean"):
+        super().__init__()
+        self.reduction = L._reduction(size_average, reduce, reduction, type(self).__name__)
+
+    def extra_repr(self) -> str:
+        return "" if self.reduction == "mean" else f"reduction={self.reduction!r}"
+
+
+class _WeightedLoss(_Loss):
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average: Any = None,
+        reduce: Any = None,
+        reduction: str = "mean",
+    ):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    """Cross entropy of logits (N, C, d...) against class indices (N, d...) or probabilities
+    (N, C, d...); see ``F.cross_entropy``."""
+
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average: Any = None,
+        ignore_index: int = -100,
+        reduce: Any = None,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise ValueError(f"label_smoothing must be in [0, 1], got {label_smoothing}")
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return L.cross_entropy(
+            input,
+            target,
+            self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )
+
+
+class NLLLoss(_WeightedLoss):
+    """-log-probability of the target class; see ``F.nll_loss``."""
+
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average: Any = None,
+        ignore_index: int = -100,
+        reduce: Any = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return L.nll_loss(
+            input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction
+        )
+
+
+class MSELoss(_Loss):
+    """(x - y)^2, reduced; see ``F.mse_loss``."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return L.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    """|x - y|, reduced; see ``F.l1_loss``."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return L.l1_loss(input, target, reduction=self.reduction)
+
+
+class BCELoss(_WeightedLoss):
+    """Binary cross entropy of probabilities in [0, 1]; see ``F.binary_cross_entropy``."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return L.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Binary cross entropy of logits (sigmoid built in, numerically stable); see
+    ``F.binary_cross_entropy_with_logits``."""
+
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        size_average: Any = None,
+        reduce: Any = None,
+        reduction: str = "mean",
+        pos_weight: Tensor | None = None,
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return L.binary_cross_entropy_with_logits(
+            input, target, self.weight, reduction=self.reduction, pos_weight=self.pos_weight
+        )
