@@ -262,6 +262,8 @@ class TensorMath:
 
     # ------------------------------------------------------------------ reductions
     def sum(self, dim=None, keepdim: bool = False, dtype=None):
+        if dtype is None and self._data.dtype.kind in "biu":
+            dtype = _dt.int64  # as PyTorch: bool and integer sums accumulate in int64
         x = self if dtype is None else self.to(dtype)
         return R.Sum.apply(x, norm_dim(dim, self.ndim), keepdim)
 
