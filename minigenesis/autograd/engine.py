@@ -14,6 +14,7 @@ back to the input's dtype, so no op has to repeat that logic.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from sys import getrefcount as _getrefcount
 from typing import Any
 
 from ..backend import get_array_module
@@ -117,6 +118,7 @@ def run_backward(
                 if grads is None or grads[0] is None:
                     continue
                 g = _run_hooks(vertex._hooks, grads[0])
+                grads = None  # drop our reference, so _accumulate can tell if g is shared
                 if capture is not None:
                     slot = capture.get((id(vertex), 0))
                     if slot is not None:
@@ -149,6 +151,7 @@ def run_backward(
                 deps[key] = left
                 if left == 0:
                     ready.append(nxt)
+            in_grads = g = None  # as above: keep no stale references to gradients
 
     if results is not None and not allow_unused:
         for i, r in enumerate(results):
@@ -231,11 +234,26 @@ def _run_hooks(hooks: list | None, g: Any) -> Any:
 
 
 def _accumulate(leaf: Any, g: Any, create_graph: bool) -> None:
-    """leaf.grad += g. The first gradient is copied: it may share memory with other gradients
-    (``a + b`` hands the same array to both), and ``p.grad.data.div_(s)`` must not change them."""
+    """leaf.grad += g.
+
+    The first gradient becomes ``leaf.grad``. It is copied unless nothing else can see it: ``a + b``
+    hands the same gradient to both inputs, and ``p.grad.data.div_(s)`` on one must not change the
+    other. "Nothing else" is read off reference counts (as PyTorch's AccumulateGrad does with
+    use_count): the array must own its memory, and only ``g`` (held by the engine and by this
+    call) may point to it. A fresh matmul output is taken as it is, saving a copy per parameter.
+    """
     if create_graph:
         leaf.grad = g if leaf.grad is None else leaf.grad + g
     elif leaf.grad is None:
-        leaf.grad = _fn.Tensor._make(g._data.copy(), False)
+        arr = g._data
+        # references: g's own, `arr` here, getrefcount's argument / engine's `g`, this call's, argument
+        owned = (
+            getattr(arr, "base", None) is None
+            and _getrefcount(arr) <= 3
+            and _getrefcount(g) <= 4
+            and getattr(arr, "flags", None) is not None
+            and arr.flags.writeable
+        )
+        leaf.grad = _fn.Tensor._make(arr if owned else arr.copy(), False)
     else:
         leaf.grad = _fn.Tensor._make(leaf.grad._data + g._data, False)
