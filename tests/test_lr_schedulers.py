@@ -454,3 +454,91 @@ def test_one_cycle_sets_momentum_and_refuses_extra_steps():
         sched.step()
     with pytest.raises(ValueError, match="Tried to step 11 times"):
         sched.step()
+
+
+def test_reduce_on_plateau_hand_computed():
+    opt = make_opt(mg)  # base lrs 0.1 and 0.03
+    sched = S.ReduceLROnPlateau(opt, factor=0.5, patience=2, threshold=0.1, cooldown=1, min_lr=0.02)
+    metrics = [1.0, 0.95, 0.95, 0.95, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8]
+    got = []
+    for m in metrics:
+        sched.step(m)
+        got.append(list(sched.get_last_lr()))
+    # epoch 1 sets best=1.0; 0.95 is not below 1.0 * (1 - 0.1), so epochs 2-4 are bad and the
+    # third bad epoch (> patience=2) halves the lr (group 1 stops at min_lr). Epoch 5 improves
+    # (and is the cooldown epoch); epochs 6-8 are bad -> halve; epoch 9 is cooldown; 10-12 bad,
+    # and the last halving stops at min_lr = 0.02.
+    want = [[0.1, 0.03]] * 3 + [[0.05, 0.02]] * 4 + [[0.025, 0.02]] * 4 + [[0.02, 0.02]]
+    np.testing.assert_allclose(got, want, rtol=1e-15)
+    assert sched.best == 0.8
+
+
+def test_reduce_on_plateau_max_mode_abs_threshold_and_tensor_metric():
+    opt = make_opt(mg)
+    sched = S.ReduceLROnPlateau(
+        opt, mode="max", factor=0.1, patience=0, threshold=0.5, threshold_mode="abs"
+    )
+    sched.step(mg.tensor(1.0))  # a one-element tensor works as the metric
+    sched.step(1.4)  # not above 1.0 + 0.5: bad, and patience 0 -> reduce
+    assert sched.get_last_lr() == pytest.approx([0.01, 0.003])
+    sched.step(2.0)  # above 1.5: improves
+    assert sched.get_last_lr() == pytest.approx([0.01, 0.003]) and sched.best == 2.0
+
+
+@pytest.mark.parametrize(
+    "mode, threshold_mode", [("min", "rel"), ("min", "abs"), ("max", "rel"), ("max", "abs")]
+)
+def test_reduce_on_plateau_matches_pytorch(mode, threshold_mode):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    # a noisy curve that flattens out, so improvements and plateaus both happen
+    metrics = 1.0 / (1 + np.arange(150) / 10) + 0.02 * rng.standard_normal(150)
+    if mode == "max":
+        metrics = -metrics
+    trajectories = []
+    for lib, L in ((mg, S), (torch, torch.optim.lr_scheduler)):
+        opt = make_opt(lib)
+        sched = L.ReduceLROnPlateau(
+            opt,
+            mode=mode,
+            factor=0.7,
+            patience=3,
+            threshold=0.01,
+            threshold_mode=threshold_mode,
+            cooldown=2,
+            min_lr=[1e-3, 1e-4],
+        )
+        out = []
+        for m in metrics:
+            opt.step()
+            sched.step(float(m))
+            out.append(list(sched.get_last_lr()) + [sched.num_bad_epochs, sched.cooldown_counter])
+        trajectories.append(np.array(out))
+    assert len(np.unique(trajectories[0][:, 0])) > 3
+    np.testing.assert_allclose(trajectories[0], trajectories[1], rtol=1e-15)
+
+
+def test_reduce_on_plateau_resume_and_verbose(capsys):
+    metrics = [1.0] * 30
+    opt = make_opt(mg)
+    full = S.ReduceLROnPlateau(opt, patience=3)
+    full_lrs = []
+    for m in metrics:
+        full.step(m)
+        full_lrs.append(list(full.get_last_lr()))
+    opt = make_opt(mg)
+    first = S.ReduceLROnPlateau(opt, patience=3, verbose=True)
+    for m in metrics[:10]:
+        first.step(m)
+    assert "reducing learning rate of group 0 to 1.0000e-02" in capsys.readouterr().out
+    opt_state = pickle.loads(pickle.dumps(opt.state_dict()))
+    sched_state = pickle.loads(pickle.dumps(first.state_dict()))
+    opt2 = make_opt(mg)
+    second = S.ReduceLROnPlateau(opt2, patience=3)
+    opt2.load_state_dict(opt_state)
+    second.load_state_dict(sched_state)
+    rest = []
+    for m in metrics[10:]:
+        second.step(m)
+        rest.append(list(second.get_last_lr()))
+    assert rest == full_lrs[10:]
