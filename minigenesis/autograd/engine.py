@@ -246,7 +246,8 @@ def _accumulate(leaf: Any, g: Any, create_graph: bool) -> None:
         leaf.grad = g if leaf.grad is None else leaf.grad + g
     elif leaf.grad is None:
         arr = g._data
-        # references: g's own, `arr` here, getrefcount's argument / engine's `g`, this call's, argument
+        # array refs: g's, `arr`, getrefcount's argument; tensor refs: the engine's, ours, argument
+        # (+1 that CPython holds while calling): anything more is someone else's
         owned = (
             getattr(arr, "base", None) is None
             and _getrefcount(arr) <= 3

@@ -8,8 +8,8 @@ Calling ``SomeOp.apply(x, y)`` does three things (DeZero's ``Function.__call__``
    ``ctx`` object that forward saw, so what forward saved is there for ``backward``.
 
 Backward is written with **Tensor** ops (not raw arrays). With ``create_graph=False`` the engine
-runs it under ``no_grad`` and those ops just compute; with ``create_graph=True`` they record a graph of
-their own, which is how second derivatives work, for every op, with no extra code.
+runs it under ``no_grad`` and those ops just compute; with ``create_graph=True`` they record a
+graph of their own, which is how second derivatives work, for every op, with no extra code.
 
 Two flavours share this class:
 
