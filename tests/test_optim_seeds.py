@@ -438,8 +438,10 @@ for epoch in range(num_epochs):
 
         if batch_idx % 100 == 0:
             current_lr = scheduler.get_last_lr()
-            print(f'轮次: {epoch}, 批次: {batch_idx}, LR: {current_lr:.6f}, 损失: {loss.item():.4f}')
-""",
+"""
+    # the seed's print line, split in two literals only to fit the line-length limit
+    "            print(f'轮次: {epoch}, 批次: {batch_idx}, LR: {current_lr:.6f}, "
+    "损失: {loss.item():.4f}')\n",
     lambda ns: math.isclose(ns["scheduler"].get_last_lr()[0], 0.001 * 6 / 1000),
 )
 
