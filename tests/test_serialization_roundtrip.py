@@ -309,3 +309,27 @@ def test_gpu_tensors_round_trip_and_map(tmp_path):
     assert sorted(locations) == ["cpu", "cuda:0", "cuda:0"]
     by_device = mg.load(path, map_location=mg.device("cuda", 0))
     assert by_device["c"].device == mg.device("cuda:0")
+
+
+def test_save_streams_and_load_makes_one_copy(tmp_path):
+    """Saving never holds a second copy of the arrays (they go out of band, straight to the file);
+    loading allocates each array once, in its final place. tracemalloc sees NumPy's buffers."""
+    import tracemalloc
+
+    state = {f"layer{i}.weight": mg.zeros(256, 1024) for i in range(16)}  # 16 MiB
+    state["embed"] = mg.zeros(1024, 1024, dtype=mg.bfloat16)  # 2 MiB, bf16 too
+    nbytes = sum(t.numel() * t.element_size() for t in state.values())
+    path = tmp_path / "big.ckpt"
+    tracemalloc.start()
+    try:
+        mg.save(state, path)
+        save_peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        loaded = mg.load(path)
+        load_peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert save_peak < nbytes / 16, f"save peaked at {save_peak} bytes for {nbytes} of arrays"
+    assert load_peak < 1.05 * nbytes, f"load peaked at {load_peak} bytes for {nbytes} of arrays"
+    assert loaded["embed"].dtype is mg.bfloat16 and loaded["layer3.weight"].shape == (256, 1024)
