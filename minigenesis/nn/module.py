@@ -92,7 +92,7 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign a Parameter before Module.__init__() is called")
-            self._forget(name)
+            self._forget(name, keep="_parameters")
             params[name] = value
         elif params is not None and name in params:
             if value is not None:
@@ -106,7 +106,7 @@ class Module:
             modules = self.__dict__.get("_modules")
             if modules is None:
                 raise AttributeError("cannot assign a Module before Module.__init__() is called")
-            self._forget(name)
+            self._forget(name, keep="_modules")
             modules[name] = value
         elif name in self.__dict__.get("_modules", ()):
             if value is not None:
@@ -119,12 +119,15 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name: str) -> None:
-        """Remove ``name`` from wherever it was registered before (it is being re-assigned)."""
+    def _forget(self, name: str, keep: str = "") -> None:
+        """Remove ``name`` from wherever it was registered before (it is being re-assigned).
+        The registry ``keep`` is left alone, so a replaced entry keeps its place in the order."""
         self.__dict__.pop(name, None)
         for d in ("_parameters", "_buffers", "_modules"):
-            self.__dict__[d].pop(name, None)
-        self._non_persistent_buffers.discard(name)
+            if d != keep:
+                self.__dict__[d].pop(name, None)
+        if keep != "_buffers":
+            self._non_persistent_buffers.discard(name)
 
     def __getattr__(self, name: str) -> Any:
         # Only reached when normal lookup fails: look in the registries.
@@ -157,7 +160,7 @@ class Module:
                 f"cannot register a {type(param).__name__} as parameter '{name}' "
                 f"(wrap it: nn.Parameter(tensor))"
             )
-        self._forget(name)
+        self._forget(name, keep="_parameters")
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
@@ -166,9 +169,11 @@ class Module:
         _check_name(self, name, "buffer")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot register a {type(tensor).__name__} as buffer '{name}'")
-        self._forget(name)
+        self._forget(name, keep="_buffers")
         self._buffers[name] = tensor
-        if not persistent:
+        if persistent:
+            self._non_persistent_buffers.discard(name)
+        else:
             self._non_persistent_buffers.add(name)
 
     def add_module(self, name: str, module: Module | None) -> None:
@@ -176,7 +181,7 @@ class Module:
         _check_name(self, name, "module")
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
-        self._forget(name)
+        self._forget(name, keep="_modules")
         self._modules[name] = module
 
     register_module = add_module
@@ -432,11 +437,15 @@ class Module:
                 continue
             value = state_dict[key]
             if not isinstance(value, Tensor):
+                arr = None
                 try:
-                    value = Tensor._make(get_array_module(target._data).asarray(value), False)
+                    arr = get_array_module(target._data).asarray(value)
                 except (TypeError, ValueError):
+                    pass
+                if arr is None or arr.dtype.kind not in "biufV":
                     errors.append(f'"{key}" holds a {type(value).__name__}, not a tensor')
                     continue
+                value = Tensor._make(arr, False)
             if tuple(value.shape) != tuple(target.shape):
                 errors.append(
                     f"size mismatch for {key}: copying a param with shape {tuple(value.shape)} "

@@ -51,7 +51,7 @@ def layer_norm(
     """y = (x - mean) / sqrt(var + eps) * weight + bias over the last dims (biased variance)."""
     shape = _shape_tuple(normalized_shape)
     axes = _last_axes(input, shape, "layer_norm")
-    return N.Normalize.apply(input, weight, bias, axes, float(eps), True)
+    return N.Normalize.apply(input, weight, bias, axes, float(eps), True, None)
 
 
 def rms_norm(
@@ -63,7 +63,7 @@ def rms_norm(
     axes = _last_axes(input, shape, "rms_norm")
     if eps is None:
         eps = float(np.finfo(np.float32 if input.dtype.itemsize == 2 else input._data.dtype).eps)
-    return N.Normalize.apply(input, weight, None, axes, float(eps), False)
+    return N.Normalize.apply(input, weight, None, axes, float(eps), False, None)
 
 
 def batch_norm(

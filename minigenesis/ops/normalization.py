@@ -48,7 +48,7 @@ class Normalize(Op):
     the caller computed (BatchNorm, which also needs them for its running averages)."""
 
     @staticmethod
-    def forward(ctx, x, w, b, axes, eps, center, stats=None):
+    def forward(ctx, x, w, b, axes, eps, center, stats):
         xp = get_array_module(x)
         mu, var = stats if stats is not None else normalize_stats(x, axes, center)
         r = 1.0 / xp.sqrt(var + eps)
