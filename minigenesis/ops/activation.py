@@ -43,8 +43,8 @@ class Sigmoid(Op):
     def forward(ctx, x):
         xp = get_array_module(x)
         xf = _f32(x)
-        e = xp.exp(-xp.abs(xf))
-        y = xp.where(xf >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+        e = xp.exp(-xp.abs(xf))  # in (0, 1]: never overflows
+        y = (xp.where(xf >= 0, 1, e) / (1 + e)).astype(x.dtype, copy=False)
         ctx.save_for_backward(y)
         return y
 
@@ -164,7 +164,7 @@ class SiLU(Op):
         xp = get_array_module(x)
         xf = _f32(x)
         e = xp.exp(-xp.abs(xf))
-        s = xp.where(xf >= 0, 1 / (1 + e), e / (1 + e))
+        s = xp.where(xf >= 0, 1, e) / (1 + e)
         return (xf * s).astype(x.dtype, copy=False)
 
     @staticmethod
