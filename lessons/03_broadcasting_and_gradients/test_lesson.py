@@ -1,0 +1,112 @@
+"""Checks for chapter 3. Oracles: np.broadcast_shapes, minigenesis's autograd (float64), and
+closed-form derivatives."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+
+SHAPE_PAIRS = [
+    ((3,), (3,)),
+    ((2, 3), (3,)),
+    ((2, 1), (1, 4)),
+    ((5, 1, 4), (3, 1)),
+    ((), (2, 2)),
+    ((1,), (0,)),
+    ((4, 1, 1), (1, 3, 2)),
+    ((2, 3, 4), (2, 1, 4)),
+]
+
+
+@pytest.mark.exercise("3.1")
+@pytest.mark.parametrize("a, b", SHAPE_PAIRS)
+def test_broadcast_shape_matches_numpy(impl, a, b):
+    assert tuple(impl.broadcast_shape(a, b)) == np.broadcast_shapes(a, b)
+    assert tuple(impl.broadcast_shape(b, a)) == np.broadcast_shapes(b, a)
+
+
+@pytest.mark.exercise("3.1")
+@pytest.mark.parametrize("a, b", [((2, 3), (4,)), ((2, 1, 3), (2, 2)), ((0,), (2,))])
+def test_broadcast_shape_rejects_incompatible_shapes(impl, a, b):
+    with pytest.raises(ValueError, match=r"\(2"):
+        impl.broadcast_shape(a, b)
+
+
+@pytest.mark.exercise("3.2")
+@pytest.mark.parametrize(
+    "shape, big",
+    [((3,), (4, 3)), ((4, 1), (4, 5)), ((1, 5), (2, 3, 5)), ((), (2, 3)), ((2, 3), (2, 3)),
+     ((1, 1), (3, 1, 4))],
+)  # fmt: skip
+def test_sum_to_matches_minigenesis_engine(impl, shape, big):
+    rng = np.random.default_rng(0)
+    x = mg.tensor(rng.standard_normal(shape), dtype=mg.float64, requires_grad=True)
+    upstream = rng.standard_normal(big)
+    # x broadcast up to `big`; the engine sums the upstream gradient back to x's shape
+    (x + mg.zeros(*big, dtype=mg.float64)).backward(mg.tensor(upstream, dtype=mg.float64))
+    got = impl.sum_to(upstream, shape)
+    assert got.shape == shape
+    np.testing.assert_allclose(got, x.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.exercise("3.3")
+def test_numerical_grad_of_closed_forms(impl):
+    x = np.array([[0.3, -1.2, 2.0], [0.7, 0.1, -0.4]])
+    before = x.copy()
+    g = impl.numerical_grad(lambda v: float((v**3).sum()), x)
+    np.testing.assert_array_equal(x, before)  # the caller's array is untouched
+    assert g.shape == x.shape
+    np.testing.assert_allclose(g, 3 * x**2, rtol=1e-7)
+    g = impl.numerical_grad(lambda v: float(np.sin(v).prod()), x)
+    expected = np.cos(x) * np.sin(x).prod() / np.sin(x)
+    np.testing.assert_allclose(g, expected, rtol=1e-6)
+
+
+@pytest.mark.exercise("3.3")
+def test_numerical_grad_agrees_with_minigenesis(impl):
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((3, 4))
+    t = mg.tensor(a, dtype=mg.float64, requires_grad=True)
+    (t.tanh() * t).logsumexp(dim=1).sum().backward()
+
+    def f(v):
+        return float((mg.tensor(v).tanh() * mg.tensor(v)).logsumexp(dim=1).sum())
+
+    np.testing.assert_allclose(impl.numerical_grad(f, a), t.grad.numpy(), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.exercise("3.4")
+def test_linear_backward_matches_minigenesis(impl):
+    rng = np.random.default_rng(2)
+    x, w, b = rng.standard_normal((5, 3)), rng.standard_normal((4, 3)), rng.standard_normal(4)
+    g = rng.standard_normal((5, 4))
+    tx, tw, tb = (mg.tensor(v, dtype=mg.float64, requires_grad=True) for v in (x, w, b))
+    (tx @ tw.T + tb).backward(mg.tensor(g, dtype=mg.float64))
+    got = impl.linear_backward(x, w, b, g)
+    for mine, t in zip(got, (tx, tw, tb)):
+        assert mine.shape == t.shape
+        np.testing.assert_allclose(mine, t.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.exercise("3.5")
+def test_softmax_backward_matches_minigenesis(impl):
+    rng = np.random.default_rng(3)
+    x, g = rng.standard_normal((2, 3, 5)), rng.standard_normal((2, 3, 5))
+    t = mg.tensor(x, dtype=mg.float64, requires_grad=True)
+    y = t.softmax(dim=-1)
+    y.backward(mg.tensor(g, dtype=mg.float64))
+    got = impl.softmax_backward(y.detach().numpy(), g)
+    np.testing.assert_allclose(got, t.grad.numpy(), rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.exercise("3.5")
+def test_softmax_backward_of_a_constant_shift_is_zero(impl):
+    """softmax(x + c) = softmax(x): moving every logit together changes nothing, so the
+    gradient must sum to zero along the softmax axis whatever the upstream gradient."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((4, 6))
+    y = np.exp(x) / np.exp(x).sum(-1, keepdims=True)
+    gx = impl.softmax_backward(y, rng.standard_normal((4, 6)))
+    np.testing.assert_allclose(gx.sum(-1), 0, atol=1e-12)
