@@ -1,0 +1,111 @@
+"""The command line: ``python -m minigenesis <command>`` (or the ``minigenesis`` script).
+
+    python -m minigenesis train [--epochs N --batch-size B --lr LR --accum-steps K --clip C
+                                 --amp/--no-amp --dtype bfloat16|float16 --device cpu|cuda
+                                 --seed S --out DIR --resume PATH_OR_DIR --quiet]
+    python -m minigenesis plot-lr --scheduler cosine_warmup --steps 1000 --out lr.png
+    python -m minigenesis lessons [chapters...]
+
+``main(argv)`` returns the exit status instead of exiting, so tests can call it directly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from .training.job import add_train_arguments
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m minigenesis",
+        description="minigenesis: an educational deep-learning engine with PyTorch's API.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="command")
+    train = sub.add_parser(
+        "train",
+        help="train the default model (an MLP on 3-class spirals) with AMP, clipping, "
+        "accumulation, warm-up + cosine, checkpoints and TensorBoard logs",
+        description="Train an MLP on generated 3-class spirals with everything the course "
+        "teaches. Writes metrics.csv, tensorboard/, loss.png, lr.png and checkpoints/ into --out.",
+    )
+    add_train_arguments(train)
+    plot = sub.add_parser(
+        "plot-lr",
+        help="draw a learning-rate schedule into a PNG",
+        description="Draw the learning rate of a scheduler over N steps.",
+    )
+    plot.add_argument("--scheduler", required=True, help="scheduler name (see --list)")
+    plot.add_argument("--steps", type=int, default=1000, help="steps to draw (default 1000)")
+    plot.add_argument("--lr", type=float, default=1e-3, help="base learning rate (default 1e-3)")
+    plot.add_argument("--out", default="lr_schedule.png", help="PNG file (default lr_schedule.png)")
+    lessons = sub.add_parser(
+        "lessons", help="show the course chapters with your exercises done / total",
+        add_help=False,
+    )  # fmt: skip
+    lessons.add_argument("rest", nargs=argparse.REMAINDER)
+    return parser
+
+
+def _plot_lr(args: argparse.Namespace) -> int:
+    from . import viz
+
+    plot_lr_schedule = getattr(viz, "plot_lr_schedule", None)
+    if plot_lr_schedule is None:
+        print("error: minigenesis.viz.plot_lr_schedule is not available", file=sys.stderr)
+        return 2
+    if args.steps <= 0:
+        print(f"error: --steps must be positive, got {args.steps}", file=sys.stderr)
+        return 2
+    try:
+        fig = plot_lr_schedule(args.scheduler, steps=args.steps, lr=args.lr)
+    except (ValueError, KeyError, TypeError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    fig.savefig(args.out, dpi=100)
+    print(f"wrote {args.out} ({args.scheduler}, {args.steps} steps, base lr {args.lr:g})")
+    return 0
+
+
+def _lessons(rest: list[str]) -> int:
+    try:
+        from .lessons_status import main as lessons_main
+    except ImportError:
+        print("no lessons are installed (minigenesis.lessons_status is missing)")
+        return 1
+    try:
+        return int(lessons_main(rest) or 0)
+    except SystemExit as exit_:  # its argparse exits on --help and on bad options
+        return int(exit_.code or 0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; returns its exit status (0 success, 2 usage error, 130 Ctrl-C)."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # `python -m minigenesis train | head`: the reader left; stop quietly
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (so the exit flush does not fail)
+        return 141
+
+
+def _main(argv: list[str] | None) -> int:
+    parser = _parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "lessons":  # everything after it belongs to the lessons command
+        return _lessons(argv[1:])
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # argparse exits on --help and on bad options
+        return int(exit_.code or 0)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    if args.command == "train":
+        from .training.job import run
+
+        return run(args)
+    if args.command == "plot-lr":
+        return _plot_lr(args)
+    return _lessons(args.rest)

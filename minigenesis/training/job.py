@@ -1,0 +1,162 @@
+"""``python -m minigenesis train``: options -> a Trainer -> a short summary, and clean errors.
+
+Exit codes: 0 done, 2 a problem with the options or the ``--resume`` checkpoint (one line on
+stderr, no traceback, nothing written), 130 stopped by Ctrl-C (a checkpoint was saved).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .config import FIXED_ON_RESUME, TrainConfig, describe_model
+from .state import (
+    CHECKPOINT_DIR,
+    LAST,
+    TrainError,
+    load_training_checkpoint,
+    resolve_resume,
+    run_dir_of,
+)  # fmt: skip
+
+DEFAULTS = TrainConfig()
+
+
+def add_train_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``train`` options. Defaults are None here so a resumed run can tell which options
+    were given on the command line."""
+    d = DEFAULTS
+    a = parser.add_argument
+    a("--epochs", type=int, help=f"epochs to train (default {d.epochs})")
+    a("--batch-size", type=int, help=f"micro-batch size (default {d.batch_size})")
+    a("--lr", type=float, help=f"peak learning rate of warm-up + cosine (default {d.lr})")
+    a(
+        "--accum-steps",
+        type=int,
+        help=f"micro-batches per optimizer step, gradient accumulation (default {d.accum_steps})",
+    )
+    a("--clip", type=float, help=f"max gradient norm, 0 = no clipping (default {d.clip})")
+    a(
+        "--amp",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="autocast + GradScaler mixed precision (default on)",
+    )
+    a("--dtype", choices=["bfloat16", "float16"], help=f"autocast dtype (default {d.dtype})")
+    a("--device", help=f"cpu, cuda or cuda:N (default {d.device})")
+    a("--seed", type=int, help=f"seed of data, split, weights and order (default {d.seed})")
+    a("--samples", type=int, help=f"spiral points in all (default {d.samples})")
+    a("--hidden", type=int, help=f"hidden width of the MLP (default {d.hidden})")
+    a("--ckpt-every", type=int, help=f"periodic checkpoint every N epochs (default {d.ckpt_every})")
+    a("--out", help="run directory (default runs/train-<date>-<time>)")
+    a("--resume", metavar="PATH_OR_DIR", help="continue a run from its checkpoint or directory")
+    a("--quiet", action="store_true", help="no progress bar, no per-epoch lines")
+    a("--interrupt-at-step", type=int, help=argparse.SUPPRESS)  # tests: act as Ctrl-C there
+
+
+def _given(args: argparse.Namespace) -> dict[str, Any]:
+    keys = [f for f in DEFAULTS.to_dict() if hasattr(args, f)]
+    return {k: getattr(args, k) for k in keys if getattr(args, k) is not None}
+
+
+def _holds_run(folder: Path) -> bool:
+    return (folder / CHECKPOINT_DIR / LAST).exists() or (folder / "metrics.csv").exists()
+
+
+def _default_out() -> Path:
+    base = Path("runs") / datetime.now().strftime("train-%Y%m%d-%H%M%S")
+    out, n = base, 1
+    while out.exists():
+        n += 1
+        out = base.with_name(f"{base.name}-{n}")
+    return out
+
+
+def _check_device(device: str) -> None:
+    from .. import backend, cuda
+
+    try:
+        dev = backend.device(device)
+    except (ValueError, TypeError) as err:
+        raise TrainError(f"--device: {err}") from None
+    if dev.type == "cuda" and not cuda.is_available():
+        raise TrainError(f"--device {device}: CUDA is not available here (needs CuPy and a GPU); "
+                         "use --device cpu")  # fmt: skip
+
+
+def prepare(args: argparse.Namespace) -> tuple[TrainConfig, Path, dict | None]:
+    """Config, run directory and checkpoint from the options; TrainError if anything is off.
+    Nothing is written here: a failed ``--resume`` leaves every file as it was."""
+    given = _given(args)
+    if args.resume:
+        path = resolve_resume(args.resume)
+        ckpt = load_training_checkpoint(path)
+        saved = ckpt["config"]
+        for key in FIXED_ON_RESUME:
+            if key in given and key in saved and given[key] != saved[key]:
+                raise TrainError(
+                    f"--{key.replace('_', '-')} {given[key]} differs from the resumed run's "
+                    f"{saved[key]}; a resumed run keeps its settings (only --epochs, --device, "
+                    "--ckpt-every, --out and --quiet may change)"
+                )
+        config = TrainConfig.from_dict({**saved, **given})
+        run_dir = run_dir_of(path)
+        out = Path(args.out) if args.out else run_dir
+        if out.resolve() != run_dir.resolve() and _holds_run(out):
+            raise TrainError(f"--out {out} already holds another run; choose an empty directory")
+    else:
+        config, ckpt = TrainConfig(**given), None
+        out = Path(args.out) if args.out else _default_out()
+        if _holds_run(out):
+            raise TrainError(f"--out {out} already holds a run; continue it with --resume {out} "
+                             "or choose another --out")  # fmt: skip
+    try:
+        config.validate()
+    except ValueError as err:
+        raise TrainError(str(err)) from None
+    _check_device(config.device)
+    return config, out, ckpt
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``train`` subcommand."""
+    from .trainer import Trainer
+
+    try:
+        config, out, ckpt = prepare(args)
+        trainer = Trainer(config, out, ckpt, quiet=args.quiet,
+                          interrupt_at_step=args.interrupt_at_step)  # fmt: skip
+    except TrainError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    c = config
+    amp = f"autocast {c.dtype} + GradScaler" if c.amp else "float32 (no autocast)"
+    resumed = f", resumed at step {trainer.step}" if ckpt else ""
+    print(f"minigenesis train -> {out}{resumed}")
+    if not args.quiet:
+        print(
+            f"  data   {c.classes}-class spirals: {len(trainer.train_ds)} train / "
+            f"{len(trainer.val_ds)} validation points (generated, seed {c.seed})"
+        )
+        print(f"  model  {describe_model(trainer.model, c)}")
+        print(f"  setup  AdamW lr {c.lr:g} (warm-up {c.warmup_ratio:.0%} + cosine), batch "
+              f"{c.batch_size} x {c.accum_steps} accumulation, clip {c.clip:g}, {amp}, "
+              f"device {c.device}")  # fmt: skip
+    started = time.perf_counter()
+    finished = trainer.fit()
+    elapsed = time.perf_counter() - started
+    if not finished:
+        return 130
+    h, best = trainer.history, trainer.best
+    print(f"done: {trainer.epoch} epochs, {trainer.step} optimizer steps in {elapsed:.1f} s")
+    if h["val_acc"]:
+        print(f"  validation accuracy {h['val_acc'][-1]:.2%} (loss {h['val_loss'][-1]:.4f}); "
+              f"best {best['val_acc']:.2%} at epoch {best['epoch']}")  # fmt: skip
+    print(f"  wrote {out}/: metrics.csv, loss.png, lr.png, tensorboard/, "
+          f"checkpoints/ ({LAST}, best_model.pth)")  # fmt: skip
+    print(f"  view:  tensorboard --logdir {out / 'tensorboard'}")
+    return 0

@@ -1,0 +1,81 @@
+"""Training checkpoints: what a run saves, and how ``--resume`` finds and checks one.
+
+A checkpoint holds everything needed to continue exactly where the run stopped (the keys of
+seed 000's example, plus the position and the random state)::
+
+    model_state_dict, optimizer_state_dict, scheduler_state_dict, scaler_state_dict,
+    epoch, step, batch_in_epoch, epoch_sums, rng_state, history, lrs, best, config
+
+``epoch``/``batch_in_epoch`` say where the next micro-batch comes from: each epoch's order is
+rebuilt from the seed, so a run stopped mid-epoch skips the batches it already used.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .. import serialization
+
+FORMAT = "minigenesis-train/1"
+CHECKPOINT_DIR = "checkpoints"
+LAST = "last.pth"
+BEST = "best_model.pth"
+
+_REQUIRED = (
+    "model_state_dict", "optimizer_state_dict", "scheduler_state_dict", "scaler_state_dict",
+    "epoch", "step", "batch_in_epoch", "rng_state", "config", "history",
+)  # fmt: skip
+
+
+class TrainError(Exception):
+    """A problem the user can fix (bad option, unusable checkpoint): one line, no traceback."""
+
+
+def periodic_name(epoch: int) -> str:
+    return f"checkpoint_epoch_{epoch:03d}.pth"
+
+
+def resolve_resume(path_or_dir: str | Path) -> Path:
+    """The checkpoint file meant by ``--resume``: a file, or a run directory (its
+    ``checkpoints/last.pth``) or a checkpoints directory (its ``last.pth``)."""
+    p = Path(path_or_dir).expanduser()
+    if p.is_dir():
+        for candidate in (p / CHECKPOINT_DIR / LAST, p / LAST):
+            if candidate.is_file():
+                return candidate
+        raise TrainError(
+            f"cannot resume from '{p}': no {CHECKPOINT_DIR}/{LAST} or {LAST} in that directory"
+        )
+    if not p.exists():
+        raise TrainError(f"cannot resume from '{p}': no such file or directory")
+    return p
+
+
+def run_dir_of(checkpoint: Path) -> Path:
+    """The run directory a checkpoint file belongs to (its folder, above ``checkpoints/``)."""
+    folder = checkpoint.parent
+    return folder.parent if folder.name == CHECKPOINT_DIR else folder
+
+
+def load_training_checkpoint(path: Path) -> dict[str, Any]:
+    """Load and check a training checkpoint; any problem becomes a one-line TrainError."""
+    try:
+        ckpt = serialization.load_checkpoint(path, map_location="cpu")
+    except Exception as err:  # damaged, truncated, not ours, unsafe: all mean "cannot resume"
+        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise TrainError(f"cannot resume from '{path}': {reason}") from None
+    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
+        raise TrainError(
+            f"cannot resume from '{path}': not a checkpoint of `python -m minigenesis train`"
+        )
+    missing = [k for k in _REQUIRED if k not in ckpt]
+    if missing:
+        raise TrainError(f"cannot resume from '{path}': the checkpoint lacks {', '.join(missing)}")
+    return ckpt
+
+
+def save_training_checkpoint(state: dict[str, Any], path: Path) -> None:
+    """Write atomically (a crash never leaves a half-written file under ``path``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    serialization.save_checkpoint({"format": FORMAT, **state}, path)

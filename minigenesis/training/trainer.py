@@ -1,0 +1,321 @@
+"""The main job's training loop: everything the course teaches, in one place.
+
+One optimizer step (``_train_epoch``)::
+
+    for each of accum_steps micro-batches:
+        with autocast(device, dtype):               # matmuls in bfloat16, loss in float32
+            loss = criterion(model(x), y)
+        scaler.scale(loss / accum_steps).backward()  # gradients add up over the micro-batches
+    scaler.unscale_(optimizer)                       # true gradients, so clipping sees them
+    grad_norm = clip_grad_norm_(params, clip)
+    scaler.step(optimizer); scaler.update()          # skips the step if a gradient is inf/NaN
+    optimizer.zero_grad(); scheduler.step()          # warm-up + cosine, per optimizer step
+
+After each epoch: validation, metrics (CSV + TensorBoard), the last/best/periodic checkpoints.
+Ctrl-C asks the loop to stop at the next optimizer step; it saves ``last.pth`` there and returns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import math
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .. import nn, optim
+from ..amp import GradScaler, autocast
+from ..autograd import no_grad
+from ..diagnostics import total_grad_norm
+from ..random import Generator, get_rng_state, manual_seed, set_rng_state
+from ..utils.data import DataLoader
+from ..utils.progress import progress
+from ..utils.tensorboard import SummaryWriter
+from ..utils.threads import blas_threads
+from . import state as st
+from .config import TrainConfig, build_datasets, build_model
+
+METRIC_FIELDS = ["epoch", "step", "train_loss", "train_acc", "val_loss", "val_acc", "lr",
+                 "grad_norm", "loss_scale", "seconds"]  # fmt: skip
+
+
+class Interrupted(Exception):
+    """Raised inside the loop when a stop was requested (Ctrl-C); caught by ``fit``."""
+
+
+class Trainer:
+    """Builds the run from a config (and optionally a checkpoint), then ``fit()`` trains it."""
+
+    def __init__(
+        self,
+        config: TrainConfig,
+        out: Path,
+        checkpoint: dict | None = None,
+        quiet: bool = False,
+        echo: Callable[[str], None] = print,
+        interrupt_at_step: int | None = None,
+    ) -> None:
+        self.config, self.out, self.quiet, self.echo = config, out, quiet, echo
+        self.interrupt_at_step = interrupt_at_step  # tests: act as if Ctrl-C came at this step
+        c = config
+        manual_seed(c.seed)
+        self.train_ds, self.val_ds = build_datasets(c)
+        self.model = build_model(c).to(c.device)
+        self.criterion = nn.CrossEntropyLoss()
+        self.optimizer = optim.AdamW(self.model.parameters(), lr=c.lr, weight_decay=c.weight_decay)
+        self.batches_per_epoch = math.ceil(len(self.train_ds) / c.batch_size)
+        self.steps_per_epoch = math.ceil(self.batches_per_epoch / c.accum_steps)
+        self.total_steps = c.epochs * self.steps_per_epoch
+        warmup = max(1, int(c.warmup_ratio * self.total_steps))
+        self.scheduler = optim.get_cosine_schedule_with_warmup(
+            self.optimizer, warmup, self.total_steps
+        )
+        self.scaler = GradScaler(enabled=c.amp)
+        # The position and what has been measured so far.
+        self.epoch = self.step = self.batch_in_epoch = 0
+        self.epoch_sums = [0.0, 0, 0]  # loss * n, correct, n over this epoch's micro-batches
+        self.history: dict[str, list] = {k: [] for k in METRIC_FIELDS}
+        self.lrs: list[float] = []
+        self.best: dict[str, Any] = {"val_acc": -1.0, "epoch": None}
+        self.grad_norm = float("nan")
+        self._rng_at_step = get_rng_state()
+        self._stop_requested = False
+        if checkpoint is not None:
+            self._restore(checkpoint)
+
+    # ------------------------------------------------------------------ state
+    def _restore(self, ckpt: dict) -> None:
+        try:
+            self.model.load_state_dict(ckpt["model_state_dict"])
+            self.optimizer.load_state_dict(ckpt["optimizer_state_dict"])
+            self.scheduler.load_state_dict(ckpt["scheduler_state_dict"])
+            self.scaler.load_state_dict(ckpt["scaler_state_dict"])
+            set_rng_state(ckpt["rng_state"])
+        except (KeyError, ValueError, TypeError, RuntimeError) as err:
+            raise st.TrainError(f"cannot resume: the checkpoint does not fit this run ({err})") \
+                from None  # fmt: skip
+        self.epoch, self.step = int(ckpt["epoch"]), int(ckpt["step"])
+        self.batch_in_epoch = int(ckpt["batch_in_epoch"])
+        self.epoch_sums = list(ckpt.get("epoch_sums", [0.0, 0, 0]))
+        self.history = {k: list(ckpt["history"].get(k, [])) for k in METRIC_FIELDS}
+        self.lrs = list(ckpt.get("lrs", []))
+        self.best = dict(ckpt.get("best", self.best))
+        self._rng_at_step = ckpt["rng_state"]
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything ``--resume`` needs (at an optimizer-step boundary)."""
+        return {
+            "model_state_dict": self.model.state_dict(),
+            "optimizer_state_dict": self.optimizer.state_dict(),
+            "scheduler_state_dict": self.scheduler.state_dict(),
+            "scaler_state_dict": self.scaler.state_dict(),
+            "epoch": self.epoch, "step": self.step, "batch_in_epoch": self.batch_in_epoch,
+            "epoch_sums": list(self.epoch_sums), "rng_state": self._rng_at_step,
+            "history": self.history, "lrs": self.lrs, "best": self.best,
+            "config": self.config.to_dict(),
+            "best_loss": min(self.history["val_loss"], default=None),  # seed 000's key
+        }  # fmt: skip
+
+    def _save(self, name: str) -> Path:
+        path = self.out / st.CHECKPOINT_DIR / name
+        st.save_training_checkpoint(self.state_dict(), path)
+        return path
+
+    # ------------------------------------------------------------------ one epoch
+    def _forward(self, xb: Any, yb: Any) -> tuple[Any, Any]:
+        c = self.config
+        with autocast(device_type=self.device_type, dtype=c.dtype, enabled=c.amp):
+            logits = self.model(xb)
+            loss = self.criterion(logits, yb)
+        return logits, loss
+
+    def _train_epoch(self, writer: SummaryWriter, bar: Any) -> None:
+        c = self.config
+        self.model.train()
+        order = Generator().manual_seed(c.seed * 1_000_003 + self.epoch)  # this epoch's order
+        loader = DataLoader(self.train_ds, batch_size=c.batch_size, shuffle=True, generator=order)
+        n_batches = self.batches_per_epoch
+        step_loss = 0.0  # mean loss of the micro-batches of the current optimizer step
+        for i, (xb, yb) in enumerate(loader):
+            if i < self.batch_in_epoch:
+                continue  # used before the run was stopped
+            group_start = i - i % c.accum_steps
+            group = min(c.accum_steps, n_batches - group_start)  # the last group may be short
+            xb, yb = xb.to(c.device), yb.to(c.device)
+            logits, loss = self._forward(xb, yb)
+            self.scaler.scale(loss / group).backward()
+            n = yb.shape[0]
+            step_loss += float(loss.item()) / group
+            self.epoch_sums[0] += float(loss.item()) * n
+            self.epoch_sums[1] += int((logits.argmax(1) == yb).sum().item())
+            self.epoch_sums[2] += n
+            if i + 1 - group_start == group:
+                self._optimizer_step(writer, i + 1, step_loss)
+                step_loss = 0.0
+                bar.update(1)
+                if self._stop_requested or self.step == self.interrupt_at_step:
+                    raise Interrupted
+
+    def _optimizer_step(self, writer: SummaryWriter, batches_done: int, loss: float) -> None:
+        c = self.config
+        self.scaler.unscale_(self.optimizer)
+        params = list(self.model.parameters())
+        if c.clip > 0:
+            self.grad_norm = float(nn.utils.clip_grad_norm_(params, c.clip))
+        else:
+            self.grad_norm = total_grad_norm(params)
+        lr = self.optimizer.param_groups[0]["lr"]
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+        self.optimizer.zero_grad()
+        self.scheduler.step()
+        self.step += 1
+        self.batch_in_epoch = batches_done
+        self._rng_at_step = get_rng_state()
+        self.lrs.append(lr)
+        writer.add_scalar("Loss/train_step", loss, self.step)
+        writer.add_scalar("Learning_rate", lr, self.step)
+        writer.add_scalar("Grad_norm", self.grad_norm, self.step)
+
+    @no_grad()
+    def evaluate(self) -> tuple[float, float]:
+        """Mean loss and accuracy on the validation set."""
+        c = self.config
+        self.model.eval()
+        total_loss = correct = count = 0
+        for xb, yb in DataLoader(self.val_ds, batch_size=512):
+            xb, yb = xb.to(c.device), yb.to(c.device)
+            logits, loss = self._forward(xb, yb)
+            total_loss += float(loss.item()) * yb.shape[0]
+            correct += int((logits.argmax(1) == yb).sum().item())
+            count += yb.shape[0]
+        return total_loss / count, correct / count
+
+    def _end_epoch(self, writer: SummaryWriter, seconds: float) -> str:
+        loss_sum, correct, n = self.epoch_sums
+        train_loss, train_acc = loss_sum / max(n, 1), correct / max(n, 1)
+        val_loss, val_acc = self.evaluate()
+        self.epoch += 1
+        row = {"epoch": self.epoch, "step": self.step, "train_loss": train_loss,
+               "train_acc": train_acc, "val_loss": val_loss, "val_acc": val_acc,
+               "lr": self.optimizer.param_groups[0]["lr"], "grad_norm": self.grad_norm,
+               "loss_scale": self.scaler.get_scale() if self.config.amp else 1.0,
+               "seconds": seconds}  # fmt: skip
+        for key in METRIC_FIELDS:
+            self.history[key].append(row[key])
+        self.batch_in_epoch, self.epoch_sums = 0, [0.0, 0, 0]
+        for tag, value in (
+            ("Loss/train", train_loss),
+            ("Loss/val", val_loss),
+            ("Accuracy/train", train_acc),
+            ("Accuracy/val", val_acc),
+        ):
+            writer.add_scalar(tag, value, self.step)  # seed 003's tags, x axis = optimizer step
+        self._write_metrics()
+        self._save(st.LAST)
+        if val_acc > self.best["val_acc"]:
+            self.best = {"val_acc": val_acc, "val_loss": val_loss, "epoch": self.epoch}
+            self._save(st.BEST)
+        if self.config.ckpt_every and self.epoch % self.config.ckpt_every == 0:
+            self._save(st.periodic_name(self.epoch))
+        return (f"epoch {self.epoch:3d}/{self.config.epochs}  train loss {train_loss:.4f} "
+                f"acc {train_acc:6.2%} | val loss {val_loss:.4f} acc {val_acc:6.2%} | "
+                f"lr {row['lr']:.2e} | {seconds:.1f}s")  # fmt: skip
+
+    def _write_metrics(self) -> None:
+        """metrics.csv from the whole history (rewritten, so a resumed run has no stale rows)."""
+        path = self.out / "metrics.csv"
+        tmp = path.with_suffix(".csv.tmp")
+        with tmp.open("w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(METRIC_FIELDS)
+            for i in range(len(self.history["epoch"])):
+                w.writerow([_fmt(self.history[k][i]) for k in METRIC_FIELDS])
+        os.replace(tmp, path)
+
+    # ------------------------------------------------------------------ the run
+    @property
+    def device_type(self) -> str:
+        return "cuda" if str(self.config.device).startswith("cuda") else "cpu"
+
+    def fit(self) -> bool:
+        """Train to the last epoch. Returns False if it stopped early (Ctrl-C), True otherwise.
+
+        On the CPU the BLAS pool is held to one thread: this model's matrices are small, and
+        waiting BLAS threads on busy cores cost far more than they give (``utils/threads.py``).
+        """
+        threads = blas_threads(1) if self.device_type == "cpu" else contextlib.nullcontext()
+        with threads:
+            return self._fit()
+
+    def _fit(self) -> bool:
+        self.out.mkdir(parents=True, exist_ok=True)
+        writer = SummaryWriter(self.out / "tensorboard", purge_step=self.step + 1 if self.step
+                               else None)  # fmt: skip
+        if self.step == 0:
+            writer.add_text("Hyperparameters", str(self.config.to_dict()), 0)
+        restore_handler = self._install_sigint_handler()
+        bar = progress(total=self.total_steps, desc="train", quiet=self.quiet, unit="step",
+                       initial=self.step)  # fmt: skip
+        finished = False
+        try:
+            while self.epoch < self.config.epochs:
+                started = time.perf_counter()
+                self._train_epoch(writer, bar)
+                line = self._end_epoch(writer, time.perf_counter() - started)
+                if not self.quiet:
+                    bar.write(line)
+                if self._stop_requested:
+                    raise Interrupted
+            finished = True
+            writer.add_hparams(
+                self.config.to_dict(),
+                {"hparam/best_val_acc": self.best["val_acc"]},
+                run_name="hparams",
+            )
+        except (Interrupted, KeyboardInterrupt):
+            # At an optimizer-step boundary the state is consistent; a KeyboardInterrupt raised
+            # elsewhere (a second Ctrl-C) drops the partial accumulation: the saved position and
+            # random state are those of the last completed step, the weights did not change since.
+            self.optimizer.zero_grad()
+            path = self._save(st.LAST)
+            self.echo(f"interrupted at step {self.step} (epoch {self.epoch + 1}): saved {path}; "
+                      f"continue with --resume {self.out}")  # fmt: skip
+        finally:
+            restore_handler()
+            bar.close()
+            writer.close()
+        if finished and self.lrs:
+            self._write_plots()
+        return finished
+
+    def _write_plots(self) -> None:
+        from ..viz.curves import plot_lr_history, plot_training_curves
+
+        plot_training_curves(self.history, title="minigenesis train").savefig(
+            self.out / "loss.png", dpi=100)  # fmt: skip
+        plot_lr_history(self.lrs, range(1, len(self.lrs) + 1),
+                        title="Warm-up + cosine").savefig(self.out / "lr.png", dpi=100)  # fmt: skip
+
+    def _install_sigint_handler(self) -> Callable[[], None]:
+        """First Ctrl-C: finish the current optimizer step, save, stop. Second: stop at once."""
+        if threading.current_thread() is not threading.main_thread():
+            return lambda: None
+        previous = signal.getsignal(signal.SIGINT)
+
+        def handler(signum: int, frame: Any) -> None:
+            if self._stop_requested:
+                raise KeyboardInterrupt
+            self._stop_requested = True
+
+        signal.signal(signal.SIGINT, handler)
+        return lambda: signal.signal(signal.SIGINT, previous)
+
+
+def _fmt(value: Any) -> Any:
+    return f"{value:.6g}" if isinstance(value, float) else value

@@ -1,0 +1,195 @@
+"""The command line and the main job, end to end with tiny settings (a second or two per run)."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+from minigenesis.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+TINY = ["--samples", "240", "--hidden", "16", "--batch-size", "16", "--accum-steps", "2",
+        "--quiet"]  # fmt: skip
+# 192 train points / 16 = 12 micro-batches = 6 optimizer steps per epoch
+
+
+def _train(out: Path, *extra: str) -> int:
+    return main(["train", "--out", str(out), *TINY, *extra])
+
+
+def _snapshot(folder: Path) -> dict[str, str]:
+    """Every file under folder -> hash of its bytes (and its mtime), to prove nothing changed."""
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() + str(p.stat().st_mtime_ns)
+        for p in sorted(folder.rglob("*")) if p.is_file()
+    }  # fmt: skip
+
+
+def _rows(out: Path) -> list[dict]:
+    with (out / "metrics.csv").open() as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("runs") / "run"
+    assert _train(out, "--epochs", "2") == 0
+    return out
+
+
+def test_train_writes_its_files(finished_run, capsys):
+    out = finished_run
+    for name in ["metrics.csv", "loss.png", "lr.png", "checkpoints/last.pth",
+                 "checkpoints/best_model.pth"]:  # fmt: skip
+        assert (out / name).is_file(), name
+    assert list((out / "tensorboard").glob("events.out.tfevents.*"))
+    assert (out / "tensorboard" / "scalars.csv").is_file()
+    assert (out / "loss.png").read_bytes()[:4] == b"\x89PNG"
+    rows = _rows(out)
+    assert [r["epoch"] for r in rows] == ["1", "2"] and [r["step"] for r in rows] == ["6", "12"]
+    assert all(0.0 <= float(r["val_acc"]) <= 1.0 for r in rows)
+    ckpt = mg.load_checkpoint(out / "checkpoints" / "last.pth")
+    assert ckpt["step"] == 12 and ckpt["epoch"] == 2 and len(ckpt["lrs"]) == 12
+    assert {"model_state_dict", "optimizer_state_dict", "scheduler_state_dict",
+            "scaler_state_dict"} <= set(ckpt)  # fmt: skip
+
+
+def test_summary_is_printed(tmp_path, capsys):
+    assert _train(tmp_path / "r", "--epochs", "1") == 0
+    out = capsys.readouterr().out
+    assert "minigenesis train ->" in out and "validation accuracy" in out and "tensorboard" in out
+    assert len(out.splitlines()) <= 6  # --quiet: the short summary only
+
+
+def test_resume_continues_the_step_count(finished_run, tmp_path):
+    out = tmp_path / "more"
+    assert main(["train", "--resume", str(finished_run), "--epochs", "3", "--out", str(out),
+                 "--quiet"]) == 0  # fmt: skip
+    rows = _rows(out)
+    assert [r["step"] for r in rows] == ["6", "12", "18"]
+    assert mg.load_checkpoint(out / "checkpoints" / "last.pth")["step"] == 18
+
+
+def test_interrupt_then_resume_matches_an_uninterrupted_run(tmp_path, capsys):
+    straight, stopped = tmp_path / "straight", tmp_path / "stopped"
+    assert _train(straight, "--epochs", "2") == 0
+    assert _train(stopped, "--epochs", "2", "--interrupt-at-step", "4") == 130  # mid-epoch
+    assert "interrupted at step 4" in capsys.readouterr().out
+    assert mg.load_checkpoint(stopped / "checkpoints" / "last.pth")["step"] == 4
+    assert main(["train", "--resume", str(stopped / "checkpoints" / "last.pth"), "--quiet"]) == 0
+    a = mg.load_checkpoint(straight / "checkpoints" / "last.pth")
+    b = mg.load_checkpoint(stopped / "checkpoints" / "last.pth")
+    assert a["step"] == b["step"] == 12
+    for name, tensor in a["model_state_dict"].items():
+        np.testing.assert_array_equal(tensor.numpy(), b["model_state_dict"][name].numpy())
+    cut = ["epoch", "step", "train_loss", "train_acc", "val_loss", "val_acc", "lr"]
+    assert [[r[k] for k in cut] for r in _rows(straight)] == [
+        [r[k] for k in cut] for r in _rows(stopped)
+    ]
+
+
+@pytest.mark.parametrize("kind", ["garbage", "missing", "empty_dir", "foreign"])
+def test_bad_resume_is_one_line_and_touches_nothing(finished_run, tmp_path, capsys, kind):
+    before = _snapshot(finished_run)
+    target = {
+        "garbage": tmp_path / "garbage.pth",
+        "missing": tmp_path / "nope.pth",
+        "empty_dir": tmp_path / "emptydir",
+        "foreign": tmp_path / "foreign.pth",
+    }[kind]
+    if kind == "garbage":
+        target.write_bytes(os.urandom(300))
+    elif kind == "empty_dir":
+        target.mkdir()
+    elif kind == "foreign":
+        mg.save({"weights": mg.zeros(3)}, target)  # a checkpoint, but not of this job
+    code = main(["train", "--resume", str(target), "--out", str(finished_run), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("error: cannot resume") and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+    assert _snapshot(finished_run) == before
+
+
+def test_garbage_resume_in_a_subprocess_has_no_traceback(finished_run, tmp_path):
+    garbage = tmp_path / "last.pth"
+    garbage.write_bytes(b"\x00garbage" * 40)
+    before = _snapshot(finished_run)
+    proc = subprocess.run(
+        [sys.executable, "-m", "minigenesis", "train", "--resume", str(garbage),
+         "--out", str(finished_run)],
+        cwd=REPO, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert str(garbage) in proc.stderr
+    assert _snapshot(finished_run) == before
+
+
+def test_option_errors(finished_run, tmp_path, capsys):
+    before = _snapshot(finished_run)
+    assert _train(finished_run, "--epochs", "1") == 2  # a fresh run into an existing run
+    assert "already holds a run" in capsys.readouterr().err
+    assert main(["train", "--resume", str(finished_run), "--lr", "0.5", "--quiet"]) == 2
+    assert "--lr 0.5 differs" in capsys.readouterr().err
+    assert _snapshot(finished_run) == before
+    assert _train(tmp_path / "x", "--epochs", "0") == 2
+    assert "--epochs must be a positive integer" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+    if not mg.cuda.is_available():
+        assert _train(tmp_path / "y", "--device", "cuda") == 2
+        assert "CUDA is not available" in capsys.readouterr().err
+    assert main(["train", "--bogus"]) == 2  # argparse's usage error
+
+
+def test_no_amp_runs(tmp_path):
+    assert _train(tmp_path / "fp32", "--epochs", "1", "--no-amp", "--clip", "0") == 0
+    assert (
+        mg.load_checkpoint(tmp_path / "fp32" / "checkpoints" / "last.pth")["config"]["amp"] is False
+    )
+
+
+def test_help_and_lessons_dispatch(monkeypatch, capsys):
+    assert main([]) == 0 and "train" in capsys.readouterr().out
+    assert main(["train", "--help"]) == 0 and "--accum-steps" in capsys.readouterr().out
+    seen = {}
+    fake = types.ModuleType("minigenesis.lessons_status")
+    fake.main = lambda argv: seen.setdefault("argv", argv) and 0
+    monkeypatch.setitem(sys.modules, "minigenesis.lessons_status", fake)
+    assert main(["lessons", "03", "--no-run"]) == 0 and seen["argv"] == ["03", "--no-run"]
+    monkeypatch.setitem(sys.modules, "minigenesis.lessons_status", None)  # not installed
+    assert main(["lessons"]) == 1 and "no lessons are installed" in capsys.readouterr().out
+
+
+def test_ctrl_c_saves_and_exits_cleanly(tmp_path):
+    out = tmp_path / "sigint"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "minigenesis", "train", "--out", str(out), "--epochs", "1000",
+         "--samples", "240", "--hidden", "16"],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    try:
+        deadline = time.time() + 60
+        for line in proc.stdout:  # wait until training has really started
+            if line.startswith("epoch") or time.time() > deadline:
+                break
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "interrupted at step" in stdout
+    ckpt = mg.load_checkpoint(out / "checkpoints" / "last.pth")
+    assert ckpt["step"] > 0
