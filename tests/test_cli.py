@@ -30,10 +30,13 @@ def _train(out: Path, *extra: str) -> int:
 
 def _snapshot(folder: Path) -> dict[str, str]:
     """Every file under folder -> hash of its bytes (and its mtime), to prove nothing changed."""
+    files = [p for p in sorted(folder.rglob("*")) if p.is_file()]
     return {
-        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() + str(p.stat().st_mtime_ns)
-        for p in sorted(folder.rglob("*")) if p.is_file()
-    }  # fmt: skip
+        str(
+            p.relative_to(folder)
+        ): f"{hashlib.sha256(p.read_bytes()).hexdigest()} {p.stat().st_mtime_ns}"
+        for p in files
+    }
 
 
 def _rows(out: Path) -> list[dict]:
@@ -193,3 +196,28 @@ def test_ctrl_c_saves_and_exits_cleanly(tmp_path):
     assert "Traceback" not in stderr and "interrupted at step" in stdout
     ckpt = mg.load_checkpoint(out / "checkpoints" / "last.pth")
     assert ckpt["step"] > 0
+
+
+def test_progress_is_quiet_off_a_terminal(monkeypatch):
+    from minigenesis.utils import progress as prog
+
+    bar = prog.progress(range(3), desc="x")  # pytest's stderr is not a terminal
+    assert list(bar) == [0, 1, 2] and type(bar).__name__ == "_NoBar"
+    monkeypatch.setattr(prog, "is_interactive", lambda: True)
+    assert type(prog.progress(range(3), quiet=True)).__name__ == "_NoBar"
+    shown = prog.progress(range(3), file=open(os.devnull, "w"))  # noqa: SIM115
+    assert list(shown) == [0, 1, 2] and type(shown).__name__ != "_NoBar"
+    shown.close()
+
+
+def test_blas_threads_limits_and_restores():
+    from minigenesis.utils.threads import _numpy_openblas, blas_threads
+
+    found = _numpy_openblas()
+    if found is None:
+        pytest.skip("NumPy's OpenBLAS setter not found (threadpoolctl or another BLAS)")
+    getter, _ = found
+    before = getter()
+    with blas_threads(1):
+        assert getter() == 1
+    assert getter() == before
