@@ -1,0 +1,146 @@
+"""Checks for chapter 7. Oracles: minigenesis.optim.lr_scheduler's schedulers (driven step by
+step, as in training) and the closed forms of the schedules."""
+
+from __future__ import annotations
+
+import pytest
+
+import minigenesis as mg
+from minigenesis.optim import lr_scheduler as sched
+
+
+def _optimizer(lr: float = 0.1) -> mg.optim.Optimizer:
+    return mg.optim.SGD([mg.nn.Parameter(mg.zeros(2))], lr=lr)
+
+
+def _trajectory(scheduler, steps: int, metrics=None) -> list[float]:
+    """The lr in force at each step 0..steps-1, stepping the scheduler as a training loop does."""
+    lrs = []
+    for t in range(steps):
+        lrs.append(scheduler.optimizer.param_groups[0]["lr"])
+        scheduler.optimizer.step()
+        scheduler.step() if metrics is None else scheduler.step(metrics[t])
+    return lrs
+
+
+# ----------------------------------------------------------------------------- 7.1
+@pytest.mark.exercise("7.1")
+@pytest.mark.parametrize(("warmup", "total"), [(10, 100), (0, 50), (30, 31), (5, 5)])
+def test_7_1_lambda_matches_get_cosine_schedule_with_warmup(impl, warmup, total) -> None:
+    lr_lambda = impl.warmup_cosine_lambda(warmup, total)
+    ours = _trajectory(sched.LambdaLR(_optimizer(), lr_lambda), total + 1)
+    ref = _trajectory(sched.get_cosine_schedule_with_warmup(_optimizer(), warmup, total), total + 1)
+    assert ours == pytest.approx(ref, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.exercise("7.1")
+def test_7_1_closed_form_landmarks(impl) -> None:
+    f = impl.warmup_cosine_lambda(100, 1100)
+    assert f(0) == 0.0
+    assert f(50) == pytest.approx(0.5)
+    assert f(100) == pytest.approx(1.0)  # the end of warmup: the full learning rate
+    assert f(600) == pytest.approx(0.5)  # half way through the cosine
+    assert f(1100) == pytest.approx(0.0, abs=1e-12)
+
+
+# ----------------------------------------------------------------------------- 7.2
+@pytest.mark.exercise("7.2")
+@pytest.mark.parametrize(("T_max", "eta_min"), [(50, 0.0), (30, 0.01), (1, 0.0)])
+def test_7_2_closed_form_matches_cosine_annealing(impl, T_max, eta_min) -> None:  # noqa: N803
+    ref = _trajectory(
+        sched.CosineAnnealingLR(_optimizer(0.1), T_max=T_max, eta_min=eta_min), T_max + 1
+    )
+    ours = [impl.cosine_annealing_lr(e, 0.1, T_max, eta_min) for e in range(T_max + 1)]
+    assert ours == pytest.approx(ref, rel=1e-9, abs=1e-12)
+
+
+# ----------------------------------------------------------------------------- 7.3
+@pytest.mark.exercise("7.3")
+@pytest.mark.parametrize(("T_0", "T_mult", "eta_min"), [(10, 1, 0.0), (10, 2, 0.001), (3, 3, 0.0)])
+def test_7_3_closed_form_matches_warm_restarts(impl, T_0, T_mult, eta_min) -> None:  # noqa: N803
+    scheduler = sched.CosineAnnealingWarmRestarts(
+        _optimizer(0.1), T_0=T_0, T_mult=T_mult, eta_min=eta_min
+    )
+    ref = _trajectory(scheduler, 120)
+    ours = [impl.warm_restarts_lr(e, 0.1, T_0, T_mult, eta_min) for e in range(120)]
+    assert ours == pytest.approx(ref, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.exercise("7.3")
+def test_7_3_restarts_jump_back_to_base_lr(impl) -> None:
+    # cycles of 10, 20, 40: restarts at steps 10, 30 and 70
+    for restart in (0, 10, 30, 70):
+        assert impl.warm_restarts_lr(restart, 0.1, 10, 2) == pytest.approx(0.1)
+    assert impl.warm_restarts_lr(20, 0.1, 10, 2) == pytest.approx(0.05)  # half way through #2
+
+
+# ----------------------------------------------------------------------------- 7.4
+METRICS = [10, 9, 8, 8, 8, 8, 8, 7.9999, 8, 8, 8, 8, 5, 5, 5, 5, 5, 5, 4, 6, 6, 6, 6, 6, 6, 6]
+
+
+@pytest.mark.exercise("7.4")
+@pytest.mark.parametrize(
+    ("factor", "patience", "threshold"), [(0.5, 3, 1e-4), (0.1, 0, 1e-4), (0.5, 2, 0.2)]
+)
+def test_7_4_matches_reduce_lr_on_plateau(impl, factor, patience, threshold) -> None:
+    ours = impl.plateau_lrs(METRICS, 1.0, factor=factor, patience=patience, threshold=threshold)
+    optimizer = _optimizer(1.0)
+    scheduler = sched.ReduceLROnPlateau(
+        optimizer, mode="min", factor=factor, patience=patience, threshold=threshold
+    )
+    ref = []
+    for metric in METRICS:
+        optimizer.step()
+        scheduler.step(metric)
+        ref.append(optimizer.param_groups[0]["lr"])
+    assert ours == pytest.approx(ref, rel=1e-12)
+    assert len(set(ref)) > 2, "the metrics must trigger several reductions"
+
+
+# ----------------------------------------------------------------------------- 7.5
+@pytest.mark.exercise("7.5")
+@pytest.mark.parametrize(
+    ("warmup", "gamma", "start"), [(5, 0.9, 0.1), (1, 0.5, 0.25), (8, 1.0, 0.5)]
+)
+def test_7_5_matches_sequential_linear_then_exponential(impl, warmup, gamma, start) -> None:
+    ours = _trajectory(
+        impl.WarmupExponentialLR(_optimizer(), warmup, gamma, start_factor=start), 40
+    )
+    optimizer = _optimizer()
+    ref = _trajectory(
+        sched.SequentialLR(
+            optimizer,
+            [
+                sched.LinearLR(optimizer, start_factor=start, end_factor=1.0, total_iters=warmup),
+                sched.ExponentialLR(optimizer, gamma=gamma),
+            ],
+            milestones=[warmup],
+        ),
+        40,
+    )
+    assert ours == pytest.approx(ref, rel=1e-9, abs=1e-15)
+
+
+@pytest.mark.exercise("7.5")
+def test_7_5_is_a_real_scheduler(impl) -> None:
+    optimizer = mg.optim.SGD(
+        [
+            {"params": [mg.nn.Parameter(mg.zeros(1))], "lr": 0.1},
+            {"params": [mg.nn.Parameter(mg.zeros(1))], "lr": 0.02},
+        ],
+        lr=0.1,
+    )
+    scheduler = impl.WarmupExponentialLR(optimizer, warmup_steps=4, gamma=0.5)
+    assert isinstance(scheduler, sched.LRScheduler)
+    assert scheduler.get_last_lr() == pytest.approx([0.01, 0.002])  # step 0: start_factor 0.1
+    for _ in range(6):
+        optimizer.step()
+        scheduler.step()
+    assert scheduler.get_last_lr() == pytest.approx([0.1 * 0.25, 0.02 * 0.25])
+    # state_dict / load_state_dict come from the base class and resume the schedule
+    resumed = impl.WarmupExponentialLR(optimizer, warmup_steps=4, gamma=0.5)
+    resumed.load_state_dict(scheduler.state_dict())
+    assert resumed.last_epoch == 6
+    optimizer.step()
+    resumed.step()
+    assert resumed.get_last_lr() == pytest.approx([0.1 * 0.125, 0.02 * 0.125])

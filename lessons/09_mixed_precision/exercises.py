@@ -1,0 +1,118 @@
+"""Chapter 9 exercises: rounding in 16 bits, the autocast policy, GradScaler by hand, underflow."""
+
+from __future__ import annotations
+
+import math  # noqa: F401
+
+import minigenesis as mg
+
+
+def accumulate(start: float, update: float, steps: int, dtype: mg.DType) -> float:
+    """Exercise 9.1: why the master weights stay float32.
+
+    Make a one-element tensor holding ``start`` in ``dtype``, add ``update`` to it in place
+    (``w.add_(update)``) ``steps`` times, and return the final value as a Python float. Each
+    addition rounds to ``dtype``: an update smaller than half the gap between ``w`` and its next
+    representable neighbour is rounded away every single time.
+    """
+    raise NotImplementedError(
+        "Exercise 9.1: add update to a one-element dtype tensor, steps times, in place"
+    )  # noqa: E501
+
+
+def autocast_predictions() -> dict[str, mg.DType]:
+    """Exercise 9.2: predict the dtype of each expression of the lesson's autocast quiz.
+
+    Inside ``mg.autocast("cpu", dtype=mg.bfloat16)``, with float32 tensors ``x`` (8, 4), ``w``
+    (4, 3) and an int64 tensor ``labels`` (8,), the expressions are:
+
+    - "matmul":   ``h = x @ w``
+    - "relu":     ``h.relu()``
+    - "add":      ``h + x[:, :3]``
+    - "softmax":  ``h.softmax(dim=-1)``
+    - "sum":      ``h.sum()``
+    - "loss":     ``mg.nn.functional.cross_entropy(h, labels)``
+
+    Return a dict from those names to the DType each produces (e.g. ``mg.float32``).
+    """
+    raise NotImplementedError(
+        "Exercise 9.2: return {name: the DType you predict} for the six quiz expressions"
+    )  # noqa: E501
+
+
+def fp16_weight_grad(x_value: float, upstream: float, loss_scale: float) -> float:
+    """Exercise 9.3: the underflow demonstration.
+
+    A float32 master weight ``w`` = [1.0] is cast to float16 and multiplied by a float16 input
+    ``x`` = [x_value]: ``h = w.half() * x`` is a float16 activation. The loss is computed in
+    float32, as autocast does: ``loss = (h.float() * upstream).sum()``. Back-propagate
+    ``loss * loss_scale``, then return ``w.grad`` divided by ``loss_scale`` (unscaled in float32)
+    as a Python float. The true gradient is ``x_value * upstream``.
+    """
+    raise NotImplementedError(
+        "Exercise 9.3: float16 activation, float32 loss, backward of loss * loss_scale, unscale"
+    )  # noqa: E501
+
+
+FP16_SMALLEST_NORMAL = 2.0**-14
+FP16_MAX = 65504.0
+
+
+def loss_scale_range(grad_min: float, grad_max: float) -> tuple[int, int]:
+    """Exercise 9.4: the static loss scales 2^k that fit a run's gradients into float16.
+
+    Return ``(k_low, k_high)``: ``k_low`` is the smallest integer k with
+    ``grad_min * 2^k >= FP16_SMALLEST_NORMAL`` (the smallest gradient keeps float16's full
+    precision), ``k_high`` the largest k with ``grad_max * 2^k <= FP16_MAX`` (the largest one
+    does not overflow). Both gradients are positive magnitudes. Raise ``ValueError`` when
+    ``k_low > k_high``: then no single scale fits, the gradients span more than float16's range.
+    """
+    raise NotImplementedError(
+        "Exercise 9.4: smallest k lifting grad_min to 2^-14, largest k keeping grad_max <= 65504"
+    )  # noqa: E501
+
+
+class ManualGradScaler:
+    """Exercise 9.5: dynamic loss scaling by hand, with GradScaler's rules.
+
+    - ``scale(loss)`` returns ``loss * S`` (S = the current scale, starting at ``init_scale``);
+    - ``unscale_(optimizer)`` multiplies every gradient by 1/S and records whether any gradient
+      holds inf or NaN (an error if called twice for one optimizer before ``update``);
+    - ``step(optimizer)`` unscales first if needed, then calls ``optimizer.step()`` only when no
+      gradient was inf/NaN; it returns True when the step ran;
+    - ``update()``: after an inf/NaN, S *= backoff_factor and the count of good steps restarts
+      at 0; otherwise the count grows, and when it reaches ``growth_interval`` S *= growth_factor
+      and the count restarts. Then forget which optimizers were unscaled.
+    """
+
+    def __init__(
+        self,
+        init_scale: float = 2.0**16,
+        growth_factor: float = 2.0,
+        backoff_factor: float = 0.5,
+        growth_interval: int = 2000,
+    ) -> None:
+        raise NotImplementedError(
+            "Exercise 9.5: store the settings, the current scale and a count of good steps"
+        )  # noqa: E501
+
+    def scale(self, loss: mg.Tensor) -> mg.Tensor:
+        raise NotImplementedError("Exercise 9.5: return the loss times the current scale")
+
+    def unscale_(self, optimizer) -> None:
+        raise NotImplementedError(
+            "Exercise 9.5: multiply the gradients by 1/scale and record any inf/NaN"
+        )  # noqa: E501
+
+    def step(self, optimizer) -> bool:
+        raise NotImplementedError(
+            "Exercise 9.5: unscale if not done yet; step only when every gradient is finite"
+        )  # noqa: E501
+
+    def update(self) -> None:
+        raise NotImplementedError(
+            "Exercise 9.5: back off after an inf/NaN, grow after growth_interval good steps"
+        )  # noqa: E501
+
+    def get_scale(self) -> float:
+        raise NotImplementedError("Exercise 9.5: return the current scale")
