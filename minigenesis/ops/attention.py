@@ -52,7 +52,7 @@ def attention(
             scores = scores.masked_fill(~mask, -math.inf)
     if mask is not None or is_causal:
         # rows with no allowed key: softmax on zeros (finite gradients), then zero weights
-        dead = xp.isneginf(scores._data).all(axis=-1, keepdims=True)
+        dead = (scores._data == -math.inf).all(axis=-1, keepdims=True)
         if xp is not np or dead.any():  # on a GPU, masking always beats a host sync
             scores = scores.masked_fill(dead, 0.0)
             weights = scores.softmax(dim=-1).masked_fill(dead, 0.0)
