@@ -1,0 +1,141 @@
+"""Mixed precision on the CPU, measured side by side in one run (ratios, not absolute times).
+
+1. Step time: the seed-003 MLP (100-512-512-10, batch 256, Adam, cross-entropy), one training step
+   under ``autocast(bfloat16)`` + ``GradScaler`` against the plain float32 step. Target <= 1.3x.
+2. Memory: peak traced memory (tracemalloc; NumPy reports its buffers to it) of one forward +
+   backward of an activation-heavy model (a deep, wide ReLU MLP on a large batch), under autocast
+   against float32. Target <= 0.65x: the activations backward keeps are bfloat16.
+
+    python bench/bench_amp.py [--profile]
+"""
+
+from __future__ import annotations
+
+import os
+
+# One BLAS thread: on a shared 2-core machine multi-threaded BLAS stalls at random and swamps the
+# ratio with noise. Both sides use the same BLAS, so the comparison stays fair.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import gc  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import tracemalloc  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import minigenesis as mg  # noqa: E402
+import minigenesis.nn as nn  # noqa: E402
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. step time
+# ---------------------------------------------------------------------------------------------
+def make_mlp_step(amp: bool):
+    mg.manual_seed(0)
+    model = nn.Sequential(
+        nn.Linear(100, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10)
+    )
+    optimizer = mg.optim.Adam(model.parameters(), lr=1e-3)
+    criterion = nn.CrossEntropyLoss()
+    scaler = mg.amp.GradScaler(enabled=amp)
+    x = mg.randn(256, 100)
+    y = mg.randint(0, 10, (256,))
+
+    def step() -> float:
+        optimizer.zero_grad()
+        with mg.autocast(dtype=mg.bfloat16, enabled=amp):
+            loss = criterion(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+        return loss.item()
+
+    return step
+
+
+def bench_step(repeats: int = 40) -> dict:
+    steps = {"float32": make_mlp_step(False), "autocast bf16 + GradScaler": make_mlp_step(True)}
+    times: dict = {k: [] for k in steps}
+    for step in steps.values():  # warm up
+        for _ in range(3):
+            step()
+    for _ in range(repeats):  # interleaved, so machine noise hits both alike
+        for name, step in steps.items():
+            t0 = time.perf_counter()
+            step()
+            times[name].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) * 1e3 for k, v in times.items()}
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. activation memory
+# ---------------------------------------------------------------------------------------------
+def activation_model():
+    """12 layers of Linear(256, 256) + ReLU on a batch of 2048: activations dwarf the weights."""
+    mg.manual_seed(0)
+    layers: list = []
+    for _ in range(12):
+        layers += [nn.Linear(256, 256), nn.ReLU()]
+    return (
+        nn.Sequential(*layers, nn.Linear(256, 10)),
+        mg.randn(2048, 256),
+        mg.randint(0, 10, (2048,)),
+    )
+
+
+def peak_forward_backward(amp: bool) -> tuple[float, float]:
+    """(MiB held for backward after the forward, peak MiB of forward + backward)."""
+    model, x, y = activation_model()
+    criterion = nn.CrossEntropyLoss()
+    gc.collect()
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    with mg.autocast(dtype=mg.bfloat16, enabled=amp):
+        loss = criterion(model(x), y)
+    saved = tracemalloc.get_traced_memory()[0] - base
+    loss.backward()
+    peak = tracemalloc.get_traced_memory()[1] - base
+    tracemalloc.stop()
+    return saved / 2**20, peak / 2**20
+
+
+def bench_memory() -> dict:
+    return {"float32": peak_forward_backward(False), "autocast bf16": peak_forward_backward(True)}
+
+
+def main() -> None:
+    if "--profile" in sys.argv:
+        import cProfile
+        import pstats
+
+        step = make_mlp_step(True)
+        for _ in range(3):
+            step()
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(30):
+            step()
+        prof.disable()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+        return
+
+    t = bench_step()
+    f32, amp = t["float32"], t["autocast bf16 + GradScaler"]
+    print("MLP 100-512-512-10, batch 256, Adam: median step time")
+    print(f"  float32                      {f32:7.2f} ms")
+    print(f"  autocast(bf16) + GradScaler  {amp:7.2f} ms   ratio {amp / f32:.2f}x (target <= 1.3x)")
+    m = bench_memory()
+    (s32, p32), (s16, p16) = m["float32"], m["autocast bf16"]
+    print("12 x Linear(256,256)+ReLU, batch 2048: traced memory (MiB)")
+    print("                  saved after forward   peak of forward + backward")
+    print(f"  float32         {s32:10.1f}            {p32:10.1f}")
+    print(f"  autocast(bf16)  {s16:10.1f}            {p16:10.1f}")
+    print(f"  ratio           {s16 / s32:10.2f}x           {p16 / p32:10.2f}x (target <= 0.65x)")
+
+
+if __name__ == "__main__":
+    main()
