@@ -37,10 +37,13 @@ def _parser() -> argparse.ArgumentParser:
         help="draw a learning-rate schedule into a PNG",
         description="Draw the learning rate of a scheduler over N steps.",
     )
-    plot.add_argument("--scheduler", required=True, help="scheduler name (see --list)")
+    plot.add_argument("--scheduler", help="schedule name (--list shows them)")
     plot.add_argument("--steps", type=int, default=1000, help="steps to draw (default 1000)")
     plot.add_argument("--lr", type=float, default=1e-3, help="base learning rate (default 1e-3)")
+    plot.add_argument("--warmup", type=int, help="warm-up steps (default steps/10)")
     plot.add_argument("--out", default="lr_schedule.png", help="PNG file (default lr_schedule.png)")
+    plot.add_argument("--log", action="store_true", help="logarithmic y axis")
+    plot.add_argument("--list", action="store_true", help="list the schedule names and exit")
     lessons = sub.add_parser(
         "lessons", help="show the course chapters with your exercises done / total",
         add_help=False,
@@ -50,22 +53,26 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _plot_lr(args: argparse.Namespace) -> int:
-    from . import viz
+    from .training.schedules import SCHEDULES, schedule_factory
+    from .viz import plot_lr_schedule
 
-    plot_lr_schedule = getattr(viz, "plot_lr_schedule", None)
-    if plot_lr_schedule is None:
-        print("error: minigenesis.viz.plot_lr_schedule is not available", file=sys.stderr)
-        return 2
-    if args.steps <= 0:
-        print(f"error: --steps must be positive, got {args.steps}", file=sys.stderr)
-        return 2
+    if args.list or not args.scheduler:
+        if not args.list:
+            print("error: plot-lr needs --scheduler NAME; the names are:", file=sys.stderr)
+        for name, (about, _) in SCHEDULES.items():
+            print(f"  {name:16s} {about}", file=sys.stdout if args.list else sys.stderr)
+        return 0 if args.list else 2
     try:
-        fig = plot_lr_schedule(args.scheduler, steps=args.steps, lr=args.lr)
-    except (ValueError, KeyError, TypeError) as err:
+        if args.steps <= 0:
+            raise ValueError(f"--steps must be positive, got {args.steps}")
+        factory = schedule_factory(args.scheduler, args.steps, args.warmup)
+        fig = plot_lr_schedule(factory, args.steps, base_lr=args.lr, log_scale=args.log,
+                               title=f"{factory.__name__} ({args.steps} steps)")  # fmt: skip
+        fig.savefig(args.out, dpi=100)
+    except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    fig.savefig(args.out, dpi=100)
-    print(f"wrote {args.out} ({args.scheduler}, {args.steps} steps, base lr {args.lr:g})")
+    print(f"wrote {args.out} ({factory.__name__}, {args.steps} steps, base lr {args.lr:g})")
     return 0
 
 

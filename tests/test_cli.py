@@ -221,3 +221,28 @@ def test_blas_threads_limits_and_restores():
     with blas_threads(1):
         assert getter() == 1
     assert getter() == before
+
+
+def test_plot_lr_writes_a_png_and_rejects_unknown_names(tmp_path, capsys):
+    png = tmp_path / "lr.png"
+    assert (
+        main(["plot-lr", "--scheduler", "cosine_warmup", "--steps", "50", "--out", str(png)]) == 0
+    )
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["plot-lr", "--scheduler", "nope", "--steps", "5", "--out", str(png)]) == 2
+    err = capsys.readouterr().err
+    assert "unknown scheduler 'nope'" in err and "onecycle" in err
+    assert main(["plot-lr", "--list"]) == 0 and "cosine_restarts" in capsys.readouterr().out
+
+
+def test_named_schedule_follows_the_closed_form():
+    import math
+
+    from minigenesis.training.schedules import schedule_factory
+    from minigenesis.viz import lr_schedule_values
+
+    lrs = [row[0] for row in lr_schedule_values(schedule_factory("cosine_warmup", 100, 10), 100,
+                                                base_lr=0.5)]  # fmt: skip
+    expected = [0.5 * t / 10 if t < 10 else 0.5 * 0.5 * (1 + math.cos(math.pi * (t - 10) / 90))
+                for t in range(100)]  # fmt: skip
+    np.testing.assert_allclose(lrs, expected, rtol=1e-9, atol=1e-12)
