@@ -194,7 +194,7 @@ class Optimizer:
                     g.detach_()
                 else:
                     g.requires_grad = False
-                if g._data.flags.writeable:
+                if getattr(g._data.flags, "writeable", True):  # CuPy arrays are always writable
                     g._data.fill(0)
                 else:  # a read-only broadcast view: give it its own zeroed memory
                     g._data = get_array_module(g._data).zeros_like(g._data)
