@@ -1,0 +1,181 @@
+"""Checks for chapter 4. Oracles: minigenesis's nn layers (same weights, same inputs), NumPy
+forward passes, and the closed-form statistics of the initialisation and of dropout."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+from minigenesis import nn
+
+
+def _t(a, requires_grad=False):
+    return mg.tensor(np.asarray(a, dtype=np.float64), dtype=mg.float64, requires_grad=requires_grad)
+
+
+@pytest.mark.exercise("4.1")
+def test_my_linear_registers_its_parameters(impl):
+    m = impl.MyLinear(5, 3)
+    assert [(n, tuple(p.shape)) for n, p in m.named_parameters()] == [
+        ("weight", (3, 5)),
+        ("bias", (3,)),
+    ]
+    assert all(isinstance(p, nn.Parameter) and p.requires_grad for p in m.parameters())
+    no_bias = impl.MyLinear(5, 3, bias=False)
+    assert [n for n, _ in no_bias.named_parameters()] == ["weight"] and no_bias.bias is None
+
+
+@pytest.mark.exercise("4.1")
+def test_my_linear_initialisation_is_pytorchs(impl):
+    mg.manual_seed(0)
+    m = impl.MyLinear(400, 300)
+    k = 1 / math.sqrt(400)
+    w, b = m.weight.detach().numpy(), m.bias.detach().numpy()
+    assert np.abs(w).max() <= k and np.abs(b).max() <= k
+    # U(-k, k) has mean 0 and standard deviation k / sqrt(3)
+    assert abs(w.mean()) < 0.02 * k
+    assert abs(w.std() / (k / math.sqrt(3)) - 1) < 0.02
+    assert np.abs(w).max() > 0.99 * k  # the whole interval is used, not a narrower one
+
+
+@pytest.mark.exercise("4.1")
+def test_my_linear_matches_nn_linear(impl):
+    mg.manual_seed(1)
+    ref = nn.Linear(4, 3).double()
+    mine = impl.MyLinear(4, 3).double()
+    mine.load_state_dict(ref.state_dict())
+    x_data = np.random.default_rng(0).standard_normal((2, 5, 4))
+    x1, x2 = _t(x_data, True), _t(x_data, True)
+    y_ref, y_mine = ref(x1), mine(x2)
+    assert y_mine.shape == (2, 5, 3)
+    np.testing.assert_allclose(y_mine.detach().numpy(), y_ref.detach().numpy(), rtol=1e-12)
+    (y_ref * y_ref).sum().backward()
+    (y_mine * y_mine).sum().backward()
+    np.testing.assert_allclose(mine.weight.grad.numpy(), ref.weight.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(x2.grad.numpy(), x1.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.exercise("4.2")
+def test_mlp_structure(impl):
+    m = impl.MLP([4, 16, 8, 3])
+    names = [n for n, _ in m.named_parameters()]
+    assert names == [f"layers.{i}.{p}" for i in range(3) for p in ("weight", "bias")]
+    assert sum(p.numel() for p in m.parameters()) == (4 * 16 + 16) + (16 * 8 + 8) + (8 * 3 + 3)
+    assert isinstance(m.layers, nn.ModuleList)
+
+
+@pytest.mark.exercise("4.2")
+def test_mlp_forward_matches_numpy(impl):
+    mg.manual_seed(2)
+    m = impl.MLP([3, 10, 10, 2])
+    x = np.random.default_rng(1).standard_normal((7, 3)).astype(np.float32)
+    h = x
+    layers = list(m.layers)
+    for i, layer in enumerate(layers):
+        h = h @ layer.weight.detach().numpy().T + layer.bias.detach().numpy()
+        if i < len(layers) - 1:
+            h = np.maximum(h, 0)
+    np.testing.assert_allclose(m(mg.tensor(x)).detach().numpy(), h, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.exercise("4.3")
+def test_layer_norm_matches_nn_layernorm(impl):
+    rng = np.random.default_rng(3)
+    x_data, w_data, b_data = rng.standard_normal((4, 3, 6)), rng.random(6) + 0.5, rng.random(6)
+    ref = nn.LayerNorm(6).double()
+    ref.load_state_dict({"weight": _t(w_data), "bias": _t(b_data)})
+    x1 = _t(x_data, True)
+    y_ref = ref(x1)
+    x2, w, b = _t(x_data, True), _t(w_data, True), _t(b_data, True)
+    y = impl.layer_norm(x2, w, b)
+    np.testing.assert_allclose(y.detach().numpy(), y_ref.detach().numpy(), rtol=1e-10, atol=1e-12)
+    g = _t(rng.standard_normal((4, 3, 6)))
+    y_ref.backward(g)
+    y.backward(g)
+    np.testing.assert_allclose(x2.grad.numpy(), x1.grad.numpy(), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(w.grad.numpy(), ref.weight.grad.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(b.grad.numpy(), ref.bias.grad.numpy(), rtol=1e-10)
+
+
+@pytest.mark.exercise("4.3")
+def test_layer_norm_uses_the_biased_variance(impl):
+    x = _t([[1.0, 2.0, 3.0, 6.0]])
+    y = impl.layer_norm(x, _t(np.ones(4)), _t(np.zeros(4)), eps=0.0).numpy()
+    v = np.array([1.0, 2.0, 3.0, 6.0])
+    np.testing.assert_allclose(y[0], (v - v.mean()) / v.std(), rtol=1e-12)  # np.std: ddof=0
+
+
+@pytest.mark.exercise("4.4")
+def test_dropout_statistics_in_training(impl):
+    mg.manual_seed(3)
+    d = impl.MyDropout(0.3)
+    x = mg.ones(200, 100, requires_grad=True)
+    y = d(x)
+    out = y.detach().numpy()
+    dropped = (out == 0).mean()
+    assert abs(dropped - 0.3) < 0.02  # 20,000 Bernoulli draws: std 0.003
+    np.testing.assert_allclose(out[out != 0], 1 / 0.7, rtol=1e-6)
+    y.sum().backward()  # the gradient is the same mask and scale
+    np.testing.assert_allclose(x.grad.numpy(), out, rtol=1e-6)
+
+
+@pytest.mark.exercise("4.4")
+def test_dropout_eval_and_edge_cases(impl):
+    x = mg.randn(50, 4)
+    d = impl.MyDropout(0.5)
+    d.eval()
+    np.testing.assert_array_equal(d(x).numpy(), x.numpy())
+    d.train()
+    assert (d(x).numpy() == 0).any()
+    np.testing.assert_array_equal(impl.MyDropout(0.0)(x).numpy(), x.numpy())
+    assert (impl.MyDropout(1.0)(x).numpy() == 0).all()
+    with pytest.raises(ValueError):
+        impl.MyDropout(1.5)
+
+
+def _batches(seed=4, n=3):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal((8, 5)) * 3 + 1 for _ in range(n)]
+
+
+@pytest.mark.exercise("4.5")
+def test_batchnorm_state_matches_nn(impl):
+    mine, ref = impl.MyBatchNorm1d(5), nn.BatchNorm1d(5)
+    assert sorted(mine.state_dict()) == sorted(ref.state_dict())
+    assert sorted(n for n, _ in mine.named_parameters()) == ["bias", "weight"]
+    for batch in _batches():
+        x = mg.tensor(batch.astype(np.float32))
+        np.testing.assert_allclose(mine(x).detach().numpy(), ref(x).detach().numpy(), atol=1e-5)
+    for name in ("running_mean", "running_var"):
+        np.testing.assert_allclose(
+            getattr(mine, name).numpy(), getattr(ref, name).numpy(), rtol=1e-5, err_msg=name
+        )
+    assert int(mine.num_batches_tracked.item()) == 3
+    mine.eval()
+    ref.eval()
+    x = mg.tensor(_batches(seed=5, n=1)[0].astype(np.float32))
+    np.testing.assert_allclose(mine(x).detach().numpy(), ref(x).detach().numpy(), atol=1e-5)
+
+
+@pytest.mark.exercise("4.5")
+def test_batchnorm_running_var_is_unbiased(impl):
+    bn = impl.MyBatchNorm1d(1, momentum=1.0)  # momentum 1: running = the last batch's statistic
+    batch = np.array([[1.0], [2.0], [4.0]], dtype=np.float32)
+    bn(mg.tensor(batch))
+    assert bn.running_mean.item() == pytest.approx(batch.mean())
+    assert bn.running_var.item() == pytest.approx(batch.var(ddof=1))
+
+
+@pytest.mark.exercise("4.5")
+def test_batchnorm_gradients_match_nn(impl):
+    mine, ref = impl.MyBatchNorm1d(5).double(), nn.BatchNorm1d(5).double()
+    data = _batches(seed=6, n=1)[0]
+    x1, x2 = _t(data, True), _t(data, True)
+    g = _t(np.random.default_rng(7).standard_normal((8, 5)))
+    ref(x1).backward(g)
+    mine(x2).backward(g)
+    np.testing.assert_allclose(x2.grad.numpy(), x1.grad.numpy(), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(mine.weight.grad.numpy(), ref.weight.grad.numpy(), rtol=1e-8)
