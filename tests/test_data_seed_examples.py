@@ -240,7 +240,7 @@ def test_seed000_complete_example_with_best_model(tmp_path, monkeypatch):
 
     best_loss = float("inf")
     for epoch in range(num_epochs):
-        for batch_idx, (data, target) in enumerate(train_loader):
+        for batch_idx, (data, target) in enumerate(train_loader):  # noqa: B007  (as the seed)
             optimizer.zero_grad()
             with autocast():
                 output = model(data)
