@@ -1,0 +1,131 @@
+"""Checks for chapter 8. Oracles: minigenesis.nn.utils.clip_grad_norm_ / clip_grad_value_ on an
+identical model, a single full-batch backward, and minigenesis.diagnostics."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+from minigenesis import diagnostics
+
+
+class _Net(mg.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = mg.nn.Linear(5, 8)
+        self.fc2 = mg.nn.Linear(8, 3)
+        self.unused = mg.nn.Linear(2, 2)  # never called: its .grad stays None
+
+    def forward(self, x: mg.Tensor) -> mg.Tensor:
+        return self.fc2(self.fc1(x).tanh())
+
+
+def _model_with_grads(seed: int = 0, scale: float = 1.0) -> _Net:
+    """A small MLP after one backward."""
+    mg.manual_seed(seed)
+    model = _Net()
+    x, y = mg.randn(16, 5), mg.randint(0, 3, (16,))
+    loss = mg.nn.functional.cross_entropy(model(x), y) * scale
+    loss.backward()
+    return model
+
+
+def _grads(model) -> list[np.ndarray]:
+    return [p.grad.numpy().copy() for p in model.parameters() if p.grad is not None]
+
+
+# ----------------------------------------------------------------------------- 8.1
+@pytest.mark.exercise("8.1")
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, 3.0, math.inf])
+@pytest.mark.parametrize("max_norm", [0.05, 100.0])
+def test_8_1_matches_clip_grad_norm_(impl, norm_type: float, max_norm: float) -> None:
+    ours_model, ref_model = _model_with_grads(scale=5.0), _model_with_grads(scale=5.0)
+    ours = impl.clip_grad_norm(ours_model.parameters(), max_norm, norm_type)  # a generator
+    ref = mg.nn.utils.clip_grad_norm_(ref_model.parameters(), max_norm, norm_type=norm_type)
+    assert float(ours) == pytest.approx(float(ref), rel=1e-5)
+    for a, b in zip(_grads(ours_model), _grads(ref_model)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.exercise("8.1")
+def test_8_1_keeps_the_direction_and_caps_the_norm(impl) -> None:
+    model = _model_with_grads(scale=50.0)
+    before = np.concatenate([g.ravel() for g in _grads(model)])
+    norm = impl.clip_grad_norm(list(model.parameters()), 1.0)
+    after = np.concatenate([g.ravel() for g in _grads(model)])
+    assert float(norm) == pytest.approx(np.linalg.norm(before), rel=1e-5)  # the norm before
+    assert np.linalg.norm(after) == pytest.approx(1.0, rel=1e-4)
+    np.testing.assert_allclose(after * np.linalg.norm(before), before, rtol=1e-4, atol=1e-6)
+
+
+# ----------------------------------------------------------------------------- 8.2
+@pytest.mark.exercise("8.2")
+@pytest.mark.parametrize("clip_value", [1e-3, 0.05, 10.0])
+def test_8_2_matches_clip_grad_value_(impl, clip_value: float) -> None:
+    ours_model, ref_model = _model_with_grads(), _model_with_grads()
+    impl.clip_grad_value(ours_model.parameters(), clip_value)
+    mg.nn.utils.clip_grad_value_(ref_model.parameters(), clip_value)
+    for a, b in zip(_grads(ours_model), _grads(ref_model)):
+        np.testing.assert_array_equal(a, b)
+        assert np.abs(a).max() <= clip_value
+
+
+# ----------------------------------------------------------------------------- 8.3
+def _mlp(seed: int = 1):
+    mg.manual_seed(seed)
+    return mg.nn.Sequential(mg.nn.Linear(6, 16), mg.nn.ReLU(), mg.nn.Linear(16, 4))
+
+
+@pytest.mark.exercise("8.3")
+@pytest.mark.parametrize("micro_batches", [1, 2, 4, 8])
+def test_8_3_accumulation_equals_one_big_batch(impl, micro_batches: int) -> None:
+    mg.manual_seed(7)
+    x, y = mg.randn(32, 6), mg.randint(0, 4, (32,))
+    loss_fn = mg.nn.CrossEntropyLoss()
+
+    big = _mlp()
+    full_loss = loss_fn(big(x), y)
+    full_loss.backward()
+
+    model = _mlp()
+    model(x).sum().backward()  # stale gradients the exercise must clear first
+    total = impl.accumulate_gradients(model, loss_fn, x, y, micro_batches)
+    assert total == pytest.approx(full_loss.item(), rel=1e-5)
+    for a, b in zip(_grads(model), _grads(big)):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.exercise("8.3")
+def test_8_3_uneven_split_is_an_error(impl) -> None:
+    with pytest.raises(ValueError):
+        impl.accumulate_gradients(_mlp(), mg.nn.MSELoss(), mg.randn(10, 6), mg.randn(10, 4), 4)
+
+
+# ----------------------------------------------------------------------------- 8.4
+@pytest.mark.exercise("8.4")
+def test_8_4_matches_diagnostics_grad_norms(impl) -> None:
+    model = _model_with_grads()
+    ours = impl.grad_norms(model)
+    ref = diagnostics.grad_norms(model)
+    assert set(ours) == set(ref) | {"total"}  # unused.* have no gradient: left out
+    for name, value in ref.items():
+        assert ours[name] == pytest.approx(value, rel=1e-5)
+    assert ours["total"] == pytest.approx(diagnostics.total_grad_norm(model), rel=1e-5)
+    assert ours["total"] == pytest.approx(
+        float(mg.nn.utils.clip_grad_norm_(model.parameters(), 1e9)), rel=1e-5
+    )
+
+
+# ----------------------------------------------------------------------------- 8.5
+@pytest.mark.exercise("8.5")
+def test_8_5_names_the_nonfinite_gradients(impl) -> None:
+    model = _model_with_grads()
+    assert impl.nonfinite_grads(model) == []
+    model.fc1.bias.grad[3] = math.nan
+    model.fc2.weight.grad[0, 1] = -math.inf
+    ours = impl.nonfinite_grads(model)
+    ref = [line.split(":")[0] for line in diagnostics.find_nonfinite_grads(model)]
+    assert ours == ref == ["fc1.bias", "fc2.weight"]
