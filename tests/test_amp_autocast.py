@@ -14,6 +14,7 @@ from minigenesis import autocast_policy as P
 from minigenesis.ops import activation as A
 from minigenesis.ops import elementwise as E
 from minigenesis.ops import linear as L
+from minigenesis.ops import loss as LS
 from minigenesis.ops import matmul as M
 from minigenesis.ops import normalization as N
 from minigenesis.ops import reduce as R
@@ -55,6 +56,10 @@ def _float32_cases():
         R.Var: lambda dt: _t(3, 4, dtype=dt).var(dim=1),
         R.LogSumExp: lambda dt: _t(3, 4, dtype=dt).logsumexp(dim=1),
         N.Normalize: lambda dt: F.layer_norm(_t(3, 4, dtype=dt), (4,)),
+        LS.LogSigmoid: lambda dt: LS.LogSigmoid.apply(_t(3, 4, dtype=dt)),
+        LS.BinaryCrossEntropy: lambda dt: LS.BinaryCrossEntropy.apply(
+            mg.rand(3, 4).to(dt) * 0.8 + 0.1, mg.rand(3, 4).to(dt)
+        ),
     }
 
 
@@ -361,3 +366,20 @@ def test_autocast_function_makes_a_composite_one_policy_unit():
         assert fused(x, w, b).dtype is BF16
         assert fused(x, w=w, b=b).dtype is BF16  # keyword tensors are cast too
     assert fused(x, w, b).dtype is F32
+
+
+def test_composite_units_of_nn_follow_pytorchs_autocast():
+    # conv2d and attention: low precision; losses, norms: float32 (whatever the input dtype)
+    x, w, b = _t(2, 3, 8, 8), _t(4, 3, 3, 3), _t(4)
+    q = _t(2, 5, 8)
+    target = mg.randint(0, 4, (6,))
+    with mg.autocast():
+        assert F.conv2d(x, w, b, padding=1).dtype is BF16
+        assert F.scaled_dot_product_attention(q, q, q).dtype is BF16
+        logits = _t(6, 4) @ _t(4, 4)
+        assert logits.dtype is BF16
+        assert F.cross_entropy(logits, target).dtype is F32
+        assert F.mse_loss(logits, _t(6, 4), reduction="none").dtype is F32
+        assert F.layer_norm(logits, (4,)).dtype is F32
+        assert F.batch_norm(logits, None, None, training=True).dtype is F32
+    assert F.conv2d(x, w, b).dtype is F32
