@@ -1,0 +1,196 @@
+"""Checks for chapter 10. Oracles: the pickle module, hashlib, minigenesis.load's refusals, and an
+uninterrupted minigenesis training run."""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import math
+import os
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+
+
+class _RunsPrint:
+    """Unpickling this calls print(): harmless, but visible, proof that loading ran code."""
+
+    def __reduce__(self):
+        return (print, ("pickle ran code",))
+
+
+class _RunsEval:
+    def __reduce__(self):
+        return (eval, ("1 + 1",))
+
+
+BENIGN = [
+    {"step": 3, "lr": 1e-3, "name": "run", "flags": (True, None), "ids": [1, 2, 3]},
+    collections.OrderedDict(weight=np.arange(6, dtype=np.float32).reshape(2, 3), n=np.int64(4)),
+    {"nested": {"a": [np.zeros(3), {"b": b"bytes"}]}, "c": complex(1, 2), "s": {1, 2}},
+]
+
+
+# ----------------------------------------------------------------------------- 10.1
+@pytest.mark.exercise("10.1")
+def test_10_1_round_trip_and_overwrite(impl, tmp_path: Path) -> None:
+    path = tmp_path / "ck.pkl"
+    impl.atomic_save({"a": 1}, path)
+    impl.atomic_save({"a": 2, "w": [0.5]}, path)
+    with open(path, "rb") as f:
+        assert pickle.load(f) == {"a": 2, "w": [0.5]}
+    assert os.listdir(tmp_path) == ["ck.pkl"]
+
+
+@pytest.mark.exercise("10.1")
+def test_10_1_failed_save_keeps_the_old_file(impl, tmp_path: Path) -> None:
+    path = tmp_path / "ck.pkl"
+    impl.atomic_save({"a": 1}, path)
+    # 1 MiB is pickled (and written) before the lambda makes pickle fail half-way
+    broken = {"a": 2, "big": b"x" * 2**20, "bad": lambda: 0}
+    with pytest.raises((pickle.PicklingError, AttributeError, TypeError)):
+        impl.atomic_save(broken, path)
+    with open(path, "rb") as f:
+        assert pickle.load(f) == {"a": 1}
+    assert os.listdir(tmp_path) == ["ck.pkl"], "the temporary file must be removed"
+
+
+@pytest.mark.exercise("10.1")
+def test_10_1_temporary_file_is_fsynced_in_the_same_directory(impl, tmp_path, monkeypatch):
+    calls = []
+    real_replace, real_fsync = os.replace, os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append("fsync"), real_fsync(fd))[1])
+
+    def replace(src, dst):
+        calls.append(("replace", Path(src).parent, Path(dst)))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    impl.atomic_save([1, 2], tmp_path / "x.pkl")
+    assert calls[0] == "fsync", "flush and fsync before the rename"
+    assert calls[-1] == ("replace", tmp_path, tmp_path / "x.pkl")
+
+
+# ----------------------------------------------------------------------------- 10.2
+@pytest.mark.exercise("10.2")
+@pytest.mark.parametrize("obj", BENIGN, ids=["builtins", "ordereddict-numpy", "nested"])
+def test_10_2_loads_plain_data(impl, obj) -> None:
+    loaded = impl.safe_loads(pickle.dumps(obj))
+    assert pickle.dumps(loaded) == pickle.dumps(obj)
+    assert type(loaded) is type(obj)
+
+
+@pytest.mark.exercise("10.2")
+@pytest.mark.parametrize("trap", [_RunsPrint(), _RunsEval()], ids=["print", "eval"])
+def test_10_2_refuses_code_and_runs_nothing(impl, trap, capsys) -> None:
+    data = pickle.dumps({"weights": [1.0, 2.0], "trap": trap})
+    with pytest.raises(pickle.UnpicklingError) as err:
+        impl.safe_loads(data)
+    assert "builtins" in str(err.value), "name the refused global in the message"
+    assert "pickle ran code" not in capsys.readouterr().out
+
+
+@pytest.mark.exercise("10.2")
+@pytest.mark.parametrize("index", range(len(BENIGN) + 1))
+def test_10_2_agrees_with_minigenesis_load(impl, index: int, tmp_path: Path, capsys) -> None:
+    obj = BENIGN[index] if index < len(BENIGN) else {"trap": _RunsPrint()}
+    data = pickle.dumps(obj)
+    try:
+        impl.safe_loads(data)
+        ours = "accepted"
+    except pickle.UnpicklingError:
+        ours = "refused"
+    mg.save(obj, tmp_path / "obj.mgck")
+    try:
+        mg.load(tmp_path / "obj.mgck")
+        theirs = "accepted"
+    except pickle.UnpicklingError:
+        theirs = "refused"
+    assert ours == theirs
+    assert "pickle ran code" not in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------------------- 10.3
+PAYLOAD = pickle.dumps({"w": list(range(100))})
+
+
+@pytest.mark.exercise("10.3")
+def test_10_3_layout_and_round_trip(impl) -> None:
+    blob = impl.add_checksum(PAYLOAD)
+    assert blob[:4] == b"CKPT"
+    assert int.from_bytes(blob[4:12], "little") == len(PAYLOAD)
+    assert blob[12:44] == hashlib.sha256(PAYLOAD).digest()
+    assert blob[44:] == PAYLOAD
+    assert impl.check_checksum(blob) == PAYLOAD
+
+
+def _flip(blob: bytes, index: int) -> bytes:
+    return blob[:index] + bytes([blob[index] ^ 0x10]) + blob[index + 1 :]
+
+
+@pytest.mark.exercise("10.3")
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda b: b[:0],
+        lambda b: b[:1],
+        lambda b: b[:10],
+        lambda b: b[: len(b) // 2],
+        lambda b: b[:-1],
+        lambda b: b + b"\x00",
+        lambda b: _flip(b, 0),
+        lambda b: _flip(b, 20),
+        lambda b: _flip(b, len(b) - 5),
+    ],
+    ids=["empty", "1-byte", "10-bytes", "half", "one-short", "one-long", "magic", "digest", "data"],
+)
+def test_10_3_damage_is_detected(impl, damage) -> None:
+    blob = impl.add_checksum(PAYLOAD)
+    with pytest.raises(ValueError):
+        impl.check_checksum(damage(blob))
+
+
+# ----------------------------------------------------------------------------- 10.4
+def _build(seed: int):
+    mg.manual_seed(seed)
+    model = mg.nn.Sequential(
+        mg.nn.Linear(4, 16), mg.nn.ReLU(), mg.nn.Dropout(0.25), mg.nn.Linear(16, 1)
+    )
+    optimizer = mg.optim.AdamW(model.parameters(), lr=1e-2)
+    scheduler = mg.optim.get_cosine_schedule_with_warmup(optimizer, 2, 8)
+    return model, optimizer, scheduler
+
+
+def _train(model, optimizer, scheduler, steps: int) -> list[float]:
+    losses = []
+    for _ in range(steps):
+        x = mg.randn(8, 4)  # data and dropout masks both draw from the minigenesis RNG
+        y = x.sum(dim=1, keepdim=True)
+        loss = ((model(x) - y) ** 2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+        losses.append(loss.item())
+    return losses
+
+
+@pytest.mark.exercise("10.4")
+def test_10_4_resume_is_exact(impl, tmp_path: Path) -> None:
+    straight = _train(*_build(seed=0), steps=8)
+
+    model, optimizer, scheduler = _build(seed=0)
+    first = _train(model, optimizer, scheduler, steps=4)
+    impl.save_training_state(tmp_path / "run.ckpt", model, optimizer, scheduler, step=4)
+    mg.manual_seed(12345)  # anything that happens after the save must not matter
+
+    model, optimizer, scheduler = _build(seed=99)  # a fresh process would start elsewhere
+    step = impl.load_training_state(tmp_path / "run.ckpt", model, optimizer, scheduler)
+    assert step == 4
+    assert math.isclose(scheduler.get_last_lr()[0], optimizer.param_groups[0]["lr"])
+    second = _train(model, optimizer, scheduler, steps=4)
+    assert first + second == straight
