@@ -104,20 +104,23 @@ class Col2Im(Op):
         xp = get_array_module(cols)
         (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
         top, bottom, left, right = padding
-        inverse = tuple(order.index(a) for a in range(6))
-        c6 = cols.transpose(inverse)  # (N, C, kh, kw, H_out, W_out), a view
+        # Accumulate with N and C in the order the columns store them, so each slab read below
+        # is contiguous (conv's columns are (C, kh, kw, N, ...)); transpose back at the end.
+        nc = (0, 1) if order.index(0) < order.index(1) else (1, 0)
+        c6 = cols.transpose(tuple(order.index(a) for a in nc + (2, 3, 4, 5)))  # a view
         ho, wo = c6.shape[4:]
         n, c, h, w = x_shape
+        lead = (n, c) if nc == (0, 1) else (c, n)
         # 2-byte floats accumulate in float32 (several windows add into one pixel)
         acc = xp.float32 if cols.dtype.itemsize == 2 and cols.dtype.kind in "fV" else cols.dtype
-        x_pad = xp.zeros((n, c, h + top + bottom, w + left + right), dtype=acc)
+        x_pad = xp.zeros(lead + (h + top + bottom, w + left + right), dtype=acc)
         for i in range(kh):
             for j in range(kw):
                 rows = slice(i * dh, i * dh + sh * (ho - 1) + 1, sh)
                 columns = slice(j * dw, j * dw + sw * (wo - 1) + 1, sw)
                 x_pad[:, :, rows, columns] += c6[:, :, i, j]
         ctx.geometry = (kernel, stride, dilation, padding, order)
-        out = x_pad[:, :, top : top + h, left : left + w]
+        out = x_pad[:, :, top : top + h, left : left + w].transpose(nc + (2, 3))
         return xp.ascontiguousarray(out).astype(cols.dtype, copy=False)
 
     @staticmethod
