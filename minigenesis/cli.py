@@ -92,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; returns its exit status (0 success, 2 usage error, 130 Ctrl-C)."""
     try:
         return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C outside a training loop (which saves and returns itself)
+        print("interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # `python -m minigenesis train | head`: the reader left; stop quietly
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (so the exit flush does not fail)
         return 141

@@ -119,11 +119,14 @@ def prepare(args: argparse.Namespace) -> tuple[TrainConfig, Path, dict | None]:
     except ValueError as err:
         raise TrainError(str(err)) from None
     _check_device(config.device)
+    if ckpt is not None and config.device != "cpu":  # optimizer state must live with the weights
+        ckpt = load_training_checkpoint(path, map_location=config.device)
     return config, out, ckpt
 
 
 def run(args: argparse.Namespace) -> int:
     """The ``train`` subcommand."""
+    from ..diagnostics import diagnose_training
     from .trainer import Trainer
 
     try:
@@ -156,6 +159,10 @@ def run(args: argparse.Namespace) -> int:
     if h["val_acc"]:
         print(f"  validation accuracy {h['val_acc'][-1]:.2%} (loss {h['val_loss'][-1]:.4f}); "
               f"best {best['val_acc']:.2%} at epoch {best['epoch']}")  # fmt: skip
+    if len(h["train_loss"]) >= 10:
+        diagnosis = diagnose_training(h["train_loss"], h["val_loss"])
+        found = "; ".join(f"{f.kind} ({f.message})" for f in diagnosis.findings) or "healthy"
+        print(f"  diagnosis: {found}")
     print(f"  wrote {out}/: metrics.csv, loss.png, lr.png, tensorboard/, "
           f"checkpoints/ ({LAST}, best_model.pth)")  # fmt: skip
     print(f"  view:  tensorboard --logdir {out / 'tensorboard'}")

@@ -58,12 +58,14 @@ def run_dir_of(checkpoint: Path) -> Path:
     return folder.parent if folder.name == CHECKPOINT_DIR else folder
 
 
-def load_training_checkpoint(path: Path) -> dict[str, Any]:
+def load_training_checkpoint(path: Path, map_location: str = "cpu") -> dict[str, Any]:
     """Load and check a training checkpoint; any problem becomes a one-line TrainError."""
     try:
-        ckpt = serialization.load_checkpoint(path, map_location="cpu")
+        ckpt = serialization.load_checkpoint(path, map_location=map_location)
     except Exception as err:  # damaged, truncated, not ours, unsafe: all mean "cannot resume"
         reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        if reason.startswith(f"{path}: "):  # the loader names the file too: say it once
+            reason = reason[len(f"{path}: ") :]
         raise TrainError(f"cannot resume from '{path}': {reason}") from None
     if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
         raise TrainError(
