@@ -1,0 +1,140 @@
+"""Checks for chapter 5. Oracles: minigenesis.nn.functional's losses (forward and gradients),
+mg.optim.SGD, and the closed-form least-squares solution (np.linalg.lstsq)."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+from minigenesis import nn
+
+F = nn.functional
+
+
+def _t(a, requires_grad=False):
+    return mg.tensor(np.asarray(a, dtype=np.float64), dtype=mg.float64, requires_grad=requires_grad)
+
+
+@pytest.mark.exercise("5.1")
+def test_log_softmax_matches_minigenesis(impl):
+    data = np.random.default_rng(0).standard_normal((3, 4, 5)) * 3
+    for dim in (-1, 0, 1):
+        x1, x2 = _t(data, True), _t(data, True)
+        got, want = impl.log_softmax(x1, dim=dim), mg.log_softmax(x2, dim=dim)
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-12)
+        g = _t(np.cos(data))
+        got.backward(g)
+        want.backward(g)
+        np.testing.assert_allclose(x1.grad.numpy(), x2.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.exercise("5.1")
+def test_log_softmax_does_not_overflow(impl):
+    x = mg.tensor([[1000.0, 1000.0, 0.0], [-1000.0, 0.0, 1000.0]])  # float32
+    got = impl.log_softmax(x).numpy()
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got[0, :2], -np.log(2), rtol=1e-6)
+    np.testing.assert_allclose(got[1, 2], 0.0, atol=1e-6)
+
+
+@pytest.mark.exercise("5.2")
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.1])
+def test_cross_entropy_matches_minigenesis(impl, label_smoothing):
+    rng = np.random.default_rng(1)
+    data, target = rng.standard_normal((6, 4)) * 2, mg.tensor([0, 3, 1, -100, 2, 3])
+    x1, x2 = _t(data, True), _t(data, True)
+    got = impl.cross_entropy(x1, target, label_smoothing=label_smoothing)
+    want = F.cross_entropy(x2, target, label_smoothing=label_smoothing)
+    assert got.shape == ()
+    np.testing.assert_allclose(got.item(), want.item(), rtol=1e-12)
+    got.backward()
+    want.backward()
+    np.testing.assert_allclose(x1.grad.numpy(), x2.grad.numpy(), rtol=1e-10, atol=1e-14)
+    assert (x1.grad.numpy()[3] == 0).all()  # the ignored example gets no gradient
+
+
+@pytest.mark.exercise("5.2")
+def test_cross_entropy_closed_form(impl):
+    """Equal logits: every class has probability 1/C, so the loss is log C."""
+    loss = impl.cross_entropy(mg.zeros(5, 7), mg.tensor([0, 1, 2, 3, 6]))
+    assert loss.item() == pytest.approx(np.log(7), rel=1e-6)
+    custom = impl.cross_entropy(mg.zeros(2, 3), mg.tensor([1, 9]), ignore_index=9)
+    assert custom.item() == pytest.approx(np.log(3), rel=1e-6)
+
+
+@pytest.mark.exercise("5.3")
+def test_bce_with_logits_matches_minigenesis(impl):
+    rng = np.random.default_rng(2)
+    data, y = rng.standard_normal((5, 3)) * 4, _t(rng.random((5, 3)) > 0.5)
+    x1, x2 = _t(data, True), _t(data, True)
+    got, want = impl.bce_with_logits(x1, y), F.binary_cross_entropy_with_logits(x2, y)
+    np.testing.assert_allclose(got.item(), want.item(), rtol=1e-12)
+    got.backward()
+    want.backward()
+    np.testing.assert_allclose(x1.grad.numpy(), x2.grad.numpy(), rtol=1e-10, atol=1e-15)
+
+
+@pytest.mark.exercise("5.3")
+def test_bce_with_logits_is_stable(impl):
+    x = mg.tensor([100.0, -100.0, 100.0, -100.0])  # float32: sigmoid saturates to exactly 0 / 1
+    y = mg.tensor([1.0, 0.0, 0.0, 1.0])
+    loss = impl.bce_with_logits(x, y).item()
+    assert np.isfinite(loss)
+    assert loss == pytest.approx((0 + 0 + 100 + 100) / 4, rel=1e-6)
+
+
+def _regression(seed=3, n=64):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, 3)).astype(np.float32)
+    w_true, b_true = np.array([[1.5, -2.0, 0.5]]), 0.3
+    y = (x @ w_true.T + b_true + 0.1 * rng.standard_normal((n, 1))).astype(np.float32)
+    return x, y
+
+
+@pytest.mark.exercise("5.4")
+def test_train_step_matches_optim_sgd(impl):
+    mg.manual_seed(4)
+    model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
+    twin = copy.deepcopy(model)
+    x, y = (mg.tensor(a) for a in _regression())
+    opt = mg.optim.SGD(twin.parameters(), lr=0.05)
+    for _ in range(3):
+        got = impl.train_step(model, F.mse_loss, x, y, lr=0.05)
+        opt.zero_grad()
+        loss = F.mse_loss(twin(x), y)
+        loss.backward()
+        opt.step()
+        assert isinstance(got, float) and got == pytest.approx(loss.item(), rel=1e-6)
+    for p, q in zip(model.parameters(), twin.parameters()):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-6, atol=1e-7)
+        assert not p.requires_grad or p.grad_fn is None  # still leaves: updated without a graph
+
+
+@pytest.mark.exercise("5.5")
+def test_fit_reaches_the_least_squares_solution(impl):
+    mg.manual_seed(5)
+    x, y = _regression(seed=6, n=96)
+    model = nn.Linear(3, 1)
+    history = impl.fit(model, mg.tensor(x), mg.tensor(y), epochs=40, batch_size=16, lr=0.05)
+    assert len(history) == 40 and all(isinstance(h, float) for h in history)
+    assert history[-1] < 0.1 * history[0]
+    design = np.hstack([x, np.ones((len(x), 1))]).astype(np.float64)
+    coef, *_ = np.linalg.lstsq(design, y.astype(np.float64), rcond=None)
+    np.testing.assert_allclose(model.weight.detach().numpy().ravel(), coef[:3, 0], atol=0.02)
+    np.testing.assert_allclose(model.bias.item(), coef[3, 0], atol=0.02)
+    assert model.training
+
+
+@pytest.mark.exercise("5.5")
+def test_fit_uses_partial_last_batches(impl):
+    """10 examples in batches of 4: 4 + 4 + 2, the epoch loss is their size-weighted mean."""
+    mg.manual_seed(7)
+    x, y = _regression(seed=8, n=10)
+    model = nn.Linear(3, 1)
+    seen = []
+    model.register_forward_hook(lambda m, inp, out: seen.append(inp[0].shape[0]))
+    impl.fit(model, mg.tensor(x), mg.tensor(y), epochs=1, batch_size=4, lr=0.01)
+    assert seen == [4, 4, 2]
