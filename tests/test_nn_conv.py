@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import minigenesis as mg
 import minigenesis.nn.functional as F
@@ -81,6 +83,31 @@ def test_conv2d_matches_loop_reference(case):
     ref = conv2d_loops(x, wt, b, s, p, d, g)
     assert got.shape == ref.shape
     np.testing.assert_allclose(got.numpy(), ref, rtol=1e-12, atol=1e-12)
+
+
+@st.composite
+def conv_geometry(draw):
+    """Random small convolutions whose output is not empty."""
+    groups = draw(st.sampled_from([1, 2]))
+    c_in, c_out = groups * draw(st.integers(1, 2)), groups * draw(st.integers(1, 2))
+    k = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    s = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    d = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    p = (draw(st.integers(0, 2)), draw(st.integers(0, 2)))
+    span = [dd * (kk - 1) + 1 for dd, kk in zip(d, k)]
+    h = draw(st.integers(max(1, span[0] - 2 * p[0]), 7))
+    w = draw(st.integers(max(1, span[1] - 2 * p[1]), 7))
+    return (draw(st.integers(1, 2)), c_in, h, w, c_out, k, s, p, d, groups)
+
+
+@settings(max_examples=30, deadline=None)
+@given(conv_geometry())
+def test_conv2d_random_geometries_match_loop_reference(case):
+    n, c, h, w, o, k, s, p, d, g = case
+    rng = np.random.default_rng(0)
+    x, wt, b = (rng.standard_normal(sh) for sh in ((n, c, h, w), (o, c // g, *k), (o,)))
+    got = F.conv2d(t64(x), t64(wt), t64(b), s, p, d, g)
+    np.testing.assert_allclose(got.numpy(), conv2d_loops(x, wt, b, s, p, d, g), atol=1e-12)
 
 
 def test_conv2d_no_bias_and_unbatched_input():

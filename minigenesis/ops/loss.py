@@ -237,6 +237,13 @@ def _batched(input, target, name: str):
     """An unbatched (C,) input with a 0-d target is treated as a batch of one."""
     if input.ndim == 0:
         raise ValueError(f"{name}: input must have a class dim, got a 0-d tensor")
+    if not input.is_floating_point():
+        raise TypeError(f"{name}: input must be floating point (logits), got {input.dtype.name}")
+    if target.device != input.device:
+        raise ValueError(
+            f"{name}: input is on {input.device} but target is on {target.device}: move one "
+            f"of them (target.to(input.device))"
+        )
     if input.ndim == 1:
         if target.ndim != 0 and target._data.dtype.kind in "iu":
             raise ValueError(
