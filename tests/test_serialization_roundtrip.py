@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import minigenesis as mg
+from minigenesis import serialization as ser
 from minigenesis.backend import cupy_module
 
 
@@ -333,3 +334,17 @@ def test_save_streams_and_load_makes_one_copy(tmp_path):
     assert save_peak < nbytes / 16, f"save peaked at {save_peak} bytes for {nbytes} of arrays"
     assert load_peak < 1.05 * nbytes, f"load peaked at {load_peak} bytes for {nbytes} of arrays"
     assert loaded["embed"].dtype is mg.bfloat16 and loaded["layer3.weight"].shape == (256, 1024)
+
+
+def test_file_object_with_a_prefix_and_array_subclasses(tmp_path):
+    buf = io.BytesIO()
+    buf.write(b"some header of the caller's own")
+    start = buf.tell()
+    masked = np.ma.masked_array([1.0, 2.0, 3.0], mask=[False, True, False])
+    mg.save({"m": masked, "mm": np.arange(3.0)}, buf)
+    buf.seek(start)
+    with pytest.raises(ser.UnsafeCheckpointError, match="numpy.ma"):
+        mg.load(buf)  # a masked array is more than its data: not silently flattened
+    buf.seek(start)
+    out = mg.load(buf, weights_only=False)
+    assert isinstance(out["m"], np.ma.MaskedArray) and out["m"].mask.tolist() == [0, 1, 0]

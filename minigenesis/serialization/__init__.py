@@ -58,7 +58,8 @@ def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
     """Write ``obj`` to ``f`` (a path, or a binary file opened for writing).
 
     A path is written atomically: the old file (if any) stays intact until the new one is complete
-    on disk. A file object is written in place, from its current position.
+    on disk. A file object is written in place, from its current position (``load`` then reads
+    from that position to the end of the file).
     """
     if hasattr(f, "write"):
         write_checkpoint(f, obj, CheckpointPickler)

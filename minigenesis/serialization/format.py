@@ -141,7 +141,8 @@ def read_checkpoint(f: BinaryIO, name: str) -> tuple[bytes, list[np.ndarray]]:
     checksum is compared before anything is unpickled; each failure raises ``CheckpointError``
     naming ``name`` and what is wrong.
     """
-    size = f.seek(0, io.SEEK_END)
+    base = f.tell()  # a file object may hold a checkpoint after other data: it runs to the end
+    size = f.seek(0, io.SEEK_END) - base
     if size == 0:
         raise CheckpointError(f"{name}: the file is empty (0 bytes), so it holds no checkpoint")
     if size < MIN_SIZE:
@@ -149,7 +150,7 @@ def read_checkpoint(f: BinaryIO, name: str) -> tuple[bytes, list[np.ndarray]]:
             f"{name}: the file is truncated: {size} bytes, fewer than the {MIN_SIZE} bytes of even "
             "an empty checkpoint"
         )
-    f.seek(0)
+    f.seek(base)
     header = _read_exact(f, _HEADER.size, name)
     magic, version, _ = _HEADER.unpack(header)
     if magic != MAGIC:
@@ -168,7 +169,7 @@ def read_checkpoint(f: BinaryIO, name: str) -> tuple[bytes, list[np.ndarray]]:
             f"version {FORMAT_VERSION}"
         )
 
-    f.seek(size - _FOOTER.size)
+    f.seek(base + size - _FOOTER.size)
     footer = _read_exact(f, _FOOTER.size, name)
     n_buffers, pickle_length, stored_crc, end = _FOOTER.unpack(footer)
     if end != END:
@@ -182,7 +183,7 @@ def read_checkpoint(f: BinaryIO, name: str) -> tuple[bytes, list[np.ndarray]]:
             f"{name}: the file is corrupt: its footer announces {n_buffers} arrays and a "
             f"{pickle_length}-byte pickle, more than the file's {size} bytes can hold"
         )
-    f.seek(size - _FOOTER.size - 8 * n_buffers)
+    f.seek(base + size - _FOOTER.size - 8 * n_buffers)
     index = _read_exact(f, 8 * n_buffers, name)
     lengths = struct.unpack(f"<{n_buffers}Q", index)
     described = MIN_SIZE + sum(lengths) + pickle_length + 8 * n_buffers
@@ -193,7 +194,7 @@ def read_checkpoint(f: BinaryIO, name: str) -> tuple[bytes, list[np.ndarray]]:
         )
 
     # Sequential pass: read everything once, checksumming as it arrives.
-    f.seek(_HEADER.size)
+    f.seek(base + _HEADER.size)
     buffers = []
     with _RunningCrc(threaded=size >= _THREAD_MIN) as crc:
         crc.feed(header)

@@ -144,7 +144,9 @@ class CheckpointPickler(pickle.Pickler):
             rebuild, args, *rest = obj.__reduce_ex__(5)
             location = str(device_of(obj._data))
             return (_rebuild_located, (rebuild, args, location), *rest)
-        if isinstance(obj, np.ndarray) or get_array_module(obj) is not np:
+        # Plain arrays only: a subclass such as a masked array carries more than its data, so it
+        # keeps its own reduce (refused by weights_only=True, exact with weights_only=False).
+        if type(obj) in (np.ndarray, np.memmap) or get_array_module(obj) is not np:
             arr = to_numpy(obj)  # CuPy arrays (outside tensors) are stored as NumPy arrays
             token = _dtype_token(arr.dtype)
             if token is None:
