@@ -17,8 +17,6 @@ import pytest
 import minigenesis as mg
 from minigenesis.serialization.atomic import _HOST, SUFFIX, sweep_stale_temps
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
 
 def temps(directory) -> list[str]:
     return sorted(n for n in os.listdir(directory) if n.endswith(SUFFIX))
@@ -106,52 +104,43 @@ def test_bad_destinations(tmp_path):
     assert temps(tmp_path) == []
 
 
-CHILD = """
-import sys
-import numpy as np
-import minigenesis as mg
-path = sys.argv[1]
-print("ready", flush=True)
-step = int(sys.stdin.readline())
-while True:
-    # 1 MB per save: the process spends its time inside save(), where the kill lands.
-    w = mg.from_numpy(np.full((512, 512), step, dtype=np.float32))
-    mg.save({"step": step, "w": w, "rng": mg.get_rng_state()}, path)
-    print(step, flush=True)
-    step += 1
-"""
+def _save_forever(path, first_step: int) -> tuple[int, int]:
+    """Fork a child that saves step after step to ``path``, writing each finished step number to
+    a pipe; return (pid, read end). Forked, not spawned: no interpreter start-up per round."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: save until killed
+        try:
+            os.close(read_fd)
+            step = first_step
+            while True:
+                # 1 MB per save: the process spends its time inside save(), where the kill lands.
+                w = mg.from_numpy(np.full((512, 512), step, dtype=np.float32))
+                mg.save({"step": step, "w": w, "rng": mg.get_rng_state()}, path)
+                os.write(write_fd, f"{step}\n".encode())
+                step += 1
+        finally:
+            os._exit(1)
+    os.close(write_fd)
+    return pid, read_fd
 
 
-def _spawn(path) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(path)],
-        cwd=ROOT,
-        text=True,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-    )
-
-
-@pytest.mark.skipif(os.name != "posix", reason="SIGKILL")
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and SIGKILL")
 def test_sigkill_during_saves_always_leaves_the_last_good_checkpoint(tmp_path):
     path = tmp_path / "ckpt.pth"
     rng = random.Random(0)
     last_good = -1
     previous_pid = None
-    child = _spawn(path)
     for _round in range(5):
-        assert child.stdout.readline().strip() == "ready"
-        # Start the next process now, so its import overlaps this round's saving.
-        next_child = _spawn(path)
-        child.stdin.write(f"{last_good + 1}\n")
-        child.stdin.flush()
-        printed = [int(child.stdout.readline()) for _ in range(3)]  # a few saves done
-        if previous_pid is not None:  # the first save of this process swept the last one's temp
-            assert not any(f".{previous_pid}." in n for n in temps(tmp_path))
-        time.sleep(rng.uniform(0, 0.02))  # then kill it at a random moment of the loop
-        child.send_signal(signal.SIGKILL)
-        child.wait()
-        printed += [int(line) for line in child.stdout.read().split()]
+        pid, read_fd = _save_forever(path, last_good + 1)
+        with os.fdopen(read_fd) as progress:
+            printed = [int(progress.readline()) for _ in range(3)]  # a few saves done
+            if previous_pid is not None:  # its first save swept the previous child's temp
+                assert not any(f".{previous_pid}." in n for n in temps(tmp_path))
+            time.sleep(rng.uniform(0, 0.02))  # then kill it at a random moment of the loop
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            printed += [int(line) for line in progress.read().split()]
         ckpt = mg.load(path)  # never half a file, never a CheckpointError
         # The last save it reported, or the one after if that finished just before the kill.
         assert ckpt["step"] in (printed[-1], printed[-1] + 1)
@@ -160,11 +149,8 @@ def test_sigkill_during_saves_always_leaves_the_last_good_checkpoint(tmp_path):
         # A SIGKILLed process cannot clean up: at most its one temp file remains, which the next
         # save sweeps (checked above, next round).
         left = temps(tmp_path)
-        assert len(left) <= 1 and all(f".{child.pid}." in n for n in left), left
+        assert len(left) <= 1 and all(f".{pid}." in n for n in left), left
         assert sorted(set(os.listdir(tmp_path)) - set(left)) == ["ckpt.pth"]
-        previous_pid = child.pid
-        child = next_child
-    child.kill()
-    child.wait()
+        previous_pid = pid
     mg.save(mg.load(path), path)  # any later save clears the leftovers of the dead
     assert os.listdir(tmp_path) == ["ckpt.pth"]
