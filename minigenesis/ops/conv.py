@@ -22,8 +22,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from ..autograd.function import Op
 from ..backend import get_array_module
 
@@ -268,16 +266,18 @@ def avg_pool2d(
             raise ValueError("avg_pool2d: divisor_override must be non-zero")
         return total / divisor_override
     h, w = x.shape[2:]
+    # Every window counts kh*kw pixels unless padding is excluded or a ceil_mode window overhangs
+    overhang = (ho - 1) * sh - ph + kh > h + ph or (wo - 1) * sw - pw + kw > w + pw
+    if count_include_pad and not overhang:
+        return total / (kh * kw)  # the common case: one scalar
+    xp = get_array_module(x._data)
 
     def counts(out, k, s, p, size):  # per output position: how many pixels the divisor counts
-        start = np.arange(out) * s - p  # host-side geometry, a few ints
-        end = np.minimum(start + k, size + p)
+        start = xp.arange(out) * s - p
+        end = xp.minimum(start + k, size + p)
         if not count_include_pad:
-            start, end = np.maximum(start, 0), np.minimum(end, size)
+            start, end = xp.maximum(start, 0), xp.minimum(end, size)
         return end - start
 
     divisor = counts(ho, kh, sh, ph, h).reshape(ho, 1) * counts(wo, kw, sw, pw, w)
-    if (divisor == kh * kw).all():
-        return total / (kh * kw)  # the common case: one scalar
-    xp = get_array_module(x._data)
-    return total / type(x)._make(xp.asarray(divisor, dtype=x._data.dtype), False)
+    return total / type(x)._make(divisor.astype(x._data.dtype), False)

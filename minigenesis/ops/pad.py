@@ -6,14 +6,12 @@ one element in front and two behind, ``(1, 1, 2, 2)`` also pads the dim before i
 - ``constant``: the ``Pad`` op below; its gradient is the slice of dL/dy that covers x. Negative
   amounts crop (as in PyTorch), done by slicing first.
 - ``reflect``, ``replicate``, ``circular``: each output element is a copy of some input element, so
-  these are plain gathers ``x[..., rows, cols]`` with an index per padded dim (built from host-side
-  ints). The gather's gradient already scatter-adds, which is exactly right: a border pixel copied
-  three times collects three gradients.
+  these are plain gathers ``x[..., rows, cols]`` with an index per padded dim. The gather's
+  gradient already scatter-adds, which is exactly right: a border pixel copied three times
+  collects three gradients.
 """
 
 from __future__ import annotations
-
-import numpy as np
 
 from ..autograd.function import Op
 from ..backend import get_array_module
@@ -34,17 +32,17 @@ class Pad(Op):
         return gy[ctx.inner], None, None
 
 
-def _gather_index(n: int, lo: int, hi: int, mode: str) -> np.ndarray:
+def _gather_index(xp, n: int, lo: int, hi: int, mode: str):
     """Which input position each of the lo + n + hi output positions copies, along one dim."""
-    pos = np.arange(-lo, n + hi)
+    pos = xp.arange(-lo, n + hi)
     if mode == "replicate":
-        return np.clip(pos, 0, n - 1)
+        return xp.clip(pos, 0, n - 1)
     if mode == "circular":
         return pos % n
     # reflect (the edge itself is not repeated): ... 2 1 | 0 1 2 ... n-1 | n-2 n-3 ...
     period = 2 * (n - 1)
-    pos = np.abs(pos) % period if period else np.zeros_like(pos)
-    return np.where(pos >= n, period - pos, pos)
+    pos = xp.abs(pos) % period if period else xp.zeros_like(pos)
+    return xp.where(pos >= n, period - pos, pos)
 
 
 def pad(x, pad: tuple | list, mode: str = "constant", value: float | None = None):
@@ -86,7 +84,7 @@ def pad(x, pad: tuple | list, mode: str = "constant", value: float | None = None
                 f"pad: circular padding ({lo}, {hi}) can wrap at most once around dim {d} "
                 f"of size {n}"
             )
-        idx = _gather_index(n, lo, hi, mode)
+        idx = _gather_index(xp, n, lo, hi, mode)
         # orthogonal (np.ix_-style) indexing: the j-th index varies along its own axis
-        index.append(xp.asarray(idx.reshape((-1,) + (1,) * (k - 1 - j))))
+        index.append(idx.reshape((-1,) + (1,) * (k - 1 - j)))
     return x[tuple(index)]
