@@ -1,0 +1,147 @@
+"""Checks for chapter 6. Oracles: mg.optim.SGD / Adam / AdamW run side by side on an identical
+model (float64, every parameter after every step), and closed forms for simple cases."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+from minigenesis import nn
+
+F = nn.functional
+
+
+def _model(seed: int = 0) -> nn.Module:
+    mg.manual_seed(seed)
+    return nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.LayerNorm(6), nn.Linear(6, 2)).double()
+
+
+def _data(seed: int = 0):
+    rng = np.random.default_rng(seed)
+    x = mg.tensor(rng.standard_normal((16, 4)), dtype=mg.float64)
+    y = mg.tensor(rng.standard_normal((16, 2)), dtype=mg.float64)
+    return x, y
+
+
+def _compare(impl_opt_factory, ref_opt_factory, steps: int = 6, rtol: float = 1e-9):
+    model = _model()
+    twin = copy.deepcopy(model)
+    mine, ref = impl_opt_factory(list(model.parameters())), ref_opt_factory(twin.parameters())
+    x, y = _data()
+    for step in range(steps):
+        for m, opt in ((model, mine), (twin, ref)):
+            opt.zero_grad()
+            F.mse_loss(m(x), y).backward()
+            opt.step()
+        for (name, p), q in zip(model.named_parameters(), twin.parameters()):
+            np.testing.assert_allclose(
+                p.detach().numpy(), q.detach().numpy(), rtol=rtol, atol=1e-12,
+                err_msg=f"{name} after step {step + 1}",
+            )  # fmt: skip
+    return model
+
+
+@pytest.mark.exercise("6.1")
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(lr=0.1),
+        dict(lr=0.1, momentum=0.9),
+        dict(lr=0.05, momentum=0.9, nesterov=True),
+        dict(lr=0.1, momentum=0.8, weight_decay=0.01),
+    ],
+)
+def test_sgd_matches_mg_optim(impl, kwargs):
+    _compare(lambda ps: impl.SGDMomentum(ps, **kwargs), lambda ps: mg.optim.SGD(ps, **kwargs))
+
+
+@pytest.mark.exercise("6.1")
+def test_momentum_on_a_constant_gradient(impl):
+    """With gradient 1 every step, momentum m: step t moves lr * (1 - m^t) / (1 - m)."""
+    p = mg.zeros(1, requires_grad=True, dtype=mg.float64)
+    opt = impl.SGDMomentum([p], lr=0.1, momentum=0.5)
+    positions = []
+    for _ in range(4):
+        opt.zero_grad()
+        p.sum().backward()  # d/dp sum(p) = 1
+        opt.step()
+        positions.append(p.item())
+    expected = np.cumsum([-0.1 * (1 - 0.5**t) / 0.5 for t in range(1, 5)])
+    np.testing.assert_allclose(positions, expected, rtol=1e-12)
+
+
+@pytest.mark.exercise("6.1")
+def test_sgd_skips_parameters_without_grad(impl):
+    a, b = mg.ones(2, requires_grad=True), mg.ones(2, requires_grad=True)
+    opt = impl.SGDMomentum([a, b], lr=0.5, momentum=0.9)
+    (a * 3).sum().backward()
+    opt.step()
+    np.testing.assert_allclose(a.detach().numpy(), [-0.5, -0.5])
+    np.testing.assert_array_equal(b.detach().numpy(), [1.0, 1.0])
+    assert a.is_leaf and a.grad_fn is None
+
+
+@pytest.mark.exercise("6.2")
+@pytest.mark.parametrize(
+    "kwargs",
+    [dict(lr=0.01), dict(lr=0.02, betas=(0.8, 0.99), eps=1e-6), dict(lr=0.01, weight_decay=0.1)],
+)
+def test_adam_matches_mg_optim(impl, kwargs):
+    _compare(lambda ps: impl.Adam(ps, **kwargs), lambda ps: mg.optim.Adam(ps, **kwargs))
+
+
+@pytest.mark.exercise("6.2")
+def test_adam_first_step_is_lr_times_sign(impl):
+    """At t = 1, bias correction makes m_hat = g and v_hat = g^2: the step is lr g / (|g| + eps)."""
+    p = mg.tensor([1.0, 1.0, 1.0], dtype=mg.float64, requires_grad=True)
+    opt = impl.Adam([p], lr=0.1, eps=1e-8)
+    (p * mg.tensor([1000.0, -0.001, 3.0], dtype=mg.float64)).sum().backward()
+    opt.step()
+    g = np.array([1000.0, -0.001, 3.0])
+    np.testing.assert_allclose(p.detach().numpy(), 1 - 0.1 * g / (np.abs(g) + 1e-8), rtol=1e-12)
+
+
+@pytest.mark.exercise("6.3")
+@pytest.mark.parametrize("kwargs", [dict(lr=0.01), dict(lr=0.01, weight_decay=0.3)])
+def test_adamw_matches_mg_optim(impl, kwargs):
+    _compare(lambda ps: impl.AdamW(ps, **kwargs), lambda ps: mg.optim.AdamW(ps, **kwargs))
+
+
+@pytest.mark.exercise("6.3")
+def test_adamw_decay_with_zero_gradient(impl):
+    """A zero gradient leaves only the decoupled decay: p shrinks by (1 - lr * wd) per step."""
+    p = mg.tensor([2.0, -4.0], dtype=mg.float64, requires_grad=True)
+    opt = impl.AdamW([p], lr=0.1, weight_decay=0.5)
+    for _ in range(3):
+        p.grad = mg.zeros_like(p)
+        opt.step()
+    np.testing.assert_allclose(p.detach().numpy(), np.array([2.0, -4.0]) * 0.95**3, rtol=1e-12)
+
+
+@pytest.mark.exercise("6.4")
+def test_param_groups_split_by_dimension(impl):
+    model = _model()
+    model[0].bias.requires_grad_(False)
+    groups = impl.param_groups_for_weight_decay(model, 0.1)
+    assert [g["weight_decay"] for g in groups] == [0.1, 0.0]
+    ids = [[id(p) for p in g["params"]] for g in groups]
+    expected_decay = [id(model[0].weight), id(model[3].weight)]
+    expected_none = [id(model[2].weight), id(model[2].bias), id(model[3].bias)]
+    assert ids == [expected_decay, expected_none]
+
+
+@pytest.mark.exercise("6.4")
+def test_param_groups_work_with_mg_adamw(impl):
+    """Only the decayed group shrinks when the gradients are zero."""
+    model = _model()
+    opt = mg.optim.AdamW(impl.param_groups_for_weight_decay(model, 0.5), lr=0.1)
+    before = {n: p.detach().numpy().copy() for n, p in model.named_parameters()}
+    for p in model.parameters():
+        p.grad = mg.zeros_like(p)
+    opt.step()
+    for name, p in model.named_parameters():
+        factor = 0.95 if p.ndim >= 2 else 1.0
+        np.testing.assert_allclose(p.detach().numpy(), before[name] * factor, err_msg=name)
