@@ -171,11 +171,12 @@ def adam_update(
             param *= 1 - lr * weight_decay
         else:
             g = g + weight_decay * param  # a new array: p.grad is never written
-    lerp_(exp_avg, g, 1 - beta1)
+    # one scratch array serves every temporary below (big tensors: allocation is not free)
+    scratch = lerp_(exp_avg, g, 1 - beta1)
     exp_avg_sq *= beta2
-    sq = g * (1 - beta2)
-    sq *= g
-    exp_avg_sq += sq
+    xp.multiply(g, 1 - beta2, out=scratch)
+    scratch *= g
+    exp_avg_sq += scratch
 
     bias_correction1 = 1 - beta1**step
     bias_correction2 = 1 - beta2**step
@@ -188,6 +189,6 @@ def adam_update(
         denom = xp.sqrt(exp_avg_sq)
     denom /= bias_correction2_sqrt
     denom += eps
-    update = exp_avg * (-step_size)
-    update /= denom
-    param += update
+    xp.multiply(exp_avg, -step_size, out=scratch)  # (-step_size * m) / denom, PyTorch's order
+    scratch /= denom
+    param += scratch

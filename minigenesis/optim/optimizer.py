@@ -319,17 +319,19 @@ def _cast_state(param: Tensor, key: str, value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-def lerp_(start: Any, end: Any, weight: float) -> None:
+def lerp_(start: Any, end: Any, weight: float, out: Any = None) -> Any:
     """``start <- start + weight * (end - start)``, in place, as PyTorch's ``lerp_`` computes it.
 
     PyTorch switches formula at weight 0.5 (``end - (end - start) * (1 - weight)`` above it) so the
     result is exact at both ends; we do the same, so moving averages round as they do there.
+    Returns the scratch array it used (``out`` if given), which the caller may reuse.
     """
     xp = get_array_module(start)
-    diff = end - start
+    diff = xp.subtract(end, start, out=out)
     if abs(weight) < 0.5:
         diff *= weight
         start += diff
     else:
         diff *= 1.0 - weight
         xp.subtract(end, diff, out=start)
+    return diff

@@ -112,22 +112,22 @@ def rmsprop_update(
     if weight_decay != 0:
         g = g + weight_decay * param
     square_avg *= alpha
-    sq = g * (1 - alpha)
-    sq *= g
-    square_avg += sq
+    scratch = g * (1 - alpha)
+    scratch *= g
+    square_avg += scratch
     if grad_avg is not None:
-        lerp_(grad_avg, g, 1 - alpha)
-        avg = grad_avg * -1.0
+        lerp_(grad_avg, g, 1 - alpha, out=scratch)
+        avg = xp.multiply(grad_avg, -1.0, out=scratch)  # s - a * a, reusing the scratch
         avg *= grad_avg
         avg += square_avg
         xp.sqrt(avg, out=avg)
     else:
-        avg = xp.sqrt(square_avg)
+        avg = xp.sqrt(square_avg, out=scratch)
     avg += eps
     if momentum_buffer is not None:
         momentum_buffer *= momentum
-        momentum_buffer += g / avg
-        param += (-lr) * momentum_buffer
+        momentum_buffer += xp.divide(g, avg, out=avg)
+        param += xp.multiply(momentum_buffer, -lr, out=avg)
     else:
         update = g * (-lr)
         update /= avg
