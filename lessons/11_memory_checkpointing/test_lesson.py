@@ -1,0 +1,128 @@
+"""Checks for chapter 11. Oracles: arrays of known size, the closed-form cost model, and
+minigenesis.utils.checkpoint_sequential with plain backprop."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+
+MB = 1 << 20
+
+
+# ----------------------------------------------------------------------------- 11.1
+@pytest.mark.exercise("11.1")
+def test_11_1_measures_a_known_allocation(impl) -> None:
+    result, peak = impl.peak_bytes(lambda n: float(np.ones(n).sum()), 1_000_000)
+    assert result == 1_000_000.0
+    assert 8_000_000 <= peak < 8_000_000 + MB // 2
+
+
+@pytest.mark.exercise("11.1")
+def test_11_1_ignores_what_was_allocated_before(impl) -> None:
+    tracemalloc.start()
+    try:
+        keep = np.ones(2_000_000)  # 16 MB alive before fn starts
+        _, peak = impl.peak_bytes(lambda: np.ones(100_000).sum())
+        assert tracemalloc.is_tracing(), "leave tracing on when it was on"
+        assert 800_000 <= peak < 800_000 + MB // 2
+        del keep
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.exercise("11.1")
+def test_11_1_stops_tracing_it_started(impl) -> None:
+    assert not tracemalloc.is_tracing()
+    impl.peak_bytes(lambda: None)
+    assert not tracemalloc.is_tracing()
+
+
+# ----------------------------------------------------------------------------- 11.2
+@pytest.mark.exercise("11.2")
+@pytest.mark.parametrize(
+    ("layers", "segments", "stored"),
+    [(16, 1, 16), (16, 4, 7), (16, 16, 16), (10, 3, 6), (100, 10, 19), (7, 2, 5)],
+)
+def test_11_2_stored_activations(impl, layers: int, segments: int, stored: int) -> None:
+    assert impl.stored_activations(layers, segments) == stored
+
+
+@pytest.mark.exercise("11.2")
+@pytest.mark.parametrize(("layers", "best"), [(1, 1), (4, 2), (16, 4), (100, 10), (50, 5)])
+def test_11_2_best_segments(impl, layers: int, best: int) -> None:
+    assert impl.best_segments(layers) == best
+
+
+@pytest.mark.exercise("11.2")
+def test_11_2_best_is_the_minimum(impl) -> None:
+    for layers in range(1, 40):
+        best = impl.best_segments(layers)
+        costs = [impl.stored_activations(layers, s) for s in range(1, layers + 1)]
+        assert costs[best - 1] == min(costs)
+        assert costs.index(min(costs)) == best - 1  # the smallest on a tie
+
+
+# ----------------------------------------------------------------------------- 11.3
+def _mlp(depth: int = 8, width: int = 64):
+    mg.manual_seed(0)
+    layers = []
+    for _ in range(depth):
+        layers += [mg.nn.Linear(width, width), mg.nn.Tanh()]
+    return mg.nn.Sequential(*layers)
+
+
+@pytest.mark.exercise("11.3")
+@pytest.mark.parametrize("segments", [1, 2, 3, 5])
+def test_11_3_same_output_and_gradients_as_checkpoint_sequential(impl, segments: int) -> None:
+    model = _mlp()
+    x = mg.randn(16, 64, requires_grad=True)
+    out = impl.checkpointed_forward(list(model), x, segments)
+    out.pow(2).sum().backward()
+    ours = [p.grad.numpy().copy() for p in model.parameters()] + [x.grad.numpy().copy()]
+
+    model.zero_grad()
+    x.grad = None
+    ref_out = mg.utils.checkpoint_sequential(model, segments, x)
+    ref_out.pow(2).sum().backward()
+    ref = [p.grad.numpy() for p in model.parameters()] + [x.grad.numpy()]
+
+    np.testing.assert_allclose(out.detach().numpy(), ref_out.detach().numpy(), rtol=1e-6)
+    for a, b in zip(ours, ref):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.exercise("11.3")
+def test_11_3_keeps_less_memory_than_plain_backprop(impl) -> None:
+    model = _mlp(depth=16, width=64)
+    x = mg.randn(2048, 64)  # activations (512 KB a layer) dwarf the weights (16 KB)
+
+    def peak(forward) -> int:
+        model.zero_grad()
+        tracemalloc.start()
+        try:
+            forward().sum().backward()
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    plain = peak(lambda: model(x))
+    ours = peak(lambda: impl.checkpointed_forward(list(model), x, 4))
+    assert ours < 0.75 * plain, f"checkpointed peak {ours} vs plain {plain}"
+
+
+# ----------------------------------------------------------------------------- 11.4
+@pytest.mark.exercise("11.4")
+def test_11_4_training_step_peaks(impl) -> None:
+    depth, width, batch = 16, 64, 2048
+    model = _mlp(depth, width)
+    x = mg.randn(batch, width)
+    plain = impl.training_step_peak(model, x, None)
+    checkpointed = impl.training_step_peak(model, x, 4)
+    # plain backprop keeps at least one float32 activation per layer until backward reaches it
+    assert plain >= depth * batch * width * 4
+    assert checkpointed < 0.75 * plain
+    assert all(p.grad is not None for p in model.parameters()), "run the backward pass too"
