@@ -298,9 +298,12 @@ def test_gpu_tensors_round_trip_and_map(tmp_path):
     out = mg.load(path)  # back where each was saved
     assert out["t"].device == mg.device("cuda:0") and isinstance(out["t"]._data, cp.ndarray)
     assert out["c"].device == mg.device("cpu")
-    assert bits(out["t"].numpy()) == bits(t.numpy()) and bits(out["h"].numpy()) == bits(h.numpy())
+    assert bits(out["t"].cpu().numpy()) == bits(t.cpu().numpy())
+    assert bits(out["h"].cpu().numpy()) == bits(h.cpu().numpy())
     on_cpu = mg.load(path, map_location="cpu")
-    assert on_cpu["t"].device == mg.device("cpu") and bits(on_cpu["t"].numpy()) == bits(t.numpy())
+    assert on_cpu["t"].device == mg.device("cpu") and bits(on_cpu["t"].numpy()) == bits(
+        t.cpu().numpy()
+    )
     all_gpu = mg.load(path, map_location="cuda")
     assert all(v.device == mg.device("cuda:0") for v in all_gpu.values())
     by_dict = mg.load(path, map_location={"cuda:0": "cpu"})
@@ -310,6 +313,14 @@ def test_gpu_tensors_round_trip_and_map(tmp_path):
     assert sorted(locations) == ["cpu", "cuda:0", "cuda:0"]
     by_device = mg.load(path, map_location=mg.device("cuda", 0))
     assert by_device["c"].device == mg.device("cuda:0")
+    # A Parameter sent to the GPU by a callable stays a leaf Parameter; a bare CuPy array is
+    # stored (and comes back) as a NumPy array.
+    Parameter = pytest.importorskip("minigenesis.nn.parameter").Parameter
+    mg.save({"p": Parameter(mg.ones(3)), "raw": cp.arange(3)}, path)
+    out = mg.load(path, map_location=lambda tensor, loc: tensor.cuda())
+    assert type(out["p"]) is Parameter and out["p"].is_leaf and out["p"].requires_grad
+    assert out["p"].device == mg.device("cuda:0")
+    assert type(out["raw"]) is np.ndarray and out["raw"].tolist() == [0, 1, 2]
 
 
 def test_save_streams_and_load_makes_one_copy(tmp_path):
