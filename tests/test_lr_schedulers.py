@@ -542,3 +542,14 @@ def test_reduce_on_plateau_resume_and_verbose(capsys):
         second.step(m)
         rest.append(list(second.get_last_lr()))
     assert rest == full_lrs[10:]
+
+
+def test_optim_re_exports_are_the_lr_scheduler_objects():
+    assert mg.optim.LambdaLR is S.LambdaLR
+    assert mg.optim.get_cosine_schedule_with_warmup is S.get_cosine_schedule_with_warmup
+    assert mg.optim.lr_scheduler is S
+    from minigenesis.optim.lr_scheduler import LRScheduler, ReduceLROnPlateau
+
+    assert issubclass(ReduceLROnPlateau, LRScheduler)
+    for name in S.__all__:
+        assert getattr(S, name) is not None
