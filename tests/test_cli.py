@@ -246,3 +246,32 @@ def test_named_schedule_follows_the_closed_form():
     expected = [0.5 * t / 10 if t < 10 else 0.5 * 0.5 * (1 + math.cos(math.pi * (t - 10) / 90))
                 for t in range(100)]  # fmt: skip
     np.testing.assert_allclose(lrs, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_keyboard_interrupt_mid_accumulation_resumes_exactly(tmp_path, capsys):
+    """A KeyboardInterrupt between two micro-batches of one optimizer step (not at a boundary):
+    the checkpoint describes the last completed step, and resuming matches a straight run."""
+    from minigenesis.training import TrainConfig, Trainer
+    from minigenesis.training.state import load_training_checkpoint
+
+    cfg = TrainConfig(epochs=2, samples=240, hidden=16, batch_size=16, accum_steps=2)
+    straight = Trainer(cfg, tmp_path / "a", quiet=True)
+    assert straight.fit()
+    broken = Trainer(cfg, tmp_path / "b", quiet=True)
+    calls, forward = [0], broken._forward
+
+    def forward_then_interrupt(xb, yb):
+        calls[0] += 1
+        if calls[0] == 8:  # the second micro-batch of step 4: step 3 is the last complete one
+            raise KeyboardInterrupt
+        return forward(xb, yb)
+
+    broken._forward = forward_then_interrupt
+    assert broken.fit() is False
+    ckpt = load_training_checkpoint(tmp_path / "b" / "checkpoints" / "last.pth")
+    assert (ckpt["step"], ckpt["batch_in_epoch"], ckpt["epoch_sums"][2]) == (3, 6, 6 * 16)
+    resumed = Trainer(cfg, tmp_path / "b", checkpoint=ckpt, quiet=True)
+    assert resumed.fit()
+    assert resumed.history == {**straight.history, "seconds": resumed.history["seconds"]}
+    for (name, p), q in zip(straight.model.named_parameters(), resumed.model.parameters()):
+        np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy(), err_msg=name)

@@ -83,10 +83,10 @@ class Trainer:
         self.lrs: list[float] = []
         self.best: dict[str, Any] = {"val_acc": -1.0, "epoch": None}
         self.grad_norm = float("nan")
-        self._rng_at_step = get_rng_state()
         self._stop_requested = False
         if checkpoint is not None:
             self._restore(checkpoint)
+        self._mark_boundary()
 
     # ------------------------------------------------------------------ state
     def _restore(self, ckpt: dict) -> None:
@@ -105,21 +105,33 @@ class Trainer:
         self.history = {k: list(ckpt["history"].get(k, [])) for k in METRIC_FIELDS}
         self.lrs = list(ckpt.get("lrs", []))
         self.best = dict(ckpt.get("best", self.best))
-        self._rng_at_step = ckpt["rng_state"]
+
+    def _mark_boundary(self) -> None:
+        """Remember the position at an optimizer-step boundary, where the run is consistent.
+
+        A KeyboardInterrupt can land anywhere (mid-accumulation, mid-validation); the checkpoint
+        it triggers describes this boundary instead. The weights cannot have changed since: only
+        an optimizer step changes them, and it ends by calling this.
+        """
+        self._boundary = {
+            "epoch": self.epoch, "step": self.step, "batch_in_epoch": self.batch_in_epoch,
+            "epoch_sums": list(self.epoch_sums), "rng_state": get_rng_state(),
+            "history": {k: list(v) for k, v in self.history.items()}, "lrs": list(self.lrs),
+            "best": dict(self.best),
+        }  # fmt: skip
 
     def state_dict(self) -> dict[str, Any]:
-        """Everything ``--resume`` needs (at an optimizer-step boundary)."""
+        """Everything ``--resume`` needs, as of the last optimizer-step boundary."""
+        b = self._boundary
         return {
             "model_state_dict": self.model.state_dict(),
             "optimizer_state_dict": self.optimizer.state_dict(),
             "scheduler_state_dict": self.scheduler.state_dict(),
             "scaler_state_dict": self.scaler.state_dict(),
-            "epoch": self.epoch, "step": self.step, "batch_in_epoch": self.batch_in_epoch,
-            "epoch_sums": list(self.epoch_sums), "rng_state": self._rng_at_step,
-            "history": self.history, "lrs": self.lrs, "best": self.best,
+            **b,
             "config": self.config.to_dict(),
-            "best_loss": min(self.history["val_loss"], default=None),  # seed 000's key
-        }  # fmt: skip
+            "best_loss": min(b["history"]["val_loss"], default=None),  # seed 000's key
+        }
 
     def _save(self, name: str) -> Path:
         path = self.out / st.CHECKPOINT_DIR / name
@@ -176,8 +188,8 @@ class Trainer:
         self.scheduler.step()
         self.step += 1
         self.batch_in_epoch = batches_done
-        self._rng_at_step = get_rng_state()
         self.lrs.append(lr)
+        self._mark_boundary()
         writer.add_scalar("Loss/train_step", loss, self.step)
         writer.add_scalar("Learning_rate", lr, self.step)
         writer.add_scalar("Grad_norm", self.grad_norm, self.step)
@@ -217,9 +229,12 @@ class Trainer:
         ):
             writer.add_scalar(tag, value, self.step)  # seed 003's tags, x axis = optimizer step
         self._write_metrics()
-        self._save(st.LAST)
-        if val_acc > self.best["val_acc"]:
+        is_best = val_acc > self.best["val_acc"]
+        if is_best:
             self.best = {"val_acc": val_acc, "val_loss": val_loss, "epoch": self.epoch}
+        self._mark_boundary()  # the epoch is complete: checkpoints below describe its end
+        self._save(st.LAST)
+        if is_best:
             self._save(st.BEST)
         if self.config.ckpt_every and self.epoch % self.config.ckpt_every == 0:
             self._save(st.periodic_name(self.epoch))
