@@ -15,6 +15,7 @@ the old value refuses to run with the new one.
 from __future__ import annotations
 
 import copy
+import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from itertools import chain
@@ -103,13 +104,11 @@ class Optimizer:
         step = cls.__dict__.get("step")
         if step is not None and not getattr(step, "_records_call", False):
 
+            @functools.wraps(step)
             def recording_step(self, *args: Any, **kwargs: Any) -> Any:
                 self._opt_called = True
                 return step(self, *args, **kwargs)
 
-            recording_step.__doc__ = step.__doc__
-            recording_step.__name__ = "step"
-            recording_step.__qualname__ = step.__qualname__
             recording_step._records_call = True
             cls.step = recording_step
 
