@@ -254,3 +254,18 @@ def test_loading_runs_in_a_fresh_interpreter(good_file):
         check=True,
     )
     assert out.stdout.split() == ["3", "(16,", "8)", "minigenesis.bfloat16"]
+
+
+@pytest.mark.parametrize("core", [b"numpy.core", b"numpy._core"])
+def test_numpy_1_and_2_module_names_both_load(tmp_path, core):
+    """NumPy 2 pickles name numpy._core, NumPy 1 numpy.core: files from either load under
+    either (protocol 3 spells globals as text lines, so the module name can be swapped)."""
+    obj = {"scalar": np.float32(1.5), "rec": np.array([(1, 2.0)], dtype=[("a", "i4"), ("b", "f8")])}
+    raw = pickle.dumps(obj, protocol=3)
+    raw = raw.replace(b"numpy._core.", b"numpy.core.").replace(b"numpy.core.", core + b".")
+    assert core + b".multiarray" in raw
+    path = tmp_path / "np.ckpt"
+    wrap_pickle(raw, path)
+    out = mg.load(path)
+    assert out["scalar"] == np.float32(1.5) and out["scalar"].dtype == np.float32
+    assert out["rec"].tolist() == [(1, 2.0)]
