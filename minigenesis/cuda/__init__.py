@@ -5,7 +5,7 @@ Everything here answers sensibly without CuPy (no GPU: 0 devices, 0 bytes) excep
 
 from __future__ import annotations
 
-from .backend import _require_cuda, cupy_module
+from ..backend import _require_cuda, cupy_module
 
 _peak: dict[int, int] = {}
 
@@ -66,7 +66,7 @@ def reset_peak_memory_stats(device: int | None = None) -> None:
 
 
 def manual_seed(seed: int) -> None:
-    from .random import manual_seed as _seed
+    from ..random import manual_seed as _seed
 
     _seed(seed)
 
