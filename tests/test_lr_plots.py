@@ -45,6 +45,7 @@ SCHEDULES = {
         [S.ConstantLR(o, factor=0.1, total_iters=5), S.ExponentialLR(o, gamma=0.97)]
     ),
     "ReduceLROnPlateau": lambda o: S.ReduceLROnPlateau(o, patience=5, factor=0.5),
+    "CyclicLR": lambda o: S.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=15),
     "cosine_with_warmup": lambda o: S.get_cosine_schedule_with_warmup(o, 10, STEPS),
     "linear_with_warmup": lambda o: S.get_linear_schedule_with_warmup(o, 10, STEPS),
 }

@@ -59,6 +59,12 @@ def one_cycle(t, base_max, total, pct, div=25.0, final_div=1e4, three_phase=Fals
     return anneal(peak, low, (t - up_end) / (total - 1 - up_end))
 
 
+def cyclic(t, base, peak, up, down, scale=lambda cycle, t: 1.0):
+    position = t % (up + down)
+    frac = position / up if position <= up else 1 - (position - up) / down
+    return base + (peak - base) * frac * scale(t // (up + down) + 1, t)
+
+
 def hf_cosine(t, W, T):
     if t < W:
         return t / max(1, W)
@@ -207,6 +213,34 @@ CASES = {
             [L.ConstantLR(o, factor=0.1, total_iters=5), L.ExponentialLR(o, gamma=0.9)]
         ),
         lambda t, b, i: b * 0.9**t * (0.1 if t < 5 else 1.0),
+        "sgd",
+        True,
+    ),
+    "CyclicLR": (
+        lambda L, o: L.CyclicLR(
+            o, base_lr=0.01, max_lr=[0.1, 0.05], step_size_up=10, step_size_down=15
+        ),
+        lambda t, b, i: cyclic(t, 0.01, (0.1, 0.05)[i], 10, 15),
+        "sgd",
+        True,
+    ),
+    "CyclicLR_triangular2_adam": (
+        lambda L, o: L.CyclicLR(o, base_lr=1e-3, max_lr=1e-2, step_size_up=8, mode="triangular2"),
+        lambda t, b, i: cyclic(t, 1e-3, 1e-2, 8, 8, lambda c, t: 0.5 ** (c - 1)),
+        "adam",
+        True,
+    ),
+    "CyclicLR_exp_range": (
+        lambda L, o: L.CyclicLR(
+            o,
+            base_lr=1e-3,
+            max_lr=1e-2,
+            step_size_up=5,
+            mode="exp_range",
+            gamma=0.99,
+            cycle_momentum=False,
+        ),
+        lambda t, b, i: cyclic(t, 1e-3, 1e-2, 5, 5, lambda c, t: 0.99**t),
         "sgd",
         True,
     ),
@@ -553,3 +587,38 @@ def test_optim_re_exports_are_the_lr_scheduler_objects():
     assert issubclass(ReduceLROnPlateau, LRScheduler)
     for name in S.__all__:
         assert getattr(S, name) is not None
+
+
+def test_cyclic_custom_scale_fn_and_its_state():
+    class Halving:
+        def __init__(self):
+            self.base = 0.5
+
+        def __call__(self, x):
+            return self.base ** (x - 1)
+
+    opt = make_opt(mg)
+    fn = Halving()
+    sched = S.CyclicLR(
+        opt, base_lr=0.0, max_lr=1.0, step_size_up=2, scale_fn=fn, scale_mode="cycle"
+    )
+    lrs = run(sched, opt, 9)[:, 0]
+    np.testing.assert_allclose(lrs, [0, 0.5, 1, 0.5, 0, 0.25, 0.5, 0.25, 0], atol=1e-15)
+    state = sched.state_dict()
+    assert state["_scale_fn_custom"] == {"base": 0.5}
+    pickle.dumps(state)
+    fn2 = Halving()
+    fn2.base = 0.9
+    other = S.CyclicLR(make_opt(mg), base_lr=0.0, max_lr=1.0, step_size_up=2, scale_fn=fn2)
+    other.load_state_dict(state)
+    assert fn2.base == 0.5 and other.last_epoch == sched.last_epoch
+    with pytest.raises(ValueError, match="mode 'sawtooth' is invalid"):
+        S.CyclicLR(opt, 0.1, 1.0, mode="sawtooth")
+
+    class PlainGD(mg.optim.Optimizer):  # no momentum, no betas
+        def __init__(self, params):
+            super().__init__(params, {"lr": 0.1})
+
+    with pytest.raises(ValueError, match="must support momentum"):
+        S.CyclicLR(PlainGD([mg.zeros(1, requires_grad=True)]), 0.1, 1.0)
+    S.CyclicLR(PlainGD([mg.zeros(1, requires_grad=True)]), 0.1, 1.0, cycle_momentum=False)

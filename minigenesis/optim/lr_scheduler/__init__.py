@@ -6,6 +6,7 @@ reports ``get_last_lr()`` (a list, one lr per param group) and round-trips ``sta
 
 from .base import LRList, LRScheduler
 from .cosine import CosineAnnealingLR, CosineAnnealingWarmRestarts
+from .cyclic import CyclicLR
 from .decay import ConstantLR, ExponentialLR, LinearLR, MultiStepLR, PolynomialLR, StepLR
 from .lambda_lr import LambdaLR, MultiplicativeLR
 from .one_cycle import OneCycleLR
@@ -32,6 +33,7 @@ __all__ = [
     "OneCycleLR",
     "SequentialLR",
     "ChainedScheduler",
+    "CyclicLR",
     "get_cosine_schedule_with_warmup",
     "get_linear_schedule_with_warmup",
 ]
