@@ -103,7 +103,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     return report
 
 
-
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
     if getattr(report, "exercise_todo", None):
         return "todo", "T", ("TODO", {"yellow": True})
