@@ -1,0 +1,134 @@
+"""Checks for chapter 12. Oracles: the closed form of a debiased EMA (NumPy), minigenesis's
+diagnose_training and find_nan_source, and event files written by minigenesis's SummaryWriter."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+from minigenesis import diagnostics
+from minigenesis.utils.tensorboard import SummaryWriter
+
+
+# ----------------------------------------------------------------------------- 12.1
+@pytest.mark.exercise("12.1")
+@pytest.mark.parametrize("weight", [0.0, 0.3, 0.6, 0.95])
+def test_12_1_debiased_ema_closed_form(impl, weight: float) -> None:
+    values = np.random.default_rng(0).normal(2.0, 1.0, size=40)
+    ours = impl.ema_smooth(list(values), weight)
+    # closed form: a weighted mean of the values so far, weights (1 - w) w^(i - j), renormalised
+    for i in range(len(values)):
+        coefs = (1 - weight) * weight ** np.arange(i, -1, -1)
+        assert ours[i] == pytest.approx(float(coefs @ values[: i + 1] / coefs.sum()), rel=1e-9)
+
+
+@pytest.mark.exercise("12.1")
+def test_12_1_constant_stays_constant(impl) -> None:
+    assert impl.ema_smooth([3.0] * 5, 0.9) == pytest.approx([3.0] * 5)
+    assert impl.ema_smooth([], 0.5) == []
+
+
+# ----------------------------------------------------------------------------- 12.2
+def _curves() -> dict[str, tuple[list[float], list[float]]]:
+    epochs = np.arange(30)
+    decay = 2.0 * np.exp(-epochs / 6) + 0.05
+    return {
+        "healthy": (list(decay), list(decay + 0.05)),
+        "overfitting": (list(decay), list(decay + 0.02 * np.maximum(epochs - 12, 0) ** 1.2)),
+        "underfitting": (list(1.2 - 0.003 * epochs), list(1.25 - 0.003 * epochs)),
+        "diverging": (list(np.r_[decay[:20], decay[19] * 1.6 ** np.arange(1, 11)]), list(decay)),
+        "nan": (list(decay[:12]) + [math.nan], list(decay[:13])),
+        "short": (list(decay[:5]), list(decay[:5])),
+        "converged": (list(np.full(30, 0.2) + 0.001 * np.cos(epochs)), list(np.full(30, 0.25))),
+    }
+
+
+@pytest.mark.exercise("12.2")
+@pytest.mark.parametrize("name", list(_curves()))
+def test_12_2_agrees_with_diagnose_training(impl, name: str) -> None:
+    train, val = _curves()[name]
+    ours = impl.diagnose(train, val)
+    ref = [k for k in diagnostics.diagnose_training(train, val).kinds if k != "oscillating"]
+    assert ours == ref
+    expected = {"healthy": [], "nan": ["diverging"], "short": ["too_short"]}.get(name, [name])
+    assert ours == expected
+
+
+# ----------------------------------------------------------------------------- 12.3
+class _Log(mg.nn.Module):
+    def forward(self, x: mg.Tensor) -> mg.Tensor:
+        return x.log()
+
+
+def _net() -> mg.nn.Module:
+    mg.manual_seed(0)
+    return mg.nn.Sequential(
+        mg.nn.Linear(4, 8),
+        mg.nn.Sequential(mg.nn.Tanh(), mg.nn.Linear(8, 8)),
+        _Log(),  # log of negative numbers: NaN
+        mg.nn.Linear(8, 2),
+    )
+
+
+@pytest.mark.exercise("12.3")
+def test_12_3_names_the_first_bad_module(impl) -> None:
+    model, x = _net(), mg.randn(16, 4)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ours = impl.first_nonfinite_module(model, x)
+        ref = diagnostics.find_nan_source(model, x, mg.zeros(16, 2), mg.nn.MSELoss())
+    assert ours == "2"
+    assert f"module {ours} " in ref
+
+
+@pytest.mark.exercise("12.3")
+def test_12_3_nested_and_clean_models(impl) -> None:
+    model = _net()
+    model[1][1].weight.data.fill_(math.inf)  # now the inner Linear, "1.1", is the first culprit
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        assert impl.first_nonfinite_module(model, mg.randn(4, 4)) == "1.1"
+    clean = mg.nn.Sequential(mg.nn.Linear(4, 3), mg.nn.ReLU())
+    assert impl.first_nonfinite_module(clean, mg.randn(4, 4)) is None
+    calls = []
+    clean.register_forward_hook(lambda m, i, o: calls.append(1))
+    clean(mg.randn(2, 4))  # only this hook may remain: the exercise removed its own
+    assert calls == [1]
+
+
+# ----------------------------------------------------------------------------- 12.4
+def _write(log_dir: Path) -> None:
+    with SummaryWriter(log_dir, write_csv=False, write_jsonl=False) as writer:
+        for step in range(5):
+            writer.add_scalar("Loss/train", 1.0 / (step + 1), step)
+        writer.add_text("notes", "hello", 0)
+
+
+@pytest.mark.exercise("12.4")
+def test_12_4_reads_the_records_summarywriter_wrote(impl, tmp_path: Path) -> None:
+    _write(tmp_path)
+    (path,) = tmp_path.glob("events.out.tfevents.*")
+    records = impl.read_tfrecords(path)
+    assert len(records) == 1 + 5 + 1  # the file-version record, 5 scalars, 1 text
+    assert b"brain.Event:2" in records[0]
+    assert all(b"Loss/train" in r for r in records[1:6])
+    assert b"hello" in records[6]
+
+
+@pytest.mark.exercise("12.4")
+@pytest.mark.parametrize("where", ["length", "length_crc", "data", "data_crc", "truncated"])
+def test_12_4_damage_is_detected(impl, tmp_path: Path, where: str) -> None:
+    _write(tmp_path)
+    (path,) = tmp_path.glob("events.out.tfevents.*")
+    blob = bytearray(path.read_bytes())
+    first_len = int.from_bytes(blob[:8], "little")
+    offset = {"length": 0, "length_crc": 9, "data": 13, "data_crc": 12 + first_len + 1}
+    if where == "truncated":
+        blob = blob[:-3]
+    else:
+        blob[offset[where]] ^= 0x04
+    path.write_bytes(bytes(blob))
+    with pytest.raises(ValueError):
+        impl.read_tfrecords(path)
