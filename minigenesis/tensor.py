@@ -306,6 +306,23 @@ class Tensor(TensorMath):
             return format(self.item(), spec)
         return format(repr(self), spec)
 
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        """A copy with its own memory on the same device (pickling would go through the host).
+        As in PyTorch, only tensors made by the user (leaves) can be deep-copied."""
+        if id(self) in memo:
+            return memo[id(self)]
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "only tensors created by the user (graph leaves) support deepcopy: "
+                "use .detach().clone() for a computed tensor"
+            )
+        xp = get_array_module(self._data)
+        out = Tensor._make(xp.array(self._data, copy=True), self.requires_grad)
+        if self.grad is not None:
+            out.grad = Tensor._make(xp.array(self.grad._data, copy=True), False)
+        memo[id(self)] = out
+        return out
+
     def __reduce_ex__(self, protocol: int):
         # Pickled as (host array, requires_grad); the safe unpickler allows _rebuild_tensor.
         return (_rebuild_tensor, (to_numpy(self._data), self.requires_grad))
