@@ -1,6 +1,6 @@
 """``python -m minigenesis train`` lives in the ``training`` package; this name is a shortcut.
 
-    from minigenesis.train import Trainer, TrainConfig
+from minigenesis.train import Trainer, TrainConfig
 """
 
 from __future__ import annotations
