@@ -231,6 +231,20 @@ def test_notebook_has_no_outputs(chapter: Path):
     nbformat.validate(nbformat.reads(path.read_text(encoding="utf-8"), as_version=4))
 
 
+def test_nbstripout_verify_accepts_every_notebook():
+    """What CI checks: nbstripout would change nothing (no outputs, ids and keys as it writes)."""
+    pytest.importorskip("nbstripout")
+    notebooks = [str(c / "lesson.ipynb") for c in CHAPTERS if (c / "lesson.ipynb").is_file()]
+    run = subprocess.run(
+        [sys.executable, "-m", "nbstripout", "--verify", *notebooks],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    stripped = [ln for ln in run.stdout.splitlines() if "would have stripped" in ln]
+    assert run.returncode == 0, "\n".join(stripped) or run.stderr
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
 def test_notebook_matches_its_source(chapter: Path):
     """Where a notebook is built from lessons/_build/NN_topic.py, it must be up to date."""

@@ -40,7 +40,9 @@ def _cell(kind: str, lines: list[str], index: int) -> dict:
     source = [ln + "\n" for ln in lines]
     if source:
         source[-1] = source[-1][:-1]
-    cell = {"cell_type": kind, "id": f"cell-{index:02d}", "metadata": {}, "source": source}
+    # ids "0", "1", ... and sorted keys: exactly what `nbstripout` writes, so that
+    # `nbstripout --verify` accepts a built notebook as it is.
+    cell = {"cell_type": kind, "id": str(index), "metadata": {}, "source": source}
     if kind == "code":
         cell["execution_count"] = None
         cell["outputs"] = []
@@ -74,8 +76,8 @@ def notebook_from_source(text: str) -> dict:
 
 
 def render(notebook: dict) -> str:
-    """Serialise the way Jupyter does (1-space indent, trailing newline)."""
-    return json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
+    """Serialise the way Jupyter and nbstripout do (sorted keys, 1-space indent, final newline)."""
+    return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def build(source: Path) -> Path:
