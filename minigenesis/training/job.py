@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
         )
         print(f"  model  {describe_model(trainer.model, c)}")
         print(f"  setup  AdamW lr {c.lr:g} (warm-up {c.warmup_ratio:.0%} + cosine), batch "
-              f"{c.batch_size} x {c.accum_steps} accumulation, clip {c.clip:g}, {amp}, "
+              f"{c.batch_size} x {c.accum_steps} accumulation, clip {c.clip}, {amp}, "
               f"device {c.device}")  # fmt: skip
     started = time.perf_counter()
     finished = trainer.fit()
