@@ -12,13 +12,19 @@ Two details make the recomputation *the same* computation:
   (``preserve_rng_state=True``), so Dropout draws the same mask twice;
 - autocast: the recompute runs under the autocast setting the forward saw.
 
-How gradients get out. The segment's inputs are detached copies inside the recompute, so their
+How gradients get out. Inside the recompute the segment's inputs are detached leaves; their
 gradients are read back and returned to the outer graph. Parameters used inside ``f`` are reached
-by the inner backward and accumulate into ``.grad`` there ("reentrant" checkpointing, as in
-PyTorch's ``use_reentrant=True``). Parameters of Modules passed as arguments (seed 004 passes a
-ModuleList) or of ``f`` itself (a Module, or a method of one) are also registered as inputs of the
-checkpoint node: that way the node is recorded even when ``x`` needs no gradient (a data batch),
-and their gradients are routed back through the outer graph, so ``mg.autograd.grad`` works too.
+by the inner backward and accumulate into their ``.grad`` right there ("reentrant" checkpointing,
+as PyTorch's ``use_reentrant=True``): each weight gradient is added in as soon as it exists, so no
+segment's worth of gradients piles up. As in PyTorch, this means ``mg.autograd.grad`` cannot
+return the gradient of a parameter used inside a checkpoint (use ``.backward()``); gradients of
+the checkpoint's tensor inputs work with both.
+
+One extension over PyTorch: a data batch needs no gradient, so ``checkpoint(run_layers, x,
+layers)`` (seed 004) would record nothing and the parameters would get no gradient. Parameters of
+Modules passed as arguments, or of ``f`` itself (a Module, or a method of one), are therefore
+also given to the checkpoint node as inputs: the node is recorded whenever they require grad.
+Its backward returns None for them (their gradients were accumulated by the inner backward).
 """
 
 from __future__ import annotations
@@ -84,7 +90,6 @@ class CheckpointFunction(Function):
         ctx.n_args = n_args
         ctx.n_params = len(params)
         ctx.rng = _get_rng() if preserve_rng_state else None
-        ctx.params = params
         ctx.autocast = state.autocast_dtype, state.autocast_hook
         # Tensors are kept (saved, so an in-place change before backward is detected);
         # everything else (Modules, numbers, None) is held as it is.
@@ -134,28 +139,30 @@ class CheckpointFunction(Function):
         roots, seeds = [], []
         for out, g in zip(outputs, grad_outputs):
             if isinstance(out, Tensor) and out.requires_grad and g is not None:
-                roots.append(out)
+                roots.append(_graph_handle(out))
                 seeds.append(g)
+        del outputs, out  # the handles keep the graph, not the output arrays (freed sooner)
 
-        # The registered parameters' gradients must come back through the outer graph (it
-        # accumulates them, or returns them to autograd.grad), not land in .grad here: park their
-        # current .grad and hooks while the inner backward runs, and take what it produced.
-        stash = [(p, p.grad, p._hooks) for p in ctx.params]
-        for p, _, _ in stash:
-            p.grad, p._hooks = None, None
-        try:
-            if roots:
-                run_backward(roots, seeds, False, False)
-        finally:
-            param_grads = []
-            for p, grad, hooks in stash:
-                param_grads.append(p.grad)
-                p.grad, p._hooks = grad, hooks
+        # Parameters accumulate into .grad here (reentrant); inputs keep their gradients on the
+        # detached leaves, which are handed back to the outer graph below.
+        if roots:
+            run_backward(roots, seeds, False, False)
 
         input_grads = [None] * ctx.n_args
         for slot, d in zip(ctx.tensor_slots, detached):
             input_grads[slot] = d.grad
-        return (None, None, None, *input_grads, *param_grads)
+        return (None, None, None, *input_grads, *([None] * ctx.n_params))
+
+
+def _graph_handle(out: Tensor) -> Tensor:
+    """A stand-in for ``out`` as a root of backward: the same graph position (grad_fn and output
+    number), without holding ``out``'s array. The array then lives only as long as the graph node
+    that saved it needs it, instead of through the whole inner backward."""
+    if out.grad_fn is None:
+        return out  # a leaf (the function returned an input): nothing to free
+    handle = Tensor._make(None, True)
+    handle.grad_fn, handle._output_nr = out.grad_fn, out._output_nr
+    return handle
 
 
 def _set_autocast(saved: tuple) -> None:
