@@ -1,1 +1,3 @@
-"""Differentiable ops, one file per family; each op is a Function (forward on arrays, backward on Tensors)."""
+"""Differentiable ops, one file per family.
+
+Each op is a Function: forward on arrays, backward on Tensors."""
