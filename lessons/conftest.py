@@ -83,7 +83,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         # nbmake: the kernel's traceback is text inside the failure
         match = _NOTEBOOK_TODO.search(_ANSI.sub("", str(item.repr_failure(call.excinfo))))
         if match:
-            todo, where = (match.group(1), match.group(2).strip()), f"{item.path.name}: "
+            where = f"{item.path.parent.name}/{item.path.name}: "
+            todo = match.group(1), match.group(2).strip()
     if todo is None:
         return None  # pytest makes the usual report
     number, message = todo

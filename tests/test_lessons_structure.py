@@ -391,7 +391,7 @@ def test_notebook_stopped_by_a_stub_is_one_line(fake_course: Path):
     nbformat.write(nb, fake_course / "09_fake" / "lesson.ipynb")
     run = _pytest(["--nbmake", "lessons/09_fake/lesson.ipynb"], fake_course.parent)
     assert run.returncode == 1
-    assert "lesson.ipynb: Exercise 9.1 not done yet: return 2 * x" in run.stdout, run.stdout
+    assert "09_fake/lesson.ipynb: Exercise 9.1 not done yet: return 2 * x" in run.stdout, run.stdout
     run = _pytest(["--solutions", "--nbmake", "lessons/09_fake/lesson.ipynb"], fake_course.parent)
     assert run.returncode == 0, run.stdout
 
