@@ -167,9 +167,9 @@ plt.show()
 #
 # ## Param groups: no decay for biases and norms
 #
-# Common practice (GPT-2, most transformer recipes) decays weight matrices but not biases or
-# normalisation weights. PyTorch optimizers take a list of **param groups**, each a dict with its
-# own options; exercise 6.4 builds the two groups.
+# Common practice (minGPT, nanoGPT and many transformer recipes) decays weight matrices but not
+# biases or normalisation weights. PyTorch optimizers take a list of **param groups**, each a dict
+# with its own options; exercise 6.4 builds the two groups.
 
 # %%
 model = nn.Sequential(nn.Linear(8, 16), nn.LayerNorm(16), nn.Linear(16, 4))
