@@ -1,0 +1,152 @@
+"""Checks for chapter 13. Oracles: closed-form parameter counts, the same training step composed
+here from minigenesis's parts, NumPy cross-entropy on the model's logits, and an uninterrupted run
+for the resumed one."""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+
+
+# ----------------------------------------------------------------------------- 13.1
+@pytest.mark.exercise("13.1")
+@pytest.mark.parametrize(("classes", "channels", "size"), [(4, (8, 16), 12), (3, (4, 6), 16)])
+def test_13_1_layers_shapes_and_parameter_count(impl, classes, channels, size) -> None:
+    model = impl.build_cnn(classes, channels, size)
+    assert isinstance(model, mg.nn.Sequential)
+    kinds = [type(m).__name__ for m in model]
+    assert kinds == ["Conv2d", "ReLU", "MaxPool2d", "Conv2d", "ReLU", "MaxPool2d", "Flatten",
+                     "Linear"]  # fmt: skip
+    c1, c2 = channels
+    flat = c2 * (size // 4) ** 2
+    expected = (c1 * 1 * 9 + c1) + (c2 * c1 * 9 + c2) + (flat * classes + classes)
+    assert sum(p.numel() for p in model.parameters()) == expected
+    assert tuple(model[0].weight.shape) == (c1, 1, 3, 3)
+    assert tuple(model[3].weight.shape) == (c2, c1, 3, 3)
+    assert tuple(model(mg.randn(5, 1, size, size)).shape) == (5, classes)
+
+
+# ----------------------------------------------------------------------------- 13.2
+def _setup(seed: int = 0):
+    mg.manual_seed(seed)
+    model = mg.nn.Sequential(
+        mg.nn.Conv2d(1, 4, 3, padding=1), mg.nn.ReLU(), mg.nn.MaxPool2d(2), mg.nn.Flatten(),
+        mg.nn.Linear(4 * 6 * 6, 4),
+    )  # fmt: skip
+    optimizer = mg.optim.AdamW(model.parameters(), lr=1e-2)
+    scheduler = mg.optim.get_cosine_schedule_with_warmup(optimizer, 2, 6)
+    scaler = mg.amp.GradScaler(init_scale=2.0**8)
+    return model, optimizer, scheduler, scaler
+
+
+def _reference_step(model, optimizer, scheduler, scaler, x, y, max_norm) -> dict:
+    optimizer.zero_grad()
+    with mg.autocast("cpu", dtype=mg.bfloat16):
+        logits = model(x)
+    loss = mg.nn.CrossEntropyLoss()(logits.float(), y)
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)
+    norm = mg.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    lr = scheduler.get_last_lr()[0]
+    scaler.step(optimizer)
+    scaler.update()
+    scheduler.step()
+    return {"loss": loss.item(), "grad_norm": float(norm), "lr": lr}
+
+
+@pytest.mark.exercise("13.2")
+def test_13_2_matches_the_step_composed_from_the_parts(impl) -> None:
+    mg.manual_seed(5)
+    batches = [(mg.randn(16, 1, 12, 12), mg.randint(0, 4, (16,))) for _ in range(5)]
+    ours_parts, ref_parts = _setup(), _setup()
+    for x, y in batches:
+        ours = impl.train_step(*ours_parts, x, y, 0.5)
+        ref = _reference_step(*ref_parts, x, y, 0.5)
+        assert set(ours) == {"loss", "grad_norm", "lr"}
+        assert all(type(v) is float for v in ours.values()), "return Python floats"
+        for key in ref:
+            assert ours[key] == pytest.approx(ref[key], rel=1e-5, abs=1e-12), key
+    for p, q in zip(ours_parts[0].parameters(), ref_parts[0].parameters()):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.exercise("13.2")
+def test_13_2_clips_and_follows_the_schedule(impl) -> None:
+    model, optimizer, scheduler, scaler = _setup()
+    mg.manual_seed(6)
+    x, y = mg.randn(16, 1, 12, 12) * 100, mg.randint(0, 4, (16,))  # large inputs, large grads
+    lrs = []
+    for _ in range(4):
+        before = [p.detach().numpy().copy() for p in model.parameters()]
+        stats = impl.train_step(model, optimizer, scheduler, scaler, x, y, max_norm=1e-3)
+        lrs.append(stats["lr"])
+        assert stats["grad_norm"] > 1e-3  # the norm before clipping
+        grads = np.concatenate([p.grad.numpy().ravel() for p in model.parameters()])
+        assert np.linalg.norm(grads) == pytest.approx(1e-3, rel=1e-3)  # clipped, unscaled
+        moved = any(not np.array_equal(b, p.detach().numpy())
+                    for b, p in zip(before, model.parameters()))  # fmt: skip
+        assert moved == (stats["lr"] > 0)
+    assert lrs == pytest.approx([0.0, 0.005, 0.01, 0.01 * 0.5 * (1 + math.cos(math.pi / 4))])
+
+
+# ----------------------------------------------------------------------------- 13.3
+@pytest.mark.exercise("13.3")
+@pytest.mark.parametrize("batch_size", [7, 32, 1000])
+@pytest.mark.parametrize("training", [True, False])
+def test_13_3_matches_numpy_cross_entropy(impl, batch_size: int, training: bool) -> None:
+    mg.manual_seed(0)
+    model = mg.nn.Sequential(mg.nn.Flatten(), mg.nn.Dropout(0.5), mg.nn.Linear(144, 4))
+    X, y = mg.randn(45, 1, 12, 12), mg.randint(0, 4, (45,))
+    model.train(training)
+    loss, accuracy = impl.evaluate(model, X, y, batch_size)
+    assert model.training == training, "put the model back in its mode"
+
+    w, b = model[2].weight.detach().numpy(), model[2].bias.detach().numpy()
+    logits = X.numpy().reshape(45, -1).astype(np.float64) @ w.T + b  # eval mode: no dropout
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    labels = y.numpy()
+    assert loss == pytest.approx(-log_probs[np.arange(45), labels].mean(), rel=1e-5)
+    assert accuracy == pytest.approx((logits.argmax(axis=1) == labels).mean())
+
+
+# ----------------------------------------------------------------------------- 13.4
+@pytest.fixture(scope="module")
+def shapes():
+    # make_shapes is ready-made in both files; take it from solutions.py so that the data never
+    # depends on the state of the learner's exercises.py
+    import _course  # lessons/conftest.py puts lessons/ on sys.path
+
+    solutions = _course.load_file(Path(__file__).with_name("solutions.py"))
+    X, y = solutions.make_shapes(512 + 256, noise=0.2, seed=1)
+    return X[:512], y[:512], X[512:], y[512:]
+
+
+@pytest.mark.exercise("13.4")
+def test_13_4_trains_logs_and_checkpoints(impl, shapes, tmp_path: Path) -> None:
+    history = impl.fit(shapes, tmp_path, epochs=4)
+    assert [len(history[k]) for k in ("train_loss", "val_loss", "val_acc")] == [4, 4, 4]
+    assert history["val_acc"][-1] >= 0.8
+    assert history["train_loss"][-1] < history["train_loss"][0]
+    state = mg.load(tmp_path / "checkpoint.mgck")
+    assert state["epoch"] == 4
+    with open(tmp_path / "logs" / "scalars.csv", newline="") as f:
+        tags = {row["tag"] for row in csv.DictReader(f)}
+    assert {"Loss/train", "Loss/val", "Accuracy/val"} <= tags
+
+
+@pytest.mark.exercise("13.4")
+def test_13_4_interrupted_run_resumes_exactly(impl, shapes, tmp_path: Path) -> None:
+    small = (shapes[0][:192], shapes[1][:192], shapes[2][:64], shapes[3][:64])
+    straight = impl.fit(small, tmp_path / "straight", epochs=3)
+    first = impl.fit(small, tmp_path / "resumed", epochs=3, stop_after=1)
+    assert len(first["val_acc"]) == 1
+    mg.manual_seed(999)  # whatever happens between the two calls must not matter
+    resumed = impl.fit(small, tmp_path / "resumed", epochs=3)
+    assert resumed == straight

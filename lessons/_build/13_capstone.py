@@ -1,0 +1,205 @@
+# Source of lessons/13_capstone/lesson.ipynb (python lessons/_build/build.py 13).
+
+# %% [markdown]
+# # 13. Capstone: a small CNN, trained with everything
+#
+# Time to put the course together. The task is small on purpose (it trains in seconds on a
+# laptop CPU), but the training loop is the real thing:
+#
+# - a CNN (`Conv2d`, `MaxPool2d`, `Linear`) on synthetic 12 x 12 images;
+# - **AdamW** with a **warmup + cosine** schedule stepped per batch (chapters 6-7);
+# - **autocast to bfloat16** with a **GradScaler**, unscaling before **gradient clipping**
+#   (chapters 8-9);
+# - **evaluation** on a held-out set, **logging** with `SummaryWriter` (chapter 12);
+# - an atomic **checkpoint** every epoch and an **exact resume** after an interruption
+#   (chapter 10).
+
+# %%
+import sys
+
+sys.path.insert(0, "..")
+from _course import load
+
+ex = load()  # your exercises.py (the reference solutions when MINIGENESIS_SOLUTIONS=1)
+
+import csv
+import tempfile
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import minigenesis as mg
+from minigenesis.viz import plot_training_curves
+
+# %% [markdown]
+# ## 13.1 The data
+#
+# `make_shapes` (ready-made in `exercises.py`) draws noisy images of four shapes at random
+# places: a horizontal bar, a vertical bar, a diagonal and the outline of a square. A model has
+# to find *where* the bright pixels line up, and in which direction: a job for convolutions,
+# whose 3 x 3 filters respond to local patterns wherever they are.
+
+# %%
+X, y = ex.make_shapes(1024, noise=0.3, seed=0)
+X_train, y_train, X_val, y_val = X[:768], y[:768], X[768:], y[768:]
+print("train", tuple(X_train.shape), "validation", tuple(X_val.shape))
+
+fig, axes = plt.subplots(2, 8, figsize=(8, 2.4))
+for ax, image, label in zip(axes.flat, X[:16].numpy(), y[:16].tolist()):
+    ax.imshow(image[0], cmap="gray")
+    ax.set_title(ex.CLASSES[label], fontsize=7)
+    ax.axis("off")
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# ## 13.2 The model
+#
+# **Exercise 13.1**: `build_cnn()`: two convolution blocks (3 x 3 convolution, ReLU, 2 x 2 max
+# pooling) take 1 x 12 x 12 to 8 x 6 x 6 and then 16 x 3 x 3; a Linear layer maps those 144
+# numbers to 4 class scores.
+
+# %%
+mg.manual_seed(0)
+model = ex.build_cnn()
+print(model)
+print("parameters:", sum(p.numel() for p in model.parameters()))
+print("logits for 2 images:", tuple(model(X[:2]).shape))
+
+# %% [markdown]
+# ## 13.3 One training step
+#
+# The order of operations matters, and each position has a reason:
+#
+# 1. `optimizer.zero_grad()`: gradients accumulate otherwise (chapter 8);
+# 2. forward and loss under `mg.autocast("cpu", dtype=mg.bfloat16)`: convolutions and matmuls in
+#    bfloat16, the loss in float32 (chapter 9);
+# 3. `scaler.scale(loss).backward()`: a scaled loss, so that no small gradient underflows;
+# 4. `scaler.unscale_(optimizer)`: true gradients, before anyone looks at their size;
+# 5. `clip_grad_norm_(..., max_norm)`: returns the norm before clipping, worth logging;
+# 6. `scaler.step(optimizer)`: skipped if a gradient is inf/NaN; `scaler.update()`;
+# 7. `scheduler.step()`: after the optimizer step, once per batch for a warmup schedule.
+#
+# **Exercise 13.2**: write `train_step`.
+
+# %%
+mg.manual_seed(0)
+model = ex.build_cnn()
+optimizer = mg.optim.AdamW(model.parameters(), lr=2e-2)
+scheduler = mg.optim.get_cosine_schedule_with_warmup(optimizer, 5, 60)
+scaler = mg.amp.GradScaler()
+for step in range(8):
+    idx = mg.randint(0, 768, (64,))
+    stats = ex.train_step(model, optimizer, scheduler, scaler, X_train[idx], y_train[idx], 1.0)
+    print(
+        f"step {step}: loss {stats['loss']:.3f}  grad norm {stats['grad_norm']:.3f}  "
+        f"lr {stats['lr']:.4f}"
+    )
+
+# %% [markdown]
+# The first step runs with lr = 0 (warmup starts at zero), so it changes nothing; from then on
+# the lr ramps up by 2e-2 / 5 per step.
+#
+# ## 13.4 Evaluation
+#
+# **Exercise 13.3**: `evaluate(model, X, y, batch_size)`: eval mode (Dropout off, BatchNorm on
+# its running statistics), no graph, and an average over *samples*: with 256 samples in
+# batches of 100, the last batch has 56 and must weigh 56/256, not 1/3.
+
+# %%
+loss, accuracy = ex.evaluate(model, X_val, y_val, batch_size=100)
+print(f"after 8 steps: validation loss {loss:.3f}, accuracy {accuracy:.1%}")
+
+# %% [markdown]
+# ## 13.5 The whole run
+#
+# **Exercise 13.4**: `fit(data, out_dir, ...)` wires it all together: it builds everything,
+# resumes from `out_dir/checkpoint.mgck` if that exists, and for each epoch shuffles, trains,
+# evaluates, logs and saves a checkpoint. Four epochs take a few seconds.
+
+# %%
+workdir = tempfile.TemporaryDirectory()
+run_dir = Path(workdir.name) / "run"
+data = (X_train, y_train, X_val, y_val)
+history = ex.fit(data, run_dir, epochs=4)
+for epoch, (tl, vl, va) in enumerate(zip(*history.values())):
+    print(f"epoch {epoch}: train loss {tl:.3f}  val loss {vl:.3f}  val accuracy {va:.1%}")
+plot_training_curves(
+    {"train_loss": history["train_loss"], "val_loss": history["val_loss"],
+     "val_acc": history["val_acc"]},
+    title="CNN on shapes, bf16 autocast + GradScaler, warmup + cosine",
+)  # fmt: skip
+
+# %% [markdown]
+# What the run left in its folder: the checkpoint and the logs (TensorBoard events plus CSV):
+
+# %%
+for path in sorted(run_dir.rglob("*")):
+    if path.is_file():
+        print(f"{path.stat().st_size:8d} bytes  {path.relative_to(run_dir)}")
+with open(run_dir / "logs" / "scalars.csv", newline="") as f:
+    print(
+        [(row["step"], row["tag"], round(float(row["value"]), 3)) for row in csv.DictReader(f)][:3]
+    )
+
+# %% [markdown]
+# ## 13.6 Interrupted, then resumed
+#
+# `stop_after=2` simulates a run killed after its second epoch. Calling `fit` again on the same
+# folder finds the checkpoint and continues. Because the checkpoint holds the model, the
+# optimizer, the scheduler, the scaler, the RNG state and the history, the resumed run is the
+# *same* run, to the last bit:
+
+# %%
+resumed_dir = Path(workdir.name) / "resumed"
+ex.fit(data, resumed_dir, epochs=4, stop_after=2)
+mg.manual_seed(12345)  # a new process would start from some other random state
+resumed = ex.fit(data, resumed_dir, epochs=4)
+print("identical to the uninterrupted run:", resumed == history)
+
+# %% [markdown]
+# ## 13.7 What the model gets wrong
+#
+# A confusion matrix counts, for each true class (rows), the predicted classes (columns).
+
+# %%
+final = ex.build_cnn()
+final.load_state_dict(mg.load(run_dir / "checkpoint.mgck")["model"])
+final.eval()
+with mg.no_grad():
+    predicted = final(X_val).argmax(dim=1).numpy()
+confusion = np.zeros((4, 4), dtype=int)
+for true_class, pred in zip(y_val.numpy(), predicted):
+    confusion[true_class, pred] += 1
+
+fig, ax = plt.subplots(figsize=(3.6, 3.2))
+ax.imshow(confusion, cmap="Blues")
+for i in range(4):
+    for j in range(4):
+        ax.text(j, i, confusion[i, j], ha="center", va="center", fontsize=8)
+ax.set_xticks(range(4), [c.split()[0] for c in ex.CLASSES], fontsize=7, rotation=30)
+ax.set_yticks(range(4), [c.split()[0] for c in ex.CLASSES], fontsize=7)
+ax.set_xlabel("predicted")
+ax.set_ylabel("true")
+fig.tight_layout()
+plt.show()
+workdir.cleanup()
+
+# %% [markdown]
+# ## Where next
+#
+# - Make the task harder (`noise=0.5`) and see which tools start to matter: a longer warmup,
+#   a lower `max_norm`, more epochs, a wider network.
+# - Swap `mg.bfloat16` for `mg.float16` in `train_step` and watch `scaler.get_scale()`: with
+#   float16's narrow range, the GradScaler now has real work to do.
+# - Log the gradient norm and the learning rate of every step with the `SummaryWriter` and look
+#   at them with `tensorboard --logdir`.
+# - Replace the CNN with a character-level model on `mg.datasets.load_corpus()` and
+#   `mg.datasets.CharDataset`: the training loop does not change.
+#
+# ## Summary
+#
+# One training step: zero the gradients; forward and loss under autocast; scaled backward;
+# unscale; clip; scaler step and update; scheduler step. Around it: shuffle, evaluate in eval
+# mode without a graph, log, and checkpoint everything a bit-exact resume needs, atomically.
