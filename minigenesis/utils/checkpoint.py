@@ -29,7 +29,6 @@ Its backward returns None for them (their gradients were accumulated by the inne
 
 from __future__ import annotations
 
-import copy
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -38,6 +37,7 @@ from .. import random as _random
 from ..autograd.engine import run_backward
 from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad, state
+from ..backend import cupy_module
 from ..tensor import Tensor
 
 _MISSING = object()
@@ -46,33 +46,51 @@ _MISSING = object()
 # ---------------------------------------------------------------------------------------------
 # Saving and restoring the random generators
 # ---------------------------------------------------------------------------------------------
-def _copy_cuda_generators() -> dict | None:
-    """A copy of each CUDA generator created so far (None if CuPy's cannot be copied)."""
-    gens = _random._cuda_generators
-    if not gens:
-        return {}
-    try:
-        return {dev: copy.deepcopy(gen) for dev, gen in gens.items()}
-    except Exception as err:  # a CuPy version whose generators refuse to be copied
-        warnings.warn(
-            f"checkpoint: cannot save the CUDA random state ({err}); dropout on the GPU will "
-            f"not replay identically in the recomputation",
-            stacklevel=4,
-        )
-        return None
+def _cuda_state_array(gen: Any) -> Any:
+    """The device array holding a CuPy generator's cuRAND states (``bit_generator._state``).
+
+    CuPy's generators cannot be pickled or deep-copied (they hold a lock), but their whole state
+    is this one array, updated in place by the sampling kernels: copying it out and back is an
+    exact save and restore."""
+    bit_gen = getattr(gen, "bit_generator", None) or getattr(gen, "_bit_generator", None)
+    return getattr(bit_gen, "_state", None)
+
+
+def _save_cuda_generators() -> dict | None:
+    """{device: (generator, copy of its state)} for each CUDA generator created so far, or None
+    (with a warning) if this CuPy's generators do not expose their state."""
+    saved = {}
+    for dev, gen in _random._cuda_generators.items():
+        arr = _cuda_state_array(gen)
+        if arr is None:
+            warnings.warn(
+                "checkpoint: cannot save this CuPy version's random state; dropout on the GPU "
+                "will not replay identically in the recomputation",
+                stacklevel=4,
+            )
+            return None
+        with cupy_module().cuda.Device(dev):  # keep the copy on the generator's own GPU
+            saved[dev] = (gen, arr.copy())
+    return saved
 
 
 def _get_rng() -> tuple:
-    """The CPU generator's state, and copies of the CUDA generators."""
-    return _random.get_rng_state(), _copy_cuda_generators()
+    """The CPU generator's state, and the CUDA generators' states."""
+    return _random.get_rng_state(), _save_cuda_generators()
 
 
 def _set_rng(saved: tuple) -> None:
     cpu, cuda = saved
     _random.set_rng_state(cpu)
-    if cuda is not None:
-        _random._cuda_generators.clear()
-        _random._cuda_generators.update({dev: copy.deepcopy(gen) for dev, gen in cuda.items()})
+    if cuda is None:
+        return
+    # A device whose generator did not exist yet when the state was saved gets a fresh one on
+    # first use, seeded as before: the same numbers again.
+    _random._cuda_generators.clear()
+    for dev, (gen, arr) in cuda.items():
+        with cupy_module().cuda.Device(dev):
+            _cuda_state_array(gen)[...] = arr
+        _random._cuda_generators[dev] = gen
 
 
 # ---------------------------------------------------------------------------------------------
