@@ -237,6 +237,7 @@ def pytest_collection_modifyitems(session, config, items) -> None:
     for item in items:
         numbers = [str(a) for m in item.iter_markers("exercise") for a in m.args]
         _records[item.nodeid] = {
+            "nodeid": item.nodeid,
             "file": str(item.path),
             "exercises": numbers,
             "outcome": None,
