@@ -370,3 +370,43 @@ def test_get_submodule_and_repr_nesting():
         net.get_submodule("0.5")
     text = repr(net)
     assert text.startswith("Sequential(\n  (0): Sequential(\n    (0): Linear(")
+
+
+@pytest.mark.parametrize("problem", ["missing", "unexpected", "shape"])
+def test_each_strict_mode_error_alone(problem):
+    net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+    sd = dict(net.state_dict())
+    if problem == "missing":
+        del sd["2.bias"]
+        expected = 'Missing key(s) in state_dict: "2.bias"'
+    elif problem == "unexpected":
+        sd["3.weight"] = mg.zeros(1)
+        expected = 'Unexpected key(s) in state_dict: "3.weight"'
+    else:
+        sd["0.weight"] = mg.zeros(3, 3)
+        expected = "size mismatch for 0.weight"
+    with pytest.raises(RuntimeError) as info:
+        net.load_state_dict(sd)
+    msg = str(info.value)
+    assert expected in msg
+    others = {"missing": "Missing", "unexpected": "Unexpected", "shape": "size mismatch"}
+    assert all(word not in msg for key, word in others.items() if key != problem)
+
+
+def test_deepcopy_and_pickle_of_a_model():
+    mg.manual_seed(0)
+    net = Net()
+    net(mg.randn(4, 4))
+    twin = copy.deepcopy(net)
+    assert twin.fc1.weight is not net.fc1.weight
+    for (k, a), (_, b) in zip(net.state_dict().items(), twin.state_dict().items()):
+        assert np.array_equal(a.numpy(), b.numpy()) and a._data is not b._data, k
+    with mg.no_grad():
+        twin.fc1.weight.zero_()
+    assert float(net.fc1.weight.abs().sum()) > 0  # independent memory
+    restored = pickle.loads(pickle.dumps(net))
+    assert isinstance(restored.fc1.weight, nn.Parameter)
+    net.eval()
+    restored.eval()
+    x = mg.randn(2, 4)
+    np.testing.assert_array_equal(net(x).detach().numpy(), restored(x).detach().numpy())
