@@ -4,7 +4,15 @@
 from . import functional, init, utils  # noqa: E402,F401
 from . import functional as F  # noqa: E402,F401
 from .activation import (  # noqa: E402,F401
-    GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh,
+    GELU,
+    LeakyReLU,
+    LogSoftmax,
+    ReLU,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softplus,
+    Tanh,
 )
 from .containers import ModuleDict, ModuleList, Sequential  # noqa: E402,F401
 from .dropout import Dropout  # noqa: E402,F401

@@ -3,7 +3,15 @@
 # --- section A: linear, dropout, normalisation, embedding, activations (nn core)
 # Each function lives next to its layer (nn/linear.py holds ``linear`` and ``Linear``).
 from .activation import (  # noqa: E402,F401
-    gelu, leaky_relu, log_softmax, relu, sigmoid, silu, softmax, softplus, tanh,
+    gelu,
+    leaky_relu,
+    log_softmax,
+    relu,
+    sigmoid,
+    silu,
+    softmax,
+    softplus,
+    tanh,
 )
 from .dropout import dropout  # noqa: E402,F401
 from .embedding import embedding, one_hot  # noqa: E402,F401
