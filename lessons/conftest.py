@@ -29,15 +29,18 @@ def _solutions(config: pytest.Config) -> bool:
     return bool(config.getoption("--solutions", default=False)) or _course.solutions_mode()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def impl(request: pytest.FixtureRequest):
-    """This chapter's exercises.py, or solutions.py with ``--solutions``."""
+    """This chapter's exercises.py, or solutions.py with ``--solutions``.
+
+    Module-scoped (the file is imported once anyway), so hypothesis's ``@given`` tests can use it.
+    """
     folder = Path(request.path).resolve().parent
     name = "solutions.py" if _solutions(request.config) else "exercises.py"
     return _course.load_file(folder / name)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def solutions_mode(request: pytest.FixtureRequest) -> bool:
     """True when the run checks the reference solutions (``--solutions``)."""
     return _solutions(request.config)

@@ -5,8 +5,38 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
 
 import minigenesis as mg
+
+# hypothesis imports libcst when a test fails (to suggest an @example), which warns on import.
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:libcst.*")
+
+# Random shapes, reproducible, without the "explain" phase (slow, noisy warnings for a stub).
+RANDOM_SHAPES = settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.generate, Phase.shrink],
+)
+
+# Pairs of broadcast-compatible shapes: a base shape, and two copies with dims dropped from the
+# left or set to 1 at random.
+_dims = st.lists(st.integers(1, 4), min_size=0, max_size=4)
+
+
+@st.composite
+def _compatible_shapes(draw):
+    base = draw(_dims)
+    shapes = []
+    for _ in range(2):
+        drop = draw(st.integers(0, len(base)))
+        shape = [1 if draw(st.booleans()) else n for n in base[drop:]]
+        shapes.append(tuple(shape))
+    return tuple(base), shapes[0], shapes[1]
+
 
 SHAPE_PAIRS = [
     ((3,), (3,)),
@@ -25,6 +55,14 @@ SHAPE_PAIRS = [
 def test_broadcast_shape_matches_numpy(impl, a, b):
     assert tuple(impl.broadcast_shape(a, b)) == np.broadcast_shapes(a, b)
     assert tuple(impl.broadcast_shape(b, a)) == np.broadcast_shapes(b, a)
+
+
+@pytest.mark.exercise("3.1")
+@RANDOM_SHAPES
+@given(_compatible_shapes())
+def test_broadcast_shape_random_shapes(impl, shapes):
+    _, a, b = shapes
+    assert tuple(impl.broadcast_shape(a, b)) == np.broadcast_shapes(a, b)
 
 
 @pytest.mark.exercise("3.1")
@@ -49,6 +87,19 @@ def test_sum_to_matches_minigenesis_engine(impl, shape, big):
     got = impl.sum_to(upstream, shape)
     assert got.shape == shape
     np.testing.assert_allclose(got, x.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.exercise("3.2")
+@RANDOM_SHAPES
+@given(_compatible_shapes())
+def test_sum_to_random_shapes(impl, shapes):
+    """Summing a broadcast array of ones back counts how many copies each element got."""
+    base, small, _ = shapes
+    grad = np.ones(base)
+    copies = np.prod(base) / max(np.prod(small), 1) if base else 1.0
+    got = impl.sum_to(grad, small)
+    assert got.shape == small
+    np.testing.assert_allclose(got, np.full(small, copies))
 
 
 @pytest.mark.exercise("3.3")
