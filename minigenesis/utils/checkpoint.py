@@ -159,7 +159,7 @@ class CheckpointFunction(Function):
             if isinstance(out, Tensor) and out.requires_grad and g is not None:
                 roots.append(_graph_handle(out))
                 seeds.append(g)
-        del outputs, out  # the handles keep the graph, not the output arrays (freed sooner)
+        outputs = out = None  # the handles keep the graph, not the output arrays (freed sooner)
 
         # Parameters accumulate into .grad here (reentrant); inputs keep their gradients on the
         # detached leaves, which are handed back to the outer graph below.
