@@ -256,5 +256,10 @@ def _accumulate(leaf: Any, g: Any, create_graph: bool) -> None:
             and arr.flags.writeable
         )
         leaf.grad = _fn.Tensor._make(arr if owned else arr.copy(), False)
-    else:
-        leaf.grad = _fn.Tensor._make(leaf.grad._data + g._data, False)
+    else:  # accumulate in place, as PyTorch does (a grad tensor held elsewhere sees the sum)
+        cur = leaf.grad._data
+        try:
+            cur += g._data
+            leaf.grad._bump_version()
+        except (ValueError, TypeError):  # read-only (an expanded tensor) or a dtype that can't
+            leaf.grad = _fn.Tensor._make(cur + g._data, False)

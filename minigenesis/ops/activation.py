@@ -61,7 +61,11 @@ class SigmoidGrad(Op):
     @staticmethod
     def forward(ctx, gy, y):
         ctx.save_for_backward(gy, y)
-        return gy * y * (1 - y)
+        xp = get_array_module(y)
+        gx = 1 - y  # one temporary, reused in place
+        xp.multiply(gx, y, out=gx)
+        xp.multiply(gx, gy, out=gx)
+        return gx
 
     @staticmethod
     def backward(ctx, ggx):
@@ -90,7 +94,11 @@ class TanhGrad(Op):
     @staticmethod
     def forward(ctx, gy, y):
         ctx.save_for_backward(gy, y)
-        return gy * (1 - y * y)
+        xp = get_array_module(y)
+        gx = y * y  # one temporary, reused in place: backward's peak memory is what counts here
+        xp.subtract(1, gx, out=gx)
+        xp.multiply(gx, gy, out=gx)
+        return gx
 
     @staticmethod
     def backward(ctx, ggx):
