@@ -468,12 +468,12 @@ class TensorMath:
 
     # ------------------------------------------------------------------ indexing
     def __getitem__(self, index):
-        index = _unwrap_index(index)
+        index = _unwrap_index(index, self._data)
         out = I.GetItem.apply(self, index)
         return out._view_of(self) if I.is_basic_index(index) else out
 
     def __setitem__(self, index, value):
-        index = _unwrap_index(index)
+        index = _unwrap_index(index, self._data)
         Tensor = _function.Tensor
         if state.grad_enabled and (
             self.requires_grad or (isinstance(value, Tensor) and value.requires_grad)
@@ -589,16 +589,22 @@ def _tuple(x: Any) -> tuple:
     return x if isinstance(x, tuple) else (x,)
 
 
-def _unwrap_index(index: Any) -> Any:
-    """Tensors inside an index become their arrays (indices never get gradients)."""
+def _unwrap_index(index: Any, like: Any) -> Any:
+    """Tensors, lists and NumPy arrays inside an index become arrays of ``like``'s module
+    (indices never get gradients; CuPy data needs CuPy index arrays)."""
     Tensor = _function.Tensor
-    if isinstance(index, Tensor):
-        return index._data
-    if isinstance(index, tuple):
-        return tuple(i._data if isinstance(i, Tensor) else i for i in index)
-    if isinstance(index, list):
-        return np.asarray([i.item() if isinstance(i, Tensor) else i for i in index])
-    return index
+    xp = get_array_module(like)
+
+    def one(i: Any) -> Any:
+        if isinstance(i, Tensor):
+            return i._data
+        if isinstance(i, list):
+            return xp.asarray([j.item() if isinstance(j, Tensor) else j for j in i])
+        if xp is not np and isinstance(i, np.ndarray):
+            return xp.asarray(i)
+        return i
+
+    return tuple(one(i) for i in index) if isinstance(index, tuple) else one(index)
 
 
 def matmul(a: Any, b: Any) -> Any:
