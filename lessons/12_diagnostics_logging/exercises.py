@@ -20,7 +20,7 @@ def ema_smooth(values: Sequence[float], weight: float = 0.6) -> list[float]:
     """
     raise NotImplementedError(
         "Exercise 12.1: last = weight * last + (1 - weight) * value; report last / (1 - weight**k)"
-    )  # noqa: E501
+    )
 
 
 def diagnose(
@@ -43,21 +43,21 @@ def diagnose(
     """
     raise NotImplementedError(
         "Exercise 12.2: NaN check, window check, then the four rules of the docstring in order"
-    )  # noqa: E501
+    )
 
 
 def first_nonfinite_module(model: mg.nn.Module, x: mg.Tensor) -> str | None:
     """Exercise 12.3: run ``model(x)`` and name the first module whose output holds NaN or Inf.
 
     Register a forward hook (``module.register_forward_hook(hook)``, with
-    ``hook(module, inputs, output)``) on every module of ``model.named_modules()`` that has no
-    children (the layers that compute). Return the name (as ``named_modules`` gives it) of the
-    first one, in execution order, whose output is not finite, or None. Remove the hooks before
-    returning, whatever happens.
+    ``hook(module, inputs, output)``) on every module of ``model.named_modules()``. A hook runs
+    when its module's forward has finished, so an inner layer reports before the block holding
+    it. Return the name (as ``named_modules`` gives it) of the first module, in that order, whose
+    output is not finite, or None. Remove the hooks before returning, whatever happens.
     """
     raise NotImplementedError(
-        "Exercise 12.3: forward hooks on the leaf modules; the first non-finite output wins"
-    )  # noqa: E501
+        "Exercise 12.3: a forward hook on every module; the first non-finite output wins"
+    )
 
 
 def read_tfrecords(path: str | Path) -> list[bytes]:
@@ -75,4 +75,4 @@ def read_tfrecords(path: str | Path) -> list[bytes]:
     """
     raise NotImplementedError(
         "Exercise 12.4: length, its CRC, data, its CRC: loop over the file and check both CRCs"
-    )  # noqa: E501
+    )

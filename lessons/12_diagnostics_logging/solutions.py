@@ -68,10 +68,10 @@ def first_nonfinite_module(model: mg.nn.Module, x: mg.Tensor) -> str | None:
     """Exercise 12.3: run ``model(x)`` and name the first module whose output holds NaN or Inf.
 
     Register a forward hook (``module.register_forward_hook(hook)``, with
-    ``hook(module, inputs, output)``) on every module of ``model.named_modules()`` that has no
-    children (the layers that compute). Return the name (as ``named_modules`` gives it) of the
-    first one, in execution order, whose output is not finite, or None. Remove the hooks before
-    returning, whatever happens.
+    ``hook(module, inputs, output)``) on every module of ``model.named_modules()``. A hook runs
+    when its module's forward has finished, so an inner layer reports before the block holding
+    it. Return the name (as ``named_modules`` gives it) of the first module, in that order, whose
+    output is not finite, or None. Remove the hooks before returning, whatever happens.
     """
     first: list[str] = []
 
@@ -83,9 +83,7 @@ def first_nonfinite_module(model: mg.nn.Module, x: mg.Tensor) -> str | None:
         return hook
 
     handles = [
-        module.register_forward_hook(make_hook(name))
-        for name, module in model.named_modules()
-        if not list(module.children())
+        module.register_forward_hook(make_hook(name)) for name, module in model.named_modules()
     ]
     try:
         with mg.no_grad():

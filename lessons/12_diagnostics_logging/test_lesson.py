@@ -59,9 +59,15 @@ def test_12_2_agrees_with_diagnose_training(impl, name: str) -> None:
 
 
 # ----------------------------------------------------------------------------- 12.3
-class _Log(mg.nn.Module):
+class _LinearThenLog(mg.nn.Module):
+    """A block whose own forward code (not a child layer) produces the NaN."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inner = mg.nn.Linear(8, 8)
+
     def forward(self, x: mg.Tensor) -> mg.Tensor:
-        return x.log()
+        return self.inner(x).log()  # log of negative numbers: NaN
 
 
 def _net() -> mg.nn.Module:
@@ -69,7 +75,7 @@ def _net() -> mg.nn.Module:
     return mg.nn.Sequential(
         mg.nn.Linear(4, 8),
         mg.nn.Sequential(mg.nn.Tanh(), mg.nn.Linear(8, 8)),
-        _Log(),  # log of negative numbers: NaN
+        _LinearThenLog(),
         mg.nn.Linear(8, 2),
     )
 

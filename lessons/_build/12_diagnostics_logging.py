@@ -188,9 +188,10 @@ with np.errstate(invalid="ignore", divide="ignore"):
 
 # %% [markdown]
 # **Exercise 12.3**: write `first_nonfinite_module(model, x)`. A *forward hook*
-# (`module.register_forward_hook(hook)`, called as `hook(module, inputs, output)` after every
-# forward of that module) on each layer sees every intermediate output; the first non-finite one
-# names the culprit. `mg.diagnostics.find_nan_source` runs the whole recipe.
+# (`module.register_forward_hook(hook)`, called as `hook(module, inputs, output)` when that
+# module's forward has finished) on every module sees every intermediate output. Inner layers
+# finish before the blocks that hold them, so the first non-finite output names the innermost
+# culprit. `mg.diagnostics.find_nan_source` runs the whole recipe.
 
 # %%
 with np.errstate(invalid="ignore", divide="ignore"):
