@@ -181,7 +181,7 @@ plt.show()
 # Seed 002 lists schedules written as one-line lambdas. Note the transformer schedule of
 # "Attention is all you need": `d_model^-0.5 * min(t^-0.5, t * warmup^-1.5)`, a warmup that
 # peaks at step `warmup`, then an inverse square-root decay. Its factor is absolute (about 7e-4 at
-# the peak for d_model = 512), so it is used with `lr=1`.
+# the peak for d_model = 512 and the paper's 4000 warmup steps), so it is used with `lr=1`.
 
 
 # %%
@@ -319,8 +319,8 @@ print("resumed == uninterrupted:", first_half + trajectory(resumed, 20) == unint
 #
 # Seed 002's *learning-rate range test* finds a good peak learning rate before a long run: grow
 # the learning rate exponentially from 1e-6 to 10 over ~100 steps, record the loss, and stop
-# when it exceeds 4x its minimum. A good choice is a bit below the point of steepest descent, well
-# before the loss blows up. It is one more `LambdaLR`.
+# when it exceeds 4x its minimum. A common pick is where the loss falls fastest, or about ten times
+# below the learning rate of the lowest loss: well before the blow-up. It is one more `LambdaLR`.
 
 # %%
 mg.manual_seed(0)

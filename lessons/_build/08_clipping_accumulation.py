@@ -133,8 +133,9 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# With mixed precision, clip *after* `scaler.unscale_(optimizer)`: clipping scaled gradients
-# would compare them with `max_norm` times the loss scale (chapter 9).
+# With mixed precision, clip *after* `scaler.unscale_(optimizer)`: the scaled gradients are the
+# loss scale (say 65536) times too large, and their norm would be compared with `max_norm`
+# (chapter 9).
 #
 # ## 8.3 Gradient accumulation
 #

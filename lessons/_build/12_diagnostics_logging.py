@@ -199,10 +199,11 @@ with np.errstate(invalid="ignore", divide="ignore"):
     print("find_nan_source:", diagnostics.find_nan_source(net, inputs, targets, mg.nn.MSELoss()))
 
 # %% [markdown]
-# Hooks stop at module granularity. `mg.autograd.detect_anomaly()` (as
-# `torch.autograd.detect_anomaly`) goes down to single ops: while it is on, every op checks its
-# outputs, and every backward function its gradients, and the first NaN/Inf raises an error
-# naming the op. It is slow; use it to debug, not to train.
+# Hooks stop at module granularity. `mg.autograd.detect_anomaly()` goes down to single ops:
+# while it is on, every op checks its outputs and every backward function the gradients it
+# returns, and the first NaN/Inf raises an error naming the op. (PyTorch's
+# `torch.autograd.detect_anomaly` checks the backward pass only, and adds the traceback of the
+# forward call that created the failing op.) It is slow; use it to debug, not to train.
 
 # %%
 try:
