@@ -243,7 +243,7 @@ def bce_ref(x, y, w):
 
 
 @pytest.mark.parametrize(
-    "reduction,weighted", itertools.product(["none", "mean", "sum"], [False, True])
+    "reduction,weighted", list(itertools.product(["none", "mean", "sum"], [False, True]))
 )
 def test_binary_cross_entropy(reduction, weighted):
     x = RNG.uniform(0.05, 0.95, (4, 3))
@@ -276,7 +276,7 @@ def bce_logits_ref(z, y, w, pw):
 
 @pytest.mark.parametrize(
     "reduction,weighted,pos",
-    itertools.product(["none", "mean", "sum"], [False, True], [False, True]),
+    list(itertools.product(["none", "mean", "sum"], [False, True], [False, True])),
 )
 def test_binary_cross_entropy_with_logits(reduction, weighted, pos):
     z = RNG.standard_normal((4, 3)) * 4
