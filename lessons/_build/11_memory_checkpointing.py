@@ -164,39 +164,53 @@ print("largest gradient difference:", max(float(np.abs(a - b).max()) for a, b in
 #
 # **Exercise 11.4**: `training_step_peak(model, x, segments)` measures one forward + backward,
 # plain (`segments=None`) or through `checkpoint_sequential`. The cell sweeps the number of
-# segments for 16 blocks and also times each variant (without tracemalloc, which slows
-# allocation down).
+# segments for 16 blocks. For the cost it counts the layer forwards with a forward hook (exact:
+# each checkpointed layer runs twice) and times each variant (wall clock, the fastest of
+# several runs; short steps on a busy machine are noisy).
 
 # %%
 model = mlp(16)
 x = mg.randn(1024, 64)
+forward_calls = [0]
 
 
-def step_time(segments, repeats=2):
+def count_forward(module, inputs, output):
+    forward_calls[0] += 1
+
+
+for layer in model:
+    layer.register_forward_hook(count_forward)
+
+
+def step_cost(segments, repeats=9):
+    """(layer forwards per step, fastest wall-clock time of ``repeats`` steps)."""
     best = math.inf
     for _ in range(repeats):
         model.zero_grad()
+        forward_calls[0] = 0
         start = time.perf_counter()
         out = model(x) if segments is None else mg.utils.checkpoint_sequential(model, segments, x)
         out.sum().backward()
         best = min(best, time.perf_counter() - start)
-    return best
+    return forward_calls[0], best
 
 
-settings = [None, 2, 4, 8]
-plain_peak, plain_time = ex.training_step_peak(model, x, None), step_time(None)
-print(f"{'segments':>9} {'peak MiB':>9} {'vs plain':>9} {'time vs plain':>14}")
-for s in settings:
-    peak, seconds = ex.training_step_peak(model, x, s), step_time(s)
+plain_peak = ex.training_step_peak(model, x, None)
+plain_calls, plain_time = step_cost(None)
+print(f"{'segments':>9} {'peak MiB':>9} {'vs plain':>9} {'forwards':>9} {'time vs plain':>14}")
+for s in [None, 2, 4, 8]:
+    peak = ex.training_step_peak(model, x, s)
+    calls, seconds = step_cost(s)
     print(
-        f"{str(s or 'plain'):>9} {peak / MB:9.2f} {peak / plain_peak:9.2f} "
+        f"{str(s or 'plain'):>9} {peak / MB:9.2f} {peak / plain_peak:9.2f} {calls:9d} "
         f"{seconds / plain_time:14.2f}"
     )
 
 # %% [markdown]
-# With 4 segments the step needs roughly half the memory of plain backprop. The price is one
-# extra forward pass; a forward is roughly a third of a training step, so expect about 1.3x the
-# time (timings of such short steps are noisy: run the cell twice). Too many segments bring the
+# With 4 segments the step needs roughly half the memory of plain backprop. The price is the
+# recomputation: the 32 layers (16 Linear + 16 Tanh) form 4 segments of 8, and the first three
+# segments run forward twice, 56 layer forwards instead of 32. A forward is roughly a third of a
+# training step, so on a quiet machine expect about 1.25x the time. Too many segments bring the
 # memory back up, since every segment input is kept.
 #
 # The same trade is what lets large language models train with long sequences: checkpoint every
