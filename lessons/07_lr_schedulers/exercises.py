@@ -19,7 +19,7 @@ def warmup_cosine_lambda(num_warmup_steps: int, num_training_steps: int) -> Call
     """
     raise NotImplementedError(
         "Exercise 7.1: return lr_lambda(step): a linear warmup, then half a cosine down to 0"
-    )  # noqa: E501
+    )
 
 
 def cosine_annealing_lr(epoch: int, base_lr: float, T_max: int, eta_min: float = 0.0) -> float:  # noqa: N803
@@ -30,7 +30,7 @@ def cosine_annealing_lr(epoch: int, base_lr: float, T_max: int, eta_min: float =
     """
     raise NotImplementedError(
         "Exercise 7.2: eta_min + (base_lr - eta_min) * (1 + cos(pi * epoch / T_max)) / 2"
-    )  # noqa: E501
+    )
 
 
 def warm_restarts_lr(
@@ -48,7 +48,7 @@ def warm_restarts_lr(
     """
     raise NotImplementedError(
         "Exercise 7.3: find the cycle length T_i and the position T_cur, then use the cosine"
-    )  # noqa: E501
+    )
 
 
 def plateau_lrs(
@@ -68,7 +68,7 @@ def plateau_lrs(
     """
     raise NotImplementedError(
         "Exercise 7.4: track the best metric, count bad epochs, cut the lr past patience"
-    )  # noqa: E501
+    )
 
 
 class WarmupExponentialLR(LRScheduler):
@@ -92,9 +92,9 @@ class WarmupExponentialLR(LRScheduler):
     ) -> None:
         raise NotImplementedError(
             "Exercise 7.5: store the settings, then call super().__init__(optimizer, last_epoch)"
-        )  # noqa: E501
+        )
 
     def get_lr(self) -> list[float]:
         raise NotImplementedError(
             "Exercise 7.5: each base lr times the warmup factor, then gamma ** (e - warmup_steps)"
-        )  # noqa: E501
+        )

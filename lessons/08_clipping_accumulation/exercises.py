@@ -20,7 +20,7 @@ def clip_grad_norm(
     """
     raise NotImplementedError(
         "Exercise 8.1: the total norm, then scale each gradient by min(1, max_norm / (norm + 1e-6))"
-    )  # noqa: E501
+    )
 
 
 def clip_grad_value(parameters: Iterable[mg.Tensor], clip_value: float) -> None:
@@ -28,7 +28,7 @@ def clip_grad_value(parameters: Iterable[mg.Tensor], clip_value: float) -> None:
     ``[-clip_value, clip_value]``. Parameters without a gradient are skipped."""
     raise NotImplementedError(
         "Exercise 8.2: clamp every gradient element into [-clip_value, clip_value], in place"
-    )  # noqa: E501
+    )
 
 
 def accumulate_gradients(
@@ -47,7 +47,7 @@ def accumulate_gradients(
     """
     raise NotImplementedError(
         "Exercise 8.3: zero the grads, then backward loss / micro_batches for each chunk"
-    )  # noqa: E501
+    )
 
 
 def grad_norms(model: mg.nn.Module) -> dict[str, float]:
@@ -58,7 +58,7 @@ def grad_norms(model: mg.nn.Module) -> dict[str, float]:
     """
     raise NotImplementedError(
         "Exercise 8.4: the L2 norm of each parameter's gradient by name, plus 'total'"
-    )  # noqa: E501
+    )
 
 
 def nonfinite_grads(model: mg.nn.Module) -> list[str]:
@@ -66,4 +66,4 @@ def nonfinite_grads(model: mg.nn.Module) -> list[str]:
     holds at least one NaN or Inf."""
     raise NotImplementedError(
         "Exercise 8.5: the names of the parameters whose gradient holds NaN or Inf"
-    )  # noqa: E501
+    )

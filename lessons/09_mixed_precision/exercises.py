@@ -17,7 +17,7 @@ def accumulate(start: float, update: float, steps: int, dtype: mg.DType) -> floa
     """
     raise NotImplementedError(
         "Exercise 9.1: add update to a one-element dtype tensor, steps times, in place"
-    )  # noqa: E501
+    )
 
 
 def autocast_predictions() -> dict[str, mg.DType]:
@@ -37,7 +37,7 @@ def autocast_predictions() -> dict[str, mg.DType]:
     """
     raise NotImplementedError(
         "Exercise 9.2: return {name: the DType you predict} for the six quiz expressions"
-    )  # noqa: E501
+    )
 
 
 def fp16_weight_grad(x_value: float, upstream: float, loss_scale: float) -> float:
@@ -51,7 +51,7 @@ def fp16_weight_grad(x_value: float, upstream: float, loss_scale: float) -> floa
     """
     raise NotImplementedError(
         "Exercise 9.3: float16 activation, float32 loss, backward of loss * loss_scale, unscale"
-    )  # noqa: E501
+    )
 
 
 FP16_SMALLEST_NORMAL = 2.0**-14
@@ -69,7 +69,7 @@ def loss_scale_range(grad_min: float, grad_max: float) -> tuple[int, int]:
     """
     raise NotImplementedError(
         "Exercise 9.4: smallest k lifting grad_min to 2^-14, largest k keeping grad_max <= 65504"
-    )  # noqa: E501
+    )
 
 
 class ManualGradScaler:
@@ -94,7 +94,7 @@ class ManualGradScaler:
     ) -> None:
         raise NotImplementedError(
             "Exercise 9.5: store the settings, the current scale and a count of good steps"
-        )  # noqa: E501
+        )
 
     def scale(self, loss: mg.Tensor) -> mg.Tensor:
         raise NotImplementedError("Exercise 9.5: return the loss times the current scale")
@@ -102,17 +102,17 @@ class ManualGradScaler:
     def unscale_(self, optimizer) -> None:
         raise NotImplementedError(
             "Exercise 9.5: multiply the gradients by 1/scale and record any inf/NaN"
-        )  # noqa: E501
+        )
 
     def step(self, optimizer) -> bool:
         raise NotImplementedError(
             "Exercise 9.5: unscale if not done yet; step only when every gradient is finite"
-        )  # noqa: E501
+        )
 
     def update(self) -> None:
         raise NotImplementedError(
             "Exercise 9.5: back off after an inf/NaN, grow after growth_interval good steps"
-        )  # noqa: E501
+        )
 
     def get_scale(self) -> float:
         raise NotImplementedError("Exercise 9.5: return the current scale")

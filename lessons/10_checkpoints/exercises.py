@@ -22,7 +22,7 @@ def atomic_save(obj: Any, path: str | os.PathLike) -> None:
     """
     raise NotImplementedError(
         "Exercise 10.1: pickle into a temporary file in the same folder, fsync, os.replace"
-    )  # noqa: E501
+    )
 
 
 # (module, name) pairs a checkpoint of plain containers and NumPy arrays may reference.
@@ -53,7 +53,7 @@ class RestrictedUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
         raise NotImplementedError(
             "Exercise 10.2: refuse (module, name) pairs outside ALLOWED_GLOBALS"
-        )  # noqa: E501
+        )
 
 
 def safe_loads(data: bytes) -> Any:
@@ -71,7 +71,7 @@ def add_checksum(payload: bytes) -> bytes:
     """
     raise NotImplementedError(
         "Exercise 10.3: MAGIC + 8-byte little-endian length + SHA-256 digest + payload"
-    )  # noqa: E501
+    )
 
 
 def check_checksum(blob: bytes) -> bytes:
@@ -82,7 +82,7 @@ def check_checksum(blob: bytes) -> bytes:
     """
     raise NotImplementedError(
         "Exercise 10.3: check the magic, the length and the digest; return the payload"
-    )  # noqa: E501
+    )
 
 
 def save_training_state(path: str | os.PathLike, model, optimizer, scheduler, step: int) -> None:
@@ -93,7 +93,7 @@ def save_training_state(path: str | os.PathLike, model, optimizer, scheduler, st
     """
     raise NotImplementedError(
         "Exercise 10.4: mg.save the model, optimizer, scheduler state_dicts, step and RNG state"
-    )  # noqa: E501
+    )
 
 
 def load_training_state(path: str | os.PathLike, model, optimizer, scheduler) -> int:
@@ -104,4 +104,4 @@ def load_training_state(path: str | os.PathLike, model, optimizer, scheduler) ->
     """
     raise NotImplementedError(
         "Exercise 10.4: mg.load, load every state_dict, restore the RNG state, return the step"
-    )  # noqa: E501
+    )

@@ -18,7 +18,7 @@ def peak_bytes(fn: Callable[..., Any], *args: Any) -> tuple[Any, int]:
     """
     raise NotImplementedError(
         "Exercise 11.1: tracemalloc: run fn and report the peak above the memory at the start"
-    )  # noqa: E501
+    )
 
 
 def stored_activations(num_layers: int, segments: int) -> int:
@@ -32,7 +32,7 @@ def stored_activations(num_layers: int, segments: int) -> int:
     """
     raise NotImplementedError(
         "Exercise 11.2: (segments - 1) checkpoint inputs + the length of the last segment"
-    )  # noqa: E501
+    )
 
 
 def best_segments(num_layers: int) -> int:
@@ -42,7 +42,7 @@ def best_segments(num_layers: int) -> int:
     """
     raise NotImplementedError(
         "Exercise 11.2: the segment count with the fewest stored activations (smallest on a tie)"
-    )  # noqa: E501
+    )
 
 
 def checkpointed_forward(blocks: Sequence[mg.nn.Module], x: mg.Tensor, segments: int) -> mg.Tensor:
@@ -56,7 +56,7 @@ def checkpointed_forward(blocks: Sequence[mg.nn.Module], x: mg.Tensor, segments:
     """
     raise NotImplementedError(
         "Exercise 11.3: mg.utils.checkpoint each of the first segments - 1 runs, the rest plainly"
-    )  # noqa: E501
+    )
 
 
 def training_step_peak(model: Any, x: mg.Tensor, segments: int | None) -> int:
@@ -68,4 +68,4 @@ def training_step_peak(model: Any, x: mg.Tensor, segments: int | None) -> int:
     """
     raise NotImplementedError(
         "Exercise 11.4: peak_bytes of a forward + backward, with or without checkpoint_sequential"
-    )  # noqa: E501
+    )
