@@ -138,7 +138,22 @@ plt.show()
 # - `SequentialLR` hands over from one scheduler to the next at its milestones; `ChainedScheduler`
 #   steps several at once, so their factors multiply.
 # - `ReduceLROnPlateau` does not follow the step count at all: it watches a metric, and cuts
-#   the learning rate when the metric stops improving for `patience` epochs.
+#   the learning rate when the metric stops improving for more than `patience` epochs.
+#
+# `minigenesis.viz` has the plotting ready-made: `plot_lr_schedule(factory, steps)` draws one
+# schedule, `plot_lr_schedules({name: factory, ...}, steps)` several on one axes; each returns a
+# matplotlib `Figure` (and leaves a live scheduler exactly as it found it).
+
+# %%
+from minigenesis.viz import plot_lr_schedules
+
+plot_lr_schedules(
+    {name: gallery[name] for name in ("StepLR(30, 0.1)", "CosineAnnealingLR(100)",
+                                      "OneCycleLR(max 0.1)", "cosine with warmup")},
+    steps=100,
+)  # fmt: skip
+
+# %% [markdown]
 #
 # ## 7.3 Warmup + cosine (seed 003's exercise)
 #
@@ -348,6 +363,17 @@ plt.ylabel("loss")
 plt.title(f"LR range test: stopped at lr={lrs[-1]:.2g}")
 plt.tight_layout()
 plt.show()
+
+# %% [markdown]
+# `mg.viz.lr_range_test(model, optimizer, criterion, data)` runs the same sweep, with a smoothed
+# loss, puts the model and the optimizer back as they were, and suggests the learning rate where
+# the loss falls fastest:
+
+# %%
+from minigenesis.viz import lr_range_test
+
+result = lr_range_test(model, optimizer, mg.nn.MSELoss(), (x, y), start_lr=1e-6, end_lr=10.0)
+print(f"{len(result.lrs)} steps, suggested lr: {result.suggested_lr:.3g}")
 
 # %% [markdown]
 # ## Summary
