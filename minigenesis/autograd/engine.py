@@ -164,6 +164,7 @@ def run_backward(
 
 
 def _n_outputs(vertex: Any) -> int:
+    """How many outputs a vertex has: a node's count, 1 for a leaf tensor."""
     meta = vertex._out_meta if isinstance(vertex, Function) else None
     return 1 if meta is None else len(meta)
 
@@ -192,7 +193,8 @@ def _node_backward(
         state.anomaly = False
     if node._out_meta is None:  # one output
         if grads[0] is None:
-            state.anomaly = anomaly
+            if anomaly:
+                state.anomaly = True
             return None
         in_grads = node.backward(node, grads[0])
     else:
@@ -207,7 +209,8 @@ def _node_backward(
             for g, m in zip(grads, node._out_meta)
         ]
         in_grads = node.backward(node, *grads)
-    state.anomaly = anomaly
+    if anomaly:
+        state.anomaly = True
     if type(in_grads) is not tuple:
         in_grads = (in_grads,)
     if len(in_grads) != len(node.next_edges):

@@ -36,6 +36,7 @@ Tensor: Any = None
 _FLOAT_KINDS = frozenset("fV")  # 'V' is how NumPy reports ml_dtypes' bfloat16
 
 _CONST, _INPUT, _OUTPUT = 0, 1, 2
+_PLAIN = frozenset((int, float, bool, tuple, str))
 
 
 class Function:
@@ -77,7 +78,11 @@ class Function:
 
     @property
     def needs_input_grad(self) -> tuple[bool, ...]:
-        return tuple([e is not None for e in self.next_edges])
+        """Per forward argument: does it want a gradient? (Forward can ask too, to save less.)"""
+        e = self.next_edges
+        if len(e) == 2:  # the common binary op, without building a list
+            return (e[0] is not None, e[1] is not None)
+        return tuple([x is not None for x in e])
 
     @property
     def saved_tensors(self) -> tuple:
@@ -130,35 +135,21 @@ class Function:
             args = st.autocast_hook(cls, args)
 
         ctx = _new(cls)
-        grad_on = st.grad_enabled
-        record = False
-        # One edge per argument: where its gradient goes (see _edge). Built first, so forward can
-        # ask ctx.needs_input_grad and save only what backward will need.
-        edges = []
-        if cls._array_forward:
-            inputs = []
-            for a in args:
-                if isinstance(a, Tensor):
-                    inputs.append(a._data)
-                    if grad_on and a.requires_grad:
-                        record = True
-                        edges.append(_edge(a))
-                        continue
-                else:
-                    inputs.append(a)
-                edges.append(None)
-        else:
-            inputs = list(args)
-            for a in args:
-                if grad_on and isinstance(a, Tensor) and a.requires_grad:
-                    record = True
-                    edges.append(_edge(a))
-                else:
-                    edges.append(None)
+        # One edge per argument: where its gradient goes (see _edge), None for arguments that
+        # want none. Built before forward runs, so forward can ask ctx.needs_input_grad and save
+        # only what backward will need.
+        if st.grad_enabled:
+            edges = [_edge(a) if isinstance(a, Tensor) and a.requires_grad else None for a in args]
+            record = any(edges)
+        else:  # no_grad, and every backward without create_graph: nothing to record
+            edges = _NO_EDGES[len(args)] if len(args) < 8 else [None] * len(args)
+            record = False
         ctx.next_edges = edges
         if cls._array_forward:
+            inputs = [a._data if isinstance(a, Tensor) else a for a in args]
             result = cls.forward(ctx, *inputs)
         else:
+            inputs = list(args)
             result = _tensor_forward(cls, ctx, inputs)
 
         if type(result) is not tuple:  # the common case: one output
@@ -199,6 +190,7 @@ class Function:
 
 
 _new = object.__new__
+_NO_EDGES = [(None,) * n for n in range(8)]
 _np_generic, _np_asarray = np.generic, np.asarray
 
 
@@ -245,7 +237,7 @@ def _record(ctx: Function, args: tuple, inputs: list, raw: tuple, outs: Any) -> 
 
 def _resolve_saved(ctx, s, args, inputs, raw, outs, result_tensors) -> tuple:
     """Decide whether a saved value is an input, an output, or a constant of this op."""
-    if s is None or isinstance(s, (int, float, bool, tuple)):
+    if s is None or type(s) in _PLAIN:
         return (_CONST, s, None, None)
     for i, a in enumerate(inputs):
         if s is a and isinstance(args[i], Tensor):

@@ -1,12 +1,14 @@
 """Activations: relu, sigmoid, tanh, gelu, silu, softmax, log_softmax.
 
-Sigmoid, softmax and log_softmax are written in their numerically stable forms; float16/bfloat16
+Softmax and log_softmax are written in their numerically stable forms; float16/bfloat16
 inputs are computed in float32 and rounded back (as PyTorch's CPU kernels accumulate).
 """
 
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from ..autograd.function import Op
 from ..backend import erf, get_array_module
@@ -17,6 +19,26 @@ def _f32(x):
     if x.dtype.itemsize == 2 and x.dtype.kind in "fV":
         return x.astype(get_array_module(x).float32)
     return x
+
+
+def _sigmoid(x):
+    """1 / (1 + e^-x), the formula PyTorch's kernels use, in 4 array passes.
+
+    For x < -88 (float32) e^-x overflows to inf and the result is exactly 0, as in PyTorch: right
+    (the true value is below float32's smallest normal number), so NumPy's overflow warning is
+    silenced rather than shown to the learner."""
+    xp = get_array_module(x)
+    if xp is np:
+        with np.errstate(over="ignore"):
+            return _sigmoid_passes(xp, x)
+    return _sigmoid_passes(xp, x)
+
+
+def _sigmoid_passes(xp, x):
+    t = xp.negative(x)
+    xp.exp(t, out=t)
+    t += 1
+    return xp.reciprocal(t, out=t)
 
 
 class ReLU(Op):
@@ -35,16 +57,11 @@ class ReLU(Op):
 
 
 class Sigmoid(Op):
-    """y = 1 / (1 + e^-x);   dy/dx = y (1 - y).
-
-    Stable form: for x < 0 use e^x / (1 + e^x), so e^-x never overflows."""
+    """y = 1 / (1 + e^-x);   dy/dx = y (1 - y)."""
 
     @staticmethod
     def forward(ctx, x):
-        xp = get_array_module(x)
-        xf = _f32(x)
-        e = xp.exp(-xp.abs(xf))  # in (0, 1]: never overflows
-        y = (xp.where(xf >= 0, 1, e) / (1 + e)).astype(x.dtype, copy=False)
+        y = _sigmoid(_f32(x)).astype(x.dtype, copy=False)
         ctx.save_for_backward(y)
         return y
 
@@ -169,11 +186,8 @@ class SiLU(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        xp = get_array_module(x)
         xf = _f32(x)
-        e = xp.exp(-xp.abs(xf))
-        s = xp.where(xf >= 0, 1, e) / (1 + e)
-        return (xf * s).astype(x.dtype, copy=False)
+        return (xf * _sigmoid(xf)).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gy):
