@@ -134,8 +134,8 @@ plt.show()
 #
 # Casting a whole model to float16 breaks it: sums of thousands of terms lose their small terms,
 # `exp` overflows, and the tiny updates `lr * grad` vanish next to large weights. `mg.autocast`
-# casts **per op** instead, from one table (`minigenesis/autocast_policy.py`), the same three
-# lists PyTorch uses:
+# casts **per op** instead, from one table (`minigenesis/autocast_policy.py`) with three lists,
+# modelled on PyTorch's CUDA autocast:
 #
 # - **lower precision**: `matmul`, `linear`, convolution, attention. Float32 inputs are cast to the
 #   low dtype. This is where the time goes, and tensor cores accumulate in float32 anyway.
@@ -147,6 +147,10 @@ plt.show()
 # the default low dtype is bfloat16, on a GPU float16. On the CPU, NumPy has no fast 16-bit
 # matmul, so minigenesis rounds the inputs to bfloat16, multiplies in float32 and rounds the
 # result: the same numbers a tensor core produces.
+#
+# minigenesis uses this one table on every device. PyTorch keeps separate lists per device, and
+# its CPU float32 list is shorter: under `torch.autocast("cpu")`, `softmax`, `sum` and `exp` of a
+# bfloat16 tensor stay bfloat16 (losses and matmuls behave as here).
 #
 # **Exercise 9.2**: before running the next cell, predict each dtype in
 # `autocast_predictions()`. The cell checks your prediction against minigenesis.
