@@ -12,19 +12,88 @@ from . import autograd, backend, cuda, dtypes, random
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .backend import device, get_array_module
 from .creation import (
-    arange, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones, ones_like, rand,
-    rand_like, randint, randint_like, randn, randn_like, randperm, tensor, zeros, zeros_like,
+    arange,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+    tensor,
+    zeros,
+    zeros_like,
 )
 from .dtypes import (
-    DType, bfloat16, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
-    promote_types, set_default_dtype, uint8,
+    DType,
+    bfloat16,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_types,
+    set_default_dtype,
+    uint8,
 )
 from .dtypes import bool_ as bool  # noqa: A001  (mg.bool, as torch.bool)
 from .functions import (
-    abs, allclose, argmax, argmin, cat, chunk, clamp, concat, exp, flatten, is_tensor, isfinite,
-    isinf, isnan, log, log_softmax, logsumexp, matmul, max, maximum, mean, min, minimum, norm,
-    numel, permute, pow, relu, reshape, rsqrt, sigmoid, sign, softmax, split, sqrt, squeeze, stack,
-    std, sum, tanh, transpose, unsqueeze, var, where,
+    abs,
+    allclose,
+    argmax,
+    argmin,
+    cat,
+    chunk,
+    clamp,
+    concat,
+    exp,
+    flatten,
+    is_tensor,
+    isfinite,
+    isinf,
+    isnan,
+    log,
+    log_softmax,
+    logsumexp,
+    matmul,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    norm,
+    numel,
+    permute,
+    pow,
+    relu,
+    reshape,
+    rsqrt,
+    sigmoid,
+    sign,
+    softmax,
+    split,
+    sqrt,
+    squeeze,
+    stack,
+    std,
+    sum,
+    tanh,
+    transpose,
+    unsqueeze,
+    var,
+    where,
 )
 from .random import Generator, get_rng_state, initial_seed, manual_seed, set_rng_state
 from .tensor import Tensor
@@ -33,11 +102,15 @@ half, float, double, long = float16, float32, float64, int64  # noqa: A001
 
 __version__ = "0.1.0"
 
-# The layers above the Tensor. Each helper module adds its top-level names on its marker line.
+# The layers above the Tensor.
 from . import nn, optim, utils  # noqa: E402
 from . import serialization  # noqa: E402
 from .serialization import (  # noqa: E402
-    CheckpointError, load, load_checkpoint, save, save_checkpoint,
+    CheckpointError,
+    load,
+    load_checkpoint,
+    save,
+    save_checkpoint,
 )
 from . import amp  # noqa: E402
 from .amp import autocast  # noqa: E402  (mg.autocast is mg.amp.autocast)
@@ -46,4 +119,15 @@ import sys as _sys  # noqa: E402
 # `mg.enable_autocast = True` (seed 004) must switch autocast on for every thread: an assignment to
 # a plain module attribute runs no code, so the package module gets a class with a property for it.
 amp.autocast_mode.install_enable_autocast(_sys.modules[__name__])
-# [amp exports]
+
+# Loaded on first use (PEP 562): they import matplotlib or read files, which `import minigenesis`
+# should not pay for. `mg.viz.plot_lr_schedule(...)` works without an import line.
+_LAZY = ("viz", "datasets", "diagnostics")
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'minigenesis' has no attribute {name!r}")

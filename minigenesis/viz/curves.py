@@ -4,14 +4,16 @@
     fig.savefig("curves.png")
 
 The seed's call ``plot_training_curves(train_losses, val_losses, train_accs, val_accs)`` works too.
-The function returns a matplotlib ``Figure`` (built without pyplot, so it works on headless
-machines and in threads; Jupyter displays a returned figure by itself).
+The function returns a matplotlib figure (built without pyplot, so it works on headless machines
+and in threads; a notebook cell that returns it draws it, see ``figure.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from .figure import new_figure
 
 __all__ = ["plot_training_curves", "plot_lr_history"]
 
@@ -32,9 +34,7 @@ def _pick(history: Mapping[str, Any], role: str) -> list[float] | None:
 
 
 def _figure(ncols: int, width: float = 6.0, height: float = 4.0):
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width * ncols, height))
+    fig = new_figure(width * ncols, height)
     return fig, [fig.add_subplot(1, ncols, i + 1) for i in range(ncols)]
 
 

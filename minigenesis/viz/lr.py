@@ -4,9 +4,9 @@
     fig = plot_lr_schedules({"step": lambda o: StepLR(o, 30), "cos": lambda o: ...}, steps=100)
     lrs, losses = lr_range_test(model, optimizer, criterion, loader, plot=True)
 
-Figures are built with ``matplotlib.figure.Figure`` (no pyplot state, so they work headless, in
-threads and in tests); ``fig.savefig("lr.png")`` writes a file, and Jupyter shows a returned
-figure by itself. Pass ``ax=`` to draw into an existing axes instead.
+Figures are matplotlib figures built without pyplot (see ``figure.py``: they work headless, in
+threads and in tests); ``fig.savefig("lr.png")`` writes a file, and a notebook cell that returns
+one draws it. Pass ``ax=`` to draw into an existing axes instead.
 
 A schedule is given either as a *factory* (a function ``optimizer -> scheduler``, run on a
 throw-away optimizer) or as a live scheduler, which is stepped and then put back exactly as it
@@ -27,6 +27,7 @@ from ..optim.lr_scheduler import LRScheduler, ReduceLROnPlateau
 from ..optim.optimizer import Optimizer
 from ..optim.sgd import SGD
 from ..tensor import Tensor
+from .figure import new_figure
 
 __all__ = [
     "LRRangeResult",
@@ -41,9 +42,7 @@ __all__ = [
 def _new_axes(ax: Any = None, figsize: tuple[float, float] = (7.0, 4.0)):
     if ax is not None:
         return ax.figure, ax
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=figsize)
+    fig = new_figure(*figsize)
     return fig, fig.add_subplot(1, 1, 1)
 
 
