@@ -21,6 +21,7 @@ from .autograd import function as _function
 from .autograd.engine import run_backward, seed_grads
 from .autograd.grad_mode import state
 from .backend import as_device, device_of, get_array_module, module_for, to_numpy
+from .conversions import ToShortcuts
 from .ops import elementwise as E
 from .ops import shape as S
 from .tensor_math import TensorMath
@@ -28,7 +29,7 @@ from .tensor_math import TensorMath
 _FLOAT_KINDS = "fV"
 
 
-class Tensor(TensorMath):
+class Tensor(TensorMath, ToShortcuts):
     """A multi-dimensional array that can record the operations applied to it.
 
     This file holds the tensor's own state (data, grad, versions, conversions); the math methods
@@ -365,26 +366,6 @@ class Tensor(TensorMath):
         if copy and out is self:
             out = self.clone()
         return out
-
-    def cuda(self, device: Any = None) -> Tensor:
-        return self.to(
-            "cuda" if device is None else device if isinstance(device, str) else f"cuda:{device}"
-        )
-
-    def cpu(self) -> Tensor:
-        return self.to("cpu")
-
-    def half(self) -> Tensor:
-        return self.to(_dt.float16)
-
-    def float(self) -> Tensor:
-        return self.to(_dt.float32)
-
-    def double(self) -> Tensor:
-        return self.to(_dt.float64)
-
-    def bfloat16(self) -> Tensor:
-        return self.to(_dt.bfloat16)
 
     def long(self) -> Tensor:
         return self.to(_dt.int64)

@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
 from ..backend import as_device, get_array_module, module_for, to_device
+from ..conversions import ToShortcuts
 from ..tensor import Tensor
 from .parameter import Parameter
 
@@ -51,7 +52,7 @@ class IncompatibleKeys(NamedTuple):
     unexpected_keys: list
 
 
-class Module:
+class Module(ToShortcuts):
     """Base class for layers: subclass it, assign parameters and submodules in ``__init__``, and
     write ``forward``. Call the module (``model(x)``), not ``forward``, so hooks run."""
 
@@ -365,26 +366,6 @@ class Module:
                 lambda a: a if a.dtype == np_dtype else a.astype(np_dtype), floating_only=True
             )
         return self
-
-    def cuda(self, device: Any = None) -> Module:
-        return self.to(
-            "cuda" if device is None else f"cuda:{device}" if isinstance(device, int) else device
-        )
-
-    def cpu(self) -> Module:
-        return self.to("cpu")
-
-    def half(self) -> Module:
-        return self.to(_dt.float16)
-
-    def float(self) -> Module:
-        return self.to(_dt.float32)
-
-    def double(self) -> Module:
-        return self.to(_dt.float64)
-
-    def bfloat16(self) -> Module:
-        return self.to(_dt.bfloat16)
 
     # ------------------------------------------------------------------ state dict
     def state_dict(
