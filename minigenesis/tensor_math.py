@@ -291,7 +291,8 @@ class TensorMath:
             return _binary(E.Maximum if all_op is R.MaxAll else E.Minimum, self, dim)
         d = norm_dim(dim, self.ndim)[0]
         if self.ndim == 0:
-            return ValuesIndices(self, self._make(np.zeros((), np.int64), False))
+            xp = get_array_module(self._data)
+            return ValuesIndices(self, self._make(xp.zeros((), xp.int64), False))
         return ValuesIndices(*dim_op.apply(self, d, keepdim))
 
     def max(self, dim=None, keepdim: bool = False):
