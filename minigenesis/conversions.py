@@ -12,6 +12,8 @@ from . import dtypes as _dt
 class ToShortcuts:
     """Mixin: device and dtype shortcuts written once, on top of ``self.to``."""
 
+    __slots__ = ()
+
     def to(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover - provided by the class
         raise NotImplementedError
 

@@ -36,7 +36,10 @@ class Tensor(TensorMath, ToShortcuts):
     (arithmetic, reductions, shapes, indexing, in-place updates) come from ``TensorMath``.
     """
 
-    # Defaults live on the class so making a tensor only sets what differs (the hot path).
+    # The array lives in a slot; everything else in the instance dict, which Python creates only
+    # when a first attribute is set. With the defaults below on the class, a tensor that is not
+    # part of a graph never needs that dict: making one stays cheap (the hot path of every op).
+    __slots__ = ("_data", "__dict__", "__weakref__")
     requires_grad = False
     grad = None
     grad_fn = None

@@ -102,6 +102,8 @@ def _compare(a: Any, b: Any, fn: Any) -> Any:
 class TensorMath:
     """Mixin of Tensor: every method here builds on ``self._data`` and ops."""
 
+    __slots__ = ()
+
     _data: Any
 
     # ------------------------------------------------------------------ arithmetic

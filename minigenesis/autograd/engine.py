@@ -107,6 +107,7 @@ def run_backward(
             capture[key] = i
         results = [None] * len(inputs)
 
+    Tensor = _fn.Tensor
     deps = _count_dependencies(roots)
     ready = [r for r in roots if deps.get(id(r), 0) == 0]
     with set_grad_enabled(create_graph):
@@ -146,7 +147,13 @@ def run_backward(
                     buf = buffers.get(key)
                     if buf is None:
                         buf = buffers[key] = [None] * _n_outputs(nxt)
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                    prev = buf[nr]
+                    if prev is None:
+                        buf[nr] = g
+                    elif create_graph:  # the sum must itself be differentiable
+                        buf[nr] = prev + g
+                    else:  # plain arrays: nothing records, so skip the op machinery
+                        buf[nr] = Tensor._make(prev._data + g._data, False)
                 left = deps[key] - 1
                 deps[key] = left
                 if left == 0:
