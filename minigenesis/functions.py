@@ -124,14 +124,34 @@ def isfinite(x: Tensor) -> Tensor:
     return x.isfinite()
 
 
+_PY_SCALARS = (bool, int, float)
+
+
 def where(condition: Tensor, x: Any, y: Any) -> Tensor:
-    """Elementwise ``x if condition else y``; x and y broadcast and promote like ``x + y``."""
+    """Elementwise ``x if condition else y``; x and y broadcast and promote like ``x + y``.
+
+    A Python scalar only changes the category, as in ``x + 2.5``: ``where(c, half_tensor, 0.0)``
+    stays float16, ``where(c, int_tensor, 2.5)`` is float32; two scalars give the dtype a tensor
+    of them would have (float32 for floats, int64 for ints)."""
     cond = condition._data if isinstance(condition, Tensor) else condition
-    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+    if getattr(cond, "dtype", None) is not None and cond.dtype.kind not in "bu":
+        raise TypeError(
+            f"where: the condition must be a bool tensor, got {_dt.from_numpy_dtype(cond.dtype)}"
+        )
+    x_scalar, y_scalar = isinstance(x, _PY_SCALARS), isinstance(y, _PY_SCALARS)
+    if x_scalar and y_scalar:
         xp = get_array_module(cond)
-        return Tensor._make(xp.where(cond, x, y), False)
+        dt = _dt.promote_types(_dt.infer_dtype(x), _dt.infer_dtype(y)).numpy_dtype
+        return Tensor._make(xp.where(cond, xp.asarray(x, dt), xp.asarray(y, dt)), False)
     ref = x if isinstance(x, Tensor) else y
-    x, y = _t(x, ref), _t(y, ref)
+    if x_scalar or y_scalar:
+        t = _t(y if x_scalar else x, ref)
+        target = _dt.scalar_result_type(t.dtype, x if x_scalar else y).numpy_dtype
+        t = t._cast(target)
+        s = Tensor._make(get_array_module(t._data).asarray(x if x_scalar else y, target), False)
+        x, y = (s, t) if x_scalar else (t, s)
+    else:
+        x, y = _t(x, ref), _t(y, ref)
     if x._data.dtype != y._data.dtype:
         target = _dt.promote_types(x.dtype, y.dtype).numpy_dtype
         x, y = x._cast(target), y._cast(target)
