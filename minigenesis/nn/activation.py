@@ -9,7 +9,12 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import numpy as np
+
 from .. import dtypes as _dt
+from ..autograd.function import Op
+from ..backend import get_array_module
+from ..ops.activation import _f32
 from ..tensor import Tensor
 from ..tensor_math import norm_dim
 from .module import Module
@@ -55,14 +60,38 @@ def sigmoid(input: Tensor) -> Tensor:
     return input.sigmoid()
 
 
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
-    """log(1 + e^(beta x)) / beta, computed stably as relu(z) + log(1 + e^-|z|) over beta,
-    and x itself where beta x > threshold (as PyTorch)."""
-    from ..functions import where
+class SoftplusOp(Op):
+    """y = log1p(e^z) / beta with z = beta x, and y = x where z > threshold (PyTorch's formula);
+    dy/dx = sigmoid(z), and 1 where z > threshold.
 
-    z = input * beta
-    soft = (z.relu() + ((-z.abs()).exp() + 1).log()) / beta
-    return where(z > threshold, input, soft)
+    log1p keeps e^z's value when it is tiny (log(1 + e^z) would round 1 + e^-30 to 1 and give 0);
+    float16/bfloat16 are computed in float32 and rounded once, as PyTorch's CPU kernel does."""
+
+    @staticmethod
+    def forward(ctx, x, beta, threshold):
+        xp = get_array_module(x)
+        xf = _f32(x)
+        z = xf * beta
+        with np.errstate(over="ignore"):  # e^z overflows only where z > threshold: not used
+            soft = xp.log1p(xp.exp(z)) / beta
+        ctx.save_for_backward(x)
+        ctx.beta, ctx.threshold = beta, threshold
+        return xp.where(z > threshold, xf, soft).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gy):
+        from ..functions import where
+
+        (x,) = ctx.saved_tensors
+        z = x * ctx.beta
+        # sigmoid on a 1-D view: Sigmoid's in-place passes fail on a 0-d NumPy scalar
+        slope = z.reshape(-1).sigmoid().reshape(z.shape)
+        return gy * where(z > ctx.threshold, 1.0, slope), None, None
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + e^(beta x)) / beta, and x itself where beta x > threshold (as PyTorch)."""
+    return SoftplusOp.apply(input, float(beta), float(threshold))
 
 
 def _implicit_dim(name: str, ndim: int) -> int:
