@@ -17,6 +17,12 @@ def _kept_shape(shape: tuple, axis: tuple | None) -> tuple:
     return tuple(1 if i in axis else n for i, n in enumerate(shape))
 
 
+def _axes(x, axis: tuple | None) -> tuple | None:
+    """PyTorch reduces everything for ``dim=()`` and accepts dim 0 / -1 on a 0-d tensor; NumPy
+    reads ``axis=()`` as "reduce nothing" and refuses axis 0 on a 0-d array: both become None."""
+    return None if axis == () or x.ndim == 0 else axis
+
+
 def _count(shape: tuple, axis: tuple | None) -> int:
     n = 1
     for i, s in enumerate(shape):
@@ -35,6 +41,7 @@ class Sum(Op):
 
     @staticmethod
     def forward(ctx, x, axis, keepdims):
+        axis = _axes(x, axis)
         ctx.in_shape = x.shape
         ctx.kept = _kept_shape(x.shape, axis)
         xp = get_array_module(x)
@@ -51,6 +58,7 @@ class Mean(Op):
 
     @staticmethod
     def forward(ctx, x, axis, keepdims):
+        axis = _axes(x, axis)
         ctx.in_shape = x.shape
         ctx.kept = _kept_shape(x.shape, axis)
         ctx.n = _count(x.shape, axis)
@@ -68,8 +76,10 @@ class Var(Op):
 
     @staticmethod
     def forward(ctx, x, axis, correction, keepdims):
+        axis = _axes(x, axis)
         ctx.kept = _kept_shape(x.shape, axis)
-        ctx.denom = max(_count(x.shape, axis) - correction, 0)
+        ctx.dof = _count(x.shape, axis) - correction  # N - c: may be <= 0 (then v is inf/nan)
+        ctx.full = axis is None
         ctx.save_for_backward(x)
         xp = get_array_module(x)
         acc = x.astype(xp.float32) if _low_precision(x) else x
@@ -81,7 +91,18 @@ class Var(Op):
         (x,) = ctx.saved_tensors
         axis = tuple(i for i, n in enumerate(ctx.kept) if n == 1 and x.shape[i] != 1) or None
         centered = x - x.mean(dim=axis, keepdim=True) if axis else x - x.mean()
-        return gv.reshape(ctx.kept) * centered * (2.0 / ctx.denom), None, None, None
+        gv = gv.reshape(ctx.kept)
+        if ctx.dof > 0:
+            return gv * centered * (2.0 / ctx.dof), None, None, None
+        # N - c <= 0, PyTorch's rules: over all elements 2/0 = inf times (x - mean), NaN where
+        # that is 0; over some dims the (possibly negative) 2 / (N - c), inf when it is 0
+        if ctx.full:
+            xp = get_array_module(x._data)
+            d = centered._data
+            share = xp.where(d == 0, xp.nan, xp.inf).astype(d.dtype)
+            return gv * type(x)._make(share, False), None, None, None
+        scale = 2.0 / ctx.dof if ctx.dof != 0 else float("inf")
+        return gv * centered * scale, None, None, None
 
 
 class MaxAll(Op):
@@ -150,6 +171,7 @@ class LogSumExp(Op):
 
     @staticmethod
     def forward(ctx, x, axis, keepdims):
+        axis = _axes(x, axis)
         xp = get_array_module(x)
         xf = x.astype(xp.float32) if _low_precision(x) else x
         m = xf.max(axis=axis, keepdims=True)
