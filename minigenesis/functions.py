@@ -163,6 +163,16 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
     tensors = [_t(t) for t in tensors]
     if not tensors:
         raise ValueError("cat() needs at least one tensor")
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise ValueError(f"cat: tensor {i} is 0-d and cannot be concatenated (use stack)")
+    target = tensors[0].dtype
+    for t in tensors[1:]:
+        target = _dt.promote_types(target, t.dtype)
+    # PyTorch's legacy rule: 1-D empty tensors are skipped (they still take part in the dtype)
+    kept = [t for t in tensors if t.shape != (0,)]
+    if kept and len(kept) < len(tensors):
+        tensors = kept
     d = norm_dim(dim, tensors[0].ndim)[0]
     ref = tensors[0].shape
     for i, t in enumerate(tensors):
@@ -172,9 +182,6 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
             raise ValueError(
                 f"cat: tensor {i} has shape {t.shape}, which does not match {ref} outside dim {d}"
             )
-    target = tensors[0].dtype
-    for t in tensors[1:]:
-        target = _dt.promote_types(target, t.dtype)
     tensors = [t._cast(target.numpy_dtype) for t in tensors]
     return S.Cat.apply(d, *tensors)
 
@@ -192,7 +199,13 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
             raise ValueError(
                 f"stack: tensor {i} has shape {t.shape}, tensor 0 has {tensors[0].shape}"
             )
-    d = dim % (tensors[0].ndim + 1)
+    n = tensors[0].ndim
+    if not -(n + 1) <= dim <= n:
+        raise IndexError(
+            f"stack: dim {dim} is out of range for tensors with {n} dims (the new dim goes in "
+            f"[{-(n + 1)}, {n}])"
+        )
+    d = dim % (n + 1)
     return cat([t.unsqueeze(d) for t in tensors], dim=d)
 
 
