@@ -7,6 +7,7 @@ Every function takes ``dtype=``, ``device=`` and ``requires_grad=`` where PyTorc
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -40,7 +41,11 @@ def as_array(data: Any, dtype: Any = None, device: Any = None) -> Any:
             arr = np.array(_plain(data), dtype=inferred.numpy_dtype)
         except (ValueError, TypeError) as err:
             raise TypeError(f"cannot make a tensor from {type(data).__name__}: {err}") from None
-    if target is None and arr.dtype == np.float64 and not isinstance(data, np.ndarray):
+    if (
+        target is None
+        and arr.dtype == np.float64
+        and not isinstance(data, (np.ndarray, np.generic))
+    ):
         target = _dt.get_default_dtype()
     if target is not None and arr.dtype != target.numpy_dtype:
         arr = arr.astype(target.numpy_dtype)
@@ -166,7 +171,22 @@ def arange(
         dtype = _dt.int64 if is_int else _dt.get_default_dtype()
     dt = _dt.to_dtype(dtype)
     xp = module_for(as_device(device))
-    arr = xp.arange(start, end, step, dtype=np.float64 if dt.is_floating_point else None)
+    if step == 0:
+        raise ValueError("arange: step must be nonzero")
+    if (end - start) * step < 0:
+        raise ValueError(
+            f"arange: upper bound and lower bound are inconsistent with the step sign "
+            f"(start={start}, end={end}, step={step})"
+        )
+    if dt.is_floating_point:
+        # PyTorch's kernel: value i = start + i * step in the accumulation type (double for
+        # float32/float64, float for float16/bfloat16), then rounded once to the dtype. (NumPy's
+        # arange steps by (start + step) - start instead, which is off by an ulp at times.)
+        acc = np.float32 if dt.itemsize == 2 else np.float64
+        n = max(math.ceil((end - start) / step), 0)
+        arr = xp.asarray(acc(start)) + xp.asarray(acc(step)) * xp.arange(n, dtype=acc)
+    else:
+        arr = xp.arange(start, end, step)
     t = Tensor._make(arr.astype(dt.numpy_dtype), False)
     return t.requires_grad_(True) if requires_grad else t
 
@@ -179,9 +199,34 @@ def linspace(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
+    """``steps`` evenly spaced values from start to end, both included.
+
+    PyTorch's formula, symmetric so both ends are exact: with step = (end - start) / (steps - 1),
+    value i = start + i * step for the first half and end - (steps - 1 - i) * step for the rest.
+    As in its kernel, start and end are first converted to the dtype (an integer dtype truncates
+    them) and a floating dtype computes in its own precision: float32/float64 with one rounding
+    per value (a fused multiply-add), float16/bfloat16 rounding the product and the sum."""
+    if steps < 0:
+        raise ValueError(f"linspace: number of steps must be non-negative, got {steps}")
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     xp = module_for(as_device(device))
-    t = Tensor._make(xp.linspace(start, end, steps).astype(dt.numpy_dtype), False)
+    nd = dt.numpy_dtype
+    lo, hi = (np.asarray(v).astype(nd) for v in (start, end))
+    if dt.is_floating_point:  # step in the dtype: (hi - lo) and the division each round
+        step = float(((hi - lo).astype(nd) / nd.type(max(steps - 1, 1))).astype(nd))
+    else:  # a double step for integer dtypes
+        step = (float(hi) - float(lo)) / max(steps - 1, 1)
+    lo, hi = float(lo), float(hi)
+    i = xp.arange(steps, dtype=np.float64)
+    k = xp.where(i < steps // 2, i, i - (steps - 1))  # hi + k * step for the second half
+    base = xp.where(i < steps // 2, lo, hi)
+    if dt.itemsize == 2 and dt.is_floating_point:
+        arr = base + (step * k).astype(nd).astype(np.float64)
+    else:
+        arr = base + step * k  # exact product and one rounding below: float32's fma
+    if steps == 1:  # step is (hi - lo) / 0 in PyTorch's kernel; it returns start
+        arr = xp.full(1, lo)
+    t = Tensor._make(arr.astype(nd), False)
     return t.requires_grad_(True) if requires_grad else t
 
 
