@@ -105,6 +105,11 @@ def _draw(kind: str, shape: tuple, dtype: _dt.DType, xp: Any, generator, *params
         out = gen.random(shape, dtype=draw_dtype)
         if (lo, hi) != (0, 1):
             out = out * (hi - lo) + lo
+        elif dtype.itemsize == 2:
+            # A float32 draw above 1 - 2^-12 rounds to 1.0 in float16 (2^-9 in bfloat16);
+            # PyTorch's U[0, 1) never gives 1, so those become the largest value below 1.
+            below_one = 1.0 - 2.0 ** (-11 if dtype.name == "float16" else -8)
+            out = xp.minimum(out.astype(dtype.numpy_dtype), below_one)
     return out.astype(dtype.numpy_dtype, copy=False)
 
 
