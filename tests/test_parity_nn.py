@@ -1,0 +1,269 @@
+"""PyTorch parity: nn layers in train and eval mode, with the torch module's weights copied into
+the minigenesis module; outputs, input and parameter gradients, buffers (BatchNorm's running
+statistics), state_dict keys; plus matmul/linear shapes and dtypes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from parity_helpers import RTOL_ACC, assert_grads, assert_same, data, pair
+
+import minigenesis as mg
+import minigenesis.nn.functional as F
+from minigenesis import nn
+
+torch = pytest.importorskip("torch")
+tnn = torch.nn
+TF = torch.nn.functional
+
+
+def _copy_state(m_module, t_module):
+    """Load the torch module's state_dict into the minigenesis module (same keys)."""
+    t_state = t_module.state_dict()
+    assert sorted(m_module.state_dict()) == sorted(t_state)
+    state = {}
+    for k, v in t_state.items():
+        arr = v.detach().double().numpy() if v.is_floating_point() else v.numpy()
+        dtype = str(v.dtype).replace("torch.", "")
+        state[k] = mg.tensor(arr, dtype=getattr(mg, dtype))
+    m_module.load_state_dict(state)
+
+
+def _run(m_module, t_module, x, dtype="float32", rtol=None, atol=1e-6, seed=41):
+    """Forward + backward of sum(out * w) in both; compare out, input grad and param grads."""
+    mx, tx = pair(torch, x, dtype, requires_grad=True)
+    m_out, t_out = m_module(mx), t_module(tx)
+    if isinstance(t_out, tuple):
+        m_out, t_out = m_out[0], t_out[0]
+    rtol = RTOL_ACC[dtype] if rtol is None else rtol
+    assert_same(m_out, t_out, rtol=rtol, atol=atol, what="output")
+    w = data(tuple(t_out.shape), "float64", seed)
+    (m_out * mg.tensor(w, dtype=m_out.dtype)).sum().backward()
+    (t_out * torch.tensor(w, dtype=t_out.dtype)).sum().backward()
+    assert_grads([mx], [tx], rtol=rtol, atol=atol)
+    m_params = dict(m_module.named_parameters())
+    for name, tp in t_module.named_parameters():
+        mp = m_params[name]
+        assert_grads([mp], [tp], rtol=rtol, atol=atol)
+    return m_out, t_out
+
+
+LAYERS = {
+    "linear": (lambda L: L.Linear(5, 3), (4, 5)),
+    "linear_3d_no_bias": (lambda L: L.Linear(5, 3, bias=False), (2, 4, 5)),
+    "linear_1d": (lambda L: L.Linear(5, 3), (5,)),
+    "layernorm": (lambda L: L.LayerNorm(6), (3, 6)),
+    "layernorm_2d_shape": (lambda L: L.LayerNorm((4, 6), eps=1e-3), (2, 4, 6)),
+    "layernorm_no_affine": (lambda L: L.LayerNorm(6, elementwise_affine=False), (3, 6)),
+    "layernorm_no_bias": (lambda L: L.LayerNorm(6, bias=False), (3, 6)),
+    "rmsnorm": (lambda L: L.RMSNorm(6), (3, 6)),
+    "rmsnorm_eps": (lambda L: L.RMSNorm([2, 6], eps=1e-4), (3, 2, 6)),
+    "batchnorm1d": (lambda L: L.BatchNorm1d(4), (6, 4)),
+    "batchnorm1d_3d": (lambda L: L.BatchNorm1d(4, momentum=0.3), (5, 4, 3)),
+    "batchnorm2d": (lambda L: L.BatchNorm2d(3), (4, 3, 5, 5)),
+    "batchnorm2d_no_affine": (lambda L: L.BatchNorm2d(3, affine=False), (4, 3, 2, 2)),
+    "batchnorm2d_cumulative": (lambda L: L.BatchNorm2d(3, momentum=None), (4, 3, 2, 2)),
+    "batchnorm2d_untracked": (lambda L: L.BatchNorm2d(3, track_running_stats=False), (4, 3, 2, 2)),
+    "conv2d": (lambda L: L.Conv2d(3, 4, 3), (2, 3, 7, 7)),
+    "conv2d_stride_pad": (lambda L: L.Conv2d(3, 4, 3, stride=2, padding=1), (2, 3, 8, 8)),
+    "conv2d_rect_dilation": (
+        lambda L: L.Conv2d(2, 3, (3, 2), dilation=2, bias=False),
+        (1, 2, 9, 8),
+    ),
+    "conv2d_groups": (lambda L: L.Conv2d(4, 6, 3, groups=2, padding="same"), (2, 4, 6, 6)),
+    "conv2d_unbatched": (lambda L: L.Conv2d(3, 2, 3, padding=1), (3, 5, 5)),
+    "maxpool2d": (lambda L: L.MaxPool2d(2), (2, 3, 6, 6)),
+    "maxpool2d_stride_pad": (lambda L: L.MaxPool2d(3, stride=2, padding=1), (2, 3, 7, 7)),
+    "maxpool2d_ceil": (lambda L: L.MaxPool2d(2, ceil_mode=True), (1, 2, 5, 5)),
+    "avgpool2d": (lambda L: L.AvgPool2d(2), (2, 3, 6, 6)),
+    "avgpool2d_pad": (lambda L: L.AvgPool2d(3, stride=2, padding=1), (2, 3, 7, 7)),
+    "avgpool2d_pad_exclude": (
+        lambda L: L.AvgPool2d(3, stride=2, padding=1, count_include_pad=False),
+        (2, 3, 7, 7),
+    ),
+    "flatten": (lambda L: L.Flatten(), (2, 3, 4)),
+    "flatten_dims": (lambda L: L.Flatten(0, 1), (2, 3, 4)),
+    "identity": (lambda L: L.Identity(), (2, 3)),
+    "relu": (lambda L: L.ReLU(), (3, 4)),
+    "gelu": (lambda L: L.GELU(), (3, 4)),
+    "gelu_tanh": (lambda L: L.GELU(approximate="tanh"), (3, 4)),
+    "silu": (lambda L: L.SiLU(), (3, 4)),
+    "tanh": (lambda L: L.Tanh(), (3, 4)),
+    "sigmoid": (lambda L: L.Sigmoid(), (3, 4)),
+    "softmax": (lambda L: L.Softmax(dim=1), (3, 4)),
+    "log_softmax": (lambda L: L.LogSoftmax(dim=-1), (3, 4)),
+    "dropout_eval_is_identity": (lambda L: L.Dropout(0.5), (3, 4)),
+    "sequential": (
+        lambda L: L.Sequential(L.Linear(4, 8), L.ReLU(), L.LayerNorm(8), L.Linear(8, 2)),
+        (5, 4),
+    ),
+}
+TRAIN_SAME = {"dropout_eval_is_identity"}  # dropout: compared in eval mode only
+
+
+@pytest.mark.parametrize("mode", ["train", "eval"])
+@pytest.mark.parametrize("layer", list(LAYERS))
+def test_layer_parity(layer, mode):
+    make, shape = LAYERS[layer]
+    if mode == "train" and layer in TRAIN_SAME:
+        pytest.skip("random in training mode: covered by test_dropout_train_statistics")
+    torch.manual_seed(0)
+    t_module = make(tnn).double().float()
+    m_module = make(nn)
+    _copy_state(m_module, t_module)
+    getattr(t_module, mode)()
+    getattr(m_module, mode)()
+    x = data(shape, "float64", 40)
+    for step in range(2):  # twice: BatchNorm's running statistics move in training
+        _run(m_module, t_module, x * (1 + step), atol=1e-5)
+        for name, tb in t_module.named_buffers():
+            mb = dict(m_module.named_buffers())[name]
+            assert_same(mb, tb, rtol=1e-5, atol=1e-7, what=name)
+        m_module.zero_grad()
+        t_module.zero_grad()
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("layer", ["linear", "layernorm", "rmsnorm", "batchnorm2d", "conv2d"])
+def test_layer_parity_other_dtypes(layer, dtype):
+    make, shape = LAYERS[layer]
+    torch.manual_seed(0)
+    t_module = make(tnn).to(getattr(torch, dtype))
+    m_module = make(nn).to(getattr(mg, dtype))
+    _copy_state(m_module, t_module)
+    x = data(shape, "float64", 40)
+    # float16/bfloat16: PyTorch's CPU kernels accumulate in float32 like ours, but round
+    # intermediate results at other points (e.g. the normalised value before the affine map)
+    _run(m_module, t_module, x, dtype, atol={"float64": 0}.get(dtype, 2 * RTOL_ACC[dtype]))
+
+
+def test_dropout_train_statistics():
+    m = nn.Dropout(0.25)
+    x = mg.ones(200, 100)
+    y = m(x).numpy()
+    kept = y != 0
+    assert abs(kept.mean() - 0.75) < 0.01
+    np.testing.assert_allclose(y[kept], 1 / 0.75, rtol=1e-6)  # inverted dropout, as torch
+    assert m.eval()(x) is x or np.array_equal(m(x).numpy(), x.numpy())
+    t = tnn.Dropout(0.25)(torch.ones(200, 100))
+    np.testing.assert_allclose(t[t != 0].numpy(), 1 / 0.75, rtol=1e-6)
+
+
+@pytest.mark.parametrize("padding_idx", [None, 1])
+def test_embedding_parity(padding_idx):
+    torch.manual_seed(0)
+    t_module = tnn.Embedding(6, 4, padding_idx=padding_idx)
+    m_module = nn.Embedding(6, 4, padding_idx=padding_idx)
+    _copy_state(m_module, t_module)
+    idx = np.array([[1, 2, 1], [5, 0, 1]])
+    m_out, t_out = m_module(mg.tensor(idx)), t_module(torch.tensor(idx))
+    assert_same(m_out, t_out)
+    w = data(tuple(t_out.shape), "float64", 42)
+    (m_out * mg.tensor(w, dtype=mg.float32)).sum().backward()
+    (t_out * torch.tensor(w, dtype=torch.float32)).sum().backward()
+    assert_grads([m_module.weight], [t_module.weight], rtol=1e-6)
+    assert_same(F.one_hot(mg.tensor(idx), 6), TF.one_hot(torch.tensor(idx), 6))
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("masks", ["none", "causal", "padding"])
+def test_multihead_attention_parity(batch_first, masks):
+    torch.manual_seed(0)
+    t_module = tnn.MultiheadAttention(8, 2, batch_first=batch_first)
+    m_module = nn.MultiheadAttention(8, 2, batch_first=batch_first)
+    _copy_state(m_module, t_module)
+    t_module.eval()
+    m_module.eval()
+    shape = (2, 5, 8) if batch_first else (5, 2, 8)
+    mq, tq = pair(torch, data(shape, "float64", 43), "float32", requires_grad=True)
+    kwargs_t, kwargs_m = {}, {}
+    if masks == "causal":
+        causal = np.triu(np.ones((5, 5), dtype=bool), 1)
+        kwargs_t["attn_mask"], kwargs_m["attn_mask"] = torch.tensor(causal), mg.tensor(causal)
+    elif masks == "padding":
+        pad = np.array([[False] * 5, [False, False, False, True, True]])
+        kwargs_t["key_padding_mask"] = torch.tensor(pad)
+        kwargs_m["key_padding_mask"] = mg.tensor(pad)
+    t_out, t_w = t_module(tq, tq, tq, **kwargs_t)
+    m_out, m_w = m_module(mq, mq, mq, **kwargs_m)
+    assert_same(m_out, t_out, rtol=1e-5, atol=1e-6)
+    assert_same(m_w, t_w, rtol=1e-5, atol=1e-6)
+    w = data(tuple(t_out.shape), "float64", 44)
+    (m_out * mg.tensor(w, dtype=mg.float32)).sum().backward()
+    (t_out * torch.tensor(w, dtype=torch.float32)).sum().backward()
+    assert_grads([mq], [tq], rtol=1e-5, atol=1e-6)
+    m_params = dict(m_module.named_parameters())
+    for name, tp in t_module.named_parameters():
+        # projection weight gradients sum 10 products of terms ~1 into values ~1e-2
+        assert_grads([m_params[name]], [tp], rtol=1e-5, atol=1e-5)
+
+
+def test_functional_forms_match():
+    mx, tx = pair(torch, data((2, 3, 6, 6), "float64", 45), "float32")
+    mw, tw = pair(torch, data((4, 3, 3, 3), "float64", 46), "float32")
+    assert_same(F.conv2d(mx, mw, padding=1), TF.conv2d(tx, tw, padding=1), rtol=1e-5, atol=1e-6)
+    assert_same(F.max_pool2d(mx, 2), TF.max_pool2d(tx, 2))
+    assert_same(F.avg_pool2d(mx, 3, 1), TF.avg_pool2d(tx, 3, 1), rtol=1e-6)
+    assert_same(F.pad(mx, (1, 2)), TF.pad(tx, (1, 2)))
+    assert_same(F.pad(mx, (1, 0, 2, 1), value=0.5), TF.pad(tx, (1, 0, 2, 1), value=0.5))
+    assert_same(F.layer_norm(mx, (6,)), TF.layer_norm(tx, (6,)), rtol=1e-5, atol=1e-6)
+    assert_same(F.softmax(mx, dim=1), TF.softmax(tx, dim=1), rtol=2e-6)
+    assert_same(F.log_softmax(mx, 1, dtype=mg.float64), TF.log_softmax(tx, 1, dtype=torch.float64))
+    assert_same(
+        F.linear(mx[0, 0, :, :3], mw[0, 0]), TF.linear(tx[0, 0, :, :3], tw[0, 0]), rtol=1e-6
+    )
+    assert_same(
+        F.linear(mx[0, 0, :, :3], mw[0, :, 0].T, mw[0, 0, 0]),
+        TF.linear(tx[0, 0, :, :3], tw[0, :, 0].T, tw[0, 0, 0]),
+        rtol=1e-6,
+    )
+
+
+MATMUL_SHAPES = [
+    ((3,), (3,)),
+    ((3,), (3, 4)),
+    ((2, 3), (3,)),
+    ((2, 3), (3, 4)),
+    ((5, 2, 3), (3, 4)),
+    ((3,), (5, 3, 4)),
+    ((5, 2, 3), (3,)),
+    ((2, 1, 2, 3), (5, 3, 4)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize(("sa", "sb"), MATMUL_SHAPES)
+def test_matmul_shapes_values_gradients(sa, sb, dtype):
+    ma, ta = pair(torch, data(sa, "float64", 47), dtype, requires_grad=True)
+    mb, tb = pair(torch, data(sb, "float64", 48), dtype, requires_grad=True)
+    m_out, t_out = ma @ mb, ta @ tb
+    rtol = RTOL_ACC[dtype]
+    assert_same(m_out, t_out, rtol=rtol, atol=1e-6)
+    g = data(tuple(t_out.shape), "float64", 49)
+    m_out.backward(mg.tensor(g, dtype=m_out.dtype))
+    t_out.backward(torch.tensor(g, dtype=t_out.dtype))
+    # Batch-broadcast gradients sum up to 10 products. PyTorch folds the batch into one
+    # float32-accumulated product; minigenesis rounds each batch's product to float16/bfloat16
+    # before the sum, so with cancellation the error is relative to the terms' magnitude.
+    scale = max(float(ta.grad.abs().max()), float(tb.grad.abs().max()))
+    atol = 1e-5 if dtype in ("float32", "float64") else rtol * scale
+    assert_grads([ma, mb], [ta, tb], rtol=2 * rtol, atol=atol)
+    assert_same(mg.matmul(ma, mb), torch.matmul(ta, tb), rtol=rtol, atol=1e-6)
+
+
+def test_matmul_errors_and_documented_mixed_dtypes():
+    for sa, sb in [((2, 3), (4, 5)), ((3,), (4,)), ((), (3,)), ((2, 2, 3), (3, 3, 4))]:
+        ma, ta = pair(torch, np.ones(sa), "float32")
+        mb, tb = pair(torch, np.ones(sb), "float32")
+        with pytest.raises(RuntimeError):
+            ta @ tb
+        with pytest.raises(ValueError):
+            ma @ mb
+    # documented difference (tensor_math.matmul: "Mixed float dtypes promote to the wider one"):
+    # PyTorch refuses float32 @ float64, minigenesis promotes
+    ma, ta = pair(torch, np.ones((2, 3)), "float32")
+    mb, tb = pair(torch, np.ones((3, 2)), "float64")
+    with pytest.raises(RuntimeError):
+        ta @ tb
+    assert (ma @ mb).dtype is mg.float64
