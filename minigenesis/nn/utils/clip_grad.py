@@ -77,10 +77,9 @@ def clip_grad_norm_(
     ]
     dtype = xp.result_type(*[n.dtype for n in per_param])
     stacked = xp.stack([n.astype(dtype, copy=False) for n in per_param])
-    if norm_type == 0:
-        total = stacked.sum()
-    else:
-        total = _vector_norm(stacked, norm_type, xp)
+    # PyTorch takes the norm of the per-parameter norms for every p, 0 included (where that
+    # counts the parameters with a non-zero gradient, not the non-zero entries)
+    total = _vector_norm(stacked, norm_type, xp)
     if error_if_nonfinite and not bool(xp.isfinite(total)):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
