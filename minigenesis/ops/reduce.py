@@ -7,6 +7,7 @@ Backward re-inserts the reduced dims (when keepdim=False) and broadcasts the gra
 from __future__ import annotations
 
 from ..autograd.function import Op
+from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
 
 
@@ -177,7 +178,7 @@ class LogSumExp(Op):
         m = xf.max(axis=axis, keepdims=True)
         m = xp.where(xp.isfinite(m), m, 0)  # all -inf: avoid inf - inf
         y = xp.log(xp.exp(xf - m).sum(axis=axis, keepdims=True)) + m
-        ctx.kept = y.shape
+        ctx.kept, ctx.axis = y.shape, axis
         ctx.save_for_backward(x, y.astype(x.dtype))
         if not keepdims:
             y = y.reshape([n for i, n in enumerate(x.shape) if i not in (axis or range(x.ndim))])
@@ -186,4 +187,6 @@ class LogSumExp(Op):
     @staticmethod
     def backward(ctx, gy):
         x, y = ctx.saved_tensors
+        if is_grad_enabled():  # create_graph=True: y as a function of x (second derivatives)
+            y = LogSumExp.apply(x, ctx.axis, True)
         return gy.reshape(ctx.kept) * (x - y).exp(), None, None
