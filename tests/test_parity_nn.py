@@ -328,3 +328,36 @@ def test_init_gains_and_fans():
         assert float(m.numpy().std()) == pytest.approx(float(t.std()), rel=0.03), fn
         if "uniform" in fn or "trunc" in fn:  # bounded draws: the same bound
             assert float(np.abs(m.numpy()).max()) == pytest.approx(float(t.abs().max()), rel=0.01)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_autocast_matches_torch_cpu_where_the_op_lists_agree(dtype):
+    mx, tx = pair(torch, data((4, 8), "float64", 81), "float32", requires_grad=True)
+    mw, tw = pair(torch, data((5, 8), "float64", 82), "float32", requires_grad=True)
+    mb, tb = pair(torch, data((5,), "float64", 83), "float32", requires_grad=True)
+    target = [0, 1, 2, 3]
+    with mg.autocast(device_type="cpu", dtype=getattr(mg, dtype)):
+        m_h = F.linear(mx, mw, mb)  # lowered: float32 accumulation, one rounding
+        m_loss = F.cross_entropy(m_h.relu(), mg.tensor(target))  # float32
+        m_soft = F.softmax(mx, -1)
+    with torch.autocast("cpu", dtype=getattr(torch, dtype)):
+        t_h = TF.linear(tx, tw, tb)
+        t_loss = TF.cross_entropy(t_h.relu(), torch.tensor(target))
+        t_soft = TF.softmax(tx, -1)
+    assert_same(m_h, t_h, rtol=RTOL_ACC[dtype], atol=RTOL_ACC[dtype])
+    assert_same(m_loss, t_loss, rtol=RTOL_ACC[dtype])
+    assert_same(m_soft, t_soft, rtol=1e-6)
+    m_loss.backward()
+    t_loss.backward()
+    # gradients flow back through the low-precision linear into float32 leaves
+    assert_grads([mx, mw, mb], [tx, tw, tb], rtol=2 * RTOL_ACC[dtype], atol=RTOL_ACC[dtype])
+
+
+def test_autocast_softmax_of_a_bfloat16_input_documented_difference():
+    """lessons 09 / autocast_policy: minigenesis applies PyTorch's CUDA autocast lists on every
+    device, so softmax runs in float32; PyTorch's CPU list leaves it in bfloat16."""
+    m, t = pair(torch, data((2, 3), "float64", 84), "bfloat16")
+    with mg.autocast(device_type="cpu", dtype=mg.bfloat16):
+        assert F.softmax(m, -1).dtype is mg.float32
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert TF.softmax(t, -1).dtype is torch.bfloat16
