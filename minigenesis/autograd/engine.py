@@ -93,7 +93,7 @@ def run_backward(
     roots = []
     for t, g in zip(tensors, grad_tensors):
         vertex, nr = (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t, 0)
-        buf = buffers.setdefault(id(vertex), [None] * _n_outputs(vertex))
+        buf = buffers.setdefault(id(vertex), [None] * getattr(vertex, "_n_outputs", 1))
         buf[nr] = g if buf[nr] is None else buf[nr] + g
         if all(r is not vertex for r in roots):
             roots.append(vertex)
@@ -110,55 +110,65 @@ def run_backward(
     Tensor = _fn.Tensor
     deps = _count_dependencies(roots)
     ready = [r for r in roots if deps.get(id(r), 0) == 0]
-    with set_grad_enabled(create_graph):
-        while ready:
-            vertex = ready.pop()
-            grads = buffers.pop(id(vertex), None)
+    # detect_anomaly checks what each node's backward returns (in _node_backward), not the ops
+    # that run inside those backwards: the per-op check is off for the whole pass.
+    anomaly = state.anomaly
+    state.anomaly = False
+    try:
+        with set_grad_enabled(create_graph):
+            while ready:
+                vertex = ready.pop()
+                grads = buffers.pop(id(vertex), None)
 
-            if not isinstance(vertex, Function):  # a leaf tensor: the end of a path
-                if grads is None or grads[0] is None:
+                if not isinstance(vertex, Function):  # a leaf tensor: the end of a path
+                    if grads is None or grads[0] is None:
+                        continue
+                    g = _run_hooks(vertex._hooks, grads[0])
+                    grads = None  # drop our reference, so _accumulate can tell if g is shared
+                    if capture is not None:
+                        slot = capture.get((id(vertex), 0))
+                        if slot is not None:
+                            results[slot] = g
+                    else:
+                        _accumulate(vertex, g, create_graph)
                     continue
-                g = _run_hooks(vertex._hooks, grads[0])
-                grads = None  # drop our reference, so _accumulate can tell if g is shared
-                if capture is not None:
-                    slot = capture.get((id(vertex), 0))
-                    if slot is not None:
-                        results[slot] = g
-                else:
-                    _accumulate(vertex, g, create_graph)
-                continue
 
-            node = vertex
-            in_grads = _node_backward(node, grads, capture, results, retain_graph)
-            if in_grads is None:  # no gradient reached this node: just release its inputs
-                in_grads = (None,) * len(node.next_edges)
+                node = vertex
+                in_grads = _node_backward(node, grads, capture, results, anomaly)
+                if in_grads is None:  # no gradient reached this node: just release its inputs
+                    in_grads = (None,) * len(node.next_edges)
+                elif not retain_graph:  # free the saved arrays now: their memory is needed no more
+                    node._saved = node._out_arrays = None
 
-            for edge, g in zip(node.next_edges, in_grads):
-                if edge is None:
-                    continue
-                nxt, nr, shape, dtype = edge
-                key = id(nxt)
-                if g is not None:
-                    # The one place broadcasting and dtype promotion are undone.
-                    if g._data.shape != shape:
-                        g = g.sum_to_shape(shape)
-                    if g._data.dtype != dtype:
-                        g = g._cast(dtype)
-                    buf = buffers.get(key)
-                    if buf is None:
-                        buf = buffers[key] = [None] * _n_outputs(nxt)
-                    prev = buf[nr]
-                    if prev is None:
-                        buf[nr] = g
-                    elif create_graph:  # the sum must itself be differentiable
-                        buf[nr] = prev + g
-                    else:  # plain arrays: nothing records, so skip the op machinery
-                        buf[nr] = Tensor._make(prev._data + g._data, False)
-                left = deps[key] - 1
-                deps[key] = left
-                if left == 0:
-                    ready.append(nxt)
-            in_grads = g = None  # as above: keep no stale references to gradients
+                for edge, g in zip(node.next_edges, in_grads):
+                    if edge is None:
+                        continue
+                    nxt, nr, shape, dtype = edge
+                    key = id(nxt)
+                    if g is not None:
+                        # The one place broadcasting and dtype promotion are undone.
+                        data = g._data
+                        if data.shape != shape:
+                            g = g.sum_to_shape(shape)
+                        if data.dtype != dtype:
+                            g = g._cast(dtype)
+                        buf = buffers.get(key)
+                        if buf is None:  # (a leaf tensor counts as a vertex with one output)
+                            buf = buffers[key] = [None] * getattr(nxt, "_n_outputs", 1)
+                        prev = buf[nr]
+                        if prev is None:
+                            buf[nr] = g
+                        elif create_graph:  # the sum must itself be differentiable
+                            buf[nr] = prev + g
+                        else:  # plain arrays: nothing records, so skip the op machinery
+                            buf[nr] = Tensor._make(prev._data + g._data, False)
+                    left = deps[key] - 1
+                    deps[key] = left
+                    if left == 0:
+                        ready.append(nxt)
+                in_grads = g = data = None  # as above: keep no stale references to gradients
+    finally:
+        state.anomaly = anomaly
 
     if results is not None and not allow_unused:
         for i, r in enumerate(results):
@@ -170,18 +180,12 @@ def run_backward(
     return tuple(results) if results is not None else None
 
 
-def _n_outputs(vertex: Any) -> int:
-    """How many outputs a vertex has: a node's count, 1 for a leaf tensor."""
-    meta = vertex._out_meta if isinstance(vertex, Function) else None
-    return 1 if meta is None else len(meta)
-
-
 def _node_backward(
     node: Function,
     grads: list | None,
     capture: dict | None,
     results: list | None,
-    retain_graph: bool,
+    anomaly: bool,
 ) -> tuple | None:
     """Run one node's backward on the gradients of its outputs; None if none arrived."""
     if grads is None:
@@ -195,13 +199,8 @@ def _node_backward(
             slot = capture.get((id(node), nr))
             if slot is not None:
                 results[slot] = g
-    anomaly = state.anomaly
-    if anomaly:  # check this node's gradients, not the forwards of the ops inside its backward
-        state.anomaly = False
-    if node._out_meta is None:  # one output
+    if node._n_outputs == 1:
         if grads[0] is None:
-            if anomaly:
-                state.anomaly = True
             return None
         in_grads = node.backward(node, grads[0])
     else:
@@ -216,8 +215,6 @@ def _node_backward(
             for g, m in zip(grads, node._out_meta)
         ]
         in_grads = node.backward(node, *grads)
-    if anomaly:
-        state.anomaly = True
     if type(in_grads) is not tuple:
         in_grads = (in_grads,)
     if len(in_grads) != len(node.next_edges):
@@ -227,10 +224,6 @@ def _node_backward(
         )
     if anomaly:
         _check_finite(node.name + "Backward", "backward", in_grads)
-    if not retain_graph:  # free the saved arrays now: their memory is needed no more
-        node._saved = None
-        node._released = True
-        node._out_arrays = None
     return in_grads
 
 

@@ -47,13 +47,16 @@ class Function:
     # Per-node fields, set in apply() for recorded nodes. Defaults live on the class so that
     # creating a node only sets what differs (this is the hot path of every op).
     next_edges: list  # per forward argument: (node | leaf Tensor, output_nr, shape, dtype) or None
+    _n_outputs = 1  # how many gradient slots the engine keeps for this node
     _out_meta = None  # multi-output ops: per output (shape, dtype), to zero-fill missing grads
-    _saved: list = ()  # what save_for_backward kept, resolved after forward
+    # What forward passed to save_for_backward (_to_save), resolved once the outputs exist into
+    # _saved: None after a backward has freed it (retain_graph=False).
+    _saved: list | None = ()
     _to_save: tuple = ()
     _non_diff = None
-    _released = False  # True once backward freed the saved values (retain_graph=False)
     _grad_hooks = None  # output_nr -> hooks (Tensor.register_hook / retain_grad on non-leaves)
     _out_arrays = None  # output arrays, kept only when forward saved an output
+    _outputs = None  # weak references to the output tensors, likewise
 
     # ------------------------------------------------------------------ the op author's interface
     @staticmethod
@@ -86,14 +89,15 @@ class Function:
 
     @property
     def saved_tensors(self) -> tuple:
-        if self._released:
+        saved = self._saved
+        if saved is None:
             raise RuntimeError(
                 f"Trying to backward through the graph a second time (the saved values of "
                 f"{type(self).__name__} were freed by the first backward). Pass "
                 f"retain_graph=True to the first backward() if you need to call it twice."
             )
         out = []
-        for kind, a, b, c in self._saved:
+        for kind, a, b, c in saved:
             if kind == _CONST:
                 out.append(a)
                 continue
@@ -135,22 +139,35 @@ class Function:
             args = st.autocast_hook(cls, args)
 
         ctx = _new(cls)
-        # One edge per argument: where its gradient goes (see _edge), None for arguments that
-        # want none. Built before forward runs, so forward can ask ctx.needs_input_grad and save
-        # only what backward will need.
+        # Unwrap each Tensor to the array forward works on, and give every argument an edge:
+        # where its gradient goes (see _edge), or None when it wants none. The edges exist before
+        # forward runs, so forward can ask ctx.needs_input_grad and save only what backward needs.
+        # (Plain loops, not comprehensions: in Python 3.11 a comprehension is a function call of
+        # its own, and every op passes here.)
+        inputs = []
         if st.grad_enabled:
-            edges = [_edge(a) if isinstance(a, Tensor) and a.requires_grad else None for a in args]
-            record = any(edges)
+            edges = []
+            record = False
+            for a in args:
+                if isinstance(a, Tensor):
+                    inputs.append(a._data)
+                    if a.requires_grad:
+                        edges.append(_edge(a))
+                        record = True
+                        continue
+                else:
+                    inputs.append(a)
+                edges.append(None)
         else:  # no_grad, and every backward without create_graph: nothing to record
-            edges = _NO_EDGES[len(args)] if len(args) < 8 else [None] * len(args)
+            for a in args:
+                inputs.append(a._data if isinstance(a, Tensor) else a)
+            edges = _NO_EDGES[len(args)] if len(args) < 8 else (None,) * len(args)
             record = False
         ctx.next_edges = edges
         if cls._array_forward:
-            inputs = [a._data if isinstance(a, Tensor) else a for a in args]
             result = cls.forward(ctx, *inputs)
         else:
-            inputs = list(args)
-            result = _tensor_forward(cls, ctx, inputs)
+            result = _tensor_forward(cls, ctx, args)
 
         if type(result) is not tuple:  # the common case: one output
             if isinstance(result, _np_generic):  # NumPy ufuncs turn 0-d arrays into scalars
@@ -160,7 +177,8 @@ class Function:
             if record and result.dtype.kind in _FLOAT_KINDS:
                 out.requires_grad = True
                 out.grad_fn = ctx
-                _record(ctx, args, inputs, (result,), (out,))
+                if ctx._to_save:
+                    _record(ctx, args, inputs, (result,), (out,))
             if st.anomaly:
                 _check_finite(cls.__name__, "forward", (result,))
             return out
@@ -182,8 +200,10 @@ class Function:
                 t._output_nr = i
             outs.append(t)
         if record:
+            ctx._n_outputs = len(result)
             ctx._out_meta = [(r.shape, r.dtype) for r in result]
-            _record(ctx, args, inputs, result, outs)
+            if ctx._to_save:
+                _record(ctx, args, inputs, result, outs)
         if st.anomaly:
             _check_finite(cls.__name__, "forward", result)
         return tuple(outs)
@@ -200,7 +220,7 @@ class Op(Function):
     _array_forward = True
 
 
-def _tensor_forward(cls, ctx: Function, inputs: list) -> Any:
+def _tensor_forward(cls, ctx: Function, inputs: tuple) -> Any:
     """Run a user's PyTorch-style forward (Tensors in, Tensors out) and return its arrays."""
     from .grad_mode import no_grad
 
@@ -209,7 +229,6 @@ def _tensor_forward(cls, ctx: Function, inputs: list) -> Any:
     results = result if isinstance(result, tuple) else (result,)
     if not all(isinstance(r, Tensor) for r in results):
         raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of Tensors")
-    ctx._result_tensors = results  # so save_for_backward(output) can be matched to its output
     arrays = tuple(r._data for r in results)
     return arrays if isinstance(result, tuple) else arrays[0]
 
@@ -226,28 +245,23 @@ def _edge(t: Any) -> tuple:
 
 def _record(ctx: Function, args: tuple, inputs: list, raw: tuple, outs: Any) -> None:
     """Resolve what forward saved, now that the outputs exist."""
-    to_save = ctx._to_save
-    if to_save:
-        result_tensors = ctx.__dict__.pop("_result_tensors", ())
-        ctx._saved = [
-            _resolve_saved(ctx, s, args, inputs, raw, outs, result_tensors) for s in to_save
-        ]
-        ctx._to_save = ()
+    ctx._saved = [_resolve_saved(ctx, s, args, inputs, raw, outs) for s in ctx._to_save]
+    ctx._to_save = ()  # _saved holds them now (and backward frees _saved)
 
 
-def _resolve_saved(ctx, s, args, inputs, raw, outs, result_tensors) -> tuple:
+def _resolve_saved(ctx, s, args, inputs, raw, outs) -> tuple:
     """Decide whether a saved value is an input, an output, or a constant of this op."""
     if s is None or type(s) in _PLAIN:
         return (_CONST, s, None, None)
     for i, a in enumerate(inputs):
-        if s is a and isinstance(args[i], Tensor):
+        if (s is a or s is args[i]) and isinstance(args[i], Tensor):
             t = args[i]
             vc = t._version_counter()
             return (_INPUT, t, vc, vc[0])
     for j, r in enumerate(raw):
-        if s is r or (j < len(result_tensors) and s is result_tensors[j]):
+        if s is r or (isinstance(s, Tensor) and s._data is r):  # (a custom forward's output)
             t = outs[j]
-            if not hasattr(ctx, "_outputs"):
+            if ctx._outputs is None:
                 ctx._outputs = [weakref.ref(o) for o in outs]
                 ctx._out_arrays = raw
             vc = t._version_counter()
