@@ -23,25 +23,24 @@ from .function import Function, _check_finite
 from .grad_mode import set_grad_enabled, state
 
 
-def _count_dependencies(roots: list) -> dict[int, int]:
+def _count_dependencies(roots: list) -> dict[Any, int]:
     """For each vertex (node or leaf tensor) reachable from ``roots``: how many edges enter it."""
-    deps: dict[int, int] = {}
+    deps: dict[Any, int] = {}
     stack = [r for r in roots if isinstance(r, Function)]
-    root_ids = {id(r) for r in stack}
+    root_nodes = set(stack)
     while stack:
         node = stack.pop()
         for edge in node.next_edges:
             if edge is None:
                 continue
             nxt = edge[0]
-            key = id(nxt)
-            count = deps.get(key)
+            count = deps.get(nxt)
             if count is None:  # first visit: walk on from it (leaf tensors end the walk)
-                deps[key] = 1
-                if key not in root_ids and isinstance(nxt, Function):
+                deps[nxt] = 1
+                if isinstance(nxt, Function) and nxt not in root_nodes:
                     stack.append(nxt)
             else:
-                deps[key] = count + 1
+                deps[nxt] = count + 1
     return deps
 
 
@@ -89,11 +88,12 @@ def run_backward(
     (``Tensor.backward``). With ``inputs`` nothing accumulates: the gradients reaching those tensors
     are returned instead (``autograd.grad``).
     """
-    buffers: dict[int, list] = {}
+    # Vertices key these dicts by identity: nodes and tensors hash by id (see Tensor.__hash__).
+    buffers: dict[Any, list] = {}  # vertex -> the gradients of its outputs, summed so far
     roots = []
     for t, g in zip(tensors, grad_tensors):
         vertex, nr = (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t, 0)
-        buf = buffers.setdefault(id(vertex), [None] * getattr(vertex, "_n_outputs", 1))
+        buf = buffers.setdefault(vertex, [None] * getattr(vertex, "_n_outputs", 1))
         buf[nr] = g if buf[nr] is None else buf[nr] + g
         if all(r is not vertex for r in roots):
             roots.append(vertex)
@@ -109,7 +109,7 @@ def run_backward(
 
     Tensor = _fn.Tensor
     deps = _count_dependencies(roots)
-    ready = [r for r in roots if deps.get(id(r), 0) == 0]
+    ready = [r for r in roots if deps.get(r, 0) == 0]
     # detect_anomaly checks what each node's backward returns (in _node_backward), not the ops
     # that run inside those backwards: the per-op check is off for the whole pass.
     anomaly = state.anomaly
@@ -118,7 +118,7 @@ def run_backward(
         with set_grad_enabled(create_graph):
             while ready:
                 vertex = ready.pop()
-                grads = buffers.pop(id(vertex), None)
+                grads = buffers.pop(vertex, None)
 
                 if not isinstance(vertex, Function):  # a leaf tensor: the end of a path
                     if grads is None or grads[0] is None:
@@ -144,7 +144,6 @@ def run_backward(
                     if edge is None:
                         continue
                     nxt, nr, shape, dtype = edge
-                    key = id(nxt)
                     if g is not None:
                         # The one place broadcasting and dtype promotion are undone.
                         data = g._data
@@ -152,9 +151,9 @@ def run_backward(
                             g = g.sum_to_shape(shape)
                         if data.dtype != dtype:
                             g = g._cast(dtype)
-                        buf = buffers.get(key)
+                        buf = buffers.get(nxt)
                         if buf is None:  # (a leaf tensor counts as a vertex with one output)
-                            buf = buffers[key] = [None] * getattr(nxt, "_n_outputs", 1)
+                            buf = buffers[nxt] = [None] * getattr(nxt, "_n_outputs", 1)
                         prev = buf[nr]
                         if prev is None:
                             buf[nr] = g
@@ -162,8 +161,8 @@ def run_backward(
                             buf[nr] = prev + g
                         else:  # plain arrays: nothing records, so skip the op machinery
                             buf[nr] = Tensor._make(prev._data + g._data, False)
-                    left = deps[key] - 1
-                    deps[key] = left
+                    left = deps[nxt] - 1
+                    deps[nxt] = left
                     if left == 0:
                         ready.append(nxt)
                 in_grads = g = data = None  # as above: keep no stale references to gradients

@@ -245,14 +245,18 @@ def _edge(t: Any) -> tuple:
 
 def _record(ctx: Function, args: tuple, inputs: list, raw: tuple, outs: Any) -> None:
     """Resolve what forward saved, now that the outputs exist."""
-    ctx._saved = [_resolve_saved(ctx, s, args, inputs, raw, outs) for s in ctx._to_save]
+    saved = []
+    for s in ctx._to_save:
+        if s is None or type(s) in _PLAIN:  # a constant (e.g. the 2 of x * 2): kept as it is
+            saved.append((_CONST, s, None, None))
+        else:
+            saved.append(_resolve_saved(ctx, s, args, inputs, raw, outs))
+    ctx._saved = saved
     ctx._to_save = ()  # _saved holds them now (and backward frees _saved)
 
 
 def _resolve_saved(ctx, s, args, inputs, raw, outs) -> tuple:
     """Decide whether a saved value is an input, an output, or a constant of this op."""
-    if s is None or type(s) in _PLAIN:
-        return (_CONST, s, None, None)
     for i, a in enumerate(inputs):
         if (s is a or s is args[i]) and isinstance(args[i], Tensor):
             t = args[i]
@@ -260,11 +264,10 @@ def _resolve_saved(ctx, s, args, inputs, raw, outs) -> tuple:
             return (_INPUT, t, vc, vc[0])
     for j, r in enumerate(raw):
         if s is r or (isinstance(s, Tensor) and s._data is r):  # (a custom forward's output)
-            t = outs[j]
             if ctx._outputs is None:
-                ctx._outputs = [weakref.ref(o) for o in outs]
+                ctx._outputs = list(map(weakref.ref, outs))
                 ctx._out_arrays = raw
-            vc = t._version_counter()
+            vc = outs[j]._version_counter()
             return (_OUTPUT, j, vc, vc[0])
     if isinstance(s, Tensor):  # a tensor made inside forward: keep it, detached
         return (_CONST, s.detach(), None, None)
