@@ -514,8 +514,11 @@ class TensorMath:
                 "in-place operations on a view of a tensor that is part of a graph are not "
                 "supported: use the out-of-place op (e.g. x = x.add(y))"
             )
-        alias = Tensor._make(self._data, self.requires_grad)
-        alias.grad_fn, alias._output_nr, alias._vc = self.grad_fn, self._output_nr, self._vc
+        # The op runs on a private copy of the old value: an op that saves its input for
+        # backward (mul_, div_, pow_) must see the value before the write, as PyTorch's saved
+        # `self` does. The copy stands in for self in the graph (same node, same output_nr).
+        alias = Tensor._make(self._data.copy(), self.requires_grad)
+        alias.grad_fn, alias._output_nr = self.grad_fn, self._output_nr
         out = fn(alias, *args)
         self._data[...] = out._data
         self._bump_version()

@@ -233,15 +233,8 @@ def test_inplace_on_a_non_leaf_gradients(op):
     _inplace_case(INPLACE_GRAPH[op])
 
 
-@pytest.mark.xfail(
-    reason="tensor_math.py _inplace runs the op on an alias of self's memory: ops that save "
-    "their input (mul_, div_, pow_) then see the NEW values in backward and return "
-    "wrong gradients (no version error either: alias._vc is None when self has no counter "
-    "yet). Fix: alias = Tensor._make(self._data.copy(), ...) (PyTorch saves self.clone())",
-    strict=True,
-)
 @pytest.mark.parametrize("op", ["mul_", "div_", "pow_"])
-def test_inplace_on_a_non_leaf_that_saves_self_known_bug(op):
+def test_inplace_on_a_non_leaf_that_saves_self(op):
     fn = {
         "mul_": lambda x, w, L: (x * 2).mul_(w),
         "div_": lambda x, w, L: (x * 1).div_(w + 3),
