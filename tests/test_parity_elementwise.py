@@ -138,12 +138,6 @@ _ZERO_DIM_BUG = (
 )
 
 
-_ZERO_DIM_ACCUMULATION_BUG = (
-    "autograd/engine.py: gradients of a 0-d tensor reaching it along two paths are summed as "
-    "arrays (prev._data + g._data), which NumPy returns as a scalar: x.grad.numpy() then fails"
-)
-
-
 def _unary_cases():
     out = []
     for op in UNARY:
@@ -151,8 +145,6 @@ def _unary_cases():
             reason = None
             if shape == () and op in ("tanh", "sigmoid", "silu"):
                 reason = _ZERO_DIM_BUG
-            elif shape == () and op == "leaky_relu":
-                reason = _ZERO_DIM_ACCUMULATION_BUG
             marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
             out.append(pytest.param(op, shape, marks=marks, id=f"{op}-{len(shape)}d"))
     return out
@@ -365,7 +357,6 @@ def test_softplus_far_below_zero_keeps_tiny_values(dtype):
     assert_grads([m], [t], rtol=4 * RTOL[dtype])
 
 
-@pytest.mark.xfail(reason=_ZERO_DIM_ACCUMULATION_BUG, strict=True)
 def test_zero_dim_gradient_from_two_paths_is_a_tensor_of_an_array():
     m, t = _leaf_pair(0.5)
     (m * 2 + m * 3).backward()

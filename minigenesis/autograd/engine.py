@@ -160,7 +160,10 @@ def run_backward(
                         elif create_graph:  # the sum must itself be differentiable
                             buf[nr] = prev + g
                         else:  # plain arrays: nothing records, so skip the op machinery
-                            buf[nr] = Tensor._make(prev._data + g._data, False)
+                            acc = prev._data + g._data
+                            if not acc.ndim:  # NumPy sums 0-d arrays to a scalar: re-wrap it
+                                acc = get_array_module(prev._data).asarray(acc)
+                            buf[nr] = Tensor._make(acc, False)
                     left = deps[nxt] - 1
                     deps[nxt] = left
                     if left == 0:
