@@ -132,21 +132,11 @@ UNARY = {
 }
 
 
-_ZERO_DIM_BUG = (
-    "ops/activation.py: Sigmoid/TanhGrad write in place (xp.exp(t, out=t)) into what NumPy "
-    "returns as a scalar for a 0-d input: TypeError 'return arrays must be of ArrayType'"
-)
-
-
 def _unary_cases():
     out = []
     for op in UNARY:
         for shape in [(3, 4), ()]:
-            reason = None
-            if shape == () and op in ("tanh", "sigmoid", "silu"):
-                reason = _ZERO_DIM_BUG
-            marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
-            out.append(pytest.param(op, shape, marks=marks, id=f"{op}-{len(shape)}d"))
+            out.append(pytest.param(op, shape, id=f"{op}-{len(shape)}d"))
     return out
 
 

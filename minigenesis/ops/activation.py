@@ -25,6 +25,8 @@ def _sigmoid_passes(x):
     """1 / (1 + e^-x), the formula PyTorch's kernels use, in 4 array passes."""
     xp = get_array_module(x)
     t = xp.negative(x)
+    if not t.ndim:  # NumPy returns a scalar for a 0-d array; out= needs an array
+        t = xp.asarray(t)
     xp.exp(t, out=t)
     t += 1
     return xp.reciprocal(t, out=t)
@@ -80,6 +82,8 @@ class SigmoidGrad(Op):
         ctx.save_for_backward(gy, y)
         xp = get_array_module(y)
         gx = 1 - y  # one temporary, reused in place
+        if not gx.ndim:  # NumPy returns a scalar for a 0-d array; out= needs an array
+            gx = xp.asarray(gx)
         xp.multiply(gx, y, out=gx)
         xp.multiply(gx, gy, out=gx)
         return gx
@@ -113,6 +117,8 @@ class TanhGrad(Op):
         ctx.save_for_backward(gy, y)
         xp = get_array_module(y)
         gx = y * y  # one temporary, reused in place: backward's peak memory is what counts here
+        if not gx.ndim:  # NumPy returns a scalar for a 0-d array; out= needs an array
+            gx = xp.asarray(gx)
         xp.subtract(1, gx, out=gx)
         xp.multiply(gx, gy, out=gx)
         return gx
