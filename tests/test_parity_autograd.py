@@ -58,23 +58,7 @@ SECOND_ORDER = {
 }
 
 
-_ZERO_DIM_SAVED_OUTPUT = (
-    "autograd/function.py apply(): for a 0-d result NumPy returns a scalar, which apply wraps "
-    "in a NEW array; the op saved the scalar, so it is not recognised as the output and is kept "
-    "as a constant: second derivatives through 0-d sqrt/exp/tanh/sigmoid (e.g. x.norm()) are "
-    "wrong. Fix: when wrapping the scalar, substitute the wrapped array in ctx._to_save too."
-)
-
-
-@pytest.mark.parametrize(
-    "op",
-    [
-        pytest.param(op, marks=[pytest.mark.xfail(reason=_ZERO_DIM_SAVED_OUTPUT, strict=True)])
-        if op == "norm"
-        else op
-        for op in SECOND_ORDER
-    ],
-)
+@pytest.mark.parametrize("op", list(SECOND_ORDER))
 def test_second_derivatives(op):
     """d/dx sum(dL/dx * v): the Hessian-vector product, through create_graph=True."""
     fn = SECOND_ORDER[op]

@@ -171,7 +171,7 @@ class Function:
 
         if type(result) is not tuple:  # the common case: one output
             if isinstance(result, _np_generic):  # NumPy ufuncs turn 0-d arrays into scalars
-                result = _np_asarray(result)
+                result = _rewrap_scalar(ctx, result)
             out = _new(Tensor)
             out._data = result
             if record and result.dtype.kind in _FLOAT_KINDS:
@@ -187,7 +187,7 @@ class Function:
         non_diff = ctx._non_diff
         for i, r in enumerate(result):
             if isinstance(r, _np_generic):
-                r = _np_asarray(r)
+                r = _rewrap_scalar(ctx, r)
             t = _new(Tensor)
             t._data = r
             if (
@@ -212,6 +212,15 @@ class Function:
 _new = object.__new__
 _NO_EDGES = [(None,) * n for n in range(8)]
 _np_generic, _np_asarray = np.generic, np.asarray
+
+
+def _rewrap_scalar(ctx: Function, scalar: Any) -> Any:
+    """A 0-d array for NumPy's scalar output, swapped into what forward saved as well: a saved
+    scalar that is not the output array would be kept as a constant (wrong second derivatives)."""
+    arr = _np_asarray(scalar)
+    if ctx._to_save:
+        ctx._to_save = tuple(arr if s is scalar else s for s in ctx._to_save)
+    return arr
 
 
 class Op(Function):
