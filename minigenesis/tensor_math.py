@@ -96,7 +96,10 @@ def _binary(op: Any, a: Any, b: Any) -> Any:
 def _compare(a: Any, b: Any, fn: Any) -> Any:
     Tensor = _function.Tensor
     bd = b._data if isinstance(b, Tensor) else b
-    return Tensor._make(fn(a._data, bd), False)
+    out = fn(a._data, bd)
+    if not out.ndim:  # NumPy compares 0-d arrays to a scalar (numpy.bool): keep an array
+        out = get_array_module(a._data).asarray(out)
+    return Tensor._make(out, False)
 
 
 class TensorMath:
@@ -312,6 +315,8 @@ class TensorMath:
         if dim is None:
             return self._make(xp.asarray(xp.argmax(self._data)), False)
         d = norm_dim(dim, self.ndim)[0]
+        if self.ndim == 0:  # NumPy has no axis 0 here; PyTorch's answer is index 0
+            return self._make(xp.zeros((), xp.int64), False)
         return self._make(xp.argmax(self._data, axis=d, keepdims=keepdim), False)
 
     def argmin(self, dim=None, keepdim: bool = False):
@@ -319,6 +324,8 @@ class TensorMath:
         if dim is None:
             return self._make(xp.asarray(xp.argmin(self._data)), False)
         d = norm_dim(dim, self.ndim)[0]
+        if self.ndim == 0:  # NumPy has no axis 0 here; PyTorch's answer is index 0
+            return self._make(xp.zeros((), xp.int64), False)
         return self._make(xp.argmin(self._data, axis=d, keepdims=keepdim), False)
 
     def logsumexp(self, dim=None, keepdim: bool = False):
@@ -342,11 +349,15 @@ class TensorMath:
 
     def any(self, dim=None, keepdim: bool = False):
         d = norm_dim(dim, self.ndim)
+        if not self.ndim:  # a 0-d tensor's dim 0 (or -1) is the tensor itself
+            d = None
         xp = get_array_module(self._data)
         return self._make(xp.asarray(self._data.any(axis=d, keepdims=keepdim)), False)
 
     def all(self, dim=None, keepdim: bool = False):
         d = norm_dim(dim, self.ndim)
+        if not self.ndim:  # a 0-d tensor's dim 0 (or -1) is the tensor itself
+            d = None
         xp = get_array_module(self._data)
         return self._make(xp.asarray(self._data.all(axis=d, keepdims=keepdim)), False)
 

@@ -354,11 +354,6 @@ def test_zero_dim_gradient_from_two_paths_is_a_tensor_of_an_array():
     assert_grads([m], [t])
 
 
-@pytest.mark.xfail(
-    reason="tensor_math.py _compare: a comparison of 0-d tensors wraps NumPy's scalar result "
-    "(numpy.bool) instead of a 0-d array, so .numpy() says 'CUDA tensor'",
-    strict=True,
-)
 def test_zero_dim_comparison_gives_a_0d_bool_tensor():
     m, t = pair(torch, 0.5, "float32")
     assert_same(m > 0, t > 0)

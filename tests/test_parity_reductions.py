@@ -203,13 +203,8 @@ def test_zero_dim_indices():
     assert_same(m.min(-1, keepdim=True).indices, t.min(-1, keepdim=True).indices)
 
 
-@pytest.mark.xfail(
-    reason="tensor_math.py argmax/argmin/any/all on a 0-d tensor wrap NumPy scalars "
-    "(xp.argmax(..., axis=0) fails on 0-d; .numpy() of the result fails)",
-    strict=True,
-)
 @pytest.mark.parametrize("op", ["argmax_0", "argmin_neg", "any_0", "all_neg_keep"])
-def test_zero_dim_index_reductions_known_bugs(op):
+def test_zero_dim_index_reductions(op):
     fn = {
         "argmax_0": lambda x: x.argmax(0),
         "argmin_neg": lambda x: x.argmin(-1),
