@@ -219,22 +219,13 @@ def test_pow_gradient_at_zero_base(exponent):
     assert_grads([m], [t])
 
 
-@pytest.mark.xfail(
-    reason="d/dx x**0 at x=0: Pow's backward computes 0 * 0**-1 = nan; torch gives 0",
-    strict=True,
-)
-def test_pow_zero_exponent_gradient_at_zero_known_bug():
+def test_pow_zero_exponent_gradient_at_zero():
     m, t = _leaf_pair([0.0, 1.5])
     (m**0.0).sum().backward()
     (t**0.0).sum().backward()
     assert_grads([m], [t])
 
 
-@pytest.mark.xfail(
-    reason="ops/elementwise.py Pow.backward: z * log(x) at x = 0 is 0 * -inf = nan; torch "
-    "gives 0 there",
-    strict=True,
-)
 def test_pow_gradient_wrt_exponent_at_zero_base():
     # d/dy x^y = x^y log x: torch defines it as 0 where x == 0 and y >= 0
     mx, tx = _leaf_pair([0.0, 2.0])

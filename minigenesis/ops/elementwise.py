@@ -93,11 +93,27 @@ class Pow(Op):
     def backward(ctx, gz):
         x, y, z = ctx.saved_tensors
         need_x, need_y = ctx.needs_input_grad
-        gx = gz * y * x ** (y - 1) if need_x else None
-        gy = None
-        if need_y:
-            gy = gz * z * (x.log() if hasattr(x, "log") else math.log(x))
+        xd, yd = getattr(x, "_data", x), getattr(y, "_data", y)
+        gx = gy = None
+        if need_x:  # d/dx x^0 = 0, also at x = 0 where y x^(y-1) is 0 * inf (PyTorch's rule)
+            gx = _zero_where(yd == 0, gz * y * x ** (y - 1))
+        if need_y:  # x^y ln x is taken as 0 at x = 0 for y >= 0 (not 0 * -inf), as in PyTorch
+            if hasattr(x, "log"):
+                log_x = x.log()
+            else:  # a scalar base (2 ** t): math.log raises at and below 0
+                log_x = math.log(x) if x > 0 else -math.inf if x == 0 else math.nan
+            gy = _zero_where((xd == 0) & (yd >= 0), gz * z * log_x)
         return gx, gy
+
+
+def _zero_where(cond, g):
+    """g with zeros where ``cond`` (an array or a Python bool) holds: a masked fill, which unlike
+    g * mask also clears the NaN/inf there. A False bool (a scalar operand) costs nothing."""
+    if cond is False:
+        return g
+    if cond is True:  # a scalar y == 0: every element
+        cond = get_array_module(g._data).ones((), dtype=bool)
+    return Where.apply(cond, 0.0, g)
 
 
 class Exp(Op):
