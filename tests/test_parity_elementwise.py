@@ -359,11 +359,6 @@ def test_clamp_with_tensor_bounds_values():
     assert_same(m.clamp(1.0, 0.0), t.clamp(1.0, 0.0))  # min > max: everything is max
 
 
-@pytest.mark.xfail(
-    reason="ops/elementwise.py Clamp.backward returns None for tensor bounds; PyTorch sends the "
-    "gradient to min where x < min and to max where x > max",
-    strict=True,
-)
 def test_clamp_gradient_reaches_tensor_bounds():
     m, t = _leaf_pair([0.2, 1.5, -2.0])
     mlo, tlo = _leaf_pair([0.0, 0.5, -1.5])

@@ -236,7 +236,9 @@ class Where(Op):
 
 
 class Clamp(Op):
-    """y = min(max(x, lo), hi);   dy/dx = 1 where lo <= x <= hi, else 0 (PyTorch's convention)."""
+    """y = min(max(x, lo), hi);   dy/dx = 1 where lo <= x <= hi, else 0 (PyTorch's convention).
+    Tensor bounds (PyTorch's rule): dy/dlo = 1 where x < lo < hi; dy/dhi = 1 where x > hi or
+    hi < lo (then every output is hi)."""
 
     @staticmethod
     def forward(ctx, x, lo, hi):
@@ -246,13 +248,25 @@ class Clamp(Op):
             inside &= x >= lo
         if hi is not None:
             inside &= x <= hi
-        ctx.save_for_backward(inside.astype(x.dtype))
+        to_lo = to_hi = None
+        _, need_lo, need_hi = ctx.needs_input_grad
+        if need_lo:
+            to_lo = x < lo if hi is None else (x < lo) & (lo < hi)
+            to_lo = to_lo.astype(x.dtype)
+        if need_hi:
+            to_hi = x > hi if lo is None else (x > hi) | (hi < lo)
+            to_hi = to_hi.astype(x.dtype)
+        ctx.save_for_backward(inside.astype(x.dtype), to_lo, to_hi)
         return xp.clip(x, lo, hi).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gy):
-        (inside,) = ctx.saved_tensors
-        return gy * inside, None, None
+        inside, to_lo, to_hi = ctx.saved_tensors
+        return (
+            gy * inside,
+            None if to_lo is None else gy * to_lo,
+            None if to_hi is None else gy * to_hi,
+        )
 
 
 class Cast(Op):
