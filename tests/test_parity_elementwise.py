@@ -387,9 +387,6 @@ def test_nan_propagation():
         assert_same(fn(m, mg), fn(t, torch), rtol=2e-7)
 
 
-@pytest.mark.xfail(
-    reason="ops/elementwise.py Sign: NumPy's sign(nan) is nan; PyTorch's is 0", strict=True
-)
 def test_sign_of_nan_is_zero():
     m, t = pair(torch, [float("nan"), -1.0], "float32")
     assert_same(m.sign(), t.sign())

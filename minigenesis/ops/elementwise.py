@@ -179,7 +179,11 @@ class Sign(Op):
 
     @staticmethod
     def forward(ctx, x):
-        return get_array_module(x).sign(x)
+        xp = get_array_module(x)
+        y = xp.sign(x)
+        if x.dtype.kind in "fV":  # NumPy's sign(nan) is nan; PyTorch's is 0
+            y = xp.where(xp.isnan(y), 0, y).astype(x.dtype, copy=False)
+        return y
 
     @staticmethod
     def backward(ctx, gy):
