@@ -287,7 +287,7 @@ class TensorMath:
         return R.Var.apply(self, norm_dim(dim, self.ndim), correction, keepdim)
 
     def std(self, dim=None, unbiased=None, keepdim: bool = False, correction=None):
-        return self.var(dim, unbiased, keepdim, correction).sqrt()
+        return R.StdSqrt.apply(self.var(dim, unbiased, keepdim, correction))
 
     def _extreme(self, dim, keepdim, all_op, dim_op):
         if dim is None:

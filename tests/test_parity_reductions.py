@@ -237,11 +237,6 @@ def test_var_when_the_correction_reaches_the_count(values, kwargs):
     assert_grads([m], [t])
 
 
-@pytest.mark.xfail(
-    reason="tensor_math.py std is var().sqrt(): where std == 0 the gradient is 0 * inf = NaN; "
-    "PyTorch's std_backward gives 0 there (grad / (2 std) masked where std == 0)",
-    strict=True,
-)
 def test_std_of_constant_values_has_zero_gradient():
     m, t = pair(torch, [[2.0, 2.0, 2.0], [1.0, 2.0, 3.0]], "float32", requires_grad=True)
     m.std(dim=1).sum().backward()

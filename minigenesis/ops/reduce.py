@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
+from .elementwise import Where
 
 
 def _kept_shape(shape: tuple, axis: tuple | None) -> tuple:
@@ -104,6 +105,22 @@ class Var(Op):
             return gv * type(x)._make(share, False), None, None, None
         scale = 2.0 / ctx.dof if ctx.dof != 0 else float("inf")
         return gv * centered * scale, None, None, None
+
+
+class StdSqrt(Op):
+    """s = sqrt(v) of a variance;   ds/dv = 1 / (2s), taken as 0 where s = 0 (PyTorch's std rule:
+    the std of constant values has zero gradient, not 0 * inf = NaN)."""
+
+    @staticmethod
+    def forward(ctx, v):
+        s = get_array_module(v).sqrt(v)
+        ctx.save_for_backward(s)
+        return s
+
+    @staticmethod
+    def backward(ctx, gs):
+        (s,) = ctx.saved_tensors
+        return Where.apply(s._data == 0, 0.0, gs / (s * 2))
 
 
 class MaxAll(Op):
