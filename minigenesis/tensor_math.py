@@ -308,7 +308,10 @@ class TensorMath:
         return self._extreme(dim, keepdim, R.MinAll, R.MinDim)
 
     def amax(self, dim=None, keepdim: bool = False):
-        return self.max() if dim is None else self.max(dim, keepdim).values
+        axis = norm_dim(dim, self.ndim)
+        if not axis:  # None or (): every dim, as PyTorch
+            return self.max() if not keepdim else self.max().reshape((1,) * self.ndim)
+        return R.AMax.apply(self, axis if self.ndim else None, keepdim)
 
     def argmax(self, dim=None, keepdim: bool = False):
         xp = get_array_module(self._data)

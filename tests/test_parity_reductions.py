@@ -83,14 +83,7 @@ def test_reduction_values_and_gradients(op, dtype):
 @pytest.mark.parametrize(
     "op",
     [
-        pytest.param(
-            "amax_tuple",
-            marks=pytest.mark.xfail(
-                reason="tensor_math.py amax: a tuple dim reduces only its first dim "
-                "(max(dim, keepdim) takes one dim); it must reduce them all",
-                strict=True,
-            ),
-        ),
+        "amax_tuple",
         pytest.param(
             "norm_0",
             marks=pytest.mark.xfail(

@@ -148,6 +148,24 @@ class MinAll(MaxAll):
     sign = -1
 
 
+class AMax(Op):
+    """y = max(x) over the dims in ``axis``;   the gradient is shared evenly by the elements equal
+    to y in each reduced slice (PyTorch's amax, unlike max(dim) which picks one index)."""
+
+    @staticmethod
+    def forward(ctx, x, axis, keepdims):
+        y = x.max(axis=axis, keepdims=True)
+        hits = x == y
+        ctx.save_for_backward((hits / hits.sum(axis=axis, keepdims=True)).astype(x.dtype))
+        ctx.kept = y.shape
+        return y if keepdims else get_array_module(x).asarray(y.squeeze(axis))
+
+    @staticmethod
+    def backward(ctx, gy):
+        (share,) = ctx.saved_tensors
+        return gy.reshape(ctx.kept) * share, None, None
+
+
 class MaxDim(Op):
     """(values, indices) = max(x, dim);   the gradient goes to the element at each index."""
 
