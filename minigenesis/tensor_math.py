@@ -347,7 +347,8 @@ class TensorMath:
         if p == 1:
             return self.abs().sum(dim, keepdim)
         if p == 0:
-            return (self != 0).sum(dim, keepdim).to(self.dtype)
+            axis = norm_dim(dim, self.ndim) if self.ndim else None
+            return R.CountNonzero.apply(self, axis, keepdim)
         return (self.abs() ** p).sum(dim, keepdim) ** (1.0 / p)
 
     def any(self, dim=None, keepdim: bool = False):

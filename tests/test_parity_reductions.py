@@ -82,19 +82,9 @@ def test_reduction_values_and_gradients(op, dtype):
 
 @pytest.mark.parametrize(
     "op",
-    [
-        "amax_tuple",
-        pytest.param(
-            "norm_0",
-            marks=pytest.mark.xfail(
-                reason="tensor_math.py norm(p=0): built from a comparison, so the result has "
-                "no grad_fn; torch's has one (with zero gradients)",
-                strict=True,
-            ),
-        ),
-    ],
+    ["amax_tuple", "norm_0"],
 )
-def test_reduction_known_bugs(op):
+def test_reduction_edge_cases(op):
     fn = {"amax_tuple": lambda x: x.amax((0, 1)), "norm_0": lambda x: x.norm(0)}[op]
     m, t = pair(torch, data((2, 3, 4), "float64", 11), "float32", requires_grad=True)
     m_out, t_out = fn(m), fn(t)

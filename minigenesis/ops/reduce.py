@@ -123,6 +123,20 @@ class StdSqrt(Op):
         return Where.apply(s._data == 0, 0.0, gs / (s * 2))
 
 
+class CountNonzero(Op):
+    """y = number of x_i != 0 (norm p=0), in x's dtype;   no gradient (PyTorch's result has a
+    grad_fn whose gradient is undefined, so x.grad stays None)."""
+
+    @staticmethod
+    def forward(ctx, x, axis, keepdims):
+        n = (x != 0).sum(axis=axis, keepdims=keepdims)
+        return get_array_module(x).asarray(n).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gy):
+        return None, None, None
+
+
 class MaxAll(Op):
     """y = max(x) over everything;   the gradient is shared evenly by the elements equal to y."""
 
