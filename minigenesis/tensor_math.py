@@ -102,6 +102,14 @@ def _compare(a: Any, b: Any, fn: Any) -> Any:
     return Tensor._make(out, False)
 
 
+def _float_in(t: Any) -> Any:
+    """Float math (exp, log, ...) on a bool/integer tensor computes in the default float dtype, as
+    PyTorch does (NumPy would pick float16 for int8, float64 for int64)."""
+    if t._data.dtype.kind in "biu":
+        return t._cast(_dt.get_default_dtype().numpy_dtype)
+    return t
+
+
 class TensorMath:
     """Mixin of Tensor: every method here builds on ``self._data`` and ops."""
 
@@ -206,16 +214,16 @@ class TensorMath:
 
     # ------------------------------------------------------------------ unary math
     def exp(self):
-        return E.Exp.apply(self)
+        return E.Exp.apply(_float_in(self))
 
     def log(self):
-        return E.Log.apply(self)
+        return E.Log.apply(_float_in(self))
 
     def sqrt(self):
-        return E.Sqrt.apply(self)
+        return E.Sqrt.apply(_float_in(self))
 
     def rsqrt(self):
-        return 1 / E.Sqrt.apply(self)
+        return 1 / E.Sqrt.apply(_float_in(self))
 
     def abs(self):
         return E.Abs.apply(self)
@@ -234,10 +242,10 @@ class TensorMath:
         return A.ReLU.apply(self)
 
     def tanh(self):
-        return A.Tanh.apply(self)
+        return A.Tanh.apply(_float_in(self))
 
     def sigmoid(self):
-        return A.Sigmoid.apply(self)
+        return A.Sigmoid.apply(_float_in(self))
 
     def softmax(self, dim: int = -1):
         return A.Softmax.apply(self, norm_dim(dim, self.ndim)[0])
@@ -332,7 +340,7 @@ class TensorMath:
         return self._make(xp.argmin(self._data, axis=d, keepdims=keepdim), False)
 
     def logsumexp(self, dim=None, keepdim: bool = False):
-        return R.LogSumExp.apply(self, norm_dim(dim, self.ndim), keepdim)
+        return R.LogSumExp.apply(_float_in(self), norm_dim(dim, self.ndim), keepdim)
 
     def norm(self, p="fro", dim=None, keepdim: bool = False):
         """The p-norm (sum |x|^p)^(1/p); p=inf is max |x|; "fro" and 2 are the Euclidean norm."""

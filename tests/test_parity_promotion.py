@@ -259,11 +259,6 @@ def _unary_cases(op: str, dtypes: list) -> list:
 
 
 @pytest.mark.parametrize("op", UNARY_FLOAT_RESULT)
-@pytest.mark.xfail(
-    reason="unary float math on bool/integer tensors follows NumPy (float16 for int8, float64 "
-    "for int64; sigmoid raises; logsumexp stays integer) instead of the default float dtype",
-    strict=True,
-)
 def test_unary_float_math_on_integers_gives_default_float(op):
     _run(_unary_cases(op, list(_INTLIKE)))
 
