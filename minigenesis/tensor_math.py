@@ -110,6 +110,14 @@ def _float_in(t: Any) -> Any:
     return t
 
 
+def _need_float(t: Any, name: str) -> None:
+    """PyTorch's float-only ops (var, std, norm, softmax) refuse bool/integer tensors."""
+    if t._data.dtype.kind not in _FLOAT_KINDS:
+        raise TypeError(
+            f"{name}() needs a floating-point tensor, got {t.dtype.name}: call .float() first"
+        )
+
+
 class TensorMath:
     """Mixin of Tensor: every method here builds on ``self._data`` and ops."""
 
@@ -248,9 +256,11 @@ class TensorMath:
         return A.Sigmoid.apply(_float_in(self))
 
     def softmax(self, dim: int = -1):
+        _need_float(self, "softmax")
         return A.Softmax.apply(self, norm_dim(dim, self.ndim)[0])
 
     def log_softmax(self, dim: int = -1):
+        _need_float(self, "log_softmax")
         return A.LogSoftmax.apply(self, norm_dim(dim, self.ndim)[0])
 
     def isnan(self):
@@ -290,6 +300,7 @@ class TensorMath:
         return R.Mean.apply(x, norm_dim(dim, self.ndim), keepdim)
 
     def var(self, dim=None, unbiased=None, keepdim: bool = False, correction=None):
+        _need_float(self, "var/std")
         if correction is None:
             correction = 1 if unbiased is None or unbiased else 0
         return R.Var.apply(self, norm_dim(dim, self.ndim), correction, keepdim)
@@ -344,6 +355,7 @@ class TensorMath:
 
     def norm(self, p="fro", dim=None, keepdim: bool = False):
         """The p-norm (sum |x|^p)^(1/p); p=inf is max |x|; "fro" and 2 are the Euclidean norm."""
+        _need_float(self, "norm")
         if p in ("fro", 2, 2.0):
             return (self * self).sum(dim, keepdim).sqrt()
         if p in (float("inf"), "inf"):

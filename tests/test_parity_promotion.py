@@ -296,11 +296,6 @@ def test_unary_ops_on_bool_known_bugs(op):
 
 @pytest.mark.parametrize("op", ["var", "std", "norm", "softmax", "log_softmax"])
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy overflows on int8 exp
-@pytest.mark.xfail(
-    reason="var/std/norm/softmax/log_softmax of a bool/integer tensor must raise as torch does "
-    "(they return integer or float64 results instead)",
-    strict=True,
-)
 def test_float_only_ops_refuse_integers(op):
     _run(_unary_cases(op, list(_INTLIKE)))
 
