@@ -154,13 +154,22 @@ class TensorMath:
             return _binary(E.Div, other, self.to(_dt.get_default_dtype()))
         return _binary(E.Div, other, self)
 
-    def __floordiv__(self, other):  # not differentiable
-        od = other._data if isinstance(other, _function.Tensor) else other
-        return self._make(self._data // od, False)
+    # // and %: PyTorch's promotion (as +), not differentiable here
+    def __floordiv__(self, other):
+        with no_grad():
+            return _binary(E.FloorDiv, self, other)
 
-    def __mod__(self, other):  # not differentiable
-        od = other._data if isinstance(other, _function.Tensor) else other
-        return self._make(self._data % od, False)
+    def __rfloordiv__(self, other):
+        with no_grad():
+            return _binary(E.FloorDiv, other, self)
+
+    def __mod__(self, other):
+        with no_grad():
+            return _binary(E.Mod, self, other)
+
+    def __rmod__(self, other):
+        with no_grad():
+            return _binary(E.Mod, other, self)
 
     def __pow__(self, other):
         return _binary(E.Pow, self, other)

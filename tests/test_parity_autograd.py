@@ -262,11 +262,6 @@ def test_numpy_interop():
             x.requires_grad_().numpy()
 
 
-@pytest.mark.xfail(
-    reason="tensor_math.py __floordiv__/__mod__ on integers: x // 0 gives 0 with a NumPy "
-    "warning; PyTorch raises ZeroDivisionError",
-    strict=True,
-)
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_integer_division_by_zero_raises():
     m, t = pair(torch, [1, 2], "int64")

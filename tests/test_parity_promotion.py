@@ -37,17 +37,6 @@ BINARY = {
     "lt": operator.lt,
 }
 
-_FLOORDIV_NUMPY = {  # int x float pairs where NumPy's promotion differs from PyTorch's
-    ("int16", "float16"),
-    ("int16", "bfloat16"),
-    ("int32", "float16"),
-    ("int32", "bfloat16"),
-    ("int32", "float32"),
-    ("int64", "float16"),
-    ("int64", "bfloat16"),
-    ("int64", "float32"),
-}
-
 
 def _tensor_pair_bug(op: str, a: str, b: str) -> str | None:
     """Why minigenesis differs from torch for tensor(a) op tensor(b), or None."""
@@ -55,11 +44,6 @@ def _tensor_pair_bug(op: str, a: str, b: str) -> str | None:
         return "bool subtraction must raise (torch: 'use the ~ or logical_not() operator')"
     if op == "truediv" and a in _INTLIKE and b in _HALF:
         return "int / float16 casts the int to the default float first (float32), not float16"
-    if op in ("floordiv", "mod"):
-        if (a, b) in _FLOORDIV_NUMPY or (b, a) in _FLOORDIV_NUMPY:
-            return "// and % use NumPy's promotion (int32 // float32 -> float64), not PyTorch's"
-        if a == b == "bool":
-            return "bool // bool and bool % bool must raise"
     if op == "pow" and a == b == "bool":
         return "bool ** bool must raise"
     return None
@@ -158,16 +142,12 @@ SCALAR_COMBOS = [(a, s) for a in ALL for s in SCALARS]
 
 
 def _scalar_bug(op: str, a: str, s: str) -> str | None:
-    if op in ("rfloordiv", "rmod") and not (a == "bool" and s == "True"):
-        return "Tensor has no __rfloordiv__ / __rmod__ (2 // x raises TypeError)"
     if op in ("sub", "rsub") and (a == "bool") != (s == "True"):
         return "subtraction with a bool operand must raise"
-    if a == "bool" and s == "True" and op in ("pow", "rpow", "floordiv", "mod"):
+    if a == "bool" and s == "True" and op in ("pow", "rpow"):
         return "bool tensor with a bool scalar: ** keeps bool (torch) or raises, not NumPy's int8"
     if a == "bool" and s == "2" and op == "pow":
         return "bool ** int gives int64 in torch, NumPy's int8 here"
-    if op in ("floordiv", "mod") and s == "2.5" and a in (*_INTLIKE, "bfloat16"):
-        return "// and % with a float scalar use NumPy's float64 instead of the default float"
     return None
 
 

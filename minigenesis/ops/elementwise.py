@@ -80,6 +80,30 @@ class Div(Op):
         return (gz / y if need_x else None), (-gz * x / (y * y) if need_y else None)
 
 
+class FloorDiv(Op):
+    """z = floor(x / y) (Python's //), after the tensor methods' type promotion. Not
+    differentiable: the methods run it under no_grad. Integer division by zero raises
+    ZeroDivisionError, and bool // bool is refused, as in PyTorch."""
+
+    ufunc = "floor_divide"
+
+    @classmethod
+    def forward(cls, ctx, x, y):
+        kinds = [v.dtype.kind if hasattr(v, "dtype") else type(v) for v in (x, y)]
+        if all(k in ("b", bool) for k in kinds):
+            raise TypeError(f"{cls.ufunc} of two bool operands is not supported (as in PyTorch)")
+        xp = get_array_module(x if hasattr(x, "dtype") else y)
+        if all(k in ("b", "i", "u", bool, int) for k in kinds) and bool(xp.any(xp.asarray(y) == 0)):
+            raise ZeroDivisionError(f"integer {cls.ufunc} by zero")
+        return getattr(xp, cls.ufunc)(x, y)
+
+
+class Mod(FloorDiv):
+    """z = x mod y with the sign of y (Python's %, PyTorch's remainder); as FloorDiv."""
+
+    ufunc = "remainder"
+
+
 class Pow(Op):
     """z = x ** y;   dz/dx = y * x^(y-1),  dz/dy = z * ln(x).  Either side may be a scalar."""
 
