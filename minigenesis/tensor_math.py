@@ -102,6 +102,13 @@ def _compare(a: Any, b: Any, fn: Any) -> Any:
     return Tensor._make(out, False)
 
 
+def _is_float(x: Any) -> bool:
+    """A Python float or a floating-point tensor (what makes a promoted result floating)."""
+    if isinstance(x, _function.Tensor):
+        return x._data.dtype.kind in _FLOAT_KINDS
+    return isinstance(x, float)
+
+
 def _float_in(t: Any) -> Any:
     """Float math (exp, log, ...) on a bool/integer tensor computes in the default float dtype, as
     PyTorch does (NumPy would pick float16 for int8, float64 for int64)."""
@@ -145,12 +152,14 @@ class TensorMath:
         return _binary(E.Mul, other, self)
 
     def __truediv__(self, other):
-        if self._data.dtype.kind in "iub":  # true division of integers gives floats
+        # true division of integers gives the default float, unless the other operand already
+        # makes the result floating (int / float16 is float16)
+        if self._data.dtype.kind in "iub" and not _is_float(other):
             return _binary(E.Div, self.to(_dt.get_default_dtype()), other)
         return _binary(E.Div, self, other)
 
     def __rtruediv__(self, other):
-        if self._data.dtype.kind in "iub":
+        if self._data.dtype.kind in "iub" and not _is_float(other):
             return _binary(E.Div, other, self.to(_dt.get_default_dtype()))
         return _binary(E.Div, other, self)
 
