@@ -138,7 +138,7 @@ def run_backward(
                 if in_grads is None:  # no gradient reached this node: just release its inputs
                     in_grads = (None,) * len(node.next_edges)
                 elif not retain_graph:  # free the saved arrays now: their memory is needed no more
-                    node._saved = node._out_arrays = None
+                    node._saved = None
 
                 for edge, g in zip(node.next_edges, in_grads):
                     if edge is None:

@@ -55,8 +55,7 @@ class Function:
     _to_save: tuple = ()
     _non_diff = None
     _grad_hooks = None  # output_nr -> hooks (Tensor.register_hook / retain_grad on non-leaves)
-    _out_arrays = None  # output arrays, kept only when forward saved an output
-    _outputs = None  # weak references to the output tensors, likewise
+    _outputs = None  # weak references to the output tensors, kept when forward saved an output
 
     # ------------------------------------------------------------------ the op author's interface
     @staticmethod
@@ -111,10 +110,11 @@ class Function:
             if kind == _INPUT:
                 out.append(a)
             else:  # an output: the live tensor if it still exists, else rebuild it on this node
-                t = self._outputs[a]()
+                j, array = a
+                t = self._outputs[j]()
                 if t is None:
-                    t = Tensor._make(self._out_arrays[a], True)
-                    t.grad_fn, t._output_nr, t._vc = self, a, b
+                    t = Tensor._make(array, True)
+                    t.grad_fn, t._output_nr, t._vc = self, j, b
                 out.append(t)
         return tuple(out)
 
@@ -275,9 +275,9 @@ def _resolve_saved(ctx, s, args, inputs, raw, outs) -> tuple:
         if s is r or (isinstance(s, Tensor) and s._data is r):  # (a custom forward's output)
             if ctx._outputs is None:
                 ctx._outputs = list(map(weakref.ref, outs))
-                ctx._out_arrays = raw
             vc = outs[j]._version_counter()
-            return (_OUTPUT, j, vc, vc[0])
+            # the array too: a weak reference alone would lose it if the output tensor dies
+            return (_OUTPUT, (j, r), vc, vc[0])
     if isinstance(s, Tensor):  # a tensor made inside forward: keep it, detached
         return (_CONST, s.detach(), None, None)
     return (_CONST, Tensor._make(s, False), None, None)  # an intermediate array

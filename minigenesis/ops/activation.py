@@ -40,7 +40,10 @@ _sigmoid_numpy = np.errstate(over="ignore")(_sigmoid_passes)
 
 
 def _sigmoid(x):
-    return _sigmoid_numpy(x) if isinstance(x, np.ndarray) else _sigmoid_passes(x)
+    """Sigmoid of an array (2-byte floats computed in float32, rounded once at the end)."""
+    xf = _f32(x)
+    y = _sigmoid_numpy(xf) if isinstance(xf, np.ndarray) else _sigmoid_passes(xf)
+    return y if xf is x else y.astype(x.dtype)
 
 
 class ReLU(Op):
@@ -63,7 +66,7 @@ class Sigmoid(Op):
 
     @staticmethod
     def forward(ctx, x):
-        y = _sigmoid(_f32(x)).astype(x.dtype, copy=False)
+        y = _sigmoid(x)
         ctx.save_for_backward(y)
         return y
 
