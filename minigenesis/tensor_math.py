@@ -109,6 +109,20 @@ def _is_float(x: Any) -> bool:
     return isinstance(x, float)
 
 
+def _is_bool(x: Any) -> bool:
+    """A Python bool or a bool tensor."""
+    if isinstance(x, _function.Tensor):
+        return x._data.dtype.kind == "b"
+    return x.__class__ is bool
+
+
+def _refuse_bool_sub() -> None:
+    raise TypeError(
+        "subtraction (-) with a bool operand is not supported, as in PyTorch: to invert a mask "
+        "use ~ or logical_not(); for arithmetic convert it first (.int(), .float())"
+    )
+
+
 def _float_in(t: Any) -> Any:
     """Float math (exp, log, ...) on a bool/integer tensor computes in the default float dtype, as
     PyTorch does (NumPy would pick float16 for int8, float64 for int64)."""
@@ -140,9 +154,13 @@ class TensorMath:
         return _binary(E.Add, other, self)
 
     def __sub__(self, other):
+        if self._data.dtype.kind == "b" or _is_bool(other):
+            _refuse_bool_sub()
         return _binary(E.Sub, self, other)
 
     def __rsub__(self, other):
+        if self._data.dtype.kind == "b" or _is_bool(other):
+            _refuse_bool_sub()
         return _binary(E.Sub, other, self)
 
     def __mul__(self, other):
