@@ -123,6 +123,20 @@ def _refuse_bool_sub() -> None:
     )
 
 
+def _bool_pow(t: Any, exponent: Any) -> Any:
+    """PyTorch's rules for a bool tensor base: ** True / ** False stay bool (x and all-True),
+    ** int is int64, ** bool tensor is refused; float exponents promote as usual."""
+    if exponent.__class__ is bool:
+        if exponent:
+            return t.clone()
+        return t._make(get_array_module(t._data).ones_like(t._data), False)
+    if _is_bool(exponent):
+        raise TypeError("pow of two bool operands is not supported, as in PyTorch")
+    if isinstance(exponent, int):
+        t = t._cast(np.int64)
+    return _binary(E.Pow, t, exponent)
+
+
 def _float_in(t: Any) -> Any:
     """Float math (exp, log, ...) on a bool/integer tensor computes in the default float dtype, as
     PyTorch does (NumPy would pick float16 for int8, float64 for int64)."""
@@ -199,9 +213,13 @@ class TensorMath:
             return _binary(E.Mod, other, self)
 
     def __pow__(self, other):
+        if self._data.dtype.kind == "b":
+            return _bool_pow(self, other)
         return _binary(E.Pow, self, other)
 
     def __rpow__(self, other):
+        if self._data.dtype.kind == "b" and other.__class__ is bool:
+            raise TypeError("pow of two bool operands is not supported, as in PyTorch")
         return _binary(E.Pow, other, self)
 
     def __neg__(self):
@@ -254,7 +272,7 @@ class TensorMath:
     add, sub, mul, div, matmul = __add__, __sub__, __mul__, __truediv__, __matmul__
 
     def pow(self, exponent):
-        return _binary(E.Pow, self, exponent)
+        return self.__pow__(exponent)
 
     # ------------------------------------------------------------------ unary math
     def exp(self):
