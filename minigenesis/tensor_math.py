@@ -229,7 +229,7 @@ class TensorMath:
         return self
 
     def __abs__(self):
-        return E.Abs.apply(self)
+        return self.abs()
 
     def __matmul__(self, other):
         return matmul(self, other)
@@ -288,9 +288,13 @@ class TensorMath:
         return 1 / E.Sqrt.apply(_float_in(self))
 
     def abs(self):
+        if self._data.dtype.kind == "b":
+            raise TypeError("abs() of a bool tensor is not supported, as in PyTorch")
         return E.Abs.apply(self)
 
     def sign(self):
+        if self._data.dtype.kind == "b":  # PyTorch: sign of a bool is itself
+            return self.clone()
         return E.Sign.apply(self)
 
     def clamp(self, min=None, max=None):  # noqa: A002 (PyTorch's names)
@@ -387,6 +391,8 @@ class TensorMath:
         return R.AMax.apply(self, axis if self.ndim else None, keepdim)
 
     def argmax(self, dim=None, keepdim: bool = False):
+        if self._data.dtype.kind == "b":
+            raise TypeError("argmax() of a bool tensor is not supported, as in PyTorch")
         xp = get_array_module(self._data)
         if dim is None:
             return self._make(xp.asarray(xp.argmax(self._data)), False)
@@ -396,6 +402,8 @@ class TensorMath:
         return self._make(xp.argmax(self._data, axis=d, keepdims=keepdim), False)
 
     def argmin(self, dim=None, keepdim: bool = False):
+        if self._data.dtype.kind == "b":
+            raise TypeError("argmin() of a bool tensor is not supported, as in PyTorch")
         xp = get_array_module(self._data)
         if dim is None:
             return self._make(xp.asarray(xp.argmin(self._data)), False)
