@@ -29,6 +29,7 @@ from .ops import shape as S
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 _SCALARS = (int, float, bool)
 _FLOAT_KINDS = "fV"
+_CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2, "V": 2}  # bool < integer < floating
 
 
 def norm_dim(dim: Any, ndim: int) -> tuple | None:
@@ -66,7 +67,12 @@ def _binary(op: Any, a: Any, b: Any) -> Any:
         da, db = a._data.dtype, b._data.dtype
         if da is not db and da != db:
             target = _dt.promote_types(_dt.from_numpy_dtype(da), _dt.from_numpy_dtype(db))
-            a, b = a._cast(target.numpy_dtype), b._cast(target.numpy_dtype)
+            target = target.numpy_dtype
+            if (a._data.ndim == 0) != (b._data.ndim == 0):  # a 0-d tensor acts like a scalar:
+                zd, dd = (da, db) if a._data.ndim == 0 else (db, da)  # it cannot widen a
+                if _CATEGORY[zd.kind] <= _CATEGORY[dd.kind]:  # dimensioned tensor of its kind
+                    target = dd
+            a, b = a._cast(target), b._cast(target)
     else:  # tensor (op) something else
         t, s = (a, b) if a_is_t else (b, a)
         if not isinstance(s, _SCALARS):  # an array, list or NumPy scalar: make it a tensor
