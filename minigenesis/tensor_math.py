@@ -143,6 +143,15 @@ def _bool_pow(t: Any, exponent: Any) -> Any:
     return _binary(E.Pow, t, exponent)
 
 
+def _check_inplace_cast(out: Any, target: Any) -> None:
+    """PyTorch refuses an in-place result of a higher category than self (int.add_(1.5))."""
+    if _CATEGORY[out._data.dtype.kind] > _CATEGORY[target._data.dtype.kind]:
+        raise RuntimeError(
+            f"result type {out.dtype.name} can't be cast to the desired output type "
+            f"{target.dtype.name} (an in-place op keeps self's dtype): use the out-of-place op"
+        )
+
+
 def _float_in(t: Any) -> Any:
     """Float math (exp, log, ...) on a bool/integer tensor computes in the default float dtype, as
     PyTorch does (NumPy would pick float16 for int8, float64 for int64)."""
@@ -306,6 +315,12 @@ class TensorMath:
     def clamp(self, min=None, max=None):  # noqa: A002 (PyTorch's names)
         if min is None and max is None:
             raise ValueError("clamp() needs at least one of min and max")
+        if self._data.dtype.kind in "biu" and (_is_float(min) or _is_float(max)):
+            # float bounds make the result floating (PyTorch's promotion): a float tensor
+            # bound's dtype, else the default float
+            bounds = [b.dtype for b in (min, max) if _is_float(b) and not isinstance(b, float)]
+            target = _dt.promote_types(bounds[0], bounds[-1]) if bounds else _dt.get_default_dtype()
+            return E.Clamp.apply(self._cast(target.numpy_dtype), min, max)
         return E.Clamp.apply(self, min, max)
 
     clip = clamp
@@ -604,6 +619,8 @@ class TensorMath:
         if not tracked:
             with no_grad():
                 out = fn(self, *args)
+            if self._data.dtype.kind in "biu":
+                _check_inplace_cast(out, self)
             self._data[...] = out._data
             self._bump_version()
             return self
@@ -623,6 +640,8 @@ class TensorMath:
         alias = Tensor._make(self._data.copy(), self.requires_grad)
         alias.grad_fn, alias._output_nr = self.grad_fn, self._output_nr
         out = fn(alias, *args)
+        if self._data.dtype.kind in "biu":
+            _check_inplace_cast(out, self)
         self._data[...] = out._data
         self._bump_version()
         self.grad_fn, self._output_nr, self.requires_grad = out.grad_fn, out._output_nr, True

@@ -172,12 +172,6 @@ def test_masked_fill_out_of_place():
     assert_grads([m], [t])
 
 
-@pytest.mark.xfail(
-    reason="tensor_math.py _inplace writes a result whose promoted dtype is wider than self "
-    "(int += 1.5, int /= 2, int.clamp_(0.5, 2.5)) by truncating; PyTorch raises 'result type "
-    "Float can't be cast to the desired output type Long'",
-    strict=True,
-)
 @pytest.mark.parametrize(
     "op", ["add_float", "mul_float", "div_int", "clamp_float"], ids=lambda s: s
 )
