@@ -685,10 +685,14 @@ class TensorMath:
         Tensor = _function.Tensor
         if not isinstance(src, Tensor):
             src = Tensor._make(get_array_module(self._data).asarray(src), False)
-        # Clone gives self a node of its own: the gradient flows to src, none to the old self.
-        return self._inplace(
-            lambda x, s: S.Clone.apply(s.to(x.device)._cast(x._data.dtype).expand(x.shape)), src
-        )
+        # where(True, src, old self): the gradient flows to src, and the old self's history gets
+        # a zero gradient (PyTorch's copy_ backward), not none
+        true = get_array_module(self._data).ones((), dtype=bool)
+
+        def copy(x, s):
+            return E.Where.apply(true, s.to(x.device)._cast(x._data.dtype).expand(x.shape), x)
+
+        return self._inplace(copy, src)
 
     def zero_(self):
         self._data[...] = 0

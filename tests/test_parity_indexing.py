@@ -237,11 +237,6 @@ def test_inplace_on_a_non_leaf_that_saves_self(op):
     _inplace_case(fn)
 
 
-@pytest.mark.xfail(
-    reason="tensor_math.py copy_: after y.copy_(src) the old history of y is dropped, so x "
-    "(in y = x * 1) gets no .grad; PyTorch gives it a zero gradient",
-    strict=True,
-)
 def test_copy_into_a_non_leaf_gives_zero_gradient_to_the_old_history():
     _inplace_case(lambda x, w, L: (x * 1).copy_(w * 2))
 
