@@ -496,7 +496,9 @@ class TensorMath:
     def flatten(self, start_dim: int = 0, end_dim: int = -1):
         if self.ndim == 0:
             return self.reshape(1)
-        s, e = start_dim % self.ndim, end_dim % self.ndim
+        s, e = norm_dim(start_dim, self.ndim)[0], norm_dim(end_dim, self.ndim)[0]
+        if s > e:
+            raise ValueError(f"flatten: start_dim {start_dim} cannot come after end_dim {end_dim}")
         shape = self.shape
         middle = 1
         for n in shape[s : e + 1]:
@@ -505,18 +507,22 @@ class TensorMath:
 
     def permute(self, *dims):
         dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
-        dims = tuple(d % max(self.ndim, 1) for d in dims)
+        dims = tuple(norm_dim(d, self.ndim)[0] for d in dims)
         if sorted(dims) != list(range(self.ndim)):
             raise ValueError(f"permute: {dims} is not a permutation of the dims of {self.shape}")
         return S.Permute.apply(self, dims)._view_of(self)
 
     def transpose(self, dim0: int, dim1: int):
+        d0, d1 = norm_dim(dim0, self.ndim)[0], norm_dim(dim1, self.ndim)[0]
+        if self.ndim == 0:  # dims 0 and -1 of a 0-d tensor are the tensor itself
+            return self
         dims = list(range(self.ndim))
-        d0, d1 = dim0 % self.ndim, dim1 % self.ndim
         dims[d0], dims[d1] = dims[d1], dims[d0]
         return self.permute(*dims)
 
     def t(self):
+        if self.ndim > 2:
+            raise ValueError(f"t() expects a tensor with <= 2 dims, got {self.ndim}: use transpose")
         return self.transpose(0, 1) if self.ndim == 2 else self
 
     def squeeze(self, dim=None):
@@ -528,7 +534,7 @@ class TensorMath:
         )
 
     def unsqueeze(self, dim: int):
-        d = dim % (self.ndim + 1)
+        d = norm_dim(dim, self.ndim + 1)[0]  # dims -ndim-1 .. ndim: the new dim's place
         shape = self.shape
         return self.reshape(shape[:d] + (1,) + shape[d:])
 
@@ -558,7 +564,9 @@ class TensorMath:
         n = self.shape[d]
         if isinstance(split_size_or_sections, int):
             step = split_size_or_sections
-            sizes = [min(step, n - i) for i in range(0, n, step)] or [0]
+            if step < 0 or (step == 0 and n > 0):
+                raise ValueError(f"split: the split size must be positive, got {step}")
+            sizes = [min(step, n - i) for i in range(0, n, step)] if n else [0]
         else:
             sizes = list(split_size_or_sections)
             if sum(sizes) != n:
@@ -567,6 +575,8 @@ class TensorMath:
 
     def chunk(self, chunks: int, dim: int = 0):
         n = self.shape[norm_dim(dim, self.ndim)[0]]
+        if chunks <= 0:
+            raise ValueError(f"chunk: the number of chunks must be greater than 0, got {chunks}")
         step = -(-n // chunks)
         return self.split(step, dim)
 

@@ -161,6 +161,7 @@ def test_shape_errors(op):
         SHAPE_ERRORS[op](m, mg)
 
 
+_STILL_BROKEN = {"view_non_contiguous"}  # the others are fixed; their reasons say what was wrong
 KNOWN_SHAPE_BUGS = {
     "t_3d": (
         lambda x, L: x.t(),
@@ -210,10 +211,12 @@ KNOWN_SHAPE_BUGS = {
     "op",
     [
         pytest.param(k, marks=pytest.mark.xfail(reason=v[1], strict=True))
+        if k in _STILL_BROKEN
+        else k
         for k, v in KNOWN_SHAPE_BUGS.items()
     ],
 )
-def test_shape_errors_known_bugs(op):
+def test_shape_errors_with_clear_messages(op):
     fn = KNOWN_SHAPE_BUGS[op][0]
     m, t = pair(torch, data((2, 3, 4), "float64", 26), "float32")
     with pytest.raises(_ERRORS):
