@@ -488,7 +488,17 @@ class TensorMath:
                 f"({self.numel()} elements) into {tuple(shape)}"
             ) from None
 
-    view = reshape
+    def view(self, *shape):
+        """reshape that never copies: PyTorch's view refuses memory that the new shape cannot
+        describe with strides (e.g. after transpose), where reshape would copy."""
+        out = self.reshape(*shape)
+        arr, src = out._data, self._data
+        if arr is not src and arr.size and not get_array_module(src).may_share_memory(arr, src):
+            raise RuntimeError(
+                f"view: a tensor of shape {self.shape} and these strides cannot be viewed as "
+                f"{out.shape} without a copy: use .reshape(...) or .contiguous().view(...)"
+            )
+        return out
 
     def view_as(self, other):
         return self.reshape(other.shape)
