@@ -201,6 +201,7 @@ class Tensor(TensorMath, ToShortcuts):
                 g = g.detach() if not state.grad_enabled else g
                 t.grad = g if t.grad is None else t.grad + g
 
+        keep.retains_grad = True  # type: ignore[attr-defined]  (register_hook keeps it last)
         self.grad_fn.register_hook(self._output_nr, keep)
 
     def register_hook(self, hook) -> _HookHandle:
@@ -215,6 +216,11 @@ class Tensor(TensorMath, ToShortcuts):
         else:
             self.grad_fn.register_hook(self._output_nr, hook)
             hooks = self.grad_fn._grad_hooks[self._output_nr]
+            # as PyTorch: retain_grad's hook runs after every other hook, so .grad is the
+            # gradient as the hooks left it
+            retain = [h for h in hooks if getattr(h, "retains_grad", False)]
+            if retain and hooks[-1] is not retain[-1]:
+                hooks[:] = [h for h in hooks if h not in retain] + retain
         hooks.append(hook) if hook not in hooks else None
         return _HookHandle(hooks, hook)
 

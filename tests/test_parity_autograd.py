@@ -119,11 +119,6 @@ def test_hooks_replace_the_gradient():
     assert_grads([m], [t], rtol=1e-6)
 
 
-@pytest.mark.xfail(
-    reason="tensor.py retain_grad: its hook runs in registration order; PyTorch runs "
-    "retain_grad's hook after every other tensor hook, so y.grad is the hooked gradient",
-    strict=True,
-)
 def test_retain_grad_sees_the_gradient_after_hooks():
     m, t = pair(torch, data((2, 3), "float64", 78), "float32", requires_grad=True)
     seen = {}
