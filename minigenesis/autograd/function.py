@@ -21,7 +21,6 @@ Two flavours share this class:
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 import numpy as np
@@ -55,7 +54,6 @@ class Function:
     _to_save: tuple = ()
     _non_diff = None
     _grad_hooks = None  # output_nr -> hooks (Tensor.register_hook / retain_grad on non-leaves)
-    _outputs = None  # weak references to the output tensors, kept when forward saved an output
 
     # ------------------------------------------------------------------ the op author's interface
     @staticmethod
@@ -109,12 +107,12 @@ class Function:
                 )
             if kind == _INPUT:
                 out.append(a)
-            else:  # an output: the live tensor if it still exists, else rebuild it on this node
-                j, array = a
-                t = self._outputs[j]()
-                if t is None:
-                    t = Tensor._make(array, True)
-                    t.grad_fn, t._output_nr, t._vc = self, j, b
+            else:  # an output: a tensor standing for output j of this node (see _resolve_saved)
+                j, array, differentiable = a
+                t = Tensor._make(array, differentiable)
+                if differentiable:
+                    t.grad_fn, t._output_nr = self, j
+                t._vc = b
                 out.append(t)
         return tuple(out)
 
@@ -259,12 +257,12 @@ def _record(ctx: Function, args: tuple, inputs: list, raw: tuple, outs: Any) -> 
         if s is None or type(s) in _PLAIN:  # a constant (e.g. the 2 of x * 2): kept as it is
             saved.append((_CONST, s, None, None))
         else:
-            saved.append(_resolve_saved(ctx, s, args, inputs, raw, outs))
+            saved.append(_resolve_saved(s, args, inputs, raw, outs))
     ctx._saved = saved
     ctx._to_save = ()  # _saved holds them now (and backward frees _saved)
 
 
-def _resolve_saved(ctx, s, args, inputs, raw, outs) -> tuple:
+def _resolve_saved(s: Any, args: tuple, inputs: list, raw: tuple, outs: Any) -> tuple:
     """Decide whether a saved value is an input, an output, or a constant of this op."""
     for i, a in enumerate(inputs):
         if (s is a or s is args[i]) and isinstance(args[i], Tensor):
@@ -273,11 +271,12 @@ def _resolve_saved(ctx, s, args, inputs, raw, outs) -> tuple:
             return (_INPUT, t, vc, vc[0])
     for j, r in enumerate(raw):
         if s is r or (isinstance(s, Tensor) and s._data is r):  # (a custom forward's output)
-            if ctx._outputs is None:
-                ctx._outputs = list(map(weakref.ref, outs))
-            vc = outs[j]._version_counter()
-            # the array too: a weak reference alone would lose it if the output tensor dies
-            return (_OUTPUT, (j, r), vc, vc[0])
+            # Not the output tensor itself: it points to this node (grad_fn), and this node
+            # pointing back would make a reference cycle that only the garbage collector frees.
+            # Its array and version counter are enough to stand in for it in backward.
+            t = outs[j]
+            vc = t._version_counter()
+            return (_OUTPUT, (j, r, t.requires_grad), vc, vc[0])
     if isinstance(s, Tensor):  # a tensor made inside forward: keep it, detached
         return (_CONST, s.detach(), None, None)
     return (_CONST, Tensor._make(s, False), None, None)  # an intermediate array
