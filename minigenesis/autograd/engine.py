@@ -110,7 +110,7 @@ def run_backward(
     Tensor = _fn.Tensor
     deps = _count_dependencies(roots)
     ready = [r for r in roots if deps.get(r, 0) == 0]
-    # detect_anomaly checks what each node's backward returns (in _node_backward), not the ops
+    # detect_anomaly checks what each node's backward returns (below), not the ops
     # that run inside those backwards: the per-op check is off for the whole pass.
     anomaly = state.anomaly
     state.anomaly = False
@@ -134,11 +134,24 @@ def run_backward(
                     continue
 
                 node = vertex
-                in_grads = _node_backward(node, grads, capture, results, anomaly)
-                if in_grads is None:  # no gradient reached this node: just release its inputs
+                if grads is None:  # no gradient reached this node: just release its inputs
                     in_grads = (None,) * len(node.next_edges)
-                elif not retain_graph:  # free the saved arrays now: their memory is needed no more
-                    node._saved = None
+                else:
+                    if node._n_outputs == 1 and not node._grad_hooks and capture is None:
+                        in_grads = node.backward(node, grads[0])  # the common case, inline
+                    else:  # hooks to run, gradients to capture, or several outputs
+                        in_grads = _node_backward(node, grads, capture, results)
+                    if type(in_grads) is not tuple:
+                        in_grads = (in_grads,)
+                    if len(in_grads) != len(node.next_edges):
+                        raise RuntimeError(
+                            f"{node.name}.backward returned {len(in_grads)} gradients but its "
+                            f"forward took {len(node.next_edges)} arguments"
+                        )
+                    if anomaly:
+                        _check_finite(node.name + "Backward", "backward", in_grads)
+                    if not retain_graph:  # free the saved arrays: their memory is needed no more
+                        node._saved = None
 
                 for edge, g in zip(node.next_edges, in_grads):
                     if edge is None:
@@ -182,16 +195,10 @@ def run_backward(
     return tuple(results) if results is not None else None
 
 
-def _node_backward(
-    node: Function,
-    grads: list | None,
-    capture: dict | None,
-    results: list | None,
-    anomaly: bool,
-) -> tuple | None:
-    """Run one node's backward on the gradients of its outputs; None if none arrived."""
-    if grads is None:
-        return None
+def _node_backward(node: Function, grads: list, capture: dict | None, results: list | None) -> Any:
+    """Call a node's backward where the loop's inline case does not do: first the hooks on its
+    outputs' gradients (register_hook, retain_grad) and the gradients autograd.grad asked for;
+    an output that got no gradient counts as zeros (a multi-output op)."""
     if node._grad_hooks:
         for nr, fns in node._grad_hooks.items():
             if grads[nr] is not None:
@@ -201,32 +208,17 @@ def _node_backward(
             slot = capture.get((id(node), nr))
             if slot is not None:
                 results[slot] = g
-    if node._n_outputs == 1:
-        if grads[0] is None:
-            return None
-        in_grads = node.backward(node, grads[0])
-    else:
-        present = [g for g in grads if g is not None]
-        if not present:
-            return None
-        # a multi-output op whose other outputs got no gradient: those count as zeros
+    present = [g for g in grads if g is not None]
+    if not present:
+        return (None,) * len(node.next_edges)
+    if len(present) < len(grads):
         xp = get_array_module(present[0]._data)
         Tensor = _fn.Tensor
         grads = [
             g if g is not None else Tensor._make(xp.zeros(m[0], m[1]), False)
             for g, m in zip(grads, node._out_meta)
         ]
-        in_grads = node.backward(node, *grads)
-    if type(in_grads) is not tuple:
-        in_grads = (in_grads,)
-    if len(in_grads) != len(node.next_edges):
-        raise RuntimeError(
-            f"{node.name}.backward returned {len(in_grads)} gradients but its forward took "
-            f"{len(node.next_edges)} arguments"
-        )
-    if anomaly:
-        _check_finite(node.name + "Backward", "backward", in_grads)
-    return in_grads
+    return node.backward(node, *grads)
 
 
 def _run_hooks(hooks: list | None, g: Any) -> Any:
