@@ -136,6 +136,9 @@ class Function:
         if st.autocast_dtype is not None:  # amp.py decides per op class what to cast
             args = st.autocast_hook(cls, args)
 
+        # This thread's grad mode and anomaly mode, read from its dict at once: every attribute
+        # read on a threading.local looks up the calling thread first.
+        flags = st.__dict__
         ctx = _new(cls)
         # Unwrap each Tensor to the array forward works on, and give every argument an edge:
         # where its gradient goes (see _edge), or None when it wants none. The edges exist before
@@ -143,7 +146,7 @@ class Function:
         # (Plain loops, not comprehensions: in Python 3.11 a comprehension is a function call of
         # its own, and every op passes here.)
         inputs = []
-        if st.grad_enabled:
+        if flags["grad_enabled"]:
             edges = []
             record = False
             for a in args:
@@ -177,7 +180,7 @@ class Function:
                 out.grad_fn = ctx
                 if ctx._to_save:
                     _record(ctx, args, inputs, (result,), (out,))
-            if st.anomaly:
+            if flags["anomaly"]:
                 _check_finite(cls.__name__, "forward", (result,))
             return out
 
@@ -202,7 +205,7 @@ class Function:
             ctx._out_meta = [(r.shape, r.dtype) for r in result]
             if ctx._to_save:
                 _record(ctx, args, inputs, result, outs)
-        if st.anomaly:
+        if flags["anomaly"]:
             _check_finite(cls.__name__, "forward", result)
         return tuple(outs)
 
