@@ -60,9 +60,8 @@ class Mul(Op):
 
     @staticmethod
     def backward(ctx, gz):
-        x, y = ctx.saved_tensors
-        need_x, need_y = ctx.needs_input_grad
-        return (gz * y if need_x else None), (gz * x if need_y else None)
+        x, y = ctx.saved_tensors  # forward kept y only if x wants a gradient, and x for y
+        return (gz * y if y is not None else None), (gz * x if x is not None else None)
 
 
 class Div(Op):
