@@ -28,6 +28,7 @@ from .ops import shape as S
 
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 _SCALARS = (int, float, bool)
+_NUMBERS = frozenset((int, float))  # Python numbers that keep a float tensor's dtype (not bool)
 _FLOAT_KINDS = "fV"
 _CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2, "V": 2}  # bool < integer < floating
 
@@ -61,30 +62,20 @@ def _as_tensor_like(x: Any, ref: Any) -> Any:
 def _binary(op: Any, a: Any, b: Any) -> Any:
     """Run ``op(a, b)`` after PyTorch's type promotion. One of a, b is a Tensor."""
     Tensor = _function.Tensor
-    a_is_t, b_is_t = isinstance(a, Tensor), isinstance(b, Tensor)
+    t, s = (a, b) if isinstance(a, Tensor) else (b, a)  # the tensor, and the other operand
+    # Every arithmetic operator comes here, so the common cases go first: a floating-point tensor
+    # with a Python float or int, and two tensors of one dtype, need no promotion (for a Python
+    # number NumPy keeps the tensor's dtype, as PyTorch does).
+    if type(s) in _NUMBERS:
+        promote = t._data.dtype.kind != "f"
+    else:
+        promote = not isinstance(s, Tensor) or a._data.dtype is not b._data.dtype
     low = None
-    if a_is_t and b_is_t:
-        da, db = a._data.dtype, b._data.dtype
-        if da is not db and da != db:
-            target = _dt.promote_types(_dt.from_numpy_dtype(da), _dt.from_numpy_dtype(db))
-            target = target.numpy_dtype
-            if (a._data.ndim == 0) != (b._data.ndim == 0):  # a 0-d tensor acts like a scalar:
-                zd, dd = (da, db) if a._data.ndim == 0 else (db, da)  # it cannot widen a
-                if _CATEGORY[zd.kind] <= _CATEGORY[dd.kind]:  # dimensioned tensor of its kind
-                    target = dd
-            a, b = a._cast(target), b._cast(target)
-    else:  # tensor (op) something else
-        t, s = (a, b) if a_is_t else (b, a)
-        if not isinstance(s, _SCALARS):  # an array, list or NumPy scalar: make it a tensor
-            s = _as_tensor_like(s, t)
-            return _binary(op, t, s) if a_is_t else _binary(op, s, t)
-        kind = t._data.dtype.kind
-        if kind != "f":
-            if kind == "V":  # bfloat16: NumPy would upcast to float32; PyTorch keeps bfloat16
-                low = t._data.dtype
-            elif isinstance(s, float):  # int tensor (op) float scalar -> default float
-                t = t._cast(_dt.get_default_dtype().numpy_dtype)
-                a, b = (t, s) if a_is_t else (s, t)
+    if promote:
+        if not isinstance(s, _SCALARS) and not isinstance(s, Tensor):
+            s = _as_tensor_like(s, t)  # an array, list or NumPy scalar: make it a tensor
+            return _binary(op, t, s) if t is a else _binary(op, s, t)
+        a, b, low = _promote(a, b)
     try:
         out = op.apply(a, b)
     except ValueError as err:
@@ -97,6 +88,33 @@ def _binary(op: Any, a: Any, b: Any) -> Any:
     if low is not None and out._data.dtype != low and not _autocast.casts_to_float32(op, t):
         out = out._cast(low)
     return out
+
+
+def _promote(a: Any, b: Any) -> tuple:
+    """PyTorch's type promotion for ``a (op) b`` (a tensor and a tensor or Python number):
+    the operands cast to the result's dtype, and the dtype the result must be rounded back to
+    (bfloat16, which NumPy would widen to float32) or None."""
+    Tensor = _function.Tensor
+    a_is_t, b_is_t = isinstance(a, Tensor), isinstance(b, Tensor)
+    if a_is_t and b_is_t:
+        da, db = a._data.dtype, b._data.dtype
+        if da != db:
+            target = _dt.promote_types(_dt.from_numpy_dtype(da), _dt.from_numpy_dtype(db))
+            target = target.numpy_dtype
+            if (a._data.ndim == 0) != (b._data.ndim == 0):  # a 0-d tensor acts like a scalar:
+                zd, dd = (da, db) if a._data.ndim == 0 else (db, da)  # it cannot widen a
+                if _CATEGORY[zd.kind] <= _CATEGORY[dd.kind]:  # dimensioned tensor of its kind
+                    target = dd
+            a, b = a._cast(target), b._cast(target)
+        return a, b, None
+    t, s = (a, b) if a_is_t else (b, a)  # a tensor and a Python number
+    kind = t._data.dtype.kind
+    if kind == "V":  # bfloat16: NumPy would upcast to float32; PyTorch keeps bfloat16
+        return a, b, t._data.dtype
+    if kind != "f" and isinstance(s, float):  # int tensor (op) float scalar -> default float
+        t = t._cast(_dt.get_default_dtype().numpy_dtype)
+        a, b = (t, s) if a_is_t else (s, t)
+    return a, b, None
 
 
 def _compare(a: Any, b: Any, fn: Any) -> Any:
