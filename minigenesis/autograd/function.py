@@ -109,9 +109,10 @@ class Function:
                 out.append(a)
             else:  # an output: a tensor standing for output j of this node (see _resolve_saved)
                 j, array, differentiable = a
-                t = Tensor._make(array, differentiable)
+                t = _new(Tensor)
+                t._data = array
                 if differentiable:
-                    t.grad_fn, t._output_nr = self, j
+                    t.requires_grad, t.grad_fn, t._output_nr = True, self, j
                 t._vc = b
                 out.append(t)
         return tuple(out)
