@@ -85,10 +85,10 @@ class SigmoidGrad(Op):
         ctx.save_for_backward(gy, y)
         xp = get_array_module(y)
         gx = 1 - y  # one temporary, reused in place
-        if not gx.ndim:  # NumPy returns a scalar for a 0-d array; out= needs an array
+        if not gx.ndim:  # NumPy returns a scalar for a 0-d array; in place needs an array
             gx = xp.asarray(gx)
-        xp.multiply(gx, y, out=gx)
-        xp.multiply(gx, gy, out=gx)
+        gx *= y
+        gx *= gy
         return gx
 
     @staticmethod
@@ -123,7 +123,7 @@ class TanhGrad(Op):
         if not gx.ndim:  # NumPy returns a scalar for a 0-d array; out= needs an array
             gx = xp.asarray(gx)
         xp.subtract(1, gx, out=gx)
-        xp.multiply(gx, gy, out=gx)
+        gx *= gy
         return gx
 
     @staticmethod
