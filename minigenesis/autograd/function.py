@@ -255,7 +255,9 @@ def _edge(t: Any) -> tuple:
 
 
 def _record(ctx: Function, args: tuple, inputs: list, raw: tuple, outs: Any) -> None:
-    """Resolve what forward saved, now that the outputs exist."""
+    """Resolve what forward saved, now that the outputs exist: each value becomes a record
+    (kind, value, version counter, version then), which saved_tensors checks and unpacks. The
+    value is the constant itself, the input Tensor, or (j, array, differentiable) for output j."""
     saved = []
     for s in ctx._to_save:
         if s is None or type(s) in _PLAIN:  # a constant (e.g. the 2 of x * 2): kept as it is
