@@ -83,10 +83,9 @@ class SigmoidGrad(Op):
     @staticmethod
     def forward(ctx, gy, y):
         ctx.save_for_backward(gy, y)
-        xp = get_array_module(y)
         gx = 1 - y  # one temporary, reused in place
         if not gx.ndim:  # NumPy returns a scalar for a 0-d array; in place needs an array
-            gx = xp.asarray(gx)
+            gx = get_array_module(y).asarray(gx)
         gx *= y
         gx *= gy
         return gx
