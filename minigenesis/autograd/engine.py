@@ -110,8 +110,8 @@ def run_backward(
     Tensor = _fn.Tensor
     deps = _count_dependencies(roots)
     ready = [r for r in roots if deps.get(r, 0) == 0]
-    # detect_anomaly checks what each node's backward returns (below), not the ops
-    # that run inside those backwards: the per-op check is off for the whole pass.
+    # detect_anomaly checks what each node's backward returns (below), not the ops that run
+    # inside those backwards: the per-op check is off for the whole pass.
     anomaly = state.anomaly
     state.anomaly = False
     try:
