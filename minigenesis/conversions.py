@@ -1,12 +1,40 @@
-"""The ``.to()`` shortcuts that Tensor and Module share: ``cuda() cpu() half() float() double()
-bfloat16()``. Each is ``self.to(...)`` with one argument filled in; the class that mixes this in
-provides ``to``."""
+"""What Tensor and Module share about ``.to()``: how its arguments are read (``parse_to_args``) and
+the shortcuts ``cuda() cpu() half() float() double() bfloat16()``, each ``self.to(...)`` with one
+argument filled in; the class that mixes ``ToShortcuts`` in provides ``to``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from . import dtypes as _dt
+
+
+def parse_to_args(owner: str, args: tuple, kwargs: dict, allow_copy: bool = False) -> tuple:
+    """Read ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(tensor)`` and the keywords
+    ``dtype=``, ``device=``, ``non_blocking=`` (ignored), ``copy=`` (where allowed).
+
+    Returns (dtype or None, device or None, copy). ``owner`` names the method in errors."""
+    from .tensor import Tensor  # the layer above; imported when called, never at import time
+
+    kwargs = dict(kwargs)
+    dtype = kwargs.pop("dtype", None)
+    dev = kwargs.pop("device", None)
+    kwargs.pop("non_blocking", None)
+    copy = kwargs.pop("copy", False) if allow_copy else False
+    if kwargs:
+        raise TypeError(f"{owner}() got unexpected arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, Tensor):
+            dtype, dev = a.dtype, a.device
+        elif (
+            isinstance(a, _dt.DType)
+            or a in (float, int, bool)
+            or (isinstance(a, str) and a in _dt._BY_NAME)
+        ):
+            dtype = a
+        else:
+            dev = a
+    return dtype, dev, copy
 
 
 class ToShortcuts:

@@ -21,7 +21,7 @@ from .autograd import function as _function
 from .autograd.engine import run_backward, seed_grads
 from .autograd.grad_mode import state
 from .backend import as_device, device_of, get_array_module, module_for, to_numpy
-from .conversions import ToShortcuts
+from .conversions import ToShortcuts, parse_to_args
 from .ops import elementwise as E
 from .ops import shape as S
 from .tensor_math import TensorMath
@@ -347,23 +347,7 @@ class Tensor(TensorMath, ToShortcuts):
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other_tensor)``; returns self
         when nothing changes. Differentiable."""
-        dtype = kwargs.pop("dtype", None)
-        dev = kwargs.pop("device", None)
-        kwargs.pop("non_blocking", None)
-        copy = kwargs.pop("copy", False)
-        if kwargs:
-            raise TypeError(f"to() got unexpected arguments {sorted(kwargs)}")
-        for a in args:
-            if isinstance(a, Tensor):
-                dtype, dev = a.dtype, a.device
-            elif (
-                isinstance(a, _dt.DType)
-                or a in (float, int, bool)
-                or (isinstance(a, str) and a in _dt._BY_NAME)
-            ):
-                dtype = a
-            else:
-                dev = a
+        dtype, dev, copy = parse_to_args("to", args, kwargs, allow_copy=True)
         out = self
         if dev is not None:
             dev = as_device(dev)

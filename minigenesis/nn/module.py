@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
 from ..backend import as_device, get_array_module, module_for, to_device
-from ..conversions import ToShortcuts
+from ..conversions import ToShortcuts, parse_to_args
 from ..tensor import Tensor
 from .parameter import Parameter
 
@@ -336,22 +336,7 @@ class Module(ToShortcuts):
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """``to(dtype)``, ``to(device)``, ``to(device, dtype)`` or ``to(tensor)``. A dtype applies
         to floating-point parameters and buffers only (an integer counter stays an integer)."""
-        dtype = kwargs.pop("dtype", None)
-        dev = kwargs.pop("device", None)
-        kwargs.pop("non_blocking", None)
-        if kwargs:
-            raise TypeError(f"Module.to() got unexpected arguments {sorted(kwargs)}")
-        for a in args:
-            if isinstance(a, Tensor):
-                dtype, dev = a.dtype, a.device
-            elif (
-                isinstance(a, _dt.DType)
-                or a in (float, int, bool)
-                or (isinstance(a, str) and a in _dt._BY_NAME)
-            ):
-                dtype = a
-            else:
-                dev = a
+        dtype, dev, _ = parse_to_args("Module.to", args, kwargs)
         if dtype is not None:
             dtype = _dt.to_dtype(dtype)
             if not dtype.is_floating_point:
