@@ -131,6 +131,7 @@ def run_backward(
                             results[slot] = g
                     else:
                         _accumulate(vertex, g, create_graph)
+                    g = None  # else this (weight-sized) gradient outlives the next node's backward
                     continue
 
                 node = vertex
