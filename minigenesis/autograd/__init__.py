@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from . import graph
 from .anomaly import detect_anomaly, is_anomaly_enabled
 from .engine import run_backward, seed_grads
 from .function import Function
@@ -53,6 +54,7 @@ def backward(
 
 __all__ = [
     "Function",
+    "graph",
     "grad",
     "backward",
     "gradcheck",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from sys import getrefcount as _getrefcount
+from types import GeneratorType as _GeneratorType
 from typing import Any
 
 from ..backend import get_array_module
@@ -107,7 +108,6 @@ def run_backward(
             capture[key] = i
         results = [None] * len(inputs)
 
-    Tensor = _fn.Tensor
     deps = _count_dependencies(roots)
     ready = [r for r in roots if deps.get(r, 0) == 0]
     # detect_anomaly checks what each node's backward returns (below), not the ops that run
@@ -121,68 +121,42 @@ def run_backward(
                 grads = buffers.pop(vertex, None)
 
                 if not isinstance(vertex, Function):  # a leaf tensor: the end of a path
-                    if grads is None or grads[0] is None:
-                        continue
-                    g = _run_hooks(vertex._hooks, grads[0])
-                    grads = None  # drop our reference, so _accumulate can tell if g is shared
-                    if capture is not None:
-                        slot = capture.get((id(vertex), 0))
-                        if slot is not None:
-                            results[slot] = g
-                    else:
-                        _accumulate(vertex, g, create_graph)
-                    g = None  # else this (weight-sized) gradient outlives the next node's backward
+                    if grads is not None:
+                        _finish_leaf(vertex, grads, capture, results, create_graph)
+                    grads = None  # (the gradient itself is gone with _finish_leaf's frame)
                     continue
 
                 node = vertex
+                edges = node.next_edges
                 if grads is None:  # no gradient reached this node: just release its inputs
-                    in_grads = (None,) * len(node.next_edges)
+                    in_grads = (None,) * len(edges)
                 else:
                     if node._n_outputs == 1 and not node._grad_hooks and capture is None:
                         in_grads = node.backward(node, grads[0])  # the common case, inline
                     else:  # hooks to run, gradients to capture, or several outputs
                         in_grads = _node_backward(node, grads, capture, results)
                     if type(in_grads) is not tuple:
-                        in_grads = (in_grads,)
-                    if len(in_grads) != len(node.next_edges):
+                        if type(in_grads) is _GeneratorType:  # gradients handed over one by one
+                            in_grads, edges = _stream(
+                                node, in_grads, buffers, deps, ready, capture, results,
+                                create_graph, anomaly,
+                            )  # fmt: skip
+                        else:
+                            in_grads = (in_grads,)
+                    if len(in_grads) != len(edges):
                         raise RuntimeError(
                             f"{node.name}.backward returned {len(in_grads)} gradients but its "
-                            f"forward took {len(node.next_edges)} arguments"
+                            f"forward took {len(edges)} arguments"
                         )
                     if anomaly:
                         _check_finite(node.name + "Backward", "backward", in_grads)
                     if not retain_graph:  # free the saved arrays: their memory is needed no more
                         node._saved = None
 
-                for edge, g in zip(node.next_edges, in_grads):
-                    if edge is None:
-                        continue
-                    nxt, nr, shape, dtype = edge
-                    if g is not None:
-                        # The one place broadcasting and dtype promotion are undone.
-                        data = g._data
-                        if data.shape != shape:
-                            g = g.sum_to_shape(shape)
-                        if data.dtype != dtype:
-                            g = g._cast(dtype)
-                        buf = buffers.get(nxt)
-                        if buf is None:  # (a leaf tensor counts as a vertex with one output)
-                            buf = buffers[nxt] = [None] * getattr(nxt, "_n_outputs", 1)
-                        prev = buf[nr]
-                        if prev is None:
-                            buf[nr] = g
-                        elif create_graph:  # the sum must itself be differentiable
-                            buf[nr] = prev + g
-                        else:  # plain arrays: nothing records, so skip the op machinery
-                            acc = prev._data + g._data
-                            if not acc.ndim:  # NumPy sums 0-d arrays to a scalar: re-wrap it
-                                acc = get_array_module(prev._data).asarray(acc)
-                            buf[nr] = Tensor._make(acc, False)
-                    left = deps[nxt] - 1
-                    deps[nxt] = left
-                    if left == 0:
-                        ready.append(nxt)
-                in_grads = g = data = None  # as above: keep no stale references to gradients
+                for edge, g in zip(edges, in_grads):
+                    if edge is not None:
+                        _send(edge, g, buffers, deps, ready, create_graph)
+                in_grads = g = grads = None  # keep no stale references to gradients
     finally:
         state.anomaly = anomaly
 
@@ -231,6 +205,91 @@ def _run_hooks(hooks: list | None, g: Any) -> Any:
     return g
 
 
+def _send(edge: tuple, g: Any, buffers: dict, deps: dict, ready: list, create_graph: bool) -> None:
+    """Pass the gradient ``g`` (None: no gradient) along ``edge`` into its vertex's buffer; once
+    every edge into that vertex has been served, the vertex is ready to run.
+
+    This is the one place where broadcasting and dtype promotion are undone."""
+    nxt, nr, shape, dtype = edge
+    if g is not None:
+        data = g._data
+        if data.shape != shape:
+            g = g.sum_to_shape(shape)
+        if data.dtype != dtype:
+            g = g._cast(dtype)
+        buf = buffers.get(nxt)
+        if buf is None:  # (a leaf tensor counts as a vertex with one output)
+            buf = buffers[nxt] = [None] * getattr(nxt, "_n_outputs", 1)
+        prev = buf[nr]
+        if prev is None:
+            buf[nr] = g
+        elif create_graph:  # the sum must itself be differentiable
+            buf[nr] = prev + g
+        else:  # plain arrays: nothing records, so skip the op machinery
+            acc = prev._data + g._data
+            if not acc.ndim:  # NumPy sums 0-d arrays to a scalar: re-wrap it
+                acc = get_array_module(prev._data).asarray(acc)
+            buf[nr] = _fn.Tensor._make(acc, False)
+    left = deps[nxt] - 1
+    deps[nxt] = left
+    if left == 0:
+        ready.append(nxt)
+
+
+def _stream(
+    node: Function,
+    gen: Any,
+    buffers: dict,
+    deps: dict,
+    ready: list,
+    capture: dict | None,
+    results: list | None,
+    create_graph: bool,
+    anomaly: bool,
+) -> tuple[tuple, list]:
+    """Run a backward written as a generator of ``(input index, gradient)`` pairs, passing each
+    gradient on as soon as it is yielded, and finishing a leaf at once when that was the last
+    gradient it waited for.
+
+    Why: an op whose backward computes several large gradients would otherwise hold all of them
+    at once. Linear yields its weight gradient first; it is added into ``weight.grad`` (and the
+    temporary freed) before the input gradient is even computed, so backward's peak memory holds
+    one weight-sized temporary fewer. Returns the gradients (all None) and the edges still to be
+    served (those not yielded, for the caller to release as usual)."""
+    edges = list(node.next_edges)
+    for i, g in gen:
+        edge = edges[i]
+        if edge is None or g is None:  # an input that wants no gradient (or was served)
+            continue
+        if anomaly:
+            _check_finite(node.name + "Backward", "backward", (g,))
+        edges[i] = None
+        _send(edge, g, buffers, deps, ready, create_graph)
+        g = None  # the buffer holds it now (and _accumulate may take it over only if we don't)
+        vertex = edge[0]
+        if ready and ready[-1] is vertex and not isinstance(vertex, Function):
+            ready.pop()
+            _finish_leaf(vertex, buffers.pop(vertex), capture, results, create_graph)
+    return (None,) * len(edges), edges
+
+
+def _finish_leaf(
+    leaf: Any, grads: list, capture: dict | None, results: list | None, create_graph: bool
+) -> None:
+    """Every gradient for a leaf tensor is in (``grads``, its one-slot buffer): run its hooks,
+    then accumulate into ``.grad``, or, for ``autograd.grad``, keep it as a result."""
+    g = grads.pop()  # out of the buffer: this frame holds the only reference the engine has
+    if g is None:
+        return
+    g = _run_hooks(leaf._hooks, g)
+    if capture is not None:
+        slot = capture.get((id(leaf), 0))
+        if slot is not None:
+            results[slot] = g
+    else:
+        _accumulate(leaf, g, create_graph)
+
+
 def _accumulate(leaf: Any, g: Any, create_graph: bool) -> None:
     """leaf.grad += g.
 
@@ -244,8 +303,8 @@ def _accumulate(leaf: Any, g: Any, create_graph: bool) -> None:
         leaf.grad = g if leaf.grad is None else leaf.grad + g
     elif leaf.grad is None:
         arr = g._data
-        # array refs: g's, `arr`, getrefcount's argument; tensor refs: the engine's, ours, argument
-        # (+1 that CPython holds while calling): anything more is someone else's
+        # array refs: g's, `arr`, getrefcount's argument; tensor refs: _finish_leaf's, ours,
+        # argument (+1 that CPython holds while calling): anything more is someone else's
         owned = (
             getattr(arr, "base", None) is None
             and _getrefcount(arr) <= 3

@@ -34,7 +34,7 @@ Tensor: Any = None
 
 _FLOAT_KINDS = frozenset("fV")  # 'V' is how NumPy reports ml_dtypes' bfloat16
 
-_CONST, _INPUT, _OUTPUT = 0, 1, 2
+_CONST, _INPUT, _OUTPUT, _PACKED = 0, 1, 2, 3
 _PLAIN = frozenset((int, float, bool, tuple, str))
 
 
@@ -97,6 +97,9 @@ class Function:
         for kind, a, b, c in saved:
             if kind == _CONST:
                 out.append(a)
+                continue
+            if kind == _PACKED:  # saved under saved_tensors_hooks: a = what pack returned
+                out.append(b(a))
                 continue
             if b[0] != c:
                 raise RuntimeError(
@@ -259,11 +262,13 @@ def _record(ctx: Function, args: tuple, inputs: list, raw: tuple, outs: Any) -> 
     (kind, value, version counter, version then), which saved_tensors checks and unpacks. The
     value is the constant itself, the input Tensor, or (j, array, differentiable) for output j."""
     saved = []
+    hooks = state.saved_tensors_hooks
     for s in ctx._to_save:
         if s is None or type(s) in _PLAIN:  # a constant (e.g. the 2 of x * 2): kept as it is
             saved.append((_CONST, s, None, None))
         else:
-            saved.append(_resolve_saved(s, args, inputs, raw, outs))
+            record = _resolve_saved(s, args, inputs, raw, outs)
+            saved.append(record if hooks is None else _pack(record, hooks))
     ctx._saved = saved
     ctx._to_save = ()  # _saved holds them now (and backward frees _saved)
 
@@ -286,6 +291,17 @@ def _resolve_saved(s: Any, args: tuple, inputs: list, raw: tuple, outs: Any) -> 
     if isinstance(s, Tensor):  # a tensor made inside forward: keep it, detached
         return (_CONST, s.detach(), None, None)
     return (_CONST, Tensor._make(s, False), None, None)  # an intermediate array
+
+
+def _pack(record: tuple, hooks: tuple) -> tuple:
+    """The record of a saved value under ``saved_tensors_hooks``: only what ``pack`` returned
+    is kept (and ``unpack``, to turn it back into a tensor in backward). The hooks take charge of
+    the value from here on, so there is no version check (as in PyTorch)."""
+    kind, value = record[0], record[1]
+    if kind == _OUTPUT:  # a plain tensor for the output's array: see _resolve_saved on cycles
+        value = Tensor._make(value[1], False)
+    pack, unpack = hooks
+    return (_PACKED, pack(value), unpack, None)
 
 
 def _check_finite(op: str, where: str, arrays) -> None:

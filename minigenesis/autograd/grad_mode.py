@@ -23,6 +23,8 @@ class _State(threading.local):
     # callable(fn_class, args) -> args that applies it; amp/ drives both.
     autocast_dtype = None
     autocast_hook = None
+    # (pack, unpack) while an autograd.graph.saved_tensors_hooks block is active in this thread.
+    saved_tensors_hooks = None
 
     def __init__(self) -> None:
         self.grad_enabled = True

@@ -31,10 +31,15 @@ class Linear(Op):
 
     @staticmethod
     def backward(ctx, gy):
+        # A generator: each gradient is passed on as it is yielded (engine._stream). The weight's
+        # goes first and is added into W.grad before dL/dx is computed, so the two (each as large
+        # as an activation or a weight) are never alive together.
         x, w = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad
         g2 = gy.reshape(-1, gy.shape[-1])
-        gx = (g2 @ w).reshape(x.shape) if need_x else None
-        gw = g2.mT @ x.reshape(-1, x.shape[-1]) if need_w else None
-        gb = g2.sum(dim=0) if need_b else None
-        return gx, gw, gb
+        if need_w:
+            yield 1, g2.mT @ x.reshape(-1, x.shape[-1])
+        if need_b:
+            yield 2, g2.sum(dim=0)
+        if need_x:
+            yield 0, (g2 @ w).reshape(x.shape)

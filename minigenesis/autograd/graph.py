@@ -1,0 +1,47 @@
+"""Hooks on what the graph saves for backward (PyTorch's ``torch.autograd.graph``).
+
+Every op keeps some values for its backward: a Linear its input, a Tanh its output. Inside
+``with saved_tensors_hooks(pack, unpack):`` each such value is handed to ``pack(tensor)`` as the
+op is recorded, and the graph keeps *only what pack returns*; when backward needs the value it
+calls ``unpack(that)`` and uses the tensor it gets back. Between the two, the value is the hooks'
+business: they may keep it as it is, move it to another device, compress it, or drop it and
+rebuild it later, which is how gradient checkpointing works (``utils/checkpoint.py``).
+
+    store = []
+    def pack(t):                     # called during forward, once per saved value
+        store.append(t.numpy().copy())
+        return len(store) - 1        # the graph keeps this int, not t
+    def unpack(i):                   # called during backward
+        return mg.tensor(store[i])
+
+Constants an op saves (shapes, Python numbers) do not pass through the hooks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .grad_mode import state
+
+
+class saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
+    """Context manager: ops recorded inside save ``pack(tensor)`` and get ``unpack(packed)``
+    back in backward. Blocks nest (the innermost hooks apply); the setting is per thread."""
+
+    def __init__(self, pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]):
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("saved_tensors_hooks: pack_hook and unpack_hook must be callables")
+        self.hooks = (pack_hook, unpack_hook)
+        self._prev: list = []
+
+    def __enter__(self) -> saved_tensors_hooks:
+        self._prev.append(state.saved_tensors_hooks)
+        state.saved_tensors_hooks = self.hooks
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        state.saved_tensors_hooks = self._prev.pop()
+
+
+__all__ = ["saved_tensors_hooks"]
