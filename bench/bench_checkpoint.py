@@ -6,7 +6,8 @@ one activation is 1 MiB, exactly the size of one weight gradient). Memory is tra
 tracemalloc (NumPy reports every array allocation to it), above what existed before the step
 (model, input). Three figures per variant:
 
-- held:  bytes alive at the end of the forward pass, i.e. what is kept for backward;
+- held:  bytes alive at the end of the forward pass (with the loss), i.e. what is kept for
+         backward;
 - peak:  the peak during forward+backward with the gradient buffers already allocated (a running
          loop that zeroes them in place): activations, the gradient flowing back, temporaries;
 - peak+g: the same with ``.grad`` starting as None (``zero_grad()``'s default), so the step also
@@ -70,12 +71,14 @@ def memory(
         gc.collect()
     base = tracemalloc.get_traced_memory()[0]
     tracemalloc.reset_peak()
-    out = forward(model, x, segments)
+    # Only the loss is held, as in a training loop: the output lives on only as long as the graph
+    # needs it (the last Tanh saved it), not through the whole backward.
+    loss = forward(model, x, segments).sum()
     held = tracemalloc.get_traced_memory()[0] - base
-    out.sum().backward()
+    loss.backward()
     peak = tracemalloc.get_traced_memory()[1] - base
     tracemalloc.stop()
-    del out
+    del loss
     return held / MiB, peak / MiB
 
 

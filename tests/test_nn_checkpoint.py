@@ -29,7 +29,11 @@ def make_mlp(depth=6, width=16, dropout=0.0):
     return nn.Sequential(*layers, nn.Linear(width, 3))
 
 
-def test_checkpoint_gradients_equal_plain_gradients():
+VARIANTS = pytest.mark.parametrize("reentrant", [False, True], ids=["recorded", "reentrant"])
+
+
+@VARIANTS
+def test_checkpoint_gradients_equal_plain_gradients(reentrant):
     mg.manual_seed(0)
     model = make_mlp().double()
     x = mg.randn(8, 16, dtype=mg.float64, requires_grad=True)
@@ -38,14 +42,15 @@ def test_checkpoint_gradients_equal_plain_gradients():
     model.zero_grad()
     x.grad = None
 
-    y = checkpoint(model, x)
+    y = checkpoint(model, x, use_reentrant=reentrant)
     assert y.requires_grad
     y.pow(2).sum().backward()
     assert_same(grads(model), plain, 1e-12)
     np.testing.assert_allclose(x.grad.numpy(), plain_x, rtol=1e-12)
 
 
-def test_checkpoint_sequential_in_float32_to_1e6():
+@VARIANTS
+def test_checkpoint_sequential_in_float32_to_1e6(reentrant):
     mg.manual_seed(1)
     model = make_mlp(depth=8)
     x = mg.randn(32, 16)
@@ -53,7 +58,7 @@ def test_checkpoint_sequential_in_float32_to_1e6():
     plain = grads(model)
     model.zero_grad()
     for segments in (1, 2, 4, 7):
-        out = checkpoint_sequential(model, segments, x)
+        out = checkpoint_sequential(model, segments, x, use_reentrant=reentrant)
         out.sum().backward()
         assert_same(grads(model), plain)
         model.zero_grad()
@@ -61,7 +66,8 @@ def test_checkpoint_sequential_in_float32_to_1e6():
         checkpoint_sequential(model, 0, x)
 
 
-def test_dropout_replays_the_same_mask_in_the_recomputation():
+@VARIANTS
+def test_dropout_replays_the_same_mask_in_the_recomputation(reentrant):
     mg.manual_seed(2)
     model = make_mlp(depth=4, dropout=0.5)
     x = mg.randn(16, 16)
@@ -72,7 +78,7 @@ def test_dropout_replays_the_same_mask_in_the_recomputation():
     model.zero_grad()
 
     mg.manual_seed(123)
-    checkpoint_sequential(model, 3, x).sum().backward()
+    checkpoint_sequential(model, 3, x, use_reentrant=reentrant).sum().backward()
     assert_same(grads(model), plain)
     # The recomputation restored the generator afterwards: the stream goes on as without it.
     np.testing.assert_array_equal(mg.rand(3).numpy(), after_plain)
@@ -80,12 +86,13 @@ def test_dropout_replays_the_same_mask_in_the_recomputation():
     # Without preserving the RNG state the recomputed masks differ, and so do the gradients.
     model.zero_grad()
     mg.manual_seed(123)
-    out = checkpoint(model, x, preserve_rng_state=False)
+    out = checkpoint(model, x, preserve_rng_state=False, use_reentrant=reentrant)
     out.sum().backward()
     assert not all(np.allclose(a, b) for a, b in zip(grads(model), plain))
 
 
-def test_seed_004_checkpointed_module_with_data_input_and_modulelist_argument():
+@VARIANTS
+def test_seed_004_checkpointed_module_with_data_input_and_modulelist_argument(reentrant):
     class CheckpointedModule(nn.Module):
         def __init__(self, layers):
             super().__init__()
@@ -99,7 +106,7 @@ def test_seed_004_checkpointed_module_with_data_input_and_modulelist_argument():
                 return x
 
             if self.training and self.checkpoint:
-                return mg.utils.checkpoint(run_layers, x, self.layers)
+                return mg.utils.checkpoint(run_layers, x, self.layers, use_reentrant=reentrant)
             return run_layers(x, self.layers)
 
     mg.manual_seed(3)
@@ -120,49 +127,128 @@ def test_seed_004_checkpointed_module_with_data_input_and_modulelist_argument():
     assert model(data).shape == (8, 10)
 
 
-def test_checkpoint_input_gradients_via_autograd_grad_and_accumulation_into_existing_grads():
+@VARIANTS
+def test_checkpoint_input_gradients_via_autograd_grad_and_accumulation_into_existing_grads(
+    reentrant,
+):
     mg.manual_seed(4)
     lin = nn.Linear(4, 4).double()
     x = mg.randn(3, 4, dtype=mg.float64, requires_grad=True)
-    (gx,) = mg.autograd.grad(checkpoint(lin, x).sum(), [x])
+    (gx,) = mg.autograd.grad(checkpoint(lin, x, use_reentrant=reentrant).sum(), [x])
     np.testing.assert_allclose(gx.numpy(), np.ones((3, 1)) * lin.weight.detach().numpy().sum(0))
 
     x = x.detach()
     lin.weight.grad = mg.ones(4, 4, dtype=mg.float64)
     calls = []
     lin.weight.register_hook(lambda g: calls.append(1))
-    checkpoint(lin, x).sum().backward()
+    checkpoint(lin, x, use_reentrant=reentrant).sum().backward()
     expected = 1 + np.ones((4, 1)) * x.numpy().sum(0)
     np.testing.assert_allclose(lin.weight.grad.numpy(), expected, rtol=1e-12)
     assert calls == [1]  # a parameter's hook runs once
 
 
-def test_checkpoint_non_tensor_args_tuple_outputs_and_errors():
+@VARIANTS
+def test_checkpoint_non_tensor_args_and_tuple_outputs(reentrant):
     def f(x, scale, mode):
         return (x * scale, x.sum()) if mode == "two" else x * scale
 
     x = mg.randn(3, dtype=mg.float64, requires_grad=True)
-    a, s = checkpoint(f, x, 2.0, "two")
+    a, s = checkpoint(f, x, 2.0, "two", use_reentrant=reentrant)
     (a.sum() + s).backward()
     np.testing.assert_allclose(x.grad.numpy(), np.full(3, 3.0))
-
-    with pytest.raises(TypeError, match="must return a Tensor"):
-        checkpoint(lambda x: "nope", x)
-    with pytest.warns(UserWarning, match="none of the inputs requires grad"):
-        checkpoint(lambda x: x * 2, mg.randn(2))
     with mg.no_grad():
-        assert not checkpoint(f, x, 1.0, "one").requires_grad
+        assert not checkpoint(f, x, 1.0, "one", use_reentrant=reentrant).requires_grad
     assert mg.utils.checkpoint.checkpoint is mg.utils.checkpoint  # PyTorch's spelling works too
 
 
-def test_in_place_change_of_a_saved_input_is_detected():
+def test_reentrant_variant_errors():
+    x = mg.randn(3, dtype=mg.float64, requires_grad=True)
+    with pytest.raises(TypeError, match="must return a Tensor"):
+        checkpoint(lambda x: "nope", x, use_reentrant=True)
+    with pytest.warns(UserWarning, match="none of the inputs requires grad"):
+        checkpoint(lambda x: x * 2, mg.randn(2), use_reentrant=True)
+    with pytest.raises(ValueError, match="unexpected keyword arguments \\['scale'\\]"):
+        checkpoint(lambda x, scale: x * scale, x, scale=2.0, use_reentrant=True)
+    lin = nn.Linear(3, 3)
+    with pytest.raises(RuntimeError, match="was not used to compute the outputs"):  # (PyTorch too)
+        mg.autograd.grad(checkpoint(lin, mg.randn(2, 3), use_reentrant=True).sum(), [lin.weight])
+
+
+@VARIANTS
+def test_in_place_change_of_a_saved_input_is_detected(reentrant):
     lin = nn.Linear(3, 3)
     x = mg.randn(2, 3, requires_grad=True)
     h = x * 1
-    y = checkpoint(lin, h)
+    y = checkpoint(lin, h, use_reentrant=reentrant)
     with mg.no_grad():
         h.add_(1)
     with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        y.sum().backward()
+
+
+@VARIANTS
+def test_create_graph_through_a_checkpoint_is_refused(reentrant):
+    lin = nn.Linear(3, 3)
+    y = checkpoint(lin, mg.randn(2, 3, requires_grad=True), use_reentrant=reentrant)
+    with pytest.raises(RuntimeError, match="create_graph"):
+        mg.autograd.grad(y.pow(2).sum(), lin.weight, create_graph=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The default (recorded, non-reentrant) variant only
+# ---------------------------------------------------------------------------------------------
+def test_recorded_checkpoint_gives_parameter_gradients_to_autograd_grad_and_takes_kwargs():
+    mg.manual_seed(6)
+    lin = nn.Linear(4, 4).double()
+    x = mg.randn(5, 4, dtype=mg.float64)  # data: needs no gradient
+
+    def f(x, *, scale):
+        return lin(x).tanh() * scale
+
+    gw, gb = mg.autograd.grad(checkpoint(f, x, scale=3.0).sum(), [lin.weight, lin.bias])
+    ew, eb = mg.autograd.grad(f(x, scale=3.0).sum(), [lin.weight, lin.bias])
+    np.testing.assert_allclose(gw.numpy(), ew.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(gb.numpy(), eb.numpy(), rtol=1e-12)
+    # Anything may come back, not only tensors (as PyTorch's use_reentrant=False).
+    out = checkpoint(lambda x: {"y": lin(x), "n": 2}, x)
+    assert out["n"] == 2 and out["y"].requires_grad
+
+
+def test_recorded_checkpoint_keeps_only_small_records_and_frees_recomputed_values():
+    mg.manual_seed(7)
+    model = make_mlp(depth=3)
+    x = mg.randn(4, 16)
+    y = checkpoint(model, x)
+    node = y.grad_fn  # the last Linear of the segment: its saved input is only a number now
+    assert all(isinstance(rec[1], int) for rec in node._saved)
+    frame = node._saved[0][2].__self__
+    y.sum().backward()
+    assert frame.values == {}  # every recomputed value was handed out and forgotten
+
+
+def test_recorded_checkpoint_supports_retain_graph_and_a_second_backward():
+    mg.manual_seed(8)
+    model = make_mlp(depth=3).double()
+    x = mg.randn(4, 16, dtype=mg.float64)
+    loss = checkpoint(model, x).pow(2).sum()
+    loss.backward(retain_graph=True)
+    first = grads(model)
+    loss.backward()  # recomputes a second time
+    assert_same(grads(model), [2 * g for g in first], 1e-12)
+
+
+def test_recorded_checkpoint_names_a_recomputation_that_differs():
+    calls = []
+
+    def unstable(x):  # the second run takes another branch: its saved values differ
+        calls.append(1)
+        return x.exp() if len(calls) == 1 else x * 2
+
+    x = mg.randn(3, requires_grad=True)
+    y = checkpoint(unstable, x)
+    with pytest.raises(
+        RuntimeError, match="recomputation saved 0 values for backward where the forward saved 1"
+    ):
         y.sum().backward()
 
 
