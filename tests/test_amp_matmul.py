@@ -78,3 +78,33 @@ def test_low_precision_tensors_multiply_the_same_way_without_autocast():
     assert np.array_equal(
         y.numpy().view(np.uint16), _reference(a, b, ml_dtypes.bfloat16).view(np.uint16)
     )
+
+
+@pytest.mark.parametrize("name", list(LOW))
+def test_linear_adds_its_bias_before_the_one_rounding(name):
+    # As PyTorch's addmm: x W^T + b accumulated in float32, rounded once to the low dtype.
+    dtype, low = LOW[name]
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((9, 20)).astype(np.float32)
+    lin = mg.nn.Linear(20, 7)
+    w, b = lin.weight.detach().numpy(), lin.bias.detach().numpy()
+    with mg.autocast(dtype=dtype):
+        y = lin(mg.tensor(x))
+    assert y.dtype is dtype
+    a32, w32 = x.astype(low).astype(np.float32), w.astype(low).astype(np.float32)
+    expected = (a32 @ w32.T + b.astype(low).astype(np.float32)).astype(low)
+    assert np.array_equal(y.detach().numpy().view(np.uint16), expected.view(np.uint16))
+
+
+@pytest.mark.parametrize("name", list(LOW))
+def test_relu_on_low_precision_is_exact_forward_and_backward(name):
+    dtype, low = LOW[name]
+    rng = np.random.default_rng(5)
+    x = mg.tensor(rng.standard_normal((6, 8)).astype(low), requires_grad=True)
+    g = rng.standard_normal((6, 8)).astype(low)
+    y = mg.relu(x)
+    y.backward(mg.tensor(g))
+    xn = x.detach().numpy()
+    assert y.dtype is dtype and x.grad.dtype is dtype
+    assert np.array_equal(y.detach().numpy(), np.maximum(xn, low(0)))
+    assert np.array_equal(x.grad.numpy(), np.where(xn > 0, g, low(0)))

@@ -47,18 +47,35 @@ def _sigmoid(x):
 
 
 class ReLU(Op):
-    """y = max(x, 0);   dy/dx = 1 where x > 0, else 0."""
+    """y = max(x, 0);   dy/dx = 1 where x > 0, else 0 (saved as a 0/1 mask of x's dtype)."""
 
     @staticmethod
     def forward(ctx, x):
-        y = get_array_module(x).maximum(x, 0).astype(x.dtype, copy=False)
-        ctx.save_for_backward((x > 0).astype(x.dtype))
+        xf = _f32(x)  # exact either way; 2-byte floats' own loops are just slow
+        y = get_array_module(x).maximum(xf, 0).astype(x.dtype, copy=False)
+        ctx.save_for_backward((xf > 0).astype(x.dtype))
         return y
 
     @staticmethod
     def backward(ctx, gy):
         (mask,) = ctx.saved_tensors
+        return MaskGrad.apply(gy, mask)
+
+
+class MaskGrad(Op):
+    """gx = gy * mask (mask of 0s and 1s, so no rounding);   d gx/d gy = mask."""
+
+    @staticmethod
+    def forward(ctx, gy, mask):
+        ctx.save_for_backward(mask)
+        if gy.dtype == mask.dtype and gy.dtype.itemsize == 2 and gy.dtype.kind in "fV":
+            return (_f32(gy) * _f32(mask)).astype(gy.dtype)
         return gy * mask
+
+    @staticmethod
+    def backward(ctx, ggx):
+        (mask,) = ctx.saved_tensors
+        return MaskGrad.apply(ggx, mask), None
 
 
 class Sigmoid(Op):

@@ -24,9 +24,7 @@ class Linear(Op):
                 f"{tuple(w.shape)})"
             )
         ctx.save_for_backward(x, w)
-        y = matmul_arrays(x.reshape(-1, x.shape[-1]), w.T)
-        if b is not None:
-            y += b.astype(y.dtype, copy=False)
+        y = matmul_arrays(x.reshape(-1, x.shape[-1]), w.T, b)
         return y.reshape(x.shape[:-1] + (w.shape[0],))
 
     @staticmethod
