@@ -13,7 +13,8 @@ tracemalloc (NumPy reports every array allocation to it), above what existed bef
 - peak+g: the same with ``.grad`` starting as None (``zero_grad()``'s default), so the step also
          allocates every weight gradient; both variants pay those in full.
 
-Times are the best of several interleaved repeats (``.grad`` None at the start).
+Times are the best of several interleaved repeats (``.grad`` None at the start). A third row runs
+the same split with PyTorch's older reentrant design (``use_reentrant=True``), for comparison.
 
     python bench/bench_checkpoint.py            # the issue's shape, then a 4x larger batch
     python bench/bench_checkpoint.py --quick    # a small model (smoke test)
@@ -40,8 +41,13 @@ from minigenesis import nn  # noqa: E402
 from minigenesis.utils.checkpoint import checkpoint_sequential  # noqa: E402
 
 MiB = 2**20
-PLAIN, CKPT = "plain", "checkpoint_sequential(segments=4)"
-VARIANTS = {PLAIN: None, CKPT: 4}
+PLAIN, CKPT, REENTRANT = (
+    "plain",
+    "checkpoint_sequential(segments=4)",
+    "  the same, use_reentrant=True",
+)
+# name -> (segments, use_reentrant)
+VARIANTS = {PLAIN: (None, False), CKPT: (4, False), REENTRANT: (4, True)}
 
 
 def make_model(blocks: int, width: int) -> nn.Sequential:
@@ -51,12 +57,15 @@ def make_model(blocks: int, width: int) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
-def forward(model: nn.Sequential, x: mg.Tensor, segments: int | None) -> mg.Tensor:
-    return model(x) if segments is None else checkpoint_sequential(model, segments, x)
+def forward(model: nn.Sequential, x: mg.Tensor, variant: tuple) -> mg.Tensor:
+    segments, reentrant = variant
+    if segments is None:
+        return model(x)
+    return checkpoint_sequential(model, segments, x, use_reentrant=reentrant)
 
 
 def memory(
-    model: nn.Sequential, x: mg.Tensor, segments: int | None, grads_allocated: bool
+    model: nn.Sequential, x: mg.Tensor, variant: tuple, grads_allocated: bool
 ) -> tuple[float, float]:
     """(held after forward, peak during forward+backward) in MiB above the starting point.
 
@@ -66,14 +75,14 @@ def memory(
     gc.collect()
     tracemalloc.start()
     if grads_allocated:
-        forward(model, x, segments).sum().backward()
+        forward(model, x, variant).sum().backward()
         model.zero_grad(set_to_none=False)
         gc.collect()
     base = tracemalloc.get_traced_memory()[0]
     tracemalloc.reset_peak()
     # Only the loss is held, as in a training loop: the output lives on only as long as the graph
     # needs it (the last Tanh saved it), not through the whole backward.
-    loss = forward(model, x, segments).sum()
+    loss = forward(model, x, variant).sum()
     held = tracemalloc.get_traced_memory()[0] - base
     loss.backward()
     peak = tracemalloc.get_traced_memory()[1] - base
@@ -85,10 +94,10 @@ def memory(
 def best_time(model: nn.Sequential, x: mg.Tensor, repeats: int) -> dict:
     best = {k: float("inf") for k in VARIANTS}
     for _ in range(repeats):
-        for name, segments in VARIANTS.items():
+        for name, variant in VARIANTS.items():
             model.zero_grad()
             t0 = time.perf_counter()
-            forward(model, x, segments).sum().backward()
+            forward(model, x, variant).sum().backward()
             best[name] = min(best[name], time.perf_counter() - t0)
     return best
 
@@ -97,8 +106,8 @@ def run(blocks: int, width: int, batch: int, repeats: int) -> None:
     mg.manual_seed(0)
     model = make_model(blocks, width)
     x = mg.randn(batch, width)
-    for segments in VARIANTS.values():  # warm up (imports, first allocations)
-        memory(model, x, segments, False)
+    for variant in VARIANTS.values():  # warm up (imports, first allocations)
+        memory(model, x, variant, False)
     held, peak, peak_g = {}, {}, {}
     for name, seg in VARIANTS.items():
         held[name], peak[name] = memory(model, x, seg, True)
@@ -117,11 +126,12 @@ def run(blocks: int, width: int, batch: int, repeats: int) -> None:
             f"{name:36s} {held[name]:7.1f} {peak[name]:7.1f} {peak_g[name]:7.1f} "
             f"{times[name] * 1e3:8.1f}"
         )
-    print(
-        f"{'ratio checkpoint / plain':36s} {held[CKPT] / held[PLAIN]:7.2f} "
-        f"{peak[CKPT] / peak[PLAIN]:7.2f} {peak_g[CKPT] / peak_g[PLAIN]:7.2f} "
-        f"{times[CKPT] / times[PLAIN]:8.2f}"
-    )
+    for name, label in ((CKPT, "ratio checkpoint / plain"), (REENTRANT, "  reentrant / plain")):
+        print(
+            f"{label:36s} {held[name] / held[PLAIN]:7.2f} "
+            f"{peak[name] / peak[PLAIN]:7.2f} {peak_g[name] / peak_g[PLAIN]:7.2f} "
+            f"{times[name] / times[PLAIN]:8.2f}"
+        )
 
 
 def main() -> None:

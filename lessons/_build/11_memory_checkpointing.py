@@ -112,10 +112,18 @@ plt.show()
 # ## 11.3 Checkpointing: keep less, recompute in backward
 #
 # `mg.utils.checkpoint(function, *args)` (PyTorch: `torch.utils.checkpoint.checkpoint`) runs
-# `function` **without recording a graph** and keeps only its inputs. When backward reaches it,
-# it runs `function` again, this time recording, and back-propagates through that fresh graph on
-# the spot. The random state is saved and restored around the recompute
-# (`preserve_rng_state=True`), so a Dropout inside draws the same mask twice.
+# `function` and records its graph as usual, but **without the arrays** its ops save for
+# backward: inside, every saved value goes through a *pack* hook that keeps only its number
+# (`mg.autograd.graph.saved_tensors_hooks`), so the arrays are freed as forward moves on, and
+# only `function`'s inputs are kept. When backward first asks for one of those values (the
+# *unpack* hook), `function` runs again on the same inputs and the values of that rerun are
+# handed out in the same order, each once, so they are freed again as backward passes them. The
+# random state is saved and restored around the rerun (`preserve_rng_state=True`), so a Dropout
+# inside draws the same mask twice.
+#
+# (`use_reentrant=True` selects PyTorch's older design: one graph node for the whole call, whose
+# backward reruns `function` and calls backward again on that fresh graph. It holds the gradient
+# arriving at the node through that inner backward: one activation more at the peak.)
 #
 # `checkpoint_sequential(model, segments, x)` cuts a sequence of `n` layers into segments: the
 # first `segments - 1`, of `n // segments` layers each, are checkpointed; the last one runs
