@@ -268,3 +268,29 @@ def test_gradient_accumulation_over_4_micro_batches_equals_one_big_batch():
     for xb, yb in zip(x.split(8), y.split(8)):
         (loss_fn(xb, yb) / 4).backward()
     assert_same(grads(model), big)
+
+
+@pytest.mark.parametrize("outer_reentrant", [False, True])
+@pytest.mark.parametrize("inner_reentrant", [False, True])
+def test_nested_checkpoints_of_either_kind_give_the_plain_gradients(
+    outer_reentrant, inner_reentrant
+):
+    mg.manual_seed(9)
+    a, b, c = (nn.Linear(8, 8).double() for _ in range(3))
+    x = mg.randn(4, 8, dtype=mg.float64, requires_grad=True)
+    params = [a.weight, b.weight, c.weight]
+
+    def inner(h):
+        return b(h).tanh()
+
+    def outer(x):
+        h = a(x).tanh()
+        return c(checkpoint(inner, h, use_reentrant=inner_reentrant)).tanh()
+
+    c(b(a(x).tanh()).tanh()).tanh().pow(2).sum().backward()
+    plain = [x.grad.numpy().copy()] + [p.grad.numpy().copy() for p in params]
+    x.grad = None
+    for p in params:
+        p.grad = None
+    checkpoint(outer, x, use_reentrant=outer_reentrant).pow(2).sum().backward()
+    assert_same([x.grad.numpy()] + [p.grad.numpy() for p in params], plain, 1e-12)

@@ -298,8 +298,8 @@ def _pack(record: tuple, hooks: tuple) -> tuple:
     is kept (and ``unpack``, to turn it back into a tensor in backward). The hooks take charge of
     the value from here on, so there is no version check (as in PyTorch)."""
     kind, value = record[0], record[1]
-    if kind == _OUTPUT:  # a plain tensor for the output's array: see _resolve_saved on cycles
-        value = Tensor._make(value[1], False)
+    if kind == _OUTPUT:  # a tensor for the output's array, not the output: no reference cycle
+        value = Tensor._make(value[1], value[2])
     pack, unpack = hooks
     return (_PACKED, pack(value), unpack, None)
 

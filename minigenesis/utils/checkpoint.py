@@ -79,7 +79,9 @@ class _Recomputation:
         values: dict[int, Tensor] = {}
 
         def collect(t: Tensor) -> int:
-            values[len(values)] = Tensor._make(t._data, False)
+            # Detached from the rerun's graph, but still saying whether it wants a gradient (a
+            # reentrant checkpoint nested inside reads that off its saved inputs).
+            values[len(values)] = Tensor._make(t._data, t.requires_grad)
             return len(values) - 1
 
         with _replay.replaying(self.replay), enable_grad():
