@@ -62,6 +62,10 @@ class Function:
 
     @staticmethod
     def backward(ctx: Function, *grad_outputs: Any) -> Any:
+        """The gradient of each forward argument (None where none is wanted), returned as a
+        tuple; or, written as a generator, yielded one at a time as ``(argument index, grad)``:
+        the engine passes each on at once, so large gradients need not all be alive together
+        (``ops/linear.py``)."""
         raise NotImplementedError
 
     def save_for_backward(self, *values: Any) -> None:
