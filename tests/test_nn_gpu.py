@@ -69,7 +69,8 @@ def test_clip_grad_norm_on_cuda_returns_a_device_tensor():
         assert ng.item() == pytest.approx(nc.item(), rel=1e-4)
 
 
-def test_dropout_and_checkpoint_replay_on_cuda():
+@pytest.mark.parametrize("reentrant", [False, True])
+def test_dropout_and_checkpoint_replay_on_cuda(reentrant):
     mg.manual_seed(1)
     model = nn.Sequential(
         *[m for _ in range(4) for m in (nn.Linear(16, 16), nn.Tanh(), nn.Dropout(0.5))]
@@ -80,7 +81,7 @@ def test_dropout_and_checkpoint_replay_on_cuda():
     plain = [p.grad.cpu().numpy().copy() for p in model.parameters()]
     model.zero_grad()
     mg.manual_seed(7)
-    checkpoint_sequential(model, 3, x).sum().backward()
+    checkpoint_sequential(model, 3, x, use_reentrant=reentrant).sum().backward()
     for p, ref in zip(model.parameters(), plain):
         np.testing.assert_allclose(p.grad.cpu().numpy(), ref, rtol=1e-5, atol=1e-6)
 
