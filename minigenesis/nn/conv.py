@@ -8,7 +8,6 @@ b ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)), with fan_in = in_channels/groups * kh * 
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from ..autocast_policy import LOWER, autocast_function
@@ -127,12 +126,7 @@ class Conv2d(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            kh, kw = self.kernel_size
-            fan_in = self.in_channels // self.groups * kh * kw
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        init._default_weight_and_bias_(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         if self.padding_mode == "zeros":

@@ -188,6 +188,17 @@ def kaiming_uniform_(
     return uniform_(tensor, -bound, bound, generator)
 
 
+def _default_weight_and_bias_(weight: Tensor, bias: Tensor | None) -> None:
+    """PyTorch's default initialisation of Linear and Conv layers: ``W`` by kaiming_uniform_ with
+    a = sqrt(5), which is U(-1/sqrt(fan_in), 1/sqrt(fan_in)); ``b`` from the same range, with
+    ``fan_in`` read off ``W`` (in_features, or in_channels / groups * kernel area)."""
+    kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in = calculate_fan_in_and_fan_out(weight)[0]
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        uniform_(bias, -bound, bound)
+
+
 def kaiming_normal_(
     tensor: Tensor,
     a: float = 0.0,

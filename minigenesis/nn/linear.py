@@ -7,7 +7,6 @@ b ~ U(-1/sqrt(in), 1/sqrt(in)).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from .. import dtypes as _dt
@@ -61,11 +60,7 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in = self.in_features
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        init._default_weight_and_bias_(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         return linear(input, self.weight, self.bias)
