@@ -264,7 +264,8 @@ def _edge(t: Any) -> tuple:
 def _record(ctx: Function, args: tuple, inputs: list, raw: tuple, outs: Any) -> None:
     """Resolve what forward saved, now that the outputs exist: each value becomes a record
     (kind, value, version counter, version then), which saved_tensors checks and unpacks. The
-    value is the constant itself, the input Tensor, or (j, array, differentiable) for output j."""
+    value is the constant itself, the input Tensor, or (j, array, differentiable) for output j.
+    Under saved_tensors_hooks a record is (_PACKED, what pack returned, unpack, None)."""
     saved = []
     hooks = state.saved_tensors_hooks
     for s in ctx._to_save:

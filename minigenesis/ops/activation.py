@@ -68,9 +68,8 @@ class MaskGrad(Op):
     @staticmethod
     def forward(ctx, gy, mask):
         ctx.save_for_backward(mask)
-        if gy.dtype == mask.dtype and gy.dtype.itemsize == 2 and gy.dtype.kind in "fV":
-            return (_f32(gy) * _f32(mask)).astype(gy.dtype)
-        return gy * mask
+        gf = _f32(gy)  # 2-byte floats in float32, as in ReLU.forward
+        return gy * mask if gf is gy else (gf * _f32(mask)).astype(gy.dtype)
 
     @staticmethod
     def backward(ctx, ggx):
