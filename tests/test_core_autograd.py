@@ -33,7 +33,7 @@ def test_grad_is_not_aliased_between_leaves() -> None:
     a = mg.ones(3, requires_grad=True)
     b = mg.ones(3, requires_grad=True)
     (a + b).sum().backward()  # Add hands the same gradient to both
-    a.grad.data.div_(2.0)  # seed 004 unscales like this: b.grad must not change
+    a.grad.data.div_(2.0)  # a hand-written loss scaler unscales like this: b.grad must not change
     np.testing.assert_array_equal(b.grad.numpy(), np.ones(3))
     np.testing.assert_array_equal(a.grad.numpy(), np.full(3, 0.5))
 

@@ -92,7 +92,7 @@ def test_dropout_replays_the_same_mask_in_the_recomputation(reentrant):
 
 
 @VARIANTS
-def test_seed_004_checkpointed_module_with_data_input_and_modulelist_argument(reentrant):
+def test_checkpointed_module_with_data_input_and_modulelist_argument(reentrant):
     class CheckpointedModule(nn.Module):
         def __init__(self, layers):
             super().__init__()

@@ -107,7 +107,9 @@ def test_init_is_reproducible_and_leaves_no_graph():
     b = nn.Linear(5, 4)
     np.testing.assert_array_equal(a.weight.detach().numpy(), b.weight.detach().numpy())
     p = nn.Parameter(mg.empty(3, 3))
-    init.xavier_uniform_(p, gain=1.0)  # seed 004: nn.init.xavier_uniform_(module.weight, gain=1.0)
+    init.xavier_uniform_(
+        p, gain=1.0
+    )  # as in the mixed-precision guide: nn.init.xavier_uniform_(module.weight, gain=1.0)
     assert p.is_leaf and p.requires_grad and p.grad_fn is None
     with pytest.raises(TypeError, match="expects a Tensor"):
         init.zeros_(np.zeros(3))

@@ -1,9 +1,10 @@
-"""The training, logging and diagnostics code of seeds 003 and 000, as a learner types it, with
-``torch``/``genesis`` renamed to ``minigenesis`` (sizes shrunk so each runs in a moment).
+"""The training, logging and diagnostics code of the Genesis training-tricks and
+advanced-features guides, as a learner types it, with ``torch``/``genesis`` renamed to
+``minigenesis`` (sizes shrunk so each runs in a moment).
 
 Renames used: ``torch.utils.tensorboard`` -> ``minigenesis.utils.tensorboard``;
 ``torch.utils.data`` -> ``minigenesis.utils.data``; ``torch.cuda.amp`` -> ``minigenesis.amp``;
-``.cuda()`` calls dropped (CPU). Everything else is the seed's code.
+``.cuda()`` calls dropped (CPU). Everything else is the guide's code.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from datetime import datetime
 import pytest
 
 import minigenesis
-import minigenesis as torch  # the seeds say torch.*; the API is ours
+import minigenesis as torch  # the guides say torch.*; the API is ours
 import minigenesis.nn as nn
 import minigenesis.nn.utils as utils
 import minigenesis.optim as optim
@@ -23,8 +24,8 @@ from minigenesis.utils.data import DataLoader, TensorDataset
 from minigenesis.utils.tensorboard import SummaryWriter
 
 
-def test_seed003_3_3_complete_amp_example(capsys):
-    """Seed 003 section 3.3: TensorDataset + DataLoader + autocast + GradScaler + clipping."""
+def test_complete_amp_example_trains(capsys):
+    """TensorDataset + DataLoader + autocast + GradScaler + clipping."""
     torch.manual_seed(0)
     X = torch.randn(512, 100)
     y = torch.randint(0, 10, (512,))
@@ -58,8 +59,8 @@ def test_seed003_3_3_complete_amp_example(capsys):
     assert "Epoch 3: Loss =" in capsys.readouterr().out
 
 
-def test_seed003_4_3_accumulation_with_amp():
-    """Seed 003 section 4.3 (gradient accumulation with GradScaler)."""
+def test_gradient_accumulation_with_amp():
+    """Gradient accumulation with GradScaler."""
     torch.manual_seed(1)
     train_loader = DataLoader(TensorDataset(torch.randn(64, 8), torch.randint(0, 3, (64,))),
                               batch_size=8)  # fmt: skip
@@ -84,8 +85,9 @@ def test_seed003_4_3_accumulation_with_amp():
     assert not torch.allclose(before, model.weight.detach())
 
 
-def test_seed003_5_tensorboard(tmp_path, monkeypatch):
-    """Seed 003 sections 5.2-5.4 (add_embedding's features come from a plain tensor here)."""
+def test_tensorboard_logging_example(tmp_path, monkeypatch):
+    """Scalars, histograms, graph and embedding logged to TensorBoard (add_embedding's features
+    come from a plain tensor here)."""
     monkeypatch.chdir(tmp_path)
     writer = SummaryWriter("runs/experiment_1")
     for epoch in range(3):
@@ -133,8 +135,8 @@ def test_seed003_5_tensorboard(tmp_path, monkeypatch):
     assert len(list((tmp_path / "runs").iterdir())) == 2
 
 
-def test_seed003_2_3_monitor_gradients(capsys):
-    """Seed 003 section 2.3, the learner's own monitor_gradients."""
+def test_learners_monitor_gradients(capsys):
+    """The learner's own monitor_gradients."""
 
     def monitor_gradients(model):
         total_norm = 0
@@ -163,8 +165,8 @@ def test_seed003_2_3_monitor_gradients(capsys):
     assert "bias: 1 NaN" in capsys.readouterr().out
 
 
-def test_seed003_7_diagnostics(capsys):
-    """Seed 003 sections 7.2-7.3: the learner's diagnose_training and debug_nan_loss."""
+def test_learners_diagnose_training_and_debug_nan_loss(capsys):
+    """The learner's diagnose_training and debug_nan_loss."""
 
     def diagnose_training(train_losses, val_losses):
         if len(train_losses) < 10:
@@ -208,15 +210,15 @@ def test_seed003_7_diagnostics(capsys):
     assert "未发现 NaN 问题" in capsys.readouterr().out
 
 
-def test_seed003_7_2_plot_training_curves():
+def test_plot_training_curves_titles():
     from minigenesis.viz import plot_training_curves
 
     fig = plot_training_curves([1.0, 0.5, 0.3], [1.1, 0.7, 0.6], [0.5, 0.7, 0.8], [0.4, 0.6, 0.7])
     assert [ax.get_title() for ax in fig.axes] == ["Loss Curves", "Accuracy Curves"]
 
 
-def test_seed000_complete_example_with_best_model(tmp_path, monkeypatch):
-    """Seed 000: the complete example (AMP, clipping, cosine, periodic checkpoints) and the
+def test_complete_example_with_best_model(tmp_path, monkeypatch):
+    """The complete example (AMP, clipping, cosine, periodic checkpoints) and the
     best-model tracking, with ``genesis`` -> ``minigenesis``."""
     from minigenesis.optim.lr_scheduler import CosineAnnealingLR
 
@@ -240,7 +242,7 @@ def test_seed000_complete_example_with_best_model(tmp_path, monkeypatch):
 
     best_loss = float("inf")
     for epoch in range(num_epochs):
-        for batch_idx, (data, target) in enumerate(train_loader):  # noqa: B007  (as the seed)
+        for batch_idx, (data, target) in enumerate(train_loader):  # noqa: B007  (as the guide)
             optimizer.zero_grad()
             with autocast():
                 output = model(data)

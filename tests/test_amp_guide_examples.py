@@ -1,7 +1,7 @@
-"""Seed 004 (the mixed-precision guide) run as written, with ``genesis`` renamed ``mg`` and, on
-this CPU-only machine, without ``.cuda()`` / ``device='cuda'``. Sizes and epoch counts are cut
-where the seed's would take minutes; the dtypes each example prints are checked against what
-PyTorch's autocast gives (bfloat16 being the CPU low dtype)."""
+"""The examples of the Genesis mixed-precision guide run as written, with ``genesis`` renamed
+``mg`` and, on this CPU-only machine, without ``.cuda()`` / ``device='cuda'``. Sizes and epoch
+counts are cut where the guide's would take minutes; the dtypes each example prints are checked
+against what PyTorch's autocast gives (bfloat16 being the CPU low dtype)."""
 
 from __future__ import annotations
 
@@ -106,8 +106,8 @@ def test_simple_mixed_precision_training_loop():
     assert losses[-1] < losses[0]
 
 
-class SeedGradScaler:
-    """The seed's own hand-written GradScaler, verbatim apart from the name."""
+class HandWrittenGradScaler:
+    """The guide's own hand-written GradScaler, verbatim apart from the name."""
 
     def __init__(
         self, init_scale=2**16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000
@@ -151,11 +151,11 @@ class SeedGradScaler:
         return False
 
 
-def test_advanced_loss_scaling_with_the_seeds_scaler():
+def test_advanced_loss_scaling_with_a_hand_written_scaler():
     model = nn.Sequential(nn.Linear(784, 64), nn.ReLU(), nn.Linear(64, 10))
     optimizer = optim.Adam(model.parameters(), lr=0.001)
     criterion = nn.CrossEntropyLoss()
-    scaler = SeedGradScaler()
+    scaler = HandWrittenGradScaler()
 
     def train_with_scaling(model, dataloader, optimizer, criterion, scaler):
         model.train()
@@ -230,7 +230,7 @@ def test_bf16_and_precision_comparison():
     assert train_with_bf16().weight.grad.dtype is genesis.float32
 
     def compare_precisions():
-        sizes = [16, 64, 128]  # the seed's 10000 x 10000 would take minutes on a CPU
+        sizes = [16, 64, 128]  # the guide's 10000 x 10000 would take minutes on a CPU
         errors = []
         for size in sizes:
             data_fp32 = genesis.randn(size, size)
@@ -253,7 +253,7 @@ def test_bf16_and_precision_comparison():
 
 def test_memory_usage_analysis(capsys):
     def analyze_memory_usage():
-        sizes = [(100, 100), (200, 200)]  # the seed's (5000, 5000) on 'cuda'
+        sizes = [(100, 100), (200, 200)]  # the guide's (5000, 5000) on 'cuda'
         for h, w in sizes:
             print(f"\n张量大小: {h}x{w}")
             fp32_tensor = genesis.randn(h, w, dtype=genesis.float32)
@@ -292,7 +292,7 @@ def test_gradient_checkpointing_with_mixed_precision():
 
     def create_checkpointed_model():
         layers = [
-            nn.Linear(1024, 256),  # the seed's 1024-wide stack, narrowed for a unit test
+            nn.Linear(1024, 256),  # the guide's 1024-wide stack, narrowed for a unit test
             nn.ReLU(),
             nn.Linear(256, 256),
             nn.ReLU(),
@@ -323,7 +323,7 @@ def test_gradient_checkpointing_with_mixed_precision():
 
 
 def test_precision_performance_benchmark():
-    # The seed calls torch.cuda.synchronize(); here genesis.cuda.synchronize() (a no-op on a CPU).
+    # The guide calls torch.cuda.synchronize(); here genesis.cuda.synchronize() (a no-op on a CPU).
     def benchmark_precision_performance():
         sizes = [64, 128]
         batch_sizes = [16, 32]

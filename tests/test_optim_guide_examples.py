@@ -1,11 +1,11 @@
-"""Every optimizer and scheduler example of the seed docs runs, with `genesis`/`torch` renamed to
-`minigenesis`.
+"""Every optimizer and scheduler example of the Genesis guides runs, with `genesis`/`torch`
+renamed to `minigenesis`.
 
-The snippets below are copied from /work/shared/seeds/000_*, 002_* and 003_* (docs in Chinese;
-comments trimmed). What the docs leave undefined (a dataloader, `train(...)`, `YourModel`) is
-defined in each snippet's SETUP with tiny synthetic data, and loop lengths the docs leave to the
-reader (`num_epochs`) are small. Examples that need a CUDA device (`.cuda()`,
-`torch.cuda.amp`) are left to the amp tests.
+The snippets below are copied from three guides: advanced training features, learning-rate
+schedulers and training tricks (docs in Chinese; comments trimmed). What the docs leave undefined
+(a dataloader, `train(...)`, `YourModel`) is defined in each snippet's SETUP with tiny synthetic
+data, and loop lengths the docs leave to the reader (`num_epochs`) are small. Examples that need a
+CUDA device (`.cuda()`, `torch.cuda.amp`) are left to the amp tests.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import minigenesis as mg
 
 matplotlib.use("Agg")
 
-# ------------------------------------------------------------------ shared setup code
+# ------------------------------------------------------------------ setup code used by many
 TINY_DATA = """
 import minigenesis
 minigenesis.manual_seed(0)
@@ -47,7 +47,7 @@ train_one_epoch = lambda *args: train()
 dataloader = None
 """
 
-# (name, setup, code copied from the seed, check run on the namespace afterwards)
+# (name, setup, code copied from the guide, check run on the namespace afterwards)
 SNIPPETS = []
 
 
@@ -55,9 +55,9 @@ def snippet(name, setup, code, check=None):
     SNIPPETS.append((name, textwrap.dedent(setup), textwrap.dedent(code), check))
 
 
-# ================================================================== seed 000 (advanced features)
+# ================================================================== advanced training features
 snippet(
-    "000_amp_basic",
+    "advanced_amp_basic",
     TINY_DATA
     + """
 dataloader = _loader(1024, 512)
@@ -90,7 +90,7 @@ for data, target in dataloader:
 )
 
 snippet(
-    "000_clip_grad",
+    "advanced_clip_grad",
     SIMPLE_TRAIN
     + """
 import minigenesis.optim as optim
@@ -108,7 +108,7 @@ optimizer.step()
 """,
 )
 
-SEED_000_STEPLR = """
+ADVANCED_STEPLR = """
 from minigenesis.optim.lr_scheduler import StepLR
 
 optimizer = optim.Adam(model.parameters(), lr=0.1)
@@ -119,14 +119,14 @@ for epoch in range(100):
     scheduler.step()
 """
 snippet(
-    "000_steplr",
+    "advanced_steplr",
     TINY_DATA + SIMPLE_TRAIN + "import minigenesis.optim as optim\n",
-    SEED_000_STEPLR,
+    ADVANCED_STEPLR,
     lambda ns: math.isclose(ns["scheduler"].get_last_lr()[0], 0.1 * 0.1**3),
 )
 
 snippet(
-    "000_exponentiallr",
+    "advanced_exponentiallr",
     TINY_DATA
     + SIMPLE_TRAIN
     + """
@@ -146,7 +146,7 @@ for epoch in range(100):
 )
 
 snippet(
-    "000_cosineannealinglr",
+    "advanced_cosineannealinglr",
     TINY_DATA
     + SIMPLE_TRAIN
     + """
@@ -166,7 +166,7 @@ for epoch in range(100):
 )
 
 snippet(
-    "000_custom_lambda",
+    "advanced_custom_lambda",
     TINY_DATA
     + SIMPLE_TRAIN
     + """
@@ -187,7 +187,7 @@ scheduler = LambdaLR(optimizer, lr_lambda=custom_lr_lambda)
 )
 
 snippet(
-    "000_checkpoint",
+    "advanced_checkpoint",
     TINY_DATA
     + SIMPLE_TRAIN
     + """
@@ -219,7 +219,7 @@ loss = checkpoint['loss']
 )
 
 snippet(
-    "000_complete_example",
+    "advanced_complete_example",
     TINY_DATA
     + """
 import minigenesis.nn as nn
@@ -283,9 +283,9 @@ def minigenesis_load(path):
     return mg.load_checkpoint(path)
 
 
-# ================================================================== seed 002 (lr schedulers)
+# ================================================================== learning-rate schedulers
 snippet(
-    "002_lambdalr",
+    "schedulers_lambdalr",
     TINY_DATA
     + """
 def train_one_epoch(model, dataloader, optimizer):
@@ -320,7 +320,7 @@ for epoch in range(100):
 )
 
 snippet(
-    "002_cosine_warmup",
+    "schedulers_cosine_warmup",
     TINY_DATA
     + """
 import minigenesis.nn as nn
@@ -367,7 +367,7 @@ for epoch in range(num_epochs):
 )
 
 snippet(
-    "002_common_patterns",
+    "schedulers_common_patterns",
     SIMPLE_TRAIN
     + """
 import minigenesis.optim as optim
@@ -403,7 +403,7 @@ for _ in range(60):
 )
 
 snippet(
-    "002_basic_training_loop",
+    "schedulers_basic_training_loop",
     TINY_DATA
     + """
 train_loader = _loader(784, 10, n=6, batch_size=2, classes=True)
@@ -439,14 +439,14 @@ for epoch in range(num_epochs):
         if batch_idx % 100 == 0:
             current_lr = scheduler.get_last_lr()
 """
-    # the seed's print line, split in two literals only to fit the line-length limit
+    # the guide's print line, split in two literals only to fit the line-length limit
     "            print(f'轮次: {epoch}, 批次: {batch_idx}, LR: {current_lr:.6f}, "
     "损失: {loss.item():.4f}')\n",
     lambda ns: math.isclose(ns["scheduler"].get_last_lr()[0], 0.001 * 6 / 1000),
 )
 
 snippet(
-    "002_checkpoint",
+    "schedulers_checkpoint",
     TINY_DATA
     + SIMPLE_TRAIN
     + """
@@ -479,7 +479,7 @@ scheduler.load_state_dict(checkpoint['scheduler_state_dict'])
 )
 
 snippet(
-    "002_transformer_schedule",
+    "schedulers_transformer_schedule",
     SIMPLE_TRAIN
     + """
 import minigenesis.optim as optim
@@ -503,7 +503,7 @@ for _ in range(5):
 )
 
 snippet(
-    "002_lr_range_test",
+    "schedulers_lr_range_test",
     TINY_DATA
     + SIMPLE_TRAIN
     + """
@@ -539,7 +539,7 @@ lrs, losses = lr_range_test(model, optimizer)
 )
 
 snippet(
-    "002_migration",
+    "schedulers_migration",
     SIMPLE_TRAIN
     + """
 optimizer = minigenesis.optim.SGD(model.parameters(), lr=0.1)
@@ -556,9 +556,9 @@ scheduler = optim.LambdaLR(
 """,
 )
 
-# ================================================================== seed 003 (training tricks)
+# ================================================================== training tricks
 snippet(
-    "003_schedulers",
+    "tricks_schedulers",
     "",
     """
 import minigenesis
@@ -585,7 +585,7 @@ scheduler = lr_scheduler.ReduceLROnPlateau(
 """,
 )
 
-SEED_003_WARMUP = """
+TRICKS_WARMUP = """
 import math
 
 def get_cosine_schedule_with_warmup(optimizer, num_warmup_steps, num_training_steps):
@@ -618,7 +618,7 @@ plt.title('Warmup + Cosine Schedule')
 plt.show()
 """
 snippet(
-    "003_warmup_cosine",
+    "tricks_warmup_cosine",
     """
 import minigenesis
 import minigenesis.optim as optim
@@ -627,7 +627,7 @@ import matplotlib.pyplot as plt
 model = minigenesis.nn.Linear(10, 2)
 optimizer = optim.Adam(model.parameters(), lr=0.001)
 """,
-    SEED_003_WARMUP,
+    TRICKS_WARMUP,
     lambda ns: (
         ns["lrs"][100] == 0.001
         and ns["lrs"] == [pytest.approx(0.001 * v) for v in _hf_cosine(100, 1000)]
@@ -645,7 +645,7 @@ def _hf_cosine(warmup, total):
 
 
 snippet(
-    "003_training_loop",
+    "tricks_training_loop",
     TINY_DATA
     + SIMPLE_TRAIN
     + """
@@ -680,7 +680,7 @@ for epoch in range(num_epochs):
 )
 
 snippet(
-    "003_grad_clipping",
+    "tricks_grad_clipping",
     TINY_DATA
     + SIMPLE_TRAIN
     + """
@@ -705,7 +705,7 @@ optimizer.step()
 )
 
 snippet(
-    "003_grad_accumulation",
+    "tricks_grad_accumulation",
     TINY_DATA
     + """
 import minigenesis.nn as nn
@@ -737,7 +737,7 @@ if (i + 1) % accumulation_steps != 0:
 )
 
 snippet(
-    "003_exercise_warmup_cosine",
+    "tricks_exercise_warmup_cosine",
     "import minigenesis\n",
     """
 import math
@@ -773,11 +773,11 @@ plt.show()
 
 
 @pytest.mark.parametrize("name, setup, code, check", SNIPPETS, ids=[s[0] for s in SNIPPETS])
-def test_seed_example_runs(name, setup, code, check, tmp_path, monkeypatch, capsys):
+def test_guide_example_runs(name, setup, code, check, tmp_path, monkeypatch, capsys):
     import matplotlib.pyplot as plt
 
     monkeypatch.chdir(tmp_path)  # checkpoints the examples write land in a temporary folder
-    ns: dict = {"__name__": "seed_example"}
+    ns: dict = {"__name__": "guide_example"}
     exec(compile(setup, f"<{name} setup>", "exec"), ns)
     with _no_scheduler_order_warning():
         exec(compile(code, f"<{name}>", "exec"), ns)
@@ -787,7 +787,7 @@ def test_seed_example_runs(name, setup, code, check, tmp_path, monkeypatch, caps
 
 
 class _no_scheduler_order_warning:  # noqa: N801
-    """Seed examples that step the scheduler without the optimizer may warn, as PyTorch does;
+    """Guide examples that step the scheduler without the optimizer may warn, as PyTorch does;
     any other warning (deprecations, numerics) is an error."""
 
     def __enter__(self):
