@@ -10,12 +10,15 @@ import stat
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import minigenesis as mg
 from minigenesis.serialization.atomic import _HOST, SUFFIX, sweep_stale_temps
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def temps(directory) -> list[str]:
@@ -53,27 +56,81 @@ def test_a_failed_save_keeps_the_old_file_and_leaves_no_temp(tmp_path, bad, erro
     assert temps(tmp_path) == []
 
 
-def test_sweep_removes_only_dead_writers_temps(tmp_path):
-    path = str(tmp_path / "model.ckpt")
-    dead_pid = subprocess.Popen([sys.executable, "-c", "pass"])
-    dead_pid.wait()
+def _temp_name(target: str, pid: int, host: str = _HOST) -> str:
+    return f".{target}.{host}.{pid}.0123abcd{SUFFIX}"
 
-    def name(pid, target="model.ckpt", host=_HOST):
-        return f".{target}.{host}.{pid}.0123abcd{SUFFIX}"
 
-    stale = name(dead_pid.pid)
-    kept = [
-        name(os.getpid()),  # this process: a save may be running in another thread
-        name(os.getppid()),  # alive
-        name(dead_pid.pid, target="other.ckpt"),  # another target's business
-        name(dead_pid.pid, host="deadbeef"),  # another host (shared filesystem): cannot tell
-        "model.ckpt.bak",
+# A writer in another process: it opens a save to ``path`` and waits inside it until told to
+# finish, so its temporary file is live and locked meanwhile.
+_LIVE_WRITER = """
+import sys
+import minigenesis as mg
+from pathlib import Path
+from minigenesis.serialization.atomic import atomic_write
+
+with atomic_write(sys.argv[1]) as f:
+    f.write(b"partial")
+    print("writing", flush=True)
+    sys.stdin.readline()
+print("done", flush=True)
+"""
+
+
+def test_sweep_removes_every_unlocked_temp_of_the_folder(tmp_path):
+    own_pid = os.getpid()  # the pid says nothing: only the lock tells a live writer
+    stale = [
+        _temp_name("model.ckpt", own_pid),
+        _temp_name("checkpoint_epoch_010.pth", 4242),  # another target of the folder
     ]
-    for n in [stale, *kept]:
+    kept = [
+        _temp_name(
+            "model.ckpt", own_pid, host="deadbeef"
+        ),  # another host: its lock may not reach us
+        "model.ckpt.bak",
+        "model.ckpt",
+    ]
+    for n in [*stale, *kept]:
         (tmp_path / n).write_bytes(b"x")
-    removed = sweep_stale_temps(path)
-    assert [os.path.basename(r) for r in removed] == [stale]
+    removed = sweep_stale_temps(tmp_path)
+    assert sorted(os.path.basename(r) for r in removed) == sorted(stale)
     assert sorted(os.listdir(tmp_path)) == sorted(kept)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the sweep needs flock")
+def test_sweep_and_saves_leave_a_live_writers_temp_alone(tmp_path):
+    path = tmp_path / "ckpt.pth"
+    writer = subprocess.Popen(
+        [sys.executable, "-c", _LIVE_WRITER, str(path)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    try:
+        assert writer.stdout.readline() == "writing\n"
+        [live] = temps(tmp_path)
+        # Seen from another PID namespace its pid could be anyone's: give it a dead one.
+        dead = subprocess.Popen([sys.executable, "-c", "pass"])
+        dead.wait()
+        renamed = _temp_name("ckpt.pth", dead.pid)
+        os.rename(tmp_path / live, tmp_path / renamed)  # the lock belongs to the file, not the name
+        assert sweep_stale_temps(tmp_path) == []
+        mg.save("other", tmp_path / "other.pth")  # a save sweeps the folder too
+        assert temps(tmp_path) == [renamed]
+        os.rename(tmp_path / renamed, tmp_path / live)
+        writer.stdin.write("\n")
+        writer.stdin.flush()
+        assert writer.stdout.readline() == "done\n"
+    finally:
+        writer.kill()
+        writer.wait()
+    assert path.read_bytes() == b"partial" and temps(tmp_path) == []
+
+
+def test_crash_during_a_periodic_save_is_cleaned_by_the_next_save(tmp_path):
+    """A temp left by a killed writer of one file is removed by a save of any file there."""
+    orphan = tmp_path / _temp_name("checkpoint_epoch_010.pth", 12345)
+    orphan.write_bytes(b"half a checkpoint")  # nobody holds its lock: its writer is gone
+    mg.save(1, tmp_path / "last.pth")
+    assert temps(tmp_path) == [] and sorted(os.listdir(tmp_path)) == ["last.pth"]
 
 
 def test_new_file_gets_default_permissions_and_replacing_keeps_them(tmp_path):
@@ -101,7 +158,22 @@ def test_bad_destinations(tmp_path):
         mg.save(1, tmp_path / "no" / "such" / "dir.ckpt")
     with pytest.raises(IsADirectoryError):
         mg.save(1, tmp_path)
+    with pytest.raises(FileNotFoundError, match="the path is empty") as empty:
+        mg.save(1, "")
+    assert os.getcwd() not in str(empty.value)
     assert temps(tmp_path) == []
+
+
+def test_saving_over_a_read_only_file_is_refused(tmp_path):
+    path = tmp_path / "frozen.pth"
+    mg.save("kept", path)
+    os.chmod(path, 0o444)  # no write bit for anyone: refused even for root
+    try:
+        with pytest.raises(PermissionError, match="frozen.pth.*read-only"):
+            mg.save("new", path)
+    finally:
+        os.chmod(path, 0o644)
+    assert mg.load(path) == "kept" and temps(tmp_path) == []
 
 
 def _save_forever(path, first_step: int) -> tuple[int, int]:

@@ -7,10 +7,12 @@ fsyncs the directory (the rename itself is durable). Any exception, KeyboardInte
 removes the temporary file and leaves ``path`` as it was.
 
 A process killed with SIGKILL cannot clean up after itself, so a temporary file can survive it.
-Temporary names carry the writer's host and process id
-(``.<name>.<host hash>.<pid>.<random>.mgtmp``); every save first removes the leftovers of dead
-writers on this host for the same target, so they never pile up, and never touches the file of a
-writer that is still running.
+Temporary names look like ``.<name>.<host hash>.<pid>.<random>.mgtmp``. The writer holds an
+exclusive ``flock`` on its temporary file from creation until the rename; the lock dies with the
+process, however it dies. So every save first sweeps the folder: a temporary file of this host
+whose lock can be taken belongs to nobody and is removed, one whose lock is held belongs to a
+live writer (in this process, another one, or another PID namespace) and is left alone. Without
+``fcntl`` (Windows) nothing is swept: a leftover wastes space but never hurts a live writer.
 """
 
 from __future__ import annotations
@@ -25,40 +27,48 @@ import zlib
 from collections.abc import Iterator
 from typing import BinaryIO
 
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None
+
 SUFFIX = ".mgtmp"
 _HOST = f"{zlib.crc32(socket.gethostname().encode()):08x}"
+# Any target's temporary file written on this host (another host's lock may not reach us).
+_TEMP = re.compile(r"\..+" + re.escape(f".{_HOST}.") + r"\d+\.[0-9a-f]{8}" + re.escape(SUFFIX))
 
 
-def _temp_pattern(base: str) -> re.Pattern:
-    return re.compile(re.escape(f".{base}.{_HOST}.") + r"(\d+)\.[0-9a-f]{8}" + re.escape(SUFFIX))
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
+def _remove_if_unlocked(path: str) -> bool:
+    """Delete the temporary file ``path`` if no writer holds its lock; True if it was deleted."""
     try:
-        os.kill(pid, 0)  # signal 0: existence check only (POSIX)
-    except ProcessLookupError:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # gone already (renamed into place), or unreadable: not ours to judge
         return False
-    except OSError:  # PermissionError: it exists, it is someone else's
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held: its writer is alive
+            return False
+        # Still the file we locked? (Its writer may have renamed it into place meanwhile.)
+        if not os.path.samestat(os.fstat(fd), os.stat(path)):
+            return False
+        os.unlink(path)
         return True
-    return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)  # releases the lock
 
 
-def sweep_stale_temps(path: str) -> list[str]:
-    """Remove temporary files that dead writers on this host left for ``path``; return them."""
-    if os.name != "posix":  # os.kill(pid, 0) would terminate the process on Windows
+def sweep_stale_temps(directory: str | os.PathLike) -> list[str]:
+    """Remove the temporary files in ``directory`` that no live writer holds; return them."""
+    if fcntl is None:
         return []
-    directory, base = os.path.split(path)
-    pattern = _temp_pattern(base)
     removed = []
     with contextlib.suppress(OSError), os.scandir(directory) as entries:
         for entry in entries:
-            match = pattern.fullmatch(entry.name)
-            if match and not _alive(int(match.group(1))):
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)
-                    removed.append(entry.path)
+            if _TEMP.fullmatch(entry.name) and _remove_if_unlocked(entry.path):
+                removed.append(entry.path)
     return removed
 
 
@@ -71,37 +81,64 @@ def _fsync_directory(directory: str) -> None:
             os.close(fd)
 
 
-@contextlib.contextmanager
-def atomic_write(path: str | os.PathLike) -> Iterator[BinaryIO]:
-    """Yield a binary file whose contents replace ``path`` atomically when the block succeeds."""
+def _check_destination(path: str | os.PathLike) -> str:
+    """The real path to write, or an error naming what is wrong with ``path``."""
+    if os.fspath(path) in ("", b""):
+        raise FileNotFoundError("cannot save: the path is empty")
     # Resolve symlinks: replacing a link would leave its target stale and the link gone.
     path = os.path.realpath(os.fspath(path))
-    directory, base = os.path.split(path)
+    directory = os.path.dirname(path)
     if not os.path.isdir(directory):
         raise FileNotFoundError(f"cannot save to {path}: directory {directory} does not exist")
     if os.path.isdir(path):
         raise IsADirectoryError(f"cannot save to {path}: it is a directory")
-    sweep_stale_temps(path)
+    if os.path.exists(path):
+        # A file without any write bit was made read-only on purpose; the mode bits, not
+        # os.access alone, because os.access says yes to root whatever the mode.
+        if not os.stat(path).st_mode & 0o222 or not os.access(path, os.W_OK):
+            raise PermissionError(f"cannot save to {path}: the file is read-only")
+    return path
+
+
+def _create_temp(directory: str, base: str) -> tuple[int, str]:
+    """Create and lock a fresh temporary file next to the target; return (descriptor, path)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    temp = None
+    while True:
+        name = f".{base}.{_HOST}.{os.getpid()}.{secrets.token_hex(4)}{SUFFIX}"
+        temp = os.path.join(directory, name)
+        try:
+            fd = os.open(temp, flags, 0o666)  # 0o666 & ~umask, as open() would give
+        except FileExistsError:
+            continue
+        if fcntl is None:
+            return fd, temp
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        # A sweep may have found it unlocked in the instant before the lock: then it is gone.
+        if os.fstat(fd).st_nlink > 0:
+            return fd, temp
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | os.PathLike) -> Iterator[BinaryIO]:
+    """Yield a binary file whose contents replace ``path`` atomically when the block succeeds."""
+    path = _check_destination(path)
+    directory, base = os.path.split(path)
+    sweep_stale_temps(directory)
+    fd, temp = _create_temp(directory, base)
     try:
-        while temp is None:
-            candidate = os.path.join(
-                directory, f".{base}.{_HOST}.{os.getpid()}.{secrets.token_hex(4)}{SUFFIX}"
-            )
-            with contextlib.suppress(FileExistsError):
-                fd = os.open(candidate, flags, 0o666)  # 0o666 & ~umask, as open() would give
-                temp = candidate
         with os.fdopen(fd, "wb") as f:
             if os.path.exists(path):  # keep an existing checkpoint's permissions
                 os.chmod(temp, stat.S_IMODE(os.stat(path).st_mode))
             yield f
             f.flush()
             os.fsync(f.fileno())
-        os.replace(temp, path)
+            if fcntl is not None:  # rename while still holding the lock (a sweep waits for it)
+                os.replace(temp, path)
+        if fcntl is None:  # Windows cannot rename a file that is still open
+            os.replace(temp, path)
     except BaseException:
-        if temp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
+        with contextlib.suppress(OSError):  # (already gone if the rename happened)
+            os.unlink(temp)
         raise
     _fsync_directory(directory)
