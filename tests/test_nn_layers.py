@@ -76,7 +76,7 @@ def test_embedding_padding_idx_gets_no_gradient_and_starts_at_zero():
     mg.manual_seed(0)
     emb = nn.Embedding(5, 3, padding_idx=1)
     assert float(emb.weight[1].abs().sum()) == 0
-    emb(mg.tensor([1, 1, 2, -1])).sum().backward()
+    emb(mg.tensor([1, 1, 2, 4])).sum().backward()
     g = emb.weight.grad.numpy()
     assert np.all(g[1] == 0) and np.all(g[2] == 1) and np.all(g[4] == 1)
     # Finite differences see the padding row (the forward reads it), so check the other rows.
@@ -85,9 +85,9 @@ def test_embedding_padding_idx_gets_no_gradient_and_starts_at_zero():
 
 def test_embedding_errors_and_extras():
     emb = nn.Embedding(4, 2)
-    with pytest.raises(IndexError, match="index 4 is out of range for 4 rows"):
+    with pytest.raises(IndexError, match=r"index 4 is out of bounds: expected values in \[0, 4\)"):
         emb(mg.tensor([0, 4]))
-    with pytest.raises(TypeError, match="integer tensor"):
+    with pytest.raises(RuntimeError, match="dtype int64 or int32, got float32"):
         emb(mg.tensor([0.0, 1.0]))
     w = mg.randn(3, 2)
     frozen = nn.Embedding.from_pretrained(w)

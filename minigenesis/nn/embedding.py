@@ -12,7 +12,7 @@ from typing import Any
 from ..autograd.function import Op
 from ..backend import get_array_module
 from ..creation import empty
-from ..ops.indexing import IndexAddGrad
+from ..ops.indexing import IndexAddGrad, check_index_dtype, check_index_range
 from ..tensor import Tensor
 from . import init
 from .module import Module
@@ -48,25 +48,19 @@ def embedding(
     scale_grad_by_freq: bool = False,
     sparse: bool = False,
 ) -> Tensor:
-    """Rows of ``weight`` picked by the integer tensor ``input``: shape input.shape + (dim,)."""
-    if not isinstance(input, Tensor) or input._data.dtype.kind not in "iu":
-        kind = input.dtype.name if isinstance(input, Tensor) else type(input).__name__
-        raise TypeError(f"embedding: indices must be an integer tensor (int64), got {kind}")
+    """Rows of ``weight`` picked by the integer tensor ``input``: shape input.shape + (dim,).
+    Every index must lie in [0, num_embeddings): unlike ``x[i]``, a negative index is an error."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"embedding: input must be a Tensor of indices, got {type(input).__name__}")
+    check_index_dtype(input, ("int64", "int32"), "embedding")
     if weight.ndim != 2:
         raise ValueError(f"embedding: weight must be 2-D (num, dim), got {tuple(weight.shape)}")
     if scale_grad_by_freq or sparse:
         raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported")
     n = weight.shape[0]
     idx = input._data
-    if idx.size:
-        lo, hi = int(idx.min()), int(idx.max())
-        if lo < -n or hi >= n:
-            bad = hi if hi >= n else lo
-            raise IndexError(f"embedding: index {bad} is out of range for {n} rows")
-        if lo < 0:
-            idx = idx % n
-    if padding_idx is not None and padding_idx < 0:
-        padding_idx += n
+    check_index_range(idx, n, "embedding", hint=f" (the weight has {n} rows)")
+    padding_idx = _padding_index(padding_idx, n)
     if max_norm is not None:
         _renorm_rows(weight, idx, max_norm, norm_type)
     return EmbeddingLookup.apply(weight, idx, padding_idx)
@@ -84,15 +78,34 @@ def _renorm_rows(weight: Tensor, idx: Any, max_norm: float, norm_type: float) ->
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
-    """(..., ) integer classes -> (..., num_classes) int64 with a 1 at each class."""
-    if tensor._data.dtype.kind not in "iu":
-        raise TypeError(f"one_hot: expected an integer tensor, got {tensor.dtype.name}")
-    xp = get_array_module(tensor._data)
-    n = int(tensor._data.max()) + 1 if num_classes < 0 else num_classes
-    if tensor._data.size and (int(tensor._data.min()) < 0 or int(tensor._data.max()) >= n):
-        raise ValueError(f"one_hot: class values must be in [0, {n}), got {tensor.tolist()}")
-    out = (tensor._data[..., None] == xp.arange(n)).astype(xp.int64)
+    """(..., ) int64 classes -> (..., num_classes) int64 with a 1 at each class;
+    ``num_classes=-1`` means max(tensor) + 1."""
+    check_index_dtype(tensor, ("int64",), "one_hot", "class values")
+    if not isinstance(num_classes, int) or isinstance(num_classes, bool):
+        raise TypeError(f"one_hot: num_classes must be an int, got {type(num_classes).__name__}")
+    data = tensor._data
+    if num_classes == -1:
+        if data.size == 0:
+            raise RuntimeError(
+                "one_hot: cannot infer the number of classes from an empty tensor: pass num_classes"
+            )
+        num_classes = int(data.max()) + 1
+    check_index_range(data, num_classes, "one_hot", "class value", error=RuntimeError)
+    xp = get_array_module(data)
+    out = (data[..., None] == xp.arange(num_classes)).astype(xp.int64)
     return Tensor._make(out, False)
+
+
+def _padding_index(padding_idx: int | None, num_embeddings: int) -> int | None:
+    """``padding_idx`` in [-num_embeddings, num_embeddings), made non-negative."""
+    if padding_idx is None:
+        return None
+    if not -num_embeddings <= padding_idx < num_embeddings:
+        raise ValueError(
+            f"padding_idx must be within num_embeddings: expected a value in "
+            f"[{-num_embeddings}, {num_embeddings}), got {padding_idx}"
+        )
+    return padding_idx % num_embeddings
 
 
 class Embedding(Module):
@@ -115,12 +128,7 @@ class Embedding(Module):
     ) -> None:
         super().__init__()
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise ValueError(
-                    f"padding_idx {padding_idx} must be within num_embeddings ({num_embeddings})"
-                )
-            padding_idx %= num_embeddings
+        padding_idx = _padding_index(padding_idx, num_embeddings)
         self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is None:

@@ -95,3 +95,28 @@ class IndexPut(Op):
         gx = IndexPut.apply(gy, ctx.index, 0.0) if need_x else None
         gv = GetItem.apply(gy, ctx.index) if need_v else None
         return gx, None, gv
+
+
+def check_index_range(
+    index, size: int, name: str, what: str = "index", hint: str = "", error: type = IndexError
+) -> None:
+    """Refuse integer indices outside [0, ``size``) with an ``error`` (IndexError unless the op's
+    PyTorch counterpart raises another type) naming the op, the bad value and the allowed
+    range. (NumPy would wrap a negative index around to the end: a silently wrong row.)
+    One min and one max over the array: cheap next to the lookup it guards."""
+    if index.size == 0:
+        return
+    lo, hi = int(index.min()), int(index.max())
+    if lo < 0 or hi >= size:
+        bad = lo if lo < 0 else hi
+        raise error(f"{name}: {what} {bad} is out of bounds: expected values in [0, {size}){hint}")
+
+
+def check_index_dtype(index, allowed: tuple[str, ...], name: str, what: str = "indices") -> None:
+    """Refuse an index tensor whose dtype is not one of ``allowed`` (NumPy dtype names), with
+    PyTorch's exception type (RuntimeError)."""
+    if index._data.dtype.name not in allowed:
+        names = " or ".join(allowed)
+        raise RuntimeError(
+            f"{name}: {what} must be a tensor of dtype {names}, got {index.dtype.name}"
+        )

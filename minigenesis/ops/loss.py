@@ -27,6 +27,7 @@ from ..autocast_policy import FLOAT32, autocast_function
 from ..autograd.function import Op
 from ..backend import get_array_module
 from .activation import _f32
+from .indexing import check_index_dtype, check_index_range
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -176,11 +177,7 @@ def _class_weight(weight, c: int, like, name: str):
 
 def _check_class_target(input, target, name: str) -> None:
     """Class-index targets: integer dtype and shape (N, d1, ...) for an (N, C, d1, ...) input."""
-    if target._data.dtype.kind not in "iu":
-        raise TypeError(
-            f"{name}: class-index targets must be an integer tensor (int64), got "
-            f"{target.dtype.name}"
-        )
+    check_index_dtype(target, ("int64", "uint8"), name, "class-index targets")
     expected = tuple(input.shape[:1] + input.shape[2:])
     if tuple(target.shape) != expected:
         raise ValueError(
@@ -211,13 +208,7 @@ def _nll(logp, target, weight, ignore_index: int, reduction: str, name: str):
     t = target._data
     valid = t != ignore_index
     safe = xp.where(valid, t, 0)
-    lo, hi = (int(safe.min()), int(safe.max())) if safe.size else (0, 0)
-    if lo < 0 or hi >= c:
-        bad = lo if lo < 0 else hi
-        raise IndexError(
-            f"{name}: target {bad} is out of bounds: expected class indices in [0, {c}) "
-            f"or ignore_index={ignore_index}"
-        )
+    check_index_range(safe, c, name, "target", f" or ignore_index={ignore_index}")
     dtype = logp._data.dtype
     if weight is None:
         w_t = valid.astype(dtype)
@@ -308,7 +299,8 @@ def cross_entropy(
     if w_b is not None and w_b._data.dtype != logp._data.dtype:
         w_b = w_b._cast(logp._data.dtype)
 
-    if t._data.dtype.kind == "f" or t._data.dtype.kind == "V":  # class probabilities
+    index_shape = tuple(x.shape[:1] + x.shape[2:])
+    if t.is_floating_point() and tuple(t.shape) != index_shape:  # class probabilities
         if tuple(t.shape) != tuple(x.shape):
             raise ValueError(
                 f"{name}: class-probability targets must have the input's shape "

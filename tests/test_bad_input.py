@@ -1,0 +1,209 @@
+"""Bad input gets a clear error (naming the argument and the allowed range), never a wrong answer.
+
+Each case states minigenesis's error and message; the ``*_like_torch`` tests check that PyTorch
+raises the same exception type on the same input (or computes the same result where it accepts it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+import minigenesis.nn.functional as F
+from minigenesis import nn
+
+
+def _torch():
+    return pytest.importorskip("torch")
+
+
+def _same_error(case, exc: type) -> None:
+    """``case(lib)`` raises ``exc`` for both minigenesis and PyTorch."""
+    torch = _torch()
+    for lib in (mg, torch):
+        with pytest.raises(exc):
+            case(lib)
+
+
+def _fn(lib):
+    return F if lib is mg else lib.nn.functional
+
+
+# ------------------------------------------------------------------------------------------------
+# Integer indices: embedding, one_hot, class-index targets
+# ------------------------------------------------------------------------------------------------
+def test_embedding_refuses_negative_index_instead_of_wrapping_to_last_row():
+    emb = nn.Embedding(10, 3)
+    with pytest.raises(IndexError, match=r"embedding: index -1 is out of bounds.*\[0, 10\)"):
+        emb(mg.tensor([-1]))
+    with pytest.raises(IndexError, match=r"index 10 is out of bounds.*\[0, 10\)"):
+        F.embedding(mg.tensor([[0, 10]]), mg.ones(10, 3))
+
+
+def test_embedding_accepts_int32_and_refuses_other_index_dtypes():
+    w = mg.randn(4, 2)
+    np.testing.assert_array_equal(
+        F.embedding(mg.tensor([3, 0], dtype=mg.int32), w).numpy(), w.numpy()[[3, 0]]
+    )
+    for dtype in (mg.float32, mg.uint8, mg.bool):
+        with pytest.raises(RuntimeError, match=f"int64 or int32, got {dtype.name}"):
+            F.embedding(mg.tensor([1, 0], dtype=dtype), w)
+    with pytest.raises(TypeError, match="Tensor of indices, got list"):
+        F.embedding([1, 2], w)
+
+
+def test_embedding_functional_checks_padding_idx_range():
+    w = mg.ones(10, 3)
+    with pytest.raises(ValueError, match=r"padding_idx.*\[-10, 10\), got 10"):
+        F.embedding(mg.tensor([3]), w, padding_idx=10)
+    with pytest.raises(ValueError, match=r"got -11"):
+        nn.Embedding(10, 3, padding_idx=-11)
+    # -1 is the last row: it gets no gradient
+    w.requires_grad_(True)
+    F.embedding(mg.tensor([9, 9, 0]), w, padding_idx=-1).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy()[[0, 9]], [[1, 1, 1], [0, 0, 0]])
+
+
+def test_embedding_empty_index_gives_empty_rows():
+    out = F.embedding(mg.tensor([], dtype=mg.int64), mg.ones(4, 2))
+    assert out.shape == (0, 2)
+
+
+def test_one_hot_refuses_classes_out_of_range():
+    with pytest.raises(RuntimeError, match=r"class value 3 is out of bounds.*\[0, 3\)"):
+        F.one_hot(mg.tensor([0, 3]), 3)
+    with pytest.raises(RuntimeError, match=r"class value -1 is out of bounds"):
+        F.one_hot(mg.tensor([0, -1]), 3)
+    with pytest.raises(RuntimeError, match=r"class value -1 is out of bounds"):
+        F.one_hot(mg.tensor([0, -1]))
+    with pytest.raises(RuntimeError, match=r"class value 1 is out of bounds.*\[0, 0\)"):
+        F.one_hot(mg.tensor([0, 1]), 0)
+
+
+def test_one_hot_only_minus_one_infers_the_class_count():
+    with pytest.raises(RuntimeError, match=r"out of bounds.*\[0, -2\)"):
+        F.one_hot(mg.tensor([0, 1]), -2)
+    np.testing.assert_array_equal(F.one_hot(mg.tensor([2, 0])).numpy(), [[0, 0, 1], [1, 0, 0]])
+
+
+def test_one_hot_argument_types():
+    with pytest.raises(TypeError, match="num_classes must be an int, got float"):
+        F.one_hot(mg.tensor([1, 2]), 2.5)
+    with pytest.raises(RuntimeError, match="dtype int64, got float32"):
+        F.one_hot(mg.tensor([1.0]), 3)
+    with pytest.raises(RuntimeError, match="dtype int64, got int32"):
+        F.one_hot(mg.tensor([1], dtype=mg.int32), 3)
+
+
+def test_one_hot_of_empty_tensor_needs_num_classes():
+    with pytest.raises(RuntimeError, match="empty tensor: pass num_classes"):
+        F.one_hot(mg.tensor([], dtype=mg.int64))
+    assert F.one_hot(mg.tensor([], dtype=mg.int64), 3).shape == (0, 3)
+
+
+@pytest.mark.parametrize("loss", ["cross_entropy", "nll_loss"])
+def test_class_targets_out_of_range_are_refused_except_ignore_index(loss):
+    fn = getattr(F, loss)
+    x = mg.zeros(2, 3)
+    for bad in (3, -1, -100):
+        with pytest.raises(IndexError, match=rf"target {bad} is out of bounds.*\[0, 3\)"):
+            fn(x, mg.tensor([0, bad]), ignore_index=5)
+    with pytest.raises(IndexError, match="target 4 is out of bounds"):
+        fn(mg.zeros(2, 3, 4), mg.tensor([[0, 1, 2, 0], [0, 4, 0, 0]]))
+    # the ignored sample does not count: the mean is over the one valid sample
+    logp = mg.tensor([[-1.0, -2.0, -3.0], [-4.0, -5.0, -6.0]]).log_softmax(dim=1)
+    assert fn(logp, mg.tensor([2, -7]), ignore_index=-7).item() == pytest.approx(
+        fn(logp[:1], mg.tensor([2])).item()
+    )
+
+
+@pytest.mark.parametrize("loss", ["cross_entropy", "nll_loss"])
+def test_class_targets_must_be_int64_or_uint8(loss):
+    fn = getattr(F, loss)
+    x = mg.tensor([[0.5, -1.0, 2.0], [0.0, 1.0, 0.5]]).log_softmax(dim=1)
+    ref = fn(x, mg.tensor([2, 1])).item()
+    assert fn(x, mg.tensor([2, 1], dtype=mg.uint8)).item() == ref
+    for dtype in (mg.int32, mg.int16, mg.bool, mg.float32):
+        with pytest.raises(RuntimeError, match=f"dtype int64 or uint8, got {dtype.name}"):
+            fn(x, mg.tensor([1, 0], dtype=dtype))
+
+
+def test_cross_entropy_float_targets_of_input_shape_are_probabilities():
+    x = mg.tensor([[0.5, -1.0, 2.0], [0.0, 1.0, 0.5]])
+    q = np.array([[0.2, 0.8, 0.0], [1.0, 0.0, 0.0]])
+    logp = x.numpy() - np.log(np.exp(x.numpy()).sum(1, keepdims=True))
+    expected = -(q * logp).sum(1).mean()
+    got = F.cross_entropy(x, mg.tensor(q, dtype=mg.float32)).item()
+    assert got == pytest.approx(expected, rel=1e-6)
+    with pytest.raises(RuntimeError, match="class-index targets.*got float32"):
+        F.cross_entropy(x, mg.tensor([0.0, 1.0]))
+
+
+def _loss(name: str, target, dtype: str = "int64"):
+    return lambda L: getattr(_fn(L), name)(L.zeros(2, 3), L.tensor(target, dtype=getattr(L, dtype)))
+
+
+INDEX_ERRORS = {
+    "embedding_negative": (lambda L: L.nn.Embedding(10, 3)(L.tensor([-1])), IndexError),
+    "embedding_too_large": (lambda L: L.nn.Embedding(10, 3)(L.tensor([10])), IndexError),
+    "embedding_float": (lambda L: L.nn.Embedding(10, 3)(L.tensor([1.0])), RuntimeError),
+    "embedding_uint8": (
+        lambda L: L.nn.Embedding(10, 3)(L.tensor([1], dtype=L.uint8)),
+        RuntimeError,
+    ),
+    "one_hot_too_large": (lambda L: _fn(L).one_hot(L.tensor([0, 3]), 3), RuntimeError),
+    "one_hot_negative": (lambda L: _fn(L).one_hot(L.tensor([0, -1])), RuntimeError),
+    "one_hot_minus_two": (lambda L: _fn(L).one_hot(L.tensor([0, 1]), -2), RuntimeError),
+    "one_hot_empty": (lambda L: _fn(L).one_hot(L.tensor([], dtype=L.int64)), RuntimeError),
+    "one_hot_float_count": (lambda L: _fn(L).one_hot(L.tensor([1, 2]), 2.5), TypeError),
+    "one_hot_int32": (
+        lambda L: _fn(L).one_hot(L.tensor([1], dtype=L.int32), 3),
+        RuntimeError,
+    ),
+    **{
+        f"{name}_{what}": (_loss(name, target, dtype), exc)
+        for name in ("cross_entropy", "nll_loss")
+        for what, target, dtype, exc in [
+            ("target_too_large", [0, 3], "int64", IndexError),
+            ("target_negative", [0, -1], "int64", IndexError),
+            ("target_int32", [0, 1], "int32", RuntimeError),
+            ("target_float", [0, 1], "float32", RuntimeError),
+            ("target_bool", [0, 1], "bool", RuntimeError),
+        ]
+    },
+}
+
+
+@pytest.mark.parametrize("case", INDEX_ERRORS)
+def test_index_errors_like_torch(case):
+    fn, exc = INDEX_ERRORS[case]
+    _same_error(fn, exc)
+
+
+def test_index_results_like_torch():
+    torch = _torch()
+    x = np.array([[0.5, -1.0, 2.0], [0.0, 1.0, 0.5]], dtype=np.float32)
+    q = np.array([[0.2, 0.8, 0.0], [1.0, 0.0, 0.0]], dtype=np.float32)
+    pairs = [
+        (
+            lambda L: _fn(L).cross_entropy(L.tensor(x), L.tensor([2, 1], dtype=L.uint8)),
+            "uint8 targets",
+        ),
+        (lambda L: _fn(L).cross_entropy(L.tensor(x), L.tensor(q)), "probabilities"),
+        (
+            lambda L: _fn(L).cross_entropy(L.tensor(x), L.tensor([0, 5]), ignore_index=5),
+            "ignored target",
+        ),
+        (
+            lambda L: _fn(L).embedding(
+                L.tensor([3, 3], dtype=L.int32), L.tensor(np.arange(12.0).reshape(4, 3))
+            ),
+            "int32 indices",
+        ),
+        (lambda L: _fn(L).one_hot(L.tensor([], dtype=L.int64), 3), "empty one_hot"),
+    ]
+    for case, what in pairs:
+        ours, theirs = case(mg), case(torch)
+        assert ours.shape == tuple(theirs.shape), what
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, err_msg=what)
