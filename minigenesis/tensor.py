@@ -47,6 +47,7 @@ class Tensor(TensorMath, ToShortcuts):
     _vc = None  # version counter: a one-item list shared with views, created on first need
     _hooks = None
     _is_view = False
+    _base = None  # for a view: the tensor that owns the memory (PyTorch's ._base)
     __array_priority__ = 1000
     __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operator
 
@@ -147,6 +148,7 @@ class Tensor(TensorMath, ToShortcuts):
         ):
             self._vc = base._version_counter()
             self._is_view = True
+            self._base = base._base if base._base is not None else base
         return self
 
     # ------------------------------------------------------------------ autograd interface

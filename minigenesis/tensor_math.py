@@ -633,6 +633,7 @@ class TensorMath:
 
     def __setitem__(self, index, value):
         index = _unwrap_index(index, self._data)
+        self._check_leaf_inplace()
         Tensor = _function.Tensor
         if state.grad_enabled and (
             self.requires_grad or (isinstance(value, Tensor) and value.requires_grad)
@@ -644,6 +645,25 @@ class TensorMath:
         self._bump_version()
 
     # ------------------------------------------------------------------ in-place updates
+    def _check_leaf_inplace(self) -> None:
+        """PyTorch refuses, while grad mode is on, to change a leaf that requires grad (or a view
+        of one) in place: its gradient would be taken at a value it no longer has, and nothing in
+        the graph could notice. Under ``no_grad`` (optimizer steps, nn.init) it is allowed."""
+        if not state.grad_enabled:
+            return
+        if self.requires_grad and self.grad_fn is None:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation. "
+                "Change it under `with mg.no_grad():` (as optimizers do), or use the "
+                "out-of-place op"
+            )
+        base = self._base
+        if base is not None and base.requires_grad and base.grad_fn is None:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation. Change the leaf under `with mg.no_grad():`, or use the out-of-place op"
+            )
+
     def _inplace(self, fn, *args):
         """Apply ``fn(self, *args)`` (an out-of-place op) and write its result into self.
 
@@ -651,6 +671,7 @@ class TensorMath:
         graph node of the result (PyTorch's "rebase history"), so backward sees the new value.
         """
         Tensor = _function.Tensor
+        self._check_leaf_inplace()
         tracked = state.grad_enabled and (
             self.requires_grad or any(isinstance(a, Tensor) and a.requires_grad for a in args)
         )
@@ -662,11 +683,6 @@ class TensorMath:
             self._data[...] = out._data
             self._bump_version()
             return self
-        if self.requires_grad and self.grad_fn is None:
-            raise RuntimeError(
-                "a leaf tensor that requires grad is being changed by an in-place operation: "
-                "do it under `with mg.no_grad():` (as optimizers do), or use the out-of-place op"
-            )
         if self._is_view:
             raise RuntimeError(
                 "in-place operations on a view of a tensor that is part of a graph are not "
@@ -733,11 +749,13 @@ class TensorMath:
         return self._inplace(copy, src)
 
     def zero_(self):
+        self._check_leaf_inplace()
         self._data[...] = 0
         self._bump_version()
         return self
 
     def fill_(self, value):
+        self._check_leaf_inplace()
         self._data[...] = value.item() if isinstance(value, _function.Tensor) else value
         self._bump_version()
         return self
@@ -745,12 +763,14 @@ class TensorMath:
     def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None):
         from .random import fill_normal
 
+        self._check_leaf_inplace()
         fill_normal(self, mean, std, generator)
         return self
 
     def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None):
         from .random import fill_uniform
 
+        self._check_leaf_inplace()
         fill_uniform(self, a, b, generator)
         return self
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..autograd.grad_mode import no_grad
 from ..backend import get_array_module
 from ..random import _draw, fill_normal, fill_uniform, generator_for
 from ..tensor import Tensor
@@ -135,17 +136,20 @@ def trunc_normal_(
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
     _check(tensor, "constant_")
-    return tensor.fill_(val)
+    with no_grad():  # an init fills a parameter in place, which autograd must not see
+        return tensor.fill_(val)
 
 
 def zeros_(tensor: Tensor) -> Tensor:
     _check(tensor, "zeros_")
-    return tensor.fill_(0)
+    with no_grad():
+        return tensor.fill_(0)
 
 
 def ones_(tensor: Tensor) -> Tensor:
     _check(tensor, "ones_")
-    return tensor.fill_(1)
+    with no_grad():
+        return tensor.fill_(1)
 
 
 def eye_(tensor: Tensor) -> Tensor:
