@@ -1,6 +1,6 @@
 """Mixed precision on the CPU, measured side by side in one run (ratios, not absolute times).
 
-1. Step time: the seed-003 MLP (100-512-512-10, batch 256, Adam, cross-entropy), one training step
+1. Step time: the reference MLP (100-512-512-10, batch 256, Adam, cross-entropy), one training step
    under ``autocast(bfloat16)`` + ``GradScaler`` against the plain float32 step. Target <= 1.3x.
 2. Memory: peak traced memory (tracemalloc; NumPy reports its buffers to it) of one forward +
    backward of an activation-heavy model (a deep, wide ReLU MLP on a large batch), under autocast

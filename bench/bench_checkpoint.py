@@ -1,7 +1,7 @@
 """Gradient checkpointing: memory and time of forward+backward, plain against
 ``checkpoint_sequential(segments=4)``, measured side by side in one run.
 
-The model is 16 blocks of Linear(W, W) + Tanh (the issue's case: W = 512, batch 512, float32, so
+The model is 16 blocks of Linear(W, W) + Tanh (the reference case: W = 512, batch 512, float32, so
 one activation is 1 MiB, exactly the size of one weight gradient). Memory is traced with
 tracemalloc (NumPy reports every array allocation to it), above what existed before the step
 (model, input). Three figures per variant:
@@ -16,7 +16,7 @@ tracemalloc (NumPy reports every array allocation to it), above what existed bef
 Times are the best of several interleaved repeats (``.grad`` None at the start). A third row runs
 the same split with PyTorch's older reentrant design (``use_reentrant=True``), for comparison.
 
-    python bench/bench_checkpoint.py            # the issue's shape, then a 4x larger batch
+    python bench/bench_checkpoint.py            # the reference shape, then a 4x larger batch
     python bench/bench_checkpoint.py --quick    # a small model (smoke test)
 """
 
@@ -138,7 +138,7 @@ def main() -> None:
     if "--quick" in sys.argv:
         run(8, 128, 128, repeats=3)
         return
-    run(16, 512, 512, repeats=11)  # the issue's case
+    run(16, 512, 512, repeats=11)  # the reference case
     run(16, 512, 2048, repeats=3)  # activations 4x larger than the gradients
 
 

@@ -2,7 +2,7 @@
 
 1. Per-op overhead: a chain of 200 small elementwise ops on a 16-element tensor, forward+backward,
    in microseconds per op, for minigenesis and (when installed) PyTorch on the CPU.
-2. A training step of the seed-003 MLP (100-512-512-10, batch 256, Adam), minigenesis against the
+2. A training step of the reference MLP (100-512-512-10, batch 256, Adam), minigenesis against the
    same step written by hand in NumPy (forward, backward and Adam update).
 
     python bench/bench_core.py
@@ -72,7 +72,7 @@ def bench_overhead() -> dict:
 
 # ---------------------------------------------------------------------------------------------
 def numpy_mlp_step(params, state, x, y, t, lr=1e-3, b1=0.9, b2=0.999, eps=1e-8):
-    """The seed-003 MLP step by hand: Linear-ReLU-Linear-ReLU-Linear, cross-entropy, Adam."""
+    """The reference MLP step by hand: Linear-ReLU-Linear-ReLU-Linear, cross-entropy, Adam."""
     w1, b1_, w2, b2_, w3, b3 = params
     h1 = x @ w1.T + b1_
     a1 = np.maximum(h1, 0)

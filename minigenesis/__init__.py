@@ -116,7 +116,7 @@ from . import amp  # noqa: E402
 from .amp import autocast  # noqa: E402  (mg.autocast is mg.amp.autocast)
 import sys as _sys  # noqa: E402
 
-# `mg.enable_autocast = True` (seed 004) must switch autocast on for every thread: an assignment to
+# `mg.enable_autocast = True` must switch autocast on for every thread: an assignment to
 # a plain module attribute runs no code, so the package module gets a class with a property for it.
 amp.autocast_mode.install_enable_autocast(_sys.modules[__name__])
 

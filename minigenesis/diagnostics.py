@@ -5,7 +5,7 @@
     bad = find_nonfinite_grads(model)         # ["fc2.bias: 3 NaN"], empty when all is well
     print(diagnose_training(train_losses, val_losses))
 
-``diagnose_training`` follows the loss-curve reading of the course (seed 003, section 7): over
+``diagnose_training`` follows the loss-curve reading of lesson 12: over
 the last ``window`` epochs, train falling while validation rises is *overfitting*; both high and
 close together is *underfitting*; train barely moving is *convergence*; a NaN/Inf or a rising train
 loss is *divergence* (learning rate too high); a saw-tooth train loss is *oscillation*.
@@ -99,7 +99,7 @@ def monitor_gradients(
     parameters: Any, warn_above: float | None = 10.0, verbose: bool = True
 ) -> float:
     """The total gradient 2-norm; with ``verbose``, prints a warning for every parameter with a
-    NaN/Inf gradient and when the norm exceeds ``warn_above`` (seed 003, section 2.3)."""
+    NaN/Inf gradient and when the norm exceeds ``warn_above``."""
     total = total_grad_norm(parameters)
     if verbose:
         for line in find_nonfinite_grads(parameters):
@@ -111,7 +111,7 @@ def monitor_gradients(
 
 def find_nan_source(model: Any, data: Any, target: Any, criterion: Any) -> str:
     """Run one forward/backward and say where NaN/Inf first appears: the input, the first module
-    whose output is non-finite, the loss, or the gradients (seed 003, section 7.3)."""
+    whose output is non-finite, the loss, or the gradients."""
 
     def nonfinite(t: Any) -> bool:
         if not hasattr(t, "_data"):
@@ -199,7 +199,7 @@ def diagnose_training(
     converge_tol: float = 0.01,
     verbose: bool = False,
 ) -> Diagnosis:
-    """Read the last ``window`` epochs of the loss curves (seed 003, section 7.2).
+    """Read the last ``window`` epochs of the loss curves.
 
     - diverging: a NaN/Inf loss, or the train loss ending above where the window started and
       above 1.5x its best value (learning rate too high).

@@ -10,7 +10,7 @@ from minigenesis.optim.lr_scheduler import LRScheduler
 
 
 def warmup_cosine_lambda(num_warmup_steps: int, num_training_steps: int) -> Callable[[int], float]:
-    """Exercise 7.1: the multiplier of "linear warmup, then cosine decay to zero" (seed 003).
+    """Exercise 7.1: the multiplier of "linear warmup, then cosine decay to zero".
 
     Return a function ``lr_lambda(step)`` for ``LambdaLR``:
     - during warmup (``step < num_warmup_steps``): ``step / max(1, num_warmup_steps)``;

@@ -35,7 +35,7 @@ def diagnose(
     gap: float = 0.1,
     converge_tol: float = 0.01,
 ) -> list[str]:
-    """Exercise 12.2: read the loss curves as seed 003 does. Return the findings, in this order:
+    """Exercise 12.2: read the loss curves. Return the findings, in this order:
 
     - a NaN/Inf anywhere in either list: return ``["diverging"]`` and nothing else;
     - fewer than ``window`` train losses: return ``["too_short"]``;

@@ -155,7 +155,7 @@ plot_lr_schedules(
 
 # %% [markdown]
 #
-# ## 7.3 Warmup + cosine (seed 003's exercise)
+# ## 7.3 Warmup + cosine
 #
 # The schedule of most transformer training runs: a linear ramp from 0 to the full learning rate
 # over `num_warmup_steps`, then half a cosine down to 0 at `num_training_steps`:
@@ -191,9 +191,9 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ## 7.4 The patterns of seed 002, as `LambdaLR`s
+# ## 7.4 Common patterns, as `LambdaLR`s
 #
-# Seed 002 lists schedules written as one-line lambdas. Note the transformer schedule of
+# Many schedules are written as one-line lambdas. Note the transformer schedule of
 # "Attention is all you need": `d_model^-0.5 * min(t^-0.5, t * warmup^-1.5)`, a warmup that
 # peaks at step `warmup`, then an inverse square-root decay. Its factor is absolute (about 7e-4 at
 # the peak for d_model = 512 and the paper's 4000 warmup steps), so it is used with `lr=1`.
@@ -332,7 +332,7 @@ print("resumed == uninterrupted:", first_half + trajectory(resumed, 20) == unint
 # %% [markdown]
 # ## 7.9 Choosing a learning rate: the range test
 #
-# Seed 002's *learning-rate range test* finds a good peak learning rate before a long run: grow
+# The *learning-rate range test* finds a good peak learning rate before a long run: grow
 # the learning rate exponentially from 1e-6 to 10 over ~100 steps, record the loss, and stop
 # when it exceeds 4x its minimum. A common pick is where the loss falls fastest, or about ten times
 # below the learning rate of the lowest loss: well before the blow-up. It is one more `LambdaLR`.

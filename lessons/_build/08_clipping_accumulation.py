@@ -145,7 +145,7 @@ plt.show()
 #
 #     grad(mean over 64) = (1/4) * sum over the 4 chunks of grad(mean over 16)
 #
-# The loop of seed 003:
+# The loop:
 #
 # ```python
 # accumulation_steps = 4
@@ -235,7 +235,7 @@ plt.show()
 
 # %% [markdown]
 # `minigenesis.diagnostics` has the same tools ready-made: `grad_norms`, `total_grad_norm`,
-# `monitor_gradients` (seed 003's monitor: warns about NaN/Inf and large norms) and
+# `monitor_gradients` (warns about NaN/Inf and large norms) and
 # `find_nonfinite_grads`.
 #
 # ## 8.5 Broken gradients

@@ -302,7 +302,7 @@ plt.show()
 # %% [markdown]
 # ## 9.6 The whole loop
 #
-# This is the mixed-precision training step of seed 003, in minigenesis. Clipping needs the true
+# This is the usual mixed-precision training step, in minigenesis. Clipping needs the true
 # gradients, so it comes after `unscale_`; `step` then knows not to unscale twice.
 
 # %%

@@ -224,16 +224,16 @@ for s in [None, 2, 4, 8]:
 # The same trade is what lets large language models train with long sequences: checkpoint every
 # transformer block, keep only the residual stream between blocks.
 #
-# ## 11.5 Seed 004's pattern: a checkpointed module
+# ## 11.5 A common pattern: a checkpointed module
 #
-# Seed 004 wraps a list of layers and checkpoints the whole run through them while training.
+# A common pattern wraps a list of layers and checkpoints the whole run through them while training.
 # Passing the `ModuleList` as an argument lets `checkpoint` find its parameters, even though the
 # input batch itself does not require a gradient.
 
 
 # %%
 class CheckpointedModule(mg.nn.Module):
-    """A module that supports gradient checkpointing (seed 004, smaller sizes)."""
+    """A module that supports gradient checkpointing."""
 
     def __init__(self, layers):
         super().__init__()

@@ -7,7 +7,7 @@
 # per epoch, the gradient norms, the learning rate. This chapter is about listening:
 #
 # - recording and plotting training curves, and smoothing noisy ones;
-# - reading the curves: overfitting, underfitting, convergence, divergence (seed 003, section 7);
+# - reading the curves: overfitting, underfitting, convergence, divergence;
 # - finding where a NaN comes from, with forward hooks and `mg.autograd.detect_anomaly`;
 # - writing it all down with a TensorBoard-style `SummaryWriter`.
 
@@ -117,7 +117,7 @@ plt.show()
 # %% [markdown]
 # ## 12.3 Reading the curves
 #
-# Seed 003 (section 7) reads the last ~10 epochs of the curves:
+# Read the last ~10 epochs of the curves:
 #
 # | pattern | looks like | try |
 # |---|---|---|
@@ -159,7 +159,7 @@ for name, (train, val) in runs.items():
 # %% [markdown]
 # ## 12.4 NaN hunting
 #
-# One NaN anywhere and, one optimizer step later, everything is NaN. Seed 003's recipe narrows
+# One NaN anywhere and, one optimizer step later, everything is NaN. A short recipe narrows
 # it down: is the input already NaN? which layer's output first becomes NaN? is it the loss? or
 # only the gradients? Here is a model with a realistic bug: it standardises its input by the
 # batch's standard deviation, and one input column happens to be constant, so 0 / 0.
@@ -235,7 +235,7 @@ except RuntimeError as err:
 # `add_text`, `add_hparams`, `flush`, `close`. Into its `log_dir` it writes TensorBoard's event
 # file, encoded by hand (no TensorFlow needed), plus `scalars.csv` and `events.jsonl`, which any
 # spreadsheet or script can read. `tensorboard --logdir <folder>` shows the curves, if the
-# `tensorboard` package is installed. (Seed 003 also shows Weights & Biases; it needs an account
+# `tensorboard` package is installed. (Weights & Biases is another choice; it needs an account
 # and the network, so this course stays with local files.)
 
 # %%

@@ -7,7 +7,7 @@ weights"); only the copies the ops compute with are low precision.
 
 The state is per thread (a region in one thread never changes another) and nests: an inner
 ``autocast(enabled=False)`` turns autocast off only inside itself. ``mg.enable_autocast = True``
-turns it on for every thread at once, as seed 004 does; a region still overrides it in its thread.
+turns it on for every thread at once; a region still overrides it in its thread.
 
 Default dtypes follow PyTorch: bfloat16 on the CPU (float16 has no fast CPU arithmetic, and
 bfloat16 keeps float32's range, so no loss scaling is needed), float16 on CUDA.
@@ -162,10 +162,11 @@ def autocast_enabled_globally() -> bool:
 class _PackageModule(types.ModuleType):
     """The class of the ``minigenesis`` module object.
 
-    Seed 004 turns autocast on with a plain assignment, ``minigenesis.enable_autocast = True``. An
-    assignment to a module attribute runs no code, so a plain attribute would be read by nobody;
-    making ``enable_autocast`` a property of the module's class lets the assignment switch
-    autocast on at once, and keeps the per-op check in ``Function.apply`` a single attribute read.
+    Code written for Genesis turns autocast on with a plain assignment,
+    ``minigenesis.enable_autocast = True``. An assignment to a module attribute runs no code, so
+    a plain attribute would be read by nobody; making ``enable_autocast`` a property of the
+    module's class lets the assignment switch autocast on at once, and keeps the per-op check in
+    ``Function.apply`` a single attribute read.
     """
 
     @property

@@ -1,5 +1,5 @@
 """``minigenesis.cuda.amp``: the spelling of older PyTorch code (``from torch.cuda.amp import
-autocast, GradScaler``, as in seed 003). The same objects as ``minigenesis.amp``."""
+autocast, GradScaler``). The same objects as ``minigenesis.amp``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Datasets: synthetic sets, a small text corpus, and readers for MNIST/CIFAR files (issue 7).
+"""Datasets: synthetic sets, a small text corpus, and readers for MNIST/CIFAR files.
 
 Nothing here downloads. The synthetic sets are generated on the fly; the corpus ships with the
 package; MNIST, Fashion-MNIST and CIFAR-10 are read from a local folder (a missing folder raises

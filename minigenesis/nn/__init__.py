@@ -1,6 +1,6 @@
-"""Neural-network building blocks: Module, layers, losses, init and utilities (issue 3)."""
+"""Neural-network building blocks: Module, layers, losses, init and utilities."""
 
-# --- nn core (Module, containers, layers, init, utils)
+# Module, containers, layers, init, utils
 from . import functional, init, utils  # noqa: E402,F401
 from . import functional as F  # noqa: E402,F401
 from .activation import (  # noqa: E402,F401
@@ -22,9 +22,8 @@ from .linear import Identity, Linear  # noqa: E402,F401
 from .module import Module  # noqa: E402,F401
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, RMSNorm  # noqa: E402,F401
 from .parameter import Parameter  # noqa: E402,F401
-# --- end nn core
 
-# --- conv, pooling, attention, losses (nn-B)
+# Convolution, pooling, attention, losses
 from .attention import MultiheadAttention  # noqa: E402,F401
 from .conv import Conv2d  # noqa: E402,F401
 from .loss import (  # noqa: E402,F401
@@ -36,4 +35,3 @@ from .loss import (  # noqa: E402,F401
     NLLLoss,
 )
 from .pooling import AvgPool2d, MaxPool2d  # noqa: E402,F401
-# --- end conv, pooling, attention, losses

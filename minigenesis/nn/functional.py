@@ -1,6 +1,6 @@
 """Functional forms of the layers and losses (``import minigenesis.nn.functional as F``)."""
 
-# --- section A: linear, dropout, normalisation, embedding, activations (nn core)
+# Linear, dropout, normalisation, embedding, activations.
 # Each function lives next to its layer (nn/linear.py holds ``linear`` and ``Linear``).
 from .activation import (  # noqa: E402,F401
     gelu,
@@ -18,7 +18,7 @@ from .embedding import embedding, one_hot  # noqa: E402,F401
 from .linear import linear  # noqa: E402,F401
 from .normalization import batch_norm, layer_norm, rms_norm  # noqa: E402,F401
 
-# --- section B: convolution, pooling, attention, losses
+# Convolution, pooling, attention, losses.
 # isort: split
 # Convolution and pooling check their arguments in nn/conv.py and nn/pooling.py; the arithmetic,
 # losses, padding and attention live in ops/ (conv, loss, pad, attention).
@@ -34,4 +34,3 @@ from ..ops.loss import (  # noqa: E402,F401
 from ..ops.pad import pad  # noqa: E402,F401
 from .conv import conv2d  # noqa: E402,F401
 from .pooling import avg_pool2d, max_pool2d  # noqa: E402,F401
-# --- end section B

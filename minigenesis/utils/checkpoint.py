@@ -16,7 +16,7 @@ and the values *that* run saves are collected in the same order: value i of the 
 of the forward. Each is handed out once and forgotten, so the recomputed activations are freed as
 backward moves through them. Backward itself is the ordinary one: parameters inside ``f`` get
 their gradients like any others, ``mg.autograd.grad`` works, and a data batch that needs no
-gradient (seed 004) is fine.
+gradient is fine.
 
 ``use_reentrant=True`` is the older design (one node whose backward runs an inner backward):
 see ``checkpoint_reentrant.py``.
@@ -127,8 +127,9 @@ def checkpoint(
         return function(*args, **kwargs)
 
 
-# A Python function cannot be a module, but mg.utils.checkpoint must be the function (seed 004
-# calls it). These attributes let PyTorch's spelling mg.utils.checkpoint.checkpoint(...) work too.
+# A Python function cannot be a module, but mg.utils.checkpoint must be the function (code calls
+# it directly). These attributes let PyTorch's spelling mg.utils.checkpoint.checkpoint(...) work
+# too.
 checkpoint.checkpoint = checkpoint  # type: ignore[attr-defined]
 
 

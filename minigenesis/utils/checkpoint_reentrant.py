@@ -12,7 +12,7 @@ parameter used inside a reentrant checkpoint (use ``.backward()``, or the defaul
 variant in ``checkpoint.py``); gradients of the checkpoint's tensor inputs work with both.
 
 One extension over PyTorch: a data batch needs no gradient, so ``checkpoint(run_layers, x,
-layers, use_reentrant=True)`` (seed 004) would record nothing and the parameters would get no
+layers, use_reentrant=True)`` would record nothing and the parameters would get no
 gradient. Parameters of Modules passed as arguments, or of ``f`` itself (a Module, or a method of
 one), are therefore also given to the node as inputs: it is recorded whenever they require grad.
 Its backward returns None for them (their gradients were accumulated by the inner backward).

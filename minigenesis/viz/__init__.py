@@ -1,7 +1,7 @@
 """Plots: learning-rate schedules, LR range test, training curves (matplotlib)."""
 
-from .curves import plot_lr_history, plot_training_curves  # noqa: E402,F401  (issue 7)
-from .lr import (  # noqa: F401  (issue 4)
+from .curves import plot_lr_history, plot_training_curves  # noqa: E402,F401
+from .lr import (  # noqa: F401
     LRRangeResult,
     lr_range_test,
     lr_schedule_values,

@@ -1,11 +1,11 @@
-"""Training curves: loss and accuracy, train and validation, per epoch (seed 003, section 7.2).
+"""Training curves: loss and accuracy, train and validation, per epoch.
 
     fig = plot_training_curves(history)   # history = {"train_loss": [...], "val_loss": [...], ...}
     fig.savefig("curves.png")
 
-The seed's call ``plot_training_curves(train_losses, val_losses, train_accs, val_accs)`` works too.
-The function returns a matplotlib figure (built without pyplot, so it works on headless machines
-and in threads; a notebook cell that returns it draws it, see ``figure.py``).
+The four-list call ``plot_training_curves(train_losses, val_losses, train_accs, val_accs)``
+works too. The function returns a matplotlib figure (built without pyplot, so it works on headless
+machines and in threads; a notebook cell that returns it draws it, see ``figure.py``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from .figure import new_figure
 
 __all__ = ["plot_training_curves", "plot_lr_history"]
 
-# Accepted spellings of the four curves (ours, the seed's plural lists, and Keras' history keys).
+# Accepted spellings of the four curves (ours, plural list names, and Keras' history keys).
 _KEYS = {
     "train_loss": ("train_loss", "train_losses", "loss"),
     "val_loss": ("val_loss", "val_losses", "valid_loss"),
