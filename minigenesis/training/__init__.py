@@ -6,6 +6,7 @@ checkpoints, resume, TensorBoard logging).
 - ``trainer.py``: the training loop (``Trainer.fit``)
 - ``state.py``: checkpoints and ``--resume``
 - ``job.py``: the command: options, errors, summary
+- ``signals.py``: units of work (an optimizer step, a checkpoint) that Ctrl-C cannot split
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ One optimizer step (``_train_epoch``)::
 
 After each epoch: validation, metrics (CSV + TensorBoard), the last/best/periodic checkpoints.
 Ctrl-C asks the loop to stop at the next optimizer step; it saves ``last.pth`` there and returns.
+A second Ctrl-C stops at once. Neither can split an optimizer step or a checkpoint write: those
+run as units that hold Ctrl-C until they are complete (``signals.py``).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from ..utils.tensorboard import SummaryWriter
 from ..utils.threads import blas_threads
 from . import state as st
 from .config import TrainConfig, build_datasets, build_model
+from .signals import sigint_deferred
 
 METRIC_FIELDS = ["epoch", "step", "train_loss", "train_acc", "val_loss", "val_acc", "lr",
                  "grad_norm", "loss_scale", "seconds"]  # fmt: skip
@@ -105,6 +108,7 @@ class Trainer:
         self.history = {k: list(ckpt["history"].get(k, [])) for k in METRIC_FIELDS}
         self.lrs = list(ckpt.get("lrs", []))
         self.best = dict(ckpt.get("best", self.best))
+        self.grad_norm = float(ckpt.get("grad_norm", self.grad_norm))  # the epoch's row shows it
 
     def _mark_boundary(self) -> None:
         """Remember the position at an optimizer-step boundary, where the run is consistent.
@@ -117,7 +121,7 @@ class Trainer:
             "epoch": self.epoch, "step": self.step, "batch_in_epoch": self.batch_in_epoch,
             "epoch_sums": list(self.epoch_sums), "rng_state": get_rng_state(),
             "history": {k: list(v) for k, v in self.history.items()}, "lrs": list(self.lrs),
-            "best": dict(self.best),
+            "best": dict(self.best), "grad_norm": self.grad_norm,
         }  # fmt: skip
 
     def state_dict(self) -> dict[str, Any]:
@@ -132,6 +136,18 @@ class Trainer:
             "config": self.config.to_dict(),
             "best_loss": min(b["history"]["val_loss"], default=None),  # seed 000's key
         }
+
+    def _repair_best(self) -> None:
+        """Rewrite ``best_model.pth`` when this checkpoint says it is the best but the file does
+        not hold it (deleted, or left stale by a crash in a run that wrote last.pth first)."""
+        if not self.epoch or self.best.get("epoch") != self.epoch or self.batch_in_epoch:
+            return
+        try:
+            held = st.load_training_checkpoint(self.out / st.CHECKPOINT_DIR / st.BEST)["step"]
+        except st.TrainError:  # missing or unreadable
+            held = None
+        if held != self.step:
+            self._save(st.BEST)
 
     def _save(self, name: str) -> Path:
         path = self.out / st.CHECKPOINT_DIR / name
@@ -175,21 +191,22 @@ class Trainer:
 
     def _optimizer_step(self, writer: SummaryWriter, batches_done: int, loss: float) -> None:
         c = self.config
-        self.scaler.unscale_(self.optimizer)
-        params = list(self.model.parameters())
-        if c.clip > 0:
-            self.grad_norm = float(nn.utils.clip_grad_norm_(params, c.clip))
-        else:
-            self.grad_norm = total_grad_norm(params)
         lr = self.optimizer.param_groups[0]["lr"]
-        self.scaler.step(self.optimizer)
-        self.scaler.update()
-        self.optimizer.zero_grad()
-        self.scheduler.step()
-        self.step += 1
-        self.batch_in_epoch = batches_done
-        self.lrs.append(lr)
-        self._mark_boundary()
+        with sigint_deferred():  # all of it or none of it: see signals.py
+            self.scaler.unscale_(self.optimizer)
+            params = list(self.model.parameters())
+            if c.clip > 0:
+                self.grad_norm = float(nn.utils.clip_grad_norm_(params, c.clip))
+            else:
+                self.grad_norm = total_grad_norm(params)
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
+            self.optimizer.zero_grad()
+            self.scheduler.step()
+            self.step += 1
+            self.batch_in_epoch = batches_done
+            self.lrs.append(lr)
+            self._mark_boundary()
         writer.add_scalar("Loss/train_step", loss, self.step)
         writer.add_scalar("Learning_rate", lr, self.step)
         writer.add_scalar("Grad_norm", self.grad_norm, self.step)
@@ -233,11 +250,14 @@ class Trainer:
         if is_best:
             self.best = {"val_acc": val_acc, "val_loss": val_loss, "epoch": self.epoch}
         self._mark_boundary()  # the epoch is complete: checkpoints below describe its end
-        self._save(st.LAST)
-        if is_best:
-            self._save(st.BEST)
-        if self.config.ckpt_every and self.epoch % self.config.ckpt_every == 0:
-            self._save(st.periodic_name(self.epoch))
+        with sigint_deferred():  # the set of checkpoints is written whole (see signals.py)
+            # last.pth goes last: a crash before it leaves the previous last.pth, whose resumed
+            # run redoes this epoch and writes the same best and periodic files again.
+            if is_best:
+                self._save(st.BEST)
+            if self.config.ckpt_every and self.epoch % self.config.ckpt_every == 0:
+                self._save(st.periodic_name(self.epoch))
+            self._save(st.LAST)
         return (f"epoch {self.epoch:3d}/{self.config.epochs}  train loss {train_loss:.4f} "
                 f"acc {train_acc:6.2%} | val loss {val_loss:.4f} acc {val_acc:6.2%} | "
                 f"lr {row['lr']:.2e} | {seconds:.1f}s")  # fmt: skip
@@ -270,6 +290,7 @@ class Trainer:
 
     def _fit(self) -> bool:
         self.out.mkdir(parents=True, exist_ok=True)
+        self._repair_best()
         writer = SummaryWriter(self.out / "tensorboard", purge_step=self.step + 1 if self.step
                                else None)  # fmt: skip
         if self.step == 0:
@@ -296,11 +317,15 @@ class Trainer:
         except (Interrupted, KeyboardInterrupt):
             # At an optimizer-step boundary the state is consistent; a KeyboardInterrupt raised
             # elsewhere (a second Ctrl-C) drops the partial accumulation: the saved position and
-            # random state are those of the last completed step, the weights did not change since.
+            # random state are those of the last completed step, the weights did not change since
+            # (a step is one unit: a Ctrl-C inside it is raised only once it is complete).
             self.optimizer.zero_grad()
-            path = self._save(st.LAST)
-            self.echo(f"interrupted at step {self.step} (epoch {self.epoch + 1}): saved {path}; "
-                      f"continue with --resume {self.out}")  # fmt: skip
+            # Stopping already, so a further Ctrl-C has nothing left to stop: it must not cut
+            # this save short, and is dropped once the save is done.
+            with contextlib.suppress(KeyboardInterrupt), sigint_deferred():
+                path = self._save(st.LAST)
+                self.echo(f"interrupted at step {self.step} (epoch {self.epoch + 1}): saved "
+                          f"{path}; continue with --resume {self.out}")  # fmt: skip
         finally:
             restore_handler()
             bar.close()
@@ -318,7 +343,8 @@ class Trainer:
                         title="Warm-up + cosine").savefig(self.out / "lr.png", dpi=100)  # fmt: skip
 
     def _install_sigint_handler(self) -> Callable[[], None]:
-        """First Ctrl-C: finish the current optimizer step, save, stop. Second: stop at once."""
+        """First Ctrl-C: finish the current optimizer step, save, stop. Second: stop at once
+        (after the step or checkpoint in progress, see ``signals.py``), save, return."""
         if threading.current_thread() is not threading.main_thread():
             return lambda: None
         previous = signal.getsignal(signal.SIGINT)

@@ -1,0 +1,214 @@
+"""Ctrl-C and crashes at the worst moments of ``python -m minigenesis train``: whatever the moment,
+the saved checkpoints are consistent and resuming them matches an uninterrupted run bit for bit."""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import minigenesis as mg
+from minigenesis.cli import main
+from minigenesis.training import TrainConfig, Trainer
+from minigenesis.training import state as st
+from minigenesis.training.signals import sigint_deferred
+
+REPO = Path(__file__).resolve().parents[1]
+# 192 train points / 16 = 12 micro-batches = 6 optimizer steps per epoch; at lr 0.05 the second
+# epoch beats the first on validation, so best_model.pth changes at the end of epoch 2.
+TINY = ["--samples", "240", "--hidden", "16", "--batch-size", "16", "--accum-steps", "2",
+        "--lr", "0.05", "--epochs", "2", "--quiet"]  # fmt: skip
+CONFIG = TrainConfig(samples=240, hidden=16, batch_size=16, accum_steps=2, lr=0.05, epochs=2)
+
+# Runs the CLI in a child process that presses Ctrl-C (SIGINT to itself) at exact moments:
+# `sched` inside scheduler.step of optimizer step N, after the scheduler moved and before the
+# trainer counted the step (the moment an unprotected step is split); `save` inside the
+# writing of a checkpoint file.
+_CHILD = """
+import os, signal, sys
+import minigenesis.serialization as ser
+from minigenesis.cli import main
+from minigenesis.training import trainer as T
+
+where, at, times, argv = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
+
+def ctrl_c():
+    for _ in range(times):
+        os.kill(os.getpid(), signal.SIGINT)
+
+init = T.Trainer.__init__
+def patched_init(self, *args, **kwargs):
+    init(self, *args, **kwargs)
+    cls = type(self.scheduler)  # patched on the class: the instance's state must stay picklable
+    step = cls.step
+    def scheduler_step(*a, **k):
+        step(*a, **k)
+        if self.step + 1 == at:
+            ctrl_c()
+            if where == "save":  # the save that follows this Ctrl-C gets a second one
+                write = ser.write_checkpoint
+                def write_then_ctrl_c(*a, **k):
+                    os.kill(os.getpid(), signal.SIGINT)
+                    return write(*a, **k)
+                ser.write_checkpoint = write_then_ctrl_c
+    cls.step = scheduler_step
+T.Trainer.__init__ = patched_init
+sys.exit(main(argv))
+"""
+
+
+def _child(out: Path, where: str, at: int, times: int) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", _CHILD, where, str(at), str(times), "train", "--out", str(out),
+         *TINY],
+        cwd=REPO, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+
+
+def same(a, b) -> bool:
+    """Bit-exact structural equality (tensors by dtype, shape and bytes; NaN equals NaN)."""
+    if isinstance(a, mg.Tensor):
+        return (
+            isinstance(b, mg.Tensor)
+            and a.dtype is b.dtype
+            and a.shape == b.shape
+            and a.detach().numpy().tobytes() == b.detach().numpy().tobytes()
+        )
+    if isinstance(a, dict):
+        return isinstance(b, dict) and list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(map(same, a, b))
+    if isinstance(a, float) and math.isnan(a):
+        return isinstance(b, float) and math.isnan(b)
+    return a == b
+
+
+def _training_state(ckpt: dict) -> dict:
+    """What must match between two runs (wall-clock seconds aside)."""
+    keep = ["model_state_dict", "optimizer_state_dict", "scheduler_state_dict",
+            "scaler_state_dict", "epoch", "step", "batch_in_epoch", "rng_state", "lrs", "grad_norm",
+            "best"]  # fmt: skip
+    history = {k: v for k, v in ckpt["history"].items() if k != "seconds"}
+    return {**{k: ckpt[k] for k in keep}, "history": history}
+
+
+def _load(run: Path, name: str = st.LAST) -> dict:
+    return st.load_training_checkpoint(run / st.CHECKPOINT_DIR / name)
+
+
+@pytest.fixture(scope="module")
+def straight(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("straight") / "run"
+    assert main(["train", "--out", str(out), *TINY]) == 0
+    assert _load(out)["best"]["epoch"] == 2  # the premise of the best_model.pth tests
+    return out
+
+
+@pytest.mark.parametrize(
+    "where, at, times, stopped_at",
+    [
+        ("sched", 4, 1, 4),  # Ctrl-C: finish step 4, save, stop
+        ("sched", 4, 2, 4),  # Ctrl-C twice in the step: still step 4 whole, then stop at once
+        ("sched", 6, 2, 6),  # ... in the epoch's last step: stop before validation
+        ("save", 3, 1, 3),  # a second Ctrl-C while the final checkpoint is being written
+    ],
+    ids=[
+        "once-in-scheduler-step",
+        "twice-in-scheduler-step",
+        "twice-at-epoch-end",
+        "again-during-final-save",
+    ],  # fmt: skip
+)
+def test_ctrl_c_at_any_moment_resumes_bit_identical(straight, tmp_path, where, at, times,
+                                                    stopped_at):  # fmt: skip
+    out = tmp_path / "run"
+    proc = _child(out, where, at, times)
+    assert proc.returncode == 130, proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stderr.strip() == "", proc.stderr
+    assert f"interrupted at step {stopped_at} " in proc.stdout
+    ckpt = _load(out)
+    assert ckpt["step"] == stopped_at and len(ckpt["lrs"]) == stopped_at
+    assert ckpt["scheduler_state_dict"]["last_epoch"] == stopped_at  # moved with the step
+    assert main(["train", "--resume", str(out), "--quiet"]) == 0
+    assert same(_training_state(_load(out)), _training_state(_load(straight)))
+    for name in (st.BEST, st.LAST):
+        assert same(_load(out, name)["model_state_dict"], _load(straight, name)["model_state_dict"])
+
+
+def test_crash_while_writing_last_keeps_best_consistent(straight, tmp_path, monkeypatch):
+    """A crash between the end-of-epoch saves: best_model.pth is written before last.pth, so the
+    resumed run (from the previous last.pth) redoes the epoch and ends where a straight run does."""
+    out = tmp_path / "run"
+    real_save = st.save_training_checkpoint
+
+    def crash_on_last_of_epoch_2(state, path):
+        if path.name == st.LAST and state["epoch"] == 2 and state["batch_in_epoch"] == 0:
+            raise SystemExit("power cut")
+        real_save(state, path)
+
+    monkeypatch.setattr(st, "save_training_checkpoint", crash_on_last_of_epoch_2)
+    with pytest.raises(SystemExit):
+        Trainer(CONFIG, out, quiet=True).fit()
+    monkeypatch.undo()
+    assert _load(out)["epoch"] == 1  # last.pth: the end of epoch 1
+    best = _load(out, st.BEST)
+    assert best["epoch"] == 2 and same(best["model_state_dict"],
+                                       _load(straight, st.BEST)["model_state_dict"])  # fmt: skip
+    assert main(["train", "--resume", str(out), "--quiet"]) == 0
+    for name in (st.BEST, st.LAST):
+        assert same(_training_state(_load(out, name)), _training_state(_load(straight, name)))
+
+
+def test_resume_repairs_a_stale_best_model(straight, tmp_path):
+    """last.pth says its own epoch is the best, best_model.pth holds an older one (a crash in a
+    run that saved last.pth first): resuming rewrites best_model.pth from last.pth."""
+    out = tmp_path / "run"
+    shutil.copytree(straight, out)
+    stale = _load(out, st.BEST)
+    stale["model_state_dict"] = {k: v * 0 for k, v in stale["model_state_dict"].items()}
+    stale["epoch"], stale["step"] = 1, 6
+    st.save_training_checkpoint({k: v for k, v in stale.items() if k != "format"},
+                                out / st.CHECKPOINT_DIR / st.BEST)  # fmt: skip
+    assert main(["train", "--resume", str(out), "--quiet"]) == 0  # nothing left to train
+    assert same(_training_state(_load(out, st.BEST)), _training_state(_load(straight, st.BEST)))
+
+
+def test_sigint_deferred_delivers_each_ctrl_c_after_the_block():
+    seen = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: seen.append("handler"))
+    try:
+        with sigint_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGINT)
+            seen.append("block ends")
+        assert seen == ["block ends", "handler", "handler"]
+        assert signal.getsignal(signal.SIGINT) is not None
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    caught = []
+    with pytest.raises(KeyboardInterrupt):  # under Python's default handler
+        with sigint_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            caught.append("block ends")
+    assert caught == ["block ends"]
+
+
+def test_sigint_deferred_outside_the_main_thread_changes_nothing():
+    result = []
+
+    def body():
+        with sigint_deferred():
+            result.append(signal.getsignal(signal.SIGINT))
+
+    thread = threading.Thread(target=body)
+    thread.start()
+    thread.join()
+    assert result == [signal.getsignal(signal.SIGINT)]
