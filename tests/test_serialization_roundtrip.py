@@ -171,17 +171,19 @@ def test_containers_numbers_strings_and_numpy_objects(tmp_path):
         lambda: np.zeros((0, 4), np.float32),  # empty
         lambda: np.arange(6, dtype=">i4"),  # big-endian stays big-endian
         lambda: np.array([1 + 2j, 3 - 1j]),
-        lambda: np.array(["ab", "c"]),
-        lambda: np.arange(4).astype("datetime64[s]"),
         lambda: np.ones(5, dtype=ml_dtypes.bfloat16),
         lambda: np.ones(3, dtype=ml_dtypes.float8_e4m3fn),
-        lambda: np.array([(1, 2.0)], dtype=[("a", "i4"), ("b", "f8")]),  # structured: NumPy's path
-        lambda: np.array([1, "x", None], dtype=object),  # object: NumPy's path, still restricted
+        # NumPy's own pickling (trusted loads only, see the next test):
+        lambda: np.array(["ab", "c"]),
+        lambda: np.arange(4).astype("datetime64[s]"),
+        lambda: np.array([(1, 2.0)], dtype=[("a", "i4"), ("b", "f8")]),  # structured
+        lambda: np.array([1, "x", None], dtype=object),
     ],
 )
 def test_numpy_arrays_round_trip(tmp_path, make):
     arr = make()
-    out = roundtrip({"a": arr}, tmp_path)["a"]
+    trusted = arr.dtype.kind not in "biufc" and arr.dtype.type.__module__ == "numpy"
+    out = roundtrip({"a": arr}, tmp_path, weights_only=not trusted)["a"]
     assert type(out) is np.ndarray
     assert out.dtype == arr.dtype and out.shape == arr.shape
     if arr.dtype != object:
@@ -190,6 +192,23 @@ def test_numpy_arrays_round_trip(tmp_path, make):
         assert out.tolist() == arr.tolist()
     if arr.flags.f_contiguous and not arr.flags.c_contiguous:
         assert out.flags.f_contiguous  # memory layout kept, not just values
+
+
+@pytest.mark.parametrize(
+    "arr",
+    [
+        np.array(["ab", "c"]),
+        np.arange(4).astype("datetime64[s]"),
+        np.array([(1, 2.0)], dtype=[("a", "i4"), ("b", "f8")]),
+        np.array([1, "x", None], dtype=object),
+    ],
+    ids=["str", "datetime", "structured", "object"],
+)
+def test_non_numeric_arrays_need_a_trusted_load(tmp_path, arr):
+    """Only numeric arrays are rebuilt from raw bytes by a weights-only load; NumPy's own
+    pickling (needed for these dtypes) is refused with a hint."""
+    with pytest.raises(ser.UnsafeCheckpointError, match="weights_only=False"):
+        roundtrip({"a": arr}, tmp_path)
 
 
 def test_read_only_array_comes_back_writeable(tmp_path):

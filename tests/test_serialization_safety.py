@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import importlib
 import io
 import os
@@ -9,29 +10,43 @@ import pickle
 import struct
 import subprocess
 import sys
+import tracemalloc
 import zlib
 
 import numpy as np
 import pytest
+from pickle_asm import (
+    APPEND,
+    BUILD,
+    EMPTY_DICT,
+    EMPTY_LIST,
+    EMPTY_TUPLE,
+    FALSE,
+    MARK,
+    MEMOIZE,
+    NEXT_BUFFER,
+    NONE,
+    POP,
+    REDUCE,
+    SETITEM,
+    TRUE,
+    TUPLE1,
+    binget,
+    binput,
+    call,
+    checkpoint_bytes,
+    glob,
+    integer,
+    program,
+    raw_bytes,
+    text,
+    tup,
+    wrap_pickle,
+)
 
 import minigenesis as mg
 from minigenesis.serialization import UnsafeCheckpointError
-from minigenesis.serialization.format import END, MAGIC, MIN_SIZE, write_checkpoint
-
-
-def wrap_pickle(raw: bytes, path) -> None:
-    """Put arbitrary pickle bytes into a well-formed checkpoint (right header, valid CRC), so
-    that only the unpickler stands between the bytes and the caller."""
-
-    class RawPickler:
-        def __init__(self, stream, buffer_callback):
-            self.stream = stream
-
-        def dump(self, obj):
-            self.stream.write(raw)
-
-    with open(path, "wb") as f:
-        write_checkpoint(f, None, RawPickler)
+from minigenesis.serialization.format import END, MAGIC, MIN_SIZE
 
 
 class SystemCall:
@@ -106,42 +121,6 @@ def test_a_user_class_is_refused_but_loads_when_trusted(tmp_path):
         mg.load(path)
     out = mg.load(path, weights_only=False)
     assert out["config"].lr == 0.1 and out["w"].numpy().tolist() == [1, 1]
-
-
-def test_forged_object_arrays_are_refused(tmp_path):
-    """Viewing file bytes as object pointers would let a file forge Python objects."""
-    from minigenesis.serialization import _rebuild_array
-
-    path = tmp_path / "forged.ckpt"
-    forged = Reduce(_rebuild_array, b"\x41" * 16, "|O", (2,), False)
-    wrap_pickle(pickle.dumps(forged, protocol=5), path)
-    with pytest.raises(mg.CheckpointError, match="refused dtype"):
-        mg.load(path)
-    # NumPy's own rebuild path guards object arrays from raw bytes too.
-    from minigenesis.serialization import allowed_globals
-
-    _reconstruct = allowed_globals()["numpy.core.multiarray", "_reconstruct"]  # NumPy 1.x or 2.x
-
-    class Forged:
-        def __reduce__(self):
-            return (
-                _reconstruct,
-                (np.ndarray, (0,), b"b"),
-                (1, (2,), np.dtype("O"), False, b"A" * 16),
-            )
-
-    wrap_pickle(pickle.dumps(Forged(), protocol=5), path)
-    with pytest.raises((TypeError, ValueError, mg.CheckpointError)):
-        mg.load(path)
-
-
-def test_rebuild_array_checks_sizes(tmp_path):
-    from minigenesis.serialization import _rebuild_array
-
-    path = tmp_path / "bad.ckpt"
-    wrap_pickle(pickle.dumps(Reduce(_rebuild_array, b"\x00" * 12, "<f4", (4,), False)), path)
-    with pytest.raises(mg.CheckpointError, match="12 bytes cannot hold shape"):
-        mg.load(path)
 
 
 # ---------------------------------------------------------------------------- broken files
@@ -232,13 +211,6 @@ def test_huge_sizes_in_the_footer_allocate_nothing(tmp_path):
         mg.load(bad)
 
 
-def test_valid_container_with_garbage_pickle(tmp_path):
-    path = tmp_path / "garbage.ckpt"
-    wrap_pickle(b"\x80\x05garbage", path)
-    with pytest.raises(mg.CheckpointError, match="cannot be unpickled"):
-        mg.load(path)
-
-
 def test_loading_runs_in_a_fresh_interpreter(good_file):
     """A checkpoint needs nothing from the writing process (no pickled references to __main__)."""
     code = (
@@ -256,16 +228,325 @@ def test_loading_runs_in_a_fresh_interpreter(good_file):
     assert out.stdout.split() == ["3", "(16,", "8)", "minigenesis.bfloat16"]
 
 
-@pytest.mark.parametrize("core", [b"numpy.core", b"numpy._core"])
-def test_numpy_1_and_2_module_names_both_load(tmp_path, core):
-    """NumPy 2 pickles name numpy._core, NumPy 1 numpy.core: files from either load under
-    either (protocol 3 spells globals as text lines, so the module name can be swapped)."""
-    obj = {"scalar": np.float32(1.5), "rec": np.array([(1, 2.0)], dtype=[("a", "i4"), ("b", "f8")])}
-    raw = pickle.dumps(obj, protocol=3)
-    raw = raw.replace(b"numpy._core.", b"numpy.core.").replace(b"numpy.core.", core + b".")
-    assert core + b".multiarray" in raw
-    path = tmp_path / "np.ckpt"
-    wrap_pickle(raw, path)
+# ----------------------------------------------------------------- crafted payloads (assembled)
+HOME = "minigenesis.serialization"
+
+
+def load_raw(raw: bytes, buffers=(), **kwargs):
+    """Load assembled pickle bytes from an in-memory, checksum-valid checkpoint."""
+    f = io.BytesIO(checkpoint_bytes(raw, buffers))
+    f.name = "crafted.ckpt"
+    return mg.load(f, **kwargs)
+
+
+def array(buf: bytes, token: str, shape: tuple) -> bytes:
+    """``_rebuild_array(buf, token, shape, False)`` with in-band bytes."""
+    return call(
+        HOME, "_rebuild_array", raw_bytes(buf), text(token), tup(*map(integer, shape)), FALSE
+    )
+
+
+def test_assembled_payloads_load_like_saved_ones():
+    """The assembler is right (so the refusals below are about the payload, not the helper)."""
+    raw = program(
+        EMPTY_DICT,
+        text("w"),
+        call(
+            HOME,
+            "_rebuild_located",
+            glob("minigenesis.tensor", "_rebuild_tensor"),
+            tup(array(np.arange(3, dtype="<f4").tobytes(), "<f4", (3,)), FALSE),
+            text("cpu"),
+        ),
+        SETITEM,
+    )
+    out = load_raw(raw)
+    assert out["w"].numpy().tolist() == [0.0, 1.0, 2.0] and out["w"].dtype == mg.float32
+
+
+# A NumPy dtype whose "holds Python objects" flags BUILD clears: NumPy's own rebuild helpers then
+# read the following bytes as PyObject pointers (a crash, or worse, inside Unpickler.load()).
+FORGED_OBJECT_DTYPE = (
+    call("numpy", "dtype", text("O8"), FALSE, TRUE)
+    + tup(integer(3), text("|"), NONE, NONE, NONE, integer(-1), integer(-1), integer(0))
+    + BUILD
+)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        program(FORGED_OBJECT_DTYPE),
+        program(
+            call("numpy._core.multiarray", "scalar", FORGED_OBJECT_DTYPE, raw_bytes(b"\x41" * 8))
+        ),
+        program(call("numpy.core.numeric", "_frombuffer", raw_bytes(b"\x41" * 16), text("x"))),
+        program(call("numpy.core.multiarray", "_reconstruct", glob("numpy", "ndarray"))),
+        program(call("ml_dtypes", "bfloat16", text("zz"))),
+        program(call("builtins", "bytearray", integer(2**31))),
+        program(call("builtins", "getattr", NONE, text("x"))),
+        program(call("posix", "system", text("true"))),
+        program(b"cposix\nsystem\n" + tup(text("true")) + REDUCE),  # protocol-2 text GLOBAL
+        program(b"c__builtin__\neval\n" + tup(text("1")) + REDUCE),
+    ],
+    ids=[
+        "dtype-BUILD",
+        "scalar",
+        "_frombuffer",
+        "_reconstruct",
+        "ml_dtypes-scalar-call",
+        "bytearray",
+        "getattr",
+        "system",
+        "GLOBAL-system",
+        "GLOBAL-eval",
+    ],
+)
+def test_numpy_internals_and_other_globals_are_refused_before_anything_runs(raw):
+    with pytest.raises(
+        UnsafeCheckpointError, match=r"crafted\.ckpt: .*refused .*weights_only=False"
+    ):
+        load_raw(raw)
+
+
+def test_numpy_pickled_objects_get_a_hint(tmp_path):
+    """A file that holds NumPy's own pickling (an old file, or a string array) is refused with
+    the reason and the way out, and loads when trusted."""
+    raw = pickle.dumps({"s": np.array(["ab"]), "x": np.float32(1.5)}, protocol=5)
+    with pytest.raises(UnsafeCheckpointError, match="how NumPy pickles .*weights_only=False"):
+        load_raw(raw)
+    out = load_raw(raw, weights_only=False)
+    assert out["s"].tolist() == ["ab"] and out["x"] == np.float32(1.5)
+
+
+@pytest.mark.parametrize(
+    "opcode, name",
+    [
+        (BUILD, "BUILD"),
+        (pickle.INST + b"builtins\nlist\n", "INST"),
+        (pickle.OBJ, "OBJ"),
+        (pickle.NEWOBJ, "NEWOBJ"),
+        (pickle.NEWOBJ_EX, "NEWOBJ_EX"),
+        (pickle.EXT1 + b"\x01", "EXT1"),
+        (pickle.PERSID + b"x\n", "PERSID"),
+        (pickle.BINPERSID, "BINPERSID"),
+        (pickle.INT + b"1\n", "INT"),
+        (pickle.DUP, "DUP"),
+    ],
+)
+def test_forbidden_opcodes_are_refused_by_name(opcode, name):
+    # BUILD on an OrderedDict, NEWOBJ on a tuple ...: whatever they would act on, they are refused.
+    raw = program(call("collections", "OrderedDict"), EMPTY_TUPLE, EMPTY_DICT, opcode)
+    with pytest.raises(UnsafeCheckpointError, match=f"crafted.ckpt: opcode {name} is not allowed"):
+        load_raw(raw)
+
+
+@pytest.mark.parametrize(
+    "token", ["|O", "<U1", "<M8[s]", "<m8[s]", "|S3", "|V8", "[('a', '<f4')]", "(2,)<f4", "f4"]
+)
+def test_rebuild_array_accepts_only_numeric_dtype_tokens(token):
+    with pytest.raises(UnsafeCheckpointError, match="not a plain numeric dtype"):
+        load_raw(program(array(b"\x41" * 8, token, (1,))))
+
+
+def test_rebuild_array_checks_sizes():
+    with pytest.raises(mg.CheckpointError, match="12 bytes cannot hold shape"):
+        load_raw(program(array(b"\x00" * 12, "<f4", (4,))))
+    with pytest.raises(mg.CheckpointError, match="non-negative ints"):
+        load_raw(program(array(b"\x00" * 4, "<f4", (-1,))))
+
+
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        # _rebuild_located calls only the tensor rebuilders, with a tuple and a location string
+        (
+            call(HOME, "_rebuild_located", glob("builtins", "list"), tup(EMPTY_LIST), text("cpu")),
+            "does not rebuild a tensor",
+        ),
+        (
+            call(
+                HOME,
+                "_rebuild_located",
+                glob("minigenesis.tensor", "_rebuild_tensor"),
+                tup(text("a"), text("b")),
+                text("cpu"),
+            ),
+            r"_rebuild_tensor called with \(str, str\)",
+        ),
+        (call("minigenesis.backend", "device", text("cuda:99999999")), "device 'cuda:99999999'"),
+        (call("builtins", "complex", text("x")), "complex called with"),
+        (call("builtins", "complex", integer(10**400), integer(0)), "too large"),
+        (call("minigenesis.dtypes", "get_dtype", text("weird")), "unknown dtype name 'weird'"),
+        (call("collections", "OrderedDict", EMPTY_LIST), "OrderedDict called with"),
+        (EMPTY_DICT + EMPTY_LIST + integer(1) + SETITEM, "dict key or set item is a list"),
+        (EMPTY_DICT + tup(integer(1)) + integer(1) + SETITEM, "is a tuple"),
+        (EMPTY_DICT + integer(2**80) + integer(1) + SETITEM, "an int of 81 bits"),
+        (pickle.BINUNICODE + b"\x02\x00\x00\x00\xff\xfe", "not valid UTF-8"),
+        (pickle.BINBYTES8 + struct.pack("<Q", 2**62), "length field says 4611686018427387904"),
+        (pickle.BINUNICODE8 + struct.pack("<Q", 2**40), "length field"),
+        (pickle.LONG4 + struct.pack("<i", 2**31 - 1), "length field"),
+        (pickle.FRAME + struct.pack("<Q", 2**60), "FRAME of"),
+        (pickle.BYTEARRAY8 + struct.pack("<Q", 2**31), "length field"),
+        (binget(7), "memo entry 7 was never stored"),
+        (NEXT_BUFFER, "more arrays than the file's 0"),
+        (EMPTY_LIST + APPEND, "stack underflow"),
+        (NONE + NONE, "STOP with 2 values"),
+    ],
+    ids=lambda v: v if isinstance(v, str) and len(v) < 30 else None,
+)
+def test_malformed_payloads_are_checkpoint_errors_naming_the_file(raw, message):
+    with pytest.raises(mg.CheckpointError, match=message) as info:
+        load_raw(program(raw))
+    assert str(info.value).startswith("crafted.ckpt: ")
+    assert "at byte" in str(info.value)  # and where in the pickle
+
+
+def test_unexpected_errors_inside_a_load_become_checkpoint_errors(monkeypatch):
+    """One wrapper: even a MemoryError from deep inside is reported against the file."""
+    from minigenesis.serialization import restricted
+
+    def out_of_memory(*args):
+        raise MemoryError
+
+    monkeypatch.setattr(restricted, "_rebuild_array", out_of_memory)
+    with pytest.raises(mg.CheckpointError, match=r"crafted\.ckpt: .*MemoryError"):
+        load_raw(program(array(b"\x00" * 4, "<f4", (1,))))
+
+
+def test_garbage_after_a_valid_header_is_a_checkpoint_error():
+    with pytest.raises(mg.CheckpointError, match="opcode"):
+        load_raw(b"\x80\x05garbage")
+    with pytest.raises(mg.CheckpointError, match="cannot be unpickled"):
+        load_raw(b"\x80\x05garbage", weights_only=False)
+
+
+def deep_lists(levels: int) -> bytes:
+    # [[[...]]]: EMPTY_LIST n times, then APPEND n-1 times (2 bytes a level, no MARK at all)
+    return program(EMPTY_LIST * levels + APPEND * (levels - 1))
+
+
+def copy_bomb(n: int, copies: int) -> bytes:
+    # one list of n items, then list(x) of it `copies` times: quadratic work from a linear file
+    one_copy = glob("builtins", "list") + binget(0) + TUPLE1 + REDUCE + POP
+    return program(EMPTY_LIST + binput(0) + MARK + NONE * n + pickle.APPENDS + one_copy * copies)
+
+
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        (program(NONE + pickle.LONG_BINPUT + struct.pack("<I", 2**27)), None),  # 2 GB in C
+        (deep_lists(50_000), "nest deeper than 100"),
+        (program(MARK * 50_000), "MARKs nest deeper than 100"),
+        (copy_bomb(20_000, 20_000), "more copying"),
+        (program(EMPTY_LIST + MEMOIZE + binget(0) + APPEND), "reference cycle"),
+        (
+            program(
+                call(
+                    "numpy.core.multiarray",
+                    "_reconstruct",
+                    glob("numpy", "ndarray"),
+                    tup(integer(300_000_000)),
+                    raw_bytes(b"b"),
+                )
+            ),
+            "refused",
+        ),
+        (program(call("builtins", "bytearray", integer(2**31))), "refused"),
+    ],
+    ids=[
+        "memo-index",
+        "deep-lists",
+        "deep-marks",
+        "copy-bomb",
+        "cycle",
+        "_reconstruct",
+        "bytearray",
+    ],
+)
+def test_small_files_cannot_make_the_loader_allocate_much(raw, message):
+    """Memory is bounded by a small multiple of the file: the C unpickler sized its memo from an
+    index in the file, and NumPy/bytearray allocated what the file asked for."""
+    tracemalloc.start()
+    try:
+        if message is None:
+            assert load_raw(raw) is None
+        else:
+            with pytest.raises(mg.CheckpointError, match=message):
+                load_raw(raw)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * len(raw) + (4 << 20), f"{peak / 2**20:.1f} MiB for a {len(raw)}-byte pickle"
+
+
+def test_a_tensor_from_a_read_only_buffer_is_charged(tmp_path):
+    """Each tensor made from in-band (read-only) bytes copies them: many tensors from one
+    memoized buffer would be a copy bomb, so copies are charged against the file size."""
+    one = call(
+        HOME, "_rebuild_located", glob("minigenesis.tensor", "_rebuild_tensor"),
+        tup(binget(0), FALSE), text("cpu"),
+    ) + POP  # fmt: skip
+    big = array(b"\x00" * 400_000, "|u1", (400_000,)) + binput(0) + POP
+    with pytest.raises(mg.CheckpointError, match="more copying"):
+        load_raw(program(big + one * 200 + NONE))
+    assert load_raw(program(big + one * 2 + NONE)) is None  # a few shares are fine
+
+
+def test_trusted_unpickler_is_not_kept_alive_by_a_cycle():
+    """find_class hands out a partial, not a bound method: the unpickler (and the memo with every
+    loaded object) is freed by reference counting, without waiting for the cycle collector."""
+    import gc
+    import weakref
+
+    from minigenesis.serialization.location import make_placer
+    from minigenesis.serialization.pickling import CheckpointPickler, CheckpointUnpickler
+
+    stream, buffers = io.BytesIO(), []
+    CheckpointPickler(stream, buffers.append).dump({"w": mg.ones(3)})
+    stream.seek(0)
+    gc.disable()
+    try:
+        u = CheckpointUnpickler(stream, buffers, make_placer(None, "x"))
+        assert u.load()["w"].numpy().tolist() == [1.0, 1.0, 1.0]
+        ref = weakref.ref(u)
+        del u
+        assert ref() is None
+    finally:
+        gc.enable()
+
+
+def test_resume_from_a_crafted_file_is_a_one_line_error(tmp_path):
+    """The CLI reports a hostile checkpoint like any unusable one: exit 2, one line, no crash."""
+    bad = tmp_path / "bad.pth"
+    wrap_pickle(program(FORGED_OBJECT_DTYPE), bad)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run(
+        [sys.executable, "-m", "minigenesis", "train", "--resume", str(bad), "--quiet",
+         "--out", str(tmp_path / "run")],
+        capture_output=True, text=True, cwd=root, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot resume" in lines[0] and "numpy.dtype" in lines[0]
+
+
+def test_numpy_scalars_devices_and_lr_lists_save_without_numpy_pickling(tmp_path):
+    """What save() writes for these loads under weights_only=True (no numpy.dtype, no BUILD)."""
+    from minigenesis.optim.lr_scheduler.base import LRList
+
+    obj = {
+        "f": np.float32(1.5),
+        "bf": np.array(0.1, dtype="float32").astype(mg.bfloat16.numpy_dtype)[()],
+        "b": np.bool_(True),
+        "dev": mg.device("cuda:1"),
+        "lrs": LRList([0.1, 0.2]),
+        "od": collections.OrderedDict([("z", 1)]),
+    }
+    path = tmp_path / "s.ckpt"
+    mg.save(obj, path)
     out = mg.load(path)
-    assert out["scalar"] == np.float32(1.5) and out["scalar"].dtype == np.float32
-    assert out["rec"].tolist() == [(1, 2.0)]
+    for key in ("f", "bf", "b"):
+        assert out[key].dtype == obj[key].dtype and out[key].tobytes() == obj[key].tobytes()
+    assert out["dev"] == mg.device("cuda:1") and out["lrs"] == [0.1, 0.2]
+    assert type(out["od"]) is collections.OrderedDict and out["od"] == obj["od"]

@@ -12,7 +12,9 @@
   (``location.py``).
 - The file: header, raw array bytes, pickle, index, CRC32 (``format.py``); a damaged file raises
   ``CheckpointError`` naming the file and the damage, before anything is unpickled.
-- Safe by default: ``weights_only=True`` resolves only allow-listed globals (``pickling.py``).
+- Safe by default: ``weights_only=True`` reads the pickle with a small interpreter that allows only
+  the opcodes and callables plain data needs and bounds what a file can make it allocate
+  (``restricted.py``); ``weights_only=False`` is the normal unpickler, for trusted files.
 - Atomic: written to a temporary file, fsynced, then renamed over the target (``atomic.py``).
 - Large state dicts stream: array bytes go from the tensors to the file without an intermediate
   copy, and on load each array is read straight into its final memory.
@@ -35,11 +37,13 @@ from .location import make_placer
 from .pickling import (
     CheckpointPickler,
     CheckpointUnpickler,
+    PlacementError,
     UnsafeCheckpointError,
     _rebuild_array,
     _rebuild_located,
-    allowed_globals,
+    _rebuild_scalar,
 )
+from .restricted import allowed_globals, restricted_load
 
 __all__ = [
     "save",
@@ -75,9 +79,11 @@ def load(
 
     ``map_location``: where tensors land (None: where they were saved; "cpu", "cuda", an
     ``mg.device``, a dict ``{"cuda:0": "cpu"}`` or ``fn(tensor, location)``).
-    ``weights_only=True`` (default) refuses any global outside the allow-list with
+    ``weights_only=True`` (default) loads plain data only (tensors, numeric arrays and scalars,
+    builtin containers and scalars, OrderedDict) and refuses anything else with
     ``UnsafeCheckpointError``; pass False only for files you trust, since unpickling them can run
-    arbitrary code. A damaged file raises ``CheckpointError``; a missing one FileNotFoundError.
+    arbitrary code. A damaged or malformed file raises ``CheckpointError`` naming it; a missing
+    one FileNotFoundError. Errors of ``map_location`` itself come through unchanged.
     """
     name = getattr(f, "name", None) if hasattr(f, "read") else os.fspath(f)
     name = str(name) if name is not None else f"<{type(f).__name__}>"
@@ -87,15 +93,18 @@ def load(
     else:
         with open(f, "rb", buffering=0) as fh:
             payload, buffers = read_checkpoint(fh, name)
-    unpickler = CheckpointUnpickler(io.BytesIO(payload), buffers, name, weights_only, place)
     try:
-        return unpickler.load()
-    except (pickle.UnpicklingError, EOFError) as err:
-        if isinstance(err, CheckpointError):
-            raise
+        if weights_only:
+            return restricted_load(payload, buffers, name, place)
+        return CheckpointUnpickler(io.BytesIO(payload), buffers, place).load()
+    except PlacementError as err:
+        raise err.original from None
+    except CheckpointError:
+        raise
+    except Exception as err:  # any failure of a checksum-valid payload; MemoryError included
         raise CheckpointError(
-            f"{name}: the payload passed its checksum but cannot be "
-            f"unpickled ({err}); the file was not written by save()"
+            f"{name}: the payload passed its checksum but cannot be unpickled "
+            f"({type(err).__name__}: {err}); the file was not written by save()"
         ) from err
 
 
@@ -106,3 +115,4 @@ load_checkpoint = load
 # Stable names for the pickle stream (see pickling._HOME).
 _rebuild_array = _rebuild_array
 _rebuild_located = _rebuild_located
+_rebuild_scalar = _rebuild_scalar

@@ -1,29 +1,29 @@
-"""How objects become pickle opcodes, and the restricted unpickler that turns them back.
+"""How objects become pickle opcodes, and how a trusted (weights_only=False) load reads them.
 
-Saving: ``CheckpointPickler`` (protocol 5) changes how two kinds of objects reduce.
-- NumPy arrays of plain numeric dtypes (ml_dtypes' bfloat16 included) reduce to
-  ``_rebuild_array(PickleBuffer(raw bytes), dtype_token, shape, fortran)``. The buffer is a
-  view, so the bytes go out of band, straight to the file, never copied into the pickle stream.
-  (NumPy's own protocol-5 reduce does the same for builtin dtypes but copies bfloat16 arrays in
-  band, and names ``numpy._core`` functions that NumPy 1.x lacks.)
+Saving: ``CheckpointPickler`` (protocol 5) changes how a few kinds of objects reduce.
+- NumPy arrays of plain numeric dtypes (bool, int, uint, float, complex, and ml_dtypes' bfloat16,
+  float8 ...) reduce to ``_rebuild_array(PickleBuffer(raw bytes), dtype_token, shape, fortran)``.
+  The buffer is a view, so the bytes go out of band, straight to the file, never copied into the
+  pickle stream. The dtype is a short string ('<f4', 'ml_dtypes:bfloat16'), never a pickled
+  ``numpy.dtype``: the safe loader must not let a file build a dtype (see ``restricted.py``).
+  Arrays of other dtypes (strings, dates, records, objects) keep NumPy's own reduce: they load
+  only with ``weights_only=False``.
+- NumPy scalars of those dtypes reduce to ``_rebuild_scalar(raw bytes, dtype_token)``, and an
+  ``mg.device`` to ``device("cuda:0")``, for the same reason.
 - Tensors reduce as they always do (``Tensor.__reduce_ex__``: the host array and requires_grad;
   a Parameter through ``_rebuild_parameter``), wrapped in ``_rebuild_located(rebuild, args,
   location)``, which records where the tensor lived ("cpu", "cuda:0") so ``map_location`` can send
   it somewhere else, and by default sends it back.
 
-Loading: ``CheckpointUnpickler.find_class`` resolves every global the stream names. With
-``weights_only=True`` only the names in ``allowed_globals()`` resolve; anything else (``os.system``,
-``builtins.eval``, any user class) raises ``UnsafeCheckpointError`` before it is called, so a
-malicious file cannot run code. Arrays are never built from raw bytes with an object dtype (that
-would let a file forge pointers): ``_rebuild_array`` refuses such dtypes, and NumPy's own
-``_frombuffer``/``ndarray.__setstate__`` refuse object arrays from bytes too.
+Loading: ``weights_only=True`` (the default) never reaches ``pickle.Unpickler``: ``restricted.py``
+interprets the stream itself, opcode by opcode, and calls nothing but the rebuild functions here
+(with checked arguments) and a few builtin containers. ``CheckpointUnpickler`` below is the
+trusted path: the normal unpickler, which can run any code the file names.
 """
 
 from __future__ import annotations
 
-import collections
 import functools
-import importlib
 import math
 import pickle
 from collections.abc import Callable
@@ -42,7 +42,8 @@ _HOME = "minigenesis.serialization"
 
 
 class UnsafeCheckpointError(CheckpointError, pickle.UnpicklingError):
-    """A ``weights_only=True`` load met a global that is not on the allow-list."""
+    """A ``weights_only=True`` load met something it does not allow: a global outside the
+    allow-list, a forbidden opcode, a non-numeric array dtype."""
 
 
 def _ml_dtype_names() -> frozenset[str]:
@@ -61,12 +62,12 @@ _ML_DTYPES = _ml_dtype_names()
 # Rebuild functions (named in the pickle stream)
 # ----------------------------------------------------------------------------------------------
 def _dtype_token(dt: np.dtype) -> str | None:
-    """A string that names ``dt`` safely, or None for dtypes this path does not store
-    (object, structured and subarray dtypes go through NumPy's own pickling)."""
+    """A string that names ``dt`` safely, or None for dtypes this path does not store (strings,
+    dates, records and objects go through NumPy's own pickling, refused by a weights-only load)."""
     if dt.hasobject or dt.fields is not None or dt.subdtype is not None:
         return None
-    if dt.type.__module__ == "numpy":
-        return dt.str  # '<f4', '|b1', '>i8', '<U3' ...: byte order and size included
+    if dt.type.__module__ == "numpy" and dt.kind in "biufc":
+        return dt.str  # '<f4', '|b1', '>i8', '<c16' ...: byte order and size included
     if dt.type.__module__ == "ml_dtypes" and dt.type.__name__ in _ML_DTYPES:
         return "ml_dtypes:" + dt.type.__name__
     return None
@@ -90,7 +91,12 @@ def _dtype_from_token(token: str) -> np.dtype:
 
 
 def _rebuild_array(buf: Any, token: str, shape: tuple, fortran: bool) -> np.ndarray:
-    """Unpickle an array: view the buffer's bytes as ``dtype`` with ``shape`` (no copy)."""
+    """Unpickle an array: view the buffer's bytes as ``dtype`` with ``shape`` (no copy).
+
+    Refuses object and structured dtypes here, on any load. (A ``weights_only=True`` load checks
+    more before it calls this: a numeric token, raw-byte buffers, a shape of small ints.)
+    Older files may hold '<U3' or datetime tokens: those still load with weights_only=False.
+    """
     dt = _dtype_from_token(token)
     if not isinstance(shape, tuple) or not all(isinstance(n, int) and n >= 0 for n in shape):
         raise CheckpointError(f"_rebuild_array: bad shape {shape!r}")
@@ -110,6 +116,14 @@ def _rebuild_array(buf: Any, token: str, shape: tuple, fortran: bool) -> np.ndar
     return flat.view(dt).reshape(shape, order="F" if fortran else "C")
 
 
+def _rebuild_scalar(raw: bytes, token: str) -> np.generic:
+    """Unpickle a NumPy scalar (``np.float32(1.5)``, a bfloat16 ...) from its bytes."""
+    dt = _dtype_from_token(token)
+    if len(raw) != dt.itemsize:
+        raise CheckpointError(f"_rebuild_scalar: {len(raw)} bytes for one {dt} ({dt.itemsize})")
+    return np.frombuffer(raw, dtype=dt)[0]
+
+
 def _place(t: Tensor, location: str) -> Tensor:
     """Move a freshly rebuilt tensor to ``location`` in place (its class and identity stay)."""
     target = device(location)
@@ -127,7 +141,24 @@ def _rebuild_located(rebuild: Callable, args: tuple, location: str) -> Tensor:
     return _place(rebuild(*args), location)
 
 
-_rebuild_array.__module__ = _rebuild_located.__module__ = _HOME
+class PlacementError(Exception):
+    """Carries an error raised by ``map_location`` (the user's callable, a missing GPU) out of
+    the unpickler, so that ``load`` re-raises it unchanged instead of calling the file broken."""
+
+    def __init__(self, original: Exception) -> None:
+        super().__init__(str(original))
+        self.original = original
+
+
+def call_placer(place: Callable[[Tensor, str], Tensor], t: Tensor, location: str) -> Tensor:
+    """``place(t, location)``, with its errors wrapped in ``PlacementError``."""
+    try:
+        return place(t, location)
+    except Exception as err:
+        raise PlacementError(err) from err
+
+
+_rebuild_array.__module__ = _rebuild_located.__module__ = _rebuild_scalar.__module__ = _HOME
 
 
 # ----------------------------------------------------------------------------------------------
@@ -140,6 +171,11 @@ class CheckpointPickler(pickle.Pickler):
         super().__init__(file, protocol=5, buffer_callback=buffer_callback)
 
     def reducer_override(self, obj: Any) -> Any:
+        if type(obj) is device:  # by its name, not by slot state (which would need BUILD)
+            return (device, (str(obj),))
+        if isinstance(obj, np.generic):
+            token = _dtype_token(obj.dtype)
+            return NotImplemented if token is None else (_rebuild_scalar, (obj.tobytes(), token))
         if isinstance(obj, Tensor):
             rebuild, args, *rest = obj.__reduce_ex__(5)
             location = str(device_of(obj._data))
@@ -161,97 +197,29 @@ class CheckpointPickler(pickle.Pickler):
 
 
 # ----------------------------------------------------------------------------------------------
-# Loading
+# Loading a trusted file (weights_only=False); the safe path is restricted.py
 # ----------------------------------------------------------------------------------------------
-@functools.cache
-def allowed_globals() -> dict[tuple[str, str], Any]:
-    """Every global a ``weights_only=True`` load may resolve, as {(module, name): object}.
-
-    NumPy names are keyed under ``numpy.core`` (1.x); ``numpy._core`` (2.x) is mapped onto them, so
-    files from either NumPy load under either.
-    """
-    try:  # NumPy 2
-        from numpy._core.multiarray import _reconstruct, scalar
-        from numpy._core.numeric import _frombuffer
-    except ImportError:  # NumPy 1.x
-        from numpy.core.multiarray import _reconstruct, scalar
-        from numpy.core.numeric import _frombuffer
-    table: dict[tuple[str, str], Any] = {
-        ("collections", "OrderedDict"): collections.OrderedDict,
-        ("builtins", "complex"): complex,
-        ("builtins", "set"): set,
-        ("builtins", "frozenset"): frozenset,
-        ("builtins", "bytearray"): bytearray,
-        ("builtins", "slice"): slice,
-        ("numpy", "ndarray"): np.ndarray,
-        ("numpy", "dtype"): np.dtype,
-        ("numpy.core.multiarray", "_reconstruct"): _reconstruct,
-        ("numpy.core.multiarray", "scalar"): scalar,
-        ("numpy.core.numeric", "_frombuffer"): _frombuffer,
-        (_HOME, "_rebuild_array"): _rebuild_array,
-        (_HOME, "_rebuild_located"): _rebuild_located,
-    }
-    table.update({("ml_dtypes", n): getattr(ml_dtypes, n) for n in _ML_DTYPES})
-    for module, name in (
-        ("minigenesis.tensor", "_rebuild_tensor"),
-        ("minigenesis.nn.parameter", "_rebuild_parameter"),
-        ("minigenesis.dtypes", "get_dtype"),
-        ("minigenesis.backend", "device"),
-    ):
-        try:
-            table[module, name] = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError):  # a layer this build does not have yet
-            pass
-    return table
-
-
-def _normalize(module: str) -> str:
-    """NumPy 2 names (``numpy._core.multiarray``) -> the NumPy 1 names the allow-list uses."""
-    if module.startswith("numpy._core"):
-        return "numpy.core" + module[len("numpy._core") :]
-    return module
+def _located_and_placed(
+    place: Callable[[Tensor, str], Tensor], rebuild: Callable, args: tuple, location: str
+) -> Tensor:
+    """``_rebuild_located`` with the load's ``map_location`` applied instead of the default."""
+    t = rebuild(*args)
+    if not isinstance(t, Tensor):
+        raise CheckpointError(f"a tensor record rebuilt a {type(t).__name__}, not a Tensor")
+    return call_placer(place, t, location)
 
 
 class CheckpointUnpickler(pickle.Unpickler):
-    """Unpickler that resolves only allow-listed globals (``weights_only=True``) and sends every
+    """The normal unpickler (it resolves any global: only for trusted files) that sends every
     tensor where ``place(tensor, saved_location)`` says."""
 
-    def __init__(
-        self,
-        file: Any,
-        buffers: list,
-        name: str,
-        weights_only: bool,
-        place: Callable[[Tensor, str], Tensor],
-    ) -> None:
+    def __init__(self, file: Any, buffers: list, place: Callable[[Tensor, str], Tensor]) -> None:
         super().__init__(file, buffers=buffers)
-        self._name = name
-        self._weights_only = weights_only
-        self._place_fn = place
-
-    def _rebuild_located(self, rebuild: Callable, args: tuple, location: str) -> Tensor:
-        if not isinstance(args, tuple) or not isinstance(location, str):
-            raise CheckpointError(f"{self._name}: malformed tensor record in the pickle")
-        t = rebuild(*args)
-        if not isinstance(t, Tensor):
-            raise CheckpointError(
-                f"{self._name}: a tensor record rebuilt a {type(t).__name__}, not a Tensor"
-            )
-        return self._place_fn(t, location)
+        # A partial of a module function, not a bound method: a bound method would tie the
+        # unpickler and its memo into a reference cycle.
+        self._located = functools.partial(_located_and_placed, place)
 
     def find_class(self, module: str, name: str) -> Any:
-        key = (_normalize(module), name)
-        if key == (_HOME, "_rebuild_located"):
-            return self._rebuild_located
-        found = allowed_globals().get(key)
-        if found is not None:
-            return found
-        if not self._weights_only:
-            return super().find_class(module, name)
-        raise UnsafeCheckpointError(
-            f"{self._name}: weights_only=True refused to load the global '{module}.{name}'. "
-            "A weights-only load resolves only tensors, NumPy arrays and dtypes (ml_dtypes "
-            "included), builtin scalars and containers and OrderedDict, so that a malicious file "
-            "cannot run code. If this file comes from a source you trust, load it with "
-            "weights_only=False (unpickling it can then execute arbitrary code)."
-        )
+        if (module, name) == (_HOME, "_rebuild_located"):
+            return self._located
+        return super().find_class(module, name)
