@@ -207,3 +207,181 @@ def test_index_results_like_torch():
         ours, theirs = case(mg), case(torch)
         assert ours.shape == tuple(theirs.shape), what
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, err_msg=what)
+
+
+# ------------------------------------------------------------------------------------------------
+# binary_cross_entropy: probabilities in, targets in [0, 1]
+# ------------------------------------------------------------------------------------------------
+def test_binary_cross_entropy_refuses_targets_outside_unit_interval():
+    p = mg.tensor([0.5, 0.25])
+    for bad in (2.0, -1.0, float("nan")):
+        with pytest.raises(RuntimeError, match="target should be between 0 and 1"):
+            F.binary_cross_entropy(p, mg.tensor([1.0, bad]))
+    with pytest.raises(RuntimeError, match="target should be between 0 and 1"):
+        F.binary_cross_entropy(mg.tensor(0.5), 2.0)
+
+
+def test_binary_cross_entropy_refuses_inputs_outside_unit_interval():
+    for bad in (1.5, -0.1, float("nan")):
+        with pytest.raises(RuntimeError, match="input should be between 0 and 1.*with_logits"):
+            F.binary_cross_entropy(mg.tensor([0.5, bad]), mg.tensor([1.0, 0.0]))
+
+
+def test_binary_cross_entropy_accepts_the_closed_interval():
+    # targets 0 and 1 and inputs at the ends are fine; the logs are clamped at -100
+    loss = F.binary_cross_entropy(mg.tensor([0.0, 1.0, 0.5]), mg.tensor([1.0, 1.0, 0.5]), None)
+    assert loss.item() == pytest.approx((100.0 + 0.0 + np.log(2.0)) / 3, rel=1e-6)
+
+
+def test_binary_cross_entropy_with_logits_takes_any_target_like_torch():
+    torch = _torch()
+    x, y = [0.5, -2.0], [2.0, -1.0]
+    ours = F.binary_cross_entropy_with_logits(mg.tensor(x), mg.tensor(y)).item()
+    theirs = torch.nn.functional.binary_cross_entropy_with_logits(torch.tensor(x), torch.tensor(y))
+    assert ours == pytest.approx(theirs.item(), rel=1e-6)
+
+
+BCE_ERRORS = {
+    "target_above_one": ([0.5], [2.0]),
+    "target_negative": ([0.5], [-1.0]),
+    "target_nan": ([0.5], [float("nan")]),
+    "input_above_one": ([1.5], [1.0]),
+    "input_nan": ([float("nan")], [1.0]),
+}
+
+
+@pytest.mark.parametrize("case", BCE_ERRORS)
+def test_binary_cross_entropy_errors_like_torch(case):
+    x, y = BCE_ERRORS[case]
+    _same_error(lambda L: _fn(L).binary_cross_entropy(L.tensor(x), L.tensor(y)), RuntimeError)
+
+
+# ------------------------------------------------------------------------------------------------
+# tensor(data): numbers only, rectangular, PyTorch's dtype inference
+# ------------------------------------------------------------------------------------------------
+def test_tensor_refuses_none_instead_of_making_nan():
+    with pytest.raises(RuntimeError, match="could not infer a dtype for NoneType"):
+        mg.tensor(None)
+    with pytest.raises(RuntimeError, match="NoneType"):
+        mg.tensor([1, None])
+    with pytest.raises(RuntimeError, match="NoneType"):
+        mg.tensor([[1.0, 2.0], None])
+
+
+def test_tensor_refuses_strings_instead_of_parsing_them():
+    with pytest.raises(TypeError, match="from str '3': convert it to a number first"):
+        mg.tensor("3")
+    with pytest.raises(TypeError, match="from bytes"):
+        mg.tensor(b"3")
+    with pytest.raises(ValueError, match="str '3'"):
+        mg.tensor(["3"])
+    with pytest.raises(TypeError, match="str 'a'"):
+        mg.tensor([1, "a"])
+
+
+def test_tensor_refuses_ragged_lists():
+    with pytest.raises(ValueError, match=r"expected sequence of length 2 at dim 1 \(got 1\)"):
+        mg.tensor([[1, 2], [3]])
+    with pytest.raises(ValueError, match=r"length 2 at dim 2 \(got 1\)"):
+        mg.tensor([[[1, 2]], [[3]]])
+    with pytest.raises(ValueError, match=r"length 0 at dim 1 \(got 1\)"):
+        mg.tensor([[], [1]])  # PyTorch silently drops the 1 here; refusing is the safe choice
+    with pytest.raises(TypeError, match="expected a sequence at dim 1"):
+        mg.tensor([[1, 2], 3])
+    with pytest.raises(TypeError, match="expected a number at dim 1"):
+        mg.tensor([1, [2]])
+
+
+def test_tensor_refuses_other_objects():
+    for bad in (object(), {1: 2}, {1, 2}):
+        with pytest.raises(RuntimeError, match=f"could not infer a dtype for {type(bad).__name__}"):
+            mg.tensor(bad)
+    with pytest.raises(TypeError, match="complex numbers are not supported"):
+        mg.tensor([1 + 2j])
+
+
+def test_tensor_refuses_integers_out_of_range():
+    with pytest.raises(ValueError, match="does not fit in int64"):
+        mg.tensor(2**63)
+    with pytest.raises(ValueError, match="does not fit in int64"):
+        mg.tensor([1, -(2**63) - 1])
+    with pytest.raises(RuntimeError, match=r"to uint8 without overflow.*\[0, 255\]"):
+        mg.tensor([300], dtype=mg.uint8)
+    with pytest.raises(RuntimeError, match="to int8 without overflow"):
+        mg.tensor([200], dtype=mg.int8)
+    with pytest.raises(RuntimeError, match="to int64 without overflow"):
+        mg.tensor([float("nan")], dtype=mg.int64)
+    assert mg.tensor([-1, -129], dtype=mg.uint8).tolist() == [255, 127]  # wraps, as in PyTorch
+    assert mg.tensor([1.9, -1.9], dtype=mg.int32).tolist() == [1, -1]  # truncates
+
+
+def test_tensor_keeps_the_dtype_of_a_float64_tensor():
+    t = mg.tensor(mg.tensor([0.1], dtype=mg.float64))
+    assert t.dtype is mg.float64 and t.item() == 0.1
+
+
+TENSOR_DATA = {
+    "bool_and_float": [True, 1.5],
+    "bool_and_int": [True, 2],
+    "bools": [True, False],
+    "int_and_float": [1, 2.0],
+    "tuple": (1, 2),
+    "range": range(3),
+    "nested_ranges": [range(2), range(2)],
+    "empty": [],
+    "empty_rows": [[], []],
+    "numpy_int32_scalar": [np.int32(1)],
+    "numpy_int32_and_int": [np.int32(1), 2],
+    "numpy_int32_and_float": [np.int32(1), 1.5],
+    "numpy_float64_and_bool": [np.float64(1.0), True],
+    "numpy_float16_and_float": [np.float16(1.0), 1.5],
+    "numpy_rows": [np.array([1, 2], dtype=np.int32), [3, 4]],
+    "numpy_float64_rows": [np.array([1.5, 2.0]), [3, 4]],
+    "infinity": float("inf"),
+    "large_int_in_float_list": [1.5, 2**70],
+}
+
+
+@pytest.mark.parametrize("case", TENSOR_DATA)
+@pytest.mark.filterwarnings("ignore:Creating a tensor from a list of numpy")
+def test_tensor_dtype_inference_like_torch(case):
+    torch = _torch()
+    data = TENSOR_DATA[case]
+    ours, theirs = mg.tensor(data), torch.tensor(data)
+    assert ours.dtype.name == str(theirs.dtype).removeprefix("torch."), case
+    assert ours.shape == tuple(theirs.shape)
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_tensor_with_dtype_like_torch():
+    torch = _torch()
+    cases = [([-1, -129], "uint8"), ([1.9, -1.9], "int64"), ([1e40], "float32"), (1.5, "bool")]
+    for data, dtype in cases:
+        ours = mg.tensor(data, dtype=getattr(mg, dtype))
+        theirs = torch.tensor(data, dtype=getattr(torch, dtype))
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy(), err_msg=str(data))
+
+
+TENSOR_ERRORS = {
+    "none": (None, None, RuntimeError),
+    "none_in_list": ([1, None], None, RuntimeError),
+    "str": ("3", None, TypeError),
+    "str_in_list": (["3"], None, ValueError),
+    "str_after_number": ([1, "a"], None, TypeError),
+    "bytes": (b"ab", None, TypeError),
+    "ragged": ([[1, 2], [3]], None, ValueError),
+    "ragged_deeper": ([[[1, 2]], [[3]]], None, ValueError),
+    "number_for_row": ([[1, 2], 3], None, TypeError),
+    "row_for_number": ([1, [2]], None, TypeError),
+    "dict": ({1: 2}, None, RuntimeError),
+    "int_too_large": (2**63, None, ValueError),
+    "uint8_overflow": ([256], "uint8", RuntimeError),
+    "int16_overflow": ([40000], "int16", RuntimeError),
+    "nan_to_int": ([float("nan")], "int64", RuntimeError),
+}
+
+
+@pytest.mark.parametrize("case", TENSOR_ERRORS)
+def test_tensor_errors_like_torch(case):
+    data, dtype, exc = TENSOR_ERRORS[case]
+    _same_error(lambda L: L.tensor(data, dtype=dtype and getattr(L, dtype)), exc)

@@ -349,6 +349,11 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mea
     return _reduce((input - target).abs(), reduction)
 
 
+def _all_in_unit_interval(a) -> bool:
+    """Every entry in [0, 1] (False for NaN): PyTorch's check of probabilities."""
+    return not a.size or bool(((a >= 0) & (a <= 1)).all())
+
+
 @autocast_function(FLOAT32)
 def binary_cross_entropy(
     input, target, weight=None, size_average=None, reduce=None, reduction: str = "mean"
@@ -360,11 +365,13 @@ def binary_cross_entropy(
     target = _tensor(target, input, name)
     _same_shape(input, target, name, strict=True)
     x = input._data
-    if x.size and not bool(((x >= 0) & (x <= 1)).all()):
-        raise ValueError(
+    if not _all_in_unit_interval(x):
+        raise RuntimeError(
             f"{name}: all elements of input should be between 0 and 1 (probabilities; for "
             f"logits use binary_cross_entropy_with_logits)"
         )
+    if not _all_in_unit_interval(target._data):
+        raise RuntimeError(f"{name}: all elements of target should be between 0 and 1")
     if target._data.dtype != x.dtype:
         target = target._cast(x.dtype)
     loss = BinaryCrossEntropy.apply(input, target)
