@@ -84,6 +84,16 @@ def pow(x: Any, exponent: Any) -> Tensor:  # noqa: A001
     return _binary(E.Pow, x, exponent)
 
 
+def remainder(x: Any, other: Any) -> Tensor:
+    """x - floor(x / other) * other (Python's %: the sign of ``other``)."""
+    return _binary(E.Mod, x, other)
+
+
+def fmod(x: Any, other: Any) -> Tensor:
+    """x - trunc(x / other) * other (C's fmod: the sign of ``x``)."""
+    return _binary(E.Fmod, x, other)
+
+
 def sum(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:  # noqa: A001
     return x.sum(dim, keepdim, dtype)
 

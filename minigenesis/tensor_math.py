@@ -228,7 +228,9 @@ class TensorMath:
             return _binary(E.Div, other, self.to(_dt.get_default_dtype()))
         return _binary(E.Div, other, self)
 
-    # // and %: PyTorch's promotion (as +), not differentiable here
+    # //: PyTorch's promotion (as +). floor(x / y) is piecewise constant, so its gradient is 0:
+    # the result is a constant of the graph here, where PyTorch's backward refuses (its
+    # floor_divide has no derivative).
     def __floordiv__(self, other):
         with no_grad():
             return _binary(E.FloorDiv, self, other)
@@ -238,12 +240,18 @@ class TensorMath:
             return _binary(E.FloorDiv, other, self)
 
     def __mod__(self, other):
-        with no_grad():
-            return _binary(E.Mod, self, other)
+        return _binary(E.Mod, self, other)
 
     def __rmod__(self, other):
-        with no_grad():
-            return _binary(E.Mod, other, self)
+        return _binary(E.Mod, other, self)
+
+    def remainder(self, other):
+        """x - floor(x / other) * other (the sign of other), as ``%``."""
+        return _binary(E.Mod, self, other)
+
+    def fmod(self, other):
+        """x - trunc(x / other) * other (the sign of x)."""
+        return _binary(E.Fmod, self, other)
 
     def __pow__(self, other):
         if self._data.dtype.kind == "b":
@@ -424,10 +432,17 @@ class TensorMath:
         return self._extreme(dim, keepdim, R.MinAll, R.MinDim)
 
     def amax(self, dim=None, keepdim: bool = False):
+        return self._amax_amin(dim, keepdim, R.AMax)
+
+    def amin(self, dim=None, keepdim: bool = False):
+        return self._amax_amin(dim, keepdim, R.AMin)
+
+    def _amax_amin(self, dim, keepdim, op):
         axis = norm_dim(dim, self.ndim)
         if not axis:  # None or (): every dim, as PyTorch
-            return self.max() if not keepdim else self.max().reshape((1,) * self.ndim)
-        return R.AMax.apply(self, axis if self.ndim else None, keepdim)
+            out = self.max() if op is R.AMax else self.min()
+            return out if not keepdim else out.reshape((1,) * self.ndim)
+        return op.apply(self, axis if self.ndim else None, keepdim)
 
     def argmax(self, dim=None, keepdim: bool = False):
         if self._data.dtype.kind == "b":
@@ -457,20 +472,16 @@ class TensorMath:
     def norm(self, p="fro", dim=None, keepdim: bool = False):
         """The p-norm (sum |x|^p)^(1/p); p=inf is max |x|; "fro" and 2 are the Euclidean norm."""
         _need_float(self, "norm")
-        if p in ("fro", 2, 2.0):
-            return (self * self).sum(dim, keepdim).sqrt()
-        if p in (float("inf"), "inf"):
-            a = self.abs()
-            return a.max() if dim is None else a.max(dim, keepdim).values
+        if p == "fro":
+            p = 2
+        if p in (float("inf"), "inf"):  # max |x|: ties share the gradient, as in PyTorch
+            return self.abs().amax(dim, keepdim)
         if p in (float("-inf"), "-inf"):
-            a = self.abs()
-            return a.min() if dim is None else a.min(dim, keepdim).values
-        if p == 1:
-            return self.abs().sum(dim, keepdim)
+            return self.abs().amin(dim, keepdim)
+        axis = norm_dim(dim, self.ndim) if self.ndim else None
         if p == 0:
-            axis = norm_dim(dim, self.ndim) if self.ndim else None
             return R.CountNonzero.apply(self, axis, keepdim)
-        return (self.abs() ** p).sum(dim, keepdim) ** (1.0 / p)
+        return R.PNorm.apply(self, float(p), axis, keepdim)
 
     def any(self, dim=None, keepdim: bool = False):
         d = norm_dim(dim, self.ndim)
@@ -749,14 +760,26 @@ class TensorMath:
         return self._inplace(copy, src)
 
     def zero_(self):
-        self._check_leaf_inplace()
-        self._data[...] = 0
-        self._bump_version()
-        return self
+        return self.fill_(0)
 
     def fill_(self, value):
+        """Every element becomes ``value`` (a number or a 0-d tensor). In a graph the old value's
+        gradient is 0 (a masked_fill of everything), and a tensor value gets the summed
+        gradient (copy_'s rule)."""
         self._check_leaf_inplace()
-        self._data[...] = value.item() if isinstance(value, _function.Tensor) else value
+        Tensor = _function.Tensor
+        if isinstance(value, Tensor):
+            if value.ndim:
+                raise RuntimeError(
+                    f"fill_ only supports a 0-dim value tensor, got one of shape {value.shape}"
+                )
+            if state.grad_enabled and (self.requires_grad or value.requires_grad):
+                return self.copy_(value)
+            value = value.item()
+        if state.grad_enabled and self.requires_grad:
+            everything = get_array_module(self._data).ones((), dtype=bool)
+            return self._inplace(lambda x: I.MaskedFill.apply(x, everything, value))
+        self._data[...] = value
         self._bump_version()
         return self
 

@@ -98,9 +98,41 @@ class FloorDiv(Op):
 
 
 class Mod(FloorDiv):
-    """z = x mod y with the sign of y (Python's %, PyTorch's remainder); as FloorDiv."""
+    """z = x - floor(x / y) * y, with the sign of y (Python's %, PyTorch's remainder);
+    dz/dx = 1,  dz/dy = -floor(x / y) (the quotient is piecewise constant: its derivative is 0).
+
+    PyTorch has no gradient for a Python number % tensor (``1.0 % x``) and raises; here the same
+    formula gives it, as it does for tensor % tensor."""
 
     ufunc = "remainder"
+
+    @classmethod
+    def forward(cls, ctx, x, y):
+        z = super().forward(ctx, x, y)
+        if ctx.needs_input_grad[1]:  # the quotient, a constant of the graph
+            ctx.save_for_backward(cls.quotient(get_array_module(z), x, y).astype(z.dtype))
+        return z
+
+    @staticmethod
+    def quotient(xp, x, y):
+        return xp.floor_divide(x, y)
+
+    @staticmethod
+    def backward(ctx, gz):
+        need_x, need_y = ctx.needs_input_grad
+        gy = -gz * ctx.saved_tensors[0] if need_y else None
+        return (gz if need_x else None), gy
+
+
+class Fmod(Mod):
+    """z = x - trunc(x / y) * y, with the sign of x (C's fmod, PyTorch's fmod);
+    dz/dx = 1,  dz/dy = -trunc(x / y)."""
+
+    ufunc = "fmod"
+
+    @staticmethod
+    def quotient(xp, x, y):
+        return xp.trunc(xp.true_divide(x, y))
 
 
 class Pow(Op):

@@ -81,7 +81,7 @@ class Var(Op):
         axis = _axes(x, axis)
         ctx.kept = _kept_shape(x.shape, axis)
         ctx.dof = _count(x.shape, axis) - correction  # N - c: may be <= 0 (then v is inf/nan)
-        ctx.full = axis is None
+        ctx.axis = axis  # every reduced dim, size-1 ones included (their x - mean is 0)
         ctx.save_for_backward(x)
         xp = get_array_module(x)
         acc = x.astype(xp.float32) if _low_precision(x) else x
@@ -91,14 +91,13 @@ class Var(Op):
     @staticmethod
     def backward(ctx, gv):
         (x,) = ctx.saved_tensors
-        axis = tuple(i for i, n in enumerate(ctx.kept) if n == 1 and x.shape[i] != 1) or None
-        centered = x - x.mean(dim=axis, keepdim=True) if axis else x - x.mean()
+        centered = x - x.mean(dim=ctx.axis, keepdim=True)
         gv = gv.reshape(ctx.kept)
         if ctx.dof > 0:
             return gv * centered * (2.0 / ctx.dof), None, None, None
         # N - c <= 0, PyTorch's rules: over all elements 2/0 = inf times (x - mean), NaN where
         # that is 0; over some dims the (possibly negative) 2 / (N - c), inf when it is 0
-        if ctx.full:
+        if ctx.axis is None:
             xp = get_array_module(x._data)
             d = centered._data
             share = xp.where(d == 0, xp.nan, xp.inf).astype(d.dtype)
@@ -120,7 +119,51 @@ class StdSqrt(Op):
     @staticmethod
     def backward(ctx, gs):
         (s,) = ctx.saved_tensors
-        return Where.apply(s._data == 0, 0.0, gs / (s * 2))
+        zero = s._data == 0  # s stands in as 1 there, so no 1/0 is computed
+        return Where.apply(zero, 0.0, gs / (Where.apply(zero, 1.0, s) * 2))
+
+
+class PNorm(Op):
+    """n = (sum_i |x_i|^p)^(1/p) over ``axis``, for p not 0 or +-inf;
+    dn/dx_i = sign(x_i) |x_i|^(p-1) / n^(p-1).
+
+    Where n = 0 (all of a slice is zero) the gradient is taken as 0, PyTorch's subgradient, not
+    0 * inf = NaN; for p < 1 also where x_i = 0 (|x_i|^(p-1) is inf there). So a gradient penalty
+    or clipping at a zero gradient stays finite."""
+
+    @staticmethod
+    def forward(ctx, x, p, axis, keepdims):
+        axis = _axes(x, axis)
+        xp = get_array_module(x)
+        a = xp.abs(x.astype(xp.float32) if _low_precision(x) else x)
+        if p == 2:
+            n = xp.sqrt((a * a).sum(axis=axis, keepdims=True))
+        elif p == 1:
+            n = a.sum(axis=axis, keepdims=True)
+        else:
+            n = (a**p).sum(axis=axis, keepdims=True) ** (1.0 / p)
+        n = n.astype(x.dtype, copy=False)
+        ctx.p, ctx.axis, ctx.kept = p, axis, n.shape
+        ctx.save_for_backward(x, n)
+        if not keepdims:
+            n = n.reshape([k for i, k in enumerate(x.shape) if i not in (axis or range(x.ndim))])
+        return n
+
+    @staticmethod
+    def backward(ctx, gn):
+        x, n = ctx.saved_tensors
+        if is_grad_enabled():  # create_graph=True: n as a function of x (second derivatives)
+            n = PNorm.apply(x, ctx.p, ctx.axis, True)
+        p, gn, zero = ctx.p, gn.reshape(ctx.kept), n._data == 0
+        n = Where.apply(zero, 1.0, n)  # a stand-in where n = 0 (that gradient is set to 0 below)
+        if p == 2:
+            direction, scale = x, gn / n
+        elif p == 1:
+            direction, scale = x.sign(), gn
+        else:  # sign(x) is 0 at x = 0, so |x| there may stand in as 1 (no inf for p < 1)
+            a = Where.apply(x._data == 0, 1.0, x.abs()) if p < 1 else x.abs()
+            direction, scale = x.sign() * a ** (p - 1), gn / n ** (p - 1)
+        return direction * Where.apply(zero, 0.0, scale), None, None, None
 
 
 class CountNonzero(Op):
@@ -166,9 +209,11 @@ class AMax(Op):
     """y = max(x) over the dims in ``axis``;   the gradient is shared evenly by the elements equal
     to y in each reduced slice (PyTorch's amax, unlike max(dim) which picks one index)."""
 
+    sign = 1
+
     @staticmethod
     def forward(ctx, x, axis, keepdims):
-        y = x.max(axis=axis, keepdims=True)
+        y = x.max(axis=axis, keepdims=True) if ctx.sign > 0 else x.min(axis=axis, keepdims=True)
         hits = x == y
         ctx.save_for_backward((hits / hits.sum(axis=axis, keepdims=True)).astype(x.dtype))
         ctx.kept = y.shape
@@ -178,6 +223,13 @@ class AMax(Op):
     def backward(ctx, gy):
         (share,) = ctx.saved_tensors
         return gy.reshape(ctx.kept) * share, None, None
+
+
+class AMin(AMax):
+    """y = min(x) over the dims in ``axis``;   the gradient is shared evenly by the elements equal
+    to y in each reduced slice."""
+
+    sign = -1
 
 
 class MaxDim(Op):
