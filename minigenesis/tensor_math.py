@@ -776,9 +776,8 @@ class TensorMath:
             if state.grad_enabled and (self.requires_grad or value.requires_grad):
                 return self.copy_(value)
             value = value.item()
-        # A leaf is written directly (nn.init.zeros_ fills parameters this way; a graph that
-        # saved the old value notices the version change); a computed tensor takes the fill's
-        # graph node, so its old history gets no gradient.
+        # A computed tensor takes the fill's graph node, so its old history gets no gradient;
+        # anything else (no graph to keep) is written directly.
         if state.grad_enabled and self.grad_fn is not None:
             everything = get_array_module(self._data).ones((), dtype=bool)
             return self._inplace(lambda x: I.MaskedFill.apply(x, everything, value))
