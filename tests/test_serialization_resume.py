@@ -1,6 +1,6 @@
 """Checkpoints restore a training run exactly: model + optimizer + scheduler + GradScaler + RNG.
 
-The training loop is the seeds' complete example (autocast, scaled backward, unscale + clip,
+The training loop is the usual complete example (autocast, scaled backward, unscale + clip,
 scaler.step/update, scheduler.step), with dropout and random batches so the RNG state matters.
 """
 

@@ -108,7 +108,7 @@ def load(
         ) from err
 
 
-# The names the seeds use; identical behaviour.
+# Genesis's names for the same two functions; identical behaviour.
 save_checkpoint = save
 load_checkpoint = load
 

@@ -1,7 +1,7 @@
 """Training checkpoints: what a run saves, and how ``--resume`` finds and checks one.
 
 A checkpoint holds everything needed to continue exactly where the run stopped (the keys of
-seed 000's example, plus the position and the random state)::
+the usual PyTorch checkpoint dict, plus the position and the random state)::
 
     model_state_dict, optimizer_state_dict, scheduler_state_dict, scaler_state_dict,
     epoch, step, batch_in_epoch, epoch_sums, rng_state, history, lrs, best, config

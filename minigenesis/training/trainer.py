@@ -134,7 +134,7 @@ class Trainer:
             "scaler_state_dict": self.scaler.state_dict(),
             **b,
             "config": self.config.to_dict(),
-            "best_loss": min(b["history"]["val_loss"], default=None),  # seed 000's key
+            "best_loss": min(b["history"]["val_loss"], default=None),  # best-model examples read it
         }
 
     def _repair_best(self) -> None:
@@ -244,7 +244,7 @@ class Trainer:
             ("Accuracy/train", train_acc),
             ("Accuracy/val", val_acc),
         ):
-            writer.add_scalar(tag, value, self.step)  # seed 003's tags, x axis = optimizer step
+            writer.add_scalar(tag, value, self.step)  # the usual tags, x axis = optimizer step
         self._write_metrics()
         is_best = val_acc > self.best["val_acc"]
         if is_best:
