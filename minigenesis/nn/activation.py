@@ -32,10 +32,10 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x if x > 0 else negative_slope * x"""
-    from ..functions import where
+    from ..ops.activation import LeakyReLU
 
     def fn(t: Tensor) -> Tensor:
-        return where(t > 0, t, t * negative_slope)
+        return LeakyReLU.apply(t, negative_slope)
 
     return _inplace(input, fn) if inplace else fn(input)
 

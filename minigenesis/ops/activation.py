@@ -12,6 +12,7 @@ import numpy as np
 
 from ..autograd.function import Op
 from ..backend import erf, get_array_module
+from .elementwise import select_grad
 
 
 def _f32(x):
@@ -47,34 +48,37 @@ def _sigmoid(x):
 
 
 class ReLU(Op):
-    """y = max(x, 0);   dy/dx = 1 where x > 0, else 0 (saved as a 0/1 mask of x's dtype)."""
+    """y = max(x, 0);   dy/dx = 1 where y > 0 (or NaN), else 0: PyTorch's threshold_backward,
+    which reads the mask off the output and keeps it in the graph (see SelectGrad)."""
 
     @staticmethod
     def forward(ctx, x):
         xf = _f32(x)  # exact either way; 2-byte floats' own loops are just slow
         y = get_array_module(x).maximum(xf, 0).astype(x.dtype, copy=False)
-        ctx.save_for_backward((xf > 0).astype(x.dtype))
+        ctx.save_for_backward(y)
         return y
 
     @staticmethod
     def backward(ctx, gy):
-        (mask,) = ctx.saved_tensors
-        return MaskGrad.apply(gy, mask)
+        (y,) = ctx.saved_tensors
+        return select_grad(gy, get_array_module(y._data).logical_not(y._data <= 0), y)
 
 
-class MaskGrad(Op):
-    """gx = gy * mask (mask of 0s and 1s, so no rounding);   d gx/d gy = mask."""
-
-    @staticmethod
-    def forward(ctx, gy, mask):
-        ctx.save_for_backward(mask)
-        gf = _f32(gy)  # 2-byte floats in float32, as in ReLU.forward
-        return gy * mask if gf is gy else (gf * _f32(mask)).astype(gy.dtype)
+class LeakyReLU(Op):
+    """y = x where x > 0, else slope * x;   dy/dx = 1 where x > 0, else slope (PyTorch's
+    leaky_relu_backward, which keeps x in the gradient's graph: see SelectGrad)."""
 
     @staticmethod
-    def backward(ctx, ggx):
-        (mask,) = ctx.saved_tensors
-        return MaskGrad.apply(ggx, mask), None
+    def forward(ctx, x, slope):
+        xp = get_array_module(x)
+        ctx.slope = slope
+        ctx.save_for_backward(x)
+        return xp.where(x > 0, x, x * slope).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return select_grad(gy, x._data > 0, x, ctx.slope), None
 
 
 class Sigmoid(Op):

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..autograd.function import Op
 from ..backend import get_array_module
+from .reduce import MaxDim
 
 # Axis orders of the columns, as a permutation of the strided view's (N, C, kh, kw, H_out, W_out).
 CONV_ORDER = (1, 2, 3, 0, 4, 5)  # (C, kh, kw, N, H_out, W_out): reshapes to (C*kh*kw, N*L)
@@ -224,6 +225,14 @@ def _pool_windows(x, kernel, stride, padding, dilation, ceil_mode, pad_value, na
     return cols.reshape(n, c, ho, wo, kh * kw), (kh, kw, sh, sw, ph, pw, dh, dw, ho, wo)
 
 
+class WindowMax(MaxDim):
+    """The maximum of each pooling window (the last dim of the columns), as max(dim); PyTorch's
+    max_pool2d backward takes the input as an argument, so the gradient stays in the graph
+    under create_graph (differentiating it again gives zeros): ``anchored``."""
+
+    anchored = True
+
+
 def max_pool2d(
     x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
 ):
@@ -233,7 +242,7 @@ def max_pool2d(
     cols, g = _pool_windows(
         x, kernel_size, stride, padding, dilation, ceil_mode, -math.inf, "max_pool2d"
     )
-    values, arg = cols.max(dim=-1)
+    values, arg = WindowMax.apply(cols, cols.ndim - 1, False)
     if not return_indices:
         return values
     kh, kw, sh, sw, ph, pw, dh, dw, ho, wo = g

@@ -241,90 +241,140 @@ class Sign(Op):
         return y
 
     @staticmethod
-    def backward(ctx, gy):
-        return gy * 0
+    def backward(ctx, gy):  # zeros, not gy * 0: an inf or NaN gy must not give NaN
+        return type(gy)._make(get_array_module(gy._data).zeros_like(gy._data), False)
 
 
-class Maximum(Op):
-    """z = max(x, y);   the gradient goes to the larger input, split in half on ties (PyTorch)."""
+class SelectGrad(Op):
+    """gx = gy where ``keep``, else ``slope * gy`` (0 by default);   d gx/d gy: the same selection.
+
+    The gradient of every op whose derivative is 1 or 0 (relu, where, clamp, max, max pooling):
+    a selection, not gy * mask, so an inf or NaN gy does not reach the elements the mask turns off
+    (inf * 0 would be NaN there; PyTorch gives 0).
+
+    ``anchor`` is None or the tensor the mask was read from. PyTorch writes some of these
+    backwards (relu, leaky_relu, max pooling) as ops of that tensor, so under create_graph their
+    gradient stays in the graph even for a constant upstream gradient, and differentiating it again
+    works and gives zeros for the anchor. Passing it does the same here."""
 
     @staticmethod
-    def forward(ctx, x, y):
+    def forward(ctx, gy, keep, anchor, slope):
+        xp = get_array_module(gy)
+        ctx.slope = slope
+        ctx.save_for_backward(keep, anchor if ctx.needs_input_grad[2] else None)
+        return xp.where(keep, gy, gy * slope if slope else xp.zeros((), gy.dtype))
+
+    @staticmethod
+    def backward(ctx, ggx):
+        keep, anchor = ctx.saved_tensors
+        g_anchor = None
+        if anchor is not None:
+            g_anchor = type(ggx)._make(get_array_module(ggx._data).zeros_like(anchor._data), False)
+        return SelectGrad.apply(ggx, keep, anchor, ctx.slope), None, g_anchor, None
+
+
+def select_grad(g, keep, anchor=None, slope: float = 0.0):
+    """``g`` where ``keep`` (a bool array), else ``slope * g``: see SelectGrad."""
+    return SelectGrad.apply(g, keep, anchor, slope)
+
+
+class _Extremum(Op):
+    """z = max(x, y) or min(x, y);   the gradient goes to the winning input, half to each on a
+    tie, and to both where a NaN makes them incomparable (PyTorch's formulas:
+    where(x == y, g/2, g), masked to 0 for x where x loses, for y where y loses)."""
+
+    ufunc = "maximum"
+
+    @classmethod
+    def forward(cls, ctx, x, y):
         xp = get_array_module(x)
-        z = xp.maximum(x, y)
-        dt = z.dtype
-        ctx.save_for_backward(((x > y) + (x == y) * 0.5).astype(dt, copy=False))
+        z = getattr(xp, cls.ufunc)(x, y)
+        need_x, need_y = ctx.needs_input_grad
+        if not (need_x or need_y):
+            return z
+        x_loses, y_loses = (x < y, x > y) if cls.ufunc == "maximum" else (x > y, x < y)
+        tie = x == y
+        half = xp.where(tie, 0.5, 1.0).astype(z.dtype) if bool(tie.any()) else None
+        ctx.save_for_backward(
+            xp.logical_not(x_loses) if need_x else None,
+            xp.logical_not(y_loses) if need_y else None,
+            half,
+        )
         return z
 
     @staticmethod
     def backward(ctx, gz):
-        (share_x,) = ctx.saved_tensors
-        return gz * share_x, gz * (1 - share_x)
+        keep_x, keep_y, half = ctx.saved_tensors
+        g = gz if half is None else gz * half  # the factor is 1 or 1/2, never 0: inf stays inf
+        return (
+            None if keep_x is None else select_grad(g, keep_x._data),
+            None if keep_y is None else select_grad(g, keep_y._data),
+        )
 
 
-class Minimum(Op):
-    """z = min(x, y);   the gradient goes to the smaller input, split in half on ties."""
+class Maximum(_Extremum):
+    """z = max(x, y) (see _Extremum for the gradient)."""
 
-    @staticmethod
-    def forward(ctx, x, y):
-        xp = get_array_module(x)
-        z = xp.minimum(x, y)
-        ctx.save_for_backward(((x < y) + (x == y) * 0.5).astype(z.dtype, copy=False))
-        return z
+    ufunc = "maximum"
 
-    @staticmethod
-    def backward(ctx, gz):
-        (share_x,) = ctx.saved_tensors
-        return gz * share_x, gz * (1 - share_x)
+
+class Minimum(_Extremum):
+    """z = min(x, y) (see _Extremum for the gradient)."""
+
+    ufunc = "minimum"
 
 
 class Where(Op):
-    """z = cond ? x : y;   dz/dx = cond, dz/dy = not cond."""
+    """z = cond ? x : y;   dz/dx = cond, dz/dy = not cond (selections: see SelectGrad)."""
 
     @staticmethod
     def forward(ctx, cond, x, y):
         xp = get_array_module(cond)
         z = xp.where(cond, x, y)
-        ctx.save_for_backward(cond.astype(z.dtype))
+        ctx.save_for_backward(cond.astype(bool))  # a copy: later changes to cond don't count
         return z
 
     @staticmethod
     def backward(ctx, gz):
         (c,) = ctx.saved_tensors
-        return None, gz * c, gz * (1 - c)
+        _, need_x, need_y = ctx.needs_input_grad
+        c = c._data
+        return (
+            None,
+            select_grad(gz, c) if need_x else None,
+            select_grad(gz, get_array_module(c).logical_not(c)) if need_y else None,
+        )
 
 
 class Clamp(Op):
     """y = min(max(x, lo), hi);   dy/dx = 1 where lo <= x <= hi, else 0 (PyTorch's convention).
     Tensor bounds (PyTorch's rule): dy/dlo = 1 where x < lo < hi; dy/dhi = 1 where x > hi or
-    hi < lo (then every output is hi)."""
+    hi < lo (then every output is hi). All three are selections (see SelectGrad)."""
 
     @staticmethod
     def forward(ctx, x, lo, hi):
         xp = get_array_module(x)
         inside = xp.ones(x.shape, dtype=bool)
         if lo is not None:
-            inside &= x >= lo
+            inside = inside & (x >= lo)
         if hi is not None:
-            inside &= x <= hi
+            inside = inside & (x <= hi)
         to_lo = to_hi = None
         _, need_lo, need_hi = ctx.needs_input_grad
         if need_lo:
             to_lo = x < lo if hi is None else (x < lo) & (lo < hi)
-            to_lo = to_lo.astype(x.dtype)
         if need_hi:
             to_hi = x > hi if lo is None else (x > hi) | (hi < lo)
-            to_hi = to_hi.astype(x.dtype)
-        ctx.save_for_backward(inside.astype(x.dtype), to_lo, to_hi)
+        ctx.save_for_backward(inside, to_lo, to_hi)
         return xp.clip(x, lo, hi).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gy):
         inside, to_lo, to_hi = ctx.saved_tensors
         return (
-            gy * inside,
-            None if to_lo is None else gy * to_lo,
-            None if to_hi is None else gy * to_hi,
+            select_grad(gy, inside._data),
+            None if to_lo is None else select_grad(gy, to_lo._data),
+            None if to_hi is None else select_grad(gy, to_hi._data),
         )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
-from .elementwise import Where
+from .elementwise import Where, select_grad
 
 
 def _kept_shape(shape: tuple, axis: tuple | None) -> tuple:
@@ -181,7 +181,8 @@ class CountNonzero(Op):
 
 
 class MaxAll(Op):
-    """y = max(x) over everything;   the gradient is shared evenly by the elements equal to y."""
+    """y = max(x) over everything;   the gradient is shared evenly by the elements equal to y (the
+    NaNs, when y is NaN), and is 0 elsewhere (a selection: see SelectGrad)."""
 
     sign = 1
 
@@ -189,14 +190,16 @@ class MaxAll(Op):
     def forward(ctx, x):
         xp = get_array_module(x)
         y = xp.asarray(x.max() if ctx.sign > 0 else x.min())
-        hits = x == y
-        ctx.save_for_backward((hits / hits.sum()).astype(x.dtype))
+        if ctx.needs_input_grad[0]:
+            hits = xp.isnan(x) if bool(xp.isnan(y)) else x == y
+            ctx.count = int(hits.sum())
+            ctx.save_for_backward(hits)
         return y
 
     @staticmethod
     def backward(ctx, gy):
-        (share,) = ctx.saved_tensors
-        return gy * share
+        (hits,) = ctx.saved_tensors
+        return select_grad(gy / ctx.count if ctx.count > 1 else gy, hits._data)
 
 
 class MinAll(MaxAll):
@@ -233,9 +236,11 @@ class AMin(AMax):
 
 
 class MaxDim(Op):
-    """(values, indices) = max(x, dim);   the gradient goes to the element at each index."""
+    """(values, indices) = max(x, dim);   the gradient goes to the element at each index (a
+    selection: see SelectGrad). ``anchored`` subclasses keep x in the gradient's graph."""
 
     sign = 1
+    anchored = False
 
     @staticmethod
     def forward(ctx, x, dim, keepdim):
@@ -243,9 +248,11 @@ class MaxDim(Op):
         idx = xp.argmax(x, axis=dim) if ctx.sign > 0 else xp.argmin(x, axis=dim)
         idx_k = xp.expand_dims(idx, dim)
         values = xp.take_along_axis(x, idx_k, axis=dim)
-        # one-hot of the chosen index along `dim`: the gradient mask
-        positions = xp.arange(x.shape[dim]).reshape([-1 if i == dim else 1 for i in range(x.ndim)])
-        ctx.save_for_backward((positions == idx_k).astype(x.dtype))
+        if ctx.needs_input_grad[0]:
+            # one-hot of the chosen index along `dim`: the elements that get the gradient
+            shape = [-1 if i == dim else 1 for i in range(x.ndim)]
+            positions = xp.arange(x.shape[dim]).reshape(shape)
+            ctx.save_for_backward(positions == idx_k, x if ctx.anchored else None)
         ctx.dim, ctx.keepdim = dim, keepdim
         if not keepdim:
             values = values.squeeze(dim)
@@ -255,10 +262,10 @@ class MaxDim(Op):
 
     @staticmethod
     def backward(ctx, gv, gi):
-        (onehot,) = ctx.saved_tensors
+        onehot, x = ctx.saved_tensors
         if not ctx.keepdim:
             gv = gv.unsqueeze(ctx.dim)
-        return gv * onehot, None, None
+        return select_grad(gv, onehot._data, x), None, None
 
 
 class MinDim(MaxDim):
