@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import codecs
 import collections
+import functools
 import pickle
 import pickletools
 import re
@@ -94,14 +95,14 @@ class _Interpreter:
     """One ``weights_only=True`` load of one payload. Use ``restricted_load``."""
 
     def __init__(self, payload: bytes, buffers: list, name: str, place: Callable) -> None:
-        self.data = payload
+        self.data = bytes(payload)  # (no copy for bytes) slices of it are the strings' bytes
         self.pos = 0
         self.name = name
         self.place = place
         self.buffers = buffers
         self.next_buffer = 0
-        self.stack: list[Any] = []
-        self.marks: list[int] = []  # stack heights at each MARK
+        self.stack: list[Any] = []  # the values since the last MARK ...
+        self.metastack: list[list] = []  # ... and the stacks below each MARK
         self.memo: dict[int, Any] = {}
         self.work_left = WORK_FACTOR * (len(payload) + sum(b.nbytes for b in buffers)) + _SLACK
         self.at = 0  # where the current opcode starts
@@ -130,26 +131,20 @@ class _Interpreter:
     def unpack(self, fmt: struct.Struct) -> Any:
         return fmt.unpack(self.take(fmt.size))[0]
 
-    def pop(self) -> Any:
-        if not self.stack or (self.marks and len(self.stack) <= self.marks[-1]):
-            self.fail("stack underflow (an opcode needs a value that is not there)")
-        return self.stack.pop()
-
-    def top(self) -> Any:
-        if not self.stack or (self.marks and len(self.stack) <= self.marks[-1]):
-            self.fail("stack underflow (an opcode needs a value that is not there)")
-        return self.stack[-1]
+    def byte(self) -> int:
+        """A one-byte argument (the common case: memo indices, short lengths, small ints)."""
+        if self.pos >= len(self.data):
+            self.fail("the pickle ends inside an opcode")
+        self.pos += 1
+        return self.data[self.pos - 1]
 
     def pop_mark(self) -> list:
-        if not self.marks:
+        """The values pushed since the last MARK (like pickle's own metastack)."""
+        if not self.metastack:
             self.fail("an opcode needs a MARK but none is set")
-        start = self.marks.pop()
-        items = self.stack[start:]
-        del self.stack[start:]
+        items = self.stack
+        self.stack = self.metastack.pop()
         return items
-
-    def push(self, value: Any) -> None:
-        self.stack.append(value)
 
     # ------------------------------------------------------------------ the loop
     def run(self) -> Any:
@@ -157,24 +152,27 @@ class _Interpreter:
         dispatch = _DISPATCH
         if data[:1] != b"\x80":
             self.fail("the pickle does not start with PROTO (protocol 2 or later expected)")
-        while True:
-            if self.pos >= len(data):
-                self.fail("the pickle ends without STOP")
-            self.at = self.pos
-            handler = dispatch.get(data[self.pos])
-            self.pos += 1
-            if handler is None:
-                raise UnsafeCheckpointError(
-                    f"opcode {self.opcode} is not allowed in a weights_only=True load (it only "
-                    "understands the opcodes of plain data: containers, scalars, strings, "
-                    "bytes, tensors and arrays)"
-                )
-            if handler is _op_STOP:
-                return self.finish()
-            handler(self)
+        try:
+            while True:
+                if self.pos >= len(data):
+                    self.fail("the pickle ends without STOP")
+                self.at = self.pos
+                handler = dispatch.get(data[self.pos])
+                self.pos += 1
+                if handler is None:
+                    raise UnsafeCheckpointError(
+                        f"opcode {self.opcode} is not allowed in a weights_only=True load (it "
+                        "only understands the opcodes of plain data: containers, scalars, "
+                        "strings, bytes, tensors and arrays)"
+                    )
+                if handler is _op_STOP:
+                    return self.finish()
+                handler(self)
+        except IndexError:  # list.pop() or [-1] on an empty stack: the handlers do not check
+            self.fail("stack underflow (an opcode needs a value that is not there)")
 
     def finish(self) -> Any:
-        if self.marks or len(self.stack) != 1:
+        if self.metastack or len(self.stack) != 1:
             self.fail(f"STOP with {len(self.stack)} values on the stack (expected exactly one)")
         if self.pos != len(self.data):
             self.fail(f"{len(self.data) - self.pos} bytes follow STOP")
@@ -219,7 +217,7 @@ class _Interpreter:
         found = _CALLABLES.get((module, name))
         if found is None:
             raise UnsafeCheckpointError(_refusal(module, name, as_written))
-        self.push(found)
+        self.stack.append(found)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,13 +247,14 @@ def _op_STOP(u: _Interpreter) -> None:  # handled in run()
 
 
 def _op_MARK(u: _Interpreter) -> None:
-    if len(u.marks) >= MAX_DEPTH:
+    if len(u.metastack) >= MAX_DEPTH:
         u.fail(f"MARKs nest deeper than {MAX_DEPTH}")
-    u.marks.append(len(u.stack))
+    u.metastack.append(u.stack)
+    u.stack = []
 
 
 def _op_POP(u: _Interpreter) -> None:
-    u.pop()
+    u.stack.pop()
 
 
 def _op_POP_MARK(u: _Interpreter) -> None:
@@ -264,55 +263,54 @@ def _op_POP_MARK(u: _Interpreter) -> None:
 
 # -- scalars
 def _op_NONE(u: _Interpreter) -> None:
-    u.push(None)
+    u.stack.append(None)
 
 
 def _op_NEWTRUE(u: _Interpreter) -> None:
-    u.push(True)
+    u.stack.append(True)
 
 
 def _op_NEWFALSE(u: _Interpreter) -> None:
-    u.push(False)
+    u.stack.append(False)
 
 
 def _op_BININT(u: _Interpreter) -> None:
-    u.push(u.unpack(_I4))
+    u.stack.append(u.unpack(_I4))
 
 
 def _op_BININT1(u: _Interpreter) -> None:
-    u.push(u.unpack(_U1))
+    u.stack.append(u.byte())
 
 
 def _op_BININT2(u: _Interpreter) -> None:
-    u.push(u.unpack(_U2))
+    u.stack.append(u.unpack(_U2))
 
 
 def _op_LONG1(u: _Interpreter) -> None:
-    u.push(int.from_bytes(u.take(u.unpack(_U1)), "little", signed=True))
+    u.stack.append(int.from_bytes(u.take(u.byte()), "little", signed=True))
 
 
 def _op_LONG4(u: _Interpreter) -> None:
     n = u.unpack(_I4)
     if n < 0:
         u.fail("LONG4 with a negative length")
-    u.push(int.from_bytes(u.take(n), "little", signed=True))
+    u.stack.append(int.from_bytes(u.take(n), "little", signed=True))
 
 
 def _op_BINFLOAT(u: _Interpreter) -> None:
-    u.push(u.unpack(_F8))
+    u.stack.append(u.unpack(_F8))
 
 
-# -- strings and bytes (the length is checked by take() before the copy)
+# -- strings and bytes (take() checks the length against the bytes left, before the copy)
 def _text(u: _Interpreter, n: int) -> None:
-    raw = u.take(n)
     try:
-        u.push(raw.decode("utf-8", "surrogatepass"))
+        u.stack.append(u.take(n).decode("utf-8", "surrogatepass"))
     except UnicodeDecodeError as err:
         u.fail(f"a string is not valid UTF-8 ({err.reason} at byte {err.start})")
 
 
 def _op_SHORT_BINUNICODE(u: _Interpreter) -> None:
-    _text(u, u.unpack(_U1))
+    _text(u, u.byte())
 
 
 def _op_BINUNICODE(u: _Interpreter) -> None:
@@ -324,108 +322,105 @@ def _op_BINUNICODE8(u: _Interpreter) -> None:
 
 
 def _op_SHORT_BINBYTES(u: _Interpreter) -> None:
-    u.push(bytes(u.take(u.unpack(_U1))))
+    u.stack.append(u.take(u.byte()))
 
 
 def _op_BINBYTES(u: _Interpreter) -> None:
-    u.push(bytes(u.take(u.unpack(_U4))))
+    u.stack.append(u.take(u.unpack(_U4)))
 
 
 def _op_BINBYTES8(u: _Interpreter) -> None:
-    u.push(bytes(u.take(u.unpack(_U8))))
+    u.stack.append(u.take(u.unpack(_U8)))
 
 
 def _op_BYTEARRAY8(u: _Interpreter) -> None:
-    u.push(bytearray(u.take(u.unpack(_U8))))
+    u.stack.append(bytearray(u.take(u.unpack(_U8))))
 
 
 # -- out-of-band buffers (the arrays, read from the file by format.read_checkpoint)
 def _op_NEXT_BUFFER(u: _Interpreter) -> None:
     if u.next_buffer >= len(u.buffers):
         u.fail(f"the pickle asks for more arrays than the file's {len(u.buffers)}")
-    u.push(u.buffers[u.next_buffer])
+    u.stack.append(u.buffers[u.next_buffer])
     u.next_buffer += 1
 
 
 def _op_READONLY_BUFFER(u: _Interpreter) -> None:
-    buf = u.pop()
+    buf = u.stack.pop()
     if type(buf) not in (np.ndarray, bytes, bytearray, memoryview):
         u.fail(f"READONLY_BUFFER on a {type(buf).__name__}")
-    u.push(memoryview(buf).toreadonly())
+    u.stack.append(memoryview(buf).toreadonly())
 
 
 # -- containers
 def _op_EMPTY_LIST(u: _Interpreter) -> None:
-    u.push([])
+    u.stack.append([])
 
 
 def _op_EMPTY_DICT(u: _Interpreter) -> None:
-    u.push({})
+    u.stack.append({})
 
 
 def _op_EMPTY_SET(u: _Interpreter) -> None:
-    u.push(set())
+    u.stack.append(set())
 
 
 def _op_EMPTY_TUPLE(u: _Interpreter) -> None:
-    u.push(())
+    u.stack.append(())
 
 
 def _op_TUPLE(u: _Interpreter) -> None:
-    u.push(tuple(u.pop_mark()))
+    items = u.pop_mark()
+    u.stack.append(tuple(items))
 
 
 def _op_TUPLE1(u: _Interpreter) -> None:
-    u.push((u.pop(),))
+    s = u.stack
+    s[-1] = (s[-1],)
 
 
 def _op_TUPLE2(u: _Interpreter) -> None:
-    b = u.pop()
-    u.push((u.pop(), b))
+    s = u.stack
+    s[-2:] = [(s[-2], s[-1])]
 
 
 def _op_TUPLE3(u: _Interpreter) -> None:
-    c = u.pop()
-    b = u.pop()
-    u.push((u.pop(), b, c))
+    s = u.stack
+    s[-3:] = [(s[-3], s[-2], s[-1])]
 
 
-def _list_target(u: _Interpreter) -> list:
-    target = u.top()
-    if type(target) is not list:
-        u.fail(f"{u.opcode} on a {type(target).__name__} (only lists are appended to)")
+def _target(u: _Interpreter, kinds: tuple[type, ...], what: str) -> Any:
+    target = u.stack[-1]
+    if type(target) not in kinds:
+        u.fail(f"{u.opcode} on a {type(target).__name__} (only {what})")
     return target
 
 
 def _op_APPEND(u: _Interpreter) -> None:
-    value = u.pop()
-    _list_target(u).append(value)
+    value = u.stack.pop()
+    _target(u, (list,), "lists are appended to").append(value)
 
 
 def _op_APPENDS(u: _Interpreter) -> None:
     items = u.pop_mark()
-    _list_target(u).extend(items)
+    _target(u, (list,), "lists are appended to").extend(items)
 
 
-def _dict_target(u: _Interpreter) -> dict:
-    target = u.top()
-    if type(target) not in (dict, collections.OrderedDict):
-        u.fail(f"{u.opcode} on a {type(target).__name__} (only dicts take items)")
-    return target
+_DICTS = (dict, collections.OrderedDict)
 
 
 def _op_SETITEM(u: _Interpreter) -> None:
-    value = u.pop()
-    key = u.pop()
+    value = u.stack.pop()
+    key = u.stack.pop()
     u.check_key(key)
-    _dict_target(u)[key] = value
+    _target(u, _DICTS, "dicts take items")[key] = value
 
 
 def _op_SETITEMS(u: _Interpreter) -> None:
     items = u.pop_mark()
     if len(items) % 2:
         u.fail("SETITEMS with an odd number of values")
-    target = _dict_target(u)
+    target = _target(u, _DICTS, "dicts take items")
     for i in range(0, len(items), 2):
         u.check_key(items[i])
         target[items[i]] = items[i + 1]
@@ -433,9 +428,7 @@ def _op_SETITEMS(u: _Interpreter) -> None:
 
 def _op_ADDITEMS(u: _Interpreter) -> None:
     items = u.pop_mark()
-    target = u.top()
-    if type(target) is not set:
-        u.fail(f"ADDITEMS on a {type(target).__name__} (only sets take items)")
+    target = _target(u, (set,), "sets take items")
     for item in items:
         u.check_key(item)
         target.add(item)
@@ -445,35 +438,31 @@ def _op_FROZENSET(u: _Interpreter) -> None:
     items = u.pop_mark()
     for item in items:
         u.check_key(item)
-    u.push(frozenset(items))
+    u.stack.append(frozenset(items))
 
 
 # -- the memo: a dict, so an index is a key and never a size
-def _put(u: _Interpreter, index: int) -> None:
-    u.memo[index] = u.top()
-
-
 def _op_BINPUT(u: _Interpreter) -> None:
-    _put(u, u.unpack(_U1))
+    u.memo[u.byte()] = u.stack[-1]
 
 
 def _op_LONG_BINPUT(u: _Interpreter) -> None:
-    _put(u, u.unpack(_U4))
+    u.memo[u.unpack(_U4)] = u.stack[-1]
 
 
 def _op_MEMOIZE(u: _Interpreter) -> None:
-    _put(u, len(u.memo))
+    u.memo[len(u.memo)] = u.stack[-1]
 
 
 def _get(u: _Interpreter, index: int) -> None:
     try:
-        u.push(u.memo[index])
+        u.stack.append(u.memo[index])
     except KeyError:
         u.fail(f"memo entry {index} was never stored")
 
 
 def _op_BINGET(u: _Interpreter) -> None:
-    _get(u, u.unpack(_U1))
+    _get(u, u.byte())
 
 
 def _op_LONG_BINGET(u: _Interpreter) -> None:
@@ -497,18 +486,18 @@ def _op_GLOBAL(u: _Interpreter) -> None:
 
 
 def _op_STACK_GLOBAL(u: _Interpreter) -> None:
-    name = u.pop()
-    u.resolve(u.pop(), name)
+    name = u.stack.pop()
+    u.resolve(u.stack.pop(), name)
 
 
 def _op_REDUCE(u: _Interpreter) -> None:
-    args = u.pop()
-    func = u.pop()
+    args = u.stack.pop()
+    func = u.stack.pop()
     if type(func) is not _Global:
         u.fail(f"REDUCE on a {type(func).__name__}, not an allow-listed callable")
     if type(args) is not tuple:
         u.fail(f"REDUCE: {func.qualname} needs a tuple of arguments, got {type(args).__name__}")
-    u.push(func.call(u, args))
+    u.stack.append(func.call(u, args))
 
 
 # opcode byte -> handler, from the handlers' names (pickle.MARK == b"(" ...)
@@ -523,10 +512,15 @@ _OPCODE_NAMES = {op.code.encode("latin-1")[0]: op.name for op in pickletools.opc
 # ---------------------------------------------------------------------------------------------
 def _args(u: _Interpreter, qualname: str, args: tuple, *types: tuple) -> None:
     """Refuse ``args`` unless it has one value of the listed exact types per position."""
-    if len(args) != len(types) or any(type(a) not in ok for a, ok in zip(args, types)):
-        got = ", ".join(type(a).__name__ for a in args)
-        want = ", ".join("|".join(t.__name__ for t in ok) for ok in types)
-        u.fail(f"{qualname} called with ({got}); it takes ({want})")
+    if len(args) == len(types):
+        for arg, ok in zip(args, types):
+            if type(arg) not in ok:
+                break
+        else:
+            return
+    got = ", ".join(type(a).__name__ for a in args)
+    want = ", ".join("|".join(t.__name__ for t in ok) for ok in types)
+    u.fail(f"{qualname} called with ({got}); it takes ({want})")
 
 
 def _array_from_file(u: _Interpreter, args: tuple) -> np.ndarray:
@@ -550,6 +544,7 @@ def _array_from_file(u: _Interpreter, args: tuple) -> np.ndarray:
     return _rebuild_array(buf, *args[1:])
 
 
+@functools.lru_cache(maxsize=256)
 def _is_numeric_token(token: str) -> bool:
     if token.startswith("ml_dtypes:"):
         return True  # _dtype_from_token checks the name against ml_dtypes' own types
