@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 
@@ -52,6 +53,25 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+MAX_PLOT_STEPS = 1_000_000  # about ten seconds of scheduler steps
+
+
+def _check_plot_lr(args: argparse.Namespace) -> None:
+    """ValueError naming the first bad ``plot-lr`` option (before any work is done)."""
+    if not 1 <= args.steps <= MAX_PLOT_STEPS:
+        raise ValueError(f"--steps must lie in [1, {MAX_PLOT_STEPS}], got {args.steps}")
+    if not (math.isfinite(args.lr) and 0 < args.lr <= 1e6):
+        raise ValueError(f"--lr must be a positive finite number at most 1e6, got {args.lr}")
+    out = args.out
+    if out == "":
+        raise ValueError("--out is empty; name a PNG file")
+    if os.path.isdir(out):
+        raise ValueError(f"--out {out} is a directory; name a file such as {out}/lr.png")
+    folder = os.path.dirname(out) or "."
+    if not os.path.isdir(folder):
+        raise ValueError(f"--out {out}: the folder {folder} does not exist")
+
+
 def _plot_lr(args: argparse.Namespace) -> int:
     from .training.schedules import SCHEDULES, schedule_factory
     from .viz import plot_lr_schedule
@@ -63,8 +83,7 @@ def _plot_lr(args: argparse.Namespace) -> int:
             print(f"  {name:16s} {about}", file=sys.stdout if args.list else sys.stderr)
         return 0 if args.list else 2
     try:
-        if args.steps <= 0:
-            raise ValueError(f"--steps must be positive, got {args.steps}")
+        _check_plot_lr(args)
         factory = schedule_factory(args.scheduler, args.steps, args.warmup)
         fig = plot_lr_schedule(factory, args.steps, base_lr=args.lr, log_scale=args.log,
                                title=f"{factory.__name__} ({args.steps} steps)")  # fmt: skip

@@ -7,6 +7,7 @@ is what lets ``--resume`` rebuild the run and continue it exactly.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -52,23 +53,46 @@ class TrainConfig:
         return cls(**{k: v for k, v in data.items() if k in known})
 
     def validate(self) -> None:
-        """Raise ValueError naming the first bad setting."""
-        positive = ("epochs", "batch_size", "accum_steps", "samples", "hidden")
-        for name in positive:
-            value = getattr(self, name)
-            if not isinstance(value, int) or value <= 0:
-                raise ValueError(f"--{name.replace('_', '-')} must be a positive integer, "
-                                 f"got {value!r}")  # fmt: skip
+        """Raise ValueError naming the first bad setting (its type, then its range)."""
+        for f in fields(self):
+            value, kind = getattr(self, f.name), f.type
+            name = _option(f.name)
+            if kind == "int" and (not isinstance(value, int) or isinstance(value, bool)):
+                raise ValueError(f"{name} must be an integer, got {value!r}")
+            if kind == "float" and (not isinstance(value, (int, float)) or isinstance(value, bool)
+                                    or not math.isfinite(value)):  # fmt: skip
+                raise ValueError(f"{name} must be a finite number, got {value!r}")
+            if kind in ("bool", "str") and type(value).__name__ != kind:
+                raise ValueError(f"{name} must be a {kind}, got {value!r}")
+            if f.name in LIMITS:
+                low, high = LIMITS[f.name]
+                if not low <= value <= high:
+                    raise ValueError(f"{name} must lie in [{low}, {high}], got {value}")
         if not self.lr > 0:
             raise ValueError(f"--lr must be positive, got {self.lr}")
-        if self.clip < 0:
-            raise ValueError(f"--clip must be >= 0 (0 turns clipping off), got {self.clip}")
         if self.dtype not in ("bfloat16", "float16"):
             raise ValueError(f"--dtype must be bfloat16 or float16, got {self.dtype!r}")
         if not 0 < self.val_fraction < 1:
             raise ValueError(f"val_fraction must lie in (0, 1), got {self.val_fraction}")
         if self.samples // self.classes < 2:
             raise ValueError(f"--samples {self.samples} is too small for {self.classes} classes")
+
+
+# The allowed range of each number. The upper ends catch typos (an extra zero or two) before they
+# exhaust memory or time, and keep every value within what the logs store (float32).
+LIMITS: dict[str, tuple[float, float]] = {
+    "epochs": (1, 10**6), "batch_size": (1, 10**6), "accum_steps": (1, 10**6),
+    "samples": (1, 10**6), "hidden": (1, 4096), "classes": (2, 1000), "seed": (0, 2**64 - 1),
+    "ckpt_every": (0, 10**6), "lr": (0, 10**6), "clip": (0, 10**6), "weight_decay": (0, 10**6),
+    "warmup_ratio": (0, 1),
+}  # fmt: skip
+
+# TrainConfig fields that are not command-line options (set only in code or a checkpoint).
+NOT_OPTIONS = ("classes", "weight_decay", "warmup_ratio", "val_fraction")
+
+
+def _option(name: str) -> str:
+    return name if name in NOT_OPTIONS else "--" + name.replace("_", "-")
 
 
 def build_datasets(config: TrainConfig) -> tuple[Subset, Subset]:

@@ -1,12 +1,15 @@
 """``python -m minigenesis train``: options -> a Trainer -> a short summary, and clean errors.
 
-Exit codes: 0 done, 2 a problem with the options or the ``--resume`` checkpoint (one line on
-stderr, no traceback, nothing written), 130 stopped by Ctrl-C (a checkpoint was saved).
+Exit codes: 0 done, 1 training diverged (the loss became inf or NaN; the checkpoints saved
+before stay as they were), 2 a problem with the options, ``--out`` or the ``--resume`` checkpoint
+(one line on stderr, no traceback, nothing written), 130 stopped by Ctrl-C (a checkpoint was
+saved).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from datetime import datetime
@@ -88,14 +91,43 @@ def _check_device(device: str) -> None:
                          "use --device cpu")  # fmt: skip
 
 
+def _check_out(out: Path) -> None:
+    """TrainError unless ``out`` is (or can become) a directory; nothing is created here."""
+    if out.exists() and not out.is_dir():
+        raise TrainError(f"--out {out} is a file; name a directory")
+    parent = out
+    while not parent.exists():  # the nearest folder that exists must let us create inside it
+        parent = parent.parent
+    if not parent.is_dir():
+        raise TrainError(f"--out {out}: {parent} is a file, not a directory")
+    target = out / CHECKPOINT_DIR if (out / CHECKPOINT_DIR).is_dir() else parent
+    if not os.access(target, os.W_OK | os.X_OK):
+        raise TrainError(f"--out {out}: cannot write in {target} (permission denied)")
+
+
+def make_run_dir(out: Path) -> None:
+    """Create the run directory (and checkpoints/); an OSError becomes a TrainError."""
+    try:
+        (out / CHECKPOINT_DIR).mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise TrainError(f"--out {out}: cannot create it ({err.strerror or err})") from None
+
+
 def prepare(args: argparse.Namespace) -> tuple[TrainConfig, Path, dict | None]:
     """Config, run directory and checkpoint from the options; TrainError if anything is off.
     Nothing is written here: a failed ``--resume`` leaves every file as it was."""
     given = _given(args)
+    if args.out == "":
+        raise TrainError("--out is empty; name a directory")
     if args.resume:
         path = resolve_resume(args.resume)
         ckpt = load_training_checkpoint(path)
         saved = ckpt["config"]
+        try:
+            TrainConfig.from_dict(saved).validate()
+        except (ValueError, TypeError) as err:
+            raise TrainError(f"cannot resume from '{path}': its settings are invalid ({err})") \
+                from None  # fmt: skip
         for key in FIXED_ON_RESUME:
             if key in given and key in saved and given[key] != saved[key]:
                 raise TrainError(
@@ -118,6 +150,10 @@ def prepare(args: argparse.Namespace) -> tuple[TrainConfig, Path, dict | None]:
         config.validate()
     except ValueError as err:
         raise TrainError(str(err)) from None
+    if ckpt is not None and config.epochs < ckpt["epoch"]:
+        raise TrainError(f"--epochs {config.epochs} is fewer than the {ckpt['epoch']} epochs the "
+                         "resumed run has done")  # fmt: skip
+    _check_out(out)
     _check_device(config.device)
     if ckpt is not None and config.device != "cpu":  # optimizer state must live with the weights
         ckpt = load_training_checkpoint(path, map_location=config.device)
@@ -127,12 +163,13 @@ def prepare(args: argparse.Namespace) -> tuple[TrainConfig, Path, dict | None]:
 def run(args: argparse.Namespace) -> int:
     """The ``train`` subcommand."""
     from ..diagnostics import diagnose_training
-    from .trainer import Trainer
+    from .trainer import Diverged, Trainer
 
     try:
         config, out, ckpt = prepare(args)
         trainer = Trainer(config, out, ckpt, quiet=args.quiet,
                           interrupt_at_step=args.interrupt_at_step)  # fmt: skip
+        make_run_dir(out)
     except TrainError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -150,7 +187,11 @@ def run(args: argparse.Namespace) -> int:
               f"{c.batch_size} x {c.accum_steps} accumulation, clip {c.clip}, {amp}, "
               f"device {c.device}")  # fmt: skip
     started = time.perf_counter()
-    finished = trainer.fit()
+    try:
+        finished = trainer.fit()
+    except Diverged as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
     elapsed = time.perf_counter() - started
     if not finished:
         return 130

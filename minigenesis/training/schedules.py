@@ -46,7 +46,7 @@ def schedule_factory(name: str, steps: int, warmup: int | None = None) -> Callab
     key = ALIASES.get(key, key)
     if key not in SCHEDULES:
         raise ValueError(f"unknown scheduler {name!r}; choose one of: {', '.join(SCHEDULES)}")
-    warm = max(1, steps // 10) if warmup is None else int(warmup)
+    warm = min(max(1, steps // 10), steps - 1) if warmup is None else int(warmup)
     if not 0 <= warm < steps:
         raise ValueError(f"--warmup must lie in [0, steps), got {warm} for {steps} steps")
     make = SCHEDULES[key][1]

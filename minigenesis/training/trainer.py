@@ -30,6 +30,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .. import nn, optim
 from ..amp import GradScaler, autocast
 from ..autograd import no_grad
@@ -49,6 +51,10 @@ METRIC_FIELDS = ["epoch", "step", "train_loss", "train_acc", "val_loss", "val_ac
 
 class Interrupted(Exception):
     """Raised inside the loop when a stop was requested (Ctrl-C); caught by ``fit``."""
+
+
+class Diverged(Exception):
+    """The loss became inf or NaN: training stops, and no checkpoint is written from then on."""
 
 
 class Trainer:
@@ -93,19 +99,26 @@ class Trainer:
 
     # ------------------------------------------------------------------ state
     def _restore(self, ckpt: dict) -> None:
+        parts = {
+            "model_state_dict": self.model,
+            "optimizer_state_dict": self.optimizer,
+            "scheduler_state_dict": self.scheduler,
+            "scaler_state_dict": self.scaler,
+        }
+        own = {key: part.state_dict() for key, part in parts.items()}
+        st.check_fits(ckpt, own, list(self.model.parameters()), self.batches_per_epoch,
+                      METRIC_FIELDS)  # fmt: skip
         try:
-            self.model.load_state_dict(ckpt["model_state_dict"])
-            self.optimizer.load_state_dict(ckpt["optimizer_state_dict"])
-            self.scheduler.load_state_dict(ckpt["scheduler_state_dict"])
-            self.scaler.load_state_dict(ckpt["scaler_state_dict"])
+            for key, part in parts.items():
+                part.load_state_dict(ckpt[key])
             set_rng_state(ckpt["rng_state"])
-        except (KeyError, ValueError, TypeError, RuntimeError) as err:
+        except Exception as err:  # whatever else an edited file holds: no traceback, no run
             raise st.TrainError(f"cannot resume: the checkpoint does not fit this run ({err})") \
                 from None  # fmt: skip
-        self.epoch, self.step = int(ckpt["epoch"]), int(ckpt["step"])
-        self.batch_in_epoch = int(ckpt["batch_in_epoch"])
+        self.epoch, self.step = ckpt["epoch"], ckpt["step"]
+        self.batch_in_epoch = ckpt["batch_in_epoch"]
         self.epoch_sums = list(ckpt.get("epoch_sums", [0.0, 0, 0]))
-        self.history = {k: list(ckpt["history"].get(k, [])) for k in METRIC_FIELDS}
+        self.history = {k: list(ckpt["history"][k]) for k in METRIC_FIELDS}
         self.lrs = list(ckpt.get("lrs", []))
         self.best = dict(ckpt.get("best", self.best))
         self.grad_norm = float(ckpt.get("grad_norm", self.grad_norm))  # the epoch's row shows it
@@ -176,10 +189,13 @@ class Trainer:
             group = min(c.accum_steps, n_batches - group_start)  # the last group may be short
             xb, yb = xb.to(c.device), yb.to(c.device)
             logits, loss = self._forward(xb, yb)
+            value = float(loss.item())
+            if not math.isfinite(value):
+                raise Diverged(f"the training loss became {value} at step {self.step + 1}")
             self.scaler.scale(loss / group).backward()
             n = yb.shape[0]
-            step_loss += float(loss.item()) / group
-            self.epoch_sums[0] += float(loss.item()) * n
+            step_loss += value / group
+            self.epoch_sums[0] += value * n
             self.epoch_sums[1] += int((logits.argmax(1) == yb).sum().item())
             self.epoch_sums[2] += n
             if i + 1 - group_start == group:
@@ -229,6 +245,8 @@ class Trainer:
         loss_sum, correct, n = self.epoch_sums
         train_loss, train_acc = loss_sum / max(n, 1), correct / max(n, 1)
         val_loss, val_acc = self.evaluate()
+        if not math.isfinite(val_loss):  # before anything of this epoch is recorded or saved
+            raise Diverged(f"the validation loss became {val_loss} after step {self.step}")
         self.epoch += 1
         row = {"epoch": self.epoch, "step": self.step, "train_loss": train_loss,
                "train_acc": train_acc, "val_loss": val_loss, "val_acc": val_acc,
@@ -279,13 +297,17 @@ class Trainer:
         return "cuda" if str(self.config.device).startswith("cuda") else "cpu"
 
     def fit(self) -> bool:
-        """Train to the last epoch. Returns False if it stopped early (Ctrl-C), True otherwise.
+        """Train to the last epoch. Returns False if it stopped early (Ctrl-C), True otherwise;
+        raises Diverged if the loss became inf or NaN (the checkpoints saved before stay as they
+        were).
 
         On the CPU the BLAS pool is held to one thread: this model's matrices are small, and
         waiting BLAS threads on busy cores cost far more than they give (``utils/threads.py``).
+        NumPy's overflow warnings are silenced: a diverging run is caught at its first inf/NaN
+        loss and reported in one line instead.
         """
         threads = blas_threads(1) if self.device_type == "cpu" else contextlib.nullcontext()
-        with threads:
+        with threads, np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             return self._fit()
 
     def _fit(self) -> bool:
@@ -314,6 +336,11 @@ class Trainer:
                 {"hparam/best_val_acc": self.best["val_acc"]},
                 run_name="hparams",
             )
+        except Diverged as err:
+            last = self.out / st.CHECKPOINT_DIR / st.LAST
+            kept = f"{last} is the last good checkpoint" if last.exists() else "nothing was saved"
+            raise Diverged(f"{err} (epoch {self.epoch + 1}): training diverged, try a lower --lr; "
+                           f"{kept}") from None  # fmt: skip
         except (Interrupted, KeyboardInterrupt):
             # At an optimizer-step boundary the state is consistent; a KeyboardInterrupt raised
             # elsewhere (a second Ctrl-C) drops the partial accumulation: the saved position and
