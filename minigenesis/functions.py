@@ -13,7 +13,7 @@ from .backend import get_array_module
 from .ops import elementwise as E
 from .ops import shape as S
 from .tensor import Tensor
-from .tensor_math import _binary, matmul, norm_dim
+from .tensor_math import _binary, _promote, matmul, norm_dim
 
 
 def _t(x: Any, like: Tensor | None = None) -> Tensor:
@@ -162,9 +162,8 @@ def where(condition: Tensor, x: Any, y: Any) -> Tensor:
         x, y = (s, t) if x_scalar else (t, s)
     else:
         x, y = _t(x, ref), _t(y, ref)
-    if x._data.dtype != y._data.dtype:
-        target = _dt.promote_types(x.dtype, y.dtype).numpy_dtype
-        x, y = x._cast(target), y._cast(target)
+    if x._data.dtype != y._data.dtype:  # as x + y: a 0-d tensor does not widen its category
+        x, y, _ = _promote(x, y)
     return E.Where.apply(cond, x, y)
 
 

@@ -62,9 +62,11 @@ class Tensor(TensorMath, ToShortcuts):
 
     @classmethod
     def _make(cls, data: Any, requires_grad: bool) -> Tensor:
-        """Wrap an array without checks or copies (the internal constructor)."""
+        """Wrap an array without checks or copies (the internal constructor). A NumPy scalar
+        (what NumPy returns for a full reduction or an elementwise op on a 0-d array) becomes a
+        0-d array: every tensor holds an ndarray (or CuPy array)."""
         t = object.__new__(Tensor)
-        t._data = data
+        t._data = np.asarray(data) if isinstance(data, np.generic) else data
         if requires_grad:
             t.requires_grad = True
         return t

@@ -117,13 +117,30 @@ def _promote(a: Any, b: Any) -> tuple:
     return a, b, None
 
 
+def _result_type(*operands: Any) -> Any:
+    """PyTorch's result dtype of several operands (tensors, Python numbers, None skipped):
+    tensors with dims promote among themselves; 0-d tensors only count where they are of a
+    higher category (bool < integer < floating); Python numbers only change the category."""
+    Tensor = _function.Tensor
+    tensors = [o for o in operands if isinstance(o, Tensor)]
+    dims = [t.dtype for t in tensors if t._data.ndim] or [t.dtype for t in tensors]
+    zero_d = [t.dtype for t in tensors if not t._data.ndim]
+    out = dims[0]
+    for d in dims[1:]:
+        out = _dt.promote_types(out, d)
+    for d in zero_d:
+        if _CATEGORY[d.numpy_dtype.kind] > _CATEGORY[out.numpy_dtype.kind]:
+            out = _dt.promote_types(out, d)
+    for s in operands:
+        if s is not None and not isinstance(s, Tensor):
+            out = _dt.scalar_result_type(out, s)
+    return out
+
+
 def _compare(a: Any, b: Any, fn: Any) -> Any:
     Tensor = _function.Tensor
     bd = b._data if isinstance(b, Tensor) else b
-    out = fn(a._data, bd)
-    if not out.ndim:  # NumPy compares 0-d arrays to a scalar (numpy.bool): keep an array
-        out = get_array_module(a._data).asarray(out)
-    return Tensor._make(out, False)
+    return Tensor._make(fn(a._data, bd), False)  # (a NumPy scalar becomes a 0-d array there)
 
 
 def _is_float(x: Any) -> bool:
@@ -341,13 +358,11 @@ class TensorMath:
     def clamp(self, min=None, max=None):  # noqa: A002 (PyTorch's names)
         if min is None and max is None:
             raise ValueError("clamp() needs at least one of min and max")
-        if self._data.dtype.kind in "biu" and (_is_float(min) or _is_float(max)):
-            # float bounds make the result floating (PyTorch's promotion): a float tensor
-            # bound's dtype, else the default float
-            bounds = [b.dtype for b in (min, max) if _is_float(b) and not isinstance(b, float)]
-            target = _dt.promote_types(bounds[0], bounds[-1]) if bounds else _dt.get_default_dtype()
-            return E.Clamp.apply(self._cast(target.numpy_dtype), min, max)
-        return E.Clamp.apply(self, min, max)
+        # the bounds take part in the type promotion (bool.clamp(2) is int64, int.clamp(0.5)
+        # float32), and tensor bounds are cast to the result's dtype
+        target = _result_type(self, min, max).numpy_dtype
+        lo, hi = (b._cast(target) if isinstance(b, _function.Tensor) else b for b in (min, max))
+        return E.Clamp.apply(self._cast(target), lo, hi)
 
     clip = clamp
 
@@ -419,9 +434,9 @@ class TensorMath:
         if isinstance(dim, _function.Tensor):  # max(other): the elementwise form
             return _binary(E.Maximum if all_op is R.MaxAll else E.Minimum, self, dim)
         d = norm_dim(dim, self.ndim)[0]
-        if self.ndim == 0:
+        if self.ndim == 0:  # the value itself, as a new tensor (not self: writes must not alias)
             xp = get_array_module(self._data)
-            return ValuesIndices(self, self._make(xp.zeros((), xp.int64), False))
+            return ValuesIndices(S.Clone.apply(self), self._make(xp.zeros((), xp.int64), False))
         return ValuesIndices(*dim_op.apply(self, d, keepdim))
 
     def max(self, dim=None, keepdim: bool = False):
@@ -538,6 +553,8 @@ class TensorMath:
         s, e = norm_dim(start_dim, self.ndim)[0], norm_dim(end_dim, self.ndim)[0]
         if s > e:
             raise ValueError(f"flatten: start_dim {start_dim} cannot come after end_dim {end_dim}")
+        if s == e:  # nothing to flatten: PyTorch returns the tensor itself
+            return self
         shape = self.shape
         middle = 1
         for n in shape[s : e + 1]:
@@ -553,8 +570,8 @@ class TensorMath:
 
     def transpose(self, dim0: int, dim1: int):
         d0, d1 = norm_dim(dim0, self.ndim)[0], norm_dim(dim1, self.ndim)[0]
-        if self.ndim == 0:  # dims 0 and -1 of a 0-d tensor are the tensor itself
-            return self
+        if self.ndim == 0:  # dims 0 and -1 of a 0-d tensor: a view of the whole tensor
+            return self.reshape(())
         dims = list(range(self.ndim))
         dims[d0], dims[d1] = dims[d1], dims[d0]
         return self.permute(*dims)
@@ -562,7 +579,7 @@ class TensorMath:
     def t(self):
         if self.ndim > 2:
             raise ValueError(f"t() expects a tensor with <= 2 dims, got {self.ndim}: use transpose")
-        return self.transpose(0, 1) if self.ndim == 2 else self
+        return self.transpose(0, 1) if self.ndim == 2 else self.reshape(self.shape)  # a view
 
     def squeeze(self, dim=None):
         if dim is None:
@@ -585,8 +602,8 @@ class TensorMath:
         shape = tuple(
             self.shape[i - lead] if (n == -1 and i >= lead) else n for i, n in enumerate(sizes)
         )
-        if shape == self.shape:
-            return self
+        if shape == self.shape:  # a view, as PyTorch (not self)
+            return self.reshape(shape)
         try:
             return S.Expand.apply(self, shape)._view_of(self)
         except ValueError:
@@ -732,11 +749,21 @@ class TensorMath:
 
     def addcmul_(self, tensor1, tensor2, value=1):
         """self += value * tensor1 * tensor2"""
-        return self._inplace(lambda x, a, b: x + a * b * value, tensor1, tensor2)
+        return self._addc(lambda a, b: a * b, tensor1, tensor2, value)
 
     def addcdiv_(self, tensor1, tensor2, value=1):
         """self += value * tensor1 / tensor2"""
-        return self._inplace(lambda x, a, b: x + a / b * value, tensor1, tensor2)
+        return self._addc(lambda a, b: a / b, tensor1, tensor2, value)
+
+    def _addc(self, op, tensor1, tensor2, value):
+        def update(x, a, b):
+            # the product (quotient) is taken in the result's dtype, as PyTorch: two bfloat16
+            # operands added into a float32 tensor are not rounded to bfloat16 first
+            target = _result_type(x, a, b).numpy_dtype
+            a, b = (t._cast(target) if isinstance(t, _function.Tensor) else t for t in (a, b))
+            return x + op(a, b) * value
+
+        return self._inplace(update, tensor1, tensor2)
 
     def lerp_(self, end, weight):
         """self += weight * (end - self)"""

@@ -239,3 +239,170 @@ def test_amin_matches_torch():
         m_out.sum().backward()
         t_out.sum().backward()
         assert_grads([m], [t])
+
+
+# ---------------------------------------------------------------- results that aliased their input
+def test_max_and_min_over_a_zero_dim_tensor_return_a_new_tensor():
+    for name in ("max", "min"):
+        x = mg.tensor(1.0)
+        v = getattr(x, name)(0)[0]
+        v.add_(1)
+        assert float(x) == 1.0 and float(v) == 2.0
+    x = mg.tensor(1.5, requires_grad=True)
+    (x.max(0).values * 3).backward()
+    assert float(x.grad) == 3.0
+
+
+ALIASES = {
+    "max_dim": lambda x: x.max(0)[0] if x.ndim == 0 else x.max(-1, keepdim=True)[0],
+    "expand_same": lambda x: x.expand(x.shape),
+    "expand_as_self": lambda x: x.expand_as(x),
+    "transpose_same": lambda x: x.transpose(0, -1),
+    "t": lambda x: x.t(),
+    "flatten": lambda x: x.flatten(),
+    "float_same": lambda x: x.float(),
+    "to_same": lambda x: x.to(x.dtype),
+    "contiguous": lambda x: x.contiguous(),
+    "squeeze_none": lambda x: x.squeeze(),
+    "reshape_same": lambda x: x.reshape(x.shape),
+}
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+@pytest.mark.parametrize("op", list(ALIASES))
+def test_ops_return_self_a_view_or_a_copy_as_torch(op, shape):
+    """Whether the result is the input object, shares its memory, or neither: as in PyTorch."""
+    torch = pytest.importorskip("torch")
+    if op in ("t",) and len(shape) > 2:
+        pytest.skip("t() is for <= 2 dims")
+    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    m, t = mg.tensor(a), torch.tensor(a)
+    mo, to = ALIASES[op](m), ALIASES[op](t)
+    assert (mo is m) == (to is t)
+    t_shares = to.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
+    assert bool(np.may_share_memory(mo.numpy(), m.numpy())) == t_shares
+
+
+# ---------------------------------------------------------------- 0-d results hold arrays
+@pytest.mark.parametrize(
+    "op",
+    ["argmax_0", "argmin_0", "isfinite", "isnan", "isinf", "compare", "invert", "all", "any"],
+)
+def test_zero_dim_results_convert_to_numpy(op):
+    torch = pytest.importorskip("torch")
+    fn = {
+        "argmax_0": lambda x: x[0].argmax(0),
+        "argmin_0": lambda x: x[0].argmin(0),
+        "isfinite": lambda x: x[0, 1].isfinite(),
+        "isnan": lambda x: x[0, 1].isnan(),
+        "isinf": lambda x: x[1, 1].isinf(),
+        "compare": lambda x: x[0, 0] > 1,
+        "invert": lambda x: ~(x[0, 0] > 1),
+        "all": lambda x: (x[0] > 0).all(0),
+        "any": lambda x: (x[0] > 0).any(),
+    }[op]
+    m, t = pair(torch, [[1.0, float("inf")], [2.0, 3.0]], "float32")
+    out = fn(m)
+    assert isinstance(out.numpy(), np.ndarray)
+    assert_same(out, fn(t))
+
+
+# ---------------------------------------------------------------- result dtypes
+@pytest.mark.parametrize(
+    "input_dtype,target_dtype",
+    [
+        ("float16", "float32"),
+        ("float32", "float16"),
+        ("float64", "float32"),
+        ("bfloat16", "float16"),
+    ],
+)
+@pytest.mark.parametrize("pos_weight", [None, 2.0])
+def test_bce_with_logits_result_has_the_target_dtype(input_dtype, target_dtype, pos_weight):
+    torch = pytest.importorskip("torch")
+    mx, tx = pair(torch, [0.3, -1.2, 2.0], input_dtype, requires_grad=True)
+    my, ty = pair(torch, [0.0, 0.7, 1.0], target_dtype)
+    kw_m = {} if pos_weight is None else {"pos_weight": mg.full((3,), pos_weight)}
+    kw_t = {} if pos_weight is None else {"pos_weight": torch.full((3,), pos_weight)}
+    m_out = mg.nn.functional.binary_cross_entropy_with_logits(mx, my, **kw_m)
+    t_out = torch.nn.functional.binary_cross_entropy_with_logits(tx, ty, **kw_t)
+    assert_same(m_out, t_out, rtol=2e-2)
+    m_out.backward()
+    t_out.backward()
+    assert_grads([mx], [tx], rtol=2e-2, atol=1e-3)
+
+
+@pytest.mark.parametrize(
+    "x_dtype,x_shape,y_dtype,y_shape",
+    [
+        ("float16", (3,), "float32", ()),
+        ("float32", (), "float16", (3,)),
+        ("int64", (3,), "float64", ()),
+        ("int32", (3,), "int64", ()),
+        ("float16", (), "float64", ()),
+        ("bfloat16", (3,), "float16", (3,)),
+    ],
+)
+def test_where_promotes_like_a_binary_op(x_dtype, x_shape, y_dtype, y_shape):
+    torch = pytest.importorskip("torch")
+    out = []
+    for lib in (mg, torch):
+        c = lib.tensor([True, False, True])
+        x = lib.ones(x_shape, dtype=getattr(lib, x_dtype))
+        y = lib.zeros(y_shape, dtype=getattr(lib, y_dtype))
+        out.append(lib.where(c, x, y))
+    assert_same(*out)
+
+
+CLAMPS = [
+    ("bool", (2,)),
+    ("bool", (None, 1)),
+    ("bool", (0.5,)),
+    ("int8", (2,)),
+    ("int8", (0.5,)),
+    ("float16", (0.5,)),
+    ("bool", ("t0", None)),
+    ("int8", ("t0", None)),
+    ("int8", ("t1", None)),
+    ("float16", ("t0_f64", None)),
+    ("float16", ("t1_f64", None)),
+]
+
+
+@pytest.mark.parametrize("dtype,bounds", CLAMPS)
+def test_clamp_bounds_take_part_in_type_promotion(dtype, bounds):
+    torch = pytest.importorskip("torch")
+    out = []
+    for lib in (mg, torch):
+        named = {
+            "t0": lib.tensor(1),
+            "t1": lib.tensor([1, 1]),
+            "t0_f64": lib.tensor(1.0, dtype=lib.float64),
+            "t1_f64": lib.tensor([1.0, 1.0], dtype=lib.float64),
+        }
+        x = lib.tensor([1, 0]).to(getattr(lib, dtype))
+        out.append(x.clamp(*[named.get(b, b) if isinstance(b, str) else b for b in bounds]))
+    assert_same(*out)
+
+
+@pytest.mark.parametrize("p", [float("inf"), float("-inf"), 2, "fro", 1, 0, 3])
+def test_norm_over_everything_keeps_dims_with_keepdim(p):
+    torch = pytest.importorskip("torch")
+    m, t = pair(torch, [[3.0, -4.0], [1.0, 0.0]], "float32")
+    assert_same(m.norm(p, keepdim=True), t.norm(p, keepdim=True), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["addcmul_", "addcdiv_"])
+def test_addcmul_and_addcdiv_compute_in_the_result_dtype(name):
+    """bfloat16 operands into a float32 tensor: the product is not rounded to bfloat16."""
+    torch = pytest.importorskip("torch")
+    a = np.array([1.01, 2.03, 3.07])
+    m1, t1 = pair(torch, a, "bfloat16")
+    m2, t2 = pair(torch, a[::-1], "bfloat16")
+    mx, tx = pair(torch, [0.5, 0.25, 1.0], "float32")
+    getattr(mx, name)(m1, m2, value=0.5)
+    getattr(tx, name)(t1, t2, value=0.5)
+    assert_same(mx, tx)
+    d1, d2 = t1.double(), t2.double()
+    exact = 0.5 * d1 * d2 if name == "addcmul_" else 0.5 * d1 / d2
+    np.testing.assert_allclose(mx.numpy(), np.array([0.5, 0.25, 1.0]) + exact.numpy(), rtol=1e-6)

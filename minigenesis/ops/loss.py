@@ -26,6 +26,7 @@ import numpy as np
 from ..autocast_policy import FLOAT32, autocast_function
 from ..autograd.function import Op
 from ..backend import get_array_module
+from ..dtypes import promote_types
 from .activation import _f32
 from .indexing import check_index_dtype, check_index_range
 
@@ -397,8 +398,16 @@ def binary_cross_entropy_with_logits(
     reduction = _reduction(size_average, reduce, reduction, name)
     target = _tensor(target, input, name)
     _same_shape(input, target, name, strict=True)
+    # PyTorch builds the loss in a buffer of the target's dtype ((1 - target).mul_(input)...): a
+    # floating target decides the result's dtype (float16 logits, float32 target: float32)
+    out_dtype = input._data.dtype
     if target._data.dtype != input._data.dtype:
-        target = target._cast(input._data.dtype)
+        if target._data.dtype.kind in "fV":
+            out_dtype = target._data.dtype
+            both = promote_types(input.dtype, target.dtype).numpy_dtype
+            input, target = input._cast(both), target._cast(both)
+        else:
+            target = target._cast(input._data.dtype)
     log_sig = LogSigmoid.apply(input)
     if pos_weight is None:
         loss = (1 - target) * input - log_sig
@@ -407,4 +416,4 @@ def binary_cross_entropy_with_logits(
         loss = (1 - target) * input - ((pos_weight - 1) * target + 1) * log_sig
     if weight is not None:
         loss = loss * _tensor(weight, input, name)
-    return _reduce(loss, reduction)
+    return _reduce(loss._cast(out_dtype), reduction)
