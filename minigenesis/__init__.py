@@ -118,9 +118,10 @@ from . import amp  # noqa: E402
 from .amp import autocast  # noqa: E402  (mg.autocast is mg.amp.autocast)
 import sys as _sys  # noqa: E402
 
-# `mg.enable_autocast = True` must switch autocast on for every thread: an assignment to
-# a plain module attribute runs no code, so the package module gets a class with a property for it.
-amp.autocast_mode.install_enable_autocast(_sys.modules[__name__])
+# `mg.enable_autocast = True` switches autocast on for every thread (see _compat.PackageModule).
+from ._compat import install_package_module_class  # noqa: E402
+
+install_package_module_class(_sys.modules[__name__])
 
 # Loaded on first use (PEP 562): they import matplotlib or read files, which `import minigenesis`
 # should not pay for. `mg.viz.plot_lr_schedule(...)` works without an import line.

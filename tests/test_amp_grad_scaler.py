@@ -339,6 +339,32 @@ def test_scale_outputs_and_dtypes():
     assert GradScaler("cuda").get_scale() == 2.0**16  # PyTorch's spelling; the scale is lazy
 
 
+def test_constructor_arguments_follow_both_pytorch_signatures():
+    import inspect
+
+    from minigenesis.cuda.amp import GradScaler as CudaGradScaler
+
+    torch = pytest.importorskip("torch")
+    # torch.amp.GradScaler: device first; torch.cuda.amp.GradScaler: init_scale first.
+    for ours, theirs in [
+        (mg.amp.GradScaler, torch.amp.GradScaler),
+        (CudaGradScaler, torch.cuda.amp.GradScaler),
+    ]:
+        assert list(inspect.signature(ours).parameters) == list(
+            inspect.signature(theirs).parameters
+        )
+    assert GradScaler("cpu", 8.0).get_scale() == 8.0
+    assert CudaGradScaler(8.0, growth_interval=3).state_dict() == {
+        "scale": 8.0,
+        "growth_factor": 2.0,
+        "backoff_factor": 0.5,
+        "growth_interval": 3,
+        "_growth_tracker": 0,
+    }
+    with pytest.raises(TypeError, match="init_scale=1024.0"):
+        GradScaler(1024.0)  # a scale where the device goes: say which argument is which
+
+
 def test_disabled_scaler_is_a_pass_through():
     scaler = GradScaler(enabled=False)
     w = mg.ones(2, requires_grad=True)

@@ -459,6 +459,34 @@ def test_scheduler_step_before_optimizer_step_warns():
         sched.step()
 
 
+def test_an_optimizer_a_learner_writes_also_records_its_step():
+    class PlainSGD(mg.optim.Optimizer):
+        def __init__(self, params, lr):
+            super().__init__(params, {"lr": lr})
+
+        def step(self, closure=None):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    p.data -= group["lr"] * p.grad.data
+
+    class Subclassed(PlainSGD):  # its inherited step is wrapped once, not twice
+        pass
+
+    for cls in (PlainSGD, Subclassed):
+        w = mg.ones(2, requires_grad=True)
+        opt = cls([w], lr=0.5)
+        sched = S.StepLR(opt, step_size=1, gamma=0.5)
+        (w * w).sum().backward()
+        opt.step()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            sched.step()
+        assert w.tolist() == [0.0, 0.0] and opt.param_groups[0]["lr"] == 0.25
+    sched = S.StepLR(PlainSGD([mg.ones(1, requires_grad=True)], lr=0.5), step_size=1)
+    with pytest.warns(UserWarning, match="before `optimizer.step\\(\\)`"):
+        sched.step()
+
+
 def test_get_lr_called_directly_warns():
     sched = S.StepLR(make_opt(mg), step_size=2)
     with pytest.warns(UserWarning, match="get_last_lr"):

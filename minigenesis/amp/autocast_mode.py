@@ -16,7 +16,6 @@ bfloat16 keeps float32's range, so no loss scaling is needed), float16 on CUDA.
 from __future__ import annotations
 
 import functools
-import types
 from typing import Any
 
 import numpy as np
@@ -157,27 +156,3 @@ def set_autocast_globally(enabled: bool) -> None:
 
 def autocast_enabled_globally() -> bool:
     return type(state).autocast_dtype is not None
-
-
-class _PackageModule(types.ModuleType):
-    """The class of the ``minigenesis`` module object.
-
-    Code written for Genesis turns autocast on with a plain assignment,
-    ``minigenesis.enable_autocast = True``. An assignment to a module attribute runs no code, so
-    a plain attribute would be read by nobody; making ``enable_autocast`` a property of the
-    module's class lets the assignment switch autocast on at once, and keeps the per-op check in
-    ``Function.apply`` a single attribute read.
-    """
-
-    @property
-    def enable_autocast(self) -> bool:
-        return autocast_enabled_globally()
-
-    @enable_autocast.setter
-    def enable_autocast(self, value: bool) -> None:
-        set_autocast_globally(bool(value))
-
-
-def install_enable_autocast(module: types.ModuleType) -> None:
-    """Give the package module the ``enable_autocast`` property (called by ``__init__``)."""
-    module.__class__ = _PackageModule

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backend import device as _device
 from ..backend import device_of, get_array_module, to_device
 from ..tensor import Tensor
 
@@ -48,24 +49,27 @@ _HINT = "This may indicate your script did not use scaler.scale(loss or outputs)
 class GradScaler:
     """Dynamic loss scaling (see the module docstring).
 
-    ``GradScaler(init_scale=2.**16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000,
-    enabled=True)``. ``GradScaler("cuda")`` / ``GradScaler(device="cpu")`` are accepted too, as
-    ``torch.amp.GradScaler`` spells it; the scale lives wherever the first scaled loss lives.
+    ``GradScaler(device="cuda", init_scale=2.**16, growth_factor=2.0, backoff_factor=0.5,
+    growth_interval=2000, enabled=True)``, the signature of ``torch.amp.GradScaler``. ``device``
+    is accepted for that spelling only: the scale lives wherever the first scaled loss lives.
+    (``minigenesis.cuda.amp.GradScaler`` has the older signature, without ``device``.)
     """
 
     def __init__(
         self,
-        init_scale: Any = 2.0**16,
+        device: Any = "cuda",
+        init_scale: float = 2.0**16,
         growth_factor: float = 2.0,
         backoff_factor: float = 0.5,
         growth_interval: int = 2000,
         enabled: bool = True,
-        *,
-        device: Any = None,
     ) -> None:
-        if isinstance(init_scale, str):  # torch.amp.GradScaler("cuda", ...): a device first
-            init_scale = 2.0**16
-        del device  # accepted for PyTorch's spelling; the scale follows the loss's device
+        if not (device is None or isinstance(device, (str, _device))):
+            raise TypeError(
+                f"GradScaler: device must be a device name such as 'cuda' or 'cpu', got "
+                f"{device!r}; the scale is the second argument (GradScaler('cuda', {device!r})) "
+                f"or a keyword (GradScaler(init_scale={device!r}))"
+            )
         self._enabled = bool(enabled)
         if self._enabled:
             if not growth_factor > 1.0:

@@ -1,8 +1,26 @@
 """``minigenesis.cuda.amp``: the spelling of older PyTorch code (``from torch.cuda.amp import
-autocast, GradScaler``). The same objects as ``minigenesis.amp``."""
+autocast, GradScaler``). ``autocast`` is ``minigenesis.amp.autocast``; ``GradScaler`` takes
+``torch.cuda.amp.GradScaler``'s arguments, which have no ``device`` in front."""
 
 from __future__ import annotations
 
-from ..amp import GradScaler, autocast
+from ..amp import GradScaler as _AmpGradScaler
+from ..amp import autocast
 
 __all__ = ["autocast", "GradScaler"]
+
+
+class GradScaler(_AmpGradScaler):
+    """``minigenesis.amp.GradScaler("cuda", ...)`` under its older name and signature."""
+
+    def __init__(
+        self,
+        init_scale: float = 2.0**16,
+        growth_factor: float = 2.0,
+        backoff_factor: float = 0.5,
+        growth_interval: int = 2000,
+        enabled: bool = True,
+    ) -> None:
+        super().__init__(
+            "cuda", init_scale, growth_factor, backoff_factor, growth_interval, enabled
+        )

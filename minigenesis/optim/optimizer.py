@@ -15,12 +15,12 @@ the old value refuses to run with the new one.
 from __future__ import annotations
 
 import copy
-import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from itertools import chain
 from typing import Any
 
+from .._compat import record_step_calls
 from ..autograd.grad_mode import enable_grad
 from ..backend import device_of, get_array_module, to_device
 from ..tensor import Tensor
@@ -98,19 +98,9 @@ class Optimizer:
             self.add_param_group(group)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        # Record that step() ran, so a scheduler stepped before its optimizer can warn (PyTorch
-        # does the same by patching the bound method; wrapping at class creation is simpler).
+        # Each subclass's step() notes that it ran, for the scheduler's order warning.
         super().__init_subclass__(**kwargs)
-        step = cls.__dict__.get("step")
-        if step is not None and not getattr(step, "_records_call", False):
-
-            @functools.wraps(step)
-            def recording_step(self, *args: Any, **kwargs: Any) -> Any:
-                self._opt_called = True
-                return step(self, *args, **kwargs)
-
-            recording_step._records_call = True
-            cls.step = recording_step
+        record_step_calls(cls)
 
     # ------------------------------------------------------------------ groups
     def add_param_group(self, param_group: dict[str, Any]) -> None:

@@ -2,6 +2,6 @@
 
 from . import data  # noqa: E402,F401  (mg.utils.data: Dataset, DataLoader ...)
 
-# mg.utils.checkpoint is the FUNCTION (code calls it directly); the module stays importable as
-# minigenesis.utils.checkpoint, and the function carries .checkpoint/.checkpoint_sequential too.
+# mg.utils.checkpoint is the FUNCTION (see _compat.function_as_module); the module stays
+# importable as minigenesis.utils.checkpoint.
 from .checkpoint import checkpoint, checkpoint_sequential  # noqa: E402,F401

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .._compat import function_as_module
 from ..autograd.grad_mode import enable_grad, state
 from ..autograd.graph import saved_tensors_hooks
 from ..tensor import Tensor
@@ -127,12 +128,6 @@ def checkpoint(
         return function(*args, **kwargs)
 
 
-# A Python function cannot be a module, but mg.utils.checkpoint must be the function (code calls
-# it directly). These attributes let PyTorch's spelling mg.utils.checkpoint.checkpoint(...) work
-# too.
-checkpoint.checkpoint = checkpoint  # type: ignore[attr-defined]
-
-
 def checkpoint_sequential(
     functions: Any,
     segments: int,
@@ -174,4 +169,5 @@ def _run_segment(x: Any, *funcs: Callable) -> Any:
     return x
 
 
-checkpoint.checkpoint_sequential = checkpoint_sequential  # type: ignore[attr-defined]
+# mg.utils.checkpoint is this function, and mg.utils.checkpoint.checkpoint(...) works too.
+function_as_module(checkpoint, checkpoint, checkpoint_sequential)

@@ -21,6 +21,7 @@ import warnings
 from collections import Counter
 from typing import Any
 
+from ..._compat import LRList
 from ..optimizer import Optimizer
 
 EPOCH_DEPRECATION_WARNING = (
@@ -29,37 +30,6 @@ EPOCH_DEPRECATION_WARNING = (
     "epoch is different from None, the closed form is used instead of the new chainable form, "
     "where available."
 )
-
-
-class LRList(list):
-    """What ``get_last_lr()`` returns: a list with one learning rate per param group, as in PyTorch.
-
-    With a single param group it also formats and converts like that one float, so both
-    ``print(scheduler.get_last_lr())`` (``[0.001]``) and ``f"{scheduler.get_last_lr():.6f}"``
-    (``0.001000``) work. Everything else is plain ``list`` behaviour.
-    """
-
-    def __format__(self, spec: str) -> str:
-        if not spec:
-            return str(self)
-        if len(self) != 1:
-            raise TypeError(
-                f"get_last_lr() holds {len(self)} learning rates (one per param group), so it "
-                f"cannot be formatted as one number with {spec!r}: format an element, e.g. "
-                f"f'{{lrs[0]:{spec}}}'"
-            )
-        return format(self[0], spec)
-
-    def __float__(self) -> float:
-        if len(self) != 1:
-            raise TypeError(
-                f"get_last_lr() holds {len(self)} learning rates (one per param group): take one "
-                f"element, e.g. lrs[0], to get a float"
-            )
-        return float(self[0])
-
-    def __reduce__(self):  # pickled (and saved) as a plain list, so safe loaders accept it
-        return (list, (list(self),))
 
 
 def format_param(name: str, optimizer: Optimizer, value: Any) -> list:
