@@ -113,6 +113,101 @@ except pickle.UnpicklingError as err:  # serialization.UnsafeCheckpointError, a 
     print(type(err).__name__, ":", err)
 
 # %% [markdown]
+# ### An allow-list of names is not enough
+#
+# The allow-list of exercise 10.2 holds `numpy.dtype` and NumPy's array rebuilders, because a
+# pickled array needs them. But `find_class` guards one opcode, `STACK_GLOBAL`; every other
+# opcode runs unchecked, and one of them, `BUILD`, hands the next value from the file to the new
+# object's `__setstate__`. Here is how a dtype pickles: a call, then a state tuple for `BUILD`.
+
+# %%
+for dt in (np.dtype(np.float64), np.dtype(object)):
+    print(f"{str(dt):8}", dt.__reduce__())
+
+# %% [markdown]
+# The last number of the state is the dtype's flags: 63 says "each element is a reference to a
+# Python object" (count references, never read it as plain bytes). NumPy believes whatever state
+# it is given. So a file can ask for an object dtype whose flags are 0, using only allowed
+# names. Twenty opcodes, assembled by hand:
+
+
+# %%
+def text(s):  # SHORT_BINUNICODE: one length byte, then UTF-8
+    return b"\x8c" + bytes([len(s.encode())]) + s.encode()
+
+
+dtype_call = text("numpy") + text("dtype") + b"\x93"  # STACK_GLOBAL numpy.dtype: allowed
+args = text("O8") + b"\x89\x88\x87R"  # ("O8", False, True), REDUCE: dtype("O8", False, True)
+# the state (3, "|", None, None, None, -1, -1, 0): an object dtype's, but with flags 0
+state = b"(K\x03" + text("|") + b"NNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK\x00t"
+forged = b"\x80\x05" + dtype_call + args + state + b"b."  # PROTO 5 ... BUILD, STOP
+pickletools.dis(forged)
+try:
+    d = ex.safe_loads(forged)  # passes the allow-list of exercise 10.2
+    print(f"kind {d.kind!r} (Python objects), hasobject {d.hasobject}, flags {d.flags}")
+except pickle.UnpicklingError as err:  # an allow-list without numpy.dtype: no arrays either
+    print("refused:", err)
+
+# %% [markdown]
+# We stop here, but an attacker does not: the other allowed names (`_reconstruct` with
+# `ndarray.__setstate__`, `scalar`) copy raw bytes *from the file* into an array of that dtype.
+# Eight bytes of the file become a `PyObject*`, a memory address. Reading it crashes the process
+# inside `pickle.load`; an address that points at bytes shaped like a Python object makes a fake
+# object, and with address randomisation off, a 100-byte file calls `os.system`. Every name on
+# the list was harmless on its own; the danger is in the *values* that reach them. (The same
+# unpickler also trusts the file's numbers: one `LONG_BINPUT` with index 2**27 makes the C
+# unpickler allocate a 2 GB memo, from a 53-byte file.)
+#
+# So `mg.load` with `weights_only=True` does not use `pickle.Unpickler`. It runs its own small
+# interpreter (`minigenesis/serialization/restricted.py`), an allow-list at the level of opcodes:
+#
+# - it implements only the ~40 opcodes plain data needs (containers, numbers, strings, bytes, the
+#   memo, out-of-band buffers) and refuses every other one (`BUILD`, `NEWOBJ`, `INST`, `OBJ`,
+#   `EXT*` ...) by name;
+# - `REDUCE` calls only a dozen functions, each after checking its arguments' exact types. An
+#   array comes only from `_rebuild_array(raw bytes, "<f4", shape, fortran)`: the dtype is a
+#   short *string* for a numeric type, never a dtype object from the file, and the shape's size
+#   times the item size must equal the number of bytes. Bytes can then only ever be numbers;
+# - it bounds what a file can cost: each length field is compared with the bytes left before
+#   anything is allocated, the memo is a dict (an index is a key, never a size), containers nest
+#   at most 100 deep, and copies are charged against the file's size.
+#
+# The checksum does not help here: it catches accidents, and an attacker simply writes a valid
+# one. Wrapped in a well-formed checkpoint, the forged bytes are refused at the first disallowed
+# step, and NumPy never sees them:
+
+
+# %%
+class RawBytes:
+    """A stand-in 'pickler' for the checkpoint writer: it writes our bytes as they are."""
+
+    def __init__(self, stream, buffer_callback):
+        self.stream = stream
+
+    def dump(self, obj):
+        self.stream.write(forged)
+
+
+with open(tmp / "forged.mgck", "wb") as f:
+    mg.serialization.format.write_checkpoint(f, None, RawBytes)  # a valid header and CRC
+try:
+    mg.load(tmp / "forged.mgck")
+except mg.CheckpointError as err:
+    print(type(err).__name__, ":", err)
+
+# %% [markdown]
+# The interpreter is plain Python, a few microseconds per opcode, and that is fast enough because
+# a checkpoint's pickle is small: the arrays travel outside it, as raw buffers. For a 10-million
+# parameter model with its Adam state (900 tensors, a 42 KB pickle of 25,000 opcodes) it costs
+# about 30 ms per load, next to the time it takes to read and checksum 113 MB.
+#
+# What `weights_only=True` promises, then: loading runs no code but the rebuilding of tensors,
+# numeric arrays and scalars, builtin containers and `OrderedDict`, and a file cannot make it use
+# much more memory or time than the file's size warrants. Anything else (your own classes, NumPy
+# arrays of strings or objects) needs `weights_only=False`, which is the normal unpickler: use it
+# only for files you trust as much as code you would run.
+
+# %% [markdown]
 # ## 10.3 Atomic writes
 #
 # `open(path, "wb")` truncates the old file *first*. If the program dies half-way through the
@@ -266,8 +361,11 @@ workdir.cleanup()
 #
 # - pickle stores objects as calls to named functions; `pickle.load` makes those calls, so
 #   loading an untrusted pickle can run any code.
-# - A restricted unpickler resolves only allow-listed names in `find_class`; `mg.load` is
-#   restricted by default (`weights_only=True`).
+# - A restricted unpickler resolves only allow-listed names in `find_class`. That is not enough:
+#   the other opcodes (`BUILD`) pass values from the file to allowed objects, and a dtype from the
+#   file can make NumPy read bytes as pointers. `mg.load` (default `weights_only=True`) therefore
+#   interprets the pickle itself, allowing opcodes, callables and argument types, and bounding
+#   what a file can make it allocate.
 # - Write checkpoints atomically: temporary file in the same folder, fsync, `os.replace`.
 # - A checksum turns a damaged file into a clear error instead of wrong numbers.
 # - Exact resume needs the model, optimizer, scheduler, scaler and RNG states and the counters.
