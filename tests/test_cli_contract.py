@@ -66,7 +66,7 @@ def test_bad_train_options_are_one_line_and_exit_2(tmp_path, capsys, options, ex
     assert not out.exists()
 
 
-def test_bad_out_folders_are_one_line_and_exit_2(tmp_path, capsys):
+def test_bad_out_resume_and_device_are_one_line_and_exit_2(tmp_path, capsys):
     a_file = tmp_path / "notes.txt"
     a_file.write_text("keep me")
     for out, expected in [
@@ -75,6 +75,12 @@ def test_bad_out_folders_are_one_line_and_exit_2(tmp_path, capsys):
         ("", "--out is empty"),
     ]:
         assert main(["train", "--out", str(out), *TINY]) == 2
+        assert expected in _one_error_line(capsys)
+    for options, expected in [
+        (["--resume", "", "--out", str(tmp_path / "run")], "--resume is empty"),
+        (["--device", "cuda:abc", "--out", str(tmp_path / "run")], "--device"),
+    ]:
+        assert main(["train", *TINY, *options]) == 2
         assert expected in _one_error_line(capsys)
     assert a_file.read_text() == "keep me" and sorted(os.listdir(tmp_path)) == ["notes.txt"]
 

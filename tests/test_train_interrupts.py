@@ -39,6 +39,20 @@ from minigenesis.training import trainer as T
 
 where, at, times, argv = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
 
+if where == "kill":  # SIGKILL inside the write of last.pth at the end of epoch `at`
+    write, save, target = ser.write_checkpoint, T.st.save_training_checkpoint, [None]
+    def save_noting_the_name(state, path):
+        target[0] = path.name
+        save(state, path)
+    T.st.save_training_checkpoint = save_noting_the_name
+    def write_or_die(out, obj, *a, **k):
+        if target[0] == "last.pth" and obj["epoch"] == at and obj["batch_in_epoch"] == 0:
+            out.write(b"half")
+            out.flush()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return write(out, obj, *a, **k)
+    ser.write_checkpoint = write_or_die
+
 def ctrl_c():
     for _ in range(times):
         os.kill(os.getpid(), signal.SIGINT)
@@ -165,6 +179,23 @@ def test_crash_while_writing_last_keeps_best_consistent(straight, tmp_path, monk
     assert main(["train", "--resume", str(out), "--quiet"]) == 0
     for name in (st.BEST, st.LAST):
         assert same(_training_state(_load(out, name)), _training_state(_load(straight, name)))
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
+def test_sigkill_while_writing_last_resumes_bit_identical(straight, tmp_path):
+    """A kill in the middle of last.pth at the end of epoch 2: best_model.pth (written first)
+    already holds epoch 2, last.pth still the end of epoch 1, a temp file is left behind; the
+    resume redoes epoch 2, sweeps the temp file and ends exactly where a straight run does."""
+    out = tmp_path / "run"
+    proc = _child(out, "kill", 2, 0)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    folder = out / st.CHECKPOINT_DIR
+    assert _load(out)["epoch"] == 1 and _load(out, st.BEST)["epoch"] == 2
+    assert [n for n in os.listdir(folder) if n.endswith(".mgtmp")]
+    assert main(["train", "--resume", str(out), "--quiet"]) == 0
+    for name in (st.BEST, st.LAST):
+        assert same(_training_state(_load(out, name)), _training_state(_load(straight, name)))
+    assert sorted(os.listdir(folder)) == sorted([st.BEST, st.LAST])
 
 
 def test_resume_repairs_a_stale_best_model(straight, tmp_path):

@@ -117,8 +117,9 @@ def prepare(args: argparse.Namespace) -> tuple[TrainConfig, Path, dict | None]:
     """Config, run directory and checkpoint from the options; TrainError if anything is off.
     Nothing is written here: a failed ``--resume`` leaves every file as it was."""
     given = _given(args)
-    if args.out == "":
-        raise TrainError("--out is empty; name a directory")
+    for option, what in (("out", "a directory"), ("resume", "a checkpoint or run directory")):
+        if getattr(args, option) == "":  # an empty value would silently mean "not given"
+            raise TrainError(f"--{option} is empty; name {what}")
     if args.resume:
         path = resolve_resume(args.resume)
         ckpt = load_training_checkpoint(path)

@@ -372,9 +372,9 @@ class Trainer:
     def _install_sigint_handler(self) -> Callable[[], None]:
         """First Ctrl-C: finish the current optimizer step, save, stop. Second: stop at once
         (after the step or checkpoint in progress, see ``signals.py``), save, return."""
-        if threading.current_thread() is not threading.main_thread():
-            return lambda: None
         previous = signal.getsignal(signal.SIGINT)
+        if threading.current_thread() is not threading.main_thread() or previous is None:
+            return lambda: None  # signals reach only the main thread; None: not Python's handler
 
         def handler(signum: int, frame: Any) -> None:
             if self._stop_requested:
