@@ -210,19 +210,6 @@ def test_progress_is_quiet_off_a_terminal(monkeypatch):
     shown.close()
 
 
-def test_blas_threads_limits_and_restores():
-    from minigenesis.utils.threads import _numpy_openblas, blas_threads
-
-    found = _numpy_openblas()
-    if found is None:
-        pytest.skip("NumPy's OpenBLAS setter not found (threadpoolctl or another BLAS)")
-    getter, _ = found
-    before = getter()
-    with blas_threads(1):
-        assert getter() == 1
-    assert getter() == before
-
-
 def test_plot_lr_writes_a_png_and_rejects_unknown_names(tmp_path, capsys):
     png = tmp_path / "lr.png"
     assert (
