@@ -44,8 +44,8 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as _dt
-from .autograd import function as _function
 from .autograd.grad_mode import state
+from .autograd.tensor_base import TensorBase
 
 LOWER = "lower"
 FLOAT32 = "float32"
@@ -189,25 +189,26 @@ def _to_low(a: Any, low: np.dtype, setting: AutocastSetting) -> Any:
 def cast_args(rule: str, args: tuple, setting: AutocastSetting | None = None) -> tuple:
     """The arguments of one op, with the tensors cast as ``rule`` says (others unchanged)."""
     setting = state.autocast_dtype if setting is None else setting
-    Tensor = _function.Tensor
     low = None
     for a in args:  # the device of the first tensor decides which low dtype applies
-        if isinstance(a, Tensor):
+        if isinstance(a, TensorBase):
             low = setting.cpu if isinstance(a._data, np.ndarray) else setting.cuda
             break
     if low is None:
         return args
     if rule is LOWER:
-        return tuple(_to_low(a, low, setting) if isinstance(a, Tensor) else a for a in args)
+        return tuple(_to_low(a, low, setting) if isinstance(a, TensorBase) else a for a in args)
     if rule is FLOAT32:
         return tuple(
             a._cast(np.float32)
-            if isinstance(a, Tensor) and a._data.dtype.itemsize == 2 and _is_float(a._data.dtype)
+            if isinstance(a, TensorBase)
+            and a._data.dtype.itemsize == 2
+            and _is_float(a._data.dtype)
             else a
             for a in args
         )
     # PROMOTE: nothing to do unless two float tensors differ in dtype
-    floats = {a._data.dtype for a in args if isinstance(a, Tensor) and _is_float(a._data.dtype)}
+    floats = {a._data.dtype for a in args if isinstance(a, TensorBase) and _is_float(a._data.dtype)}
     if len(floats) < 2:
         return args
     widest = None
@@ -216,7 +217,8 @@ def cast_args(rule: str, args: tuple, setting: AutocastSetting | None = None) ->
         widest = dt if widest is None else _dt.promote_types(widest, dt)
     target = widest.numpy_dtype
     return tuple(
-        a._cast(target) if isinstance(a, Tensor) and _is_float(a._data.dtype) else a for a in args
+        a._cast(target) if isinstance(a, TensorBase) and _is_float(a._data.dtype) else a
+        for a in args
     )
 
 

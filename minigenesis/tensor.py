@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as _dt
-from .autograd import function as _function
 from .autograd.engine import run_backward, seed_grads
 from .autograd.grad_mode import state
+from .autograd.tensor_base import TensorBase
 from .backend import as_device, device_of, get_array_module, module_for, to_numpy
 from .conversions import ToShortcuts, parse_to_args
 from .ops import elementwise as E
@@ -29,24 +29,17 @@ from .tensor_math import TensorMath
 _FLOAT_KINDS = "fV"
 
 
-class Tensor(TensorMath, ToShortcuts):
+class Tensor(TensorMath, ToShortcuts, TensorBase, ops_return=True):
     """A multi-dimensional array that can record the operations applied to it.
 
     This file holds the tensor's own state (data, grad, versions, conversions); the math methods
-    (arithmetic, reductions, shapes, indexing, in-place updates) come from ``TensorMath``.
+    (arithmetic, reductions, shapes, indexing, in-place updates) come from ``TensorMath``, and
+    the fields autograd reads (``requires_grad``, ``grad_fn``, the version counter) from
+    ``TensorBase`` (``autograd/tensor_base.py``, which says why it exists). ``ops_return=True``
+    declares this the class every op returns.
     """
 
-    # The array lives in a slot; everything else in the instance dict, which Python creates only
-    # when a first attribute is set. With the defaults below on the class, a tensor that is not
-    # part of a graph never needs that dict: making one stays cheap (the hot path of every op).
-    __slots__ = ("_data", "__dict__", "__weakref__")
-    requires_grad = False
-    grad = None
-    grad_fn = None
-    _output_nr = 0
-    _vc = None  # version counter: a one-item list shared with views, created on first need
-    _hooks = None
-    _is_view = False
+    __slots__ = ()
     _base = None  # for a view: the tensor that owns the memory (PyTorch's ._base)
     __array_priority__ = 1000
     __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operator
@@ -59,17 +52,6 @@ class Tensor(TensorMath, ToShortcuts):
         self._data = as_array(data, dtype, device)
         if requires_grad:
             self.requires_grad_(True)
-
-    @classmethod
-    def _make(cls, data: Any, requires_grad: bool) -> Tensor:
-        """Wrap an array without checks or copies (the internal constructor). A NumPy scalar
-        (what NumPy returns for a full reduction or an elementwise op on a 0-d array) becomes a
-        0-d array: every tensor holds an ndarray (or CuPy array)."""
-        t = object.__new__(Tensor)
-        t._data = np.asarray(data) if isinstance(data, np.generic) else data
-        if requires_grad:
-            t.requires_grad = True
-        return t
 
     # ------------------------------------------------------------------ basic properties
     @property
@@ -104,10 +86,6 @@ class Tensor(TensorMath, ToShortcuts):
     def element_size(self) -> int:
         return self._data.dtype.itemsize
 
-    @property
-    def is_leaf(self) -> bool:
-        return self.grad_fn is None
-
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind in _FLOAT_KINDS
 
@@ -130,19 +108,6 @@ class Tensor(TensorMath, ToShortcuts):
         return self.transpose(-2, -1)
 
     # ------------------------------------------------------------------ versions and views
-    def _version_counter(self) -> list:
-        vc = self._vc
-        if vc is None:
-            vc = self._vc = [0]
-        return vc
-
-    @property
-    def _version(self) -> int:
-        return self._vc[0] if self._vc is not None else 0
-
-    def _bump_version(self) -> None:
-        self._version_counter()[0] += 1
-
     def _view_of(self, base: Tensor) -> Tensor:
         """Mark self as sharing base's memory (if it really does): one version counter for both."""
         if self._data is not base._data and get_array_module(self._data).may_share_memory(
@@ -166,12 +131,6 @@ class Tensor(TensorMath, ToShortcuts):
         if retain_graph is None:
             retain_graph = create_graph
         run_backward([self], grads, retain_graph, create_graph)
-
-    def detach(self) -> Tensor:
-        """The same memory, cut from the graph (shares the version counter, as in PyTorch)."""
-        t = Tensor._make(self._data, False)
-        t._vc = self._version_counter()
-        return t
 
     def detach_(self) -> Tensor:
         self.grad_fn = None
@@ -399,6 +358,3 @@ def _rebuild_tensor(array: np.ndarray, requires_grad: bool) -> Tensor:
     t = Tensor._make(np.array(array, copy=True) if not array.flags.writeable else array, False)
     t.requires_grad = bool(requires_grad)
     return t
-
-
-_function.Tensor = Tensor  # let Function wrap its outputs (see autograd/function.py)

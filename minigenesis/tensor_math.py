@@ -16,8 +16,8 @@ import numpy as np
 
 from . import autocast_policy as _autocast
 from . import dtypes as _dt
-from .autograd import function as _function
 from .autograd.grad_mode import no_grad, state
+from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .ops import activation as A
 from .ops import elementwise as E
@@ -49,30 +49,28 @@ def norm_dim(dim: Any, ndim: int) -> tuple | None:
 
 def _as_tensor_like(x: Any, ref: Any) -> Any:
     """A NumPy/CuPy array or a list in an expression with a tensor becomes a tensor."""
-    Tensor = _function.Tensor
-    if isinstance(x, Tensor) or isinstance(x, _SCALARS):
+    if isinstance(x, TensorBase) or isinstance(x, _SCALARS):
         return x
     if hasattr(x, "dtype") and getattr(x, "shape", None) == ():  # NumPy scalar
         return x.item()
     from .creation import as_array
 
-    return Tensor._make(as_array(x, None, ref.device), False)
+    return TensorBase._make(as_array(x, None, ref.device), False)
 
 
 def _binary(op: Any, a: Any, b: Any) -> Any:
     """Run ``op(a, b)`` after PyTorch's type promotion. One of a, b is a Tensor."""
-    Tensor = _function.Tensor
-    t, s = (a, b) if isinstance(a, Tensor) else (b, a)  # the tensor, and the other operand
+    t, s = (a, b) if isinstance(a, TensorBase) else (b, a)  # the tensor, and the other operand
     # Every arithmetic operator comes here, so the common cases go first: a floating-point tensor
     # with a Python float or int, and two tensors of one dtype, need no promotion (for a Python
     # number NumPy keeps the tensor's dtype, as PyTorch does).
     if type(s) in _NUMBERS:
         promote = t._data.dtype.kind != "f"
     else:
-        promote = not isinstance(s, Tensor) or a._data.dtype is not b._data.dtype
+        promote = not isinstance(s, TensorBase) or a._data.dtype is not b._data.dtype
     low = None
     if promote:
-        if not isinstance(s, _SCALARS) and not isinstance(s, Tensor):
+        if not isinstance(s, _SCALARS) and not isinstance(s, TensorBase):
             s = _as_tensor_like(s, t)  # an array, list or NumPy scalar: make it a tensor
             return _binary(op, t, s) if t is a else _binary(op, s, t)
         a, b, low = _promote(a, b)
@@ -81,7 +79,7 @@ def _binary(op: Any, a: Any, b: Any) -> Any:
     except ValueError as err:
         if "broadcast" not in str(err):
             raise
-        sa, sb = (tuple(x.shape) if isinstance(x, Tensor) else "scalar" for x in (a, b))
+        sa, sb = (tuple(x.shape) if isinstance(x, TensorBase) else "scalar" for x in (a, b))
         raise ValueError(
             f"{op.__name__.lower()}: shapes {sa} and {sb} cannot be broadcast together"
         ) from None
@@ -94,8 +92,7 @@ def _promote(a: Any, b: Any) -> tuple:
     """PyTorch's type promotion for ``a (op) b`` (a tensor and a tensor or Python number):
     the operands cast to the result's dtype, and the dtype the result must be rounded back to
     (bfloat16, which NumPy would widen to float32) or None."""
-    Tensor = _function.Tensor
-    a_is_t, b_is_t = isinstance(a, Tensor), isinstance(b, Tensor)
+    a_is_t, b_is_t = isinstance(a, TensorBase), isinstance(b, TensorBase)
     if a_is_t and b_is_t:
         da, db = a._data.dtype, b._data.dtype
         if da != db:
@@ -121,8 +118,7 @@ def _result_type(*operands: Any) -> Any:
     """PyTorch's result dtype of several operands (tensors, Python numbers, None skipped):
     tensors with dims promote among themselves; 0-d tensors only count where they are of a
     higher category (bool < integer < floating); Python numbers only change the category."""
-    Tensor = _function.Tensor
-    tensors = [o for o in operands if isinstance(o, Tensor)]
+    tensors = [o for o in operands if isinstance(o, TensorBase)]
     dims = [t.dtype for t in tensors if t._data.ndim] or [t.dtype for t in tensors]
     zero_d = [t.dtype for t in tensors if not t._data.ndim]
     out = dims[0]
@@ -132,27 +128,26 @@ def _result_type(*operands: Any) -> Any:
         if _CATEGORY[d.numpy_dtype.kind] > _CATEGORY[out.numpy_dtype.kind]:
             out = _dt.promote_types(out, d)
     for s in operands:
-        if s is not None and not isinstance(s, Tensor):
+        if s is not None and not isinstance(s, TensorBase):
             out = _dt.scalar_result_type(out, s)
     return out
 
 
 def _compare(a: Any, b: Any, fn: Any) -> Any:
-    Tensor = _function.Tensor
-    bd = b._data if isinstance(b, Tensor) else b
-    return Tensor._make(fn(a._data, bd), False)  # (a NumPy scalar becomes a 0-d array there)
+    bd = b._data if isinstance(b, TensorBase) else b
+    return TensorBase._make(fn(a._data, bd), False)  # (a NumPy scalar becomes a 0-d array there)
 
 
 def _is_float(x: Any) -> bool:
     """A Python float or a floating-point tensor (what makes a promoted result floating)."""
-    if isinstance(x, _function.Tensor):
+    if isinstance(x, TensorBase):
         return x._data.dtype.kind in _FLOAT_KINDS
     return isinstance(x, float)
 
 
 def _is_bool(x: Any) -> bool:
     """A Python bool or a bool tensor."""
-    if isinstance(x, _function.Tensor):
+    if isinstance(x, TensorBase):
         return x._data.dtype.kind == "b"
     return x.__class__ is bool
 
@@ -361,7 +356,7 @@ class TensorMath:
         # the bounds take part in the type promotion (bool.clamp(2) is int64, int.clamp(0.5)
         # float32), and tensor bounds are cast to the result's dtype
         target = _result_type(self, min, max).numpy_dtype
-        lo, hi = (b._cast(target) if isinstance(b, _function.Tensor) else b for b in (min, max))
+        lo, hi = (b._cast(target) if isinstance(b, TensorBase) else b for b in (min, max))
         return E.Clamp.apply(self._cast(target), lo, hi)
 
     clip = clamp
@@ -399,8 +394,8 @@ class TensorMath:
         return _binary(E.Minimum, self, other)
 
     def masked_fill(self, mask, value):
-        m = mask._data if isinstance(mask, _function.Tensor) else mask
-        v = value.item() if isinstance(value, _function.Tensor) else value
+        m = mask._data if isinstance(mask, TensorBase) else mask
+        v = value.item() if isinstance(value, TensorBase) else value
         return I.MaskedFill.apply(self, m, v)
 
     # ------------------------------------------------------------------ reductions
@@ -431,7 +426,7 @@ class TensorMath:
     def _extreme(self, dim, keepdim, all_op, dim_op):
         if dim is None:
             return all_op.apply(self)
-        if isinstance(dim, _function.Tensor):  # max(other): the elementwise form
+        if isinstance(dim, TensorBase):  # max(other): the elementwise form
             return _binary(E.Maximum if all_op is R.MaxAll else E.Minimum, self, dim)
         d = norm_dim(dim, self.ndim)[0]
         if self.ndim == 0:  # the value itself, as a new tensor (not self: writes must not alias)
@@ -662,13 +657,12 @@ class TensorMath:
     def __setitem__(self, index, value):
         index = _unwrap_index(index, self._data)
         self._check_leaf_inplace()
-        Tensor = _function.Tensor
         if state.grad_enabled and (
-            self.requires_grad or (isinstance(value, Tensor) and value.requires_grad)
+            self.requires_grad or (isinstance(value, TensorBase) and value.requires_grad)
         ):
             self._inplace(lambda x, v: I.IndexPut.apply(x, index, v), value)
             return
-        v = value._data if isinstance(value, Tensor) else value
+        v = value._data if isinstance(value, TensorBase) else value
         self._data[index] = v
         self._bump_version()
 
@@ -698,10 +692,9 @@ class TensorMath:
         Outside autograd this is plain memory work. If self is part of a graph, self takes over the
         graph node of the result (PyTorch's "rebase history"), so backward sees the new value.
         """
-        Tensor = _function.Tensor
         self._check_leaf_inplace()
         tracked = state.grad_enabled and (
-            self.requires_grad or any(isinstance(a, Tensor) and a.requires_grad for a in args)
+            self.requires_grad or any(isinstance(a, TensorBase) and a.requires_grad for a in args)
         )
         if not tracked:
             with no_grad():
@@ -719,7 +712,7 @@ class TensorMath:
         # The op runs on a private copy of the old value: an op that saves its input for
         # backward (mul_, div_, pow_) must see the value before the write, as PyTorch's saved
         # `self` does. The copy stands in for self in the graph (same node, same output_nr).
-        alias = Tensor._make(self._data.copy(), self.requires_grad)
+        alias = TensorBase._make(self._data.copy(), self.requires_grad)
         alias.grad_fn, alias._output_nr = self.grad_fn, self._output_nr
         out = fn(alias, *args)
         if self._data.dtype.kind in "biu":
@@ -760,7 +753,7 @@ class TensorMath:
             # the product (quotient) is taken in the result's dtype, as PyTorch: two bfloat16
             # operands added into a float32 tensor are not rounded to bfloat16 first
             target = _result_type(x, a, b).numpy_dtype
-            a, b = (t._cast(target) if isinstance(t, _function.Tensor) else t for t in (a, b))
+            a, b = (t._cast(target) if isinstance(t, TensorBase) else t for t in (a, b))
             return x + op(a, b) * value
 
         return self._inplace(update, tensor1, tensor2)
@@ -774,9 +767,8 @@ class TensorMath:
 
     def copy_(self, src):
         """Copy src's values (broadcast, cast, moved across devices) into self."""
-        Tensor = _function.Tensor
-        if not isinstance(src, Tensor):
-            src = Tensor._make(get_array_module(self._data).asarray(src), False)
+        if not isinstance(src, TensorBase):
+            src = TensorBase._make(get_array_module(self._data).asarray(src), False)
         # where(True, src, old self): the gradient flows to src, and the old self's history gets
         # a zero gradient (PyTorch's copy_ backward), not none
         true = get_array_module(self._data).ones((), dtype=bool)
@@ -794,8 +786,7 @@ class TensorMath:
         gradient is 0 (a masked_fill of everything), and a tensor value gets the summed
         gradient (copy_'s rule)."""
         self._check_leaf_inplace()
-        Tensor = _function.Tensor
-        if isinstance(value, Tensor):
+        if isinstance(value, TensorBase):
             if value.ndim:
                 raise RuntimeError(
                     f"fill_ only supports a 0-dim value tensor, got one of shape {value.shape}"
@@ -834,14 +825,13 @@ def _tuple(x: Any) -> tuple:
 def _unwrap_index(index: Any, like: Any) -> Any:
     """Tensors, lists and NumPy arrays inside an index become arrays of ``like``'s module
     (indices never get gradients; CuPy data needs CuPy index arrays)."""
-    Tensor = _function.Tensor
     xp = get_array_module(like)
 
     def one(i: Any) -> Any:
-        if isinstance(i, Tensor):
+        if isinstance(i, TensorBase):
             return i._data
         if isinstance(i, list):
-            return xp.asarray([j.item() if isinstance(j, Tensor) else j for j in i])
+            return xp.asarray([j.item() if isinstance(j, TensorBase) else j for j in i])
         if xp is not np and isinstance(i, np.ndarray):
             return xp.asarray(i)
         return i

@@ -19,9 +19,9 @@ from types import GeneratorType as _GeneratorType
 from typing import Any
 
 from ..backend import get_array_module
-from . import function as _fn
 from .function import Function, _check_finite
 from .grad_mode import set_grad_enabled, state
+from .tensor_base import TensorBase
 
 
 def _count_dependencies(roots: list) -> dict[Any, int]:
@@ -47,7 +47,6 @@ def _count_dependencies(roots: list) -> dict[Any, int]:
 
 def seed_grads(outputs: list, grad_outputs: list | None) -> list:
     """The gradients backward starts from: ``gradient=`` as given, or 1 for a scalar output."""
-    Tensor = _fn.Tensor
     grads = []
     for i, out in enumerate(outputs):
         if not out.requires_grad:
@@ -64,9 +63,11 @@ def seed_grads(outputs: list, grad_outputs: list | None) -> list:
                     f"{tuple(out.shape)}): gradients can be created implicitly only for scalars. "
                     f"Call out.sum().backward(), or out.backward(gradient=mg.ones_like(out))."
                 )
-            g = Tensor._make(get_array_module(out._data).ones_like(out._data), False)
-        elif not isinstance(g, Tensor):
-            g = Tensor._make(get_array_module(out._data).asarray(g, dtype=out._data.dtype), False)
+            g = TensorBase._make(get_array_module(out._data).ones_like(out._data), False)
+        elif not isinstance(g, TensorBase):
+            g = TensorBase._make(
+                get_array_module(out._data).asarray(g, dtype=out._data.dtype), False
+            )
         if g._data.shape != out._data.shape:
             raise RuntimeError(
                 f"gradient has shape {tuple(g.shape)} but the output has shape {tuple(out.shape)}"
@@ -188,9 +189,8 @@ def _node_backward(node: Function, grads: list, capture: dict | None, results: l
         return (None,) * len(node.next_edges)
     if len(present) < len(grads):
         xp = get_array_module(present[0]._data)
-        Tensor = _fn.Tensor
         grads = [
-            g if g is not None else Tensor._make(xp.zeros(m[0], m[1]), False)
+            g if g is not None else TensorBase._make(xp.zeros(m[0], m[1]), False)
             for g, m in zip(grads, node._out_meta)
         ]
     return node.backward(node, *grads)
@@ -229,7 +229,7 @@ def _send(edge: tuple, g: Any, buffers: dict, deps: dict, ready: list, create_gr
             acc = prev._data + g._data
             if not acc.ndim:  # NumPy sums 0-d arrays to a scalar: re-wrap it
                 acc = get_array_module(prev._data).asarray(acc)
-            buf[nr] = _fn.Tensor._make(acc, False)
+            buf[nr] = TensorBase._make(acc, False)
     left = deps[nxt] - 1
     deps[nxt] = left
     if left == 0:
@@ -312,11 +312,11 @@ def _accumulate(leaf: Any, g: Any, create_graph: bool) -> None:
             and getattr(arr, "flags", None) is not None
             and arr.flags.writeable
         )
-        leaf.grad = _fn.Tensor._make(arr if owned else arr.copy(), False)
+        leaf.grad = TensorBase._make(arr if owned else arr.copy(), False)
     else:  # accumulate in place, as PyTorch does (a grad tensor held elsewhere sees the sum)
         cur = leaf.grad._data
         try:
             cur += g._data
             leaf.grad._bump_version()
         except (ValueError, TypeError):  # read-only (an expanded tensor) or a dtype that can't
-            leaf.grad = _fn.Tensor._make(cur + g._data, False)
+            leaf.grad = TensorBase._make(cur + g._data, False)

@@ -27,10 +27,7 @@ import numpy as np
 
 from ..backend import get_array_module
 from .grad_mode import state
-
-# tensor.py registers the Tensor class here once it is defined (Tensor's methods are built on
-# ops, which are built on Function, so Function cannot import Tensor at import time).
-Tensor: Any = None
+from .tensor_base import TensorBase
 
 _FLOAT_KINDS = frozenset("fV")  # 'V' is how NumPy reports ml_dtypes' bfloat16
 
@@ -116,8 +113,7 @@ class Function:
                 out.append(a)
             else:  # an output: a tensor standing for output j of this node (see _resolve_saved)
                 j, array, differentiable = a
-                t = _new(Tensor)
-                t._data = array
+                t = TensorBase._make(array)
                 if differentiable:
                     t.requires_grad, t.grad_fn, t._output_nr = True, self, j
                 t._vc = b
@@ -158,7 +154,7 @@ class Function:
             edges = []
             record = False
             for a in args:
-                if isinstance(a, Tensor):
+                if isinstance(a, TensorBase):
                     inputs.append(a._data)
                     if a.requires_grad:
                         edges.append(_edge(a))
@@ -169,7 +165,7 @@ class Function:
                 edges.append(None)
         else:  # no_grad, and every backward without create_graph: nothing to record
             for a in args:
-                inputs.append(a._data if isinstance(a, Tensor) else a)
+                inputs.append(a._data if isinstance(a, TensorBase) else a)
             edges = _NO_EDGES[len(args)] if len(args) < 8 else (None,) * len(args)
             record = False
         ctx.next_edges = edges
@@ -181,8 +177,7 @@ class Function:
         if type(result) is not tuple:  # the common case: one output
             if isinstance(result, _np_generic):  # NumPy ufuncs turn 0-d arrays into scalars
                 result = _rewrap_scalar(ctx, result)
-            out = _new(Tensor)
-            out._data = result
+            out = TensorBase._make(result)
             if record and result.dtype.kind in _FLOAT_KINDS:
                 out.requires_grad = True
                 out.grad_fn = ctx
@@ -197,8 +192,7 @@ class Function:
         for i, r in enumerate(result):
             if isinstance(r, _np_generic):
                 r = _rewrap_scalar(ctx, r)
-            t = _new(Tensor)
-            t._data = r
+            t = TensorBase._make(r)
             if (
                 record
                 and r.dtype.kind in _FLOAT_KINDS
@@ -245,7 +239,7 @@ def _tensor_forward(cls, ctx: Function, inputs: tuple) -> Any:
     with no_grad():
         result = cls.forward(ctx, *inputs)
     results = result if isinstance(result, tuple) else (result,)
-    if not all(isinstance(r, Tensor) for r in results):
+    if not all(isinstance(r, TensorBase) for r in results):
         raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of Tensors")
     arrays = tuple(r._data for r in results)
     return arrays if isinstance(result, tuple) else arrays[0]
@@ -281,21 +275,21 @@ def _record(ctx: Function, args: tuple, inputs: list, raw: tuple, outs: Any) -> 
 def _resolve_saved(s: Any, args: tuple, inputs: list, raw: tuple, outs: Any) -> tuple:
     """Decide whether a saved value is an input, an output, or a constant of this op."""
     for i, a in enumerate(inputs):
-        if (s is a or s is args[i]) and isinstance(args[i], Tensor):
+        if (s is a or s is args[i]) and isinstance(args[i], TensorBase):
             t = args[i]
             vc = t._version_counter()
             return (_INPUT, t, vc, vc[0])
     for j, r in enumerate(raw):
-        if s is r or (isinstance(s, Tensor) and s._data is r):  # (a custom forward's output)
+        if s is r or (isinstance(s, TensorBase) and s._data is r):  # (a custom forward's output)
             # Not the output tensor itself: it points to this node (grad_fn), and this node
             # pointing back would make a reference cycle that only the garbage collector frees.
             # Its array and version counter are enough to stand in for it in backward.
             t = outs[j]
             vc = t._version_counter()
             return (_OUTPUT, (j, r, t.requires_grad), vc, vc[0])
-    if isinstance(s, Tensor):  # a tensor made inside forward: keep it, detached
+    if isinstance(s, TensorBase):  # a tensor made inside forward: keep it, detached
         return (_CONST, s.detach(), None, None)
-    return (_CONST, Tensor._make(s, False), None, None)  # an intermediate array
+    return (_CONST, TensorBase._make(s, False), None, None)  # an intermediate array
 
 
 def _pack(record: tuple, hooks: tuple) -> tuple:
@@ -304,7 +298,7 @@ def _pack(record: tuple, hooks: tuple) -> tuple:
     the value from here on, so there is no version check (as in PyTorch)."""
     kind, value = record[0], record[1]
     if kind == _OUTPUT:  # a tensor for the output's array, not the output: no reference cycle
-        value = Tensor._make(value[1], value[2])
+        value = TensorBase._make(value[1], value[2])
     pack, unpack = hooks
     return (_PACKED, pack(value), unpack, None)
 
@@ -314,7 +308,7 @@ def _check_finite(op: str, where: str, arrays) -> None:
     for i, a in enumerate(arrays):
         if a is None:
             continue
-        data = a._data if isinstance(a, Tensor) else a
+        data = a._data if isinstance(a, TensorBase) else a
         if data.dtype.kind in _FLOAT_KINDS:
             xp = get_array_module(data)
             if not bool(xp.isfinite(data.astype(xp.float32, copy=False)).all()):

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from ..backend import get_array_module, to_numpy
-from . import function as _fn
 from .engine import run_backward
+from .tensor_base import TensorBase
 
 
 class GradcheckError(RuntimeError):
@@ -26,12 +26,11 @@ def _as_tuple(x: Any) -> tuple:
 
 def numerical_jacobian(fn: Callable, inputs: Sequence[Any], eps: float) -> list[np.ndarray]:
     """J[k][i, j] = d out_j / d input_k[i], by central differences (one input element at a time)."""
-    Tensor = _fn.Tensor
     jacobians = []
     # no no_grad() here: fn may itself use autograd (checking a gradient of a gradient)
     n_out = sum(o.numel() for o in _as_tuple(fn(*inputs)))
     for t in inputs:
-        if not (isinstance(t, Tensor) and t.requires_grad):
+        if not (isinstance(t, TensorBase) and t.requires_grad):
             continue
         flat = t._data.reshape(-1)  # a view: writing to it perturbs the input in place
         jac = np.zeros((flat.size, n_out))
@@ -49,8 +48,7 @@ def numerical_jacobian(fn: Callable, inputs: Sequence[Any], eps: float) -> list[
 
 def analytical_jacobian(fn: Callable, inputs: Sequence[Any]) -> list[np.ndarray]:
     """The same Jacobians from backward: one vector-Jacobian product per output element."""
-    Tensor = _fn.Tensor
-    diff_inputs = [t for t in inputs if isinstance(t, Tensor) and t.requires_grad]
+    diff_inputs = [t for t in inputs if isinstance(t, TensorBase) and t.requires_grad]
     outputs = [o for o in _as_tuple(fn(*inputs))]
     n_out = sum(o.numel() for o in outputs)
     jacs = [np.zeros((t.numel(), n_out)) for t in diff_inputs]
@@ -61,7 +59,7 @@ def analytical_jacobian(fn: Callable, inputs: Sequence[Any]) -> list[np.ndarray]
                 xp = get_array_module(o._data)
                 seed = xp.zeros(o.shape, dtype=o._data.dtype)
                 seed.reshape(-1)[j] = 1
-                seed_t = Tensor._make(seed, False)
+                seed_t = TensorBase._make(seed, False)
                 grads = run_backward(
                     [o], [seed_t], True, False, inputs=diff_inputs, allow_unused=True
                 )
@@ -88,7 +86,7 @@ def gradcheck(
     """
     inputs = _as_tuple(inputs)
     for t in inputs:
-        if isinstance(t, _fn.Tensor) and t.requires_grad and t.dtype.name != "float64":
+        if isinstance(t, TensorBase) and t.requires_grad and t.dtype.name != "float64":
             import warnings
 
             warnings.warn(

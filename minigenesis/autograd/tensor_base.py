@@ -1,0 +1,84 @@
+"""TensorBase: the part of a tensor that autograd works with.
+
+Layers point down: ``autograd`` is built before ``ops``, and ``Tensor``'s methods are built on ops,
+so autograd cannot import Tensor. Instead it defines here what it needs of a tensor (the array,
+``requires_grad``, ``grad``, ``grad_fn``, the version counter), and ``Tensor`` (``tensor.py``)
+subclasses it. Autograd tests ``isinstance(x, TensorBase)`` and never names Tensor.
+
+Ops must still *return* full Tensors, with all their methods. So the subclass declares, in its
+class statement, that it is the class ops return::
+
+    class Tensor(TensorMath, ToShortcuts, TensorBase, ops_return=True): ...
+
+``TensorBase._make`` then builds instances of that class. (The other choices were worse: a Tensor
+class patched into this package after the fact is invisible to a reader of this package, and
+passing the class to every ``Function.apply`` would put it on every call.)
+
+Gradients are Tensors too, so the engine sums, reduces and casts them with Tensor's own methods
+(``+``, ``sum_to_shape``, ``_cast``), which ops provide.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+_ops_return: type  # the class ops return: the subclass declared with ops_return=True
+
+
+class TensorBase:
+    """An array plus the fields autograd reads and writes."""
+
+    # The array lives in a slot; everything else in the instance dict, which Python creates only
+    # when a first attribute is set. With the defaults below on the class, a tensor that is not
+    # part of a graph never needs that dict: making one stays cheap (every op makes one).
+    __slots__ = ("_data", "__dict__", "__weakref__")
+    requires_grad = False
+    grad = None
+    grad_fn = None  # the node (Function) that made this tensor; None for a leaf
+    _output_nr = 0  # which output of grad_fn this tensor is
+    _vc = None  # version counter: a one-item list shared with views, created on first need
+    _hooks = None  # a leaf's gradient hooks (a non-leaf's live on its grad_fn)
+    _is_view = False
+
+    def __init_subclass__(cls, ops_return: bool = False, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if ops_return:
+            global _ops_return
+            _ops_return = cls
+
+    @staticmethod
+    def _make(data: Any, requires_grad: bool = False) -> Any:
+        """Wrap an array in a Tensor, without checks or copies (the internal constructor). A NumPy
+        scalar (what NumPy returns for a full reduction or an elementwise op on a 0-d array)
+        becomes a 0-d array: every tensor holds an ndarray (or CuPy array)."""
+        t = object.__new__(_ops_return)
+        t._data = np.asarray(data) if isinstance(data, np.generic) else data
+        if requires_grad:
+            t.requires_grad = True
+        return t
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    # ------------------------------------------------------------------ versions
+    def _version_counter(self) -> list:
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = [0]
+        return vc
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0] if self._vc is not None else 0
+
+    def _bump_version(self) -> None:
+        self._version_counter()[0] += 1
+
+    def detach(self) -> Any:
+        """The same memory, cut from the graph (shares the version counter, as in PyTorch)."""
+        t = TensorBase._make(self._data)
+        t._vc = self._version_counter()
+        return t
