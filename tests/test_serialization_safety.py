@@ -550,3 +550,45 @@ def test_numpy_scalars_devices_and_lr_lists_save_without_numpy_pickling(tmp_path
         assert out[key].dtype == obj[key].dtype and out[key].tobytes() == obj[key].tobytes()
     assert out["dev"] == mg.device("cuda:1") and out["lrs"] == [0.1, 0.2]
     assert type(out["od"]) is collections.OrderedDict and out["od"] == obj["od"]
+
+
+# ------------------------------------------------------------ the allow-list and older files
+def test_the_allow_list_holds_no_numpy_internals_nor_raw_constructors():
+    from minigenesis.serialization import allowed_globals
+
+    names = {f"{m}.{n}" for m, n in allowed_globals()}
+    assert not any(name.startswith(("numpy", "ml_dtypes")) for name in names), names
+    assert not names & {"builtins.bytearray", "builtins.getattr", "builtins.eval", "posix.system"}
+    assert "minigenesis.serialization._rebuild_array" in names
+
+
+def _same(a, b, where="") -> None:
+    assert type(a) is type(b), where
+    if isinstance(a, mg.Tensor):
+        assert a.dtype == b.dtype and a.requires_grad == b.requires_grad, where
+        assert a.detach().numpy().tobytes() == b.detach().numpy().tobytes(), where
+    elif isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and a.flags.f_contiguous == b.flags.f_contiguous, where
+        assert np.array_equal(a, b), where
+    elif isinstance(a, dict):
+        assert list(a) == list(b), where
+        for k in a:
+            _same(a[k], b[k], f"{where}[{k!r}]")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            _same(x, y, f"{where}[{i}]")
+    else:
+        assert a == b, where
+
+
+def test_a_file_written_before_the_loader_changed_still_loads():
+    """tests/data/checkpoint_v1.mgck was saved by the earlier minigenesis (see its generator);
+    the rebuild functions it names are public and stable, so it loads, weights-only."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
+    try:
+        from make_checkpoint_v1 import build
+    finally:
+        sys.path.pop(0)
+    path = os.path.join(os.path.dirname(__file__), "data", "checkpoint_v1.mgck")
+    _same(mg.load(path), build())

@@ -533,7 +533,7 @@ def _array_from_file(u: _Interpreter, args: tuple) -> np.ndarray:
         buf = buf.obj  # private to this load: a read-only view need not stay read-only
     if type(buf) is np.ndarray and (buf.dtype != np.uint8 or buf.ndim != 1):
         u.fail(f"{q}: the buffer must be raw bytes, not an array of {buf.dtype}")
-    if not _is_numeric_token(token):
+    if len(token) > 32 or not _is_numeric_token(token):  # (a long one never enters the cache)
         raise UnsafeCheckpointError(
             f"{q}: dtype {token[:40]!r} is not a plain numeric dtype (bool, int, uint, float, "
             "complex, or an ml_dtypes type): a weights_only=True load builds nothing else from "
@@ -553,7 +553,7 @@ def _is_numeric_token(token: str) -> bool:
 
 def _scalar_from_file(u: _Interpreter, args: tuple) -> np.generic:
     _args(u, "_rebuild_scalar", args, (bytes,), (str,))
-    if not _is_numeric_token(args[1]):
+    if len(args[1]) > 32 or not _is_numeric_token(args[1]):
         u.fail(f"_rebuild_scalar: dtype {args[1][:40]!r} is not a plain numeric dtype")
     return _rebuild_scalar(*args)
 
