@@ -362,6 +362,8 @@ class TensorMath:
     clip = clamp
 
     def relu(self):
+        if self._data.dtype.kind == "b":
+            raise TypeError("relu() of a bool tensor is not supported, as in PyTorch")
         return A.ReLU.apply(self)
 
     def tanh(self):

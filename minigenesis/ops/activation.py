@@ -224,16 +224,24 @@ class SiLU(Op):
         return gy * s * (1 + x * (1 - s))
 
 
+def _row_max(xf, dim):
+    """The max along ``dim`` (kept), subtracted before exp so that nothing overflows. An inf there
+    is kept, as in PyTorch: a row with +inf, or only -inf, gives NaN (inf - inf). An empty row
+    has no max: 0 (the result is empty anyway)."""
+    if xf.size == 0:
+        return xf.dtype.type(0)
+    return xf.max(axis=dim, keepdims=True)
+
+
 class Softmax(Op):
-    """y_i = e^(x_i - m) / sum_j e^(x_j - m), m = max x (no overflow);
+    """y_i = e^(x_i - m) / sum_j e^(x_j - m), m = max x (no overflow: see _row_max);
     dL/dx = y * (dL/dy - sum_j dL/dy_j y_j)."""
 
     @staticmethod
     def forward(ctx, x, dim):
         xp = get_array_module(x)
         xf = _f32(x)
-        m = xf.max(axis=dim, keepdims=True)
-        e = xp.exp(xf - xp.where(xp.isfinite(m), m, 0))
+        e = xp.exp(xf - _row_max(xf, dim))
         y = (e / e.sum(axis=dim, keepdims=True)).astype(x.dtype, copy=False)
         ctx.dim = dim
         ctx.save_for_backward(y)
@@ -252,12 +260,9 @@ class LogSoftmax(Op):
     def forward(ctx, x, dim):
         xp = get_array_module(x)
         xf = _f32(x)
-        m = xf.max(axis=dim, keepdims=True)
-        m = xp.where(xp.isfinite(m), m, 0)
-        shifted = xf - m
-        y = (shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))).astype(
-            x.dtype, copy=False
-        )
+        shifted = xf - _row_max(xf, dim)
+        total = xp.exp(shifted).sum(axis=dim, keepdims=True) if x.size else 1
+        y = (shifted - xp.log(total)).astype(x.dtype, copy=False)
         ctx.dim = dim
         ctx.save_for_backward(y)
         return y

@@ -1,0 +1,67 @@
+"""Cases the differential fuzzer found, kept as plain tests against PyTorch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+
+torch = pytest.importorskip("torch")
+
+INF, NAN = float("inf"), float("nan")
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize(
+    "row",
+    [[1.0, INF, 2.0], [-INF, -INF], [1.0, -INF], [INF, INF], [NAN, 1.0], [-INF, INF]],
+)
+def test_softmax_of_rows_with_inf_and_nan_is_pytorchs(op, row):
+    ours = getattr(mg.tensor(row), op)(0).numpy()
+    theirs = getattr(torch.tensor(row), op)(0).numpy()
+    np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("shape, dim", [((0, 3), 0), ((2, 0), 1), ((0, 0, 2), -1)])
+def test_softmax_over_empty_dims_gives_an_empty_result_and_gradient(op, shape, dim):
+    x = mg.zeros(shape, requires_grad=True)
+    y = getattr(x, op)(dim)
+    assert y.shape == tuple(getattr(torch.zeros(shape), op)(dim).shape)
+    y.sum().backward()
+    assert x.grad.shape == shape
+
+
+@pytest.mark.parametrize(
+    "x_dtype, lo, hi",
+    [
+        ("float16", "float32[]", None),  # a 0-d bound does not widen the tensor
+        ("float16", "float32[3]", None),
+        ("int64", "float32[3]", "float64[3]"),
+        ("int64", "int64[]", None),
+        ("float32", None, "float64[3]"),
+    ],
+)
+def test_clamp_result_dtype_is_the_promotion_of_x_and_the_tensor_bounds(x_dtype, lo, hi):
+    def bound(spec, lib):
+        if spec is None:
+            return None
+        name, shape = spec.split("[")
+        shape = () if shape == "]" else (int(shape[:-1]),)
+        return lib.full(shape, 1.0).to(getattr(lib, name))
+
+    got = {}
+    for lib in (mg, torch):
+        x = lib.tensor([0.0, 1.0, 2.0]).to(getattr(lib, x_dtype))
+        got[lib.__name__] = x.clamp(bound(lo, lib), bound(hi, lib))
+    assert str(got["minigenesis"].dtype).split(".")[-1] == str(got["torch"].dtype).split(".")[-1]
+    np.testing.assert_array_equal(got["minigenesis"].float().numpy(), got["torch"].float().numpy())
+
+
+def test_relu_of_a_bool_tensor_raises_as_in_pytorch():
+    with pytest.raises(RuntimeError):
+        torch.tensor([True, False]).relu()
+    with pytest.raises(TypeError, match="bool"):
+        mg.tensor([True, False]).relu()
