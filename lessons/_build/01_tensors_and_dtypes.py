@@ -1,4 +1,13 @@
-# Source of lessons/01_tensors_and_dtypes/lesson.ipynb (python lessons/_build/build.py 01).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+#     pygments_lexer: ipython3
+# ---
 
 # %% [markdown]
 # # Chapter 1: Tensors, dtypes and the array backend

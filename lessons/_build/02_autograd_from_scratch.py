@@ -1,4 +1,13 @@
-# Source of lessons/02_autograd_from_scratch/lesson.ipynb (python lessons/_build/build.py 02).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+#     pygments_lexer: ipython3
+# ---
 
 # %% [markdown]
 # # Chapter 2: Automatic differentiation from scratch

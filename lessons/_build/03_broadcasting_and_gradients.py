@@ -1,4 +1,13 @@
-# Source of lessons/03_broadcasting_and_gradients/lesson.ipynb (python lessons/_build/build.py 03).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+#     pygments_lexer: ipython3
+# ---
 
 # %% [markdown]
 # # Chapter 3: Broadcasting and the gradients of ops

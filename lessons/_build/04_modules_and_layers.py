@@ -1,4 +1,13 @@
-# Source of lessons/04_modules_and_layers/lesson.ipynb (python lessons/_build/build.py 04).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+#     pygments_lexer: ipython3
+# ---
 
 # %% [markdown]
 # # Chapter 4: Modules and layers

@@ -1,4 +1,13 @@
-# Source of lessons/05_losses_and_training_loop/lesson.ipynb (python lessons/_build/build.py 05).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+#     pygments_lexer: ipython3
+# ---
 
 # %% [markdown]
 # # Chapter 5: Losses and the training loop

@@ -1,4 +1,13 @@
-# Source of lessons/06_optimizers_by_hand/lesson.ipynb (python lessons/_build/build.py 06).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+#     pygments_lexer: ipython3
+# ---
 
 # %% [markdown]
 # # Chapter 6: Optimizers by hand

@@ -1,4 +1,13 @@
-# Source of lessons/07_lr_schedulers/lesson.ipynb (python lessons/_build/build.py 07).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+#     pygments_lexer: ipython3
+# ---
 
 # %% [markdown]
 # # 7. Learning-rate schedules

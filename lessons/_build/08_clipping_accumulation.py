@@ -1,4 +1,13 @@
-# Source of lessons/08_clipping_accumulation/lesson.ipynb (python lessons/_build/build.py 08).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+#     pygments_lexer: ipython3
+# ---
 
 # %% [markdown]
 # # 8. Gradient clipping, gradient accumulation and gradient monitoring

@@ -1,4 +1,13 @@
-# Source of lessons/09_mixed_precision/lesson.ipynb (python lessons/_build/build.py 09).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+#     pygments_lexer: ipython3
+# ---
 
 # %% [markdown]
 # # 9. Mixed precision: float formats, autocast and loss scaling

@@ -1,4 +1,13 @@
-# Source of lessons/10_checkpoints/lesson.ipynb (python lessons/_build/build.py 10).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+#     pygments_lexer: ipython3
+# ---
 
 # %% [markdown]
 # # 10. Checkpoints: pickle, safety, atomic writes, exact resume

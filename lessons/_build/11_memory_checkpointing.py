@@ -1,4 +1,13 @@
-# Source of lessons/11_memory_checkpointing/lesson.ipynb (python lessons/_build/build.py 11).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+#     pygments_lexer: ipython3
+# ---
 
 # %% [markdown]
 # # 11. Memory, and gradient checkpointing

@@ -1,4 +1,13 @@
-# Source of lessons/12_diagnostics_logging/lesson.ipynb (python lessons/_build/build.py 12).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+#     pygments_lexer: ipython3
+# ---
 
 # %% [markdown]
 # # 12. Diagnostics and logging: curves, NaN hunting, TensorBoard

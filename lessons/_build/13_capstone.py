@@ -1,4 +1,13 @@
-# Source of lessons/13_capstone/lesson.ipynb (python lessons/_build/build.py 13).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+#   language_info:
+#     name: python
+#     pygments_lexer: ipython3
+# ---
 
 # %% [markdown]
 # # 13. Capstone: a small CNN, trained with everything

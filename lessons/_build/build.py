@@ -1,6 +1,12 @@
-"""Build lessons/NN_topic/lesson.ipynb from lessons/_build/NN_topic.py (optional authoring aid).
+"""Build lessons/NN_topic/lesson.ipynb from its source lessons/_build/NN_topic.py, with jupytext.
 
-A source file is plain Python in the "percent" format that editors understand::
+A source is plain Python in jupytext's "percent" format, which editors and Jupyter (with
+jupytext) understand::
+
+    # ---
+    # jupyter:
+    #   kernelspec: ...          (the notebook's metadata, in a YAML header)
+    # ---
 
     # %% [markdown]
     # # Title
@@ -9,75 +15,40 @@ A source file is plain Python in the "percent" format that editors understand::
     # %%
     import minigenesis as mg
 
-Lines before the first ``# %%`` marker are ignored (a ``#`` comment for maintainers: the source must
-stay valid Python for ruff). The notebook that is written has no outputs and stable cell ids, so
-rebuilding an unchanged source changes nothing, and ``tests/test_lessons_structure.py`` checks
-that every committed notebook matches its source.
+The notebook written has no outputs, cell ids "0", "1", ... and no jupytext bookkeeping in its
+metadata, so rebuilding an unchanged source changes nothing (and ``nbstripout --verify`` accepts
+it). ``tests/test_lessons_structure.py`` checks that every committed notebook matches its source.
 
     python lessons/_build/build.py            # every source
-    python lessons/_build/build.py 01_tensors # one chapter
+    python lessons/_build/build.py 01         # one chapter (number or full name)
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
+
+import jupytext
 
 BUILD_DIR = Path(__file__).resolve().parent
 LESSONS_DIR = BUILD_DIR.parent
 
-_KERNEL = {"display_name": "Python 3", "language": "python", "name": "python3"}
+
+def notebook_from_source(text: str):
+    """The notebook (an ``nbformat`` node) for a percent-format source."""
+    notebook = jupytext.reads(text, fmt="py:percent")
+    notebook.metadata.pop("jupytext", None)  # where jupytext read it from: not the lesson's
+    # a stray blank line between cells reads as an empty code cell: not part of the lesson
+    notebook.cells = [cell for cell in notebook.cells if cell.source.strip()]
+    for index, cell in enumerate(notebook.cells):
+        cell.id = str(index)  # stable ids: a rebuild of an unchanged source is byte-identical
+        cell.metadata.pop("lines_to_next_cell", None)  # blank lines in the source: layout only
+    return notebook
 
 
-def _cell(kind: str, lines: list[str], index: int) -> dict:
-    while lines and not lines[-1].strip():
-        lines.pop()
-    while lines and not lines[0].strip():
-        lines.pop(0)
-    if kind == "markdown":
-        lines = [ln[2:] if ln.startswith("# ") else ln.lstrip("#") for ln in lines]
-    source = [ln + "\n" for ln in lines]
-    if source:
-        source[-1] = source[-1][:-1]
-    # ids "0", "1", ... and sorted keys: exactly what `nbstripout` writes, so that
-    # `nbstripout --verify` accepts a built notebook as it is.
-    cell = {"cell_type": kind, "id": str(index), "metadata": {}, "source": source}
-    if kind == "code":
-        cell["execution_count"] = None
-        cell["outputs"] = []
-    return cell
-
-
-def notebook_from_source(text: str) -> dict:
-    """The notebook (as a JSON-ready dict, nbformat 4.5) for a percent-format source."""
-    cells: list[dict] = []
-    kind: str | None = None
-    lines: list[str] = []
-    for line in text.splitlines():
-        if line.startswith("# %%"):
-            if kind is not None:
-                cells.append(_cell(kind, lines, len(cells)))
-            kind = "markdown" if "[markdown]" in line else "code"
-            lines = []
-        elif kind is not None:
-            lines.append(line)
-    if kind is not None:
-        cells.append(_cell(kind, lines, len(cells)))
-    return {
-        "cells": cells,
-        "metadata": {
-            "kernelspec": _KERNEL,
-            "language_info": {"name": "python", "pygments_lexer": "ipython3"},
-        },
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-
-
-def render(notebook: dict) -> str:
-    """Serialise the way Jupyter and nbstripout do (sorted keys, 1-space indent, final newline)."""
-    return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+def render(notebook) -> str:
+    """Serialise as Jupyter and nbstripout do (sorted keys, 1-space indent, final newline)."""
+    return jupytext.writes(notebook, fmt="ipynb") + "\n"
 
 
 def build(source: Path) -> Path:
