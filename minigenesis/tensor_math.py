@@ -665,7 +665,7 @@ class TensorMath:
             self._inplace(lambda x, v: I.IndexPut.apply(x, index, v), value)
             return
         v = value._data if isinstance(value, TensorBase) else value
-        self._data[index] = v
+        I.put(self._data, index, v)
         self._bump_version()
 
     # ------------------------------------------------------------------ in-place updates

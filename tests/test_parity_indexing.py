@@ -38,6 +38,16 @@ GETITEM = {
     "lists_apart": lambda x, L: x[[0, 2], :, [1, 4]],
     "slice_list_int": lambda x, L: x[:, [0, 1], 2],
     "ellipsis_list": lambda x, L: x[..., [0, 4]],
+    # ints are plain selections in PyTorch, not advanced indices (NumPy's rule differs)
+    "int_slice_list": lambda x, L: x[0, :, [1, 2]],
+    "list_slice_int": lambda x, L: x[[0, 2], :, 1],
+    "0d_tensor_slice_list": lambda x, L: x[L.tensor(1), :, [1, 2]],
+    "list_none_list": lambda x, L: x[[0, 1], None, [1, 2]],
+    "none_int_slice_list": lambda x, L: x[None, 0, :, [1, 2]],
+    "list_ellipsis_list": lambda x, L: x[[0, 2], ..., [1, 2]],
+    "bool_scalar_with_list": lambda x, L: x[0, True, [1, 2]],
+    "mask_slice_list": lambda x, L: x[L.tensor([True, False, True]), :, [1, 4]],
+    "broadcast_lists_apart": lambda x, L: x[[[0], [2]], 1:, [1, 2]],
 }
 
 
@@ -281,3 +291,74 @@ def test_in_place_on_a_view_of_a_graph_tensor():
     m = mg.ones(3, 4, requires_grad=True)
     with pytest.raises(RuntimeError, match="view"):
         (m * 1)[0].mul_(3)
+
+
+def _random_index(rng: np.random.Generator, shape: tuple, L) -> tuple:
+    """An index of 1 to 4 items drawn from ints, slices, None, Ellipsis, lists, 2-D lists, 0-d
+    tensors, bool masks and bools (for ``L``, minigenesis or torch: the same draw for both)."""
+    items, dim = [], 0
+    for _ in range(int(rng.integers(1, 5))):
+        size = shape[min(dim, len(shape) - 1)]
+        kind = rng.choice(["int", "slice", "none", "list", "list2d", "t0", "mask", "bool", "ell"])
+        if kind == "int":
+            items.append(int(rng.integers(-size, size)))
+        elif kind == "slice":
+            items.append(
+                [slice(None), slice(1, None), slice(None, None, 2), slice(-2, None)][
+                    int(rng.integers(4))
+                ]
+            )
+        elif kind == "none":
+            items.append(None)
+        elif kind == "list":
+            items.append([int(v) for v in rng.integers(-size, size, int(rng.integers(1, 4)))])
+        elif kind == "list2d":
+            items.append([[int(rng.integers(size))], [int(rng.integers(size))]])
+        elif kind == "t0":
+            items.append(L.tensor(int(rng.integers(size))))
+        elif kind == "mask":
+            items.append(L.tensor([bool(b) for b in rng.random(size) > 0.4]))
+        elif kind == "bool":
+            items.append(bool(rng.random() > 0.5))
+        elif not any(i is Ellipsis for i in items):
+            items.append(Ellipsis)
+        dim += kind not in ("none", "bool", "ell")
+    return tuple(items)
+
+
+@pytest.mark.parametrize("draw", range(8))
+def test_getitem_setitem_and_gradients_over_random_index_combinations(draw):
+    """PyTorch's indexing rules (ints select first; advanced indices that are apart go to the
+    front) for getitem, its gradient, setitem, and setitem's gradients, over many combinations."""
+    shape = (2, 3, 4, 5)
+    a = np.arange(120.0).reshape(shape)
+    checked = 0
+    for k in range(60):
+        index_m = _random_index(np.random.default_rng(1000 * draw + k), shape, mg)
+        index_t = _random_index(np.random.default_rng(1000 * draw + k), shape, torch)
+        m, t = pair(torch, a, "float64", requires_grad=True)
+        try:
+            t_out = t[index_t]
+        except IndexError:
+            with pytest.raises(IndexError):
+                m[index_m]
+            continue
+        m_out = m[index_m]
+        assert_same(m_out, t_out, what=str(index_t))
+        w = data(tuple(t_out.shape), "float64", k)
+        (m_out * mg.tensor(w)).sum().backward()
+        (t_out * torch.tensor(w)).sum().backward()
+        assert_grads([m], [t])
+        # setitem, out of a graph and in one (gradients to the old values and to the new ones)
+        mb, tb = pair(torch, a, "float64", requires_grad=True)
+        mv, tv = pair(torch, data(tuple(t_out.shape), "float64", k + 1), "float64", True)
+        my, ty = mb * 1, tb * 1
+        my[index_m] = mv
+        ty[index_t] = tv
+        assert_same(my, ty, what=str(index_t))
+        w = data(shape, "float64", k + 2)
+        (my * mg.tensor(w)).sum().backward()
+        (ty * torch.tensor(w)).sum().backward()
+        assert_grads([mb, mv], [tb, tv])
+        checked += 1
+    assert checked > 30

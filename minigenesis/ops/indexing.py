@@ -20,18 +20,76 @@ def is_basic_index(index) -> bool:
     )
 
 
+def split_index(index, ndim: int) -> tuple:
+    """PyTorch's indexing as two NumPy steps: ``x[index] == x[basic][advanced]``.
+
+    PyTorch applies ints (and 0-d integer tensors) as plain selections first; only tensors, lists
+    and bools are advanced indices. NumPy counts an int next to an array as advanced too, so
+    ``x[0, :, [1, 2]]`` on shape (2, 3, 4) is (2, 3) in NumPy but (3, 2) in PyTorch. Step one,
+    ``basic``, has the ints, slices and Nones (a full slice where an array goes; Ellipsis spelled
+    out); step two, ``advanced`` (None when there is no array), has full slices and the arrays,
+    where NumPy's rule is PyTorch's: adjacent advanced indices keep their place, separated ones
+    go to the front."""
+    items = index if isinstance(index, tuple) else (index,)
+    consumed = 0
+    for i in items:
+        if hasattr(i, "ndim") and i.ndim and i.dtype.kind == "b":
+            consumed += i.ndim  # a mask covers as many dims as it has
+        elif i is not None and i is not Ellipsis and not _is_bool(i):
+            consumed += 1
+    if consumed > ndim:
+        raise IndexError(f"too many indices for a tensor of dimension {ndim}")
+    basic, advanced, has_array = [], [], False
+    for i in items:
+        if i is Ellipsis:
+            basic += [slice(None)] * (ndim - consumed)
+            advanced += [slice(None)] * (ndim - consumed)
+            consumed = ndim  # a second Ellipsis adds nothing (NumPy raises on it below)
+        elif i is None or isinstance(i, slice):
+            basic.append(i)
+            advanced.append(slice(None))
+        elif _is_bool(i):  # True/False: a new dim of size 1/0, an advanced index
+            advanced.append(i)
+            has_array = True
+        elif hasattr(i, "ndim") and i.ndim:  # an index array: a mask covers i.ndim dims
+            basic += [slice(None)] * (i.ndim if i.dtype.kind == "b" else 1)
+            advanced.append(i)
+            has_array = True
+        else:  # an int, a NumPy integer or a 0-d integer array: a plain selection
+            basic.append(i if isinstance(i, int) else int(i))
+    basic.append(Ellipsis)  # keeps x[0] on a 1-D array a 0-d view (NumPy would copy a scalar)
+    return tuple(basic), (tuple(advanced) if has_array else None)
+
+
+def _is_bool(i) -> bool:
+    return isinstance(i, bool) or (getattr(i, "ndim", None) == 0 and i.dtype.kind == "b")
+
+
+def take(x, index):
+    """x[index] with PyTorch's rules (see ``split_index``)."""
+    basic, advanced = split_index(index, x.ndim)
+    y = x[basic]
+    if advanced is not None:
+        return y[advanced]
+    return y if is_basic_index(index) else y.copy()  # a tensor index gives a copy, as in PyTorch
+
+
+def put(x, index, v) -> None:
+    """x[index] = v with PyTorch's rules, in place."""
+    basic, advanced = split_index(index, x.ndim)
+    if advanced is None:
+        x[basic] = v
+    else:
+        x[basic][advanced] = v  # x[basic] is a view of x: the write lands in x
+
+
 class GetItem(Op):
     """y = x[index];   dL/dx = zeros with dL/dy scatter-added at ``index``."""
 
     @staticmethod
     def forward(ctx, x, index):
         ctx.in_shape, ctx.index = x.shape, index
-        if is_basic_index(index):
-            # x[0] on a 1-D NumPy array is a scalar copy; x[0, ...] is a 0-d view, as in PyTorch
-            items = index if isinstance(index, tuple) else (index,)
-            if Ellipsis not in items:
-                return x[(*items, Ellipsis)]
-        return x[index]
+        return take(x, index)
 
     @staticmethod
     def backward(ctx, gy):
@@ -47,14 +105,15 @@ class IndexAddGrad(Op):
         ctx.index = index
         xp = get_array_module(g)
         out = xp.zeros(shape, dtype=g.dtype)
-        if is_basic_index(index):
-            out[index] = g
+        basic, advanced = split_index(index, len(shape))
+        if advanced is None:
+            out[basic] = g
         elif xp.__name__ == "numpy":
-            xp.add.at(out, index, g)
+            xp.add.at(out[basic], advanced, g)  # out[basic] is a view: the sums land in out
         else:  # cupyx.scatter_add is CuPy's unbuffered add.at
             import cupyx
 
-            cupyx.scatter_add(out, index, g)
+            cupyx.scatter_add(out[basic], advanced, g)
         return out
 
     @staticmethod
@@ -85,7 +144,7 @@ class IndexPut(Op):
     def forward(ctx, x, index, v):
         ctx.index = index
         out = x.copy()
-        out[index] = v
+        put(out, index, v)
         return out
 
     @staticmethod
