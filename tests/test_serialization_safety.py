@@ -592,3 +592,28 @@ def test_a_file_written_before_the_loader_changed_still_loads():
         sys.path.pop(0)
     path = os.path.join(os.path.dirname(__file__), "data", "checkpoint_v1.mgck")
     _same(mg.load(path), build())
+
+
+def shared_lists(levels: int) -> bytes:
+    """Level k is a list holding level k-1 twice (through the memo): 2**levels paths, but only
+    `levels` distinct lists."""
+    parts = [EMPTY_LIST + binput(0) + POP]
+    for k in range(1, levels):
+        parts.append(EMPTY_LIST + (binget(k - 1) + APPEND) * 2 + binput(k) + POP)
+    return program(*parts, binget(levels - 1))
+
+
+def test_shared_containers_are_walked_once_and_counted_at_full_depth():
+    import time
+
+    start = time.perf_counter()
+    out = load_raw(shared_lists(100))  # 2**100 paths: a walk per path would never end
+    assert time.perf_counter() - start < 5
+    assert out[0] is out[1] and out[0][0] is out[1][1]  # sharing is kept
+    with pytest.raises(mg.CheckpointError, match="nest deeper than 100"):
+        load_raw(shared_lists(101))
+
+
+def test_a_global_that_is_never_called_cannot_reach_the_result():
+    with pytest.raises(mg.CheckpointError, match="a global that was never called"):
+        load_raw(program(EMPTY_LIST + glob("builtins", "set") + APPEND))

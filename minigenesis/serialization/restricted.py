@@ -4,9 +4,10 @@ Why not ``pickle.Unpickler`` with a ``find_class`` allow-list? Because an allow-
 guards only one opcode. The others are trusted to be harmless, and with NumPy in the allow-list
 they are not: BUILD hands attacker-chosen state to ``numpy.dtype.__setstate__``, which can build an
 "object" dtype whose "holds Python objects" flags are cleared; NumPy's own rebuild helpers then
-read raw bytes from the file as ``PyObject*`` pointers. That is a segfault, a heap read or, with a
-little luck, a call of ``os.system`` from a 100-byte file. The C unpickler also trusts the file's
-numbers: a memo index of 2**27 makes it allocate 2 GB, a 75-byte file builds a 2 GB bytearray.
+read raw bytes from the file as ``PyObject*`` pointers. That is a segfault, a heap read or, with
+address randomisation off, a call of ``os.system`` from a 100-byte file. The C unpickler also
+trusts the file's numbers: a memo index of 2**27 makes it allocate 2 GB, a 75-byte file builds
+a 2 GB bytearray.
 
 So this loader allows *opcodes*, not just names. It implements the ~40 opcodes that
 ``CheckpointPickler`` (protocol 5) and plain protocols 2-5 emit for checkpoint data (containers,
@@ -29,12 +30,14 @@ And it bounds what a file can make it do:
   most ``MAX_DEPTH`` deep, without cycles;
 - dict keys and set items are scalars with cheap, collision-resistant hashes (so a file cannot
   make building a dict quadratic);
-- copies (``list(x)``, ``set(x)``, a tensor from a read-only array ...) are charged against a
-  budget of ``WORK_FACTOR`` times the file size, so the total work is linear in the file: one
-  unit per opcode byte, per element copied and per array byte the file really carries.
+- every opcode does work proportional to the bytes it reads or the values it pops, except the
+  copies (``list(x)``, ``set(x)``, a tensor copied from read-only bytes or placed on a device),
+  which are charged (one unit per element or byte) against ``WORK_FACTOR`` times the file's size
+  (pickle and arrays): the total work is linear in the file.
 
 A checkpoint's pickle is small (the arrays are out-of-band buffers), so a Python loop is fast
-enough: a few thousand opcodes for a model with hundreds of tensors.
+enough: a 10-million-parameter model with its Adam state (900 tensors, 25,000 opcodes) costs
+about 30 ms more than the C unpickler.
 """
 
 from __future__ import annotations
@@ -705,7 +708,8 @@ def _refusal(module: str, name: str, as_written: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # The result: a tree or DAG of containers, not too deep, no cycles, no stray globals
 # ---------------------------------------------------------------------------------------------
-_CONTAINERS = (list, tuple, dict, collections.OrderedDict, set, frozenset)
+_CONTAINERS = frozenset({list, tuple, dict, collections.OrderedDict, set, frozenset})
+_PLAIN = frozenset({type(None), bool, int, float, str, bytes, Tensor})  # the common leaves, fast
 
 
 def _children(obj: Any) -> Any:
@@ -719,15 +723,18 @@ def _check_result(root: Any, fail: Callable[[str], NoReturn]) -> None:
     deeper than MAX_DEPTH, and values of a type no opcode here makes (a global never called).
     A container shared by several parents is walked once (its height is remembered), so the
     walk is linear in the number of objects even for a DAG."""
+
+    def check_leaf(obj: Any) -> None:
+        if type(obj) not in _PLAIN and not isinstance(obj, _LEAVES):
+            fail(f"the result holds a {type(obj).__name__} (a global that was never called)")
+
+    if type(root) not in _CONTAINERS:
+        return check_leaf(root)
     height: dict[int, int] = {}  # id -> height of a finished container
     path: set[int] = set()  # the containers being walked (the ancestors of the current one)
     todo: list[tuple[Any, bool]] = [(root, False)]
     while todo:
         obj, finished = todo.pop()
-        if type(obj) not in _CONTAINERS:
-            if not isinstance(obj, _LEAVES):
-                fail(f"the result holds a {type(obj).__name__} (a global that was never called)")
-            continue
         key = id(obj)
         if finished:
             path.discard(key)
@@ -740,7 +747,11 @@ def _check_result(root: Any, fail: Callable[[str], NoReturn]) -> None:
         elif key not in height:
             path.add(key)
             todo.append((obj, True))
-            todo.extend((c, False) for c in _children(obj))
+            for child in _children(obj):
+                if type(child) in _CONTAINERS:
+                    todo.append((child, False))
+                else:
+                    check_leaf(child)
 
 
 def restricted_load(payload: bytes, buffers: list, name: str, place: Callable) -> Any:
@@ -764,4 +775,5 @@ def restricted_load(payload: bytes, buffers: list, name: str, place: Callable) -
         ) from err
     finally:
         u.stack.clear()  # the partial objects go now, not with the traceback
+        u.metastack.clear()
         u.memo.clear()
