@@ -232,3 +232,30 @@ def test_plot_lr_draws_a_single_step(tmp_path):
     png = tmp_path / "lr.png"
     assert main(["plot-lr", "--scheduler", "cosine_warmup", "--steps", "1", "--out", str(png)]) == 0
     assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_read_only_checkpoint_in_the_run_is_refused_before_training(finished_run, tmp_path,
+                                                                       capsys):  # fmt: skip
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    last = run / "checkpoints" / "last.pth"
+    last.chmod(0o444)  # no write bit for anyone: refused even for root
+    try:
+        before = _snapshot(run)
+        assert main(["train", "--resume", str(run), "--epochs", "3", "--quiet"]) == 2
+        assert f"{last} is read-only" in _one_error_line(capsys)
+        assert _snapshot(run) == before
+    finally:
+        last.chmod(0o644)
+
+
+def test_a_failing_write_during_the_run_is_one_line_and_exit_1(tmp_path, capsys, monkeypatch):
+    from minigenesis.training import state as st
+
+    def disk_full(state, path):
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr(st, "save_training_checkpoint", disk_full)
+    assert main(["train", "--out", str(tmp_path / "run"), "--epochs", "1", *TINY]) == 1
+    line = _one_error_line(capsys)
+    assert "cannot write the run's files" in line and "No space left on device" in line

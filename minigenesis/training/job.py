@@ -1,9 +1,9 @@
 """``python -m minigenesis train``: options -> a Trainer -> a short summary, and clean errors.
 
-Exit codes: 0 done, 1 training diverged (the loss became inf or NaN; the checkpoints saved
-before stay as they were), 2 a problem with the options, ``--out`` or the ``--resume`` checkpoint
-(one line on stderr, no traceback, nothing written), 130 stopped by Ctrl-C (a checkpoint was
-saved).
+Exit codes: 0 done; 1 training diverged (the loss became inf or NaN) or a file could not be
+written (the checkpoints saved before stay as they were); 2 a problem with the options, ``--out``
+or the ``--resume`` checkpoint (one line on stderr, no traceback, nothing written); 130 stopped
+by Ctrl-C (a checkpoint was saved).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 
 from .config import FIXED_ON_RESUME, TrainConfig, describe_model
 from .state import (
+    BEST,
     CHECKPOINT_DIR,
     LAST,
     TrainError,
@@ -103,6 +104,10 @@ def _check_out(out: Path) -> None:
     target = out / CHECKPOINT_DIR if (out / CHECKPOINT_DIR).is_dir() else parent
     if not os.access(target, os.W_OK | os.X_OK):
         raise TrainError(f"--out {out}: cannot write in {target} (permission denied)")
+    for name in (LAST, BEST):  # the run would replace them, and saving refuses read-only files
+        file = out / CHECKPOINT_DIR / name
+        if file.is_file() and not (file.stat().st_mode & 0o222 and os.access(file, os.W_OK)):
+            raise TrainError(f"--out {out}: {file} is read-only, and the run would replace it")
 
 
 def make_run_dir(out: Path) -> None:
@@ -192,6 +197,9 @@ def run(args: argparse.Namespace) -> int:
         finished = trainer.fit()
     except Diverged as err:
         print(f"error: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:  # disk full, a file made read-only meanwhile: saved files stay whole
+        print(f"error: cannot write the run's files: {err}", file=sys.stderr)
         return 1
     elapsed = time.perf_counter() - started
     if not finished:
