@@ -135,7 +135,7 @@ def test_accepts_tensors():
 
 
 # ------------------------------------------------------------------ plots
-def test_plot_training_curves_dict_and_seed_signature():
+def test_plot_training_curves_from_a_dict_or_from_lists():
     history = {"train_loss": [1.0, 0.6, 0.4], "val_loss": [1.1, 0.7, 0.6],
                "train_acc": [0.5, 0.7, 0.8], "val_acc": [0.45, 0.65, 0.7]}  # fmt: skip
     fig = plot_training_curves(history)
