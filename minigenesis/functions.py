@@ -81,7 +81,21 @@ def clamp(x: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
 
 
 def pow(x: Any, exponent: Any) -> Tensor:  # noqa: A001
-    return _binary(E.Pow, x, exponent)
+    return x**exponent if isinstance(x, Tensor) else _binary(E.Pow, x, exponent)
+
+
+def add(x: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """x + alpha * other"""
+    return _t(x, other if isinstance(other, Tensor) else None).add(other, alpha=alpha)
+
+
+def sub(x: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """x - alpha * other"""
+    return _t(x, other if isinstance(other, Tensor) else None).sub(other, alpha=alpha)
+
+
+def index_add(x: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    return x.index_add(dim, index, source, alpha=alpha)
 
 
 def remainder(x: Any, other: Any) -> Tensor:
@@ -92,6 +106,14 @@ def remainder(x: Any, other: Any) -> Tensor:
 def fmod(x: Any, other: Any) -> Tensor:
     """x - trunc(x / other) * other (C's fmod: the sign of ``x``)."""
     return _binary(E.Fmod, x, other)
+
+
+def cumsum(x: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    return x.cumsum(dim, dtype)
+
+
+def prod(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    return x.prod(dim, keepdim, dtype)
 
 
 def sum(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:  # noqa: A001

@@ -104,7 +104,14 @@ class Tensor(TensorMath, ToShortcuts, TensorBase, ops_return=True):
 
     @property
     def mT(self) -> Tensor:  # noqa: N802
-        """The last two dims swapped (batched matrix transpose)."""
+        """The last two dims swapped (batched matrix transpose). A 0-d tensor is its own
+        transpose (a view of it, as PyTorch); a 1-D one is refused, as in PyTorch."""
+        if self.ndim == 0:
+            return self.reshape(())
+        if self.ndim == 1:
+            raise RuntimeError(
+                "tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."
+            )
         return self.transpose(-2, -1)
 
     # ------------------------------------------------------------------ versions and views

@@ -133,6 +133,63 @@ def _result_type(*operands: Any) -> Any:
     return out
 
 
+def _scaled(t: Any, other: Any, alpha: Any) -> Any:
+    """alpha * other for add/sub(alpha=): PyTorch refuses a float alpha with integer tensors."""
+    if alpha == 1 and alpha.__class__ is not float:
+        return other
+    if isinstance(alpha, float) and not (_is_float(t) or _is_float(other)):
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    return other * alpha
+
+
+def _check_index_add(t: Any, d: int, index: Any, source: Any) -> Any:
+    """index_add's checks, with PyTorch's messages; returns the index array."""
+    name = "index_add_()"
+    if not isinstance(index, TensorBase) or index._data.ndim > 1:
+        got = f"dim: {index.ndim}" if isinstance(index, TensorBase) else type(index).__name__
+        raise IndexError(f"{name}: Index is supposed to be a vector, but got {got}")
+    I.check_index_dtype(index, ("int64", "int32"), name, "index")
+    if source._data.dtype != t._data.dtype:
+        raise RuntimeError(
+            f"{name}: self ({t.dtype.name}) and source ({source.dtype.name}) must have the "
+            f"same scalar type"
+        )
+    idx = index._data.reshape(-1)
+    n = source.shape[d] if source.ndim else 1
+    if idx.size != n:
+        raise RuntimeError(
+            f"{name}: Number of indices ({idx.size}) should be equal to source.size(dim): "
+            f"({n}), for dim: {d}"
+        )
+    expected = t.shape[:d] + (idx.size,) + t.shape[d + 1 :] if t.ndim else source.shape
+    if tuple(source.shape) != tuple(expected):
+        raise RuntimeError(
+            f"{name}: source of shape {tuple(source.shape)} does not fit self of shape "
+            f"{tuple(t.shape)}: expected {tuple(expected)}"
+        )
+    I.check_index_range(
+        idx, t.shape[d] if t.ndim else 1, name, hint=f" (dim {d})", error=RuntimeError
+    )
+    return idx
+
+
+def _refuse_empty(t: Any, name: str, axis: tuple | None, all_error: type = RuntimeError) -> None:
+    """max, min, argmax... have no identity: PyTorch refuses to reduce an empty dim (or, with
+    no dim, an empty tensor), naming the op."""
+    if axis is None:
+        if t._data.size == 0:
+            raise all_error(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                f"Specify the reduction dim with the 'dim' argument."
+            )
+        return
+    for d in axis:
+        if t._data.ndim and t._data.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
 def _compare(a: Any, b: Any, fn: Any) -> Any:
     bd = b._data if isinstance(b, TensorBase) else b
     return TensorBase._make(fn(a._data, bd), False)  # (a NumPy scalar becomes a 0-d array there)
@@ -268,6 +325,8 @@ class TensorMath:
     def __pow__(self, other):
         if self._data.dtype.kind == "b":
             return _bool_pow(self, other)
+        if self._data.dtype.kind in "iu" and other.__class__ is int and other < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
         return _binary(E.Pow, self, other)
 
     def __rpow__(self, other):
@@ -322,7 +381,27 @@ class TensorMath:
         return _compare(self, other, lambda a, b: a != b)
 
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
-    add, sub, mul, div, matmul = __add__, __sub__, __mul__, __truediv__, __matmul__
+    mul, div, matmul = __mul__, __truediv__, __matmul__
+
+    def add(self, other, *, alpha=1):
+        """self + alpha * other"""
+        return self + _scaled(self, other, alpha)
+
+    def sub(self, other, *, alpha=1):
+        """self - alpha * other"""
+        return self - _scaled(self, other, alpha)
+
+    def index_add(self, dim: int, index, source, *, alpha=1):
+        """A copy of self with ``alpha * source`` added along ``dim`` at ``index``:
+        out[..., index[i], ...] += alpha * source[..., i, ...], repeated indices adding up. The
+        gradient goes to self unchanged and to source gathered at ``index`` (times alpha)."""
+        d = norm_dim(dim, self.ndim)[0]
+        idx = _check_index_add(self, d, index, source)
+        where = (slice(None),) * d + (idx,) if self.ndim else (Ellipsis,)
+        return self + I.IndexAddGrad.apply(_scaled(self, source, alpha), where, self.shape)
+
+    def index_add_(self, dim: int, index, source, *, alpha=1):
+        return self._inplace(lambda x, s: x.index_add(dim, index, s, alpha=alpha), source)
 
     def pow(self, exponent):
         return self.__pow__(exponent)
@@ -426,11 +505,14 @@ class TensorMath:
         return R.StdSqrt.apply(self.var(dim, unbiased, keepdim, correction))
 
     def _extreme(self, dim, keepdim, all_op, dim_op):
+        name = "max" if all_op is R.MaxAll else "min"
         if dim is None:
+            _refuse_empty(self, name, None)
             return all_op.apply(self)
         if isinstance(dim, TensorBase):  # max(other): the elementwise form
             return _binary(E.Maximum if all_op is R.MaxAll else E.Minimum, self, dim)
         d = norm_dim(dim, self.ndim)[0]
+        _refuse_empty(self, name, (d,))
         if self.ndim == 0:  # the value itself, as a new tensor (not self: writes must not alias)
             xp = get_array_module(self._data)
             return ValuesIndices(S.Clone.apply(self), self._make(xp.zeros((), xp.int64), False))
@@ -451,6 +533,7 @@ class TensorMath:
 
     def _amax_amin(self, dim, keepdim, op):
         axis = norm_dim(dim, self.ndim)
+        _refuse_empty(self, "amax" if op is R.AMax else "amin", axis or None)
         if not axis:  # None or (): every dim, as PyTorch
             out = self.max() if op is R.AMax else self.min()
             return out if not keepdim else out.reshape((1,) * self.ndim)
@@ -461,8 +544,10 @@ class TensorMath:
             raise TypeError("argmax() of a bool tensor is not supported, as in PyTorch")
         xp = get_array_module(self._data)
         if dim is None:
+            _refuse_empty(self, "argmax", None, IndexError)
             return self._make(xp.asarray(xp.argmax(self._data)), False)
         d = norm_dim(dim, self.ndim)[0]
+        _refuse_empty(self, "argmax", (d,))
         if self.ndim == 0:  # NumPy has no axis 0 here; PyTorch's answer is index 0
             return self._make(xp.zeros((), xp.int64), False)
         return self._make(xp.argmax(self._data, axis=d, keepdims=keepdim), False)
@@ -472,11 +557,35 @@ class TensorMath:
             raise TypeError("argmin() of a bool tensor is not supported, as in PyTorch")
         xp = get_array_module(self._data)
         if dim is None:
+            _refuse_empty(self, "argmin", None, IndexError)
             return self._make(xp.asarray(xp.argmin(self._data)), False)
         d = norm_dim(dim, self.ndim)[0]
+        _refuse_empty(self, "argmin", (d,))
         if self.ndim == 0:  # NumPy has no axis 0 here; PyTorch's answer is index 0
             return self._make(xp.zeros((), xp.int64), False)
         return self._make(xp.argmin(self._data, axis=d, keepdims=keepdim), False)
+
+    def cumsum(self, dim: int, dtype=None):
+        """y_i = x_0 + ... + x_i along ``dim`` (bool and integers accumulate in int64)."""
+        if dtype is None and self._data.dtype.kind in "biu":
+            dtype = _dt.int64
+        x = self if dtype is None else self.to(dtype)
+        d = norm_dim(dim, self.ndim)[0]
+        if self.ndim == 0:  # NumPy has no axis 0 here: the running sum of one value is itself
+            return R.CumSum.apply(x.reshape(1), 0).reshape(())
+        return R.CumSum.apply(x, d)
+
+    def prod(self, dim=None, keepdim: bool = False, dtype=None):
+        """The product of the elements (over one ``dim``, or all); 1 for an empty reduction."""
+        if dtype is None and self._data.dtype.kind in "biu":
+            dtype = _dt.int64
+        x = self if dtype is None else self.to(dtype)
+        if dim is not None and not isinstance(dim, int):
+            raise TypeError(f"prod: dim must be an int (one dim) or None, got {dim!r}")
+        axis = None if dim is None or self.ndim == 0 else norm_dim(dim, self.ndim)[0]
+        if dim is not None and self.ndim == 0:
+            norm_dim(dim, 0)  # range check only
+        return R.Prod.apply(x, axis, keepdim)
 
     def logsumexp(self, dim=None, keepdim: bool = False):
         return R.LogSumExp.apply(_float_in(self), norm_dim(dim, self.ndim), keepdim)
@@ -486,11 +595,16 @@ class TensorMath:
         _need_float(self, "norm")
         if p == "fro":
             p = 2
-        if p in (float("inf"), "inf"):  # max |x|: ties share the gradient, as in PyTorch
-            return self.abs().amax(dim, keepdim)
-        if p in (float("-inf"), "-inf"):
-            return self.abs().amin(dim, keepdim)
         axis = norm_dim(dim, self.ndim) if self.ndim else None
+        if p in (float("inf"), "inf", float("-inf"), "-inf"):
+            # max |x| (min |x|), ties share the gradient; max has no identity, so an empty
+            # reduction is refused, as in PyTorch
+            empty = self.numel() == 0 if axis is None else any(self.shape[d] == 0 for d in axis)
+            if empty:
+                where = "an empty tensor" if axis is None else f"the dims {axis}"
+                raise RuntimeError(f"norm cannot compute the {p} norm on {where} (no identity)")
+            a = self.abs()
+            return a.amax(dim, keepdim) if p in (float("inf"), "inf") else a.amin(dim, keepdim)
         if p == 0:
             return R.CountNonzero.apply(self, axis, keepdim)
         return R.PNorm.apply(self, float(p), axis, keepdim)

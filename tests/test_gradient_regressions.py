@@ -406,3 +406,190 @@ def test_addcmul_and_addcdiv_compute_in_the_result_dtype(name):
     d1, d2 = t1.double(), t2.double()
     exact = 0.5 * d1 * d2 if name == "addcmul_" else 0.5 * d1 / d2
     np.testing.assert_allclose(mx.numpy(), np.array([0.5, 0.25, 1.0]) + exact.numpy(), rtol=1e-6)
+
+
+# ---------------------------------------------------------------- reductions of empty tensors
+EMPTY_REDUCTIONS = {
+    "sum": lambda x: x.sum(),
+    "sum_1": lambda x: x.sum(1),
+    "mean_0": lambda x: x.mean(0),
+    "var_1": lambda x: x.var(1),
+    "std_0": lambda x: x.std(0),
+    "prod": lambda x: x.prod(),
+    "prod_0": lambda x: x.prod(0),
+    "prod_1": lambda x: x.prod(1),
+    "max": lambda x: x.max(),
+    "max_0": lambda x: x.max(0).values,
+    "min_1": lambda x: x.min(1).values,
+    "amax": lambda x: x.amax(),
+    "amax_0": lambda x: x.amax(0),
+    "amin_1": lambda x: x.amin(1),
+    "argmax": lambda x: x.argmax(),
+    "argmax_0": lambda x: x.argmax(0),
+    "argmin_1": lambda x: x.argmin(1),
+    "logsumexp_0": lambda x: x.logsumexp(0),
+    "logsumexp_1": lambda x: x.logsumexp(1),
+    "logsumexp_all": lambda x: x.logsumexp((0, 1)),
+    "softmax_0": lambda x: x.softmax(0),
+    "log_softmax_1": lambda x: x.log_softmax(1),
+    "norm": lambda x: x.norm(),
+    "norm_1": lambda x: x.norm(dim=1),
+    "norm_p1_0": lambda x: x.norm(1, dim=0),
+    "norm_inf": lambda x: x.norm(float("inf")),
+    "norm_inf_0": lambda x: x.norm(float("inf"), dim=0),
+    "norm_neg_inf_1": lambda x: x.norm(float("-inf"), dim=1),
+    "all": lambda x: (x > 0).all(),
+    "any_1": lambda x: (x > 0).any(1),
+    "cumsum_0": lambda x: x.cumsum(0),
+    "cumsum_1": lambda x: x.cumsum(1),
+}
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (2, 0)])
+@pytest.mark.parametrize("op", list(EMPTY_REDUCTIONS))
+def test_reductions_of_empty_tensors_match_torch(op, shape):
+    """Values (0, 1, nan, -inf, empty), or the same exception type where PyTorch refuses."""
+    torch = pytest.importorskip("torch")
+    fn = EMPTY_REDUCTIONS[op]
+    m, t = pair(torch, np.zeros(shape), "float32", requires_grad=True)
+    try:
+        t_out = fn(t)
+    except (RuntimeError, IndexError) as err:
+        with pytest.raises(type(err)):
+            fn(m)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # mean of nothing
+        m_out = fn(m)
+    assert_same(m_out, t_out)
+    if t_out.requires_grad:
+        m_out.sum().backward()
+        t_out.sum().backward()
+        assert_grads([m], [t])
+
+
+# ---------------------------------------------------------------- prod and cumsum
+@pytest.mark.parametrize("zeros", [0, 1, 2])
+@pytest.mark.parametrize("dim", [None, 0, 1, -1])
+def test_prod_gradient_with_zeros(dim, zeros):
+    """d prod / dx_i = product of the others: with one zero only that element gets a gradient,
+    with two none does."""
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(zeros).standard_normal((3, 4))
+    a[0, :zeros] = 0
+    a[:zeros, 0] = 0
+    m, t = pair(torch, a, "float64", requires_grad=True)
+    m_out = m.prod() if dim is None else m.prod(dim)
+    t_out = t.prod() if dim is None else t.prod(dim)
+    assert_same(m_out, t_out)
+    m_out.sum().backward()
+    t_out.sum().backward()
+    assert_grads([m], [t])
+    if dim is None:
+        np.testing.assert_allclose(m.grad.numpy(), numeric_grad(np.prod, a), atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "float16"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cumsum_values_dtypes_and_gradients(dim, dtype):
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(7).standard_normal((3, 4))
+    if dtype in ("int64", "bool"):
+        a = a > 0 if dtype == "bool" else np.round(a * 3)
+    m, t = pair(torch, a, dtype, requires_grad=dtype.startswith("float"))
+    m_out, t_out = m.cumsum(dim), t.cumsum(dim)
+    assert_same(m_out, t_out, rtol=1e-5 if dtype != "float16" else 5e-3)
+    if m.requires_grad:
+        w = np.random.default_rng(8).standard_normal((3, 4))
+        (m_out * mg.tensor(w, dtype=m.dtype)).sum().backward()
+        (t_out * torch.tensor(w, dtype=t.dtype)).sum().backward()
+        assert_grads([m], [t], rtol=1e-5 if dtype != "float16" else 5e-3)
+
+
+# ---------------------------------------------------------------- add/sub(alpha), index_add
+def test_add_and_sub_with_alpha():
+    torch = pytest.importorskip("torch")
+    for lib in (mg, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = lib.tensor([3.0, 5.0], requires_grad=True)
+        out = lib.add(x, y, alpha=2) + x.sub(y, alpha=0.5) + lib.sub(x, 1, alpha=3)
+        out.sum().backward()
+        if lib is mg:
+            m_out, m_grads = out, (x.grad, y.grad)
+    assert_same(m_out, out)
+    assert_same(m_grads[0], x.grad)
+    assert_same(m_grads[1], y.grad)
+    assert_same(mg.tensor([1, 2]).add(mg.tensor([1, 1]), alpha=3), torch.tensor([4, 5]))
+    with pytest.raises(RuntimeError, match="alpha"):
+        mg.tensor([1, 2]).add(mg.tensor([1, 1]), alpha=0.5)
+
+
+def test_index_add_accumulates_repeated_indices_and_passes_gradients():
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (mg, torch):
+        x = lib.tensor([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]], requires_grad=True)
+        s = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        y = x.index_add(1, lib.tensor([2, 2]), s, alpha=2)
+        z = (x * 1).index_add_(0, lib.tensor([1, 0]), lib.ones(2, 3)) if lib is torch else None
+        if lib is mg:
+            z = (x * 1).index_add_(0, lib.tensor([1, 0]), lib.ones(2, 3))
+        w = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        ((y + z) * w).sum().backward()
+        results.append((y, z, x.grad, s.grad))
+    for a, b in zip(*results):
+        assert_same(a, b)
+    # closed form: column 2 gets 2 * (1 + 2) and 2 * (3 + 4); source's gradient is 2 * w[:, 2]
+    np.testing.assert_array_equal(results[0][0].detach().numpy()[:, 2], [2 + 6, 5 + 14])
+    np.testing.assert_array_equal(results[0][3].numpy(), [[6, 6], [12, 12]])
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["out_of_range", "count", "2d_index", "float_index", "dtype"],
+)
+def test_index_add_refuses_bad_arguments_as_torch(bad):
+    torch = pytest.importorskip("torch")
+    for lib in (mg, torch):
+        x = lib.zeros(2, 3)
+        args = {
+            "out_of_range": (1, lib.tensor([0, 5]), lib.ones(2, 2)),
+            "count": (1, lib.tensor([0, 1]), lib.ones(2, 3)),
+            "2d_index": (1, lib.tensor([[0, 1]]), lib.ones(2, 2)),
+            "float_index": (1, lib.tensor([0.0, 1.0]), lib.ones(2, 2)),
+            "dtype": (1, lib.tensor([0, 1]), lib.ones(2, 2, dtype=lib.float64)),
+        }[bad]
+        with pytest.raises((RuntimeError, IndexError)) as info:
+            x.index_add(*args)
+        if lib is mg:
+            m_type = info.type
+    assert m_type is info.type
+
+
+# ---------------------------------------------------------------- small PyTorch rules
+def test_integer_to_a_negative_integer_power_is_refused():
+    with pytest.raises(RuntimeError, match="negative integer powers"):
+        mg.tensor([2, 3]) ** -1
+    np.testing.assert_allclose((mg.tensor([2.0]) ** -1).numpy(), [0.5])
+
+
+def test_mT_of_a_0d_tensor_is_itself_and_of_a_vector_is_refused():  # noqa: N802
+    x = mg.tensor(3.0)
+    assert x.mT.shape == () and float(x.mT) == 3.0
+    with pytest.raises(RuntimeError, match="matrices"):
+        _ = mg.tensor([1.0, 2.0]).mT
+    np.testing.assert_array_equal(mg.ones(2, 3, 4).mT.shape, (2, 4, 3))
+
+
+def test_setitem_of_a_one_element_tensor_into_a_scalar_slot():
+    torch = pytest.importorskip("torch")
+    for lib in (mg, torch):
+        x = lib.zeros(2, 3, requires_grad=True)
+        v = lib.tensor([[5.0]], requires_grad=True)
+        y = x * 1
+        y[0, 1] = v
+        (y * lib.arange(6.0).reshape(2, 3)).sum().backward()
+        if lib is mg:
+            m = (y, x.grad, v.grad)
+    for a, b in zip(m, (y, x.grad, v.grad)):
+        assert_same(a, b)

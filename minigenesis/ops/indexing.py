@@ -142,7 +142,7 @@ class IndexPut(Op):
 
     @staticmethod
     def forward(ctx, x, index, v):
-        ctx.index = index
+        ctx.index, ctx.v_ndim = index, getattr(v, "ndim", 0)
         out = x.copy()
         put(out, index, v)
         return out
@@ -153,6 +153,8 @@ class IndexPut(Op):
         need_v = ctx.needs_input_grad[2]
         gx = IndexPut.apply(gy, ctx.index, 0.0) if need_x else None
         gv = GetItem.apply(gy, ctx.index) if need_v else None
+        if gv is not None and gv.ndim < ctx.v_ndim:  # v had leading 1s (a [[5.]] put in one slot)
+            gv = gv.reshape((1,) * (ctx.v_ndim - gv.ndim) + tuple(gv.shape))
         return gx, None, gv
 
 

@@ -283,9 +283,12 @@ class LogSumExp(Op):
         axis = _axes(x, axis)
         xp = get_array_module(x)
         xf = x.astype(xp.float32) if _low_precision(x) else x
-        m = xf.max(axis=axis, keepdims=True)
-        m = xp.where(xp.isfinite(m), m, 0)  # all -inf: avoid inf - inf
-        y = xp.log(xp.exp(xf - m).sum(axis=axis, keepdims=True)) + m
+        if x.size == 0:  # log of an empty sum (0) is -inf, as PyTorch (max has no identity)
+            y = xp.full(_kept_shape(x.shape, axis), -xp.inf, dtype=xf.dtype)
+        else:
+            m = xf.max(axis=axis, keepdims=True)
+            m = xp.where(xp.isfinite(m), m, 0)  # all -inf: avoid inf - inf
+            y = xp.log(xp.exp(xf - m).sum(axis=axis, keepdims=True)) + m
         ctx.kept, ctx.axis = y.shape, axis
         ctx.save_for_backward(x, y.astype(x.dtype))
         if not keepdims:
@@ -298,3 +301,56 @@ class LogSumExp(Op):
         if is_grad_enabled():  # create_graph=True: y as a function of x (second derivatives)
             y = LogSumExp.apply(x, ctx.axis, True)
         return gy.reshape(ctx.kept) * (x - y).exp(), None, None
+
+
+class CumSum(Op):
+    """y_i = sum_{j <= i} x_j along ``dim``;   dL/dx_j = sum_{i >= j} dL/dy_i, the cumulative sum
+    of the gradient taken from the end (reverse, cumsum, reverse)."""
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        xp = get_array_module(x)
+        acc = x.astype(xp.float32) if _low_precision(x) else x
+        return xp.cumsum(acc, axis=dim).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gy):
+        flip = (slice(None),) * ctx.dim + (slice(None, None, -1),)
+        return CumSum.apply(gy[flip], ctx.dim)[flip], None
+
+
+class Prod(Op):
+    """y = prod_i x_i over ``axis`` (None: everything; or one dim);
+    dy/dx_i = prod_{j != i} x_j, built from the products before and after i (exclusive cumulative
+    products), so a zero x_i needs no division by zero: with one zero in a slice only that element
+    gets a gradient, with two none does (PyTorch's values)."""
+
+    @staticmethod
+    def forward(ctx, x, axis, keepdims):
+        xp = get_array_module(x)
+        ctx.in_shape, ctx.axis = x.shape, axis
+        ctx.kept = _kept_shape(x.shape, None if axis is None else (axis,))
+        ctx.save_for_backward(x)
+        acc = x.astype(xp.float32) if _low_precision(x) else x
+        return xp.asarray(acc.prod(axis=axis, keepdims=keepdims)).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        if is_grad_enabled():
+            raise RuntimeError(
+                "prod: second derivatives (create_graph=True) are not supported; write the "
+                "product with exp(sum(log(x))) or as a chain of multiplications"
+            )
+        xp = get_array_module(x._data)
+        a = x._data.reshape(-1) if ctx.axis is None else x._data
+        d = 0 if ctx.axis is None else ctx.axis
+        ones = xp.ones_like(xp.take(a, [0], axis=d)) if a.shape[d] else None
+        if ones is None:  # an empty slice: nothing to differentiate
+            return gy.reshape(ctx.kept).expand(ctx.in_shape) * 0, None, None
+        before = xp.cumprod(xp.concatenate([ones, xp.take(a, range(a.shape[d] - 1), axis=d)], d), d)
+        rest = xp.flip(xp.take(a, range(1, a.shape[d]), axis=d), d)
+        after = xp.flip(xp.cumprod(xp.concatenate([ones, rest], d), d), d)
+        others = (before * after).reshape(ctx.in_shape)
+        return gy.reshape(ctx.kept) * type(x)._make(others, False), None, None
