@@ -117,8 +117,9 @@ class Tensor(TensorMath, ToShortcuts, TensorBase, ops_return=True):
     # ------------------------------------------------------------------ versions and views
     def _view_of(self, base: Tensor) -> Tensor:
         """Mark self as sharing base's memory (if it really does): one version counter for both."""
-        if self._data is not base._data and get_array_module(self._data).may_share_memory(
-            self._data, base._data
+        data = self._data  # (an empty result shares no memory, but is a view as in PyTorch)
+        if data is not base._data and (
+            data.size == 0 or get_array_module(data).may_share_memory(data, base._data)
         ):
             self._vc = base._version_counter()
             self._is_view = True

@@ -230,6 +230,18 @@ def _bool_pow(t: Any, exponent: Any) -> Any:
     return _binary(E.Pow, t, exponent)
 
 
+def _check_inplace_result(out: Any, target: Any) -> None:
+    """An in-place op's result must fit self: the same shape (self cannot grow by broadcasting)
+    and, for an integer self, no floating result."""
+    if out._data.shape != target._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(target.shape)} doesn't match the broadcast shape "
+            f"{list(out.shape)} (an in-place op cannot change self's shape)"
+        )
+    if target._data.dtype.kind in "biu":
+        _check_inplace_cast(out, target)
+
+
 def _check_inplace_cast(out: Any, target: Any) -> None:
     """PyTorch refuses an in-place result of a higher category than self (int.add_(1.5))."""
     if _CATEGORY[out._data.dtype.kind] > _CATEGORY[target._data.dtype.kind]:
@@ -815,8 +827,7 @@ class TensorMath:
         if not tracked:
             with no_grad():
                 out = fn(self, *args)
-            if self._data.dtype.kind in "biu":
-                _check_inplace_cast(out, self)
+            _check_inplace_result(out, self)
             self._data[...] = out._data
             self._bump_version()
             return self
@@ -831,8 +842,7 @@ class TensorMath:
         alias = TensorBase._make(self._data.copy(), self.requires_grad)
         alias.grad_fn, alias._output_nr = self.grad_fn, self._output_nr
         out = fn(alias, *args)
-        if self._data.dtype.kind in "biu":
-            _check_inplace_cast(out, self)
+        _check_inplace_result(out, self)
         self._data[...] = out._data
         self._bump_version()
         self.grad_fn, self._output_nr, self.requires_grad = out.grad_fn, out._output_nr, True
@@ -885,12 +895,11 @@ class TensorMath:
         """Copy src's values (broadcast, cast, moved across devices) into self."""
         if not isinstance(src, TensorBase):
             src = TensorBase._make(get_array_module(self._data).asarray(src), False)
-        # where(True, src, old self): the gradient flows to src, and the old self's history gets
-        # a zero gradient (PyTorch's copy_ backward), not none
-        true = get_array_module(self._data).ones((), dtype=bool)
+        # the gradient flows to src, and the old self's history gets a zero gradient (PyTorch's
+        # copy_ backward), not none
 
         def copy(x, s):
-            return E.Where.apply(true, s.to(x.device)._cast(x._data.dtype).expand(x.shape), x)
+            return E.CopyInto.apply(x, s.to(x.device)._cast(x._data.dtype))
 
         return self._inplace(copy, src)
 

@@ -22,6 +22,10 @@ def _check_input(input: Any, name: str) -> tuple[Tensor, bool]:
             f"{name}: expected a 4-d input (N, C, H, W) or a 3-d unbatched one (C, H, W), got "
             f"shape {tuple(input.shape)}"
         )
+    if 0 in input.shape[-3:]:
+        raise ValueError(
+            f"{name}: only the batch dim may be empty, got shape {tuple(input.shape)} (as PyTorch)"
+        )
     if not input.is_floating_point():
         raise TypeError(f"{name}: expected a floating-point input, got {input.dtype.name}")
     return (input.unsqueeze(0), True) if input.ndim == 3 else (input, False)

@@ -23,7 +23,9 @@ import math
 from typing import Any
 
 from ..autograd.function import Op
+from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
+from .elementwise import select_grad
 from .reduce import MaxDim
 
 # Axis orders of the columns, as a permutation of the strided view's (N, C, kh, kw, H_out, W_out).
@@ -254,6 +256,25 @@ def max_pool2d(
     return values, indices
 
 
+class _KeepInput(Op):
+    """y = the pooled values, unchanged;   backward passes the gradient on. PyTorch's avg_pool2d
+    backward takes the input x as an argument, so under create_graph its gradient stays in the
+    graph (with a zero derivative with respect to x): the same is done here by tying the gradient
+    to x (see SelectGrad), only when a graph is being recorded."""
+
+    @staticmethod
+    def forward(ctx, y, x):
+        ctx.save_for_backward(x)
+        return y
+
+    @staticmethod
+    def backward(ctx, gy):
+        if is_grad_enabled():
+            (x,) = ctx.saved_tensors
+            gy = select_grad(gy, get_array_module(gy._data).ones((), dtype=bool), x)
+        return gy, None
+
+
 def avg_pool2d(
     x,
     kernel_size,
@@ -273,12 +294,12 @@ def avg_pool2d(
     if divisor_override is not None:
         if divisor_override == 0:
             raise ValueError("avg_pool2d: divisor_override must be non-zero")
-        return total / divisor_override
+        return _KeepInput.apply(total / divisor_override, x)
     h, w = x.shape[2:]
     # Every window counts kh*kw pixels unless padding is excluded or a ceil_mode window overhangs
     overhang = (ho - 1) * sh - ph + kh > h + ph or (wo - 1) * sw - pw + kw > w + pw
     if count_include_pad and not overhang:
-        return total / (kh * kw)  # the common case: one scalar
+        return _KeepInput.apply(total / (kh * kw), x)  # the common case: one scalar
     xp = get_array_module(x._data)
 
     def counts(out, k, s, p, size):  # per output position: how many pixels the divisor counts
@@ -289,4 +310,4 @@ def avg_pool2d(
         return end - start
 
     divisor = counts(ho, kh, sh, ph, h).reshape(ho, 1) * counts(wo, kw, sw, pw, w)
-    return total / type(x)._make(divisor.astype(x._data.dtype), False)
+    return _KeepInput.apply(total / type(x)._make(divisor.astype(x._data.dtype), False), x)

@@ -346,6 +346,20 @@ class Where(Op):
         )
 
 
+class CopyInto(Op):
+    """z = s, broadcast into x's shape (copy_ written out of place: x's old value is overwritten);
+    dz/ds = 1;  dz/dx = 0, given as zeros outside the graph (PyTorch's copy_ backward)."""
+
+    @staticmethod
+    def forward(ctx, x, s):
+        return get_array_module(x).broadcast_to(s, x.shape).astype(x.dtype, copy=True)
+
+    @staticmethod
+    def backward(ctx, gz):
+        zeros = type(gz)._make(get_array_module(gz._data).zeros_like(gz._data), False)
+        return (zeros if ctx.needs_input_grad[0] else None), gz
+
+
 class Clamp(Op):
     """y = min(max(x, lo), hi);   dy/dx = 1 where lo <= x <= hi, else 0 (PyTorch's convention).
     Tensor bounds (PyTorch's rule): dy/dlo = 1 where x < lo < hi; dy/dhi = 1 where x > hi or

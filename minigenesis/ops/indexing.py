@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..autograd.function import Op
 from ..backend import get_array_module
+from .elementwise import select_grad
 
 
 def is_basic_index(index) -> bool:
@@ -127,13 +128,13 @@ class MaskedFill(Op):
     @staticmethod
     def forward(ctx, x, mask, value):
         xp = get_array_module(x)
-        ctx.save_for_backward((~mask).astype(x.dtype))
+        ctx.save_for_backward(xp.logical_not(mask))
         return xp.where(mask, xp.asarray(value, dtype=x.dtype), x)
 
     @staticmethod
     def backward(ctx, gy):
-        (keep,) = ctx.saved_tensors
-        return gy * keep, None, None
+        (keep,) = ctx.saved_tensors  # a selection, not gy * keep: see SelectGrad
+        return select_grad(gy, keep._data), None, None
 
 
 class IndexPut(Op):

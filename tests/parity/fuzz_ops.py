@@ -447,7 +447,49 @@ INDEX = [
     Op("index", _index, _index_args, min_ndim=1),
     Op("bool_mask", lambda lib, x, e, a: x[x > 0]),
 ]
-ALL_OPS = UNARY + BINARY + REDUCE + SHAPE + INDEX
+
+
+def _pool_args(data, shape, dtype):
+    k = data.draw(st.sampled_from([1, 2, 2, 3, (1, 2), (2, 1)]))
+    return {
+        "kernel_size": k,
+        "stride": data.draw(st.sampled_from([None, 1, 2, (1, 2)])),
+        "padding": data.draw(st.sampled_from([0, 0, 1])),
+        "ceil_mode": data.draw(st.booleans()),
+    }
+
+
+def _max_pool(lib, x, e, a):
+    return lib.F.max_pool2d(x, **a)
+
+
+def _avg_pool(lib, x, e, a):
+    return lib.F.avg_pool2d(x, count_include_pad=a["padding"] == 1, **a)
+
+
+def _setitem(lib, x, e, a):
+    x[0] = 1.5
+    return x
+
+
+# In-place ops change the chain's tensor (a leaf that requires grad: both raise; a computed one:
+# its graph is rebased on the change)
+INPLACE = [
+    Op("add_", lambda lib, x, e, a: x.add_(e[0]), extra=_partner),
+    Op("mul_", lambda lib, x, e, a: x.mul_(2.5)),
+    Op("relu_", lambda lib, x, e, a: lib.F.relu(x, inplace=True)),
+    Op("clamp_", lambda lib, x, e, a: x.clamp_(-0.5, 1.0)),
+    Op("masked_fill_", lambda lib, x, e, a: x.masked_fill_(x.detach() > 0, 2.0)),
+    Op("zero_", lambda lib, x, e, a: x.zero_()),
+    Op("fill_", lambda lib, x, e, a: x.fill_(1.5)),
+    Op("copy_", lambda lib, x, e, a: x.copy_(e[0]), extra=_partner),
+    Op("setitem", _setitem, min_ndim=1),
+]
+POOL = [
+    Op("max_pool2d", _max_pool, _pool_args, min_ndim=2),
+    Op("avg_pool2d", _avg_pool, _pool_args, min_ndim=2, floats_only=True),
+]
+ALL_OPS = UNARY + BINARY + REDUCE + SHAPE + INDEX + INPLACE + POOL
 BY_NAME = {op.name: op for op in ALL_OPS}
 
 

@@ -65,3 +65,26 @@ def test_relu_of_a_bool_tensor_raises_as_in_pytorch():
         torch.tensor([True, False]).relu()
     with pytest.raises(TypeError, match="bool"):
         mg.tensor([True, False]).relu()
+
+
+@pytest.mark.parametrize("lib", [mg, torch], ids=["minigenesis", "torch"])
+def test_in_place_op_cannot_grow_self_by_broadcasting(lib):
+    x = lib.zeros(3, 3, dtype=lib.int64)
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        x.add_(lib.ones(1, 3, 3, dtype=lib.int64))
+
+
+def test_in_place_change_of_an_empty_view_of_a_leaf_raises_as_in_pytorch():
+    for lib in (mg, torch):
+        x = lib.zeros(3, 0, 4, requires_grad=True)
+        with pytest.raises(RuntimeError, match="view of a leaf Variable"):
+            x.squeeze(1).mul_(2.0)
+
+
+@pytest.mark.parametrize("shape", [(0, 4, 2), (2, 0, 3), (1, 2, 0, 3)])
+def test_pooling_refuses_empty_non_batch_dims_as_pytorch_does(shape):
+    for fn in ("max_pool2d", "avg_pool2d"):
+        with pytest.raises(RuntimeError):
+            getattr(torch.nn.functional, fn)(torch.zeros(shape), 1)
+        with pytest.raises(ValueError, match="only the batch dim may be empty"):
+            getattr(mg.nn.functional, fn)(mg.zeros(shape), 1)
