@@ -617,3 +617,10 @@ def test_shared_containers_are_walked_once_and_counted_at_full_depth():
 def test_a_global_that_is_never_called_cannot_reach_the_result():
     with pytest.raises(mg.CheckpointError, match="a global that was never called"):
         load_raw(program(EMPTY_LIST + glob("builtins", "set") + APPEND))
+
+
+def test_trusted_loads_name_the_file_too():
+    with pytest.raises(mg.CheckpointError, match=r"^crafted\.ckpt: _rebuild_array: 12 bytes"):
+        load_raw(program(array(b"\x00" * 12, "<f4", (4,))), weights_only=False)
+    with pytest.raises(mg.CheckpointError, match=r"^crafted\.ckpt: .*cannot be unpickled"):
+        load_raw(program(call("builtins", "complex", text("x"))), weights_only=False)

@@ -99,8 +99,10 @@ def load(
         return CheckpointUnpickler(io.BytesIO(payload), buffers, place).load()
     except PlacementError as err:
         raise err.original from None
-    except CheckpointError:
-        raise
+    except CheckpointError as err:  # a rebuild function's refusal: say which file
+        if str(err).startswith(f"{name}: "):
+            raise
+        raise type(err)(f"{name}: {err}") from err
     except Exception as err:  # any failure of a checksum-valid payload; MemoryError included
         raise CheckpointError(
             f"{name}: the payload passed its checksum but cannot be unpickled "
