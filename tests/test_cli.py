@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import minigenesis as mg
-from minigenesis.cli import main
+from minigenesis.app.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 TINY = ["--samples", "240", "--hidden", "16", "--batch-size", "16", "--accum-steps", "2",
@@ -225,7 +225,7 @@ def test_plot_lr_writes_a_png_and_rejects_unknown_names(tmp_path, capsys):
 def test_named_schedule_follows_the_closed_form():
     import math
 
-    from minigenesis.training.schedules import schedule_factory
+    from minigenesis.app.schedules import schedule_factory
     from minigenesis.viz import lr_schedule_values
 
     lrs = [row[0] for row in lr_schedule_values(schedule_factory("cosine_warmup", 100, 10), 100,
@@ -238,8 +238,8 @@ def test_named_schedule_follows_the_closed_form():
 def test_keyboard_interrupt_mid_accumulation_resumes_exactly(tmp_path, capsys):
     """A KeyboardInterrupt between two micro-batches of one optimizer step (not at a boundary):
     the checkpoint describes the last completed step, and resuming matches a straight run."""
-    from minigenesis.training import TrainConfig, Trainer
-    from minigenesis.training.state import load_training_checkpoint
+    from minigenesis.app import TrainConfig, Trainer
+    from minigenesis.app.state import load_training_checkpoint
 
     cfg = TrainConfig(epochs=2, samples=240, hidden=16, batch_size=16, accum_steps=2)
     straight = Trainer(cfg, tmp_path / "a", quiet=True)

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import minigenesis as mg
-from minigenesis.cli import main
-from minigenesis.training import trainer as trainer_module
+from minigenesis.app import trainer as trainer_module
+from minigenesis.app.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 TINY = ["--samples", "240", "--hidden", "16", "--batch-size", "16", "--accum-steps", "2",

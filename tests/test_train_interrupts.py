@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 import minigenesis as mg
-from minigenesis.cli import main
-from minigenesis.training import TrainConfig, Trainer
-from minigenesis.training import state as st
-from minigenesis.training.signals import sigint_deferred
+from minigenesis.app import TrainConfig, Trainer
+from minigenesis.app import state as st
+from minigenesis.app.cli import main
+from minigenesis.app.signals import sigint_deferred
 
 REPO = Path(__file__).resolve().parents[1]
 # 192 train points / 16 = 12 micro-batches = 6 optimizer steps per epoch; at lr 0.05 the second
@@ -34,8 +34,8 @@ CONFIG = TrainConfig(samples=240, hidden=16, batch_size=16, accum_steps=2, lr=0.
 _CHILD = """
 import os, signal, sys
 import minigenesis.serialization as ser
-from minigenesis.cli import main
-from minigenesis.training import trainer as T
+from minigenesis.app.cli import main
+from minigenesis.app import trainer as T
 
 where, at, times, argv = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
 

@@ -16,7 +16,7 @@ import math
 import os
 import sys
 
-from .training.job import add_train_arguments
+from .job import add_train_arguments
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -73,8 +73,8 @@ def _check_plot_lr(args: argparse.Namespace) -> None:
 
 
 def _plot_lr(args: argparse.Namespace) -> int:
-    from .training.schedules import SCHEDULES, schedule_factory
-    from .viz import plot_lr_schedule
+    from ..viz import plot_lr_schedule
+    from .schedules import SCHEDULES, schedule_factory
 
     if args.list or not args.scheduler:
         if not args.list:
@@ -97,7 +97,7 @@ def _plot_lr(args: argparse.Namespace) -> int:
 
 def _lessons(rest: list[str]) -> int:
     try:
-        from .lessons_status import main as lessons_main
+        from ..lessons_status import main as lessons_main
     except ImportError:
         print("no lessons are installed (minigenesis.lessons_status is missing)")
         return 1
@@ -132,7 +132,7 @@ def _main(argv: list[str] | None) -> int:
         parser.print_help()
         return 0
     if args.command == "train":
-        from .training.job import run
+        from .job import run
 
         return run(args)
     if args.command == "plot-lr":
