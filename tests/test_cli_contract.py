@@ -250,7 +250,7 @@ def test_a_read_only_checkpoint_in_the_run_is_refused_before_training(finished_r
 
 
 def test_a_failing_write_during_the_run_is_one_line_and_exit_1(tmp_path, capsys, monkeypatch):
-    from minigenesis.training import state as st
+    from minigenesis.app import state as st
 
     def disk_full(state, path):
         raise OSError(28, "No space left on device", str(path))
