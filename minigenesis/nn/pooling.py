@@ -13,8 +13,9 @@ from ..tensor import Tensor
 from .module import Module
 
 
-def _check_input(input: Any, name: str) -> tuple[Tensor, bool]:
-    """A (N, C, H, W) tensor, or an unbatched (C, H, W) one made a batch of one."""
+def _check_input(input: Any, name: str, kinds: str = "fV") -> tuple[Tensor, bool]:
+    """A (N, C, H, W) tensor of a dtype kind in ``kinds``, or an unbatched (C, H, W) one made a
+    batch of one."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}: input must be a Tensor, got {type(input).__name__}")
     if input.ndim not in (3, 4):
@@ -26,8 +27,9 @@ def _check_input(input: Any, name: str) -> tuple[Tensor, bool]:
         raise ValueError(
             f"{name}: only the batch dim may be empty, got shape {tuple(input.shape)} (as PyTorch)"
         )
-    if not input.is_floating_point():
-        raise TypeError(f"{name}: expected a floating-point input, got {input.dtype.name}")
+    if input._data.dtype.kind not in kinds:
+        wanted = "a floating-point" if kinds == "fV" else "a floating-point or integer"
+        raise TypeError(f"{name}: expected {wanted} input, got {input.dtype.name}")
     return (input.unsqueeze(0), True) if input.ndim == 3 else (input, False)
 
 
@@ -42,7 +44,7 @@ def max_pool2d(
 ) -> Any:
     """y[n, c, oh, ow] = max of the (dilated) window at (oh s - p, ow s - p); padding is -inf.
     With ``return_indices`` also returns each maximum's flat position h * W + w."""
-    x, unbatched = _check_input(input, "max_pool2d")
+    x, unbatched = _check_input(input, "max_pool2d", kinds="fViu")  # integers too, as PyTorch
     out = C.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
     if not unbatched:
         return out

@@ -241,10 +241,18 @@ def max_pool2d(
     """y[n, c, oh, ow] = max over the window of x (padding counts as -inf);
     dL/dx goes to the window's (first) maximum. ``return_indices``: also the flat index
     h * W + w of each maximum in its input plane (as PyTorch returns it)."""
+    # the padding must never win (nor tie): -inf for floats; integers are pooled as int64 with
+    # its smallest value as padding, below every value of the narrower integer types
+    dt = x._data.dtype
+    lowest = -math.inf
+    if dt.kind in "iu":
+        lowest = int(get_array_module(x._data).iinfo("int64").min)
+        x = x._cast(get_array_module(x._data).int64)
     cols, g = _pool_windows(
-        x, kernel_size, stride, padding, dilation, ceil_mode, -math.inf, "max_pool2d"
+        x, kernel_size, stride, padding, dilation, ceil_mode, lowest, "max_pool2d"
     )
     values, arg = WindowMax.apply(cols, cols.ndim - 1, False)
+    values = values._cast(dt)
     if not return_indices:
         return values
     kh, kw, sh, sw, ph, pw, dh, dw, ho, wo = g

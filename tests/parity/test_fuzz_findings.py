@@ -88,3 +88,24 @@ def test_pooling_refuses_empty_non_batch_dims_as_pytorch_does(shape):
             getattr(torch.nn.functional, fn)(torch.zeros(shape), 1)
         with pytest.raises(ValueError, match="only the batch dim may be empty"):
             getattr(mg.nn.functional, fn)(mg.zeros(shape), 1)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int8", "uint8"])
+def test_max_pool2d_of_integers_matches_pytorch(dtype):
+    host = np.random.default_rng(0).integers(0, 100, (2, 5, 4)) - (0 if dtype == "uint8" else 60)
+    got = [
+        lib.nn.functional.max_pool2d(
+            lib.tensor(host).to(getattr(lib, dtype)), 2, 1, padding=1, return_indices=True
+        )
+        for lib in (mg, torch)
+    ]
+    for ours, theirs in zip(got[0], got[1]):
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_max_pool2d_of_bool_is_refused_as_in_pytorch():
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.max_pool2d(torch.ones(1, 3, 4, dtype=torch.bool), 2)
+    with pytest.raises(TypeError, match="got bool"):
+        mg.nn.functional.max_pool2d(mg.ones(1, 3, 4, dtype=mg.bool), 2)
