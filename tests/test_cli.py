@@ -9,13 +9,13 @@ import signal
 import subprocess
 import sys
 import time
-import types
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import minigenesis as mg
+from minigenesis.app import cli
 from minigenesis.app.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -163,16 +163,26 @@ def test_no_amp_runs(tmp_path):
     )
 
 
-def test_help_and_lessons_dispatch(monkeypatch, capsys):
+def test_help_and_lessons_dispatch(monkeypatch, capsys, tmp_path):
     assert main([]) == 0 and "train" in capsys.readouterr().out
     assert main(["train", "--help"]) == 0 and "--accum-steps" in capsys.readouterr().out
-    seen = {}
-    fake = types.ModuleType("minigenesis.lessons_status")
-    fake.main = lambda argv: seen.setdefault("argv", argv) and 0
-    monkeypatch.setitem(sys.modules, "minigenesis.lessons_status", fake)
-    assert main(["lessons", "03", "--no-run"]) == 0 and seen["argv"] == ["03", "--no-run"]
-    monkeypatch.setitem(sys.modules, "minigenesis.lessons_status", None)  # not installed
-    assert main(["lessons"]) == 1 and "no lessons are installed" in capsys.readouterr().out
+    course = tmp_path / "lessons"
+    course.mkdir()
+    (course / "_progress.py").write_text(
+        "def main(argv):\n    print('progress of', argv)\n    return 0\n", encoding="utf-8"
+    )
+    monkeypatch.setattr(cli, "LESSONS_DIR", course)
+    assert main(["lessons", "03", "--no-run"]) == 0
+    assert "progress of ['03', '--no-run']" in capsys.readouterr().out
+    monkeypatch.setattr(cli, "LESSONS_DIR", tmp_path / "nowhere")  # an installed package
+    assert main(["lessons"]) == 1
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and "no lessons here" in out and "nowhere" in out
+
+
+def test_lessons_command_finds_the_course_of_the_checkout(capsys):
+    assert main(["lessons", "--no-run", "01"]) == 0
+    assert "01_tensors_and_dtypes" in capsys.readouterr().out
 
 
 def test_ctrl_c_saves_and_exits_cleanly(tmp_path):

@@ -12,9 +12,11 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 import os
 import sys
+from pathlib import Path
 
 from .job import add_train_arguments
 
@@ -52,6 +54,10 @@ def _parser() -> argparse.ArgumentParser:
     lessons.add_argument("rest", nargs=argparse.REMAINDER)
     return parser
 
+
+# The course and its progress tool live in lessons/ of the source checkout, next to the package;
+# an installed package has no course.
+LESSONS_DIR = Path(__file__).resolve().parents[2] / "lessons"
 
 MAX_PLOT_STEPS = 1_000_000  # about ten seconds of scheduler steps
 
@@ -96,13 +102,16 @@ def _plot_lr(args: argparse.Namespace) -> int:
 
 
 def _lessons(rest: list[str]) -> int:
-    try:
-        from ..lessons_status import main as lessons_main
-    except ImportError:
-        print("no lessons are installed (minigenesis.lessons_status is missing)")
+    tool = LESSONS_DIR / "_progress.py"
+    if not tool.is_file():
+        print(f"no lessons here: {tool} is missing (the course comes with the source checkout)")
         return 1
+    spec = importlib.util.spec_from_file_location("_progress", tool)
+    progress = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = progress  # dataclasses look their module up while a class is built
+    spec.loader.exec_module(progress)
     try:
-        return int(lessons_main(rest) or 0)
+        return int(progress.main(rest) or 0)
     except SystemExit as exit_:  # its argparse exits on --help and on bad options
         return int(exit_.code or 0)
 

@@ -10,8 +10,10 @@ An exercise is done when every check marked ``@pytest.mark.exercise("N.M")`` pas
 longer raises its ``NotImplementedError`` but fails a check is listed as "failing". Without pytest
 installed, the command falls back to counting the stubs you have replaced (unchecked).
 
-This module is also the small pytest plugin (``-p minigenesis.lessons_status``) that records the
-outcome of each check for the command; its hooks do nothing unless the command started the run.
+This module is also the small pytest plugin (``-p _progress``, with lessons/ on the path) that
+records the outcome of each check for the command; its hooks do nothing unless the command started
+the run. It lives with the course, not in the library: ``python -m minigenesis lessons`` loads it
+from the lessons/ folder next to the package.
 """
 
 from __future__ import annotations
@@ -54,10 +56,8 @@ class Chapter:
 
 
 def find_lessons_dir(path: str | None = None) -> Path:
-    """``--path``, else ./lessons, else the lessons/ next to this package (a source checkout)."""
-    candidates = (
-        [Path(path)] if path else [Path.cwd() / "lessons", Path(__file__).parents[1] / "lessons"]
-    )
+    """``--path``, else ./lessons, else the lessons/ folder this file lives in."""
+    candidates = [Path(path)] if path else [Path.cwd() / "lessons", Path(__file__).resolve().parent]
     for c in candidates:
         if c.is_dir():
             return c.resolve()
@@ -107,15 +107,16 @@ def run_checks(lessons: Path, chapters: list[Chapter], solutions: bool) -> list[
         env = dict(os.environ)
         env[_STATUS_ENV] = str(out)
         env[_SOLUTIONS_ENV] = "1" if solutions else "0"
-        package_root = str(Path(__file__).resolve().parents[1])
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+        here = Path(__file__).resolve().parent  # lessons/: this file, the plugin of the run
+        paths = (str(here.parent), str(here), env.get("PYTHONPATH"))  # the package, the plugin
+        env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
         cmd = [
             sys.executable,
             "-m",
             "pytest",
             "-q",
             "-p",
-            "minigenesis.lessons_status",
+            "_progress",
             "-p",
             "no:cacheprovider",
             "--color=no",
