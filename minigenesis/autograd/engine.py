@@ -1,48 +1,31 @@
 """The backward pass: reverse-mode automatic differentiation over the recorded graph.
 
-micrograd's idea in two passes, written without recursion so a 10,000-op chain works:
+The graph's vertices are nodes (``Function`` objects) and leaf tensors; each node's
+``next_edges`` lead to the vertices its inputs came from. micrograd's idea in two passes, written
+without recursion so a 100,000-op chain works:
 
-1. walk the graph once from the output and count, for every node, how many edges lead into it;
-2. start at the output; a node runs its backward only when every node that feeds it a gradient has
-   done so (its count reached zero), then hands each input its share.
+1. walk the graph once from the outputs and count, for every vertex, how many edges lead into it;
+2. send the starting gradients along; a vertex whose every incoming edge has been served is
+   complete: a node then runs its backward and sends each input its share, a leaf tensor adds its
+   gradient into ``.grad`` (or hands it to ``autograd.grad``).
+
+This is Kahn's topological order: a node's gradient is complete before it is used.
 
 This file is also the ONE place where broadcasting is undone: a gradient arriving for an input of
-shape (3, 1) from an output of shape (3, 4) is summed back to (3, 1) here (``sum_to``), and cast
+shape (3, 1) from an output of shape (3, 4) is summed back to (3, 1) here (``_send``), and cast
 back to the input's dtype, so no op has to repeat that logic.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from sys import getrefcount as _getrefcount
-from types import GeneratorType as _GeneratorType
+from types import GeneratorType
 from typing import Any
 
 from ..backend import get_array_module
 from .function import Function, _check_finite
 from .grad_mode import set_grad_enabled, state
 from .tensor_base import TensorBase
-
-
-def _count_dependencies(roots: list) -> dict[Any, int]:
-    """For each vertex (node or leaf tensor) reachable from ``roots``: how many edges enter it."""
-    deps: dict[Any, int] = {}
-    stack = [r for r in roots if isinstance(r, Function)]
-    root_nodes = set(stack)
-    while stack:
-        node = stack.pop()
-        for edge in node.next_edges:
-            if edge is None:
-                continue
-            nxt = edge[0]
-            count = deps.get(nxt)
-            if count is None:  # first visit: walk on from it (leaf tensors end the walk)
-                deps[nxt] = 1
-                if isinstance(nxt, Function) and nxt not in root_nodes:
-                    stack.append(nxt)
-            else:
-                deps[nxt] = count + 1
-    return deps
 
 
 def seed_grads(outputs: list, grad_outputs: list | None) -> list:
@@ -56,6 +39,7 @@ def seed_grads(outputs: list, grad_outputs: list | None) -> list:
                 f"requires_grad=True?"
             )
         g = grad_outputs[i] if grad_outputs is not None else None
+        xp = get_array_module(out._data)
         if g is None:
             if out._data.size != 1:
                 raise RuntimeError(
@@ -63,11 +47,9 @@ def seed_grads(outputs: list, grad_outputs: list | None) -> list:
                     f"{tuple(out.shape)}): gradients can be created implicitly only for scalars. "
                     f"Call out.sum().backward(), or out.backward(gradient=mg.ones_like(out))."
                 )
-            g = TensorBase._make(get_array_module(out._data).ones_like(out._data), False)
+            g = TensorBase._make(xp.ones_like(out._data))
         elif not isinstance(g, TensorBase):
-            g = TensorBase._make(
-                get_array_module(out._data).asarray(g, dtype=out._data.dtype), False
-            )
+            g = TensorBase._make(xp.asarray(g, dtype=out._data.dtype))
         if g._data.shape != out._data.shape:
             raise RuntimeError(
                 f"gradient has shape {tuple(g.shape)} but the output has shape {tuple(out.shape)}"
@@ -90,233 +72,203 @@ def run_backward(
     (``Tensor.backward``). With ``inputs`` nothing accumulates: the gradients reaching those tensors
     are returned instead (``autograd.grad``).
     """
-    # Vertices key these dicts by identity: nodes and tensors hash by id (see Tensor.__hash__).
-    buffers: dict[Any, list] = {}  # vertex -> the gradients of its outputs, summed so far
-    roots = []
-    for t, g in zip(tensors, grad_tensors):
-        vertex, nr = (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t, 0)
-        buf = buffers.setdefault(vertex, [None] * getattr(vertex, "_n_outputs", 1))
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
-        if all(r is not vertex for r in roots):
-            roots.append(vertex)
-
-    capture: dict | None = None
-    results: list | None = None
-    if inputs is not None:
-        capture = {}
-        for i, t in enumerate(inputs):
-            key = (id(t.grad_fn), t._output_nr) if t.grad_fn is not None else (id(t), 0)
-            capture[key] = i
-        results = [None] * len(inputs)
-
-    deps = _count_dependencies(roots)
-    ready = [r for r in roots if deps.get(r, 0) == 0]
-    # detect_anomaly checks what each node's backward returns (below), not the ops that run
-    # inside those backwards: the per-op check is off for the whole pass.
-    anomaly = state.anomaly
-    state.anomaly = False
+    # The edges the starting gradients are sent along (taken as they are: seed_grads checked them)
+    starts = [
+        (t.grad_fn or t, t._output_nr, g._data.shape, g._data.dtype)
+        for t, g in zip(tensors, grad_tensors)
+    ]
+    task = _Backward(starts, create_graph, inputs)
+    # detect_anomaly checks what each node's backward returns (in _Backward.run), not the ops
+    # that run inside those backwards: the per-op check is off for the whole pass.
+    task.anomaly, state.anomaly = state.anomaly, False
     try:
         with set_grad_enabled(create_graph):
+            for edge, g in zip(starts, grad_tensors):
+                task.send(edge, g)
+            ready = task.ready
             while ready:
-                vertex = ready.pop()
-                grads = buffers.pop(vertex, None)
-
-                if not isinstance(vertex, Function):  # a leaf tensor: the end of a path
-                    if grads is not None:
-                        _finish_leaf(vertex, grads, capture, results, create_graph)
-                    grads = None  # (the gradient itself is gone with _finish_leaf's frame)
-                    continue
-
-                node = vertex
-                edges = node.next_edges
-                if grads is None:  # no gradient reached this node: just release its inputs
-                    in_grads = (None,) * len(edges)
-                else:
-                    if node._n_outputs == 1 and not node._grad_hooks and capture is None:
-                        in_grads = node.backward(node, grads[0])  # the common case, inline
-                    else:  # hooks to run, gradients to capture, or several outputs
-                        in_grads = _node_backward(node, grads, capture, results)
-                    if type(in_grads) is not tuple:
-                        if type(in_grads) is _GeneratorType:  # gradients handed over one by one
-                            in_grads, edges = _stream(
-                                node, in_grads, buffers, deps, ready, capture, results,
-                                create_graph, anomaly,
-                            )  # fmt: skip
-                        else:
-                            in_grads = (in_grads,)
-                    if len(in_grads) != len(edges):
-                        raise RuntimeError(
-                            f"{node.name}.backward returned {len(in_grads)} gradients but its "
-                            f"forward took {len(edges)} arguments"
-                        )
-                    if anomaly:
-                        _check_finite(node.name + "Backward", "backward", in_grads)
-                    if not retain_graph:  # free the saved arrays: their memory is needed no more
-                        node._saved = None
-
-                for edge, g in zip(edges, in_grads):
-                    if edge is not None:
-                        _send(edge, g, buffers, deps, ready, create_graph)
-                in_grads = g = grads = None  # keep no stale references to gradients
+                node = ready.pop()
+                task.run(node)
+                if not retain_graph:  # free the saved values: their memory is needed no more
+                    node._saved = None
     finally:
-        state.anomaly = anomaly
+        state.anomaly = task.anomaly
+    return task.grads_of_inputs(allow_unused) if inputs is not None else None
 
-    if results is not None and not allow_unused:
-        for i, r in enumerate(results):
-            if r is None:
+
+class _Backward:
+    """The state of one backward pass."""
+
+    def __init__(self, starts: list, create_graph: bool, inputs: Sequence[Any] | None) -> None:
+        self.create_graph = create_graph
+        self.anomaly = False
+        self.waiting = _count_edges_into(starts)  # vertex -> its edges not yet served
+        self.buffers: dict[Any, list] = {}  # vertex -> the gradient of each output, summed so far
+        self.ready: list[Function] = []  # nodes whose gradients are complete
+        # autograd.grad: (id of vertex, output_nr) of each input -> its place in the results
+        self.capture = inputs is not None
+        self.wanted = {(id(t.grad_fn or t), t._output_nr): i for i, t in enumerate(inputs or ())}
+        self.results = [None] * len(inputs or ())
+
+    def run(self, node: Function) -> None:
+        """Run a complete node's backward and send each of its inputs its gradient."""
+        grads = self.buffers.pop(node, None)
+        if grads is None:  # no gradient reached this node: it only releases its inputs
+            in_grads = (None,) * len(node.next_edges)
+        else:
+            if node._grad_hooks or node._n_outputs > 1 or self.wanted:
+                grads = self._grad_outputs(node, grads)
+            in_grads = node.backward(node, *grads)
+        if type(in_grads) is not tuple:
+            if type(in_grads) is GeneratorType:
+                self.send_as_yielded(node, in_grads)
+                return
+            in_grads = (in_grads,)
+        if len(in_grads) != len(node.next_edges):
+            raise RuntimeError(
+                f"{node.name}.backward returned {len(in_grads)} gradients but its forward took "
+                f"{len(node.next_edges)} arguments"
+            )
+        if self.anomaly:
+            _check_finite(node.name + "Backward", "backward", enumerate(in_grads))
+        for edge, g in zip(node.next_edges, in_grads):
+            if edge is not None:
+                self.send(edge, g)
+
+    def send_as_yielded(self, node: Function, in_grads: GeneratorType) -> None:
+        """A backward written as a generator yields ``(input index, gradient)`` pairs: each
+        gradient is sent on before the next is computed, so a leaf's is added into its .grad and
+        freed first (Linear yields its weight's gradient before computing the input's)."""
+        pending = list(node.next_edges)  # the edges no gradient was yielded for yet
+        for i, g in in_grads:
+            if self.anomaly:
+                _check_finite(node.name + "Backward", "backward", [(i, g)])
+            if pending[i] is not None:
+                self.send(pending[i], g)
+                pending[i] = None
+            del g  # (this name must not keep the gradient alive while the next is computed)
+        for edge in pending:
+            if edge is not None:
+                self.send(edge, None)
+
+    def _grad_outputs(self, node: Function, grads: list) -> list:
+        """The gradients node.backward receives: after the hooks on them, captured for
+        autograd.grad, and zeros for an output that got none (a multi-output op)."""
+        if node._grad_hooks:
+            for nr, hooks in node._grad_hooks.items():
+                if grads[nr] is not None:
+                    grads[nr] = _run_hooks(hooks, grads[nr])
+        for nr, g in enumerate(grads):
+            if (id(node), nr) in self.wanted:
+                self.results[self.wanted[id(node), nr]] = g
+        if any(g is None for g in grads):
+            xp = get_array_module(next(g for g in grads if g is not None)._data)
+            grads = [
+                g if g is not None else TensorBase._make(xp.zeros(shape, dtype))
+                for g, (shape, dtype) in zip(grads, node._out_meta)
+            ]
+        return grads
+
+    def send(self, edge: tuple, g: Any) -> None:
+        """Pass the gradient ``g`` (None: no gradient) along ``edge`` into the buffer of the vertex
+        it leads to; the last edge into a vertex completes it: a node is then ready to run, and a
+        leaf tensor gets its gradient at once."""
+        vertex, nr, shape, dtype = edge
+        if g is not None:
+            if g._data.shape != shape:  # the input was broadcast: sum over the broadcast axes
+                g = g.sum_to_shape(shape)
+            if g._data.dtype != dtype:  # the input was promoted: back to its own dtype
+                g = g._cast(dtype)
+            buffer = self.buffers.get(vertex)
+            if buffer is None:  # one slot per output of a node (a leaf tensor has one)
+                buffer = self.buffers[vertex] = [None] * getattr(vertex, "_n_outputs", 1)
+            buffer[nr] = g if buffer[nr] is None else _sum(buffer[nr], g, self.create_graph)
+        left = self.waiting[vertex] - 1
+        self.waiting[vertex] = left
+        if left == 0:
+            if isinstance(vertex, Function):
+                self.ready.append(vertex)
+            else:
+                self._finish_leaf(vertex)
+
+    def _finish_leaf(self, leaf: Any) -> None:
+        """All gradients for ``leaf`` are in: run its hooks, then add the gradient into ``.grad``,
+        or keep it as a result of ``autograd.grad``."""
+        buffer = self.buffers.pop(leaf, None)
+        g = None if buffer is None else buffer[0]
+        if g is None:
+            return
+        g = _run_hooks(leaf._hooks, g)
+        if (id(leaf), 0) in self.wanted:
+            self.results[self.wanted[id(leaf), 0]] = g
+        elif not self.capture:
+            _accumulate(leaf, g, self.create_graph)
+
+    def grads_of_inputs(self, allow_unused: bool) -> tuple:
+        """autograd.grad's answer: the gradient that reached each input."""
+        for i, r in enumerate(self.results):
+            if r is None and not allow_unused:
                 raise RuntimeError(
                     f"input {i} of autograd.grad was not used to compute the outputs (or needs "
                     f"no grad). Pass allow_unused=True if that is intended."
                 )
-    return tuple(results) if results is not None else None
+        return tuple(self.results)
 
 
-def _node_backward(node: Function, grads: list, capture: dict | None, results: list | None) -> Any:
-    """Call a node's backward where the loop's inline case does not do: first the hooks on its
-    outputs' gradients (register_hook, retain_grad) and the gradients autograd.grad asked for;
-    an output that got no gradient counts as zeros (a multi-output op)."""
-    if node._grad_hooks:
-        for nr, fns in node._grad_hooks.items():
-            if grads[nr] is not None:
-                grads[nr] = _run_hooks(fns, grads[nr])
-    if capture is not None:
-        for nr, g in enumerate(grads):
-            slot = capture.get((id(node), nr))
-            if slot is not None:
-                results[slot] = g
-    present = [g for g in grads if g is not None]
-    if not present:
-        return (None,) * len(node.next_edges)
-    if len(present) < len(grads):
-        xp = get_array_module(present[0]._data)
-        grads = [
-            g if g is not None else TensorBase._make(xp.zeros(m[0], m[1]), False)
-            for g, m in zip(grads, node._out_meta)
-        ]
-    return node.backward(node, *grads)
+def _count_edges_into(starts: list) -> dict[Any, int]:
+    """For each vertex (node or leaf tensor) reachable from the ``starts`` edges: how many
+    edges lead into it (the starting ones included)."""
+    count: dict[Any, int] = {}
+    stack = [edge[0] for edge in starts]
+    while stack:
+        vertex = stack.pop()
+        if vertex in count:
+            count[vertex] += 1
+            continue
+        count[vertex] = 1  # the first visit: walk on (a leaf tensor ends the walk)
+        if isinstance(vertex, Function):
+            for edge in vertex.next_edges:
+                if edge is not None:
+                    stack.append(edge[0])
+    return count
+
+
+def _sum(a: Any, b: Any, create_graph: bool) -> Any:
+    """Two gradients of one output, summed. With create_graph the sum is an op of the graph
+    (it may be differentiated); otherwise nothing records, and adding the arrays directly skips
+    the op machinery, which costs far more than the addition on small arrays."""
+    if create_graph:
+        return a + b
+    total = a._data + b._data
+    if total.ndim == 0:  # NumPy sums two 0-d arrays to a scalar
+        total = get_array_module(a._data).asarray(total)
+    return TensorBase._make(total)
 
 
 def _run_hooks(hooks: list | None, g: Any) -> Any:
-    if hooks:
-        for hook in hooks:
-            r = hook(g)
-            if r is not None:
-                g = r
+    """Each hook sees the gradient; one that returns a tensor replaces it."""
+    for hook in hooks or ():
+        r = hook(g)
+        if r is not None:
+            g = r
     return g
-
-
-def _send(edge: tuple, g: Any, buffers: dict, deps: dict, ready: list, create_graph: bool) -> None:
-    """Pass the gradient ``g`` (None: no gradient) along ``edge`` into its vertex's buffer; once
-    every edge into that vertex has been served, the vertex is ready to run.
-
-    This is the one place where broadcasting and dtype promotion are undone."""
-    nxt, nr, shape, dtype = edge
-    if g is not None:
-        data = g._data
-        if data.shape != shape:
-            g = g.sum_to_shape(shape)
-        if data.dtype != dtype:
-            g = g._cast(dtype)
-        buf = buffers.get(nxt)
-        if buf is None:  # (a leaf tensor counts as a vertex with one output)
-            buf = buffers[nxt] = [None] * getattr(nxt, "_n_outputs", 1)
-        prev = buf[nr]
-        if prev is None:
-            buf[nr] = g
-        elif create_graph:  # the sum must itself be differentiable
-            buf[nr] = prev + g
-        else:  # plain arrays: nothing records, so skip the op machinery
-            acc = prev._data + g._data
-            if not acc.ndim:  # NumPy sums 0-d arrays to a scalar: re-wrap it
-                acc = get_array_module(prev._data).asarray(acc)
-            buf[nr] = TensorBase._make(acc, False)
-    left = deps[nxt] - 1
-    deps[nxt] = left
-    if left == 0:
-        ready.append(nxt)
-
-
-def _stream(
-    node: Function,
-    gen: Any,
-    buffers: dict,
-    deps: dict,
-    ready: list,
-    capture: dict | None,
-    results: list | None,
-    create_graph: bool,
-    anomaly: bool,
-) -> tuple[tuple, list]:
-    """Run a backward written as a generator of ``(input index, gradient)`` pairs, passing each
-    gradient on as soon as it is yielded, and finishing a leaf at once when that was the last
-    gradient it waited for.
-
-    Why: an op whose backward computes several large gradients would otherwise hold all of them
-    at once. Linear yields its weight gradient first; it is added into ``weight.grad`` (and the
-    temporary freed) before the input gradient is even computed, so backward's peak memory holds
-    one weight-sized temporary fewer. Returns the gradients (all None) and the edges still to be
-    served (those not yielded, for the caller to release as usual)."""
-    edges = list(node.next_edges)
-    for i, g in gen:
-        edge = edges[i]
-        if edge is None or g is None:  # an input that wants no gradient (or was served)
-            continue
-        if anomaly:
-            _check_finite(node.name + "Backward", "backward", (g,))
-        edges[i] = None
-        _send(edge, g, buffers, deps, ready, create_graph)
-        g = None  # the buffer holds it now (and _accumulate may take it over only if we don't)
-        vertex = edge[0]
-        if ready and ready[-1] is vertex and not isinstance(vertex, Function):
-            ready.pop()
-            _finish_leaf(vertex, buffers.pop(vertex), capture, results, create_graph)
-    return (None,) * len(edges), edges
-
-
-def _finish_leaf(
-    leaf: Any, grads: list, capture: dict | None, results: list | None, create_graph: bool
-) -> None:
-    """Every gradient for a leaf tensor is in (``grads``, its one-slot buffer): run its hooks,
-    then accumulate into ``.grad``, or, for ``autograd.grad``, keep it as a result."""
-    g = grads.pop()  # out of the buffer: this frame holds the only reference the engine has
-    if g is None:
-        return
-    g = _run_hooks(leaf._hooks, g)
-    if capture is not None:
-        slot = capture.get((id(leaf), 0))
-        if slot is not None:
-            results[slot] = g
-    else:
-        _accumulate(leaf, g, create_graph)
 
 
 def _accumulate(leaf: Any, g: Any, create_graph: bool) -> None:
     """leaf.grad += g.
 
-    The first gradient becomes ``leaf.grad``. It is copied unless nothing else can see it: ``a + b``
-    hands the same gradient to both inputs, and ``p.grad.data.div_(s)`` on one must not change the
-    other. "Nothing else" is read off reference counts (as PyTorch's AccumulateGrad does with
-    use_count): the array must own its memory, and only ``g`` (held by the engine and by this
-    call) may point to it. A fresh matmul output is taken as it is, saving a copy per parameter.
+    The first gradient becomes ``leaf.grad`` as a copy: the same gradient may reach two leaves
+    (``a + b``), or be held by a hook, and an in-place change to one must not show in the other.
+    Later ones are added in place, as PyTorch does (a grad tensor held elsewhere sees the sum).
+    With ``create_graph`` the sum is itself recorded, so it can be differentiated.
     """
     if create_graph:
         leaf.grad = g if leaf.grad is None else leaf.grad + g
     elif leaf.grad is None:
-        arr = g._data
-        # array refs: g's, `arr`, getrefcount's argument; tensor refs: _finish_leaf's, ours,
-        # argument (+1 that CPython holds while calling): anything more is someone else's
-        owned = (
-            getattr(arr, "base", None) is None
-            and _getrefcount(arr) <= 3
-            and _getrefcount(g) <= 4
-            and getattr(arr, "flags", None) is not None
-            and arr.flags.writeable
-        )
-        leaf.grad = TensorBase._make(arr if owned else arr.copy(), False)
-    else:  # accumulate in place, as PyTorch does (a grad tensor held elsewhere sees the sum)
-        cur = leaf.grad._data
+        leaf.grad = TensorBase._make(g._data.copy())
+    else:
         try:
-            cur += g._data
+            leaf.grad._data += g._data
             leaf.grad._bump_version()
         except (ValueError, TypeError):  # read-only (an expanded tensor) or a dtype that can't
-            leaf.grad = TensorBase._make(cur + g._data, False)
+            leaf.grad = TensorBase._make(leaf.grad._data + g._data)

@@ -17,22 +17,19 @@ Two flavours share this class:
   returns arrays;
 - a user's custom op subclasses :class:`Function` as in PyTorch: ``forward`` receives Tensors (with
   recording switched off) and returns Tensors.
+
+Tensors are known here as :class:`TensorBase` (``tensor_base.py`` says why).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..backend import get_array_module
-from .grad_mode import state
+from .grad_mode import no_grad, state
 from .tensor_base import TensorBase
 
 _FLOAT_KINDS = frozenset("fV")  # 'V' is how NumPy reports ml_dtypes' bfloat16
-
-_CONST, _INPUT, _OUTPUT, _PACKED = 0, 1, 2, 3
-_PLAIN = frozenset((int, float, bool, tuple, str))
 
 
 class Function:
@@ -40,16 +37,13 @@ class Function:
 
     _array_forward = False
 
-    # Per-node fields, set in apply() for recorded nodes. Defaults live on the class so that
-    # creating a node only sets what differs (this is the hot path of every op).
-    next_edges: list  # per forward argument: (node | leaf Tensor, output_nr, shape, dtype) or None
-    _n_outputs = 1  # how many gradient slots the engine keeps for this node
-    _out_meta = None  # multi-output ops: per output (shape, dtype), to zero-fill missing grads
-    # What forward passed to save_for_backward (_to_save), resolved once the outputs exist into
-    # _saved: None after a backward has freed it (retain_graph=False).
-    _saved: list | None = ()
-    _to_save: tuple = ()
-    _non_diff = None
+    # Per-node fields, set in apply() when the call is recorded; the defaults live on the class.
+    next_edges: list  # per forward argument: its edge (see _edge), or None
+    _n_outputs = 1  # how many outputs carry gradients back into this node
+    _out_meta = None  # several outputs: (shape, dtype) of each, to zero-fill a missing gradient
+    _to_save: tuple = ()  # what forward passed to save_for_backward ...
+    _saved: list | None = ()  # ... as records (see _saved_record); None once backward freed them
+    _non_diff = None  # ids of the outputs marked non-differentiable
     _grad_hooks = None  # output_nr -> hooks (Tensor.register_hook / retain_grad on non-leaves)
 
     # ------------------------------------------------------------------ the op author's interface
@@ -80,45 +74,44 @@ class Function:
     @property
     def needs_input_grad(self) -> tuple[bool, ...]:
         """Per forward argument: does it want a gradient? (Forward can ask too, to save less.)"""
-        e = self.next_edges
-        if len(e) == 2:  # the common binary op, without building a list
-            return (e[0] is not None, e[1] is not None)
-        return tuple([x is not None for x in e])
+        edges = self.next_edges
+        if len(edges) == 2:  # most ops take two arguments: this is read by their forward
+            return (edges[0] is not None, edges[1] is not None)
+        return tuple([edge is not None for edge in edges])
 
     @property
     def saved_tensors(self) -> tuple:
-        saved = self._saved
-        if saved is None:
+        if self._saved is None:
             raise RuntimeError(
                 f"Trying to backward through the graph a second time (the saved values of "
                 f"{type(self).__name__} were freed by the first backward). Pass "
                 f"retain_graph=True to the first backward() if you need to call it twice."
             )
-        out = []
-        for kind, a, b, c in saved:
+        values = []
+        for kind, value, vc, version in self._saved:  # see _saved_record
             if kind == _CONST:
-                out.append(a)
+                values.append(value)
                 continue
-            if kind == _PACKED:  # saved under saved_tensors_hooks: a = what pack returned
-                out.append(b(a))
+            if kind == _PACKED:  # vc holds the unpack hook here
+                values.append(vc(value))
                 continue
-            if b[0] != c:
+            if vc[0] != version:
                 raise RuntimeError(
                     f"one of the tensors needed for {type(self).__name__}'s backward was "
-                    f"modified by an in-place operation (its version is {b[0]}, expected {c}). "
-                    f"Use the out-of-place op (e.g. `x = x + 1` instead of `x.add_(1)`), or clone "
-                    f"the tensor before changing it."
+                    f"modified by an in-place operation (its version is {vc[0]}, expected "
+                    f"{version}). Use the out-of-place op (e.g. `x = x + 1` instead of "
+                    f"`x.add_(1)`), or clone the tensor before changing it."
                 )
             if kind == _INPUT:
-                out.append(a)
-            else:  # an output: a tensor standing for output j of this node (see _resolve_saved)
-                j, array, differentiable = a
+                values.append(value)
+            else:  # output nr of this node: a tensor standing in for it (see _saved_record)
+                nr, array, differentiable = value
                 t = TensorBase._make(array)
                 if differentiable:
-                    t.requires_grad, t.grad_fn, t._output_nr = True, self, j
-                t._vc = b
-                out.append(t)
-        return tuple(out)
+                    t.requires_grad, t.grad_fn, t._output_nr = True, self, nr
+                t._vc = vc
+                values.append(t)
+        return tuple(values)
 
     @property
     def name(self) -> str:
@@ -136,94 +129,57 @@ class Function:
     # ------------------------------------------------------------------ running it
     @classmethod
     def apply(cls, *args: Any) -> Any:
-        st = state
-        if st.autocast_dtype is not None:  # amp.py decides per op class what to cast
-            args = st.autocast_hook(cls, args)
+        """Run the op on ``args`` (Tensors and plain values); when any of them wants a gradient,
+        the outputs remember this call as their ``grad_fn``."""
+        if state.autocast_dtype is not None:  # amp decides per op class what to cast
+            args = state.autocast_hook(cls, args)
+        modes = state.__dict__  # this thread's grad and anomaly modes (grad_mode.state says why)
+        node = cls()
+        # Unwrap each Tensor to its array, and give each argument an edge: where its gradient
+        # goes, or None when it wants none. The edges exist before forward runs, so forward can
+        # ask needs_input_grad and save only what backward will need.
+        grad_mode = modes["grad_enabled"]
+        arrays, edges, record = [], [], False
+        for a in args:
+            if isinstance(a, TensorBase):
+                arrays.append(a._data)
+                if grad_mode and a.requires_grad:
+                    edges.append(_edge(a))
+                    record = True
+                    continue
+            else:
+                arrays.append(a)
+            edges.append(None)
+        node.next_edges = edges
 
-        # This thread's grad mode and anomaly mode, read from its dict at once: every attribute
-        # read on a threading.local looks up the calling thread first.
-        flags = st.__dict__
-        ctx = _new(cls)
-        # Unwrap each Tensor to the array forward works on, and give every argument an edge:
-        # where its gradient goes (see _edge), or None when it wants none. The edges exist before
-        # forward runs, so forward can ask ctx.needs_input_grad and save only what backward needs.
-        # (Plain loops, not comprehensions: in Python 3.11 a comprehension is a function call of
-        # its own, and every op passes here.)
-        inputs = []
-        if flags["grad_enabled"]:
-            edges = []
-            record = False
-            for a in args:
-                if isinstance(a, TensorBase):
-                    inputs.append(a._data)
-                    if a.requires_grad:
-                        edges.append(_edge(a))
-                        record = True
-                        continue
-                else:
-                    inputs.append(a)
-                edges.append(None)
-        else:  # no_grad, and every backward without create_graph: nothing to record
-            for a in args:
-                inputs.append(a._data if isinstance(a, TensorBase) else a)
-            edges = _NO_EDGES[len(args)] if len(args) < 8 else (None,) * len(args)
-            record = False
-        ctx.next_edges = edges
         if cls._array_forward:
-            result = cls.forward(ctx, *inputs)
+            result = cls.forward(node, *arrays)
         else:
-            result = _tensor_forward(cls, ctx, args)
-
-        if type(result) is not tuple:  # the common case: one output
-            if isinstance(result, _np_generic):  # NumPy ufuncs turn 0-d arrays into scalars
-                result = _rewrap_scalar(ctx, result)
-            out = TensorBase._make(result)
-            if record and result.dtype.kind in _FLOAT_KINDS:
-                out.requires_grad = True
-                out.grad_fn = ctx
-                if ctx._to_save:
-                    _record(ctx, args, inputs, (result,), (out,))
-            if flags["anomaly"]:
-                _check_finite(cls.__name__, "forward", (result,))
-            return out
-
-        outs = []
-        non_diff = ctx._non_diff
-        for i, r in enumerate(result):
-            if isinstance(r, _np_generic):
-                r = _rewrap_scalar(ctx, r)
-            t = TensorBase._make(r)
-            if (
-                record
-                and r.dtype.kind in _FLOAT_KINDS
-                and (non_diff is None or id(r) not in non_diff)
-            ):
-                t.requires_grad = True
-                t.grad_fn = ctx
-                t._output_nr = i
-            outs.append(t)
+            result = _tensor_forward(cls, node, args)
+        if type(result) is tuple:
+            outputs = tuple([_output(node, nr, r, record) for nr, r in enumerate(result)])
+        else:  # one output: the common case
+            outputs = (_output(node, 0, result, record),)
         if record:
-            ctx._n_outputs = len(result)
-            ctx._out_meta = [(r.shape, r.dtype) for r in result]
-            if ctx._to_save:
-                _record(ctx, args, inputs, result, outs)
-        if flags["anomaly"]:
-            _check_finite(cls.__name__, "forward", result)
-        return tuple(outs)
+            if len(outputs) > 1:  # the engine needs their shapes to zero-fill a missing gradient
+                node._n_outputs = len(outputs)
+                node._out_meta = [(out._data.shape, out._data.dtype) for out in outputs]
+            if node._to_save:
+                node._saved = _resolve_saved(node, args, result, outputs)
+        if modes["anomaly"]:
+            _check_finite(cls.__name__, "forward", enumerate(outputs))
+        return outputs if type(result) is tuple else outputs[0]
 
 
-_new = object.__new__
-_NO_EDGES = [(None,) * n for n in range(8)]
-_np_generic, _np_asarray = np.generic, np.asarray
-
-
-def _rewrap_scalar(ctx: Function, scalar: Any) -> Any:
-    """A 0-d array for NumPy's scalar output, swapped into what forward saved as well: a saved
-    scalar that is not the output array would be kept as a constant (wrong second derivatives)."""
-    arr = _np_asarray(scalar)
-    if ctx._to_save:
-        ctx._to_save = tuple(arr if s is scalar else s for s in ctx._to_save)
-    return arr
+def _output(node: Function, nr: int, array: Any, record: bool) -> Any:
+    """Output ``nr`` of ``node`` as a Tensor. When the call is recorded, the output remembers
+    the node as its grad_fn, unless it cannot carry a gradient (not floating point, or marked
+    non-differentiable)."""
+    out = TensorBase._make(array)
+    if record and array.dtype.kind in _FLOAT_KINDS:
+        if node._non_diff is None or id(array) not in node._non_diff:
+            out.requires_grad, out.grad_fn, out._output_nr = True, node, nr
+    return out
 
 
 class Op(Function):
@@ -232,10 +188,15 @@ class Op(Function):
     _array_forward = True
 
 
+def _edge(t: Any) -> tuple:
+    """Where the gradient of tensor ``t`` goes: (the node that made t, or t itself for a leaf;
+    which output of that node t is; t's shape; t's dtype). The engine reduces and casts the
+    gradient to that shape and dtype, which undoes broadcasting and type promotion."""
+    return (t.grad_fn or t, t._output_nr, t._data.shape, t._data.dtype)
+
+
 def _tensor_forward(cls, ctx: Function, inputs: tuple) -> Any:
     """Run a user's PyTorch-style forward (Tensors in, Tensors out) and return its arrays."""
-    from .grad_mode import no_grad
-
     with no_grad():
         result = cls.forward(ctx, *inputs)
     results = result if isinstance(result, tuple) else (result,)
@@ -245,51 +206,50 @@ def _tensor_forward(cls, ctx: Function, inputs: tuple) -> Any:
     return arrays if isinstance(result, tuple) else arrays[0]
 
 
-def _edge(t: Any) -> tuple:
-    """Where the gradient of input ``t`` goes: (its node, or t itself for a leaf; output_nr;
-    shape; dtype). Shape and dtype are what the engine reduces and casts that gradient to."""
-    data = t._data
-    fn = t.grad_fn
-    if fn is None:
-        return (t, 0, data.shape, data.dtype)
-    return (fn, t._output_nr, data.shape, data.dtype)
+# ---------------------------------------------------------------------- saved values
+# What forward saved is kept as records (kind, value, version counter, version then):
+#   (_CONST, value, None, None)      a constant of this op (a number, a shape, an inner array)
+#   (_INPUT, tensor, vc, version)    an input tensor, whose version is checked in backward
+#   (_OUTPUT, (nr, array, differentiable), vc, version)    output nr of this very node
+#   (_PACKED, what pack returned, unpack, None)    under autograd.graph.saved_tensors_hooks
+_CONST, _INPUT, _OUTPUT, _PACKED = 0, 1, 2, 3
+_PLAIN = frozenset((int, float, bool, tuple, str))
 
 
-def _record(ctx: Function, args: tuple, inputs: list, raw: tuple, outs: Any) -> None:
-    """Resolve what forward saved, now that the outputs exist: each value becomes a record
-    (kind, value, version counter, version then), which saved_tensors checks and unpacks. The
-    value is the constant itself, the input Tensor, or (j, array, differentiable) for output j.
-    Under saved_tensors_hooks a record is (_PACKED, what pack returned, unpack, None)."""
-    saved = []
+def _resolve_saved(node: Function, args: tuple, result: Any, outputs: tuple) -> list:
+    """Turn what forward saved into records, now that the outputs exist (``result``: what
+    forward returned, one array or a tuple of them)."""
+    results = result if type(result) is tuple else (result,)
     hooks = state.saved_tensors_hooks
-    for s in ctx._to_save:
-        if s is None or type(s) in _PLAIN:  # a constant (e.g. the 2 of x * 2): kept as it is
-            saved.append((_CONST, s, None, None))
-        else:
-            record = _resolve_saved(s, args, inputs, raw, outs)
-            saved.append(record if hooks is None else _pack(record, hooks))
-    ctx._saved = saved
-    ctx._to_save = ()  # _saved holds them now (and backward frees _saved)
+    records = []
+    for value in node._to_save:
+        record = _saved_record(value, args, results, outputs)
+        if hooks is not None and record[0] != _CONST:
+            record = _pack(record, hooks)
+        records.append(record)
+    node._to_save = ()
+    return records
 
 
-def _resolve_saved(s: Any, args: tuple, inputs: list, raw: tuple, outs: Any) -> tuple:
-    """Decide whether a saved value is an input, an output, or a constant of this op."""
-    for i, a in enumerate(inputs):
-        if (s is a or s is args[i]) and isinstance(args[i], TensorBase):
-            t = args[i]
-            vc = t._version_counter()
-            return (_INPUT, t, vc, vc[0])
-    for j, r in enumerate(raw):
-        if s is r or (isinstance(s, TensorBase) and s._data is r):  # (a custom forward's output)
+def _saved_record(value: Any, args: tuple, results: tuple, outputs: list) -> tuple:
+    """Is a saved value an input, an output, or a constant of this op?"""
+    if value is None or type(value) in _PLAIN:
+        return (_CONST, value, None, None)
+    for a in args:
+        if isinstance(a, TensorBase) and (value is a or value is a._data):
+            vc = a._version_counter()
+            return (_INPUT, a, vc, vc[0])
+    for nr, r in enumerate(results):
+        if value is r or (isinstance(value, TensorBase) and value._data is r):
             # Not the output tensor itself: it points to this node (grad_fn), and this node
             # pointing back would make a reference cycle that only the garbage collector frees.
             # Its array and version counter are enough to stand in for it in backward.
-            t = outs[j]
-            vc = t._version_counter()
-            return (_OUTPUT, (j, r, t.requires_grad), vc, vc[0])
-    if isinstance(s, TensorBase):  # a tensor made inside forward: keep it, detached
-        return (_CONST, s.detach(), None, None)
-    return (_CONST, TensorBase._make(s, False), None, None)  # an intermediate array
+            out = outputs[nr]
+            vc = out._version_counter()
+            return (_OUTPUT, (nr, out._data, out.requires_grad), vc, vc[0])
+    if isinstance(value, TensorBase):  # a tensor made inside forward: keep it, detached
+        return (_CONST, value.detach(), None, None)
+    return (_CONST, TensorBase._make(value), None, None)  # an intermediate array
 
 
 def _pack(record: tuple, hooks: tuple) -> tuple:
@@ -303,9 +263,10 @@ def _pack(record: tuple, hooks: tuple) -> tuple:
     return (_PACKED, pack(value), unpack, None)
 
 
-def _check_finite(op: str, where: str, arrays) -> None:
-    """detect_anomaly: name the first op whose forward or backward produced NaN/Inf."""
-    for i, a in enumerate(arrays):
+def _check_finite(op: str, where: str, numbered: Any) -> None:
+    """detect_anomaly: name the first op whose forward or backward produced NaN/Inf.
+    ``numbered``: (output index, tensor or None) pairs."""
+    for i, a in numbered:
         if a is None:
             continue
         data = a._data if isinstance(a, TensorBase) else a

@@ -12,7 +12,11 @@ from typing import Any
 
 
 class _State(threading.local):
-    """Per-thread flags. Attributes are plain fields so the hot path reads them cheaply.
+    """Per-thread flags, as plain fields.
+
+    Function.apply, which every op passes through, reads ``grad_enabled`` and ``anomaly`` from
+    this thread's ``__dict__`` in one read: each attribute read on a ``threading.local`` first
+    looks up the calling thread's dict, which costs more than the rest of such a read.
 
     The autocast fields are class attributes on purpose: ``mg.enable_autocast = True`` sets them on
     the class, so every thread sees it; a ``with autocast(...)`` block stores its setting in this
