@@ -29,9 +29,9 @@ class Linear(Op):
 
     @staticmethod
     def backward(ctx, gy):
-        # A generator: each gradient is passed on as it is yielded (engine.send_as_yielded). The weight's
-        # goes first and is added into W.grad before dL/dx is computed, so the two (each as large
-        # as an activation or a weight) are never alive together.
+        # A generator: each gradient is passed on as it is yielded (engine's send_as_yielded).
+        # The weight's goes first and is added into W.grad before dL/dx is computed, so the two
+        # (each as large as an activation or a weight) are never alive together.
         x, w = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad
         g2 = gy.reshape(-1, gy.shape[-1])
