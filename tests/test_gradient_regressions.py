@@ -593,3 +593,47 @@ def test_setitem_of_a_one_element_tensor_into_a_scalar_slot():
             m = (y, x.grad, v.grad)
     for a, b in zip(m, (y, x.grad, v.grad)):
         assert_same(a, b)
+
+
+# ---------------------------------------------------------------- pad with negative amounts
+PADS = [(-1, 2), (2, -1), (-1, -1), (-2, 1, 1, -1), (1, -2, -1, 2), (-1, 0, 0, -2)]
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+@pytest.mark.parametrize("amounts", PADS, ids=[str(p) for p in PADS])
+def test_pad_with_negative_amounts_crops_as_torch(mode, amounts):
+    """Constant and circular padding crop first and pad what is left; reflect and replicate
+    index the uncropped input (PyTorch's results, gradients included)."""
+    torch = pytest.importorskip("torch")
+    shape = (1, 2, 5) if len(amounts) == 2 else (1, 2, 4, 5)  # PyTorch's supported ranks
+    a = np.random.default_rng(3).standard_normal(shape)
+    m, t = pair(torch, a, "float64", requires_grad=True)
+    m_out = mg.nn.functional.pad(m, amounts, mode=mode)
+    t_out = torch.nn.functional.pad(t, amounts, mode=mode)
+    assert_same(m_out, t_out)
+    w = np.random.default_rng(4).standard_normal(tuple(t_out.shape))
+    (m_out * mg.tensor(w)).sum().backward()
+    (t_out * torch.tensor(w)).sum().backward()
+    assert_grads([m], [t])
+
+
+def test_pad_refuses_amounts_that_crop_below_nothing():
+    with pytest.raises(ValueError, match="leave -1 elements"):
+        mg.nn.functional.pad(mg.zeros(1, 2, 5), (-3, -3), mode="replicate")
+
+
+# ---------------------------------------------------------------- linear on integers
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int8"])
+def test_linear_on_integers_computes_in_that_dtype(dtype):
+    torch = pytest.importorskip("torch")
+    out = []
+    for lib in (mg, torch):
+        dt = getattr(lib, dtype)
+        x = lib.tensor([[1, 2], [3, -4]], dtype=dt)
+        w = lib.tensor([[1, 1], [2, -1], [0, 3]], dtype=dt)
+        b = lib.tensor([1, 2, 3], dtype=dt)
+        out.append((lib.nn.functional.linear(x, w), lib.nn.functional.linear(x, w, b)))
+    for a, b in zip(*out):
+        assert_same(a, b)
+    with pytest.raises(TypeError, match="bool"):
+        mg.nn.functional.linear(mg.ones(2, 2, dtype=mg.bool), mg.ones(2, 2, dtype=mg.bool))

@@ -28,8 +28,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise ValueError("linear: input must have at least 1 dim")
     # Mixed dtypes (a float16 input into a float32 layer) promote, as matmul does.
     dt = _dt.promote_types(input.dtype, weight.dtype)
-    if not dt.is_floating_point:
-        raise TypeError(f"linear: expected floating-point input, got {input.dtype.name}")
+    # integers of one dtype compute in that dtype, as in PyTorch (no gradient); bool does not
+    if dt is _dt.bool_:
+        raise TypeError("linear: bool tensors are not supported (as in PyTorch)")
+    if not dt.is_floating_point and input.dtype is not weight.dtype:
+        raise TypeError(
+            f"linear: integer operands must have one dtype, got {input.dtype.name} and "
+            f"{weight.dtype.name}"
+        )
     x, w = input._cast(dt.numpy_dtype), weight._cast(dt.numpy_dtype)
     if bias is not None and bias.shape != (weight.shape[0],):
         raise ValueError(

@@ -6,7 +6,8 @@ one element in front and two behind, ``(1, 1, 2, 2)`` also pads the dim before i
 - ``constant``: the ``Pad`` op below; its gradient is the slice of dL/dy that covers x. Negative
   amounts crop (as in PyTorch), done by slicing first.
 - ``reflect``, ``replicate``, ``circular``: each output element is a copy of some input element, so
-  these are plain gathers ``x[..., rows, cols]`` with an index per padded dim. The gather's
+  these are plain gathers ``x[..., rows, cols]`` with an index per padded dim (a negative amount
+  starts or ends that index inside x: it crops, as in PyTorch). The gather's
   gradient already scatter-adds, which is exactly right: a border pixel copied three times
   collects three gradients.
 """
@@ -57,24 +58,31 @@ def pad(x, pad: tuple | list, mode: str = "constant", value: float | None = None
     # one (lo, hi) per padded dim, in dim order
     pairs = [(pad[2 * (k - 1 - i)], pad[2 * (k - 1 - i) + 1]) for i in range(k)]
     dims = list(range(x.ndim - k, x.ndim))
-    if mode == "constant":
-        crop = tuple(slice(-lo if lo < 0 else None, hi if hi < 0 else None) for lo, hi in pairs)
-        if any(lo < 0 or hi < 0 for lo, hi in pairs):
-            x = x[(Ellipsis, *crop)]
-        widths = ((0, 0),) * (x.ndim - k) + tuple((max(lo, 0), max(hi, 0)) for lo, hi in pairs)
-        return Pad.apply(x, widths, 0.0 if value is None else value)
-    if mode not in ("reflect", "replicate", "circular"):
+    if mode not in ("constant", "reflect", "replicate", "circular"):
         raise ValueError(
             f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got {mode!r}"
         )
+    # Negative amounts crop. Constant and circular padding crop first and pad what is left;
+    # reflect and replicate index the uncropped input (PyTorch's results in both cases).
+    for (lo, hi), d in zip(pairs, dims):
+        if lo + x.shape[d] + hi < 0:
+            raise ValueError(
+                f"pad: amounts {pad} leave {lo + x.shape[d] + hi} elements of dim {d} "
+                f"(size {x.shape[d]}) in mode {mode!r}"
+            )
+    if mode in ("constant", "circular") and any(lo < 0 or hi < 0 for lo, hi in pairs):
+        crop = tuple(slice(-lo if lo < 0 else None, hi if hi < 0 else None) for lo, hi in pairs)
+        x = x[(Ellipsis, *crop)]
+        pairs = [(max(lo, 0), max(hi, 0)) for lo, hi in pairs]
+    if mode == "constant":
+        widths = ((0, 0),) * (x.ndim - k) + tuple(pairs)
+        return Pad.apply(x, widths, 0.0 if value is None else value)
     if value not in (None, 0, 0.0):
         raise ValueError(f"pad: value= is only used by mode='constant', not {mode!r}")
     xp = get_array_module(x._data)
     index: list = [slice(None)] * (x.ndim - k)
     for j, ((lo, hi), d) in enumerate(zip(pairs, dims)):
         n = x.shape[d]
-        if min(lo, hi) < 0:
-            raise ValueError(f"pad: mode {mode!r} does not take negative amounts, got {pad}")
         if mode == "reflect" and max(lo, hi) >= n:
             raise ValueError(
                 f"pad: reflect padding ({lo}, {hi}) must be less than the size {n} of dim {d}"
