@@ -8,6 +8,8 @@ API and PyTorch's numbers.
 
 from __future__ import annotations
 
+import importlib
+
 from . import autograd, backend, cuda, dtypes, random
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .backend import device, get_array_module
@@ -135,7 +137,5 @@ _LAZY = ("viz", "datasets", "diagnostics")
 
 def __getattr__(name: str):
     if name in _LAZY:
-        import importlib
-
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'minigenesis' has no attribute {name!r}")

@@ -36,12 +36,14 @@ class PackageModule(types.ModuleType):
 
     @property
     def enable_autocast(self) -> bool:
+        # amp sits above this shim in the layers: reached only when the property is used
         from .amp.autocast_mode import autocast_enabled_globally
 
         return autocast_enabled_globally()
 
     @enable_autocast.setter
     def enable_autocast(self, value: bool) -> None:
+        # amp sits above this shim in the layers: reached only when the property is used
         from .amp.autocast_mode import set_autocast_globally
 
         set_autocast_globally(bool(value))

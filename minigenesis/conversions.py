@@ -1,12 +1,139 @@
-"""What Tensor and Module share about ``.to()``: how its arguments are read (``parse_to_args``) and
-the shortcuts ``cuda() cpu() half() float() double() bfloat16()``, each ``self.to(...)`` with one
-argument filled in; the class that mixes ``ToShortcuts`` in provides ``to``."""
+"""Data -> arrays, below the Tensor class so that Tensor, its methods and the ops can all use it.
+
+- ``as_array``: Python data, NumPy/CuPy arrays and tensors -> an array, with PyTorch's dtype
+  inference and checks (rectangular, numbers only, integers in range).
+- What Tensor and Module share about ``.to()``: how its arguments are read (``parse_to_args``)
+  and the shortcuts ``cuda() cpu() half() float() double() bfloat16()``, each ``self.to(...)``
+  with one argument filled in; the class that mixes ``ToShortcuts`` in provides ``to``."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from . import dtypes as _dt
+from .autograd.tensor_base import TensorBase
+from .backend import as_device, to_device, to_numpy
+
+
+def as_array(data: Any, dtype: Any = None, device: Any = None) -> Any:
+    """An array (NumPy or CuPy) for ``data`` with PyTorch's dtype inference for Python data."""
+    dev = as_device(device)
+    target = None if dtype is None else _dt.to_dtype(dtype)
+    if isinstance(data, TensorBase):
+        arr = data._data
+    elif hasattr(data, "__cuda_array_interface__") or isinstance(data, np.ndarray):
+        arr = data
+    elif isinstance(data, np.generic):
+        arr = np.asarray(data)
+    else:
+        arr = _from_python(data, target)
+    if target is not None and arr.dtype != target.numpy_dtype:
+        arr = arr.astype(target.numpy_dtype)
+    else:
+        _dt.from_numpy_dtype(arr.dtype)  # refuse dtypes minigenesis has no name for
+    if dev is not None:
+        arr = to_device(arr, dev)
+    return arr
+
+
+def _from_python(data: Any, target: _dt.DType | None) -> np.ndarray:
+    """A NumPy array for nested Python data, checked like PyTorch's ``tensor()``: rectangular,
+    made of numbers only (no None, no strings), integers within their dtype's range."""
+    if isinstance(data, (str, bytes)):
+        raise TypeError(
+            f"tensor: cannot make a tensor from {type(data).__name__} {data!r}: convert it to a "
+            f"number first"
+        )
+    _, inferred = _describe(data, 0, True)
+    natural = inferred or _dt.get_default_dtype()  # an empty list is a float tensor
+    if target is None or target.is_floating_point or target is _dt.bool_:
+        with np.errstate(over="ignore"):  # 1e40 -> inf in float32, as in PyTorch
+            return _checked_array(_plain(data), (target or natural).numpy_dtype)
+    # integer dtype: convert exactly (int64 or float64), then check the range before narrowing
+    wide = _checked_array(_plain(data), np.float64 if natural.is_floating_point else np.int64)
+    info = np.iinfo(target.numpy_dtype)
+    # PyTorch wraps negative values into uint8 (-1 -> 255) but refuses any other overflow
+    lo = np.iinfo(np.int64).min if target is _dt.uint8 else info.min
+    if wide.size and not (
+        np.isfinite(wide).all() and wide.min() >= lo and wide.max() < float(info.max) + 1
+    ):
+        raise RuntimeError(
+            f"tensor: a value cannot be converted to {target.name} without overflow "
+            f"(the range is [{info.min}, {info.max}])"
+        )
+    return wide.astype(np.int64).astype(target.numpy_dtype)
+
+
+def _checked_array(plain: Any, np_dtype: Any) -> np.ndarray:
+    try:
+        return np.array(plain, dtype=np_dtype)
+    except OverflowError:
+        raise ValueError(
+            "tensor: an integer does not fit in int64 (the range is [-2**63, 2**63 - 1])"
+        ) from None
+
+
+def _describe(data: Any, dim: int, leading: bool) -> tuple[tuple, _dt.DType | None]:
+    """(shape, dtype) of nested Python data with PyTorch's inference: Python bools, ints and
+    floats give bool, int64 and the default float; NumPy values and tensors keep their dtype;
+    a list's dtype promotes its elements' (None for an empty list). Refuses ragged lists.
+    ``leading`` is True along the chain of first elements (where PyTorch reads the shape off)."""
+    if isinstance(data, (np.ndarray, np.generic)):  # first: np.float64 is a Python float too
+        return data.shape, _dt.from_numpy_dtype(data.dtype)
+    if isinstance(data, bool):
+        return (), _dt.bool_
+    if isinstance(data, int):
+        return (), _dt.int64
+    if isinstance(data, float):
+        return (), _dt.get_default_dtype()
+    if isinstance(data, TensorBase):
+        return tuple(data.shape), data.dtype
+    if isinstance(data, (str, bytes)):
+        err = ValueError if leading else TypeError  # PyTorch's types for ['a'] and [1, 'a']
+        raise err(f"tensor: cannot make a tensor from the {type(data).__name__} {data!r}")
+    if isinstance(data, complex):
+        raise TypeError(f"tensor: complex numbers are not supported, got {data!r}")
+    if not isinstance(data, (list, tuple, range)):
+        raise RuntimeError(
+            f"tensor: could not infer a dtype for {type(data).__name__} {data!r}: expected "
+            f"numbers, nested lists or tuples of numbers, arrays or tensors"
+        )
+    if len(data) == 0:
+        return (0,), None
+    shape, dtype = _describe(data[0], dim + 1, leading)
+    for i in range(1, len(data)):
+        s, d = _describe(data[i], dim + 1, False)
+        if s != shape:
+            _ragged(shape, s, dim + 1)
+        if d is not None:
+            dtype = d if dtype is None else _dt.promote_types(dtype, d)
+    return (len(data),) + shape, dtype
+
+
+def _ragged(expected: tuple, got: tuple, dim: int) -> None:
+    """Raise PyTorch's error for a list whose elements differ in shape."""
+    if len(expected) != len(got):  # a number where a list was expected, or the reverse
+        what = "a sequence" if len(expected) > len(got) else "a number"
+        raise TypeError(
+            f"tensor: expected {what} at dim {dim + min(len(expected), len(got))}: nested lists "
+            f"must be rectangular"
+        )
+    k = next(i for i in range(len(got)) if got[i] != expected[i])
+    raise ValueError(
+        f"tensor: expected sequence of length {expected[k]} at dim {dim + k} (got {got[k]}): "
+        f"nested lists must be rectangular"
+    )
+
+
+def _plain(data: Any) -> Any:
+    """Nested lists that may hold 0-d tensors -> plain Python values."""
+    if isinstance(data, TensorBase):
+        return to_numpy(data._data).tolist() if data._data.dtype.kind != "V" else data.tolist()
+    if isinstance(data, (list, tuple, range)):
+        return [_plain(d) for d in data]
+    return data
 
 
 def parse_to_args(owner: str, args: tuple, kwargs: dict, allow_copy: bool = False) -> tuple:
@@ -14,8 +141,6 @@ def parse_to_args(owner: str, args: tuple, kwargs: dict, allow_copy: bool = Fals
     ``dtype=``, ``device=``, ``non_blocking=`` (ignored), ``copy=`` (where allowed).
 
     Returns (dtype or None, device or None, copy). ``owner`` names the method in errors."""
-    from .tensor import Tensor  # the layer above; imported when called, never at import time
-
     kwargs = dict(kwargs)
     dtype = kwargs.pop("dtype", None)
     dev = kwargs.pop("device", None)
@@ -24,7 +149,7 @@ def parse_to_args(owner: str, args: tuple, kwargs: dict, allow_copy: bool = Fals
     if kwargs:
         raise TypeError(f"{owner}() got unexpected arguments {sorted(kwargs)}")
     for a in args:
-        if isinstance(a, Tensor):
+        if isinstance(a, TensorBase):
             dtype, dev = a.dtype, a.device
         elif (
             isinstance(a, _dt.DType)

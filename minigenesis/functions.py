@@ -10,6 +10,7 @@ from typing import Any
 
 from . import dtypes as _dt
 from .backend import get_array_module
+from .conversions import as_array
 from .ops import elementwise as E
 from .ops import shape as S
 from .tensor import Tensor
@@ -19,8 +20,6 @@ from .tensor_math import _binary, _promote, matmul, norm_dim
 def _t(x: Any, like: Tensor | None = None) -> Tensor:
     if isinstance(x, Tensor):
         return x
-    from .creation import as_array
-
     return Tensor._make(as_array(x, None, like.device if like is not None else None), False)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as _dt
+from .autograd.tensor_base import TensorBase
 from .backend import cupy_module, get_array_module
 
 _cpu_generator = np.random.Generator(np.random.PCG64(0))
@@ -63,10 +64,8 @@ def generator_for(xp: Any, generator: Generator | None = None) -> Any:
 
 
 def _encode(state: dict):
-    from .tensor import Tensor
-
     raw = np.frombuffer(json.dumps(state).encode(), dtype=np.uint8).copy()
-    return Tensor._make(raw, False)
+    return TensorBase._make(raw, False)
 
 
 def _decode(state) -> dict:

@@ -21,7 +21,7 @@ from .autograd.engine import run_backward, seed_grads
 from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
 from .backend import as_device, device_of, get_array_module, module_for, to_numpy
-from .conversions import ToShortcuts, parse_to_args
+from .conversions import ToShortcuts, as_array, parse_to_args
 from .ops import elementwise as E
 from .ops import shape as S
 from .tensor_math import TensorMath
@@ -47,8 +47,6 @@ class Tensor(TensorMath, ToShortcuts, TensorBase, ops_return=True):
     def __init__(
         self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
     ) -> None:
-        from .creation import as_array
-
         self._data = as_array(data, dtype, device)
         if requires_grad:
             self.requires_grad_(True)

@@ -19,12 +19,14 @@ from . import dtypes as _dt
 from .autograd.grad_mode import no_grad, state
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
+from .conversions import as_array
 from .ops import activation as A
 from .ops import elementwise as E
 from .ops import indexing as I
 from .ops import matmul as M
 from .ops import reduce as R
 from .ops import shape as S
+from .random import fill_normal, fill_uniform
 
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 _SCALARS = (int, float, bool)
@@ -53,8 +55,6 @@ def _as_tensor_like(x: Any, ref: Any) -> Any:
         return x
     if hasattr(x, "dtype") and getattr(x, "shape", None) == ():  # NumPy scalar
         return x.item()
-    from .creation import as_array
-
     return TensorBase._make(as_array(x, None, ref.device), False)
 
 
@@ -929,15 +929,11 @@ class TensorMath:
         return self
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None):
-        from .random import fill_normal
-
         self._check_leaf_inplace()
         fill_normal(self, mean, std, generator)
         return self
 
     def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None):
-        from .random import fill_uniform
-
         self._check_leaf_inplace()
         fill_uniform(self, a, b, generator)
         return self

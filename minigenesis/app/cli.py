@@ -79,6 +79,7 @@ def _check_plot_lr(args: argparse.Namespace) -> None:
 
 
 def _plot_lr(args: argparse.Namespace) -> int:
+    # start-up time: matplotlib loads only for the command that draws
     from ..viz import plot_lr_schedule
     from .schedules import SCHEDULES, schedule_factory
 
@@ -141,7 +142,7 @@ def _main(argv: list[str] | None) -> int:
         parser.print_help()
         return 0
     if args.command == "train":
-        from .job import run
+        from .job import run  # start-up time: --help and plot-lr do not load the trainer
 
         return run(args)
     if args.command == "plot-lr":

@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .. import backend, cuda
 from .config import FIXED_ON_RESUME, TrainConfig, describe_model
 from .state import (
     BEST,
@@ -81,8 +82,6 @@ def _default_out() -> Path:
 
 
 def _check_device(device: str) -> None:
-    from .. import backend, cuda
-
     try:
         dev = backend.device(device)
     except (ValueError, TypeError) as err:
@@ -168,6 +167,7 @@ def prepare(args: argparse.Namespace) -> tuple[TrainConfig, Path, dict | None]:
 
 def run(args: argparse.Namespace) -> int:
     """The ``train`` subcommand."""
+    # start-up time: option errors are reported before the trainer (tqdm, TensorBoard) loads
     from ..diagnostics import diagnose_training
     from .trainer import Diverged, Trainer
 

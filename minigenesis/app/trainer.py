@@ -362,6 +362,7 @@ class Trainer:
         return finished
 
     def _write_plots(self) -> None:
+        # start-up time: matplotlib loads only when the plots are written, at the end
         from ..viz.curves import plot_lr_history, plot_training_curves
 
         plot_training_curves(self.history, title="minigenesis train").savefig(

@@ -6,6 +6,7 @@ Everything here answers sensibly without CuPy (no GPU: 0 devices, 0 bytes) excep
 from __future__ import annotations
 
 from ..backend import _require_cuda, cupy_module
+from ..random import manual_seed as _seed
 
 _peak: dict[int, int] = {}
 
@@ -66,8 +67,6 @@ def reset_peak_memory_stats(device: int | None = None) -> None:
 
 
 def manual_seed(seed: int) -> None:
-    from ..random import manual_seed as _seed
-
     _seed(seed)
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..creation import tensor
 from ._image import ImageFileDataset, find_files
 
 __all__ = ["read_idx", "MNIST", "FashionMNIST"]
@@ -93,8 +94,6 @@ class MNIST(ImageFileDataset):
     @property
     def data(self):
         """The raw images, uint8 of shape (N, H, W)."""
-        from ..creation import tensor
-
         return tensor(self._images[:, 0])
 
 

@@ -14,6 +14,8 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..backend import get_array_module
+from ..functions import where
+from ..ops.activation import LeakyReLU as LeakyReLUOp
 from ..ops.activation import _f32
 from ..tensor import Tensor
 from ..tensor_math import norm_dim
@@ -32,10 +34,9 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x if x > 0 else negative_slope * x"""
-    from ..ops.activation import LeakyReLU
 
     def fn(t: Tensor) -> Tensor:
-        return LeakyReLU.apply(t, negative_slope)
+        return LeakyReLUOp.apply(t, negative_slope)
 
     return _inplace(input, fn) if inplace else fn(input)
 
@@ -80,8 +81,6 @@ class SoftplusOp(Op):
 
     @staticmethod
     def backward(ctx, gy):
-        from ..functions import where
-
         (x,) = ctx.saved_tensors
         z = x * ctx.beta
         # sigmoid on a 1-D view: Sigmoid's in-place passes fail on a 0-d NumPy scalar

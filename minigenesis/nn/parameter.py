@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..backend import get_array_module, to_numpy
+from ..creation import empty
 from ..tensor import Tensor
 
 
@@ -18,8 +21,6 @@ class Parameter(Tensor):
 
     def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
         if data is None:
-            from ..creation import empty
-
             data = empty(0)
         if isinstance(data, Tensor):
             self._data = data._data
@@ -52,8 +53,6 @@ class Parameter(Tensor):
 
 def _rebuild_parameter(array: Any, requires_grad: bool) -> Parameter:
     """Unpickling entry point of a Parameter."""
-    import numpy as np
-
     if not getattr(array, "flags", None) or not array.flags.writeable:
         array = np.array(array, copy=True)
     return Parameter(Tensor._make(array, False), bool(requires_grad))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ..autograd.function import Op
-from ..backend import get_array_module
+from ..backend import device_of, get_array_module, to_device
 
 
 class Add(Op):
@@ -410,8 +410,6 @@ class ToDevice(Op):
 
     @staticmethod
     def forward(ctx, x, dev):
-        from ..backend import device_of, to_device
-
         ctx.src = device_of(x)
         return to_device(x, dev)
 

@@ -26,6 +26,7 @@ import numpy as np
 from ..autocast_policy import FLOAT32, autocast_function
 from ..autograd.function import Op
 from ..backend import get_array_module
+from ..conversions import as_array
 from ..dtypes import promote_types
 from .activation import _f32
 from .indexing import check_index_dtype, check_index_range
@@ -142,8 +143,6 @@ def _tensor(x, like, name: str):
     Tensor = type(like)
     if x is None or isinstance(x, Tensor):
         return x
-    from ..creation import as_array
-
     try:
         return Tensor._make(as_array(x, None, like.device), False)
     except Exception as err:

@@ -73,7 +73,7 @@ class MediaMixin:
         figure.canvas.draw()
         pixels = np.asarray(figure.canvas.buffer_rgba(), dtype=np.uint8)
         if close:
-            import matplotlib.pyplot as plt
+            import matplotlib.pyplot as plt  # start-up time: pyplot only to close a figure
 
             plt.close(figure)
         self.add_image(tag, pixels, global_step, walltime, dataformats="HWC")

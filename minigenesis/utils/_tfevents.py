@@ -19,6 +19,7 @@ bytes (type 1, double), a varint length + bytes (type 2: strings, sub-messages, 
 from __future__ import annotations
 
 import struct
+import zlib
 from collections.abc import Iterable
 
 # ---------------------------------------------------------------------------------------------
@@ -220,8 +221,6 @@ def encode_png(pixels) -> bytes:
     colour type 0 grey / 2 RGB / 6 RGBA), IDAT (zlib-compressed rows, each prefixed by filter
     type 0 = none) and IEND.
     """
-    import zlib
-
     height, width, channels = pixels.shape
     colour_type = {1: 0, 3: 2, 4: 6}[channels]
 

@@ -30,6 +30,7 @@ from typing import Any
 from .._compat import function_as_module
 from ..autograd.grad_mode import enable_grad, state
 from ..autograd.graph import saved_tensors_hooks
+from ..nn.containers import Sequential
 from ..tensor import Tensor
 from . import _replay
 from .checkpoint_reentrant import checkpoint_reentrant
@@ -137,8 +138,6 @@ def checkpoint_sequential(
 ) -> Tensor:
     """Run ``functions`` (a Sequential or a list of modules/callables) in ``segments`` pieces,
     checkpointing every piece but the last (whose activations backward needs first anyway)."""
-    from ..nn.containers import Sequential
-
     funcs = list(functions) if isinstance(functions, (Sequential, list, tuple)) else None
     if funcs is None:
         funcs = list(functions.children()) if hasattr(functions, "children") else list(functions)

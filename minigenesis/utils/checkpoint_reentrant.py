@@ -30,6 +30,7 @@ from typing import Any
 from ..autograd.engine import run_backward
 from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad, state
+from ..nn.module import Module
 from ..tensor import Tensor
 from . import _replay
 
@@ -109,8 +110,6 @@ def _graph_handle(out: Tensor) -> Tensor:
 
 def _module_params(objs: Sequence[Any]) -> list:
     """Parameters (requiring grad) of the Modules among ``objs``, each once."""
-    from ..nn.module import Module
-
     seen, out = set(), []
     for obj in objs:
         if obj is not None and not isinstance(obj, Module):

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import creation, functions
 from ..random import Generator, generator_for
 from ..tensor import Tensor
 
@@ -249,8 +250,6 @@ def default_collate(batch: Sequence[Any]) -> Any:
     stay a list; dicts collate per key; tuples and lists collate per position (a list comes back,
     a namedtuple stays a namedtuple).
     """
-    from .. import creation, functions
-
     if len(batch) == 0:
         raise ValueError("default_collate: got an empty batch")
     elem = batch[0]

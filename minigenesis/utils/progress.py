@@ -18,7 +18,7 @@ def is_interactive() -> bool:
     """True in a terminal or a Jupyter kernel: where a live bar is readable."""
     if "ipykernel" in sys.modules:
         try:
-            from IPython import get_ipython
+            from IPython import get_ipython  # optional: present only inside Jupyter
 
             if get_ipython() is not None and hasattr(get_ipython(), "kernel"):
                 return True
@@ -71,7 +71,7 @@ def progress(
     if quiet or not is_interactive():
         return _NoBar(iterable)
     try:
-        from tqdm.auto import tqdm
+        from tqdm.auto import tqdm  # start-up time: tqdm loads only for a live bar
     except ImportError:
         return _NoBar(iterable)
     return tqdm(iterable, total=total, desc=desc, leave=leave, dynamic_ncols=True, **kwargs)

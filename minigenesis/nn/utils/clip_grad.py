@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ...backend import get_array_module, to_device
+from ...creation import tensor
 from ...tensor import Tensor
 
 
@@ -65,8 +66,6 @@ def clip_grad_norm_(
     norm_type = float(norm_type)
     grads = _grads(parameters)
     if not grads:
-        from ...creation import tensor
-
         return tensor(0.0)
     first = grads[0]._data
     xp = get_array_module(first)
