@@ -1,0 +1,84 @@
+"""The maps of the package cannot rot: every path named in ARCHITECTURE.md's map and the README's
+package map exists, and every module of the package appears in ARCHITECTURE.md's map."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "minigenesis"
+# a path as the maps write it: "nn/linear.py", "autograd/", "tensor.py"
+PATH = re.compile(r"^[A-Za-z_][\w/]*(?:\.py|/)$")
+
+
+def _map_block(doc: Path, heading: str) -> list[str]:
+    """The lines of the first fenced block after ``heading``."""
+    text = doc.read_text(encoding="utf-8")
+    assert heading in text, f"{doc.name} has no {heading!r}"
+    after = text.split(heading, 1)[1]
+    return after.split("```", 2)[1].splitlines()[1:]
+
+
+def _named_paths(lines: list[str]) -> list[str]:
+    """The paths a map names: the leading words of each line that look like paths."""
+    names = []
+    for line in lines:
+        if not line or line[0].isspace():  # a continued description
+            continue
+        for word in line.split():
+            if not PATH.match(word):
+                break
+            names.append(word)
+    return names
+
+
+def _exists(name: str) -> bool:
+    return (PACKAGE / name).exists() or (ROOT / name).exists()
+
+
+def _modules() -> set[str]:
+    """Every module and folder of the package, as the map writes them."""
+    found = set()
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE)
+        if path.name == "__init__.py" and rel.parent != Path("."):
+            found.add(rel.parent.as_posix() + "/")
+        else:
+            found.add(rel.as_posix())
+    return found
+
+
+def test_architecture_map_names_only_real_files():
+    names = _named_paths(_map_block(ROOT / "ARCHITECTURE.md", "## A map of the package"))
+    assert len(names) > 50, "the map was not read: is it a fenced block after its heading?"
+    missing = [n for n in names if not (PACKAGE / n).exists()]
+    assert not missing, f"ARCHITECTURE.md's map names files that do not exist: {missing}"
+
+
+def test_every_package_module_is_in_the_architecture_map():
+    names = set(_named_paths(_map_block(ROOT / "ARCHITECTURE.md", "## A map of the package")))
+    absent = sorted(_modules() - names)
+    assert not absent, f"modules missing from ARCHITECTURE.md's map: {absent}"
+
+
+def test_readme_package_map_names_only_real_files():
+    names = _named_paths(_map_block(ROOT / "README.md", "## A map of the package"))
+    assert len(names) > 10, "the README's map was not read"
+    missing = [n for n in names if not _exists(n)]
+    assert not missing, f"the README's package map names files that do not exist: {missing}"
+
+
+def test_architecture_layers_match_the_import_contract():
+    """The layer list in ARCHITECTURE.md is the one lint-imports checks, in the same order."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (contract,) = config["tool"]["importlinter"]["contracts"]
+    written = [
+        " ".join(line.split("  ")[0].split())
+        for line in _map_block(ROOT / "ARCHITECTURE.md", "## The layers")
+        if line.strip()
+    ]
+    assert written == [" ".join(layer.split()) for layer in contract["layers"]]
