@@ -908,8 +908,8 @@ class TensorMath:
 
     def fill_(self, value):
         """Every element becomes ``value`` (a number or a 0-d tensor). In a graph the old value's
-        gradient is 0 (a masked_fill of everything), and a tensor value gets the summed
-        gradient (copy_'s rule)."""
+        gradient is 0 (a copy_ of the constant), and a tensor value gets the summed gradient
+        (copy_'s rule)."""
         self._check_leaf_inplace()
         if isinstance(value, TensorBase):
             if value.ndim:
@@ -922,8 +922,8 @@ class TensorMath:
         # A computed tensor takes the fill's graph node, so its old history gets no gradient;
         # anything else (no graph to keep) is written directly.
         if state.grad_enabled and self.grad_fn is not None:
-            everything = get_array_module(self._data).ones((), dtype=bool)
-            return self._inplace(lambda x: I.MaskedFill.apply(x, everything, value))
+            filled = get_array_module(self._data).asarray(value)  # a constant: no gradient
+            return self._inplace(lambda x: E.CopyInto.apply(x, filled))
         self._data[...] = value
         self._bump_version()
         return self

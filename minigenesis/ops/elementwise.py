@@ -141,7 +141,9 @@ class Pow(Op):
     @staticmethod
     def forward(ctx, x, y):
         z = x**y
-        ctx.save_for_backward(x, y, z)
+        # z only for the exponent's gradient: saved otherwise, an in-place change of the result
+        # (y = x ** 2; y.mul_(2)) would make backward refuse, where PyTorch does not
+        ctx.save_for_backward(x, y, z if ctx.needs_input_grad[1] else None)
         return z
 
     @staticmethod
@@ -157,7 +159,8 @@ class Pow(Op):
                 log_x = x.log()
             else:  # a scalar base (2 ** t): math.log raises at and below 0
                 log_x = math.log(x) if x > 0 else -math.inf if x == 0 else math.nan
-            gy = _zero_where((xd == 0) & (yd >= 0), gz * z * log_x)
+            # (PyTorch masks the factor, then multiplies: an inf gz there still gives NaN)
+            gy = gz * _zero_where((xd == 0) & (yd >= 0), z * log_x)
         return gx, gy
 
 

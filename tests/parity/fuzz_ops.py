@@ -702,3 +702,36 @@ def _derivatives(case, tol, m_out, m_leaves, t_out, t_leaves) -> list:
     for k, (a, b) in enumerate(zip(m_s, t_s)):
         problems += _compare(f"second derivative of leaf {want[k]}", a, b, tol, scale=16.0)
     return problems
+
+
+def main(argv: list) -> None:
+    """Run N random cases and print every disagreement, grouped by op chain and kind (the
+    shortest example of each group): ``python tests/parity/fuzz_ops.py N [--extreme]``."""
+    from collections import defaultdict
+
+    from hypothesis import HealthCheck, given, settings
+
+    n = int(argv[0]) if argv else 1000
+    extreme = "--extreme" in argv
+    found = defaultdict(list)
+
+    @settings(max_examples=n, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(st.data())
+    def collect(data):
+        case = draw_case(data, ALL_OPS, extreme=extreme)
+        problems = run_case(case)
+        if problems:
+            key = (tuple(s.op for s in case.steps), problems[0].split(":")[0])
+            found[key].append(case.describe() + "\n  " + "\n  ".join(problems))
+
+    collect()
+    print(f"{n} cases, {len(found)} kinds of disagreement")
+    for (ops, kind), examples in sorted(found.items(), key=lambda kv: -len(kv[1])):
+        print(f"== {' -> '.join(ops)}: {kind} ({len(examples)} cases)")
+        print(min(examples, key=len)[:1500])
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])
