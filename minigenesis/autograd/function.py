@@ -38,7 +38,11 @@ class Function:
     _array_forward = False
 
     # Per-node fields, set in apply() when the call is recorded; the defaults live on the class.
-    next_edges: list  # per forward argument: its edge (see _edge), or None
+    # Per forward argument, where its gradient goes: the edge (vertex, output_nr, shape, dtype),
+    # with vertex the node that made the argument (or the argument itself, a leaf tensor), and
+    # output_nr which of that node's outputs it is; the engine reduces and casts the gradient to
+    # that shape and dtype, which undoes broadcasting and type promotion. None: no gradient.
+    next_edges: list
     _n_outputs = 1  # how many outputs carry gradients back into this node
     _out_meta = None  # several outputs: (shape, dtype) of each, to zero-fill a missing gradient
     _to_save: tuple = ()  # what forward passed to save_for_backward ...
@@ -68,8 +72,9 @@ class Function:
         self._to_save = values
 
     def mark_non_differentiable(self, *outputs: Any) -> None:
-        """Outputs (e.g. argmax indices) that never require grad."""
-        self._non_diff = {id(o) for o in outputs}
+        """Outputs (e.g. argmax indices) that never require grad. (Only outputs may be marked:
+        an op with one output that marks anything has a non-differentiable output.)"""
+        self._non_diff = {id(o._data if isinstance(o, TensorBase) else o) for o in outputs}
 
     @property
     def needs_input_grad(self) -> tuple[bool, ...]:
@@ -143,8 +148,8 @@ class Function:
         for a in args:
             if isinstance(a, TensorBase):
                 arrays.append(a._data)
-                if grad_mode and a.requires_grad:
-                    edges.append(_edge(a))
+                if grad_mode and a.requires_grad:  # its edge: (vertex, output_nr, shape, dtype)
+                    edges.append((a.grad_fn or a, a._output_nr, a._data.shape, a._data.dtype))
                     record = True
                     continue
             else:
@@ -159,7 +164,10 @@ class Function:
         if type(result) is tuple:
             outputs = tuple([_output(node, nr, r, record) for nr, r in enumerate(result)])
         else:  # one output: the common case
-            outputs = (_output(node, 0, result, record),)
+            out = TensorBase._make(result)
+            if record and result.dtype.kind in _FLOAT_KINDS and node._non_diff is None:
+                out.requires_grad, out.grad_fn = True, node
+            outputs = (out,)
         if record:
             if len(outputs) > 1:  # the engine needs their shapes to zero-fill a missing gradient
                 node._n_outputs = len(outputs)
@@ -173,26 +181,24 @@ class Function:
 
 def _output(node: Function, nr: int, array: Any, record: bool) -> Any:
     """Output ``nr`` of ``node`` as a Tensor. When the call is recorded, the output remembers
-    the node as its grad_fn, unless it cannot carry a gradient (not floating point, or marked
-    non-differentiable)."""
+    the node as its grad_fn (and that it is output nr), unless it cannot carry a gradient."""
     out = TensorBase._make(array)
-    if record and array.dtype.kind in _FLOAT_KINDS:
-        if node._non_diff is None or id(array) not in node._non_diff:
-            out.requires_grad, out.grad_fn, out._output_nr = True, node, nr
+    if record and _is_differentiable(node, array):
+        out.requires_grad, out.grad_fn, out._output_nr = True, node, nr
     return out
+
+
+def _is_differentiable(node: Function, array: Any) -> bool:
+    """Only floating-point outputs carry gradients, and not those marked non-differentiable."""
+    return array.dtype.kind in _FLOAT_KINDS and (
+        node._non_diff is None or id(array) not in node._non_diff
+    )
 
 
 class Op(Function):
     """An internal op: ``forward`` works on raw NumPy/CuPy arrays (the fast path)."""
 
     _array_forward = True
-
-
-def _edge(t: Any) -> tuple:
-    """Where the gradient of tensor ``t`` goes: (the node that made t, or t itself for a leaf;
-    which output of that node t is; t's shape; t's dtype). The engine reduces and casts the
-    gradient to that shape and dtype, which undoes broadcasting and type promotion."""
-    return (t.grad_fn or t, t._output_nr, t._data.shape, t._data.dtype)
 
 
 def _tensor_forward(cls, ctx: Function, inputs: tuple) -> Any:
