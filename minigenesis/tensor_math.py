@@ -780,7 +780,11 @@ class TensorMath:
     def __getitem__(self, index):
         index = _unwrap_index(index, self._data)
         out = I.GetItem.apply(self, index)
-        return out._view_of(self) if I.is_basic_index(index) else out
+        if I.is_basic_index(index):
+            out._view_of(self)
+            if out._is_view:  # how to find it again in self (an in-place op on it rebases self)
+                out._view_src = (self, index)
+        return out
 
     def __setitem__(self, index, value):
         index = _unwrap_index(index, self._data)
@@ -832,10 +836,14 @@ class TensorMath:
             self._bump_version()
             return self
         if self._is_view:
-            raise RuntimeError(
-                "in-place operations on a view of a tensor that is part of a graph are not "
-                "supported: use the out-of-place op (e.g. x = x.add(y))"
-            )
+            source = self.__dict__.get("_view_src")
+            if source is None:
+                raise RuntimeError(
+                    "in-place operations on a view of a tensor that is part of a graph are only "
+                    "supported for views made by indexing (x[0], x[:, 1:3]), not by reshape, "
+                    "permute, expand or split: use the out-of-place op (e.g. x = x.add(y))"
+                )
+            return self._inplace_on_view(fn, args, *source)
         # The op runs on a private copy of the old value: an op that saves its input for
         # backward (mul_, div_, pow_) must see the value before the write, as PyTorch's saved
         # `self` does. The copy stands in for self in the graph (same node, same output_nr).
@@ -846,6 +854,21 @@ class TensorMath:
         self._data[...] = out._data
         self._bump_version()
         self.grad_fn, self._output_nr, self.requires_grad = out.grad_fn, out._output_nr, True
+        return self
+
+    def _inplace_on_view(self, fn, args, parent, index):
+        """PyTorch's rebase for a view ``v = parent[index]`` changed in place: the op's result goes
+        into the parent as an index_put (so the parent's history records the change, and the
+        overwritten values get no gradient), and v becomes ``parent[index]`` of the new parent.
+        A parent that is itself such a view passes the change on to its own parent."""
+        alias = TensorBase._make(self._data.copy(), self.requires_grad)
+        alias.grad_fn, alias._output_nr = self.grad_fn, self._output_nr
+        out = fn(alias, *args)
+        _check_inplace_result(out, self)
+        parent._inplace(lambda p, v: I.IndexPut.apply(p, index, v), out)  # writes self's memory
+        view = I.GetItem.apply(parent, index)
+        self.grad_fn, self._output_nr = view.grad_fn, view._output_nr
+        self.requires_grad = view.requires_grad
         return self
 
     def add_(self, other, alpha=1):

@@ -279,18 +279,54 @@ def test_in_place_on_a_leaf_that_requires_grad_raises():
         assert x.tolist() == [2.0, 2.0, 2.0]
 
 
-def test_in_place_on_a_view_of_a_graph_tensor():
-    """PyTorch rebases the view's history; minigenesis refuses with a clear error (its
-    documented limitation: "in-place operations on a view of a tensor that is part of a graph
-    are not supported")."""
-    t = torch.ones(3, 4, requires_grad=True)
-    y = t * 1
-    y[0].mul_(3)
-    y.sum().backward()
-    assert t.grad[0].tolist() == [3.0] * 4
+VIEW_UPDATES = {
+    "mul_row": lambda y, w: y[0].mul_(3),
+    "add_block": lambda y, w: y[0:2, 1:3].add_(w[1:3]),
+    "two_ops": lambda y, w: y[1].mul_(w).add_(1),
+    "view_of_view": lambda y, w: y[1][2:].mul_(w[:2]),
+    "setitem_column": lambda y, w: y.__setitem__((slice(None), 1), w[:3] * 2),
+    "setitem_on_view": lambda y, w: y[2].__setitem__(1, w[0]),
+    "clamp_column": lambda y, w: y[..., 0].clamp_(min=1.0),
+    "chain": lambda y, w: (y[1:][0].mul_(w), y[1:].mul_(2), y[1:][1, 1:3].sub_(w[:2])),
+}
+
+
+@pytest.mark.parametrize("op", list(VIEW_UPDATES))
+def test_in_place_on_a_view_of_a_graph_tensor_rebases_its_history(op):
+    """PyTorch's rebase: the base's history records the change at the view's place (the old
+    values there get no gradient, the op's operands do), as if the base were updated by
+    index_put."""
+    results = []
+    for lib in (mg, torch):
+        t = lib.tensor(np.arange(12.0).reshape(3, 4) / 7 + 0.5, requires_grad=True)
+        w = lib.tensor([2.0, -1.0, 0.5, 3.0], requires_grad=True)
+        y = t * 1
+        VIEW_UPDATES[op](y, w)
+        (y * lib.tensor(np.arange(12.0).reshape(3, 4))).sum().backward()
+        results.append((y, t.grad, w.grad))
+    for a, b in zip(*results):
+        if b is None:
+            assert a is None
+        else:
+            assert_same(a, b)
+
+
+def test_in_place_on_a_view_of_a_plain_tensor_with_a_graph_operand():
+    results = []
+    for lib in (mg, torch):
+        w = lib.tensor([2.0, -1.0, 0.5, 3.0], requires_grad=True)
+        y = lib.zeros(3, 4)
+        y[1].add_(w)
+        (y * lib.tensor(np.arange(12.0).reshape(3, 4))).sum().backward()
+        results.append((y, w.grad))
+    for a, b in zip(*results):
+        assert_same(a, b)
+
+
+def test_in_place_on_a_reshaped_view_of_a_graph_tensor_is_refused():
     m = mg.ones(3, 4, requires_grad=True)
-    with pytest.raises(RuntimeError, match="view"):
-        (m * 1)[0].mul_(3)
+    with pytest.raises(RuntimeError, match="views made by indexing"):
+        (m * 1).reshape(12).mul_(3)
 
 
 def _random_index(rng: np.random.Generator, shape: tuple, L) -> tuple:
