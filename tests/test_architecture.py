@@ -3,7 +3,10 @@ package map exists, and every module of the package appears in ARCHITECTURE.md's
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -82,3 +85,20 @@ def test_architecture_layers_match_the_import_contract():
         if line.strip()
     ]
     assert written == [" ".join(layer.split()) for layer in contract["layers"]]
+
+
+def test_imports_point_down_the_layers():
+    """lint-imports keeps the contract in pyproject.toml: no module imports a layer above it."""
+    pytest.importorskip("importlinter")
+    code = (
+        "from importlinter.cli import lint_imports; "
+        "raise SystemExit(lint_imports(no_cache=True, no_logo=True))"
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
