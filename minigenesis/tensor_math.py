@@ -546,10 +546,11 @@ class TensorMath:
     def _amax_amin(self, dim, keepdim, op):
         axis = norm_dim(dim, self.ndim)
         _refuse_empty(self, "amax" if op is R.AMax else "amin", axis or None)
-        if not axis:  # None or (): every dim, as PyTorch
-            out = self.max() if op is R.AMax else self.min()
-            return out if not keepdim else out.reshape((1,) * self.ndim)
-        return op.apply(self, axis if self.ndim else None, keepdim)
+        # None or (): every dim, as PyTorch; still amax's gradient (shared by the elements equal
+        # to the result, NaN everywhere for a NaN result), not max()'s
+        if not axis or not self.ndim:
+            axis = None
+        return op.apply(self, axis, keepdim)
 
     def argmax(self, dim=None, keepdim: bool = False):
         if self._data.dtype.kind == "b":

@@ -109,3 +109,19 @@ def test_max_pool2d_of_bool_is_refused_as_in_pytorch():
         torch.nn.functional.max_pool2d(torch.ones(1, 3, 4, dtype=torch.bool), 2)
     with pytest.raises(TypeError, match="got bool"):
         mg.nn.functional.max_pool2d(mg.ones(1, 3, 4, dtype=mg.bool), 2)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")
+@pytest.mark.parametrize("op", ["amax", "amin"])
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("values", [[[1.0, 3.0], [3.0, NAN]], [[1.0, 3.0], [3.0, 2.0]], 2.5])
+def test_amax_over_every_dim_has_amaxs_gradient_not_maxs(op, keepdim, values):
+    # amax shares the gradient by count and multiplies by the mask: inf upstream gives NaN off
+    # the mask, and a NaN result gives NaN everywhere (max() would pick the NaN element)
+    grads = []
+    for lib in (mg, torch):
+        x = lib.tensor(values, requires_grad=True)
+        y = getattr(x, op)(keepdim=True) if keepdim else getattr(x, op)()
+        y.backward(lib.full(tuple(y.shape), INF))
+        grads.append(np.asarray(x.grad.tolist()))
+    np.testing.assert_array_equal(grads[0], grads[1])
