@@ -558,7 +558,8 @@ class TensorMath:
         xp = get_array_module(self._data)
         if dim is None:
             _refuse_empty(self, "argmax", None, IndexError)
-            return self._make(xp.asarray(xp.argmax(self._data)), False)
+            flat = xp.asarray(xp.argmax(self._data))  # keepdim: every dim kept as size 1
+            return self._make(flat.reshape((1,) * self.ndim) if keepdim else flat, False)
         d = norm_dim(dim, self.ndim)[0]
         _refuse_empty(self, "argmax", (d,))
         if self.ndim == 0:  # NumPy has no axis 0 here; PyTorch's answer is index 0
@@ -571,7 +572,8 @@ class TensorMath:
         xp = get_array_module(self._data)
         if dim is None:
             _refuse_empty(self, "argmin", None, IndexError)
-            return self._make(xp.asarray(xp.argmin(self._data)), False)
+            flat = xp.asarray(xp.argmin(self._data))  # keepdim: every dim kept as size 1
+            return self._make(flat.reshape((1,) * self.ndim) if keepdim else flat, False)
         d = norm_dim(dim, self.ndim)[0]
         _refuse_empty(self, "argmin", (d,))
         if self.ndim == 0:  # NumPy has no axis 0 here; PyTorch's answer is index 0

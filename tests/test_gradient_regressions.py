@@ -637,3 +637,11 @@ def test_linear_on_integers_computes_in_that_dtype(dtype):
         assert_same(a, b)
     with pytest.raises(TypeError, match="bool"):
         mg.nn.functional.linear(mg.ones(2, 2, dtype=mg.bool), mg.ones(2, 2, dtype=mg.bool))
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@pytest.mark.parametrize("shape", [(), (4,), (2, 3)])
+def test_argmax_over_everything_keeps_dims_with_keepdim(name, shape):
+    torch = pytest.importorskip("torch")
+    m, t = pair(torch, np.random.default_rng(5).standard_normal(shape), "float32")
+    assert_same(getattr(m, name)(keepdim=True), getattr(t, name)(keepdim=True))
