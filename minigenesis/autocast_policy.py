@@ -230,17 +230,28 @@ def autocast_hook(op: type, args: tuple) -> tuple:
     return cast_args(rule, args)
 
 
+def _rule_here(op: type, t: Any) -> str | None:
+    """``op``'s rule when autocast is on for tensor ``t``'s device, else None."""
+    setting = state.autocast_dtype
+    if setting is None:
+        return None
+    low = setting.cpu if isinstance(t._data, np.ndarray) else setting.cuda
+    return None if low is None else rule_for(op)
+
+
 def casts_to_float32(op: type, t: Any) -> bool:
     """True when autocast is on for tensor ``t``'s device and ``op`` runs in float32 there.
 
     ``tensor_math._binary`` asks before rounding a bfloat16 op's float32 result back to bfloat16
     (NumPy upcasts ``bf16_array ** 2.0``; PyTorch keeps bfloat16): under autocast, ``pow`` is
     float32 on purpose."""
-    setting = state.autocast_dtype
-    if setting is None:
-        return False
-    low = setting.cpu if isinstance(t._data, np.ndarray) else setting.cuda
-    return low is not None and rule_for(op) == FLOAT32
+    return _rule_here(op, t) == FLOAT32
+
+
+def lowers(op: type, t: Any) -> bool:
+    """True when autocast is on for tensor ``t``'s device and casts ``op``'s operands to its low
+    dtype (``F.linear`` asks, so it leaves the casting to autocast instead of promoting first)."""
+    return _rule_here(op, t) == LOWER
 
 
 def autocast_function(rule: str) -> Callable:

@@ -383,3 +383,21 @@ def test_composite_units_of_nn_follow_pytorchs_autocast():
         assert F.layer_norm(logits, (4,)).dtype is F32
         assert F.batch_norm(logits, None, None, training=True).dtype is F32
     assert F.conv2d(x, w, b).dtype is F32
+
+
+def test_linear_under_autocast_takes_a_low_precision_input_as_it_is():
+    """A bfloat16 activation goes into Linear without a float32 round trip (two casts and a
+    second copy kept for backward); the result equals the explicit bfloat16 computation."""
+    mg.manual_seed(0)
+    layer = mg.nn.Linear(8, 4)
+    x = mg.randn(5, 8, requires_grad=True)
+    with mg.autocast("cpu", dtype=mg.bfloat16):
+        h = (x * 1.0).to(mg.bfloat16).relu()
+        y = layer(h)
+    assert y.dtype == mg.bfloat16
+    assert y.grad_fn.next_edges[0][0] is h.grad_fn
+    w, b = layer.weight.detach().to(mg.bfloat16), layer.bias.detach().to(mg.bfloat16)
+    expected = F.linear(h.detach(), w, b)
+    np.testing.assert_array_equal(y.detach().float().numpy(), expected.float().numpy())
+    y.float().sum().backward()
+    assert x.grad is not None and x.grad.shape == x.shape

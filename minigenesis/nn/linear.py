@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import autocast_policy
 from .. import dtypes as _dt
 from ..creation import empty
 from ..ops import linear as L
@@ -36,11 +37,16 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"linear: integer operands must have one dtype, got {input.dtype.name} and "
             f"{weight.dtype.name}"
         )
-    x, w = input._cast(dt.numpy_dtype), weight._cast(dt.numpy_dtype)
     if bias is not None and bias.shape != (weight.shape[0],):
         raise ValueError(
             f"linear: bias has shape {tuple(bias.shape)}, expected ({weight.shape[0]},)"
         )
+    if dt.is_floating_point and autocast_policy.lowers(L.Linear, input):
+        # Autocast casts all three operands to its low dtype itself, before any promotion (as
+        # PyTorch's dispatcher does). Promoting a bfloat16 input to the float32 weight's dtype
+        # first would cast it twice and keep a second copy of it for backward.
+        return L.Linear.apply(input, weight, bias)
+    x, w = input._cast(dt.numpy_dtype), weight._cast(dt.numpy_dtype)
     b = None if bias is None else bias._cast(dt.numpy_dtype)
     return L.Linear.apply(x, w, b)
 
