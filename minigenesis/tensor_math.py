@@ -9,6 +9,7 @@ Each method is a thin call into an op of ``ops/``. Two pieces of policy live her
 
 from __future__ import annotations
 
+import weakref
 from collections import namedtuple
 from typing import Any
 
@@ -787,6 +788,10 @@ class TensorMath:
             out._view_of(self)
             if out._is_view:  # how to find it again in self (an in-place op on it rebases self)
                 out._view_src = (self, index)
+                views = self.__dict__.get("_views")
+                if views is None:
+                    views = self._views = weakref.WeakSet()
+                views.add(out)  # (rebased along with self, see _inplace)
         return out
 
     def __setitem__(self, index, value):
@@ -857,7 +862,16 @@ class TensorMath:
         self._data[...] = out._data
         self._bump_version()
         self.grad_fn, self._output_nr, self.requires_grad = out.grad_fn, out._output_nr, True
+        self._rebase_views()
         return self
+
+    def _rebase_views(self):
+        """Views made by indexing self now read self's new history (as PyTorch regenerates a
+        view's grad_fn after its base changed in place), not the history of the old values."""
+        for v in list(self.__dict__.get("_views") or ()):
+            view = I.GetItem.apply(self, v._view_src[1])
+            v.grad_fn, v._output_nr, v.requires_grad = view.grad_fn, view._output_nr, True
+            v._rebase_views()
 
     def _inplace_on_view(self, fn, args, parent, index):
         """PyTorch's rebase for a view ``v = parent[index]`` changed in place: the op's result goes

@@ -398,3 +398,19 @@ def test_getitem_setitem_and_gradients_over_random_index_combinations(draw):
         assert_grads([mb, mv], [tb, tv])
         checked += 1
     assert checked > 30
+
+
+def test_other_views_of_a_base_changed_in_place_follow_its_new_history():
+    """Views taken before the change (of the same row, of a view, of a column) read the new
+    values, and their gradients flow through the in-place ops, as in PyTorch."""
+    grads = []
+    for lib in (mg, torch):
+        t = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        y = t * 1
+        a, b, c, d = y[0], y[0], y[1:][0], y[:, 1]
+        a.mul_(2)
+        y[1].mul_(3)
+        ((b * 1).sum() + (c * c).sum() + (d * 5).sum()).backward()
+        grads.append((b, c, d, t.grad))
+    for m, t in zip(*grads):
+        assert_same(m, t)
