@@ -796,7 +796,7 @@ class TensorMath:
 
     def __setitem__(self, index, value):
         index = _unwrap_index(index, self._data)
-        self._check_leaf_inplace()
+        self._check_can_write_inplace()
         if state.grad_enabled and (
             self.requires_grad or (isinstance(value, TensorBase) and value.requires_grad)
         ):
@@ -807,10 +807,21 @@ class TensorMath:
         self._bump_version()
 
     # ------------------------------------------------------------------ in-place updates
-    def _check_leaf_inplace(self) -> None:
-        """PyTorch refuses, while grad mode is on, to change a leaf that requires grad (or a view
-        of one) in place: its gradient would be taken at a value it no longer has, and nothing in
-        the graph could notice. Under ``no_grad`` (optimizer steps, nn.init) it is allowed."""
+    def _check_can_write_inplace(self) -> None:
+        """Refuse an in-place change that cannot be right. A read-only array (an expanded
+        tensor) cannot be written. And PyTorch refuses, while grad mode is on, to change a leaf
+        that requires grad (or a view of one) in place: its gradient would be taken at a value it
+        no longer has, and nothing in the graph could notice. Under ``no_grad`` (optimizer steps,
+        nn.init) that is allowed."""
+        flags = getattr(self._data, "flags", None)
+        if flags is not None and not getattr(flags, "writeable", True):
+            # NumPy marks an expanded (broadcast) array read-only: its elements share memory, so
+            # one write would change several of them. PyTorch refuses most such writes too.
+            raise RuntimeError(
+                "unsupported operation: the tensor written in place is read-only (an expanded "
+                "tensor, where several elements share one memory location, or a read-only "
+                "array); clone() it before the in-place operation"
+            )
         if not state.grad_enabled:
             return
         if self.requires_grad and self.grad_fn is None:
@@ -832,7 +843,7 @@ class TensorMath:
         Outside autograd this is plain memory work. If self is part of a graph, self takes over the
         graph node of the result (PyTorch's "rebase history"), so backward sees the new value.
         """
-        self._check_leaf_inplace()
+        self._check_can_write_inplace()
         tracked = state.grad_enabled and (
             self.requires_grad or any(isinstance(a, TensorBase) and a.requires_grad for a in args)
         )
@@ -950,7 +961,7 @@ class TensorMath:
         """Every element becomes ``value`` (a number or a 0-d tensor). In a graph the old value's
         gradient is 0 (a copy_ of the constant), and a tensor value gets the summed gradient
         (copy_'s rule)."""
-        self._check_leaf_inplace()
+        self._check_can_write_inplace()
         if isinstance(value, TensorBase):
             if value.ndim:
                 raise RuntimeError(
@@ -969,12 +980,12 @@ class TensorMath:
         return self
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None):
-        self._check_leaf_inplace()
+        self._check_can_write_inplace()
         fill_normal(self, mean, std, generator)
         return self
 
     def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None):
-        self._check_leaf_inplace()
+        self._check_can_write_inplace()
         fill_uniform(self, a, b, generator)
         return self
 

@@ -82,3 +82,19 @@ def test_in_place_change_of_a_leaf_that_does_not_require_grad_is_allowed():
     x[0] = 1.0
     x.zero_()
     np.testing.assert_allclose(x.numpy(), [0.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("change", ["add_", "mul_", "clamp_", "setitem"])
+def test_an_expanded_tensor_refuses_in_place_arithmetic_as_pytorch(change):
+    """An expanded tensor's elements share memory: an in-place change would write one location
+    several times. Both libraries refuse, and ours says to clone() first."""
+    with pytest.raises(RuntimeError, match="memory location"):
+        CHANGES[change](torch.tensor([0.5]).expand(3), torch)
+    with pytest.raises(RuntimeError, match=r"read-only.*clone\(\)"):
+        CHANGES[change](mg.tensor([0.5]).expand(3), mg)
+
+
+def test_a_clone_of_an_expanded_tensor_can_be_changed_in_place():
+    x = mg.tensor([0.5]).expand(3).clone()
+    x.add_(1.0)
+    np.testing.assert_array_equal(x.numpy(), np.full(3, 1.5, dtype=np.float32))
