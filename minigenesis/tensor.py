@@ -40,6 +40,7 @@ class Tensor(TensorMath, ToShortcuts, TensorBase, ops_return=True):
     """
 
     __slots__ = ()
+    _grad = None  # behind the ``grad`` property, which checks what is assigned
     _base = None  # for a view: the tensor that owns the memory (PyTorch's ._base)
     __array_priority__ = 1000
     __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operator
@@ -95,6 +96,36 @@ class Tensor(TensorMath, ToShortcuts, TensorBase, ops_return=True):
     @data.setter
     def data(self, value: Tensor) -> None:
         self._data = value._data if isinstance(value, Tensor) else value
+
+    @property
+    def grad(self) -> Tensor | None:
+        """dL/d(self), filled in by ``backward`` (leaves, and tensors that ``retain_grad``)."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        # As PyTorch: only None or a tensor like this one (the optimizers read it as such).
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            for what, mine, its in (
+                ("size", tuple(self.shape), tuple(value.shape)),
+                ("dtype", self.dtype, value.dtype),
+                ("device", self.device, value.device),
+            ):
+                if mine != its:
+                    raise RuntimeError(
+                        f"assigned grad has data of a different {what}: the tensor has {mine}, "
+                        f"the gradient {its}"
+                    )
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
 
     @property
     def T(self) -> Tensor:  # noqa: N802

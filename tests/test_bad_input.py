@@ -385,3 +385,64 @@ TENSOR_ERRORS = {
 def test_tensor_errors_like_torch(case):
     data, dtype, exc = TENSOR_ERRORS[case]
     _same_error(lambda L: L.tensor(data, dtype=dtype and getattr(L, dtype)), exc)
+
+
+# ------------------------------------------------------------------------------------------------
+# Assigning .grad: None or a tensor of the same size, dtype and device
+# ------------------------------------------------------------------------------------------------
+def test_grad_assignment_refuses_non_tensors():
+    w = mg.zeros(2, 3, requires_grad=True)
+    for bad in (0.0, 1, [1.0, 2.0], np.zeros((2, 3))):
+        with pytest.raises(
+            TypeError, match=f"Tensor or None but got grad of type {type(bad).__name__}"
+        ):
+            w.grad = bad
+    assert w.grad is None  # nothing was stored: the next backward works
+    (w * 2).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), np.full((2, 3), 2.0))
+
+
+def test_grad_assignment_refuses_other_size_or_dtype():
+    w = mg.zeros(2, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"different size: the tensor has \(2, 3\).*\(3, 2\)"):
+        w.grad = mg.zeros(3, 2)
+    with pytest.raises(RuntimeError, match="different size"):
+        w.grad = mg.zeros(6)
+    with pytest.raises(RuntimeError, match="different dtype.*float32.*float64"):
+        w.grad = mg.zeros(2, 3, dtype=mg.float64)
+    with pytest.raises(RuntimeError, match="different size"):
+        nn.Parameter(mg.zeros(2)).grad = mg.zeros(3)
+
+
+def test_grad_assignment_accepts_a_matching_tensor_and_none():
+    w = mg.zeros(2, requires_grad=True)
+    g = mg.tensor([1.0, -1.0])
+    w.grad = g
+    assert w.grad is g
+    (w * 3).sum().backward()  # accumulates into the assigned gradient
+    np.testing.assert_array_equal(w.grad.numpy(), [4.0, 2.0])
+    w.grad = None
+    assert w.grad is None
+    w.grad = g
+    del w.grad
+    assert w.grad is None
+
+
+GRAD_ERRORS = {
+    "float": (lambda L: 0.0, TypeError),
+    "list": (lambda L: [1.0, 2.0], TypeError),
+    "transposed": (lambda L: L.zeros(3, 2), RuntimeError),
+    "flat": (lambda L: L.zeros(6), RuntimeError),
+    "float64": (lambda L: L.zeros(2, 3, dtype=L.float64), RuntimeError),
+    "int64": (lambda L: L.zeros(2, 3, dtype=L.int64), RuntimeError),
+}
+
+
+@pytest.mark.parametrize("case", GRAD_ERRORS)
+def test_grad_assignment_errors_like_torch(case):
+    make, exc = GRAD_ERRORS[case]
+
+    def assign(L):
+        L.zeros(2, 3, requires_grad=True).grad = make(L)
+
+    _same_error(assign, exc)
