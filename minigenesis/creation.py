@@ -8,22 +8,53 @@ Every function takes ``dtype=``, ``device=`` and ``requires_grad=`` where PyTorc
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 import numpy as np
 
 from . import dtypes as _dt
 from .backend import as_device, module_for
-from .conversions import as_array
+from .conversions import _from_python, as_array
 from .random import _draw, generator_for
 from .tensor import Tensor
 
 
-def _shape(size: tuple) -> tuple:
-    """Accept ``zeros(2, 3)`` and ``zeros((2, 3))`` alike."""
+def _shape(size: tuple, name: str) -> tuple:
+    """Accept ``zeros(2, 3)`` and ``zeros((2, 3))`` alike; every size an int >= 0 (as PyTorch:
+    a TypeError for a float or a string, a RuntimeError for a negative size)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    return tuple(int(s) for s in size)
+    shape = tuple(_int_arg(s, name, "size") for s in size)
+    if any(s < 0 for s in shape):
+        bad = next(s for s in shape if s < 0)
+        raise RuntimeError(
+            f"{name}: trying to create a tensor with negative dimension {bad}: {list(shape)} "
+            f"(sizes must be >= 0)"
+        )
+    return shape
+
+
+def _int_arg(value: Any, name: str, what: str) -> int:
+    """``value`` as an int: Python and NumPy integers and integer 0-d tensors pass; bools,
+    floats and strings are refused (PyTorch's TypeError)."""
+    if not isinstance(value, (bool, np.bool_)):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise TypeError(f"{name}: {what} must be an int, got {type(value).__name__} {value!r}")
+
+
+def _number_arg(value: Any, name: str, what: str) -> Any:
+    """A Python number for ``value`` (a bool, int or float, a NumPy scalar or a 0-d tensor)."""
+    if isinstance(value, Tensor) and value.ndim == 0:
+        return value.item()
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+        return value.item()
+    if isinstance(value, (bool, int, float)):
+        return value
+    raise TypeError(f"{name}: {what} must be a number, got {type(value).__name__} {value!r}")
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
@@ -63,26 +94,29 @@ def _new(fill: Any, shape: tuple, dtype: Any, device: Any, requires_grad: bool) 
 
 
 def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _new(0, _shape(size), dtype, device, requires_grad)
+    return _new(0, _shape(size, "zeros"), dtype, device, requires_grad)
 
 
 def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _new(1, _shape(size), dtype, device, requires_grad)
+    return _new(1, _shape(size, "ones"), dtype, device, requires_grad)
 
 
 def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _new(None, _shape(size), dtype, device, requires_grad)
+    return _new(None, _shape(size, "empty"), dtype, device, requires_grad)
 
 
 def full(
     size: Any, fill_value: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
-    if dtype is None:
-        dtype = _dt.infer_dtype(fill_value)
-    return _new(fill_value, _shape((size,)), dtype, device, requires_grad)
+    fill_value = _number_arg(fill_value, "full", "fill_value")
+    dt = _dt.to_dtype(dtype) if dtype is not None else _dt.infer_dtype(fill_value)
+    # through tensor()'s conversion: an integer dtype refuses a value it cannot hold
+    fill = _from_python(fill_value, dt).astype(dt.numpy_dtype)[()]
+    return _new(fill, _shape((size,), "full"), dt, device, requires_grad)
 
 
 def _like(fn, t: Tensor, dtype: Any, device: Any, requires_grad: bool, *args: Any) -> Tensor:
+    _check_tensor(t, f"{fn.__name__}_like")
     return fn(
         *args,
         t.shape,
@@ -90,6 +124,11 @@ def _like(fn, t: Tensor, dtype: Any, device: Any, requires_grad: bool, *args: An
         device=device or t.device,
         requires_grad=requires_grad,
     )
+
+
+def _check_tensor(t: Any, name: str) -> None:
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{name}: input must be a Tensor, got {type(t).__name__}")
 
 
 def zeros_like(t: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False):
@@ -107,6 +146,7 @@ def empty_like(t: Tensor, dtype: Any = None, device: Any = None, requires_grad: 
 def full_like(
     t: Tensor, fill_value: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
+    _check_tensor(t, "full_like")
     return full(
         t.shape,
         fill_value,
@@ -114,6 +154,9 @@ def full_like(
         device=device or t.device,
         requires_grad=requires_grad,
     )
+
+
+_ARANGE = ("start", "end", "step")
 
 
 def arange(
@@ -127,17 +170,24 @@ def arange(
     """[start, end) in steps of ``step``; int64 for integer arguments, else the default float."""
     if end is None:
         start, end = 0, start
+    start, end, step = (_number_arg(v, "arange", w) for v, w in zip((start, end, step), _ARANGE))
     if dtype is None:
         is_int = all(isinstance(v, int) for v in (start, end, step))
         dtype = _dt.int64 if is_int else _dt.get_default_dtype()
     dt = _dt.to_dtype(dtype)
     xp = module_for(as_device(device))
+    if not all(math.isfinite(v) for v in (start, end, step)):
+        raise RuntimeError(f"arange: unsupported range: {start} -> {end} in steps of {step}")
     if step == 0:
-        raise ValueError("arange: step must be nonzero")
+        raise RuntimeError("arange: step must be nonzero")
     if (end - start) * step < 0:
-        raise ValueError(
+        raise RuntimeError(
             f"arange: upper bound and lower bound are inconsistent with the step sign "
             f"(start={start}, end={end}, step={step})"
+        )
+    if (end - start) / step > np.iinfo(np.int64).max:
+        raise RuntimeError(
+            f"arange: invalid size: ({end} - {start}) / {step} elements overflow int64"
         )
     if dt.is_floating_point:
         # PyTorch's kernel: value i = start + i * step in the accumulation type (double for
@@ -167,8 +217,10 @@ def linspace(
     As in its kernel, start and end are first converted to the dtype (an integer dtype truncates
     them) and a floating dtype computes in its own precision: float32/float64 with one rounding
     per value (a fused multiply-add), float16/bfloat16 rounding the product and the sum."""
+    start, end = _number_arg(start, "linspace", "start"), _number_arg(end, "linspace", "end")
+    steps = _int_arg(steps, "linspace", "steps")
     if steps < 0:
-        raise ValueError(f"linspace: number of steps must be non-negative, got {steps}")
+        raise RuntimeError(f"linspace: number of steps must be non-negative, got {steps}")
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     xp = module_for(as_device(device))
     nd = dt.numpy_dtype
@@ -194,6 +246,11 @@ def linspace(
 def eye(
     n: int, m: int | None = None, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
+    n = _int_arg(n, "eye", "n")
+    m = n if m is None else _int_arg(m, "eye", "m")
+    for what, v in (("n", n), ("m", m)):
+        if v < 0:
+            raise RuntimeError(f"eye: {what} must be greater or equal to 0, got {v}")
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     xp = module_for(as_device(device))
     t = Tensor._make(xp.eye(n, m, dtype=dt.numpy_dtype), False)
@@ -213,10 +270,12 @@ def _random(
     *params: Any,
 ) -> Tensor:
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    if not dt.is_floating_point:
-        raise TypeError(f"{kind} draws need a floating dtype, got {dt.name}")
+    name = "rand" if kind == "uniform" else "randn"
+    shape = _shape(size, name)
+    if not dt.is_floating_point:  # PyTorch: "not implemented for 'Long'"
+        raise NotImplementedError(f"{name}: draws need a floating dtype, got {dt.name}")
     xp = module_for(as_device(device))
-    t = Tensor._make(_draw(kind, _shape(size), dt, xp, generator, *params), False)
+    t = Tensor._make(_draw(kind, shape, dt, xp, generator, *params), False)
     return t.requires_grad_(True) if requires_grad else t
 
 
@@ -243,10 +302,12 @@ def randn(
 
 
 def rand_like(t: Tensor, dtype: Any = None, device: Any = None) -> Tensor:
+    _check_tensor(t, "rand_like")
     return rand(t.shape, dtype=dtype or t.dtype, device=device or t.device)
 
 
 def randn_like(t: Tensor, dtype: Any = None, device: Any = None) -> Tensor:
+    _check_tensor(t, "randn_like")
     return randn(t.shape, dtype=dtype or t.dtype, device=device or t.device)
 
 
@@ -265,21 +326,33 @@ def randint(
         low, high, size = 0, low, high
     if high is None:
         raise TypeError("randint needs high")
+    low, high = _int_arg(low, "randint", "low"), _int_arg(high, "randint", "high")
+    i64 = np.iinfo(np.int64)
+    if not (i64.min <= low <= i64.max and i64.min <= high <= i64.max):
+        raise ValueError(f"randint: low ({low}) and high ({high}) must fit in int64")
     if high <= low:
-        raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
+        raise RuntimeError(f"randint: high ({high}) must be greater than low ({low})")
+    shape = _shape((size,), "randint")
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.int64
     xp = module_for(as_device(device))
     gen = generator_for(xp, generator)
-    arr = gen.integers(low, high, size=_shape((size,)))
+    arr = gen.integers(low, high, size=shape)
     return Tensor._make(xp.asarray(arr).astype(dt.numpy_dtype), False)
 
 
 def randint_like(t: Tensor, low: int, high: int | None = None) -> Tensor:
+    """``randint_like(t, high)`` or ``randint_like(t, low, high)``, shaped like ``t``."""
+    _check_tensor(t, "randint_like")
+    if high is None:
+        low, high = 0, low
     return randint(low, high, t.shape, dtype=t.dtype, device=t.device)
 
 
 def randperm(n: int, dtype: Any = None, device: Any = None, generator: Any = None) -> Tensor:
     """A random permutation of 0 .. n-1."""
+    n = _int_arg(n, "randperm", "n")
+    if n < 0:
+        raise RuntimeError(f"randperm: n must be >= 0, got {n}")
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.int64
     xp = module_for(as_device(device))
     arr = generator_for(xp, generator).permutation(n)

@@ -27,7 +27,7 @@ class Generator:
         self._np = np.random.Generator(np.random.PCG64(0))
 
     def manual_seed(self, seed: int) -> Generator:
-        self._np = np.random.Generator(np.random.PCG64(int(seed)))
+        self._np = np.random.Generator(np.random.PCG64(_seed_bits(seed)))
         return self
 
     def get_state(self):
@@ -37,10 +37,19 @@ class Generator:
         self._np.bit_generator.state = _decode(state)
 
 
+def _seed_bits(seed: Any) -> int:
+    """PyTorch's seed rule: ``int(seed)`` in [-2**63, 2**64), a negative seed read as its 64-bit
+    two's complement (-1 is 2**64 - 1)."""
+    seed = int(seed)
+    if not -(2**63) <= seed < 2**64:
+        raise ValueError(f"manual_seed: seed must be in [-2**63, 2**64 - 1], got {seed}")
+    return seed % 2**64
+
+
 def manual_seed(seed: int) -> None:
     """Seed every device's generator: the same seed gives the same numbers."""
     global _cpu_generator, _seed
-    _seed = int(seed)
+    _seed = _seed_bits(seed)
     _cpu_generator = np.random.Generator(np.random.PCG64(_seed))
     _cuda_generators.clear()
 
@@ -114,6 +123,8 @@ def _draw(kind: str, shape: tuple, dtype: _dt.DType, xp: Any, generator, *params
 
 def fill_normal(t, mean: float, std: float, generator=None) -> None:
     """t <- samples of N(mean, std^2), in place."""
+    if not std >= 0:
+        raise RuntimeError(f"normal_: std must be >= 0, got {std}")
     xp = get_array_module(t._data)
     t._data[...] = _draw("normal", t.shape, t.dtype, xp, generator, mean, std)
     t._bump_version()
@@ -121,6 +132,8 @@ def fill_normal(t, mean: float, std: float, generator=None) -> None:
 
 def fill_uniform(t, a: float, b: float, generator=None) -> None:
     """t <- samples of U(a, b), in place."""
+    if not a <= b:
+        raise RuntimeError(f"uniform_: expects a [from, to) range with from <= to, got {a} > {b}")
     xp = get_array_module(t._data)
     t._data[...] = _draw("uniform", t.shape, t.dtype, xp, generator, a, b)
     t._bump_version()
