@@ -446,3 +446,288 @@ def test_grad_assignment_errors_like_torch(case):
         L.zeros(2, 3, requires_grad=True).grad = make(L)
 
     _same_error(assign, exc)
+
+
+# ------------------------------------------------------------------------------------------------
+# Creation: sizes are ints >= 0, fill values are numbers, ranges are finite and consistent
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("make", ["zeros", "ones", "empty", "rand", "randn"])
+def test_creation_refuses_negative_and_non_int_sizes(make):
+    fn = getattr(mg, make)
+    with pytest.raises(RuntimeError, match=rf"{make}: .*negative dimension -1: \[2, -1\]"):
+        fn(2, -1)
+    with pytest.raises(RuntimeError, match="negative dimension -3"):
+        fn((-3,))
+    for bad in (2.5, "2", True, None):
+        with pytest.raises(
+            TypeError, match=f"{make}: size must be an int, got {type(bad).__name__}"
+        ):
+            fn(bad)
+    with pytest.raises(TypeError, match="got float 2.0"):
+        fn((2.0, 3))
+    # NumPy integers and integer 0-d tensors are sizes too, and 0 is a valid size
+    assert fn(np.int64(2), mg.tensor(3)).shape == (2, 3)
+    assert fn(0, 4).shape == (0, 4)
+
+
+def test_eye_refuses_negative_and_non_int_sizes():
+    with pytest.raises(RuntimeError, match="eye: n must be greater or equal to 0, got -1"):
+        mg.eye(-1)
+    with pytest.raises(RuntimeError, match="eye: m must be greater or equal to 0, got -1"):
+        mg.eye(3, -1)
+    with pytest.raises(TypeError, match="eye: n must be an int, got float"):
+        mg.eye(2.5)
+    assert mg.eye(0).shape == (0, 0)
+    np.testing.assert_array_equal(mg.eye(2, 3).numpy(), np.eye(2, 3))
+
+
+def test_full_refuses_non_numbers_and_values_its_dtype_cannot_hold():
+    for bad in ("a", None, [1, 2]):
+        with pytest.raises(
+            TypeError, match=f"full: fill_value must be a number, got {type(bad).__name__}"
+        ):
+            mg.full((2,), bad)
+    with pytest.raises(RuntimeError, match="to uint8 without overflow"):
+        mg.full((2,), 300, dtype=mg.uint8)
+    with pytest.raises(RuntimeError, match="negative dimension -1"):
+        mg.full((-1,), 1.0)
+    with pytest.raises(TypeError, match="fill_value must be a number, got str"):
+        mg.full_like(mg.zeros(2), "a")
+    assert mg.full((2,), 1.5, dtype=mg.int64).tolist() == [1, 1]
+    assert mg.full((2,), mg.tensor(2.5)).tolist() == [2.5, 2.5]
+    assert mg.full((2,), True).dtype is mg.bool
+
+
+def test_like_functions_need_a_tensor():
+    for fn in (mg.zeros_like, mg.ones_like, mg.empty_like, mg.rand_like, mg.randn_like):
+        with pytest.raises(TypeError, match="_like: input must be a Tensor, got float"):
+            fn(1.0)
+
+
+def test_arange_refuses_zero_steps_bad_signs_and_infinite_ranges():
+    for step in (0, 0.0):
+        with pytest.raises(RuntimeError, match="arange: step must be nonzero"):
+            mg.arange(0, 5, step)
+    for args in ((5, 0), (0, 5, -1), (-3,)):
+        with pytest.raises(RuntimeError, match="inconsistent with the step sign"):
+            mg.arange(*args)
+    for end in (float("nan"), float("inf")):
+        with pytest.raises(RuntimeError, match="arange: unsupported range"):
+            mg.arange(end)
+    with pytest.raises(RuntimeError, match="arange: invalid size"):
+        mg.arange(0, 1, 1e-20)
+    with pytest.raises(TypeError, match="arange: end must be a number, got str"):
+        mg.arange("5")
+    assert mg.arange(mg.tensor(3)).tolist() == [0, 1, 2]
+
+
+def test_linspace_refuses_negative_and_non_int_steps():
+    with pytest.raises(RuntimeError, match="number of steps must be non-negative, got -1"):
+        mg.linspace(0, 1, -1)
+    with pytest.raises(TypeError, match="linspace: steps must be an int, got float"):
+        mg.linspace(0, 1, 2.5)
+    assert mg.linspace(0, 1, 0).shape == (0,)
+
+
+def test_random_draws_refuse_bad_bounds_and_dtypes():
+    with pytest.raises(RuntimeError, match=r"randint: high \(0\) must be greater than low \(5\)"):
+        mg.randint(5, 0, (2,))
+    with pytest.raises(RuntimeError, match="must be greater than low"):
+        mg.randint(3, 3, (2,))
+    with pytest.raises(TypeError, match="randint: high must be an int, got float"):
+        mg.randint(0, 1.5, (2,))
+    with pytest.raises(TypeError, match="randint: size must be an int, got float"):
+        mg.randint(0, 5, (2.5,))
+    with pytest.raises(ValueError, match="must fit in int64"):
+        mg.randint(0, 2**63, (2,))
+    with pytest.raises(RuntimeError, match="negative dimension"):
+        mg.randint(0, 5, (-1,))
+    with pytest.raises(RuntimeError, match="randperm: n must be >= 0, got -1"):
+        mg.randperm(-1)
+    with pytest.raises(TypeError, match="randperm: n must be an int, got float"):
+        mg.randperm(2.5)
+    with pytest.raises(NotImplementedError, match="rand: draws need a floating dtype, got int64"):
+        mg.rand(2, dtype=mg.int64)
+    with pytest.raises(RuntimeError, match=r"uniform_: .*got 2 > 1"):
+        mg.zeros(3).uniform_(2, 1)
+    with pytest.raises(RuntimeError, match="normal_: std must be >= 0, got -1"):
+        mg.zeros(3).normal_(0, -1)
+    with pytest.raises(RuntimeError, match="std must be >= 0"):
+        nn.init.normal_(mg.zeros(3), 0.0, -1.0)
+    # the edges are fine: an empty range gives its one value, std 0 gives the mean
+    assert mg.zeros(3).uniform_(1, 1).tolist() == [1, 1, 1]
+    assert mg.zeros(3).normal_(2, 0).tolist() == [2, 2, 2]
+    draws = mg.randint_like(mg.zeros(1000), 3)
+    assert draws.dtype is mg.float32 and set(draws.tolist()) == {0.0, 1.0, 2.0}
+
+
+def test_manual_seed_takes_torchs_range_and_wraps_negative_seeds():
+    mg.manual_seed(-1)
+    assert mg.initial_seed() == 2**64 - 1
+    a = mg.rand(4)
+    mg.manual_seed(2**64 - 1)
+    np.testing.assert_array_equal(a.numpy(), mg.rand(4).numpy())
+    mg.manual_seed(-(2**63))
+    assert mg.initial_seed() == 2**63
+    for bad in (2**64, -(2**63) - 1):
+        with pytest.raises(ValueError, match=r"seed must be in \[-2\*\*63, 2\*\*64 - 1\]"):
+            mg.manual_seed(bad)
+    with pytest.raises(ValueError, match="seed must be in"):
+        mg.Generator().manual_seed(2**64)
+    g1, g2 = mg.Generator().manual_seed(-5), mg.Generator().manual_seed(2**64 - 5)
+    np.testing.assert_array_equal(mg.randperm(9, generator=g1), mg.randperm(9, generator=g2))
+    mg.manual_seed(0)
+
+
+def test_manual_seed_initial_seed_like_torch():
+    torch = _torch()
+    for seed in (-1, -(2**63), 2**64 - 1, 7, 2.7, True):
+        mg.manual_seed(seed)
+        torch.manual_seed(seed)
+        assert mg.initial_seed() == torch.initial_seed(), seed
+    mg.manual_seed(0)
+    torch.manual_seed(0)
+
+
+CREATION_ERRORS = {
+    "eye_negative": (lambda L: L.eye(-1), RuntimeError),
+    "eye_float": (lambda L: L.eye(2.5), TypeError),
+    "full_str": (lambda L: L.full((2,), "a"), TypeError),
+    "full_none": (lambda L: L.full((2,), None), TypeError),
+    "full_uint8_overflow": (lambda L: L.full((2,), 300, dtype=L.uint8), RuntimeError),
+    "full_negative": (lambda L: L.full((-1,), 1.0), RuntimeError),
+    "manual_seed_too_large": (lambda L: L.manual_seed(2**64), ValueError),
+    "manual_seed_too_small": (lambda L: L.manual_seed(-(2**63) - 1), ValueError),
+    "zeros_negative": (lambda L: L.zeros(2, -1), RuntimeError),
+    "zeros_float": (lambda L: L.zeros(2.5), TypeError),
+    "zeros_float_in_tuple": (lambda L: L.zeros((2.0, 3)), TypeError),
+    "zeros_str": (lambda L: L.zeros("2"), TypeError),
+    "zeros_bool": (lambda L: L.zeros(True), TypeError),
+    "ones_negative": (lambda L: L.ones(-2), RuntimeError),
+    "empty_negative": (lambda L: L.empty(-1), RuntimeError),
+    "empty_float": (lambda L: L.empty(2.5), TypeError),
+    "rand_negative": (lambda L: L.rand(-1), RuntimeError),
+    "randn_float": (lambda L: L.randn(2.5), TypeError),
+    "rand_int64": (lambda L: L.rand(2, dtype=L.int64), NotImplementedError),
+    "randint_negative": (lambda L: L.randint(0, 5, (-1,)), RuntimeError),
+    "randint_empty_range": (lambda L: L.randint(5, 0, (2,)), RuntimeError),
+    "randint_float_high": (lambda L: L.randint(0, 1.5, (2,)), TypeError),
+    "randint_float_size": (lambda L: L.randint(0, 5, (2.5,)), TypeError),
+    "randint_overflow": (lambda L: L.randint(0, 2**63, (2,)), ValueError),
+    "randperm_negative": (lambda L: L.randperm(-1), RuntimeError),
+    "randperm_float": (lambda L: L.randperm(2.5), TypeError),
+    "arange_zero_step": (lambda L: L.arange(0, 5, 0), RuntimeError),
+    "arange_zero_float_step": (lambda L: L.arange(0, 5, 0.0), RuntimeError),
+    "arange_wrong_sign": (lambda L: L.arange(0, 5, -1), RuntimeError),
+    "arange_nan": (lambda L: L.arange(float("nan")), RuntimeError),
+    "arange_inf": (lambda L: L.arange(float("inf")), RuntimeError),
+    "arange_too_long": (lambda L: L.arange(0, 1, 1e-20), RuntimeError),
+    "arange_str": (lambda L: L.arange("5"), TypeError),
+    "linspace_negative": (lambda L: L.linspace(0, 1, -1), RuntimeError),
+    "linspace_float_steps": (lambda L: L.linspace(0, 1, 2.5), TypeError),
+    "zeros_like_float": (lambda L: L.zeros_like(1.0), TypeError),
+    "full_like_str": (lambda L: L.full_like(L.zeros(2), "a"), TypeError),
+    "uniform_reversed": (lambda L: L.zeros(3).uniform_(2, 1), RuntimeError),
+    "normal_negative_std": (lambda L: L.zeros(3).normal_(0, -1), RuntimeError),
+}
+
+
+@pytest.mark.parametrize("case", CREATION_ERRORS)
+def test_creation_errors_like_torch(case):
+    fn, exc = CREATION_ERRORS[case]
+    try:
+        _same_error(fn, exc)
+    finally:
+        mg.manual_seed(0)
+
+
+# ------------------------------------------------------------------------------------------------
+# Layer constructors and their functional forms
+# ------------------------------------------------------------------------------------------------
+def test_layers_refuse_negative_and_non_int_sizes():
+    cases = [
+        (lambda: nn.Linear(-1, 3), RuntimeError, "negative dimension -1"),
+        (lambda: nn.Linear(3, -2), RuntimeError, "negative dimension -2"),
+        (lambda: nn.Linear(2.5, 3), TypeError, "size must be an int, got float"),
+        (lambda: nn.Conv2d(-1, 4, 3), RuntimeError, "negative dimension -1"),
+        (lambda: nn.Conv2d(3, 4, 2.5), TypeError, "kernel_size must be an int or a pair of ints"),
+        (lambda: nn.Conv2d(3, 4, 3, stride=(1.0, 1)), TypeError, "stride must be an int"),
+        (lambda: nn.Conv2d(3, 4, -1), ValueError, "pair of non-negative ints, got -1"),
+        (lambda: nn.Conv2d(3, 4, 3, groups=0), ValueError, "divisible by groups"),
+        (lambda: nn.BatchNorm1d(-1), RuntimeError, "negative dimension -1"),
+        (lambda: nn.BatchNorm2d(2.5), TypeError, "size must be an int, got float"),
+        (lambda: nn.LayerNorm((2, -1)), RuntimeError, "negative dimension -1"),
+        (lambda: nn.RMSNorm(-1), RuntimeError, "negative dimension -1"),
+        (lambda: nn.Embedding(-1, 3), RuntimeError, "negative dimension -1"),
+        (lambda: nn.Embedding(10, 2.5), TypeError, "size must be an int, got float"),
+        (lambda: nn.Dropout(p=1.5), ValueError, "between 0 and 1, but got 1.5"),
+        (lambda: nn.Dropout(p=-0.1), ValueError, "between 0 and 1, but got -0.1"),
+        (lambda: nn.MultiheadAttention(6, 0), ValueError, "must be positive"),
+    ]
+    for make, exc, message in cases:
+        with pytest.raises(exc, match=message):
+            make()
+    # size 0 is allowed (an empty layer), as in PyTorch
+    assert nn.Linear(0, 3).weight.shape == (3, 0)
+    assert nn.BatchNorm1d(0).weight.shape == (0,)
+
+
+def test_conv_with_an_empty_kernel_refuses_instead_of_returning_zeros():
+    x = mg.ones(1, 3, 5, 5)
+    with pytest.raises(
+        RuntimeError, match=r"kernel size, stride and dilation must be positive.*\(0, 0\)"
+    ):
+        nn.Conv2d(3, 4, 0)(x)
+    with pytest.raises(RuntimeError, match=r"stride \(0, 0\)"):
+        F.conv2d(x, mg.ones(4, 3, 3, 3), stride=0)
+    with pytest.raises(RuntimeError, match=r"dilation \(0, 0\)"):
+        F.conv2d(x, mg.ones(4, 3, 3, 3), dilation=0)
+
+
+def test_pad_refuses_float_amounts_instead_of_truncating():
+    with pytest.raises(TypeError, match=r"pad: amounts must be ints, got \(1.5, 1\)"):
+        F.pad(mg.ones(2, 3), (1.5, 1))
+    with pytest.raises(TypeError, match="amounts must be ints"):
+        F.pad(mg.ones(2, 3), (True, 1))
+    assert F.pad(mg.ones(2, 3), (1, 1)).shape == (2, 5)
+
+
+LAYER_ERRORS = {
+    "linear_negative_in": (lambda L: L.nn.Linear(-1, 3), RuntimeError),
+    "linear_negative_out": (lambda L: L.nn.Linear(3, -1), RuntimeError),
+    "linear_float": (lambda L: L.nn.Linear(2.5, 3), TypeError),
+    "conv_negative_channels": (lambda L: L.nn.Conv2d(-1, 4, 3), RuntimeError),
+    "conv_float_kernel": (lambda L: L.nn.Conv2d(3, 4, 2.5), TypeError),
+    "conv_groups_not_dividing": (lambda L: L.nn.Conv2d(3, 4, 3, groups=2), ValueError),
+    "conv_bad_padding_mode": (lambda L: L.nn.Conv2d(3, 4, 3, padding_mode="x"), ValueError),
+    "conv_empty_kernel_forward": (
+        lambda L: L.nn.Conv2d(3, 4, 0)(L.ones(1, 3, 5, 5)),
+        RuntimeError,
+    ),
+    "conv_zero_stride_forward": (
+        lambda L: L.nn.functional.conv2d(L.ones(1, 3, 5, 5), L.ones(4, 3, 3, 3), stride=0),
+        RuntimeError,
+    ),
+    "conv_float_stride": (
+        lambda L: L.nn.functional.conv2d(L.ones(1, 3, 5, 5), L.ones(4, 3, 3, 3), stride=2.5),
+        TypeError,
+    ),
+    "avg_pool_float_kernel": (lambda L: L.nn.AvgPool2d(2.5)(L.ones(1, 1, 4, 4)), TypeError),
+    "pad_float": (lambda L: L.nn.functional.pad(L.ones(2, 3), (1.5, 1)), TypeError),
+    "dropout_above_one": (lambda L: L.nn.Dropout(p=1.5), ValueError),
+    "dropout_negative": (lambda L: L.nn.Dropout(p=-0.1), ValueError),
+    "batchnorm_negative": (lambda L: L.nn.BatchNorm1d(-1), RuntimeError),
+    "batchnorm_float": (lambda L: L.nn.BatchNorm1d(2.5), TypeError),
+    "layernorm_negative": (lambda L: L.nn.LayerNorm((2, -1)), RuntimeError),
+    "rmsnorm_negative": (lambda L: L.nn.RMSNorm(-1), RuntimeError),
+    "embedding_negative_rows": (lambda L: L.nn.Embedding(-1, 3), RuntimeError),
+    "embedding_float_dim": (lambda L: L.nn.Embedding(10, 2.5), TypeError),
+    "attention_zero_heads": (lambda L: L.nn.MultiheadAttention(6, 0), ValueError),
+}
+
+
+@pytest.mark.parametrize("case", LAYER_ERRORS)
+@pytest.mark.filterwarnings("ignore:Initializing zero-element tensors")
+def test_layer_errors_like_torch(case):
+    fn, exc = LAYER_ERRORS[case]
+    _same_error(fn, exc)

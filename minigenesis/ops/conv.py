@@ -37,11 +37,15 @@ def pair(value: Any, name: str) -> tuple[int, int]:
     """An int or a pair of ints -> a pair of non-negative ints (PyTorch's ``_pair``)."""
     if isinstance(value, int) and not isinstance(value, bool):
         pair_ = (value, value)
-    else:
+    elif isinstance(value, (tuple, list)):
         pair_ = tuple(value)
         if len(pair_) == 1:
             pair_ = pair_ * 2
-    if len(pair_) != 2 or not all(isinstance(v, int) and v >= 0 for v in pair_):
+    else:
+        pair_ = (value,)
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in pair_):
+        raise TypeError(f"{name} must be an int or a pair of ints, got {value!r}")
+    if len(pair_) != 2 or min(pair_) < 0:
         raise ValueError(f"{name} must be an int or a pair of non-negative ints, got {value!r}")
     return pair_  # type: ignore[return-value]
 
@@ -163,9 +167,12 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 
     matmul's (C_out, N, H_out, W_out) result: no copy is spent to reorder it.
     """
     stride, dilation = pair(stride, "stride"), pair(dilation, "dilation")
-    if 0 in stride or 0 in dilation:
-        raise ValueError(f"stride and dilation must be positive, got {stride} and {dilation}")
     c_out, c_in_g, kh, kw = weight.shape
+    if 0 in stride or 0 in dilation or 0 in (kh, kw):  # RuntimeError, as PyTorch
+        raise RuntimeError(
+            f"conv2d: kernel size, stride and dilation must be positive, got kernel "
+            f"{(kh, kw)}, stride {stride} and dilation {dilation}"
+        )
     n, c_in = x.shape[:2]
     pad4 = conv_padding(padding, (kh, kw), dilation, stride)
     cols = Im2Col.apply(x, (kh, kw), stride, dilation, pad4, CONV_ORDER, 0.0)

@@ -48,7 +48,9 @@ def _gather_index(xp, n: int, lo: int, hi: int, mode: str):
 
 def pad(x, pad: tuple | list, mode: str = "constant", value: float | None = None):
     """Pad ``x`` by ``pad`` = (last_lo, last_hi, second_last_lo, second_last_hi, ...)."""
-    pad = tuple(int(p) for p in pad)
+    if not all(isinstance(p, int) and not isinstance(p, bool) for p in pad):
+        raise TypeError(f"pad: amounts must be ints, got {tuple(pad)}")
+    pad = tuple(pad)
     if len(pad) % 2 or len(pad) // 2 > x.ndim:
         raise ValueError(
             f"pad: expected an even number of amounts for at most {x.ndim} dims "
