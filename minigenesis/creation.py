@@ -334,6 +334,12 @@ def randint(
         raise RuntimeError(f"randint: high ({high}) must be greater than low ({low})")
     shape = _shape((size,), "randint")
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.int64
+    if not dt.is_floating_point and dt is not _dt.bool_:  # the draws must fit, not wrap around
+        info = np.iinfo(dt.numpy_dtype)
+        if low < info.min or high - 1 > info.max:
+            raise RuntimeError(
+                f"randint: [{low}, {high}) does not fit in {dt.name} ([{info.min}, {info.max}])"
+            )
     xp = module_for(as_device(device))
     gen = generator_for(xp, generator)
     arr = gen.integers(low, high, size=shape)

@@ -542,6 +542,11 @@ def test_random_draws_refuse_bad_bounds_and_dtypes():
         mg.randint(0, 2**63, (2,))
     with pytest.raises(RuntimeError, match="negative dimension"):
         mg.randint(0, 5, (-1,))
+    with pytest.raises(RuntimeError, match=r"randint: \[0, 300\) does not fit in uint8"):
+        mg.randint(0, 300, (3,), dtype=mg.uint8)
+    with pytest.raises(RuntimeError, match="does not fit in int8"):
+        mg.randint(-129, 0, (3,), dtype=mg.int8)
+    assert set(mg.randint(0, 256, (20000,), dtype=mg.uint8).tolist()) >= {0, 255}
     with pytest.raises(RuntimeError, match="randperm: n must be >= 0, got -1"):
         mg.randperm(-1)
     with pytest.raises(TypeError, match="randperm: n must be an int, got float"):
@@ -614,6 +619,7 @@ CREATION_ERRORS = {
     "randint_float_high": (lambda L: L.randint(0, 1.5, (2,)), TypeError),
     "randint_float_size": (lambda L: L.randint(0, 5, (2.5,)), TypeError),
     "randint_overflow": (lambda L: L.randint(0, 2**63, (2,)), ValueError),
+    "randint_beyond_uint8": (lambda L: L.randint(0, 300, (3,), dtype=L.uint8), RuntimeError),
     "randperm_negative": (lambda L: L.randperm(-1), RuntimeError),
     "randperm_float": (lambda L: L.randperm(2.5), TypeError),
     "arange_zero_step": (lambda L: L.arange(0, 5, 0), RuntimeError),
