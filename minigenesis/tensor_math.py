@@ -196,6 +196,17 @@ def _compare(a: Any, b: Any, fn: Any) -> Any:
     return TensorBase._make(fn(a._data, bd), False)  # (a NumPy scalar becomes a 0-d array there)
 
 
+def _bitwise(a: Any, b: Any, fn: Any, name: str) -> Any:
+    """&, |, ^ of bool/integer tensors (PyTorch has no bitwise op on floating-point ones)."""
+    for x in (a, b):
+        if _is_float(x):
+            kind = x.dtype.name if isinstance(x, TensorBase) else "float"
+            raise TypeError(
+                f"bitwise_{name} is only defined for bool and integer operands, got {kind}"
+            )
+    return _compare(a, b, fn)
+
+
 def _is_float(x: Any) -> bool:
     """A Python float or a floating-point tensor (what makes a promoted result floating)."""
     if isinstance(x, TensorBase):
@@ -366,13 +377,13 @@ class TensorMath:
         return self._make(~self._data, False)
 
     def __and__(self, other):
-        return _compare(self, other, lambda a, b: a & b)
+        return _bitwise(self, other, lambda a, b: a & b, "and")
 
     def __or__(self, other):
-        return _compare(self, other, lambda a, b: a | b)
+        return _bitwise(self, other, lambda a, b: a | b, "or")
 
     def __xor__(self, other):
-        return _compare(self, other, lambda a, b: a ^ b)
+        return _bitwise(self, other, lambda a, b: a ^ b, "xor")
 
     # comparisons: boolean results, never differentiable
     def __lt__(self, other):
@@ -872,7 +883,9 @@ class TensorMath:
         _check_inplace_result(out, self)
         self._data[...] = out._data
         self._bump_version()
-        self.grad_fn, self._output_nr, self.requires_grad = out.grad_fn, out._output_nr, True
+        # a result without gradient (x //= 2) leaves self a constant of the graph, not a leaf
+        self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
+        self.requires_grad = out.requires_grad
         self._rebase_views()
         return self
 
@@ -913,6 +926,26 @@ class TensorMath:
 
     def pow_(self, exponent):
         return self._inplace(lambda x, o: x**o, exponent)
+
+    # Augmented assignment is the in-place op, as in PyTorch (``p -= lr * p.grad`` changes p).
+    # Without these Python falls back to ``p = p - lr * p.grad``: the name is rebound and the
+    # parameter never changes. There is no ``__imatmul__``, as in PyTorch: ``a @= b`` rebinds a.
+    __iadd__, __isub__, __imul__, __itruediv__, __ipow__ = add_, sub_, mul_, div_, pow_
+
+    def __ifloordiv__(self, other):
+        return self._inplace(lambda x, o: x // o, other)
+
+    def __imod__(self, other):
+        return self._inplace(lambda x, o: x % o, other)
+
+    def __iand__(self, other):
+        return self._inplace(lambda x, o: x & o, other)
+
+    def __ior__(self, other):
+        return self._inplace(lambda x, o: x | o, other)
+
+    def __ixor__(self, other):
+        return self._inplace(lambda x, o: x ^ o, other)
 
     def clamp_(self, min=None, max=None):  # noqa: A002
         return self._inplace(lambda x: x.clamp(min, max))
