@@ -47,6 +47,74 @@ def sign(x: Tensor) -> Tensor:
     return x.sign()
 
 
+def sin(x: Tensor) -> Tensor:
+    return x.sin()
+
+
+def cos(x: Tensor) -> Tensor:
+    return x.cos()
+
+
+def tan(x: Tensor) -> Tensor:
+    return x.tan()
+
+
+def asin(x: Tensor) -> Tensor:
+    return x.asin()
+
+
+def acos(x: Tensor) -> Tensor:
+    return x.acos()
+
+
+def atan(x: Tensor) -> Tensor:
+    return x.atan()
+
+
+def sinh(x: Tensor) -> Tensor:
+    return x.sinh()
+
+
+def cosh(x: Tensor) -> Tensor:
+    return x.cosh()
+
+
+def expm1(x: Tensor) -> Tensor:
+    return x.expm1()
+
+
+def log1p(x: Tensor) -> Tensor:
+    return x.log1p()
+
+
+def log2(x: Tensor) -> Tensor:
+    return x.log2()
+
+
+def log10(x: Tensor) -> Tensor:
+    return x.log10()
+
+
+def reciprocal(x: Tensor) -> Tensor:
+    return x.reciprocal()
+
+
+def erf(x: Tensor) -> Tensor:
+    return x.erf()
+
+
+def erfinv(x: Tensor) -> Tensor:
+    return x.erfinv()
+
+
+def atan2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """The angle of the point (other, input) in (-pi, pi]."""
+    return input.atan2(other)
+
+
+arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
+
+
 def tanh(x: Tensor) -> Tensor:
     return x.tanh()
 

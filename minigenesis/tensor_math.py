@@ -24,6 +24,7 @@ from .conversions import as_array
 from .ops import activation as A
 from .ops import elementwise as E
 from .ops import indexing as I
+from .ops import math_functions as MF
 from .ops import matmul as M
 from .ops import reduce as R
 from .ops import shape as S
@@ -439,6 +440,63 @@ class TensorMath:
 
     def sqrt(self):
         return E.Sqrt.apply(_float_in(self))
+
+    # trigonometric, hyperbolic, exp/log variants, erf (ops/math_functions.py)
+    def sin(self):
+        return MF.Sin.apply(_float_in(self))
+
+    def cos(self):
+        return MF.Cos.apply(_float_in(self))
+
+    def tan(self):
+        return MF.Tan.apply(_float_in(self))
+
+    def asin(self):
+        return MF.Asin.apply(_float_in(self))
+
+    def acos(self):
+        return MF.Acos.apply(_float_in(self))
+
+    def atan(self):
+        return MF.Atan.apply(_float_in(self))
+
+    def atan2(self, other):
+        """The angle of the point (other, self): atan2(y=self, x=other), in (-pi, pi]."""
+        if not isinstance(other, TensorBase):
+            raise TypeError(f"atan2: other must be a Tensor, got {type(other).__name__}")
+        target = _result_type(self, other)
+        if target.numpy_dtype.kind not in _FLOAT_KINDS:
+            target = _dt.get_default_dtype()
+        return MF.Atan2.apply(self._cast(target.numpy_dtype), other._cast(target.numpy_dtype))
+
+    arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
+
+    def sinh(self):
+        return MF.Sinh.apply(_float_in(self))
+
+    def cosh(self):
+        return MF.Cosh.apply(_float_in(self))
+
+    def expm1(self):
+        return MF.Expm1.apply(_float_in(self))
+
+    def log1p(self):
+        return MF.Log1p.apply(_float_in(self))
+
+    def log2(self):
+        return MF.Log2.apply(_float_in(self))
+
+    def log10(self):
+        return MF.Log10.apply(_float_in(self))
+
+    def reciprocal(self):
+        return MF.Reciprocal.apply(_float_in(self))
+
+    def erf(self):
+        return MF.Erf.apply(_float_in(self))
+
+    def erfinv(self):
+        return MF.Erfinv.apply(_float_in(self))
 
     def rsqrt(self):
         return 1 / E.Sqrt.apply(_float_in(self))
@@ -946,6 +1004,12 @@ class TensorMath:
 
     def __ixor__(self, other):
         return self._inplace(lambda x, o: x ^ o, other)
+
+    def sin_(self):
+        return self._inplace(lambda x: x.sin())
+
+    def cos_(self):
+        return self._inplace(lambda x: x.cos())
 
     def clamp_(self, min=None, max=None):  # noqa: A002
         return self._inplace(lambda x: x.clamp(min, max))

@@ -1,0 +1,259 @@
+"""Elementwise math functions: trigonometric, hyperbolic, exp/log variants, reciprocal, erf.
+
+Each op's forward works on arrays; its backward on Tensors (so it can itself be differentiated).
+Inputs reach these ops already floating point: the Tensor methods turn bool/integer tensors into
+the default float dtype first, as PyTorch does. 2-byte floats (float16, bfloat16) are computed
+in float32 and rounded back once.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..autograd.function import Op
+from ..backend import erf, erfinv, get_array_module
+
+
+def _unary(name: str, x):
+    """Apply NumPy/CuPy's ``name`` to x, through float32 for 2-byte floats."""
+    xp = get_array_module(x)
+    if x.dtype.itemsize == 2:
+        return getattr(xp, name)(x.astype(xp.float32)).astype(x.dtype)
+    return getattr(xp, name)(x)
+
+
+class Sin(Op):
+    """y = sin x;   dy/dx = cos x."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _unary("sin", x)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return gy * x.cos()
+
+
+class Cos(Op):
+    """y = cos x;   dy/dx = -sin x."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _unary("cos", x)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return -(gy * x.sin())
+
+
+class Tan(Op):
+    """y = tan x;   dy/dx = 1 / cos^2 x = 1 + y^2."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = _unary("tan", x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, gy):
+        (y,) = ctx.saved_tensors
+        return gy * (1 + y * y)
+
+
+class Asin(Op):
+    """y = asin x (|x| <= 1);   dy/dx = 1 / sqrt(1 - x^2)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _unary("arcsin", x)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return gy / (1 - x * x).sqrt()
+
+
+class Acos(Op):
+    """y = acos x (|x| <= 1);   dy/dx = -1 / sqrt(1 - x^2)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _unary("arccos", x)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return -gy / (1 - x * x).sqrt()
+
+
+class Atan(Op):
+    """y = atan x;   dy/dx = 1 / (1 + x^2)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _unary("arctan", x)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return gy / (1 + x * x)
+
+
+class Atan2(Op):
+    """z = atan2(y, x), the angle of the point (x, y) in (-pi, pi];
+    dz/dy = x / (x^2 + y^2),  dz/dx = -y / (x^2 + y^2)."""
+
+    @staticmethod
+    def forward(ctx, y, x):
+        ctx.save_for_backward(y, x)
+        xp = get_array_module(y)
+        if y.dtype.itemsize == 2:
+            return xp.arctan2(y.astype(xp.float32), x.astype(xp.float32)).astype(y.dtype)
+        return xp.arctan2(y, x)
+
+    @staticmethod
+    def backward(ctx, gz):
+        y, x = ctx.saved_tensors
+        scale = gz / (x * x + y * y)
+        gy = scale * x if ctx.needs_input_grad[0] else None
+        gx = -(scale * y) if ctx.needs_input_grad[1] else None
+        return gy, gx
+
+
+class Sinh(Op):
+    """y = sinh x;   dy/dx = cosh x."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _unary("sinh", x)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return gy * x.cosh()
+
+
+class Cosh(Op):
+    """y = cosh x;   dy/dx = sinh x."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _unary("cosh", x)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return gy * x.sinh()
+
+
+class Expm1(Op):
+    """y = e^x - 1 (exact for small x, where exp(x) - 1 cancels);   dy/dx = e^x = y + 1."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = _unary("expm1", x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, gy):
+        (y,) = ctx.saved_tensors
+        return gy * (y + 1)
+
+
+class Log1p(Op):
+    """y = ln(1 + x) (exact for small x);   dy/dx = 1 / (1 + x)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _unary("log1p", x)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return gy / (1 + x)
+
+
+class Log2(Op):
+    """y = log2 x;   dy/dx = 1 / (x ln 2)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _unary("log2", x)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return gy / (x * math.log(2))
+
+
+class Log10(Op):
+    """y = log10 x;   dy/dx = 1 / (x ln 10)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _unary("log10", x)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return gy / (x * math.log(10))
+
+
+class Reciprocal(Op):
+    """y = 1 / x;   dy/dx = -1 / x^2 = -y^2."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = _unary("reciprocal", x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, gy):
+        (y,) = ctx.saved_tensors
+        return -(gy * y * y)
+
+
+class Erf(Op):
+    """y = erf x = 2/sqrt(pi) integral_0^x e^(-t^2) dt;   dy/dx = 2/sqrt(pi) e^(-x^2).
+    (How erf itself is evaluated: ``backend.erf``.)"""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return erf(x)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        return gy * (-(x * x)).exp() * (2 / math.sqrt(math.pi))
+
+
+class Erfinv(Op):
+    """y = erfinv x, the inverse of erf on (-1, 1);
+    dy/dx = 1 / erf'(y) = sqrt(pi)/2 e^(y^2)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = erfinv(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, gy):
+        (y,) = ctx.saved_tensors
+        return gy * (y * y).exp() * (math.sqrt(math.pi) / 2)

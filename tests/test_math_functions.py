@@ -1,0 +1,240 @@
+"""Elementwise math functions (sin ... erfinv): values against NumPy / math in float64,
+gradients against float64 central finite differences, PyTorch's dtype rules (bool and integer
+inputs compute in float32), and PyTorch parity where torch is installed. erf and erfinv are
+checked over dense grids to within 1 ulp of PyTorch's float32 results."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+import minigenesis.nn.functional as F
+
+# name -> (the float64 reference, the open interval the inputs are drawn from)
+UNARY = {
+    "sin": (np.sin, (-6.0, 6.0)),
+    "cos": (np.cos, (-6.0, 6.0)),
+    "tan": (np.tan, (-1.4, 1.4)),
+    "asin": (np.arcsin, (-0.95, 0.95)),
+    "acos": (np.arccos, (-0.95, 0.95)),
+    "atan": (np.arctan, (-5.0, 5.0)),
+    "sinh": (np.sinh, (-4.0, 4.0)),
+    "cosh": (np.cosh, (-4.0, 4.0)),
+    "expm1": (np.expm1, (-3.0, 3.0)),
+    "log1p": (np.log1p, (-0.9, 5.0)),
+    "log2": (np.log2, (0.1, 10.0)),
+    "log10": (np.log10, (0.1, 10.0)),
+    "reciprocal": (np.reciprocal, (0.5, 4.0)),
+    "erf": (np.vectorize(math.erf), (-4.0, 4.0)),
+    "erfinv": (None, (-0.99, 0.99)),  # reference: erf(erfinv(y)) = y
+}
+
+
+def _inputs(name, shape=(4, 5), seed=0):
+    lo, hi = UNARY[name][1]
+    return np.random.default_rng(seed).uniform(lo, hi, shape)
+
+
+def _reference(name, x):
+    ref = UNARY[name][0]
+    if ref is None:  # erfinv: invert math.erf by bisection, to float64 precision
+        lo, hi = np.full_like(x, -6.0), np.full_like(x, 6.0)
+        erf = np.vectorize(math.erf)
+        for _ in range(80):
+            mid = (lo + hi) / 2
+            below = erf(mid) < x
+            lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+        return (lo + hi) / 2
+    return ref(x)
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_function_values_match_the_float64_reference(name):
+    x = _inputs(name)
+    expected = _reference(name, x)
+    out64 = getattr(mg, name)(mg.tensor(x))
+    assert out64.dtype == mg.float64
+    np.testing.assert_allclose(out64.numpy(), expected, rtol=1e-10, atol=1e-12)
+    x32 = x.astype(np.float32)
+    out32 = getattr(mg.tensor(x32), name)()  # the Tensor method
+    assert out32.dtype == mg.float32
+    np.testing.assert_allclose(
+        out32.numpy(), _reference(name, x32.astype(np.float64)), rtol=3e-7, atol=1e-7
+    )
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_function_gradient_matches_central_finite_differences(name):
+    x = _inputs(name, shape=(6,), seed=1)
+    t = mg.tensor(x, requires_grad=True)
+    getattr(mg, name)(t).sum().backward()
+    eps = 1e-6
+    fd = (_reference(name, x + eps) - _reference(name, x - eps)) / (2 * eps)
+    np.testing.assert_allclose(t.grad.numpy(), fd, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])
+def test_integer_and_bool_inputs_compute_in_the_default_float_dtype(name, dtype):
+    values = np.array([0, 1, 0, 1]) if dtype == "bool" else np.array([0, 1, 2, 3])
+    if name in ("log2", "log10", "reciprocal"):  # keep away from 0
+        values = values + 1
+    if name in ("asin", "acos", "erfinv"):
+        values = np.minimum(values, 0)
+    x = mg.tensor(values.astype(dtype))
+    out = getattr(mg, name)(x)
+    assert out.dtype == mg.float32
+    expected = getattr(mg, name)(mg.tensor(values.astype(dtype).astype(np.float32)))
+    np.testing.assert_array_equal(out.numpy(), expected.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", ["sin", "cos", "erf", "log1p", "reciprocal"])
+def test_two_byte_floats_keep_their_dtype(name, dtype):
+    x = mg.tensor(_inputs(name).astype(np.float32)).to(getattr(mg, dtype))
+    out = getattr(x, name)()
+    assert out.dtype == getattr(mg, dtype)
+    wide = getattr(x.float(), name)()
+    np.testing.assert_allclose(out.float().numpy(), wide.numpy(), rtol=1e-2, atol=1e-3)
+
+
+def test_sin_and_cos_in_place():
+    x = np.linspace(-3, 3, 7, dtype=np.float32)
+    s, c = mg.tensor(x), mg.tensor(x)
+    same_s, same_c = s.sin_(), c.cos_()
+    assert same_s is s and same_c is c
+    np.testing.assert_allclose(s.numpy(), np.sin(x), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(c.numpy(), np.cos(x), rtol=1e-6, atol=1e-7)
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        mg.tensor([1, 2]).sin_()
+
+
+def test_atan2_values_gradients_and_broadcasting():
+    rng = np.random.default_rng(2)
+    y, x = rng.normal(size=(3, 4)), rng.normal(size=(4,))
+    ty, tx = mg.tensor(y, requires_grad=True), mg.tensor(x, requires_grad=True)
+    out = mg.atan2(ty, tx)
+    np.testing.assert_allclose(out.detach().numpy(), np.arctan2(y, x), rtol=1e-12)
+    out.sum().backward()
+    r2 = x * x + y * y
+    np.testing.assert_allclose(ty.grad.numpy(), x / r2, rtol=1e-12)
+    np.testing.assert_allclose(tx.grad.numpy(), (-y / r2).sum(0), rtol=1e-12)
+    ints = mg.atan2(mg.tensor([1, -1]), mg.tensor([0, 0]))
+    assert ints.dtype == mg.float32
+    np.testing.assert_allclose(ints.numpy(), [math.pi / 2, -math.pi / 2], rtol=1e-7)
+    with pytest.raises(TypeError, match="atan2"):
+        mg.atan2(mg.tensor([1.0]), 2.0)
+
+
+def test_erf_edges_and_symmetry():
+    x = mg.tensor([0.0, -0.0, np.inf, -np.inf, np.nan, 3e38, -1e-40], dtype=mg.float32)
+    out = mg.erf(x).numpy()
+    np.testing.assert_array_equal(out[[0, 2, 3, 5]], [0.0, 1.0, -1.0, 1.0])
+    assert np.signbit(out[1]) and np.isnan(out[4])
+    tiny = float(np.float32(-1e-40))
+    assert out[6] == np.float32(tiny * 2 / math.sqrt(math.pi))  # tiny x: erf(x) ~ 2x/sqrt(pi)
+
+
+def test_erfinv_edges():
+    y = mg.tensor([1.0, -1.0, 1.5, -2.0, np.nan, 0.0], dtype=mg.float32)
+    out = mg.erfinv(y).numpy()
+    np.testing.assert_array_equal(out[:2], [np.inf, -np.inf])
+    assert np.isnan(out[2:5]).all() and out[5] == 0.0
+
+
+def test_second_derivatives_match_finite_differences_of_the_gradient():
+    x = np.array([-0.7, 0.2, 0.9])
+    for name in ("sin", "tan", "asin", "atan", "erf", "erfinv", "log1p", "reciprocal"):
+        t = mg.tensor(x, requires_grad=True)
+        (g,) = mg.autograd.grad(getattr(t, name)().sum(), t, create_graph=True)
+        g.sum().backward()
+
+        def slope(v, name=name):
+            u = mg.tensor(v, requires_grad=True)
+            getattr(u, name)().sum().backward()
+            return u.grad.numpy()
+
+        eps = 1e-6
+        fd = (slope(x + eps) - slope(x - eps)) / (2 * eps)
+        np.testing.assert_allclose(t.grad.numpy(), fd, rtol=1e-5, atol=1e-7, err_msg=name)
+
+
+# ------------------------------------------------------------------------------------ PyTorch
+def _ulps(a, b):
+    """Distance in float32 units in the last place (ordered integer view of the bit patterns)."""
+    ia, ib = (np.asarray(v, np.float32).view(np.int32).astype(np.int64) for v in (a, b))
+    ia = np.where(ia < 0, -(ia & 0x7FFFFFFF), ia)
+    ib = np.where(ib < 0, -(ib & 0x7FFFFFFF), ib)
+    return np.abs(ia - ib)
+
+
+@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_function_matches_pytorch_values_and_gradients(name, dtype):
+    torch = pytest.importorskip("torch")
+    x = _inputs(name, seed=3).astype(dtype)
+    results = []
+    for lib in (mg, torch):
+        t = lib.tensor(x, requires_grad=True)
+        out = getattr(lib, name)(t)
+        (out * out).sum().backward()
+        results.append((out.detach().numpy(), t.grad.numpy()))
+    rtol = 1e-5 if dtype == "float32" else 1e-10
+    for ours, theirs in zip(results[0], results[1], strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=rtol * 1e-2)
+
+
+def test_erf_float32_is_within_one_ulp_of_pytorch_on_a_dense_grid():
+    torch = pytest.importorskip("torch")
+    x = np.concatenate(
+        [
+            np.linspace(-7, 7, 1_000_001, dtype=np.float32),
+            np.geomspace(1e-38, 1, 20_000, dtype=np.float32),
+            -np.geomspace(1e-45, 8, 20_000, dtype=np.float32),
+        ]
+    )
+    ours = mg.erf(mg.tensor(x)).numpy()
+    theirs = torch.erf(torch.from_numpy(x)).numpy()
+    assert _ulps(ours, theirs).max() <= 1
+
+
+def test_erfinv_is_within_one_ulp_of_pytorch_in_float32_and_close_in_float64():
+    torch = pytest.importorskip("torch")
+    y = np.concatenate(
+        [
+            np.linspace(-1, 1, 400_001, dtype=np.float32)[1:-1],
+            np.float32(1) - np.geomspace(6e-8, 0.5, 20_000, dtype=np.float32),
+            np.geomspace(1e-38, 0.5, 20_000, dtype=np.float32),
+        ]
+    )
+    assert (
+        _ulps(mg.erfinv(mg.tensor(y)).numpy(), torch.erfinv(torch.from_numpy(y)).numpy()).max() <= 1
+    )
+    y64 = np.concatenate([np.linspace(-1, 1, 20_001)[1:-1], 1 - np.geomspace(1e-15, 0.5, 200)])
+    np.testing.assert_allclose(
+        mg.erfinv(mg.tensor(y64)).numpy(), torch.erfinv(torch.from_numpy(y64)).numpy(), rtol=1e-10
+    )
+
+
+def test_exact_gelu_is_at_least_as_accurate_as_pytorchs_in_float32():
+    # PyTorch's own float32 GELU is up to ~9 ulp from the true value on [-1, 10], and where
+    # 1 + erf(x / sqrt 2) cancels (x < -1) off by up to ~2.6e-7 absolute: "within 1 ulp of
+    # PyTorch" cannot hold there for any correct implementation. So both are measured against
+    # the float64 truth: in ulps on [-1, 10], in absolute error range by range below -1; ours
+    # must be no worse than PyTorch's anywhere.
+    torch = pytest.importorskip("torch")
+    x = np.linspace(-10, 10, 400_001, dtype=np.float32)
+    ours = F.gelu(mg.tensor(x)).numpy()
+    theirs = torch.nn.functional.gelu(torch.from_numpy(x)).numpy()
+    x64 = x.astype(np.float64)
+    truth = x64 * 0.5 * np.vectorize(math.erfc)(-x64 / math.sqrt(2))
+    core = x >= -1
+    ours_ulps = _ulps(ours[core], truth[core].astype(np.float32)).max()
+    assert ours_ulps <= 2
+    assert ours_ulps <= _ulps(theirs[core], truth[core].astype(np.float32)).max()
+    for lo, hi in [(-10, -5), (-5, -3), (-3, -2), (-2, -1)]:
+        m = (x >= lo) & (x < hi)
+        assert np.abs(ours[m] - truth[m]).max() <= np.abs(theirs[m] - truth[m]).max(), (lo, hi)
