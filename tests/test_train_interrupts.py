@@ -225,10 +225,16 @@ def test_sigint_deferred_delivers_each_ctrl_c_after_the_block():
     finally:
         signal.signal(signal.SIGINT, previous)
     caught = []
-    with pytest.raises(KeyboardInterrupt):  # under Python's default handler
-        with sigint_deferred():
-            os.kill(os.getpid(), signal.SIGINT)
-            caught.append("block ends")
+    # Python's default handler, set here: a runner started in the background may have left
+    # SIGINT ignored, and an ignored Ctrl-C is never delivered
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with sigint_deferred():
+                os.kill(os.getpid(), signal.SIGINT)
+                caught.append("block ends")
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert caught == ["block ends"]
 
 
