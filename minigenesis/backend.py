@@ -7,16 +7,34 @@ without it, and asking for ``"cuda"`` without it raises an error that says what 
 
 from __future__ import annotations
 
+import importlib
 import math
+import os
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-try:  # CuPy is optional: the `gpu` extra installs it.
-    import cupy as _cupy
-except Exception:  # ImportError, or a CuPy that cannot find its CUDA libraries
-    _cupy = None
+# The tests' switch: MINIGENESIS_CUPY names a module that stands in for CuPy (the strict CPU
+# stand-in in tests/cupy_standin), so the GPU code path runs and is checked without a GPU.
+CUPY_ENV = "MINIGENESIS_CUPY"
+
+
+def _import_cupy() -> tuple[ModuleType | None, ModuleType | None]:
+    """CuPy and cupyx (None, None when CuPy is not installed or cannot load its CUDA libraries)."""
+    standin = os.environ.get(CUPY_ENV)
+    if standin:
+        module = importlib.import_module(standin)
+        return module, module.cupyx
+    try:  # CuPy is optional: the `gpu` extra installs it.
+        import cupy
+        import cupyx
+    except Exception:  # ImportError, or a CuPy that cannot find its CUDA libraries
+        return None, None
+    return cupy, cupyx
+
+
+_cupy, _cupyx = _import_cupy()
 
 Array = Any  # numpy.ndarray or cupy.ndarray
 
@@ -24,6 +42,13 @@ Array = Any  # numpy.ndarray or cupy.ndarray
 def cupy_module() -> ModuleType | None:
     """CuPy if it is importable, else None."""
     return _cupy
+
+
+def cupyx_module() -> ModuleType:
+    """cupyx (CuPy's extras: ``scatter_add``, ``scipy.special``); only asked for with CuPy."""
+    if _cupyx is None:
+        raise RuntimeError("cupyx was asked for but CuPy is not installed")
+    return _cupyx
 
 
 def get_array_module(x: Any) -> ModuleType:
@@ -238,9 +263,7 @@ def erf(x: Array) -> Array:
     """The error function erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt, elementwise, in x's
     dtype (see the notes above ``_ERF_SMALL`` for how and how accurately)."""
     if get_array_module(x) is not np:
-        from cupyx.scipy.special import erf as cupy_erf
-
-        return cupy_erf(x)
+        return cupyx_module().scipy.special.erf(x)
     if x.dtype == np.float64:
         return _erf_erfc_series(x)[0]
     return _erf_erfc_fast(np.asarray(x, dtype=np.float64))[0].astype(x.dtype, copy=False)
@@ -280,9 +303,7 @@ def erfinv(y: Array) -> Array:
     d erf(x)/dx = 2/sqrt(pi) exp(-x^2). For |y| > 1/2 the step solves erfc(|x|) = 1 - |y|
     instead, which keeps its relative accuracy as y nears 1 (1 - |y| is exact there)."""
     if get_array_module(y) is not np:
-        from cupyx.scipy.special import erfinv as cupy_erfinv
-
-        return cupy_erfinv(y)
+        return cupyx_module().scipy.special.erfinv(y)
     yd = np.asarray(y, dtype=np.float64).reshape(-1)
     ay = np.abs(yd)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

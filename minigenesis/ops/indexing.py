@@ -8,7 +8,7 @@ arrays) gathers a copy, and the same element may be picked twice: its gradient m
 from __future__ import annotations
 
 from ..autograd.function import Op
-from ..backend import get_array_module
+from ..backend import cupyx_module, get_array_module
 from .elementwise import select_grad
 
 
@@ -112,9 +112,7 @@ class IndexAddGrad(Op):
         elif xp.__name__ == "numpy":
             xp.add.at(out[basic], advanced, g)  # out[basic] is a view: the sums land in out
         else:  # cupyx.scatter_add is CuPy's unbuffered add.at
-            import cupyx
-
-            cupyx.scatter_add(out[basic], advanced, g)
+            cupyx_module().scatter_add(out[basic], advanced, g)
         return out
 
     @staticmethod

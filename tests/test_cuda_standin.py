@@ -1,0 +1,130 @@
+"""The GPU code path, run on every test run: the strict CuPy stand-in as device "cuda".
+
+``tests/cupy_standin`` behaves like CuPy wherever a difference could hide a bug (no implicit
+conversion to NumPy, no mixing of host and device arrays, only CuPy 14's names, its own random
+streams). The first tests here check that the stand-in is that strict; the last one runs every
+``gpu``-marked test (the GPU files and the device-parametrised slices of the CPU suites) in a
+child pytest with ``MINIGENESIS_CUPY`` set, the backend's switch for the module used as CuPy.
+Without a GPU this is how the CUDA path of minigenesis executes at all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tests.cupy_standin as cp
+
+ROOT = Path(__file__).resolve().parents[1]
+NAMES = json.loads((ROOT / "tests" / "cupy_standin" / "cupy14_names.json").read_text())
+
+# Files holding `gpu`-marked tests: whole GPU files, and CPU files with a "cuda" parameter.
+GPU_TEST_FILES = [
+    "tests/test_core_gpu.py",
+    "tests/test_amp_gpu.py",
+    "tests/test_nn_gpu.py",
+    "tests/test_nn_conv_gpu.py",
+    "tests/test_optim_gpu.py",
+    "tests/test_serialization_roundtrip.py",
+]
+
+
+def test_implicit_conversion_to_numpy_fails_as_in_cupy():
+    x = cp.arange(6, dtype=np.float32).reshape(2, 3)
+    assert not isinstance(x, np.ndarray)
+    for convert in (np.asarray, np.array, lambda a: a.__array__(), lambda a: np.add(a, np.ones(3))):
+        with pytest.raises(TypeError):
+            convert(x)
+    with pytest.raises(TypeError, match="Implicit conversion to a NumPy array is not allowed"):
+        np.asarray(x)
+    np.testing.assert_array_equal(x.get(), np.arange(6).reshape(2, 3))
+    np.testing.assert_array_equal(cp.asnumpy(x), np.arange(6).reshape(2, 3))
+
+
+def test_mixing_host_and_device_arrays_raises():
+    d, h = cp.ones(3), np.ones(3)
+    for mix in (
+        lambda: d + h,
+        lambda: h + d,
+        lambda: d * h,
+        lambda: cp.maximum(d, h),
+        lambda: cp.concatenate([d, h]),
+        lambda: cp.where(d > 0, d, h),
+    ):
+        with pytest.raises(TypeError):
+            mix()
+    # scalars mix freely, and a host array enters the device through asarray
+    assert type(d * np.float32(2) + 1) is cp.ndarray
+    np.testing.assert_array_equal((cp.asarray(h) + d).get(), [2.0, 2.0, 2.0])
+
+
+def test_namespace_is_cupy_14s():
+    assert NAMES["version"].startswith("14.")
+    assert "errstate" not in NAMES["cupy"] and not hasattr(cp, "errstate")
+    a = cp.zeros(4)
+    cp.add.at(a, cp.asarray([0, 0, 2]), 1.0)
+    np.testing.assert_array_equal(a.get(), [2.0, 0.0, 1.0, 0.0])
+    with pytest.raises(AttributeError):
+        cp.add.nonexistent_method  # noqa: B018
+    for name in ("matmul", "exp", "asnumpy", "float16", "random", "cuda"):
+        assert name in NAMES["cupy"] and hasattr(cp, name)
+    with pytest.raises(AttributeError):
+        cp.ones(2).resize  # noqa: B018  (a NumPy-only method)
+
+
+def test_a_ufunc_without_a_bfloat16_loop_in_cupy_refuses_bfloat16():
+    import ml_dtypes
+
+    missing = sorted(set(NAMES["ufuncs"]) - set(NAMES["ufuncs_with_bfloat16"]))
+    assert "logical_not" in missing
+    b = cp.ones(3, dtype=ml_dtypes.bfloat16)
+    with pytest.raises(TypeError, match="bfloat16"):
+        cp.logical_not(b)
+    assert cp.exp(b).dtype == ml_dtypes.bfloat16
+
+
+def test_cuda_pieces_have_cupys_signatures():
+    assert cp.cuda.runtime.getDeviceCount() == 1
+    with cp.cuda.Device(0) as dev:
+        assert dev.id == 0 and cp.cuda.runtime.getDevice() == 0
+    cp.cuda.Device().synchronize()
+    pool = cp.get_default_memory_pool()
+    before = pool.used_bytes()
+    big = cp.zeros((256, 256), dtype=np.float32)
+    assert pool.used_bytes() == before + big.nbytes
+    del big
+    assert pool.used_bytes() == before
+
+
+def test_random_streams_differ_from_the_cpus():
+    cpu = np.random.Generator(np.random.PCG64(0)).standard_normal(8)
+    dev = cp.random.default_rng(0).standard_normal(8).get()
+    assert not np.allclose(cpu, dev)
+    np.testing.assert_array_equal(dev, cp.random.default_rng(0).standard_normal(8).get())
+    assert not hasattr(cp.random.default_rng(0), "normal")  # CuPy's Generator has no normal()
+
+
+def test_host_reads_are_counted():
+    x = cp.arange(4.0)
+    with cp.counting_host_reads() as reads:
+        y = (x * 2).sum()
+        assert reads.count == 0
+        float(y), bool(y > 0), y.item(), x.get()
+        assert reads.count == 4
+
+
+@pytest.mark.skipif(bool(os.environ.get("MINIGENESIS_CUPY")), reason="already on the stand-in")
+def test_gpu_marked_tests_pass_on_the_standin():
+    env = dict(os.environ, MINIGENESIS_CUPY="tests.cupy_standin", PYTHONPATH=str(ROOT))
+    cmd = [sys.executable, "-m", "pytest", "-q", "-m", "gpu and not slow", "-p", "no:cacheprovider"]
+    done = subprocess.run(
+        cmd + GPU_TEST_FILES, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout and " skipped" not in done.stdout, done.stdout[-2000:]
