@@ -13,7 +13,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from .autograd.tensor_base import TensorBase
-from .backend import cupy_module, get_array_module
+from .backend import cupy_module, get_array_module, to_numpy
 
 _cpu_generator = np.random.Generator(np.random.PCG64(0))
 _cuda_generators: dict[int, Any] = {}
@@ -78,8 +78,10 @@ def _encode(state: dict):
 
 
 def _decode(state) -> dict:
-    arr = state._data if hasattr(state, "_data") else np.asarray(state, dtype=np.uint8)
-    return json.loads(bytes(np.asarray(arr, dtype=np.uint8)).decode())
+    # A state may come back on the GPU (a checkpoint loaded with map_location="cuda"): read it
+    # through the backend, never with np.asarray (which CuPy arrays refuse).
+    arr = to_numpy(state._data) if hasattr(state, "_data") else np.asarray(state)
+    return json.loads(bytes(arr.astype(np.uint8, copy=False)).decode())
 
 
 def get_rng_state():

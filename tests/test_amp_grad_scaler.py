@@ -51,34 +51,34 @@ def _data(step, bad_steps):
     return d
 
 
-def _run_ours(n, bad_steps, kind="tiny", lr=0.1, **scaler_kw):
-    w = mg.zeros(3, requires_grad=True)
+def _run_ours(n, bad_steps, kind="tiny", lr=0.1, device="cpu", **scaler_kw):
+    w = mg.zeros(3, requires_grad=True, device=device)
     opt = _make_optimizer(kind, [w], lr)
     scaler = GradScaler(**scaler_kw)
     scales, trackers, weights, stepped = [], [], [], []
     for i in range(n):
         opt.zero_grad()
-        loss = (w * mg.tensor(_data(i, bad_steps))).sum()
+        loss = (w * mg.tensor(_data(i, bad_steps), device=device)).sum()
         scaler.scale(loss).backward()
-        before = w.detach().numpy().copy()
+        before = w.detach().cpu().numpy().copy()
         scaler.step(opt)
         scaler.update()
-        stepped.append(not np.array_equal(before, w.detach().numpy()))
+        stepped.append(not np.array_equal(before, w.detach().cpu().numpy()))
         scales.append(scaler.get_scale())
         trackers.append(scaler.state_dict()["_growth_tracker"])
-        weights.append(w.detach().numpy().copy())
+        weights.append(w.detach().cpu().numpy().copy())
     return scales, trackers, weights, stepped
 
 
 @pytest.mark.parametrize("kind", ["tiny", "mg.optim.SGD"])
-def test_hand_derived_trajectory(kind):
+def test_hand_derived_trajectory(kind, device):
     # init 8, doubling after 2 clean steps in a row, halving on every inf/NaN step:
     # step:   0  1   2    3  4   5    6    7  8  9
     # bad:           inf         nan  inf
     # scale:  8  16  8    8  16  8    4    4  8  8
     bad = {2: INF, 5: NAN, 6: -INF}
     scales, trackers, weights, stepped = _run_ours(
-        10, bad, kind=kind, init_scale=8.0, growth_interval=2
+        10, bad, kind=kind, device=device, init_scale=8.0, growth_interval=2
     )
     assert scales == [8, 16, 8, 8, 16, 8, 4, 4, 8, 8]
     assert trackers == [1, 0, 0, 1, 0, 0, 0, 1, 0, 1]
@@ -105,10 +105,10 @@ _TORCH_STEPPED = [1, 0, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1]
 _TORCH_FINAL_W = [-1.095000147819519, 2.190000295639038, -0.5475000739097595]
 
 
-def test_matches_committed_pytorch_trajectory():
+def test_matches_committed_pytorch_trajectory(device):
     c = _TORCH_CASE
     scales, trackers, weights, stepped = _run_ours(
-        c["n"], c["bad"], kind="mg.optim.SGD", lr=0.05, **c["kw"]
+        c["n"], c["bad"], kind="mg.optim.SGD", lr=0.05, device=device, **c["kw"]
     )
     assert scales == _TORCH_SCALES
     assert trackers == _TORCH_TRACKERS

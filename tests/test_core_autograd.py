@@ -14,11 +14,11 @@ import pytest
 import minigenesis as mg
 
 
-def test_grad_accumulates_across_backward_calls() -> None:
-    x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+def test_grad_accumulates_across_backward_calls(device: str) -> None:
+    x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True, device=device)
     (x * x).sum().backward()
     (x * 3).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), 2 * np.array([1, 2, 3]) + 3)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), 2 * np.array([1, 2, 3]) + 3)
 
 
 def test_shared_subgraph_sums_both_paths() -> None:
@@ -29,13 +29,13 @@ def test_shared_subgraph_sums_both_paths() -> None:
     assert x.grad.item() == pytest.approx(28.0)
 
 
-def test_grad_is_not_aliased_between_leaves() -> None:
-    a = mg.ones(3, requires_grad=True)
-    b = mg.ones(3, requires_grad=True)
+def test_grad_is_not_aliased_between_leaves(device: str) -> None:
+    a = mg.ones(3, requires_grad=True, device=device)
+    b = mg.ones(3, requires_grad=True, device=device)
     (a + b).sum().backward()  # Add hands the same gradient to both
     a.grad.data.div_(2.0)  # a hand-written loss scaler unscales like this: b.grad must not change
-    np.testing.assert_array_equal(b.grad.numpy(), np.ones(3))
-    np.testing.assert_array_equal(a.grad.numpy(), np.full(3, 0.5))
+    np.testing.assert_array_equal(b.grad.cpu().numpy(), np.ones(3))
+    np.testing.assert_array_equal(a.grad.cpu().numpy(), np.full(3, 0.5))
 
 
 def test_no_grad_and_enable_grad_and_set_grad_enabled() -> None:
@@ -80,17 +80,17 @@ def test_grad_mode_is_thread_local() -> None:
     assert seen == [True]
 
 
-def test_double_backward_with_create_graph() -> None:
-    x = mg.tensor([0.5, -1.0, 2.0], dtype=mg.float64, requires_grad=True)
+def test_double_backward_with_create_graph(device: str) -> None:
+    x = mg.tensor([0.5, -1.0, 2.0], dtype=mg.float64, requires_grad=True, device=device)
     y = (x**3).sum()
     (g,) = mg.autograd.grad(y, x, create_graph=True)  # 3 x^2
-    np.testing.assert_allclose(g.detach().numpy(), 3 * x.detach().numpy() ** 2)
+    np.testing.assert_allclose(g.detach().cpu().numpy(), 3 * x.detach().cpu().numpy() ** 2)
     (gg,) = mg.autograd.grad(g.sum(), x)  # 6 x
-    np.testing.assert_allclose(gg.numpy(), 6 * x.detach().numpy())
+    np.testing.assert_allclose(gg.cpu().numpy(), 6 * x.detach().cpu().numpy())
     assert x.grad is None  # autograd.grad never accumulates
 
 
-def test_second_derivatives_of_activations_match_finite_differences() -> None:
+def test_second_derivatives_of_activations_match_finite_differences(device: str) -> None:
     x0 = np.array([-1.3, -0.2, 0.4, 1.7])
     for name in ["tanh", "sigmoid", "gelu", "silu", "exp", "softmax"]:
 
@@ -99,7 +99,7 @@ def test_second_derivatives_of_activations_match_finite_differences() -> None:
             (g,) = mg.autograd.grad((y * y).sum(), x, create_graph=True)
             return g
 
-        x = mg.tensor(x0, requires_grad=True)
+        x = mg.tensor(x0, requires_grad=True, device=device)
         assert mg.autograd.gradcheck(first, [x], atol=1e-5), name
 
 
@@ -194,40 +194,40 @@ def test_inplace_on_leaf_requiring_grad_is_refused_outside_no_grad() -> None:
     np.testing.assert_array_equal(w.detach().numpy(), np.full(3, 2.0))
 
 
-def test_inplace_op_inside_graph_is_differentiated() -> None:
-    x = mg.tensor([1.0, 2.0], requires_grad=True)
+def test_inplace_op_inside_graph_is_differentiated(device: str) -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True, device=device)
     y = x * 2
     y.add_(x)  # y = 3x
     y.mul_(2.0)  # y = 6x
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), [6, 6])
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [6, 6])
 
 
-def test_setitem_with_grad() -> None:
-    x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    v = mg.tensor(5.0, requires_grad=True)
+def test_setitem_with_grad(device: str) -> None:
+    x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True, device=device)
+    v = mg.tensor(5.0, requires_grad=True, device=device)
     y = x * 1
     y[1] = v * 2
-    (y * mg.tensor([1.0, 10.0, 100.0])).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), [1, 0, 100])
+    (y * mg.tensor([1.0, 10.0, 100.0], device=device)).sum().backward()
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [1, 0, 100])
     assert v.grad.item() == pytest.approx(20.0)
 
 
-def test_retain_grad_and_hooks() -> None:
-    x = mg.tensor([1.0, 2.0], requires_grad=True)
+def test_retain_grad_and_hooks(device: str) -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True, device=device)
     y = x * 3
     y.retain_grad()
     seen = []
-    y.register_hook(lambda g: seen.append(g.numpy().copy()))
+    y.register_hook(lambda g: seen.append(g.cpu().numpy().copy()))
     handle = x.register_hook(lambda g: g * 10)  # replaces x's gradient
     (y * y).sum().backward()
-    np.testing.assert_allclose(y.grad.numpy(), 2 * np.array([3, 6]))
+    np.testing.assert_allclose(y.grad.cpu().numpy(), 2 * np.array([3, 6]))
     np.testing.assert_allclose(seen[0], [6, 12])
-    np.testing.assert_allclose(x.grad.numpy(), 10 * 3 * np.array([6, 12]))
+    np.testing.assert_allclose(x.grad.cpu().numpy(), 10 * 3 * np.array([6, 12]))
     handle.remove()
     x.grad = None
     (x * 1).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), [1, 1])
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [1, 1])
 
 
 def test_leaf_hook_runs_once_with_the_total_gradient() -> None:
@@ -238,18 +238,18 @@ def test_leaf_hook_runs_once_with_the_total_gradient() -> None:
     assert calls == [5.0]
 
 
-def test_autograd_grad_with_non_leaf_inputs_and_unused() -> None:
-    x = mg.tensor([1.0, 2.0], requires_grad=True)
+def test_autograd_grad_with_non_leaf_inputs_and_unused(device: str) -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True, device=device)
     h = x * 2
     out = (h * h).sum()
     (gh,) = mg.autograd.grad(out, [h], retain_graph=True)
-    np.testing.assert_allclose(gh.numpy(), 2 * h.detach().numpy())
-    unused = mg.tensor([1.0], requires_grad=True)
+    np.testing.assert_allclose(gh.cpu().numpy(), 2 * h.detach().cpu().numpy())
+    unused = mg.tensor([1.0], requires_grad=True, device=device)
     with pytest.raises(RuntimeError, match="allow_unused"):
         mg.autograd.grad(out, [x, unused], retain_graph=True)
     gx, gu = mg.autograd.grad(out, [x, unused], allow_unused=True)
     assert gu is None
-    np.testing.assert_allclose(gx.numpy(), 8 * x.detach().numpy())
+    np.testing.assert_allclose(gx.cpu().numpy(), 8 * x.detach().cpu().numpy())
 
 
 def test_detect_anomaly_names_the_op() -> None:

@@ -188,33 +188,35 @@ def _inputs(case: OpCase, dtype: Any, seed: int = 0) -> list[np.ndarray]:
 
 
 def _check_close(out: Any, expected: np.ndarray, rtol: float, atol: float) -> None:
-    got = np.asarray(out.detach().to(mg.float64).numpy())
+    got = out.detach().to(mg.float64).cpu().numpy()
     np.testing.assert_allclose(got, np.asarray(expected, dtype=np.float64), rtol=rtol, atol=atol)
 
 
 @pytest.mark.parametrize("case", OPS, ids=lambda c: c.name)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_forward_matches_numpy(case: OpCase, dtype: Any) -> None:
+def test_forward_matches_numpy(case: OpCase, dtype: Any, device: str) -> None:
     arrays = _inputs(case, dtype)
-    out = case.fn(*[mg.tensor(a) for a in arrays])
+    out = case.fn(*[mg.tensor(a, device=device) for a in arrays])
+    assert out.device.type == device
     assert out.dtype.numpy_dtype == np.dtype(dtype), f"{case.name} changed the dtype"
     tol = 1e-5 if dtype == np.float32 else 1e-12
     _check_close(out, case.ref(*[a.astype(np.float64) for a in arrays]), tol, tol)
 
 
 @pytest.mark.parametrize("case", [c for c in OPS if c.grad], ids=lambda c: c.name)
-def test_backward_matches_finite_differences(case: OpCase) -> None:
-    tensors = [mg.tensor(a, requires_grad=True) for a in _inputs(case, np.float64, seed=1)]
+def test_backward_matches_finite_differences(case: OpCase, device: str) -> None:
+    arrays = _inputs(case, np.float64, seed=1)
+    tensors = [mg.tensor(a, device=device, requires_grad=True) for a in arrays]
     assert mg.autograd.gradcheck(case.fn, tensors, eps=1e-6, atol=1e-6, rtol=1e-4)
 
 
 @pytest.mark.parametrize("case", OPS, ids=lambda c: c.name)
 @pytest.mark.parametrize("dtype", [mg.float16, mg.bfloat16], ids=["float16", "bfloat16"])
-def test_low_precision_forward(case: OpCase, dtype: Any) -> None:
+def test_low_precision_forward(case: OpCase, dtype: Any, device: str) -> None:
     arrays = _inputs(case, np.float32, seed=2)
     # the reference sees the same rounded inputs, so only the op's own rounding is measured
     rounded = [a.astype(dtype.numpy_dtype).astype(np.float64) for a in arrays]
-    out = case.fn(*[mg.tensor(a).to(dtype) for a in arrays])
+    out = case.fn(*[mg.tensor(a, device=device).to(dtype) for a in arrays])
     assert out.dtype is dtype, f"{case.name}: {out.dtype} instead of {dtype}"
     tol = case.low_precision_tol * (4 if dtype is mg.bfloat16 else 1)
     _check_close(out, case.ref(*rounded), tol, tol)

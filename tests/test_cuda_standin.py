@@ -32,6 +32,13 @@ GPU_TEST_FILES = [
     "tests/test_nn_conv_gpu.py",
     "tests/test_optim_gpu.py",
     "tests/test_serialization_roundtrip.py",
+    "tests/test_app_gpu.py",
+    "tests/test_core_ops.py",
+    "tests/test_core_autograd.py",
+    "tests/test_nn_layers.py",
+    "tests/test_nn_checkpoint.py",
+    "tests/test_optim_reference.py",
+    "tests/test_amp_grad_scaler.py",
 ]
 
 

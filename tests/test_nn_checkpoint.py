@@ -11,7 +11,7 @@ from minigenesis.utils.checkpoint import checkpoint, checkpoint_sequential
 
 
 def grads(model):
-    return [p.grad.numpy().copy() for p in model.parameters()]
+    return [p.grad.cpu().numpy().copy() for p in model.parameters()]
 
 
 def assert_same(a, b, tol=1e-6):
@@ -33,12 +33,12 @@ VARIANTS = pytest.mark.parametrize("reentrant", [False, True], ids=["recorded", 
 
 
 @VARIANTS
-def test_checkpoint_gradients_equal_plain_gradients(reentrant):
+def test_checkpoint_gradients_equal_plain_gradients(reentrant, device):
     mg.manual_seed(0)
-    model = make_mlp().double()
-    x = mg.randn(8, 16, dtype=mg.float64, requires_grad=True)
+    model = make_mlp().double().to(device)
+    x = mg.randn(8, 16, dtype=mg.float64, device=device, requires_grad=True)
     model(x).pow(2).sum().backward()
-    plain, plain_x = grads(model), x.grad.numpy().copy()
+    plain, plain_x = grads(model), x.grad.cpu().numpy().copy()
     model.zero_grad()
     x.grad = None
 
@@ -46,14 +46,14 @@ def test_checkpoint_gradients_equal_plain_gradients(reentrant):
     assert y.requires_grad
     y.pow(2).sum().backward()
     assert_same(grads(model), plain, 1e-12)
-    np.testing.assert_allclose(x.grad.numpy(), plain_x, rtol=1e-12)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), plain_x, rtol=1e-12)
 
 
 @VARIANTS
-def test_checkpoint_sequential_in_float32_to_1e6(reentrant):
+def test_checkpoint_sequential_in_float32_to_1e6(reentrant, device):
     mg.manual_seed(1)
-    model = make_mlp(depth=8)
-    x = mg.randn(32, 16)
+    model = make_mlp(depth=8).to(device)
+    x = mg.randn(32, 16, device=device)
     model(x).sum().backward()
     plain = grads(model)
     model.zero_grad()
@@ -67,21 +67,21 @@ def test_checkpoint_sequential_in_float32_to_1e6(reentrant):
 
 
 @VARIANTS
-def test_dropout_replays_the_same_mask_in_the_recomputation(reentrant):
+def test_dropout_replays_the_same_mask_in_the_recomputation(reentrant, device):
     mg.manual_seed(2)
-    model = make_mlp(depth=4, dropout=0.5)
-    x = mg.randn(16, 16)
+    model = make_mlp(depth=4, dropout=0.5).to(device)
+    x = mg.randn(16, 16, device=device)
     mg.manual_seed(123)
     model(x).sum().backward()
     plain = grads(model)
-    after_plain = mg.rand(3).numpy()
+    after_plain = mg.rand(3, device=device).cpu().numpy()
     model.zero_grad()
 
     mg.manual_seed(123)
     checkpoint_sequential(model, 3, x, use_reentrant=reentrant).sum().backward()
     assert_same(grads(model), plain)
     # The recomputation restored the generator afterwards: the stream goes on as without it.
-    np.testing.assert_array_equal(mg.rand(3).numpy(), after_plain)
+    np.testing.assert_array_equal(mg.rand(3, device=device).cpu().numpy(), after_plain)
 
     # Without preserving the RNG state the recomputed masks differ, and so do the gradients.
     model.zero_grad()

@@ -16,22 +16,21 @@ from minigenesis.autograd import gradcheck
 RNG = np.random.default_rng(0)
 
 
-def t64(*shape, requires_grad=True, scale=1.0):
-    return mg.tensor(
-        RNG.standard_normal(shape) * scale, dtype=mg.float64, requires_grad=requires_grad
-    )
+def t64(*shape, requires_grad=True, scale=1.0, device="cpu"):
+    data = RNG.standard_normal(shape) * scale
+    return mg.tensor(data, dtype=mg.float64, device=device, requires_grad=requires_grad)
 
 
 def npy(t):
-    return t.detach().numpy()
+    return t.detach().cpu().numpy()
 
 
 # ------------------------------------------------------------------------------ Linear
 @pytest.mark.parametrize("shape", [(5, 3), (2, 4, 3), (3,)])
 @pytest.mark.parametrize("bias", [True, False])
-def test_linear_forward_and_gradients(shape, bias):
-    x, w = t64(*shape), t64(4, 3)
-    b = t64(4) if bias else None
+def test_linear_forward_and_gradients(shape, bias, device):
+    x, w = t64(*shape, device=device), t64(4, 3, device=device)
+    b = t64(4, device=device) if bias else None
     ref = npy(x) @ npy(w).T + (npy(b) if bias else 0)
     np.testing.assert_allclose(npy(F.linear(x, w, b)), ref, rtol=1e-12)
     inputs = (x, w, b) if bias else (x, w)
@@ -137,8 +136,8 @@ def ln_ref(x, w, b, axes, eps):
 
 
 @pytest.mark.parametrize("shape,normalized", [((4, 5), (5,)), ((2, 3, 4), (3, 4))])
-def test_layer_norm_forward_and_gradients(shape, normalized):
-    x, w, b = t64(*shape), t64(*normalized), t64(*normalized)
+def test_layer_norm_forward_and_gradients(shape, normalized, device):
+    x, w, b = (t64(*s, device=device) for s in (shape, normalized, normalized))
     axes = tuple(range(len(shape) - len(normalized), len(shape)))
     ref = ln_ref(npy(x), npy(w), npy(b), axes, 1e-5)
     np.testing.assert_allclose(npy(F.layer_norm(x, normalized, w, b)), ref, rtol=1e-10)
@@ -220,8 +219,8 @@ def test_batchnorm_eval_uses_running_statistics_and_differs_from_training():
 
 
 @pytest.mark.parametrize("shape", [(6, 3), (4, 3, 5), (3, 3, 2, 2)])
-def test_batch_norm_training_gradients(shape):
-    x, w, b = t64(*shape), t64(3), t64(3)
+def test_batch_norm_training_gradients(shape, device):
+    x, w, b = t64(*shape, device=device), t64(3, device=device), t64(3, device=device)
     assert gradcheck(lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), (x, w, b))
 
 
@@ -269,8 +268,8 @@ ACTIVATIONS = [
 
 
 @pytest.mark.parametrize("module,ref", ACTIVATIONS, ids=lambda v: type(v).__name__)
-def test_activation_modules_forward_and_gradients(module, ref):
-    x = t64(4, 5)
+def test_activation_modules_forward_and_gradients(module, ref, device):
+    x = t64(4, 5, device=device)
     np.testing.assert_allclose(npy(module(x)), ref(npy(x)), rtol=1e-7, atol=1e-12)
     assert gradcheck(module, (x,))
 

@@ -20,10 +20,10 @@ REFS = json.loads((Path(__file__).parent / "data" / "optim_refs.json").read_text
 CASES = {case["name"]: case for case in REFS["cases"]}
 
 
-def make_params(dtype=mg.float64):
+def make_params(dtype=mg.float64, device="cpu"):
     return {
-        "W": mg.tensor(np.array(REFS["W0"]), dtype=dtype, requires_grad=True),
-        "b": mg.tensor(np.array(REFS["b0"]), dtype=dtype, requires_grad=True),
+        "W": mg.tensor(np.array(REFS["W0"]), dtype=dtype, device=device, requires_grad=True),
+        "b": mg.tensor(np.array(REFS["b0"]), dtype=dtype, device=device, requires_grad=True),
     }
 
 
@@ -36,8 +36,9 @@ def make_optimizer(case: dict, params: dict):
 
 
 def train(case: dict, params: dict, opt, steps: int, dtype=mg.float64) -> list[np.ndarray]:
-    X = mg.tensor(np.array(REFS["X"]), dtype=dtype)
-    Y = mg.tensor(np.array(REFS["Y"]), dtype=dtype)
+    device = params["W"].device
+    X = mg.tensor(np.array(REFS["X"]), dtype=dtype, device=device)
+    Y = mg.tensor(np.array(REFS["Y"]), dtype=dtype, device=device)
     trajectory = []
     for _ in range(steps):
         opt.zero_grad()
@@ -46,15 +47,15 @@ def train(case: dict, params: dict, opt, steps: int, dtype=mg.float64) -> list[n
         (case["sign"] * loss).backward()
         opt.step()
         trajectory.append(
-            np.concatenate([W.detach().numpy().reshape(-1), b.detach().numpy().reshape(-1)])
+            np.concatenate([W.detach().cpu().numpy().ravel(), b.detach().cpu().numpy().ravel()])
         )
     return trajectory
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_trajectory_matches_pytorch_reference(name):
+def test_trajectory_matches_pytorch_reference(name, device):
     case = CASES[name]
-    params = make_params()
+    params = make_params(device=device)
     got = np.stack(train(case, params, make_optimizer(case, params), REFS["steps"]))
     want = np.array(case["trajectory"])
     # the run really moves the parameters (a test that cannot fail would not)

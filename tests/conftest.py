@@ -1,0 +1,19 @@
+"""Shared fixtures for the tests: ``device`` runs a test on the CPU and, marked ``gpu``, on "cuda".
+
+The "cuda" case is deselected by default (``-m 'not gpu'``); it runs where CuPy sees a GPU, and on
+every test run on the strict CuPy stand-in (tests/test_cuda_standin.py starts a child pytest with
+``MINIGENESIS_CUPY=tests.cupy_standin -m gpu``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import minigenesis as mg
+
+
+@pytest.fixture(params=["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def device(request: pytest.FixtureRequest) -> str:
+    if request.param == "cuda" and not mg.cuda.is_available():
+        pytest.skip("needs CuPy and a CUDA device (or the CuPy stand-in)")
+    return request.param
