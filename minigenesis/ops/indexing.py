@@ -8,7 +8,7 @@ arrays) gathers a copy, and the same element may be picked twice: its gradient m
 from __future__ import annotations
 
 from ..autograd.function import Op
-from ..backend import cupyx_module, get_array_module
+from ..backend import cupyx_module, get_array_module, to_numpy
 from .elementwise import select_grad
 
 
@@ -163,10 +163,12 @@ def check_index_range(
     """Refuse integer indices outside [0, ``size``) with an ``error`` (IndexError unless the op's
     PyTorch counterpart raises another type) naming the op, the bad value and the allowed
     range. (NumPy would wrap a negative index around to the end: a silently wrong row.)
-    One min and one max over the array: cheap next to the lookup it guards."""
+    One min and one max over the array: cheap next to the lookup it guards. On a GPU the two
+    come back to the host together, in one read (one synchronisation, not two)."""
     if index.size == 0:
         return
-    lo, hi = int(index.min()), int(index.max())
+    xp = get_array_module(index)
+    lo, hi = to_numpy(xp.stack([index.min(), index.max()])).tolist()
     if lo < 0 or hi >= size:
         bad = lo if lo < 0 else hi
         raise error(f"{name}: {what} {bad} is out of bounds: expected values in [0, {size}){hint}")

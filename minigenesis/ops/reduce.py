@@ -191,15 +191,18 @@ class MaxAll(Op):
         xp = get_array_module(x)
         y = xp.asarray(x.max() if ctx.sign > 0 else x.min())
         if ctx.needs_input_grad[0]:
-            hits = xp.isnan(x) if bool(xp.isnan(y)) else x == y
-            ctx.count = int(hits.sum())
+            # Computed on the device, with no host read (on a GPU each would be a sync):
+            # the elements equal to y, or the NaNs when y is NaN, and how many there are.
+            hits = (x == y) | (xp.isnan(x) & xp.isnan(y))
+            ctx.count = hits.sum()
             ctx.save_for_backward(hits)
         return y
 
     @staticmethod
     def backward(ctx, gy):
         (hits,) = ctx.saved_tensors
-        return select_grad(gy / ctx.count if ctx.count > 1 else gy, hits._data)
+        count = type(gy)._make(ctx.count.astype(gy._data.dtype), False)
+        return select_grad(gy / count, hits._data)
 
 
 class MinAll(MaxAll):
