@@ -34,6 +34,7 @@ GPU_TEST_FILES = [
     "tests/test_serialization_roundtrip.py",
     "tests/test_app_gpu.py",
     "tests/test_cuda_sync.py",
+    "tests/test_doctor.py",
     "tests/test_core_ops.py",
     "tests/test_core_autograd.py",
     "tests/test_nn_layers.py",

@@ -5,6 +5,7 @@
                                  --seed S --out DIR --resume PATH_OR_DIR --quiet]
     python -m minigenesis plot-lr --scheduler cosine_warmup --steps 1000 --out lr.png
     python -m minigenesis lessons [chapters...]
+    python -m minigenesis doctor
 
 ``main(argv)`` returns the exit status instead of exiting, so tests can call it directly.
 """
@@ -47,6 +48,12 @@ def _parser() -> argparse.ArgumentParser:
     plot.add_argument("--out", default="lr_schedule.png", help="PNG file (default lr_schedule.png)")
     plot.add_argument("--log", action="store_true", help="logarithmic y axis")
     plot.add_argument("--list", action="store_true", help="list the schedule names and exit")
+    sub.add_parser(
+        "doctor",
+        help="versions, the device, and CPU/GPU agreement checks (matmul, a training step)",
+        description="Print the NumPy/CuPy/CUDA versions and the device, then check a matmul in "
+        "float32/float16/bfloat16 and a small training step on each device against the CPU.",
+    )
     lessons = sub.add_parser(
         "lessons", help="show the course chapters with your exercises done / total",
         add_help=False,
@@ -147,4 +154,8 @@ def _main(argv: list[str] | None) -> int:
         return run(args)
     if args.command == "plot-lr":
         return _plot_lr(args)
+    if args.command == "doctor":
+        from .doctor import run as doctor
+
+        return doctor()
     return _lessons(args.rest)
