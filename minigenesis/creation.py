@@ -361,7 +361,11 @@ def randperm(n: int, dtype: Any = None, device: Any = None, generator: Any = Non
         raise RuntimeError(f"randperm: n must be >= 0, got {n}")
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.int64
     xp = module_for(as_device(device))
-    arr = generator_for(xp, generator).permutation(n)
+    gen = generator_for(xp, generator)
+    if hasattr(gen, "permutation"):
+        arr = gen.permutation(n)
+    else:  # CuPy's Generator has no permutation: sort n uniform draws (float64: ties ~n^2/2^53)
+        arr = xp.argsort(gen.random(n))
     return Tensor._make(xp.asarray(arr).astype(dt.numpy_dtype), False)
 
 

@@ -69,6 +69,8 @@ def _binary(op: Any, a: Any, b: Any) -> Any:
     if type(s) in _NUMBERS:
         promote = t._data.dtype.kind != "f"
     else:
+        if isinstance(s, TensorBase) and type(s._data) is not type(t._data):
+            a, b = _same_device(a, b)
         promote = not isinstance(s, TensorBase) or a._data.dtype is not b._data.dtype
     low = None
     if promote:
@@ -88,6 +90,21 @@ def _binary(op: Any, a: Any, b: Any) -> Any:
     if low is not None and out._data.dtype != low and not _autocast.casts_to_float32(op, t):
         out = out._cast(low)
     return out
+
+
+def _same_device(a: Any, b: Any) -> tuple:
+    """Two tensors on different devices: a 0-d CPU tensor joins the other one's device (PyTorch
+    treats it as a scalar); any other pair is PyTorch's error."""
+    if a.device != b.device:
+        if b.device.type == "cpu" and b._data.ndim == 0:
+            return a, b.to(a.device)
+        if a.device.type == "cpu" and a._data.ndim == 0:
+            return a.to(b.device), b
+        raise RuntimeError(
+            "Expected all tensors to be on the same device, but found at least two devices, "
+            f"{a.device} and {b.device}!"
+        )
+    return a, b
 
 
 def _promote(a: Any, b: Any) -> tuple:

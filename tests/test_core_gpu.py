@@ -61,3 +61,23 @@ def test_memory_counters() -> None:
     del t
     mg.cuda.synchronize()
     mg.cuda.empty_cache()
+
+
+def test_random_draws_on_cuda_stay_on_the_device() -> None:
+    p = mg.randperm(10, device="cuda")
+    assert p.device.type == "cuda" and p.dtype is mg.int64
+    np.testing.assert_array_equal(np.sort(p.cpu().numpy()), np.arange(10))
+    assert mg.randint(0, 5, (4,), device="cuda").device.type == "cuda"
+    assert mg.rand(3, device="cuda").device.type == "cuda"
+
+
+def test_a_cpu_scalar_tensor_joins_a_cuda_operand_and_other_mixes_are_refused() -> None:
+    a = mg.ones(2, device="cuda", requires_grad=True)
+    s = mg.tensor(3.0, requires_grad=True)  # 0-d, on the CPU: PyTorch treats it as a scalar
+    y = (a * s - mg.tensor(1.0)).sum()
+    assert y.device.type == "cuda" and y.item() == pytest.approx(4.0)
+    y.backward()
+    np.testing.assert_array_equal(a.grad.cpu().numpy(), [3.0, 3.0])
+    assert s.grad.device.type == "cpu" and s.grad.item() == pytest.approx(2.0)
+    with pytest.raises(RuntimeError, match="same device, but found at least two devices"):
+        a + mg.ones(2)
