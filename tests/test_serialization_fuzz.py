@@ -46,7 +46,7 @@ for line in sys.stdin:
 """
 
 
-def _seed_objects() -> list:
+def _base_objects() -> list:
     mg.manual_seed(0)
     model = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
     opt = mg.optim.Adam(model.parameters(), lr=1e-2)
@@ -89,15 +89,15 @@ def _seed_objects() -> list:
 
 def _payloads() -> list[tuple[bytes, list[bytes]]]:
     out = []
-    for obj in _seed_objects():
+    for obj in _base_objects():
         f = io.BytesIO()
         mg.save(obj, f)
-        payload, buffers = read_checkpoint(io.BytesIO(f.getvalue()), "seed")
+        payload, buffers = read_checkpoint(io.BytesIO(f.getvalue()), "base payload")
         out.append((payload, [b.tobytes() for b in buffers]))
     return out
 
 
-SEEDS = _payloads()
+BASE_PAYLOADS = _payloads()
 
 # One mutation: (kind, position as a fraction of the length, a byte value, a length)
 mutation = st.tuples(
@@ -131,8 +131,8 @@ def mutate(payload: bytes, steps: list) -> bytes:
 
 def run_batch(tmp_path, batch: list[tuple[int, list]]) -> None:
     names = []
-    for k, (seed, steps) in enumerate(batch):
-        payload, buffers = SEEDS[seed]
+    for k, (base, steps) in enumerate(batch):
+        payload, buffers = BASE_PAYLOADS[base]
         path = tmp_path / f"m{k}.ckpt"
         path.write_bytes(checkpoint_bytes(mutate(payload, steps), buffers))
         names.append(str(path))
@@ -160,7 +160,7 @@ def run_batch(tmp_path, batch: list[tuple[int, list]]) -> None:
 
 
 batches = st.lists(
-    st.tuples(st.integers(0, len(SEEDS) - 1), st.lists(mutation, min_size=1, max_size=4)),
+    st.tuples(st.integers(0, len(BASE_PAYLOADS) - 1), st.lists(mutation, min_size=1, max_size=4)),
     min_size=60,
     max_size=60,
 )
@@ -193,7 +193,7 @@ def test_mutated_payloads_load_or_raise_checkpoint_error_long_run(tmp_path_facto
 def test_every_single_byte_change_of_a_real_payload(tmp_path):
     """Exhaustive over positions: each byte of a training checkpoint's pickle set to a few
     values (opcode bytes included), all in one child."""
-    payload, _ = SEEDS[0]
+    payload, _ = BASE_PAYLOADS[0]
     rng = np.random.default_rng(0)
     batch = [(0, [("set", i / len(payload), int(v), 1)]) for i in range(0, len(payload), 3)
              for v in rng.integers(0, 256, size=1)]  # fmt: skip
