@@ -1,8 +1,8 @@
 """Shared fixtures for the tests: ``device`` runs a test on the CPU and, marked ``gpu``, on "cuda".
 
-The "cuda" case is deselected by default (``-m 'not gpu'``); it runs where CuPy sees a GPU, and on
-every test run on the strict CuPy stand-in (tests/test_cuda_standin.py starts a child pytest with
-``MINIGENESIS_CUPY=tests.cupy_standin -m gpu``).
+The "cuda" case is deselected by default (``-m 'not gpu'``); it runs where CuPy sees a GPU, and
+on every test run on the strict CuPy stand-in (tests/core/test_cuda_standin.py starts a child
+pytest with ``MINIGENESIS_CUPY=tests.cupy_standin -m gpu``).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ jupytext) understand::
 
 The notebook written has no outputs, cell ids "0", "1", ... and no jupytext bookkeeping in its
 metadata, so rebuilding an unchanged source changes nothing (and ``nbstripout --verify`` accepts
-it). ``tests/test_lessons_structure.py`` checks that every committed notebook matches its source.
+it). ``tests/course/test_lessons_structure.py`` checks that every committed notebook matches its source.
 
     python lessons/_build/build.py            # every source
     python lessons/_build/build.py 01         # one chapter (number or full name)

@@ -2,7 +2,7 @@
 
 The committed file was written by the minigenesis that preceded the opcode-level weights-only
 loader (when weights-only loading was a ``find_class`` allow-list over the C unpickler), so that
-``tests/test_serialization_safety.py`` checks that files written before the loader changed still
+``tests/serialization/test_safety.py`` checks that files written before the loader changed still
 load with ``weights_only=True``. Regenerating it with today's code would prove nothing about old
 files; only do that when the format version changes:
 

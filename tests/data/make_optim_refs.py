@@ -7,7 +7,7 @@ Run from the repository root with PyTorch installed (it is not a dependency of m
 The problem is small and smooth: loss(W, b) = sign * (mean((X @ W + b - Y)^2) + 0.01 * sum(W^4))
 in float64, so minigenesis' autograd and PyTorch's agree to rounding and the trajectories can be
 compared tightly. Each case records the flattened (W, b) after every step. The test
-(tests/test_optim_reference.py) rebuilds the problem from the stored X, Y, W0 and b0, runs our
+(tests/optim/test_reference.py) rebuilds the problem from the stored X, Y, W0 and b0, runs our
 optimizer with the same options and compares; it needs no PyTorch.
 """
 

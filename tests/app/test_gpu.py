@@ -1,7 +1,7 @@
 """The main job on device "cuda": one epoch, its checkpoint read back on the CPU, and a resume.
 
 Marked ``gpu``: it runs where CuPy sees a GPU and, on every test run, on the strict CuPy stand-in
-(tests/test_cuda_standin.py).
+(tests/core/test_cuda_standin.py).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ import pytest
 import minigenesis as mg
 from minigenesis.serialization.atomic import _HOST, SUFFIX, sweep_stale_temps
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def temps(directory) -> list[str]:

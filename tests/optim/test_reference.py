@@ -16,7 +16,7 @@ import pytest
 
 import minigenesis as mg
 
-REFS = json.loads((Path(__file__).parent / "data" / "optim_refs.json").read_text())
+REFS = json.loads((Path(__file__).parents[1] / "data" / "optim_refs.json").read_text())
 CASES = {case["name"]: case for case in REFS["cases"]}
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LESSONS = ROOT / "lessons"
 CHAPTERS = sorted(
     d for d in LESSONS.iterdir() if d.is_dir() and re.fullmatch(r"\d{2}_[a-z0-9_]+", d.name)

@@ -26,7 +26,7 @@ import minigenesis as mg
 from minigenesis import nn
 from minigenesis.serialization.format import read_checkpoint
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # The child: load every file named on stdin, one per line; report each outcome on stdout.
 CHILD = r"""

@@ -20,7 +20,7 @@ from minigenesis.app import state as st
 from minigenesis.app.cli import main
 from minigenesis.app.signals import sigint_deferred
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 # 192 train points / 16 = 12 micro-batches = 6 optimizer steps per epoch; at lr 0.05 the second
 # epoch beats the first on validation, so best_model.pth changes at the end of epoch 2.
 TINY = ["--samples", "240", "--hidden", "16", "--batch-size", "16", "--accum-steps", "2",

@@ -17,7 +17,7 @@ import minigenesis as mg
 from minigenesis.app import trainer as trainer_module
 from minigenesis.app.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TINY = ["--samples", "240", "--hidden", "16", "--batch-size", "16", "--accum-steps", "2",
         "--quiet"]  # fmt: skip
 

@@ -217,7 +217,7 @@ def test_loading_runs_in_a_fresh_interpreter(good_file):
         "import minigenesis as mg, sys; d = mg.load(sys.argv[1]); "
         "print(d['step'], d['w'].shape, d['b'].dtype)"
     )
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     out = subprocess.run(
         [sys.executable, "-c", code, str(good_file)],
         capture_output=True,
@@ -520,7 +520,7 @@ def test_resume_from_a_crafted_file_is_a_one_line_error(tmp_path):
     """The CLI reports a hostile checkpoint like any unusable one: exit 2, one line, no crash."""
     bad = tmp_path / "bad.pth"
     wrap_pickle(program(FORGED_OBJECT_DTYPE), bad)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     out = subprocess.run(
         [sys.executable, "-m", "minigenesis", "train", "--resume", str(bad), "--quiet",
          "--out", str(tmp_path / "run")],
@@ -585,12 +585,12 @@ def _same(a, b, where="") -> None:
 def test_a_file_written_before_the_loader_changed_still_loads():
     """tests/data/checkpoint_v1.mgck was saved by the earlier minigenesis (see its generator);
     the rebuild functions it names are public and stable, so it loads, weights-only."""
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "data"))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "data"))
     try:
         from make_checkpoint_v1 import build
     finally:
         sys.path.pop(0)
-    path = os.path.join(os.path.dirname(__file__), "data", "checkpoint_v1.mgck")
+    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "checkpoint_v1.mgck")
     _same(mg.load(path), build())
 
 

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.gpu
 if not mg.cuda.is_available():
     pytest.skip("needs CuPy and a CUDA device", allow_module_level=True)
 
-REFS = json.loads((Path(__file__).parent / "data" / "optim_refs.json").read_text())
+REFS = json.loads((Path(__file__).parents[1] / "data" / "optim_refs.json").read_text())
 CASES = {case["name"]: case for case in REFS["cases"]}
 
 

@@ -21,26 +21,26 @@ import pytest
 
 import tests.cupy_standin as cp
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NAMES = json.loads((ROOT / "tests" / "cupy_standin" / "cupy14_names.json").read_text())
 
 # Files holding `gpu`-marked tests: whole GPU files, and CPU files with a "cuda" parameter.
 GPU_TEST_FILES = [
-    "tests/test_core_gpu.py",
-    "tests/test_amp_gpu.py",
-    "tests/test_nn_gpu.py",
-    "tests/test_nn_conv_gpu.py",
-    "tests/test_optim_gpu.py",
-    "tests/test_serialization_roundtrip.py",
-    "tests/test_app_gpu.py",
-    "tests/test_cuda_sync.py",
-    "tests/test_doctor.py",
-    "tests/test_core_ops.py",
-    "tests/test_core_autograd.py",
-    "tests/test_nn_layers.py",
-    "tests/test_nn_checkpoint.py",
-    "tests/test_optim_reference.py",
-    "tests/test_amp_grad_scaler.py",
+    "tests/core/test_gpu.py",
+    "tests/amp/test_gpu.py",
+    "tests/nn/test_gpu.py",
+    "tests/nn/test_conv_gpu.py",
+    "tests/optim/test_gpu.py",
+    "tests/serialization/test_roundtrip.py",
+    "tests/app/test_gpu.py",
+    "tests/core/test_cuda_sync.py",
+    "tests/app/test_doctor.py",
+    "tests/core/test_ops.py",
+    "tests/core/test_autograd.py",
+    "tests/nn/test_layers.py",
+    "tests/nn/test_checkpoint.py",
+    "tests/optim/test_reference.py",
+    "tests/amp/test_grad_scaler.py",
 ]
 
 

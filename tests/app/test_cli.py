@@ -18,7 +18,7 @@ import minigenesis as mg
 from minigenesis.app import cli
 from minigenesis.app.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TINY = ["--samples", "240", "--hidden", "16", "--batch-size", "16", "--accum-steps", "2",
         "--quiet"]  # fmt: skip
 # 192 train points / 16 = 12 micro-batches = 6 optimizer steps per epoch
