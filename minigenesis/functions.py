@@ -179,6 +179,38 @@ def cumsum(x: Tensor, dim: int, dtype: Any = None) -> Tensor:
     return x.cumsum(dim, dtype)
 
 
+def sort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
+    return x.sort(dim, descending, stable)
+
+
+def argsort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
+    return x.argsort(dim, descending, stable)
+
+
+def topk(
+    x: Tensor,
+    k: int,
+    dim: Any = None,
+    largest: bool = True,
+    sorted: bool = True,  # noqa: A002
+) -> Any:
+    return x.topk(k, dim, largest, sorted)
+
+
+def tril(x: Tensor, diagonal: int = 0) -> Tensor:
+    return x.tril(diagonal)
+
+
+def triu(x: Tensor, diagonal: int = 0) -> Tensor:
+    return x.triu(diagonal)
+
+
+def multinomial(
+    x: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None
+) -> Tensor:
+    return x.multinomial(num_samples, replacement, generator=generator)
+
+
 def prod(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     return x.prod(dim, keepdim, dtype)
 

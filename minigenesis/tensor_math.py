@@ -28,6 +28,7 @@ from .ops import math_functions as MF
 from .ops import matmul as M
 from .ops import reduce as R
 from .ops import shape as S
+from .ops import sorting as SO
 from .random import fill_normal, fill_uniform
 
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
@@ -730,6 +731,30 @@ class TensorMath:
         if tuple(self._data.shape) == tuple(shape):
             return self
         return S.SumTo.apply(self, tuple(shape))
+
+    # ------------------------------------------------------------------ sorting and selection
+    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+        """(values, indices) sorted along ``dim`` (always stable; NaN sorts as the largest)."""
+        return ValuesIndices(*SO.sort(self, dim, descending))
+
+    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+        return SO.sort(self, dim, descending)[1]
+
+    def topk(self, k: int, dim=None, largest: bool = True, sorted: bool = True):  # noqa: A002
+        """(values, indices) of the k largest (smallest) entries along ``dim`` (last by
+        default), always in sorted order (a valid answer for sorted=False too)."""
+        return ValuesIndices(*SO.topk(self, k, -1 if dim is None else dim, largest))
+
+    def tril(self, diagonal: int = 0):
+        """Zero the elements above the ``diagonal``-th diagonal of the last two dims."""
+        return SO.triangle(self, diagonal, upper=False)
+
+    def triu(self, diagonal: int = 0):
+        """Zero the elements below the ``diagonal``-th diagonal of the last two dims."""
+        return SO.triangle(self, diagonal, upper=True)
+
+    def multinomial(self, num_samples: int, replacement: bool = False, *, generator=None):
+        return SO.multinomial(self, num_samples, replacement, generator)
 
     # ------------------------------------------------------------------ shapes
     def _view(self, out):

@@ -1,0 +1,191 @@
+"""Sorting and selection: sort, argsort, topk, multinomial, and the triangular masks tril / triu.
+
+sort and topk return values picked out of x along one dim, so their gradient is a scatter: each
+value's gradient goes back to the position it came from. The picked positions along that dim are
+distinct (a permutation for sort, a subset for topk), so the scatter is a plain write, and its
+own gradient is the gather again:
+
+    values  = gather(x, idx, dim)        values[..., j, ...] = x[..., idx[..., j, ...], ...]
+    dL/dx   = scatter(dL/dvalues, idx)   zeros, with dL/dvalues written at idx
+
+Ordering follows PyTorch: NaN counts as larger than every number (last in an ascending sort, first
+in a descending one, the first picks of topk(largest=True)), and every sort here is stable (equal
+values keep their order), which is a valid answer for ``stable=False`` too.
+
+multinomial has no gradient: it returns indices. Without replacement it draws by an exponential
+race (each category's key is E / w with E ~ Exp(1); the k smallest keys win), which is the same
+distribution as drawing one category at a time and removing it; with replacement, by inverting
+the cumulative distribution (one uniform draw per sample).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Op
+from ..backend import get_array_module
+from ..random import generator_for
+
+
+# ----------------------------------------------------------------------------------- gather
+class GatherAlongDim(Op):
+    """y = take_along_axis(x, idx, dim) with distinct idx along dim;   dL/dx = scatter(dL/dy)."""
+
+    @staticmethod
+    def forward(ctx, x, idx, dim):
+        ctx.idx, ctx.dim, ctx.in_shape = idx, dim, x.shape
+        return get_array_module(x).take_along_axis(x, idx, axis=dim)
+
+    @staticmethod
+    def backward(ctx, gy):
+        return ScatterAlongDim.apply(gy, ctx.idx, ctx.dim, ctx.in_shape), None, None
+
+
+class ScatterAlongDim(Op):
+    """x = zeros(shape) with x[idx] = g along dim (idx distinct);   dL/dg = gather(dL/dx, idx)."""
+
+    @staticmethod
+    def forward(ctx, g, idx, dim, shape):
+        ctx.idx, ctx.dim = idx, dim
+        xp = get_array_module(g)
+        out = xp.zeros(shape, dtype=g.dtype)
+        xp.put_along_axis(out, idx, g, axis=dim)
+        return out
+
+    @staticmethod
+    def backward(ctx, gx):
+        return GatherAlongDim.apply(gx, ctx.idx, ctx.dim), None, None, None
+
+
+# ----------------------------------------------------------------------------------- sort
+def sort_indices(a, dim: int, descending: bool):
+    """Stable sorting indices of array ``a`` along ``dim`` (NaN largest, as PyTorch).
+
+    Descending without negating (which would overflow int8's -128 and break on bool): sort the
+    reversed array ascending, reverse the result, and map the positions back. Equal values then
+    come in their original order, as a stable descending sort requires."""
+    xp = get_array_module(a)
+    if not descending:
+        return xp.argsort(a, axis=dim, kind="stable")
+    n = a.shape[dim]
+    rev = xp.flip(a, axis=dim)
+    return (n - 1) - xp.flip(xp.argsort(rev, axis=dim, kind="stable"), axis=dim)
+
+
+def _dim(x, dim: int, name: str) -> int:
+    """``dim`` in range for x (a 0-d tensor has dims 0 and -1), made non-negative."""
+    limit = max(x.ndim, 1)
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"{name}: dim must be an int, got {dim!r}")
+    if not -limit <= dim < limit:
+        raise IndexError(
+            f"{name}: dim {dim} is out of range for a tensor of shape {tuple(x.shape)} "
+            f"(expected a dim in [{-limit}, {limit - 1}])"
+        )
+    return dim % limit
+
+
+def sort(x, dim: int = -1, descending: bool = False):
+    """(values, indices) of x sorted along ``dim``; a 0-d tensor sorts to itself (index 0)."""
+    d = _dim(x, dim, "sort")
+    if x.ndim == 0:
+        values, idx = sort(x.reshape(1), 0, descending)
+        return values.reshape(()), idx.reshape(())
+    idx = sort_indices(x._data, d, descending).astype(np.int64, copy=False)
+    return GatherAlongDim.apply(x, idx, d), type(x)._make(idx, False)
+
+
+def topk(x, k: int, dim: int = -1, largest: bool = True):
+    """(values, indices) of the k largest (smallest) entries along ``dim``, in sorted order."""
+    d = _dim(x, dim, "topk")
+    size = x.shape[d] if x.ndim else 1
+    if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= size:
+        raise RuntimeError(
+            f"topk: k ({k!r}) is out of range: expected an int in [0, {size}] for dim {dim} of "
+            f"a tensor of shape {tuple(x.shape)} (selected index k out of range)"
+        )
+    if x.ndim == 0:
+        values, idx = topk(x.reshape(1), k, 0, largest)
+        return values.reshape(()), idx.reshape(())
+    idx = sort_indices(x._data, d, largest)
+    idx = idx[(slice(None),) * d + (slice(0, k),)].astype(np.int64, copy=False)
+    return GatherAlongDim.apply(x, idx, d), type(x)._make(idx, False)
+
+
+def triangle(x, diagonal: int, upper: bool):
+    """tril(x, diagonal) or triu(x, diagonal) over the last two dims."""
+    name = "triu" if upper else "tril"
+    if x.ndim < 2:
+        raise RuntimeError(
+            f"{name}: input tensor must have at least 2 dimensions, got shape {tuple(x.shape)}"
+        )
+    if not isinstance(diagonal, int) or isinstance(diagonal, bool):
+        raise TypeError(f"{name}: diagonal must be an int, got {diagonal!r}")
+    return Triangle.apply(x, diagonal, upper)
+
+
+def multinomial(x, num_samples: int, replacement: bool = False, generator=None):
+    """Indices (int64) drawn from each row of the non-negative weights x (C,) or (N, C)."""
+    name = "multinomial"
+    if x.ndim not in (1, 2):
+        raise RuntimeError(
+            f"{name}: prob_dist must be 1 or 2 dim (categories last), got shape {tuple(x.shape)}"
+        )
+    if x._data.dtype.kind not in "fV":
+        raise RuntimeError(
+            f"{name} only supports floating-point dtypes for input, got {x.dtype.name}"
+        )
+    if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+        raise RuntimeError(f"{name}: cannot sample n_sample <= 0 samples (got {num_samples!r})")
+    c = x.shape[-1]
+    if not replacement and num_samples > c:
+        raise RuntimeError(
+            f"{name}: cannot sample n_sample > prob_dist.size(-1) samples without replacement "
+            f"({num_samples} > {c})"
+        )
+    xp = get_array_module(x._data)
+    w = x._data.astype(xp.float64)
+    if x.numel() and not bool(xp.all(xp.isfinite(w) & (w >= 0))):
+        raise RuntimeError(
+            f"{name}: probability tensor contains either `inf`, `nan` or element < 0"
+        )
+    if c == 0 or not bool(xp.all(w.sum(axis=-1) > 0)):
+        raise RuntimeError(f"{name}: invalid multinomial distribution (sum of probabilities <= 0)")
+    return type(x)._make(multinomial_indices(w, num_samples, replacement, generator), False)
+
+
+# ----------------------------------------------------------------------------------- tril / triu
+class Triangle(Op):
+    """y = x where the element is on or below (tril) / above (triu) the ``diagonal``-th diagonal
+    of the last two dims, else 0;   dL/dx = the same mask applied to dL/dy."""
+
+    @staticmethod
+    def forward(ctx, x, diagonal, upper):
+        ctx.diagonal, ctx.upper = diagonal, upper
+        xp = get_array_module(x)
+        return xp.triu(x, diagonal) if upper else xp.tril(x, diagonal)
+
+    @staticmethod
+    def backward(ctx, gy):
+        return Triangle.apply(gy, ctx.diagonal, ctx.upper), None, None
+
+
+# ----------------------------------------------------------------------------------- multinomial
+def multinomial_indices(w, num_samples: int, replacement: bool, generator=None):
+    """Category indices (int64) drawn from the rows of non-negative weights ``w`` (C,) or (N, C);
+    the weights are checked by the caller."""
+    xp = get_array_module(w)
+    gen = generator_for(xp, generator)
+    w2 = w.reshape(-1, w.shape[-1]).astype(xp.float64)
+    n, c = w2.shape
+    if not replacement:
+        with np.errstate(divide="ignore"):  # zero weight: key +inf, drawn only after all others
+            keys = gen.standard_exponential((n, c)) / w2
+        out = xp.argsort(keys, axis=1, kind="stable")[:, :num_samples]
+    else:
+        cdf = xp.cumsum(w2, axis=1)
+        u = gen.random((n, num_samples)) * cdf[:, -1:]
+        last = c - 1 - xp.argmax(xp.flip(w2 > 0, axis=1), axis=1)  # last positive category
+        out = xp.stack([xp.searchsorted(cdf[i], u[i], side="right") for i in range(n)])
+        out = xp.minimum(out, last[:, None])  # a draw rounded up to the total stays in range
+    return out.reshape(w.shape[:-1] + (num_samples,)).astype(xp.int64, copy=False)
