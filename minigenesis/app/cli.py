@@ -33,7 +33,8 @@ def _parser() -> argparse.ArgumentParser:
         help="train the default model (an MLP on 3-class spirals) with AMP, clipping, "
         "accumulation, warm-up + cosine, checkpoints and TensorBoard logs",
         description="Train an MLP on generated 3-class spirals with everything the course "
-        "teaches. Writes metrics.csv, tensorboard/, loss.png, lr.png and checkpoints/ into --out.",
+        "teaches. Writes metrics.csv, tensorboard/, loss.png, lr.png, grad_flow.png and "
+        "checkpoints/ into --out.",
     )
     add_train_arguments(train)
     plot = sub.add_parser(

@@ -213,7 +213,8 @@ def run(args: argparse.Namespace) -> int:
         diagnosis = diagnose_training(h["train_loss"], h["val_loss"])
         found = "; ".join(f"{f.kind} ({f.message})" for f in diagnosis.findings) or "healthy"
         print(f"  diagnosis: {found}")
-    print(f"  wrote {out}/: metrics.csv, loss.png, lr.png, tensorboard/, "
+    print(f"  wrote {out}/: metrics.csv, loss.png, lr.png, grad_flow.png, "
+          f"tensorboard/, "
           f"checkpoints/ ({LAST}, best_model.pth)")  # fmt: skip
     print(f"  view:  tensorboard --logdir {out / 'tensorboard'}")
     return 0

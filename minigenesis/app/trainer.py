@@ -35,7 +35,7 @@ import numpy as np
 from .. import nn, optim
 from ..amp import GradScaler, autocast
 from ..autograd import no_grad
-from ..diagnostics import total_grad_norm
+from ..diagnostics import grad_norms, total_grad_norm
 from ..random import Generator, get_rng_state, manual_seed, set_rng_state
 from ..utils.data import DataLoader
 from ..utils.progress import progress
@@ -92,6 +92,9 @@ class Trainer:
         self.lrs: list[float] = []
         self.best: dict[str, Any] = {"val_acc": -1.0, "epoch": None}
         self.grad_norm = float("nan")
+        # Per optimizer step, each parameter's gradient norm (before clipping) for grad_flow.png;
+        # kept in memory only: after --resume the plot covers the steps run since.
+        self.grad_flow: list[dict[str, float]] = []
         self._stop_requested = False
         if checkpoint is not None:
             self._restore(checkpoint)
@@ -211,6 +214,7 @@ class Trainer:
         with sigint_deferred():  # all of it or none of it: see signals.py
             self.scaler.unscale_(self.optimizer)
             params = list(self.model.parameters())
+            self.grad_flow.append(grad_norms(self.model))
             if c.clip > 0:
                 self.grad_norm = float(nn.utils.clip_grad_norm_(params, c.clip))
             else:
@@ -364,11 +368,14 @@ class Trainer:
     def _write_plots(self) -> None:
         # start-up time: matplotlib loads only when the plots are written, at the end
         from ..viz.curves import plot_lr_history, plot_training_curves
+        from ..viz.grad_flow import plot_grad_flow
 
         plot_training_curves(self.history, title="minigenesis train").savefig(
             self.out / "loss.png", dpi=100)  # fmt: skip
         plot_lr_history(self.lrs, range(1, len(self.lrs) + 1),
                         title="Warm-up + cosine").savefig(self.out / "lr.png", dpi=100)  # fmt: skip
+        if self.grad_flow:
+            plot_grad_flow(self.grad_flow).savefig(self.out / "grad_flow.png", dpi=100)
 
     def _install_sigint_handler(self) -> Callable[[], None]:
         """First Ctrl-C: finish the current optimizer step, save, stop. Second: stop at once

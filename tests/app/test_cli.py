@@ -53,12 +53,13 @@ def finished_run(tmp_path_factory) -> Path:
 
 def test_train_writes_its_files(finished_run, capsys):
     out = finished_run
-    for name in ["metrics.csv", "loss.png", "lr.png", "checkpoints/last.pth",
+    for name in ["metrics.csv", "loss.png", "lr.png", "grad_flow.png", "checkpoints/last.pth",
                  "checkpoints/best_model.pth"]:  # fmt: skip
         assert (out / name).is_file(), name
     assert list((out / "tensorboard").glob("events.out.tfevents.*"))
     assert (out / "tensorboard" / "scalars.csv").is_file()
     assert (out / "loss.png").read_bytes()[:4] == b"\x89PNG"
+    assert (out / "grad_flow.png").read_bytes()[:4] == b"\x89PNG"
     rows = _rows(out)
     assert [r["epoch"] for r in rows] == ["1", "2"] and [r["step"] for r in rows] == ["6", "12"]
     assert all(0.0 <= float(r["val_acc"]) <= 1.0 for r in rows)
