@@ -35,3 +35,10 @@ from .loss import (  # noqa: E402,F401
     NLLLoss,
 )
 from .pooling import AvgPool2d, MaxPool2d  # noqa: E402,F401
+from .transformer import (  # noqa: E402,F401
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
