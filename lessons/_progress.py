@@ -1,14 +1,20 @@
 """``python -m minigenesis lessons``: how far you are in the course.
 
 For every chapter under ``lessons/`` it runs the chapter's checks (``test_lesson.py``) on YOUR
-``exercises.py``, quietly, in one pytest run, and prints the exercises done / total::
+``exercises.py`` (your copy of ``exercises_template.py``), quietly, in one pytest run, and prints
+the exercises done / total::
 
-    01_tensors             3/4   to do: 1.4
-    02_autograd_scratch    0/5   to do: 2.1 2.2 2.3 2.4 2.5
+    01_tensors_and_dtypes        3/6   to do: 1.4 1.5 1.6
+    02_autograd_from_scratch     0/5   to do: 2.1 2.2 2.3 2.4 2.5
 
-An exercise is done when every check marked ``@pytest.mark.exercise("N.M")`` passes. One that no
-longer raises its ``NotImplementedError`` but fails a check is listed as "failing". Without pytest
-installed, the command falls back to counting the stubs you have replaced (unchecked).
+An exercise is done when every check marked ``@pytest.mark.exercise("N.M")`` passes; each check
+runs your code for its own exercise and the reference answers for the others, so a status
+depends on that exercise alone. One that no longer raises its ``NotImplementedError`` but fails a
+check is listed as "failing"; an ``exercises.py`` that does not load is named, with its line.
+Without pytest installed, the command falls back to counting the stubs you have replaced.
+
+    python -m minigenesis lessons reset 02    # start chapter 2 over (your file is kept as a backup)
+    python -m minigenesis lessons update      # add to your files the exercises a newer course has
 
 This module is also the small pytest plugin (``-p _progress``, with lessons/ on the path) that
 records the outcome of each check for the command; its hooks do nothing unless the command started
@@ -28,8 +34,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _course  # noqa: E402  (lessons/ must be on the path first)
+
 _STATUS_ENV = "MINIGENESIS_LESSONS_STATUS_FILE"
-_SOLUTIONS_ENV = "MINIGENESIS_SOLUTIONS"
+_SOLUTIONS_ENV = _course.SOLUTIONS_ENV
 _CHAPTER_RE = re.compile(r"^(\d{2})_\w+$")
 _MARKER_RE = re.compile(r"mark\.exercise\(([^)]*)\)")
 _NUMBER_RE = re.compile(r"\d+\.\d+")
@@ -49,6 +58,7 @@ class Chapter:
     done: list[str] = field(default_factory=list)
     todo: list[str] = field(default_factory=list)  # still a stub
     failing: list[str] = field(default_factory=list)  # implemented, but a check fails
+    broken: str = ""  # exercises.py does not load: where and why
 
     @property
     def name(self) -> str:
@@ -89,7 +99,7 @@ def exercise_numbers(chapter: Path) -> list[str]:
     found: set[str] = set()
     for args in _MARKER_RE.findall((chapter / "test_lesson.py").read_text(encoding="utf-8")):
         found.update(_NUMBER_RE.findall(args))
-    found.update(stub_numbers(chapter / "exercises.py"))
+    found.update(stub_numbers(chapter / _course.TEMPLATE))
     return sorted(found, key=_number_key)
 
 
@@ -100,13 +110,24 @@ def stub_numbers(exercises: Path) -> set[str]:
     return set(_STUB_RE.findall(exercises.read_text(encoding="utf-8")))
 
 
-def run_checks(lessons: Path, chapters: list[Chapter], solutions: bool) -> list[dict]:
-    """Run the chapters' test_lesson.py in one quiet pytest process; one record per check."""
+def learner_stubs(chapter: Path) -> set[str]:
+    """The exercises still stubs in the learner's copy (the template's when there is no copy)."""
+    return stub_numbers(_course.learner_file(chapter, create=False))
+
+
+def run_checks(
+    lessons: Path, chapters: list[Chapter], solutions: bool, stubs: bool = False
+) -> list[dict]:
+    """Run the chapters' test_lesson.py in one quiet pytest process; one record per check.
+
+    ``stubs`` checks the shipped templates instead of the learner's copies (for the project's
+    own tests: nothing of the learner's is read or written)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "status.json"
         env = dict(os.environ)
         env[_STATUS_ENV] = str(out)
         env[_SOLUTIONS_ENV] = "1" if solutions else "0"
+        env[_course.STUBS_ENV] = "1" if stubs else "0"
         here = Path(__file__).resolve().parent  # lessons/: this file, the plugin of the run
         paths = (str(here.parent), str(here), env.get("PYTHONPATH"))  # the package, the plugin
         env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
@@ -119,6 +140,10 @@ def run_checks(lessons: Path, chapters: list[Chapter], solutions: bool) -> list[
             "_progress",
             "-p",
             "no:cacheprovider",
+            "-p",
+            "no:nbmake",  # notebooks are not part of the checks; its start-up costs seconds
+            "-p",
+            "no:hypothesispytest",  # same (@given works without its pytest plugin)
             "--color=no",
         ]
         cmd += [str(ch.path / "test_lesson.py") for ch in chapters]
@@ -139,6 +164,12 @@ def run_checks(lessons: Path, chapters: list[Chapter], solutions: bool) -> list[
 def grade(chapter: Chapter, records: list[dict], stubs: set[str]) -> None:
     """Sort a chapter's exercises into done / to do / failing from its checks' outcomes."""
     mine = [r for r in records if Path(r["file"]).resolve().parent == chapter.path.resolve()]
+    broken = [r["broken"] for r in mine if r.get("broken")]
+    if broken:
+        chapter.broken = broken[0]
+        chapter.todo = [n for n in chapter.numbers if n in stubs]
+        chapter.failing = [n for n in chapter.numbers if n not in stubs]
+        return
     for number in chapter.numbers:
         checks = [r for r in mine if number in r["exercises"] or r["todo"] == number]
         if number in stubs or any(r["todo"] == number for r in checks):
@@ -153,10 +184,65 @@ def grade(chapter: Chapter, records: list[dict], stubs: set[str]) -> None:
             chapter.failing.append(number)
 
 
+def _reset_or_update(argv: list[str]) -> int:
+    """``lessons reset CHAPTER...`` and ``lessons update [CHAPTER...]``."""
+    command, rest = argv[0], argv[1:]
+    parser = argparse.ArgumentParser(
+        prog=f"python -m minigenesis lessons {command}",
+        description=(
+            "Start chapters over: your exercises.py is renamed to a dated backup next to it and a "
+            "fresh copy of exercises_template.py takes its place."
+            if command == "reset"
+            else "Add to your exercises.py the exercises a newer course has (your answers are "
+            "kept as they are); without chapters, every chapter."
+        ),
+    )
+    parser.add_argument(
+        "chapters", nargs="+" if command == "reset" else "*", help="numbers or folder names"
+    )
+    parser.add_argument("--path", help="the lessons folder (default: ./lessons)")
+    args = parser.parse_args(rest)
+    try:
+        lessons = find_lessons_dir(args.path)
+    except FileNotFoundError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    chapters = find_chapters(lessons, args.chapters)
+    unknown = [
+        w
+        for w in args.chapters
+        if not any(w == c.name or (w.isdigit() and int(w) == int(c.name[:2])) for c in chapters)
+    ]
+    if unknown or not chapters:
+        print(f"error: no chapter {' '.join(unknown) or ''} under {lessons}", file=sys.stderr)
+        return 2
+    for ch in chapters:
+        mine = ch.path / _course.EXERCISES
+        if command == "reset":
+            backup = _course.reset(ch.path)
+            kept = f" (your previous file: {backup.name})" if backup else ""
+            print(f"{ch.name}: exercises.py is a fresh copy of the template{kept}")
+        else:
+            existed = mine.is_file()
+            added = _course.update(ch.path)
+            if not existed:
+                print(f"{ch.name}: made exercises.py from the template")
+            elif added:
+                print(f"{ch.name}: added to exercises.py: {', '.join(added)}")
+            else:
+                print(f"{ch.name}: up to date")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in ("reset", "update"):
+        return _reset_or_update(argv)
     parser = argparse.ArgumentParser(
         prog="python -m minigenesis lessons",
-        description="Show the course chapters with your exercises done / total.",
+        description="Show the course chapters with your exercises done / total. "
+        "`lessons reset CHAPTER` starts a chapter over; `lessons update` adds the exercises of a "
+        "newer course to your files.",
     )
     parser.add_argument("chapters", nargs="*", help="only these chapters (numbers or folder names)")
     parser.add_argument("--path", help="the lessons folder (default: ./lessons)")
@@ -189,12 +275,12 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError:
             checked = False
             print("(pytest is not installed: counting replaced stubs only, not checking them)")
-    stubs = {
-        ch.name: set() if args.solutions else stub_numbers(ch.path / "exercises.py")
-        for ch in chapters
-    }
+    stubs = {ch.name: set() if args.solutions else learner_stubs(ch.path) for ch in chapters}
+    if not args.solutions:  # a file that does not even compile: say where, and run nothing of it
+        for ch in chapters:
+            ch.broken = _course.load_error(_course.learner_file(ch.path, create=False)) or ""
     # A chapter whose exercises are all still stubs has nothing to check: skip running it.
-    to_run = [ch for ch in chapters if set(ch.numbers) - stubs[ch.name]]
+    to_run = [ch for ch in chapters if set(ch.numbers) - stubs[ch.name] and not ch.broken]
     records = run_checks(lessons, to_run, args.solutions) if checked and to_run else []
 
     mode = "reference solutions" if args.solutions else "your exercises.py"
@@ -202,7 +288,10 @@ def main(argv: list[str] | None = None) -> int:
     width = max(len(ch.name) for ch in chapters)
     total = done = 0
     for ch in chapters:
-        if checked:
+        if ch.broken:
+            ch.todo = [n for n in ch.numbers if n in stubs[ch.name]]
+            ch.failing = [n for n in ch.numbers if n not in stubs[ch.name]]
+        elif checked:
             grade(ch, records, stubs[ch.name])
         else:
             ch.todo = [n for n in ch.numbers if n in stubs[ch.name]]
@@ -214,6 +303,8 @@ def main(argv: list[str] | None = None) -> int:
             line += "  to do: " + " ".join(ch.todo)
         if ch.failing:
             line += "  failing: " + " ".join(ch.failing)
+        if ch.broken:
+            line += f"\n      does not load: {ch.broken}"
         if len(ch.done) == len(ch.numbers):
             line += "  done"
         print(line)
@@ -232,6 +323,16 @@ def main(argv: list[str] | None = None) -> int:
 _records: dict[str, dict] = {}
 
 
+def _hookimpl(**kwargs):
+    """pytest's hookimpl marker, without making pytest a requirement of the command itself."""
+    try:
+        import pytest
+    except ImportError:
+        return lambda func: func
+    return pytest.hookimpl(**kwargs)
+
+
+@_hookimpl(trylast=True)  # after lessons/conftest.py has put in its stand-ins
 def pytest_collection_modifyitems(session, config, items) -> None:
     if _STATUS_ENV not in os.environ:
         return
@@ -243,6 +344,7 @@ def pytest_collection_modifyitems(session, config, items) -> None:
             "exercises": numbers,
             "outcome": None,
             "todo": None,
+            "broken": getattr(item, "broken_exercises", None),
         }
 
 

@@ -96,9 +96,10 @@ def test_backward_twice_gives_the_same_gradients(impl):
         np.testing.assert_allclose(n.grad, g)
 
 
-@pytest.mark.exercise("2.1", "2.2", "2.4")
+@pytest.mark.exercise("2.4")
 def test_backward_through_a_tanh_network(impl):
-    """A two-layer elementwise 'network' y = tanh(tanh(x*w1 + b1) * w2) summed."""
+    """A two-layer elementwise 'network' y = tanh(tanh(x*w1 + b1) * w2) summed (mul and tanh
+    are the reference answers here: this checks backward alone)."""
     arrays, nodes = _leaves(impl, seed=3, n=4, shape=(5,))
     x, w1, b1, w2 = nodes
     y = impl.tanh(impl.mul(impl.tanh(impl.add(impl.mul(x, w1), b1)), w2))

@@ -1,6 +1,10 @@
-"""The course's shape: every chapter has its four files, exercises and solutions agree on names and
-signatures, every stub raises NotImplementedError naming its exercise and has checks, notebooks
-carry no outputs, and the learner-mode machinery (one-line reports, ``minigenesis lessons``) works.
+"""The course's shape: every chapter has its four files, the shipped stubs and the solutions agree
+on names and signatures, every stub raises NotImplementedError naming its exercise and has checks,
+notebooks carry no outputs, and the learner-mode machinery (one-line reports, exact progress,
+reset, ``minigenesis lessons``) works.
+
+These checks read the shipped stubs (``exercises_template.py``) and the reference answers, never a
+learner's ``exercises.py``: working through the course leaves them green.
 """
 
 from __future__ import annotations
@@ -9,12 +13,10 @@ import ast
 import importlib.util
 import inspect
 import json
-import os
 import re
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -24,7 +26,8 @@ LESSONS = ROOT / "lessons"
 CHAPTERS = sorted(
     d for d in LESSONS.iterdir() if d.is_dir() and re.fullmatch(r"\d{2}_[a-z0-9_]+", d.name)
 )
-FILES = ("lesson.ipynb", "exercises.py", "solutions.py", "test_lesson.py")
+TEMPLATE = "exercises_template.py"  # the stubs as shipped; a learner works in exercises.py
+FILES = ("lesson.ipynb", TEMPLATE, "solutions.py", "test_lesson.py")
 IDS = [d.name for d in CHAPTERS]
 STUB_MESSAGE = re.compile(r"Exercise (\d+)\.(\d+): \S")
 
@@ -67,7 +70,7 @@ def _message(node: ast.Raise) -> str | None:
 
 
 def _stub_numbers(chapter: Path) -> set[str]:
-    tree = ast.parse((chapter / "exercises.py").read_text(encoding="utf-8"))
+    tree = ast.parse((chapter / TEMPLATE).read_text(encoding="utf-8"))
     numbers = set()
     for node in _stub_raises(tree):
         match = STUB_MESSAGE.match(_message(node) or "")
@@ -126,7 +129,7 @@ def test_chapter_has_its_four_files(chapter: Path):
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
 def test_exercises_and_solutions_have_the_same_names_and_signatures(chapter: Path):
-    ex = course.load_file(chapter / "exercises.py")
+    ex = course.load_file(chapter / TEMPLATE)
     sol = course.load_file(chapter / "solutions.py")
     ex_names, sol_names = _public(ex), _public(sol)
     assert sorted(ex_names) == sorted(sol_names), f"{chapter.name}: public names differ"
@@ -146,19 +149,19 @@ def test_exercises_and_solutions_have_the_same_names_and_signatures(chapter: Pat
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
 def test_stubs_name_their_exercise(chapter: Path):
     number = int(chapter.name[:2])
-    tree = ast.parse((chapter / "exercises.py").read_text(encoding="utf-8"))
+    tree = ast.parse((chapter / TEMPLATE).read_text(encoding="utf-8"))
     raises = _stub_raises(tree)
     for node in raises:
         msg = _message(node)
         match = STUB_MESSAGE.match(msg or "")
         assert match and int(match.group(1)) == number, (
-            f"{chapter.name}/exercises.py line {node.lineno}: a stub must raise "
+            f"{chapter.name}/{TEMPLATE} line {node.lineno}: a stub must raise "
             f'NotImplementedError("Exercise {number}.M: what to do"), got {msg!r}'
         )
     assert len(_stub_numbers(chapter)) >= 3, f"{chapter.name}: fewer than 3 exercises"
     solutions = (chapter / "solutions.py").read_text(encoding="utf-8")
     assert 'NotImplementedError("Exercise' not in solutions, f"{chapter.name}: unsolved solution"
-    for name in ("exercises.py", "solutions.py"):
+    for name in (TEMPLATE, "solutions.py"):
         tree = ast.parse((chapter / name).read_text(encoding="utf-8"))
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
@@ -179,8 +182,8 @@ def test_every_exercise_has_checks(chapter: Path):
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
 def test_pure_stubs_raise_their_exercise(chapter: Path):
     """Call every stub whose body is only ``raise NotImplementedError(...)``: it must raise it."""
-    ex = course.load_file(chapter / "exercises.py")
-    tree = ast.parse((chapter / "exercises.py").read_text(encoding="utf-8"))
+    ex = course.load_file(chapter / TEMPLATE)
+    tree = ast.parse((chapter / TEMPLATE).read_text(encoding="utf-8"))
     called = 0
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef):
@@ -274,145 +277,50 @@ def test_learner_mode_stubs_fail_every_check():
     status = _progress()
 
     chapters = status.find_chapters(LESSONS)
-    records = [r for r in status.run_checks(LESSONS, chapters, solutions=False) if r["exercises"]]
+    run = status.run_checks(LESSONS, chapters, solutions=False, stubs=True)
+    records = [r for r in run if r["exercises"]]
     assert len(records) >= 3 * len(chapters), "the learner-mode run produced too few results"
     passing = [r["nodeid"] for r in records if r["outcome"] != "failed"]
     assert not passing, f"checks that pass (or skip) with the stubs: {passing}"
     other = [r["nodeid"] for r in records if r["todo"] is None]
     assert not other, f"checks that fail for another reason than a stub: {other}"
+    # each check gets the reference answers for the chapter's other exercises: what stops it is
+    # the stub of its own exercise
+    foreign = [r["nodeid"] for r in records if r["todo"] not in r["exercises"]]
+    assert not foreign, f"checks stopped by another exercise's stub: {foreign}"
 
 
-# ----------------------------------------------------------------------------------------------
-# The machinery itself, on a tiny made-up course
-# ----------------------------------------------------------------------------------------------
-FAKE_EXERCISES = '''
-def double(x):
-    """Exercise 9.1: return 2 * x."""
-    raise NotImplementedError("Exercise 9.1: return 2 * x")
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_each_check_is_about_one_exercise(chapter: Path):
+    """A check marked with several exercises would make their statuses depend on each other."""
+    tree = ast.parse((chapter / "test_lesson.py").read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "exercise"
+        ):
+            assert len(node.args) == 1, (
+                f"{chapter.name}/test_lesson.py line {node.lineno}: mark a check with one "
+                "exercise (the others' reference answers are what it gets)"
+            )
 
 
-def square(x):
-    """Exercise 9.2: return x * x."""
-    return x * x + 1  # a wrong answer
-
-
-def cube(x):
-    """Exercise 9.3: return x ** 3."""
-    return x ** 3
-'''
-
-FAKE_TESTS = """
-import pytest
-
-
-@pytest.mark.exercise("9.1")
-def test_double(impl):
-    assert impl.double(3) == 6
-
-
-@pytest.mark.exercise("9.1")
-def test_double_negative(impl):
-    assert impl.double(-3) == -6
-
-
-@pytest.mark.exercise("9.2")
-def test_square(impl):
-    assert impl.square(3) == 9
-
-
-@pytest.mark.exercise("9.3")
-def test_cube(impl):
-    assert impl.cube(2) == 8
-"""
-
-
-@pytest.fixture
-def fake_course(tmp_path: Path) -> Path:
-    lessons = tmp_path / "lessons"
-    chapter = lessons / "09_fake"
-    chapter.mkdir(parents=True)
-    shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
-    for name in ("conftest.py", "_course.py"):
-        shutil.copy(LESSONS / name, lessons / name)
-    (chapter / "exercises.py").write_text(FAKE_EXERCISES)
-    solutions = FAKE_EXERCISES.replace(
-        'raise NotImplementedError("Exercise 9.1: return 2 * x")', "return 2 * x"
-    ).replace(" + 1  # a wrong answer", "")
-    (chapter / "solutions.py").write_text(solutions)
-    (chapter / "test_lesson.py").write_text(FAKE_TESTS)
-    return lessons
-
-
-def _pytest(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    env.pop("MINIGENESIS_SOLUTIONS", None)
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
-        cwd=cwd,
-        env=env,
+def test_learner_files_are_ignored_by_git():
+    """A learner's answers and their backups never reach a commit (nor a `git pull` conflict)."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    chapter = CHAPTERS[0].relative_to(ROOT)
+    paths = [
+        chapter / "exercises.py",
+        chapter / "exercises.before-reset-20260101-000000.py",
+        chapter / TEMPLATE,
+    ]
+    run = subprocess.run(
+        ["git", "check-ignore", "--no-index", *map(str, paths)],
+        cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=60,
     )
-
-
-def test_learner_mode_reports_one_line_per_exercise(fake_course: Path):
-    run = _pytest(["lessons"], fake_course.parent)
-    out = run.stdout
-    assert run.returncode == 1, out
-    lines = [ln for ln in out.splitlines() if ln.startswith("Exercise ")]
-    assert lines == ["Exercise 9.1 not done yet: return 2 * x  [2 checks]"], out
-    assert "NotImplementedError:" not in out and "Traceback" not in out, out
-    assert "1 failed, 1 passed, 2 todo" in out, out  # the wrong square still fails normally
-
-    run = _pytest(["--solutions", "lessons"], fake_course.parent)
-    assert run.returncode == 0 and "4 passed" in run.stdout, run.stdout
-
-
-def test_status_command_counts_done_todo_and_failing(fake_course: Path, capsys):
-    status = _progress()
-
-    assert status.main(["--path", str(fake_course)]) == 0
-    out = capsys.readouterr().out
-    assert re.search(r"09_fake\s+1/3\s+to do: 9\.1\s+failing: 9\.2", out), out
-
-    assert status.main(["--path", str(fake_course), "--no-run"]) == 0
-    assert re.search(r"09_fake\s+2/3\s+to do: 9\.1", capsys.readouterr().out)
-
-    assert status.main(["--path", str(fake_course / "nowhere")]) == 2
-    assert "no lessons folder" in capsys.readouterr().err
-
-
-@pytest.mark.slow  # two notebook kernels: ~10 s
-def test_notebook_stopped_by_a_stub_is_one_line(fake_course: Path):
-    pytest.importorskip("nbmake")
-    nbformat = pytest.importorskip("nbformat")
-    code = textwrap.dedent("""\
-        import sys; sys.path.insert(0, "..")
-        from _course import load
-        ex = load()
-        print(ex.double(21))""")
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nbformat.write(nb, fake_course / "09_fake" / "lesson.ipynb")
-    run = _pytest(["--nbmake", "lessons/09_fake/lesson.ipynb"], fake_course.parent)
-    assert run.returncode == 1
-    assert "09_fake/lesson.ipynb: Exercise 9.1 not done yet: return 2 * x" in run.stdout, run.stdout
-    run = _pytest(["--solutions", "--nbmake", "lessons/09_fake/lesson.ipynb"], fake_course.parent)
-    assert run.returncode == 0, run.stdout
-
-
-def test_course_helper_finds_chapters_and_switches_modes(monkeypatch):
-    first = CHAPTERS[0]
-    assert course.chapter_dir(first.name) == first
-    assert course.chapter_dir(str(int(first.name[:2]))) == first
-    monkeypatch.setenv("MINIGENESIS_SOLUTIONS", "1")
-    assert Path(course.load(first).__file__).name == "solutions.py"
-    monkeypatch.setenv("MINIGENESIS_SOLUTIONS", "0")
-    assert Path(course.load(first).__file__).name == "exercises.py"
-    with pytest.raises(FileNotFoundError, match="no chapter"):
-        course.chapter_dir("99_nothing")
+    assert run.stdout.split() == [str(p) for p in paths[:2]], run.stdout + run.stderr
