@@ -26,10 +26,10 @@ from ..backend import get_array_module
 from ..creation import empty, zeros
 from ..functions import cat
 from ..ops.attention import attention
-from ..ops.pad import pad
 from ..tensor import Tensor
+from . import functional as F
 from . import init
-from .linear import Linear, linear
+from .linear import Linear
 from .module import Module
 from .parameter import Parameter
 
@@ -149,7 +149,7 @@ class MultiheadAttention(Module):
         if self.add_zero_attn:  # one extra key and value of zeros that every query may attend
             z = zeros(N, H, 1, hd, dtype=k.dtype, device=k.device)
             k, v = _cat_keys(k, z), _cat_keys(v, z)
-            mask = None if mask is None else pad(mask, (0, 1))
+            mask = None if mask is None else F.pad(mask, (0, 1))
         causal = is_causal and attn_mask is None
         dropout_p = self.dropout if self.training else 0.0
         out, weights = attention(q, k, v, mask, dropout_p, causal)
@@ -194,9 +194,9 @@ class MultiheadAttention(Module):
         b = self.in_proj_bias
         b_q, b_k, b_v = b.chunk(3) if b is not None else (None, None, None)
         if query is key and key is value and self._qkv_same_embed_dim:  # self-attention: 1 matmul
-            q, k, v = linear(query, self.in_proj_weight, b).split(E, dim=-1)
+            q, k, v = F.linear(query, self.in_proj_weight, b).split(E, dim=-1)
         else:
-            q, k, v = linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
+            q, k, v = F.linear(query, w_q, b_q), F.linear(key, w_k, b_k), F.linear(value, w_v, b_v)
         if self.bias_k is not None:
             N = query.shape[1]
             k = _cat_keys(k, self.bias_k.expand(1, N, E), dim=0)
@@ -236,7 +236,7 @@ class MultiheadAttention(Module):
             kpm = _additive(key_padding_mask, like).reshape(N, 1, 1, S)
             mask = kpm if mask is None else mask + kpm
         if mask is not None and self.bias_k is not None:
-            mask = pad(mask, (0, 1))  # the bias key is never masked
+            mask = F.pad(mask, (0, 1))  # the bias key is never masked
         return mask
 
 

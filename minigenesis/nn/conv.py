@@ -1,7 +1,6 @@
-"""Conv2d: a 2-d convolution layer, and ``conv2d``, its functional form (``F.conv2d``).
-
-The arithmetic lives in ``ops/conv.py`` (im2col + one matmul); this file checks the arguments,
-names what is wrong when they do not fit, and holds the weights. The default initialisation is
+"""Conv2d: a 2-d convolution layer over ``F.conv2d`` (``nn/functional.py``: im2col + one
+matmul, with the ops in ``ops/conv.py``). This file checks the layer's arguments and holds the
+weights. The default initialisation is
 PyTorch's: W ~ kaiming_uniform(a=sqrt(5)) = U(-1/sqrt(fan_in), 1/sqrt(fan_in)) and
 b ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)), with fan_in = in_channels/groups * kh * kw.
 """
@@ -10,70 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autocast_policy import LOWER, autocast_function
-from ..autograd.grad_mode import state
 from ..creation import empty
 from ..ops import conv as C
-from ..ops.pad import pad as _pad
 from ..tensor import Tensor
+from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
-
-
-@autocast_function(LOWER)
-def conv2d(
-    input: Tensor,  # noqa: A002  (PyTorch's name)
-    weight: Tensor,
-    bias: Tensor | None = None,
-    stride: Any = 1,
-    padding: Any = 0,
-    dilation: Any = 1,
-    groups: int = 1,
-) -> Tensor:
-    """y[n, o, oh, ow] = b[o] + sum_{c, i, j} w[o, c, i, j] x[n, c0(o) + c, oh s + i d, ow s + j d]
-    (x zero-padded; c0(o) = the first input channel of o's group). input (N, C_in, H, W) or
-    unbatched (C_in, H, W); weight (C_out, C_in/groups, kh, kw); bias (C_out,). ``padding``
-    may also be 'valid' or 'same'."""
-    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
-        raise TypeError("conv2d: input and weight must be Tensors")
-    if weight.ndim != 4:
-        raise ValueError(
-            f"conv2d: weight must be 4-d (C_out, C_in/groups, kh, kw), got shape "
-            f"{tuple(weight.shape)}"
-        )
-    if input.ndim not in (3, 4):
-        raise ValueError(
-            f"conv2d: expected a 4-d input (N, C, H, W) or a 3-d unbatched one (C, H, W), got "
-            f"shape {tuple(input.shape)}"
-        )
-    if not isinstance(groups, int) or groups < 1:
-        raise ValueError(f"conv2d: groups must be a positive int, got {groups!r}")
-    c_out, c_in_g = weight.shape[:2]
-    if c_out % groups:
-        raise ValueError(
-            f"conv2d: weight of shape {tuple(weight.shape)} has {c_out} output channels, not "
-            f"divisible by groups={groups}"
-        )
-    c_in = input.shape[-3]
-    if c_in != c_in_g * groups:
-        raise ValueError(
-            f"conv2d: input of shape {tuple(input.shape)} has {c_in} channels, but weight of "
-            f"shape {tuple(weight.shape)} with groups={groups} expects {c_in_g * groups}"
-        )
-    if bias is not None and tuple(bias.shape) != (c_out,):
-        raise ValueError(f"conv2d: bias must have shape ({c_out},), got {tuple(bias.shape)}")
-    if state.autocast_dtype is None:  # under autocast the policy already made the dtypes agree
-        for name, t in (("weight", weight), ("bias", bias)):
-            if t is not None and t.dtype != input.dtype:
-                raise TypeError(
-                    f"conv2d: input is {input.dtype.name} but {name} is {t.dtype.name}: convert "
-                    f"one of them (e.g. model.to(x.dtype) or x.to(weight.dtype))"
-                )
-    unbatched = input.ndim == 3
-    x = input.unsqueeze(0) if unbatched else input
-    out = C.conv2d(x, weight, bias, stride, padding, dilation, groups)
-    return out.squeeze(0) if unbatched else out
 
 
 class Conv2d(Module):
@@ -130,7 +72,7 @@ class Conv2d(Module):
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         if self.padding_mode == "zeros":
-            return conv2d(
+            return F.conv2d(
                 input,
                 self.weight,
                 self.bias,
@@ -140,8 +82,8 @@ class Conv2d(Module):
                 self.groups,
             )
         top, bottom, left, right = self._pad4
-        x = _pad(input, (left, right, top, bottom), mode=self.padding_mode)
-        return conv2d(x, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+        x = F.pad(input, (left, right, top, bottom), mode=self.padding_mode)
+        return F.conv2d(x, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
 
     def extra_repr(self) -> str:
         s = (

@@ -7,20 +7,9 @@ mask is drawn from the minigenesis generator (``mg.manual_seed`` makes it reprod
 
 from __future__ import annotations
 
-from ..ops import dropout as D
 from ..tensor import Tensor
+from . import functional as F
 from .module import Module
-
-
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """y = x * m / (1 - p) with m ~ Bernoulli(1 - p) when ``training``, else y = x."""
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
-        return input
-    if inplace:
-        return input._inplace(lambda t: D.Dropout.apply(t, float(p)))
-    return D.Dropout.apply(input, float(p))
 
 
 class Dropout(Module):
@@ -33,7 +22,7 @@ class Dropout(Module):
         self.p, self.inplace = p, inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return dropout(input, self.p, self.training, self.inplace)
+        return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"

@@ -1,36 +1,939 @@
-"""Functional forms of the layers and losses (``import minigenesis.nn.functional as F``)."""
+"""The functional forms of the layers and losses: ``import minigenesis.nn.functional as F``.
 
-# Linear, dropout, normalisation, embedding, activations.
-# Each function lives next to its layer (nn/linear.py holds ``linear`` and ``Linear``).
-from .activation import (  # noqa: E402,F401
-    gelu,
-    leaky_relu,
-    log_softmax,
-    relu,
-    sigmoid,
-    silu,
-    softmax,
-    softplus,
-    tanh,
-)
-from .dropout import dropout  # noqa: E402,F401
-from .embedding import embedding, one_hot  # noqa: E402,F401
-from .linear import linear  # noqa: E402,F401
-from .normalization import batch_norm, layer_norm, rms_norm  # noqa: E402,F401
+Every ``F.*`` function is defined here, and only here. A function checks its arguments, names what
+is wrong when they do not fit, and calls the differentiable ops of ``ops/`` (an op class holds one
+forward and its backward); the layers of ``nn/`` hold parameters and options and call these
+functions. The sections follow the course: linear maps and activations, dropout, normalisation,
+embeddings, losses, convolution and pooling, attention.
+"""
 
-# Convolution, pooling, attention, losses.
-# isort: split
-# Convolution and pooling check their arguments in nn/conv.py and nn/pooling.py; the arithmetic,
-# losses, padding and attention live in ops/ (conv, loss, pad, attention).
-from ..ops.attention import scaled_dot_product_attention  # noqa: E402,F401
-from ..ops.loss import (  # noqa: E402,F401
-    binary_cross_entropy,
-    binary_cross_entropy_with_logits,
-    cross_entropy,
-    l1_loss,
-    mse_loss,
-    nll_loss,
-)
-from ..ops.pad import pad  # noqa: E402,F401
-from .conv import conv2d  # noqa: E402,F401
-from .pooling import avg_pool2d, max_pool2d  # noqa: E402,F401
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .. import autocast_policy
+from .. import dtypes as _dt
+from ..autocast_policy import FLOAT32, LOWER, autocast_function
+from ..autograd.grad_mode import state
+from ..backend import get_array_module
+from ..conversions import as_array
+from ..ops import activation as A
+from ..ops.attention import attention
+from ..ops.conv import CONV_ORDER, Im2Col, conv_padding, pair
+from ..ops.dropout import Dropout
+from ..ops.embedding import EmbeddingLookup
+from ..ops.indexing import check_index_dtype, check_index_range
+from ..ops.linear import Linear
+from ..ops.loss import BinaryCrossEntropy, LogSigmoid, PickClass
+from ..ops.normalization import Normalize, normalize_stats
+from ..ops.pad import Pad, gather_index
+from ..ops.pooling import KeepInput, WindowMax, pool_windows
+from ..tensor import Tensor
+from ..tensor_math import norm_dim
+
+
+# ----------------------------------------------------------------------------------------------
+# Linear maps
+# ----------------------------------------------------------------------------------------------
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """y = x W^T + b for x of shape (..., in_features), W (out_features, in_features)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"linear: input must be a Tensor, got {type(input).__name__}")
+    if weight.ndim != 2:
+        raise ValueError(f"linear: weight must be 2-D (out, in), got shape {tuple(weight.shape)}")
+    if input.ndim == 0:
+        raise ValueError("linear: input must have at least 1 dim")
+    # Mixed dtypes (a float16 input into a float32 layer) promote, as matmul does.
+    dt = _dt.promote_types(input.dtype, weight.dtype)
+    # integers of one dtype compute in that dtype, as in PyTorch (no gradient); bool does not
+    if dt is _dt.bool_:
+        raise TypeError("linear: bool tensors are not supported (as in PyTorch)")
+    if not dt.is_floating_point and input.dtype is not weight.dtype:
+        raise TypeError(
+            f"linear: integer operands must have one dtype, got {input.dtype.name} and "
+            f"{weight.dtype.name}"
+        )
+    if bias is not None and bias.shape != (weight.shape[0],):
+        raise ValueError(
+            f"linear: bias has shape {tuple(bias.shape)}, expected ({weight.shape[0]},)"
+        )
+    if dt.is_floating_point and autocast_policy.lowers(Linear, input):
+        # Autocast casts all three operands to its low dtype itself, before any promotion (as
+        # PyTorch's dispatcher does). Promoting a bfloat16 input to the float32 weight's dtype
+        # first would cast it twice and keep a second copy of it for backward.
+        return Linear.apply(input, weight, bias)
+    x, w = input._cast(dt.numpy_dtype), weight._cast(dt.numpy_dtype)
+    b = None if bias is None else bias._cast(dt.numpy_dtype)
+    return Linear.apply(x, w, b)
+
+
+# ----------------------------------------------------------------------------------------------
+# Activations (the math and derivatives: ops/activation.py)
+# ----------------------------------------------------------------------------------------------
+def _inplace(x: Tensor, fn) -> Tensor:
+    """Write fn(x) into x (``inplace=True``): saves memory, but x's old values are gone."""
+    return x._inplace(fn)
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0)"""
+    return _inplace(input, lambda t: t.relu()) if inplace else input.relu()
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """x if x > 0 else negative_slope * x"""
+
+    def fn(t: Tensor) -> Tensor:
+        return A.LeakyReLU.apply(t, negative_slope)
+
+    return _inplace(input, fn) if inplace else fn(input)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """x Phi(x) (Phi the standard normal CDF); ``approximate="tanh"`` for the tanh formula."""
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return input.gelu(approximate)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """x sigmoid(x) (also called swish)"""
+    return _inplace(input, lambda t: t.silu()) if inplace else input.silu()
+
+
+def tanh(input: Tensor) -> Tensor:
+    return input.tanh()
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return input.sigmoid()
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + e^(beta x)) / beta, and x itself where beta x > threshold (as PyTorch)."""
+    return A.Softplus.apply(input, float(beta), float(threshold))
+
+
+def _implicit_dim(name: str, ndim: int) -> int:
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+        f"dim=X as an argument.",
+        stacklevel=3,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+    """e^x_i / sum_j e^x_j along ``dim`` (computed in ``dtype`` if given)."""
+    if dim is None:
+        dim = _implicit_dim("softmax", input.ndim)
+    x = input if dtype is None else input.to(_dt.to_dtype(dtype))
+    return x.softmax(norm_dim(dim, x.ndim)[0])
+
+
+def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
+    """x_i - logsumexp(x) along ``dim`` (stable: never forms e^x for large x)."""
+    if dim is None:
+        dim = _implicit_dim("log_softmax", input.ndim)
+    x = input if dtype is None else input.to(_dt.to_dtype(dtype))
+    return x.log_softmax(norm_dim(dim, x.ndim)[0])
+
+
+# ----------------------------------------------------------------------------------------------
+# Dropout
+# ----------------------------------------------------------------------------------------------
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """y = x * m / (1 - p) with m ~ Bernoulli(1 - p) when ``training``, else y = x."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if inplace:
+        return input._inplace(lambda t: Dropout.apply(t, float(p)))
+    return Dropout.apply(input, float(p))
+
+
+# ----------------------------------------------------------------------------------------------
+# Normalisation (one fused op: ops/normalization.py)
+# ----------------------------------------------------------------------------------------------
+def _shape_tuple(shape: Any) -> tuple:
+    return (int(shape),) if isinstance(shape, int) else tuple(int(s) for s in shape)
+
+
+def _last_axes(x: Tensor, normalized_shape: tuple, name: str) -> tuple:
+    k = len(normalized_shape)
+    if k == 0 or x.ndim < k or tuple(x.shape[x.ndim - k :]) != normalized_shape:
+        raise ValueError(
+            f"{name}: input of shape {tuple(x.shape)} does not end with normalized_shape "
+            f"{normalized_shape}"
+        )
+    return tuple(range(x.ndim - k, x.ndim))
+
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Any,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """y = (x - mean) / sqrt(var + eps) * weight + bias over the last dims (biased variance)."""
+    shape = _shape_tuple(normalized_shape)
+    axes = _last_axes(input, shape, "layer_norm")
+    return Normalize.apply(input, weight, bias, axes, float(eps), True, None)
+
+
+def rms_norm(
+    input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: float | None = None
+) -> Tensor:
+    """y = x / sqrt(mean(x^2) + eps) * weight over the last dims; eps defaults to the dtype's
+    machine epsilon (PyTorch's choice)."""
+    shape = _shape_tuple(normalized_shape)
+    axes = _last_axes(input, shape, "rms_norm")
+    if eps is None:
+        eps = float(np.finfo(np.float32 if input.dtype.itemsize == 2 else input._data.dtype).eps)
+    return Normalize.apply(input, weight, None, axes, float(eps), False, None)
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Per-channel normalisation of (N, C, *) input.
+
+    training: statistics of this batch (biased variance for the output), and the running averages
+    are updated in place: running = (1 - momentum) running + momentum * batch statistic, with the
+    *unbiased* variance. eval: y = (x - running_mean) / sqrt(running_var + eps) * weight + bias.
+    """
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm: expected input (N, C, ...), got {tuple(input.shape)}")
+    c = input.shape[1]
+    bshape = (1, c) + (1,) * (input.ndim - 2)  # a per-channel vector, broadcast over N and space
+    w = None if weight is None else weight.reshape(bshape)
+    b = None if bias is None else bias.reshape(bshape)
+    axes = (0,) + tuple(range(2, input.ndim))
+    if not training:
+        if running_mean is None or running_var is None:
+            raise ValueError("batch_norm: eval mode needs running_mean and running_var")
+        # An affine map of x: y = x * scale + shift (plain Tensor ops are exact and cheap here).
+        scale = (running_var.reshape(bshape) + eps).rsqrt()
+        if w is not None:
+            scale = scale * w
+        shift = -running_mean.reshape(bshape) * scale
+        if b is not None:
+            shift = shift + b
+        return (input * scale + shift).to(input.dtype)
+    count = input.numel() // c
+    if count <= 1:
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input size "
+            f"{tuple(input.shape)}"
+        )
+    mu, var = normalize_stats(input._data, axes, True)
+    if running_mean is not None and running_var is not None:
+        unbiased = var.reshape(c) * (count / (count - 1))
+        for buf, stat in ((running_mean, mu.reshape(c)), (running_var, unbiased)):
+            buf._data *= 1 - momentum
+            buf._data += (momentum * stat).astype(buf._data.dtype, copy=False)
+            buf._bump_version()
+    return Normalize.apply(input, w, b, axes, float(eps), True, (mu, var))
+
+
+# ----------------------------------------------------------------------------------------------
+# Embeddings
+# ----------------------------------------------------------------------------------------------
+def embedding(
+    input: Tensor,
+    weight: Tensor,
+    padding_idx: int | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
+    """Rows of ``weight`` picked by the integer tensor ``input``: shape input.shape + (dim,).
+    Every index must lie in [0, num_embeddings): unlike ``x[i]``, a negative index is an error."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"embedding: input must be a Tensor of indices, got {type(input).__name__}")
+    check_index_dtype(input, ("int64", "int32"), "embedding")
+    if weight.ndim != 2:
+        raise ValueError(f"embedding: weight must be 2-D (num, dim), got {tuple(weight.shape)}")
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported")
+    n = weight.shape[0]
+    idx = input._data
+    check_index_range(idx, n, "embedding", hint=f" (the weight has {n} rows)")
+    padding_idx = _padding_index(padding_idx, n)
+    if max_norm is not None:
+        _renorm_rows(weight, idx, max_norm, norm_type)
+    return EmbeddingLookup.apply(weight, idx, padding_idx)
+
+
+def _renorm_rows(weight: Tensor, idx: Any, max_norm: float, norm_type: float) -> None:
+    """In place, outside the graph: rows looked up whose norm exceeds max_norm are scaled down."""
+    xp = get_array_module(weight._data)
+    rows = xp.unique(idx.reshape(-1))
+    w = weight._data[rows]
+    norms = (xp.abs(w.astype(xp.float32)) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
+    scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+    weight._data[rows] = (w * scale[:, None]).astype(weight._data.dtype)
+    weight._bump_version()
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """(..., ) int64 classes -> (..., num_classes) int64 with a 1 at each class;
+    ``num_classes=-1`` means max(tensor) + 1."""
+    check_index_dtype(tensor, ("int64",), "one_hot", "class values")
+    if not isinstance(num_classes, int) or isinstance(num_classes, bool):
+        raise TypeError(f"one_hot: num_classes must be an int, got {type(num_classes).__name__}")
+    data = tensor._data
+    if num_classes == -1:
+        if data.size == 0:
+            raise RuntimeError(
+                "one_hot: cannot infer the number of classes from an empty tensor: pass num_classes"
+            )
+        num_classes = int(data.max()) + 1
+    check_index_range(data, num_classes, "one_hot", "class value", error=RuntimeError)
+    xp = get_array_module(data)
+    out = (data[..., None] == xp.arange(num_classes)).astype(xp.int64)
+    return Tensor._make(out, False)
+
+
+def _padding_index(padding_idx: int | None, num_embeddings: int) -> int | None:
+    """``padding_idx`` in [-num_embeddings, num_embeddings), made non-negative."""
+    if padding_idx is None:
+        return None
+    if not -num_embeddings <= padding_idx < num_embeddings:
+        raise ValueError(
+            f"padding_idx must be within num_embeddings: expected a value in "
+            f"[{-num_embeddings}, {num_embeddings}), got {padding_idx}"
+        )
+    return padding_idx % num_embeddings
+
+
+# ----------------------------------------------------------------------------------------------
+# Losses (their own ops: ops/loss.py)
+# ----------------------------------------------------------------------------------------------
+# Cross entropy, NLL, MSE, L1, binary cross entropy (on probabilities and on logits). Each loss is
+# a short composition of ops whose forward is numerically stable:
+#
+# - cross_entropy = nll_loss(log_softmax(x)): log_softmax subtracts the row max before exp, so a
+#   logit of 1000 gives a finite loss where softmax-then-log would give inf;
+# - binary_cross_entropy_with_logits uses log sigmoid(x) = min(x, 0) - log(1 + e^-|x|), never
+#   exp of a large positive number;
+# - binary_cross_entropy clamps its logs at -100 (PyTorch's rule): x = 0 or 1 gives a finite loss.
+#
+# Composing from ops means every loss has second derivatives for free. Weights and masks are
+# constants (no gradient flows to ``weight``, as in PyTorch). Under autocast each loss is one
+# FLOAT32 policy unit (``autocast_function``): float16/bfloat16 inputs are promoted to float32
+# first, since a loss sums many terms, which 2-byte floats would round badly.
+#
+# Reductions follow PyTorch exactly, including the weighted mean of nll_loss/cross_entropy:
+# ``sum_i w[t_i] l_i / sum_i w[t_i]`` over the samples whose target is not ``ignore_index``.
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _reduction(size_average, reduce, reduction: str, name: str) -> str:
+    """PyTorch's legacy ``size_average``/``reduce`` flags, else ``reduction`` checked."""
+    if size_average is not None or reduce is not None:
+        if reduce is False:
+            return "none"
+        return "sum" if size_average is False else "mean"
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{name}: reduction must be 'none', 'mean' or 'sum', got {reduction!r}")
+    return reduction
+
+
+def _reduce(loss, reduction: str):
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def _tensor(x, like, name: str):
+    """Targets given as arrays or lists become tensors on ``like``'s device."""
+    Tensor = type(like)
+    if x is None or isinstance(x, Tensor):
+        return x
+    try:
+        return Tensor._make(as_array(x, None, like.device), False)
+    except Exception as err:
+        raise TypeError(f"{name}: expected a Tensor, got {type(x).__name__}") from err
+
+
+def _same_shape(input, target, name: str, strict: bool) -> None:
+    if tuple(input.shape) == tuple(target.shape):
+        return
+    msg = (
+        f"{name}: target shape {tuple(target.shape)} differs from input shape {tuple(input.shape)}"
+    )
+    if strict:
+        raise ValueError(msg + ": they must be the same")
+    try:
+        np.broadcast_shapes(tuple(input.shape), tuple(target.shape))
+    except ValueError:
+        raise ValueError(msg + " and they cannot be broadcast together") from None
+    warnings.warn(msg + "; they are broadcast, which is likely not what you want", stacklevel=3)
+
+
+def _class_weight(weight, c: int, like, name: str):
+    if weight is None:
+        return None
+    weight = _tensor(weight, like, name)
+    if tuple(weight.shape) != (c,):
+        raise ValueError(
+            f"{name}: weight must have shape ({c},), one entry per class, got {tuple(weight.shape)}"
+        )
+    return weight
+
+
+def _check_class_target(input, target, name: str) -> None:
+    """Class-index targets: integer dtype and shape (N, d1, ...) for an (N, C, d1, ...) input."""
+    check_index_dtype(target, ("int64", "uint8"), name, "class-index targets")
+    expected = tuple(input.shape[:1] + input.shape[2:])
+    if tuple(target.shape) != expected:
+        raise ValueError(
+            f"{name}: for an input of shape {tuple(input.shape)} (N, C, d1, ...) the target must "
+            f"have shape {expected} (N, d1, ...), got {tuple(target.shape)}"
+        )
+
+
+def _weighted_mean(total, w_t):
+    """total / sum_i w[t_i]. When every target is ignored that is 0/0: the value is NaN (as in
+    PyTorch) but the gradient is 0, so the division uses 1 and a constant NaN is added instead."""
+    xp = get_array_module(w_t._data)
+    w_sum = w_t._data.sum()
+    divisor = xp.where(w_sum > 0, w_sum, xp.ones((), dtype=w_sum.dtype))
+    offset = xp.where(w_sum > 0, xp.zeros((), w_sum.dtype), xp.full((), xp.nan, w_sum.dtype))
+    Tensor = type(total)
+    return total / Tensor._make(divisor, False) + Tensor._make(offset, False)
+
+
+def _nll(logp, target, weight, ignore_index: int, reduction: str, name: str):
+    """nll_loss on a batched (N, C, d...) input: the shared core of nll_loss and cross_entropy.
+    Returns (loss, per-sample weights w[t_i] (0 where ignored), valid mask)."""
+    xp = get_array_module(logp._data)
+    c = logp.shape[1]
+    t = target._data
+    valid = t != ignore_index
+    safe = xp.where(valid, t, 0)
+    check_index_range(safe, c, name, "target", f" or ignore_index={ignore_index}")
+    dtype = logp._data.dtype
+    if weight is None:
+        w_t = valid.astype(dtype)
+    else:
+        w_t = weight._data.astype(dtype)[safe] * valid
+    w_t = type(logp)._make(w_t, False)
+    loss = -PickClass.apply(logp, safe, valid)
+    if weight is not None:
+        loss = loss * w_t
+    if reduction == "none":
+        return loss, w_t, valid
+    total = loss.sum()
+    return (_weighted_mean(total, w_t) if reduction == "mean" else total), w_t, valid
+
+
+def _batched(input, target, name: str):
+    """An unbatched (C,) input with a 0-d target is treated as a batch of one."""
+    if input.ndim == 0:
+        raise ValueError(f"{name}: input must have a class dim, got a 0-d tensor")
+    if not input.is_floating_point():
+        raise TypeError(f"{name}: input must be floating point (logits), got {input.dtype.name}")
+    if target.device != input.device:
+        raise ValueError(
+            f"{name}: input is on {input.device} but target is on {target.device}: move one "
+            f"of them (target.to(input.device))"
+        )
+    if input.ndim == 1:
+        if target.ndim != 0 and target._data.dtype.kind in "iu":
+            raise ValueError(
+                f"{name}: for an unbatched input of shape {tuple(input.shape)} the class-index "
+                f"target must be 0-d, got shape {tuple(target.shape)}"
+            )
+        return input.unsqueeze(0), target.unsqueeze(0), True
+    return input, target, False
+
+
+@autocast_function(FLOAT32)
+def nll_loss(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+):
+    """l_i = -w[t_i] input[i, t_i] (input holds log-probabilities); 0 where t_i == ignore_index.
+    mean = sum_i l_i / sum_i w[t_i] over the non-ignored samples."""
+    reduction = _reduction(size_average, reduce, reduction, "nll_loss")
+    target = _tensor(target, input, "nll_loss")
+    x, t, unbatched = _batched(input, target, "nll_loss")
+    _check_class_target(x, t, "nll_loss")
+    weight = _class_weight(weight, x.shape[1], x, "nll_loss")
+    loss, _, _ = _nll(x, t, weight, ignore_index, reduction, "nll_loss")
+    return loss.squeeze(0) if unbatched and reduction == "none" else loss
+
+
+@autocast_function(FLOAT32)
+def cross_entropy(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+):
+    """Cross entropy of logits ``input`` (N, C, d...) against class indices (N, d...) or class
+    probabilities (N, C, d...).
+
+    Indices:  l_i = (1 - eps) nll_i + eps/C * s_i,  nll_i = -w[t_i] log p[i, t_i],
+              s_i = -sum_c w[c] log p[i, c]  (0 where ignored);  mean divides both sums by
+              sum_i w[t_i] (by the count of non-ignored samples when there is no weight).
+    Probabilities:  q = (1 - eps) target + eps/C,  l_i = -sum_c w[c] q[i, c] log p[i, c];
+              mean divides by the number of samples N*d1*... (not by the weights).
+    log p = log_softmax(input, dim=1), computed stably."""
+    name = "cross_entropy"
+    reduction = _reduction(size_average, reduce, reduction, name)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"{name}: label_smoothing must be in [0, 1], got {label_smoothing}")
+    target = _tensor(target, input, name)
+    x, t, unbatched = _batched(input, target, name)
+    c = x.shape[1]
+    weight = _class_weight(weight, c, x, name)
+    logp = x.log_softmax(dim=1)
+    w_b = None if weight is None else weight.reshape((1, c) + (1,) * (x.ndim - 2))
+    if w_b is not None and w_b._data.dtype != logp._data.dtype:
+        w_b = w_b._cast(logp._data.dtype)
+
+    index_shape = tuple(x.shape[:1] + x.shape[2:])
+    if t.is_floating_point() and tuple(t.shape) != index_shape:  # class probabilities
+        if tuple(t.shape) != tuple(x.shape):
+            raise ValueError(
+                f"{name}: class-probability targets must have the input's shape "
+                f"{tuple(input.shape)}, got {tuple(target.shape)}"
+            )
+        q = t if t._data.dtype == logp._data.dtype else t._cast(logp._data.dtype)
+        if label_smoothing > 0:
+            q = q * (1 - label_smoothing) + label_smoothing / c
+        terms = logp * q if w_b is None else logp * q * w_b
+        loss = -terms.sum(dim=1)
+        loss = _reduce(loss, reduction)
+        return loss.squeeze(0) if unbatched and reduction == "none" else loss
+
+    _check_class_target(x, t, name)
+    nll, w_t, valid = _nll(logp, t, weight, ignore_index, reduction, name)
+    if label_smoothing > 0:
+        smooth = -(logp if w_b is None else logp * w_b).sum(dim=1)
+        smooth = smooth.masked_fill(~valid, 0.0)
+        if reduction != "none":
+            smooth = smooth.sum()
+        if reduction == "mean":  # w_t is the valid mask when there is no weight
+            smooth = _weighted_mean(smooth, w_t)
+        nll = (1 - label_smoothing) * nll + (label_smoothing / c) * smooth
+    return nll.squeeze(0) if unbatched and reduction == "none" else nll
+
+
+@autocast_function(FLOAT32)
+def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    """l_i = (x_i - y_i)^2;   dl/dx = 2 (x - y)."""
+    reduction = _reduction(size_average, reduce, reduction, "mse_loss")
+    target = _tensor(target, input, "mse_loss")
+    _same_shape(input, target, "mse_loss", strict=False)
+    diff = input - target
+    return _reduce(diff * diff, reduction)
+
+
+@autocast_function(FLOAT32)
+def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    """l_i = |x_i - y_i|;   dl/dx = sign(x - y) (0 at x == y, as PyTorch)."""
+    reduction = _reduction(size_average, reduce, reduction, "l1_loss")
+    target = _tensor(target, input, "l1_loss")
+    _same_shape(input, target, "l1_loss", strict=False)
+    return _reduce((input - target).abs(), reduction)
+
+
+def _all_in_unit_interval(a) -> bool:
+    """Every entry in [0, 1] (False for NaN): PyTorch's check of probabilities."""
+    return not a.size or bool(((a >= 0) & (a <= 1)).all())
+
+
+@autocast_function(FLOAT32)
+def binary_cross_entropy(
+    input, target, weight=None, size_average=None, reduce=None, reduction: str = "mean"
+):
+    """l_i = -w_i (y_i log x_i + (1 - y_i) log(1 - x_i)), x a probability in [0, 1]; each log
+    is clamped at -100 so x = 0 or 1 stays finite (PyTorch's rule)."""
+    name = "binary_cross_entropy"
+    reduction = _reduction(size_average, reduce, reduction, name)
+    target = _tensor(target, input, name)
+    _same_shape(input, target, name, strict=True)
+    x = input._data
+    if not _all_in_unit_interval(x):
+        raise RuntimeError(
+            f"{name}: all elements of input should be between 0 and 1 (probabilities; for "
+            f"logits use binary_cross_entropy_with_logits)"
+        )
+    if not _all_in_unit_interval(target._data):
+        raise RuntimeError(f"{name}: all elements of target should be between 0 and 1")
+    if target._data.dtype != x.dtype:
+        target = target._cast(x.dtype)
+    loss = BinaryCrossEntropy.apply(input, target)
+    if weight is not None:
+        loss = loss * _tensor(weight, input, name)
+    return _reduce(loss, reduction)
+
+
+@autocast_function(FLOAT32)
+def binary_cross_entropy_with_logits(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    pos_weight=None,
+):
+    """l_i = -w_i (p y_i log sigmoid(x_i) + (1 - y_i) log(1 - sigmoid(x_i))), p = pos_weight
+        = w_i ((1 - y_i) x_i - (1 + (p - 1) y_i) log sigmoid(x_i))
+    (using log(1 - sigmoid(x)) = log sigmoid(x) - x), with the stable log sigmoid."""
+    name = "binary_cross_entropy_with_logits"
+    reduction = _reduction(size_average, reduce, reduction, name)
+    target = _tensor(target, input, name)
+    _same_shape(input, target, name, strict=True)
+    # PyTorch builds the loss in a buffer of the target's dtype ((1 - target).mul_(input)...): a
+    # floating target decides the result's dtype (float16 logits, float32 target: float32)
+    out_dtype = input._data.dtype
+    if target._data.dtype != input._data.dtype:
+        if target._data.dtype.kind in "fV":
+            out_dtype = target._data.dtype
+            both = _dt.promote_types(input.dtype, target.dtype).numpy_dtype
+            input, target = input._cast(both), target._cast(both)
+        else:
+            target = target._cast(input._data.dtype)
+    log_sig = LogSigmoid.apply(input)
+    if pos_weight is None:
+        loss = (1 - target) * input - log_sig
+    else:
+        pos_weight = _tensor(pos_weight, input, name)
+        loss = (1 - target) * input - ((pos_weight - 1) * target + 1) * log_sig
+    if weight is not None:
+        loss = loss * _tensor(weight, input, name)
+    return _reduce(loss._cast(out_dtype), reduction)
+
+
+# ----------------------------------------------------------------------------------------------
+# Convolution and pooling (im2col and col2im: ops/conv.py; ops/pooling.py)
+# ----------------------------------------------------------------------------------------------
+@autocast_function(LOWER)
+def conv2d(
+    input: Tensor,  # noqa: A002  (PyTorch's name)
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Tensor:
+    """y[n, o, oh, ow] = b[o] + sum_{c, i, j} w[o, c, i, j] x[n, c0(o) + c, oh s + i d, ow s + j d]
+    (x zero-padded; c0(o) = the first input channel of o's group). input (N, C_in, H, W) or
+    unbatched (C_in, H, W); weight (C_out, C_in/groups, kh, kw); bias (C_out,). ``padding``
+    may also be 'valid' or 'same'.
+
+    Computed as ``w (groups, C_out/g, C_in/g*kh*kw) @ im2col(x) (groups, C_in/g*kh*kw,
+    N*H_out*W_out)``: one matmul (batched over groups only). The output is a (N, C_out, H_out,
+    W_out) view of the matmul's (C_out, N, H_out, W_out) result: no copy is spent to reorder it."""
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
+        raise TypeError("conv2d: input and weight must be Tensors")
+    if weight.ndim != 4:
+        raise ValueError(
+            f"conv2d: weight must be 4-d (C_out, C_in/groups, kh, kw), got shape "
+            f"{tuple(weight.shape)}"
+        )
+    if input.ndim not in (3, 4):
+        raise ValueError(
+            f"conv2d: expected a 4-d input (N, C, H, W) or a 3-d unbatched one (C, H, W), got "
+            f"shape {tuple(input.shape)}"
+        )
+    if not isinstance(groups, int) or groups < 1:
+        raise ValueError(f"conv2d: groups must be a positive int, got {groups!r}")
+    c_out, c_in_g, kh, kw = weight.shape
+    if c_out % groups:
+        raise ValueError(
+            f"conv2d: weight of shape {tuple(weight.shape)} has {c_out} output channels, not "
+            f"divisible by groups={groups}"
+        )
+    c_in = input.shape[-3]
+    if c_in != c_in_g * groups:
+        raise ValueError(
+            f"conv2d: input of shape {tuple(input.shape)} has {c_in} channels, but weight of "
+            f"shape {tuple(weight.shape)} with groups={groups} expects {c_in_g * groups}"
+        )
+    if bias is not None and tuple(bias.shape) != (c_out,):
+        raise ValueError(f"conv2d: bias must have shape ({c_out},), got {tuple(bias.shape)}")
+    if state.autocast_dtype is None:  # under autocast the policy already made the dtypes agree
+        for name, t in (("weight", weight), ("bias", bias)):
+            if t is not None and t.dtype != input.dtype:
+                raise TypeError(
+                    f"conv2d: input is {input.dtype.name} but {name} is {t.dtype.name}: convert "
+                    f"one of them (e.g. model.to(x.dtype) or x.to(weight.dtype))"
+                )
+    stride, dilation = pair(stride, "stride"), pair(dilation, "dilation")
+    if 0 in stride or 0 in dilation or 0 in (kh, kw):  # RuntimeError, as PyTorch
+        raise RuntimeError(
+            f"conv2d: kernel size, stride and dilation must be positive, got kernel "
+            f"{(kh, kw)}, stride {stride} and dilation {dilation}"
+        )
+    unbatched = input.ndim == 3
+    x = input.unsqueeze(0) if unbatched else input
+    n = x.shape[0]
+    pad4 = conv_padding(padding, (kh, kw), dilation, stride)
+    cols = Im2Col.apply(x, (kh, kw), stride, dilation, pad4, CONV_ORDER, 0.0)
+    ho, wo = cols.shape[4:]
+    k = c_in_g * kh * kw
+    if groups == 1:
+        out = weight.reshape(c_out, k) @ cols.reshape(k, n * ho * wo)
+    else:
+        w = weight.reshape(groups, c_out // groups, k)
+        out = w @ cols.reshape(groups, k, n * ho * wo)
+    out = out.reshape(c_out, n, ho, wo).permute(1, 0, 2, 3)
+    if bias is not None:
+        out = out + bias.reshape(1, c_out, 1, 1)
+    return out.squeeze(0) if unbatched else out
+
+
+def _pool_input(input: Any, name: str, kinds: str = "fV") -> tuple[Tensor, bool]:
+    """A (N, C, H, W) tensor of a dtype kind in ``kinds``, or an unbatched (C, H, W) one made a
+    batch of one."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}: input must be a Tensor, got {type(input).__name__}")
+    if input.ndim not in (3, 4):
+        raise ValueError(
+            f"{name}: expected a 4-d input (N, C, H, W) or a 3-d unbatched one (C, H, W), got "
+            f"shape {tuple(input.shape)}"
+        )
+    if 0 in input.shape[-3:]:
+        raise ValueError(
+            f"{name}: only the batch dim may be empty, got shape {tuple(input.shape)} (as PyTorch)"
+        )
+    if input._data.dtype.kind not in kinds:
+        wanted = "a floating-point" if kinds == "fV" else "a floating-point or integer"
+        raise TypeError(f"{name}: expected {wanted} input, got {input.dtype.name}")
+    return (input.unsqueeze(0), True) if input.ndim == 3 else (input, False)
+
+
+def max_pool2d(
+    input: Tensor,  # noqa: A002  (PyTorch's name)
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    """y[n, c, oh, ow] = max of the (dilated) window at (oh s - p, ow s - p); padding is -inf.
+    dL/dx goes to the window's (first) maximum. With ``return_indices`` also returns each
+    maximum's flat position h * W + w in its input plane (as PyTorch returns it)."""
+    x, unbatched = _pool_input(input, "max_pool2d", kinds="fViu")  # integers too, as PyTorch
+    # the padding must never win (nor tie): -inf for floats; integers are pooled as int64 with
+    # its smallest value as padding, below every value of the narrower integer types
+    dt = x._data.dtype
+    lowest = -math.inf
+    if dt.kind in "iu":
+        lowest = int(get_array_module(x._data).iinfo("int64").min)
+        x = x._cast(get_array_module(x._data).int64)
+    cols, g = pool_windows(
+        x, kernel_size, stride, padding, dilation, ceil_mode, lowest, "max_pool2d"
+    )
+    values, arg = WindowMax.apply(cols, cols.ndim - 1, False)
+    values = values._cast(dt)
+    if not return_indices:
+        return values.squeeze(0) if unbatched else values
+    kh, kw, sh, sw, ph, pw, dh, dw, ho, wo = g
+    xp = get_array_module(arg._data)
+    a = arg._data
+    rows = xp.arange(ho).reshape(ho, 1) * sh - ph + (a // kw) * dh
+    cols_ = xp.arange(wo) * sw - pw + (a % kw) * dw
+    indices = type(arg)._make((rows * x.shape[3] + cols_).astype(xp.int64), False)
+    if unbatched:
+        return values.squeeze(0), indices.squeeze(0)
+    return values, indices
+
+
+def avg_pool2d(
+    input: Tensor,  # noqa: A002
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    """y[n, c, oh, ow] = (sum of the window at (oh s - p, ow s - p)) / divisor;   dL/dx = dL/dy /
+    divisor, spread over the window. The divisor is ``divisor_override``, else the window size
+    counting the zero padding (``count_include_pad=True``) or only the real pixels; with
+    ceil_mode, a window that overhangs the padded input counts only its part inside it (PyTorch's
+    rule)."""
+    x, unbatched = _pool_input(input, "avg_pool2d")
+    cols, g = pool_windows(x, kernel_size, stride, padding, 1, ceil_mode, 0.0, "avg_pool2d")
+    total = cols.sum(dim=-1)
+    kh, kw, sh, sw, ph, pw, _, _, ho, wo = g
+    h, w = x.shape[2:]
+    # Every window counts kh*kw pixels unless padding is excluded or a ceil_mode window overhangs
+    overhang = (ho - 1) * sh - ph + kh > h + ph or (wo - 1) * sw - pw + kw > w + pw
+    if divisor_override is not None:
+        if divisor_override == 0:
+            raise ValueError("avg_pool2d: divisor_override must be non-zero")
+        out = KeepInput.apply(total / divisor_override, x)
+    elif count_include_pad and not overhang:
+        out = KeepInput.apply(total / (kh * kw), x)  # the common case: one scalar
+    else:
+        xp = get_array_module(x._data)
+
+        def counts(out, k, s, p, size):  # per output position: how many pixels the divisor counts
+            start = xp.arange(out) * s - p
+            end = xp.minimum(start + k, size + p)
+            if not count_include_pad:
+                start, end = xp.maximum(start, 0), xp.minimum(end, size)
+            return end - start
+
+        divisor = counts(ho, kh, sh, ph, h).reshape(ho, 1) * counts(wo, kw, sw, pw, w)
+        out = KeepInput.apply(total / Tensor._make(divisor.astype(x._data.dtype), False), x)
+    return out.squeeze(0) if unbatched else out
+
+
+# ----------------------------------------------------------------------------------------------
+# Padding
+# ----------------------------------------------------------------------------------------------
+def pad(x, pad: tuple | list, mode: str = "constant", value: float | None = None):
+    """Pad ``x`` by ``pad`` = (last_lo, last_hi, second_last_lo, second_last_hi, ...)."""
+    if not all(isinstance(p, int) and not isinstance(p, bool) for p in pad):
+        raise TypeError(f"pad: amounts must be ints, got {tuple(pad)}")
+    pad = tuple(pad)
+    if len(pad) % 2 or len(pad) // 2 > x.ndim:
+        raise ValueError(
+            f"pad: expected an even number of amounts for at most {x.ndim} dims "
+            f"(a tensor of shape {tuple(x.shape)}), got {pad}"
+        )
+    k = len(pad) // 2
+    # one (lo, hi) per padded dim, in dim order
+    pairs = [(pad[2 * (k - 1 - i)], pad[2 * (k - 1 - i) + 1]) for i in range(k)]
+    dims = list(range(x.ndim - k, x.ndim))
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise ValueError(
+            f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got {mode!r}"
+        )
+    # Negative amounts crop. Constant and circular padding crop first and pad what is left;
+    # reflect and replicate index the uncropped input (PyTorch's results in both cases).
+    for (lo, hi), d in zip(pairs, dims):
+        if lo + x.shape[d] + hi < 0:
+            raise ValueError(
+                f"pad: amounts {pad} leave {lo + x.shape[d] + hi} elements of dim {d} "
+                f"(size {x.shape[d]}) in mode {mode!r}"
+            )
+    if mode in ("constant", "circular") and any(lo < 0 or hi < 0 for lo, hi in pairs):
+        crop = tuple(slice(-lo if lo < 0 else None, hi if hi < 0 else None) for lo, hi in pairs)
+        x = x[(Ellipsis, *crop)]
+        pairs = [(max(lo, 0), max(hi, 0)) for lo, hi in pairs]
+    if mode == "constant":
+        widths = ((0, 0),) * (x.ndim - k) + tuple(pairs)
+        return Pad.apply(x, widths, 0.0 if value is None else value)
+    if value not in (None, 0, 0.0):
+        raise ValueError(f"pad: value= is only used by mode='constant', not {mode!r}")
+    xp = get_array_module(x._data)
+    index: list = [slice(None)] * (x.ndim - k)
+    for j, ((lo, hi), d) in enumerate(zip(pairs, dims)):
+        n = x.shape[d]
+        if mode == "reflect" and max(lo, hi) >= n:
+            raise ValueError(
+                f"pad: reflect padding ({lo}, {hi}) must be less than the size {n} of dim {d}"
+            )
+        if mode == "circular" and max(lo, hi) > n:
+            raise ValueError(
+                f"pad: circular padding ({lo}, {hi}) can wrap at most once around dim {d} "
+                f"of size {n}"
+            )
+        idx = gather_index(xp, n, lo, hi, mode)
+        # orthogonal (np.ix_-style) indexing: the j-th index varies along its own axis
+        index.append(idx.reshape((-1,) + (1,) * (k - 1 - j)))
+    return x[tuple(index)]
+
+
+# ----------------------------------------------------------------------------------------------
+# Attention (the composition: ops/attention.py)
+# ----------------------------------------------------------------------------------------------
+@autocast_function(LOWER)
+def scaled_dot_product_attention(
+    query,
+    key,
+    value,
+    attn_mask=None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+    enable_gqa: bool = False,
+):
+    """softmax(Q K^T * scale + mask) V for query (..., L, E), key (..., S, E), value (..., S, Ev).
+
+    ``attn_mask``: boolean (True = take part) or float (added), broadcastable to (..., L, S).
+    ``is_causal``: query i attends to keys j <= i; cannot be combined with ``attn_mask``.
+    ``dropout_p``: dropout on the attention weights (applied whenever it is > 0, as PyTorch's
+    functional form does: pass 0.0 in eval mode). ``enable_gqa``: key/value may have fewer heads
+    (dim -3) than the query; each is shared by a group of query heads."""
+    name = "scaled_dot_product_attention"
+    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
+        raise ValueError(f"{name}: query, key and value need at least 2 dims (..., seq, embed)")
+    if key.shape[-1] != query.shape[-1]:
+        raise ValueError(
+            f"{name}: query {tuple(query.shape)} and key {tuple(key.shape)} must have the same "
+            f"embedding size (last dim)"
+        )
+    if value.shape[-2] != key.shape[-2]:
+        raise ValueError(
+            f"{name}: key {tuple(key.shape)} and value {tuple(value.shape)} must have the same "
+            f"sequence length (dim -2)"
+        )
+    if not 0.0 <= dropout_p < 1.0:
+        raise ValueError(f"{name}: dropout_p must be in [0, 1), got {dropout_p}")
+    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
+        key, value = _repeat_heads(key, query.shape[-3]), _repeat_heads(value, query.shape[-3])
+    mask = None
+    if attn_mask is not None:
+        if is_causal:
+            raise ValueError(f"{name}: pass either attn_mask or is_causal=True, not both")
+        L, S = query.shape[-2], key.shape[-2]
+        if tuple(attn_mask.shape[-2:]) not in ((L, S), (1, S), (L, 1), (1, 1)):
+            raise ValueError(
+                f"{name}: attn_mask of shape {tuple(attn_mask.shape)} does not broadcast to the "
+                f"scores (..., {L}, {S}) of query {tuple(query.shape)} and key {tuple(key.shape)}"
+            )
+        if attn_mask._data.dtype == bool:
+            mask = attn_mask._data
+        else:
+            mask = attn_mask if attn_mask.dtype == query.dtype else attn_mask.to(query.dtype)
+    return attention(query, key, value, mask, dropout_p, is_causal, scale)[0]
+
+
+def _repeat_heads(t, heads: int):
+    """(..., Hk, S, E) -> (..., heads, S, E): each of the Hk heads repeated heads/Hk times."""
+    hk = t.shape[-3]
+    if heads % hk:
+        raise ValueError(
+            f"scaled_dot_product_attention: {heads} query heads cannot be grouped over {hk} "
+            f"key/value heads"
+        )
+    lead = tuple(t.shape[:-3])
+    expanded = t.unsqueeze(-3).expand(lead + (hk, heads // hk) + tuple(t.shape[-2:]))
+    return expanded.reshape(lead + (heads,) + tuple(t.shape[-2:]))

@@ -1,4 +1,4 @@
-"""Loss modules: thin holders of the options of the functions in ``ops/loss.py`` (``F.*``).
+"""Loss modules: thin holders of the options of the loss functions ``F.*`` (``nn/functional.py``).
 
 As in PyTorch, a class ``weight`` (and BCEWithLogitsLoss's ``pos_weight``) is registered as a
 buffer: it follows ``model.to(...)`` and appears in ``state_dict()``, but is not learned.
@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ops import loss as L
 from ..tensor import Tensor
+from . import functional as F
 from .module import Module
 
 
 class _Loss(Module):
     def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean"):
         super().__init__()
-        self.reduction = L._reduction(size_average, reduce, reduction, type(self).__name__)
+        self.reduction = F._reduction(size_average, reduce, reduction, type(self).__name__)
 
     def extra_repr(self) -> str:
         return "" if self.reduction == "mean" else f"reduction={self.reduction!r}"
@@ -53,7 +53,7 @@ class CrossEntropyLoss(_WeightedLoss):
         self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
-        return L.cross_entropy(
+        return F.cross_entropy(
             input,
             target,
             self.weight,
@@ -78,7 +78,7 @@ class NLLLoss(_WeightedLoss):
         self.ignore_index = ignore_index
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
-        return L.nll_loss(
+        return F.nll_loss(
             input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction
         )
 
@@ -87,21 +87,21 @@ class MSELoss(_Loss):
     """(x - y)^2, reduced; see ``F.mse_loss``."""
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
-        return L.mse_loss(input, target, reduction=self.reduction)
+        return F.mse_loss(input, target, reduction=self.reduction)
 
 
 class L1Loss(_Loss):
     """|x - y|, reduced; see ``F.l1_loss``."""
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
-        return L.l1_loss(input, target, reduction=self.reduction)
+        return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class BCELoss(_WeightedLoss):
     """Binary cross entropy of probabilities in [0, 1]; see ``F.binary_cross_entropy``."""
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
-        return L.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
+        return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
 
 
 class BCEWithLogitsLoss(_Loss):
@@ -121,6 +121,6 @@ class BCEWithLogitsLoss(_Loss):
         self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
-        return L.binary_cross_entropy_with_logits(
+        return F.binary_cross_entropy_with_logits(
             input, target, self.weight, reduction=self.reduction, pos_weight=self.pos_weight
         )

@@ -9,114 +9,23 @@ before a learned affine map w * xhat + b. They differ in *which* elements share 
   batch's statistics and keeps running averages of them; in eval mode it uses those averages, so a
   prediction does not depend on what else is in the batch.
 
-The fused forward/backward is ``ops/normalization.py``.
+The functional forms (``F.layer_norm`` ...) are in ``nn/functional.py``; the fused
+forward/backward is ``ops/normalization.py``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
 from ..creation import ones, tensor, zeros
-from ..ops import normalization as N
 from ..tensor import Tensor
+from . import functional as F
 from .module import Module
 from .parameter import Parameter
 
 
-def _shape_tuple(shape: Any) -> tuple:
-    return (int(shape),) if isinstance(shape, int) else tuple(int(s) for s in shape)
-
-
-def _last_axes(x: Tensor, normalized_shape: tuple, name: str) -> tuple:
-    k = len(normalized_shape)
-    if k == 0 or x.ndim < k or tuple(x.shape[x.ndim - k :]) != normalized_shape:
-        raise ValueError(
-            f"{name}: input of shape {tuple(x.shape)} does not end with normalized_shape "
-            f"{normalized_shape}"
-        )
-    return tuple(range(x.ndim - k, x.ndim))
-
-
-def layer_norm(
-    input: Tensor,
-    normalized_shape: Any,
-    weight: Tensor | None = None,
-    bias: Tensor | None = None,
-    eps: float = 1e-5,
-) -> Tensor:
-    """y = (x - mean) / sqrt(var + eps) * weight + bias over the last dims (biased variance)."""
-    shape = _shape_tuple(normalized_shape)
-    axes = _last_axes(input, shape, "layer_norm")
-    return N.Normalize.apply(input, weight, bias, axes, float(eps), True, None)
-
-
-def rms_norm(
-    input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: float | None = None
-) -> Tensor:
-    """y = x / sqrt(mean(x^2) + eps) * weight over the last dims; eps defaults to the dtype's
-    machine epsilon (PyTorch's choice)."""
-    shape = _shape_tuple(normalized_shape)
-    axes = _last_axes(input, shape, "rms_norm")
-    if eps is None:
-        eps = float(np.finfo(np.float32 if input.dtype.itemsize == 2 else input._data.dtype).eps)
-    return N.Normalize.apply(input, weight, None, axes, float(eps), False, None)
-
-
-def batch_norm(
-    input: Tensor,
-    running_mean: Tensor | None,
-    running_var: Tensor | None,
-    weight: Tensor | None = None,
-    bias: Tensor | None = None,
-    training: bool = False,
-    momentum: float = 0.1,
-    eps: float = 1e-5,
-) -> Tensor:
-    """Per-channel normalisation of (N, C, *) input.
-
-    training: statistics of this batch (biased variance for the output), and the running averages
-    are updated in place: running = (1 - momentum) running + momentum * batch statistic, with the
-    *unbiased* variance. eval: y = (x - running_mean) / sqrt(running_var + eps) * weight + bias.
-    """
-    if input.ndim < 2:
-        raise ValueError(f"batch_norm: expected input (N, C, ...), got {tuple(input.shape)}")
-    c = input.shape[1]
-    bshape = (1, c) + (1,) * (input.ndim - 2)  # a per-channel vector, broadcast over N and space
-    w = None if weight is None else weight.reshape(bshape)
-    b = None if bias is None else bias.reshape(bshape)
-    axes = (0,) + tuple(range(2, input.ndim))
-    if not training:
-        if running_mean is None or running_var is None:
-            raise ValueError("batch_norm: eval mode needs running_mean and running_var")
-        # An affine map of x: y = x * scale + shift (plain Tensor ops are exact and cheap here).
-        scale = (running_var.reshape(bshape) + eps).rsqrt()
-        if w is not None:
-            scale = scale * w
-        shift = -running_mean.reshape(bshape) * scale
-        if b is not None:
-            shift = shift + b
-        return (input * scale + shift).to(input.dtype)
-    count = input.numel() // c
-    if count <= 1:
-        raise ValueError(
-            f"Expected more than 1 value per channel when training, got input size "
-            f"{tuple(input.shape)}"
-        )
-    mu, var = N.normalize_stats(input._data, axes, True)
-    if running_mean is not None and running_var is not None:
-        unbiased = var.reshape(c) * (count / (count - 1))
-        for buf, stat in ((running_mean, mu.reshape(c)), (running_var, unbiased)):
-            buf._data *= 1 - momentum
-            buf._data += (momentum * stat).astype(buf._data.dtype, copy=False)
-            buf._bump_version()
-    return N.Normalize.apply(input, w, b, axes, float(eps), True, (mu, var))
-
-
-# ---------------------------------------------------------------------------- modules
 class LayerNorm(Module):
     """Normalise over the last dims ``normalized_shape``; weight starts at 1, bias at 0."""
 
@@ -130,7 +39,7 @@ class LayerNorm(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        self.normalized_shape = _shape_tuple(normalized_shape)
+        self.normalized_shape = F._shape_tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
         if elementwise_affine:
             self.weight = Parameter(ones(self.normalized_shape, dtype=dtype, device=device))
@@ -143,7 +52,7 @@ class LayerNorm(Module):
             self.register_parameter("bias", None)
 
     def forward(self, input: Tensor) -> Tensor:
-        return layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
         return (
@@ -163,7 +72,7 @@ class RMSNorm(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        self.normalized_shape = _shape_tuple(normalized_shape)
+        self.normalized_shape = F._shape_tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
         if elementwise_affine:
             self.weight = Parameter(ones(self.normalized_shape, dtype=dtype, device=device))
@@ -171,7 +80,7 @@ class RMSNorm(Module):
             self.register_parameter("weight", None)
 
     def forward(self, input: Tensor) -> Tensor:
-        return rms_norm(input, self.normalized_shape, self.weight, self.eps)
+        return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self) -> str:
         return (
@@ -239,7 +148,7 @@ class _BatchNorm(Module):
         # Batch statistics in training, or always when there are no running averages to use.
         use_batch = self.training or self.running_mean is None
         track = not self.training or self.track_running_stats
-        return batch_norm(
+        return F.batch_norm(
             input,
             self.running_mean if track else None,
             self.running_var if track else None,

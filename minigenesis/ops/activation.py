@@ -1,4 +1,4 @@
-"""Activations: relu, sigmoid, tanh, gelu, silu, softmax, log_softmax.
+"""Activations: relu, leaky_relu, sigmoid, tanh, gelu, silu, softplus, softmax, log_softmax.
 
 Softmax and log_softmax are written in their numerically stable forms; float16/bfloat16
 inputs are computed in float32 and rounded back (as PyTorch's CPU kernels accumulate).
@@ -222,6 +222,33 @@ class SiLU(Op):
         (x,) = ctx.saved_tensors
         s = x.sigmoid()
         return gy * s * (1 + x * (1 - s))
+
+
+class Softplus(Op):
+    """y = log1p(e^z) / beta with z = beta x, and y = x where z > threshold (PyTorch's formula);
+    dy/dx = sigmoid(z), and 1 where z > threshold.
+
+    log1p keeps e^z's value when it is tiny (log(1 + e^z) would round 1 + e^-30 to 1 and give 0);
+    float16/bfloat16 are computed in float32 and rounded once, as PyTorch's CPU kernel does."""
+
+    @staticmethod
+    def forward(ctx, x, beta, threshold):
+        xp = get_array_module(x)
+        xf = _f32(x)
+        z = xf * beta
+        with np.errstate(over="ignore"):  # e^z overflows only where z > threshold: not used
+            soft = xp.log1p(xp.exp(z)) / beta
+        ctx.save_for_backward(x)
+        ctx.beta, ctx.threshold = beta, threshold
+        return xp.where(z > threshold, xf, soft).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        z = x * ctx.beta
+        # sigmoid on a 1-D view: Sigmoid's in-place passes fail on a 0-d NumPy scalar
+        slope = z.reshape(-1).sigmoid().reshape(z.shape)
+        return gy * slope.masked_fill(z > ctx.threshold, 1.0), None, None
 
 
 def _row_max(xf, dim):

@@ -1,4 +1,5 @@
-"""Scaled dot-product attention, composed from differentiable ops.
+"""Scaled dot-product attention, composed from differentiable ops (``attention`` below: the one
+computation behind ``F.scaled_dot_product_attention`` and ``nn.MultiheadAttention``).
 
     scores  = (Q scale) K^T + mask          (B..., L, S);  scale = 1/sqrt(E) by default
     weights = softmax(scores, dim=-1)       each query's distribution over the S keys
@@ -23,7 +24,6 @@ import math
 
 import numpy as np
 
-from ..autocast_policy import LOWER, autocast_function
 from ..backend import get_array_module
 from ..random import bernoulli_mask
 
@@ -65,68 +65,3 @@ def attention(
         drop = bernoulli_mask(weights.shape, keep, weights._data)
         weights = weights * type(weights)._make(drop, False) * (1.0 / keep)
     return weights @ value, weights
-
-
-@autocast_function(LOWER)
-def scaled_dot_product_attention(
-    query,
-    key,
-    value,
-    attn_mask=None,
-    dropout_p: float = 0.0,
-    is_causal: bool = False,
-    scale: float | None = None,
-    enable_gqa: bool = False,
-):
-    """softmax(Q K^T * scale + mask) V for query (..., L, E), key (..., S, E), value (..., S, Ev).
-
-    ``attn_mask``: boolean (True = take part) or float (added), broadcastable to (..., L, S).
-    ``is_causal``: query i attends to keys j <= i; cannot be combined with ``attn_mask``.
-    ``dropout_p``: dropout on the attention weights (applied whenever it is > 0, as PyTorch's
-    functional form does: pass 0.0 in eval mode). ``enable_gqa``: key/value may have fewer heads
-    (dim -3) than the query; each is shared by a group of query heads."""
-    name = "scaled_dot_product_attention"
-    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
-        raise ValueError(f"{name}: query, key and value need at least 2 dims (..., seq, embed)")
-    if key.shape[-1] != query.shape[-1]:
-        raise ValueError(
-            f"{name}: query {tuple(query.shape)} and key {tuple(key.shape)} must have the same "
-            f"embedding size (last dim)"
-        )
-    if value.shape[-2] != key.shape[-2]:
-        raise ValueError(
-            f"{name}: key {tuple(key.shape)} and value {tuple(value.shape)} must have the same "
-            f"sequence length (dim -2)"
-        )
-    if not 0.0 <= dropout_p < 1.0:
-        raise ValueError(f"{name}: dropout_p must be in [0, 1), got {dropout_p}")
-    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
-        key, value = _repeat_heads(key, query.shape[-3]), _repeat_heads(value, query.shape[-3])
-    mask = None
-    if attn_mask is not None:
-        if is_causal:
-            raise ValueError(f"{name}: pass either attn_mask or is_causal=True, not both")
-        L, S = query.shape[-2], key.shape[-2]
-        if tuple(attn_mask.shape[-2:]) not in ((L, S), (1, S), (L, 1), (1, 1)):
-            raise ValueError(
-                f"{name}: attn_mask of shape {tuple(attn_mask.shape)} does not broadcast to the "
-                f"scores (..., {L}, {S}) of query {tuple(query.shape)} and key {tuple(key.shape)}"
-            )
-        if attn_mask._data.dtype == bool:
-            mask = attn_mask._data
-        else:
-            mask = attn_mask if attn_mask.dtype == query.dtype else attn_mask.to(query.dtype)
-    return attention(query, key, value, mask, dropout_p, is_causal, scale)[0]
-
-
-def _repeat_heads(t, heads: int):
-    """(..., Hk, S, E) -> (..., heads, S, E): each of the Hk heads repeated heads/Hk times."""
-    hk = t.shape[-3]
-    if heads % hk:
-        raise ValueError(
-            f"scaled_dot_product_attention: {heads} query heads cannot be grouped over {hk} "
-            f"key/value heads"
-        )
-    lead = tuple(t.shape[:-3])
-    expanded = t.unsqueeze(-3).expand(lead + (hk, heads // hk) + tuple(t.shape[-2:]))
-    return expanded.reshape(lead + (heads,) + tuple(t.shape[-2:]))
