@@ -131,7 +131,7 @@ from .functions import (
     where,
 )
 from .random import Generator, get_rng_state, initial_seed, manual_seed, set_rng_state
-from .tensor import Tensor
+from ._tensor import Tensor
 
 half, float, double, long = float16, float32, float64, int64  # noqa: A001
 

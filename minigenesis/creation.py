@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as _dt
+from ._tensor import Tensor
 from .backend import as_device, module_for
 from .conversions import _from_python, as_array
 from .random import _draw, generator_for
-from .tensor import Tensor
 
 
 def _shape(size: tuple, name: str) -> tuple:

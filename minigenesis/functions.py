@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from . import dtypes as _dt
+from ._tensor import Tensor
 from .backend import get_array_module
 from .conversions import as_array
 from .ops import elementwise as E
 from .ops import shape as S
-from .tensor import Tensor
 from .tensor_math import _binary, _promote, matmul, norm_dim
 
 

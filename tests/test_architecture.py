@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "minigenesis"
-# a path as the maps write it: "nn/linear.py", "autograd/", "tensor.py"
+# a path as the maps write it: "nn/linear.py", "autograd/", "_tensor.py"
 PATH = re.compile(r"^[A-Za-z_][\w/]*(?:\.py|/)$")
 
 
@@ -102,3 +102,12 @@ def test_imports_point_down_the_layers():
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
     )
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_the_tensor_module_does_not_shadow_the_tensor_function():
+    """The Tensor class lives in ``_tensor.py`` (PyTorch's name for it): importing that module
+    leaves ``mg.tensor`` the function that makes a tensor."""
+    import minigenesis as mg
+    import minigenesis._tensor  # noqa: F401
+
+    assert callable(mg.tensor) and mg.tensor([1.0, 2.0]).tolist() == [1.0, 2.0]

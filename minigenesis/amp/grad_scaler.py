@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..backend import device as _device
 from ..backend import device_of, get_array_module, to_device
-from ..tensor import Tensor
 
 
 class OptState(Enum):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import serialization
-from ..tensor import Tensor
+from .._tensor import Tensor
 
 FORMAT = "minigenesis-train/1"
 CHECKPOINT_DIR = "checkpoints"

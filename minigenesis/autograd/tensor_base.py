@@ -2,7 +2,7 @@
 
 Layers point down: ``autograd`` is built before ``ops``, and ``Tensor``'s methods are built on ops,
 so autograd cannot import Tensor. Instead it defines here what it needs of a tensor (the array,
-``requires_grad``, ``grad``, ``grad_fn``, the version counter), and ``Tensor`` (``tensor.py``)
+``requires_grad``, ``grad``, ``grad_fn``, the version counter), and ``Tensor`` (``_tensor.py``)
 subclasses it. Autograd tests ``isinstance(x, TensorBase)`` and never names Tensor.
 
 Ops must still *return* full Tensors, with all their methods. So the subclass declares, in its

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..creation import tensor
 from ..random import Generator, generator_for
-from ..tensor import Tensor
 
 __all__ = ["make_spirals", "make_blobs", "make_curve"]
 

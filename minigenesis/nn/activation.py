@@ -6,7 +6,7 @@ The functional forms (PyTorch's signatures: ``inplace=``, ``dim=``, ``approximat
 
 from __future__ import annotations
 
-from ..tensor import Tensor
+from .._tensor import Tensor
 from . import functional as F
 from .module import Module
 

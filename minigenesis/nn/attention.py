@@ -22,11 +22,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .._tensor import Tensor
 from ..backend import get_array_module
 from ..creation import empty, zeros
 from ..functions import cat
 from ..ops.attention import attention
-from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .linear import Linear

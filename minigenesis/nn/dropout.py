@@ -7,7 +7,7 @@ mask is drawn from the minigenesis generator (``mg.manual_seed`` makes it reprod
 
 from __future__ import annotations
 
-from ..tensor import Tensor
+from .._tensor import Tensor
 from . import functional as F
 from .module import Module
 

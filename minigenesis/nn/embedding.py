@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._tensor import Tensor
 from ..creation import empty
-from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .module import Module

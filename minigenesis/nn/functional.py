@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import autocast_policy
 from .. import dtypes as _dt
+from .._tensor import Tensor
 from ..autocast_policy import FLOAT32, LOWER, autocast_function
 from ..autograd.grad_mode import state
 from ..backend import get_array_module
@@ -32,7 +33,6 @@ from ..ops.loss import BinaryCrossEntropy, LogSigmoid, PickClass
 from ..ops.normalization import Normalize, normalize_stats
 from ..ops.pad import Pad, gather_index
 from ..ops.pooling import KeepInput, WindowMax, pool_windows
-from ..tensor import Tensor
 from ..tensor_math import norm_dim
 
 

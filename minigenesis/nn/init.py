@@ -15,10 +15,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..backend import get_array_module
 from ..random import _draw, fill_normal, fill_uniform, generator_for
-from ..tensor import Tensor
 
 _LINEAR_GAINS = {
     "linear",

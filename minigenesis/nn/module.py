@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from .. import dtypes as _dt
+from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..backend import as_device, get_array_module, module_for, to_device
 from ..conversions import ToShortcuts, parse_to_args
-from ..tensor import Tensor
 from .parameter import Parameter
 
 _hook_ids = itertools.count()

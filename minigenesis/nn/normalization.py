@@ -18,9 +18,9 @@ from __future__ import annotations
 from typing import Any
 
 from .. import dtypes as _dt
+from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..creation import ones, tensor, zeros
-from ..tensor import Tensor
 from . import functional as F
 from .module import Module
 from .parameter import Parameter

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..backend import get_array_module, to_numpy
 from ..creation import empty
-from ..tensor import Tensor
 
 
 class Parameter(Tensor):

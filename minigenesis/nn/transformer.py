@@ -25,8 +25,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import dtypes as _dt
+from .._tensor import Tensor
 from ..creation import full
-from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .attention import MultiheadAttention

@@ -21,9 +21,9 @@ from itertools import chain
 from typing import Any
 
 from .._compat import record_step_calls
+from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from ..backend import device_of, get_array_module, to_device
-from ..tensor import Tensor
 
 
 class _RequiredParameter:

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .._tensor import Tensor
 from ..backend import device, module_for
-from ..tensor import Tensor
 from .pickling import _place
 
 Placer = Callable[[Tensor, str], Tensor]

@@ -32,13 +32,19 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from .._tensor import Tensor
 from ..backend import device, device_of, get_array_module, to_device, to_numpy
-from ..tensor import Tensor
 from .format import CheckpointError
 
 # The public home of the rebuild functions: pickles name them through it, so moving code between
 # files in this package never breaks old checkpoints.
 _HOME = "minigenesis.serialization"
+
+# Globals that moved since files were written with them: (module, name) in an old file -> today's.
+# Both loaders (the trusted one below, the weights-only one in restricted.py) read through it.
+RENAMED = {
+    ("minigenesis.tensor", "_rebuild_tensor"): ("minigenesis._tensor", "_rebuild_tensor"),
+}
 
 
 class UnsafeCheckpointError(CheckpointError, pickle.UnpicklingError):
@@ -222,4 +228,5 @@ class CheckpointUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
         if (module, name) == (_HOME, "_rebuild_located"):
             return self._located
+        module, name = RENAMED.get((module, name), (module, name))
         return super().find_class(module, name)

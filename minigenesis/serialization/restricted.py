@@ -54,12 +54,14 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from .._tensor import Tensor, _rebuild_tensor
 from ..backend import device
 from ..dtypes import DType, from_numpy_dtype, get_dtype
-from ..tensor import Tensor
+from ..nn.parameter import _rebuild_parameter
 from .format import CheckpointError
 from .pickling import (
     _HOME,
+    RENAMED,
     PlacementError,
     UnsafeCheckpointError,
     _rebuild_array,
@@ -217,6 +219,7 @@ class _Interpreter:
         module = _MODULE_ALIASES.get(as_written, as_written)
         if module.startswith("numpy._core"):  # NumPy 2's name for numpy.core
             module = "numpy.core" + module[len("numpy._core") :]
+        module, name = RENAMED.get((module, name), (module, name))
         found = _CALLABLES.get((module, name))
         if found is None:
             raise UnsafeCheckpointError(_refusal(module, name, as_written))
@@ -639,14 +642,11 @@ def _encode(u: _Interpreter, args: tuple) -> bytes:
     return args[0].encode("latin-1")
 
 
-_TENSOR = ("minigenesis.tensor", "_rebuild_tensor")
+_TENSOR = ("minigenesis._tensor", "_rebuild_tensor")
 _PARAMETER = ("minigenesis.nn.parameter", "_rebuild_parameter")
 
 
 def _callables() -> dict[tuple[str, str], _Global]:
-    from ..nn.parameter import _rebuild_parameter
-    from ..tensor import _rebuild_tensor
-
     table = {  # (module, name): (the object, the checked call that REDUCE makes)
         (_HOME, "_rebuild_array"): (_rebuild_array, _array_from_file),
         (_HOME, "_rebuild_scalar"): (_rebuild_scalar, _scalar_from_file),

@@ -28,10 +28,10 @@ from collections.abc import Callable
 from typing import Any
 
 from .._compat import function_as_module
+from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, state
 from ..autograd.graph import saved_tensors_hooks
 from ..nn.containers import Sequential
-from ..tensor import Tensor
 from . import _replay
 from .checkpoint_reentrant import checkpoint_reentrant
 

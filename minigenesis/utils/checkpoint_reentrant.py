@@ -27,11 +27,11 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .._tensor import Tensor
 from ..autograd.engine import run_backward
 from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad, state
 from ..nn.module import Module
-from ..tensor import Tensor
 from . import _replay
 
 

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from .. import creation, functions
+from .._tensor import Tensor
 from ..random import Generator, generator_for
-from ..tensor import Tensor
 
 __all__ = [
     "Dataset",

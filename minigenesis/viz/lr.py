@@ -21,12 +21,12 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..creation import zeros
 from ..optim.lr_scheduler import LRScheduler, ReduceLROnPlateau
 from ..optim.optimizer import Optimizer
 from ..optim.sgd import SGD
-from ..tensor import Tensor
 from .figure import new_figure
 
 __all__ = [

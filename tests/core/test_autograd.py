@@ -369,7 +369,7 @@ def test_no_module_outside_the_backend_computes_with_numpy_on_tensor_data() -> N
     Checked: every module that computes on tensor data (ops, nn, optim, amp, the Tensor's math and
     the functional forms). Allowed there: dtypes and constants, type checks, and host-side helpers
     such as np.errstate. Not checked, by design: modules that work on host data only (backend.py
-    itself, gradcheck, serialization, data loading, logging, plots, tensor.py's printing and
+    itself, gradcheck, serialization, data loading, logging, plots, _tensor.py's printing and
     NumPy conversion).
     """
     root = Path(mg.__file__).parent

@@ -591,7 +591,21 @@ def test_a_file_written_before_the_loader_changed_still_loads():
     finally:
         sys.path.pop(0)
     path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "checkpoint_v1.mgck")
+    with open(path, "rb") as f:
+        assert b"minigenesis.tensor" in f.read()  # the name tensors had before _tensor.py
     _same(mg.load(path), build())
+    _same(mg.load(path, weights_only=False), build())  # the trusted loader reads it too
+
+
+def test_tensors_are_saved_under_the_rebuild_name_that_stays(tmp_path):
+    path = tmp_path / "t.mgck"
+    mg.save({"w": mg.arange(3.0), "p": mg.nn.Parameter(mg.ones(2))}, path)
+    raw = path.read_bytes()
+    assert b"minigenesis._tensor" in raw and b"minigenesis.tensor" not in raw
+    assert b"minigenesis.nn.parameter" in raw
+    out = mg.load(path)
+    assert out["w"].tolist() == [0.0, 1.0, 2.0] and type(out["p"]) is mg.nn.Parameter
+    assert pickle.loads(pickle.dumps(mg.arange(2.0))).tolist() == [0.0, 1.0]
 
 
 def shared_lists(levels: int) -> bytes:

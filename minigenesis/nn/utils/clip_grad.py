@@ -18,9 +18,9 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from ..._tensor import Tensor
 from ...backend import get_array_module, to_device
 from ...creation import tensor
-from ...tensor import Tensor
 
 
 def _grads(parameters: Any) -> list[Tensor]:

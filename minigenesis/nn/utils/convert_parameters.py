@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..._tensor import Tensor
 from ...backend import to_device
 from ...functions import cat
-from ...tensor import Tensor
 
 
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:

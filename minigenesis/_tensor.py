@@ -390,8 +390,13 @@ class _HookHandle:
             self._hooks.remove(self._hook)
 
 
+# Pickles name this function ``minigenesis._tensor._rebuild_tensor``: that is its stable name, kept
+# as long as files written with it should load (as PyTorch keeps its ``torch._utils`` rebuild
+# functions). Files written before this module was named ``_tensor`` say
+# ``minigenesis.tensor._rebuild_tensor``; both loaders read that old name as this one (``RENAMED``
+# in serialization/pickling.py).
 def _rebuild_tensor(array: np.ndarray, requires_grad: bool) -> Tensor:
-    """Unpickling entry point for tensors (the only minigenesis callable checkpoints may name)."""
+    """Unpickling entry point for tensors (Parameter has its own, ``nn/parameter.py``)."""
     t = Tensor._make(np.array(array, copy=True) if not array.flags.writeable else array, False)
     t.requires_grad = bool(requires_grad)
     return t
