@@ -42,3 +42,6 @@ from .transformer import (  # noqa: E402,F401
     TransformerEncoder,
     TransformerEncoderLayer,
 )
+
+# Recurrent layers
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402,F401
