@@ -6,7 +6,10 @@ sched = mg.optim.get_cosine_schedule_with_warmup(opt, 100, 1000)
 """
 
 from . import lr_scheduler
+from .adadelta import Adadelta
+from .adagrad import Adagrad
 from .adam import Adam, AdamW
+from .adamax import Adamax
 from .lr_scheduler import (
     ChainedScheduler,
     ConstantLR,
@@ -27,7 +30,10 @@ from .lr_scheduler import (
     get_cosine_schedule_with_warmup,
     get_linear_schedule_with_warmup,
 )
+from .lbfgs import LBFGS
+from .nadam import NAdam
 from .optimizer import Optimizer
+from .radam import RAdam
 from .rmsprop import RMSprop
 from .sgd import SGD
 
@@ -37,6 +43,12 @@ __all__ = [
     "Adam",
     "AdamW",
     "RMSprop",
+    "Adadelta",
+    "Adagrad",
+    "Adamax",
+    "NAdam",
+    "RAdam",
+    "LBFGS",
     "lr_scheduler",
     "LRScheduler",
     "LambdaLR",

@@ -46,6 +46,25 @@ def _check_non_negative(name: str, value: Any) -> None:
         raise ValueError(f"Invalid {name}: {value} (must be >= 0)")
 
 
+def _check_betas(betas: Any) -> tuple[float, float]:
+    """PyTorch's check of Adam-style ``betas``: a pair, each in [0, 1)."""
+    if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+        raise ValueError(f"betas must be a pair (beta1, beta2), got {betas!r}")
+    for i, beta in enumerate(betas):
+        if not 0.0 <= float(beta) < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {beta} (need 0 <= beta < 1)")
+    return float(betas[0]), float(betas[1])
+
+
+def _decayed_grad(param: Any, grad: Any, weight_decay: float, maximize: bool) -> Any:
+    """The gradient an update uses: ``-grad`` when maximizing, plus ``weight_decay * param``
+    (L2 in the gradient). A new array whenever it differs, so ``p.grad`` is never written."""
+    g = -grad if maximize else grad
+    if weight_decay != 0:
+        g = g + weight_decay * param
+    return g
+
+
 _CHECKED_OPTIONS = {
     "lr": "learning rate",
     "momentum": "momentum value",

@@ -20,7 +20,20 @@ REFS = json.loads((Path(__file__).parents[1] / "data" / "optim_refs.json").read_
 CASES = {case["name"]: case for case in REFS["cases"]}
 
 
-@pytest.mark.parametrize("name", ["sgd_nesterov", "adam_amsgrad", "adamw", "rmsprop_all"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "sgd_nesterov",
+        "adam_amsgrad",
+        "adamw",
+        "rmsprop_all",
+        "adadelta_weight_decay",
+        "adagrad_options",
+        "adamax_weight_decay",
+        "nadam_decoupled",
+        "radam_weight_decay",
+    ],
+)
 def test_reference_trajectory_on_the_gpu(name):
     case = CASES[name]
     W = mg.tensor(np.array(REFS["W0"]), device="cuda", requires_grad=True)

@@ -1,0 +1,117 @@
+"""Adagrad: per-coordinate steps that shrink with the sum of past squared gradients (Duchi et
+al., 2011)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..backend import Array, get_array_module
+from ..tensor import Tensor
+from .optimizer import Optimizer, _check_non_negative, _decayed_grad
+
+
+class Adagrad(Optimizer):
+    r"""Adagrad as PyTorch computes it. At step ``t`` (1, 2, ...), for ``p`` with gradient ``g``:
+
+    .. code-block:: text
+
+        g <- -g                                          (maximize=True)
+        g <- g + weight_decay * p                        (weight_decay != 0)
+        clr = lr / (1 + (t - 1) * lr_decay)
+        s <- s + g * g                                   (sum, starts at initial_accumulator_value)
+        p <- p - clr * g / (sqrt(s) + eps)
+
+    A coordinate that has seen large gradients takes small steps, one that has seen few takes
+    large ones; the steps only ever shrink, which suits sparse features and convex problems. As in
+    PyTorch, the state (``step`` 0 and ``sum``) is created for every parameter on construction.
+    """
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-2,
+        lr_decay: float = 0.0,
+        weight_decay: float = 0.0,
+        initial_accumulator_value: float = 0.0,
+        eps: float = 1e-10,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        _check_non_negative("learning rate", lr)
+        _check_non_negative("lr_decay value", lr_decay)
+        _check_non_negative("weight_decay value", weight_decay)
+        _check_non_negative("initial_accumulator_value value", initial_accumulator_value)
+        _check_non_negative("epsilon value", eps)
+        defaults = dict(
+            lr=lr,
+            lr_decay=lr_decay,
+            eps=eps,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            fused=fused,
+        )
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._init_state(p)
+
+    def _init_state(self, p: Tensor) -> dict[str, Any]:
+        state = self.state[p]
+        if len(state) == 0:
+            xp = get_array_module(p._data)
+            init = self.defaults["initial_accumulator_value"]
+            state["step"] = 0
+            state["sum"] = Tensor._make(xp.full_like(p._data, init), False)
+        return state
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One Adagrad update of every parameter with a gradient; returns ``closure()``'s loss."""
+        loss = self._eval_closure(closure)
+        for group in self.param_groups:
+            for p in self._params_with_grad(group):
+                state = self._init_state(p)  # a group added later gets its state here
+                state["step"] += 1
+                adagrad_update(
+                    p._data,
+                    p.grad._data,
+                    state["sum"]._data,
+                    step=state["step"],
+                    lr=group["lr"],
+                    lr_decay=group["lr_decay"],
+                    eps=group["eps"],
+                    weight_decay=group["weight_decay"],
+                    maximize=group["maximize"],
+                )
+                p._bump_version()
+        return loss
+
+
+def adagrad_update(
+    param: Array,
+    grad: Array,
+    state_sum: Array,
+    *,
+    step: int,
+    lr: float,
+    lr_decay: float,
+    eps: float,
+    weight_decay: float,
+    maximize: bool,
+) -> None:
+    """Apply one Adagrad step (``step`` counts from 1) to the arrays, in place."""
+    xp = get_array_module(param)
+    g = _decayed_grad(param, grad, weight_decay, maximize)
+    clr = lr / (1 + (step - 1) * lr_decay)
+    state_sum += g * g
+    std = xp.sqrt(state_sum)
+    std += eps
+    update = g * (-clr)  # (-clr * g) / std, PyTorch's order
+    update /= std
+    param += update

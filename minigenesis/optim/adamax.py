@@ -1,0 +1,113 @@
+"""Adamax: Adam with the infinity norm in place of the root mean square (Kingma & Ba, sec. 7)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..backend import Array, get_array_module
+from ..tensor import Tensor
+from .optimizer import Optimizer, _check_betas, _check_non_negative, _decayed_grad, lerp_
+
+
+class Adamax(Optimizer):
+    r"""Adamax as PyTorch computes it. At step ``t`` (1, 2, ...), for ``p`` with gradient ``g``:
+
+    .. code-block:: text
+
+        g <- -g                                          (maximize=True)
+        g <- g + weight_decay * p                        (weight_decay != 0)
+        m <- m + (1 - beta1) * (g - m)                   (exp_avg)
+        u <- max(beta2 * u, |g| + eps)                   (exp_inf: a decaying max of |g|)
+        p <- p - lr / (1 - beta1^t) * m / u
+
+    ``u`` needs no bias correction: a max does not start biased towards zero the way an average
+    does. Note ``eps`` sits inside the max, not in the denominator. State per parameter: ``step``,
+    ``exp_avg``, ``exp_inf``.
+    """
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 2e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        capturable: bool = False,
+    ) -> None:
+        _check_non_negative("learning rate", lr)
+        _check_non_negative("epsilon value", eps)
+        betas = _check_betas(betas)
+        _check_non_negative("weight_decay value", weight_decay)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            capturable=capturable,
+        )
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One Adamax update of every parameter with a gradient; returns ``closure()``'s loss."""
+        loss = self._eval_closure(closure)
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            for p in self._params_with_grad(group):
+                state = self.state[p]
+                if len(state) == 0:
+                    xp = get_array_module(p._data)
+                    state["step"] = 0
+                    state["exp_avg"] = Tensor._make(xp.zeros_like(p._data), False)
+                    state["exp_inf"] = Tensor._make(xp.zeros_like(p._data), False)
+                state["step"] += 1
+                adamax_update(
+                    p._data,
+                    p.grad._data,
+                    state["exp_avg"]._data,
+                    state["exp_inf"]._data,
+                    step=state["step"],
+                    lr=group["lr"],
+                    beta1=beta1,
+                    beta2=beta2,
+                    eps=group["eps"],
+                    weight_decay=group["weight_decay"],
+                    maximize=group["maximize"],
+                )
+                p._bump_version()
+        return loss
+
+
+def adamax_update(
+    param: Array,
+    grad: Array,
+    exp_avg: Array,
+    exp_inf: Array,
+    *,
+    step: int,
+    lr: float,
+    beta1: float,
+    beta2: float,
+    eps: float,
+    weight_decay: float,
+    maximize: bool,
+) -> None:
+    """Apply one Adamax step (``step`` counts from 1) to the arrays, in place."""
+    xp = get_array_module(param)
+    g = _decayed_grad(param, grad, weight_decay, maximize)
+    scratch = lerp_(exp_avg, g, 1 - beta1)
+    exp_inf *= beta2
+    xp.abs(g, out=scratch)
+    scratch += eps
+    xp.maximum(exp_inf, scratch, out=exp_inf)
+    clr = lr / (1 - beta1**step)
+    xp.multiply(exp_avg, -clr, out=scratch)  # (-clr * m) / u, PyTorch's order
+    scratch /= exp_inf
+    param += scratch

@@ -1,0 +1,144 @@
+"""NAdam: Adam with Nesterov momentum (Dozat, "Incorporating Nesterov Momentum into Adam")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from ..backend import Array, get_array_module
+from ..tensor import Tensor
+from .optimizer import Optimizer, _check_betas, _check_non_negative, lerp_
+
+
+class NAdam(Optimizer):
+    r"""NAdam as PyTorch computes it. At step ``t`` (1, 2, ...), for ``p`` with gradient ``g``:
+
+    .. code-block:: text
+
+        g <- -g                                          (maximize=True)
+        p <- p * (1 - lr * weight_decay)                 (decoupled_weight_decay=True)
+        g <- g + weight_decay * p                        (weight_decay != 0, otherwise)
+        mu_t = beta1 * (1 - 0.5 * 0.96^(t * momentum_decay))     (the momentum schedule)
+        P_t = mu_1 * mu_2 * ... * mu_t                   (mu_product)
+        m <- m + (1 - beta1) * (g - m)
+        v <- beta2 * v + (1 - beta2) * g * g
+        denom = sqrt(v / (1 - beta2^t)) + eps
+        p <- p - lr * (1 - mu_t) / (1 - P_t) * g / denom
+               - lr * mu_{t+1} / (1 - P_t * mu_{t+1}) * m / denom
+
+    The second line is the Nesterov look-ahead: the momentum term uses next step's ``mu``. As in
+    PyTorch, ``mu_product`` is kept in float32 whatever the parameter's dtype (there it is a
+    float32 scalar tensor), so the product is rounded to float32 at every step. State per
+    parameter: ``step``, ``mu_product`` (a float), ``exp_avg``, ``exp_avg_sq``.
+    """
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 2e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+        momentum_decay: float = 4e-3,
+        decoupled_weight_decay: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        _check_non_negative("learning rate", lr)
+        _check_non_negative("epsilon value", eps)
+        betas = _check_betas(betas)
+        _check_non_negative("weight_decay value", weight_decay)
+        _check_non_negative("momentum_decay value", momentum_decay)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            momentum_decay=momentum_decay,
+            decoupled_weight_decay=decoupled_weight_decay,
+            maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            differentiable=differentiable,
+        )
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One NAdam update of every parameter with a gradient; returns ``closure()``'s loss."""
+        loss = self._eval_closure(closure)
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            for p in self._params_with_grad(group):
+                state = self.state[p]
+                if len(state) == 0:
+                    xp = get_array_module(p._data)
+                    state["step"] = 0
+                    state["mu_product"] = 1.0
+                    state["exp_avg"] = Tensor._make(xp.zeros_like(p._data), False)
+                    state["exp_avg_sq"] = Tensor._make(xp.zeros_like(p._data), False)
+                state["step"] += 1
+                state["mu_product"] = nadam_update(
+                    p._data,
+                    p.grad._data,
+                    state["exp_avg"]._data,
+                    state["exp_avg_sq"]._data,
+                    step=state["step"],
+                    mu_product=state["mu_product"],
+                    lr=group["lr"],
+                    beta1=beta1,
+                    beta2=beta2,
+                    eps=group["eps"],
+                    weight_decay=group["weight_decay"],
+                    momentum_decay=group["momentum_decay"],
+                    decoupled_weight_decay=group["decoupled_weight_decay"],
+                    maximize=group["maximize"],
+                )
+                p._bump_version()
+        return loss
+
+
+def nadam_update(
+    param: Array,
+    grad: Array,
+    exp_avg: Array,
+    exp_avg_sq: Array,
+    *,
+    step: int,
+    mu_product: float,
+    lr: float,
+    beta1: float,
+    beta2: float,
+    eps: float,
+    weight_decay: float,
+    momentum_decay: float,
+    decoupled_weight_decay: bool,
+    maximize: bool,
+) -> float:
+    """Apply one NAdam step (``step`` counts from 1) to the arrays, in place; returns the new
+    ``mu_product``."""
+    xp = get_array_module(param)
+    g = -grad if maximize else grad
+    if weight_decay != 0:
+        if decoupled_weight_decay:
+            param *= 1 - lr * weight_decay
+        else:
+            g = g + weight_decay * param
+    bias_correction2 = 1 - beta2**step
+    mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))
+    mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))
+    mu_product = float(np.float32(mu_product) * np.float32(mu))  # float32, as PyTorch keeps it
+    mu_product_next = mu_product * mu_next
+
+    lerp_(exp_avg, g, 1 - beta1)
+    exp_avg_sq *= beta2
+    exp_avg_sq += (1 - beta2) * g * g
+    denom = xp.sqrt(exp_avg_sq / bias_correction2)
+    denom += eps
+    param += (-lr * (1.0 - mu) / (1.0 - mu_product)) * g / denom
+    param += ((-lr * mu_next) / (1.0 - mu_product_next)) * exp_avg / denom
+    return mu_product
