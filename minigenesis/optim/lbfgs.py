@@ -37,7 +37,7 @@ def _cubic_interpolate(
     d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2)
     d2_square = d1**2 - g1 * g2
     if d2_square >= 0:
-        d2 = np.sqrt(d2_square)
+        d2 = d2_square**0.5  # a host scalar of the parameters' dtype
         if x1 <= x2:
             min_pos = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
         else:
