@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..backend import Array, get_array_module
-from ..tensor import Tensor
 from .optimizer import Optimizer, _check_non_negative
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from .._tensor import Tensor
 from ..backend import Array, get_array_module
-from ..tensor import Tensor
 from .optimizer import Optimizer, _check_betas, _check_non_negative, lerp_
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .._tensor import Tensor
 from ..backend import Array, get_array_module
-from ..tensor import Tensor
 from .optimizer import Optimizer, _check_betas, _check_non_negative, lerp_
 
 
