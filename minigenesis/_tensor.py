@@ -1,7 +1,7 @@
 """Tensor: an array, plus what autograd needs (requires_grad, grad, grad_fn).
 
 The array (``_data``) is a NumPy array on the CPU or a CuPy array on the GPU; the tensor's dtype and
-device are read off it. Methods are thin calls into ``ops/``; arithmetic goes through ``_binary``,
+device are read off it. Methods are thin calls into ``ops/``; arithmetic goes through ``binary_op``,
 which applies PyTorch's type promotion before the op runs.
 
 In-place methods (``add_``, ``mul_`` ...) write into the array and bump a *version counter* shared
@@ -22,6 +22,7 @@ from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
 from .backend import as_device, device_of, get_array_module, module_for, to_numpy
 from .conversions import ToShortcuts, as_array, parse_to_args
+from .inplace import InPlace
 from .ops import elementwise as E
 from .ops import shape as S
 from .tensor_math import TensorMath
@@ -29,11 +30,12 @@ from .tensor_math import TensorMath
 _FLOAT_KINDS = "fV"
 
 
-class Tensor(TensorMath, ToShortcuts, TensorBase, ops_return=True):
+class Tensor(TensorMath, InPlace, ToShortcuts, TensorBase, ops_return=True):
     """A multi-dimensional array that can record the operations applied to it.
 
     This file holds the tensor's own state (data, grad, versions, conversions); the math methods
-    (arithmetic, reductions, shapes, indexing, in-place updates) come from ``TensorMath``, and
+    (arithmetic, reductions, shapes, indexing, in-place updates) come from ``TensorMath``
+    (``tensor_math.py``), the in-place machinery they share from ``InPlace`` (``inplace.py``), and
     the fields autograd reads (``requires_grad``, ``grad_fn``, the version counter) from
     ``TensorBase`` (``autograd/tensor_base.py``, which says why it exists). ``ops_return=True``
     declares this the class every op returns.

@@ -242,7 +242,7 @@ def _rule_here(op: type, t: Any) -> str | None:
 def casts_to_float32(op: type, t: Any) -> bool:
     """True when autocast is on for tensor ``t``'s device and ``op`` runs in float32 there.
 
-    ``tensor_math._binary`` asks before rounding a bfloat16 op's float32 result back to bfloat16
+    ``promotion.binary_op`` asks before rounding a bfloat16 op's float32 result back to bfloat16
     (NumPy upcasts ``bf16_array ** 2.0``; PyTorch keeps bfloat16): under autocast, ``pow`` is
     float32 on purpose."""
     return _rule_here(op, t) == FLOAT32

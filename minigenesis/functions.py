@@ -14,7 +14,8 @@ from .backend import get_array_module
 from .conversions import as_array
 from .ops import elementwise as E
 from .ops import shape as S
-from .tensor_math import _binary, _promote, matmul, norm_dim
+from .promotion import binary_op, promote
+from .tensor_math import matmul, norm_dim
 
 
 def _t(x: Any, like: Tensor | None = None) -> Tensor:
@@ -136,11 +137,11 @@ def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
 
 
 def maximum(a: Tensor, b: Any) -> Tensor:
-    return _binary(E.Maximum, a, b)
+    return binary_op(E.Maximum, a, b)
 
 
 def minimum(a: Tensor, b: Any) -> Tensor:
-    return _binary(E.Minimum, a, b)
+    return binary_op(E.Minimum, a, b)
 
 
 def clamp(x: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
@@ -148,7 +149,7 @@ def clamp(x: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
 
 
 def pow(x: Any, exponent: Any) -> Tensor:  # noqa: A001
-    return x**exponent if isinstance(x, Tensor) else _binary(E.Pow, x, exponent)
+    return x**exponent if isinstance(x, Tensor) else binary_op(E.Pow, x, exponent)
 
 
 def add(x: Any, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -167,12 +168,12 @@ def index_add(x: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any 
 
 def remainder(x: Any, other: Any) -> Tensor:
     """x - floor(x / other) * other (Python's %: the sign of ``other``)."""
-    return _binary(E.Mod, x, other)
+    return binary_op(E.Mod, x, other)
 
 
 def fmod(x: Any, other: Any) -> Tensor:
     """x - trunc(x / other) * other (C's fmod: the sign of ``x``)."""
-    return _binary(E.Fmod, x, other)
+    return binary_op(E.Fmod, x, other)
 
 
 def cumsum(x: Tensor, dim: int, dtype: Any = None) -> Tensor:
@@ -284,7 +285,7 @@ def where(condition: Tensor, x: Any, y: Any) -> Tensor:
     else:
         x, y = _t(x, ref), _t(y, ref)
     if x._data.dtype != y._data.dtype:  # as x + y: a 0-d tensor does not widen its category
-        x, y, _ = _promote(x, y)
+        x, y, _ = promote(x, y)
     return E.Where.apply(cond, x, y)
 
 

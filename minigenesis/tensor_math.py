@@ -1,26 +1,23 @@
 """The Tensor's math methods: operators, reductions, shapes, indexing and in-place updates.
 
-Each method is a thin call into an op of ``ops/``. Two pieces of policy live here, once:
-
-- ``_binary``: PyTorch's type promotion for ``tensor (op) tensor`` and ``tensor (op) scalar``;
-- ``_inplace``: how ``x.add_(y)`` writes into x's memory, bumps its version, and (when x is part of
-  a graph) takes over the graph node of the out-of-place result.
+Each method is a thin call into an op of ``ops/``. What the methods share is written once
+elsewhere: PyTorch's type promotion in ``promotion.py`` (every arithmetic operator goes through
+``binary_op``), and the in-place machinery in ``inplace.py`` (every ``add_``, ``x[i] = v`` and
+``+=`` is its out-of-place op passed to ``self._inplace``).
 """
 
 from __future__ import annotations
 
-import weakref
 from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
-from . import autocast_policy as _autocast
 from . import dtypes as _dt
 from .autograd.grad_mode import no_grad, state
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
-from .conversions import as_array
+from .inplace import track_view
 from .ops import activation as A
 from .ops import elementwise as E
 from .ops import indexing as I
@@ -29,13 +26,18 @@ from .ops import matmul as M
 from .ops import reduce as R
 from .ops import shape as S
 from .ops import sorting as SO
+from .promotion import (
+    FLOAT_KINDS,
+    as_tensor_like,
+    binary_op,
+    float_in,
+    is_bool,
+    is_float,
+    result_type,
+)
 from .random import fill_normal, fill_uniform
 
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
-_SCALARS = (int, float, bool)
-_NUMBERS = frozenset((int, float))  # Python numbers that keep a float tensor's dtype (not bool)
-_FLOAT_KINDS = "fV"
-_CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2, "V": 2}  # bool < integer < floating
 
 
 def norm_dim(dim: Any, ndim: int) -> tuple | None:
@@ -52,112 +54,11 @@ def norm_dim(dim: Any, ndim: int) -> tuple | None:
     return tuple(sorted(out))
 
 
-def _as_tensor_like(x: Any, ref: Any) -> Any:
-    """A NumPy/CuPy array or a list in an expression with a tensor becomes a tensor."""
-    if isinstance(x, TensorBase) or isinstance(x, _SCALARS):
-        return x
-    if hasattr(x, "dtype") and getattr(x, "shape", None) == ():  # NumPy scalar
-        return x.item()
-    return TensorBase._make(as_array(x, None, ref.device), False)
-
-
-def _binary(op: Any, a: Any, b: Any) -> Any:
-    """Run ``op(a, b)`` after PyTorch's type promotion. One of a, b is a Tensor."""
-    t, s = (a, b) if isinstance(a, TensorBase) else (b, a)  # the tensor, and the other operand
-    # Every arithmetic operator comes here, so the common cases go first: a floating-point tensor
-    # with a Python float or int, and two tensors of one dtype, need no promotion (for a Python
-    # number NumPy keeps the tensor's dtype, as PyTorch does).
-    if type(s) in _NUMBERS:
-        promote = t._data.dtype.kind != "f"
-    else:
-        if isinstance(s, TensorBase) and type(s._data) is not type(t._data):
-            a, b = _same_device(a, b)
-        promote = not isinstance(s, TensorBase) or a._data.dtype is not b._data.dtype
-    low = None
-    if promote:
-        if not isinstance(s, _SCALARS) and not isinstance(s, TensorBase):
-            s = _as_tensor_like(s, t)  # an array, list or NumPy scalar: make it a tensor
-            return _binary(op, t, s) if t is a else _binary(op, s, t)
-        a, b, low = _promote(a, b)
-    try:
-        out = op.apply(a, b)
-    except ValueError as err:
-        if "broadcast" not in str(err):
-            raise
-        sa, sb = (tuple(x.shape) if isinstance(x, TensorBase) else "scalar" for x in (a, b))
-        raise ValueError(
-            f"{op.__name__.lower()}: shapes {sa} and {sb} cannot be broadcast together"
-        ) from None
-    if low is not None and out._data.dtype != low and not _autocast.casts_to_float32(op, t):
-        out = out._cast(low)
-    return out
-
-
-def _same_device(a: Any, b: Any) -> tuple:
-    """Two tensors on different devices: a 0-d CPU tensor joins the other one's device (PyTorch
-    treats it as a scalar); any other pair is PyTorch's error."""
-    if a.device != b.device:
-        if b.device.type == "cpu" and b._data.ndim == 0:
-            return a, b.to(a.device)
-        if a.device.type == "cpu" and a._data.ndim == 0:
-            return a.to(b.device), b
-        raise RuntimeError(
-            "Expected all tensors to be on the same device, but found at least two devices, "
-            f"{a.device} and {b.device}!"
-        )
-    return a, b
-
-
-def _promote(a: Any, b: Any) -> tuple:
-    """PyTorch's type promotion for ``a (op) b`` (a tensor and a tensor or Python number):
-    the operands cast to the result's dtype, and the dtype the result must be rounded back to
-    (bfloat16, which NumPy would widen to float32) or None."""
-    a_is_t, b_is_t = isinstance(a, TensorBase), isinstance(b, TensorBase)
-    if a_is_t and b_is_t:
-        da, db = a._data.dtype, b._data.dtype
-        if da != db:
-            target = _dt.promote_types(_dt.from_numpy_dtype(da), _dt.from_numpy_dtype(db))
-            target = target.numpy_dtype
-            if (a._data.ndim == 0) != (b._data.ndim == 0):  # a 0-d tensor acts like a scalar:
-                zd, dd = (da, db) if a._data.ndim == 0 else (db, da)  # it cannot widen a
-                if _CATEGORY[zd.kind] <= _CATEGORY[dd.kind]:  # dimensioned tensor of its kind
-                    target = dd
-            a, b = a._cast(target), b._cast(target)
-        return a, b, None
-    t, s = (a, b) if a_is_t else (b, a)  # a tensor and a Python number
-    kind = t._data.dtype.kind
-    if kind == "V":  # bfloat16: NumPy would upcast to float32; PyTorch keeps bfloat16
-        return a, b, t._data.dtype
-    if kind != "f" and isinstance(s, float):  # int tensor (op) float scalar -> default float
-        t = t._cast(_dt.get_default_dtype().numpy_dtype)
-        a, b = (t, s) if a_is_t else (s, t)
-    return a, b, None
-
-
-def _result_type(*operands: Any) -> Any:
-    """PyTorch's result dtype of several operands (tensors, Python numbers, None skipped):
-    tensors with dims promote among themselves; 0-d tensors only count where they are of a
-    higher category (bool < integer < floating); Python numbers only change the category."""
-    tensors = [o for o in operands if isinstance(o, TensorBase)]
-    dims = [t.dtype for t in tensors if t._data.ndim] or [t.dtype for t in tensors]
-    zero_d = [t.dtype for t in tensors if not t._data.ndim]
-    out = dims[0]
-    for d in dims[1:]:
-        out = _dt.promote_types(out, d)
-    for d in zero_d:
-        if _CATEGORY[d.numpy_dtype.kind] > _CATEGORY[out.numpy_dtype.kind]:
-            out = _dt.promote_types(out, d)
-    for s in operands:
-        if s is not None and not isinstance(s, TensorBase):
-            out = _dt.scalar_result_type(out, s)
-    return out
-
-
 def _scaled(t: Any, other: Any, alpha: Any) -> Any:
     """alpha * other for add/sub(alpha=): PyTorch refuses a float alpha with integer tensors."""
     if alpha == 1 and alpha.__class__ is not float:
         return other
-    if isinstance(alpha, float) and not (_is_float(t) or _is_float(other)):
+    if isinstance(alpha, float) and not (is_float(t) or is_float(other)):
         raise RuntimeError(
             "For integral input tensors, argument alpha must not be a floating point number."
         )
@@ -218,26 +119,12 @@ def _compare(a: Any, b: Any, fn: Any) -> Any:
 def _bitwise(a: Any, b: Any, fn: Any, name: str) -> Any:
     """&, |, ^ of bool/integer tensors (PyTorch has no bitwise op on floating-point ones)."""
     for x in (a, b):
-        if _is_float(x):
+        if is_float(x):
             kind = x.dtype.name if isinstance(x, TensorBase) else "float"
             raise TypeError(
                 f"bitwise_{name} is only defined for bool and integer operands, got {kind}"
             )
     return _compare(a, b, fn)
-
-
-def _is_float(x: Any) -> bool:
-    """A Python float or a floating-point tensor (what makes a promoted result floating)."""
-    if isinstance(x, TensorBase):
-        return x._data.dtype.kind in _FLOAT_KINDS
-    return isinstance(x, float)
-
-
-def _is_bool(x: Any) -> bool:
-    """A Python bool or a bool tensor."""
-    if isinstance(x, TensorBase):
-        return x._data.dtype.kind == "b"
-    return x.__class__ is bool
 
 
 def _refuse_bool_sub() -> None:
@@ -254,45 +141,16 @@ def _bool_pow(t: Any, exponent: Any) -> Any:
         if exponent:
             return t.clone()
         return t._make(get_array_module(t._data).ones_like(t._data), False)
-    if _is_bool(exponent):
+    if is_bool(exponent):
         raise TypeError("pow of two bool operands is not supported, as in PyTorch")
     if isinstance(exponent, int):
         t = t._cast(np.int64)
-    return _binary(E.Pow, t, exponent)
-
-
-def _check_inplace_result(out: Any, target: Any) -> None:
-    """An in-place op's result must fit self: the same shape (self cannot grow by broadcasting)
-    and, for an integer self, no floating result."""
-    if out._data.shape != target._data.shape:
-        raise RuntimeError(
-            f"output with shape {list(target.shape)} doesn't match the broadcast shape "
-            f"{list(out.shape)} (an in-place op cannot change self's shape)"
-        )
-    if target._data.dtype.kind in "biu":
-        _check_inplace_cast(out, target)
-
-
-def _check_inplace_cast(out: Any, target: Any) -> None:
-    """PyTorch refuses an in-place result of a higher category than self (int.add_(1.5))."""
-    if _CATEGORY[out._data.dtype.kind] > _CATEGORY[target._data.dtype.kind]:
-        raise RuntimeError(
-            f"result type {out.dtype.name} can't be cast to the desired output type "
-            f"{target.dtype.name} (an in-place op keeps self's dtype): use the out-of-place op"
-        )
-
-
-def _float_in(t: Any) -> Any:
-    """Float math (exp, log, ...) on a bool/integer tensor computes in the default float dtype, as
-    PyTorch does (NumPy would pick float16 for int8, float64 for int64)."""
-    if t._data.dtype.kind in "biu":
-        return t._cast(_dt.get_default_dtype().numpy_dtype)
-    return t
+    return binary_op(E.Pow, t, exponent)
 
 
 def _need_float(t: Any, name: str) -> None:
     """PyTorch's float-only ops (var, std, norm, softmax) refuse bool/integer tensors."""
-    if t._data.dtype.kind not in _FLOAT_KINDS:
+    if t._data.dtype.kind not in FLOAT_KINDS:
         raise TypeError(
             f"{name}() needs a floating-point tensor, got {t.dtype.name}: call .float() first"
         )
@@ -307,75 +165,73 @@ class TensorMath:
 
     # ------------------------------------------------------------------ arithmetic
     def __add__(self, other):
-        return _binary(E.Add, self, other)
+        return binary_op(E.Add, self, other)
 
     def __radd__(self, other):
-        return _binary(E.Add, other, self)
+        return binary_op(E.Add, other, self)
 
     def __sub__(self, other):
-        if self._data.dtype.kind == "b" or _is_bool(other):
+        if self._data.dtype.kind == "b" or is_bool(other):
             _refuse_bool_sub()
-        return _binary(E.Sub, self, other)
+        return binary_op(E.Sub, self, other)
 
     def __rsub__(self, other):
-        if self._data.dtype.kind == "b" or _is_bool(other):
+        if self._data.dtype.kind == "b" or is_bool(other):
             _refuse_bool_sub()
-        return _binary(E.Sub, other, self)
+        return binary_op(E.Sub, other, self)
 
     def __mul__(self, other):
-        return _binary(E.Mul, self, other)
+        return binary_op(E.Mul, self, other)
 
     def __rmul__(self, other):
-        return _binary(E.Mul, other, self)
+        return binary_op(E.Mul, other, self)
 
     def __truediv__(self, other):
         # true division of integers gives the default float, unless the other operand already
         # makes the result floating (int / float16 is float16)
-        if self._data.dtype.kind in "iub" and not _is_float(other):
-            return _binary(E.Div, self.to(_dt.get_default_dtype()), other)
-        return _binary(E.Div, self, other)
+        if self._data.dtype.kind in "iub" and not is_float(other):
+            return binary_op(E.Div, self.to(_dt.get_default_dtype()), other)
+        return binary_op(E.Div, self, other)
 
     def __rtruediv__(self, other):
-        if self._data.dtype.kind in "iub" and not _is_float(other):
-            return _binary(E.Div, other, self.to(_dt.get_default_dtype()))
-        return _binary(E.Div, other, self)
+        if self._data.dtype.kind in "iub" and not is_float(other):
+            return binary_op(E.Div, other, self.to(_dt.get_default_dtype()))
+        return binary_op(E.Div, other, self)
 
     # //: PyTorch's promotion (as +). floor(x / y) is piecewise constant, so its gradient is 0:
     # the result is a constant of the graph here, where PyTorch's backward refuses (its
     # floor_divide has no derivative).
     def __floordiv__(self, other):
         with no_grad():
-            return _binary(E.FloorDiv, self, other)
+            return binary_op(E.FloorDiv, self, other)
 
     def __rfloordiv__(self, other):
         with no_grad():
-            return _binary(E.FloorDiv, other, self)
+            return binary_op(E.FloorDiv, other, self)
 
     def __mod__(self, other):
-        return _binary(E.Mod, self, other)
+        return binary_op(E.Mod, self, other)
 
     def __rmod__(self, other):
-        return _binary(E.Mod, other, self)
+        return binary_op(E.Mod, other, self)
 
-    def remainder(self, other):
-        """x - floor(x / other) * other (the sign of other), as ``%``."""
-        return _binary(E.Mod, self, other)
+    remainder = __mod__  # x - floor(x / other) * other: the sign of other
 
     def fmod(self, other):
         """x - trunc(x / other) * other (the sign of x)."""
-        return _binary(E.Fmod, self, other)
+        return binary_op(E.Fmod, self, other)
 
     def __pow__(self, other):
         if self._data.dtype.kind == "b":
             return _bool_pow(self, other)
         if self._data.dtype.kind in "iu" and other.__class__ is int and other < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        return _binary(E.Pow, self, other)
+        return binary_op(E.Pow, self, other)
 
     def __rpow__(self, other):
         if self._data.dtype.kind == "b" and other.__class__ is bool:
             raise TypeError("pow of two bool operands is not supported, as in PyTorch")
-        return _binary(E.Pow, other, self)
+        return binary_op(E.Pow, other, self)
 
     def __neg__(self):
         return E.Neg.apply(self)
@@ -390,7 +246,7 @@ class TensorMath:
         return matmul(self, other)
 
     def __rmatmul__(self, other):
-        return matmul(_as_tensor_like(other, self), self)
+        return matmul(as_tensor_like(other, self), self)
 
     def __invert__(self):
         return self._make(~self._data, False)
@@ -446,78 +302,77 @@ class TensorMath:
     def index_add_(self, dim: int, index, source, *, alpha=1):
         return self._inplace(lambda x, s: x.index_add(dim, index, s, alpha=alpha), source)
 
-    def pow(self, exponent):
-        return self.__pow__(exponent)
+    pow = __pow__
 
     # ------------------------------------------------------------------ unary math
     def exp(self):
-        return E.Exp.apply(_float_in(self))
+        return E.Exp.apply(float_in(self))
 
     def log(self):
-        return E.Log.apply(_float_in(self))
+        return E.Log.apply(float_in(self))
 
     def sqrt(self):
-        return E.Sqrt.apply(_float_in(self))
+        return E.Sqrt.apply(float_in(self))
 
     # trigonometric, hyperbolic, exp/log variants, erf (ops/math_functions.py)
     def sin(self):
-        return MF.Sin.apply(_float_in(self))
+        return MF.Sin.apply(float_in(self))
 
     def cos(self):
-        return MF.Cos.apply(_float_in(self))
+        return MF.Cos.apply(float_in(self))
 
     def tan(self):
-        return MF.Tan.apply(_float_in(self))
+        return MF.Tan.apply(float_in(self))
 
     def asin(self):
-        return MF.Asin.apply(_float_in(self))
+        return MF.Asin.apply(float_in(self))
 
     def acos(self):
-        return MF.Acos.apply(_float_in(self))
+        return MF.Acos.apply(float_in(self))
 
     def atan(self):
-        return MF.Atan.apply(_float_in(self))
+        return MF.Atan.apply(float_in(self))
 
     def atan2(self, other):
         """The angle of the point (other, self): atan2(y=self, x=other), in (-pi, pi]."""
         if not isinstance(other, TensorBase):
             raise TypeError(f"atan2: other must be a Tensor, got {type(other).__name__}")
-        target = _result_type(self, other)
-        if target.numpy_dtype.kind not in _FLOAT_KINDS:
+        target = result_type(self, other)
+        if target.numpy_dtype.kind not in FLOAT_KINDS:
             target = _dt.get_default_dtype()
         return MF.Atan2.apply(self._cast(target.numpy_dtype), other._cast(target.numpy_dtype))
 
     arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
 
     def sinh(self):
-        return MF.Sinh.apply(_float_in(self))
+        return MF.Sinh.apply(float_in(self))
 
     def cosh(self):
-        return MF.Cosh.apply(_float_in(self))
+        return MF.Cosh.apply(float_in(self))
 
     def expm1(self):
-        return MF.Expm1.apply(_float_in(self))
+        return MF.Expm1.apply(float_in(self))
 
     def log1p(self):
-        return MF.Log1p.apply(_float_in(self))
+        return MF.Log1p.apply(float_in(self))
 
     def log2(self):
-        return MF.Log2.apply(_float_in(self))
+        return MF.Log2.apply(float_in(self))
 
     def log10(self):
-        return MF.Log10.apply(_float_in(self))
+        return MF.Log10.apply(float_in(self))
 
     def reciprocal(self):
-        return MF.Reciprocal.apply(_float_in(self))
+        return MF.Reciprocal.apply(float_in(self))
 
     def erf(self):
-        return MF.Erf.apply(_float_in(self))
+        return MF.Erf.apply(float_in(self))
 
     def erfinv(self):
-        return MF.Erfinv.apply(_float_in(self))
+        return MF.Erfinv.apply(float_in(self))
 
     def rsqrt(self):
-        return 1 / E.Sqrt.apply(_float_in(self))
+        return 1 / E.Sqrt.apply(float_in(self))
 
     def abs(self):
         if self._data.dtype.kind == "b":
@@ -534,7 +389,7 @@ class TensorMath:
             raise ValueError("clamp() needs at least one of min and max")
         # the bounds take part in the type promotion (bool.clamp(2) is int64, int.clamp(0.5)
         # float32), and tensor bounds are cast to the result's dtype
-        target = _result_type(self, min, max).numpy_dtype
+        target = result_type(self, min, max).numpy_dtype
         lo, hi = (b._cast(target) if isinstance(b, TensorBase) else b for b in (min, max))
         return E.Clamp.apply(self._cast(target), lo, hi)
 
@@ -546,10 +401,10 @@ class TensorMath:
         return A.ReLU.apply(self)
 
     def tanh(self):
-        return A.Tanh.apply(_float_in(self))
+        return A.Tanh.apply(float_in(self))
 
     def sigmoid(self):
-        return A.Sigmoid.apply(_float_in(self))
+        return A.Sigmoid.apply(float_in(self))
 
     def softmax(self, dim: int = -1):
         _need_float(self, "softmax")
@@ -569,10 +424,10 @@ class TensorMath:
         return self._make(get_array_module(self._data).isfinite(self._data), False)
 
     def maximum(self, other):
-        return _binary(E.Maximum, self, other)
+        return binary_op(E.Maximum, self, other)
 
     def minimum(self, other):
-        return _binary(E.Minimum, self, other)
+        return binary_op(E.Minimum, self, other)
 
     def masked_fill(self, mask, value):
         m = mask._data if isinstance(mask, TensorBase) else mask
@@ -588,7 +443,7 @@ class TensorMath:
 
     def mean(self, dim=None, keepdim: bool = False, dtype=None):
         x = self if dtype is None else self.to(dtype)
-        if x._data.dtype.kind not in _FLOAT_KINDS:
+        if x._data.dtype.kind not in FLOAT_KINDS:
             raise TypeError(
                 f"mean() needs a floating-point tensor, got {x.dtype.name}: "
                 f"call .float() first or pass dtype="
@@ -610,7 +465,7 @@ class TensorMath:
             _refuse_empty(self, name, None)
             return all_op.apply(self)
         if isinstance(dim, TensorBase):  # max(other): the elementwise form
-            return _binary(E.Maximum if all_op is R.MaxAll else E.Minimum, self, dim)
+            return binary_op(E.Maximum if all_op is R.MaxAll else E.Minimum, self, dim)
         d = norm_dim(dim, self.ndim)[0]
         _refuse_empty(self, name, (d,))
         if self.ndim == 0:  # the value itself, as a new tensor (not self: writes must not alias)
@@ -641,32 +496,26 @@ class TensorMath:
         return op.apply(self, axis, keepdim)
 
     def argmax(self, dim=None, keepdim: bool = False):
-        if self._data.dtype.kind == "b":
-            raise TypeError("argmax() of a bool tensor is not supported, as in PyTorch")
-        xp = get_array_module(self._data)
-        if dim is None:
-            _refuse_empty(self, "argmax", None, IndexError)
-            flat = xp.asarray(xp.argmax(self._data))  # keepdim: every dim kept as size 1
-            return self._make(flat.reshape((1,) * self.ndim) if keepdim else flat, False)
-        d = norm_dim(dim, self.ndim)[0]
-        _refuse_empty(self, "argmax", (d,))
-        if self.ndim == 0:  # NumPy has no axis 0 here; PyTorch's answer is index 0
-            return self._make(xp.zeros((), xp.int64), False)
-        return self._make(xp.argmax(self._data, axis=d, keepdims=keepdim), False)
+        return self._arg_extreme("argmax", dim, keepdim)
 
     def argmin(self, dim=None, keepdim: bool = False):
+        return self._arg_extreme("argmin", dim, keepdim)
+
+    def _arg_extreme(self, name: str, dim, keepdim: bool):
+        """argmax / argmin: the (first) index of the extreme, over all elements or along ``dim``."""
         if self._data.dtype.kind == "b":
-            raise TypeError("argmin() of a bool tensor is not supported, as in PyTorch")
+            raise TypeError(f"{name}() of a bool tensor is not supported, as in PyTorch")
         xp = get_array_module(self._data)
+        fn = getattr(xp, name)
         if dim is None:
-            _refuse_empty(self, "argmin", None, IndexError)
-            flat = xp.asarray(xp.argmin(self._data))  # keepdim: every dim kept as size 1
+            _refuse_empty(self, name, None, IndexError)
+            flat = xp.asarray(fn(self._data))  # keepdim: every dim kept as size 1
             return self._make(flat.reshape((1,) * self.ndim) if keepdim else flat, False)
         d = norm_dim(dim, self.ndim)[0]
-        _refuse_empty(self, "argmin", (d,))
+        _refuse_empty(self, name, (d,))
         if self.ndim == 0:  # NumPy has no axis 0 here; PyTorch's answer is index 0
             return self._make(xp.zeros((), xp.int64), False)
-        return self._make(xp.argmin(self._data, axis=d, keepdims=keepdim), False)
+        return self._make(fn(self._data, axis=d, keepdims=keepdim), False)
 
     def cumsum(self, dim: int, dtype=None):
         """y_i = x_0 + ... + x_i along ``dim`` (bool and integers accumulate in int64)."""
@@ -691,7 +540,7 @@ class TensorMath:
         return R.Prod.apply(x, axis, keepdim)
 
     def logsumexp(self, dim=None, keepdim: bool = False):
-        return R.LogSumExp.apply(_float_in(self), norm_dim(dim, self.ndim), keepdim)
+        return R.LogSumExp.apply(float_in(self), norm_dim(dim, self.ndim), keepdim)
 
     def norm(self, p="fro", dim=None, keepdim: bool = False):
         """The p-norm (sum |x|^p)^(1/p); p=inf is max |x|; "fro" and 2 are the Euclidean norm."""
@@ -713,18 +562,17 @@ class TensorMath:
         return R.PNorm.apply(self, float(p), axis, keepdim)
 
     def any(self, dim=None, keepdim: bool = False):
-        d = norm_dim(dim, self.ndim)
-        if not self.ndim:  # a 0-d tensor's dim 0 (or -1) is the tensor itself
-            d = None
-        xp = get_array_module(self._data)
-        return self._make(xp.asarray(self._data.any(axis=d, keepdims=keepdim)), False)
+        return self._any_all("any", dim, keepdim)
 
     def all(self, dim=None, keepdim: bool = False):
+        return self._any_all("all", dim, keepdim)
+
+    def _any_all(self, name: str, dim, keepdim: bool):
         d = norm_dim(dim, self.ndim)
         if not self.ndim:  # a 0-d tensor's dim 0 (or -1) is the tensor itself
             d = None
-        xp = get_array_module(self._data)
-        return self._make(xp.asarray(self._data.all(axis=d, keepdims=keepdim)), False)
+        out = getattr(self._data, name)(axis=d, keepdims=keepdim)
+        return self._make(get_array_module(self._data).asarray(out), False)
 
     def sum_to_shape(self, shape: tuple):
         """Sum broadcast dims away until the shape is ``shape`` (the inverse of expand)."""
@@ -757,8 +605,6 @@ class TensorMath:
         return SO.multinomial(self, num_samples, replacement, generator)
 
     # ------------------------------------------------------------------ shapes
-    def _view(self, out):
-        return out._view_of(self)
 
     def reshape(self, *shape):
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
@@ -897,12 +743,8 @@ class TensorMath:
         out = I.GetItem.apply(self, index)
         if I.is_basic_index(index):
             out._view_of(self)
-            if out._is_view:  # how to find it again in self (an in-place op on it rebases self)
-                out._view_src = (self, index)
-                views = self.__dict__.get("_views")
-                if views is None:
-                    views = self._views = weakref.WeakSet()
-                views.add(out)  # (rebased along with self, see _inplace)
+            if out._is_view:  # an in-place op on it rebases self, and self's on it (inplace.py)
+                track_view(out, self, index)
         return out
 
     def __setitem__(self, index, value):
@@ -918,99 +760,6 @@ class TensorMath:
         self._bump_version()
 
     # ------------------------------------------------------------------ in-place updates
-    def _check_can_write_inplace(self) -> None:
-        """Refuse an in-place change that cannot be right. A read-only array (an expanded
-        tensor) cannot be written. And PyTorch refuses, while grad mode is on, to change a leaf
-        that requires grad (or a view of one) in place: its gradient would be taken at a value it
-        no longer has, and nothing in the graph could notice. Under ``no_grad`` (optimizer steps,
-        nn.init) that is allowed."""
-        flags = getattr(self._data, "flags", None)
-        if flags is not None and not getattr(flags, "writeable", True):
-            # NumPy marks an expanded (broadcast) array read-only: its elements share memory, so
-            # one write would change several of them. PyTorch refuses most such writes too.
-            raise RuntimeError(
-                "unsupported operation: the tensor written in place is read-only (an expanded "
-                "tensor, where several elements share one memory location, or a read-only "
-                "array); clone() it before the in-place operation"
-            )
-        if not state.grad_enabled:
-            return
-        if self.requires_grad and self.grad_fn is None:
-            raise RuntimeError(
-                "a leaf Variable that requires grad is being used in an in-place operation. "
-                "Change it under `with mg.no_grad():` (as optimizers do), or use the "
-                "out-of-place op"
-            )
-        base = self._base
-        if base is not None and base.requires_grad and base.grad_fn is None:
-            raise RuntimeError(
-                "a view of a leaf Variable that requires grad is being used in an in-place "
-                "operation. Change the leaf under `with mg.no_grad():`, or use the out-of-place op"
-            )
-
-    def _inplace(self, fn, *args):
-        """Apply ``fn(self, *args)`` (an out-of-place op) and write its result into self.
-
-        Outside autograd this is plain memory work. If self is part of a graph, self takes over the
-        graph node of the result (PyTorch's "rebase history"), so backward sees the new value.
-        """
-        self._check_can_write_inplace()
-        tracked = state.grad_enabled and (
-            self.requires_grad or any(isinstance(a, TensorBase) and a.requires_grad for a in args)
-        )
-        if not tracked:
-            with no_grad():
-                out = fn(self, *args)
-            _check_inplace_result(out, self)
-            self._data[...] = out._data
-            self._bump_version()
-            return self
-        if self._is_view:
-            source = self.__dict__.get("_view_src")
-            if source is None:
-                raise RuntimeError(
-                    "in-place operations on a view of a tensor that is part of a graph are only "
-                    "supported for views made by indexing (x[0], x[:, 1:3]), not by reshape, "
-                    "permute, expand or split: use the out-of-place op (e.g. x = x.add(y))"
-                )
-            return self._inplace_on_view(fn, args, *source)
-        # The op runs on a private copy of the old value: an op that saves its input for
-        # backward (mul_, div_, pow_) must see the value before the write, as PyTorch's saved
-        # `self` does. The copy stands in for self in the graph (same node, same output_nr).
-        alias = TensorBase._make(self._data.copy(), self.requires_grad)
-        alias.grad_fn, alias._output_nr = self.grad_fn, self._output_nr
-        out = fn(alias, *args)
-        _check_inplace_result(out, self)
-        self._data[...] = out._data
-        self._bump_version()
-        # a result without gradient (x //= 2) leaves self a constant of the graph, not a leaf
-        self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
-        self.requires_grad = out.requires_grad
-        self._rebase_views()
-        return self
-
-    def _rebase_views(self):
-        """Views made by indexing self now read self's new history (as PyTorch regenerates a
-        view's grad_fn after its base changed in place), not the history of the old values."""
-        for v in list(self.__dict__.get("_views") or ()):
-            view = I.GetItem.apply(self, v._view_src[1])
-            v.grad_fn, v._output_nr, v.requires_grad = view.grad_fn, view._output_nr, True
-            v._rebase_views()
-
-    def _inplace_on_view(self, fn, args, parent, index):
-        """PyTorch's rebase for a view ``v = parent[index]`` changed in place: the op's result goes
-        into the parent as an index_put (so the parent's history records the change, and the
-        overwritten values get no gradient), and v becomes ``parent[index]`` of the new parent.
-        A parent that is itself such a view passes the change on to its own parent."""
-        alias = TensorBase._make(self._data.copy(), self.requires_grad)
-        alias.grad_fn, alias._output_nr = self.grad_fn, self._output_nr
-        out = fn(alias, *args)
-        _check_inplace_result(out, self)
-        parent._inplace(lambda p, v: I.IndexPut.apply(p, index, v), out)  # writes self's memory
-        view = I.GetItem.apply(parent, index)
-        self.grad_fn, self._output_nr = view.grad_fn, view._output_nr
-        self.requires_grad = view.requires_grad
-        return self
 
     def add_(self, other, alpha=1):
         return self._inplace(lambda x, o: x + o * alpha if alpha != 1 else x + o, other)
@@ -1068,7 +817,7 @@ class TensorMath:
         def update(x, a, b):
             # the product (quotient) is taken in the result's dtype, as PyTorch: two bfloat16
             # operands added into a float32 tensor are not rounded to bfloat16 first
-            target = _result_type(x, a, b).numpy_dtype
+            target = result_type(x, a, b).numpy_dtype
             a, b = (t._cast(target) if isinstance(t, TensorBase) else t for t in (a, b))
             return x + op(a, b) * value
 

@@ -8,7 +8,7 @@ subclasses it. Autograd tests ``isinstance(x, TensorBase)`` and never names Tens
 Ops must still *return* full Tensors, with all their methods. So the subclass declares, in its
 class statement, that it is the class ops return::
 
-    class Tensor(TensorMath, ToShortcuts, TensorBase, ops_return=True): ...
+    class Tensor(TensorMath, InPlace, ToShortcuts, TensorBase, ops_return=True): ...
 
 ``TensorBase._make`` then builds instances of that class. (The other choices were worse: a Tensor
 class patched into this package after the fact is invisible to a reader of this package, and

@@ -1,0 +1,155 @@
+"""PyTorch's type promotion, written once: which dtype ``a (op) b`` computes in.
+
+Every arithmetic operator of the Tensor (``+``, ``*``, ``**``, ``maximum`` ...) and the mg.*
+functions that combine tensors go through :func:`binary_op`, which promotes the operands and then
+runs the op. The rules, as PyTorch's:
+
+- two tensors of different dtypes compute in the wider one (``promote_types`` in ``dtypes.py``):
+  int32 + float16 is float16, float16 + bfloat16 is float32;
+- a 0-d tensor is like a Python number: it cannot widen a tensor with dims of its own category
+  (float32 tensor + float64 0-d tensor stays float32), only lift it to a higher category
+  (int tensor + float 0-d tensor is floating);
+- a Python number only changes the category: float16 tensor * 2.5 stays float16, int tensor * 2.5
+  is the default float dtype;
+- bool < integer < floating (``CATEGORY``).
+
+NumPy's own rules differ (it widens bfloat16 with a Python float to float32, int8 + int8 scalar
+overflow rules ...), which is why the promotion is done here before NumPy sees the arrays.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import autocast_policy as _autocast
+from . import dtypes as _dt
+from .autograd.tensor_base import TensorBase
+from .conversions import as_array
+
+SCALARS = (int, float, bool)
+NUMBERS = frozenset((int, float))  # Python numbers that keep a float tensor's dtype (not bool)
+FLOAT_KINDS = "fV"  # 'V' is how NumPy reports ml_dtypes' bfloat16
+CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2, "V": 2}  # bool < integer < floating
+
+
+def as_tensor_like(x: Any, ref: Any) -> Any:
+    """A NumPy/CuPy array or a list in an expression with a tensor becomes a tensor."""
+    if isinstance(x, TensorBase) or isinstance(x, SCALARS):
+        return x
+    if hasattr(x, "dtype") and getattr(x, "shape", None) == ():  # NumPy scalar
+        return x.item()
+    return TensorBase._make(as_array(x, None, ref.device), False)
+
+
+def binary_op(op: Any, a: Any, b: Any) -> Any:
+    """Run ``op(a, b)`` after PyTorch's type promotion. One of a, b is a Tensor."""
+    t, s = (a, b) if isinstance(a, TensorBase) else (b, a)  # the tensor, and the other operand
+    # Every arithmetic operator comes here, so the common cases go first: a floating-point tensor
+    # with a Python float or int, and two tensors of one dtype, need no promotion (for a Python
+    # number NumPy keeps the tensor's dtype, as PyTorch does).
+    if type(s) in NUMBERS:
+        may_promote = t._data.dtype.kind != "f"
+    else:
+        if isinstance(s, TensorBase) and type(s._data) is not type(t._data):
+            a, b = same_device(a, b)
+        may_promote = not isinstance(s, TensorBase) or a._data.dtype is not b._data.dtype
+    low = None
+    if may_promote:
+        if not isinstance(s, SCALARS) and not isinstance(s, TensorBase):
+            s = as_tensor_like(s, t)  # an array, list or NumPy scalar: make it a tensor
+            return binary_op(op, t, s) if t is a else binary_op(op, s, t)
+        a, b, low = promote(a, b)
+    try:
+        out = op.apply(a, b)
+    except ValueError as err:
+        if "broadcast" not in str(err):
+            raise
+        sa, sb = (tuple(x.shape) if isinstance(x, TensorBase) else "scalar" for x in (a, b))
+        raise ValueError(
+            f"{op.__name__.lower()}: shapes {sa} and {sb} cannot be broadcast together"
+        ) from None
+    if low is not None and out._data.dtype != low and not _autocast.casts_to_float32(op, t):
+        out = out._cast(low)
+    return out
+
+
+def same_device(a: Any, b: Any) -> tuple:
+    """Two tensors on different devices: a 0-d CPU tensor joins the other one's device (PyTorch
+    treats it as a scalar); any other pair is PyTorch's error."""
+    if a.device != b.device:
+        if b.device.type == "cpu" and b._data.ndim == 0:
+            return a, b.to(a.device)
+        if a.device.type == "cpu" and a._data.ndim == 0:
+            return a.to(b.device), b
+        raise RuntimeError(
+            "Expected all tensors to be on the same device, but found at least two devices, "
+            f"{a.device} and {b.device}!"
+        )
+    return a, b
+
+
+def promote(a: Any, b: Any) -> tuple:
+    """PyTorch's type promotion for ``a (op) b`` (a tensor and a tensor or Python number):
+    the operands cast to the result's dtype, and the dtype the result must be rounded back to
+    (bfloat16, which NumPy would widen to float32) or None."""
+    a_is_t, b_is_t = isinstance(a, TensorBase), isinstance(b, TensorBase)
+    if a_is_t and b_is_t:
+        da, db = a._data.dtype, b._data.dtype
+        if da != db:
+            target = _dt.promote_types(_dt.from_numpy_dtype(da), _dt.from_numpy_dtype(db))
+            target = target.numpy_dtype
+            if (a._data.ndim == 0) != (b._data.ndim == 0):  # a 0-d tensor acts like a scalar:
+                zd, dd = (da, db) if a._data.ndim == 0 else (db, da)  # it cannot widen a
+                if CATEGORY[zd.kind] <= CATEGORY[dd.kind]:  # dimensioned tensor of its kind
+                    target = dd
+            a, b = a._cast(target), b._cast(target)
+        return a, b, None
+    t, s = (a, b) if a_is_t else (b, a)  # a tensor and a Python number
+    kind = t._data.dtype.kind
+    if kind == "V":  # bfloat16: NumPy would upcast to float32; PyTorch keeps bfloat16
+        return a, b, t._data.dtype
+    if kind != "f" and isinstance(s, float):  # int tensor (op) float scalar -> default float
+        t = t._cast(_dt.get_default_dtype().numpy_dtype)
+        a, b = (t, s) if a_is_t else (s, t)
+    return a, b, None
+
+
+def result_type(*operands: Any) -> Any:
+    """PyTorch's result dtype of several operands (tensors, Python numbers, None skipped):
+    tensors with dims promote among themselves; 0-d tensors only count where they are of a
+    higher category (bool < integer < floating); Python numbers only change the category."""
+    tensors = [o for o in operands if isinstance(o, TensorBase)]
+    dims = [t.dtype for t in tensors if t._data.ndim] or [t.dtype for t in tensors]
+    zero_d = [t.dtype for t in tensors if not t._data.ndim]
+    out = dims[0]
+    for d in dims[1:]:
+        out = _dt.promote_types(out, d)
+    for d in zero_d:
+        if CATEGORY[d.numpy_dtype.kind] > CATEGORY[out.numpy_dtype.kind]:
+            out = _dt.promote_types(out, d)
+    for s in operands:
+        if s is not None and not isinstance(s, TensorBase):
+            out = _dt.scalar_result_type(out, s)
+    return out
+
+
+def is_float(x: Any) -> bool:
+    """A Python float or a floating-point tensor (what makes a promoted result floating)."""
+    if isinstance(x, TensorBase):
+        return x._data.dtype.kind in FLOAT_KINDS
+    return isinstance(x, float)
+
+
+def is_bool(x: Any) -> bool:
+    """A Python bool or a bool tensor."""
+    if isinstance(x, TensorBase):
+        return x._data.dtype.kind == "b"
+    return x.__class__ is bool
+
+
+def float_in(t: Any) -> Any:
+    """Float math (exp, log, ...) on a bool/integer tensor computes in the default float dtype, as
+    PyTorch does (NumPy would pick float16 for int8, float64 for int64)."""
+    if t._data.dtype.kind in "biu":
+        return t._cast(_dt.get_default_dtype().numpy_dtype)
+    return t
