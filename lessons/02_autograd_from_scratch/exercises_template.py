@@ -122,3 +122,25 @@ class Softplus(mg.autograd.Function):
     def backward(ctx, grad_output: mg.Tensor) -> mg.Tensor:
         """Exercise 2.5 (backward)."""
         raise NotImplementedError("Exercise 2.5: return grad_output * sigmoid(x) with Tensor ops")
+
+
+def graph_lists(
+    root: mg.Tensor, names: dict[str, mg.Tensor]
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """Exercise 2.6: the boxes and arrows ``mg.viz.draw_graph(root, params=names)`` will draw.
+
+    Walk minigenesis's graph from ``root.grad_fn`` through each node's ``next_edges`` (an entry is
+    ``None`` for an input that needs no gradient, else a tuple whose first item is the input's
+    node, or the leaf tensor itself). Return
+
+    - the boxes: one name per vertex, each vertex once (compare them with ``is``/``id``, not
+      ``==``): a node's ``fn.name`` (``"Mul"``), a leaf's key in ``names`` (``"a"``), or
+      ``"tensor"`` for a leaf not in ``names``;
+    - the arrows: ``(input's name, op's name)``, one per distinct (input vertex, op) pair, so
+      ``x * x`` gives one arrow from ``x`` into its ``Mul``.
+
+    Order does not matter.
+    """
+    raise NotImplementedError(
+        "Exercise 2.6: walk grad_fn.next_edges once per vertex; name nodes and leaves"
+    )

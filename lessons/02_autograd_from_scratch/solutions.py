@@ -121,3 +121,31 @@ class Softplus(mg.autograd.Function):
         """Exercise 2.5 (backward)."""
         (x,) = ctx.saved_tensors
         return grad_output * x.sigmoid()
+
+
+def graph_lists(
+    root: mg.Tensor, names: dict[str, mg.Tensor]
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """Exercise 2.6: the boxes and arrows ``mg.viz.draw_graph(root, params=names)`` will draw."""
+    leaf_names = {id(t): name for name, t in names.items()}
+
+    def name(vertex) -> str:
+        if isinstance(vertex, mg.Tensor):
+            return leaf_names.get(id(vertex), "tensor")
+        return vertex.name
+
+    start = root.grad_fn or root
+    seen, stack = {id(start): start}, [start]
+    boxes, arrows = [], set()
+    while stack:
+        vertex = stack.pop()
+        boxes.append(name(vertex))
+        for edge in getattr(vertex, "next_edges", ()):
+            if edge is None:
+                continue
+            child = edge[0]
+            arrows.add((id(child), id(vertex)))
+            if id(child) not in seen:
+                seen[id(child)] = child
+                stack.append(child)
+    return boxes, [(name(seen[a]), name(seen[b])) for a, b in arrows]

@@ -137,3 +137,25 @@ def test_softplus_second_derivative(impl):
     (gg,) = mg.autograd.grad(g.sum(), x)
     s = 1 / (1 + np.exp(-x.detach().numpy()))
     np.testing.assert_allclose(gg.numpy(), s * (1 - s), rtol=1e-12)
+
+
+def _graph_cases():
+    """Small graphs with a shared node, a leaf used twice by one op, an unnamed leaf and an
+    argument that needs no gradient."""
+    a, b, c = (mg.tensor(v, dtype=mg.float64, requires_grad=True) for v in (0.5, -1.2, 2.0))
+    u = a * b
+    yield (u.exp() + u * c), {"a": a, "b": b, "c": c}
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    w = mg.tensor([3.0, 4.0], requires_grad=True)
+    yield ((x * x).sum() + (w * mg.tensor([1.0, 1.0])).sum()), {"x": x}
+
+
+@pytest.mark.exercise("2.6")
+def test_graph_lists_match_the_drawn_graph(impl):
+    from collections import Counter
+
+    for root, names in _graph_cases():
+        boxes, arrows = impl.graph_lists(root, names)
+        drawn = mg.viz.graph(root, params=names, show_broadcast=False)
+        assert Counter(boxes) == Counter(n.name for n in drawn.nodes)
+        assert Counter(arrows) == Counter(drawn.edge_names())

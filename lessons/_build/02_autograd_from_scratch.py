@@ -17,7 +17,7 @@
 # that costs about as much as the forward pass. In this chapter you build it yourself, about 50
 # lines in the spirit of Karpathy's micrograd, then read how minigenesis does the same thing.
 #
-# Exercises: `exercises.py` (2.1-2.5). Check them with
+# Exercises: `exercises.py` (2.1-2.6). Check them with
 # `python -m pytest lessons/02_autograd_from_scratch`.
 
 # %%
@@ -146,8 +146,44 @@ show_graph(tf.grad_fn)
 
 # %% [markdown]
 # The shared `Mul` (our $u = ab$) is printed under both of its consumers, but it is one node with
-# two outgoing uses. An op is a class with a `forward` on raw arrays and a `backward` on
-# gradients. Here is `Exp`:
+# two outgoing uses.
+#
+# ### Drawing the graph
+#
+# Before you run the next cells, draw the graph of `tf` on paper: one box per op (`Mul`, `Exp`,
+# ...) and one per leaf (`a`, `b`, `c`), one arrow from each input to the op that used it. How
+# many arrows leave the `Mul` box? Which box has no arrow leaving it?
+#
+# Exercise 2.6 (`graph_lists`) writes your sketch as two lists, the boxes and the arrows, found by
+# walking `grad_fn.next_edges` as `show_graph` does but visiting each vertex once:
+
+# %%
+names = {"a": ta, "b": tb, "c": tc}
+boxes, arrows = ex.graph_lists(tf, names)
+print("boxes: ", sorted(boxes))
+print("arrows:", sorted(arrows))
+
+# %% [markdown]
+# `mg.viz.draw_graph` draws the same boxes and arrows with matplotlib (`mg.viz.graph(...)` returns
+# the graph itself; its `.to_dot()` is Graphviz text, for those who have Graphviz). Each op box
+# gives the shape and dtype of the op's output and what its forward saved for backward; here the
+# saved values read "freed by backward", because `tf.backward()` above already ran and released
+# them. Leaves are named by `params`; `show_grad=True` adds the norm of each leaf's `.grad`.
+
+# %%
+mg.viz.draw_graph(tf, params=names, show_grad=True)
+
+# %% [markdown]
+# Before a backward, the same picture shows what the graph keeps alive. `Mul` saves both inputs
+# (it needs $b$ for $\partial(ab)/\partial a$ and $a$ for $\partial(ab)/\partial b$), `Exp` its
+# output ($\partial e^u/\partial u = e^u$), `Add` nothing:
+
+# %%
+tu = ta * tb
+mg.viz.draw_graph(tu.exp() + tu * tc, params=names)
+
+# %% [markdown]
+# An op is a class with a `forward` on raw arrays and a `backward` on gradients. Here is `Exp`:
 
 # %%
 print(inspect.getsource(mg.ops.elementwise.Exp))
@@ -178,6 +214,14 @@ x = mg.tensor([0.5], dtype=mg.float64, requires_grad=True)
 t = np.tanh(0.5)
 print(g.item(), 1 - t**2)
 print(gg.item(), -2 * t * (1 - t**2))
+
+# %% [markdown]
+# The gradient `g` is an ordinary tensor with a graph of its own: the ops tanh's backward ran.
+# Drawing it shows the backward pass as a graph, the thing that `create_graph=True` records:
+
+# %%
+(g,) = mg.autograd.grad(x.tanh(), x, create_graph=True)
+mg.viz.draw_graph(g, params={"x": x})
 
 # %% [markdown]
 # ## PyTorch's rules, which minigenesis follows
@@ -231,6 +275,7 @@ print(ex.Softplus.apply(mg.tensor([-1000.0, 0.0, 1000.0])))  # no overflow: the 
 # - minigenesis orders the pass by dependency counting, writes every backward with Tensor ops
 #   (so `create_graph=True` gives higher derivatives), and follows PyTorch's rules for `.grad`,
 #   `retain_graph` and `no_grad`.
+# - `mg.viz.draw_graph` draws the recorded graph: ops, leaves, and what each op saved.
 #
 # Next: chapter 3, where tensors of different shapes meet (broadcasting) and the engine must
 # undo it in the backward pass.

@@ -88,6 +88,28 @@ g = np.arange(24.0).reshape(2, 3, 4)
 print("yours:", ex.sum_to(g, (3, 1)).ravel(), "| by hand:", g.sum(axis=(0, 2)))
 
 # %% [markdown]
+# In a picture of the graph, that summing is a box of its own: `mg.viz.draw_graph` puts a dashed
+# `sum_to` box on every edge where the engine sums a broadcast gradient back. `h` already has the
+# output's shape `(8, 4)`, so its edge has none; `b`'s edge sums `(8, 4)` back to `(4,)`:
+
+# %%
+h = mg.randn(8, 4, requires_grad=True)
+b = mg.zeros(4, requires_grad=True)
+mg.viz.draw_graph((h + b).sum(), params={"h": h, "b": b})
+
+# %% [markdown]
+# An outer product broadcasts **both** inputs, each along a different axis, so both edges get a
+# `sum_to`: the column's gradient is summed over the 4 columns, the row's over the 3 rows.
+
+# %%
+col = mg.arange(3.0).reshape(3, 1).requires_grad_()
+row = mg.arange(4.0).reshape(1, 4).requires_grad_()
+outer = (col * row).sum()
+outer.backward()
+print("col.grad:", col.grad.flatten(), "= sum of row:", row.detach().sum().item())
+mg.viz.draw_graph(outer, params={"col": col, "row": row})
+
+# %% [markdown]
 # ## Deriving a backward formula: let the shapes guide you
 #
 # For `y = x @ w.T + b` (PyTorch's `Linear`, with `w` of shape `(out, in)`), and `g = dL/dy` of

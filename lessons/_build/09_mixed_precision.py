@@ -192,6 +192,21 @@ loss.backward()
 print("w:", w.dtype, " w.grad:", w.grad.dtype)
 
 # %% [markdown]
+# A picture of the graph shows what autocast did, op by op: each box is coloured by the dtype of
+# its output. Both `Linear`s ran in bfloat16, on weights that `Cast` boxes (autocast's copies)
+# brought down from float32 (the data `x` needs no gradient, so its cast is not in the graph);
+# `ReLU`, on neither list, ran in the bfloat16 it was given; a `Cast` takes the logits back up and
+# the loss's ops run in float32. The leaves, the master weights, stay float32, and so do the
+# gradients that reach them through the casts.
+
+# %%
+mg.manual_seed(0)
+mlp = mg.nn.Sequential(mg.nn.Linear(4, 8), mg.nn.ReLU(), mg.nn.Linear(8, 3))
+with mg.autocast("cpu", dtype=mg.bfloat16):
+    mlp_loss = mg.nn.functional.cross_entropy(mlp(x), labels)
+mg.viz.draw_graph(mlp_loss, params=mlp, show_saved=False)
+
+# %% [markdown]
 # ## 9.4 Underflow, and loss scaling
 #
 # In float16 the smallest positive number is 2^-24 ≈ 6e-8. A gradient of 1e-8 that flows through a

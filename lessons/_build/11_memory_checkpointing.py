@@ -139,6 +139,17 @@ plt.show()
 # normally, since backward needs its activations right away. At the peak, the step holds the
 # inputs of the checkpointed segments plus one segment's activations.
 #
+# A picture of the graph shows the split. Four blocks in two segments: the ops of the first
+# segment are outlined in red, "recomputed in backward (segment 1)", and what they saved is listed
+# as "recomputed": the graph holds their numbers, not their arrays. The second segment's ops keep
+# their arrays as usual. The footer adds up both kinds.
+
+# %%
+small = mlp(4, width=8)
+out = mg.utils.checkpoint_sequential(small, 2, mg.randn(16, 8)).sum()
+mg.viz.draw_graph(out, params=small)
+
+# %% [markdown]
 # **Exercise 11.2**: count those stored activations (`stored_activations`) and find the number
 # of segments that minimises them (`best_segments`). For `n` layers the answer is near sqrt(n):
 # memory O(sqrt(n)) instead of O(n), for one extra forward pass.

@@ -30,7 +30,7 @@ from .figure import new_figure
 _FONT = 8.0  # points
 _MIN_FONT = 4.5
 _MAX_WIDTH, _MAX_HEIGHT = 40.0, 60.0  # inches
-_CHAR_W, _LINE_H = 0.60, 1.35  # a character's width and a line's height, in font sizes
+_CHAR_W, _LINE_H = 0.60, 1.45  # a character's width and a line's height, in font sizes
 
 
 def _layout(graph: Any) -> dict[int, tuple[float, int]]:
@@ -42,6 +42,7 @@ def _layout(graph: Any) -> dict[int, tuple[float, int]]:
     for a, b in graph.edges:
         users.setdefault(a, []).append(b)
     x: dict[int, float] = {}
+    kinds = {n.id: n.kind for n in graph.nodes}
     for depth in sorted(rows):
         ids = rows[depth]
         if depth == 0 or not x:
@@ -52,6 +53,7 @@ def _layout(graph: Any) -> dict[int, tuple[float, int]]:
                 placed = [x[u] for u in users.get(i, ()) if u in x]
                 wanted[i] = sum(placed) / len(placed) if placed else float(k)
         ids.sort(key=lambda i: wanted[i])
+        ids = _centre_ops(ids, wanted, kinds)
         xs = [wanted[i] for i in ids]
         for k in range(1, len(xs)):  # push apart, left to right, at least one box apart
             xs[k] = max(xs[k], xs[k - 1] + 1.0)
@@ -59,6 +61,22 @@ def _layout(graph: Any) -> dict[int, tuple[float, int]]:
         for i, v in zip(ids, xs):
             x[i] = v + shift
     return {n.id: (x[n.id], n.depth) for n in graph.nodes}
+
+
+def _centre_ops(ids: list[int], wanted: dict[int, float], kinds: dict[int, str]) -> list[int]:
+    """Among boxes that want the same x (the inputs of one op), put the ops in the middle and
+    the leaves on either side, so a chain of layers runs straight down past its parameters."""
+    out: list[int] = []
+    k = 0
+    while k < len(ids):
+        group = [ids[k]]
+        while k + len(group) < len(ids) and wanted[ids[k + len(group)]] == wanted[ids[k]]:
+            group.append(ids[k + len(group)])
+        leaves = [i for i in group if kinds[i] == "leaf"]
+        ops = [i for i in group if kinds[i] != "leaf"]
+        out += leaves[: len(leaves) // 2] + ops + leaves[len(leaves) // 2 :]
+        k += len(group)
+    return out
 
 
 def draw(graph: Any, ax: Any = None, fontsize: float | None = None) -> Any:
@@ -74,7 +92,7 @@ def draw(graph: Any, ax: Any = None, fontsize: float | None = None) -> Any:
     n_lines = max(len(lines) for lines in texts.values())
     font = fontsize or _FONT
     # Inches per x unit (one box plus a gap) and per row (the tallest box plus a gap).
-    unit_w = lambda f: (chars * _CHAR_W * f + 2 * f) / 72  # noqa: E731
+    unit_w = lambda f: (chars * _CHAR_W * f + 4 * f) / 72  # noqa: E731
     unit_h = lambda f: (n_lines * _LINE_H * f + 3.2 * f) / 72  # noqa: E731
     span_w, span_h = (x_hi - x_lo + 1), n_rows + 0.6
     if fontsize is None:
@@ -103,7 +121,7 @@ def draw(graph: Any, ax: Any = None, fontsize: float | None = None) -> Any:
         dashed = n.kind in ("sum_to", "more")
         artists[n.id] = ax.text(
             x, y, "\n".join(texts[n.id]), ha="center", va="center", fontsize=font,
-            family="monospace", gid="node", zorder=3,
+            family="monospace", linespacing=1.3, gid="node", zorder=3,
             bbox=dict(boxstyle="round,pad=0.35", facecolor=fill_color(n), edgecolor=edge_color(n),
                       linewidth=1.8 if n.segment is not None or n.is_output else 0.8,
                       linestyle="--" if dashed else "-"),
@@ -138,7 +156,7 @@ def draw(graph: Any, ax: Any = None, fontsize: float | None = None) -> Any:
         entries.append(Patch(facecolor=_DTYPE_FILL.get(dt, "#eeeeee"), edgecolor=_PLAIN,
                              label=f"op, {dt} output"))  # fmt: skip
     if any(n.kind == "leaf" and n.name != "tensor" for n in graph.nodes):
-        entries.append(Patch(facecolor=_LEAF_FILL, edgecolor=_PLAIN, label="parameter"))
+        entries.append(Patch(facecolor=_LEAF_FILL, edgecolor=_PLAIN, label="leaf named in params"))
     if any(n.kind == "leaf" and n.name == "tensor" for n in graph.nodes):
         entries.append(Patch(facecolor=_INPUT_FILL, edgecolor=_PLAIN, label="leaf tensor"))
     if any(n.kind == "sum_to" for n in graph.nodes):
@@ -154,6 +172,8 @@ def draw(graph: Any, ax: Any = None, fontsize: float | None = None) -> Any:
     footer = []
     if graph.show_saved:
         footer.append(f"saved for backward: {fmt_bytes(graph.saved_bytes)}")
+        if graph.recomputed_bytes:
+            footer.append(f"recomputed in backward: {fmt_bytes(graph.recomputed_bytes)}")
     if note:
         footer.append(note)
     if footer:

@@ -68,6 +68,10 @@ class Node:
     def saved_bytes(self) -> int:
         return sum(s.nbytes for s in self.saved or ())
 
+    @property
+    def recomputed_bytes(self) -> int:
+        return sum(s.nbytes for s in self.saved or () if s.role == "recomputed")
+
     def lines(self, show_saved: bool = True, show_grad: bool = False) -> list[str]:
         """The text of this node's box, one line per entry."""
         lines = [self.name]
@@ -133,8 +137,14 @@ class Graph:
 
     @property
     def saved_bytes(self) -> int:
-        """Bytes saved for backward by the drawn nodes (a value saved by two ops counts twice)."""
-        return sum(n.saved_bytes for n in self.nodes)
+        """Bytes the drawn nodes keep for backward (a value saved by two ops counts twice; values
+        gradient checkpointing recomputes are not kept, see ``recomputed_bytes``)."""
+        return sum(n.saved_bytes - n.recomputed_bytes for n in self.nodes)
+
+    @property
+    def recomputed_bytes(self) -> int:
+        """Bytes of the saved values that gradient checkpointing drops and recomputes."""
+        return sum(n.recomputed_bytes for n in self.nodes)
 
     @property
     def note(self) -> str:

@@ -118,14 +118,14 @@ def plot_grad_flow(
         fig = ax.figure
     xs = range(len(names))
     ax.bar(xs, [shown(v) for v in maxes], width=0.8, color="#9fc5e8", label="max over steps",
-           gid="max")  # fmt: skip
+           gid="max", zorder=2)  # fmt: skip
     ax.bar(xs, [shown(v) for v in means], width=0.45, color="#1c4587", label="mean over steps",
-           gid="mean")  # fmt: skip
+           gid="mean", zorder=3)  # fmt: skip
     ax.set_yscale("log")
     ax.set_ylim(floor, ceiling)
-    ax.axhspan(floor, vanishing, color="#6fa8dc", alpha=0.18, gid="vanishing",
+    ax.axhspan(floor, vanishing, color="#6fa8dc", alpha=0.18, gid="vanishing", zorder=0,
                label=f"vanishing (< {vanishing:g})")  # fmt: skip
-    ax.axhspan(exploding, ceiling, color="#e06666", alpha=0.18, gid="exploding",
+    ax.axhspan(exploding, ceiling, color="#e06666", alpha=0.18, gid="exploding", zorder=0,
                label=f"exploding (> {exploding:g})")  # fmt: skip
     for x, v in zip(xs, maxes):
         if math.isnan(v):

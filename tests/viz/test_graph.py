@@ -241,6 +241,13 @@ def test_checkpoint_sequential_marks_the_recomputed_segment():
     assert {n.segment for n in recomputed} == {1}
     assert all(s.role == "recomputed" for n in recomputed for s in n.saved)
     assert "recomputed in backward (segment 1)" in recomputed[0].lines()
+    # What the graph really keeps: the second segment's arrays; the first segment's are counted
+    # apart, as recomputed. Linear saves its input and weight, Tanh its output: (4, 8) and (8, 8)
+    # float32 arrays of 128 and 256 bytes.
+    per_block = 128 + 256 + 128
+    assert g.recomputed_bytes == 2 * per_block and g.saved_bytes == 2 * per_block
+    footer = [t.get_text() for t in g.draw().texts if t.get_gid() == "note"][0]
+    assert "recomputed in backward: 1.0 KiB" in footer
     out.backward()  # the segment's saves are handed out once in backward
     assert all(n.saved is None or n.saved == [] for n in graph(out, params=model).nodes)
 
