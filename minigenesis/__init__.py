@@ -138,6 +138,7 @@ half, float, double, long = float16, float32, float64, int64  # noqa: A001
 __version__ = "0.1.0"
 
 # The layers above the Tensor.
+from . import distributed  # noqa: E402  (mpi4py loads only when a process group starts)
 from . import nn, optim, utils  # noqa: E402
 from . import serialization  # noqa: E402
 from .serialization import (  # noqa: E402

@@ -226,6 +226,22 @@ class Tensor(TensorMath, InPlace, ToShortcuts, TensorBase, ops_return=True):
         hooks.append(hook) if hook not in hooks else None
         return _HookHandle(hooks, hook)
 
+    def register_post_accumulate_grad_hook(self, hook) -> _HookHandle:
+        """``hook(tensor)`` runs after backward has added this leaf's gradient into ``.grad``
+        (once per backward pass, with the gradient complete). Returns a handle whose ``remove()``
+        unregisters it. Data-parallel training starts its gradient all-reduce from such hooks."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that does not require grad")
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = []
+        hooks = self._post_accumulate_grad_hooks
+        hooks.append(hook) if hook not in hooks else None
+        return _HookHandle(hooks, hook)
+
     # ------------------------------------------------------------------ conversion
     def item(self) -> Any:
         if self._data.size != 1:

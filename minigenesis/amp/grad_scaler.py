@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import distributed as dist
 from .._tensor import Tensor
 from ..backend import device as _device
 from ..backend import device_of, get_array_module, to_device
@@ -172,7 +173,8 @@ class GradScaler:
             raise RuntimeError("unscale_() is being called after step().")
         # 1/scale in float64, rounded to float32, exactly as PyTorch forms it
         inv_scale = (1.0 / self._scale.astype(np.float64)).astype(np.float32)
-        st["found_inf_per_device"] = self._unscale_grads(optimizer, inv_scale, allow_fp16=False)
+        found = self._unscale_grads(optimizer, inv_scale, allow_fp16=False)
+        st["found_inf_per_device"] = _agree_across_ranks(found)
         st["stage"] = OptState.UNSCALED
 
     # ------------------------------------------------------------------ step
@@ -346,3 +348,21 @@ class GradScaler:
 
     def __setstate__(self, st: dict) -> None:
         self.__dict__.update(st)
+
+
+def _agree_across_ranks(found_per_device: dict) -> dict:
+    """In data-parallel training every rank must skip the same steps: the inf/NaN flag is the
+    maximum over the ranks (one all-reduce of one number per step). DistributedDataParallel
+    averages the gradients, so the ranks already agree; this covers gradients it does not reach.
+    Every rank joins the all-reduce, even one without gradients (its flag is 0)."""
+    if not dist.is_initialized() or dist.get_world_size() == 1:
+        return found_per_device
+    flags = list(found_per_device.values())
+    first = flags[0] if flags else np.float32(0.0)  # no gradients here: nothing found
+    xp = get_array_module(first)
+    total = first
+    for f in flags[1:]:
+        total = xp.maximum(total, to_device(f, device_of(first)))
+    shared = Tensor._make(xp.array(total, dtype=np.float32).reshape(()))
+    dist.all_reduce(shared, op=dist.ReduceOp.MAX)
+    return {dev: to_device(shared._data, dev) for dev in found_per_device}

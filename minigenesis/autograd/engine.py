@@ -203,6 +203,8 @@ class _Backward:
             self.results[self.wanted[id(leaf), 0]] = g
         elif not self.capture:
             _accumulate(leaf, g, self.create_graph)
+            for hook in list(leaf._post_accumulate_grad_hooks or ()):
+                hook(leaf)  # DistributedDataParallel starts a bucket's all-reduce from here
 
     def grads_of_inputs(self, allow_unused: bool) -> tuple:
         """autograd.grad's answer: the gradient that reached each input."""

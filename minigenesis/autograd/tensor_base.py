@@ -40,6 +40,7 @@ class TensorBase:
     _output_nr = 0  # which output of grad_fn this tensor is
     _vc = None  # version counter: a one-item list shared with views, created on first need
     _hooks = None  # a leaf's gradient hooks (a non-leaf's live on its grad_fn)
+    _post_accumulate_grad_hooks = None  # a leaf's hooks run after its .grad was updated
     _is_view = False
 
     def __init_subclass__(cls, ops_return: bool = False, **kwargs: Any) -> None:

@@ -2,6 +2,7 @@
 
 # Module, containers, layers, init, utils
 from . import functional, init, utils  # noqa: E402,F401
+from . import parallel  # noqa: E402,F401  (DistributedDataParallel)
 from . import functional as F  # noqa: E402,F401
 from .activation import (  # noqa: E402,F401
     GELU,

@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import creation, functions
-from .._tensor import Tensor
-from ..random import Generator, generator_for
+from ... import creation, functions
+from ..._tensor import Tensor
+from ...random import Generator, generator_for
 
 __all__ = [
     "Dataset",
@@ -40,6 +40,7 @@ __all__ = [
     "BatchSampler",
     "DataLoader",
     "default_collate",
+    "DistributedSampler",
 ]
 
 
@@ -385,3 +386,7 @@ class DataLoader:
         if self.batch_sampler is None:
             return len(self.sampler)
         return len(self.batch_sampler)
+
+
+# mg.utils.data.DistributedSampler, as torch.utils.data exports it (its home: distributed.py)
+from .distributed import DistributedSampler  # noqa: E402
