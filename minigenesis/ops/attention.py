@@ -1,5 +1,5 @@
-"""Scaled dot-product attention, composed from differentiable ops (``attention`` below: the one
-computation behind ``F.scaled_dot_product_attention`` and ``nn.MultiheadAttention``).
+"""Scaled dot-product attention, composed from differentiable ops (``attention``, behind
+``nn.MultiheadAttention``) and as one fused op (``SDPA``, behind F.scaled_dot_product_attention).
 
     scores  = (Q scale) K^T + mask          (B..., L, S);  scale = 1/sqrt(E) by default
     weights = softmax(scores, dim=-1)       each query's distribution over the S keys
@@ -14,8 +14,20 @@ A query whose keys are all forbidden would get softmax(-inf, ..., -inf) = 0/0 = 
 SDPA, its weights are 0 instead (so its output is 0), and no NaN reaches the gradients either: its
 scores are replaced by zeros before the softmax and its weights zeroed after it.
 
-The backward pass needs no code here: matmul, softmax, masked_fill and the dropout product each
-know theirs, and so does every second derivative.
+Two implementations of the same arithmetic:
+
+- ``attention`` composes it from differentiable ops (matmul, masked_fill, softmax, the dropout
+  product), which know their own backward and every higher derivative; MultiheadAttention uses it,
+  because it also returns the weights.
+- ``SDPA`` (``F.scaled_dot_product_attention``) is one fused op. Its forward keeps the weights P
+  (and the dropout mask) for backward; its backward is four matmuls and one elementwise pass:
+
+      dV = P_d^T dO,   dP = (dO V^T) * D,   dS = P * (dP - rowsum(dP * P)),
+      dQ = scale dS K,   dK = scale dS^T Q           (P_d = P * D: the weights after dropout)
+
+  so no (..., L, S) temporary is alive beyond P and dP, as in PyTorch's math backend. Under
+  create_graph the same formulas run as Tensor ops, with P recomputed from Q and K, so second
+  derivatives stay exact.
 """
 
 from __future__ import annotations
@@ -24,8 +36,11 @@ import math
 
 import numpy as np
 
+from ..autograd.function import Op
+from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
 from ..random import bernoulli_mask
+from .matmul import matmul_arrays
 
 
 def attention(
@@ -65,3 +80,123 @@ def attention(
         drop = bernoulli_mask(weights.shape, keep, weights._data)
         weights = weights * type(weights)._make(drop, False) * (1.0 / keep)
     return weights @ value, weights
+
+
+def _forbidden(xp, mask, is_causal: bool, L: int, S: int):
+    """Where the scores become -inf: a boolean array (broadcastable to the scores) or None."""
+    if is_causal:
+        return ~xp.tril(xp.ones((L, S), dtype=bool))
+    if mask is not None and mask.dtype == bool:
+        return ~mask
+    return None
+
+
+def _wide(a):
+    """2-byte floats are computed in float32 here; other dtypes as they are."""
+    if a.dtype.itemsize == 2 and a.dtype.kind in "fV":
+        return a.astype(get_array_module(a).float32)
+    return a
+
+
+class SDPA(Op):
+    """out = dropout(softmax(scale Q K^T + mask)) V, fused (see the module docstring).
+
+    ``mask``: None, a boolean array (True = allowed) or a float array added to the scores.
+    Saves Q, K, V (inputs: no copies), the weights P in the inputs' dtype and, with dropout, the
+    0/1 keep mask. Cost: 2 matmuls forward, 4 backward, and ~6 passes over the (..., L, S)
+    scores forward (scale, mask, max, exp, sum, divide) and 3 backward."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, mask, dropout_p, is_causal, scale):
+        xp = get_array_module(q)
+        L, S = q.shape[-2], k.shape[-2]
+        q_scaled = (_wide(q) * scale).astype(q.dtype, copy=False)  # (a 2-byte q: in float32)
+        s = _wide(matmul_arrays(q_scaled, xp.swapaxes(k, -1, -2)))
+        forbidden = _forbidden(xp, mask, is_causal, L, S)
+        if forbidden is not None:
+            xp.copyto(s, -xp.inf, where=forbidden)
+        elif mask is not None:  # an additive float mask
+            s = s + mask
+        dead = None
+        if mask is not None:  # (causal masking always leaves key 0 to every query)
+            # a query with no allowed key: softmax of zeros (finite), then weights of 0
+            dead = xp.isneginf(s).all(axis=-1, keepdims=True)
+            if xp is np and not dead.any():
+                dead = None
+            else:
+                s = xp.where(dead, 0.0, s)
+        s -= s.max(axis=-1, keepdims=True)
+        xp.exp(s, out=s)
+        s /= s.sum(axis=-1, keepdims=True)
+        if dead is not None:
+            s *= ~dead
+        p = s.astype(q.dtype, copy=False)
+        keep = None
+        if dropout_p > 0.0:
+            keep = bernoulli_mask(p.shape, 1.0 - dropout_p, p)
+            p_d = p * keep
+            p_d *= p.dtype.type(1.0 / (1.0 - dropout_p))
+        ctx.scale, ctx.dropout_p, ctx.forbidden, ctx.mask, ctx.dead = (
+            scale,
+            dropout_p,
+            forbidden,
+            mask,
+            dead,
+        )
+        ctx.save_for_backward(q, k, v, p, keep)
+        return matmul_arrays(p if keep is None else p_d, v)
+
+    @staticmethod
+    def backward(ctx, g_out):
+        q, k, v, p, keep = ctx.saved_tensors
+        if is_grad_enabled():  # create_graph=True
+            return _sdpa_backward_graph(ctx, g_out, q, k, v, keep) + (None,) * 4
+        xp = get_array_module(p._data)
+        need_q, need_k, need_v = ctx.needs_input_grad[:3]
+        qa, ka, va, pa, go = (_wide(t._data) for t in (q, k, v, p, g_out))
+        drop = None if keep is None else _wide(keep._data) * (1.0 / (1.0 - ctx.dropout_p))
+        gq = gk = gv = None
+        if need_v:
+            gv = matmul_arrays(xp.swapaxes(pa if drop is None else pa * drop, -1, -2), go)
+        if need_q or need_k:
+            ds = matmul_arrays(go, xp.swapaxes(va, -1, -2))  # dP
+            if drop is not None:
+                ds *= drop
+            ds -= (ds * pa).sum(axis=-1, keepdims=True)
+            ds *= pa  # dS
+            if need_q:
+                gq = matmul_arrays(ds, ka)
+                gq *= ctx.scale
+            if need_k:
+                gk = matmul_arrays(xp.swapaxes(ds, -1, -2), qa)
+                gk *= ctx.scale
+        T = type(p)
+        return tuple(None if g is None else T._make(g) for g in (gq, gk, gv)) + (None,) * 4
+
+
+def _sdpa_backward_graph(ctx, g_out, q, k, v, keep) -> tuple:
+    """SDPA's gradients as Tensor ops, the weights recomputed from q and k (create_graph)."""
+    T = type(q)
+    need_q, need_k, need_v = ctx.needs_input_grad[:3]
+    s = (q * ctx.scale) @ k.transpose(-2, -1)
+    if ctx.forbidden is not None:
+        s = s.masked_fill(ctx.forbidden, -math.inf)
+    elif ctx.mask is not None:
+        s = s + T._make(ctx.mask.astype(s._data.dtype, copy=False), False)
+    if ctx.dead is not None:
+        s = s.masked_fill(ctx.dead, 0.0)
+    p = s.softmax(dim=-1)
+    if ctx.dead is not None:
+        p = p.masked_fill(ctx.dead, 0.0)
+    drop = None if keep is None else keep * (1.0 / (1.0 - ctx.dropout_p))
+    p_d = p if drop is None else p * drop
+    gv = p_d.transpose(-2, -1) @ g_out if need_v else None
+    gq = gk = None
+    if need_q or need_k:
+        dp = g_out @ v.transpose(-2, -1)
+        if drop is not None:
+            dp = dp * drop
+        ds = p * (dp - (dp * p).sum(dim=-1, keepdim=True))
+        gq = (ds @ k) * ctx.scale if need_q else None
+        gk = (ds.transpose(-2, -1) @ q) * ctx.scale if need_k else None
+    return gq, gk, gv

@@ -1,5 +1,6 @@
 """The ops the losses need beyond arithmetic: log sigmoid, picking each sample's target class,
-and binary cross entropy. The loss functions themselves (``F.cross_entropy`` ...) are short
+binary cross entropy, and cross entropy over class indices fused into one op (its common case).
+The loss functions themselves (``F.cross_entropy`` ...) are short
 compositions in ``nn/functional.py``, which explains their numerics and reductions.
 """
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
+from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
 from .activation import _f32
 
@@ -70,6 +72,67 @@ class PlaceClass(Op):
     @staticmethod
     def backward(ctx, gx):
         return PickClass.apply(gx, ctx.target, ctx.valid), None, None, None
+
+
+class CrossEntropyIndices(Op):
+    """cross_entropy of logits x (N, C, d...) against class indices, unweighted, as one op:
+
+        l_i = log sum_c e^(x[i, c]) - x[i, t_i]      (0 where ``valid`` is False)
+        dl_i/dx[i, c] = softmax(x)[i, c] - [c == t_i]
+
+    ``reduction``: "none", "sum", or "mean" over the valid samples (NaN when there are none,
+    with a gradient of 0). Computed as PyTorch's log_softmax + nll_loss are: m = row max,
+    log p_t = (x_t - m) - log sum e^(x - m). Keeps x and the per-sample log-sum-exp; backward
+    rebuilds the softmax from them (2 passes over x) and subtracts 1 at each target, in place.
+    (Composed from log_softmax, a pick and a weighted mean, the same loss costs ~8 op calls.)"""
+
+    @staticmethod
+    def forward(ctx, x, target, valid, reduction):
+        xp = get_array_module(x)
+        xw = _f32(x)
+        m = xw.max(axis=1, keepdims=True)
+        shifted = xw - m
+        log_total = xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
+        idx = xp.expand_dims(target, 1)
+        logp_t = (xp.take_along_axis(shifted, idx, axis=1) - log_total).squeeze(1)
+        loss = xp.where(valid, -logp_t, xp.zeros((), dtype=logp_t.dtype))
+        count = valid.sum()
+        if reduction == "sum":
+            loss = loss.sum()
+        elif reduction == "mean":
+            with np.errstate(invalid="ignore"):  # all ignored: 0/0 = NaN, as in PyTorch
+                loss = xp.asarray(loss.sum() / count.astype(loss.dtype))
+        ctx.lse, ctx.target, ctx.valid, ctx.count = m + log_total, target, valid, count
+        ctx.reduction = reduction
+        ctx.save_for_backward(x)
+        return loss.astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gl):
+        (x,) = ctx.saved_tensors
+        xp = get_array_module(x._data)
+        valid, idx = ctx.valid, xp.expand_dims(ctx.target, 1)
+        if is_grad_enabled():  # create_graph: Tensor ops, differentiable in x and in gl
+            T = type(x)
+            onehot = xp.zeros(x.shape, dtype=x._data.dtype)
+            xp.put_along_axis(onehot, idx, 1, axis=1)
+            w = gl * T._make(_per_sample_scale(xp, valid, ctx.count, ctx.reduction, x._data.dtype))
+            return (x.softmax(dim=1) - T._make(onehot)) * w.unsqueeze(1), None, None, None
+        scale = _per_sample_scale(xp, valid, ctx.count, ctx.reduction, ctx.lse.dtype)
+        scale = xp.expand_dims(scale * _f32(gl._data), 1)
+        g = _f32(x._data) - ctx.lse
+        xp.exp(g, out=g)  # softmax(x)
+        g *= scale
+        xp.put_along_axis(g, idx, xp.take_along_axis(g, idx, axis=1) - scale, axis=1)
+        return type(x)._make(g.astype(x._data.dtype, copy=False)), None, None, None
+
+
+def _per_sample_scale(xp, valid, count, reduction: str, dtype):
+    """d(reduced loss)/d l_i: 1 for a valid sample (1/count for "mean"), 0 for an ignored one."""
+    scale = valid.astype(dtype)
+    if reduction == "mean":
+        scale /= max(int(count), 1)
+    return scale
 
 
 class BinaryCrossEntropy(Op):

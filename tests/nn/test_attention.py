@@ -372,3 +372,78 @@ def test_mha_torch_parity_with_copied_weights(ctor):
             np.testing.assert_allclose(
                 p.grad.numpy(), theirs[name].grad.numpy(), atol=1e-11, err_msg=name
             )
+
+
+# ------------------------------------------------------------------------------------------------
+# The fused op (F.scaled_dot_product_attention) against the composed ops (ops.attention.attention)
+# ------------------------------------------------------------------------------------------------
+def _masks(L, S):
+    allowed = RNG.random((L, S)) < 0.6
+    allowed[1] = False  # a query that may attend no key: weights 0, output 0, finite gradients
+    return {
+        "none": ({}, None, False),
+        "causal": ({"is_causal": True}, None, True),
+        "bool": ({"attn_mask": mg.tensor(allowed)}, allowed, False),
+        "float": ({"attn_mask": t64(RNG.standard_normal((L, S)))}, "float", False),
+    }
+
+
+@pytest.mark.parametrize("dropout_p", [0.0, 0.3])
+@pytest.mark.parametrize("kind", ["none", "causal", "bool", "float"])
+def test_fused_sdpa_matches_composed_ops_forward_and_backward(kind, dropout_p):
+    from minigenesis.ops.attention import attention
+
+    kw, _, causal = _masks(4, 6)[kind]
+    q, k, v = qkv(b=2, h=2, L=4, S=6, e=3, ev=5)
+    g = t64(RNG.standard_normal((2, 2, 4, 5)))
+    results = []
+    for fused in (True, False):
+        ts = [t64(a, grad=True) for a in (q, k, v)]
+        mg.manual_seed(7)  # the same dropout draw on both sides
+        if fused:
+            out = F.scaled_dot_product_attention(*ts, dropout_p=dropout_p, **kw)
+        else:
+            mask = kw.get("attn_mask")
+            if mask is not None and mask.dtype == mg.bool:
+                mask = mask._data
+            out = attention(*ts, mask, dropout_p, causal)[0]
+        out.backward(g)
+        results.append([out.detach().numpy()] + [t.grad.numpy() for t in ts])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("dropout_p", [0.0, 0.3])
+@pytest.mark.parametrize("kind", ["causal", "bool", "float"])
+def test_fused_sdpa_gradients_and_second_derivatives_match_finite_differences(kind, dropout_p):
+    kw, _, _ = _masks(3, 4)[kind]
+    q, k, v = (t64(a, grad=True) for a in qkv(b=1, h=2, L=3, S=4, e=2, ev=3))
+
+    def f(q, k, v):
+        mg.manual_seed(5)  # every evaluation draws the same dropout mask
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, **kw)
+
+    def first(q, k, v):
+        out = f(q, k, v)
+        return mg.autograd.grad((out * out).sum(), [q, k, v], create_graph=True)
+
+    assert gradcheck(f, (q, k, v))
+    assert gradcheck(first, (q, k, v))
+
+
+def test_fused_sdpa_bfloat16_and_autocast_match_pytorch():
+    torch = pytest.importorskip("torch")
+    q, k, v = (a.astype(np.float32) for a in qkv(b=2, h=2, L=8, S=8, e=16, ev=16))
+    ours = [mg.tensor(a, requires_grad=True) for a in (q, k, v)]
+    theirs = [torch.tensor(a, requires_grad=True) for a in (q, k, v)]
+    with mg.autocast("cpu", dtype=mg.bfloat16):
+        a = F.scaled_dot_product_attention(*ours, is_causal=True)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        b = torch.nn.functional.scaled_dot_product_attention(*theirs, is_causal=True)
+    assert a.dtype == mg.bfloat16 and b.dtype == torch.bfloat16
+    np.testing.assert_allclose(a.float().detach().numpy(), b.float().detach().numpy(), atol=3e-2)
+    a.float().sum().backward()
+    b.float().sum().backward()
+    for x, y in zip(ours, theirs):
+        assert x.grad.dtype == mg.float32
+        np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), atol=5e-2)

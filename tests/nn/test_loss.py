@@ -450,3 +450,34 @@ def test_binary_losses_torch_parity_including_edges(reduction):
     a.sum().backward()
     b.sum().backward()
     np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-10, atol=1e-15)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shape", [(6, 4), (3, 4, 5)])
+def test_fused_cross_entropy_matches_the_composed_loss_with_unit_weights(shape, reduction):
+    # No weight and no smoothing take one fused op; weight=ones takes log_softmax + nll_loss.
+    rng = np.random.default_rng(3)
+    x0 = rng.standard_normal(shape) * 3
+    t0 = rng.integers(0, 4, (shape[0],) + shape[2:])
+    t0.reshape(-1)[::3] = -1  # some ignored samples
+    g = mg.tensor(rng.standard_normal(t0.shape)) if reduction == "none" else None
+    results = []
+    for weight in (None, mg.ones(4, dtype=mg.float64)):
+        x = mg.tensor(x0, requires_grad=True)
+        t = mg.tensor(t0)
+        loss = F.cross_entropy(x, t, weight=weight, ignore_index=-1, reduction=reduction)
+        (gx,) = mg.autograd.grad(loss, x, g, create_graph=True)  # first and second derivatives
+        (ggx,) = mg.autograd.grad((gx * gx).sum(), x)
+        results.append((loss.detach().numpy(), gx.detach().numpy(), ggx.numpy()))
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+    x = mg.tensor(x0, requires_grad=True)
+    assert gradcheck(lambda x: F.cross_entropy(x, mg.tensor(t0), ignore_index=-1), (x,))
+
+
+def test_fused_cross_entropy_with_every_target_ignored_is_nan_with_zero_gradient():
+    x = mg.randn(3, 4, requires_grad=True)
+    loss = F.cross_entropy(x, mg.tensor([-100, -100, -100]))
+    assert np.isnan(loss.item())
+    loss.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros((3, 4), np.float32))
