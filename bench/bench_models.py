@@ -9,8 +9,8 @@ so noise from other jobs on the machine hits both sides alike.
 Rows:
   mlp-big    MLP 784-512-512-10, batch 128, AdamW
   mlp-small  MLP 784-128-128-10, batch 128, AdamW
-  lenet      conv 1->8 5x5, maxpool 2, conv 8->16 5x5, maxpool 2, linear, batch 64, 28x28, SGD+momentum
-  cnn        conv 3->32 3x3 pad 1, maxpool, conv 32->64 3x3 pad 1, maxpool, linear, batch 32, 32x32, AdamW
+  lenet      conv 1->8 5x5, maxpool, conv 8->16 5x5, maxpool, linear, batch 64, 28x28, SGD momentum
+  cnn        conv 3->32, conv 32->64 (3x3 pad 1, each + maxpool), linear, batch 32, 32x32, AdamW
   gpt        char GPT: 4 layers, 4 heads, width 128, block 64, batch 16, vocab 65, AdamW
   gpt-bf16   the same step under autocast(bfloat16) on each side (also: ours bf16 / ours fp32)
   mlp-bf16   mlp-big under autocast(bfloat16) (also: ours bf16 / ours fp32)
