@@ -130,8 +130,8 @@ class CrossEntropyIndices(Op):
 def _per_sample_scale(xp, valid, count, reduction: str, dtype):
     """d(reduced loss)/d l_i: 1 for a valid sample (1/count for "mean"), 0 for an ignored one."""
     scale = valid.astype(dtype)
-    if reduction == "mean":
-        scale /= max(int(count), 1)
+    if reduction == "mean":  # (an array maximum: no read back from a GPU)
+        scale /= xp.maximum(count, 1).astype(dtype)
     return scale
 
 
