@@ -1,9 +1,13 @@
 """The autocast cast policy: which ops run in the low dtype, which in float32, which promote.
 
-Autocast (``mg.autocast()``, ``mg.enable_autocast = True``) does not change any op. Every op goes
-through ``Function.apply``, and while autocast is on ``apply`` first hands the op's class and
-arguments to :func:`autocast_hook` below, which looks the class up in ONE table and casts the
-tensor arguments:
+Autocast (``mg.autocast()``, ``mg.enable_autocast = True``) does not change any op. Each op class
+that autocast should cast says so next to its forward, in one class attribute::
+
+    class MatMul(Op):
+        autocast = LOWER
+
+and while autocast is on, ``Function.apply`` hands the op's rule and arguments to the active
+setting (:meth:`AutocastSetting.cast`), which casts the tensor arguments:
 
 - ``LOWER``: float32 tensors become the low dtype (bfloat16 on the CPU, float16 on the GPU by
   default). Matmul-like ops: they are where low precision pays (tensor cores; half the memory for
@@ -14,8 +18,9 @@ tensor arguments:
 - ``PROMOTE``: mixed float inputs become the widest of them (bf16 + f32 -> f32), so that an op that
   takes several tensors never mixes dtypes.
 
-Ops not in the table (relu, reshape, indexing ...) run in whatever dtype their input has, so a
-bfloat16 activation stays bfloat16 from one matmul to the next.
+Ops without a rule (relu, reshape, indexing ...) run in whatever dtype their input has, so a
+bfloat16 activation stays bfloat16 from one matmul to the next. :func:`policy` reads the whole
+table off the op classes.
 
 float64 tensors are never cast (as PyTorch). The casts are ordinary differentiable ``Cast`` ops, so
 backward sends each gradient back through them: a float32 parameter used in a bfloat16 matmul gets
@@ -36,7 +41,6 @@ bfloat16. The units so marked (all in ``nn/functional.py``): ``LOWER`` for ``con
 from __future__ import annotations
 
 import functools
-import importlib
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -44,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as _dt
+from .autograd.function import Function
 from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
 
@@ -51,64 +56,23 @@ LOWER = "lower"
 FLOAT32 = "float32"
 PROMOTE = "promote"
 
-# THE table. Classes are named by path (relative to the package) and imported on first use, so that
-# op modules can import this file (for ``autocast_function``) without an import cycle.
-POLICY_TABLE: dict[str, tuple[str, ...]] = {
-    LOWER: (
-        "ops.matmul.MatMul",  # matmul, @, and the matmuls inside conv2d and attention
-        "ops.linear.Linear",  # nn.Linear / F.linear (one fused op: x W^T + b)
-    ),
-    FLOAT32: (
-        "ops.activation.Softmax",
-        "ops.activation.LogSoftmax",
-        "ops.elementwise.Exp",
-        "ops.elementwise.Log",
-        "ops.elementwise.Pow",
-        "ops.reduce.Sum",
-        "ops.reduce.Mean",
-        "ops.reduce.Var",
-        "ops.reduce.LogSumExp",
-        "ops.normalization.Normalize",  # layer_norm, batch_norm, rms_norm
-        "ops.loss.LogSigmoid",  # the losses' own ops (each loss function is also a FLOAT32 unit)
-        "ops.loss.BinaryCrossEntropy",
-    ),
-    PROMOTE: (
-        "ops.elementwise.Add",
-        "ops.elementwise.Sub",
-        "ops.elementwise.Mul",
-        "ops.elementwise.Div",
-        "ops.elementwise.Maximum",
-        "ops.elementwise.Minimum",
-        "ops.elementwise.Where",
-        "ops.shape.Cat",  # cat, stack
-    ),
-}
-
-_resolved: dict[type, str] | None = None
-
 
 def policy() -> dict[type, str]:
-    """The table as ``{op class: rule}`` (imported and checked on first use)."""
-    global _resolved
-    if _resolved is None:
-        table: dict[type, str] = {}
-        for rule, names in POLICY_TABLE.items():
-            for name in names:
-                module, _, cls_name = name.rpartition(".")
-                try:
-                    cls = getattr(importlib.import_module(f"{__package__}.{module}"), cls_name)
-                except (ImportError, AttributeError) as err:
-                    raise ImportError(
-                        f"autocast policy table names {name!r}, which does not exist: {err}"
-                    ) from err
-                table[cls] = rule
-        _resolved = table
-    return _resolved
+    """The whole table, read off the op classes: ``{op class: rule}`` for every class of
+    ``Function`` (ops and their subclasses) that has an ``autocast`` rule."""
+    table: dict[type, str] = {}
+    stack = [Function]
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        if cls.autocast is not None:
+            table[cls] = cls.autocast
+    return table
 
 
 def rule_for(op: type) -> str | None:
-    """The policy of an op class (``LOWER``, ``FLOAT32``, ``PROMOTE``) or None: run as it comes."""
-    return policy().get(op)
+    """The rule of an op class (``LOWER``, ``FLOAT32``, ``PROMOTE``) or None: run as it comes."""
+    return op.autocast
 
 
 # ----------------------------------------------------------------------------------------------
@@ -122,6 +86,11 @@ class AutocastSetting:
 
     def __init__(self, cpu: Any = None, cuda: Any = None, cache_enabled: bool = True) -> None:
         self.cpu, self.cuda, self.cache_enabled = cpu, cuda, cache_enabled
+
+    def cast(self, rule: str, args: tuple) -> tuple:
+        """Called by ``Function.apply`` for an op with an ``autocast`` rule while this setting is
+        on: the op's arguments with the tensors cast as ``rule`` says."""
+        return cast_args(rule, args, self)
 
     def __repr__(self) -> str:
         return f"AutocastSetting(cpu={self.cpu}, cuda={self.cuda})"
@@ -222,14 +191,6 @@ def cast_args(rule: str, args: tuple, setting: AutocastSetting | None = None) ->
     )
 
 
-def autocast_hook(op: type, args: tuple) -> tuple:
-    """Called by ``Function.apply`` while autocast is on: cast ``args`` by ``op``'s policy."""
-    rule = (_resolved if _resolved is not None else policy()).get(op)
-    if rule is None:
-        return args
-    return cast_args(rule, args)
-
-
 def _rule_here(op: type, t: Any) -> str | None:
     """``op``'s rule when autocast is on for tensor ``t``'s device, else None."""
     setting = state.autocast_dtype
@@ -282,7 +243,3 @@ def autocast_function(rule: str) -> Callable:
         return wrapper
 
     return decorate
-
-
-# Installed once for every thread (a class attribute of the thread-local state, see grad_mode).
-type(state).autocast_hook = staticmethod(autocast_hook)

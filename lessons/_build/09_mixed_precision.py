@@ -143,8 +143,9 @@ plt.show()
 #
 # Casting a whole model to float16 breaks it: sums of thousands of terms lose their small terms,
 # `exp` overflows, and the tiny updates `lr * grad` vanish next to large weights. `mg.autocast`
-# casts **per op** instead, from one table (`minigenesis/autocast_policy.py`) with three lists,
-# modelled on PyTorch's CUDA autocast:
+# casts **per op** instead: each op class carries one of three rules (`autocast = "lower"` next to
+# `MatMul`'s forward; `minigenesis/autocast_policy.py` applies them), modelled on PyTorch's CUDA
+# autocast lists:
 #
 # - **lower precision**: `matmul`, `linear`, convolution, attention. Float32 inputs are cast to the
 #   low dtype. This is where the time goes, and tensor cores accumulate in float32 anyway.
@@ -157,7 +158,7 @@ plt.show()
 # matmul, so minigenesis rounds the inputs to bfloat16, multiplies in float32 and rounds the
 # result: the same numbers a tensor core produces.
 #
-# minigenesis uses this one table on every device. PyTorch keeps separate lists per device, and
+# minigenesis uses these rules on every device. PyTorch keeps separate lists per device, and
 # its CPU float32 list is shorter: under `torch.autocast("cpu")`, `softmax`, `sum` and `exp` of a
 # bfloat16 tensor stay bfloat16 (losses and matmuls behave as here).
 #

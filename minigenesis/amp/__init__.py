@@ -9,10 +9,11 @@
     scaler.step(optimizer)                        # skipped if a gradient overflowed
     scaler.update()
 
-Which op runs in which dtype is ONE table: ``minigenesis/autocast_policy.py``.
+Which op runs in which dtype is an attribute of each op class (``autocast = LOWER`` next to
+``MatMul``'s forward); ``minigenesis/autocast_policy.py`` says what each rule does, and its
+``policy()`` lists them all.
 """
 
-from .. import autocast_policy  # noqa: F401  (installs the hook Function.apply calls)
 from .autocast_mode import (
     autocast,
     autocast_enabled_globally,

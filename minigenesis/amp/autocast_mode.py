@@ -1,6 +1,6 @@
 """``autocast``: run a region of code in mixed precision; the global ``mg.enable_autocast`` flag.
 
-Inside ``with mg.autocast():`` each op casts its inputs as the one policy table says
+Inside ``with mg.autocast():`` each op casts its inputs as its class's ``autocast`` rule says
 (``minigenesis/autocast_policy.py``): matmuls and linear layers in the low dtype, exp/log/softmax/
 sums/norms/losses in float32, mixed inputs promoted. The parameters stay float32 ("master
 weights"); only the copies the ops compute with are low precision.

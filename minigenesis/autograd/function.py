@@ -36,6 +36,9 @@ class Function:
     """Base class of every differentiable op; an instance is a node of the graph."""
 
     _array_forward = False
+    # Under autocast: "lower", "float32" or "promote" (autocast_policy.py says what each does);
+    # None runs the op in whatever dtypes its arguments have.
+    autocast: str | None = None
 
     # Per-node fields, set in apply() when the call is recorded; the defaults live on the class.
     # Per forward argument, where its gradient goes: the edge (vertex, output_nr, shape, dtype),
@@ -136,8 +139,9 @@ class Function:
     def apply(cls, *args: Any) -> Any:
         """Run the op on ``args`` (Tensors and plain values); when any of them wants a gradient,
         the outputs remember this call as their ``grad_fn``."""
-        if state.autocast_dtype is not None:  # amp decides per op class what to cast
-            args = state.autocast_hook(cls, args)
+        setting = state.autocast_dtype
+        if setting is not None and cls.autocast is not None:  # amp: cast by the op's rule
+            args = setting.cast(cls.autocast, args)
         modes = state.__dict__  # this thread's grad and anomaly modes (grad_mode.state says why)
         node = cls()
         # Unwrap each Tensor to its array, and give each argument an edge: where its gradient

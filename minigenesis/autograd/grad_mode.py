@@ -23,10 +23,9 @@ class _State(threading.local):
     thread's own dict, which hides the class value until the block ends (see amp/).
     """
 
-    # autocast: the active setting while autocast is on (None = off), and the
-    # callable(fn_class, args) -> args that applies it; amp/ drives both.
+    # autocast: the active setting while autocast is on (None = off); Function.apply calls its
+    # cast(rule, args) for an op class with an autocast rule. amp/ sets it.
     autocast_dtype = None
-    autocast_hook = None
     # (pack, unpack) while an autograd.graph.saved_tensors_hooks block is active in this thread.
     saved_tensors_hooks = None
 

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from ..autocast_policy import FLOAT32
 from ..autograd.function import Op
 from ..backend import erf, get_array_module
 from .elementwise import select_grad
@@ -287,6 +288,8 @@ class Softmax(Op):
     """y_i = e^(x_i - m) / sum_j e^(x_j - m), m = max x (no overflow: see _row_max);
     dL/dx = y * (dL/dy - sum_j dL/dy_j y_j)."""
 
+    autocast = FLOAT32
+
     @staticmethod
     def forward(ctx, x, dim):
         xp = get_array_module(x)
@@ -305,6 +308,8 @@ class Softmax(Op):
 
 class LogSoftmax(Op):
     """y_i = x_i - logsumexp(x);   dL/dx = dL/dy - softmax(x) * sum_j dL/dy_j."""
+
+    autocast = FLOAT32
 
     @staticmethod
     def forward(ctx, x, dim):

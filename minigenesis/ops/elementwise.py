@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import math
 
+from ..autocast_policy import FLOAT32, PROMOTE
 from ..autograd.function import Op
 from ..backend import device_of, get_array_module, to_device
 
 
 class Add(Op):
     """z = x + y;   dz/dx = 1, dz/dy = 1."""
+
+    autocast = PROMOTE
 
     @staticmethod
     def forward(ctx, x, y):
@@ -27,6 +30,8 @@ class Add(Op):
 
 class Sub(Op):
     """z = x - y;   dz/dx = 1, dz/dy = -1."""
+
+    autocast = PROMOTE
 
     @staticmethod
     def forward(ctx, x, y):
@@ -52,6 +57,8 @@ class Neg(Op):
 class Mul(Op):
     """z = x * y;   dz/dx = y, dz/dy = x."""
 
+    autocast = PROMOTE
+
     @staticmethod
     def forward(ctx, x, y):
         need_x, need_y = ctx.needs_input_grad
@@ -66,6 +73,8 @@ class Mul(Op):
 
 class Div(Op):
     """z = x / y;   dz/dx = 1/y, dz/dy = -x/y^2."""
+
+    autocast = PROMOTE
 
     @staticmethod
     def forward(ctx, x, y):
@@ -138,6 +147,8 @@ class Fmod(Mod):
 class Pow(Op):
     """z = x ** y;   dz/dx = y * x^(y-1),  dz/dy = z * ln(x).  Either side may be a scalar."""
 
+    autocast = FLOAT32
+
     @staticmethod
     def forward(ctx, x, y):
         z = x**y
@@ -177,6 +188,8 @@ def _zero_where(cond, g):
 class Exp(Op):
     """y = e^x;   dy/dx = e^x = y."""
 
+    autocast = FLOAT32
+
     @staticmethod
     def forward(ctx, x):
         y = get_array_module(x).exp(x)
@@ -191,6 +204,8 @@ class Exp(Op):
 
 class Log(Op):
     """y = ln x;   dy/dx = 1/x."""
+
+    autocast = FLOAT32
 
     @staticmethod
     def forward(ctx, x):
@@ -318,17 +333,23 @@ class _Extremum(Op):
 class Maximum(_Extremum):
     """z = max(x, y) (see _Extremum for the gradient)."""
 
+    autocast = PROMOTE
+
     ufunc = "maximum"
 
 
 class Minimum(_Extremum):
     """z = min(x, y) (see _Extremum for the gradient)."""
 
+    autocast = PROMOTE
+
     ufunc = "minimum"
 
 
 class Where(Op):
     """z = cond ? x : y;   dz/dx = cond, dz/dy = not cond (selections: see SelectGrad)."""
+
+    autocast = PROMOTE
 
     @staticmethod
     def forward(ctx, cond, x, y):

@@ -7,6 +7,7 @@ and only then summed. Flattening the batch dims first makes every gradient a sin
 
 from __future__ import annotations
 
+from ..autocast_policy import LOWER
 from ..autograd.function import Op
 from .matmul import matmul_arrays
 
@@ -14,6 +15,8 @@ from .matmul import matmul_arrays
 class Linear(Op):
     """y = x W^T + b  (x: (..., in), W: (out, in), b: (out,) or None);
     dL/dx = dL/dy W,   dL/dW = sum over rows of dL/dy^T x,   dL/db = sum over rows of dL/dy."""
+
+    autocast = LOWER
 
     @staticmethod
     def forward(ctx, x, w, b):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autocast_policy import FLOAT32
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
@@ -20,6 +21,8 @@ from .activation import _f32
 class LogSigmoid(Op):
     """y = log sigmoid(x) = min(x, 0) - log(1 + e^-|x|)  (stable for any x);
     dy/dx = 1 - sigmoid(x) = sigmoid(-x)."""
+
+    autocast = FLOAT32
 
     @staticmethod
     def forward(ctx, x):
@@ -138,6 +141,8 @@ def _per_sample_scale(xp, valid, count, reduction: str, dtype):
 class BinaryCrossEntropy(Op):
     """l = -(y log x + (1 - y) log(1 - x)), each log clamped at -100;
     dl/dx = (x - y) / max(x (1 - x), 1e-12),   dl/dy = log(1 - x) - log x = -logit(x)."""
+
+    autocast = FLOAT32
 
     @staticmethod
     def forward(ctx, x, y):

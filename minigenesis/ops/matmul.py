@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autocast_policy import LOWER
 from ..autograd.function import Op
 from ..backend import get_array_module
 
@@ -36,6 +37,8 @@ def matmul_arrays(a, b, bias=None):
 
 class MatMul(Op):
     """C = A @ B;   dL/dA = dL/dC @ B^T,   dL/dB = A^T @ dL/dC (batch dims summed by the engine)."""
+
+    autocast = LOWER  # matmul, @, and the matmuls inside conv2d and attention
 
     @staticmethod
     def forward(ctx, a, b):

@@ -19,6 +19,7 @@ Float16/bfloat16 inputs are normalised in float32 and rounded once at the end, a
 
 from __future__ import annotations
 
+from ..autocast_policy import FLOAT32
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
@@ -50,6 +51,8 @@ class Normalize(Op):
     Cost: forward makes ~6 passes over x (mean, centre, variance, scale, w, b) and keeps only x
     and the per-group mu and r; backward recomputes xhat from them (2 passes) and applies the
     closed form on arrays, in place where it can (~8 passes more)."""
+
+    autocast = FLOAT32
 
     @staticmethod
     def forward(ctx, x, w, b, axes, eps, center, stats):

@@ -6,6 +6,7 @@ Backward re-inserts the reduced dims (when keepdim=False) and broadcasts the gra
 
 from __future__ import annotations
 
+from ..autocast_policy import FLOAT32
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
@@ -41,6 +42,8 @@ def _low_precision(x) -> bool:
 class Sum(Op):
     """y = sum_i x_i over ``axis``;   dy/dx_i = 1, so the gradient is broadcast back."""
 
+    autocast = FLOAT32
+
     @staticmethod
     def forward(ctx, x, axis, keepdims):
         axis = _axes(x, axis)
@@ -57,6 +60,8 @@ class Sum(Op):
 
 class Mean(Op):
     """y = (1/N) sum_i x_i;   dy/dx_i = 1/N."""
+
+    autocast = FLOAT32
 
     @staticmethod
     def forward(ctx, x, axis, keepdims):
@@ -75,6 +80,8 @@ class Mean(Op):
 
 class Var(Op):
     """v = sum_i (x_i - mean)^2 / (N - c);   dv/dx_i = 2 (x_i - mean) / (N - c),  c = correction."""
+
+    autocast = FLOAT32
 
     @staticmethod
     def forward(ctx, x, axis, correction, keepdims):
@@ -280,6 +287,8 @@ class MinDim(MaxDim):
 class LogSumExp(Op):
     """y = log sum_i exp(x_i) = m + log sum_i exp(x_i - m), m = max x (no overflow);
     dy/dx_i = exp(x_i - y) (the softmax)."""
+
+    autocast = FLOAT32
 
     @staticmethod
     def forward(ctx, x, axis, keepdims):

@@ -7,6 +7,7 @@ undoes the shape change: reshape back, permute by the inverse permutation, sum w
 
 from __future__ import annotations
 
+from ..autocast_policy import PROMOTE
 from ..autograd.function import Op
 from ..backend import get_array_module
 
@@ -106,6 +107,8 @@ class Clone(Op):
 
 class Cat(Op):
     """y = concatenate(x_1, ..., x_n) along ``dim``;   dL/dx_k = the slice of dL/dy x_k became."""
+
+    autocast = PROMOTE  # cat and stack
 
     @staticmethod
     def forward(ctx, dim, *xs):

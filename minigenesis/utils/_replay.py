@@ -75,7 +75,7 @@ def set_rng(saved: tuple) -> None:
 def capture(preserve_rng_state: bool) -> tuple:
     """(generator states or None, autocast setting): what ``replaying`` needs, taken now."""
     rng = get_rng() if preserve_rng_state else None
-    return rng, (state.autocast_dtype, state.autocast_hook)
+    return rng, state.autocast_dtype
 
 
 @contextmanager
@@ -85,19 +85,18 @@ def replaying(saved: tuple) -> Iterator[None]:
     rng, autocast = saved
     current_rng = get_rng() if rng is not None else None
     own = state.__dict__
-    current_ac = own.get("autocast_dtype", _MISSING), own.get("autocast_hook", _MISSING)
+    current_ac = own.get("autocast_dtype", _MISSING)
     try:
         if rng is not None:
             set_rng(rng)
-        state.autocast_dtype, state.autocast_hook = autocast
+        state.autocast_dtype = autocast
         yield
     finally:
-        # Absent fields fall back to the process-wide (class-level) setting, as
+        # An absent field falls back to the process-wide (class-level) setting, as
         # mg.enable_autocast expects.
-        for name, value in zip(("autocast_dtype", "autocast_hook"), current_ac):
-            if value is _MISSING:
-                own.pop(name, None)
-            else:
-                setattr(state, name, value)
+        if current_ac is _MISSING:
+            own.pop("autocast_dtype", None)
+        else:
+            state.autocast_dtype = current_ac
         if current_rng is not None:
             set_rng(current_rng)

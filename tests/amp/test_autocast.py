@@ -96,6 +96,30 @@ def test_every_op_class_of_the_table_is_tested_here():
         assert P.rule_for(cls) == expected
 
 
+def test_an_op_declares_its_rule_on_its_class_and_the_table_is_read_off_the_classes():
+    from minigenesis.autograd.function import Op
+
+    class Scale(Op):  # y = 2 x, in the low dtype under autocast
+        autocast = P.LOWER
+
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, gy):
+            return gy * 2
+
+    assert P.policy()[Scale] == P.LOWER and P.rule_for(Scale) == P.LOWER
+    assert P.rule_for(E.Neg) is None and E.Neg not in P.policy()  # no rule: runs as it comes
+    x = _t(3, dtype=F32, requires_grad=True)
+    with mg.autocast(dtype=BF16):
+        y = Scale.apply(x)
+        assert y.dtype is BF16 and E.Neg.apply(x).dtype is F32
+    y.float().sum().backward()
+    assert x.grad.dtype is F32 and x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
 @pytest.mark.parametrize("cls", list(_lower_cases()), ids=lambda c: c.__name__)
 @pytest.mark.parametrize("low", [BF16, F16], ids=["bf16", "f16"])
 def test_lower_ops_run_in_the_low_dtype(cls, low):
