@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import sys
 
+from .app.cli import main as cli_main
+
 
 def main(argv: list[str] | None = None) -> int:
-    from .app.cli import main as cli_main
-
     return cli_main(argv)
 
 

@@ -19,7 +19,9 @@ import os
 import sys
 from pathlib import Path
 
-from .job import add_train_arguments
+from .doctor import run as doctor
+from .job import add_train_arguments, run
+from .schedules import SCHEDULES, schedule_factory
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -90,7 +92,6 @@ def _check_plot_lr(args: argparse.Namespace) -> None:
 def _plot_lr(args: argparse.Namespace) -> int:
     # start-up time: matplotlib loads only for the command that draws
     from ..viz import plot_lr_schedule
-    from .schedules import SCHEDULES, schedule_factory
 
     if args.list or not args.scheduler:
         if not args.list:
@@ -151,13 +152,9 @@ def _main(argv: list[str] | None) -> int:
         parser.print_help()
         return 0
     if args.command == "train":
-        from .job import run  # start-up time: --help and plot-lr do not load the trainer
-
         return run(args)
     if args.command == "plot-lr":
         return _plot_lr(args)
     if args.command == "doctor":
-        from .doctor import run as doctor
-
         return doctor()
     return _lessons(args.rest)

@@ -13,10 +13,12 @@ from __future__ import annotations
 import platform
 from collections.abc import Callable
 
+import ml_dtypes
 import numpy as np
 
 import minigenesis as mg
 
+from .. import nn
 from ..backend import cupy_module
 
 # Relative error allowed against the float64 product: float32 rounding over a 64-term sum, and
@@ -27,8 +29,6 @@ STEP_TOLERANCE = 1e-5  # float32 training step, CPU against GPU
 
 def versions() -> list[tuple[str, str]]:
     """(name, version) for Python, NumPy, ml_dtypes, CuPy and the CUDA runtime and driver."""
-    import ml_dtypes
-
     rows = [
         ("Python", platform.python_version()),
         ("NumPy", np.__version__),
@@ -79,8 +79,6 @@ def matmul_error(dtype: mg.dtype, device: str, seed: int = 0) -> float:
 
 def training_step(device: str) -> tuple[float, list[np.ndarray]]:
     """Loss and updated weights after one SGD step of a small MLP from fixed weights."""
-    from .. import nn
-
     mg.manual_seed(0)
     model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 3))  # weights made on CPU
     model.to(device)

@@ -6,6 +6,7 @@ The check is only meaningful in float64: in float32 the rounding error of f swam
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -87,8 +88,6 @@ def gradcheck(
     inputs = _as_tuple(inputs)
     for t in inputs:
         if isinstance(t, TensorBase) and t.requires_grad and t.dtype.name != "float64":
-            import warnings
-
             warnings.warn(
                 f"gradcheck input has dtype {t.dtype.name}: finite differences need float64",
                 stacklevel=2,

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from matplotlib.lines import Line2D
+from matplotlib.patches import FancyBboxPatch, Patch
+
 from .autograd_graph import (
     _DTYPE_FILL,
     _INPUT_FILL,
@@ -80,9 +83,6 @@ def _centre_ops(ids: list[int], wanted: dict[int, float], kinds: dict[int, str])
 
 
 def draw(graph: Any, ax: Any = None, fontsize: float | None = None) -> Any:
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import FancyBboxPatch, Patch
-
     texts = {n.id: n.lines(graph.show_saved, graph.show_grad) for n in graph.nodes}
     pos = _layout(graph)
     xs = [p[0] for p in pos.values()]

@@ -21,6 +21,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..backend import get_array_module
 from .figure import new_figure
 
 __all__ = ["plot_grad_flow", "grad_flow_stats"]
@@ -33,8 +34,6 @@ def _as_float(v: Any) -> float:
 def _steps(history: Any) -> list[Mapping[str, float]]:
     """The history as one {name: norm} dict per step."""
     if hasattr(history, "named_parameters"):  # a model: its gradients now, as one step
-        from ..backend import get_array_module
-
         step = {}
         for name, p in history.named_parameters():
             if p.grad is not None:
