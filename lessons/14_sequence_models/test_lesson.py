@@ -1,0 +1,172 @@
+"""Checks for chapter 14. Oracles: minigenesis's nn.RNNCell, nn.LSTMCell and nn.LSTM with the
+same weights (values and gradients), the closed form 1 W^steps of the linear RNN's gradient, and
+generation recomputed from the whole text at every step."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+from minigenesis import nn
+
+
+def _leaf(shape, k, scale=0.5):
+    rng = np.random.default_rng(k)
+    return mg.tensor(rng.standard_normal(shape) * scale, dtype=mg.float64, requires_grad=True)
+
+
+def _cell_case(cell_cls, gates, k=0):
+    """A float64 cell of minigenesis and the same weights as leaves for the learner's function."""
+    cell = cell_cls(3, 4).to(mg.float64)
+    x, h = _leaf((2, 3), k), _leaf((2, 4), k + 1)
+    weights = [p.detach().clone().requires_grad_() for p in cell.parameters()]
+    g = gates * 4  # hidden size 4
+    assert [tuple(w.shape) for w in weights] == [(g, 3), (g, 4), (g,), (g,)]
+    return cell, x, h, weights
+
+
+def _assert_close(a, b, what):
+    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10, atol=1e-12,
+                               err_msg=what)  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- 14.1
+@pytest.mark.exercise("14.1")
+def test_14_1_rnn_cell_matches_nn_rnncell_values_and_gradients(impl) -> None:
+    cell, x, h, (w_ih, w_hh, b_ih, b_hh) = _cell_case(nn.RNNCell, 1)
+    x2, h2 = x.detach().clone().requires_grad_(), h.detach().clone().requires_grad_()
+    ours = impl.rnn_cell(x, h, w_ih, w_hh, b_ih, b_hh)
+    ref = cell(x2, h2)
+    _assert_close(ours, ref, "h'")
+    weight = _leaf(tuple(ref.shape), 9).detach()
+    (ours * weight).sum().backward()
+    (ref * weight).sum().backward()
+    _assert_close(x.grad, x2.grad, "dL/dx")
+    _assert_close(h.grad, h2.grad, "dL/dh")
+    for mine, p in zip((w_ih, w_hh, b_ih, b_hh), cell.parameters()):
+        _assert_close(mine.grad, p.grad, "a weight's gradient")
+
+
+@pytest.mark.exercise("14.1")
+def test_14_1_unrolled_rnn_cell_is_nn_rnn(impl) -> None:
+    mg.manual_seed(1)
+    rnn = nn.RNN(3, 4).to(mg.float64)
+    xs = _leaf((6, 2, 3), 2).detach()
+    h = mg.zeros(2, 4, dtype=mg.float64)
+    outs = []
+    for t in range(6):
+        h = impl.rnn_cell(xs[t], h, *rnn.parameters())
+        outs.append(h)
+    ref, h_n = rnn(xs)
+    _assert_close(mg.stack(outs), ref, "outputs")
+    _assert_close(h, h_n[0], "final state")
+
+
+# ----------------------------------------------------------------------------- 14.2
+@pytest.mark.exercise("14.2")
+def test_14_2_lstm_cell_matches_nn_lstmcell_values_and_gradients(impl) -> None:
+    cell, x, h, (w_ih, w_hh, b_ih, b_hh) = _cell_case(nn.LSTMCell, 4, k=3)
+    c = _leaf((2, 4), 5)
+    x2, h2, c2 = (t.detach().clone().requires_grad_() for t in (x, h, c))
+    ours = impl.lstm_cell(x, h, c, w_ih, w_hh, b_ih, b_hh)
+    assert isinstance(ours, tuple) and len(ours) == 2, "return (h', c')"
+    ref = cell(x2, (h2, c2))
+    _assert_close(ours[0], ref[0], "h'")
+    _assert_close(ours[1], ref[1], "c'")
+    wh, wc = _leaf((2, 4), 6).detach(), _leaf((2, 4), 7).detach()
+    ((ours[0] * wh).sum() + (ours[1] * wc).sum()).backward()
+    ((ref[0] * wh).sum() + (ref[1] * wc).sum()).backward()
+    for a, b, what in ((x, x2, "dL/dx"), (h, h2, "dL/dh"), (c, c2, "dL/dc")):
+        _assert_close(a.grad, b.grad, what)
+    for mine, p in zip((w_ih, w_hh, b_ih, b_hh), cell.parameters()):
+        _assert_close(mine.grad, p.grad, "a weight's gradient")
+
+
+@pytest.mark.exercise("14.2")
+def test_14_2_forget_gate_open_and_input_gate_shut_keep_the_cell_state(impl) -> None:
+    """With f = sigmoid(+30) ~ 1 and i = sigmoid(-30) ~ 0, c' = c: the memory is carried."""
+    hidden = 3
+    w_ih, w_hh = mg.zeros(4 * hidden, 2), mg.zeros(4 * hidden, hidden)
+    b = mg.tensor([-30.0] * hidden + [30.0] * hidden + [0.0] * 2 * hidden)
+    c = mg.tensor([[0.5, -2.0, 1.5]])
+    h_new, c_new = impl.lstm_cell(mg.randn(1, 2), mg.randn(1, hidden), c, w_ih, w_hh, b, b * 0)
+    np.testing.assert_allclose(c_new.numpy(), c.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(h_new.numpy(), 0.5 * np.tanh(c.numpy()), rtol=1e-6)
+
+
+# ----------------------------------------------------------------------------- 14.3
+@pytest.mark.exercise("14.3")
+@pytest.mark.parametrize("scale,steps", [(0.5, 10), (1.0, 25), (1.5, 20), (1.2, 1)])
+def test_14_3_gradient_through_time_is_one_times_w_to_the_power_steps(impl, scale, steps) -> None:
+    rng = np.random.default_rng(int(scale * 10) + steps)
+    q, _ = np.linalg.qr(rng.standard_normal((5, 5)))  # orthogonal: every |eigenvalue| is 1
+    w = scale * q
+    got = impl.gradient_through_time(mg.tensor(w, dtype=mg.float64), steps)
+    assert isinstance(got, float), "return a Python float"
+    expected = np.linalg.norm(np.ones(5) @ np.linalg.matrix_power(w, steps))
+    assert got == pytest.approx(expected, rel=1e-9)
+    assert got == pytest.approx(np.sqrt(5) * scale**steps, rel=1e-9)  # |1| scale^steps
+
+
+# ----------------------------------------------------------------------------- 14.4
+@pytest.mark.exercise("14.4")
+def test_14_4_char_lstm_layers_shapes_and_state(impl) -> None:
+    mg.manual_seed(0)
+    model = impl.CharLSTM(11, embed_dim=5, hidden_size=7, num_layers=2)
+    assert isinstance(model.embed, nn.Embedding) and isinstance(model.lstm, nn.LSTM)
+    assert isinstance(model.head, nn.Linear) and model.lstm.batch_first
+    assert tuple(model.embed.weight.shape) == (11, 5) and model.lstm.num_layers == 2
+    x = mg.randint(0, 11, (3, 8))
+    logits, (h, c) = model(x)
+    assert tuple(logits.shape) == (3, 8, 11)
+    assert tuple(h.shape) == (2, 3, 7) and tuple(c.shape) == (2, 3, 7)
+    ref, _ = model.lstm(model.embed(x))
+    _assert_close(logits, model.head(ref), "logits")
+
+
+@pytest.mark.exercise("14.4")
+def test_14_4_char_lstm_carries_the_state_it_is_given(impl) -> None:
+    mg.manual_seed(1)
+    model = impl.CharLSTM(9, embed_dim=4, hidden_size=6)
+    x = mg.randint(0, 9, (2, 10))
+    whole, _ = model(x)
+    first, state = model(x[:, :4])
+    second, _ = model(x[:, 4:], state)
+    np.testing.assert_allclose(mg.cat([first, second], dim=1).detach().numpy(),
+                               whole.detach().numpy(), rtol=1e-5, atol=1e-6)  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- 14.5
+class _Reference(nn.Module):
+    """A fixed small model (the reference CharLSTM's layers) for the generation checks."""
+
+    def __init__(self, vocab: int) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(vocab, 6)
+        self.lstm = nn.LSTM(6, 12, batch_first=True)
+        self.head = nn.Linear(12, vocab)
+        self.calls: list[int] = []
+
+    def forward(self, x, state=None):
+        self.calls.append(x.shape[1])
+        out, state = self.lstm(self.embed(x), state)
+        return self.head(out) * 5, state  # sharp logits: no near-ties in the argmax
+
+
+@pytest.mark.exercise("14.5")
+def test_14_5_greedy_generation_equals_rereading_the_whole_text(impl) -> None:
+    mg.manual_seed(2)
+    model = _Reference(10)
+    model.train()
+    prompt = [3, 1, 4, 1, 5]
+    got = impl.generate(model, prompt, 12)
+    assert got[:5] == prompt and len(got) == 17
+    assert model.training, "put the model back in the mode it was in"
+    assert model.calls == [5] + [1] * 11, "the prompt once, then one character per step"
+    text = list(prompt)
+    with mg.no_grad():
+        for _ in range(12):
+            logits, _ = model(mg.tensor([text]))
+            text.append(int(logits[0, -1].argmax()))
+    assert got == text
