@@ -5,9 +5,13 @@ from . import functional, init, utils  # noqa: E402,F401
 from . import parallel  # noqa: E402,F401  (DistributedDataParallel)
 from . import functional as F  # noqa: E402,F401
 from .activation import (  # noqa: E402,F401
+    ELU,
     GELU,
+    Hardtanh,
     LeakyReLU,
     LogSoftmax,
+    Mish,
+    PReLU,
     ReLU,
     Sigmoid,
     SiLU,
@@ -16,26 +20,30 @@ from .activation import (  # noqa: E402,F401
     Tanh,
 )
 from .containers import ModuleDict, ModuleList, Sequential  # noqa: E402,F401
-from .dropout import Dropout  # noqa: E402,F401
+from .dropout import Dropout, Dropout2d  # noqa: E402,F401
 from .embedding import Embedding  # noqa: E402,F401
 from .flatten import Flatten, Unflatten  # noqa: E402,F401
 from .linear import Identity, Linear  # noqa: E402,F401
 from .module import Module  # noqa: E402,F401
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm, RMSNorm  # noqa: E402,F401
+from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, RMSNorm  # noqa: E402,F401
 from .parameter import Parameter  # noqa: E402,F401
 
 # Convolution, pooling, attention, losses
 from .attention import MultiheadAttention  # noqa: E402,F401
 from .conv import Conv2d  # noqa: E402,F401
+from .conv_variants import Conv1d, ConvTranspose2d  # noqa: E402,F401
 from .loss import (  # noqa: E402,F401
     BCELoss,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
+    HuberLoss,
+    KLDivLoss,
     L1Loss,
     MSELoss,
     NLLLoss,
+    SmoothL1Loss,
 )
-from .pooling import AvgPool2d, MaxPool2d  # noqa: E402,F401
+from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: E402,F401
 from .transformer import (  # noqa: E402,F401
     Transformer,
     TransformerDecoder,

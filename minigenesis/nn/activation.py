@@ -6,9 +6,14 @@ The functional forms (PyTorch's signatures: ``inplace=``, ``dim=``, ``approximat
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 from .._tensor import Tensor
+from ..creation import full
 from . import functional as F
 from .module import Module
+from .parameter import Parameter
 
 
 class ReLU(Module):
@@ -115,3 +120,86 @@ class LogSoftmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+# ELU, Hardtanh, PReLU and Mish: their functional forms are in nn/functional.py.
+class ELU(Module):
+    """y = x if x > 0 else alpha (e^x - 1)"""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class Hardtanh(Module):
+    """y = clamp(x, min_val, max_val) (gradient 0 at and beyond the bounds)"""
+
+    def __init__(
+        self,
+        min_val: float = -1.0,
+        max_val: float = 1.0,
+        inplace: bool = False,
+        min_value: float | None = None,
+        max_value: float | None = None,
+    ) -> None:
+        super().__init__()
+        if min_value is not None:  # PyTorch's old spelling, still accepted
+            warnings.warn("keyword argument `min_value` is deprecated, use `min_val`", stacklevel=2)
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument `max_value` is deprecated, use `max_val`", stacklevel=2)
+            max_val = max_value
+        if max_val <= min_val:
+            raise ValueError(
+                f"Hardtanh: max_val ({max_val}) must be greater than min_val ({min_val})"
+            )
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}" + (
+            ", inplace=True" if self.inplace else ""
+        )
+
+
+class PReLU(Module):
+    """y = x if x > 0 else a x, with a learned slope a (one, or one per channel: dim 1)."""
+
+    def __init__(
+        self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None
+    ) -> None:
+        super().__init__()
+        if not isinstance(num_parameters, int) or num_parameters < 1:
+            raise ValueError(
+                f"PReLU: num_parameters must be a positive int, got {num_parameters!r}"
+            )
+        self.num_parameters, self.init = num_parameters, init
+        self.weight = Parameter(full((num_parameters,), float(init), dtype=dtype, device=device))
+
+    def reset_parameters(self) -> None:
+        self.weight.data.fill_(self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class Mish(Module):
+    """y = x tanh(softplus(x))"""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.mish(input, self.inplace)

@@ -22,9 +22,10 @@ from ..autocast_policy import FLOAT32, LOWER, autocast_function
 from ..autograd.grad_mode import state
 from ..backend import get_array_module
 from ..conversions import as_array
+from ..functions import where
 from ..ops import activation as A
 from ..ops.attention import SDPA, attention
-from ..ops.conv import CONV_ORDER, Im2Col, conv_padding, pair
+from ..ops.conv import CONV_ORDER, Col2Im, Im2Col, conv_padding, pair
 from ..ops.dropout import Dropout
 from ..ops.embedding import EmbeddingLookup
 from ..ops.indexing import check_index_dtype, check_index_range
@@ -33,6 +34,7 @@ from ..ops.loss import BinaryCrossEntropy, CrossEntropyIndices, LogSigmoid, Pick
 from ..ops.normalization import Normalize, normalize_stats
 from ..ops.pad import Pad, gather_index
 from ..ops.pooling import KeepInput, WindowMax, pool_windows
+from ..random import bernoulli_mask
 from ..tensor_math import norm_dim
 
 
@@ -143,6 +145,59 @@ def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Ten
     return x.log_softmax(norm_dim(dim, x.ndim)[0])
 
 
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x if x > 0 else alpha (e^x - 1);   dy/dx = 1 where x > 0, else alpha e^x.
+    (expm1 sees min(x, 0), so a large x cannot overflow the branch that is not taken.)"""
+
+    def fn(t: Tensor) -> Tensor:
+        return where(t > 0, t, t.clamp(max=0.0).expm1() * alpha)
+
+    return input._inplace(fn) if inplace else fn(input)
+
+
+def hardtanh(
+    input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+) -> Tensor:
+    """clamp(x, min_val, max_val);   dy/dx = 1 strictly inside (min_val, max_val), else 0
+    (PyTorch's hardtanh_backward: 0 at the bounds themselves, unlike clamp)."""
+    if min_val > max_val:
+        raise ValueError(
+            f"hardtanh: min_val ({min_val}) cannot be greater than max_val ({max_val})"
+        )
+
+    def fn(t: Tensor) -> Tensor:
+        inside = (t > min_val) & (t < max_val)
+        return where(inside, t, t.detach().clamp(min_val, max_val))
+
+    return input._inplace(fn) if inplace else fn(input)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """x if x > 0 else a x, with one learned slope a per channel (dim 1), or one shared slope;
+    dy/dx = 1 or a,   dy/da = x where x <= 0."""
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    n = weight.numel()
+    if n != 1 and n != channels:
+        raise RuntimeError(
+            f"prelu: mismatch of parameter numbers and input channel size. Found parameter "
+            f"numbers = {n} and channel size = {channels} (input of shape {tuple(input.shape)})"
+        )
+    if n == 1:
+        a = weight.reshape(())
+    else:
+        a = weight.reshape((1, channels) + (1,) * (input.ndim - 2))
+    return where(input > 0, input, a * input)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x tanh(softplus(x))."""
+
+    def fn(t: Tensor) -> Tensor:
+        return t * softplus(t).tanh()
+
+    return input._inplace(fn) if inplace else fn(input)
+
+
 # ----------------------------------------------------------------------------------------------
 # Dropout
 # ----------------------------------------------------------------------------------------------
@@ -155,6 +210,38 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if inplace:
         return input._inplace(lambda t: Dropout.apply(t, float(p)))
     return Dropout.apply(input, float(p))
+
+
+def dropout2d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
+    """Zero whole channels: y[n, c] = x[n, c] m[n, c] / (1 - p), m ~ Bernoulli(1 - p), for input
+    (N, C, H, W); a 3-d input is read as (N, C, L), as PyTorch does (with its warning)."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim < 2:
+        raise ValueError(
+            f"dropout2d: expected a 4-d input (N, C, H, W), got shape {tuple(input.shape)}"
+        )
+    if input.ndim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim.",
+            stacklevel=2,
+        )
+    if not training or p == 0.0:
+        return input
+
+    def fn(t: Tensor) -> Tensor:
+        shape = tuple(t.shape[:2]) + (1,) * (t.ndim - 2)
+        if p >= 1.0:
+            return t * 0.0
+        mask = bernoulli_mask(shape, 1.0 - p, t._data)
+        mask *= mask.dtype.type(1.0 / (1.0 - p))
+        return t * type(t)._make(mask, False)
+
+    return input._inplace(fn) if inplace else fn(input)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -247,6 +334,39 @@ def batch_norm(
             buf._data += (momentum * stat).astype(buf._data.dtype, copy=False)
             buf._bump_version()
     return Normalize.apply(input, w, b, axes, float(eps), True, (mu, var))
+
+
+def group_norm(
+    input: Tensor,
+    num_groups: int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise each of ``num_groups`` groups of channels of every sample (N, C, *) to zero
+    mean and unit variance (biased), then y = xhat * weight[c] + bias[c]."""
+    if input.ndim < 2:
+        raise ValueError(f"group_norm: expected an input (N, C, *), got shape {tuple(input.shape)}")
+    n, c = input.shape[:2]
+    if num_groups <= 0 or c % num_groups:
+        raise RuntimeError(
+            f"group_norm: expected number of channels in input to be divisible by num_groups, "
+            f"but got input of shape {tuple(input.shape)} and num_groups={num_groups}"
+        )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != (c,):
+            raise RuntimeError(
+                f"group_norm: {name} must have shape ({c},) for an input of shape "
+                f"{tuple(input.shape)}, got {tuple(t.shape)}"
+            )
+    grouped = input.reshape(n, num_groups, -1)
+    y = Normalize.apply(grouped, None, None, (2,), float(eps), True, None).reshape(input.shape)
+    per_channel = (1, c) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        y = y * weight.reshape(per_channel)
+    if bias is not None:
+        y = y + bias.reshape(per_channel)
+    return y
 
 
 # ----------------------------------------------------------------------------------------------
@@ -642,6 +762,96 @@ def binary_cross_entropy_with_logits(
     return _reduce(loss._cast(out_dtype), reduction)
 
 
+@autocast_function(FLOAT32)
+def smooth_l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: Any = None,
+    reduce: Any = None,
+    reduction: str = "mean",
+    beta: float = 1.0,
+) -> Tensor:
+    """l_i = 0.5 d_i^2 / beta where |d_i| < beta, else |d_i| - 0.5 beta  (d = x - y; beta = 0
+    is the L1 loss)."""
+    name = "smooth_l1_loss"
+    reduction = _reduction(size_average, reduce, reduction, name)
+    if beta < 0:
+        raise RuntimeError(f"{name} does not support negative values for beta, got {beta}")
+    target = _tensor(target, input, name)
+    _same_shape(input, target, name, strict=False)
+    d = input - target
+    a = d.abs()
+    if beta == 0.0:
+        return _reduce(a, reduction)
+    return _reduce(where(a < beta, d * d * (0.5 / beta), a - 0.5 * beta), reduction)
+
+
+@autocast_function(FLOAT32)
+def huber_loss(
+    input: Tensor,
+    target: Tensor,
+    reduction: str = "mean",
+    delta: float = 1.0,
+    weight: Tensor | None = None,
+) -> Tensor:
+    """l_i = w_i (0.5 d_i^2 where |d_i| <= delta, else delta (|d_i| - 0.5 delta)) (d = x - y):
+    smooth_l1_loss scaled by delta (beta = delta); mean = sum(l) / numel."""
+    name = "huber_loss"
+    reduction = _reduction(None, None, reduction, name)
+    if delta <= 0:
+        raise RuntimeError(f"{name} does not support non-positive values for delta, got {delta}")
+    target = _tensor(target, input, name)
+    _same_shape(input, target, name, strict=False)
+    d = input - target
+    a = d.abs()
+    loss = where(a <= delta, d * d * 0.5, (a - 0.5 * delta) * delta)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+@autocast_function(FLOAT32)
+def kl_div(
+    input: Tensor,
+    target: Tensor,
+    size_average: Any = None,
+    reduce: Any = None,
+    reduction: str = "mean",
+    log_target: bool = False,
+) -> Tensor:
+    """KL(target || model) with ``input`` = log q:  l_i = p_i (log p_i - log q_i), 0 where
+    p_i = 0 (``log_target=True``: target holds log p). 'batchmean' divides the sum by the batch
+    size (dim 0): the true KL divergence per sample; 'mean' divides by every element."""
+    name = "kl_div"
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction, name)
+    elif reduction not in ("none", "mean", "sum", "batchmean"):
+        raise ValueError(
+            f"{name}: {reduction} is not a valid value for reduction (use 'none', 'mean', 'sum' "
+            f"or 'batchmean')"
+        )
+    if reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support "
+            "size. 'batchmean' divides only by the batch size, and aligns with the KL div math "
+            "definition.",
+            stacklevel=2,
+        )
+    target = _tensor(target, input, name)
+    _same_shape(input, target, name, strict=False)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        positive = target > 0
+        # log of 1 where p = 0: p log p is then exactly 0, with no 0 * -inf in either pass
+        safe = where(positive, target, 1.0)
+        loss = target * (safe.log() - input)
+    if reduction == "batchmean":
+        batch = input.shape[0] if input.ndim else 1
+        return loss.sum() / batch
+    return _reduce(loss, reduction)
+
+
 # ----------------------------------------------------------------------------------------------
 # Convolution and pooling (im2col and col2im: ops/conv.py; ops/pooling.py)
 # ----------------------------------------------------------------------------------------------
@@ -717,6 +927,149 @@ def conv2d(
         w = weight.reshape(groups, c_out // groups, k)
         out = w @ cols.reshape(groups, k, n * ho * wo)
     out = out.reshape(c_out, n, ho, wo).permute(1, 0, 2, 3)
+    if bias is not None:
+        out = out + bias.reshape(1, c_out, 1, 1)
+    return out.squeeze(0) if unbatched else out
+
+
+def _single(value: Any, name: str) -> int:
+    """An int or a 1-tuple of ints -> an int (PyTorch's ``_single``)."""
+    if isinstance(value, (tuple, list)) and len(value) == 1:
+        value = value[0]
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise TypeError(f"{name} must be a non-negative int or a 1-tuple of one, got {value!r}")
+    return value
+
+
+@autocast_function(LOWER)
+def conv1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Tensor:
+    """y[n, o, l] = b[o] + sum_{c, k} w[o, c, k] x[n, c0(o) + c, l s + k d] (x zero-padded):
+    input (N, C_in, L) or (C_in, L), weight (C_out, C_in/groups, k). Computed as conv2d over
+    a height of 1."""
+    if weight.ndim != 3:
+        raise ValueError(
+            f"conv1d: weight must be 3-d (C_out, C_in/groups, k), got shape {tuple(weight.shape)}"
+        )
+    if input.ndim not in (2, 3):
+        raise ValueError(
+            f"conv1d: expected a 3-d input (N, C, L) or a 2-d unbatched one (C, L), got shape "
+            f"{tuple(input.shape)}"
+        )
+    pad2 = padding if isinstance(padding, str) else (0, _single(padding, "padding"))
+    out = conv2d(
+        input.unsqueeze(-2),
+        weight.unsqueeze(-2),
+        bias,
+        (1, _single(stride, "stride")),
+        pad2,
+        (1, _single(dilation, "dilation")),
+        groups,
+    )
+    return out.squeeze(-2)
+
+
+def conv_transpose_output_padding(
+    in_hw: tuple, output_size: Any, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple
+) -> tuple:
+    """The output_padding that makes conv_transpose2d's output ``output_size`` (H, W) (the
+    last two entries of it), checked to lie in [0, max(stride, dilation))."""
+    size = tuple(output_size)[-2:]
+    out = []
+    for i in range(2):
+        smallest = (in_hw[i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (kernel[i] - 1) + 1
+        extra = size[i] - smallest
+        if not 0 <= extra < max(stride[i], dilation[i]):
+            raise ValueError(
+                f"conv_transpose2d: requested an output size of {size}, but valid sizes along "
+                f"dim {i} range from {smallest} to {smallest + max(stride[i], dilation[i]) - 1}"
+            )
+        out.append(extra)
+    return tuple(out)
+
+
+@autocast_function(LOWER)
+def conv_transpose2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """The adjoint of conv2d (its gradient with respect to the input): every input pixel
+    scatters its value times the kernel into the output,
+
+        y[n, o, h s - p + i d, w s - p + j d] += x[n, c, h, w] W[c, o', i, j]
+
+    input (N, C_in, H, W) or (C_in, H, W), weight (C_in, C_out/groups, kh, kw). Output size
+    (H - 1) s - 2 p + d (k - 1) + output_padding + 1. Computed as col2im(W^T x), so its gradient
+    is im2col + matmul: conv2d's forward."""
+    if weight.ndim != 4:
+        raise ValueError(
+            f"conv_transpose2d: weight must be 4-d (C_in, C_out/groups, kh, kw), got shape "
+            f"{tuple(weight.shape)}"
+        )
+    if input.ndim not in (3, 4):
+        raise ValueError(
+            f"conv_transpose2d: expected a 4-d input (N, C, H, W) or a 3-d unbatched one, got "
+            f"shape {tuple(input.shape)}"
+        )
+    if not isinstance(groups, int) or groups < 1:
+        raise ValueError(f"conv_transpose2d: groups must be a positive int, got {groups!r}")
+    c_in, c_out_g, kh, kw = weight.shape
+    unbatched = input.ndim == 3
+    x = input.unsqueeze(0) if unbatched else input
+    n, c, h, w = x.shape
+    if c != c_in or c_in % groups:
+        raise ValueError(
+            f"conv_transpose2d: input of shape {tuple(input.shape)} has {c} channels, but weight "
+            f"of shape {tuple(weight.shape)} expects {c_in} (divisible by groups={groups})"
+        )
+    c_out = c_out_g * groups
+    if bias is not None and tuple(bias.shape) != (c_out,):
+        raise ValueError(
+            f"conv_transpose2d: bias must have shape ({c_out},), got {tuple(bias.shape)}"
+        )
+    s, p = pair(stride, "stride"), pair(padding, "padding")
+    d, op = pair(dilation, "dilation"), pair(output_padding, "output_padding")
+    if 0 in s or 0 in d or 0 in (kh, kw):
+        raise RuntimeError(
+            f"conv_transpose2d: kernel size, stride and dilation must be positive, got kernel "
+            f"{(kh, kw)}, stride {s} and dilation {d}"
+        )
+    if any(op[i] >= max(s[i], d[i]) for i in range(2)):
+        raise RuntimeError(
+            f"conv_transpose2d: output padding must be smaller than either stride or dilation, "
+            f"but got output_padding {op}, stride {s} and dilation {d}"
+        )
+    ho = (h - 1) * s[0] - 2 * p[0] + d[0] * (kh - 1) + op[0] + 1
+    wo = (w - 1) * s[1] - 2 * p[1] + d[1] * (kw - 1) + op[1] + 1
+    if ho <= 0 or wo <= 0:
+        raise RuntimeError(
+            f"conv_transpose2d: the output of input {tuple(input.shape)} would be empty "
+            f"({ho}x{wo}) with kernel {(kh, kw)}, stride {s}, padding {p} and dilation {d}"
+        )
+    # columns (groups, C_out/g * kh * kw, N*H*W) = W_g^T @ x_g, then scattered into the image
+    k = c_out_g * kh * kw
+    x_g = x.permute(1, 0, 2, 3).reshape(groups, c_in // groups, n * h * w)
+    w_g = weight.reshape(groups, c_in // groups, k).transpose(1, 2)
+    cols = (w_g @ x_g).reshape(c_out, kh, kw, n, h, w)
+    # Scatter into the whole uncropped image ((H - 1) s + d (k - 1) + 1 rows: exactly the image
+    # whose im2col gives these H x W windows back, so col2im and its gradient agree), then crop
+    # the padding p off each side and add output_padding rows/columns at the bottom/right.
+    full_hw = ((h - 1) * s[0] + d[0] * (kh - 1) + 1, (w - 1) * s[1] + d[1] * (kw - 1) + 1)
+    full_img = Col2Im.apply(cols, (n, c_out) + full_hw, (kh, kw), s, d, (0, 0, 0, 0), CONV_ORDER)
+    out = pad(full_img, (-p[1], op[1] - p[1], -p[0], op[0] - p[0]))
     if bias is not None:
         out = out + bias.reshape(1, c_out, 1, 1)
     return out.squeeze(0) if unbatched else out
@@ -820,6 +1173,46 @@ def avg_pool2d(
         divisor = counts(ho, kh, sh, ph, h).reshape(ho, 1) * counts(wo, kw, sw, pw, w)
         out = KeepInput.apply(total / Tensor._make(divisor.astype(x._data.dtype), False), x)
     return out.squeeze(0) if unbatched else out
+
+
+def _averaging_matrix(size: int, out: int, like: Tensor) -> Tensor:
+    """A (out, size) matrix whose row i averages x[start_i:end_i], PyTorch's adaptive windows
+    start_i = floor(i size / out), end_i = ceil((i + 1) size / out)."""
+    xp = get_array_module(like._data)
+    i = xp.arange(out)[:, None]
+    start, end = (i * size) // out, -(-((i + 1) * size) // out)
+    j = xp.arange(size)[None, :]
+    a = ((j >= start) & (j < end)) / (end - start)  # float64 weights 1 / window size
+    return type(like)._make(a.astype(like._data.dtype), False)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """Average pooling to a fixed (oh, ow): output (i, j) averages the input window of rows
+    [floor(i H / oh), ceil((i + 1) H / oh)) and the same for columns; computed as
+    A_h x A_w^T with two averaging matrices (a None size keeps that input size)."""
+    if input.ndim not in (3, 4):
+        raise ValueError(
+            f"adaptive_avg_pool2d: expected a 3-d (C, H, W) or 4-d (N, C, H, W) input, got "
+            f"shape {tuple(input.shape)}"
+        )
+    sizes = (
+        (output_size, output_size) if not isinstance(output_size, (tuple, list)) else output_size
+    )
+    if len(sizes) != 2:
+        raise ValueError(f"adaptive_avg_pool2d: output_size must be 1 or 2 ints, got {output_size}")
+    h, w = input.shape[-2:]
+    oh, ow = (h if sizes[0] is None else sizes[0]), (w if sizes[1] is None else sizes[1])
+    for s in (oh, ow):
+        if not isinstance(s, int) or s <= 0:
+            raise ValueError(
+                f"adaptive_avg_pool2d: output_size must hold positive ints (or None), got "
+                f"{output_size!r}"
+            )
+    if h == 0 or w == 0:
+        raise ValueError(f"adaptive_avg_pool2d: empty spatial dims in input {tuple(input.shape)}")
+    a_h = _averaging_matrix(h, oh, input)
+    a_w = _averaging_matrix(w, ow, input)
+    return a_h @ input @ a_w.transpose(0, 1)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -124,3 +124,54 @@ class BCEWithLogitsLoss(_Loss):
         return F.binary_cross_entropy_with_logits(
             input, target, self.weight, reduction=self.reduction, pos_weight=self.pos_weight
         )
+
+
+class SmoothL1Loss(_Loss):
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = x - y); see
+    ``F.smooth_l1_loss``."""
+
+    def __init__(
+        self,
+        size_average: Any = None,
+        reduce: Any = None,
+        reduction: str = "mean",
+        beta: float = 1.0,
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """0.5 d^2 where |d| <= delta, else delta (|d| - 0.5 delta); see ``F.huber_loss``."""
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class KLDivLoss(_Loss):
+    """KL(target || model) for log-probabilities ``input``; see ``F.kl_div`` (use
+    reduction='batchmean' for the KL divergence per sample)."""
+
+    def __init__(
+        self,
+        size_average: Any = None,
+        reduce: Any = None,
+        reduction: str = "mean",
+        log_target: bool = False,
+    ) -> None:
+        Module.__init__(self)
+        if size_average is not None or reduce is not None:
+            reduction = F._reduction(size_average, reduce, reduction, "KLDivLoss")
+        elif reduction not in ("none", "mean", "sum", "batchmean"):
+            raise ValueError(f"KLDivLoss: {reduction} is not a valid value for reduction")
+        self.reduction, self.log_target = reduction, log_target
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)

@@ -176,3 +176,44 @@ class BatchNorm2d(_BatchNorm):
     """BatchNorm over (N, C, H, W) input: statistics per channel C over N, H and W."""
 
     _expected_dims = (4,)
+
+
+class GroupNorm(Module):
+    """Normalise each sample's channels in ``num_groups`` groups (statistics over the group's
+    channels and all spatial positions), then a per-channel affine map; see ``F.group_norm``.
+    Independent of the batch, like LayerNorm (GroupNorm(1, C) normalises each whole sample,
+    GroupNorm(C, C) each channel: InstanceNorm with an affine map)."""
+
+    def __init__(
+        self,
+        num_groups: int,
+        num_channels: int,
+        eps: float = 1e-5,
+        affine: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__()
+        if num_groups <= 0 or num_channels % num_groups:
+            raise ValueError(
+                f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})"
+            )
+        self.num_groups, self.num_channels = num_groups, num_channels
+        self.eps, self.affine = eps, affine
+        if affine:
+            self.weight = Parameter(ones(num_channels, dtype=dtype, device=device))
+            if bias:
+                self.bias = Parameter(zeros(num_channels, dtype=dtype, device=device))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"

@@ -179,8 +179,9 @@ def multinomial_indices(w, num_samples: int, replacement: bool, generator=None):
     w2 = w.reshape(-1, w.shape[-1]).astype(xp.float64)
     n, c = w2.shape
     if not replacement:
+        e = -xp.log1p(-gen.random((n, c)))  # Exp(1) draws: -log(1 - u), u in [0, 1), finite
         with np.errstate(divide="ignore"):  # zero weight: key +inf, drawn only after all others
-            keys = gen.standard_exponential((n, c)) / w2
+            keys = e / w2
         out = xp.argsort(keys, axis=1, kind="stable")[:, :num_samples]
     else:
         cdf = xp.cumsum(w2, axis=1)

@@ -176,3 +176,21 @@ def test_multinomial_refuses_bad_input(weights, n, replacement, message):
 def test_cumsum_exists_as_function_and_method():
     x = mg.tensor([[1.0, 2.0], [3.0, 4.0]])
     assert mg.cumsum(x, dim=1).tolist() == x.cumsum(1).tolist() == [[1.0, 3.0], [3.0, 7.0]]
+
+
+def test_sorting_ops_run_on_each_device(device):
+    a = np.array([[3.0, 1.0, 2.0, 1.0], [0.0, -1.0, 5.0, 4.0]], dtype=np.float32)
+    x = mg.tensor(a, device=device, requires_grad=True)
+    values, indices = x.sort(dim=1, descending=True)
+    assert values.device.type == device and indices.device.type == device
+    np.testing.assert_array_equal(indices.cpu().numpy(), [[0, 2, 1, 3], [2, 3, 0, 1]])
+    top = x.topk(2)
+    (top.values.sum() + x.tril(-1).sum() + x.triu(1).sum()).backward()
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [[1, 1, 2, 1], [1, 0, 2, 2]])
+    mg.manual_seed(0)
+    draws = mg.tensor([[0.0, 1.0, 3.0]], device=device).multinomial(5, replacement=True)
+    assert draws.device.type == device and set(draws.cpu().numpy().ravel()) <= {1, 2}
+    assert mg.tensor([1.0, 0.0, 2.0], device=device).multinomial(2).cpu().tolist() in (
+        [0, 2],
+        [2, 0],
+    )

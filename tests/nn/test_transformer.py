@@ -162,3 +162,22 @@ def test_layers_refuse_bad_activation_and_integer_masks():
         layer(mg.randn(3, 1, 8), src_mask=mg.zeros(2, 2))
     with pytest.raises(ValueError, match="divisible by num_heads"):
         nn.TransformerEncoderLayer(8, 3)
+
+
+def test_transformer_gives_the_cpu_numbers_on_each_device(device):
+    mg.manual_seed(5)
+    model = nn.Transformer(8, 2, 1, 1, 16).eval()
+    src, tgt = mg.randn(5, 2, 8), mg.randn(4, 2, 8)
+    padding = mg.tensor([[False] * 4 + [True], [False] * 5])
+    mask = nn.Transformer.generate_square_subsequent_mask(4)
+    ref = model(src, tgt, tgt_mask=mask, src_key_padding_mask=padding).detach().numpy()
+    model.to(device)
+    out = model(
+        src.to(device),
+        tgt.to(device),
+        tgt_mask=mask.to(device),
+        src_key_padding_mask=padding.to(device),
+    )
+    out.sum().backward()
+    assert out.device.type == device
+    np.testing.assert_allclose(out.detach().cpu().numpy(), ref, rtol=1e-4, atol=1e-5)
