@@ -12,7 +12,7 @@ import importlib
 
 from . import autograd, backend, cuda, dtypes, random
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .backend import device, get_array_module
+from .backend import device, get_array_module, get_default_device, set_default_device
 from .creation import (
     arange,
     empty,
@@ -149,6 +149,8 @@ from .serialization import (  # noqa: E402
     save_checkpoint,
 )
 from . import amp  # noqa: E402
+from . import accelerator, backends, onnx  # noqa: E402
+from .backends import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
 from .amp import autocast  # noqa: E402  (mg.autocast is mg.amp.autocast)
 import sys as _sys  # noqa: E402
 

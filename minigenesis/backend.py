@@ -118,6 +118,40 @@ def as_device(spec: str | device | None) -> device | None:
     return device(spec)
 
 
+# mg.set_default_device: where the creation functions (mg.tensor, mg.zeros, ...) allocate when
+# they are given no device. None: the CPU (and no lookup cost).
+_default_device: device | None = None
+
+
+def set_default_device(spec: str | device | None) -> None:
+    """Make ``spec`` the device that ``mg.tensor``, ``mg.zeros``, ``mg.randn`` ... allocate on when
+    called without ``device=`` (None: back to the CPU). Operations on existing tensors are not
+    affected: their results stay where their inputs are. As in PyTorch."""
+    global _default_device
+    dev = as_device(spec)
+    _default_device = None if dev is None or dev.type == "cpu" else dev
+
+
+def get_default_device() -> device:
+    """The device set by ``set_default_device`` (the CPU unless changed)."""
+    return _default_device or CPU
+
+
+def creation_device(spec: str | device | None) -> device | None:
+    """The device a creation function allocates on: ``spec``, else the default device."""
+    return as_device(spec) if spec is not None else _default_device
+
+
+def cuda_device_count() -> int:
+    """How many GPUs CuPy sees (0 without CuPy or without a driver)."""
+    if _cupy is None:
+        return 0
+    try:
+        return int(_cupy.cuda.runtime.getDeviceCount())
+    except Exception:  # no driver, or no device
+        return 0
+
+
 def device_of(x: Array) -> device:
     """The device an array lives on."""
     if _cupy is not None and isinstance(x, _cupy.ndarray):

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._tensor import Tensor
-from .backend import as_device, module_for
+from .backend import creation_device, module_for
 from .conversions import _from_python, as_array
 from .random import _draw, generator_for
 
@@ -63,7 +63,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     Python floats give the default dtype (float32), ints int64, bools bool; a NumPy array keeps its
     dtype (float64 stays float64, as in PyTorch).
     """
-    arr = as_array(data, dtype, device)
+    arr = as_array(data, dtype, creation_device(device))
     if isinstance(data, (Tensor, np.ndarray)) or arr is data:
         arr = arr.copy()
     t = Tensor._make(arr, False)
@@ -82,7 +82,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 def _new(fill: Any, shape: tuple, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    xp = module_for(as_device(device))
+    xp = module_for(creation_device(device))
     if fill is None:
         arr = xp.empty(shape, dtype=dt.numpy_dtype)
     elif fill == 0:
@@ -175,7 +175,7 @@ def arange(
         is_int = all(isinstance(v, int) for v in (start, end, step))
         dtype = _dt.int64 if is_int else _dt.get_default_dtype()
     dt = _dt.to_dtype(dtype)
-    xp = module_for(as_device(device))
+    xp = module_for(creation_device(device))
     if not all(math.isfinite(v) for v in (start, end, step)):
         raise RuntimeError(f"arange: unsupported range: {start} -> {end} in steps of {step}")
     if step == 0:
@@ -222,7 +222,7 @@ def linspace(
     if steps < 0:
         raise RuntimeError(f"linspace: number of steps must be non-negative, got {steps}")
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    xp = module_for(as_device(device))
+    xp = module_for(creation_device(device))
     nd = dt.numpy_dtype
     lo, hi = (np.asarray(v).astype(nd) for v in (start, end))
     if dt.is_floating_point:  # step in the dtype: (hi - lo) and the division each round
@@ -252,7 +252,7 @@ def eye(
         if v < 0:
             raise RuntimeError(f"eye: {what} must be greater or equal to 0, got {v}")
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    xp = module_for(as_device(device))
+    xp = module_for(creation_device(device))
     t = Tensor._make(xp.eye(n, m, dtype=dt.numpy_dtype), False)
     return t.requires_grad_(True) if requires_grad else t
 
@@ -274,7 +274,7 @@ def _random(
     shape = _shape(size, name)
     if not dt.is_floating_point:  # PyTorch: "not implemented for 'Long'"
         raise NotImplementedError(f"{name}: draws need a floating dtype, got {dt.name}")
-    xp = module_for(as_device(device))
+    xp = module_for(creation_device(device))
     t = Tensor._make(_draw(kind, shape, dt, xp, generator, *params), False)
     return t.requires_grad_(True) if requires_grad else t
 
@@ -340,7 +340,7 @@ def randint(
             raise RuntimeError(
                 f"randint: [{low}, {high}) does not fit in {dt.name} ([{info.min}, {info.max}])"
             )
-    xp = module_for(as_device(device))
+    xp = module_for(creation_device(device))
     gen = generator_for(xp, generator)
     arr = gen.integers(low, high, size=shape)
     return Tensor._make(xp.asarray(arr).astype(dt.numpy_dtype), False)
@@ -360,7 +360,7 @@ def randperm(n: int, dtype: Any = None, device: Any = None, generator: Any = Non
     if n < 0:
         raise RuntimeError(f"randperm: n must be >= 0, got {n}")
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.int64
-    xp = module_for(as_device(device))
+    xp = module_for(creation_device(device))
     gen = generator_for(xp, generator)
     if hasattr(gen, "permutation"):
         arr = gen.permutation(n)

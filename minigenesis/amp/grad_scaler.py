@@ -22,6 +22,7 @@ the inf flag to decide whether to step). ``enabled=False`` turns every method in
 
 from __future__ import annotations
 
+import warnings
 from collections import defaultdict
 from enum import Enum
 from typing import Any
@@ -30,8 +31,15 @@ import numpy as np
 
 from .. import distributed as dist
 from .._tensor import Tensor
+from ..backend import cuda_device_count, device_of, get_array_module, to_device
 from ..backend import device as _device
-from ..backend import device_of, get_array_module, to_device
+
+
+def _names_cuda(spec: Any) -> bool:
+    """Does a GradScaler ``device`` argument ask for CUDA ("cuda", "cuda:1", mg.device)?"""
+    if isinstance(spec, _device):
+        return spec.type == "cuda"
+    return isinstance(spec, str) and spec.split(":")[0] == "cuda"
 
 
 class OptState(Enum):
@@ -50,15 +58,22 @@ _HINT = "This may indicate your script did not use scaler.scale(loss or outputs)
 class GradScaler:
     """Dynamic loss scaling (see the module docstring).
 
-    ``GradScaler(device="cuda", init_scale=2.**16, growth_factor=2.0, backoff_factor=0.5,
-    growth_interval=2000, enabled=True)``, the signature of ``torch.amp.GradScaler``. ``device``
-    is accepted for that spelling only: the scale lives wherever the first scaled loss lives.
-    (``minigenesis.cuda.amp.GradScaler`` has the older signature, without ``device``.)
+    ``GradScaler(device=None, init_scale=2.**16, growth_factor=2.0, backoff_factor=0.5,
+    growth_interval=2000, enabled=True)``, the signature of ``torch.amp.GradScaler``. The scale
+    lives wherever the first scaled loss lives. ``device="cuda"`` on a machine without a usable
+    GPU disables the scaler with PyTorch's warning (every method becomes a pass-through), as
+    ``torch.amp.GradScaler("cuda")`` does. PyTorch's default device is "cuda"; here the default
+    (None) scales on any device, so float16 training on the CPU (the course does it) gets loss
+    scaling without naming a device. (``minigenesis.cuda.amp.GradScaler`` has the older
+    signature, without ``device``, and always means CUDA.)
     """
+
+    _cuda_name = "minigenesis.amp.GradScaler"  # how the warning names the class
+    _cuda_stacklevel = 0  # extra frames between the user's call and __init__ (subclasses)
 
     def __init__(
         self,
-        device: Any = "cuda",
+        device: Any = None,
         init_scale: float = 2.0**16,
         growth_factor: float = 2.0,
         backoff_factor: float = 0.5,
@@ -72,6 +87,13 @@ class GradScaler:
                 f"or a keyword (GradScaler(init_scale={device!r}))"
             )
         self._enabled = bool(enabled)
+        if self._enabled and _names_cuda(device) and cuda_device_count() == 0:
+            # PyTorch's behaviour (and warning): a CUDA scaler without CUDA turns itself off
+            warnings.warn(
+                f"{self._cuda_name} is enabled, but CUDA is not available.  Disabling.",
+                stacklevel=2 + self._cuda_stacklevel,
+            )
+            self._enabled = False
         if self._enabled:
             if not growth_factor > 1.0:
                 raise ValueError(f"The growth factor must be > 1.0, got {growth_factor}")

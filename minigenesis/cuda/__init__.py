@@ -5,7 +5,9 @@ Everything here answers sensibly without CuPy (no GPU: 0 devices, 0 bytes) excep
 
 from __future__ import annotations
 
-from ..backend import _require_cuda, cupy_module
+import importlib
+
+from ..backend import _require_cuda, cuda_device_count, cupy_module
 from ..random import manual_seed as _seed
 
 _peak: dict[int, int] = {}
@@ -17,13 +19,8 @@ def is_available() -> bool:
 
 
 def device_count() -> int:
-    cp = cupy_module()
-    if cp is None:
-        return 0
-    try:
-        return int(cp.cuda.runtime.getDeviceCount())
-    except Exception:
-        return 0
+    """How many GPUs CuPy sees (0 without CuPy or a driver)."""
+    return cuda_device_count()
 
 
 def current_device() -> int:
@@ -72,3 +69,11 @@ def manual_seed(seed: int) -> None:
 
 def manual_seed_all(seed: int) -> None:
     manual_seed(seed)
+
+
+def __getattr__(name: str):
+    # mg.cuda.amp without an import line, as torch.cuda.amp (loaded on first use: cuda/ is
+    # imported early by the package, before amp/).
+    if name == "amp":
+        return importlib.import_module(".amp", __name__)
+    raise AttributeError(f"module 'minigenesis.cuda' has no attribute {name!r}")

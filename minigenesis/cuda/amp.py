@@ -11,7 +11,11 @@ __all__ = ["autocast", "GradScaler"]
 
 
 class GradScaler(_AmpGradScaler):
-    """``minigenesis.amp.GradScaler("cuda", ...)`` under its older name and signature."""
+    """``minigenesis.amp.GradScaler("cuda", ...)`` under its older name and signature: without
+    a usable GPU it disables itself with PyTorch's warning, as ``torch.cuda.amp.GradScaler``."""
+
+    _cuda_name = "minigenesis.cuda.amp.GradScaler"
+    _cuda_stacklevel = 1
 
     def __init__(
         self,

@@ -44,6 +44,7 @@ from .pickling import (
     _rebuild_scalar,
 )
 from .restricted import allowed_globals, restricted_load
+from .user_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 
 __all__ = [
     "save",
@@ -54,6 +55,10 @@ __all__ = [
     "UnsafeCheckpointError",
     "FORMAT_VERSION",
     "allowed_globals",
+    "add_safe_globals",
+    "clear_safe_globals",
+    "get_safe_globals",
+    "safe_globals",
     "sweep_stale_temps",
 ]
 

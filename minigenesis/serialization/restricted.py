@@ -11,10 +11,11 @@ a 2 GB bytearray.
 
 So this loader allows *opcodes*, not just names. It implements the ~40 opcodes that
 ``CheckpointPickler`` (protocol 5) and plain protocols 2-5 emit for checkpoint data (containers,
-scalars, strings, bytes, the memo, out-of-band buffers) and refuses everything else (BUILD,
-NEWOBJ, INST, OBJ, EXT*, persistent ids, the text opcodes of protocols 0-1) with an
+scalars, strings, bytes, the memo, out-of-band buffers) and refuses everything else (INST, OBJ,
+NEWOBJ_EX, EXT*, persistent ids, the text opcodes of protocols 0-1; NEWOBJ and BUILD too, unless
+they act on a class the user allowed with ``add_safe_globals``, see ``user_globals.py``) with an
 ``UnsafeCheckpointError`` that names the file and the opcode. REDUCE calls only the callables in
-``_CALLABLES``, each behind a check of its arguments' exact types:
+``_CALLABLES`` (and those the user allowed), each behind a check of its arguments' exact types:
 
 - arrays only through ``_rebuild_array(bytes, token, shape, fortran)`` with a numeric dtype token
   ('<f4': bool/int/uint/float/complex, or 'ml_dtypes:bfloat16') and a shape whose size times the
@@ -58,6 +59,7 @@ from .._tensor import Tensor, _rebuild_tensor
 from ..backend import device
 from ..dtypes import DType, from_numpy_dtype, get_dtype
 from ..nn.parameter import _rebuild_parameter
+from . import user_globals as _user
 from .format import CheckpointError
 from .pickling import (
     _HOME,
@@ -222,8 +224,17 @@ class _Interpreter:
         module, name = RENAMED.get((module, name), (module, name))
         found = _CALLABLES.get((module, name))
         if found is None:
-            raise UnsafeCheckpointError(_refusal(module, name, as_written))
+            trusted = _user.user_global(f"{module}.{name}")
+            if trusted is None:
+                raise UnsafeCheckpointError(_refusal(module, name, as_written))
+            found = _Global(f"{module}.{name}", trusted, _trusted_call(trusted))
         self.stack.append(found)
+
+    def forbid(self) -> NoReturn:
+        raise UnsafeCheckpointError(
+            f"opcode {self.opcode} is not allowed in a weights_only=True load (here: only on a "
+            "class allowed with mg.serialization.add_safe_globals)"
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -506,6 +517,47 @@ def _op_REDUCE(u: _Interpreter) -> None:
     u.stack.append(func.call(u, args))
 
 
+# -- objects of the classes the user allowed (add_safe_globals), as PyTorch's loader makes them
+def _trusted_call(obj: Callable) -> Callable[[_Interpreter, tuple], Any]:
+    """REDUCE on a global the user allowed: ``obj(*args)`` (the user trusts the call)."""
+
+    def call(u: _Interpreter, args: tuple) -> Any:
+        return obj(*args)
+
+    return call
+
+
+def _op_NEWOBJ(u: _Interpreter) -> None:
+    args = u.stack.pop()
+    cls = u.stack.pop()
+    if type(cls) is not _Global or not _user.is_user_class(cls.obj):
+        u.forbid()
+    if type(args) is not tuple:
+        u.fail(f"NEWOBJ: {cls.qualname} needs a tuple of arguments, got {type(args).__name__}")
+    u.stack.append(cls.obj.__new__(cls.obj, *args))
+
+
+def _op_BUILD(u: _Interpreter) -> None:
+    state = u.stack.pop()
+    inst = u.stack[-1]
+    if not _user.is_user_class(type(inst)):
+        u.forbid()
+    setstate = getattr(type(inst), "__setstate__", None)
+    if setstate is not None:
+        setstate(inst, state)
+        return
+    slots = None
+    if type(state) is tuple and len(state) == 2:  # (__dict__ state, __slots__ state)
+        state, slots = state
+    for part in (state, slots):
+        if part is not None and (type(part) is not dict or any(type(k) is not str for k in part)):
+            u.fail(f"BUILD: the state of a {type(inst).__name__} must be a dict with str keys")
+    if state:
+        inst.__dict__.update(state)
+    for key, value in (slots or {}).items():
+        setattr(inst, key, value)
+
+
 # opcode byte -> handler, from the handlers' names (pickle.MARK == b"(" ...)
 _DISPATCH: dict[int, Callable[[_Interpreter], None]] = {
     getattr(pickle, name[4:])[0]: fn for name, fn in list(globals().items()) if name[:4] == "_op_"
@@ -696,7 +748,9 @@ def _refusal(module: str, name: str, as_written: str) -> str:
     else:
         why = (
             "a weights-only load calls only the rebuild functions of tensors, numeric arrays "
-            "and a few builtin containers, so that a malicious file cannot run code. "
+            "and a few builtin containers, so that a malicious file cannot run code. If you "
+            f"trust this class or function, allow it: mg.serialization.add_safe_globals([{name}])"
+            f" (or the context manager mg.serialization.safe_globals([{name}])). "
         )
     return (
         f"weights_only=True refused to load the global '{as_written}.{name}': {why}If this "
@@ -726,6 +780,8 @@ def _check_result(root: Any, fail: Callable[[str], NoReturn]) -> None:
 
     def check_leaf(obj: Any) -> None:
         if type(obj) not in _PLAIN and not isinstance(obj, _LEAVES):
+            if _user.is_user_class(type(obj)):
+                return  # an object of a class the user allowed (add_safe_globals)
             fail(f"the result holds a {type(obj).__name__} (a global that was never called)")
 
     if type(root) not in _CONTAINERS:

@@ -336,7 +336,8 @@ def test_scale_outputs_and_dtypes():
     with pytest.raises(TypeError, match="Tensor"):
         scaler.scale(3.0)
     assert GradScaler(device="cpu").get_scale() == 2.0**16
-    assert GradScaler("cuda").get_scale() == 2.0**16  # PyTorch's spelling; the scale is lazy
+    if mg.cuda.is_available():
+        assert GradScaler("cuda").get_scale() == 2.0**16  # PyTorch's spelling; the scale is lazy
 
 
 def test_constructor_arguments_follow_both_pytorch_signatures():
@@ -354,15 +355,46 @@ def test_constructor_arguments_follow_both_pytorch_signatures():
             inspect.signature(theirs).parameters
         )
     assert GradScaler("cpu", 8.0).get_scale() == 8.0
-    assert CudaGradScaler(8.0, growth_interval=3).state_dict() == {
-        "scale": 8.0,
-        "growth_factor": 2.0,
-        "backoff_factor": 0.5,
-        "growth_interval": 3,
-        "_growth_tracker": 0,
-    }
+    if mg.cuda.is_available():  # (without CUDA it disables itself: see the next test)
+        assert CudaGradScaler(8.0, growth_interval=3).state_dict() == {
+            "scale": 8.0,
+            "growth_factor": 2.0,
+            "backoff_factor": 0.5,
+            "growth_interval": 3,
+            "_growth_tracker": 0,
+        }
     with pytest.raises(TypeError, match="init_scale=1024.0"):
         GradScaler(1024.0)  # a scale where the device goes: say which argument is which
+
+
+@pytest.mark.skipif(mg.cuda.is_available(), reason="needs a machine without CUDA")
+def test_a_cuda_scaler_without_cuda_disables_itself_with_pytorchs_warning():
+    from minigenesis.cuda.amp import GradScaler as CudaGradScaler
+
+    message = "GradScaler is enabled, but CUDA is not available.  Disabling."
+    for make in (
+        lambda: mg.amp.GradScaler("cuda"),
+        lambda: mg.amp.GradScaler(device=mg.device("cuda")),
+        lambda: CudaGradScaler(enabled=True),
+        lambda: mg.cuda.amp.GradScaler(),
+    ):
+        with pytest.warns(UserWarning, match=message) as record:
+            scaler = make()
+        assert record[0].filename == __file__  # the warning points at the caller
+        assert not scaler.is_enabled() and scaler.get_scale() == 1.0
+        loss = mg.tensor(2.0)
+        assert scaler.scale(loss) is loss  # a pass-through, as PyTorch's disabled scaler
+    # no device, "cpu", or enabled=False: no warning, and the first two scale as before
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert GradScaler().is_enabled() and GradScaler("cpu").is_enabled()
+        assert not GradScaler("cuda", enabled=False).is_enabled()
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        with pytest.warns(UserWarning, match=message):
+            assert not torch.amp.GradScaler("cuda").is_enabled()
 
 
 def test_disabled_scaler_is_a_pass_through():
