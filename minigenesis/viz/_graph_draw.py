@@ -16,7 +16,7 @@ from typing import Any
 from matplotlib.lines import Line2D
 from matplotlib.patches import FancyBboxPatch, Patch
 
-from .autograd_graph import (
+from ._graph_style import (
     _DTYPE_FILL,
     _INPUT_FILL,
     _LEAF_FILL,

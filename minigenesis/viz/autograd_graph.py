@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _graph_read as read
+from ._graph_draw import draw as _draw
+from ._graph_style import edge_color, fill_color, fmt_bytes
 
 __all__ = ["Graph", "Node", "Block", "graph", "draw_graph"]
 
@@ -168,9 +170,7 @@ class Graph:
     # ------------------------------------------------------------------ output
     def draw(self, ax: Any = None, fontsize: float | None = None) -> Any:
         """The picture as a matplotlib Figure (on ``ax`` when given)."""
-        from ._graph_draw import draw  # matplotlib is imported only when something is drawn
-
-        return draw(self, ax=ax, fontsize=fontsize)
+        return _draw(self, ax=ax, fontsize=fontsize)
 
     def to_dot(self, name: str = "autograd") -> str:
         """The graph as Graphviz DOT text: ``dot -Tsvg graph.dot -o graph.svg``."""
@@ -608,49 +608,13 @@ def _heights(root: Any, inputs: dict, nodes: dict) -> dict:
     return height
 
 
-# ---------------------------------------------------------------------- colours and text
-_DTYPE_FILL = {
-    "float32": "#cfe2f3",
-    "bfloat16": "#fce5cd",
-    "float16": "#ffe599",
-    "float64": "#d9d2e9",
-}
-_LEAF_FILL, _INPUT_FILL, _SUM_FILL, _MORE_FILL = "#d9ead3", "#eeeeee", "#fff2cc", "#ffffff"
-_RECOMPUTED, _OUTPUT, _PLAIN = "#cc0000", "#38761d", "#555555"
-
-
-def fill_color(node: Any) -> str:
-    if node.kind == "leaf":
-        return _LEAF_FILL if node.name != "tensor" else _INPUT_FILL
-    if node.kind == "sum_to":
-        return _SUM_FILL
-    if node.kind == "more":
-        return _MORE_FILL
-    return _DTYPE_FILL.get(node.dtype or "", "#eeeeee")
-
-
-def edge_color(node: Any) -> str:
-    if node.segment is not None:
-        return _RECOMPUTED
-    if node.is_output:
-        return _OUTPUT
-    return _PLAIN
-
-
+# ---------------------------------------------------------------------- text
 def _shape_key(shape: Any) -> Any:
     return tuple(tuple(s) for s in shape) if isinstance(shape, list) else shape
 
 
 def _fmt_shape(shape: Any) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
-def fmt_bytes(n: int) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n} B" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n} B"
 
 
 def _saved_lines(saved: list | None) -> list[str]:

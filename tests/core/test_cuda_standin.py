@@ -41,6 +41,7 @@ GPU_TEST_FILES = [
     "tests/nn/test_checkpoint.py",
     "tests/optim/test_reference.py",
     "tests/amp/test_grad_scaler.py",
+    "tests/viz/test_graph.py",
 ]
 
 

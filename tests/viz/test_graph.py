@@ -312,3 +312,22 @@ def test_bad_input_is_named():
         graph(mg.randn(3, requires_grad=True) * 2, max_nodes=0)
     with pytest.raises(ValueError, match="at least one tensor"):
         graph()
+
+
+def test_graph_and_plots_of_a_model_on_each_device(device):
+    mg.manual_seed(0)
+    model = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 3)).to(device)
+    x = mg.randn(16, 2, device=device)
+    loss = F.cross_entropy(model(x), mg.randint(0, 3, (16,), device=device))
+    loss.backward(retain_graph=True)
+    g = graph(loss, params=model, show_grad=True)
+    first = next(n for n in g.nodes if n.name == "Linear" and n.shape == (16, 8))
+    assert sorted(s.nbytes for s in first.saved) == [8 * 2 * 4, 16 * 2 * 4]
+    for name, p in model.named_parameters():
+        (leaf,) = [n for n in g.nodes if n.name == name]
+        want = np.linalg.norm(p.grad.cpu().numpy().astype(np.float64))
+        assert leaf.grad_norm == pytest.approx(want, rel=1e-6)
+    assert len(_node_texts(g.draw())) == len(g.nodes)
+    mg.viz.plot_grad_flow(model)
+    weights = mg.softmax(mg.randn(2, 4, 4, device=device), dim=-1)
+    mg.viz.plot_attention(weights, tokens=list("abcd"))
