@@ -404,14 +404,16 @@ def hybrid(
         if name not in vars(module):
             template = template or load_file(template_path, tag="template")
             _transplant(module, name, template)
-    still_stubs = unfinished(path.read_text(encoding="utf-8"))
+    # an exercise with a piece still a stub is not done: all its pieces run the reference answer
+    # (its save with your load could disagree on a file format)
+    not_done = {units[n] for n in unfinished(path.read_text(encoding="utf-8")) if n in units}
     announced: set[str] = set()  # one note per exercise, however many pieces it has
     replaced = False
     for name, number in units.items():
         if keep is not None and number not in keep:
             _transplant(module, name, solutions)
             replaced = True
-        elif fallback and name in still_stubs and hasattr(solutions, name):
+        elif fallback and number in not_done and hasattr(solutions, name):
             _transplant(module, name, solutions, note=_once(announce, number, announced))
             replaced = True
     if replaced:

@@ -1,4 +1,4 @@
-"""Chapter 10 exercises: atomic writes, a restricted unpickler, checksums, exact resume."""
+"""Chapter 10 exercises: a restricted unpickler, atomic writes, checksums, exact resume."""
 
 from __future__ import annotations
 
@@ -11,19 +11,6 @@ from pathlib import Path  # noqa: F401
 from typing import Any
 
 import minigenesis as mg  # noqa: F401
-
-
-def atomic_save(obj: Any, path: str | os.PathLike) -> None:
-    """Exercise 10.1: pickle ``obj`` to ``path`` so that a crash never leaves a broken file there.
-
-    Write to a temporary file in the same directory as ``path`` (``os.replace`` is only atomic
-    within one file system), flush and ``os.fsync`` it, then ``os.replace`` it onto ``path``. If
-    anything fails, remove the temporary file and re-raise: ``path`` keeps its old content.
-    """
-    raise NotImplementedError(
-        "Exercise 10.1: pickle into a temporary file in the same folder, fsync, os.replace"
-    )
-
 
 # (module, name) pairs a checkpoint of plain containers and NumPy arrays may reference.
 ALLOWED_GLOBALS = {
@@ -44,7 +31,7 @@ ALLOWED_GLOBALS = {
 
 
 class RestrictedUnpickler(pickle.Unpickler):
-    """Exercise 10.2 (part 1): an Unpickler that only resolves globals in ``ALLOWED_GLOBALS``.
+    """Exercise 10.1 (part 1): an Unpickler that only resolves globals in ``ALLOWED_GLOBALS``.
 
     Every class or function a pickle names goes through ``find_class(module, name)``; refuse
     anything else by raising ``pickle.UnpicklingError`` with a message naming ``module.name``.
@@ -52,13 +39,25 @@ class RestrictedUnpickler(pickle.Unpickler):
 
     def find_class(self, module: str, name: str) -> Any:
         raise NotImplementedError(
-            "Exercise 10.2: refuse (module, name) pairs outside ALLOWED_GLOBALS"
+            "Exercise 10.1: refuse (module, name) pairs outside ALLOWED_GLOBALS"
         )
 
 
 def safe_loads(data: bytes) -> Any:
-    """Exercise 10.2 (part 2): unpickle ``data`` with ``RestrictedUnpickler``."""
-    raise NotImplementedError("Exercise 10.2: unpickle the bytes with RestrictedUnpickler")
+    """Exercise 10.1 (part 2): unpickle ``data`` with ``RestrictedUnpickler``."""
+    raise NotImplementedError("Exercise 10.1: unpickle the bytes with RestrictedUnpickler")
+
+
+def atomic_save(obj: Any, path: str | os.PathLike) -> None:
+    """Exercise 10.2: pickle ``obj`` to ``path`` so that a crash never leaves a broken file there.
+
+    Write to a temporary file in the same directory as ``path`` (``os.replace`` is only atomic
+    within one file system), flush and ``os.fsync`` it, then ``os.replace`` it onto ``path``. If
+    anything fails, remove the temporary file and re-raise: ``path`` keeps its old content.
+    """
+    raise NotImplementedError(
+        "Exercise 10.2: pickle into a temporary file in the same folder, fsync, os.replace"
+    )
 
 
 MAGIC = b"CKPT"
@@ -88,8 +87,11 @@ def check_checksum(blob: bytes) -> bytes:
 def save_training_state(path: str | os.PathLike, model, optimizer, scheduler, step: int) -> None:
     """Exercise 10.4 (part 1): everything an exact resume needs, saved with ``mg.save``.
 
-    Save the model's, optimizer's and scheduler's ``state_dict()``, the step counter and the
-    random-number state ``mg.get_rng_state()`` (dropout masks and data shuffling draw from it).
+    Save one dict with the model's, optimizer's and scheduler's ``state_dict()``, the step counter
+    and the random-number state ``mg.get_rng_state()`` (dropout masks and data shuffling draw from
+    it), under the keys ``"model"``, ``"optimizer"``, ``"scheduler"``, ``"step"`` and ``"rng"``.
+    (PyTorch's tutorials often say ``"model_state_dict"``: any names work as long as
+    ``load_training_state`` reads what this wrote; these are the ones the notebook prints.)
     """
     raise NotImplementedError(
         "Exercise 10.4: mg.save the model, optimizer, scheduler state_dicts, step and RNG state"

@@ -1,4 +1,4 @@
-"""Chapter 10 solutions: atomic writes, a restricted unpickler, checksums, exact resume."""
+"""Chapter 10 solutions: a restricted unpickler, atomic writes, checksums, exact resume."""
 
 from __future__ import annotations
 
@@ -11,27 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import minigenesis as mg
-
-
-def atomic_save(obj: Any, path: str | os.PathLike) -> None:
-    """Exercise 10.1: pickle ``obj`` to ``path`` so that a crash never leaves a broken file there.
-
-    Write to a temporary file in the same directory as ``path`` (``os.replace`` is only atomic
-    within one file system), flush and ``os.fsync`` it, then ``os.replace`` it onto ``path``. If
-    anything fails, remove the temporary file and re-raise: ``path`` keeps its old content.
-    """
-    path = Path(path)
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            pickle.dump(obj, f)
-            f.flush()
-            os.fsync(f.fileno())  # the bytes are on disk before the name points at them
-        os.replace(tmp_name, path)
-    except BaseException:
-        os.unlink(tmp_name)
-        raise
-
 
 # (module, name) pairs a checkpoint of plain containers and NumPy arrays may reference.
 ALLOWED_GLOBALS = {
@@ -52,7 +31,7 @@ ALLOWED_GLOBALS = {
 
 
 class RestrictedUnpickler(pickle.Unpickler):
-    """Exercise 10.2 (part 1): an Unpickler that only resolves globals in ``ALLOWED_GLOBALS``.
+    """Exercise 10.1 (part 1): an Unpickler that only resolves globals in ``ALLOWED_GLOBALS``.
 
     Every class or function a pickle names goes through ``find_class(module, name)``; refuse
     anything else by raising ``pickle.UnpicklingError`` with a message naming ``module.name``.
@@ -65,8 +44,28 @@ class RestrictedUnpickler(pickle.Unpickler):
 
 
 def safe_loads(data: bytes) -> Any:
-    """Exercise 10.2 (part 2): unpickle ``data`` with ``RestrictedUnpickler``."""
+    """Exercise 10.1 (part 2): unpickle ``data`` with ``RestrictedUnpickler``."""
     return RestrictedUnpickler(io.BytesIO(data)).load()
+
+
+def atomic_save(obj: Any, path: str | os.PathLike) -> None:
+    """Exercise 10.2: pickle ``obj`` to ``path`` so that a crash never leaves a broken file there.
+
+    Write to a temporary file in the same directory as ``path`` (``os.replace`` is only atomic
+    within one file system), flush and ``os.fsync`` it, then ``os.replace`` it onto ``path``. If
+    anything fails, remove the temporary file and re-raise: ``path`` keeps its old content.
+    """
+    path = Path(path)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump(obj, f)
+            f.flush()
+            os.fsync(f.fileno())  # the bytes are on disk before the name points at them
+        os.replace(tmp_name, path)
+    except BaseException:
+        os.unlink(tmp_name)
+        raise
 
 
 MAGIC = b"CKPT"
@@ -103,8 +102,11 @@ def check_checksum(blob: bytes) -> bytes:
 def save_training_state(path: str | os.PathLike, model, optimizer, scheduler, step: int) -> None:
     """Exercise 10.4 (part 1): everything an exact resume needs, saved with ``mg.save``.
 
-    Save the model's, optimizer's and scheduler's ``state_dict()``, the step counter and the
-    random-number state ``mg.get_rng_state()`` (dropout masks and data shuffling draw from it).
+    Save one dict with the model's, optimizer's and scheduler's ``state_dict()``, the step counter
+    and the random-number state ``mg.get_rng_state()`` (dropout masks and data shuffling draw from
+    it), under the keys ``"model"``, ``"optimizer"``, ``"scheduler"``, ``"step"`` and ``"rng"``.
+    (PyTorch's tutorials often say ``"model_state_dict"``: any names work as long as
+    ``load_training_state`` reads what this wrote; these are the ones the notebook prints.)
     """
     mg.save(
         {

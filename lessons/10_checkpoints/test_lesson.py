@@ -37,56 +37,16 @@ BENIGN = [
 
 # ----------------------------------------------------------------------------- 10.1
 @pytest.mark.exercise("10.1")
-def test_10_1_round_trip_and_overwrite(impl, tmp_path: Path) -> None:
-    path = tmp_path / "ck.pkl"
-    impl.atomic_save({"a": 1}, path)
-    impl.atomic_save({"a": 2, "w": [0.5]}, path)
-    with open(path, "rb") as f:
-        assert pickle.load(f) == {"a": 2, "w": [0.5]}
-    assert os.listdir(tmp_path) == ["ck.pkl"]
-
-
-@pytest.mark.exercise("10.1")
-def test_10_1_failed_save_keeps_the_old_file(impl, tmp_path: Path) -> None:
-    path = tmp_path / "ck.pkl"
-    impl.atomic_save({"a": 1}, path)
-    # 1 MiB is pickled (and written) before the lambda makes pickle fail half-way
-    broken = {"a": 2, "big": b"x" * 2**20, "bad": lambda: 0}
-    with pytest.raises((pickle.PicklingError, AttributeError, TypeError)):
-        impl.atomic_save(broken, path)
-    with open(path, "rb") as f:
-        assert pickle.load(f) == {"a": 1}
-    assert os.listdir(tmp_path) == ["ck.pkl"], "the temporary file must be removed"
-
-
-@pytest.mark.exercise("10.1")
-def test_10_1_temporary_file_is_fsynced_in_the_same_directory(impl, tmp_path, monkeypatch):
-    calls = []
-    real_replace, real_fsync = os.replace, os.fsync
-    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append("fsync"), real_fsync(fd))[1])
-
-    def replace(src, dst):
-        calls.append(("replace", Path(src).parent, Path(dst)))
-        return real_replace(src, dst)
-
-    monkeypatch.setattr(os, "replace", replace)
-    impl.atomic_save([1, 2], tmp_path / "x.pkl")
-    assert calls[0] == "fsync", "flush and fsync before the rename"
-    assert calls[-1] == ("replace", tmp_path, tmp_path / "x.pkl")
-
-
-# ----------------------------------------------------------------------------- 10.2
-@pytest.mark.exercise("10.2")
 @pytest.mark.parametrize("obj", BENIGN, ids=["builtins", "ordereddict-numpy", "nested"])
-def test_10_2_loads_plain_data(impl, obj) -> None:
+def test_10_1_loads_plain_data(impl, obj) -> None:
     loaded = impl.safe_loads(pickle.dumps(obj))
     assert pickle.dumps(loaded) == pickle.dumps(obj)
     assert type(loaded) is type(obj)
 
 
-@pytest.mark.exercise("10.2")
+@pytest.mark.exercise("10.1")
 @pytest.mark.parametrize("trap", [_RunsPrint(), _RunsEval()], ids=["print", "eval"])
-def test_10_2_refuses_code_and_runs_nothing(impl, trap, capsys) -> None:
+def test_10_1_refuses_code_and_runs_nothing(impl, trap, capsys) -> None:
     data = pickle.dumps({"weights": [1.0, 2.0], "trap": trap})
     with pytest.raises(pickle.UnpicklingError) as err:
         impl.safe_loads(data)
@@ -94,9 +54,9 @@ def test_10_2_refuses_code_and_runs_nothing(impl, trap, capsys) -> None:
     assert "pickle ran code" not in capsys.readouterr().out
 
 
-@pytest.mark.exercise("10.2")
+@pytest.mark.exercise("10.1")
 @pytest.mark.parametrize("index", range(len(BENIGN) + 1))
-def test_10_2_agrees_with_minigenesis_load(impl, index: int, tmp_path: Path, capsys) -> None:
+def test_10_1_agrees_with_minigenesis_load(impl, index: int, tmp_path: Path, capsys) -> None:
     obj = BENIGN[index] if index < len(BENIGN) else {"trap": _RunsPrint()}
     data = pickle.dumps(obj)
     try:
@@ -112,6 +72,46 @@ def test_10_2_agrees_with_minigenesis_load(impl, index: int, tmp_path: Path, cap
         theirs = "refused"
     assert ours == theirs
     assert "pickle ran code" not in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------------------- 10.2
+@pytest.mark.exercise("10.2")
+def test_10_2_round_trip_and_overwrite(impl, tmp_path: Path) -> None:
+    path = tmp_path / "ck.pkl"
+    impl.atomic_save({"a": 1}, path)
+    impl.atomic_save({"a": 2, "w": [0.5]}, path)
+    with open(path, "rb") as f:
+        assert pickle.load(f) == {"a": 2, "w": [0.5]}
+    assert os.listdir(tmp_path) == ["ck.pkl"]
+
+
+@pytest.mark.exercise("10.2")
+def test_10_2_failed_save_keeps_the_old_file(impl, tmp_path: Path) -> None:
+    path = tmp_path / "ck.pkl"
+    impl.atomic_save({"a": 1}, path)
+    # 1 MiB is pickled (and written) before the lambda makes pickle fail half-way
+    broken = {"a": 2, "big": b"x" * 2**20, "bad": lambda: 0}
+    with pytest.raises((pickle.PicklingError, AttributeError, TypeError)):
+        impl.atomic_save(broken, path)
+    with open(path, "rb") as f:
+        assert pickle.load(f) == {"a": 1}
+    assert os.listdir(tmp_path) == ["ck.pkl"], "the temporary file must be removed"
+
+
+@pytest.mark.exercise("10.2")
+def test_10_2_temporary_file_is_fsynced_in_the_same_directory(impl, tmp_path, monkeypatch):
+    calls = []
+    real_replace, real_fsync = os.replace, os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append("fsync"), real_fsync(fd))[1])
+
+    def replace(src, dst):
+        calls.append(("replace", Path(src).parent, Path(dst)))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    impl.atomic_save([1, 2], tmp_path / "x.pkl")
+    assert calls[0] == "fsync", "flush and fsync before the rename"
+    assert calls[-1] == ("replace", tmp_path, tmp_path / "x.pkl")
 
 
 # ----------------------------------------------------------------------------- 10.3

@@ -10,7 +10,7 @@
 # ---
 
 # %% [markdown]
-# # 7. Learning-rate schedules
+# # Chapter 7: Learning-rate schedules
 #
 # The learning rate is the one hyper-parameter that matters most, and the best value changes
 # during training: large early on, to cover ground fast; small at the end, to settle into a
@@ -38,7 +38,7 @@ import minigenesis as mg
 from minigenesis.optim import lr_scheduler as sched
 
 # %% [markdown]
-# ## 7.1 The protocol
+# ## The protocol
 #
 # A scheduler wraps an optimizer and writes into `optimizer.param_groups[i]["lr"]`:
 #
@@ -59,7 +59,7 @@ for epoch in range(5):
     scheduler.step()
 
 # %% [markdown]
-# ## 7.2 Every scheduler, plotted
+# ## Every scheduler, plotted
 #
 # One small helper records the learning rate a training loop would use at each step. Every
 # scheduler of `mg.optim.lr_scheduler` then gets one panel. `ReduceLROnPlateau` is driven by a
@@ -164,7 +164,7 @@ plot_lr_schedules(
 
 # %% [markdown]
 #
-# ## 7.3 Warmup + cosine
+# ## Warmup + cosine
 #
 # The schedule of most transformer training runs: a linear ramp from 0 to the full learning rate
 # over `num_warmup_steps`, then half a cosine down to 0 at `num_training_steps`:
@@ -200,7 +200,7 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ## 7.4 Common patterns, as `LambdaLR`s
+# ## Common patterns, as `LambdaLR`s
 #
 # Many schedules are written as one-line lambdas. Note the transformer schedule of
 # "Attention is all you need": `d_model^-0.5 * min(t^-0.5, t * warmup^-1.5)`, a warmup that
@@ -232,7 +232,7 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ## 7.5 Chainable forms and closed forms
+# ## Chainable forms and closed forms
 #
 # Most schedulers compute the next learning rate *from the current one* (`StepLR` multiplies by
 # `gamma` at each boundary; `CosineAnnealingLR` uses a recursive formula). That makes them
@@ -258,7 +258,7 @@ closed_cos = [ex.cosine_annealing_lr(t, 0.1, 100) for t in range(101)]
 print("max |difference| cosine       :", max(abs(a - b) for a, b in zip(cosine, closed_cos)))
 
 # %% [markdown]
-# ## 7.6 ReduceLROnPlateau
+# ## ReduceLROnPlateau
 #
 # `ReduceLROnPlateau(optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4)` is stepped
 # with the metric: `scheduler.step(val_loss)`. A metric only counts as better when it beats the
@@ -294,7 +294,7 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ## 7.7 Your own scheduler
+# ## Your own scheduler
 #
 # A new schedule is a subclass of `LRScheduler` with one method, `get_lr()`, which returns the
 # learning rate of each param group for epoch `self.last_epoch`, usually computed from
@@ -318,7 +318,7 @@ a, b = trajectory(yours, 60), trajectory(theirs, 60)
 print("largest difference:", max(abs(x - y) for x, y in zip(a, b)))
 
 # %% [markdown]
-# ## 7.8 Saving and resuming a schedule
+# ## Saving and resuming a schedule
 #
 # A scheduler's `state_dict()` holds `last_epoch`, `base_lrs` and its settings, as plain data
 # (never the lambdas: those are rebuilt by your code). Save it with the model and the optimizer
@@ -339,7 +339,7 @@ uninterrupted = trajectory(sched.get_cosine_schedule_with_warmup(fresh_optimizer
 print("resumed == uninterrupted:", first_half + trajectory(resumed, 20) == uninterrupted)
 
 # %% [markdown]
-# ## 7.9 Choosing a learning rate: the range test
+# ## Choosing a learning rate: the range test
 #
 # The *learning-rate range test* finds a good peak learning rate before a long run: grow
 # the learning rate exponentially from 1e-6 to 10 over ~100 steps, record the loss, and stop

@@ -10,7 +10,7 @@
 # ---
 
 # %% [markdown]
-# # 8. Gradient clipping, gradient accumulation and gradient monitoring
+# # Chapter 8: Gradient clipping, gradient accumulation and gradient monitoring
 #
 # Three tools that act on the gradients between `loss.backward()` and `optimizer.step()`:
 #
@@ -40,7 +40,7 @@ import minigenesis as mg
 from minigenesis import diagnostics
 
 # %% [markdown]
-# ## 8.1 Why clip: one bad batch
+# ## Why clip: one bad batch
 #
 # A regression problem where 3 % of the labels are wild (+40). Most mini-batches give small
 # gradients, but a batch that happens to hold several outliers gives a huge one; with momentum
@@ -96,7 +96,7 @@ plt.show()
 # *before* clipping, which is what `clip_grad_norm_` returns), but each step is at most
 # `lr * max_norm` long.
 #
-# ## 8.2 Clipping by hand
+# ## Clipping by hand
 #
 # `clip_grad_norm_(parameters, max_norm, norm_type=2.0)` treats all gradients as **one long
 # vector** g:
@@ -146,7 +146,7 @@ plt.show()
 # loss scale (say 65536) times too large, and their norm would be compared with `max_norm`
 # (chapter 9).
 #
-# ## 8.3 Gradient accumulation
+# ## Gradient accumulation
 #
 # `loss.backward()` *adds* into `.grad`. So instead of one batch of 64, you can run four batches
 # of 16, call `backward()` four times and step once. For the sum to equal the big batch's
@@ -198,7 +198,7 @@ for k in (1, 2, 4, 8):
 # %% [markdown]
 # The differences are float32 rounding (the sums are taken in a different order), nothing more.
 #
-# ## 8.4 Monitoring the gradient of each layer
+# ## Monitoring the gradient of each layer
 #
 # The total norm says *that* something is wrong; the per-layer norms say *where*. A classic case:
 # a deep stack of sigmoids. The sigmoid's derivative is at most 1/4, so every layer shrinks the
@@ -247,7 +247,7 @@ plt.show()
 # `monitor_gradients` (warns about NaN/Inf and large norms) and
 # `find_nonfinite_grads`.
 #
-# ## 8.5 Broken gradients
+# ## Broken gradients
 #
 # One NaN in one gradient, and the optimizer step writes NaN into that weight; next step the
 # whole network is NaN. The cheapest guard is to check the gradients before the step and name

@@ -10,7 +10,7 @@
 # ---
 
 # %% [markdown]
-# # 9. Mixed precision: float formats, autocast and loss scaling
+# # Chapter 9: Mixed precision: float formats, autocast and loss scaling
 #
 # A float32 number takes 4 bytes. Its 16-bit cousins, **float16** (IEEE "half") and
 # **bfloat16** ("brain float"), take 2: activations use half the memory and modern GPUs multiply
@@ -44,7 +44,7 @@ import numpy as np
 import minigenesis as mg
 
 # %% [markdown]
-# ## 9.1 Three formats: range and precision
+# ## Three formats: range and precision
 #
 # Chapter 1 took the bit layouts apart. A quick reminder: sign, exponent (E bits) and mantissa (M
 # bits); the exponent sets the **range**, the mantissa the **precision**.
@@ -108,7 +108,7 @@ print(
 print("bfloat16: 256 + 1 =", (mg.tensor([256.0], dtype=mg.bfloat16) + 1).item())
 
 # %% [markdown]
-# ## 9.2 Why the weights stay float32
+# ## Why the weights stay float32
 #
 # An optimizer step adds `-lr * update` to each weight, and that update is often a thousand times
 # smaller than the weight. In a 16-bit format the sum is rounded to the nearest representable
@@ -139,7 +139,7 @@ plt.show()
 # of converting the model.
 
 # %% [markdown]
-# ## 9.3 The autocast policy
+# ## The autocast policy
 #
 # Casting a whole model to float16 breaks it: sums of thousands of terms lose their small terms,
 # `exp` overflows, and the tiny updates `lr * grad` vanish next to large weights. `mg.autocast`
@@ -208,7 +208,7 @@ with mg.autocast("cpu", dtype=mg.bfloat16):
 mg.viz.draw_graph(mlp_loss, params=mlp, show_saved=False)
 
 # %% [markdown]
-# ## 9.4 Underflow, and loss scaling
+# ## Underflow, and loss scaling
 #
 # In float16 the smallest positive number is 2^-24 ≈ 6e-8. A gradient of 1e-8 that flows through a
 # float16 activation becomes **exactly zero**, and that weight stops learning. The fix is
@@ -265,7 +265,7 @@ for low, high in [(1e-8, 1.0), (1e-6, 0.1), (1e-8, 10.0)]:
 # float16's normal numbers span about 9 decades (6e-5 to 65504). Gradients that span more than
 # that cannot all be represented at full precision, whatever the scale.
 #
-# ## 9.5 GradScaler: dynamic loss scaling
+# ## GradScaler: dynamic loss scaling
 #
 # `mg.amp.GradScaler` (as `torch.amp.GradScaler`) starts at S = 2^16 and each step:
 #
@@ -325,7 +325,7 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ## 9.6 The whole loop
+# ## The whole loop
 #
 # This is the usual mixed-precision training step, in minigenesis. Clipping needs the true
 # gradients, so it comes after `unscale_`; `step` then knows not to unscale twice.

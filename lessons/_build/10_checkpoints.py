@@ -10,7 +10,7 @@
 # ---
 
 # %% [markdown]
-# # 10. Checkpoints: pickle, safety, atomic writes, exact resume
+# # Chapter 10: Checkpoints: pickle, safety, atomic writes, exact resume
 #
 # A long run must survive a crash, a pre-empted machine or a Ctrl-C, and continue *exactly*
 # where it stopped. That takes a file that holds everything the run depends on, is written so
@@ -45,7 +45,7 @@ workdir = tempfile.TemporaryDirectory()
 tmp = Path(workdir.name)
 
 # %% [markdown]
-# ## 10.1 What pickle writes
+# ## What pickle writes
 #
 # `pickle.dumps` turns an object into a small *program* for a stack machine; `pickle.loads` runs
 # that program. Most opcodes push numbers, strings, lists and dicts. `pickletools.dis` shows it:
@@ -73,7 +73,7 @@ class SpyUnpickler(pickle.Unpickler):
 SpyUnpickler(io.BytesIO(pickle.dumps(np.arange(3, dtype=np.float32)))).load()
 
 # %% [markdown]
-# ## 10.2 Why unpickling is dangerous
+# ## Why unpickling is dangerous
 #
 # Nothing restricts *which* callable a pickle names. Here is a class whose `__reduce__` says
 # "call `print` with this message". A real attack would name `os.system` or `builtins.exec`
@@ -101,7 +101,7 @@ print("loaded:", result)  # "bias" holds what print returned
 # **allow-list** (containers, NumPy's array rebuilders, and in minigenesis its tensor
 # rebuilders), so a pickle can rebuild data but never call anything else.
 #
-# **Exercise 10.2**: write `RestrictedUnpickler.find_class` and `safe_loads`.
+# **Exercise 10.1**: write `RestrictedUnpickler.find_class` and `safe_loads`.
 
 # %%
 state = {"weight": np.ones((2, 2), dtype=np.float32), "step": 7, "names": ("fc1", "fc2")}
@@ -124,7 +124,7 @@ except pickle.UnpicklingError as err:  # serialization.UnsafeCheckpointError, a 
 # %% [markdown]
 # ### An allow-list of names is not enough
 #
-# The allow-list of exercise 10.2 holds `numpy.dtype` and NumPy's array rebuilders, because a
+# The allow-list of exercise 10.1 holds `numpy.dtype` and NumPy's array rebuilders, because a
 # pickled array needs them. But `find_class` guards one opcode, `STACK_GLOBAL`; every other
 # opcode runs unchecked, and one of them, `BUILD`, hands the next value from the file to the new
 # object's `__setstate__`. Here is how a dtype pickles: a call, then a state tuple for `BUILD`.
@@ -152,7 +152,7 @@ state = b"(K\x03" + text("|") + b"NNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK\x00t"
 forged = b"\x80\x05" + dtype_call + args + state + b"b."  # PROTO 5 ... BUILD, STOP
 pickletools.dis(forged)
 try:
-    d = ex.safe_loads(forged)  # passes the allow-list of exercise 10.2
+    d = ex.safe_loads(forged)  # passes the allow-list of exercise 10.1
     print(f"kind {d.kind!r} (Python objects), hasobject {d.hasobject}, flags {d.flags}")
 except pickle.UnpicklingError as err:  # an allow-list without numpy.dtype: no arrays either
     print("refused:", err)
@@ -217,7 +217,7 @@ except mg.CheckpointError as err:
 # only for files you trust as much as code you would run.
 
 # %% [markdown]
-# ## 10.3 Atomic writes
+# ## Atomic writes
 #
 # `open(path, "wb")` truncates the old file *first*. If the program dies half-way through the
 # write (a crash, a full disk, an object that fails to pickle), the last good checkpoint is gone
@@ -246,7 +246,7 @@ except Exception as err:
 # `os.replace(tmp, path)`. On one file system a rename is atomic: anyone opening `path` sees
 # either the whole old file or the whole new one. On failure, delete the temporary file.
 #
-# **Exercise 10.1**: write `atomic_save(obj, path)`.
+# **Exercise 10.2**: write `atomic_save(obj, path)`.
 
 # %%
 path = tmp / "atomic.pkl"
@@ -259,7 +259,7 @@ print("still loads:", pickle.loads(path.read_bytes()))
 print("files in the folder:", sorted(p.name for p in tmp.iterdir()))
 
 # %% [markdown]
-# ## 10.4 Checksums: noticing damage
+# ## Checksums: noticing damage
 #
 # A file can also be damaged *after* it was written: a copy cut short, a flipped bit on a bad
 # disk. Unpickling damaged bytes may fail with a confusing error, or worse, succeed with wrong
@@ -295,7 +295,7 @@ except mg.CheckpointError as err:
     print("CheckpointError:", err)
 
 # %% [markdown]
-# ## 10.5 Exact resume
+# ## Exact resume
 #
 # To continue a run *bit for bit*, a checkpoint needs everything that influences the next
 # step:
@@ -355,8 +355,15 @@ for i, (a, b) in enumerate(zip(straight, resumed)):
 # different data and dropout masks:
 
 # %%
+print("your checkpoint holds:", sorted(mg.load(tmp / "run.ckpt")))
+
+model, optimizer, scheduler = build(seed=0)
+first = train(model, optimizer, scheduler, steps=4)
+parts = {"model": model, "optimizer": optimizer, "scheduler": scheduler}
+mg.save({key: obj.state_dict() for key, obj in parts.items()}, tmp / "no_rng.ckpt")  # no RNG
+
 model, optimizer, scheduler = build(seed=123)
-state = mg.load(tmp / "run.ckpt")
+state = mg.load(tmp / "no_rng.ckpt")
 model.load_state_dict(state["model"])
 optimizer.load_state_dict(state["optimizer"])
 scheduler.load_state_dict(state["scheduler"])

@@ -10,7 +10,7 @@
 # ---
 
 # %% [markdown]
-# # 11. Memory, and gradient checkpointing
+# # Chapter 11: Memory, and gradient checkpointing
 #
 # Where does the memory of a training step go? Four places:
 #
@@ -50,7 +50,7 @@ import minigenesis as mg
 MB = 2**20
 
 # %% [markdown]
-# ## 11.1 Measuring memory with tracemalloc
+# ## Measuring memory with tracemalloc
 #
 # `tracemalloc` (standard library) records every allocation made through Python's allocators.
 # NumPy reports its array buffers to it too, so on the CPU it sees every tensor minigenesis
@@ -66,7 +66,7 @@ _, peak = ex.peak_bytes(lambda: np.ones(1_000_000).sum())  # 1e6 float64 = 8 MB
 print(f"np.ones(1_000_000): peak {peak / MB:.2f} MiB (8e6 bytes = {8e6 / MB:.2f} MiB)")
 
 # %% [markdown]
-# ## 11.2 Activations grow with depth
+# ## Activations grow with depth
 #
 # A stack of `Linear(64, 64) + Tanh` blocks on a batch of 2048. Each block's output is
 # 2048 x 64 float32 = 0.5 MiB, while its weights are only 64 x 64 x 4 bytes = 16 KiB: this model is
@@ -118,7 +118,7 @@ plt.show()
 # output is needed by no backward, so it is freed at once. Double the depth, double the memory;
 # the peak adds the temporaries of backward on top.
 #
-# ## 11.3 Checkpointing: keep less, recompute in backward
+# ## Checkpointing: keep less, recompute in backward
 #
 # `mg.utils.checkpoint(function, *args)` (PyTorch: `torch.utils.checkpoint.checkpoint`) runs
 # `function` and records its graph as usual, but **without the arrays** its ops save for
@@ -188,7 +188,7 @@ mine = [p.grad.numpy() for p in model.parameters()] + [x_small.grad.numpy()]
 print("largest gradient difference:", max(float(np.abs(a - b).max()) for a, b in zip(plain, mine)))
 
 # %% [markdown]
-# ## 11.4 Measured: memory against time
+# ## Measured: memory against time
 #
 # **Exercise 11.4**: `training_step_peak(model, x, segments)` measures one forward + backward,
 # plain (`segments=None`) or through `checkpoint_sequential`. The cell sweeps the number of
@@ -244,7 +244,7 @@ for s in [None, 2, 4, 8]:
 # The same trade is what lets large language models train with long sequences: checkpoint every
 # transformer block, keep only the residual stream between blocks.
 #
-# ## 11.5 A common pattern: a checkpointed module
+# ## A common pattern: a checkpointed module
 #
 # A common pattern wraps a list of layers and checkpoints the whole run through them while training.
 # Passing the `ModuleList` as an argument lets `checkpoint` find its parameters, even though the

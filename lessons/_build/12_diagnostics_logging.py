@@ -10,7 +10,7 @@
 # ---
 
 # %% [markdown]
-# # 12. Diagnostics and logging: curves, NaN hunting, TensorBoard
+# # Chapter 12: Diagnostics and logging: curves, NaN hunting, TensorBoard
 #
 # A training run talks through its numbers: the loss per batch, the train and validation loss
 # per epoch, the gradient norms, the learning rate. This chapter is about listening:
@@ -43,7 +43,7 @@ from minigenesis.utils.tensorboard import SummaryWriter
 from minigenesis.viz import plot_training_curves
 
 # %% [markdown]
-# ## 12.1 Recording a run
+# ## Recording a run
 #
 # A small MLP on the three-arm spiral problem. Per batch we keep the loss; per epoch, the train
 # and validation loss and accuracy: the `history` dict that `mg.viz.plot_training_curves` draws.
@@ -102,7 +102,7 @@ plt.show()
 plot_training_curves(healthy, title="600 training points, 64 hidden units")
 
 # %% [markdown]
-# ## 12.2 Smoothing noisy curves
+# ## Smoothing noisy curves
 #
 # The per-batch loss above is noisy: each batch is a different sample. TensorBoard's "Smoothing"
 # slider applies an exponential moving average, *debiased* so that the first points are not
@@ -125,7 +125,7 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ## 12.3 Reading the curves
+# ## Reading the curves
 #
 # Read the last ~10 epochs of the curves:
 #
@@ -167,7 +167,7 @@ for name, (train, val) in runs.items():
     print(diagnostics.diagnose_training(train, val))
 
 # %% [markdown]
-# ## 12.4 NaN hunting
+# ## NaN hunting
 #
 # One NaN anywhere and, one optimizer step later, everything is NaN. A short recipe narrows
 # it down: is the input already NaN? which layer's output first becomes NaN? is it the loss? or
@@ -238,7 +238,7 @@ except RuntimeError as err:
     print(err)
 
 # %% [markdown]
-# ## 12.5 Gradient flow: a network too deep for tanh
+# ## Gradient flow: a network too deep for tanh
 #
 # A loss that will not move, with no NaN anywhere, often means the gradient never reaches the
 # first layers. Backward multiplies the gradient, layer by layer, by each layer's weights and by
@@ -318,7 +318,7 @@ plt.show()
 # With Xavier initialisation every layer's gradient has the same order of magnitude, and the same
 # network, optimizer and learning rate now learn.
 #
-# ## 12.6 Logging: SummaryWriter
+# ## Logging: SummaryWriter
 #
 # `minigenesis.utils.tensorboard.SummaryWriter` has the methods of PyTorch's
 # `torch.utils.tensorboard.SummaryWriter`: `add_scalar`, `add_scalars`, `add_histogram`,

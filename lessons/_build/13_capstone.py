@@ -10,7 +10,7 @@
 # ---
 
 # %% [markdown]
-# # 13. Capstone: a small CNN, trained with everything
+# # Chapter 13: Capstone: a small CNN, trained with everything
 #
 # Time to put the course together. The task is small on purpose (it trains in seconds on a
 # laptop CPU), but the training loop is the real thing:
@@ -42,7 +42,7 @@ import minigenesis as mg
 from minigenesis.viz import plot_training_curves
 
 # %% [markdown]
-# ## 13.1 The data
+# ## The data
 #
 # `make_shapes` (ready-made in `exercises.py`) draws noisy images of four shapes at random
 # places: a horizontal bar, a vertical bar, a diagonal and the outline of a square. A model has
@@ -63,7 +63,7 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ## 13.2 The model
+# ## The model
 #
 # **Exercise 13.1**: `build_cnn()`: two convolution blocks (3 x 3 convolution, ReLU, 2 x 2 max
 # pooling) take 1 x 12 x 12 to 8 x 6 x 6 and then 16 x 3 x 3; a Linear layer maps those 144
@@ -77,7 +77,7 @@ print("parameters:", sum(p.numel() for p in model.parameters()))
 print("logits for 2 images:", tuple(model(X[:2]).shape))
 
 # %% [markdown]
-# ## 13.3 One training step
+# ## One training step
 #
 # The order of operations matters, and each position has a reason:
 #
@@ -110,7 +110,7 @@ for step in range(8):
 # The first step runs with lr = 0 (warmup starts at zero), so it changes nothing; from then on
 # the lr ramps up by 2e-2 / 5 per step.
 #
-# ## 13.4 Evaluation
+# ## Evaluation
 #
 # **Exercise 13.3**: `evaluate(model, X, y, batch_size)`: eval mode (Dropout off, BatchNorm on
 # its running statistics), no graph, and an average over *samples*: with 256 samples in
@@ -121,7 +121,7 @@ loss, accuracy = ex.evaluate(model, X_val, y_val, batch_size=100)
 print(f"after 8 steps: validation loss {loss:.3f}, accuracy {accuracy:.1%}")
 
 # %% [markdown]
-# ## 13.5 The whole run
+# ## The whole run
 #
 # **Exercise 13.4**: `fit(data, out_dir, ...)` wires it all together: it builds everything,
 # resumes from `out_dir/checkpoint.mgck` if that exists, and for each epoch shuffles, trains,
@@ -153,7 +153,7 @@ with open(run_dir / "logs" / "scalars.csv", newline="") as f:
     )
 
 # %% [markdown]
-# ## 13.6 Interrupted, then resumed
+# ## Interrupted, then resumed
 #
 # `stop_after=2` simulates a run killed after its second epoch. Calling `fit` again on the same
 # folder finds the checkpoint and continues. Because the checkpoint holds the model, the
@@ -168,7 +168,7 @@ resumed = ex.fit(data, resumed_dir, epochs=4)
 print("identical to the uninterrupted run:", resumed == history)
 
 # %% [markdown]
-# ## 13.7 What the model gets wrong
+# ## What the model gets wrong
 #
 # A confusion matrix counts, for each true class (rows), the predicted classes (columns).
 

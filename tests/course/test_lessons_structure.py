@@ -324,3 +324,22 @@ def test_learner_files_are_ignored_by_git():
         timeout=60,
     )
     assert run.stdout.split() == [str(p) for p in paths[:2]], run.stdout + run.stderr
+
+
+_PROMPT = re.compile(r"\*\*Exercises? (\d+\.\d+)((?:(?:, | and )\d+\.\d+)*)\*\*")
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_sections_are_named_and_exercises_come_in_order(chapter: Path):
+    """Numbers in a lesson are exercise numbers only: a heading "7.3" next to "Exercise 7.1"
+    would read as the wrong exercise. The exercises a lesson asks for come in their order."""
+    nb = json.loads((chapter / "lesson.ipynb").read_text(encoding="utf-8"))
+    text = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    numbered = re.findall(r"^#+ +\d+\.\d+.*$", text, re.M)
+    assert not numbered, f"{chapter.name}: headings with a number like an exercise's: {numbered}"
+    asked = []
+    for first, rest in _PROMPT.findall(text):
+        asked += [first] + re.findall(r"\d+\.\d+", rest)
+    key = [tuple(int(p) for p in n.split(".")) for n in asked]
+    assert key == sorted(key), f"{chapter.name}: exercises asked for out of order: {asked}"
+    assert all(n.split(".")[0] == str(int(chapter.name[:2])) for n in asked), asked
