@@ -19,6 +19,7 @@ import os
 import sys
 from pathlib import Path
 
+from .. import __version__
 from .doctor import run as doctor
 from .job import add_train_arguments, run
 from .schedules import SCHEDULES, schedule_factory
@@ -29,6 +30,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m minigenesis",
         description="minigenesis: an educational deep-learning engine with PyTorch's API.",
     )
+    parser.add_argument("--version", action="version", version=f"minigenesis {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="command")
     train = sub.add_parser(
         "train",

@@ -183,6 +183,8 @@ def run(args: argparse.Namespace) -> int:
     amp = f"autocast {c.dtype} + GradScaler" if c.amp else "float32 (no autocast)"
     resumed = f", resumed at step {trainer.step}" if ckpt else ""
     print(f"minigenesis train -> {out}{resumed}")
+    if ckpt is not None:
+        print(f"  resume {_resume_semantics(trainer)}")
     if not args.quiet:
         print(
             f"  data   {c.classes}-class spirals: {len(trainer.train_ds)} train / "
@@ -218,3 +220,16 @@ def run(args: argparse.Namespace) -> int:
           f"checkpoints/ ({LAST}, best_model.pth)")  # fmt: skip
     print(f"  view:  tensorboard --logdir {out / 'tensorboard'}")
     return 0
+
+
+def _resume_semantics(trainer) -> str:
+    """What a resumed run does, in one line: continue exactly, or extend to more epochs."""
+    epochs, total = trainer.config.epochs, trainer.total_steps
+    if trainer.extended_from is None:
+        return (f"continues exactly: the same {epochs}-epoch schedule, data order and random "
+                f"state, as if it had not stopped (step {trainer.step} of {total})")  # fmt: skip
+    new_lr = trainer.optimizer.param_groups[0]["lr"]
+    return (f"extends the run from {trainer.extended_from} to {epochs} epochs: warm-up + cosine "
+            f"is stretched to {total} steps, so the learning rate goes from "
+            f"{trainer.resumed_lr:.2e} to {new_lr:.2e} at step {trainer.step} and decays to 0 "
+            f"at epoch {epochs} (not the run a {epochs}-epoch start would give)")  # fmt: skip

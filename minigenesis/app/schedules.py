@@ -19,8 +19,10 @@ SCHEDULES: dict[str, tuple[str, Factory]] = {
     "linear_warmup": ("linear warm-up then linear decay to 0",
                       lambda o, n, w: L.get_linear_schedule_with_warmup(o, w, n)),
     "cosine": ("CosineAnnealingLR(T_max=steps)", lambda o, n, w: L.CosineAnnealingLR(o, T_max=n)),
+    # cycles of T_0, 2 T_0 and 4 T_0 steps: with T_0 just over steps/7 the third one ends after
+    # the last step drawn, so the plot shows exactly 3 cycles (T_0 = steps // 7 began a 4th)
     "cosine_restarts": ("CosineAnnealingWarmRestarts(T_0=steps/7, T_mult=2): 3 cycles",
-                        lambda o, n, w: L.CosineAnnealingWarmRestarts(o, T_0=max(1, n // 7),
+                        lambda o, n, w: L.CosineAnnealingWarmRestarts(o, T_0=n // 7 + 1,
                                                                       T_mult=2)),
     "step": ("StepLR(step_size=steps/4, gamma=0.5)",
              lambda o, n, w: L.StepLR(o, step_size=max(1, n // 4), gamma=0.5)),

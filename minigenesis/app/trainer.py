@@ -96,6 +96,8 @@ class Trainer:
         # kept in memory only: after --resume the plot covers the steps run since.
         self.grad_flow: list[dict[str, float]] = []
         self._stop_requested = False
+        self.extended_from: int | None = None  # a resumed run's epochs when --epochs extends it
+        self.resumed_lr: float | None = None
         if checkpoint is not None:
             self._restore(checkpoint)
         self._mark_boundary()
@@ -125,6 +127,18 @@ class Trainer:
         self.lrs = list(ckpt.get("lrs", []))
         self.best = dict(ckpt.get("best", self.best))
         self.grad_norm = float(ckpt.get("grad_norm", self.grad_norm))  # the epoch's row shows it
+        # --epochs beyond the saved run's: EXTEND it. The schedule is the one of the new length
+        # (rebuilt above), so from this step on the learning rate is what that schedule has here;
+        # the optimizer still holds the old schedule's rate, which would be used for one step.
+        saved_epochs = int(ckpt.get("config", {}).get("epochs", self.config.epochs))
+        self.resumed_lr = self.optimizer.param_groups[0]["lr"]
+        self.extended_from = saved_epochs if saved_epochs != self.config.epochs else None
+        if self.extended_from is not None:
+            lrs = [base * fn(self.step) for fn, base in
+                   zip(self.scheduler.lr_lambdas, self.scheduler.base_lrs)]  # fmt: skip
+            for group, lr in zip(self.optimizer.param_groups, lrs):
+                group["lr"] = lr
+            self.scheduler._last_lr = list(lrs)
 
     def _mark_boundary(self) -> None:
         """Remember the position at an optimizer-step boundary, where the run is consistent.
@@ -351,6 +365,7 @@ class Trainer:
             # random state are those of the last completed step, the weights did not change since
             # (a step is one unit: a Ctrl-C inside it is raised only once it is complete).
             self.optimizer.zero_grad()
+            bar.close()  # ends the bar's line: the message below goes on a line of its own
             # Stopping already, so a further Ctrl-C has nothing left to stop: it must not cut
             # this save short, and is dropped once the save is done.
             with contextlib.suppress(KeyboardInterrupt), sigint_deferred():

@@ -249,3 +249,31 @@ def test_sigint_deferred_outside_the_main_thread_changes_nothing():
     thread.start()
     thread.join()
     assert result == [signal.getsignal(signal.SIGINT)]
+
+
+def test_ctrl_c_message_gets_a_line_of_its_own(tmp_path, monkeypatch):
+    """The bar's line is ended (the bar closed) before the interruption is reported: on a
+    terminal the message would otherwise be glued to the end of the progress bar."""
+    from minigenesis.app import trainer as T
+
+    events: list[str] = []
+
+    class Bar:
+        def update(self, n=1):
+            pass
+
+        def write(self, line):
+            events.append("bar line")
+
+        def set_postfix(self, *args, **kwargs):
+            pass
+
+        def close(self):
+            events.append("close")
+
+    monkeypatch.setattr(T, "progress", lambda *args, **kwargs: Bar())
+    trainer = Trainer(CONFIG, tmp_path / "run", quiet=False, interrupt_at_step=3,
+                      echo=lambda message: events.append(message))  # fmt: skip
+    assert trainer.fit() is False
+    said = [i for i, e in enumerate(events) if e.startswith("interrupted at step 3")]
+    assert len(said) == 1 and "close" in events[: said[0]], events
