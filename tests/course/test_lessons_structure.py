@@ -124,7 +124,13 @@ def test_there_are_chapters():
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
 def test_chapter_has_its_four_files(chapter: Path):
     missing = [f for f in FILES if not (chapter / f).is_file()]
-    assert not missing, f"{chapter.name} lacks {missing}"
+    hint = ""
+    if TEMPLATE in missing:
+        hint = (
+            f" (the stubs are committed as {TEMPLATE}; exercises.py is the learner's own copy, "
+            "made from it and ignored by git: see lessons/README.md)"
+        )
+    assert not missing, f"{chapter.name} lacks {missing}{hint}"
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
