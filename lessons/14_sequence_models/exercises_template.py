@@ -56,6 +56,19 @@ def rnn_cell(
     raise NotImplementedError("Exercise 14.1: tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)")
 
 
+def gradient_through_time(w_hh: mg.Tensor, steps: int) -> float:
+    """Exercise 14.2: how big is the gradient after ``steps`` steps back through time?
+
+    Run a *linear* RNN without input, ``h_t = h_{t-1} W^T`` (``W = w_hh``, hidden x hidden), for
+    ``steps`` steps from ``h_0 = ones(1, hidden)`` (which must require grad). Back-propagate
+    ``L = h_steps.sum()`` and return the norm of dL/dh_0 as a Python float.
+
+    (dL/dh_0 = 1 W^steps: its size grows or shrinks like the largest |eigenvalue| of W to the
+    power ``steps``.)
+    """
+    raise NotImplementedError("Exercise 14.2: h = h @ W.mT, steps times; backward; |h0.grad|")
+
+
 def lstm_cell(
     x: mg.Tensor,
     h: mg.Tensor,
@@ -65,7 +78,7 @@ def lstm_cell(
     b_ih: mg.Tensor,
     b_hh: mg.Tensor,
 ) -> tuple[mg.Tensor, mg.Tensor]:
-    """Exercise 14.2: one LSTM step, as ``nn.LSTMCell`` computes it. The pre-activations
+    """Exercise 14.3: one LSTM step, as ``nn.LSTMCell`` computes it. The pre-activations
     ``x W_ih^T + b_ih + h W_hh^T + b_hh`` have 4 * hidden columns: four blocks of ``hidden``, in
     PyTorch's order i (input gate), f (forget gate), g (candidate), o (output gate).
 
@@ -75,20 +88,7 @@ def lstm_cell(
 
     Returns (h', c'), each (batch, hidden). (``t.chunk(4, dim=1)`` cuts the four blocks.)
     """
-    raise NotImplementedError("Exercise 14.2: four gate blocks; c' = f c + i g; h' = o tanh(c')")
-
-
-def gradient_through_time(w_hh: mg.Tensor, steps: int) -> float:
-    """Exercise 14.3: how big is the gradient after ``steps`` steps back through time?
-
-    Run a *linear* RNN without input, ``h_t = h_{t-1} W^T`` (``W = w_hh``, hidden x hidden), for
-    ``steps`` steps from ``h_0 = ones(1, hidden)`` (which must require grad). Back-propagate
-    ``L = h_steps.sum()`` and return the norm of dL/dh_0 as a Python float.
-
-    (dL/dh_0 = 1 W^steps: its size grows or shrinks like the largest |eigenvalue| of W to the
-    power ``steps``.)
-    """
-    raise NotImplementedError("Exercise 14.3: h = h @ W.mT, steps times; backward; |h0.grad|")
+    raise NotImplementedError("Exercise 14.3: four gate blocks; c' = f c + i g; h' = o tanh(c')")
 
 
 class CharLSTM(nn.Module):

@@ -50,32 +50,8 @@ def rnn_cell(
     return (x @ w_ih.mT + b_ih + h @ w_hh.mT + b_hh).tanh()
 
 
-def lstm_cell(
-    x: mg.Tensor,
-    h: mg.Tensor,
-    c: mg.Tensor,
-    w_ih: mg.Tensor,
-    w_hh: mg.Tensor,
-    b_ih: mg.Tensor,
-    b_hh: mg.Tensor,
-) -> tuple[mg.Tensor, mg.Tensor]:
-    """Exercise 14.2: one LSTM step, as ``nn.LSTMCell`` computes it. The pre-activations
-    ``x W_ih^T + b_ih + h W_hh^T + b_hh`` have 4 * hidden columns: four blocks of ``hidden``, in
-    PyTorch's order i (input gate), f (forget gate), g (candidate), o (output gate).
-
-        i, f, o = sigmoid of their blocks,   g = tanh of its block
-        c' = f * c + i * g
-        h' = o * tanh(c')
-
-    Returns (h', c'), each (batch, hidden). (``t.chunk(4, dim=1)`` cuts the four blocks.)
-    """
-    i, f, g, o = (x @ w_ih.mT + b_ih + h @ w_hh.mT + b_hh).chunk(4, dim=1)
-    c_new = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    return o.sigmoid() * c_new.tanh(), c_new
-
-
 def gradient_through_time(w_hh: mg.Tensor, steps: int) -> float:
-    """Exercise 14.3: how big is the gradient after ``steps`` steps back through time?
+    """Exercise 14.2: how big is the gradient after ``steps`` steps back through time?
 
     Run a *linear* RNN without input, ``h_t = h_{t-1} W^T`` (``W = w_hh``, hidden x hidden), for
     ``steps`` steps from ``h_0 = ones(1, hidden)`` (which must require grad). Back-propagate
@@ -90,6 +66,30 @@ def gradient_through_time(w_hh: mg.Tensor, steps: int) -> float:
         h = h @ w_hh.mT
     h.sum().backward()
     return float(h0.grad.norm())
+
+
+def lstm_cell(
+    x: mg.Tensor,
+    h: mg.Tensor,
+    c: mg.Tensor,
+    w_ih: mg.Tensor,
+    w_hh: mg.Tensor,
+    b_ih: mg.Tensor,
+    b_hh: mg.Tensor,
+) -> tuple[mg.Tensor, mg.Tensor]:
+    """Exercise 14.3: one LSTM step, as ``nn.LSTMCell`` computes it. The pre-activations
+    ``x W_ih^T + b_ih + h W_hh^T + b_hh`` have 4 * hidden columns: four blocks of ``hidden``, in
+    PyTorch's order i (input gate), f (forget gate), g (candidate), o (output gate).
+
+        i, f, o = sigmoid of their blocks,   g = tanh of its block
+        c' = f * c + i * g
+        h' = o * tanh(c')
+
+    Returns (h', c'), each (batch, hidden). (``t.chunk(4, dim=1)`` cuts the four blocks.)
+    """
+    i, f, g, o = (x @ w_ih.mT + b_ih + h @ w_hh.mT + b_hh).chunk(4, dim=1)
+    c_new = f.sigmoid() * c + i.sigmoid() * g.tanh()
+    return o.sigmoid() * c_new.tanh(), c_new
 
 
 class CharLSTM(nn.Module):

@@ -65,7 +65,21 @@ def test_14_1_unrolled_rnn_cell_is_nn_rnn(impl) -> None:
 
 # ----------------------------------------------------------------------------- 14.2
 @pytest.mark.exercise("14.2")
-def test_14_2_lstm_cell_matches_nn_lstmcell_values_and_gradients(impl) -> None:
+@pytest.mark.parametrize("scale,steps", [(0.5, 10), (1.0, 25), (1.5, 20), (1.2, 1)])
+def test_14_2_gradient_through_time_is_one_times_w_to_the_power_steps(impl, scale, steps) -> None:
+    rng = np.random.default_rng(int(scale * 10) + steps)
+    q, _ = np.linalg.qr(rng.standard_normal((5, 5)))  # orthogonal: every |eigenvalue| is 1
+    w = scale * q
+    got = impl.gradient_through_time(mg.tensor(w, dtype=mg.float64), steps)
+    assert isinstance(got, float), "return a Python float"
+    expected = np.linalg.norm(np.ones(5) @ np.linalg.matrix_power(w, steps))
+    assert got == pytest.approx(expected, rel=1e-9)
+    assert got == pytest.approx(np.sqrt(5) * scale**steps, rel=1e-9)  # |1| scale^steps
+
+
+# ----------------------------------------------------------------------------- 14.3
+@pytest.mark.exercise("14.3")
+def test_14_3_lstm_cell_matches_nn_lstmcell_values_and_gradients(impl) -> None:
     cell, x, h, (w_ih, w_hh, b_ih, b_hh) = _cell_case(nn.LSTMCell, 4, k=3)
     c = _leaf((2, 4), 5)
     x2, h2, c2 = (t.detach().clone().requires_grad_() for t in (x, h, c))
@@ -83,8 +97,8 @@ def test_14_2_lstm_cell_matches_nn_lstmcell_values_and_gradients(impl) -> None:
         _assert_close(mine.grad, p.grad, "a weight's gradient")
 
 
-@pytest.mark.exercise("14.2")
-def test_14_2_forget_gate_open_and_input_gate_shut_keep_the_cell_state(impl) -> None:
+@pytest.mark.exercise("14.3")
+def test_14_3_forget_gate_open_and_input_gate_shut_keep_the_cell_state(impl) -> None:
     """With f = sigmoid(+30) ~ 1 and i = sigmoid(-30) ~ 0, c' = c: the memory is carried."""
     hidden = 3
     w_ih, w_hh = mg.zeros(4 * hidden, 2), mg.zeros(4 * hidden, hidden)
@@ -93,20 +107,6 @@ def test_14_2_forget_gate_open_and_input_gate_shut_keep_the_cell_state(impl) -> 
     h_new, c_new = impl.lstm_cell(mg.randn(1, 2), mg.randn(1, hidden), c, w_ih, w_hh, b, b * 0)
     np.testing.assert_allclose(c_new.numpy(), c.numpy(), rtol=1e-6)
     np.testing.assert_allclose(h_new.numpy(), 0.5 * np.tanh(c.numpy()), rtol=1e-6)
-
-
-# ----------------------------------------------------------------------------- 14.3
-@pytest.mark.exercise("14.3")
-@pytest.mark.parametrize("scale,steps", [(0.5, 10), (1.0, 25), (1.5, 20), (1.2, 1)])
-def test_14_3_gradient_through_time_is_one_times_w_to_the_power_steps(impl, scale, steps) -> None:
-    rng = np.random.default_rng(int(scale * 10) + steps)
-    q, _ = np.linalg.qr(rng.standard_normal((5, 5)))  # orthogonal: every |eigenvalue| is 1
-    w = scale * q
-    got = impl.gradient_through_time(mg.tensor(w, dtype=mg.float64), steps)
-    assert isinstance(got, float), "return a Python float"
-    expected = np.linalg.norm(np.ones(5) @ np.linalg.matrix_power(w, steps))
-    assert got == pytest.approx(expected, rel=1e-9)
-    assert got == pytest.approx(np.sqrt(5) * scale**steps, rel=1e-9)  # |1| scale^steps
 
 
 # ----------------------------------------------------------------------------- 14.4

@@ -10,7 +10,7 @@
 # ---
 
 # %% [markdown]
-# # 14. Sequence models: RNN, LSTM, and why gradients explode
+# # Chapter 14: Sequence models: RNN, LSTM, and why gradients explode
 #
 # A text, a sound, a series of prices: the input is a *sequence* x_1, x_2, ..., x_T, of any length.
 # A recurrent network reads it one step at a time and carries a **state** h from step to step:
@@ -42,7 +42,7 @@ import minigenesis as mg
 from minigenesis import nn
 
 # %% [markdown]
-# ## 14.1 One step of an RNN
+# ## One step of an RNN
 #
 # The plain (Elman) RNN step mixes the new input and the old state, then squashes:
 #
@@ -85,14 +85,14 @@ print("our loop's last state equals h_n:", np.allclose(h.detach().numpy(), h_n[0
 # gradients of the step in a few array expressions. The numbers are the same; the graph has one
 # node per step instead of many.
 #
-# ## 14.2 Gradients through time: vanishing and exploding
+# ## Gradients through time: vanishing and exploding
 #
 # Back-propagating through T steps multiplies T Jacobians, one per step. Strip the RNN down to
 # its skeleton, a linear recurrence h_t = h_{t-1} W^T, and the product is W^T itself, T times:
 # dL/dh_0 = dL/dh_T W^T. Its size behaves like (largest |eigenvalue| of W)^T: below 1 it
 # **vanishes**, above 1 it **explodes**, and only exactly 1 keeps it.
 #
-# **Exercise 14.3**: `gradient_through_time(w_hh, steps)` runs the recurrence from h_0 = ones,
+# **Exercise 14.2**: `gradient_through_time(w_hh, steps)` runs the recurrence from h_0 = ones,
 # back-propagates L = sum(h_steps) and returns |dL/dh_0|.
 
 # %%
@@ -121,7 +121,7 @@ plt.show()
 # what it read long ago); but when the weights grow, a few steps of large slope are enough to
 # **explode**, and one such batch can throw the weights far away.
 #
-# ## 14.3 Why gradient clipping
+# ## Why gradient clipping
 #
 # Here is an exploding batch in a real `nn.RNN`: recurrent weights scaled up, a long sequence. The
 # gradient norm is huge, and an SGD step of lr 0.1 would move the weights by that much times 0.1.
@@ -148,7 +148,7 @@ print(f"by {0.1 * after:.3g} clipped")
 # %% [markdown]
 # Clipping does not fix vanishing gradients: for those the architecture has to change.
 #
-# ## 14.4 The LSTM: a memory with gates
+# ## The LSTM: a memory with gates
 #
 # The LSTM keeps a second state, the **cell** c, and changes it only by elementwise gating:
 #
@@ -161,7 +161,7 @@ print(f"by {0.1 * after:.3g} clipped")
 # multiplied by f at each step, no matrix in between: with f near 1 it passes through hundreds of
 # steps nearly unchanged.
 #
-# **Exercise 14.2**: write `lstm_cell(x, h, c, w_ih, w_hh, b_ih, b_hh)`.
+# **Exercise 14.3**: write `lstm_cell(x, h, c, w_ih, w_hh, b_ih, b_hh)`.
 
 # %%
 mg.manual_seed(0)
@@ -175,7 +175,7 @@ print("c' equal:", np.allclose(mine[1].detach().numpy(), ref[1].detach().numpy()
 
 # %% [markdown]
 # The memory in numbers: with a forget gate of 0.99 (its bias set high), how much of dL/dc_T
-# reaches c_0 after T steps, compared with the plain RNN of scale 0.9 from 14.2?
+# reaches c_0 after T steps, compared with the plain RNN of scale 0.9 above?
 
 # %%
 hidden = 4
@@ -192,7 +192,7 @@ print(f"(0.99^40 * |ones(4)| = {0.99**40 * 2:.3f})")
 print(f"plain linear RNN, scale 0.9, 40 steps: {norms[0.9][-1]:.3g}")
 
 # %% [markdown]
-# ## 14.5 A character-level language model
+# ## A character-level language model
 #
 # A language model predicts the next character from the ones before. The model of
 # **exercise 14.4**, `CharLSTM`, is three layers: `nn.Embedding` (a learned vector per
@@ -231,7 +231,7 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ## 14.6 Letting it write
+# ## Letting it write
 #
 # **Exercise 14.5**: `generate(model, prompt, n)`: read the prompt once, then feed back the most
 # likely next character one at a time, carrying the LSTM's state (h, c) so that the whole text
