@@ -78,6 +78,7 @@ from .functions import (
     exp,
     expm1,
     flatten,
+    gather,
     fmod,
     index_add,
     is_tensor,

@@ -198,6 +198,10 @@ def topk(
     return x.topk(k, dim, largest, sorted)
 
 
+def gather(x: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    return x.gather(dim, index)
+
+
 def tril(x: Tensor, diagonal: int = 0) -> Tensor:
     return x.tril(diagonal)
 

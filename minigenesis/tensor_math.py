@@ -604,6 +604,10 @@ class TensorMath:
     def multinomial(self, num_samples: int, replacement: bool = False, *, generator=None):
         return SO.multinomial(self, num_samples, replacement, generator)
 
+    def gather(self, dim: int, index, *, sparse_grad: bool = False):
+        """out[i][j] = self[index[i][j]][j] (dim 0), out[i][j] = self[i][index[i][j]] (dim 1)."""
+        return SO.gather(self, dim, index)
+
     # ------------------------------------------------------------------ shapes
 
     def reshape(self, *shape):
@@ -829,6 +833,12 @@ class TensorMath:
 
     def masked_fill_(self, mask, value):
         return self._inplace(lambda x: x.masked_fill(mask, value))
+
+    def tril_(self, diagonal: int = 0):
+        return self._inplace(lambda x: x.tril(diagonal))
+
+    def triu_(self, diagonal: int = 0):
+        return self._inplace(lambda x: x.triu(diagonal))
 
     def copy_(self, src):
         """Copy src's values (broadcast, cast, moved across devices) into self."""

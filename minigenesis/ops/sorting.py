@@ -1,9 +1,11 @@
-"""Sorting and selection: sort, argsort, topk, multinomial, and the triangular masks tril / triu.
+"""Sorting and selection: sort, argsort, topk, gather, multinomial, and the triangular masks
+tril / triu.
 
 sort and topk return values picked out of x along one dim, so their gradient is a scatter: each
 value's gradient goes back to the position it came from. The picked positions along that dim are
-distinct (a permutation for sort, a subset for topk), so the scatter is a plain write, and its
-own gradient is the gather again:
+distinct (a permutation for sort, a subset for topk), so the scatter is a plain write (a general
+``gather`` may pick one element twice: its scatter adds), and the scatter's own gradient is the
+gather again:
 
     values  = gather(x, idx, dim)        values[..., j, ...] = x[..., idx[..., j, ...], ...]
     dL/dx   = scatter(dL/dvalues, idx)   zeros, with dL/dvalues written at idx
@@ -23,38 +25,87 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
-from ..backend import get_array_module
+from ..backend import cupyx_module, get_array_module
 from ..random import generator_for
+from .indexing import check_index_range
 
 
 # ----------------------------------------------------------------------------------- gather
 class GatherAlongDim(Op):
-    """y = take_along_axis(x, idx, dim) with distinct idx along dim;   dL/dx = scatter(dL/dy)."""
+    """y = take_along_axis(x, idx, dim);   dL/dx = scatter-add of dL/dy at idx along dim.
+
+    ``distinct``: the indices along dim are distinct (sort, topk), so the scatter is a write."""
 
     @staticmethod
-    def forward(ctx, x, idx, dim):
-        ctx.idx, ctx.dim, ctx.in_shape = idx, dim, x.shape
+    def forward(ctx, x, idx, dim, distinct):
+        ctx.idx, ctx.dim, ctx.in_shape, ctx.distinct = idx, dim, x.shape, distinct
         return get_array_module(x).take_along_axis(x, idx, axis=dim)
 
     @staticmethod
     def backward(ctx, gy):
-        return ScatterAlongDim.apply(gy, ctx.idx, ctx.dim, ctx.in_shape), None, None
+        gx = ScatterAlongDim.apply(gy, ctx.idx, ctx.dim, ctx.in_shape, ctx.distinct)
+        return gx, None, None, None
 
 
 class ScatterAlongDim(Op):
-    """x = zeros(shape) with x[idx] = g along dim (idx distinct);   dL/dg = gather(dL/dx, idx)."""
+    """x = zeros(shape); x[.., idx[.., j, ..], ..] += g[.., j, ..] along dim (a repeated index
+    collects every value sent to it);   dL/dg = gather(dL/dx, idx)."""
 
     @staticmethod
-    def forward(ctx, g, idx, dim, shape):
-        ctx.idx, ctx.dim = idx, dim
+    def forward(ctx, g, idx, dim, shape, distinct):
+        ctx.idx, ctx.dim, ctx.distinct = idx, dim, distinct
         xp = get_array_module(g)
         out = xp.zeros(shape, dtype=g.dtype)
-        xp.put_along_axis(out, idx, g, axis=dim)
+        if distinct:
+            xp.put_along_axis(out, idx, g, axis=dim)
+            return out
+        # the position of every element of idx: idx itself along dim, its own index elsewhere
+        axes = range(idx.ndim)
+        where = tuple(
+            idx if d == dim else xp.arange(n).reshape([-1 if e == d else 1 for e in axes])
+            for d, n in enumerate(idx.shape)
+        )
+        if xp is np:
+            xp.add.at(out, where, g)
+        else:  # cupyx.scatter_add is CuPy's unbuffered add.at
+            cupyx_module().scatter_add(out, where, g)
         return out
 
     @staticmethod
     def backward(ctx, gx):
-        return GatherAlongDim.apply(gx, ctx.idx, ctx.dim), None, None, None
+        return GatherAlongDim.apply(gx, ctx.idx, ctx.dim, ctx.distinct), None, None, None, None
+
+
+def gather(x, dim: int, index):
+    """out[i][j][k] = x[index[i][j][k]][j][k] (dim 0; likewise for other dims): out has index's
+    shape; index may be smaller than x in the other dims (x's leading block is read)."""
+    name = "gather"
+    if not isinstance(index, type(x)):
+        raise TypeError(f"{name}: index must be a Tensor, got {type(index).__name__}")
+    if index._data.dtype != np.int64:
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index, got {index.dtype.name}")
+    if index.ndim != x.ndim and not (x.ndim <= 1 and index.ndim <= 1):
+        raise RuntimeError(
+            f"{name}: index {tuple(index.shape)} must have the same number of dimensions as "
+            f"input {tuple(x.shape)}"
+        )
+    d = _dim(x, dim, name)
+    if x.ndim == 0 or index.ndim == 0:
+        out = gather(x.reshape(-1), 0, index.reshape(-1))
+        return out.reshape(index.shape)
+    for e in range(x.ndim):
+        if e != d and index.shape[e] > x.shape[e]:
+            raise RuntimeError(
+                f"{name}: size does not match at dimension {e}: expected index "
+                f"{tuple(index.shape)} to be no larger than input {tuple(x.shape)} apart from "
+                f"dimension {d}"
+            )
+    what = f"index along dimension {d}"
+    check_index_range(index._data, x.shape[d], name, what, error=RuntimeError)
+    block = tuple(slice(None) if e == d else slice(0, index.shape[e]) for e in range(x.ndim))
+    if any(index.shape[e] < x.shape[e] for e in range(x.ndim) if e != d):
+        x = x[block]
+    return GatherAlongDim.apply(x, index._data, d, False)
 
 
 # ----------------------------------------------------------------------------------- sort
@@ -92,7 +143,7 @@ def sort(x, dim: int = -1, descending: bool = False):
         values, idx = sort(x.reshape(1), 0, descending)
         return values.reshape(()), idx.reshape(())
     idx = sort_indices(x._data, d, descending).astype(np.int64, copy=False)
-    return GatherAlongDim.apply(x, idx, d), type(x)._make(idx, False)
+    return GatherAlongDim.apply(x, idx, d, True), type(x)._make(idx, False)
 
 
 def topk(x, k: int, dim: int = -1, largest: bool = True):
@@ -109,7 +160,7 @@ def topk(x, k: int, dim: int = -1, largest: bool = True):
         return values.reshape(()), idx.reshape(())
     idx = sort_indices(x._data, d, largest)
     idx = idx[(slice(None),) * d + (slice(0, k),)].astype(np.int64, copy=False)
-    return GatherAlongDim.apply(x, idx, d), type(x)._make(idx, False)
+    return GatherAlongDim.apply(x, idx, d, True), type(x)._make(idx, False)
 
 
 def triangle(x, diagonal: int, upper: bool):

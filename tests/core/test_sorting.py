@@ -190,7 +190,55 @@ def test_sorting_ops_run_on_each_device(device):
     mg.manual_seed(0)
     draws = mg.tensor([[0.0, 1.0, 3.0]], device=device).multinomial(5, replacement=True)
     assert draws.device.type == device and set(draws.cpu().numpy().ravel()) <= {1, 2}
+    g = mg.ones(2, 3, device=device, requires_grad=True)
+    g.gather(1, mg.tensor([[0, 0], [2, 1]], device=device)).sum().backward()
+    np.testing.assert_array_equal(g.grad.cpu().numpy(), [[2, 0, 0], [0, 1, 1]])
     assert mg.tensor([1.0, 0.0, 2.0], device=device).multinomial(2).cpu().tolist() in (
         [0, 2],
         [2, 0],
     )
+
+
+# ----------------------------------------------------------------------------------- gather
+def test_gather_picks_along_the_dim_like_take_along_axis():
+    a = _rand(3, 5, seed=20)
+    idx = np.array([[0, 4], [2, 2], [1, 0]])
+    out = mg.gather(mg.tensor(a), 1, mg.tensor(idx))
+    np.testing.assert_array_equal(out.numpy(), np.take_along_axis(a, idx, axis=1))
+    rows = mg.tensor(a).gather(0, mg.tensor([[2, 0, 1, 1, 0]]))
+    np.testing.assert_array_equal(rows.numpy(), a[[2, 0, 1, 1, 0], range(5)][None])
+
+
+def test_gather_reads_the_leading_block_when_index_is_smaller():
+    a = _rand(4, 6, seed=21)
+    out = mg.tensor(a).gather(1, mg.tensor([[5, 0], [1, 1]]))
+    np.testing.assert_array_equal(out.numpy(), [[a[0, 5], a[0, 0]], [a[1, 1], a[1, 1]]])
+
+
+def test_gather_gradient_adds_up_repeated_picks():
+    x = mg.tensor(_rand(3, 4, seed=22), requires_grad=True)
+    idx = mg.tensor([[0, 0, 3], [1, 2, 2], [3, 3, 3]])
+    assert gradcheck(lambda t: (t.gather(1, idx) ** 2).sum(), (x,))
+    x.gather(1, idx).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[2, 0, 0, 1], [0, 1, 2, 0], [0, 0, 0, 3]])
+
+
+def test_gather_refuses_bad_indices():
+    x = mg.zeros(2, 3)
+    with pytest.raises(RuntimeError, match="Expected dtype int64 for index"):
+        x.gather(1, mg.tensor([[0]], dtype=mg.int32))
+    with pytest.raises(RuntimeError, match=r"index along dimension 1 3 is out of bounds.*\[0, 3\)"):
+        x.gather(1, mg.tensor([[3]]))
+    with pytest.raises(RuntimeError, match="same number of dimensions"):
+        x.gather(1, mg.tensor([0]))
+    with pytest.raises(RuntimeError, match=r"size does not match at dimension 0"):
+        x.gather(1, mg.tensor([[0], [0], [0]]))
+
+
+def test_tril_and_triu_in_place():
+    x = mg.ones(3, 4)
+    assert x.triu_(1) is x
+    np.testing.assert_array_equal(x.numpy(), np.triu(np.ones((3, 4)), 1))
+    y = mg.ones(2, 3, 3)
+    y.tril_(-1)
+    np.testing.assert_array_equal(y.numpy(), np.tril(np.ones((2, 3, 3)), -1))

@@ -66,3 +66,19 @@ def test_tril_triu_match_torch_with_gradients(diagonal):
     (torch.tril(t, diagonal) * 2 + torch.triu(t, diagonal)).sum().backward()
     np.testing.assert_array_equal(m.grad.numpy(), t.grad.numpy())
     assert mg.tril(m).dtype == mg.float32
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_gather_matches_torch_with_gradients(dim):
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((3, 4, 5))
+    shape = [2, 3, 4]
+    shape[dim] = 6
+    idx = rng.integers(0, a.shape[dim], shape)
+    m, t = _pair(a, requires_grad=True)
+    mo, to = m.gather(dim, mg.tensor(idx)), torch.gather(t, dim, torch.tensor(idx))
+    np.testing.assert_array_equal(mo.detach().numpy(), to.detach().numpy())
+    g = rng.standard_normal(shape)
+    mo.backward(mg.tensor(g))
+    to.backward(torch.tensor(g))
+    np.testing.assert_allclose(m.grad.numpy(), t.grad.numpy(), rtol=1e-12)

@@ -52,8 +52,8 @@ def sample(model: Sorter, src: torch.Tensor, k: int = 3) -> torch.Tensor:
         top = torch.topk(logits, k, dim=-1)
         probs = F.softmax(top.values, dim=-1)
         pick = torch.multinomial(probs, 1)  # (N, 1): which of the k
-        token = top.indices[torch.arange(src.shape[0]), pick[:, 0]]
-        out = torch.cat([out, token.unsqueeze(1)], dim=1)
+        token = torch.gather(top.indices, -1, pick)  # (N, 1): the token it stands for
+        out = torch.cat([out, token], dim=1)
     return out[:, 1:]
 
 
