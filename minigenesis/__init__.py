@@ -14,6 +14,16 @@ from . import autograd, backend, cuda, dtypes, random
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .backend import device, get_array_module, get_default_device, set_default_device
 from .creation import (
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
     arange,
     empty,
     empty_like,
@@ -53,6 +63,22 @@ from .dtypes import (
 from .dtypes import bool_ as bool  # noqa: A001  (mg.bool, as torch.bool)
 from .functions import (
     abs,
+    as_tensor,
+    bmm,
+    clone,
+    div,
+    divide,
+    dot,
+    mm,
+    mul,
+    multiply,
+    mv,
+    narrow,
+    neg,
+    negative,
+    square,
+    subtract,
+    true_divide,
     acos,
     add,
     allclose,
@@ -132,6 +158,7 @@ from .functions import (
     where,
 )
 from .random import Generator, get_rng_state, initial_seed, manual_seed, set_rng_state
+from .size import Size
 from ._tensor import Tensor
 
 half, float, double, long = float16, float32, float64, int64  # noqa: A001

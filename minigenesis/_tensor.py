@@ -25,7 +25,24 @@ from .conversions import ToShortcuts, as_array, parse_to_args
 from .inplace import InPlace
 from .ops import elementwise as E
 from .ops import shape as S
+from .size import Size, as_shape
 from .tensor_math import TensorMath
+
+_new_size = tuple.__new__  # Size(shape) without its checks: .shape is on hot paths
+
+# dtype name -> PyTorch's legacy tensor type name (x.type(), mg.FloatTensor ...)
+_LEGACY_NAMES = {
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "bfloat16": "BFloat16Tensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "int16": "ShortTensor",
+    "int8": "CharTensor",
+    "uint8": "ByteTensor",
+    "bool": "BoolTensor",
+}
 
 _FLOAT_KINDS = "fV"
 
@@ -56,8 +73,8 @@ class Tensor(TensorMath, InPlace, ToShortcuts, TensorBase, ops_return=True):
 
     # ------------------------------------------------------------------ basic properties
     @property
-    def shape(self) -> tuple:
-        return self._data.shape
+    def shape(self) -> Size:
+        return _new_size(Size, self._data.shape)
 
     @property
     def dtype(self) -> _dt.DType:
@@ -82,7 +99,7 @@ class Tensor(TensorMath, InPlace, ToShortcuts, TensorBase, ops_return=True):
         return int(self._data.size)
 
     def size(self, dim: int | None = None):
-        return self._data.shape if dim is None else self._data.shape[dim]
+        return _new_size(Size, self._data.shape) if dim is None else self._data.shape[dim]
 
     def element_size(self) -> int:
         return self._data.dtype.itemsize
@@ -389,6 +406,65 @@ class Tensor(TensorMath, InPlace, ToShortcuts, TensorBase, ops_return=True):
 
     def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)
+
+    def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
+        """``x.type()``: the legacy type name, ``"minigenesis.FloatTensor"`` (with ``.cuda.`` on
+        a GPU), as ``torch.FloatTensor``. ``x.type(dtype)``: ``x`` cast to ``dtype``, given as a
+        dtype, a legacy type (``mg.DoubleTensor``) or its name (``"torch.DoubleTensor"`` too)."""
+        if dtype is None:
+            where = ".cuda" if self.is_cuda else ""
+            return f"minigenesis{where}.{_LEGACY_NAMES[self.dtype.name]}"
+        if isinstance(dtype, str):
+            name = dtype.rsplit(".", 1)[-1]
+            found = [d for d, n in _LEGACY_NAMES.items() if n == name]
+            if not found or not dtype.startswith(("minigenesis.", "torch.")):
+                raise ValueError(
+                    f"invalid type: {dtype!r} (expected e.g. 'minigenesis.FloatTensor' or "
+                    "'torch.LongTensor', or a dtype)"
+                )
+            dtype = _dt.get_dtype(found[0])
+        dtype = getattr(dtype, "legacy_dtype", dtype)  # mg.DoubleTensor -> mg.float64
+        return self.to(dtype)
+
+    # ------------------------------------------------------------------ new tensors like self
+    def _new_array(self, size: tuple, dtype: Any, fill: Any) -> Tensor:
+        dt = (_dt.to_dtype(dtype) if dtype is not None else self.dtype).numpy_dtype
+        shape = as_shape(size, "new tensor")
+        xp = get_array_module(self._data)
+        arr = xp.empty(shape, dt) if fill is None else xp.full(shape, fill, dt)
+        return Tensor._make(arr, False)
+
+    def _placed(self, t: Tensor, device: Any, requires_grad: bool) -> Tensor:
+        if device is not None:
+            t = t.to(device)
+        return t.requires_grad_(True) if requires_grad else t
+
+    def new_zeros(self, *size: Any, dtype=None, device=None, requires_grad=False) -> Tensor:
+        """Zeros of ``size``, with this tensor's dtype and device unless given."""
+        return self._placed(self._new_array(size, dtype, 0), device, requires_grad)
+
+    def new_ones(self, *size: Any, dtype=None, device=None, requires_grad=False) -> Tensor:
+        """Ones of ``size``, with this tensor's dtype and device unless given."""
+        return self._placed(self._new_array(size, dtype, 1), device, requires_grad)
+
+    def new_empty(self, *size: Any, dtype=None, device=None, requires_grad=False) -> Tensor:
+        """An uninitialised tensor of ``size``, with this tensor's dtype and device."""
+        return self._placed(self._new_array(size, dtype, None), device, requires_grad)
+
+    def new_full(self, size: Any, fill_value: Any, *, dtype=None, device=None,
+                 requires_grad=False) -> Tensor:  # fmt: skip
+        """``fill_value`` everywhere in ``size``, with this tensor's dtype and device."""
+        return self._placed(self._new_array((size,), dtype, fill_value), device, requires_grad)
+
+    def new_tensor(self, data: Any, dtype=None, device=None, requires_grad=False) -> Tensor:
+        """A copy of ``data`` with this tensor's dtype and device unless given (a tensor as
+        ``data`` is copied and detached, as in PyTorch)."""
+        dt = dtype if dtype is not None else self.dtype
+        arr = as_array(data, dt, device if device is not None else self.device)
+        if isinstance(data, TensorBase) or arr is data:
+            arr = arr.copy()
+        t = Tensor._make(arr, False)
+        return t.requires_grad_(True) if requires_grad else t
 
     def clone(self) -> Tensor:
         return S.Clone.apply(self)

@@ -6,16 +6,84 @@ take several tensors and so live here.
 
 from __future__ import annotations
 
+import functools
+import warnings
+from collections.abc import Callable
 from typing import Any
 
 from . import dtypes as _dt
 from ._tensor import Tensor
+from .autograd.grad_mode import is_grad_enabled
 from .backend import get_array_module
 from .conversions import as_array
 from .ops import elementwise as E
 from .ops import shape as S
 from .promotion import binary_op, promote
-from .tensor_math import matmul, norm_dim
+from .tensor_math import matmul as _matmul
+from .tensor_math import norm_dim
+
+
+def _with_out(fn: Callable) -> Callable:
+    """Give ``fn`` PyTorch's ``out=`` keyword: the result is written into ``out`` (resized if
+    its shape differs, with PyTorch's warning when it had elements) and ``out`` is returned.
+    As in PyTorch, ``out=`` refuses autograd (no graph can lead into memory written in place)
+    and a result that cannot be cast to ``out``'s dtype (float into an int tensor ...)."""
+
+    @functools.wraps(fn)
+    def call(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
+        result = fn(*args, **kwargs)
+        return result if out is None else _write_out(fn.__name__, result, out)
+
+    return call
+
+
+def _write_out(name: str, result: Tensor, out: Any) -> Tensor:
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if is_grad_enabled() and (result.requires_grad or out.requires_grad):
+        raise RuntimeError(
+            f"{name}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad."
+        )
+    if out.device != result.device:
+        raise RuntimeError(
+            f"{name}(): expected out tensor to have device {result.device}, but got "
+            f"{out.device} instead"
+        )
+    if not _can_cast(result.dtype, out.dtype):
+        raise RuntimeError(
+            f"result type {_type_name(result.dtype)} can't be cast to the desired output type "
+            f"{_type_name(out.dtype)}"
+        )
+    xp = get_array_module(out._data)
+    if out.shape != result.shape:
+        if out.numel() != 0:
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape "
+                f"{list(out.shape)}, which does not match the required output shape "
+                f"{list(result.shape)}. Resize the output to 0 elements first "
+                "(out.resize_(0)) to resize it silently.",
+                stacklevel=3,
+            )
+        out._data = xp.empty(result.shape, out._data.dtype)
+    xp.copyto(out._data, result._data, casting="unsafe")
+    out._bump_version()
+    return out
+
+
+def _can_cast(src: _dt.DType, dst: _dt.DType) -> bool:
+    """PyTorch's rule for out=: no float into an integer tensor, nothing but bool into bool."""
+    if src.is_floating_point and not dst.is_floating_point:
+        return False
+    return dst is not _dt.bool_ or src is _dt.bool_
+
+
+def _type_name(dtype: _dt.DType) -> str:
+    """PyTorch's scalar type name: Float, Long, Bool ..."""
+    names = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+             "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+             "bool": "Bool"}  # fmt: skip
+    return names.get(dtype.name, dtype.name)
 
 
 def _t(x: Any, like: Tensor | None = None) -> Tensor:
@@ -24,38 +92,47 @@ def _t(x: Any, like: Tensor | None = None) -> Tensor:
     return Tensor._make(as_array(x, None, like.device if like is not None else None), False)
 
 
+@_with_out
 def exp(x: Tensor) -> Tensor:
     return x.exp()
 
 
+@_with_out
 def log(x: Tensor) -> Tensor:
     return x.log()
 
 
+@_with_out
 def sqrt(x: Tensor) -> Tensor:
     return x.sqrt()
 
 
+@_with_out
 def rsqrt(x: Tensor) -> Tensor:
     return x.rsqrt()
 
 
+@_with_out
 def abs(x: Tensor) -> Tensor:  # noqa: A001
     return x.abs()
 
 
+@_with_out
 def sign(x: Tensor) -> Tensor:
     return x.sign()
 
 
+@_with_out
 def sin(x: Tensor) -> Tensor:
     return x.sin()
 
 
+@_with_out
 def cos(x: Tensor) -> Tensor:
     return x.cos()
 
 
+@_with_out
 def tan(x: Tensor) -> Tensor:
     return x.tan()
 
@@ -72,34 +149,42 @@ def atan(x: Tensor) -> Tensor:
     return x.atan()
 
 
+@_with_out
 def sinh(x: Tensor) -> Tensor:
     return x.sinh()
 
 
+@_with_out
 def cosh(x: Tensor) -> Tensor:
     return x.cosh()
 
 
+@_with_out
 def expm1(x: Tensor) -> Tensor:
     return x.expm1()
 
 
+@_with_out
 def log1p(x: Tensor) -> Tensor:
     return x.log1p()
 
 
+@_with_out
 def log2(x: Tensor) -> Tensor:
     return x.log2()
 
 
+@_with_out
 def log10(x: Tensor) -> Tensor:
     return x.log10()
 
 
+@_with_out
 def reciprocal(x: Tensor) -> Tensor:
     return x.reciprocal()
 
 
+@_with_out
 def erf(x: Tensor) -> Tensor:
     return x.erf()
 
@@ -108,6 +193,7 @@ def erfinv(x: Tensor) -> Tensor:
     return x.erfinv()
 
 
+@_with_out
 def atan2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """The angle of the point (other, input) in (-pi, pi]."""
     return input.atan2(other)
@@ -116,10 +202,12 @@ def atan2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
 
 
+@_with_out
 def tanh(x: Tensor) -> Tensor:
     return x.tanh()
 
 
+@_with_out
 def sigmoid(x: Tensor) -> Tensor:
     return x.sigmoid()
 
@@ -136,46 +224,133 @@ def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
     return x.log_softmax(dim)
 
 
+@_with_out
 def maximum(a: Tensor, b: Any) -> Tensor:
     return binary_op(E.Maximum, a, b)
 
 
+@_with_out
 def minimum(a: Tensor, b: Any) -> Tensor:
     return binary_op(E.Minimum, a, b)
 
 
+@_with_out
 def clamp(x: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     return x.clamp(min, max)
 
 
+@_with_out
 def pow(x: Any, exponent: Any) -> Tensor:  # noqa: A001
     return x**exponent if isinstance(x, Tensor) else binary_op(E.Pow, x, exponent)
 
 
+@_with_out
 def add(x: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """x + alpha * other"""
     return _t(x, other if isinstance(other, Tensor) else None).add(other, alpha=alpha)
 
 
+@_with_out
 def sub(x: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """x - alpha * other"""
     return _t(x, other if isinstance(other, Tensor) else None).sub(other, alpha=alpha)
+
+
+def _first(x: Any, other: Any) -> Tensor:
+    """``x`` as a tensor (a Python number joins ``other``'s device), for mg.add(2, t) ..."""
+    return _t(x, other if isinstance(other, Tensor) else None)
+
+
+@_with_out
+def mul(x: Any, other: Any) -> Tensor:
+    """x * other"""
+    return _first(x, other) * other
+
+
+@_with_out
+def div(x: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """x / other (true division); ``rounding_mode="floor"`` rounds the quotient down,
+    ``"trunc"`` towards zero (both with integer results for integer inputs, as in PyTorch)."""
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise ValueError(
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+            f"{rounding_mode!r}"
+        )
+    x = _first(x, other)
+    if rounding_mode is None:
+        return x / other
+    if rounding_mode == "floor":
+        return x // other
+    other = _t(other, x)  # trunc: floor of the magnitudes, with the quotient's sign
+    return (x.abs() // other.abs()) * (x.sign() * other.sign())
+
+
+@_with_out
+def neg(x: Tensor) -> Tensor:
+    return -x
+
+
+@_with_out
+def square(x: Tensor) -> Tensor:
+    return x * x
+
+
+@_with_out
+def mm(x: Tensor, mat2: Tensor) -> Tensor:
+    return x.mm(mat2)
+
+
+@_with_out
+def bmm(x: Tensor, mat2: Tensor) -> Tensor:
+    return x.bmm(mat2)
+
+
+@_with_out
+def dot(x: Tensor, other: Tensor) -> Tensor:
+    return x.dot(other)
+
+
+@_with_out
+def mv(x: Tensor, vec: Tensor) -> Tensor:
+    return x.mv(vec)
+
+
+def narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
+    return x.narrow(dim, start, length)
+
+
+def clone(x: Tensor) -> Tensor:
+    return x.clone()
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """``data`` as a tensor, sharing memory when it already is one (or a NumPy array) of the
+    right dtype and device; a copy otherwise (PyTorch's ``as_tensor``)."""
+    if isinstance(data, Tensor):
+        return data.to(device=device, dtype=dtype) if (dtype or device) else data
+    return Tensor._make(as_array(data, dtype, device), False)
+
+
+multiply, divide, true_divide, subtract, negative = mul, div, div, sub, neg
 
 
 def index_add(x: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     return x.index_add(dim, index, source, alpha=alpha)
 
 
+@_with_out
 def remainder(x: Any, other: Any) -> Tensor:
     """x - floor(x / other) * other (Python's %: the sign of ``other``)."""
     return binary_op(E.Mod, x, other)
 
 
+@_with_out
 def fmod(x: Any, other: Any) -> Tensor:
     """x - trunc(x / other) * other (C's fmod: the sign of ``x``)."""
     return binary_op(E.Fmod, x, other)
 
 
+@_with_out
 def cumsum(x: Tensor, dim: int, dtype: Any = None) -> Tensor:
     return x.cumsum(dim, dtype)
 
@@ -216,14 +391,17 @@ def multinomial(
     return x.multinomial(num_samples, replacement, generator=generator)
 
 
+@_with_out
 def prod(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     return x.prod(dim, keepdim, dtype)
 
 
+@_with_out
 def sum(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:  # noqa: A001
     return x.sum(dim, keepdim, dtype)
 
 
+@_with_out
 def mean(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     return x.mean(dim, keepdim, dtype)
 
@@ -244,6 +422,7 @@ def argmin(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     return x.argmin(dim, keepdim)
 
 
+@_with_out
 def logsumexp(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     return x.logsumexp(dim, keepdim)
 
@@ -263,6 +442,7 @@ def isfinite(x: Tensor) -> Tensor:
 _PY_SCALARS = (bool, int, float)
 
 
+@_with_out
 def where(condition: Tensor, x: Any, y: Any) -> Tensor:
     """Elementwise ``x if condition else y``; x and y broadcast and promote like ``x + y``.
 
@@ -293,6 +473,7 @@ def where(condition: Tensor, x: Any, y: Any) -> Tensor:
     return E.Where.apply(cond, x, y)
 
 
+@_with_out
 def cat(tensors: Any, dim: int = 0) -> Tensor:
     """Join tensors along an existing dim (all other dims must match)."""
     tensors = [_t(t) for t in tensors]
@@ -324,6 +505,7 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
 concat = cat
 
 
+@_with_out
 def stack(tensors: Any, dim: int = 0) -> Tensor:
     """Join same-shape tensors along a new dim."""
     tensors = [_t(t) for t in tensors]
@@ -408,6 +590,12 @@ def numel(x: Tensor) -> int:
     return x.numel()
 
 
+@_with_out
+def matmul(x: Tensor, other: Tensor) -> Tensor:
+    """PyTorch's matmul: 1-D operands get a dim added (and removed), batch dims broadcast."""
+    return _matmul(x, other)
+
+
 def is_tensor(x: Any) -> bool:
     return isinstance(x, Tensor)
 
@@ -416,6 +604,17 @@ __all__ = [
     n
     for n in dir()
     if not n.startswith("_")
-    and n not in ("annotations", "Any", "Tensor", "E", "S", "get_array_module")
+    and n
+    not in (
+        "annotations",
+        "Any",
+        "Callable",
+        "Tensor",
+        "E",
+        "S",
+        "get_array_module",
+        "functools",
+        "warnings",
+        "is_grad_enabled",
+    )
 ]
-__all__ += ["matmul"]

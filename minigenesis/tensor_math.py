@@ -429,6 +429,74 @@ class TensorMath:
     def minimum(self, other):
         return binary_op(E.Minimum, self, other)
 
+    # -- matrix products with PyTorch's shape checks (all of them matmul underneath)
+    def mm(self, mat2):
+        """The matrix product of two 2-D tensors (``self @ mat2`` without broadcasting)."""
+        if self.ndim != 2:
+            raise RuntimeError(f"self must be a matrix (mm needs 2-D tensors), got {self.ndim}-D")
+        if mat2.ndim != 2:
+            raise RuntimeError(f"mat2 must be a matrix (mm needs 2-D tensors), got {mat2.ndim}-D")
+        if self.shape[1] != mat2.shape[0]:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x{self.shape[1]} and "
+                f"{mat2.shape[0]}x{mat2.shape[1]})"
+            )
+        return matmul(self, mat2)
+
+    def bmm(self, mat2):
+        """Batched matrix product of two 3-D tensors: (b, n, m) @ (b, m, p) -> (b, n, p)."""
+        if self.ndim != 3:
+            raise RuntimeError(f"batch1 must be a 3D tensor, got {self.ndim}-D")
+        if mat2.ndim != 3:
+            raise RuntimeError(f"batch2 must be a 3D tensor, got {mat2.ndim}-D")
+        if self.shape[0] != mat2.shape[0]:
+            raise RuntimeError(
+                f"bmm: batch sizes differ: {self.shape[0]} and {mat2.shape[0]} (no broadcasting)"
+            )
+        return matmul(self, mat2)
+
+    def dot(self, other):
+        """The inner product of two 1-D tensors of the same length."""
+        if self.ndim != 1 or other.ndim != 1:
+            raise RuntimeError(
+                f"1D tensors expected, but got {self.ndim}D and {other.ndim}D tensors"
+            )
+        return matmul(self, other)
+
+    def mv(self, vec):
+        """Matrix (n, m) times vector (m,) -> (n,)."""
+        if self.ndim != 2 or vec.ndim != 1:
+            raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.ndim}, {vec.ndim}")
+        return matmul(self, vec)
+
+    def narrow(self, dim: int, start: int, length: int):
+        """The view ``self[..., start:start + length, ...]`` along ``dim`` (a negative ``start``
+        counts from the end)."""
+        d = norm_dim(dim, self.ndim)[0]
+        size = self.shape[d]
+        if not -size <= start <= size:
+            raise IndexError(
+                f"start out of range (expected to be in range of [{-size}, {size}], but got "
+                f"{start})"
+            )
+        if length < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+        start = start + size if start < 0 else start
+        if start + length > size:
+            raise RuntimeError(
+                f"start ({start}) + length ({length}) exceeds dimension size ({size})."
+            )
+        return self[(slice(None),) * d + (slice(start, start + length),)]
+
+    def neg(self):
+        return -self
+
+    def square(self):
+        return self * self
+
+    negative = neg
+    multiply, divide, true_divide, subtract = __mul__, __truediv__, __truediv__, sub
+
     def masked_fill(self, mask, value):
         m = mask._data if isinstance(mask, TensorBase) else mask
         v = value.item() if isinstance(value, TensorBase) else value

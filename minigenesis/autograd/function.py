@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..backend import get_array_module
+from .accumulate_grad import accumulate_grad_node
 from .grad_mode import no_grad, state
 from .tensor_base import TensorBase
 
@@ -127,6 +128,22 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}Backward>"
+
+    @property
+    def next_functions(self) -> tuple:
+        """Per forward argument, ``(node, output_nr)`` as PyTorch shows it: the node that made
+        the argument, an ``AccumulateGrad`` node for a leaf that requires grad, ``(None, 0)``
+        where no gradient flows. (PyTorch lists tensor arguments only; here a non-tensor
+        argument of the op, such as ``dim``, also shows as ``(None, 0)``.)"""
+        edges = getattr(self, "next_edges", None) or ()
+        return tuple(
+            (None, 0)
+            if edge is None
+            else (accumulate_grad_node(edge[0]), 0)
+            if isinstance(edge[0], TensorBase)
+            else (edge[0], edge[1])
+            for edge in edges
+        )
 
     def register_hook(self, output_nr: int, hook) -> None:
         """Run ``hook(grad)`` on the gradient of output ``output_nr`` before this node uses it."""

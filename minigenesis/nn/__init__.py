@@ -54,3 +54,13 @@ from .transformer import (  # noqa: E402,F401
 
 # Recurrent layers
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402,F401
+
+
+def __getattr__(name: str):
+    # nn.modules (PyTorch's module paths, nn.modules.linear.Linear ...) is built on first use,
+    # when every layer above has been imported.
+    if name == "modules":
+        import importlib  # (function-local: only this rarely used path needs it)
+
+        return importlib.import_module(".modules", __name__)
+    raise AttributeError(f"module 'minigenesis.nn' has no attribute {name!r}")

@@ -225,7 +225,7 @@ def test_loading_runs_in_a_fresh_interpreter(good_file):
         cwd=root,
         check=True,
     )
-    assert out.stdout.split() == ["3", "(16,", "8)", "minigenesis.bfloat16"]
+    assert out.stdout.split() == ["3", "minigenesis.Size([16,", "8])", "minigenesis.bfloat16"]
 
 
 # ----------------------------------------------------------------- crafted payloads (assembled)
