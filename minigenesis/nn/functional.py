@@ -33,7 +33,7 @@ from ..ops.linear import Linear
 from ..ops.loss import BinaryCrossEntropy, CrossEntropyIndices, LogSigmoid, PickClass
 from ..ops.normalization import Normalize, normalize_stats
 from ..ops.pad import Pad, gather_index
-from ..ops.pooling import KeepInput, WindowMax, pool_windows
+from ..ops.pooling import KeepInput, MaxPool, pool_geometry2d, pool_windows
 from ..random import bernoulli_mask
 from ..tensor_math import norm_dim
 
@@ -1115,18 +1115,16 @@ def max_pool2d(
     if dt.kind in "iu":
         lowest = int(get_array_module(x._data).iinfo("int64").min)
         x = x._cast(get_array_module(x._data).int64)
-    cols, g = pool_windows(
-        x, kernel_size, stride, padding, dilation, ceil_mode, lowest, "max_pool2d"
-    )
-    values, arg = WindowMax.apply(cols, cols.ndim - 1, False)
+    g = pool_geometry2d(x, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
+    values, arg = MaxPool.apply(x, g, lowest)
     values = values._cast(dt)
     if not return_indices:
         return values.squeeze(0) if unbatched else values
-    kh, kw, sh, sw, ph, pw, dh, dw, ho, wo = g
+    kh, kw, sh, sw, dh, dw, ho, wo, (top, _, left, _) = g
     xp = get_array_module(arg._data)
-    a = arg._data
-    rows = xp.arange(ho).reshape(ho, 1) * sh - ph + (a // kw) * dh
-    cols_ = xp.arange(wo) * sw - pw + (a % kw) * dw
+    a = arg._data.astype(xp.int64)
+    rows = xp.arange(ho).reshape(ho, 1) * sh - top + (a // kw) * dh
+    cols_ = xp.arange(wo) * sw - left + (a % kw) * dw
     indices = type(arg)._make((rows * x.shape[3] + cols_).astype(xp.int64), False)
     if unbatched:
         return values.squeeze(0), indices.squeeze(0)
@@ -1150,7 +1148,7 @@ def avg_pool2d(
     x, unbatched = _pool_input(input, "avg_pool2d")
     cols, g = pool_windows(x, kernel_size, stride, padding, 1, ceil_mode, 0.0, "avg_pool2d")
     total = cols.sum(dim=-1)
-    kh, kw, sh, sw, ph, pw, _, _, ho, wo = g
+    kh, kw, sh, sw, _, _, ho, wo, (ph, _, pw, _) = g
     h, w = x.shape[2:]
     # Every window counts kh*kw pixels unless padding is excluded or a ceil_mode window overhangs
     overhang = (ho - 1) * sh - ph + kh > h + ph or (wo - 1) * sw - pw + kw > w + pw

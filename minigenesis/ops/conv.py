@@ -1,4 +1,4 @@
-"""Convolution (and pooling) built on one pair of ops: im2col and its adjoint col2im.
+"""Convolution (and average pooling) built on one pair of ops: im2col and its adjoint col2im.
 
 im2col copies every receptive field of an image into a column, so that a convolution becomes ONE
 matrix product (weights (C_out, C*kh*kw) @ columns (C*kh*kw, N*H_out*W_out)) and BLAS does the
@@ -7,14 +7,13 @@ image as a 6-d array (N, C, kh, kw, H_out, W_out) whose strides walk the windows
 it contiguous.
 
     conv2d(x, w)    = reshape(w) @ im2col(x)          (+ bias)
-    max_pool2d(x)   = max over each window of im2col(x, padded with -inf)
     avg_pool2d(x)   = sum over each window of im2col(x) / window size
 
 The gradient of im2col is col2im: every column entry is added back to the pixel it was copied from
 (windows overlap, so a pixel collects several). And col2im's gradient is im2col again, since the
 two are transposes of one linear map. Written as two ops that call each other in backward, every
 function built on them has exact second derivatives with no extra code: conv2d's gradient flows
-through MatMul and Im2Col, max pooling's through MaxDim (gradient to the argmax) and Im2Col.
+through MatMul and Im2Col. (Max pooling needs no window copies: see ``pooling.py``.)
 
 This file holds the two ops and the geometry of a convolution; ``F.conv2d`` (``nn/functional.py``)
 is the one conv2d function, and the pooling ops are in ``pooling.py``.
@@ -62,7 +61,7 @@ class Im2Col(Op):
     """cols[n, c, i, j, oh, ow] = xpad[n, c, oh*sh + i*dh, ow*sw + j*dw], permuted by ``order``.
 
     ``padding`` = (top, bottom, left, right), filled with ``pad_value`` (0 for convolution and
-    average pooling, -inf for max pooling). dL/dx = col2im(dL/dcols): each entry added back to the
+    average pooling). dL/dx = col2im(dL/dcols): each entry added back to the
     pixel it came from; padding positions are dropped.
     """
 

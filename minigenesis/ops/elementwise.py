@@ -280,7 +280,9 @@ class SelectGrad(Op):
         xp = get_array_module(gy)
         ctx.slope = slope
         ctx.save_for_backward(keep, anchor if ctx.needs_input_grad[2] else None)
-        return xp.where(keep, gy, gy * slope if slope else xp.zeros((), gy.dtype))
+        if not slope:
+            return where_or_zero(keep, gy)
+        return xp.where(keep, gy, gy * slope)
 
     @staticmethod
     def backward(ctx, ggx):
@@ -289,6 +291,20 @@ class SelectGrad(Op):
         if anchor is not None:
             g_anchor = type(ggx)._make(get_array_module(ggx._data).zeros_like(anchor._data), False)
         return SelectGrad.apply(ggx, keep, anchor, ctx.slope), None, g_anchor, None
+
+
+def where_or_zero(keep, a):
+    """``a`` where ``keep`` (a bool array broadcastable to a), else 0: ``where(keep, a, 0)``
+    computed by clearing the bits of the other elements (an all-ones or all-zeros mask per
+    element, ANDed with a's bits). Exact for every value, inf and NaN included, and branch-free:
+    NumPy's where on an unpredictable mask (ReLU's, max pooling's) ran 10-15x slower here."""
+    xp = get_array_module(a)
+    if a.dtype.kind not in "fV" or keep.shape != a.shape or not a.ndim:
+        return xp.where(keep, a, xp.zeros((), a.dtype))
+    u = xp.dtype(f"uint{a.dtype.itemsize * 8}")
+    mask = xp.negative(keep.astype(u))  # True -> all ones, False -> 0
+    mask &= a.view(u)
+    return mask.view(a.dtype)
 
 
 def select_grad(g, keep, anchor=None, slope: float = 0.0):

@@ -1,23 +1,24 @@
-"""Pooling: the windows of an image as columns (``Im2Col`` with the pooling layout), and the two
-ops that the pooling functions add to them.
+"""Pooling: average pooling over the windows of an image as columns (``Im2Col`` with the pooling
+layout), and max pooling as a running maximum over the kernel offsets (``MaxPool``).
 
-    max_pool2d(x)   = max over each window of im2col(x, padded with -inf)
     avg_pool2d(x)   = sum over each window of im2col(x) / window size
+    max_pool2d(x)   = max over the kernel offsets (i, j) of the strided view x_pad[i::s, j::s]
 
-``F.max_pool2d`` and ``F.avg_pool2d`` (``nn/functional.py``) are those two lines; this file gives
-them the windows (:func:`pool_windows`), the max of each window (``WindowMax``, whose gradient goes
-to the window's largest element) and ``KeepInput``, which keeps the input in the gradient's graph
-as PyTorch's pooling backward does.
+``F.max_pool2d`` and ``F.avg_pool2d`` (``nn/functional.py``) check their arguments and call these:
+the geometry (:func:`pool_geometry2d`), the windows (:func:`pool_windows`), ``MaxPool`` (whose
+gradient goes to each window's largest element) and ``KeepInput``, which keeps the input in the
+gradient's graph as PyTorch's pooling backward does.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
 from .conv import POOL_ORDER, Im2Col, pair
-from .elementwise import select_grad
-from .reduce import MaxDim
+from .elementwise import select_grad, where_or_zero
 
 
 def pool_geometry(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> tuple:
@@ -34,9 +35,9 @@ def pool_geometry(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) ->
     return out, p, pad_hi
 
 
-def pool_windows(x, kernel, stride, padding, dilation, ceil_mode, pad_value, name):
-    """im2col with the pooling layout: (N, C, H_out, W_out, kh*kw), plus the geometry
-    (kh, kw, sh, sw, ph, pw, dh, dw, H_out, W_out)."""
+def pool_geometry2d(x, kernel, stride, padding, dilation, ceil_mode, name) -> tuple:
+    """The checked geometry of a 2-d pooling of x: (kh, kw, sh, sw, dh, dw, H_out, W_out,
+    (top, bottom, left, right)), the padding including what ceil_mode adds."""
     kh, kw = pair(kernel, "kernel_size")
     sh, sw = pair(stride, "stride") if stride is not None and stride != [] else (kh, kw)
     ph, pw = pair(padding, "padding")
@@ -56,19 +57,17 @@ def pool_windows(x, kernel, stride, padding, dilation, ceil_mode, pad_value, nam
             f"{name}: input of spatial size {tuple(x.shape[2:])} is too small for kernel "
             f"{(kh, kw)} with padding {(ph, pw)}"
         )
-    cols = Im2Col.apply(
-        x, (kh, kw), (sh, sw), (dh, dw), (top, bottom, left, right), POOL_ORDER, pad_value
-    )
+    return kh, kw, sh, sw, dh, dw, ho, wo, (top, bottom, left, right)
+
+
+def pool_windows(x, kernel, stride, padding, dilation, ceil_mode, pad_value, name):
+    """im2col with the pooling layout: (N, C, H_out, W_out, kh*kw), plus the geometry
+    (see pool_geometry2d)."""
+    g = pool_geometry2d(x, kernel, stride, padding, dilation, ceil_mode, name)
+    kh, kw, sh, sw, dh, dw, ho, wo, pad4 = g
+    cols = Im2Col.apply(x, (kh, kw), (sh, sw), (dh, dw), pad4, POOL_ORDER, pad_value)
     n, c = x.shape[:2]
-    return cols.reshape(n, c, ho, wo, kh * kw), (kh, kw, sh, sw, ph, pw, dh, dw, ho, wo)
-
-
-class WindowMax(MaxDim):
-    """The maximum of each pooling window (the last dim of the columns), as max(dim); PyTorch's
-    max_pool2d backward takes the input as an argument, so the gradient stays in the graph
-    under create_graph (differentiating it again gives zeros): ``anchored``."""
-
-    anchored = True
+    return cols.reshape(n, c, ho, wo, kh * kw), g
 
 
 class KeepInput(Op):
@@ -88,3 +87,127 @@ class KeepInput(Op):
             (x,) = ctx.saved_tensors
             gy = select_grad(gy, get_array_module(gy._data).ones((), dtype=bool), x)
         return gy, None
+
+
+# ----------------------------------------------------------------------------------------------
+# Max pooling without window copies
+# ----------------------------------------------------------------------------------------------
+# A pooling window's element (i, j) is, over all windows at once, one strided view of the padded
+# input: rows i*dh, i*dh + sh, ..., columns j*dw, j*dw + sw, ... So the max of every window is a
+# running maximum over the kh*kw kernel offsets (4 for a 2x2 window), each step one elementwise
+# pass over an output-sized view, and its gradient is kh*kw strided adds: no (..., kh*kw) copy of
+# the windows, no argmax along a short axis (which NumPy runs one tiny reduction at a time).
+def _offset(a, k: int, geometry: tuple):
+    """The view of padded image ``a`` holding element k (row-major in the window) of every
+    window: shape (N, C, H_out, W_out)."""
+    kh, kw, sh, sw, dh, dw, ho, wo = geometry[:8]
+    i, j = divmod(k, kw)
+    rows = slice(i * dh, i * dh + sh * (ho - 1) + 1, sh)
+    columns = slice(j * dw, j * dw + sw * (wo - 1) + 1, sw)
+    return a[:, :, rows, columns]
+
+
+def _padded(a, padding: tuple, value):
+    if not any(padding):
+        return a
+    top, bottom, left, right = padding
+    widths = ((0, 0), (0, 0), (top, bottom), (left, right))
+    return get_array_module(a).pad(a, widths, mode="constant", constant_values=value)
+
+
+def _accumulation_dtype(a):
+    """2-byte floats accumulate in float32 (several windows can add into one pixel)."""
+    if a.dtype.itemsize == 2 and a.dtype.kind in "fV":
+        return get_array_module(a).float32
+    return a.dtype
+
+
+class MaxPool(Op):
+    """(y, arg): y[n, c, oh, ow] = the max of window (oh, ow), arg = the offset k = i*kw + j of
+    that maximum in its window: the first one; a NaN wins, the last NaN, as in PyTorch's CPU
+    kernel, whose comparison is ``val > max || isnan(val)``. (arg's dtype: the smallest unsigned
+    integer type that holds kh*kw - 1.)
+
+    ``geometry`` = (kh, kw, sh, sw, dh, dw, H_out, W_out, (top, bottom, left, right)); the padding
+    is filled with ``pad_value`` (-inf, or the lowest integer). Cost: kh*kw - 1 passes of compare +
+    select over the output. dL/dx: each window's gradient added to its maximum (MaxPoolGrad);
+    x is kept only as the anchor PyTorch's backward has (see SelectGrad)."""
+
+    @staticmethod
+    def forward(ctx, x, geometry, pad_value):
+        xp = get_array_module(x)
+        # (a contiguous copy first when x is a transposed view, as a convolution's output is:
+        # the kh*kw passes below then read simple strides, several times faster)
+        x_pad = _padded(xp.ascontiguousarray(x), geometry[8], pad_value)
+        best = xp.ascontiguousarray(_offset(x_pad, 0, geometry))
+        arg = xp.zeros(best.shape, dtype=xp.min_scalar_type(geometry[0] * geometry[1] - 1))
+        floating = best.dtype.kind in "fV"
+        with np.errstate(invalid="ignore"):  # a NaN compares False: the isnan below decides
+            for k in range(1, geometry[0] * geometry[1]):
+                v = _offset(x_pad, k, geometry)
+                better = v > best
+                if floating:
+                    better |= xp.isnan(v)
+                xp.maximum(best, v, out=best)  # (a NaN wins here too)
+                # arg = k where better: arg += better * (k - arg), in arg's wrapping unsigned
+                # arithmetic (3 plain passes; a masked copy on a random mask is ~5x slower)
+                step = xp.subtract(arg.dtype.type(k), arg)
+                step *= better
+                arg += step
+        if ctx.needs_input_grad[0]:
+            ctx.arg, ctx.geometry, ctx.x_shape = arg, geometry, x.shape
+            ctx.save_for_backward(x)
+        return best, arg
+
+    @staticmethod
+    def backward(ctx, gy, g_arg):
+        (x,) = ctx.saved_tensors
+        return MaxPoolGrad.apply(gy, ctx.arg, ctx.x_shape, ctx.geometry, x), None, None
+
+
+class MaxPoolGrad(Op):
+    """gx = zeros of x's shape, with each window's gradient added at its maximum (windows may
+    overlap, so a pixel can collect several): kh*kw strided adds. d gx/d gy: the gradient at each
+    window's maximum (MaxPoolPick); ``anchor`` (x, or None) gets zeros, as in PyTorch."""
+
+    @staticmethod
+    def forward(ctx, gy, arg, x_shape, geometry, anchor):
+        xp = get_array_module(gy)
+        top, bottom, left, right = geometry[8]
+        n, c, h, w = x_shape
+        gx = xp.zeros((n, c, h + top + bottom, w + left + right), dtype=_accumulation_dtype(gy))
+        for k in range(geometry[0] * geometry[1]):
+            _offset(gx, k, geometry)[...] += where_or_zero(arg == k, gy)
+        ctx.arg, ctx.geometry = arg, geometry
+        ctx.save_for_backward(anchor if ctx.needs_input_grad[4] else None)
+        if any(geometry[8]):
+            gx = xp.ascontiguousarray(gx[:, :, top : top + h, left : left + w])
+        return gx.astype(gy.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, ggx):
+        (anchor,) = ctx.saved_tensors
+        g_anchor = None
+        if anchor is not None:
+            g_anchor = type(ggx)._make(get_array_module(ggx._data).zeros_like(anchor._data))
+        ggy = MaxPoolPick.apply(ggx, ctx.arg, ctx.geometry)
+        return ggy, None, None, None, g_anchor
+
+
+class MaxPoolPick(Op):
+    """y[n, c, oh, ow] = g at the maximum of window (oh, ow) (the offsets ``arg``): the adjoint of
+    MaxPoolGrad; dL/dg = MaxPoolGrad(dL/dy)."""
+
+    @staticmethod
+    def forward(ctx, g, arg, geometry):
+        xp = get_array_module(g)
+        g_pad = _padded(g, geometry[8], 0)
+        y = xp.zeros(arg.shape, dtype=g.dtype)
+        for k in range(geometry[0] * geometry[1]):
+            xp.copyto(y, _offset(g_pad, k, geometry), where=arg == k)
+        ctx.arg, ctx.geometry, ctx.g_shape = arg, geometry, g.shape
+        return y
+
+    @staticmethod
+    def backward(ctx, gy):
+        return MaxPoolGrad.apply(gy, ctx.arg, ctx.g_shape, ctx.geometry, None), None, None

@@ -425,6 +425,35 @@ def test_max_pool_torch_parity(kwargs):
     np.testing.assert_array_equal(ours.grad.numpy(), theirs.grad.numpy())
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize(
+    "kwargs",
+    [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1), dict(kernel_size=2, stride=1)],
+)
+def test_max_pool_ties_and_nans_pick_the_element_pytorch_picks(kwargs, dtype):
+    # PyTorch's kernel keeps the first maximum of a window, and a NaN beats everything (the
+    # last NaN of a window wins): values, indices and gradients must agree element for element.
+    torch = pytest.importorskip("torch")
+    x = RNG.standard_normal((2, 3, 8, 8)).astype(np.float32)
+    x[0, 1, 2:4, 2:6] = 1.0  # ties inside windows
+    x[0, 0, 0, :2] = np.nan  # two NaNs in one window
+    x[1, 2, 5, 5] = np.nan
+    ours = mg.tensor(x).to(getattr(mg, dtype)).requires_grad_()
+    theirs = torch.tensor(x).to(getattr(torch, dtype)).requires_grad_()
+    y, idx = F.max_pool2d(ours, return_indices=True, **kwargs)
+    yt, idxt = torch.nn.functional.max_pool2d(theirs, return_indices=True, **kwargs)
+    np.testing.assert_array_equal(y.float().detach().numpy(), yt.float().detach().numpy())
+    np.testing.assert_array_equal(idx.numpy(), idxt.numpy())
+    g = RNG.standard_normal(y.shape).astype(np.float32)
+    y.backward(mg.tensor(g).to(y.dtype))
+    yt.backward(torch.tensor(g).to(yt.dtype))
+    # (where windows overlap, a pixel sums several gradients: in another order than PyTorch's)
+    tol = 1e-6 if dtype == "float32" else 2e-2
+    np.testing.assert_allclose(
+        ours.grad.float().numpy(), theirs.grad.float().numpy(), rtol=tol, atol=tol
+    )
+
+
 @pytest.mark.parametrize(
     "kwargs",
     [
