@@ -14,7 +14,9 @@ training), and ``bidirectional=True`` adds a second pass from x_T back to x_1 wh
 concatenated to the first's. Everything PyTorch exposes is kept: the parameter names
 (``weight_ih_l0``, ``bias_hh_l1_reverse``, ``weight_hr_l0``), shapes, gate order and initialisation
 U(-1/sqrt(H), 1/sqrt(H)), so a PyTorch state_dict loads either way; the shapes of inputs, initial
-states and outputs, ``batch_first`` and unbatched (2-D) inputs.
+states and outputs, ``batch_first``, unbatched (2-D) inputs, and batches of sequences of
+different lengths packed by ``nn.utils.rnn.pack_padded_sequence`` (a ``PackedSequence`` in, one
+out; each sequence's final state is that of its own last step).
 
 How it runs: per layer and direction, x W_ih^T + b_ih for the whole sequence is one Linear op (one
 big matmul instead of T small ones); then each time step is one fused cell op
@@ -36,6 +38,7 @@ from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
+from .utils.rnn import PackedSequence
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
@@ -187,10 +190,19 @@ class RNNBase(Module):
     def _name(self) -> str:
         return type(self).__name__
 
-    def _check_input(self, input: Any, hx: Any) -> bool:
-        """Is the input batched? Raises PyTorch's errors for a wrong input (and says why)."""
+    def _check_input(self, input: Any, hx: Any, packed: bool = False) -> bool:
+        """Is the input batched? Raises PyTorch's errors for a wrong input (and says why).
+        ``packed``: ``input`` is a PackedSequence's data, (steps of all sequences, features)."""
         if not isinstance(input, Tensor):
-            raise TypeError(f"{self._name()}: input must be a Tensor, got {type(input).__name__}")
+            raise TypeError(
+                f"{self._name()}: input must be a Tensor or a PackedSequence, got "
+                f"{type(input).__name__}"
+            )
+        if packed and input.ndim != 2:
+            raise RuntimeError(
+                f"input must have 2 dimensions, got {input.ndim} (a PackedSequence's data is "
+                f"(sum of lengths, {self.input_size}); its shape is {tuple(input.shape)})"
+            )
         if input.ndim not in (2, 3):
             raise ValueError(
                 f"{self._name()}: Expected input to be 2D or 3D, got {input.ndim}D input instead "
@@ -230,80 +242,110 @@ class RNNBase(Module):
             )
 
     # ------------------------------------------------------------------ the loop
-    def forward(self, input: Tensor, hx: Any = None) -> tuple:
+    def forward(self, input: Any, hx: Any = None) -> tuple:
         lstm = self.mode == "LSTM"
         if lstm and hx is not None and not (isinstance(hx, tuple) and len(hx) == 2):
             raise TypeError(
                 f"LSTM: the initial state must be a tuple (h_0, c_0), got {type(hx).__name__}"
             )
-        batched = self._check_input(input, hx)
-        if not batched:  # one sequence: a batch of one, removed again at the end
-            input = input.unsqueeze(1)
-            hx = (
-                None
-                if hx is None
-                else tuple(s.unsqueeze(1) for s in hx)
-                if lstm
-                else hx.unsqueeze(1)
-            )
-        elif self.batch_first:
-            input = input.transpose(0, 1)
-        steps, batch = input.shape[0], input.shape[1]
-        nd = 2 if self.bidirectional else 1
-        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
-        h_shape = (self.num_layers * nd, batch, real_hidden)
-        c_shape = (self.num_layers * nd, batch, self.hidden_size)
-        if hx is None:
-            h0 = zeros(*h_shape, dtype=input.dtype, device=input.device)
-            c0 = zeros(*c_shape, dtype=input.dtype, device=input.device) if lstm else None
-        elif lstm:
-            h0, c0 = hx
-            self._check_state(h0, h_shape, "hidden[0]")
-            self._check_state(c0, c_shape, "hidden[1]")
+        packed = isinstance(input, PackedSequence)
+        batch_sizes = None  # packed: how many sequences still run at each step
+        if packed:
+            self._check_input(input.data, None, packed=True)
+            batch_sizes = [int(b) for b in input.batch_sizes.tolist()]
+            steps, batch, batched = len(batch_sizes), batch_sizes[0], True
+            if hx is not None and input.sorted_indices is not None:  # into the packed order
+                idx = input.sorted_indices
+                hx = tuple(s[:, idx] for s in hx) if lstm else hx[:, idx]
+            x = input.data
         else:
-            h0, c0 = hx, None
-            self._check_state(h0, h_shape, "hidden")
+            batched = self._check_input(input, hx)
+            if not batched:  # one sequence: a batch of one, removed again at the end
+                input = input.unsqueeze(1)
+                if hx is not None:
+                    hx = tuple(s.unsqueeze(1) for s in hx) if lstm else hx.unsqueeze(1)
+            elif self.batch_first:
+                input = input.transpose(0, 1)
+            steps, batch, x = input.shape[0], input.shape[1], input
         if steps == 0:
             raise RuntimeError(f"{self._name()}: the input sequence is empty (length 0)")
+        h0, c0 = self._initial_state(hx, batch, x)
 
         h_layers = _unstack(h0)
         c_layers = _unstack(c0) if lstm else None
-        layer_input = input
+        nd = 2 if self.bidirectional else 1
+        layer_input = x
         h_n, c_n = [], []
         for layer in range(self.num_layers):
             outputs = []
             for direction in range(nd):
                 k = layer * nd + direction
-                w = dict(zip(("w_ih", "w_hh"), self.all_weights[k][:2]))
-                b_ih = b_hh = w_hr = None
-                if self.bias:
-                    b_ih, b_hh = self.all_weights[k][2:4]
-                if self.proj_size > 0:
-                    w_hr = self.all_weights[k][-1]
-                xs = _unstack(F.linear(layer_input, w["w_ih"], b_ih))
+                w_ih, w_hh = self.all_weights[k][:2]
+                b_ih, b_hh = self.all_weights[k][2:4] if self.bias else (None, None)
+                w_hr = self.all_weights[k][-1] if self.proj_size > 0 else None
+                xw = F.linear(layer_input, w_ih, b_ih)  # every step's x W_ih^T at once
+                xs = xw.split(batch_sizes) if packed else _unstack(xw)
                 state = (h_layers[k], c_layers[k]) if lstm else h_layers[k]
                 ys = [None] * steps
                 order = range(steps - 1, -1, -1) if direction == 1 else range(steps)
                 for t in order:
-                    state = _step(self.mode, xs[t], state, w["w_hh"], b_hh, w_hr)
-                    ys[t] = state[0] if lstm else state
-                outputs.append(_stack(ys))
+                    active = batch if batch_sizes is None else batch_sizes[t]
+                    state, ys[t] = self._advance(xs[t], state, active, w_hh, b_hh, w_hr)
+                outputs.append(cat(ys) if packed else _stack(ys))
                 h_n.append(state[0] if lstm else state)
                 if lstm:
                     c_n.append(state[1])
-            layer_input = outputs[0] if nd == 1 else cat(outputs, dim=2)
+            layer_input = outputs[0] if nd == 1 else cat(outputs, dim=-1)
             if self.dropout > 0 and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout, True)
 
         output = layer_input
         h_n = _stack(h_n)
         c_n = _stack(c_n) if lstm else None
-        if not batched:
+        if packed:
+            output = input._replace(data=output)
+            if input.unsorted_indices is not None:  # the states back in the caller's order
+                h_n = h_n[:, input.unsorted_indices]
+                c_n = c_n[:, input.unsorted_indices] if lstm else None
+        elif not batched:
             output, h_n = output.squeeze(1), h_n.squeeze(1)
             c_n = c_n.squeeze(1) if lstm else None
         elif self.batch_first:
             output = output.transpose(0, 1)
         return (output, (h_n, c_n)) if lstm else (output, h_n)
+
+    def _initial_state(self, hx: Any, batch: int, x: Tensor) -> tuple:
+        """(h_0, c_0) (c_0 None but for an LSTM): zeros, or the given states once checked."""
+        lstm = self.mode == "LSTM"
+        nd = 2 if self.bidirectional else 1
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        h_shape = (self.num_layers * nd, batch, real_hidden)
+        c_shape = (self.num_layers * nd, batch, self.hidden_size)
+        if hx is None:
+            h0 = zeros(*h_shape, dtype=x.dtype, device=x.device)
+            return h0, zeros(*c_shape, dtype=x.dtype, device=x.device) if lstm else None
+        if lstm:
+            self._check_state(hx[0], h_shape, "hidden[0]")
+            self._check_state(hx[1], c_shape, "hidden[1]")
+            return hx
+        self._check_state(hx, h_shape, "hidden")
+        return hx, None
+
+    def _advance(self, xw: Tensor, state: Any, active: int, w_hh, b_hh, w_hr) -> tuple:
+        """One time step: (the new state of the whole batch, the new h of the rows that ran).
+        In a packed batch only the first ``active`` rows (the sequences not finished yet) run;
+        the others keep their state."""
+        lstm = self.mode == "LSTM"
+        rows = state[0].shape[0] if lstm else state.shape[0]
+        if active == rows:
+            new = _step(self.mode, xw, state, w_hh, b_hh, w_hr)
+            return new, new[0] if lstm else new
+        if lstm:
+            h, c = state
+            nh, nc = _step(self.mode, xw, (h[:active], c[:active]), w_hh, b_hh, w_hr)
+            return (cat([nh, h[active:]]), cat([nc, c[active:]])), nh
+        new = _step(self.mode, xw, state[:active], w_hh, b_hh, w_hr)
+        return cat([new, state[active:]]), new
 
 
 class RNN(RNNBase):

@@ -350,3 +350,41 @@ def test_repr_lists_the_options_as_pytorch():
     )
     assert repr(nn.RNN(3, 4, nonlinearity="relu")) == "RNN(3, 4, nonlinearity='relu')"
     assert repr(nn.GRUCell(3, 4, bias=False)) == "GRUCell(3, 4, bias=False)"
+
+
+# ------------------------------------------------------------------------ packed sequences
+@pytest.mark.parametrize("cls", [nn.RNN, nn.LSTM, nn.GRU])
+def test_packed_batch_gives_each_sequence_what_it_gets_alone(cls):
+    """Packing must make each sequence's outputs and final state those of running it by itself,
+    in both directions (the reverse pass starts at each sequence's own last step)."""
+    from minigenesis.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+    m = _layer(cls, num_layers=2, bidirectional=True)
+    lengths = [2, 5, 3]
+    x = _t((5, 3, IN), 11, grad=False)
+    out, state = m(pack_padded_sequence(x, lengths, enforce_sorted=False))
+    padded, got_lengths = pad_packed_sequence(out)
+    assert got_lengths.tolist() == lengths
+    h_n = state[0] if cls is nn.LSTM else state
+    for b, n in enumerate(lengths):
+        alone, alone_state = m(x[:n, b])  # unbatched: this sequence only
+        alone_h = alone_state[0] if cls is nn.LSTM else alone_state
+        np.testing.assert_allclose(
+            padded[:n, b].detach().numpy(), alone.detach().numpy(), rtol=1e-12
+        )
+        assert np.all(padded[n:, b].detach().numpy() == 0)  # padding after the end
+        np.testing.assert_allclose(h_n[:, b].detach().numpy(), alone_h.detach().numpy(), rtol=1e-12)
+
+
+def test_packing_refuses_bad_lengths():
+    from minigenesis.nn.utils.rnn import pack_padded_sequence
+
+    x = mg.randn(4, 3, 2)
+    with pytest.raises(RuntimeError, match="must be sorted in decreasing order"):
+        pack_padded_sequence(x, [2, 4, 1])
+    with pytest.raises(RuntimeError, match="greater than 0"):
+        pack_padded_sequence(x, [4, 0, 1])
+    with pytest.raises(ValueError, match="equal to batch_size, but got 2"):
+        pack_padded_sequence(x, [4, 1])
+    with pytest.raises(RuntimeError, match="larger than the input's 4 time steps"):
+        pack_padded_sequence(x, [5, 2, 1])

@@ -181,3 +181,79 @@ def test_parameter_shapes_and_init_bounds_match_pytorch(cls):
         bound = 1 / 4  # 1 / sqrt(hidden_size), the same for every parameter
         assert np.abs(m_params[name].detach().numpy()).max() <= bound
         assert np.abs(p.detach().numpy()).max() <= bound
+
+
+# ------------------------------------------------------------------------ packed sequences
+@pytest.mark.parametrize(
+    "cls,options",
+    [
+        ("LSTM", {"num_layers": 2, "bidirectional": True}),
+        ("GRU", {"bidirectional": True}),
+        ("RNN", {}),
+        ("LSTM", {"proj_size": 2, "batch_first": True}),
+    ],
+    ids=["lstm_2_layers_bidirectional", "gru_bidirectional", "rnn", "lstm_proj_batch_first"],
+)
+def test_packed_sequence_through_a_layer_matches_pytorch(cls, options):
+    """pack_padded_sequence (unsorted lengths) -> layer with initial states -> pad_packed_sequence:
+    the packed data, batch sizes, padded output, lengths, final states and every gradient."""
+    from torch.nn.utils import rnn as t_rnn
+
+    from minigenesis.nn.utils import rnn as m_rnn
+
+    torch.manual_seed(7)
+    t_module = getattr(torch.nn, cls)(IN, H, **options)
+    m_module = getattr(nn, cls)(IN, H, **options)
+    _load_torch_into_mg(t_module, m_module)
+    batch_first = options.get("batch_first", False)
+    lengths = [3, T, 1, 4]
+    x = data((4, T, IN) if batch_first else (T, 4, IN), "float32", 12).astype(np.float32)
+    mx, tx = mg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    m_packed = m_rnn.pack_padded_sequence(mx, lengths, batch_first, enforce_sorted=False)
+    t_packed = t_rnn.pack_padded_sequence(tx, lengths, batch_first, enforce_sorted=False)
+    assert_same(m_packed.data, t_packed.data, what="packed data")
+    assert m_packed.batch_sizes.tolist() == t_packed.batch_sizes.tolist()
+    n = (2 if options.get("bidirectional") else 1) * options.get("num_layers", 1)
+    h0 = data((n, 4, options.get("proj_size") or H), "float32", 13).astype(np.float32)
+    m_h0, t_h0 = mg.tensor(h0, requires_grad=True), torch.tensor(h0, requires_grad=True)
+    m_state, t_state = m_h0, t_h0
+    if cls == "LSTM":
+        c0 = data((n, 4, H), "float32", 14).astype(np.float32)
+        m_state, t_state = (m_h0, mg.tensor(c0)), (t_h0, torch.tensor(c0))
+    m_out, m_final = m_module(m_packed, m_state)
+    t_out, t_final = t_module(t_packed, t_state)
+    assert isinstance(m_out, m_rnn.PackedSequence)
+    assert_same(m_out.data, t_out.data, rtol=RTOL, atol=ATOL, what="packed output")
+    m_pad, m_len = m_rnn.pad_packed_sequence(m_out, batch_first, total_length=T + 1)
+    t_pad, t_len = t_rnn.pad_packed_sequence(t_out, batch_first, total_length=T + 1)
+    assert_same(m_pad, t_pad, rtol=RTOL, atol=ATOL, what="padded output")
+    assert m_len.tolist() == t_len.tolist()
+    m_final, t_final = _flat(m_final), _flat(t_final)
+    for k, (a, b) in enumerate(zip(m_final, t_final)):
+        assert_same(a, b, rtol=RTOL, atol=ATOL, what=f"final state {k}")
+    w = data(tuple(t_pad.shape), "float32", 15).astype(np.float32)
+    ((m_pad * mg.tensor(w)).sum() + sum((s**2).sum() for s in m_final)).backward()
+    ((t_pad * torch.tensor(w)).sum() + sum((s**2).sum() for s in t_final)).backward()
+    assert_same(mx.grad, tx.grad, rtol=RTOL, atol=ATOL, what="input grad")
+    assert_same(m_h0.grad, t_h0.grad, rtol=RTOL, atol=ATOL, what="h0 grad")
+    m_params = dict(m_module.named_parameters())
+    for name, p in t_module.named_parameters():
+        assert_same(m_params[name].grad, p.grad, rtol=RTOL, atol=ATOL, what=f"{name} grad")
+
+
+@pytest.mark.parametrize("side", ["right", "left"])
+def test_pad_sequence_and_pack_sequence_match_pytorch(side):
+    from torch.nn.utils import rnn as t_rnn
+
+    from minigenesis.nn.utils import rnn as m_rnn
+
+    seqs = [data((k, 2), "float32", k).astype(np.float32) for k in (2, 5, 3)]
+    for batch_first in (False, True):
+        m = m_rnn.pad_sequence([mg.tensor(s) for s in seqs], batch_first, -1.0, side)
+        t = t_rnn.pad_sequence([torch.tensor(s) for s in seqs], batch_first, -1.0, side)
+        assert_same(m, t, what="padded")
+    m_packed = m_rnn.pack_sequence([mg.tensor(s) for s in seqs], enforce_sorted=False)
+    t_packed = t_rnn.pack_sequence([torch.tensor(s) for s in seqs], enforce_sorted=False)
+    assert_same(m_packed.data, t_packed.data, what="packed data")
+    assert m_packed.sorted_indices.tolist() == t_packed.sorted_indices.tolist()
+    assert m_packed.unsorted_indices.tolist() == t_packed.unsorted_indices.tolist()
