@@ -18,8 +18,6 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-import numpy as np
-
 from ..._tensor import Tensor
 from ...creation import full, tensor
 from ...dtypes import int64
@@ -92,9 +90,12 @@ def pack_padded_sequence(
             )
         sorted_indices = unsorted_indices = None
     else:
-        order = np.argsort(-np.asarray(lengths), kind="stable")
+        order = sorted(range(len(lengths)), key=lambda b: -lengths[b])  # stable: ties keep order
+        inverse = [0] * len(order)
+        for position, b in enumerate(order):
+            inverse[b] = position
         sorted_indices = tensor(order, dtype=int64)
-        unsorted_indices = tensor(np.argsort(order), dtype=int64)
+        unsorted_indices = tensor(inverse, dtype=int64)
         input = input[:, sorted_indices]
         lengths = [lengths[i] for i in order]
     batch_sizes = [sum(1 for n in lengths if n > t) for t in range(lengths[0])]
