@@ -59,6 +59,7 @@ from .._tensor import Tensor, _rebuild_tensor
 from ..backend import device
 from ..dtypes import DType, from_numpy_dtype, get_dtype
 from ..nn.parameter import _rebuild_parameter
+from ..size import Size
 from . import user_globals as _user
 from .format import CheckpointError
 from .pickling import (
@@ -80,7 +81,7 @@ _MAX_NDIM = 32
 _LOCATION = re.compile(r"(cpu|cuda)(:(0|[1-9][0-9]{0,2}))?")  # cuda:N, N < 1000
 
 # Types that may sit in the result, and the ones that may be dict keys or set items.
-_LEAVES = (type(None), bool, int, float, complex, str, bytes, bytearray, slice, Tensor, DType,
+_LEAVES = (type(None), bool, int, float, complex, str, bytes, bytearray, slice, Tensor, DType, Size,
            device, np.ndarray, np.generic, memoryview)  # fmt: skip
 _KEY_TYPES = (type(None), bool, float, str, bytes, DType, device)
 
@@ -680,6 +681,15 @@ def _complex(u: _Interpreter, args: tuple) -> complex:
     return complex(*args)
 
 
+def _size(u: _Interpreter, args: tuple) -> Size:
+    """``Size((2, 3))``: a tensor's shape (``x.shape``), from a tuple of ints."""
+    _args(u, "Size", args, (tuple,))
+    u.charge(len(args[0]))
+    if any(type(n) is not int or not 0 <= n < 2**63 for n in args[0]):
+        u.fail("Size() with a dimension that is not an int in [0, 2**63)")
+    return Size(args[0])
+
+
 def _slice(u: _Interpreter, args: tuple) -> slice:
     _args(u, "slice", args, *[(int, type(None))] * 3)
     return slice(*args)
@@ -713,6 +723,7 @@ def _callables() -> dict[tuple[str, str], _Global]:
         ("builtins", "list"): (list, _copying(list)),
         ("builtins", "complex"): (complex, _complex),
         ("builtins", "slice"): (slice, _slice),
+        ("minigenesis.size", "Size"): (Size, _size),
         ("_codecs", "encode"): (codecs.encode, _encode),
     }
     return {key: _Global(".".join(key), obj, call) for key, (obj, call) in table.items()}

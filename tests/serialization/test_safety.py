@@ -638,3 +638,15 @@ def test_trusted_loads_name_the_file_too():
         load_raw(program(array(b"\x00" * 12, "<f4", (4,))), weights_only=False)
     with pytest.raises(mg.CheckpointError, match=r"^crafted\.ckpt: .*cannot be unpickled"):
         load_raw(program(call("builtins", "complex", text("x"))), weights_only=False)
+
+
+def test_shapes_load_as_sizes_and_only_from_ints():
+    out = load_raw(pickle.dumps({"s": mg.ones(2, 3).shape}, protocol=5))
+    assert type(out["s"]) is mg.Size and out["s"] == (2, 3)
+    buf = io.BytesIO()
+    mg.save([mg.Size([]), mg.zeros(4, 1).size()], buf)
+    buf.seek(0)
+    assert mg.load(buf) == [(), (4, 1)]
+    for bad in (tup(text("x")), tup(integer(-1)), tup(tup(integer(2)))):
+        with pytest.raises(mg.CheckpointError, match="Size"):
+            load_raw(program(call("minigenesis.size", "Size", bad)))
