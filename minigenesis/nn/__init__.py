@@ -1,5 +1,7 @@
 """Neural-network building blocks: Module, layers, losses, init and utilities."""
 
+import importlib
+
 # Module, containers, layers, init, utils
 from . import functional, init, utils  # noqa: E402,F401
 from . import parallel  # noqa: E402,F401  (DistributedDataParallel)
@@ -60,7 +62,5 @@ def __getattr__(name: str):
     # nn.modules (PyTorch's module paths, nn.modules.linear.Linear ...) is built on first use,
     # when every layer above has been imported.
     if name == "modules":
-        import importlib  # (function-local: only this rarely used path needs it)
-
         return importlib.import_module(".modules", __name__)
     raise AttributeError(f"module 'minigenesis.nn' has no attribute {name!r}")
