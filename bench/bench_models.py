@@ -21,7 +21,7 @@ Page faults per step (minor faults from getrusage, both sides) are reported for 
 
     python bench/bench_models.py                  # all rows
     python bench/bench_models.py gpt lenet        # some rows
-    python bench/bench_models.py --rounds 9 --steps 3
+    python bench/bench_models.py --rounds 21 --steps 1
     python bench/bench_models.py --profile gpt    # cProfile of our step, top 25 by own time
 """
 
@@ -173,7 +173,10 @@ def minflt() -> int:
 
 
 def run_pair(steps: dict, rounds: int, per_round: int) -> dict:
-    """Interleaved rounds: per library the best step time of each round, and faults per step."""
+    """Interleaved rounds: per library the best step time of each round, and faults per step.
+    (One step per library per round by default: the two steps of a pair run seconds apart at
+    most, so a burst of load from other jobs hits both, and the median over rounds drops the
+    rest.)"""
     times = {k: [] for k in steps}
     faults = {k: [] for k in steps}
     for step in steps.values():  # warm up (caches, first allocations, optimizer state)
@@ -271,7 +274,7 @@ def bench_ckpt(rounds: int) -> None:
     save + best load, and each side's peak RSS above the state dict."""
     res = {"mg": [], "torch": []}
     with tempfile.TemporaryDirectory() as d:
-        for _ in range(max(rounds // 2, 2)):
+        for _ in range(min(max(rounds // 2, 2), 5)):
             for name in res:
                 path = os.path.join(d, f"{name}.pt")
                 r = {}
@@ -309,8 +312,8 @@ ROWS = ["mlp-big", "mlp-small", "lenet", "cnn", "gpt", "gpt-bf16", "mlp-bf16", "
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("rows", nargs="*", default=ROWS)
-    p.add_argument("--rounds", type=int, default=7)
-    p.add_argument("--steps", type=int, default=3, help="steps per library per round")
+    p.add_argument("--rounds", type=int, default=15)
+    p.add_argument("--steps", type=int, default=1, help="steps per library per round")
     p.add_argument("--profile", action="store_true")
     p.add_argument("--ckpt-child", nargs=3, help=argparse.SUPPRESS)
     p.add_argument("--ckpt-repeat", type=int, default=3, help=argparse.SUPPRESS)
