@@ -11,7 +11,14 @@ from __future__ import annotations
 import importlib
 
 from . import autograd, backend, cuda, dtypes, random
-from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .backend import device, get_array_module, get_default_device, set_default_device
 from .creation import (
     BFloat16Tensor,
@@ -50,8 +57,10 @@ from .dtypes import (
     bfloat16,
     float16,
     float32,
+    finfo,
     float64,
     get_default_dtype,
+    iinfo,
     int8,
     int16,
     int32,
@@ -95,15 +104,22 @@ from .functions import (
     cat,
     chunk,
     clamp,
+    clamp_max,
+    clamp_min,
+    clip,
     concat,
     cos,
     cosh,
     cumsum,
+    equal,
     erf,
     erfinv,
     exp,
     expm1,
     flatten,
+    flip,
+    fliplr,
+    flipud,
     gather,
     fmod,
     index_add,
@@ -129,6 +145,7 @@ from .functions import (
     permute,
     pow,
     prod,
+    ravel,
     reciprocal,
     relu,
     remainder,
@@ -153,6 +170,7 @@ from .functions import (
     transpose,
     tril,
     triu,
+    unbind,
     unsqueeze,
     var,
     where,
@@ -163,11 +181,14 @@ from ._tensor import Tensor
 
 half, float, double, long = float16, float32, float64, int64  # noqa: A001
 
+# The constants PyTorch re-exports from math (torch.pi, torch.e, torch.inf, torch.nan).
+from math import e, inf, nan, pi  # noqa: E402
+
 __version__ = "0.1.0"
 
 # The layers above the Tensor.
 from . import distributed  # noqa: E402  (mpi4py loads only when a process group starts)
-from . import nn, optim, utils  # noqa: E402
+from . import linalg, nn, optim, utils  # noqa: E402
 from . import serialization  # noqa: E402
 from .serialization import (  # noqa: E402
     CheckpointError,
@@ -179,7 +200,15 @@ from .serialization import (  # noqa: E402
 from . import amp  # noqa: E402
 from . import accelerator, backends, onnx  # noqa: E402
 from .backends import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
-from .amp import autocast  # noqa: E402  (mg.autocast is mg.amp.autocast)
+from .amp import autocast, get_autocast_dtype  # noqa: E402  (mg.autocast is mg.amp.autocast)
+
+
+def is_autocast_enabled(device_type: str | None = None) -> bool:
+    """torch.is_autocast_enabled: is autocast on for ``device_type`` in this thread? Without an
+    argument PyTorch asks about CUDA (the function's older meaning), so a CPU block reads False."""
+    return amp.is_autocast_enabled("cuda" if device_type is None else device_type)
+
+
 import sys as _sys  # noqa: E402
 
 # `mg.enable_autocast = True` switches autocast on for every thread (see _compat.PackageModule).

@@ -98,6 +98,12 @@ class Tensor(TensorMath, InPlace, ToShortcuts, TensorBase, ops_return=True):
     def numel(self) -> int:
         return int(self._data.size)
 
+    nelement = numel  # PyTorch's older name
+
+    def is_contiguous(self) -> bool:
+        """True when the elements lie in memory in row-major order (so .view() needs no copy)."""
+        return bool(self._data.flags.c_contiguous)
+
     def size(self, dim: int | None = None):
         return _new_size(Size, self._data.shape) if dim is None else self._data.shape[dim]
 

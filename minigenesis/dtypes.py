@@ -154,3 +154,47 @@ def _scan_kind(data) -> int:
     if isinstance(data, (list, tuple)):
         return max((_scan_kind(d) for d in data), default=2)
     return 2
+
+
+class finfo:  # noqa: N801  (torch.finfo)
+    """The limits of a floating dtype: ``mg.finfo(mg.bfloat16).eps`` is 2^-7.
+
+    eps is the gap between 1 and the next number; tiny (= smallest_normal) the smallest positive
+    normal number; resolution 10^-precision, precision being the decimal digits the type keeps.
+    """
+
+    def __init__(self, dtype: DType | None = None) -> None:
+        dtype = get_default_dtype() if dtype is None else dtype
+        if not isinstance(dtype, DType) or not dtype.is_floating_point:
+            raise TypeError(f"finfo needs a floating dtype, got {dtype!r} (use iinfo for ints)")
+        info = ml_dtypes.finfo(dtype.numpy_dtype)  # NumPy's finfo, and bfloat16's
+        self.dtype = dtype.name
+        self.bits = dtype.itemsize * 8
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.tiny = self.smallest_normal = float(info.tiny)
+        self.resolution = 10.0 ** -int(info.precision)  # PyTorch's exact power of ten
+
+    def __repr__(self) -> str:
+        return (
+            f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+            f"eps={self.eps:g}, smallest_normal={self.tiny:g}, tiny={self.tiny:g}, "
+            f"dtype={self.dtype})"
+        )
+
+
+class iinfo:  # noqa: N801  (torch.iinfo)
+    """The limits of an integer dtype: ``mg.iinfo(mg.int8).max`` is 127."""
+
+    def __init__(self, dtype: DType) -> None:
+        if not isinstance(dtype, DType) or dtype._kind != 1:
+            raise TypeError(f"iinfo needs an integer dtype, got {dtype!r} (use finfo for floats)")
+        info = np.iinfo(dtype.numpy_dtype)
+        self.dtype = dtype.name
+        self.bits = dtype.itemsize * 8
+        self.max = int(info.max)
+        self.min = int(info.min)
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

@@ -239,6 +239,18 @@ def clamp(x: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     return x.clamp(min, max)
 
 
+def clip(x: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    return x.clamp(min, max)
+
+
+def clamp_min(x: Tensor, min: Any) -> Tensor:  # noqa: A002
+    return x.clamp_min(min)
+
+
+def clamp_max(x: Tensor, max: Any) -> Tensor:  # noqa: A002
+    return x.clamp_max(max)
+
+
 @_with_out
 def pow(x: Any, exponent: Any) -> Tensor:  # noqa: A001
     return x**exponent if isinstance(x, Tensor) else binary_op(E.Pow, x, exponent)
@@ -397,13 +409,17 @@ def prod(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -
 
 
 @_with_out
-def sum(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:  # noqa: A001
-    return x.sum(dim, keepdim, dtype)
+def sum(
+    x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None, **numpy_names
+) -> Tensor:  # noqa: A001
+    return x.sum(dim, keepdim, dtype, **numpy_names)  # numpy_names: axis=, keepdims=
 
 
 @_with_out
-def mean(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
-    return x.mean(dim, keepdim, dtype)
+def mean(
+    x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None, **numpy_names
+) -> Tensor:
+    return x.mean(dim, keepdim, dtype, **numpy_names)  # numpy_names: axis=, keepdims=
 
 
 def max(x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
@@ -538,8 +554,33 @@ def allclose(
     )
 
 
+def equal(a: Tensor, b: Tensor) -> bool:
+    """True when ``a`` and ``b`` have the same shape and the same values (NaN equals nothing)."""
+    return a.equal(b)
+
+
 def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return x.flatten(start_dim, end_dim)
+
+
+def flip(x: Tensor, dims: Any) -> Tensor:
+    return x.flip(dims)
+
+
+def fliplr(x: Tensor) -> Tensor:
+    return x.fliplr()
+
+
+def flipud(x: Tensor) -> Tensor:
+    return x.flipud()
+
+
+def unbind(x: Tensor, dim: int = 0) -> tuple:
+    return x.unbind(dim)
+
+
+def ravel(x: Tensor) -> Tensor:
+    return x.ravel()
 
 
 def reshape(x: Tensor, shape: Any) -> Tensor:

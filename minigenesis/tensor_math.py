@@ -395,6 +395,14 @@ class TensorMath:
 
     clip = clamp
 
+    def clamp_min(self, min):  # noqa: A002
+        """max(self, min) elementwise: clamp with only a lower bound."""
+        return self.clamp(min, None)
+
+    def clamp_max(self, max):  # noqa: A002
+        """min(self, max) elementwise: clamp with only an upper bound."""
+        return self.clamp(None, max)
+
     def relu(self):
         if self._data.dtype.kind == "b":
             raise TypeError("relu() of a bool tensor is not supported, as in PyTorch")
@@ -503,13 +511,15 @@ class TensorMath:
         return I.MaskedFill.apply(self, m, v)
 
     # ------------------------------------------------------------------ reductions
-    def sum(self, dim=None, keepdim: bool = False, dtype=None):
+    def sum(self, dim=None, keepdim: bool = False, dtype=None, *, axis=None, keepdims=None):
+        dim, keepdim = _numpy_spelling(dim, keepdim, axis, keepdims)
         if dtype is None and self._data.dtype.kind in "biu":
             dtype = _dt.int64  # as PyTorch: bool and integer sums accumulate in int64
         x = self if dtype is None else self.to(dtype)
         return R.Sum.apply(x, norm_dim(dim, self.ndim), keepdim)
 
-    def mean(self, dim=None, keepdim: bool = False, dtype=None):
+    def mean(self, dim=None, keepdim: bool = False, dtype=None, *, axis=None, keepdims=None):
+        dim, keepdim = _numpy_spelling(dim, keepdim, axis, keepdims)
         x = self if dtype is None else self.to(dtype)
         if x._data.dtype.kind not in FLOAT_KINDS:
             raise TypeError(
@@ -717,6 +727,42 @@ class TensorMath:
             middle *= n
         return self.reshape(shape[:s] + (middle,) + shape[e + 1 :])
 
+    def equal(self, other) -> bool:
+        """True when ``other`` has this shape and these values (after type promotion)."""
+        if not isinstance(other, TensorBase):
+            raise TypeError(f"equal: other must be a Tensor, got {type(other).__name__}")
+        return self.shape == other.shape and bool((self == other).all())
+
+    def flip(self, *dims):
+        """The elements in reverse order along each of ``dims`` (a copy)."""
+        dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+        axes = tuple(norm_dim(d, self.ndim)[0] for d in dims)
+        if len(set(axes)) != len(axes):
+            raise RuntimeError(f"flip: dims {tuple(dims)} name a dim twice")
+        return S.Flip.apply(self, axes) if axes else self.clone()
+
+    def fliplr(self):
+        """Reverse the columns (dim 1); needs at least 2 dims."""
+        if self.ndim < 2:
+            raise RuntimeError(f"fliplr needs a tensor with at least 2 dims, got {self.ndim}")
+        return self.flip(1)
+
+    def flipud(self):
+        """Reverse the rows (dim 0); needs at least 1 dim."""
+        if self.ndim < 1:
+            raise RuntimeError("flipud needs a tensor with at least 1 dim")
+        return self.flip(0)
+
+    def unbind(self, dim: int = 0) -> tuple:
+        """The slices along ``dim``, each without that dim: x.unbind(0) == (x[0], x[1], ...)."""
+        d = norm_dim(dim, self.ndim)[0]
+        lead = (slice(None),) * d
+        return tuple(self[lead + (i,)] for i in range(self.shape[d]))
+
+    def ravel(self):
+        """The elements as one dim: a view when the layout allows it, else a copy (as reshape)."""
+        return self.reshape(-1)
+
     def permute(self, *dims):
         dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
         dims = tuple(norm_dim(d, self.ndim)[0] for d in dims)
@@ -877,6 +923,14 @@ class TensorMath:
     def clamp_(self, min=None, max=None):  # noqa: A002
         return self._inplace(lambda x: x.clamp(min, max))
 
+    clip_ = clamp_
+
+    def clamp_min_(self, min):  # noqa: A002
+        return self._inplace(lambda x: x.clamp(min, None))
+
+    def clamp_max_(self, max):  # noqa: A002
+        return self._inplace(lambda x: x.clamp(None, max))
+
     def addcmul_(self, tensor1, tensor2, value=1):
         """self += value * tensor1 * tensor2"""
         return self._addc(lambda a, b: a * b, tensor1, tensor2, value)
@@ -960,9 +1014,20 @@ def _tuple(x: Any) -> tuple:
     return x if isinstance(x, tuple) else (x,)
 
 
+def _numpy_spelling(dim: Any, keepdim: bool, axis: Any, keepdims: bool | None) -> tuple:
+    """PyTorch also takes NumPy's names ``axis=`` and ``keepdims=`` for ``dim=`` and ``keepdim=``
+    (``counts.sum(1, keepdims=True)``); giving both spellings of one argument is an error."""
+    if axis is not None:
+        if dim is not None:
+            raise TypeError("got both dim= and its NumPy spelling axis=: pass one")
+        dim = axis
+    return dim, (keepdim if keepdims is None else bool(keepdims))
+
+
 def _unwrap_index(index: Any, like: Any) -> Any:
-    """Tensors, lists and NumPy arrays inside an index become arrays of ``like``'s module
-    (indices never get gradients; CuPy data needs CuPy index arrays)."""
+    """Tensors, lists, ranges and NumPy arrays inside an index become arrays of ``like``'s module
+    (indices never get gradients; CuPy data needs CuPy index arrays). A ``range`` is a sequence of
+    ints to PyTorch, so ``x[range(n), target]`` picks one element per row."""
     xp = get_array_module(like)
 
     def one(i: Any) -> Any:
@@ -970,6 +1035,8 @@ def _unwrap_index(index: Any, like: Any) -> Any:
             return i._data
         if isinstance(i, list):
             return xp.asarray([j.item() if isinstance(j, TensorBase) else j for j in i])
+        if isinstance(i, range):
+            return xp.arange(i.start, i.stop, i.step, dtype=np.int64)
         if xp is not np and isinstance(i, np.ndarray):
             return xp.asarray(i)
         return i

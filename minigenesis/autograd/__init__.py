@@ -9,7 +9,14 @@ from . import graph
 from .anomaly import detect_anomaly, is_anomaly_enabled
 from .engine import run_backward, seed_grads
 from .function import Function
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .gradcheck import GradcheckError, gradcheck
 
 

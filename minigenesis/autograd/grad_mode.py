@@ -31,6 +31,7 @@ class _State(threading.local):
 
     def __init__(self) -> None:
         self.grad_enabled = True
+        self.inference_mode = False  # inside an inference_mode(True) block
         self.anomaly = False  # detect_anomaly: check every op's outputs for NaN/Inf
 
 
@@ -101,3 +102,40 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801
                 return fn(*args, **kwargs)
 
         return wrapper
+
+
+class inference_mode(_GradModeContext):  # noqa: N801
+    """``with inference_mode():`` runs without recording a graph, like ``no_grad``.
+
+    PyTorch also marks the tensors made inside as inference tensors (which it may then refuse in
+    autograd); minigenesis keeps only the grad-mode part, which is what changes the numbers.
+    ``inference_mode(False)`` inside such a block turns recording back on.
+    """
+
+    def __init__(self, mode: bool = True) -> None:
+        self._mode = not mode  # the grad mode inside the block
+        self._inference = bool(mode)
+
+    def __enter__(self) -> None:
+        super().__enter__()
+        self._prev_inference = state.inference_mode
+        state.inference_mode = self._inference
+
+    def __exit__(self, *exc: Any) -> None:
+        super().__exit__(*exc)
+        state.inference_mode = self._prev_inference
+
+    def __call__(self, fn):
+        inference = self._inference
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(inference):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside an ``inference_mode()`` block."""
+    return state.inference_mode

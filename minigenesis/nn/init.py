@@ -162,6 +162,72 @@ def eye_(tensor: Tensor) -> Tensor:
     return tensor
 
 
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """A convolution kernel that passes its input through: out channel d of each of the ``groups``
+    copies input channel d (a 1 at the kernel's centre, 0 elsewhere). 3-, 4- or 5-D tensors."""
+    _check(tensor, "dirac_")
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError(f"dirac_ needs a 3-, 4- or 5-D tensor, got shape {tuple(tensor.shape)}")
+    out_channels = tensor.shape[0]
+    if groups <= 0 or out_channels % groups:
+        raise ValueError(f"dirac_: dim 0 ({out_channels}) must divide into groups={groups}")
+    per_group = out_channels // groups
+    centre = tuple(k // 2 for k in tensor.shape[2:])
+    tensor._data[...] = 0
+    for g in range(groups):
+        for d in range(min(per_group, tensor.shape[1])):
+            tensor._data[(g * per_group + d, d) + centre] = 1
+    tensor._bump_version()
+    return tensor
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
+    """N(0, std^2) with ceil(sparsity * rows) entries of every column set to zero (2-D tensors),
+    the rows chosen at random for each column."""
+    _check(tensor, "sparse_")
+    if tensor.ndim != 2:
+        raise ValueError(f"sparse_ needs a 2-D tensor, got shape {tuple(tensor.shape)}")
+    if not 0.0 <= sparsity <= 1.0:
+        raise ValueError(f"sparse_: sparsity must lie in [0, 1], got {sparsity}")
+    rows, cols = tensor.shape
+    zeros = math.ceil(sparsity * rows)
+    fill_normal(tensor, 0.0, std, generator)
+    rng = generator_for(get_array_module(tensor._data), generator)
+    for c in range(cols):
+        tensor._data[rng.permutation(rows)[:zeros], c] = 0
+    tensor._bump_version()
+    return tensor
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """A (semi-)orthogonal matrix times ``gain``: rows = size(0), cols = the other dims flattened.
+
+    Draw A ~ N(0, 1) of shape (rows, cols) (transposed when rows < cols), factor A = QR and
+    multiply each column of Q by sign(R_ii): that makes Q uniform over the orthogonal matrices
+    (QR alone would favour a sign). Then Q^T Q = I (or Q Q^T = I when rows < cols), so the layer
+    keeps the norm of every input: the reason it helps deep and recurrent stacks.
+    """
+    _check(tensor, "orthogonal_")
+    if tensor.ndim < 2:
+        raise ValueError(f"orthogonal_ needs at least 2 dims, got shape {tuple(tensor.shape)}")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    fill_normal(tensor, 0.0, 1.0, generator)
+    xp = get_array_module(tensor._data)
+    a = tensor._data.reshape(rows, cols).astype(xp.float64)
+    if rows < cols:
+        a = a.T
+    q, r = xp.linalg.qr(a)
+    q = q * xp.sign(xp.diagonal(r))
+    if rows < cols:
+        q = q.T
+    tensor._data[...] = (gain * q).reshape(tensor.shape).astype(tensor._data.dtype)
+    tensor._bump_version()
+    return tensor
+
+
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out)), so Var = gain^2 2 / (fan_in + fan_out)."""
     _check(tensor, "xavier_uniform_")

@@ -41,6 +41,20 @@ class Permute(Op):
         return gy.permute(*inverse), None
 
 
+class Flip(Op):
+    """y = x with the order of ``dims`` reversed (a copy, as in PyTorch);   dL/dx = dL/dy flipped
+    back the same way (reversing twice is the identity)."""
+
+    @staticmethod
+    def forward(ctx, x, dims):
+        ctx.dims = dims
+        return get_array_module(x).flip(x, dims).copy()
+
+    @staticmethod
+    def backward(ctx, gy):
+        return Flip.apply(gy, ctx.dims), None
+
+
 class Expand(Op):
     """y = x broadcast to ``shape`` (a view, no copy);   dL/dx = dL/dy summed back to x's shape."""
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from ... import creation, functions
 from ..._tensor import Tensor
+from ...dtypes import float64
 from ...random import Generator, generator_for
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "SequentialSampler",
     "RandomSampler",
     "SubsetRandomSampler",
+    "WeightedRandomSampler",
     "BatchSampler",
     "DataLoader",
     "default_collate",
@@ -214,6 +216,41 @@ class SubsetRandomSampler(Sampler):
 
     def __len__(self) -> int:
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices in ``range(len(weights))``, index i drawn with probability
+    weights[i] / sum(weights) (with replacement by default: oversampling a rare class).
+
+    Without replacement each draw removes its index, so ``num_samples`` may not exceed the number
+    of non-zero weights.
+    """
+
+    def __init__(
+        self,
+        weights: Sequence[float],
+        num_samples: int,
+        replacement: bool = True,
+        generator: Generator | None = None,
+    ) -> None:
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples must be a positive integer, got {num_samples!r}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement must be a bool, got {replacement!r}")
+        w = weights.detach().double() if isinstance(weights, Tensor) else weights
+        self.weights = creation.tensor(w, dtype=float64)
+        if self.weights.ndim != 1:
+            raise ValueError(f"weights must be 1-D, got shape {tuple(self.weights.shape)}")
+        self.num_samples, self.replacement, self.generator = num_samples, replacement, generator
+
+    def __iter__(self) -> Iterator[int]:
+        picks = functions.multinomial(
+            self.weights, self.num_samples, self.replacement, generator=self.generator
+        )
+        return iter(picks.tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples
 
 
 class BatchSampler(Sampler):
