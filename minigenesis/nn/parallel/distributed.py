@@ -235,10 +235,12 @@ class _Reducer:
         bucket, slot = self.where[i]
         p = self.params[i]
         start, n = bucket.offsets[slot], p.numel()
+        slot_view = bucket.flat[start : start + n]
         if p.grad is None:  # unused here: zeros, so the other ranks' gradients still average
-            bucket.flat[start : start + n] = 0
-        else:
-            bucket.flat[start : start + n] = p.grad._data.reshape(-1)
+            slot_view[...] = 0
+        else:  # g / N into the bucket in one pass: the all-reduce's SUM is then the average
+            xp = get_array_module(slot_view)
+            xp.divide(p.grad._data.reshape(-1), self.backend.size, out=slot_view)
         self.ready[i] = True
         bucket.missing -= 1
         if bucket.missing == 0:
@@ -253,7 +255,6 @@ class _Reducer:
             bucket = self.buckets[self.next_bucket]
             if bucket.missing:
                 return
-            bucket.flat /= bucket.flat.dtype.type(self.backend.size)  # sum of (g / N) = average
             bucket.work = dist.all_reduce(Tensor._make(bucket.flat), async_op=True)
             self.next_bucket += 1
         self._finish()
