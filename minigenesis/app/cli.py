@@ -154,6 +154,7 @@ def _main(argv: list[str] | None) -> int:
         parser.print_help()
         return 0
     if args.command == "train":
+        args.train_argv = argv[argv.index("train") + 1 :]  # passed on by train --nproc N
         return run(args)
     if args.command == "plot-lr":
         return _plot_lr(args)

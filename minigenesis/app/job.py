@@ -9,6 +9,7 @@ by Ctrl-C (a checkpoint was saved).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -17,6 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import backend, cuda
+from .. import distributed as dist
+from ..distributed._mpi import launched_world
+from ..distributed.run import main as launch
 from .config import FIXED_ON_RESUME, TrainConfig, describe_model
 from .state import (
     BEST,
@@ -60,6 +64,9 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     a("--out", help="run directory (default runs/train-<date>-<time>)")
     a("--resume", metavar="PATH_OR_DIR", help="continue a run from its checkpoint or directory")
     a("--quiet", action="store_true", help="no progress bar, no per-epoch lines")
+    a("--nproc", type=int, default=1,
+      help="data-parallel processes (default 1): each takes batch-size/N of every batch, and "
+      "DistributedDataParallel averages the gradients (needs the distributed extra)")  # fmt: skip
     a("--interrupt-at-step", type=int, help=argparse.SUPPRESS)  # tests: act as Ctrl-C there
 
 
@@ -165,14 +172,75 @@ def prepare(args: argparse.Namespace) -> tuple[TrainConfig, Path, dict | None]:
     return config, out, ckpt
 
 
+def _launched_world() -> int:
+    """How many processes this one was started among (1 unless by mpiexec / the launcher)."""
+    world = launched_world()
+    return world[1] if world is not None else int(os.environ.get("WORLD_SIZE") or 1)
+
+
+def _check_nproc(args: argparse.Namespace, config: TrainConfig) -> None:
+    n = args.nproc
+    if not isinstance(n, int) or n < 1:
+        raise TrainError(f"--nproc must be a positive integer, got {n}")
+    world = max(n, _launched_world())
+    if config.batch_size % world:
+        raise TrainError(
+            f"--batch-size {config.batch_size} must be divisible by the number of processes "
+            f"({world}): each takes an equal share of every batch"
+        )
+
+
+def _launch(args: argparse.Namespace, out: Path) -> int:
+    """Run this same ``train`` command in ``--nproc`` processes (minigenesis.distributed.run):
+    the options are passed on, with ``--out`` fixed here so that every process uses one folder."""
+    if not dist.is_available():
+        raise TrainError('--nproc needs mpi4py and MPI: pip install -e ".[distributed]"')
+    argv, skip = [], False
+    for item in getattr(args, "train_argv", []):
+        if skip:
+            skip = False
+        elif item in ("--nproc", "--out"):
+            skip = True
+        elif not item.startswith(("--nproc=", "--out=")):
+            argv.append(item)
+    return launch(["--nproc-per-node", str(args.nproc), "-m", "minigenesis", "train", *argv,
+                   "--out", str(out)])  # fmt: skip
+
+
 def run(args: argparse.Namespace) -> int:
-    """The ``train`` subcommand."""
+    """The ``train`` subcommand (with ``--nproc N``: in N data-parallel processes)."""
+    if not hasattr(args, "nproc"):
+        args.nproc = 1
+    try:
+        if args.nproc != 1 and _launched_world() == 1:
+            config, out, _ = prepare(args)  # option errors are reported once, here
+            _check_nproc(args, config)
+            return _launch(args, out)
+    except TrainError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if _launched_world() == 1:
+        return _run(args)
+    # one of the data-parallel processes: join the group; only rank 0 prints
+    device = args.device or DEFAULTS.device
+    dist.init_process_group("nccl" if device.startswith("cuda") else "mpi")
+    try:
+        if dist.get_rank() == 0:
+            return _run(args)
+        with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
+            return _run(args)
+    finally:
+        dist.destroy_process_group()
+
+
+def _run(args: argparse.Namespace) -> int:
     # start-up time: option errors are reported before the trainer (tqdm, TensorBoard) loads
     from ..diagnostics import diagnose_training
     from .trainer import Diverged, Trainer
 
     try:
         config, out, ckpt = prepare(args)
+        _check_nproc(args, config)
         trainer = Trainer(config, out, ckpt, quiet=args.quiet,
                           interrupt_at_step=args.interrupt_at_step)  # fmt: skip
         make_run_dir(out)
@@ -193,7 +261,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"  model  {describe_model(trainer.model, c)}")
         print(f"  setup  AdamW lr {c.lr:g} (warm-up {c.warmup_ratio:.0%} + cosine), batch "
               f"{c.batch_size} x {c.accum_steps} accumulation, clip {c.clip}, {amp}, "
-              f"device {c.device}")  # fmt: skip
+              f"device {c.device}"
+              + (f" x {trainer.world} processes" if trainer.world > 1 else ""))  # fmt: skip
     started = time.perf_counter()
     try:
         finished = trainer.fit()

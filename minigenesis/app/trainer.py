@@ -32,12 +32,16 @@ from typing import Any
 
 import numpy as np
 
+from .. import distributed as dist
 from .. import nn, optim
 from ..amp import GradScaler, autocast
 from ..autograd import no_grad
+from ..creation import tensor
 from ..diagnostics import grad_norms, total_grad_norm
+from ..dtypes import float64
+from ..nn.parallel import DistributedDataParallel
 from ..random import Generator, get_rng_state, manual_seed, set_rng_state
-from ..utils.data import DataLoader
+from ..utils.data import DataLoader, DistributedSampler
 from ..utils.progress import progress
 from ..utils.tensorboard import SummaryWriter
 from ..utils.threads import blas_threads
@@ -75,6 +79,12 @@ class Trainer:
         manual_seed(c.seed)
         self.train_ds, self.val_ds = build_datasets(c)
         self.model = build_model(c).to(c.device)
+        # Data parallel (train --nproc N): N processes, each on its share of every batch; the
+        # training forward goes through DDP, which averages the gradients during backward.
+        self.world = dist.get_world_size() if dist.is_initialized() else 1
+        self.rank = dist.get_rank() if dist.is_initialized() else 0
+        self.is_main = self.rank == 0  # the one process that prints and writes files
+        self.train_model = DistributedDataParallel(self.model) if self.world > 1 else self.model
         self.criterion = nn.CrossEntropyLoss()
         self.optimizer = optim.AdamW(self.model.parameters(), lr=c.lr, weight_decay=c.weight_decay)
         self.batches_per_epoch = math.ceil(len(self.train_ds) / c.batch_size)
@@ -181,46 +191,82 @@ class Trainer:
 
     def _save(self, name: str) -> Path:
         path = self.out / st.CHECKPOINT_DIR / name
-        st.save_training_checkpoint(self.state_dict(), path)
+        if self.is_main:  # the processes hold the same state: one of them writes it
+            st.save_training_checkpoint(self.state_dict(), path)
         return path
 
     # ------------------------------------------------------------------ one epoch
     def _forward(self, xb: Any, yb: Any) -> tuple[Any, Any]:
         c = self.config
+        model = self.train_model if self.model.training else self.model  # DDP only to train
         with autocast(device_type=self.device_type, dtype=c.dtype, enabled=c.amp):
-            logits = self.model(xb)
+            logits = model(xb)
             loss = self.criterion(logits, yb)
         return logits, loss
 
     def _train_epoch(self, writer: SummaryWriter, bar: Any) -> None:
         c = self.config
         self.model.train()
-        order = Generator().manual_seed(c.seed * 1_000_003 + self.epoch)  # this epoch's order
-        loader = DataLoader(self.train_ds, batch_size=c.batch_size, shuffle=True, generator=order)
+        seed = c.seed * 1_000_003  # + epoch: this epoch's order
+        if self.world == 1:
+            order = Generator().manual_seed(seed + self.epoch)
+            loader = DataLoader(self.train_ds, batch_size=c.batch_size, shuffle=True,
+                                generator=order)  # fmt: skip
+        else:  # the same order, cut so that process r takes positions r, r + N, ... of it:
+            # the N shares of batch i are together exactly batch i of a single process
+            sampler = DistributedSampler(self.train_ds, self.world, self.rank, seed=seed)
+            sampler.set_epoch(self.epoch)
+            loader = DataLoader(self.train_ds, batch_size=c.batch_size // self.world,
+                                sampler=sampler)  # fmt: skip
         n_batches = self.batches_per_epoch
         step_loss = 0.0  # mean loss of the micro-batches of the current optimizer step
+        part = [0.0, 0, 0]  # loss * n, correct, n over the micro-batches of the current step
+        bad = None  # an inf/NaN training loss seen in this step
         for i, (xb, yb) in enumerate(loader):
             if i < self.batch_in_epoch:
                 continue  # used before the run was stopped
             group_start = i - i % c.accum_steps
             group = min(c.accum_steps, n_batches - group_start)  # the last group may be short
+            last = i + 1 - group_start == group
             xb, yb = xb.to(c.device), yb.to(c.device)
-            logits, loss = self._forward(xb, yb)
-            value = float(loss.item())
-            if not math.isfinite(value):
-                raise Diverged(f"the training loss became {value} at step {self.step + 1}")
-            self.scaler.scale(loss / group).backward()
+            # data parallel: micro-batches before the last of a step accumulate without syncing
+            sync = contextlib.nullcontext() if last or self.world == 1 else \
+                self.train_model.no_sync()  # fmt: skip
+            with sync:
+                logits, loss = self._forward(xb, yb)
+                value = float(loss.item())
+                if not math.isfinite(value):
+                    bad = value
+                    if self.world == 1:
+                        raise Diverged(f"the training loss became {value} at step {self.step + 1}")
+                self.scaler.scale(loss / group).backward()
             n = yb.shape[0]
             step_loss += value / group
-            self.epoch_sums[0] += value * n
-            self.epoch_sums[1] += int((logits.argmax(1) == yb).sum().item())
-            self.epoch_sums[2] += n
-            if i + 1 - group_start == group:
+            part = [part[0] + value * n, part[1] + int((logits.argmax(1) == yb).sum().item()),
+                    part[2] + n]  # fmt: skip
+            if last:
+                if self.world > 1:
+                    step_loss, part, bad = self._share_step(step_loss, part, bad)
+                if bad is not None:  # every process stops here, before the step
+                    raise Diverged(f"the training loss became {bad} at step {self.step + 1}")
+                self.epoch_sums = [a + b for a, b in zip(self.epoch_sums, part)]
                 self._optimizer_step(writer, i + 1, step_loss)
-                step_loss = 0.0
+                step_loss, part = 0.0, [0.0, 0, 0]
                 bar.update(1)
                 if self._stop_requested or self.step == self.interrupt_at_step:
                     raise Interrupted
+
+    def _share_step(self, step_loss: float, part: list, bad: float | None) -> tuple:
+        """Data parallel: one all-reduce tells every process the step's loss and accuracy counts
+        over all processes, whether any saw an inf/NaN loss, and whether any was asked to stop
+        (Ctrl-C), so that all of them step, stop or report alike."""
+        flags = [float(bad is not None), float(self._stop_requested)]
+        shared = tensor([step_loss, *part, *flags], dtype=float64)
+        dist.all_reduce(shared)
+        total = shared.tolist()
+        self._stop_requested = total[5] > 0
+        bad_value = float("nan") if total[4] > 0 else None
+        return total[0] / self.world, [total[1], int(total[2]), int(total[3])], bad_value
 
     def _optimizer_step(self, writer: SummaryWriter, batches_done: int, loss: float) -> None:
         c = self.config
@@ -281,7 +327,8 @@ class Trainer:
             ("Accuracy/val", val_acc),
         ):
             writer.add_scalar(tag, value, self.step)  # the usual tags, x axis = optimizer step
-        self._write_metrics()
+        if self.is_main:
+            self._write_metrics()
         is_best = val_acc > self.best["val_acc"]
         if is_best:
             self.best = {"val_acc": val_acc, "val_loss": val_loss, "epoch": self.epoch}
@@ -330,6 +377,8 @@ class Trainer:
 
     def _fit(self) -> bool:
         self.out.mkdir(parents=True, exist_ok=True)
+        if not self.is_main:  # the other processes of a data-parallel run write nothing
+            return self._fit_quietly()
         self._repair_best()
         writer = SummaryWriter(self.out / "tensorboard", purge_step=self.step + 1 if self.step
                                else None)  # fmt: skip
@@ -380,6 +429,22 @@ class Trainer:
             self._write_plots()
         return finished
 
+    def _fit_quietly(self) -> bool:
+        """``_fit`` for a data-parallel process other than rank 0: the same steps, no output."""
+        self.quiet, self.echo = True, lambda line: None
+        writer, bar = _Silent(), _Silent()
+        try:
+            while self.epoch < self.config.epochs:
+                started = time.perf_counter()
+                self._train_epoch(writer, bar)
+                self._end_epoch(writer, time.perf_counter() - started)
+                if self._stop_requested:
+                    raise Interrupted
+        except (Interrupted, KeyboardInterrupt):
+            self.optimizer.zero_grad()
+            return False
+        return True
+
     def _write_plots(self) -> None:
         # start-up time: matplotlib loads only when the plots are written, at the end
         from ..viz.curves import plot_lr_history, plot_training_curves
@@ -406,6 +471,13 @@ class Trainer:
 
         signal.signal(signal.SIGINT, handler)
         return lambda: signal.signal(signal.SIGINT, previous)
+
+
+class _Silent:
+    """Stands for the SummaryWriter and the progress bar in processes that write nothing."""
+
+    def __getattr__(self, name: str) -> Callable[..., None]:
+        return lambda *args, **kwargs: None
 
 
 def _fmt(value: Any) -> Any:
