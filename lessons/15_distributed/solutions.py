@@ -1,0 +1,163 @@
+"""Chapter 15 solutions: data parallelism. Shards, a ring all-reduce by hand, its cost, gradient
+buckets, and averaging gradients across ranks."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import minigenesis as mg
+from minigenesis import nn
+
+
+class ThreadComm:
+    """Ready-made (not an exercise): ranks as threads of one process, with mpi4py's names.
+
+    ``Get_rank()`` and ``Get_size()``; ``sendrecv(sendobj, dest, source)`` sends ``sendobj`` to
+    rank ``dest`` and returns what rank ``source`` sent to this rank (mpi4py's
+    ``comm.sendrecv(sendobj, dest=dest, source=source)``); ``allreduce(x)`` returns the sum of
+    every rank's ``x``. Arrays are copied on the way, as MPI copies bytes; ``sent`` counts the
+    array elements this rank has sent with ``sendrecv``.
+    """
+
+    def __init__(self, rank: int, size: int, boxes: dict) -> None:
+        self.rank, self.size, self.boxes = rank, size, boxes
+        self.sent = 0
+
+    def Get_rank(self) -> int:  # noqa: N802  (mpi4py's name)
+        return self.rank
+
+    def Get_size(self) -> int:  # noqa: N802  (mpi4py's name)
+        return self.size
+
+    def sendrecv(self, sendobj: Any, dest: int, source: int) -> Any:
+        payload = np.array(sendobj, copy=True)
+        self.sent += payload.size
+        self.boxes[self.rank, dest].put(payload)
+        return self.boxes[source, self.rank].get(timeout=30)
+
+    def allreduce(self, sendobj: Any) -> Any:
+        mine = np.array(sendobj, copy=True)
+        for r in range(self.size):
+            if r != self.rank:
+                self.boxes[self.rank, r].put(mine)
+        parts = {self.rank: mine}
+        for r in range(self.size):
+            if r != self.rank:
+                parts[r] = self.boxes[r, self.rank].get(timeout=30)
+        return sum(parts[r] for r in range(self.size))  # the same order on every rank
+
+
+def run_ranks(fn: Callable[[Any], Any], world: int) -> list:
+    """Ready-made (not an exercise): ``fn(comm)`` on ``world`` ranks (threads of this process),
+    each with its ThreadComm; returns the results in rank order (re-raises a rank's error)."""
+    boxes = {(a, b): queue.Queue() for a in range(world) for b in range(world)}
+    comms = [ThreadComm(r, world, boxes) for r in range(world)]
+    results: list = [None] * world
+    errors: list = []
+
+    def body(r: int) -> None:
+        try:
+            results[r] = fn(comms[r])
+        except BaseException as err:  # noqa: BLE001  (handed to the caller)
+            errors.append(err)
+
+    threads = [threading.Thread(target=body, args=(r,)) for r in range(world)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    if errors:
+        raise errors[0]
+    return results
+
+
+def chunks(n: int, world: int) -> list[tuple[int, int]]:
+    """Exercise 15.1: cut ``n`` elements into ``world`` consecutive chunks, as equal as can be:
+    the first ``n % world`` chunks have one element more. Returns their (start, stop) bounds, in
+    order (``np.array_split``'s cut): chunks(10, 3) == [(0, 4), (4, 7), (7, 10)].
+    """
+    base, extra = divmod(n, world)
+    bounds, start = [], 0
+    for r in range(world):
+        stop = start + base + (1 if r < extra else 0)
+        bounds.append((start, stop))
+        start = stop
+    return bounds
+
+
+def ring_all_reduce(comm: Any, x: np.ndarray) -> np.ndarray:
+    """Exercise 15.2: the sum of every rank's ``x`` (a 1-D array), on every rank, by a ring.
+
+    Rank r sends only to rank r + 1 and receives only from rank r - 1 (modulo N), one chunk
+    (``chunks(x.size, N)``) per step, with ``comm.sendrecv(chunk, dest=..., source=...)``
+    (keywords: mpi4py's third positional argument is a tag):
+
+    1. reduce-scatter, N - 1 steps: at step s, send chunk (r - s) mod N, receive chunk
+       (r - s - 1) mod N and add it into yours; afterwards chunk (r + 1) mod N holds the full sum;
+    2. all-gather, N - 1 steps: at step s, send chunk (r + 1 - s) mod N, receive chunk
+       (r - s) mod N and keep it (it is complete).
+
+    Each rank sends 2 (N - 1) / N of the array in all, whatever N. Do not change ``x``.
+    """
+    r, n = comm.Get_rank(), comm.Get_size()
+    out = np.array(x, copy=True)
+    bounds = chunks(out.size, n)
+    right, left = (r + 1) % n, (r - 1) % n
+
+    def part(i: int) -> np.ndarray:
+        start, stop = bounds[i % n]
+        return out[start:stop]
+
+    for s in range(n - 1):  # reduce-scatter: partial sums travel around the ring
+        got = comm.sendrecv(part(r - s), dest=right, source=left)
+        part(r - s - 1)[...] += got
+    for s in range(n - 1):  # all-gather: the complete chunks travel around the ring
+        got = comm.sendrecv(part(r + 1 - s), dest=right, source=left)
+        part(r - s)[...] = got
+    return out
+
+
+def ring_time(nbytes: float, world: int, bandwidth: float, latency: float) -> float:
+    """Exercise 15.3: seconds for a ring all-reduce of ``nbytes`` over ``world`` ranks, each link
+    moving ``bandwidth`` bytes per second after a fixed ``latency`` per message: 2 (N - 1) steps,
+    each sending one chunk of nbytes / N. (One rank: nothing to send, 0 seconds.)
+    """
+    steps = 2 * (world - 1)
+    return steps * (latency + nbytes / world / bandwidth)
+
+
+def assign_buckets(nbytes: list[int], cap: int) -> list[list[int]]:
+    """Exercise 15.4: pack parameters into gradient buckets, as DistributedDataParallel does:
+    the parameter indices in REVERSE order (backward produces the last layer's gradients first),
+    a bucket closed as soon as its bytes reach ``cap``; the last bucket may be smaller. Returns the
+    buckets as lists of indices: assign_buckets([4, 4, 4], 8) == [[2, 1], [0]].
+    """
+    buckets, current, size = [], [], 0
+    for i in reversed(range(len(nbytes))):
+        current.append(i)
+        size += nbytes[i]
+        if size >= cap:
+            buckets.append(current)
+            current, size = [], 0
+    if current:
+        buckets.append(current)
+    return buckets
+
+
+def average_gradients(model: nn.Module, comm: Any) -> None:
+    """Exercise 15.5: after ``loss.backward()`` on each rank's own shard, make every parameter's
+    ``.grad`` the average over the ranks: ``comm.allreduce(array)`` returns the sum of every
+    rank's array; divide by ``comm.Get_size()``; write the result into ``p.grad`` in place
+    (``p.grad.copy_(...)``). Parameters without a gradient are left alone.
+    """
+    n = comm.Get_size()
+    for p in model.parameters():
+        if p.grad is None:
+            continue
+        total = comm.allreduce(p.grad.numpy())
+        p.grad.copy_(mg.tensor(total / n, dtype=p.grad.dtype))

@@ -1,0 +1,135 @@
+"""Checks for chapter 15. Oracles: np.array_split's cut, the sum of the ranks' arrays (on threads
+and, when mpi4py is installed, on real MPI processes), the closed form of the ring's cost,
+hand-worked bucket lists, and the gradient of one process on the whole batch."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+from minigenesis import nn
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+
+# ----------------------------------------------------------------------------- 15.1
+@pytest.mark.exercise("15.1")
+@pytest.mark.parametrize("n, world", [(10, 3), (3, 5), (0, 2), (7, 1), (12, 4), (1000, 7)])
+def test_15_1_chunks_cut_as_array_split(impl, n, world) -> None:
+    sizes = [len(part) for part in np.array_split(np.arange(n), world)]
+    starts = np.cumsum([0, *sizes[:-1]]).tolist()
+    assert impl.chunks(n, world) == [(s, s + k) for s, k in zip(starts, sizes)]
+
+
+# ----------------------------------------------------------------------------- 15.2
+@pytest.mark.exercise("15.2")
+@pytest.mark.parametrize("world, n", [(1, 5), (2, 9), (3, 10), (4, 4), (5, 23), (3, 2)])
+def test_15_2_ring_all_reduce_sums_on_every_rank(impl, world, n) -> None:
+    rng = np.random.default_rng(world * 100 + n)
+    xs = [rng.standard_normal(n) for _ in range(world)]
+    kept = [x.copy() for x in xs]
+
+    def rank(comm):
+        return impl.ring_all_reduce(comm, xs[comm.Get_rank()]), comm.sent
+
+    results = impl.run_ranks(rank, world)
+    want = np.sum(xs, axis=0)
+    for r, (got, _) in enumerate(results):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=f"rank {r}")
+    for x, k in zip(xs, kept):
+        np.testing.assert_array_equal(x, k)  # the input was not changed
+    # each rank sent 2(N-1) chunks: 2(N-1)/N of the array, give or take the uneven chunks
+    sent = [s for _, s in results]
+    assert sum(sent) == 2 * (world - 1) * n
+
+
+@pytest.mark.exercise("15.2")
+def test_15_2_ring_all_reduce_on_three_mpi_processes(impl, tmp_path) -> None:
+    impl.run_ranks(lambda comm: impl.ring_all_reduce(comm, np.ones(3)), 1)  # written yet?
+    pytest.importorskip("mpi4py")
+    mpiexec = Path(sys.executable).parent / "mpiexec"
+    if not mpiexec.exists():
+        pytest.skip("no mpiexec (pip install mpich)")
+    module = Path(impl.ring_all_reduce.__code__.co_filename)
+    script = tmp_path / "ring.py"
+    script.write_text(
+        "import importlib.util, sys\n"
+        "import numpy as np\n"
+        "from mpi4py import MPI\n"
+        f"spec = importlib.util.spec_from_file_location('answers', {str(module)!r})\n"
+        "answers = importlib.util.module_from_spec(spec); spec.loader.exec_module(answers)\n"
+        "comm = MPI.COMM_WORLD\n"
+        "x = np.arange(11.0) * (comm.Get_rank() + 1)\n"
+        "rows = comm.gather(answers.ring_all_reduce(comm, x).tolist(), root=0)\n"
+        "print(rows if comm.Get_rank() == 0 else '', end='', flush=True)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPIR_CVAR_ENABLE_HEAVY_YIELD": "1",
+           "OMP_NUM_THREADS": "1"}  # fmt: skip
+    done = subprocess.run([str(mpiexec), "-n", "3", sys.executable, str(script)], env=env,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = ast.literal_eval(done.stdout)  # rank 0 prints what each rank got
+    assert len(rows) == 3
+    for values in rows:
+        np.testing.assert_allclose(values, np.arange(11.0) * 6)
+
+
+# ----------------------------------------------------------------------------- 15.3
+@pytest.mark.exercise("15.3")
+def test_15_3_ring_time_is_the_closed_form(impl) -> None:
+    assert impl.ring_time(1e6, 1, 1e9, 1e-5) == 0
+    assert impl.ring_time(1e6, 2, 1e9, 0.0) == pytest.approx(1e-3)  # 2 steps of half the bytes
+    assert impl.ring_time(8e6, 8, 1e9, 1e-5) == pytest.approx(14 * (1e-5 + 1e-3))
+    # the bytes term tends to 2 S / bandwidth however many ranks join
+    assert impl.ring_time(1e9, 1000, 1e9, 0.0) == pytest.approx(2 * 999 / 1000)
+
+
+# ----------------------------------------------------------------------------- 15.4
+@pytest.mark.exercise("15.4")
+@pytest.mark.parametrize("sizes, cap, want", [
+    ([4, 4, 4], 8, [[2, 1], [0]]),
+    ([1, 1, 1, 1], 100, [[3, 2, 1, 0]]),
+    ([10, 1, 1, 10], 5, [[3], [2, 1, 0]]),
+    ([3], 1, [[0]]),
+    ([], 8, []),
+])  # fmt: skip
+def test_15_4_buckets_in_reverse_order(impl, sizes, cap, want) -> None:
+    assert impl.assign_buckets(sizes, cap) == want
+
+
+# ----------------------------------------------------------------------------- 15.5
+@pytest.mark.exercise("15.5")
+@pytest.mark.parametrize("world", [2, 4])
+def test_15_5_averaged_shard_gradients_are_the_whole_batch_gradient(impl, world) -> None:
+    mg.manual_seed(3)
+    model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 2))
+    unused = nn.Linear(2, 2)  # no gradient: left alone
+    x, y = mg.randn(8, 3), mg.randn(8, 2)
+    nn.functional.mse_loss(model(x), y).backward()
+    want = [p.grad.numpy().copy() for p in model.parameters()]
+    copies = [nn.ModuleList([copy.deepcopy(model), copy.deepcopy(unused)]) for _ in range(world)]
+    for c in copies:
+        c.zero_grad()
+    per = 8 // world
+
+    def rank(comm):
+        r = comm.Get_rank()
+        m = copies[r]
+        part = slice(r * per, (r + 1) * per)
+        nn.functional.mse_loss(m[0](x[part]), y[part]).backward()
+        impl.average_gradients(m, comm)
+        return [p.grad for p in m.parameters()]
+
+    for grads in impl.run_ranks(rank, world):
+        assert grads[-2:] == [None, None]
+        for g, w in zip(grads[:-2], want):
+            np.testing.assert_allclose(g.numpy(), w, rtol=1e-5, atol=1e-7)
