@@ -129,7 +129,7 @@ class _Buffer:
     def __init__(self, backend: Any, t: Tensor, what: str, write: bool) -> None:
         _check_device(backend, t, what)
         data = t._data
-        if write and not data.flags.writeable:
+        if write and not getattr(data.flags, "writeable", True):  # (CuPy has no such flag)
             raise RuntimeError(f"{what} is a read-only (expanded) view: the collective writes "
                                "into it; pass a .clone()")  # fmt: skip
         self.t, self.xp = t, get_array_module(data)
@@ -161,7 +161,11 @@ def _launch(backend: Any, request: Any, finish: Callable[[], None], async_op: bo
             result: list) -> Work | None:  # fmt: skip
     if request is None:  # the backend finished it already (a blocking call)
         finish()
-        return None
+        if not async_op:
+            return None
+        work = Work(backend, None, lambda: None, result)
+        work._done = True  # async_op=True always gets a Work, here already complete
+        return work
     work = Work(backend, request, finish, result)
     if not async_op:
         work.wait()

@@ -42,6 +42,7 @@ GPU_TEST_FILES = [
     "tests/nn/test_checkpoint.py",
     "tests/optim/test_reference.py",
     "tests/amp/test_grad_scaler.py",
+    "tests/distributed/test_gpu_paths.py",
     "tests/viz/test_graph.py",
 ]
 

@@ -267,7 +267,7 @@ class _Reducer:
             used = Tensor._make(xp.ones(len(self.params), dtype="int32"))
             used._data[self.unused] = 0
             dist.all_reduce(used, op=dist.ReduceOp.MAX)
-            used_anywhere = used._data
+            used_anywhere = used.tolist()  # one read back to the host
         with no_grad():
             for bucket in self.buckets:
                 bucket.work.wait()
