@@ -55,7 +55,7 @@ HAVE_MPI = dist.is_available()
 print("MPI available:", HAVE_MPI, "" if HAVE_MPI else '(pip install -e ".[distributed]")')
 
 # %% [markdown]
-# ## 15.1 Shards
+# ## Shards
 #
 # Each process must read a different part of the data, and every process the same number of
 # batches (a process with one batch more would wait forever for the others in its all-reduce).
@@ -76,7 +76,7 @@ for r in range(3):
     print(f"rank {r}:", list(DistributedSampler(range(10), num_replicas=3, rank=r, shuffle=False)))
 
 # %% [markdown]
-# ## 15.2 The ring all-reduce
+# ## The ring all-reduce
 #
 # Put the N processes on a ring: each sends only to its right neighbour and receives only from its
 # left one. Cut the array into N chunks.
@@ -130,7 +130,7 @@ else:
     print("mpi4py is not installed: the MPI measurements below are skipped")
 
 # %% [markdown]
-# ## 15.3 What it costs, and why gradients travel in buckets
+# ## What it costs, and why gradients travel in buckets
 #
 # Each of the 2(N - 1) steps pays a fixed **latency** (a message costs something however small)
 # plus its bytes over the link's **bandwidth**. **Exercise 15.3** writes
@@ -192,7 +192,7 @@ if measured:
 # predicts across machines: with 8 machines on 10 Gb Ethernet, a 95 ms step keeps 66% efficiency
 # without overlap and about 94% with it.)
 #
-# ## 15.4 Averaging gradients, by hand and with DistributedDataParallel
+# ## Averaging gradients, by hand and with DistributedDataParallel
 #
 # **Exercise 15.5** is data parallelism in its plainest form: after each rank's backward on its
 # own shard, all-reduce every gradient and divide by N. Two thread-ranks on half a batch each get
