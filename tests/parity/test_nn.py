@@ -312,7 +312,11 @@ def test_init_gains_and_fans():
         assert nn.init.calculate_gain(name, param) == pytest.approx(
             tnn.init.calculate_gain(name, param), rel=1e-15
         )
-    # the scale of each initialiser: the standard deviation of 60000 draws, within 3%
+    # the scale of each initialiser: the standard deviations of the two libraries' draws agree
+    # within 4 standard errors of their difference (about 1/sqrt(n) relative for n draws), at
+    # least 3%; bounded draws must also reach the same bound
+    torch.manual_seed(0)
+    mg.manual_seed(0)
     for fn, shape, kw in [
         ("xavier_uniform_", (300, 200), {}),
         ("xavier_normal_", (300, 200), {"gain": 2.0}),
@@ -325,7 +329,8 @@ def test_init_gains_and_fans():
         t, m = torch.empty(*shape), mg.empty(*shape)
         getattr(tnn.init, fn)(t, **kw)
         getattr(nn.init, fn)(m, **kw)
-        assert float(m.numpy().std()) == pytest.approx(float(t.std()), rel=0.03), fn
+        rel = max(0.03, 4 / t.numel() ** 0.5)
+        assert float(m.numpy().std()) == pytest.approx(float(t.std()), rel=rel), fn
         if "uniform" in fn or "trunc" in fn:  # bounded draws: the same bound
             assert float(np.abs(m.numpy()).max()) == pytest.approx(float(t.abs().max()), rel=0.01)
 
