@@ -197,6 +197,25 @@ from .serialization import (  # noqa: E402
     save,
     save_checkpoint,
 )
+from .functions_names import (  # noqa: E402
+    amax,
+    amin,
+    bincount,
+    ceil,
+    cumprod,
+    fix,
+    floor,
+    frac,
+    isclose,
+    lerp,
+    masked_fill,
+    masked_select,
+    nan_to_num,
+    nonzero,
+    round,  # noqa: A004
+    trunc,
+    unique,
+)
 from . import amp  # noqa: E402
 from . import accelerator, backends, onnx  # noqa: E402
 from .backends import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
