@@ -178,6 +178,34 @@ from .functions import (
 from .random import Generator, get_rng_state, initial_seed, manual_seed, set_rng_state
 from .size import Size
 from ._tensor import Tensor
+from .tensor_shape_index import (  # noqa: E402  (shape and index names: roll, scatter, diag ...)
+    addmm,
+    baddbmm,
+    broadcast_to,
+    column_stack,
+    diag,
+    ger,
+    hstack,
+    index_copy,
+    index_fill,
+    index_select,
+    meshgrid,
+    moveaxis,
+    movedim,
+    outer,
+    repeat_interleave,
+    roll,
+    row_stack,
+    scatter,
+    scatter_add,
+    swapaxes,
+    swapdims,
+    t,
+    take_along_dim,
+    tile,
+    trace,
+    vstack,
+)
 
 half, float, double, long = float16, float32, float64, int64  # noqa: A001
 

@@ -28,6 +28,7 @@ from .ops import shape as S
 from .size import Size, as_shape
 from .tensor_math import TensorMath
 from .tensor_names import PointwiseNames
+from .tensor_shape_index import ShapeIndexMath
 
 _new_size = tuple.__new__  # Size(shape) without its checks: .shape is on hot paths
 
@@ -48,7 +49,9 @@ _LEGACY_NAMES = {
 _FLOAT_KINDS = "fV"
 
 
-class Tensor(TensorMath, InPlace, ToShortcuts, PointwiseNames, TensorBase, ops_return=True):
+class Tensor(
+    TensorMath, ShapeIndexMath, InPlace, ToShortcuts, PointwiseNames, TensorBase, ops_return=True
+):
     """A multi-dimensional array that can record the operations applied to it.
 
     This file holds the tensor's own state (data, grad, versions, conversions); the math methods
