@@ -184,14 +184,13 @@ class ShapeIndexMath:
             raise TypeError("scatter: give exactly one of src (a Tensor or number) and value")
         src = value if src is None else src
         d = _dim(dim, self.ndim)
+        if self.ndim == 0:  # as a 1-element 1-d tensor
+            one = src.reshape(1) if isinstance(src, TensorBase) else src
+            return self.reshape(1).scatter(0, index.reshape(1), one).reshape(())
         where, src = _scatter_where(self, d, index, src, "scatter")
         out = self.clone()
-        if self.ndim == 0:
-            out = out.reshape(1)
-            src = src.reshape(1) if isinstance(src, TensorBase) else src
-            where = (where[0].reshape(-1),)
         out[tuple(type(self)._make(w, False) for w in where)] = src
-        return out.reshape(()) if self.ndim == 0 else out
+        return out
 
     def scatter_(self, dim: int, index, src=None, *, value=None, reduce=None):
         return self._inplace(lambda x, s: x.scatter(dim, index, s, value=value, reduce=reduce), src)
@@ -201,9 +200,10 @@ class ShapeIndexMath:
         if not isinstance(src, TensorBase):
             raise TypeError(f"scatter_add: src must be a Tensor, got {type(src).__name__}")
         d = _dim(dim, self.ndim)
+        if self.ndim == 0:  # as a 1-element 1-d tensor
+            one = self.reshape(1).scatter_add(0, index.reshape(1), src.reshape(1))
+            return one.reshape(())
         _, part = _scatter_where(self, d, index, src, "scatter_add")
-        if self.ndim == 0:
-            return self + part.reshape(())
         return self + SO.ScatterAlongDim.apply(part, index._data, d, self.shape, False)
 
     def scatter_add_(self, dim: int, index, src):
@@ -235,11 +235,10 @@ class ShapeIndexMath:
         if not isinstance(source, TensorBase):
             raise TypeError(f"index_copy: source must be a Tensor, got {type(source).__name__}")
         want = self.shape[:d] + (idx.size,) + self.shape[d + 1 :] if self.ndim else (idx.size,)
-        if tuple(source.reshape(-1).shape if not source.ndim else source.shape) != tuple(want):
-            if source.numel() != int(np.prod(want)):
-                raise RuntimeError(
-                    f"index_copy: source {tuple(source.shape)} must have shape {tuple(want)}"
-                )
+        if tuple(source.shape) != tuple(want) and not (self.ndim <= 1 and source.ndim <= 1):
+            raise RuntimeError(
+                f"index_copy: source {tuple(source.shape)} must have shape {tuple(want)}"
+            )
         out = self.clone()
         if self.ndim == 0:
             if idx.size:

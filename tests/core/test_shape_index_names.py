@@ -99,6 +99,23 @@ def test_scatter_values_and_gradients_like_torch():
     assert gradcheck(lambda a, b: a.scatter(1, mg.tensor(idx), b), (leaf(x), leaf(src)))
 
 
+def test_scatter_on_0d_tensors_like_torch():
+    for fn in (
+        lambda x, i, s: x.scatter(0, i, s),
+        lambda x, i, s: x.scatter_add(0, i, s),
+        lambda x, i, s: x.scatter(0, i, value=-4.0),
+    ):
+        m = fn(mg.tensor(2.0), mg.tensor(0), mg.tensor(5.0))
+        close(
+            m,
+            fn(
+                torch.tensor(2.0, dtype=torch.float64),
+                torch.tensor(0),
+                torch.tensor(5.0, dtype=torch.float64),
+            ),
+        )
+
+
 def test_scatter_in_place_writes_self():
     x = mg.zeros(2, 4)
     out = x.scatter_(1, mg.tensor([[3], [0]]), mg.tensor([[1.0], [2.0]]))
@@ -186,5 +203,7 @@ def test_bad_input_is_refused_with_a_clear_error():
         mg.addmm(x, x[0], x)
     with pytest.raises(ValueError, match="indexing"):
         mg.meshgrid(x[0], indexing="yx")
+    with pytest.raises(RuntimeError, match="must have shape"):
+        x.index_copy(0, mg.tensor([0]), mg.ones(4))
     with pytest.raises(RuntimeError, match="non-negative"):
         x.repeat_interleave(-1)
