@@ -178,7 +178,7 @@ from .functions import (
 from .random import Generator, get_rng_state, initial_seed, manual_seed, set_rng_state
 from .size import Size
 from ._tensor import Tensor
-from .tensor_shape_index import (  # noqa: E402  (shape and index names: roll, scatter, diag ...)
+from .shape_functions import (  # noqa: E402  (shape and index names: roll, scatter, diag ...)
     addmm,
     baddbmm,
     broadcast_to,
