@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .._tensor import Tensor
 from ..backend import Array, get_array_module
-from .optimizer import Optimizer, _check_non_negative, _decayed_grad
+from .optimizer import Optimizer, _check_non_negative, _decayed_grad, _zeros_like_param
 
 
 class Adadelta(Optimizer):
@@ -66,10 +65,9 @@ class Adadelta(Optimizer):
             for p in self._params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:
-                    xp = get_array_module(p._data)
                     state["step"] = 0
-                    state["square_avg"] = Tensor._make(xp.zeros_like(p._data), False)
-                    state["acc_delta"] = Tensor._make(xp.zeros_like(p._data), False)
+                    state["square_avg"] = _zeros_like_param(p)
+                    state["acc_delta"] = _zeros_like_param(p)
                 state["step"] += 1
                 adadelta_update(
                     p._data,

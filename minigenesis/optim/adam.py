@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .._tensor import Tensor
 from ..backend import Array, get_array_module
-from .optimizer import Optimizer, _check_non_negative, lerp_
+from .optimizer import Optimizer, _check_non_negative, _zeros_like_param, lerp_
 
 
 class Adam(Optimizer):
@@ -84,12 +83,11 @@ class Adam(Optimizer):
             for p in self._params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:  # lazy: buffers appear on the first step with a gradient
-                    xp = get_array_module(p._data)
                     state["step"] = 0
-                    state["exp_avg"] = Tensor._make(xp.zeros_like(p._data), False)
-                    state["exp_avg_sq"] = Tensor._make(xp.zeros_like(p._data), False)
+                    state["exp_avg"] = _zeros_like_param(p)
+                    state["exp_avg_sq"] = _zeros_like_param(p)
                     if amsgrad:
-                        state["max_exp_avg_sq"] = Tensor._make(xp.zeros_like(p._data), False)
+                        state["max_exp_avg_sq"] = _zeros_like_param(p)
                 state["step"] += 1
                 max_sq = state.get("max_exp_avg_sq") if amsgrad else None
                 adam_update(

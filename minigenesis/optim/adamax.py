@@ -5,9 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .._tensor import Tensor
 from ..backend import Array, get_array_module
-from .optimizer import Optimizer, _check_betas, _check_non_negative, _decayed_grad, lerp_
+from .optimizer import (
+    Optimizer,
+    _check_betas,
+    _check_non_negative,
+    _decayed_grad,
+    _zeros_like_param,
+    lerp_,
+)
 
 
 class Adamax(Optimizer):
@@ -63,10 +69,9 @@ class Adamax(Optimizer):
             for p in self._params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:
-                    xp = get_array_module(p._data)
                     state["step"] = 0
-                    state["exp_avg"] = Tensor._make(xp.zeros_like(p._data), False)
-                    state["exp_inf"] = Tensor._make(xp.zeros_like(p._data), False)
+                    state["exp_avg"] = _zeros_like_param(p)
+                    state["exp_inf"] = _zeros_like_param(p)
                 state["step"] += 1
                 adamax_update(
                     p._data,

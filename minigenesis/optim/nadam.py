@@ -7,9 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .._tensor import Tensor
 from ..backend import Array, get_array_module
-from .optimizer import Optimizer, _check_betas, _check_non_negative, lerp_
+from .optimizer import Optimizer, _check_betas, _check_non_negative, _zeros_like_param, lerp_
 
 
 class NAdam(Optimizer):
@@ -76,11 +75,10 @@ class NAdam(Optimizer):
             for p in self._params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:
-                    xp = get_array_module(p._data)
                     state["step"] = 0
                     state["mu_product"] = 1.0
-                    state["exp_avg"] = Tensor._make(xp.zeros_like(p._data), False)
-                    state["exp_avg_sq"] = Tensor._make(xp.zeros_like(p._data), False)
+                    state["exp_avg"] = _zeros_like_param(p)
+                    state["exp_avg_sq"] = _zeros_like_param(p)
                 state["step"] += 1
                 state["mu_product"] = nadam_update(
                     p._data,

@@ -56,6 +56,11 @@ def _check_betas(betas: Any) -> tuple[float, float]:
     return float(betas[0]), float(betas[1])
 
 
+def _zeros_like_param(param: Any) -> Tensor:
+    """A state buffer for ``param``: zeros of its shape, dtype and device, outside any graph."""
+    return Tensor._make(get_array_module(param._data).zeros_like(param._data), False)
+
+
 def _decayed_grad(param: Any, grad: Any, weight_decay: float, maximize: bool) -> Any:
     """The gradient an update uses: ``-grad`` when maximizing, plus ``weight_decay * param``
     (L2 in the gradient). A new array whenever it differs, so ``p.grad`` is never written."""

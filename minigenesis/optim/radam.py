@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .._tensor import Tensor
 from ..backend import Array, get_array_module
-from .optimizer import Optimizer, _check_betas, _check_non_negative, lerp_
+from .optimizer import Optimizer, _check_betas, _check_non_negative, _zeros_like_param, lerp_
 
 
 class RAdam(Optimizer):
@@ -72,10 +71,9 @@ class RAdam(Optimizer):
             for p in self._params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:
-                    xp = get_array_module(p._data)
                     state["step"] = 0
-                    state["exp_avg"] = Tensor._make(xp.zeros_like(p._data), False)
-                    state["exp_avg_sq"] = Tensor._make(xp.zeros_like(p._data), False)
+                    state["exp_avg"] = _zeros_like_param(p)
+                    state["exp_avg_sq"] = _zeros_like_param(p)
                 state["step"] += 1
                 radam_update(
                     p._data,

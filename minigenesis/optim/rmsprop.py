@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .._tensor import Tensor
 from ..backend import Array, get_array_module
-from .optimizer import Optimizer, _check_non_negative, lerp_
+from .optimizer import Optimizer, _check_non_negative, _zeros_like_param, lerp_
 
 
 class RMSprop(Optimizer):
@@ -65,13 +64,12 @@ class RMSprop(Optimizer):
             for p in self._params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:
-                    xp = get_array_module(p._data)
                     state["step"] = 0
-                    state["square_avg"] = Tensor._make(xp.zeros_like(p._data), False)
+                    state["square_avg"] = _zeros_like_param(p)
                     if momentum > 0:
-                        state["momentum_buffer"] = Tensor._make(xp.zeros_like(p._data), False)
+                        state["momentum_buffer"] = _zeros_like_param(p)
                     if centered:
-                        state["grad_avg"] = Tensor._make(xp.zeros_like(p._data), False)
+                        state["grad_avg"] = _zeros_like_param(p)
                 state["step"] += 1
                 buf = state.get("momentum_buffer") if momentum > 0 else None
                 grad_avg = state.get("grad_avg") if centered else None
