@@ -59,8 +59,12 @@ def backward(
     )
 
 
+# after grad: functional.py is built on it (torch.autograd.functional)
+from . import functional  # noqa: E402
+
 __all__ = [
     "Function",
+    "functional",
     "graph",
     "grad",
     "backward",
