@@ -178,7 +178,7 @@ from .functions import (
 from .random import Generator, get_rng_state, initial_seed, manual_seed, set_rng_state
 from .size import Size
 from ._tensor import Tensor
-from .shape_functions import (  # noqa: E402  (shape and index names: roll, scatter, diag ...)
+from .functions import (  # noqa: E402  (shape and index names: roll, scatter, diag ...)
     addmm,
     baddbmm,
     broadcast_to,
@@ -225,7 +225,7 @@ from .serialization import (  # noqa: E402
     save,
     save_checkpoint,
 )
-from .functions_names import (  # noqa: E402
+from .functions import (  # noqa: E402  (rounding, comparison, selection, counting)
     amax,
     amin,
     bincount,

@@ -26,9 +26,9 @@ from .inplace import InPlace
 from .ops import elementwise as E
 from .ops import shape as S
 from .size import Size, as_shape
+from .tensor_indexing import TensorIndexing
 from .tensor_math import TensorMath
-from .tensor_names import PointwiseNames
-from .tensor_shape_index import ShapeIndexMath
+from .tensor_shape import TensorShape
 
 _new_size = tuple.__new__  # Size(shape) without its checks: .shape is on hot paths
 
@@ -50,13 +50,15 @@ _FLOAT_KINDS = "fV"
 
 
 class Tensor(
-    TensorMath, ShapeIndexMath, InPlace, ToShortcuts, PointwiseNames, TensorBase, ops_return=True
+    TensorMath, TensorShape, TensorIndexing, InPlace, ToShortcuts, TensorBase, ops_return=True
 ):
     """A multi-dimensional array that can record the operations applied to it.
 
-    This file holds the tensor's own state (data, grad, versions, conversions); the math methods
-    (arithmetic, reductions, shapes, indexing, in-place updates) come from ``TensorMath``
-    (``tensor_math.py``), the in-place machinery they share from ``InPlace`` (``inplace.py``), and
+    This file holds the tensor's own state (data, grad, versions, conversions); the methods come
+    from three mixins: ``TensorMath`` (``tensor_math.py``: arithmetic, pointwise math, reductions,
+    in-place updates), ``TensorShape`` (``tensor_shape.py``: views, reshapes, dims) and
+    ``TensorIndexing`` (``tensor_indexing.py``: x[i], gather / scatter, index_*, masks); the
+    in-place machinery they share comes from ``InPlace`` (``inplace.py``), and
     the fields autograd reads (``requires_grad``, ``grad_fn``, the version counter) from
     ``TensorBase`` (``autograd/tensor_base.py``, which says why it exists). ``ops_return=True``
     declares this the class every op returns.

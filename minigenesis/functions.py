@@ -1,7 +1,8 @@
 """The functional forms at the top level: ``mg.exp(x)``, ``mg.cat([a, b])``, ``mg.where(c, x, y)``.
 
-Most are the Tensor methods under another spelling; ``cat``, ``stack``, ``where`` and ``allclose``
-take several tensors and so live here.
+Most are the Tensor methods under another spelling (``mg.floor(x)`` is ``x.floor()``,
+``mg.roll(x, 1)`` is ``x.roll(1)``); ``cat``, ``stack``, ``hstack`` / ``vstack`` / ``column_stack``,
+``meshgrid`` and ``allclose`` take several tensors and so live only here.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from .backend import get_array_module
 from .conversions import as_array
 from .ops import elementwise as E
 from .ops import shape as S
-from .promotion import binary_op, promote
-from .tensor_math import matmul as _matmul
-from .tensor_math import norm_dim
+from .ops.matmul import matmul as _matmul
+from .promotion import binary_op
+from .promotion import where as _where
+from .size import norm_dim
 
 
 def _with_out(fn: Callable) -> Callable:
@@ -455,38 +457,91 @@ def isfinite(x: Tensor) -> Tensor:
     return x.isfinite()
 
 
-_PY_SCALARS = (bool, int, float)
+# -- rounding, comparison, selection and counting (the Tensor methods of the same names)
+def _check(x: Any, name: str) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument 'input' must be a Tensor, got {type(x).__name__}")
+    return x
+
+
+def floor(input: Tensor) -> Tensor:  # noqa: A002
+    return _check(input, "floor").floor()
+
+
+def ceil(input: Tensor) -> Tensor:  # noqa: A002
+    return _check(input, "ceil").ceil()
+
+
+def trunc(input: Tensor) -> Tensor:  # noqa: A002
+    return _check(input, "trunc").trunc()
+
+
+fix = trunc
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001, A002
+    return _check(input, "round").round(decimals)
+
+
+def frac(input: Tensor) -> Tensor:  # noqa: A002
+    return _check(input, "frac").frac()
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf=None, neginf=None) -> Tensor:  # noqa: A002
+    return _check(input, "nan_to_num").nan_to_num(nan, posinf, neginf)
+
+
+def isclose(input: Tensor, other: Any, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:  # noqa: A002
+    return _check(input, "isclose").isclose(other, rtol, atol, equal_nan)
+
+
+def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:  # noqa: A002
+    return _check(input, "lerp").lerp(end, weight)
+
+
+def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
+    return _check(input, "amax").amax(dim, keepdim)
+
+
+def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
+    return _check(input, "amin").amin(dim, keepdim)
+
+
+def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
+    return _check(input, "cumprod").cumprod(dim, dtype)
+
+
+def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:  # noqa: A002
+    return _check(input, "masked_fill").masked_fill(mask, value)
+
+
+def masked_select(input: Tensor, mask: Any) -> Tensor:  # noqa: A002
+    return _check(input, "masked_select").masked_select(mask)
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
+    return _check(input, "nonzero").nonzero(as_tuple=as_tuple)
+
+
+def unique(
+    input: Tensor,  # noqa: A002
+    sorted: bool = True,  # noqa: A002
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    dim=None,
+) -> Any:
+    return _check(input, "unique").unique(sorted, return_inverse, return_counts, dim)
+
+
+def bincount(input: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:  # noqa: A002
+    return _check(input, "bincount").bincount(weights, minlength)
 
 
 @_with_out
 def where(condition: Tensor, x: Any, y: Any) -> Tensor:
-    """Elementwise ``x if condition else y``; x and y broadcast and promote like ``x + y``.
-
-    A Python scalar only changes the category, as in ``x + 2.5``: ``where(c, half_tensor, 0.0)``
-    stays float16, ``where(c, int_tensor, 2.5)`` is float32; two scalars give the dtype a tensor
-    of them would have (float32 for floats, int64 for ints)."""
-    cond = condition._data if isinstance(condition, Tensor) else condition
-    if getattr(cond, "dtype", None) is not None and cond.dtype.kind not in "bu":
-        raise TypeError(
-            f"where: the condition must be a bool tensor, got {_dt.from_numpy_dtype(cond.dtype)}"
-        )
-    x_scalar, y_scalar = isinstance(x, _PY_SCALARS), isinstance(y, _PY_SCALARS)
-    if x_scalar and y_scalar:
-        xp = get_array_module(cond)
-        dt = _dt.promote_types(_dt.infer_dtype(x), _dt.infer_dtype(y)).numpy_dtype
-        return Tensor._make(xp.where(cond, xp.asarray(x, dt), xp.asarray(y, dt)), False)
-    ref = x if isinstance(x, Tensor) else y
-    if x_scalar or y_scalar:
-        t = _t(y if x_scalar else x, ref)
-        target = _dt.scalar_result_type(t.dtype, x if x_scalar else y).numpy_dtype
-        t = t._cast(target)
-        s = Tensor._make(get_array_module(t._data).asarray(x if x_scalar else y, target), False)
-        x, y = (s, t) if x_scalar else (t, s)
-    else:
-        x, y = _t(x, ref), _t(y, ref)
-    if x._data.dtype != y._data.dtype:  # as x + y: a 0-d tensor does not widen its category
-        x, y, _ = promote(x, y)
-    return E.Where.apply(cond, x, y)
+    """Elementwise ``x if condition else y``; x and y broadcast and promote like ``x + y``
+    (``promotion.where``: a Python scalar only changes the category, as in ``x + 2.5``)."""
+    return _where(condition, x, y)
 
 
 @_with_out
@@ -609,6 +664,135 @@ def split(x: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
 
 def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple:
     return x.chunk(chunks, dim)
+
+
+# -- stacking, grids, and the shape and index methods' mg.* forms (mg.roll(x, 1) is x.roll(1))
+def _at_least(t: Any, n: int) -> Any:
+    """atleast_1d / atleast_2d: leading dims of size 1 added."""
+    return t if t.ndim >= n else t.reshape((1,) * (n - t.ndim) + tuple(t.shape))
+
+
+def hstack(tensors: Any) -> Any:
+    """cat along dim 1 (dim 0 for 1-d tensors)."""
+    ts = [_at_least(t, 1) for t in tensors]
+    return cat(ts, 0 if ts[0].ndim == 1 else 1)
+
+
+def vstack(tensors: Any) -> Any:
+    """cat along dim 0 of the tensors as at least 2-d (a 1-d tensor becomes a row)."""
+    return cat([_at_least(t, 2) for t in tensors], 0)
+
+
+row_stack = vstack
+
+
+def column_stack(tensors: Any) -> Any:
+    """0-d and 1-d tensors become columns, then cat along dim 1."""
+    return cat([t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors], 1)
+
+
+def meshgrid(*tensors: Any, indexing: str = "ij") -> tuple:
+    """Coordinate grids: with "ij", out[k] varies along dim k; "xy" swaps the first two dims."""
+    ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)) else tensors
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f'meshgrid: indexing must be "ij" or "xy", got {indexing!r}')
+    for t in ts:
+        if t.ndim > 1:
+            raise RuntimeError(f"meshgrid: expected 0-d or 1-d tensors, got {t.ndim} dims")
+    ts = [t.reshape(-1) for t in ts]
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    shape = tuple(t.shape[0] for t in ts)
+    grids = [
+        t.reshape([-1 if e == k else 1 for e in range(len(ts))]).expand(shape)
+        for k, t in enumerate(ts)
+    ]
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+# mg.* forms of the methods (PyTorch has both): mg.roll(x, 1) == x.roll(1)
+def roll(x: Any, shifts: Any, dims: Any = None) -> Any:
+    return x.roll(shifts, dims)
+
+
+def index_select(x: Any, dim: int, index: Any) -> Any:
+    return x.index_select(dim, index)
+
+
+def movedim(x: Any, source: Any, destination: Any) -> Any:
+    return x.movedim(source, destination)
+
+
+moveaxis = movedim
+
+
+def swapaxes(x: Any, axis0: int, axis1: int) -> Any:
+    return x.swapaxes(axis0, axis1)
+
+
+swapdims = swapaxes
+
+
+def t(x: Any) -> Any:
+    return x.t()
+
+
+def broadcast_to(x: Any, size: Any) -> Any:
+    return x.broadcast_to(size)
+
+
+def tile(x: Any, dims: Any) -> Any:
+    return x.tile(dims)
+
+
+def repeat_interleave(x: Any, repeats: int, dim: Any = None, *, output_size: Any = None) -> Any:
+    return x.repeat_interleave(repeats, dim)
+
+
+def take_along_dim(x: Any, indices: Any, dim: Any = None) -> Any:
+    return x.take_along_dim(indices, dim)
+
+
+def scatter(x: Any, dim: int, index: Any, src: Any = None, *, value: Any = None) -> Any:
+    return x.scatter(dim, index, src, value=value)
+
+
+def scatter_add(x: Any, dim: int, index: Any, src: Any) -> Any:
+    return x.scatter_add(dim, index, src)
+
+
+def index_fill(x: Any, dim: int, index: Any, value: Any) -> Any:
+    return x.index_fill(dim, index, value)
+
+
+def index_copy(x: Any, dim: int, index: Any, source: Any) -> Any:
+    return x.index_copy(dim, index, source)
+
+
+def diag(x: Any, diagonal: int = 0) -> Any:
+    return x.diag(diagonal)
+
+
+def trace(x: Any) -> Any:
+    return x.trace()
+
+
+def outer(x: Any, vec2: Any) -> Any:
+    return x.outer(vec2)
+
+
+ger = outer
+
+
+def addmm(x: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+    return x.addmm(mat1, mat2, beta=beta, alpha=alpha)
+
+
+def baddbmm(x: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+    return x.baddbmm(batch1, batch2, beta=beta, alpha=alpha)
 
 
 def norm(x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:

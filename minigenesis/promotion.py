@@ -2,7 +2,8 @@
 
 Every arithmetic operator of the Tensor (``+``, ``*``, ``**``, ``maximum`` ...) and the mg.*
 functions that combine tensors go through :func:`binary_op`, which promotes the operands and then
-runs the op. The rules, as PyTorch's:
+runs the op; :func:`where` (``mg.where``, ``Tensor.where``) promotes its two values the same way.
+The rules, as PyTorch's:
 
 - two tensors of different dtypes compute in the wider one (``promote_types`` in ``dtypes.py``):
   int32 + float16 is float16, float16 + bfloat16 is float32;
@@ -24,7 +25,9 @@ from typing import Any
 from . import autocast_policy as _autocast
 from . import dtypes as _dt
 from .autograd.tensor_base import TensorBase
+from .backend import get_array_module
 from .conversions import as_array
+from .ops.elementwise import Where
 
 SCALARS = (int, float, bool)
 NUMBERS = frozenset((int, float))  # Python numbers that keep a float tensor's dtype (not bool)
@@ -153,3 +156,52 @@ def float_in(t: Any) -> Any:
     if t._data.dtype.kind in "biu":
         return t._cast(_dt.get_default_dtype().numpy_dtype)
     return t
+
+
+def alpha_scaled(t: Any, other: Any, alpha: Any) -> Any:
+    """alpha * other for add/sub/index_add(alpha=): PyTorch refuses a float alpha with integer
+    tensors."""
+    if alpha == 1 and alpha.__class__ is not float:
+        return other
+    if isinstance(alpha, float) and not (is_float(t) or is_float(other)):
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    return other * alpha
+
+
+def where(condition: Any, x: Any, y: Any) -> Any:
+    """Elementwise ``x if condition else y``; x and y broadcast and promote like ``x + y``.
+
+    A Python scalar only changes the category, as in ``x + 2.5``: ``where(c, half_tensor, 0.0)``
+    stays float16, ``where(c, int_tensor, 2.5)`` is float32; two scalars give the dtype a tensor
+    of them would have (float32 for floats, int64 for ints)."""
+    cond = condition._data if isinstance(condition, TensorBase) else condition
+    if getattr(cond, "dtype", None) is not None and cond.dtype.kind not in "bu":
+        raise TypeError(
+            f"where: the condition must be a bool tensor, got {_dt.from_numpy_dtype(cond.dtype)}"
+        )
+    x_scalar, y_scalar = isinstance(x, SCALARS), isinstance(y, SCALARS)
+    if x_scalar and y_scalar:
+        xp = get_array_module(cond)
+        dt = _dt.promote_types(_dt.infer_dtype(x), _dt.infer_dtype(y)).numpy_dtype
+        return TensorBase._make(xp.where(cond, xp.asarray(x, dt), xp.asarray(y, dt)), False)
+    ref = x if isinstance(x, TensorBase) else y
+    if x_scalar or y_scalar:
+        t = _tensor(y if x_scalar else x, ref)
+        target = _dt.scalar_result_type(t.dtype, x if x_scalar else y).numpy_dtype
+        t = t._cast(target)
+        s = TensorBase._make(get_array_module(t._data).asarray(x if x_scalar else y, target), False)
+        x, y = (s, t) if x_scalar else (t, s)
+    else:
+        x, y = _tensor(x, ref), _tensor(y, ref)
+    if x._data.dtype != y._data.dtype:  # as x + y: a 0-d tensor does not widen its category
+        x, y, _ = promote(x, y)
+    return Where.apply(cond, x, y)
+
+
+def _tensor(x: Any, like: Any) -> Any:
+    """x as a tensor (data is converted on ``like``'s device, without gradient)."""
+    if isinstance(x, TensorBase):
+        return x
+    return TensorBase._make(as_array(x, None, like.device if like is not None else None), False)

@@ -3,6 +3,8 @@
 A tuple of ints (it compares equal to the plain tuple, indexes, unpacks and hashes like one) that
 prints as ``minigenesis.Size([2, 3])`` and knows its ``numel()``. Slicing it, adding a tuple to it
 or multiplying it by an int gives a Size again, as in PyTorch.
+
+``norm_dim`` reads a ``dim=`` argument against a number of dims (negative dims count from the end).
 """
 
 from __future__ import annotations
@@ -79,3 +81,17 @@ def as_shape(size: tuple, name: str) -> tuple:
             f"(sizes must be >= 0)"
         )
     return tuple(shape)
+
+
+def norm_dim(dim: Any, ndim: int) -> tuple | None:
+    """None, an int or a sequence of ints -> None or a sorted tuple of non-negative dims."""
+    if dim is None:
+        return None
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    limit = max(ndim, 1)
+    out = []
+    for d in dims:
+        if not -limit <= d < limit:
+            raise IndexError(f"dim {d} is out of range for a tensor with {ndim} dims")
+        out.append(d % limit)
+    return tuple(sorted(out))

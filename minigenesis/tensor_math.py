@@ -1,9 +1,14 @@
-"""The Tensor's math methods: operators, reductions, shapes, indexing and in-place updates.
+"""The Tensor's math methods: operators, pointwise math, rounding and comparison, matrix
+products, reductions and scans, sorting and counting, and their in-place forms.
 
 Each method is a thin call into an op of ``ops/``. What the methods share is written once
 elsewhere: PyTorch's type promotion in ``promotion.py`` (every arithmetic operator goes through
-``binary_op``), and the in-place machinery in ``inplace.py`` (every ``add_``, ``x[i] = v`` and
-``+=`` is its out-of-place op passed to ``self._inplace``).
+``binary_op``), and the in-place machinery in ``inplace.py`` (every ``add_`` and ``+=`` is its
+out-of-place op passed to ``self._inplace``). The shape methods are in ``tensor_shape.py``, the
+indexing methods in ``tensor_indexing.py``.
+
+Methods that return indices or counts (unique, bincount, isclose) work on arrays and give tensors
+without gradient, as in PyTorch.
 """
 
 from __future__ import annotations
@@ -17,17 +22,17 @@ from . import dtypes as _dt
 from .autograd.grad_mode import no_grad, state
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
-from .inplace import track_view
 from .ops import activation as A
 from .ops import elementwise as E
-from .ops import indexing as I
 from .ops import math_functions as MF
 from .ops import matmul as M
 from .ops import reduce as R
+from .ops import rounding as RD
 from .ops import shape as S
 from .ops import sorting as SO
 from .promotion import (
     FLOAT_KINDS,
+    alpha_scaled,
     as_tensor_like,
     binary_op,
     float_in,
@@ -36,64 +41,9 @@ from .promotion import (
     result_type,
 )
 from .random import fill_normal, fill_uniform
+from .size import norm_dim
 
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
-
-
-def norm_dim(dim: Any, ndim: int) -> tuple | None:
-    """None, an int or a sequence of ints -> None or a sorted tuple of non-negative dims."""
-    if dim is None:
-        return None
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    limit = max(ndim, 1)
-    out = []
-    for d in dims:
-        if not -limit <= d < limit:
-            raise IndexError(f"dim {d} is out of range for a tensor with {ndim} dims")
-        out.append(d % limit)
-    return tuple(sorted(out))
-
-
-def _scaled(t: Any, other: Any, alpha: Any) -> Any:
-    """alpha * other for add/sub(alpha=): PyTorch refuses a float alpha with integer tensors."""
-    if alpha == 1 and alpha.__class__ is not float:
-        return other
-    if isinstance(alpha, float) and not (is_float(t) or is_float(other)):
-        raise RuntimeError(
-            "For integral input tensors, argument alpha must not be a floating point number."
-        )
-    return other * alpha
-
-
-def _check_index_add(t: Any, d: int, index: Any, source: Any) -> Any:
-    """index_add's checks, with PyTorch's messages; returns the index array."""
-    name = "index_add_()"
-    if not isinstance(index, TensorBase) or index._data.ndim > 1:
-        got = f"dim: {index.ndim}" if isinstance(index, TensorBase) else type(index).__name__
-        raise IndexError(f"{name}: Index is supposed to be a vector, but got {got}")
-    I.check_index_dtype(index, ("int64", "int32"), name, "index")
-    if source._data.dtype != t._data.dtype:
-        raise RuntimeError(
-            f"{name}: self ({t.dtype.name}) and source ({source.dtype.name}) must have the "
-            f"same scalar type"
-        )
-    idx = index._data.reshape(-1)
-    n = source.shape[d] if source.ndim else 1
-    if idx.size != n:
-        raise RuntimeError(
-            f"{name}: Number of indices ({idx.size}) should be equal to source.size(dim): "
-            f"({n}), for dim: {d}"
-        )
-    expected = t.shape[:d] + (idx.size,) + t.shape[d + 1 :] if t.ndim else source.shape
-    if tuple(source.shape) != tuple(expected):
-        raise RuntimeError(
-            f"{name}: source of shape {tuple(source.shape)} does not fit self of shape "
-            f"{tuple(t.shape)}: expected {tuple(expected)}"
-        )
-    I.check_index_range(
-        idx, t.shape[d] if t.ndim else 1, name, hint=f" (dim {d})", error=RuntimeError
-    )
-    return idx
 
 
 def _refuse_empty(t: Any, name: str, axis: tuple | None, all_error: type = RuntimeError) -> None:
@@ -156,6 +106,11 @@ def _need_float(t: Any, name: str) -> None:
         )
 
 
+def _array(x: Any, like: Any) -> Any:
+    """A tensor's array, or data made an array of ``like``'s module (no gradient)."""
+    return x._data if isinstance(x, TensorBase) else get_array_module(like).asarray(x)
+
+
 class TensorMath:
     """Mixin of Tensor: every method here builds on ``self._data`` and ops."""
 
@@ -201,6 +156,7 @@ class TensorMath:
     # //: PyTorch's promotion (as +). floor(x / y) is piecewise constant, so its gradient is 0:
     # the result is a constant of the graph here, where PyTorch's backward refuses (its
     # floor_divide has no derivative).
+
     def __floordiv__(self, other):
         with no_grad():
             return binary_op(E.FloorDiv, self, other)
@@ -243,10 +199,10 @@ class TensorMath:
         return self.abs()
 
     def __matmul__(self, other):
-        return matmul(self, other)
+        return M.matmul(self, other)
 
     def __rmatmul__(self, other):
-        return matmul(as_tensor_like(other, self), self)
+        return M.matmul(as_tensor_like(other, self), self)
 
     def __invert__(self):
         return self._make(~self._data, False)
@@ -261,6 +217,7 @@ class TensorMath:
         return _bitwise(self, other, lambda a, b: a ^ b, "xor")
 
     # comparisons: boolean results, never differentiable
+
     def __lt__(self, other):
         return _compare(self, other, lambda a, b: a < b)
 
@@ -280,27 +237,16 @@ class TensorMath:
         return _compare(self, other, lambda a, b: a != b)
 
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+
     mul, div, matmul = __mul__, __truediv__, __matmul__
 
     def add(self, other, *, alpha=1):
         """self + alpha * other"""
-        return self + _scaled(self, other, alpha)
+        return self + alpha_scaled(self, other, alpha)
 
     def sub(self, other, *, alpha=1):
         """self - alpha * other"""
-        return self - _scaled(self, other, alpha)
-
-    def index_add(self, dim: int, index, source, *, alpha=1):
-        """A copy of self with ``alpha * source`` added along ``dim`` at ``index``:
-        out[..., index[i], ...] += alpha * source[..., i, ...], repeated indices adding up. The
-        gradient goes to self unchanged and to source gathered at ``index`` (times alpha)."""
-        d = norm_dim(dim, self.ndim)[0]
-        idx = _check_index_add(self, d, index, source)
-        where = (slice(None),) * d + (idx,) if self.ndim else (Ellipsis,)
-        return self + I.IndexAddGrad.apply(_scaled(self, source, alpha), where, self.shape)
-
-    def index_add_(self, dim: int, index, source, *, alpha=1):
-        return self._inplace(lambda x, s: x.index_add(dim, index, s, alpha=alpha), source)
+        return self - alpha_scaled(self, other, alpha)
 
     pow = __pow__
 
@@ -315,6 +261,7 @@ class TensorMath:
         return E.Sqrt.apply(float_in(self))
 
     # trigonometric, hyperbolic, exp/log variants, erf (ops/math_functions.py)
+
     def sin(self):
         return MF.Sin.apply(float_in(self))
 
@@ -437,6 +384,69 @@ class TensorMath:
     def minimum(self, other):
         return binary_op(E.Minimum, self, other)
 
+    def neg(self):
+        return -self
+
+    def square(self):
+        return self * self
+
+    negative = neg
+
+    multiply, divide, true_divide, subtract = __mul__, __truediv__, __truediv__, sub
+
+    # ------------------------------------------------------------------ rounding and comparison
+    def floor(self):
+        return RD.Floor.apply(self)
+
+    def ceil(self):
+        return RD.Ceil.apply(self)
+
+    def trunc(self):
+        return RD.Trunc.apply(self)
+
+    fix = trunc
+
+    def round(self, decimals: int = 0):
+        """Round halves to even; ``decimals`` digits after the point (negative: before it)."""
+        if not isinstance(decimals, int) or isinstance(decimals, bool):
+            raise TypeError(f"round(): decimals must be an int, got {type(decimals).__name__}")
+        return RD.Round.apply(self, decimals)
+
+    def frac(self):
+        """x - trunc(x): the fractional part, with x's sign."""
+        _need_float(self, "frac")
+        return RD.Frac.apply(self)
+
+    def nan_to_num(self, nan: float = 0.0, posinf=None, neginf=None):
+        """NaN -> ``nan``, +inf -> ``posinf``, -inf -> ``neginf`` (default: the dtype's largest and
+        smallest finite values)."""
+        return E.NanToNum.apply(self, nan, posinf, neginf)
+
+    def isclose(self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
+        """|self - other| <= atol + rtol * |other| elementwise (equal infinities are close; NaN is
+        close to NaN only with ``equal_nan``). A bool tensor without gradient."""
+        if rtol < 0 or atol < 0:
+            raise ValueError(f"isclose: rtol and atol must be non-negative, got {rtol}, {atol}")
+        a, b = self._data, _array(other, self._data)
+        if a.dtype.kind == "b" or b.dtype.kind == "b":
+            a, b = a.astype(b.dtype) if a.dtype.kind == "b" else a, b
+        xp = get_array_module(a)
+        close = xp.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+        return self._make(xp.asarray(close), False)
+
+    def equal(self, other) -> bool:
+        """True when ``other`` has this shape and these values (after type promotion)."""
+        if not isinstance(other, TensorBase):
+            raise TypeError(f"equal: other must be a Tensor, got {type(other).__name__}")
+        return self.shape == other.shape and bool((self == other).all())
+
+    def lerp(self, end, weight):
+        """self + weight * (end - self); ``weight`` a number or a tensor (all three broadcast)."""
+        if not isinstance(end, TensorBase):
+            raise TypeError(f"lerp(): end must be a Tensor, got {type(end).__name__}")
+        _need_float(self, "lerp")
+        return self + weight * (end - self)
+
     # -- matrix products with PyTorch's shape checks (all of them matmul underneath)
     def mm(self, mat2):
         """The matrix product of two 2-D tensors (``self @ mat2`` without broadcasting)."""
@@ -449,7 +459,7 @@ class TensorMath:
                 f"mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x{self.shape[1]} and "
                 f"{mat2.shape[0]}x{mat2.shape[1]})"
             )
-        return matmul(self, mat2)
+        return M.matmul(self, mat2)
 
     def bmm(self, mat2):
         """Batched matrix product of two 3-D tensors: (b, n, m) @ (b, m, p) -> (b, n, p)."""
@@ -461,7 +471,7 @@ class TensorMath:
             raise RuntimeError(
                 f"bmm: batch sizes differ: {self.shape[0]} and {mat2.shape[0]} (no broadcasting)"
             )
-        return matmul(self, mat2)
+        return M.matmul(self, mat2)
 
     def dot(self, other):
         """The inner product of two 1-D tensors of the same length."""
@@ -469,46 +479,63 @@ class TensorMath:
             raise RuntimeError(
                 f"1D tensors expected, but got {self.ndim}D and {other.ndim}D tensors"
             )
-        return matmul(self, other)
+        return M.matmul(self, other)
 
     def mv(self, vec):
         """Matrix (n, m) times vector (m,) -> (n,)."""
         if self.ndim != 2 or vec.ndim != 1:
             raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.ndim}, {vec.ndim}")
-        return matmul(self, vec)
+        return M.matmul(self, vec)
 
-    def narrow(self, dim: int, start: int, length: int):
-        """The view ``self[..., start:start + length, ...]`` along ``dim`` (a negative ``start``
-        counts from the end)."""
-        d = norm_dim(dim, self.ndim)[0]
-        size = self.shape[d]
-        if not -size <= start <= size:
-            raise IndexError(
-                f"start out of range (expected to be in range of [{-size}, {size}], but got "
-                f"{start})"
-            )
-        if length < 0:
-            raise RuntimeError("narrow(): length must be non-negative.")
-        start = start + size if start < 0 else start
-        if start + length > size:
+    def outer(self, vec2):
+        """out[i][j] = x[i] * vec2[j] for two 1-d tensors."""
+        if self.ndim != 1 or vec2.ndim != 1:
             raise RuntimeError(
-                f"start ({start}) + length ({length}) exceeds dimension size ({size})."
+                f"outer: expected two 1-d tensors, got {self.ndim} and {vec2.ndim} dims"
             )
-        return self[(slice(None),) * d + (slice(start, start + length),)]
+        return self.reshape(-1, 1) * vec2.reshape(1, -1)
 
-    def neg(self):
-        return -self
+    ger = outer
 
-    def square(self):
-        return self * self
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        """beta * x + alpha * (mat1 @ mat2); with beta = 0, x is ignored (its NaNs too)."""
+        if mat1.ndim != 2 or mat2.ndim != 2:
+            raise RuntimeError(
+                f"addmm: mat1 and mat2 must be matrices, got {mat1.ndim} and {mat2.ndim} dims"
+            )
+        return _add_scaled(self, mat1.mm(mat2), beta, alpha)
 
-    negative = neg
-    multiply, divide, true_divide, subtract = __mul__, __truediv__, __truediv__, sub
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        """beta * x + alpha * bmm(batch1, batch2); with beta = 0, x is ignored (its NaNs too)."""
+        if batch1.ndim != 3 or batch2.ndim != 3:
+            raise RuntimeError(
+                f"baddbmm: batch1 and batch2 must be 3-d, got {batch1.ndim} and {batch2.ndim} dims"
+            )
+        return _add_scaled(self, batch1.bmm(batch2), beta, alpha)
 
-    def masked_fill(self, mask, value):
-        m = mask._data if isinstance(mask, TensorBase) else mask
-        v = value.item() if isinstance(value, TensorBase) else value
-        return I.MaskedFill.apply(self, m, v)
+    def diag(self, diagonal: int = 0):
+        """1-d v: the square matrix with v on diagonal ``diagonal``; 2-d x: that diagonal of x."""
+        k = diagonal
+        xp = get_array_module(self._data)
+        if self.ndim == 1:
+            n = self.shape[0] + abs(k)
+            rows = xp.arange(self.shape[0]) + max(-k, 0)
+            out = type(self)._make(xp.zeros((n, n), dtype=self._data.dtype), False)
+            where = (type(self)._make(rows, False), type(self)._make(rows + k, False))
+            out[where] = self  # a tracked write: the gradient reads the diagonal back
+            return out
+        if self.ndim == 2:
+            r, c = self.shape
+            m = max(0, min(r + min(k, 0), c - max(k, 0)))
+            rows = xp.arange(m) + max(-k, 0)
+            return self[type(self)._make(rows, False), type(self)._make(rows + k, False)]
+        raise RuntimeError(f"diag: expected a 1-d or 2-d tensor, got {self.ndim} dims")
+
+    def trace(self):
+        """The sum of the main diagonal of a 2-d tensor."""
+        if self.ndim != 2:
+            raise RuntimeError(f"trace: expected a matrix (2 dims), got {self.ndim} dims")
+        return self.diag().sum()
 
     # ------------------------------------------------------------------ reductions
     def sum(self, dim=None, keepdim: bool = False, dtype=None, *, axis=None, keepdims=None):
@@ -605,6 +632,16 @@ class TensorMath:
             return R.CumSum.apply(x.reshape(1), 0).reshape(())
         return R.CumSum.apply(x, d)
 
+    def cumprod(self, dim: int, dtype=None):
+        """y_i = x_0 * ... * x_i along ``dim`` (bool and integers accumulate in int64)."""
+        if dtype is None and self._data.dtype.kind in "biu":
+            dtype = _dt.int64
+        x = self if dtype is None else self.to(dtype)
+        d = norm_dim(dim, max(self.ndim, 1))[0]
+        if self.ndim == 0:
+            return R.Cumprod.apply(x.reshape(1), 0).reshape(())
+        return R.Cumprod.apply(x, d)
+
     def prod(self, dim=None, keepdim: bool = False, dtype=None):
         """The product of the elements (over one ``dim``, or all); 1 for an empty reduction."""
         if dtype is None and self._data.dtype.kind in "biu":
@@ -658,7 +695,7 @@ class TensorMath:
             return self
         return S.SumTo.apply(self, tuple(shape))
 
-    # ------------------------------------------------------------------ sorting and selection
+    # ------------------------------------------------------------ sorting, sampling and counting
     def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
         """(values, indices) sorted along ``dim`` (always stable; NaN sorts as the largest)."""
         return ValuesIndices(*SO.sort(self, dim, descending))
@@ -682,171 +719,54 @@ class TensorMath:
     def multinomial(self, num_samples: int, replacement: bool = False, *, generator=None):
         return SO.multinomial(self, num_samples, replacement, generator)
 
-    def gather(self, dim: int, index, *, sparse_grad: bool = False):
-        """out[i][j] = self[index[i][j]][j] (dim 0), out[i][j] = self[i][index[i][j]] (dim 1)."""
-        return SO.gather(self, dim, index)
+    def unique(
+        self,
+        sorted: bool = True,  # noqa: A002
+        return_inverse: bool = False,
+        return_counts: bool = False,
+        dim=None,
+    ):
+        """The distinct elements, sorted (always: ``sorted=False`` is allowed to sort too), and
+        optionally the index of each element in them (shaped like self) and their counts."""
+        if dim is not None:
+            raise NotImplementedError("unique(dim=...) is not supported here: pass dim=None")
+        xp = get_array_module(self._data)
+        values, inverse, counts = xp.unique(
+            self._data.reshape(-1), return_inverse=True, return_counts=True
+        )
+        out = [self._make(values, False)]
+        if return_inverse:
+            out.append(self._make(inverse.reshape(self.shape).astype(xp.int64), False))
+        if return_counts:
+            out.append(self._make(counts.astype(xp.int64), False))
+        return out[0] if len(out) == 1 else tuple(out)
 
-    # ------------------------------------------------------------------ shapes
-
-    def reshape(self, *shape):
-        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        try:
-            return S.Reshape.apply(self, tuple(shape))._view_of(self)
-        except ValueError:
-            raise ValueError(
-                f"reshape: cannot reshape a tensor of shape {self.shape} "
-                f"({self.numel()} elements) into {tuple(shape)}"
-            ) from None
-
-    def view(self, *shape):
-        """reshape that never copies: PyTorch's view refuses memory that the new shape cannot
-        describe with strides (e.g. after transpose), where reshape would copy."""
-        out = self.reshape(*shape)
-        arr, src = out._data, self._data
-        if arr is not src and arr.size and not get_array_module(src).may_share_memory(arr, src):
+    def bincount(self, weights=None, minlength: int = 0):
+        """How often each value 0, 1, ..., max occurs in a 1-D non-negative integer tensor (or the
+        sum of ``weights`` per value); at least ``minlength`` bins."""
+        data = self._data
+        if data.ndim != 1 or data.dtype.kind not in "biu":
             raise RuntimeError(
-                f"view: a tensor of shape {self.shape} and these strides cannot be viewed as "
-                f"{out.shape} without a copy: use .reshape(...) or .contiguous().view(...)"
+                f"bincount only supports 1-d non-negative integral inputs, got a {data.ndim}-d "
+                f"{self.dtype.name} tensor"
             )
-        return out
-
-    def view_as(self, other):
-        return self.reshape(other.shape)
-
-    def flatten(self, start_dim: int = 0, end_dim: int = -1):
-        if self.ndim == 0:
-            return self.reshape(1)
-        s, e = norm_dim(start_dim, self.ndim)[0], norm_dim(end_dim, self.ndim)[0]
-        if s > e:
-            raise ValueError(f"flatten: start_dim {start_dim} cannot come after end_dim {end_dim}")
-        if s == e:  # nothing to flatten: PyTorch returns the tensor itself
-            return self
-        shape = self.shape
-        middle = 1
-        for n in shape[s : e + 1]:
-            middle *= n
-        return self.reshape(shape[:s] + (middle,) + shape[e + 1 :])
-
-    def equal(self, other) -> bool:
-        """True when ``other`` has this shape and these values (after type promotion)."""
-        if not isinstance(other, TensorBase):
-            raise TypeError(f"equal: other must be a Tensor, got {type(other).__name__}")
-        return self.shape == other.shape and bool((self == other).all())
-
-    def flip(self, *dims):
-        """The elements in reverse order along each of ``dims`` (a copy)."""
-        dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
-        axes = tuple(norm_dim(d, self.ndim)[0] for d in dims)
-        if len(set(axes)) != len(axes):
-            raise RuntimeError(f"flip: dims {tuple(dims)} name a dim twice")
-        return S.Flip.apply(self, axes) if axes else self.clone()
-
-    def fliplr(self):
-        """Reverse the columns (dim 1); needs at least 2 dims."""
-        if self.ndim < 2:
-            raise RuntimeError(f"fliplr needs a tensor with at least 2 dims, got {self.ndim}")
-        return self.flip(1)
-
-    def flipud(self):
-        """Reverse the rows (dim 0); needs at least 1 dim."""
-        if self.ndim < 1:
-            raise RuntimeError("flipud needs a tensor with at least 1 dim")
-        return self.flip(0)
-
-    def unbind(self, dim: int = 0) -> tuple:
-        """The slices along ``dim``, each without that dim: x.unbind(0) == (x[0], x[1], ...)."""
-        d = norm_dim(dim, self.ndim)[0]
-        lead = (slice(None),) * d
-        return tuple(self[lead + (i,)] for i in range(self.shape[d]))
-
-    def ravel(self):
-        """The elements as one dim: a view when the layout allows it, else a copy (as reshape)."""
-        return self.reshape(-1)
-
-    def permute(self, *dims):
-        dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
-        dims = tuple(norm_dim(d, self.ndim)[0] for d in dims)
-        if sorted(dims) != list(range(self.ndim)):
-            raise ValueError(f"permute: {dims} is not a permutation of the dims of {self.shape}")
-        return S.Permute.apply(self, dims)._view_of(self)
-
-    def transpose(self, dim0: int, dim1: int):
-        d0, d1 = norm_dim(dim0, self.ndim)[0], norm_dim(dim1, self.ndim)[0]
-        if self.ndim == 0:  # dims 0 and -1 of a 0-d tensor: a view of the whole tensor
-            return self.reshape(())
-        dims = list(range(self.ndim))
-        dims[d0], dims[d1] = dims[d1], dims[d0]
-        return self.permute(*dims)
-
-    def t(self):
-        if self.ndim > 2:
-            raise ValueError(f"t() expects a tensor with <= 2 dims, got {self.ndim}: use transpose")
-        return self.transpose(0, 1) if self.ndim == 2 else self.reshape(self.shape)  # a view
-
-    def squeeze(self, dim=None):
-        if dim is None:
-            return self.reshape(tuple(n for n in self.shape if n != 1))
-        dims = norm_dim(dim, self.ndim)
-        return self.reshape(
-            tuple(n for i, n in enumerate(self.shape) if not (i in dims and n == 1))
-        )
-
-    def unsqueeze(self, dim: int):
-        d = norm_dim(dim, self.ndim + 1)[0]  # dims -ndim-1 .. ndim: the new dim's place
-        shape = self.shape
-        return self.reshape(shape[:d] + (1,) + shape[d:])
-
-    def expand(self, *sizes):
-        sizes = sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
-        lead = len(sizes) - self.ndim
-        if lead < 0:
-            raise ValueError(f"expand: cannot expand {self.shape} to fewer dims {tuple(sizes)}")
-        shape = tuple(
-            self.shape[i - lead] if (n == -1 and i >= lead) else n for i, n in enumerate(sizes)
-        )
-        if shape == self.shape:  # a view, as PyTorch (not self)
-            return self.reshape(shape)
-        try:
-            return S.Expand.apply(self, shape)._view_of(self)
-        except ValueError:
-            raise ValueError(f"expand: cannot expand shape {self.shape} to {shape}") from None
-
-    def expand_as(self, other):
-        return self.expand(other.shape)
-
-    def broadcast_to(self, shape):
-        return self.expand(shape)
-
-    def split(self, split_size_or_sections, dim: int = 0):
-        d = norm_dim(dim, self.ndim)[0]
-        n = self.shape[d]
-        if isinstance(split_size_or_sections, int):
-            step = split_size_or_sections
-            if step < 0 or (step == 0 and n > 0):
-                raise ValueError(f"split: the split size must be positive, got {step}")
-            sizes = [min(step, n - i) for i in range(0, n, step)] if n else [0]
-        else:
-            sizes = list(split_size_or_sections)
-            if sum(sizes) != n:
-                raise ValueError(f"split: sizes {sizes} do not add up to dim {d} of size {n}")
-        return tuple(p._view_of(self) for p in _tuple(S.Split.apply(self, tuple(sizes), d)))
-
-    def chunk(self, chunks: int, dim: int = 0):
-        n = self.shape[norm_dim(dim, self.ndim)[0]]
-        if chunks <= 0:
-            raise ValueError(f"chunk: the number of chunks must be greater than 0, got {chunks}")
-        step = -(-n // chunks)
-        return self.split(step, dim)
-
-    def repeat(self, *repeats):
-        repeats = (
-            repeats[0] if len(repeats) == 1 and isinstance(repeats[0], (tuple, list)) else repeats
-        )
-        if len(repeats) < self.ndim:
-            raise ValueError(
-                f"repeat: {len(repeats)} repeat counts for a tensor with {self.ndim} dims"
+        if minlength < 0:
+            raise RuntimeError(f"bincount: minlength should be >= 0, got {minlength}")
+        xp = get_array_module(data)
+        if data.size and int(data.min()) < 0:
+            raise RuntimeError("bincount only supports 1-d non-negative integral inputs")
+        if weights is None:
+            return self._make(xp.bincount(data, minlength=minlength).astype(xp.int64), False)
+        w = _array(weights, data)
+        if w.shape != data.shape:
+            raise RuntimeError(
+                f"bincount: weights should be 1-d and have the same length as input, got "
+                f"{tuple(w.shape)} for {tuple(data.shape)}"
             )
-        return S.Repeat.apply(self, tuple(repeats))
+        # float32 weights give float32 counts; any other dtype float64, as in PyTorch
+        dtype = w.dtype if w.dtype in (xp.float32, xp.float64) else xp.float64
+        counts = xp.bincount(data, weights=w.astype(xp.float64), minlength=minlength)
+        return self._make(counts.astype(dtype), False)
 
     # ------------------------------------------------------------------ activations used as methods
     def gelu(self, approximate: str = "none"):
@@ -855,30 +775,7 @@ class TensorMath:
     def silu(self):
         return A.SiLU.apply(self)
 
-    # ------------------------------------------------------------------ indexing
-    def __getitem__(self, index):
-        index = _unwrap_index(index, self._data)
-        out = I.GetItem.apply(self, index)
-        if I.is_basic_index(index):
-            out._view_of(self)
-            if out._is_view:  # an in-place op on it rebases self, and self's on it (inplace.py)
-                track_view(out, self, index)
-        return out
-
-    def __setitem__(self, index, value):
-        index = _unwrap_index(index, self._data)
-        self._check_can_write_inplace()
-        if state.grad_enabled and (
-            self.requires_grad or (isinstance(value, TensorBase) and value.requires_grad)
-        ):
-            self._inplace(lambda x, v: I.IndexPut.apply(x, index, v), value)
-            return
-        v = value._data if isinstance(value, TensorBase) else value
-        I.put(self._data, index, v)
-        self._bump_version()
-
     # ------------------------------------------------------------------ in-place updates
-
     def add_(self, other, alpha=1):
         return self._inplace(lambda x, o: x + o * alpha if alpha != 1 else x + o, other)
 
@@ -897,6 +794,7 @@ class TensorMath:
     # Augmented assignment is the in-place op, as in PyTorch (``p -= lr * p.grad`` changes p).
     # Without these Python falls back to ``p = p - lr * p.grad``: the name is rebound and the
     # parameter never changes. There is no ``__imatmul__``, as in PyTorch: ``a @= b`` rebinds a.
+
     __iadd__, __isub__, __imul__, __itruediv__, __ipow__ = add_, sub_, mul_, div_, pow_
 
     def __ifloordiv__(self, other):
@@ -919,6 +817,38 @@ class TensorMath:
 
     def cos_(self):
         return self._inplace(lambda x: x.cos())
+
+    def floor_(self):
+        return self._inplace(lambda x: x.floor())
+
+    def ceil_(self):
+        return self._inplace(lambda x: x.ceil())
+
+    def trunc_(self):
+        return self._inplace(lambda x: x.trunc())
+
+    fix_ = trunc_
+
+    def round_(self, decimals: int = 0):
+        return self._inplace(lambda x: x.round(decimals))
+
+    def frac_(self):
+        return self._inplace(lambda x: x.frac())
+
+    def abs_(self):
+        return self._inplace(lambda x: x.abs())
+
+    def sign_(self):
+        return self._inplace(lambda x: x.sign())
+
+    def exp_(self):
+        return self._inplace(lambda x: x.exp())
+
+    def sqrt_(self):
+        return self._inplace(lambda x: x.sqrt())
+
+    def nan_to_num_(self, nan: float = 0.0, posinf=None, neginf=None):
+        return self._inplace(lambda x: x.nan_to_num(nan, posinf, neginf))
 
     def clamp_(self, min=None, max=None):  # noqa: A002
         return self._inplace(lambda x: x.clamp(min, max))
@@ -953,8 +883,8 @@ class TensorMath:
         """self += weight * (end - self)"""
         return self._inplace(lambda x, e: x + (e - x) * weight, end)
 
-    def masked_fill_(self, mask, value):
-        return self._inplace(lambda x: x.masked_fill(mask, value))
+    def cumprod_(self, dim: int):
+        return self._inplace(lambda x: x.cumprod(dim))
 
     def tril_(self, diagonal: int = 0):
         return self._inplace(lambda x: x.tril(diagonal))
@@ -1010,10 +940,6 @@ class TensorMath:
         return self
 
 
-def _tuple(x: Any) -> tuple:
-    return x if isinstance(x, tuple) else (x,)
-
-
 def _numpy_spelling(dim: Any, keepdim: bool, axis: Any, keepdims: bool | None) -> tuple:
     """PyTorch also takes NumPy's names ``axis=`` and ``keepdims=`` for ``dim=`` and ``keepdim=``
     (``counts.sum(1, keepdims=True)``); giving both spellings of one argument is an error."""
@@ -1024,47 +950,16 @@ def _numpy_spelling(dim: Any, keepdim: bool, axis: Any, keepdims: bool | None) -
     return dim, (keepdim if keepdims is None else bool(keepdims))
 
 
-def _unwrap_index(index: Any, like: Any) -> Any:
-    """Tensors, lists, ranges and NumPy arrays inside an index become arrays of ``like``'s module
-    (indices never get gradients; CuPy data needs CuPy index arrays). A ``range`` is a sequence of
-    ints to PyTorch, so ``x[range(n), target]`` picks one element per row."""
-    xp = get_array_module(like)
-
-    def one(i: Any) -> Any:
-        if isinstance(i, TensorBase):
-            return i._data
-        if isinstance(i, list):
-            return xp.asarray([j.item() if isinstance(j, TensorBase) else j for j in i])
-        if isinstance(i, range):
-            return xp.arange(i.start, i.stop, i.step, dtype=np.int64)
-        if xp is not np and isinstance(i, np.ndarray):
-            return xp.asarray(i)
-        return i
-
-    return tuple(one(i) for i in index) if isinstance(index, tuple) else one(index)
-
-
-def matmul(a: Any, b: Any) -> Any:
-    """PyTorch's matmul: 1-D operands get a dim added (and removed from the result), batch dims
-    broadcast. Mixed float dtypes promote to the wider one."""
-    if a._data.dtype != b._data.dtype:
-        target = _dt.promote_types(a.dtype, b.dtype).numpy_dtype
-        a, b = a._cast(target), b._cast(target)
-    if a.ndim == 0 or b.ndim == 0:
-        raise ValueError(f"matmul: both operands need at least 1 dim, got {a.shape} and {b.shape}")
-    if a.ndim == 1 and b.ndim == 1:
-        if a.shape != b.shape:
-            raise ValueError(f"matmul: vectors of shapes {a.shape} and {b.shape} differ in length")
-        return M.MatMul.apply(a.unsqueeze(0), b.unsqueeze(1)).reshape(())
-    if a.ndim == 1:
-        return M.MatMul.apply(a.unsqueeze(0), b).squeeze(-2)
-    if b.ndim == 1:
-        return M.MatMul.apply(a, b.unsqueeze(1)).squeeze(-1)
+def _add_scaled(x: Any, prod: Any, beta: Any, alpha: Any) -> Any:
+    """beta * x + alpha * prod, x broadcast to prod's shape; beta = 0 skips x (as PyTorch, so a
+    NaN in x does not leak through 0 * NaN)."""
+    scaled = prod if alpha == 1 else prod * alpha
     try:
-        return M.MatMul.apply(a, b)
-    except ValueError as err:
-        if "cannot be multiplied" in str(err):
-            raise
-        raise ValueError(
-            f"matmul: batch dims of shapes {a.shape} and {b.shape} cannot be broadcast"
+        x.expand(prod.shape)
+    except ValueError:
+        raise RuntimeError(
+            f"input {tuple(x.shape)} cannot be broadcast to the product's shape {tuple(prod.shape)}"
         ) from None
+    if beta == 0:
+        return scaled.clone() if alpha == 1 else scaled
+    return (x if beta == 1 else x * beta) + scaled

@@ -17,6 +17,7 @@ from ..creation import empty
 from ..ops import conv as C
 from . import functional as F
 from . import init
+from ._utils import single
 from .module import Module
 from .parameter import Parameter
 
@@ -54,10 +55,10 @@ class Conv1d(Module):
                 f"got {padding_mode!r}"
             )
         self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size = (F._single(kernel_size, "kernel_size"),)
-        self.stride = (F._single(stride, "stride"),)
-        self.dilation = (F._single(dilation, "dilation"),)
-        self.padding = padding if isinstance(padding, str) else (F._single(padding, "padding"),)
+        self.kernel_size = (single(kernel_size, "kernel_size"),)
+        self.stride = (single(stride, "stride"),)
+        self.dilation = (single(dilation, "dilation"),)
+        self.padding = padding if isinstance(padding, str) else (single(padding, "padding"),)
         # (left, right) for the non-zero padding modes; also fails now for 'same' with a stride
         pads = C.conv_padding(
             self.padding if isinstance(padding, str) else (0, self.padding[0]),

@@ -14,6 +14,7 @@ from .._tensor import Tensor
 from ..creation import empty
 from . import functional as F
 from . import init
+from ._utils import padding_index
 from .module import Module
 from .parameter import Parameter
 
@@ -50,7 +51,7 @@ class Embedding(Module):
     ) -> None:
         super().__init__()
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        padding_idx = F._padding_index(padding_idx, num_embeddings)
+        padding_idx = padding_index(padding_idx, num_embeddings)
         self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is None:

@@ -35,7 +35,9 @@ from ..ops.normalization import Normalize, normalize_stats
 from ..ops.pad import Pad, gather_index
 from ..ops.pooling import KeepInput, MaxPool, pool_geometry2d, pool_windows
 from ..random import bernoulli_mask
-from ..tensor_math import norm_dim
+from ..size import norm_dim
+from ._reduction import reduction_mode
+from ._utils import padding_index, shape_tuple, single
 
 
 # ----------------------------------------------------------------------------------------------
@@ -247,10 +249,6 @@ def dropout2d(
 # ----------------------------------------------------------------------------------------------
 # Normalisation (one fused op: ops/normalization.py)
 # ----------------------------------------------------------------------------------------------
-def _shape_tuple(shape: Any) -> tuple:
-    return (int(shape),) if isinstance(shape, int) else tuple(int(s) for s in shape)
-
-
 def _last_axes(x: Tensor, normalized_shape: tuple, name: str) -> tuple:
     k = len(normalized_shape)
     if k == 0 or x.ndim < k or tuple(x.shape[x.ndim - k :]) != normalized_shape:
@@ -269,7 +267,7 @@ def layer_norm(
     eps: float = 1e-5,
 ) -> Tensor:
     """y = (x - mean) / sqrt(var + eps) * weight + bias over the last dims (biased variance)."""
-    shape = _shape_tuple(normalized_shape)
+    shape = shape_tuple(normalized_shape)
     axes = _last_axes(input, shape, "layer_norm")
     return Normalize.apply(input, weight, bias, axes, float(eps), True, None)
 
@@ -279,7 +277,7 @@ def rms_norm(
 ) -> Tensor:
     """y = x / sqrt(mean(x^2) + eps) * weight over the last dims; eps defaults to the dtype's
     machine epsilon (PyTorch's choice)."""
-    shape = _shape_tuple(normalized_shape)
+    shape = shape_tuple(normalized_shape)
     axes = _last_axes(input, shape, "rms_norm")
     if eps is None:
         eps = float(np.finfo(np.float32 if input.dtype.itemsize == 2 else input._data.dtype).eps)
@@ -393,7 +391,7 @@ def embedding(
     n = weight.shape[0]
     idx = input._data
     check_index_range(idx, n, "embedding", hint=f" (the weight has {n} rows)")
-    padding_idx = _padding_index(padding_idx, n)
+    padding_idx = padding_index(padding_idx, n)
     if max_norm is not None:
         _renorm_rows(weight, idx, max_norm, norm_type)
     return EmbeddingLookup.apply(weight, idx, padding_idx)
@@ -429,18 +427,6 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     return Tensor._make(out, False)
 
 
-def _padding_index(padding_idx: int | None, num_embeddings: int) -> int | None:
-    """``padding_idx`` in [-num_embeddings, num_embeddings), made non-negative."""
-    if padding_idx is None:
-        return None
-    if not -num_embeddings <= padding_idx < num_embeddings:
-        raise ValueError(
-            f"padding_idx must be within num_embeddings: expected a value in "
-            f"[{-num_embeddings}, {num_embeddings}), got {padding_idx}"
-        )
-    return padding_idx % num_embeddings
-
-
 # ----------------------------------------------------------------------------------------------
 # Losses (their own ops: ops/loss.py)
 # ----------------------------------------------------------------------------------------------
@@ -460,20 +446,6 @@ def _padding_index(padding_idx: int | None, num_embeddings: int) -> int | None:
 #
 # Reductions follow PyTorch exactly, including the weighted mean of nll_loss/cross_entropy:
 # ``sum_i w[t_i] l_i / sum_i w[t_i]`` over the samples whose target is not ``ignore_index``.
-_REDUCTIONS = ("none", "mean", "sum")
-
-
-def _reduction(size_average, reduce, reduction: str, name: str) -> str:
-    """PyTorch's legacy ``size_average``/``reduce`` flags, else ``reduction`` checked."""
-    if size_average is not None or reduce is not None:
-        if reduce is False:
-            return "none"
-        return "sum" if size_average is False else "mean"
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{name}: reduction must be 'none', 'mean' or 'sum', got {reduction!r}")
-    return reduction
-
-
 def _reduce(loss, reduction: str):
     if reduction == "mean":
         return loss.mean()
@@ -596,7 +568,7 @@ def nll_loss(
 ):
     """l_i = -w[t_i] input[i, t_i] (input holds log-probabilities); 0 where t_i == ignore_index.
     mean = sum_i l_i / sum_i w[t_i] over the non-ignored samples."""
-    reduction = _reduction(size_average, reduce, reduction, "nll_loss")
+    reduction = reduction_mode(size_average, reduce, reduction, "nll_loss")
     target = _tensor(target, input, "nll_loss")
     x, t, unbatched = _batched(input, target, "nll_loss")
     _check_class_target(x, t, "nll_loss")
@@ -626,7 +598,7 @@ def cross_entropy(
               mean divides by the number of samples N*d1*... (not by the weights).
     log p = log_softmax(input, dim=1), computed stably."""
     name = "cross_entropy"
-    reduction = _reduction(size_average, reduce, reduction, name)
+    reduction = reduction_mode(size_average, reduce, reduction, name)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"{name}: label_smoothing must be in [0, 1], got {label_smoothing}")
     target = _tensor(target, input, name)
@@ -677,7 +649,7 @@ def cross_entropy(
 @autocast_function(FLOAT32)
 def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
     """l_i = (x_i - y_i)^2;   dl/dx = 2 (x - y)."""
-    reduction = _reduction(size_average, reduce, reduction, "mse_loss")
+    reduction = reduction_mode(size_average, reduce, reduction, "mse_loss")
     target = _tensor(target, input, "mse_loss")
     _same_shape(input, target, "mse_loss", strict=False)
     diff = input - target
@@ -687,7 +659,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "me
 @autocast_function(FLOAT32)
 def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
     """l_i = |x_i - y_i|;   dl/dx = sign(x - y) (0 at x == y, as PyTorch)."""
-    reduction = _reduction(size_average, reduce, reduction, "l1_loss")
+    reduction = reduction_mode(size_average, reduce, reduction, "l1_loss")
     target = _tensor(target, input, "l1_loss")
     _same_shape(input, target, "l1_loss", strict=False)
     return _reduce((input - target).abs(), reduction)
@@ -705,7 +677,7 @@ def binary_cross_entropy(
     """l_i = -w_i (y_i log x_i + (1 - y_i) log(1 - x_i)), x a probability in [0, 1]; each log
     is clamped at -100 so x = 0 or 1 stays finite (PyTorch's rule)."""
     name = "binary_cross_entropy"
-    reduction = _reduction(size_average, reduce, reduction, name)
+    reduction = reduction_mode(size_average, reduce, reduction, name)
     target = _tensor(target, input, name)
     _same_shape(input, target, name, strict=True)
     x = input._data
@@ -738,7 +710,7 @@ def binary_cross_entropy_with_logits(
         = w_i ((1 - y_i) x_i - (1 + (p - 1) y_i) log sigmoid(x_i))
     (using log(1 - sigmoid(x)) = log sigmoid(x) - x), with the stable log sigmoid."""
     name = "binary_cross_entropy_with_logits"
-    reduction = _reduction(size_average, reduce, reduction, name)
+    reduction = reduction_mode(size_average, reduce, reduction, name)
     target = _tensor(target, input, name)
     _same_shape(input, target, name, strict=True)
     # PyTorch builds the loss in a buffer of the target's dtype ((1 - target).mul_(input)...): a
@@ -774,7 +746,7 @@ def smooth_l1_loss(
     """l_i = 0.5 d_i^2 / beta where |d_i| < beta, else |d_i| - 0.5 beta  (d = x - y; beta = 0
     is the L1 loss)."""
     name = "smooth_l1_loss"
-    reduction = _reduction(size_average, reduce, reduction, name)
+    reduction = reduction_mode(size_average, reduce, reduction, name)
     if beta < 0:
         raise RuntimeError(f"{name} does not support negative values for beta, got {beta}")
     target = _tensor(target, input, name)
@@ -797,7 +769,7 @@ def huber_loss(
     """l_i = w_i (0.5 d_i^2 where |d_i| <= delta, else delta (|d_i| - 0.5 delta)) (d = x - y):
     smooth_l1_loss scaled by delta (beta = delta); mean = sum(l) / numel."""
     name = "huber_loss"
-    reduction = _reduction(None, None, reduction, name)
+    reduction = reduction_mode(None, None, reduction, name)
     if delta <= 0:
         raise RuntimeError(f"{name} does not support non-positive values for delta, got {delta}")
     target = _tensor(target, input, name)
@@ -824,7 +796,7 @@ def kl_div(
     size (dim 0): the true KL divergence per sample; 'mean' divides by every element."""
     name = "kl_div"
     if size_average is not None or reduce is not None:
-        reduction = _reduction(size_average, reduce, reduction, name)
+        reduction = reduction_mode(size_average, reduce, reduction, name)
     elif reduction not in ("none", "mean", "sum", "batchmean"):
         raise ValueError(
             f"{name}: {reduction} is not a valid value for reduction (use 'none', 'mean', 'sum' "
@@ -932,15 +904,6 @@ def conv2d(
     return out.squeeze(0) if unbatched else out
 
 
-def _single(value: Any, name: str) -> int:
-    """An int or a 1-tuple of ints -> an int (PyTorch's ``_single``)."""
-    if isinstance(value, (tuple, list)) and len(value) == 1:
-        value = value[0]
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise TypeError(f"{name} must be a non-negative int or a 1-tuple of one, got {value!r}")
-    return value
-
-
 @autocast_function(LOWER)
 def conv1d(
     input: Tensor,
@@ -963,14 +926,14 @@ def conv1d(
             f"conv1d: expected a 3-d input (N, C, L) or a 2-d unbatched one (C, L), got shape "
             f"{tuple(input.shape)}"
         )
-    pad2 = padding if isinstance(padding, str) else (0, _single(padding, "padding"))
+    pad2 = padding if isinstance(padding, str) else (0, single(padding, "padding"))
     out = conv2d(
         input.unsqueeze(-2),
         weight.unsqueeze(-2),
         bias,
-        (1, _single(stride, "stride")),
+        (1, single(stride, "stride")),
         pad2,
-        (1, _single(dilation, "dilation")),
+        (1, single(dilation, "dilation")),
         groups,
     )
     return out.squeeze(-2)

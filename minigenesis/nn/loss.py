@@ -10,13 +10,14 @@ from typing import Any
 
 from .._tensor import Tensor
 from . import functional as F
+from ._reduction import reduction_mode
 from .module import Module
 
 
 class _Loss(Module):
     def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean"):
         super().__init__()
-        self.reduction = F._reduction(size_average, reduce, reduction, type(self).__name__)
+        self.reduction = reduction_mode(size_average, reduce, reduction, type(self).__name__)
 
     def extra_repr(self) -> str:
         return "" if self.reduction == "mean" else f"reduction={self.reduction!r}"
@@ -168,7 +169,7 @@ class KLDivLoss(_Loss):
     ) -> None:
         Module.__init__(self)
         if size_average is not None or reduce is not None:
-            reduction = F._reduction(size_average, reduce, reduction, "KLDivLoss")
+            reduction = reduction_mode(size_average, reduce, reduction, "KLDivLoss")
         elif reduction not in ("none", "mean", "sum", "batchmean"):
             raise ValueError(f"KLDivLoss: {reduction} is not a valid value for reduction")
         self.reduction, self.log_target = reduction, log_target

@@ -22,6 +22,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..creation import ones, tensor, zeros
 from . import functional as F
+from ._utils import shape_tuple
 from .module import Module
 from .parameter import Parameter
 
@@ -39,7 +40,7 @@ class LayerNorm(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        self.normalized_shape = F._shape_tuple(normalized_shape)
+        self.normalized_shape = shape_tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
         if elementwise_affine:
             self.weight = Parameter(ones(self.normalized_shape, dtype=dtype, device=device))
@@ -72,7 +73,7 @@ class RMSNorm(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        self.normalized_shape = F._shape_tuple(normalized_shape)
+        self.normalized_shape = shape_tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
         if elementwise_affine:
             self.weight = Parameter(ones(self.normalized_shape, dtype=dtype, device=device))

@@ -1,4 +1,5 @@
-"""Elementwise ops: arithmetic, powers, exp/log, abs/sign, maximum/minimum, where, clamp, casts.
+"""Elementwise ops: arithmetic, powers, exp/log, abs/sign, maximum/minimum, where, clamp,
+nan_to_num, casts (rounding is in ``rounding.py``).
 
 Each op's forward works on arrays; its backward on Tensors (so it can itself be differentiated).
 Broadcasting is NOT undone here: the autograd engine sums every gradient back to its input's shape.
@@ -430,6 +431,29 @@ class Clamp(Op):
             None if to_lo is None else select_grad(gy, to_lo._data),
             None if to_hi is None else select_grad(gy, to_hi._data),
         )
+
+
+class NanToNum(Op):
+    """y = x, with NaN -> nan, +inf -> posinf, -inf -> neginf;
+    dy/dx = 1 where x is finite, else 0 (the replaced values are constants)."""
+
+    @staticmethod
+    def forward(ctx, x, nan, posinf, neginf):
+        xp = get_array_module(x)
+        if x.dtype.kind not in "fV":
+            return x.copy()
+        info = xp.finfo(x.dtype)
+        posinf = info.max if posinf is None else posinf
+        neginf = info.min if neginf is None else neginf
+        ctx.save_for_backward(xp.isfinite(x))
+        y = xp.where(xp.isnan(x), xp.asarray(nan, x.dtype), x)
+        y = xp.where(xp.isposinf(x), xp.asarray(posinf, x.dtype), y)
+        return xp.where(xp.isneginf(x), xp.asarray(neginf, x.dtype), y)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (finite,) = ctx.saved_tensors
+        return select_grad(gy, finite._data), None, None, None
 
 
 class Cast(Op):

@@ -1,7 +1,8 @@
 """Matrix multiplication, and how low precision is made fast on the CPU.
 
 ``MatMul`` handles operands of 2 or more dims (batch dims broadcast as in NumPy); the 1-D cases of
-PyTorch's ``matmul`` are reduced to it in ``Tensor.__matmul__`` by adding and removing a dim.
+PyTorch's ``matmul`` (``a @ b``, ``mg.matmul``) are reduced to it in ``matmul`` below by adding and
+removing a dim.
 
 NumPy has no BLAS kernel for float16/bfloat16 (such a matmul runs 20-50x slower than float32). So on
 the CPU a low-precision matmul rounds nothing extra: its inputs are already low precision; it
@@ -11,8 +12,11 @@ result back. On CuPy the low dtype goes to cuBLAS directly.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from .. import dtypes as _dt
 from ..autocast_policy import LOWER
 from ..autograd.function import Op
 from ..backend import get_array_module
@@ -60,3 +64,29 @@ class MatMul(Op):
         ga = gc @ b.mT if need_a else None
         gb = a.mT @ gc if need_b else None
         return ga, gb
+
+
+def matmul(a: Any, b: Any) -> Any:
+    """PyTorch's matmul: 1-D operands get a dim added (and removed from the result), batch dims
+    broadcast. Mixed float dtypes promote to the wider one."""
+    if a._data.dtype != b._data.dtype:
+        target = _dt.promote_types(a.dtype, b.dtype).numpy_dtype
+        a, b = a._cast(target), b._cast(target)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(f"matmul: both operands need at least 1 dim, got {a.shape} and {b.shape}")
+    if a.ndim == 1 and b.ndim == 1:
+        if a.shape != b.shape:
+            raise ValueError(f"matmul: vectors of shapes {a.shape} and {b.shape} differ in length")
+        return MatMul.apply(a.unsqueeze(0), b.unsqueeze(1)).reshape(())
+    if a.ndim == 1:
+        return MatMul.apply(a.unsqueeze(0), b).squeeze(-2)
+    if b.ndim == 1:
+        return MatMul.apply(a, b.unsqueeze(1)).squeeze(-1)
+    try:
+        return MatMul.apply(a, b)
+    except ValueError as err:
+        if "cannot be multiplied" in str(err):
+            raise
+        raise ValueError(
+            f"matmul: batch dims of shapes {a.shape} and {b.shape} cannot be broadcast"
+        ) from None

@@ -1,4 +1,5 @@
-"""Reductions: sum, mean, var, max/min (with and without dim), logsumexp.
+"""Reductions: sum, mean, var, max/min (with and without dim), logsumexp, prod; the running
+reductions (scans) cumsum and cumprod.
 
 ``axis`` is None (all elements) or a tuple of non-negative dims, already normalised by the caller.
 Backward re-inserts the reduced dims (when keepdim=False) and broadcasts the gradient back.
@@ -330,6 +331,39 @@ class CumSum(Op):
     def backward(ctx, gy):
         flip = (slice(None),) * ctx.dim + (slice(None, None, -1),)
         return CumSum.apply(gy[flip], ctx.dim)[flip], None
+
+
+class Cumprod(Op):
+    """y_i = x_0 * x_1 * ... * x_i along ``dim``;
+    dL/dx_i = sum_{j >= i} g_j * prod_{k <= j, k != i} x_k.
+
+    Without zeros that is (reverse cumsum of g * y)_i / x_i. With a zero in a slice the division
+    is undefined, so the sum is taken directly: for each i, the cumulative product with x_i
+    replaced by 1 (O(n^2) along ``dim``, only on slices' zero path; not differentiable again)."""
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        xp = get_array_module(x)
+        y = xp.cumprod(x, axis=dim).astype(x.dtype, copy=False)
+        ctx.dim = dim
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, gy):
+        x, y = ctx.saved_tensors
+        d = ctx.dim
+        xp = get_array_module(x._data)
+        if not bool(xp.any(x._data == 0)):
+            return (gy * y).flip(d).cumsum(d).flip(d) / x, None
+        xa, ga = xp.moveaxis(x._data, d, -1), xp.moveaxis(gy._data, d, -1)
+        out = xp.empty_like(xa)
+        for i in range(xa.shape[-1]):
+            ones = xa.copy()
+            ones[..., i] = 1  # prod_{k <= j, k != i} x_k for every j >= i
+            rest = xp.cumprod(ones, axis=-1)[..., i:]
+            out[..., i] = (ga[..., i:] * rest).sum(axis=-1)
+        return type(gy)._make(xp.moveaxis(out, -1, d), False), None
 
 
 class Prod(Op):

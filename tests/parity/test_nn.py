@@ -260,7 +260,7 @@ def test_matmul_errors_and_documented_mixed_dtypes():
             ta @ tb
         with pytest.raises(ValueError):
             ma @ mb
-    # documented difference (tensor_math.matmul: "Mixed float dtypes promote to the wider one"):
+    # documented difference (ops/matmul.py matmul: "Mixed float dtypes promote to the wider one"):
     # PyTorch refuses float32 @ float64, minigenesis promotes
     ma, ta = pair(torch, np.ones((2, 3)), "float32")
     mb, tb = pair(torch, np.ones((3, 2)), "float64")

@@ -165,43 +165,43 @@ _STILL_BROKEN: set[str] = set()  # all fixed; the reasons say what was wrong
 KNOWN_SHAPE_BUGS = {
     "t_3d": (
         lambda x, L: x.t(),
-        "tensor_math.py t(): returns a 3-D tensor unchanged; PyTorch raises "
+        "tensor_shape.py t(): returns a 3-D tensor unchanged; PyTorch raises "
         "'t() expects a tensor with <= 2 dimensions'",
     ),
     "unsqueeze_out_of_range": (
         lambda x, L: x.unsqueeze(5),
-        "tensor_math.py unsqueeze: dim % (ndim + 1) wraps an out-of-range dim; it must raise "
+        "tensor_shape.py unsqueeze: dim % (ndim + 1) wraps an out-of-range dim; it must raise "
         "IndexError (dims in [-ndim-1, ndim])",
     ),
     "transpose_out_of_range": (
         lambda x, L: x.transpose(0, 3),
-        "tensor_math.py transpose: dim % ndim wraps out-of-range dims; use norm_dim",
+        "tensor_shape.py transpose: dim % ndim wraps out-of-range dims; use norm_dim",
     ),
     "permute_out_of_range": (
         lambda x, L: x.permute(0, 1, 5),
-        "tensor_math.py permute: d % ndim wraps out-of-range dims; use norm_dim",
+        "tensor_shape.py permute: d % ndim wraps out-of-range dims; use norm_dim",
     ),
     "flatten_out_of_range": (
         lambda x, L: x.flatten(0, 5),
-        "tensor_math.py flatten: start/end % ndim wrap out-of-range dims; use norm_dim",
+        "tensor_shape.py flatten: start/end % ndim wrap out-of-range dims; use norm_dim",
     ),
     "flatten_start_after_end": (
         lambda x, L: x.flatten(2, 0),
-        "tensor_math.py flatten: start_dim > end_dim must raise 'start_dim cannot come after "
+        "tensor_shape.py flatten: start_dim > end_dim must raise 'start_dim cannot come after "
         "end_dim' (it raises a confusing reshape error into a 5-D shape)",
     ),
     "chunk_zero": (
         lambda x, L: x.chunk(0),
-        "tensor_math.py chunk(0) raises ZeroDivisionError; it must say chunks must be > 0",
+        "tensor_shape.py chunk(0) raises ZeroDivisionError; it must say chunks must be > 0",
     ),
     "split_zero": (
         lambda x, L: x.split(0),
-        "tensor_math.py split(0) raises 'range() arg 3 must not be zero'; it must say the "
+        "tensor_shape.py split(0) raises 'range() arg 3 must not be zero'; it must say the "
         "split size must be positive",
     ),
     "view_non_contiguous": (
         lambda x, L: x.transpose(0, 1).view(-1),
-        "tensor_math.py view = reshape copies silently; PyTorch's view refuses memory it "
+        "tensor_shape.py view = reshape copies silently; PyTorch's view refuses memory it "
         "cannot view (NumPy: set .shape on arr.view() raises when a copy is needed)",
     ),
 }

@@ -1,0 +1,309 @@
+"""The Tensor's indexing methods: ``x[index]`` and ``x[index] = v``, gather / scatter along a dim,
+the ``index_*`` family on whole slices, masks and conditions (where, masked_select, nonzero).
+
+Every differentiable name composes ops that already have a backward (``ops/indexing.py``'s
+GetItem / IndexPut / MaskedFill, ``ops/sorting.py``'s gather and its scatter-add), so each gradient
+follows from theirs:
+
+    scatter(x, d, idx, src):     out = x with out[.., idx[.., j, ..], ..] = src[.., j, ..]
+        dL/dx = dL/dout with zeros at the written places;  dL/dsrc = gather(dL/dout, d, idx)
+    scatter_add(x, d, idx, src): out = x + (zeros with src added at idx)
+        dL/dx = dL/dout;  dL/dsrc = gather(dL/dout, d, idx)
+    index_add(x, d, idx, src):   dL/dx = dL/dout;  dL/dsrc = alpha * dL/dout[.., idx, ..]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .autograd.grad_mode import state
+from .autograd.tensor_base import TensorBase
+from .backend import get_array_module
+from .inplace import track_view
+from .ops import indexing as I
+from .ops import sorting as SO
+from .ops.indexing import check_index_range
+from .promotion import alpha_scaled
+from .promotion import where as _where
+from .size import norm_dim
+
+
+def _unwrap_index(index: Any, like: Any) -> Any:
+    """Tensors, lists, ranges and NumPy arrays inside an index become arrays of ``like``'s module
+    (indices never get gradients; CuPy data needs CuPy index arrays). A ``range`` is a sequence of
+    ints to PyTorch, so ``x[range(n), target]`` picks one element per row."""
+    xp = get_array_module(like)
+
+    def one(i: Any) -> Any:
+        if isinstance(i, TensorBase):
+            return i._data
+        if isinstance(i, list):
+            return xp.asarray([j.item() if isinstance(j, TensorBase) else j for j in i])
+        if isinstance(i, range):
+            return xp.arange(i.start, i.stop, i.step, dtype=np.int64)
+        if xp is not np and isinstance(i, np.ndarray):
+            return xp.asarray(i)
+        return i
+
+    return tuple(one(i) for i in index) if isinstance(index, tuple) else one(index)
+
+
+def _check_index_add(t: Any, d: int, index: Any, source: Any) -> Any:
+    """index_add's checks, with PyTorch's messages; returns the index array."""
+    name = "index_add_()"
+    if not isinstance(index, TensorBase) or index._data.ndim > 1:
+        got = f"dim: {index.ndim}" if isinstance(index, TensorBase) else type(index).__name__
+        raise IndexError(f"{name}: Index is supposed to be a vector, but got {got}")
+    I.check_index_dtype(index, ("int64", "int32"), name, "index")
+    if source._data.dtype != t._data.dtype:
+        raise RuntimeError(
+            f"{name}: self ({t.dtype.name}) and source ({source.dtype.name}) must have the "
+            f"same scalar type"
+        )
+    idx = index._data.reshape(-1)
+    n = source.shape[d] if source.ndim else 1
+    if idx.size != n:
+        raise RuntimeError(
+            f"{name}: Number of indices ({idx.size}) should be equal to source.size(dim): "
+            f"({n}), for dim: {d}"
+        )
+    expected = t.shape[:d] + (idx.size,) + t.shape[d + 1 :] if t.ndim else source.shape
+    if tuple(source.shape) != tuple(expected):
+        raise RuntimeError(
+            f"{name}: source of shape {tuple(source.shape)} does not fit self of shape "
+            f"{tuple(t.shape)}: expected {tuple(expected)}"
+        )
+    I.check_index_range(
+        idx, t.shape[d] if t.ndim else 1, name, hint=f" (dim {d})", error=RuntimeError
+    )
+    return idx
+
+
+def _index_1d(t: Any, index: Any, d: int, name: str) -> Any:
+    """The int64 index array of index_select / index_fill / index_copy, range-checked."""
+    if not isinstance(index, TensorBase):
+        raise TypeError(f"{name}: index must be a Tensor, got {type(index).__name__}")
+    if index._data.dtype != np.int64:
+        raise RuntimeError(f"{name}: index must be int64, got {index.dtype}")
+    if index.ndim > 1:
+        raise IndexError(f"{name}: index must be 0-d or 1-d, got {index.ndim} dims")
+    idx = index._data.reshape(-1)
+    check_index_range(idx, t.shape[d] if t.ndim else 1, name)
+    return idx
+
+
+def _scatter_where(t: Any, d: int, index: Any, src: Any, name: str) -> tuple:
+    """The positions written by scatter: index along dim d, each element's own place elsewhere;
+    also src cut to index's shape (PyTorch reads only src's leading block)."""
+    if not isinstance(index, TensorBase):
+        raise TypeError(f"{name}: index must be a Tensor, got {type(index).__name__}")
+    if index._data.dtype != np.int64:
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index, got {index.dtype}")
+    if index.ndim != t.ndim:
+        raise RuntimeError(
+            f"{name}: index {tuple(index.shape)} must have as many dims as self {tuple(t.shape)}"
+        )
+    for e in range(t.ndim):
+        too_big = e != d and index.shape[e] > t.shape[e]
+        if too_big or (isinstance(src, TensorBase) and index.shape[e] > src.shape[e]):
+            raise RuntimeError(
+                f"{name}: index {tuple(index.shape)} is larger than self {tuple(t.shape)} or "
+                f"src at dim {e}"
+            )
+    check_index_range(index._data, t.shape[d], name)
+    xp = get_array_module(index._data)
+    where = tuple(
+        index._data
+        if e == d
+        else xp.arange(n).reshape([-1 if f == e else 1 for f in range(index.ndim)])
+        for e, n in enumerate(index.shape)
+    )
+    if isinstance(src, TensorBase):
+        if src.ndim != t.ndim:
+            raise RuntimeError(f"{name}: src must have as many dims as self, got {src.ndim}")
+        src = src[tuple(slice(0, n) for n in index.shape)]
+    return where, src
+
+
+class TensorIndexing:
+    """Mixin of Tensor: the indexing methods."""
+
+    __slots__ = ()
+
+    _data: Any
+
+    # ------------------------------------------------------------------ x[index], x[index] = v
+    def __getitem__(self, index):
+        index = _unwrap_index(index, self._data)
+        out = I.GetItem.apply(self, index)
+        if I.is_basic_index(index):
+            out._view_of(self)
+            if out._is_view:  # an in-place op on it rebases self, and self's on it (inplace.py)
+                track_view(out, self, index)
+        return out
+
+    def __setitem__(self, index, value):
+        index = _unwrap_index(index, self._data)
+        self._check_can_write_inplace()
+        if state.grad_enabled and (
+            self.requires_grad or (isinstance(value, TensorBase) and value.requires_grad)
+        ):
+            self._inplace(lambda x, v: I.IndexPut.apply(x, index, v), value)
+            return
+        v = value._data if isinstance(value, TensorBase) else value
+        I.put(self._data, index, v)
+        self._bump_version()
+
+    # ----------------------------------------- along one dim, by an index tensor (gather, scatter)
+    def gather(self, dim: int, index, *, sparse_grad: bool = False):
+        """out[i][j] = self[index[i][j]][j] (dim 0), out[i][j] = self[i][index[i][j]] (dim 1)."""
+        return SO.gather(self, dim, index)
+
+    def take_along_dim(self, indices, dim=None):
+        """gather with indices broadcast against x (except along dim); without dim, over the
+        flattened x."""
+        if dim is None:
+            return self.reshape(-1).gather(0, indices.reshape(-1))
+        d = norm_dim(dim, self.ndim)[0]
+        if indices.ndim != self.ndim:
+            raise RuntimeError(
+                f"take_along_dim: indices {tuple(indices.shape)} must have as many dims as "
+                f"input {tuple(self.shape)}"
+            )
+        xs, ix = list(self.shape), list(indices.shape)
+        shape = tuple(np.broadcast_shapes(tuple(xs[:d] + xs[d + 1 :]), tuple(ix[:d] + ix[d + 1 :])))
+        x_shape = shape[:d] + (xs[d],) + shape[d:]
+        i_shape = shape[:d] + (ix[d],) + shape[d:]
+        return self.expand(x_shape).gather(d, indices.expand(i_shape))
+
+    def scatter(self, dim: int, index, src=None, *, value=None, reduce=None):
+        """A copy of x with src (or the scalar value) written at index along dim:
+        out[i][index[i][j]] = src[i][j] (dim 1). The gradient to x is zero where written."""
+        if reduce is not None:
+            raise NotImplementedError("scatter: reduce= is not supported: use scatter_add")
+        if (src is None) == (value is None):
+            raise TypeError("scatter: give exactly one of src (a Tensor or number) and value")
+        src = value if src is None else src
+        d = norm_dim(dim, self.ndim)[0]
+        if self.ndim == 0:  # as a 1-element 1-d tensor
+            one = src.reshape(1) if isinstance(src, TensorBase) else src
+            return self.reshape(1).scatter(0, index.reshape(1), one).reshape(())
+        where, src = _scatter_where(self, d, index, src, "scatter")
+        out = self.clone()
+        out[tuple(type(self)._make(w, False) for w in where)] = src
+        return out
+
+    def scatter_(self, dim: int, index, src=None, *, value=None, reduce=None):
+        return self._inplace(lambda x, s: x.scatter(dim, index, s, value=value, reduce=reduce), src)
+
+    def scatter_add(self, dim: int, index, src):
+        """x + (zeros with src added at index along dim); repeated indices add up."""
+        if not isinstance(src, TensorBase):
+            raise TypeError(f"scatter_add: src must be a Tensor, got {type(src).__name__}")
+        d = norm_dim(dim, self.ndim)[0]
+        if self.ndim == 0:  # as a 1-element 1-d tensor
+            one = self.reshape(1).scatter_add(0, index.reshape(1), src.reshape(1))
+            return one.reshape(())
+        _, part = _scatter_where(self, d, index, src, "scatter_add")
+        return self + SO.ScatterAlongDim.apply(part, index._data, d, self.shape, False)
+
+    def scatter_add_(self, dim: int, index, src):
+        return self._inplace(lambda x, s: x.scatter_add(dim, index, s), src)
+
+    # ------------------------------------------------------ whole slices along one dim (index_*)
+    def index_select(self, dim: int, index):
+        """out = x[..., index, ...] with index on dim (a copy, rows may repeat)."""
+        d = norm_dim(dim, self.ndim)[0]
+        idx = _index_1d(self, index, d, "index_select")
+        if self.ndim == 0:
+            return self.reshape(1)[idx].reshape(index.shape)
+        return self[(slice(None),) * d + (type(self)._make(idx, False),)]
+
+    def index_add(self, dim: int, index, source, *, alpha=1):
+        """A copy of self with ``alpha * source`` added along ``dim`` at ``index``:
+        out[..., index[i], ...] += alpha * source[..., i, ...], repeated indices adding up. The
+        gradient goes to self unchanged and to source gathered at ``index`` (times alpha)."""
+        d = norm_dim(dim, self.ndim)[0]
+        idx = _check_index_add(self, d, index, source)
+        where = (slice(None),) * d + (idx,) if self.ndim else (Ellipsis,)
+        return self + I.IndexAddGrad.apply(alpha_scaled(self, source, alpha), where, self.shape)
+
+    def index_add_(self, dim: int, index, source, *, alpha=1):
+        return self._inplace(lambda x, s: x.index_add(dim, index, s, alpha=alpha), source)
+
+    def index_fill(self, dim: int, index, value):
+        """A copy of x with the slices at index along dim set to value (zero gradient there)."""
+        d = norm_dim(dim, self.ndim)[0]
+        idx = _index_1d(self, index, d, "index_fill")
+        if isinstance(value, TensorBase):
+            if value.ndim:
+                raise RuntimeError("index_fill: value must be a number or a 0-d tensor")
+            value = value.item()
+        out = self.clone()
+        if self.ndim == 0:
+            if idx.size:
+                out[...] = value
+            return out
+        out[(slice(None),) * d + (type(self)._make(idx, False),)] = value
+        return out
+
+    def index_fill_(self, dim: int, index, value):
+        return self._inplace(lambda x: x.index_fill(dim, index, value))
+
+    def index_copy(self, dim: int, index, source):
+        """A copy of x with its slices at index along dim replaced by source's slices, in order."""
+        d = norm_dim(dim, self.ndim)[0]
+        idx = _index_1d(self, index, d, "index_copy")
+        if not isinstance(source, TensorBase):
+            raise TypeError(f"index_copy: source must be a Tensor, got {type(source).__name__}")
+        want = self.shape[:d] + (idx.size,) + self.shape[d + 1 :] if self.ndim else (idx.size,)
+        if tuple(source.shape) != tuple(want) and not (self.ndim <= 1 and source.ndim <= 1):
+            raise RuntimeError(
+                f"index_copy: source {tuple(source.shape)} must have shape {tuple(want)}"
+            )
+        out = self.clone()
+        if self.ndim == 0:
+            if idx.size:
+                out[...] = source.reshape(())
+            return out
+        out[(slice(None),) * d + (type(self)._make(idx, False),)] = source.reshape(want)
+        return out
+
+    def index_copy_(self, dim: int, index, source):
+        return self._inplace(lambda x, s: x.index_copy(dim, index, s), source)
+
+    # ------------------------------------------------------------------ by a mask or a condition
+    def masked_fill(self, mask, value):
+        m = mask._data if isinstance(mask, TensorBase) else mask
+        v = value.item() if isinstance(value, TensorBase) else value
+        return I.MaskedFill.apply(self, m, v)
+
+    def masked_fill_(self, mask, value):
+        return self._inplace(lambda x: x.masked_fill(mask, value))
+
+    def masked_select(self, mask):
+        """The elements where ``mask`` (bool, broadcast with self) is True, as a 1-D tensor."""
+        xp = get_array_module(self._data)
+        m = mask._data if isinstance(mask, TensorBase) else xp.asarray(mask)
+        if m.dtype.kind != "b":
+            raise TypeError(f"masked_select: mask must be a bool tensor, got dtype {m.dtype}")
+        shape = xp.broadcast_shapes(self.shape, m.shape)
+        x = self if tuple(self.shape) == shape else self.expand(*shape)
+        return x[xp.broadcast_to(m, shape)]
+
+    def where(self, condition, other):
+        """``self`` where ``condition``, else ``other`` (mg.where(condition, self, other))."""
+        return _where(condition, self, other)
+
+    def nonzero(self, *, as_tuple: bool = False):
+        """Indices of the nonzero elements: an (n, ndim) int64 tensor, or with ``as_tuple`` one
+        1-D tensor per dim (a 0-d tensor counts as 1-D there, as in PyTorch)."""
+        xp = get_array_module(self._data)
+        data = self._data
+        if as_tuple:
+            idx = xp.nonzero(data.reshape(1) if data.ndim == 0 else data)
+            return tuple(self._make(i.astype(xp.int64), False) for i in idx)
+        idx = xp.argwhere(data).astype(xp.int64)
+        return self._make(idx, False)

@@ -1,0 +1,272 @@
+"""The Tensor's shape methods: views and reshapes, the order of dims, flips and rolls, splits and
+repeats (PyTorch's "slicing, joining, mutating" names that change a shape, not values).
+
+Every method is a call into the shape ops of ``ops/shape.py`` or a composition of other methods,
+so each gradient follows from theirs: ``reshape``, ``permute`` and ``expand`` return views (an
+in-place write to one reaches its base, see ``inplace.py``); ``roll`` is two slices ``cat``-ed in
+the other order; ``tile`` is ``repeat`` with leading 1s; ``repeat_interleave`` is an ``expand``
+of a new dim, then a ``reshape``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .backend import get_array_module
+from .ops import shape as S
+from .size import norm_dim
+
+
+def _tuple(x: Any) -> tuple:
+    return x if isinstance(x, tuple) else (x,)
+
+
+class TensorShape:
+    """Mixin of Tensor: the shape methods."""
+
+    __slots__ = ()
+
+    _data: Any
+
+    # ------------------------------------------------------------------ views and reshapes
+    def reshape(self, *shape):
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        try:
+            return S.Reshape.apply(self, tuple(shape))._view_of(self)
+        except ValueError:
+            raise ValueError(
+                f"reshape: cannot reshape a tensor of shape {self.shape} "
+                f"({self.numel()} elements) into {tuple(shape)}"
+            ) from None
+
+    def view(self, *shape):
+        """reshape that never copies: PyTorch's view refuses memory that the new shape cannot
+        describe with strides (e.g. after transpose), where reshape would copy."""
+        out = self.reshape(*shape)
+        arr, src = out._data, self._data
+        if arr is not src and arr.size and not get_array_module(src).may_share_memory(arr, src):
+            raise RuntimeError(
+                f"view: a tensor of shape {self.shape} and these strides cannot be viewed as "
+                f"{out.shape} without a copy: use .reshape(...) or .contiguous().view(...)"
+            )
+        return out
+
+    def view_as(self, other):
+        return self.reshape(other.shape)
+
+    def reshape_as(self, other):
+        return self.reshape(other.shape)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1):
+        if self.ndim == 0:
+            return self.reshape(1)
+        s, e = norm_dim(start_dim, self.ndim)[0], norm_dim(end_dim, self.ndim)[0]
+        if s > e:
+            raise ValueError(f"flatten: start_dim {start_dim} cannot come after end_dim {end_dim}")
+        if s == e:  # nothing to flatten: PyTorch returns the tensor itself
+            return self
+        shape = self.shape
+        middle = 1
+        for n in shape[s : e + 1]:
+            middle *= n
+        return self.reshape(shape[:s] + (middle,) + shape[e + 1 :])
+
+    def ravel(self):
+        """The elements as one dim: a view when the layout allows it, else a copy (as reshape)."""
+        return self.reshape(-1)
+
+    def unbind(self, dim: int = 0) -> tuple:
+        """The slices along ``dim``, each without that dim: x.unbind(0) == (x[0], x[1], ...)."""
+        d = norm_dim(dim, self.ndim)[0]
+        lead = (slice(None),) * d
+        return tuple(self[lead + (i,)] for i in range(self.shape[d]))
+
+    def narrow(self, dim: int, start: int, length: int):
+        """The view ``self[..., start:start + length, ...]`` along ``dim`` (a negative ``start``
+        counts from the end)."""
+        d = norm_dim(dim, self.ndim)[0]
+        size = self.shape[d]
+        if not -size <= start <= size:
+            raise IndexError(
+                f"start out of range (expected to be in range of [{-size}, {size}], but got "
+                f"{start})"
+            )
+        if length < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+        start = start + size if start < 0 else start
+        if start + length > size:
+            raise RuntimeError(
+                f"start ({start}) + length ({length}) exceeds dimension size ({size})."
+            )
+        return self[(slice(None),) * d + (slice(start, start + length),)]
+
+    # ------------------------------------------------------ dims: order, add, remove, broadcast
+    def permute(self, *dims):
+        dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+        dims = tuple(norm_dim(d, self.ndim)[0] for d in dims)
+        if sorted(dims) != list(range(self.ndim)):
+            raise ValueError(f"permute: {dims} is not a permutation of the dims of {self.shape}")
+        return S.Permute.apply(self, dims)._view_of(self)
+
+    def transpose(self, dim0: int, dim1: int):
+        d0, d1 = norm_dim(dim0, self.ndim)[0], norm_dim(dim1, self.ndim)[0]
+        if self.ndim == 0:  # dims 0 and -1 of a 0-d tensor: a view of the whole tensor
+            return self.reshape(())
+        dims = list(range(self.ndim))
+        dims[d0], dims[d1] = dims[d1], dims[d0]
+        return self.permute(*dims)
+
+    def t(self):
+        if self.ndim > 2:
+            raise ValueError(f"t() expects a tensor with <= 2 dims, got {self.ndim}: use transpose")
+        return self.transpose(0, 1) if self.ndim == 2 else self.reshape(self.shape)  # a view
+
+    def movedim(self, source, destination):
+        """Move dims ``source`` to places ``destination``, the others keeping their order."""
+        src = (source,) if isinstance(source, int) else tuple(source)
+        dst = (destination,) if isinstance(destination, int) else tuple(destination)
+        if len(src) != len(dst):
+            raise RuntimeError(
+                f"movedim: source {src} and destination {dst} must have the same length"
+            )
+        src = tuple(norm_dim(s, self.ndim)[0] for s in src)
+        dst = tuple(norm_dim(s, self.ndim)[0] for s in dst)
+        if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+            raise RuntimeError("movedim: repeated dim in source or destination")
+        rest = iter(d for d in range(self.ndim) if d not in src)
+        placed = dict(zip(dst, src, strict=True))
+        return self.permute([placed[i] if i in placed else next(rest) for i in range(self.ndim)])
+
+    moveaxis = movedim
+
+    def swapaxes(self, axis0: int, axis1: int):
+        return self.transpose(axis0, axis1)
+
+    swapdims = swapaxes
+
+    def squeeze(self, dim=None):
+        if dim is None:
+            return self.reshape(tuple(n for n in self.shape if n != 1))
+        dims = norm_dim(dim, self.ndim)
+        return self.reshape(
+            tuple(n for i, n in enumerate(self.shape) if not (i in dims and n == 1))
+        )
+
+    def unsqueeze(self, dim: int):
+        d = norm_dim(dim, self.ndim + 1)[0]  # dims -ndim-1 .. ndim: the new dim's place
+        shape = self.shape
+        return self.reshape(shape[:d] + (1,) + shape[d:])
+
+    def expand(self, *sizes):
+        sizes = sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
+        lead = len(sizes) - self.ndim
+        if lead < 0:
+            raise ValueError(f"expand: cannot expand {self.shape} to fewer dims {tuple(sizes)}")
+        shape = tuple(
+            self.shape[i - lead] if (n == -1 and i >= lead) else n for i, n in enumerate(sizes)
+        )
+        if shape == self.shape:  # a view, as PyTorch (not self)
+            return self.reshape(shape)
+        try:
+            return S.Expand.apply(self, shape)._view_of(self)
+        except ValueError:
+            raise ValueError(f"expand: cannot expand shape {self.shape} to {shape}") from None
+
+    def expand_as(self, other):
+        return self.expand(other.shape)
+
+    def broadcast_to(self, shape):
+        return self.expand(shape)
+
+    # ------------------------------------------------------------------ reversing and rolling
+    def flip(self, *dims):
+        """The elements in reverse order along each of ``dims`` (a copy)."""
+        dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+        axes = tuple(norm_dim(d, self.ndim)[0] for d in dims)
+        if len(set(axes)) != len(axes):
+            raise RuntimeError(f"flip: dims {tuple(dims)} name a dim twice")
+        return S.Flip.apply(self, axes) if axes else self.clone()
+
+    def fliplr(self):
+        """Reverse the columns (dim 1); needs at least 2 dims."""
+        if self.ndim < 2:
+            raise RuntimeError(f"fliplr needs a tensor with at least 2 dims, got {self.ndim}")
+        return self.flip(1)
+
+    def flipud(self):
+        """Reverse the rows (dim 0); needs at least 1 dim."""
+        if self.ndim < 1:
+            raise RuntimeError("flipud needs a tensor with at least 1 dim")
+        return self.flip(0)
+
+    def roll(self, shifts, dims=None):
+        """out[(i + shift) % n] = x[i] along each dim; without dims, over the flattened tensor."""
+        if dims is None:
+            return self.reshape(-1).roll(shifts, 0).reshape(self.shape)
+        shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+        dims = (dims,) if isinstance(dims, int) else tuple(dims)
+        if len(shifts) != len(dims):
+            raise RuntimeError(f"roll: shifts {shifts} and dims {dims} must have the same length")
+        out = self
+        for s, dim in zip(shifts, dims, strict=True):
+            d = norm_dim(dim, self.ndim)[0]
+            n = self.shape[d]
+            s = s % n if n else 0
+            if s:
+                lead = (slice(None),) * d
+                out = S.Cat.apply(d, out[lead + (slice(n - s, n),)], out[lead + (slice(0, n - s),)])
+        return out if out is not self else self.clone()
+
+    # ------------------------------------------------------------------ splitting and repeating
+    def split(self, split_size_or_sections, dim: int = 0):
+        d = norm_dim(dim, self.ndim)[0]
+        n = self.shape[d]
+        if isinstance(split_size_or_sections, int):
+            step = split_size_or_sections
+            if step < 0 or (step == 0 and n > 0):
+                raise ValueError(f"split: the split size must be positive, got {step}")
+            sizes = [min(step, n - i) for i in range(0, n, step)] if n else [0]
+        else:
+            sizes = list(split_size_or_sections)
+            if sum(sizes) != n:
+                raise ValueError(f"split: sizes {sizes} do not add up to dim {d} of size {n}")
+        return tuple(p._view_of(self) for p in _tuple(S.Split.apply(self, tuple(sizes), d)))
+
+    def chunk(self, chunks: int, dim: int = 0):
+        n = self.shape[norm_dim(dim, self.ndim)[0]]
+        if chunks <= 0:
+            raise ValueError(f"chunk: the number of chunks must be greater than 0, got {chunks}")
+        step = -(-n // chunks)
+        return self.split(step, dim)
+
+    def repeat(self, *repeats):
+        repeats = (
+            repeats[0] if len(repeats) == 1 and isinstance(repeats[0], (tuple, list)) else repeats
+        )
+        if len(repeats) < self.ndim:
+            raise ValueError(
+                f"repeat: {len(repeats)} repeat counts for a tensor with {self.ndim} dims"
+            )
+        return S.Repeat.apply(self, tuple(repeats))
+
+    def tile(self, *dims):
+        """repeat with ``dims`` padded by leading 1s to x's number of dims."""
+        dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+        dims = (1,) * (self.ndim - len(dims)) + tuple(dims)
+        return self.repeat(*dims)
+
+    def repeat_interleave(self, repeats: int, dim=None, *, output_size=None):
+        """Each element ``repeats`` times in a row along dim (over the flattened x without dim)."""
+        if not isinstance(repeats, int) or isinstance(repeats, bool):
+            raise TypeError(
+                f"repeat_interleave: repeats must be an int here, got {type(repeats).__name__}"
+            )
+        if repeats < 0:
+            raise RuntimeError(f"repeat_interleave: repeats must be non-negative, got {repeats}")
+        if dim is None:
+            return self.reshape(-1).repeat_interleave(repeats, 0)
+        d = norm_dim(dim, self.ndim)[0]
+        x = self.reshape(1) if self.ndim == 0 else self
+        shape = x.shape
+        wide = x.unsqueeze(d + 1).expand(shape[: d + 1] + (repeats,) + shape[d + 1 :])
+        return wide.reshape(shape[:d] + (shape[d] * repeats,) + shape[d + 1 :])
