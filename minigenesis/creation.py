@@ -15,8 +15,9 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._tensor import Tensor
-from .backend import creation_device, module_for
+from .backend import creation_device, get_array_module, module_for
 from .conversions import _from_python, as_array
+from .ops import sampling as S
 from .random import _draw, generator_for
 from .size import Size, as_shape
 
@@ -360,6 +361,75 @@ def randperm(n: int, dtype: Any = None, device: Any = None, generator: Any = Non
     return Tensor._make(xp.asarray(arr).astype(dt.numpy_dtype), False)
 
 
+def normal(
+    mean: Any,
+    std: Any = 1.0,
+    size: Any = None,
+    *,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Samples of N(mean, std^2). mean and std are tensors (broadcast together; the result has
+    their shape and dtype) or numbers; with two numbers, ``size`` gives the shape. As in
+    PyTorch the draw passes a zero gradient to tensor parameters (see ``ops/sampling.py``)."""
+    tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
+    if not tensors:
+        if size is None:
+            raise TypeError(
+                "normal(mean, std) with two numbers needs a size, e.g. normal(0, 1, (3,))"
+            )
+        m, s = _number_arg(mean, "normal", "mean"), _number_arg(std, "normal", "std")
+        if not s >= 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {s}")
+        return _random("normal", (size,), dtype, device, requires_grad, generator, m, s)
+    for name, t in (("mean", mean), ("std", std)):
+        if isinstance(t, Tensor) and not t.dtype.is_floating_point:
+            raise TypeError(f"normal: {name} must be a floating-point tensor, got {t.dtype.name}")
+        if not isinstance(t, Tensor):
+            _number_arg(t, "normal", name)
+    s_data = std._data if isinstance(std, Tensor) else std
+    xp = get_array_module(tensors[0]._data)
+    if not bool(xp.all(xp.asarray(s_data) >= 0)):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    shape = tuple(xp.broadcast_shapes(*(t.shape for t in tensors)))
+    dt = (
+        tensors[0]._data.dtype if len(tensors) == 1 else xp.result_type(*(t._data for t in tensors))
+    )
+    return S.normal(mean, std, shape, xp.dtype(dt), generator)
+
+
+def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:  # noqa: A002
+    """0/1 draws shaped like ``input``: 1 with probability input (elementwise, in [0, 1]), or with
+    probability ``p`` when given. The result has input's dtype."""
+    _check_tensor(input, "bernoulli")
+    if p is not None:
+        return input.bernoulli(p, generator=generator)
+    if not input.dtype.is_floating_point:
+        raise TypeError(
+            f"bernoulli: input must be probabilities (floating point), got {input.dtype.name}"
+        )
+    data = input._data
+    if data.size and not bool(((data >= 0) & (data <= 1)).all()):
+        raise RuntimeError("bernoulli: input must hold probabilities in [0, 1]")
+    return S.bernoulli(input, generator)
+
+
+def poisson(input: Tensor, generator: Any = None) -> Tensor:  # noqa: A002
+    """One Poisson draw per element, with rate input (>= 0): P(k) = rate^k e^-rate / k!. The
+    result has input's (floating-point) dtype."""
+    _check_tensor(input, "poisson")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"poisson: the rates must be floating point, got {input.dtype.name}"
+        )
+    data = input._data
+    if data.size and not bool((data >= 0).all()):
+        raise RuntimeError("poisson: invalid Poisson rate, expected rate to be non-negative")
+    return S.poisson(input, generator)
+
+
 __all__ = [
     "tensor",
     "from_numpy",
@@ -381,6 +451,9 @@ __all__ = [
     "randint",
     "randint_like",
     "randperm",
+    "normal",
+    "bernoulli",
+    "poisson",
     "as_array",
 ]
 

@@ -511,6 +511,14 @@ def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
     return _check(input, "cumprod").cumprod(dim, dtype)
 
 
+def cummax(input: Tensor, dim: int) -> Any:  # noqa: A002
+    return _check(input, "cummax").cummax(dim)
+
+
+def cummin(input: Tensor, dim: int) -> Any:  # noqa: A002
+    return _check(input, "cummin").cummin(dim)
+
+
 def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:  # noqa: A002
     return _check(input, "masked_fill").masked_fill(mask, value)
 
@@ -535,6 +543,10 @@ def unique(
 
 def bincount(input: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:  # noqa: A002
     return _check(input, "bincount").bincount(weights, minlength)
+
+
+def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:  # noqa: A002
+    return _check(input, "histc").histc(bins, min, max)
 
 
 @_with_out
@@ -748,8 +760,17 @@ def tile(x: Any, dims: Any) -> Any:
     return x.tile(dims)
 
 
-def repeat_interleave(x: Any, repeats: int, dim: Any = None, *, output_size: Any = None) -> Any:
-    return x.repeat_interleave(repeats, dim)
+def repeat_interleave(
+    x: Any, repeats: Any = None, dim: Any = None, *, output_size: Any = None
+) -> Any:
+    """x.repeat_interleave(repeats, dim); with x alone (a tensor of counts r), the indices
+    0, 1, ... each repeated r[i] times (PyTorch's repeat_interleave(repeats))."""
+    if repeats is None:
+        counts = _check(x, "repeat_interleave")
+        xp = get_array_module(counts._data)
+        positions = Tensor._make(xp.arange(counts.numel(), dtype=xp.int64), False)
+        return positions.repeat_interleave(counts, output_size=output_size)
+    return x.repeat_interleave(repeats, dim, output_size=output_size)
 
 
 def take_along_dim(x: Any, indices: Any, dim: Any = None) -> Any:
@@ -762,6 +783,12 @@ def scatter(x: Any, dim: int, index: Any, src: Any = None, *, value: Any = None)
 
 def scatter_add(x: Any, dim: int, index: Any, src: Any) -> Any:
     return x.scatter_add(dim, index, src)
+
+
+def scatter_reduce(
+    x: Any, dim: int, index: Any, src: Any, reduce: str, *, include_self: bool = True
+) -> Any:
+    return x.scatter_reduce(dim, index, src, reduce, include_self=include_self)
 
 
 def index_fill(x: Any, dim: int, index: Any, value: Any) -> Any:

@@ -146,3 +146,50 @@ def bernoulli_mask(shape: tuple, keep: float, like: Any, generator=None) -> Any:
     xp = get_array_module(like)
     gen = generator_for(xp, generator)
     return (gen.random(shape, dtype=np.float32) < keep).astype(like.dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# The other distributions of PyTorch's in-place draws (Tensor.bernoulli_, exponential_ ...) and of
+# mg.bernoulli / mg.poisson. Each is the generator's own draw, or a closed-form transform of one:
+#   exponential(rate):        E / rate, E ~ Exp(1)
+#   log_normal(mean, std):    exp(mean + std * N), N ~ N(0, 1)
+#   cauchy(median, sigma):    median + sigma * tan(pi * (U - 1/2)), U ~ U[0, 1)
+#   geometric(p):             the number of Bernoulli(p) trials up to the first success (1, 2, ...)
+#   bernoulli(p):             1 where U < p, else 0
+#   poisson(rate):            the generator's Poisson draw, one per rate
+def draw(kind: str, shape: tuple, dtype: Any, xp: Any, generator=None, *params) -> Any:
+    """An array of samples of ``kind`` in NumPy dtype ``dtype`` (floats of 2 bytes are drawn in
+    float32 and rounded; the integer-valued draws are made as int64 and cast)."""
+    gen = generator_for(xp, generator)
+    wide = dtype if (dtype.kind == "f" and dtype.itemsize >= 4) else np.dtype(np.float32)
+    if kind == "exponential":
+        (rate,) = params
+        out = gen.standard_exponential(shape, dtype=wide) / wide.type(rate)
+    elif kind == "log_normal":
+        mean, std = params
+        out = xp.exp(gen.standard_normal(shape, dtype=wide) * std + mean)
+    elif kind == "cauchy":
+        median, sigma = params
+        out = median + sigma * xp.tan(np.pi * (gen.random(shape, dtype=np.float64) - 0.5))
+    elif kind == "geometric":
+        (p,) = params
+        out = gen.geometric(p, shape)
+    elif kind == "bernoulli":
+        (p,) = params
+        out = gen.random(shape, dtype=np.float64) < p
+    elif kind == "poisson":
+        (rate,) = params
+        out = gen.poisson(rate, shape)
+    elif kind == "integers":
+        lo, hi = params
+        out = gen.integers(lo, hi, shape, dtype=np.int64)
+    else:
+        raise ValueError(f"draw: unknown distribution {kind!r}")
+    return out.astype(dtype, copy=False)
+
+
+def fill(t, kind: str, *params, generator=None) -> None:
+    """t <- samples of ``kind`` (see ``draw``), in place."""
+    xp = get_array_module(t._data)
+    t._data[...] = draw(kind, t.shape, t._data.dtype, xp, generator, *params)
+    t._bump_version()

@@ -14,6 +14,7 @@ follows from theirs:
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,8 @@ from .ops.indexing import check_index_range
 from .promotion import alpha_scaled
 from .promotion import where as _where
 from .size import norm_dim
+
+_OLDER_REDUCE = {"add": "sum", "multiply": "prod"}  # scatter(reduce=...) -> scatter_reduce
 
 
 def _unwrap_index(index: Any, like: Any) -> Any:
@@ -180,12 +183,15 @@ class TensorIndexing:
 
     def scatter(self, dim: int, index, src=None, *, value=None, reduce=None):
         """A copy of x with src (or the scalar value) written at index along dim:
-        out[i][index[i][j]] = src[i][j] (dim 1). The gradient to x is zero where written."""
-        if reduce is not None:
-            raise NotImplementedError("scatter: reduce= is not supported: use scatter_add")
+        out[i][index[i][j]] = src[i][j] (dim 1). The gradient to x is zero where written.
+
+        ``reduce="add"`` or ``"multiply"`` folds the values into x's instead of writing them
+        (PyTorch's older spelling of scatter_reduce's "sum" and "prod", without a gradient)."""
         if (src is None) == (value is None):
             raise TypeError("scatter: give exactly one of src (a Tensor or number) and value")
         src = value if src is None else src
+        if reduce is not None:
+            return self._scatter_older_reduce(dim, index, src, reduce)
         d = norm_dim(dim, self.ndim)[0]
         if self.ndim == 0:  # as a 1-element 1-d tensor
             one = src.reshape(1) if isinstance(src, TensorBase) else src
@@ -197,6 +203,58 @@ class TensorIndexing:
 
     def scatter_(self, dim: int, index, src=None, *, value=None, reduce=None):
         return self._inplace(lambda x, s: x.scatter(dim, index, s, value=value, reduce=reduce), src)
+
+    def _scatter_older_reduce(self, dim: int, index, src, reduce):
+        if reduce not in _OLDER_REDUCE:
+            raise RuntimeError(
+                f"scatter: the reduce argument must be either 'add' or 'multiply', got {reduce!r}"
+            )
+        if isinstance(src, TensorBase):
+            warnings.warn(
+                "The reduce argument of scatter with a Tensor src is deprecated (as in PyTorch): "
+                "use scatter_reduce, which has more reductions and a gradient",
+                UserWarning,
+                stacklevel=3,
+            )
+        elif isinstance(index, TensorBase):  # a number: the same value for every index
+            xp = get_array_module(self._data)
+            src = type(self)._make(xp.full(index.shape, src, dtype=self._data.dtype), False)
+        return self._scatter_fold(dim, index, src, _OLDER_REDUCE[reduce], True, False, "scatter")
+
+    def scatter_reduce(self, dim: int, index, src, reduce: str, *, include_self: bool = True):
+        """A copy of x with each src value folded into the place index names along dim by
+        ``reduce`` ("sum", "prod", "mean", "amax", "amin"); include_self=False leaves x's own
+        value out of the places that receive values. Gradients: see ops/sorting.ScatterReduce."""
+        if not isinstance(src, TensorBase):
+            raise TypeError(f"scatter_reduce: src must be a Tensor, got {type(src).__name__}")
+        if reduce not in SO.SCATTER_REDUCTIONS:
+            raise RuntimeError(
+                f"scatter_reduce: reduce must be one of 'sum', 'prod', 'mean', 'amax', 'amin', "
+                f"got {reduce!r}"
+            )
+        if src.dtype != self.dtype:
+            raise RuntimeError(
+                f"scatter_reduce: self ({self.dtype.name}) and src ({src.dtype.name}) must have "
+                f"the same dtype"
+            )
+        return self._scatter_fold(dim, index, src, reduce, include_self, True, "scatter_reduce")
+
+    def scatter_reduce_(self, dim: int, index, src, reduce: str, *, include_self: bool = True):
+        def update(x, s):
+            return x.scatter_reduce(dim, index, s, reduce, include_self=include_self)
+
+        return self._inplace(update, src)
+
+    def _scatter_fold(self, dim, index, src, reduce, include_self, differentiable, name):
+        d = norm_dim(dim, self.ndim)[0]
+        if self.ndim == 0:  # as a 1-element 1-d tensor
+            one = self.reshape(1)._scatter_fold(
+                0, index.reshape(1), src.reshape(1), reduce, include_self, differentiable, name
+            )
+            return one.reshape(())
+        _, part = _scatter_where(self, d, index, src, name)
+        fold = SO.ScatterReduce
+        return fold.apply(self, part, index._data, d, reduce, include_self, differentiable)
 
     def scatter_add(self, dim: int, index, src):
         """x + (zeros with src added at index along dim); repeated indices add up."""

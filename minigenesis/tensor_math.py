@@ -13,6 +13,7 @@ without gradient, as in PyTorch.
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 from typing import Any
 
@@ -28,6 +29,7 @@ from .ops import math_functions as MF
 from .ops import matmul as M
 from .ops import reduce as R
 from .ops import rounding as RD
+from .ops import sampling as SM
 from .ops import shape as S
 from .ops import sorting as SO
 from .promotion import (
@@ -40,7 +42,7 @@ from .promotion import (
     is_float,
     result_type,
 )
-from .random import fill_normal, fill_uniform
+from .random import fill, fill_normal, fill_uniform
 from .size import norm_dim
 
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
@@ -104,6 +106,15 @@ def _need_float(t: Any, name: str) -> None:
         raise TypeError(
             f"{name}() needs a floating-point tensor, got {t.dtype.name}: call .float() first"
         )
+
+
+def _check_probabilities(p: Any, name: str) -> None:
+    """Bernoulli probabilities (a number or an array) must lie in [0, 1]."""
+    xp = get_array_module(p) if hasattr(p, "dtype") else np
+    arr = xp.asarray(p, dtype=xp.float64)
+    if arr.size and not bool(((arr >= 0) & (arr <= 1)).all()):
+        got = p if arr.ndim == 0 else "a tensor with values outside [0, 1]"
+        raise RuntimeError(f"{name} expects p to be in [0, 1], but got p={got}")
 
 
 def _array(x: Any, like: Any) -> Any:
@@ -642,6 +653,22 @@ class TensorMath:
             return R.Cumprod.apply(x.reshape(1), 0).reshape(())
         return R.Cumprod.apply(x, d)
 
+    def cummax(self, dim: int):
+        """(values, indices) of the running maximum along ``dim``: values_i = max_{j <= i} x_j,
+        indices_i the last j where it was reached (a NaN stays the maximum once seen)."""
+        return self._cum_extreme(dim, R.CumMax)
+
+    def cummin(self, dim: int):
+        """(values, indices) of the running minimum along ``dim`` (as cummax)."""
+        return self._cum_extreme(dim, R.CumMin)
+
+    def _cum_extreme(self, dim: int, op):
+        d = norm_dim(dim, max(self.ndim, 1))[0]
+        if self.ndim == 0:
+            values, indices = op.apply(self.reshape(1), 0)
+            return ValuesIndices(values.reshape(()), indices.reshape(()))
+        return ValuesIndices(*op.apply(self, d))
+
     def prod(self, dim=None, keepdim: bool = False, dtype=None):
         """The product of the elements (over one ``dim``, or all); 1 for an empty reduction."""
         if dtype is None and self._data.dtype.kind in "biu":
@@ -727,19 +754,54 @@ class TensorMath:
         dim=None,
     ):
         """The distinct elements, sorted (always: ``sorted=False`` is allowed to sort too), and
-        optionally the index of each element in them (shaped like self) and their counts."""
-        if dim is not None:
-            raise NotImplementedError("unique(dim=...) is not supported here: pass dim=None")
+        optionally the index of each element in them (shaped like self) and their counts.
+
+        With ``dim``, the distinct slices along ``dim`` (sorted lexicographically, as PyTorch);
+        the inverse then has one entry per slice: x == values.index_select(dim, inverse)."""
         xp = get_array_module(self._data)
+        data = self._data
+        if dim is None:
+            data, axis = data.reshape(-1), None
+        else:
+            if self.ndim == 0:
+                raise IndexError(f"unique: dim {dim} is out of range for a 0-d tensor")
+            axis = norm_dim(dim, self.ndim)[0]
+        low = data.dtype.kind == "V"  # bfloat16: NumPy's sort needs a native float
         values, inverse, counts = xp.unique(
-            self._data.reshape(-1), return_inverse=True, return_counts=True
+            data.astype(xp.float32) if low else data,
+            return_inverse=True,
+            return_counts=True,
+            axis=axis,
         )
-        out = [self._make(values, False)]
+        out = [self._make(values.astype(data.dtype, copy=False), False)]
         if return_inverse:
-            out.append(self._make(inverse.reshape(self.shape).astype(xp.int64), False))
+            shape = self.shape if dim is None else (self.shape[axis],)
+            out.append(self._make(inverse.reshape(shape).astype(xp.int64), False))
         if return_counts:
             out.append(self._make(counts.astype(xp.int64), False))
         return out[0] if len(out) == 1 else tuple(out)
+
+    def histc(self, bins: int = 100, min: float = 0, max: float = 0):  # noqa: A002
+        """A histogram of ``bins`` equal-width bins over [min, max] (the last bin includes max;
+        values outside are not counted). With min == max (the default) the data's own range is
+        used, widened by 1 on each side when all values are equal. No gradient, as in PyTorch."""
+        if not isinstance(bins, int) or isinstance(bins, bool) or bins <= 0:
+            raise RuntimeError(f"histc: bins must be a positive int, got {bins!r}")
+        if self._data.dtype.kind not in FLOAT_KINDS:
+            raise RuntimeError(f"histc: input must be a floating-point tensor, got {self.dtype}")
+        lo, hi = float(min), float(max)
+        if lo > hi:
+            raise RuntimeError(f"histc: max must be larger than min, got min={lo}, max={hi}")
+        xp = get_array_module(self._data)
+        data = self._data.reshape(-1).astype(xp.float64)
+        if lo == hi and data.size:
+            lo, hi = float(data.min()), float(data.max())
+        if lo == hi:
+            lo, hi = lo - 1, hi + 1
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError(f"histc: range of [{lo}, {hi}] is not finite")
+        counts, _ = xp.histogram(data[~xp.isnan(data)], bins=bins, range=(lo, hi))
+        return self._make(counts.astype(self._data.dtype), False)
 
     def bincount(self, weights=None, minlength: int = 0):
         """How often each value 0, 1, ..., max occurs in a 1-D non-negative integer tensor (or the
@@ -937,6 +999,85 @@ class TensorMath:
     def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None):
         self._check_can_write_inplace()
         fill_uniform(self, a, b, generator)
+        return self
+
+    # -- the other in-place draws: each checks its parameters as PyTorch does, then fills self
+    def bernoulli_(self, p=0.5, *, generator=None):
+        """Every element 1 with probability p (a number, or a tensor of probabilities that
+        broadcasts to self), else 0."""
+        probs = p._data if isinstance(p, TensorBase) else p
+        _check_probabilities(probs, "bernoulli_")
+        self._check_can_write_inplace()
+        if isinstance(p, TensorBase):
+            probs = get_array_module(self._data).broadcast_to(probs, self.shape)
+        fill(self, "bernoulli", probs, generator=generator)
+        return self
+
+    def bernoulli(self, p=None, *, generator=None):
+        """A new tensor of 0/1 draws shaped like self: 1 with probability self (elementwise), or
+        with probability p (a number) when given. Self's gradient is 0, as in PyTorch."""
+        if p is not None:
+            out = self._make(get_array_module(self._data).empty_like(self._data), False)
+            return out.bernoulli_(p, generator=generator)
+        _need_float(self, "bernoulli")
+        _check_probabilities(self._data, "bernoulli")
+        return SM.bernoulli(self, generator)
+
+    def exponential_(self, lambd: float = 1.0, *, generator=None):
+        """Samples of Exp(lambd): density lambd * exp(-lambd * x) on x >= 0 (mean 1/lambd)."""
+        if not lambd > 0:
+            raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+        return self._fill_float("exponential_", "exponential", generator, lambd)
+
+    def geometric_(self, p: float, *, generator=None):
+        """The number of Bernoulli(p) trials up to and including the first success (1, 2, ...):
+        P(k) = (1 - p)^(k - 1) p."""
+        if not 0 < p < 1:
+            raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+        self._check_can_write_inplace()
+        fill(self, "geometric", p, generator=generator)
+        return self
+
+    def log_normal_(self, mean: float = 1.0, std: float = 2.0, *, generator=None):
+        """exp(N(mean, std^2)): samples whose logarithm is normal with this mean and std."""
+        if not std > 0:
+            raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+        return self._fill_float("log_normal_", "log_normal", generator, mean, std)
+
+    def cauchy_(self, median: float = 0.0, sigma: float = 1.0, *, generator=None):
+        """Cauchy samples: density 1 / (pi sigma (1 + ((x - median) / sigma)^2))."""
+        if not sigma > 0:
+            raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
+        return self._fill_float("cauchy_", "cauchy", generator, median, sigma)
+
+    def random_(self, from_=0, to=None, *, generator=None):
+        """Integers drawn uniformly from [from_, to - 1]; random_(to) draws from [0, to - 1].
+        Without ``to``: up to the dtype's largest integer (for floats, 2^mantissa bits, so that
+        every value is exact)."""
+        if to is None and from_ != 0:
+            from_, to = 0, from_
+        if to is None:
+            dt = self._data.dtype
+            digits = {2: 11, 4: 24, 8: 53}[dt.itemsize] if dt.kind in FLOAT_KINDS else None
+            if dt.kind == "V":
+                digits = 8
+            to = 2**digits + 1 if digits else (2 if dt.kind == "b" else int(np.iinfo(dt).max) + 1)
+        if not from_ < to:
+            raise RuntimeError(
+                f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}"
+            )
+        self._check_can_write_inplace()
+        fill(self, "integers", from_, to, generator=generator)
+        return self
+
+    def _fill_float(self, name: str, kind: str, generator, *params):
+        if self._data.dtype.kind not in FLOAT_KINDS:
+            raise RuntimeError(
+                f"{name}: the distribution is continuous: self must be floating point, got "
+                f"{self.dtype.name}"
+            )
+        self._check_can_write_inplace()
+        fill(self, kind, *params, generator=generator)
         return self
 
 

@@ -5,13 +5,14 @@ Every method is a call into the shape ops of ``ops/shape.py`` or a composition o
 so each gradient follows from theirs: ``reshape``, ``permute`` and ``expand`` return views (an
 in-place write to one reaches its base, see ``inplace.py``); ``roll`` is two slices ``cat``-ed in
 the other order; ``tile`` is ``repeat`` with leading 1s; ``repeat_interleave`` is an ``expand``
-of a new dim, then a ``reshape``.
+of a new dim, then a ``reshape`` (with a tensor of counts, an ``index_select``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .ops import shape as S
 from .size import norm_dim
@@ -255,18 +256,63 @@ class TensorShape:
         dims = (1,) * (self.ndim - len(dims)) + tuple(dims)
         return self.repeat(*dims)
 
-    def repeat_interleave(self, repeats: int, dim=None, *, output_size=None):
-        """Each element ``repeats`` times in a row along dim (over the flattened x without dim)."""
+    def repeat_interleave(self, repeats, dim=None, *, output_size=None):
+        """Each element ``repeats`` times in a row along dim (over the flattened x without dim).
+
+        ``repeats`` is an int (every element as often) or an integer tensor with one count per
+        element along dim (or one count for all): out = x.index_select(dim, i) with i = 0
+        repeated repeats[0] times, then 1 repeated repeats[1] times ... ``output_size``, when
+        given, must be the total."""
+        if isinstance(repeats, TensorBase):
+            counts = _repeat_counts(repeats)
+            if counts.size == 1:
+                repeats = int(counts.reshape(()))
+            else:
+                x = self.reshape(-1) if dim is None else self
+                d = 0 if dim is None else norm_dim(dim, self.ndim)[0]
+                if counts.size != (x.shape[d] if x.ndim else 1):
+                    raise RuntimeError(
+                        f"repeat_interleave: repeats must have one count per element along dim "
+                        f"{d} ({x.shape[d] if x.ndim else 1}), got {counts.size}"
+                    )
+                xp = get_array_module(counts)
+                idx = xp.repeat(xp.arange(counts.size), counts.tolist())
+                _check_output_size(output_size, idx.size)
+                return x.index_select(d, type(self)._make(idx, False))
         if not isinstance(repeats, int) or isinstance(repeats, bool):
             raise TypeError(
-                f"repeat_interleave: repeats must be an int here, got {type(repeats).__name__}"
+                f"repeat_interleave: repeats must be an int or an integer tensor, got "
+                f"{type(repeats).__name__}"
             )
         if repeats < 0:
             raise RuntimeError(f"repeat_interleave: repeats must be non-negative, got {repeats}")
         if dim is None:
-            return self.reshape(-1).repeat_interleave(repeats, 0)
+            return self.reshape(-1).repeat_interleave(repeats, 0, output_size=output_size)
         d = norm_dim(dim, self.ndim)[0]
         x = self.reshape(1) if self.ndim == 0 else self
         shape = x.shape
+        _check_output_size(output_size, shape[d] * repeats)
         wide = x.unsqueeze(d + 1).expand(shape[: d + 1] + (repeats,) + shape[d + 1 :])
         return wide.reshape(shape[:d] + (shape[d] * repeats,) + shape[d + 1 :])
+
+
+def _repeat_counts(repeats: Any) -> Any:
+    """repeat_interleave's tensor of counts, checked: integers, at most 1-d, non-negative."""
+    counts = repeats._data
+    if counts.dtype.kind not in "iu":
+        raise RuntimeError(
+            f"repeat_interleave: repeats must be an integer tensor, got {repeats.dtype.name}"
+        )
+    if counts.ndim > 1:
+        raise RuntimeError(f"repeat_interleave: repeats must be 0-d or 1-d, got {counts.ndim} dims")
+    if counts.size and int(counts.min()) < 0:
+        raise RuntimeError("repeat_interleave: repeats can not be negative")
+    return counts.reshape(-1)
+
+
+def _check_output_size(output_size: Any, total: int) -> None:
+    if output_size is not None and output_size != total:
+        raise RuntimeError(
+            f"repeat_interleave: output_size {output_size} does not match the total of the "
+            f"repeats ({total})"
+        )

@@ -1,5 +1,5 @@
 """Reductions: sum, mean, var, max/min (with and without dim), logsumexp, prod; the running
-reductions (scans) cumsum and cumprod.
+reductions (scans) cumsum, cumprod, cummax and cummin.
 
 ``axis`` is None (all elements) or a tuple of non-negative dims, already normalised by the caller.
 Backward re-inserts the reduced dims (when keepdim=False) and broadcasts the gradient back.
@@ -12,6 +12,7 @@ from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
 from .elementwise import Where, select_grad
+from .sorting import ScatterAlongDim
 
 
 def _kept_shape(shape: tuple, axis: tuple | None) -> tuple:
@@ -364,6 +365,38 @@ class Cumprod(Op):
             rest = xp.cumprod(ones, axis=-1)[..., i:]
             out[..., i] = (ga[..., i:] * rest).sum(axis=-1)
         return type(gy)._make(xp.moveaxis(out, -1, d), False), None
+
+
+class CumMax(Op):
+    """(values, indices): values_i = max_{j <= i} x_j along ``dim``, indices_i = the last j <= i
+    where x_j is that maximum (PyTorch's choice among ties; a NaN is the maximum from where it
+    stands, and a later NaN takes over its index);   dL/dx_j = sum of dL/dvalues_i over the i
+    whose index is j (a scatter-add of the gradient to the indices)."""
+
+    sign = 1
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        xp = get_array_module(x)
+        running = (xp.maximum if ctx.sign > 0 else xp.minimum).accumulate(x, axis=dim)
+        hit = x == running  # x_j is the running extreme at j (a new one, or a tie)
+        if x.dtype.kind in "fV":
+            hit |= xp.isnan(x)
+        shape = [-1 if e == dim else 1 for e in range(x.ndim)]
+        at = xp.where(hit, xp.arange(x.shape[dim]).reshape(shape), 0)
+        idx = xp.maximum.accumulate(at, axis=dim).astype(xp.int64, copy=False)
+        ctx.idx, ctx.dim, ctx.shape = idx, dim, x.shape
+        return running.astype(x.dtype, copy=False), idx
+
+    @staticmethod
+    def backward(ctx, gv, gi):
+        return ScatterAlongDim.apply(gv, ctx.idx, ctx.dim, ctx.shape, False), None
+
+
+class CumMin(CumMax):
+    """(values, indices) of the running minimum along ``dim``; as CumMax, with min."""
+
+    sign = -1
 
 
 class Prod(Op):

@@ -1,5 +1,5 @@
-"""Sorting and selection: sort, argsort, topk, gather, multinomial, and the triangular masks
-tril / triu.
+"""Sorting and selection: sort, argsort, topk, gather, scatter_reduce, multinomial, and the
+triangular masks tril / triu.
 
 sort and topk return values picked out of x along one dim, so their gradient is a scatter: each
 value's gradient goes back to the position it came from. The picked positions along that dim are
@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
-from ..backend import cupyx_module, get_array_module
+from ..backend import cupyx_module, get_array_module, to_numpy
 from ..random import generator_for
 from .indexing import check_index_range
 
@@ -74,6 +74,149 @@ class ScatterAlongDim(Op):
     @staticmethod
     def backward(ctx, gx):
         return GatherAlongDim.apply(gx, ctx.idx, ctx.dim, ctx.distinct), None, None, None, None
+
+
+# ----------------------------------------------------------------------------- scatter_reduce
+SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+_UFUNCS = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
+
+
+def _positions(idx, dim: int, xp):
+    """Where each element of idx sends its value: idx itself along dim, its own place elsewhere."""
+    axes = range(idx.ndim)
+    return tuple(
+        idx if d == dim else xp.arange(n).reshape([-1 if e == d else 1 for e in axes])
+        for d, n in enumerate(idx.shape)
+    )
+
+
+def _identity(reduce: str, dtype, xp):
+    """The value a reduction starts from (what include_self=False puts in place of self)."""
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    if dtype.kind in "fV":
+        return -xp.inf if reduce == "amax" else xp.inf
+    info = xp.iinfo(dtype)
+    return info.min if reduce == "amax" else info.max
+
+
+def _fold_at(xp, reduce: str, out, where, values) -> None:
+    """out[where] = out[where] (reduce) values, unbuffered (a repeated place takes every value)."""
+    name = _UFUNCS[reduce]
+    if xp is np:
+        getattr(xp, name).at(out, where, values)
+    elif name == "add":
+        cupyx_module().scatter_add(out, where, values)
+    elif name in ("maximum", "minimum"):
+        getattr(cupyx_module(), f"scatter_{name[:3]}")(out, where, values)
+    else:  # CuPy has no unbuffered multiply: fold on the host
+        host = to_numpy(out)
+        hxp = get_array_module(host)
+        hxp.multiply.at(host, tuple(to_numpy(w) for w in where), to_numpy(values))
+        out[...] = xp.asarray(host)
+
+
+class ScatterReduce(Op):
+    """out = x, with each src[.., j, ..] folded into out[.., idx[.., j, ..], ..] by ``reduce``:
+    sum, prod, mean, amax or amin. With include_self=False a place that receives values starts
+    from them alone (x's value there is left out, and not counted by mean); integer means round
+    down, as in PyTorch.
+
+    Gradients, with g = dL/dout and the contributors of a place (x there if included, and every
+    src value sent there):
+
+        sum:        dL/dx = g (0 where x is left out);       dL/dsrc = gather(g)
+        mean:       as sum, divided by the place's count n of contributors
+        prod:       d out / d v = the product of the other contributors (from the product of the
+                    non-zero ones and the number of zeros: a zero contributor gets the rest)
+        amax/amin:  g goes to the contributors equal to the result, shared evenly among ties
+
+    ``differentiable=False`` is ``scatter(reduce=...)``, which PyTorch does not differentiate.
+    For prod, amax and amin the backward's weights are constants (no second derivative there)."""
+
+    @staticmethod
+    def forward(ctx, x, src, idx, dim, reduce, include_self, differentiable=True):
+        xp = get_array_module(x)
+        where = _positions(idx, dim, xp)
+        hit = xp.zeros(x.shape, dtype=bool)
+        hit[where] = True
+        out = x.copy()
+        if not include_self:
+            out[hit] = _identity(reduce, x.dtype, xp)
+        _fold_at(xp, reduce, out, where, src.astype(x.dtype, copy=False))
+        count = None
+        if reduce == "mean":
+            count = xp.zeros(x.shape, dtype=np.int64)
+            _fold_at(xp, "sum", count, where, xp.ones(idx.shape, dtype=np.int64))
+            count = xp.maximum(count + (1 if include_self else 0), 1)
+            if x.dtype.kind in "fV":
+                out = (out / count).astype(x.dtype, copy=False)
+            else:
+                out = xp.floor_divide(out, count).astype(x.dtype, copy=False)
+        ctx.args = (idx, where, hit, count, dim, reduce, include_self, differentiable)
+        ctx.save_for_backward(x, src, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        idx, where, hit, count, dim, reduce, include_self, differentiable = ctx.args
+        if not differentiable:
+            raise RuntimeError(
+                "the derivative of scatter(reduce=...) is not implemented, as in PyTorch: use "
+                "scatter_reduce (or scatter_add) when a gradient is needed"
+            )
+        x, src, out = (t._data for t in ctx.saved_tensors)
+        xp = get_array_module(x)
+        self_in = hit <= include_self  # x contributes where nothing was sent, or when included
+        if reduce in ("sum", "mean"):
+            w_self = self_in.astype(x.dtype)
+            w_src = xp.ones_like(src)
+            if count is not None:
+                w_self = w_self / count
+            scale = 1 / count if count is not None else None
+        elif reduce == "prod":
+            nz = xp.where(self_in, x, 1)  # x's part: itself where it counts, else 1
+            zeros = ((x == 0) & self_in).astype(np.int64)
+            nz = xp.where(nz == 0, 1, nz)
+            _fold_at(xp, "prod", nz, where, xp.where(src == 0, 1, src))
+            _fold_at(xp, "sum", zeros, where, (src == 0).astype(np.int64))
+            w_self = xp.where(self_in, _others(x, nz, zeros, xp), 0)
+            w_src = _others(src, nz[where], zeros[where], xp)
+            scale = None
+        else:  # amax / amin: the ties at the result share g
+            ties = ((x == out) & self_in).astype(np.int64)
+            _fold_at(xp, "sum", ties, where, (src == out[where]).astype(np.int64))
+            n = xp.maximum(ties, 1)
+            w_self = ((x == out) & self_in) / n
+            w_src = (src == out[where]).astype(x.dtype)
+            scale = 1 / n
+        make = type(g)._make
+        g_src = g if scale is None else g * make(xp.asarray(scale, dtype=x.dtype), False)
+        g_src = _gather_block(g_src, idx, dim) * make(w_src.astype(x.dtype), False)
+        return (
+            g * make(xp.asarray(w_self, dtype=x.dtype), False),
+            g_src,
+            None,
+            None,
+            None,
+            None,
+            None,
+        )
+
+
+def _others(v, nz_prod, zeros, xp):
+    """For a contributor v of a product: the product of the others, given the place's product of
+    non-zero contributors and its number of zeros."""
+    safe = xp.where(v == 0, 1, v)
+    return xp.where(zeros == 0, nz_prod / safe, xp.where((zeros == 1) & (v == 0), nz_prod, 0))
+
+
+def _gather_block(g, idx, dim: int):
+    """gather(g, dim, idx) where idx may be smaller than g in the other dims."""
+    block = tuple(slice(None) if e == dim else slice(0, n) for e, n in enumerate(idx.shape))
+    return GatherAlongDim.apply(g[block], idx, dim, False)
 
 
 def gather(x, dim: int, index):

@@ -184,8 +184,6 @@ def test_unique_matches_torch():
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g.numpy(), w.numpy())
     np.testing.assert_array_equal(mg.tensor(a).unique().numpy(), [1, 2, 3, 7])
-    with pytest.raises(NotImplementedError, match="dim"):
-        mg.unique(mg.tensor(a), dim=0)
 
 
 def test_bincount_matches_torch_and_refuses_bad_input():
