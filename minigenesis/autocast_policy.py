@@ -31,6 +31,14 @@ grad) used by several low-precision ops is cast once: the cast is kept, keyed by
 its version (an optimizer step writes into the parameter and bumps the version, which invalidates
 the entry), and dropped when the outermost region exits.
 
+**Linear layers** (``F.linear``, so ``nn.Linear``) take one step more on the CPU: the cast of the
+weight and bias is folded into the layer's op (``ops/linear.py``, ``AutocastLinear``). The cache
+then keeps each parameter's values rounded to the low dtype as a float32 array
+(:func:`rounded_copy`), which is what the emulated matmul multiplies anyway, and the layer sends
+float32 gradients straight to the float32 parameters: no ``Cast`` node per weight, no second
+widening of the weight in backward, no rounding of a weight gradient that would be widened again
+at once.
+
 **Composite ops.** An op written as a Python function of several ops (``conv2d`` = im2col + matmul
 + bias add) is made one policy unit with the decorator :func:`autocast_function`: its tensor
 arguments are cast first, so the bias add sees two bfloat16 tensors and the result stays
@@ -97,11 +105,13 @@ class AutocastSetting:
 
 
 class _Regions(threading.local):
-    """Per thread: how deep we are in ``with autocast()`` blocks, and the cast cache they share."""
+    """Per thread: how deep we are in ``with autocast()`` blocks, and the cast cache they share
+    (Cast ops, and the rounded float32 copies of the Linear layers' parameters)."""
 
     def __init__(self) -> None:
         self.depth = 0
         self.cache: dict[int, tuple] = {}
+        self.rounded: dict[int, tuple] = {}
 
 
 _regions = _Regions()
@@ -117,11 +127,13 @@ def exit_region() -> None:
     _regions.depth -= 1
     if _regions.depth == 0:
         _regions.cache.clear()
+        _regions.rounded.clear()
 
 
 def cache_size() -> int:
-    """How many casts this thread's cache holds (for tests and curious learners)."""
-    return len(_regions.cache)
+    """How many casts this thread's cache holds (for tests and curious learners): Cast ops and
+    rounded copies of parameters."""
+    return len(_regions.cache) + len(_regions.rounded)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -136,14 +148,8 @@ def _to_low(a: Any, low: np.dtype, setting: AutocastSetting) -> Any:
     d = a._data.dtype
     if d == low or not _is_float(d) or d == np.float64:
         return a
-    if (
-        a.requires_grad
-        and a.grad_fn is None  # a leaf: a parameter, whose cast every use can share
-        and d == np.float32
-        and state.grad_enabled  # a cast made under no_grad has no graph: never reuse it
-        and setting.cache_enabled
-        and _regions.depth > 0
-    ):
+    # a parameter's cast every use can share; but one made under no_grad has no graph: not kept
+    if state.grad_enabled and _cacheable(a, setting):
         cache = _regions.cache
         hit = cache.get(id(a))
         version = a._version
@@ -153,6 +159,33 @@ def _to_low(a: Any, low: np.dtype, setting: AutocastSetting) -> Any:
         cache[id(a)] = (a, version, out)  # keeping `a` keeps its id from being reused
         return out
     return a._cast(low)
+
+
+def _cacheable(a: Any, setting: AutocastSetting) -> bool:
+    """A parameter (a float32 leaf that requires grad) inside a region with the cache on."""
+    return (
+        a.requires_grad
+        and a.grad_fn is None
+        and a._data.dtype == np.float32
+        and setting.cache_enabled
+        and _regions.depth > 0
+    )
+
+
+def rounded_copy(a: Any, low: np.dtype, setting: AutocastSetting) -> Any:
+    """A float32 tensor's array rounded to ``low`` and widened back to float32: the values a
+    low-precision op sees, in the form NumPy's BLAS multiplies. No graph (the op that uses it
+    sends its gradient to ``a`` itself). Cached per region for a parameter, like the casts, and
+    keyed by its version: an optimizer step or an in-place edit under no_grad makes a new copy."""
+    if not _cacheable(a, setting):
+        return a._data.astype(low).astype(np.float32)
+    hit = _regions.rounded.get(id(a))
+    version = a._version
+    if hit is not None and hit[0] is a and hit[1] == version:
+        return hit[2]
+    out = a._data.astype(low).astype(np.float32)
+    _regions.rounded[id(a)] = (a, version, out)  # keeping `a` keeps its id from being reused
+    return out
 
 
 def cast_args(rule: str, args: tuple, setting: AutocastSetting | None = None) -> tuple:

@@ -29,7 +29,7 @@ from ..ops.conv import CONV_ORDER, Col2Im, Im2Col, conv_padding, pair
 from ..ops.dropout import Dropout
 from ..ops.embedding import EmbeddingLookup
 from ..ops.indexing import check_index_dtype, check_index_range
-from ..ops.linear import Linear
+from ..ops.linear import Linear, autocast_linear
 from ..ops.loss import BinaryCrossEntropy, CrossEntropyIndices, LogSigmoid, PickClass
 from ..ops.normalization import Normalize, normalize_stats
 from ..ops.pad import Pad, gather_index
@@ -69,7 +69,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         # Autocast casts all three operands to its low dtype itself, before any promotion (as
         # PyTorch's dispatcher does). Promoting a bfloat16 input to the float32 weight's dtype
         # first would cast it twice and keep a second copy of it for backward.
-        return Linear.apply(input, weight, bias)
+        return autocast_linear(input, weight, bias)
     x, w = input._cast(dt.numpy_dtype), weight._cast(dt.numpy_dtype)
     b = None if bias is None else bias._cast(dt.numpy_dtype)
     return Linear.apply(x, w, b)

@@ -1,4 +1,4 @@
-"""The affine map of a fully connected layer, fused into one op.
+"""The affine map of a fully connected layer, fused into one op; and its autocast form.
 
 ``x @ W.T + b`` written with three ops (permute, matmul, add) works, but for an input with batch
 dims (B, T, in) the matmul's weight gradient would first be built per batch element, (B, in, out),
@@ -7,8 +7,15 @@ and only then summed. Flattening the batch dims first makes every gradient a sin
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
+from .. import autocast_policy as _policy
 from ..autocast_policy import LOWER
 from ..autograd.function import Op
+from ..autograd.grad_mode import state
+from ..autograd.tensor_base import TensorBase
 from .matmul import matmul_arrays
 
 
@@ -44,3 +51,86 @@ class Linear(Op):
             yield 2, g2.sum(dim=0)
         if need_x:
             yield 0, (g2 @ w).reshape(x.shape)
+
+
+# ----------------------------------------------------------------------------------------------
+# Under autocast on the CPU: float32 master weights, low-precision activations
+# ----------------------------------------------------------------------------------------------
+def autocast_linear(x: Any, w: Any, b: Any) -> Any:
+    """``F.linear`` while autocast lowers it: :class:`AutocastLinear` for the usual case (a NumPy
+    float32 leaf weight and bias, a 2-byte low dtype), else ``Linear`` on operands autocast
+    casts (a GPU weight: cuBLAS multiplies the low dtype itself)."""
+    setting = state.autocast_dtype
+    low = setting.cpu
+    if (
+        isinstance(w._data, np.ndarray)
+        and w.grad_fn is None  # a leaf, as parameters are (see _autocast_linear_graph)
+        and w._data.dtype == np.float32
+        and (b is None or b._data.dtype == np.float32)
+        and low.itemsize == 2
+    ):
+        (x,) = _policy.cast_args(LOWER, (x,), setting)  # a float32 activation: one Cast op
+        if x._data.dtype == low and x.shape[-1] == w.shape[1]:
+            w_low = _policy.rounded_copy(w, low, setting)
+            b_low = None if b is None else _policy.rounded_copy(b, low, setting)
+            return AutocastLinear.apply(x, w, b, w_low, b_low)
+    return Linear.apply(x, w, b)
+
+
+class AutocastLinear(Op):
+    """y = round(x W_r^T + b_r): PyTorch's autocast linear, with the casts of the float32 weight
+    and bias folded in. x is already in the low dtype L (bfloat16 by default); W_r and b_r are W
+    and b rounded to L, given as float32 arrays (autocast's cache makes them once per step);
+    ``round`` rounds the float32 BLAS product to L once, as PyTorch's addmm does.
+
+    Backward, with g = dL/dy widened to float32 once and used for all three:
+        dL/dx = round(g W_r)           in L, like x;
+        dL/dW = g^T x,  dL/db = sum of g over rows     in float32, for the float32 parameters.
+    PyTorch's weight gradient is the same product rounded to L and cast straight back to float32
+    (the weight's cast is a separate op there); the float32 value is that number before its
+    rounding (they differ by at most half a unit in L's last place). Skipping the round trip saves
+    two passes over every weight-sized gradient, the largest arrays of a small model's step.
+    """
+
+    @staticmethod
+    def forward(ctx, x, w, b, w_low, b_low):
+        # w and b are arguments for their gradient edges; the product uses their rounded copies
+        ctx.save_for_backward(x, w_low)
+        y = x.reshape(-1, x.shape[-1]).astype(np.float32) @ w_low.T
+        if b_low is not None:
+            y += b_low
+        return y.astype(x.dtype).reshape(x.shape[:-1] + (w.shape[0],))
+
+    @staticmethod
+    def backward(ctx, gy):
+        x, w_low = ctx.saved_tensors  # w_low comes back as a tensor (no graph)
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        if state.grad_enabled:  # create_graph: the same formulas, written with ops that record
+            yield from _autocast_linear_graph(ctx, gy, x, w_low, need_x, need_w, need_b)
+            return
+        g = gy._data.reshape(-1, gy.shape[-1]).astype(np.float32)
+        if need_w:  # the weight's gradient first: see Linear.backward
+            x2 = x._data.reshape(-1, x.shape[-1]).astype(np.float32)
+            yield 1, TensorBase._make(g.T @ x2)
+        if need_b:
+            yield 2, TensorBase._make(g.sum(axis=0))
+        if need_x:
+            gx = (g @ w_low._data).astype(x._data.dtype)
+            yield 0, TensorBase._make(gx.reshape(x.shape))
+
+
+def _autocast_linear_graph(ctx, gy, x, w_low, need_x, need_w, need_b):
+    """AutocastLinear's gradients as recorded ops, so that they can be differentiated again
+    (``create_graph=True``): the same values as the array path. The weight is a leaf (see
+    ``autocast_linear``), so its edge leads to the tensor itself."""
+    g = gy.reshape(-1, gy.shape[-1]).float()
+    if need_w:
+        yield 1, g.mT @ x.reshape(-1, x.shape[-1]).float()
+    if need_b:
+        yield 2, g.sum(dim=0)
+    if need_x:
+        if need_w:  # dL/dx depends on W: cast the weight with an op, so that a second
+            w_r = ctx.next_edges[1][0]._cast(x._data.dtype).float()  # backward reaches it
+        else:
+            w_r = w_low
+        yield 0, (g @ w_r).to(x.dtype).reshape(x.shape)

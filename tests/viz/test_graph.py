@@ -266,7 +266,9 @@ def test_autocast_nodes_show_the_dtype_they_ran_in():
         logits = model(mg.randn(4, 8))
         loss = F.cross_entropy(logits, mg.tensor([0, 1, 0, 1]))
     g = graph(loss, params=model)
-    dtypes = {n.dtype for n in g.nodes if n.name == "Linear"}
+    layers = [n for n in g.nodes if n.name == "AutocastLinear"]  # autocast's form of Linear
+    assert len(layers) == 2
+    dtypes = {n.dtype for n in layers}
     assert dtypes == {str(logits.dtype).replace("minigenesis.", "")} == {"bfloat16"}
     assert loss.dtype == mg.float32 and g.nodes[0].dtype == "float32"
     legend = [t.get_text() for t in g.draw().legends[0].get_texts()]
