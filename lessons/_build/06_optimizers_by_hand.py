@@ -213,7 +213,7 @@ nn.functional.mse_loss(model(x), y).backward()
 opt.step()
 state = opt.state_dict()
 first = state["state"][0]
-print("per-parameter state:", {k: getattr(v, "shape", v) for k, v in first.items()})
+print("per-parameter state:", {k: tuple(v.shape) if v.ndim else v.item() for k, v in first.items()})
 print("param_groups[0]:", {k: v for k, v in state["param_groups"][0].items() if k != "params"})
 print(inspect.signature(mg.optim.AdamW))
 

@@ -6,7 +6,14 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..backend import Array, get_array_module
-from .optimizer import Optimizer, _check_non_negative, _decayed_grad, _zeros_like_param
+from .optimizer import (
+    Optimizer,
+    _check_non_negative,
+    _count_step,
+    _decayed_grad,
+    _scalar_state,
+    _zeros_like_param,
+)
 
 
 class Adadelta(Optimizer):
@@ -65,10 +72,10 @@ class Adadelta(Optimizer):
             for p in self._params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:
-                    state["step"] = 0
+                    state["step"] = _scalar_state()
                     state["square_avg"] = _zeros_like_param(p)
                     state["acc_delta"] = _zeros_like_param(p)
-                state["step"] += 1
+                _count_step(state)
                 adadelta_update(
                     p._data,
                     p.grad._data,

@@ -8,7 +8,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..backend import Array, get_array_module
-from .optimizer import Optimizer, _check_non_negative, _decayed_grad
+from .optimizer import Optimizer, _check_non_negative, _count_step, _decayed_grad, _scalar_state
 
 
 class Adagrad(Optimizer):
@@ -67,7 +67,7 @@ class Adagrad(Optimizer):
         if len(state) == 0:
             xp = get_array_module(p._data)
             init = self.defaults["initial_accumulator_value"]
-            state["step"] = 0
+            state["step"] = _scalar_state()
             state["sum"] = Tensor._make(xp.full_like(p._data, init), False)
         return state
 
@@ -77,12 +77,12 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             for p in self._params_with_grad(group):
                 state = self._init_state(p)  # a group added later gets its state here
-                state["step"] += 1
+                step = _count_step(state)
                 adagrad_update(
                     p._data,
                     p.grad._data,
                     state["sum"]._data,
-                    step=state["step"],
+                    step=step,
                     lr=group["lr"],
                     lr_decay=group["lr_decay"],
                     eps=group["eps"],

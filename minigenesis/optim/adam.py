@@ -14,7 +14,14 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..backend import Array, get_array_module
-from .optimizer import Optimizer, _check_non_negative, _zeros_like_param, lerp_
+from .optimizer import (
+    Optimizer,
+    _check_non_negative,
+    _count_step,
+    _scalar_state,
+    _zeros_like_param,
+    lerp_,
+)
 
 
 class Adam(Optimizer):
@@ -83,12 +90,12 @@ class Adam(Optimizer):
             for p in self._params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:  # lazy: buffers appear on the first step with a gradient
-                    state["step"] = 0
+                    state["step"] = _scalar_state()
                     state["exp_avg"] = _zeros_like_param(p)
                     state["exp_avg_sq"] = _zeros_like_param(p)
                     if amsgrad:
                         state["max_exp_avg_sq"] = _zeros_like_param(p)
-                state["step"] += 1
+                step = _count_step(state)
                 max_sq = state.get("max_exp_avg_sq") if amsgrad else None
                 adam_update(
                     p._data,
@@ -96,7 +103,7 @@ class Adam(Optimizer):
                     state["exp_avg"]._data,
                     state["exp_avg_sq"]._data,
                     None if max_sq is None else max_sq._data,
-                    step=state["step"],
+                    step=step,
                     lr=group["lr"],
                     beta1=beta1,
                     beta2=beta2,

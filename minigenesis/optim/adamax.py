@@ -10,7 +10,9 @@ from .optimizer import (
     Optimizer,
     _check_betas,
     _check_non_negative,
+    _count_step,
     _decayed_grad,
+    _scalar_state,
     _zeros_like_param,
     lerp_,
 )
@@ -69,16 +71,16 @@ class Adamax(Optimizer):
             for p in self._params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:
-                    state["step"] = 0
+                    state["step"] = _scalar_state()
                     state["exp_avg"] = _zeros_like_param(p)
                     state["exp_inf"] = _zeros_like_param(p)
-                state["step"] += 1
+                step = _count_step(state)
                 adamax_update(
                     p._data,
                     p.grad._data,
                     state["exp_avg"]._data,
                     state["exp_inf"]._data,
-                    step=state["step"],
+                    step=step,
                     lr=group["lr"],
                     beta1=beta1,
                     beta2=beta2,

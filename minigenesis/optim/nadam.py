@@ -8,7 +8,15 @@ from typing import Any
 import numpy as np
 
 from ..backend import Array, get_array_module
-from .optimizer import Optimizer, _check_betas, _check_non_negative, _zeros_like_param, lerp_
+from .optimizer import (
+    Optimizer,
+    _check_betas,
+    _check_non_negative,
+    _count_step,
+    _scalar_state,
+    _zeros_like_param,
+    lerp_,
+)
 
 
 class NAdam(Optimizer):
@@ -30,7 +38,7 @@ class NAdam(Optimizer):
     The second line is the Nesterov look-ahead: the momentum term uses next step's ``mu``. As in
     PyTorch, ``mu_product`` is kept in float32 whatever the parameter's dtype (there it is a
     float32 scalar tensor), so the product is rounded to float32 at every step. State per
-    parameter: ``step``, ``mu_product`` (a float), ``exp_avg``, ``exp_avg_sq``.
+    parameter: ``step``, ``mu_product`` (a 0-d float32 tensor), ``exp_avg``, ``exp_avg_sq``.
     """
 
     def __init__(
@@ -75,18 +83,18 @@ class NAdam(Optimizer):
             for p in self._params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:
-                    state["step"] = 0
-                    state["mu_product"] = 1.0
+                    state["step"] = _scalar_state()
+                    state["mu_product"] = _scalar_state(1.0)
                     state["exp_avg"] = _zeros_like_param(p)
                     state["exp_avg_sq"] = _zeros_like_param(p)
-                state["step"] += 1
-                state["mu_product"] = nadam_update(
+                step = _count_step(state)
+                state["mu_product"]._data[...] = nadam_update(
                     p._data,
                     p.grad._data,
                     state["exp_avg"]._data,
                     state["exp_avg_sq"]._data,
-                    step=state["step"],
-                    mu_product=state["mu_product"],
+                    step=step,
+                    mu_product=float(state["mu_product"]._data),
                     lr=group["lr"],
                     beta1=beta1,
                     beta2=beta2,

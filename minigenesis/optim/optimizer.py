@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable
 from itertools import chain
 from typing import Any
 
+import numpy as np
+
 from .._compat import record_step_calls
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
@@ -59,6 +61,22 @@ def _check_betas(betas: Any) -> tuple[float, float]:
 def _zeros_like_param(param: Any) -> Tensor:
     """A state buffer for ``param``: zeros of its shape, dtype and device, outside any graph."""
     return Tensor._make(get_array_module(param._data).zeros_like(param._data), False)
+
+
+def _scalar_state(value: float = 0.0) -> Tensor:
+    """A fresh ``state["step"]`` (or NAdam's ``mu_product``): a 0-d float32 tensor on the CPU, as
+    PyTorch keeps these scalars (so a state_dict holds what PyTorch's holds, and an fp16 model never
+    rounds its count)."""
+    return Tensor._make(np.asarray(value, dtype=np.float32), False)
+
+
+def _count_step(state: dict[str, Any]) -> int:
+    """Add one to ``state["step"]`` in place; return the new count for the update's formulas."""
+    step = state["step"]
+    if not isinstance(step, Tensor):  # a state_dict saved while counts were plain numbers
+        step = state["step"] = _scalar_state(step)
+    step._data += 1
+    return int(step._data)
 
 
 def _decayed_grad(param: Any, grad: Any, weight_decay: float, maximize: bool) -> Any:
@@ -312,15 +330,22 @@ class Optimizer:
 def _cast_state(param: Tensor, key: str, value: Any) -> Any:
     """A copy of one state entry on the parameter's device, floating tensors in its dtype.
 
-    ``step`` counters are left alone (PyTorch keeps them in float32 on the CPU whatever the
-    parameter's dtype, so an fp16 model does not round its step count).
+    ``step`` counters (and NAdam's ``mu_product``) stay 0-d float32 tensors (PyTorch keeps them in
+    float32 on the CPU whatever the parameter's dtype, so an fp16 model does not round its step
+    count); a plain number there, from an older state_dict, becomes one.
     """
+    if key in ("step", "mu_product") and isinstance(value, (int, float)):  # an older state_dict
+        return _scalar_state(value)
     if isinstance(value, Tensor):
         arr = value._data
         dev = device_of(param._data)
         if device_of(arr) != dev:
             arr = to_device(arr, dev)
-        if key != "step" and arr.dtype.kind in "fV" and arr.dtype != param._data.dtype:
+        if (
+            key not in ("step", "mu_product")
+            and arr.dtype.kind in "fV"
+            and arr.dtype != param._data.dtype
+        ):
             arr = arr.astype(param._data.dtype)
         elif arr is value._data:
             arr = arr.copy()

@@ -7,7 +7,15 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..backend import Array, get_array_module
-from .optimizer import Optimizer, _check_betas, _check_non_negative, _zeros_like_param, lerp_
+from .optimizer import (
+    Optimizer,
+    _check_betas,
+    _check_non_negative,
+    _count_step,
+    _scalar_state,
+    _zeros_like_param,
+    lerp_,
+)
 
 
 class RAdam(Optimizer):
@@ -71,16 +79,16 @@ class RAdam(Optimizer):
             for p in self._params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:
-                    state["step"] = 0
+                    state["step"] = _scalar_state()
                     state["exp_avg"] = _zeros_like_param(p)
                     state["exp_avg_sq"] = _zeros_like_param(p)
-                state["step"] += 1
+                step = _count_step(state)
                 radam_update(
                     p._data,
                     p.grad._data,
                     state["exp_avg"]._data,
                     state["exp_avg_sq"]._data,
-                    step=state["step"],
+                    step=step,
                     lr=group["lr"],
                     beta1=beta1,
                     beta2=beta2,

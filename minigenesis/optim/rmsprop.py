@@ -6,7 +6,14 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..backend import Array, get_array_module
-from .optimizer import Optimizer, _check_non_negative, _zeros_like_param, lerp_
+from .optimizer import (
+    Optimizer,
+    _check_non_negative,
+    _count_step,
+    _scalar_state,
+    _zeros_like_param,
+    lerp_,
+)
 
 
 class RMSprop(Optimizer):
@@ -64,13 +71,13 @@ class RMSprop(Optimizer):
             for p in self._params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:
-                    state["step"] = 0
+                    state["step"] = _scalar_state()
                     state["square_avg"] = _zeros_like_param(p)
                     if momentum > 0:
                         state["momentum_buffer"] = _zeros_like_param(p)
                     if centered:
                         state["grad_avg"] = _zeros_like_param(p)
-                state["step"] += 1
+                _count_step(state)
                 buf = state.get("momentum_buffer") if momentum > 0 else None
                 grad_avg = state.get("grad_avg") if centered else None
                 rmsprop_update(

@@ -265,6 +265,55 @@ def test_load_state_dict_casts_to_each_parameter_dtype_and_copies():
     assert opt64.param_groups[0]["lr"] == 1e-3 and opt64.param_groups[0]["params"] == [w64]
 
 
+@pytest.mark.parametrize("cls", [mg.optim.Adam, mg.optim.RMSprop, mg.optim.Adagrad, mg.optim.NAdam])
+def test_step_counts_are_float32_scalar_tensors_as_in_pytorch(cls):
+    w = mg.randn(3, requires_grad=True)
+    opt = cls([w], lr=0.01)
+    for _ in range(3):
+        quadratic_step(opt, [w])
+    step = opt.state_dict()["state"][0]["step"]
+    assert isinstance(step, mg.Tensor) and step.dtype == mg.float32 and step.shape == ()
+    assert step.item() == 3.0 and not step.requires_grad
+
+
+def test_optimizer_state_holds_the_same_kinds_of_values_as_pytorchs():
+    torch = pytest.importorskip("torch")
+    for name in ("Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam"):
+        ours, theirs = mg.tensor([1.0, 2.0], requires_grad=True), torch.tensor([1.0, 2.0])
+        theirs.requires_grad_(True)
+        opts = [getattr(mg.optim, name)([ours]), getattr(torch.optim, name)([theirs])]
+        for opt, p in zip(opts, (ours, theirs)):
+            (p * p).sum().backward()
+            opt.step()
+        got, want = (opt.state_dict()["state"][0] for opt in opts)
+        assert set(got) == set(want), name
+        for key in want:
+            if isinstance(want[key], torch.Tensor):
+                assert isinstance(got[key], mg.Tensor), (name, key)
+                assert (got[key].shape, str(got[key].dtype).split(".")[-1]) == (
+                    tuple(want[key].shape),
+                    str(want[key].dtype).split(".")[-1],
+                ), (name, key)
+
+
+def test_a_state_dict_counting_steps_in_plain_numbers_still_loads_and_trains_on():
+    def run(steps: int, reload_after: int | None = None) -> np.ndarray:
+        w = mg.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        opt = mg.optim.Adam([w], lr=0.1)
+        for k in range(steps):
+            if k == reload_after:
+                sd = opt.state_dict()
+                sd["state"][0]["step"] = int(sd["state"][0]["step"].item())  # the older layout
+                opt = mg.optim.Adam([w], lr=0.1)
+                opt.load_state_dict(sd)
+                assert isinstance(opt.state[w]["step"], mg.Tensor)
+            quadratic_step(opt, [w])
+        return w.detach().numpy()
+
+    # Adam's bias correction depends on the count: resuming from the old layout must not reset it
+    np.testing.assert_array_equal(run(6, reload_after=3), run(6))
+
+
 def test_load_state_dict_rejects_mismatched_groups():
     w = mg.zeros(2, requires_grad=True)
     opt = mg.optim.SGD([w], lr=0.1)
@@ -296,9 +345,11 @@ def test_low_precision_parameters_keep_their_dtype(cls, dtype):
     for _ in range(3):
         quadratic_step(opt, [w])
     assert w.dtype == dtype
-    for value in opt.state[w].values():
-        if isinstance(value, mg.Tensor):
-            assert value.dtype == dtype
+    for key, value in opt.state[w].items():
+        if isinstance(
+            value, mg.Tensor
+        ):  # step counts are float32 whatever the parameter, as in PyTorch
+            assert value.dtype == (mg.float32 if key == "step" else dtype)
     assert np.all(np.isfinite(w.detach().float().numpy()))
 
 

@@ -593,8 +593,11 @@ def test_a_file_written_before_the_loader_changed_still_loads():
     path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "checkpoint_v1.mgck")
     with open(path, "rb") as f:
         assert b"minigenesis.tensor" in f.read()  # the name tensors had before _tensor.py
-    _same(mg.load(path), build())
-    _same(mg.load(path, weights_only=False), build())  # the trusted loader reads it too
+    expected = build()
+    for state in expected["optimizer"]["state"].values():
+        state["step"] = int(state["step"])  # optimizers of that time counted steps in plain ints
+    _same(mg.load(path), expected)
+    _same(mg.load(path, weights_only=False), expected)  # the trusted loader reads it too
 
 
 def test_tensors_are_saved_under_the_rebuild_name_that_stays(tmp_path):
