@@ -65,8 +65,8 @@ def _zeros_like_param(param: Any) -> Tensor:
 
 def _scalar_state(value: float = 0.0) -> Tensor:
     """A fresh ``state["step"]`` (or NAdam's ``mu_product``): a 0-d float32 tensor on the CPU, as
-    PyTorch keeps these scalars (so a state_dict holds what PyTorch's holds, and an fp16 model never
-    rounds its count)."""
+    PyTorch keeps these scalars whatever the parameter's dtype and device (so a state_dict holds
+    what PyTorch's holds, and an fp16 model never rounds its count)."""
     return Tensor._make(np.asarray(value, dtype=np.float32), False)
 
 
@@ -330,12 +330,13 @@ class Optimizer:
 def _cast_state(param: Tensor, key: str, value: Any) -> Any:
     """A copy of one state entry on the parameter's device, floating tensors in its dtype.
 
-    ``step`` counters (and NAdam's ``mu_product``) stay 0-d float32 tensors (PyTorch keeps them in
-    float32 on the CPU whatever the parameter's dtype, so an fp16 model does not round its step
-    count); a plain number there, from an older state_dict, becomes one.
+    ``step`` counters (and NAdam's ``mu_product``) stay 0-d float32 tensors on the CPU, as PyTorch
+    keeps them whatever the parameter's dtype and device (an fp16 model does not round its step
+    count, and reading the count never waits for the GPU); a plain number there, from an older
+    state_dict, becomes one.
     """
-    if key in ("step", "mu_product") and isinstance(value, (int, float)):  # an older state_dict
-        return _scalar_state(value)
+    if key in ("step", "mu_product") and isinstance(value, (int, float, Tensor)):
+        return _scalar_state(float(value))
     if isinstance(value, Tensor):
         arr = value._data
         dev = device_of(param._data)
