@@ -2,8 +2,8 @@
 the ``index_*`` family on whole slices, masks and conditions (where, masked_select, nonzero).
 
 Every differentiable name composes ops that already have a backward (``ops/indexing.py``'s
-GetItem / IndexPut / MaskedFill, ``ops/sorting.py``'s gather and its scatter-add), so each gradient
-follows from theirs:
+GetItem / IndexPut / MaskedFill; ``ops/gather_scatter.py``'s gather, its scatter-add and
+scatter_reduce), so each gradient follows from theirs:
 
     scatter(x, d, idx, src):     out = x with out[.., idx[.., j, ..], ..] = src[.., j, ..]
         dL/dx = dL/dout with zeros at the written places;  dL/dsrc = gather(dL/dout, d, idx)
@@ -23,8 +23,8 @@ from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .inplace import track_view
+from .ops import gather_scatter as GS
 from .ops import indexing as I
-from .ops import sorting as SO
 from .ops.indexing import check_index_range
 from .promotion import alpha_scaled
 from .promotion import where as _where
@@ -162,7 +162,7 @@ class TensorIndexing:
     # ----------------------------------------- along one dim, by an index tensor (gather, scatter)
     def gather(self, dim: int, index, *, sparse_grad: bool = False):
         """out[i][j] = self[index[i][j]][j] (dim 0), out[i][j] = self[i][index[i][j]] (dim 1)."""
-        return SO.gather(self, dim, index)
+        return GS.gather(self, dim, index)
 
     def take_along_dim(self, indices, dim=None):
         """gather with indices broadcast against x (except along dim); without dim, over the
@@ -224,10 +224,10 @@ class TensorIndexing:
     def scatter_reduce(self, dim: int, index, src, reduce: str, *, include_self: bool = True):
         """A copy of x with each src value folded into the place index names along dim by
         ``reduce`` ("sum", "prod", "mean", "amax", "amin"); include_self=False leaves x's own
-        value out of the places that receive values. Gradients: see ops/sorting.ScatterReduce."""
+        value out of the places that receive values (gradients: ops/gather_scatter.py)."""
         if not isinstance(src, TensorBase):
             raise TypeError(f"scatter_reduce: src must be a Tensor, got {type(src).__name__}")
-        if reduce not in SO.SCATTER_REDUCTIONS:
+        if reduce not in GS.SCATTER_REDUCTIONS:
             raise RuntimeError(
                 f"scatter_reduce: reduce must be one of 'sum', 'prod', 'mean', 'amax', 'amin', "
                 f"got {reduce!r}"
@@ -253,7 +253,7 @@ class TensorIndexing:
             )
             return one.reshape(())
         _, part = _scatter_where(self, d, index, src, name)
-        fold = SO.ScatterReduce
+        fold = GS.ScatterReduce
         return fold.apply(self, part, index._data, d, reduce, include_self, differentiable)
 
     def scatter_add(self, dim: int, index, src):
@@ -265,7 +265,7 @@ class TensorIndexing:
             one = self.reshape(1).scatter_add(0, index.reshape(1), src.reshape(1))
             return one.reshape(())
         _, part = _scatter_where(self, d, index, src, "scatter_add")
-        return self + SO.ScatterAlongDim.apply(part, index._data, d, self.shape, False)
+        return self + GS.ScatterAlongDim.apply(part, index._data, d, self.shape, False)
 
     def scatter_add_(self, dim: int, index, src):
         return self._inplace(lambda x, s: x.scatter_add(dim, index, s), src)

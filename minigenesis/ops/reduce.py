@@ -12,7 +12,7 @@ from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
 from .elementwise import Where, select_grad
-from .sorting import ScatterAlongDim
+from .gather_scatter import ScatterAlongDim
 
 
 def _kept_shape(shape: tuple, axis: tuple | None) -> tuple:
