@@ -110,12 +110,12 @@ def _fold_at(xp, reduce: str, out, where, values) -> None:
         getattr(xp, name).at(out, where, values)
     elif name == "add":
         cupyx_module().scatter_add(out, where, values)
-    elif name in ("maximum", "minimum"):
-        getattr(cupyx_module(), f"scatter_{name[:3]}")(out, where, values)
-    else:  # CuPy has no unbuffered multiply: fold on the host
+    else:
+        # CuPy has no unbuffered multiply, and its scatter_max / scatter_min lose float64's
+        # precision (seen with CuPy 14 on an H200): fold on the host, exactly
         host = to_numpy(out)
         hxp = get_array_module(host)
-        hxp.multiply.at(host, tuple(to_numpy(w) for w in where), to_numpy(values))
+        getattr(hxp, name).at(host, tuple(to_numpy(w) for w in where), to_numpy(values))
         out[...] = xp.asarray(host)
 
 

@@ -7,6 +7,8 @@ Backward re-inserts the reduced dims (when keepdim=False) and broadcasts the gra
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..autocast_policy import FLOAT32
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
@@ -367,6 +369,21 @@ class Cumprod(Op):
         return type(gy)._make(xp.moveaxis(out, -1, d), False), None
 
 
+def _running(fn, a, axis: int):
+    """fn.accumulate(a, axis) for fn = maximum / minimum. CuPy has no accumulate for these, so
+    there it is a scan in log2(n) steps: after the step of width w, each place holds fn over
+    the 2w places up to it (NaN propagates, as in fn)."""
+    xp = get_array_module(a)
+    if xp is np:
+        return fn.accumulate(a, axis=axis)
+    out = xp.moveaxis(a, axis, 0).copy()
+    width = 1
+    while width < out.shape[0]:
+        out[width:] = fn(out[width:], out[:-width])
+        width *= 2
+    return xp.moveaxis(out, 0, axis)
+
+
 class CumMax(Op):
     """(values, indices): values_i = max_{j <= i} x_j along ``dim``, indices_i = the last j <= i
     where x_j is that maximum (PyTorch's choice among ties; a NaN is the maximum from where it
@@ -378,13 +395,13 @@ class CumMax(Op):
     @staticmethod
     def forward(ctx, x, dim):
         xp = get_array_module(x)
-        running = (xp.maximum if ctx.sign > 0 else xp.minimum).accumulate(x, axis=dim)
+        running = _running(xp.maximum if ctx.sign > 0 else xp.minimum, x, dim)
         hit = x == running  # x_j is the running extreme at j (a new one, or a tie)
         if x.dtype.kind in "fV":
             hit |= xp.isnan(x)
         shape = [-1 if e == dim else 1 for e in range(x.ndim)]
         at = xp.where(hit, xp.arange(x.shape[dim]).reshape(shape), 0)
-        idx = xp.maximum.accumulate(at, axis=dim).astype(xp.int64, copy=False)
+        idx = _running(xp.maximum, at, dim).astype(xp.int64, copy=False)
         ctx.idx, ctx.dim, ctx.shape = idx, dim, x.shape
         return running.astype(x.dtype, copy=False), idx
 

@@ -44,6 +44,10 @@ GPU_TEST_FILES = [
     "tests/amp/test_grad_scaler.py",
     "tests/distributed/test_gpu_paths.py",
     "tests/viz/test_graph.py",
+    "tests/core/test_scatter_reduce.py",
+    "tests/core/test_cumulative_extremes.py",
+    "tests/core/test_unique_histc_repeat.py",
+    "tests/core/test_random_draws.py",
 ]
 
 

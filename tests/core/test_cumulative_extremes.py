@@ -84,3 +84,18 @@ def test_matches_torch(case, name):
         (v * mg.tensor(weights)).sum().backward()
         (tv * torch.tensor(weights)).sum().backward()
         np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_on_each_device_matches_the_cpu(device, name):
+    a = CASES[2]  # ties
+    x = mg.tensor(a, device=device, requires_grad=True)
+    values, indices = getattr(x, name)(1)
+    values.sum().backward()
+    ref_v, ref_i = reference(a, 1, name == "cummax")
+    np.testing.assert_array_equal(values.cpu().detach().numpy(), ref_v)
+    np.testing.assert_array_equal(indices.cpu().numpy(), ref_i)
+    counts = np.zeros_like(a)
+    np.put_along_axis(counts, ref_i, 0, axis=1)  # every index that receives a gradient
+    assert set(np.flatnonzero(x.grad.cpu().numpy())) <= set(np.flatnonzero(counts == 0))
+    assert x.grad.cpu().numpy().sum() == a.size

@@ -155,3 +155,19 @@ def test_errors_and_zero_gradients_match_torch():
     m = mg.zeros(3, requires_grad=True)
     mg.normal(m, 1.0).sum().backward()
     assert m.grad.tolist() == mean.grad.tolist()
+
+
+def test_draws_on_each_device_have_their_support_and_mean(device):
+    n = 4000
+    checks = [
+        (mg.empty(n, device=device).exponential_(2.0), 0.5, 0.25),
+        (mg.empty(n, device=device).geometric_(0.5), 2.0, 2.0),
+        (mg.bernoulli(mg.full((n,), 0.25, device=device)), 0.25, 0.1875),
+        (mg.poisson(mg.full((n,), 3.0, device=device)), 3.0, 3.0),
+        (mg.normal(mg.full((n,), 1.0, device=device), 2.0), 1.0, 4.0),
+    ]
+    for draws, mean, var in checks:
+        assert draws.device.type == device
+        assert_mean(draws.cpu().numpy().mean(), mean, var, n)
+    ints = mg.empty(n, device=device).random_(2, 5).cpu().numpy()
+    assert set(np.unique(ints)) == {2.0, 3.0, 4.0}

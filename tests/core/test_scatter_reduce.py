@@ -179,3 +179,17 @@ def test_scatter_with_reduce_matches_torch():
         value = mg.tensor(SELF[:, :4]).scatter(1, mg.tensor(i), 1.5, reduce=reduce)
         tvalue = torch.tensor(SELF[:, :4]).scatter(1, torch.tensor(i), 1.5, reduce=reduce)
         np.testing.assert_allclose(value.numpy(), tvalue.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("reduce", REDUCTIONS)
+def test_scatter_reduce_on_each_device_matches_the_cpu(device, reduce):
+    grads = []
+    for dev in ("cpu", device):
+        x = mg.tensor(SELF, device=dev, requires_grad=True)
+        src = mg.tensor(SRC, device=dev, requires_grad=True)
+        out = x.scatter_reduce(1, mg.tensor(INDEX, device=dev), src, reduce, include_self=False)
+        out.sum().backward()
+        assert out.device.type == dev
+        grads.append([t.cpu().detach().numpy() for t in (out, x.grad, src.grad)])
+    for a, b in zip(*grads, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12)

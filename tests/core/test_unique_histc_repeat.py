@@ -111,3 +111,19 @@ def test_repeat_interleave_matches_torch():
     np.testing.assert_array_equal(
         mg.repeat_interleave(mg.tensor(r)).numpy(), torch.repeat_interleave(torch.tensor(r)).numpy()
     )
+
+
+def test_on_each_device_matches_the_cpu(device):
+    a = ROWS.astype(np.float32)
+    on = mg.tensor(a, device=device)
+    for m, c in zip(
+        on.unique(dim=0, return_inverse=True, return_counts=True),
+        mg.tensor(a).unique(dim=0, return_inverse=True, return_counts=True),
+        strict=True,
+    ):
+        np.testing.assert_array_equal(m.cpu().numpy(), c.numpy())
+    np.testing.assert_array_equal(on.histc(4).cpu().numpy(), mg.tensor(a).histc(4).numpy())
+    counts = [2, 0, 1, 1, 3]
+    out = on.repeat_interleave(mg.tensor(counts, device=device), dim=0)
+    np.testing.assert_array_equal(out.cpu().numpy(), np.repeat(a, counts, axis=0))
+    assert mg.repeat_interleave(mg.tensor([1, 2], device=device)).cpu().tolist() == [0, 1, 1]

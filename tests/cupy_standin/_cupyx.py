@@ -1,4 +1,5 @@
-"""``cupyx`` of the stand-in: ``scatter_add`` and ``scipy.special.erf``."""
+"""``cupyx`` of the stand-in: ``scatter_add`` / ``scatter_max`` / ``scatter_min`` and
+``scipy.special.erf``."""
 
 from __future__ import annotations
 
@@ -12,6 +13,16 @@ from . import _unwrap, _wrap
 def scatter_add(a, slices, value) -> None:
     """``a[slices] += value`` with repeated indices accumulated (CuPy's unbuffered add)."""
     np.add.at(_unwrap(a), _unwrap(slices, host_ok=True), _unwrap(value))
+
+
+def scatter_max(a, slices, value) -> None:
+    """``a[slices] = max(a[slices], value)``, every value of a repeated index taken (unbuffered)."""
+    np.maximum.at(_unwrap(a), _unwrap(slices, host_ok=True), _unwrap(value))
+
+
+def scatter_min(a, slices, value) -> None:
+    """``a[slices] = min(a[slices], value)``, every value of a repeated index taken (unbuffered)."""
+    np.minimum.at(_unwrap(a), _unwrap(slices, host_ok=True), _unwrap(value))
 
 
 def _erf(x):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _NAMES, _wrap
+from . import _NAMES, _unwrap, _wrap
 
 _GENERATOR_METHODS = frozenset(_NAMES["random_Generator"])
 
@@ -67,6 +67,15 @@ class Generator:
 
     def uniform(self, low=0.0, high=1.0, size=None, dtype=np.float64):
         return self._draw(lambda g: g.uniform(low, high, size).astype(dtype))
+
+    def standard_exponential(self, size=None, dtype=np.float64, method="inv", out=None):
+        return self._draw(lambda g: g.standard_exponential(size, dtype=dtype))
+
+    def geometric(self, p, size=None):
+        return self._draw(lambda g: g.geometric(p, size))
+
+    def poisson(self, lam=1.0, size=None):
+        return self._draw(lambda g: g.poisson(_unwrap(lam), size))
 
     def __getattr__(self, name: str):
         if name in _GENERATOR_METHODS:
