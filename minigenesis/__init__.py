@@ -178,9 +178,17 @@ from .functions import (
     var,
     where,
 )
-from .random import Generator, get_rng_state, initial_seed, manual_seed, set_rng_state
+from .random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    set_rng_state,
+)
 from .size import Size
 from ._tensor import Tensor
+from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: E402
 from .functions import (  # noqa: E402  (shape and index names: roll, scatter, diag ...)
     addmm,
     baddbmm,

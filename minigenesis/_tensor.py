@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as _dt
+from ._tensor_str import tensor_repr
 from .autograd.engine import run_backward, seed_grads
 from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
@@ -338,25 +339,8 @@ class Tensor(
     __hash__ = object.__hash__  # by identity, so tensors can key dicts (optimizer state)
 
     def __repr__(self) -> str:
-        host = to_numpy(self._data)
-        if host.dtype.kind == "V":
-            host = host.astype(np.float32)
-        body = np.array2string(host, separator=", ", precision=4, prefix="tensor(")
-        extras = []
-        if self.device.type != "cpu":
-            extras.append(f"device='{self.device}'")
-        default = _dt.get_default_dtype()
-        if (
-            self.dtype is not default
-            and self.dtype is not _dt.int64
-            and self.dtype is not _dt.bool_
-        ):
-            extras.append(f"dtype={self.dtype}")
-        if self.grad_fn is not None:
-            extras.append(f"grad_fn={self.grad_fn!r}")
-        elif self.requires_grad:
-            extras.append("requires_grad=True")
-        return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+        """``tensor([1., 2.], requires_grad=True)``, as PyTorch prints it (``_tensor_str.py``)."""
+        return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
         if self._data.size == 1 and spec:

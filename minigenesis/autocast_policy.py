@@ -73,7 +73,7 @@ def policy() -> dict[type, str]:
     while stack:
         cls = stack.pop()
         stack.extend(cls.__subclasses__())
-        if cls.autocast is not None:
+        if cls.autocast is not None and not cls._is_node_class:  # (not MulBackward0: Mul's node)
             table[cls] = cls.autocast
     return table
 

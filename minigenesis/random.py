@@ -13,22 +13,28 @@ import numpy as np
 
 from . import dtypes as _dt
 from .autograd.tensor_base import TensorBase
-from .backend import cupy_module, get_array_module, to_numpy
+from .backend import as_device, cupy_module, get_array_module, to_numpy
 
-_cpu_generator = np.random.Generator(np.random.PCG64(0))
 _cuda_generators: dict[int, Any] = {}
-_seed = 0
 
 
 class Generator:
-    """A private random stream (``DataLoader(generator=...)``, ``randperm(generator=...)``)."""
+    """A random stream: ``mg.default_generator`` (what ``mg.manual_seed`` seeds and returns) or a
+    private one (``DataLoader(generator=...)``, ``randperm(generator=...)``)."""
 
     def __init__(self, device: str = "cpu") -> None:
+        self.device = as_device(device)
+        self._seed = 0
         self._np = np.random.Generator(np.random.PCG64(0))
 
     def manual_seed(self, seed: int) -> Generator:
-        self._np = np.random.Generator(np.random.PCG64(_seed_bits(seed)))
+        self._seed = _seed_bits(seed)
+        self._np = np.random.Generator(np.random.PCG64(self._seed))
         return self
+
+    def initial_seed(self) -> int:
+        """The seed this stream was last seeded with."""
+        return self._seed
 
     def get_state(self):
         return _encode(self._np.bit_generator.state)
@@ -46,16 +52,19 @@ def _seed_bits(seed: Any) -> int:
     return seed % 2**64
 
 
-def manual_seed(seed: int) -> None:
-    """Seed every device's generator: the same seed gives the same numbers."""
-    global _cpu_generator, _seed
-    _seed = _seed_bits(seed)
-    _cpu_generator = np.random.Generator(np.random.PCG64(_seed))
+default_generator = Generator()  # the CPU stream every draw without a generator= uses
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seed every device's generator: the same seed gives the same numbers. Returns the CPU's
+    generator (``mg.default_generator``), as PyTorch does."""
+    default_generator.manual_seed(seed)
     _cuda_generators.clear()
+    return default_generator
 
 
 def initial_seed() -> int:
-    return _seed
+    return default_generator.initial_seed()
 
 
 def generator_for(xp: Any, generator: Generator | None = None) -> Any:
@@ -63,12 +72,12 @@ def generator_for(xp: Any, generator: Generator | None = None) -> Any:
     if generator is not None:
         return generator._np
     if xp is np:
-        return _cpu_generator
+        return default_generator._np
     cp = cupy_module()
     dev = cp.cuda.runtime.getDevice()
     gen = _cuda_generators.get(dev)
     if gen is None:
-        gen = _cuda_generators[dev] = cp.random.default_rng(_seed + dev)
+        gen = _cuda_generators[dev] = cp.random.default_rng(default_generator.initial_seed() + dev)
     return gen
 
 
@@ -86,14 +95,14 @@ def _decode(state) -> dict:
 
 def get_rng_state():
     """The CPU generator's state, as a uint8 tensor (picklable, checkpoint-safe)."""
-    return _encode(_cpu_generator.bit_generator.state)
+    return _encode(default_generator._np.bit_generator.state)
 
 
 def set_rng_state(state) -> None:
     """Restore a state from ``get_rng_state()``: the following draws repeat exactly."""
     try:
         decoded = _decode(state)
-        _cpu_generator.bit_generator.state = decoded
+        default_generator._np.bit_generator.state = decoded
     except (ValueError, TypeError, KeyError) as err:
         raise ValueError(f"set_rng_state: not a state from get_rng_state() ({err})") from None
 

@@ -130,7 +130,7 @@ class _Backward:
                 f"{len(node.next_edges)} arguments"
             )
         if self.anomaly:
-            _check_finite(node.name + "Backward", "backward", enumerate(in_grads))
+            _check_finite(type(node).__name__, "backward", enumerate(in_grads))
         for edge, g in zip(node.next_edges, in_grads):
             if edge is not None:
                 self.send(edge, g)
@@ -142,7 +142,7 @@ class _Backward:
         pending = list(node.next_edges)  # the edges no gradient was yielded for yet
         for i, g in in_grads:
             if self.anomaly:
-                _check_finite(node.name + "Backward", "backward", [(i, g)])
+                _check_finite(type(node).__name__, "backward", [(i, g)])
             if pending[i] is not None:
                 self.send(pending[i], g)
                 pending[i] = None

@@ -23,11 +23,13 @@ Tensors are known here as :class:`TensorBase` (``tensor_base.py`` says why).
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 from ..backend import get_array_module
 from .accumulate_grad import accumulate_grad_node
 from .grad_mode import no_grad, state
+from .node_names import listed_arguments, node_name
 from .tensor_base import TensorBase
 
 _FLOAT_KINDS = frozenset("fV")  # 'V' is how NumPy reports ml_dtypes' bfloat16
@@ -53,6 +55,24 @@ class Function:
     _saved: list | None = ()  # ... as records (see _saved_record); None once backward freed them
     _non_diff = None  # ids of the outputs marked non-differentiable
     _grad_hooks = None  # output_nr -> hooks (Tensor.register_hook / retain_grad on non-leaves)
+    # The class apply records a call with: a subclass named as PyTorch names the node
+    # (MulBackward0, node_names.py), made for each op class by __init_subclass__.
+    _node_class: type
+    _op: type  # the op class a node belongs to (Mul for a MulBackward0 node)
+    _is_node_class = False  # True on the classes __init_subclass__ makes
+
+    def __init_subclass__(cls, _node_of: type | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if _node_of is not None:  # this is the node class of op _node_of
+            return
+        cls._op = cls
+        name = node_name(cls, internal=cls._array_forward)
+        cls._node_class = types.new_class(
+            name,
+            (cls,),
+            {"_node_of": cls},
+            lambda ns: ns.update(__module__=cls.__module__, _is_node_class=True),
+        )
 
     # ------------------------------------------------------------------ the op author's interface
     @staticmethod
@@ -124,25 +144,29 @@ class Function:
 
     @property
     def name(self) -> str:
-        return type(self).__name__
+        """Our op's name (``"Mul"``); PyTorch's name for the node is ``type(self).__name__``
+        (``"MulBackward0"``)."""
+        return self._op.__name__
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__}Backward>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     @property
     def next_functions(self) -> tuple:
-        """Per forward argument, ``(node, output_nr)`` as PyTorch shows it: the node that made
-        the argument, an ``AccumulateGrad`` node for a leaf that requires grad, ``(None, 0)``
-        where no gradient flows. (PyTorch lists tensor arguments only; here a non-tensor
-        argument of the op, such as ``dim``, also shows as ``(None, 0)``.)"""
+        """Per input, ``(node, output_nr)`` as PyTorch shows it: the node that made the input,
+        an ``AccumulateGrad`` node for a leaf that requires grad, ``(None, 0)`` where no
+        gradient flows. The inputs are those PyTorch's node lists (``node_names.py``): not
+        arguments such as ``dim``, but always any argument a gradient flows to."""
         edges = getattr(self, "next_edges", None) or ()
+        listed = listed_arguments(self._op, internal=self._array_forward)
         return tuple(
             (None, 0)
             if edge is None
             else (accumulate_grad_node(edge[0]), 0)
             if isinstance(edge[0], TensorBase)
             else (edge[0], edge[1])
-            for edge in edges
+            for i, edge in enumerate(edges)
+            if listed is None or i in listed or edge is not None
         )
 
     def register_hook(self, output_nr: int, hook) -> None:
@@ -160,7 +184,7 @@ class Function:
         if setting is not None and cls.autocast is not None:  # amp: cast by the op's rule
             args = setting.cast(cls.autocast, args)
         modes = state.__dict__  # this thread's grad and anomaly modes (grad_mode.state says why)
-        node = cls()
+        node = cls._node_class()
         # Unwrap each Tensor to its array, and give each argument an edge: where its gradient
         # goes, or None when it wants none. The edges exist before forward runs, so forward can
         # ask needs_input_grad and save only what backward will need.

@@ -36,7 +36,7 @@ def _walk(*tensors):
 
 
 def _name(v, names):
-    return names.get(id(v), "tensor") if hasattr(v, "_data") else type(v).__name__
+    return names.get(id(v), "tensor") if hasattr(v, "_data") else v.name  # our op names
 
 
 def _expected(tensors, params):
