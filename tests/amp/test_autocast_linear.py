@@ -41,7 +41,7 @@ def test_forward_and_gradients_are_the_written_out_arithmetic(name):
     x = mg.tensor(x_np).to(dtype).requires_grad_()
     with mg.autocast(dtype=dtype):
         y = F.linear(x, w, b)
-    assert type(y.grad_fn) is L.AutocastLinear and y.dtype is dtype
+    assert isinstance(y.grad_fn, L.AutocastLinear) and y.dtype is dtype
     # forward: low-precision operands, float32 BLAS product plus bias, one rounding
     x32, w32, b32 = _r(x_np, low), _r(w.detach().numpy(), low), _r(b.detach().numpy(), low)
     expected = (np.matmul(x32.reshape(10, 12), w32.T) + b32).astype(low).reshape(2, 5, 7)
@@ -114,7 +114,7 @@ def test_cache_disabled_and_non_leaf_weights_still_compute_the_same():
         assert P.cache_size() == 0
     with mg.autocast():
         y = F.linear(x, w * 1.0, b)  # a computed weight: the plain Linear op on cast operands
-        assert type(y.grad_fn) is L.Linear
+        assert isinstance(y.grad_fn, L.Linear)
         assert np.array_equal(_bits(y.detach().numpy()), _bits(ref))
         frozen = F.linear(x, w.detach(), b.detach())  # no gradient wanted: still the fused op
         assert np.array_equal(_bits(frozen.numpy()), _bits(ref))
@@ -132,7 +132,7 @@ def test_second_derivatives_reach_the_weight():
         x = mg.tensor(x_np).bfloat16().requires_grad_()
         with mg.autocast():
             y = F.linear(x, w) if fused else L.Linear.apply(x, w.bfloat16(), None)
-        assert (type(y.grad_fn) is L.AutocastLinear) == fused
+        assert (isinstance(y.grad_fn, L.AutocastLinear)) == fused
         (gx,) = mg.autograd.grad(y.float().square().sum(), x, create_graph=True)
         gx.float().square().sum().backward()
         return w.grad.numpy()
