@@ -231,7 +231,8 @@ def test_exact_gelu_is_at_least_as_accurate_as_pytorchs_in_float32():
     # 1 + erf(x / sqrt 2) cancels (x < -1) off by up to ~2.6e-7 absolute: "within 1 ulp of
     # PyTorch" cannot hold there for any correct implementation. So both are measured against
     # the float64 truth: in ulps on [-1, 10], in absolute error range by range below -1; ours
-    # must be no worse than PyTorch's anywhere.
+    # must be no worse than PyTorch's anywhere. (Ours is evaluated in float32, NumPy's float32
+    # exp included, which alone errs by up to 2.3 ulp: 4 ulp at most.)
     torch = pytest.importorskip("torch")
     x = np.linspace(-10, 10, 400_001, dtype=np.float32)
     ours = F.gelu(mg.tensor(x)).numpy()
@@ -240,8 +241,57 @@ def test_exact_gelu_is_at_least_as_accurate_as_pytorchs_in_float32():
     truth = x64 * 0.5 * np.vectorize(math.erfc)(-x64 / math.sqrt(2))
     core = x >= -1
     ours_ulps = _ulps(ours[core], truth[core].astype(np.float32)).max()
-    assert ours_ulps <= 2
+    assert ours_ulps <= 4
     assert ours_ulps <= _ulps(theirs[core], truth[core].astype(np.float32)).max()
     for lo, hi in [(-10, -5), (-5, -3), (-3, -2), (-2, -1)]:
         m = (x >= lo) & (x < hi)
         assert np.abs(ours[m] - truth[m]).max() <= np.abs(theirs[m] - truth[m]).max(), (lo, hi)
+    tail = x < -1  # where PyTorch's float32 gelu is 0 or has lost digits, ours keeps them
+    assert (np.abs(ours[tail] - truth[tail]) / np.abs(truth[tail])).max() < 3e-6
+
+
+def _gelu_slope_truth(x64):
+    """d/dx x Phi(x) = Phi(x) + x phi(x), in float64."""
+    cdf = 0.5 * np.vectorize(math.erfc)(-x64 / math.sqrt(2))
+    return cdf + x64 * np.exp(-x64 * x64 / 2) / math.sqrt(2 * math.pi)
+
+
+def test_exact_gelu_gradient_in_float32_is_at_least_as_accurate_as_pytorchs():
+    torch = pytest.importorskip("torch")
+    x = np.linspace(-10, 10, 200_001, dtype=np.float32)
+    t = mg.tensor(x, requires_grad=True)
+    F.gelu(t).backward(mg.ones_like(t))
+    ours = t.grad.numpy()
+    theirs = np.concatenate(
+        [
+            torch.autograd.grad(torch.nn.functional.gelu(c).sum(), c)[0].numpy()
+            for c in (torch.from_numpy(c).requires_grad_() for c in np.array_split(x, 13))
+        ]
+    )
+    truth = _gelu_slope_truth(x.astype(np.float64))
+    assert np.abs(ours - truth).max() <= min(2e-7, np.abs(theirs - truth).max())
+    tail = x < -2  # the slope -x phi(x) (1 - ...) is tiny there: relative accuracy kept
+    assert (np.abs(ours[tail] - truth[tail]) / np.abs(truth[tail])).max() < 3e-6
+
+
+def test_exact_gelu_second_derivative_in_float32_matches_the_closed_form():
+    x = np.linspace(-6, 6, 241, dtype=np.float32)
+    t = mg.tensor(x, requires_grad=True)
+    (g,) = mg.autograd.grad(F.gelu(t).sum(), t, create_graph=True)
+    (h,) = mg.autograd.grad(g.sum(), t)
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(g.detach().numpy(), _gelu_slope_truth(x64), atol=2e-7)
+    curvature = (2 - x64 * x64) * np.exp(-x64 * x64 / 2) / math.sqrt(2 * math.pi)
+    np.testing.assert_allclose(h.numpy(), curvature, atol=2e-7)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_exact_gelu_of_infinities_nan_and_zeros_follows_pytorch(dtype):
+    torch = pytest.importorskip("torch")
+    x = np.array([np.inf, -np.inf, np.nan, 0.0, 30.0, -30.0, 3e38, -3e38], dtype=dtype)
+    t, tt = mg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    y, yt = F.gelu(t), torch.nn.functional.gelu(tt)
+    y.backward(mg.ones_like(y))
+    yt.backward(torch.ones_like(yt))
+    np.testing.assert_array_equal(y.detach().numpy(), yt.detach().numpy())
+    np.testing.assert_array_equal(t.grad.numpy(), tt.grad.numpy())
