@@ -26,7 +26,7 @@ from .._tensor import Tensor
 from ..backend import get_array_module
 from ..creation import empty, zeros
 from ..functions import cat
-from ..ops.attention import attention
+from ..ops.attention import SDPA, attention
 from . import functional as F
 from . import init
 from .linear import Linear
@@ -152,7 +152,11 @@ class MultiheadAttention(Module):
             mask = None if mask is None else F.pad(mask, (0, 1))
         causal = is_causal and attn_mask is None
         dropout_p = self.dropout if self.training else 0.0
-        out, weights = attention(q, k, v, mask, dropout_p, causal)
+        if need_weights or (mask is not None and mask.requires_grad):
+            out, weights = attention(q, k, v, mask, dropout_p, causal)
+        else:  # one fused op, which keeps no graph of the weights (ops/attention.py)
+            mask = None if mask is None else mask._data
+            out = SDPA.apply(q, k, v, mask, dropout_p, causal, 1.0 / math.sqrt(hd))
 
         out = out.permute(2, 0, 1, 3).reshape(L, N, E)  # heads side by side again
         out = self.out_proj(out)

@@ -447,3 +447,49 @@ def test_fused_sdpa_bfloat16_and_autocast_match_pytorch():
     for x, y in zip(ours, theirs):
         assert x.grad.dtype == mg.float32
         np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), atol=5e-2)
+
+
+def test_fused_sdpa_on_transposed_head_views_matches_pytorch():
+    # heads as a GPT makes them: (B, T, H, E) viewed as (B, H, T, E), not contiguous
+    torch = pytest.importorskip("torch")
+    B, T, H, E = 2, 7, 3, 4
+    data = [RNG.standard_normal((B, T, H, E)).astype(np.float32) for _ in range(4)]
+    ours = [mg.tensor(a, requires_grad=True) for a in data[:3]]
+    theirs = [torch.tensor(a, requires_grad=True) for a in data[:3]]
+    a = F.scaled_dot_product_attention(*(t.transpose(1, 2) for t in ours), is_causal=True)
+    b = torch.nn.functional.scaled_dot_product_attention(
+        *(t.transpose(1, 2) for t in theirs), is_causal=True
+    )
+    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), atol=1e-6)
+    a.backward(mg.tensor(data[3]).transpose(1, 2))
+    b.backward(torch.tensor(data[3]).transpose(1, 2))
+    for x, y in zip(ours, theirs):
+        np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), atol=1e-5)
+
+
+@pytest.mark.parametrize("is_causal", [False, True])
+def test_mha_without_weights_gives_the_same_output_and_gradients(is_causal):
+    # need_weights=False runs the fused op; need_weights=True the composed ops
+    mg.manual_seed(0)
+    mha = nn.MultiheadAttention(8, 2, batch_first=True, dtype=mg.float64)
+    x = RNG.standard_normal((3, 5, 8))
+    padding = mg.tensor(np.array([[False] * 5, [False] * 3 + [True] * 2, [False] * 5]))
+    causal = nn.Transformer.generate_square_subsequent_mask(5, dtype=mg.float64)
+    results = []
+    for need_weights in (False, True):
+        mha.zero_grad()
+        xt = t64(x, grad=True)
+        out, weights = mha(
+            xt,
+            xt,
+            xt,
+            key_padding_mask=padding,
+            need_weights=need_weights,
+            attn_mask=causal if is_causal else None,
+            is_causal=is_causal,
+        )
+        assert (weights is None) == (not need_weights)
+        out.sum().backward()
+        results.append([out.detach().numpy(), xt.grad.numpy(), mha.in_proj_weight.grad.numpy()])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)

@@ -82,6 +82,26 @@ def test_embedding_padding_idx_gets_no_gradient_and_starts_at_zero():
     assert gradcheck(lambda w: F.embedding(mg.tensor([0, 3, 0]), w, padding_idx=1), (t64(4, 2),))
 
 
+@pytest.mark.parametrize("padding_idx", [None, 2])
+def test_embedding_gradient_sums_repeated_rows_and_differentiates_again(padding_idx):
+    rng = np.random.default_rng(0)
+    idx = rng.integers(0, 7, (5, 9))
+    idx[0, :3] = 2  # a run of one index, and (with padding_idx=2) padding among the rows
+    w = t64(7, 4)
+    gy = mg.tensor(rng.standard_normal((5, 9, 4)), requires_grad=True)
+    (gw,) = mg.autograd.grad(F.embedding(mg.tensor(idx), w, padding_idx), w, gy, create_graph=True)
+    expected = np.zeros((7, 4))
+    np.add.at(expected, idx.ravel(), gy.detach().numpy().reshape(-1, 4))
+    if padding_idx is not None:
+        expected[padding_idx] = 0
+    np.testing.assert_allclose(gw.detach().numpy(), expected, rtol=1e-12)
+    # d/d gy of sum(g_W * R) = R[idx], zero on the padding rows (they never reach g_W)
+    r = rng.standard_normal((7, 4))
+    (gw * mg.tensor(r)).sum().backward()
+    picked = r[idx] * (idx != padding_idx)[..., None] if padding_idx is not None else r[idx]
+    np.testing.assert_allclose(gy.grad.numpy(), picked, rtol=1e-12)
+
+
 def test_embedding_errors_and_extras():
     emb = nn.Embedding(4, 2)
     with pytest.raises(IndexError, match=r"index 4 is out of bounds: expected values in \[0, 4\)"):
