@@ -1,7 +1,8 @@
 """GELU speed: the exact form (erf) against the tanh approximation, side by side in one run.
 
-The exact GELU needs erf, which NumPy lacks; minigenesis evaluates it with two short polynomials
-in float64 (``backend.erf``). This prints, for a float32 activation tensor of a transformer MLP's
+The exact GELU needs erf, which NumPy lacks; on float32 minigenesis writes the normal tail as
+e^(-x^2/2) times a rational function, in float32 (``ops/activation.py``; float64 goes through
+``backend.erf``). This prints, for a float32 activation tensor of a transformer MLP's
 size, the best time of each form (forward, and forward + backward) and their ratio; the target is
 exact <= 1.5x tanh. Both forms are timed interleaved, so machine noise hits both alike.
 
