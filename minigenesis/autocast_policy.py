@@ -33,11 +33,9 @@ the entry), and dropped when the outermost region exits.
 
 **Linear layers** (``F.linear``, so ``nn.Linear``) take one step more on the CPU: the cast of the
 weight and bias is folded into the layer's op (``ops/linear.py``, ``AutocastLinear``). The cache
-then keeps each parameter's values rounded to the low dtype as a float32 array
-(:func:`rounded_copy`), which is what the emulated matmul multiplies anyway, and the layer sends
-float32 gradients straight to the float32 parameters: no ``Cast`` node per weight, no second
-widening of the weight in backward, no rounding of a weight gradient that would be widened again
-at once.
+then keeps each parameter's values rounded to the low dtype as a bare array (:func:`rounded_copy`),
+and the layer sends float32 gradients straight to the float32 parameters: no ``Cast`` node per
+weight, and no rounding of a weight gradient that would be widened again at once.
 
 **Composite ops.** An op written as a Python function of several ops (``conv2d`` = im2col + matmul
 + bias add) is made one policy unit with the decorator :func:`autocast_function`: its tensor
@@ -173,17 +171,16 @@ def _cacheable(a: Any, setting: AutocastSetting) -> bool:
 
 
 def rounded_copy(a: Any, low: np.dtype, setting: AutocastSetting) -> Any:
-    """A float32 tensor's array rounded to ``low`` and widened back to float32: the values a
-    low-precision op sees, in the form NumPy's BLAS multiplies. No graph (the op that uses it
-    sends its gradient to ``a`` itself). Cached per region for a parameter, like the casts, and
-    keyed by its version: an optimizer step or an in-place edit under no_grad makes a new copy."""
+    """A float32 tensor's array rounded to ``low``, with no graph: the op that uses it sends its
+    gradient to ``a`` itself. Cached per region for a parameter, like the casts, and keyed by its
+    version: an optimizer step or an in-place edit under no_grad makes a new copy."""
     if not _cacheable(a, setting):
-        return a._data.astype(low).astype(np.float32)
+        return a._data.astype(low)
     hit = _regions.rounded.get(id(a))
     version = a._version
     if hit is not None and hit[0] is a and hit[1] == version:
         return hit[2]
-    out = a._data.astype(low).astype(np.float32)
+    out = a._data.astype(low)
     _regions.rounded[id(a)] = (a, version, out)  # keeping `a` keeps its id from being reused
     return out
 

@@ -80,25 +80,29 @@ def autocast_linear(x: Any, w: Any, b: Any) -> Any:
 class AutocastLinear(Op):
     """y = round(x W_r^T + b_r): PyTorch's autocast linear, with the casts of the float32 weight
     and bias folded in. x is already in the low dtype L (bfloat16 by default); W_r and b_r are W
-    and b rounded to L, given as float32 arrays (autocast's cache makes them once per step);
-    ``round`` rounds the float32 BLAS product to L once, as PyTorch's addmm does.
+    and b rounded to L (autocast's cache makes them once per step); the product is taken in
+    float32 (NumPy has no 2-byte BLAS) and ``round`` rounds it to L once, as PyTorch's addmm
+    does.
 
-    Backward, with g = dL/dy widened to float32 once and used for all three:
+    Backward, with g = dL/dy in float32:
         dL/dx = round(g W_r)           in L, like x;
         dL/dW = g^T x,  dL/db = sum of g over rows     in float32, for the float32 parameters.
     PyTorch's weight gradient is the same product rounded to L and cast straight back to float32
     (the weight's cast is a separate op there); the float32 value is that number before its
     rounding (they differ by at most half a unit in L's last place). Skipping the round trip saves
     two passes over every weight-sized gradient, the largest arrays of a small model's step.
+    Only 2-byte arrays are kept (x and W_r for backward, each only if a gradient needs it; W_r
+    and b_r in the cache): their float32 copies are made where they are used, and dropped at once.
     """
 
     @staticmethod
     def forward(ctx, x, w, b, w_low, b_low):
         # w and b are arguments for their gradient edges; the product uses their rounded copies
-        ctx.save_for_backward(x, w_low)
-        y = x.reshape(-1, x.shape[-1]).astype(np.float32) @ w_low.T
+        need_x, need_w = ctx.needs_input_grad[:2]
+        ctx.save_for_backward(x if need_w else None, w_low if need_x else None)
+        y = x.reshape(-1, x.shape[-1]).astype(np.float32) @ w_low.astype(np.float32).T
         if b_low is not None:
-            y += b_low
+            y += b_low.astype(np.float32)
         return y.astype(x.dtype).reshape(x.shape[:-1] + (w.shape[0],))
 
     @staticmethod
@@ -108,15 +112,15 @@ class AutocastLinear(Op):
         if state.grad_enabled:  # create_graph: the same formulas, written with ops that record
             yield from _autocast_linear_graph(ctx, gy, x, w_low, need_x, need_w, need_b)
             return
-        g = gy._data.reshape(-1, gy.shape[-1]).astype(np.float32)
+        g = gy._data.reshape(-1, gy.shape[-1])
         if need_w:  # the weight's gradient first: see Linear.backward
-            x2 = x._data.reshape(-1, x.shape[-1]).astype(np.float32)
-            yield 1, TensorBase._make(g.T @ x2)
+            x2 = x._data.reshape(-1, x.shape[-1])
+            yield 1, TensorBase._make(g.astype(np.float32).T @ x2.astype(np.float32))
         if need_b:
-            yield 2, TensorBase._make(g.sum(axis=0))
+            yield 2, TensorBase._make(g.astype(np.float32).sum(axis=0))
         if need_x:
-            gx = (g @ w_low._data).astype(x._data.dtype)
-            yield 0, TensorBase._make(gx.reshape(x.shape))
+            gx = (g.astype(np.float32) @ w_low._data.astype(np.float32)).astype(gy._data.dtype)
+            yield 0, TensorBase._make(gx.reshape(gy.shape[:-1] + (w_low.shape[1],)))
 
 
 def _autocast_linear_graph(ctx, gy, x, w_low, need_x, need_w, need_b):
@@ -130,7 +134,7 @@ def _autocast_linear_graph(ctx, gy, x, w_low, need_x, need_w, need_b):
         yield 2, g.sum(dim=0)
     if need_x:
         if need_w:  # dL/dx depends on W: cast the weight with an op, so that a second
-            w_r = ctx.next_edges[1][0]._cast(x._data.dtype).float()  # backward reaches it
+            w_r = ctx.next_edges[1][0]._cast(w_low._data.dtype).float()  # backward reaches it
         else:
-            w_r = w_low
-        yield 0, (g @ w_r).to(x.dtype).reshape(x.shape)
+            w_r = w_low.float()
+        yield 0, (g @ w_r).to(gy.dtype).reshape(gy.shape[:-1] + (w_r.shape[1],))

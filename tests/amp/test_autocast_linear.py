@@ -140,3 +140,20 @@ def test_second_derivatives_reach_the_weight():
     got, ref = penalty(True), penalty(False)
     assert np.abs(got).max() > 0
     np.testing.assert_allclose(got, ref, rtol=2e-2, atol=2e-2)
+
+
+def test_only_two_byte_arrays_are_kept_for_backward():
+    """The activation and the rounded weight are kept in the low dtype, each only when a gradient
+    needs it: the float32 copies the product uses are temporaries."""
+    rng = np.random.default_rng(5)
+    w, b = _layer(rng, 16, 8)
+    x = mg.tensor(rng.standard_normal((4, 16)).astype(np.float32))
+    with mg.autocast():
+        first = F.linear(x, w, b)  # data: no gradient for x, so W_r is not kept
+        h = first.relu()
+        frozen = mg.tensor(rng.standard_normal((3, 8)).astype(np.float32))
+        second = F.linear(h, frozen, None)  # a frozen weight: its input is not kept
+    kept = [t for t in first.grad_fn.saved_tensors if t is not None]
+    assert [(t.dtype, tuple(t.shape)) for t in kept] == [(mg.bfloat16, (4, 16))]
+    kept = [t for t in second.grad_fn.saved_tensors if t is not None]
+    assert [(t.dtype, tuple(t.shape)) for t in kept] == [(mg.bfloat16, (3, 8))]
