@@ -6,7 +6,12 @@
    backward of an activation-heavy model (a deep, wide ReLU MLP on a large batch), under autocast
    against float32. Target <= 0.65x: the activations backward keeps are bfloat16.
 
+3. The two autocast rows of ``bench_models.py`` (MLP 784-512-512-10 and the char GPT): our
+   bf16 step against our float32 step only (no PyTorch, so quick), per round in thread CPU
+   time, which a busy shared machine disturbs far less than wall time. Target <= 1.1x.
+
     python bench/bench_amp.py [--profile]
+    python bench/bench_amp.py --models [--rounds 15]   # only 3.
 """
 
 from __future__ import annotations
@@ -145,7 +150,43 @@ def bench_gpu(repeats: int = 20) -> dict:
     return {k: statistics.median(v) * 1e3 for k, v in times.items()}
 
 
+# ---------------------------------------------------------------------------------------------
+# 3. bench_models' autocast rows: ours bf16 / ours fp32, in thread CPU time
+# ---------------------------------------------------------------------------------------------
+def bench_model_rows(rounds: int) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_models import make_step
+
+    for row, base in (("mlp-bf16", "mlp-big"), ("gpt-bf16", "gpt")):
+        steps = {"bf16": make_step(mg, row), "fp32": make_step(mg, base)}
+        for step in steps.values():  # warm up
+            for _ in range(3):
+                step()
+        times: dict = {k: [] for k in steps}
+        for _ in range(rounds):  # interleaved; the best of 2 steps per side and round
+            for name, step in steps.items():
+                gc.collect()
+                best = float("inf")
+                for _ in range(2):
+                    t0 = time.thread_time()
+                    step()
+                    best = min(best, time.thread_time() - t0)
+                times[name].append(best)
+        ratios = [a / b for a, b in zip(times["bf16"], times["fp32"])]
+        print(
+            f"{row:9s} bf16 {statistics.median(times['bf16']) * 1e3:7.2f} ms  fp32 "
+            f"{statistics.median(times['fp32']) * 1e3:7.2f} ms (CPU time)  ratio "
+            f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f}) "
+            f"(target <= 1.1x)",
+            flush=True,
+        )
+
+
 def main() -> None:
+    if "--models" in sys.argv:
+        i = sys.argv.index("--rounds") if "--rounds" in sys.argv else -1
+        bench_model_rows(int(sys.argv[i + 1]) if i > 0 else 15)
+        return
     if "--profile" in sys.argv:
         import cProfile
         import pstats
