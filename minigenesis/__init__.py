@@ -281,6 +281,8 @@ install_package_module_class(_sys.modules[__name__])
 # Loaded on first use (PEP 562): they import matplotlib or read files, which `import minigenesis`
 # should not pay for. `mg.viz.plot_lr_schedule(...)` works without an import line.
 _LAZY = ("viz", "datasets", "diagnostics")
+# mg.distributions (torch.distributions): fifteen modules most programs never touch
+_LAZY += ("distributions",)
 
 
 def __getattr__(name: str):

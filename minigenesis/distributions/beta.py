@@ -1,0 +1,90 @@
+"""Beta(concentration1, concentration0): a probability in (0, 1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
+from ..ops.special import Digamma, Lgamma
+from . import constraints
+from .distribution import Distribution
+from .gamma import standard_gamma
+from .utils import broadcast_all, xlogy
+
+__all__ = ["Beta"]
+
+
+def log_beta(a: Tensor, b: Tensor) -> Tensor:
+    """log B(a, b) = lgamma(a) + lgamma(b) - lgamma(a + b)."""
+    return Lgamma.apply(a) + Lgamma.apply(b) - Lgamma.apply(a + b)
+
+
+class Beta(Distribution):
+    """p(x) = x^(a-1) (1-x)^(b-1) / B(a, b) on [0, 1], a = concentration1, b = concentration0.
+
+    Mean a / (a + b), variance ab / ((a + b)^2 (a + b + 1)), entropy
+    log B(a, b) - (a-1) psi(a) - (b-1) psi(b) + (a+b-2) psi(a+b). Draws X / (X + Y) with
+    X ~ Gamma(a), Y ~ Gamma(b); not reparameterised here (``has_rsample`` False, see Gamma).
+    """
+
+    arg_constraints = {
+        "concentration1": constraints.positive,
+        "concentration0": constraints.positive,
+    }
+    support = constraints.unit_interval
+
+    def __init__(
+        self, concentration1: Any, concentration0: Any, validate_args: bool | None = None
+    ) -> None:
+        self.concentration1, self.concentration0 = broadcast_all(concentration1, concentration0)
+        super().__init__(self.concentration1.shape, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Beta:
+        return self._expanded(
+            batch_shape,
+            _instance,
+            concentration1=self.concentration1,
+            concentration0=self.concentration0,
+        )
+
+    @property
+    def mean(self) -> Tensor:
+        return self.concentration1 / (self.concentration1 + self.concentration0)
+
+    @property
+    def mode(self) -> Tensor:
+        a, b = self.concentration1, self.concentration0
+        return (a - 1) / (a + b - 2)
+
+    @property
+    def variance(self) -> Tensor:
+        a, b = self.concentration1, self.concentration0
+        total = a + b
+        return a * b / (total**2 * (total + 1))
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        with no_grad():
+            x = standard_gamma(self.concentration1.expand(*shape))
+            y = standard_gamma(self.concentration0.expand(*shape))
+            eps = float(np.finfo(x.dtype.numpy_dtype).eps)
+            tiny = float(np.finfo(x.dtype.numpy_dtype).tiny)
+            return (x / (x + y)).clamp(min=tiny, max=1 - eps)
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        a, b = self.concentration1, self.concentration0
+        return xlogy(a - 1, value) + xlogy(b - 1, 1 - value) - log_beta(a, b)
+
+    def entropy(self) -> Tensor:
+        a, b = self.concentration1, self.concentration0
+        return (
+            log_beta(a, b)
+            - (a - 1) * Digamma.apply(a)
+            - (b - 1) * Digamma.apply(b)
+            + (a + b - 2) * Digamma.apply(a + b)
+        )
