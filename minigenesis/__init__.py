@@ -189,6 +189,7 @@ from .random import (
 from .size import Size
 from ._tensor import Tensor
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: E402
+from .functions import digamma, lgamma, polygamma  # the gamma family (ops/special.py)
 from .functions import (  # noqa: E402  (shape and index names: roll, scatter, diag ...)
     addmm,
     baddbmm,

@@ -195,6 +195,19 @@ def erfinv(x: Tensor) -> Tensor:
     return x.erfinv()
 
 
+def lgamma(x: Tensor) -> Tensor:
+    return x.lgamma()
+
+
+def digamma(x: Tensor) -> Tensor:
+    return x.digamma()
+
+
+def polygamma(n: int, x: Tensor) -> Tensor:
+    """psi^(n)(x): PyTorch's argument order, the order first."""
+    return x.polygamma(n)
+
+
 @_with_out
 def atan2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """The angle of the point (other, input) in (-pi, pi]."""

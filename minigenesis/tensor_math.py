@@ -32,6 +32,7 @@ from .ops import rounding as RD
 from .ops import sampling as SM
 from .ops import shape as S
 from .ops import sorting as SO
+from .ops import special as SP
 from .promotion import (
     FLOAT_KINDS,
     alpha_scaled,
@@ -328,6 +329,18 @@ class TensorMath:
 
     def erfinv(self):
         return MF.Erfinv.apply(float_in(self))
+
+    def lgamma(self):
+        """log |Gamma(x)|."""
+        return SP.Lgamma.apply(float_in(self))
+
+    def digamma(self):
+        """psi(x) = d/dx log Gamma(x)."""
+        return SP.Digamma.apply(float_in(self))
+
+    def polygamma(self, n: int):
+        """psi^(n)(x), the n-th derivative of digamma (n >= 1; defined here for x > 0)."""
+        return SP.polygamma(float_in(self), n)
 
     def rsqrt(self):
         return 1 / E.Sqrt.apply(float_in(self))

@@ -8,7 +8,6 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
-from ..ops.special import Digamma, Lgamma
 from . import constraints
 from .distribution import Distribution
 from .gamma import standard_gamma
@@ -19,7 +18,7 @@ __all__ = ["Beta"]
 
 def log_beta(a: Tensor, b: Tensor) -> Tensor:
     """log B(a, b) = lgamma(a) + lgamma(b) - lgamma(a + b)."""
-    return Lgamma.apply(a) + Lgamma.apply(b) - Lgamma.apply(a + b)
+    return a.lgamma() + b.lgamma() - (a + b).lgamma()
 
 
 class Beta(Distribution):
@@ -84,7 +83,7 @@ class Beta(Distribution):
         a, b = self.concentration1, self.concentration0
         return (
             log_beta(a, b)
-            - (a - 1) * Digamma.apply(a)
-            - (b - 1) * Digamma.apply(b)
-            + (a + b - 2) * Digamma.apply(a + b)
+            - (a - 1) * a.digamma()
+            - (b - 1) * b.digamma()
+            + (a + b - 2) * (a + b).digamma()
         )

@@ -12,7 +12,6 @@ from collections.abc import Callable
 import numpy as np
 
 from .._tensor import Tensor
-from ..ops.special import Digamma, Lgamma
 from .bernoulli import Bernoulli
 from .beta import Beta, log_beta
 from .categorical import Categorical
@@ -133,8 +132,8 @@ def _kl_gamma_gamma(p: Gamma, q: Gamma) -> Tensor:
     """a_q log(b_p / b_q) + lgamma(a_q) - lgamma(a_p) + (a_p - a_q) psi(a_p)
     + (b_q - b_p) a_p / b_p."""
     t1 = q.concentration * (p.rate / q.rate).log()
-    t2 = Lgamma.apply(q.concentration) - Lgamma.apply(p.concentration)
-    t3 = (p.concentration - q.concentration) * Digamma.apply(p.concentration)
+    t2 = q.concentration.lgamma() - p.concentration.lgamma()
+    t3 = (p.concentration - q.concentration) * p.concentration.digamma()
     t4 = (q.rate - p.rate) * (p.concentration / p.rate)
     return t1 + t2 + t3 + t4
 
@@ -147,9 +146,9 @@ def _kl_beta_beta(p: Beta, q: Beta) -> Tensor:
     return (
         log_beta(a_q, b_q)
         - log_beta(a_p, b_p)
-        + (a_p - a_q) * Digamma.apply(a_p)
-        + (b_p - b_q) * Digamma.apply(b_p)
-        + (a_q - a_p + b_q - b_p) * Digamma.apply(a_p + b_p)
+        + (a_p - a_q) * a_p.digamma()
+        + (b_p - b_q) * b_p.digamma()
+        + (a_q - a_p + b_q - b_p) * (a_p + b_p).digamma()
     )
 
 

@@ -9,11 +9,13 @@ d polygamma(n, .) = polygamma(n + 1, .). The distributions need them (Gamma, Bet
 the normaliser, digamma in the entropy and in the gradients with respect to concentrations).
 
 NumPy has none of them, so they are computed here in float64 by the textbook route (CuPy arrays go
-to cupyx.scipy.special): move x up by the recurrences Gamma(x + 1) = x Gamma(x) and
-psi^(n)(x + 1) = psi^(n)(x) + (-1)^n n! / x^(n+1) until x >= 12, where the asymptotic (Stirling)
-series in 1/x is accurate to about 1e-15; for x < 1/2, lgamma and digamma use the reflection
-formulas Gamma(x) Gamma(1 - x) = pi / sin(pi x) and psi(1 - x) - psi(x) = pi cot(pi x).
-polygamma(n >= 1, .) is defined here for x > 0 (NaN elsewhere): what distributions need.
+to cupyx.scipy.special). For x >= 12 the asymptotic (Stirling) series in 1/x are accurate to
+about 1e-16. Below, digamma and polygamma move x up by the recurrence
+psi^(n)(x + 1) = psi^(n)(x) + (-1)^n n! / x^(n+1); lgamma moves x into [3/2, 5/2) by
+lgamma(x + 1) = lgamma(x) + log x and sums the Taylor series of lgamma at 2 (exact 0 at x = 1
+and 2, no cancellation). For x < 1/2, lgamma and digamma use the reflection formulas
+Gamma(x) Gamma(1 - x) = pi / sin(pi x) and psi(1 - x) - psi(x) = pi cot(pi x). polygamma(n >= 1, .)
+is defined here for x > 0 (NaN elsewhere): what distributions need.
 """
 
 from __future__ import annotations
@@ -27,18 +29,16 @@ from ..backend import cupyx_module, get_array_module
 
 _LARGE = 12.0  # where the asymptotic series take over
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+_EULER_GAMMA = 0.5772156649015329  # -digamma(1)
 # Bernoulli numbers B_2, B_4, ..., B_14
 _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
 
 
-def _float64(x):
-    return x.astype(np.float64) if x.dtype != np.float64 else x
-
-
 def _shift_up(x, term):
     """(z, acc): z = x + k >= _LARGE elementwise, acc = sum of term(x + i) for i < k."""
+    xp = get_array_module(x)
     z = x.copy()
-    acc = np.zeros_like(z)
+    acc = xp.zeros_like(z)
     while True:
         low = z < _LARGE
         if not low.any():
@@ -47,27 +47,73 @@ def _shift_up(x, term):
         z[low] += 1.0
 
 
-def _lgamma_positive(x):
-    z, acc = _shift_up(x, np.log)  # lgamma(x) = lgamma(x + k) - log(x (x+1) ... (x+k-1))
-    inv, inv2 = 1.0 / z, 1.0 / (z * z)
+def _zeta_minus_one(k: int, n_terms: int = 1000) -> float:
+    """zeta(k) - 1 = sum_{n >= 2} n^-k: a direct sum, then the Euler-Maclaurin tail."""
+    head = math.fsum(n ** -float(k) for n in range(2, n_terms))
+    big = float(n_terms)
+    return head + big ** (1 - k) / (k - 1) + 0.5 * big**-k + k * big ** (-k - 1) / 12
+
+
+# lgamma(2 + z) = (1 - gamma) z + sum_{k >= 2} (-1)^k (zeta(k) - 1) / k z^k, for |z| <= 1/2 the
+# terms fall like 4^-k / k: 30 of them reach double precision. Exact 0 at z = 0 (x = 1 and 2).
+_LGAMMA2_COEFS = (0.0, 1 - _EULER_GAMMA) + tuple(
+    (-1) ** k * _zeta_minus_one(k) / k for k in range(2, 32)
+)
+
+
+def _lgamma_near_two(z):
+    """lgamma(2 + z), |z| <= 1/2, by Horner's rule on the series above."""
+    out = get_array_module(z).zeros_like(z)
+    for c in reversed(_LGAMMA2_COEFS):
+        out = out * z + c
+    return out
+
+
+def _lgamma_stirling(x):
+    """lgamma(x) for x >= _LARGE:
+    (x - 1/2) log x - x + log sqrt(2 pi) + sum_k B_2k / (2k (2k-1) x^(2k-1))."""
+    inv, inv2 = 1.0 / x, 1.0 / (x * x)
     series = sum(
         b / (2 * k * (2 * k - 1)) * inv * inv2 ** (k - 1) for k, b in enumerate(_BERNOULLI, 1)
     )
-    return (z - 0.5) * np.log(z) - z + _LOG_SQRT_2PI + series - acc
+    return (x - 0.5) * get_array_module(x).log(x) - x + _LOG_SQRT_2PI + series
 
 
-def _lgamma_np(x):
-    x = _float64(np.asarray(x))
-    out = np.empty_like(x)
+def _lgamma_positive(x):
+    """lgamma for x >= 1/2. Below _LARGE the recurrence lgamma(y + 1) = lgamma(y) + log y moves
+    x into [3/2, 5/2) (the logs all positive: no cancellation), where the series at 2 holds."""
+    xp = get_array_module(x)
+    out = xp.empty_like(x)
+    large = x >= _LARGE
+    out[large] = _lgamma_stirling(x[large])
+    y = x[~large].copy()
+    acc = xp.zeros_like(y)
+    low = y < 1.5  # [1/2, 3/2): lgamma(y) = lgamma(y + 1) - log y
+    acc[low] -= xp.log(y[low])
+    y[low] += 1.0
+    while True:
+        high = y >= 2.5
+        if not high.any():
+            break
+        y[high] -= 1.0
+        acc[high] += xp.log(y[high])
+    out[~large] = _lgamma_near_two(y - 2.0) + acc
+    return out
+
+
+def _lgamma(x):
+    """log |Gamma(x)| of a float64 array."""
+    xp = get_array_module(x)
+    out = xp.empty_like(x)
     with np.errstate(divide="ignore", invalid="ignore"):
         right = x >= 0.5
         out[right] = _lgamma_positive(x[right])
-        left = ~right & ~np.isnan(x)
+        left = ~right & ~xp.isnan(x)
         xl = x[left]  # log|Gamma(x)| = log(pi / |sin(pi x)|) - lgamma(1 - x)
-        out[left] = np.log(np.pi / np.abs(np.sin(np.pi * xl))) - _lgamma_positive(1.0 - xl)
-        out[left & (x == np.floor(x))] = np.inf  # the poles at 0, -1, -2, ...
-        out[np.isnan(x)] = np.nan
-        out[x == np.inf] = np.inf
+        out[left] = xp.log(math.pi / xp.abs(xp.sin(math.pi * xl))) - _lgamma_positive(1.0 - xl)
+        out[left & (x == xp.floor(x))] = math.inf  # the poles at 0, -1, -2, ...
+        out[xp.isnan(x)] = math.nan
+        out[x == math.inf] = math.inf
     return out
 
 
@@ -75,29 +121,30 @@ def _digamma_positive(x):
     z, acc = _shift_up(x, lambda t: 1.0 / t)  # psi(x) = psi(x + k) - sum 1/(x + i)
     inv2 = 1.0 / (z * z)
     series = sum(b / (2 * k) * inv2**k for k, b in enumerate(_BERNOULLI, 1))
-    return np.log(z) - 0.5 / z - series - acc
+    return get_array_module(z).log(z) - 0.5 / z - series - acc
 
 
-def _digamma_np(x):
-    x = _float64(np.asarray(x))
-    out = np.empty_like(x)
+def _digamma(x):
+    """psi(x) of a float64 array."""
+    xp = get_array_module(x)
+    out = xp.empty_like(x)
     with np.errstate(divide="ignore", invalid="ignore"):
         right = x >= 0.5
         out[right] = _digamma_positive(x[right])
-        left = ~right & ~np.isnan(x)
+        left = ~right & ~xp.isnan(x)
         xl = x[left]  # psi(x) = psi(1 - x) - pi / tan(pi x)
-        out[left] = _digamma_positive(1.0 - xl) - np.pi / np.tan(np.pi * xl)
-        out[x == 0] = -np.inf
-        out[(x < 0) & (x == np.floor(x))] = np.nan
-        out[np.isnan(x)] = np.nan
-        out[x == np.inf] = np.inf
+        out[left] = _digamma_positive(1.0 - xl) - math.pi / xp.tan(math.pi * xl)
+        out[x == 0] = -math.inf
+        out[(x < 0) & (x == xp.floor(x))] = math.nan
+        out[xp.isnan(x)] = math.nan
+        out[x == math.inf] = math.inf
     return out
 
 
-def _polygamma_np(n: int, x):
-    """psi^(n)(x) for n >= 1, x > 0."""
-    x = _float64(np.asarray(x))
-    out = np.full_like(x, np.nan)
+def _polygamma(n: int, x):
+    """psi^(n)(x) of a float64 array, for n >= 1 and x > 0 (NaN elsewhere)."""
+    xp = get_array_module(x)
+    out = xp.full_like(x, math.nan)
     pos = x > 0
     sign = -1.0 if n % 2 == 0 else 1.0  # (-1)^(n+1)
     fact = math.factorial(n)
@@ -105,20 +152,20 @@ def _polygamma_np(n: int, x):
         z, acc = _shift_up(x[pos], lambda t: 1.0 / t ** (n + 1))
         series = math.factorial(n - 1) / z**n + fact / (2 * z ** (n + 1))
         for k, b in enumerate(_BERNOULLI, 1):
-            series = series + b * math.factorial(2 * k + n - 1) / math.factorial(2 * k) / z ** (
-                2 * k + n
-            )
+            coef = b * math.factorial(2 * k + n - 1) / math.factorial(2 * k)
+            series = series + coef / z ** (2 * k + n)
         out[pos] = sign * (series + fact * acc)
     return out
 
 
-def _apply(np_fn, cupy_name: str, x, *extra):
-    """Evaluate in float64 (NumPy here, cupyx.scipy.special on the GPU); result in x's dtype."""
+def _apply(fn, cupy_name: str, x, *extra):
+    """Evaluate in float64 (here on NumPy arrays, with cupyx.scipy.special on the GPU); the
+    result in x's dtype."""
     xp = get_array_module(x)
+    x64 = x.astype(xp.float64)
     if xp is not np:
-        special = cupyx_module().scipy.special
-        return getattr(special, cupy_name)(*extra, x.astype(xp.float64)).astype(x.dtype)
-    return np.asarray(np_fn(*extra, x)).astype(x.dtype, copy=False)
+        return getattr(cupyx_module().scipy.special, cupy_name)(*extra, x64).astype(x.dtype)
+    return fn(*extra, x64).astype(x.dtype, copy=False)
 
 
 class Lgamma(Op):
@@ -127,7 +174,7 @@ class Lgamma(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return _apply(_lgamma_np, "gammaln", x)
+        return _apply(_lgamma, "gammaln", x)
 
     @staticmethod
     def backward(ctx, gy):
@@ -141,7 +188,7 @@ class Digamma(Op):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return _apply(_digamma_np, "digamma", x)
+        return _apply(_digamma, "digamma", x)
 
     @staticmethod
     def backward(ctx, gy):
@@ -156,9 +203,16 @@ class Polygamma(Op):
     def forward(ctx, x, n):
         ctx.save_for_backward(x)
         ctx.n = n
-        return _apply(_polygamma_np, "polygamma", x, n)
+        return _apply(_polygamma, "polygamma", x, n)
 
     @staticmethod
     def backward(ctx, gy):
         (x,) = ctx.saved_tensors
         return gy * Polygamma.apply(x, ctx.n + 1), None
+
+
+def polygamma(x, n: int):
+    """psi^(n)(x) for n >= 0 (n = 0 is digamma)."""
+    if not (isinstance(n, int) and n >= 0):
+        raise ValueError(f"polygamma: n must be a nonnegative integer, got {n!r}")
+    return Digamma.apply(x) if n == 0 else Polygamma.apply(x, n)

@@ -66,3 +66,20 @@ def test_gradients_of_every_order_match_finite_differences():
         return g
 
     assert gradcheck(lgamma_second_derivative, (x,))
+
+
+def test_lgamma_digamma_polygamma_are_torch_names():
+    torch = pytest.importorskip("torch")
+    x = np.array([0.3, 1.0, 2.0, 4.5, 17.0])
+    t = torch.tensor(x)
+    np.testing.assert_allclose(mg.lgamma(mg.tensor(x)).numpy(), torch.lgamma(t).numpy(), rtol=1e-14)
+    np.testing.assert_allclose(mg.tensor(x).digamma().numpy(), t.digamma().numpy(), rtol=1e-13)
+    for n in (0, 1, 3):
+        np.testing.assert_allclose(
+            mg.polygamma(n, mg.tensor(x)).numpy(), torch.polygamma(n, t).numpy(), rtol=1e-8
+        )
+    assert mg.lgamma(mg.tensor([1.0, 2.0])).tolist() == [0.0, 0.0]  # exact, as PyTorch
+    ints = mg.lgamma(mg.tensor([1, 5]))  # integers compute in the default float dtype
+    assert ints.dtype == mg.float32 and ints.tolist() == pytest.approx([0.0, np.log(24)])
+    with pytest.raises(ValueError, match="n must be a nonnegative integer"):
+        mg.polygamma(-1, mg.tensor(x))
