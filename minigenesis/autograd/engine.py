@@ -112,11 +112,12 @@ class _Backward:
 
     def run(self, node: Function) -> None:
         """Run a complete node's backward and send each of its inputs its gradient."""
+        edges = node.next_edges
         grads = self.buffers.pop(node, None)
         if grads is None:  # no gradient reached this node: it only releases its inputs
-            in_grads = (None,) * len(node.next_edges)
+            in_grads = (None,) * len(edges)
         else:
-            if node._grad_hooks or node._n_outputs > 1 or self.wanted:
+            if len(grads) > 1 or node._grad_hooks or self.wanted:  # (a slot per output)
                 grads = self._grad_outputs(node, grads)
             in_grads = node.backward(node, *grads)
         if type(in_grads) is not tuple:
@@ -124,14 +125,14 @@ class _Backward:
                 self.send_as_yielded(node, in_grads)
                 return
             in_grads = (in_grads,)
-        if len(in_grads) != len(node.next_edges):
+        if len(in_grads) != len(edges):
             raise RuntimeError(
                 f"{node.name}.backward returned {len(in_grads)} gradients but its forward took "
-                f"{len(node.next_edges)} arguments"
+                f"{len(edges)} arguments"
             )
         if self.anomaly:
             _check_finite(type(node).__name__, "backward", enumerate(in_grads))
-        for edge, g in zip(node.next_edges, in_grads):
+        for edge, g in zip(edges, in_grads):
             if edge is not None:
                 self.send(edge, g)
 
@@ -175,16 +176,17 @@ class _Backward:
         leaf tensor gets its gradient at once."""
         vertex, nr, shape, dtype = edge
         if g is not None:
-            if g._data.shape != shape:  # the input was broadcast: sum over the broadcast axes
+            data = g._data
+            if data.shape != shape:  # the input was broadcast: sum over the broadcast axes
                 g = g.sum_to_shape(shape)
-            if g._data.dtype != dtype:  # the input was promoted: back to its own dtype
-                g = g._cast(dtype)
+            if data.dtype is not dtype and data.dtype != dtype:  # the input was promoted: back
+                g = g._cast(dtype)  # to its own dtype
             buffer = self.buffers.get(vertex)
             if buffer is None:  # one slot per output of a node (a leaf tensor has one)
                 buffer = self.buffers[vertex] = [None] * getattr(vertex, "_n_outputs", 1)
             buffer[nr] = g if buffer[nr] is None else _sum(buffer[nr], g, self.create_graph)
-        left = self.waiting[vertex] - 1
-        self.waiting[vertex] = left
+        waiting = self.waiting
+        left = waiting[vertex] = waiting[vertex] - 1
         if left == 0:
             if isinstance(vertex, Function):
                 self.ready.append(vertex)

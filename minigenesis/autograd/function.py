@@ -180,9 +180,10 @@ class Function:
     def apply(cls, *args: Any) -> Any:
         """Run the op on ``args`` (Tensors and plain values); when any of them wants a gradient,
         the outputs remember this call as their ``grad_fn``."""
-        setting = state.autocast_dtype
-        if setting is not None and cls.autocast is not None:  # amp: cast by the op's rule
-            args = setting.cast(cls.autocast, args)
+        if cls.autocast is not None:  # amp: cast by the op's rule while autocast is on
+            setting = state.autocast_dtype
+            if setting is not None:
+                args = setting.cast(cls.autocast, args)
         modes = state.__dict__  # this thread's grad and anomaly modes (grad_mode.state says why)
         node = cls._node_class()
         # Unwrap each Tensor to its array, and give each argument an edge: where its gradient
@@ -192,9 +193,10 @@ class Function:
         arrays, edges, record = [], [], False
         for a in args:
             if isinstance(a, TensorBase):
-                arrays.append(a._data)
+                data = a._data
+                arrays.append(data)
                 if grad_mode and a.requires_grad:  # its edge: (vertex, output_nr, shape, dtype)
-                    edges.append((a.grad_fn or a, a._output_nr, a._data.shape, a._data.dtype))
+                    edges.append((a.grad_fn or a, a._output_nr, data.shape, data.dtype))
                     record = True
                     continue
             else:
@@ -206,13 +208,19 @@ class Function:
             result = cls.forward(node, *arrays)
         else:
             result = _tensor_forward(cls, node, args)
-        if type(result) is tuple:
-            outputs = tuple([_output(node, nr, r, record) for nr, r in enumerate(result)])
-        else:  # one output: the common case
+        if type(result) is not tuple:  # one output: the common case
             out = TensorBase._make(result)
-            if record and result.dtype.kind in _FLOAT_KINDS and node._non_diff is None:
-                out.requires_grad, out.grad_fn = True, node
-            outputs = (out,)
+            if record:
+                if result.dtype.kind in _FLOAT_KINDS and node._non_diff is None:
+                    # (_output_nr set even though 0 is the default: the next op reads it,
+                    # and an instance's own field reads faster than the class's default)
+                    out.requires_grad, out.grad_fn, out._output_nr = True, node, 0
+                if node._to_save:
+                    node._saved = _resolve_saved(node, args, (result,), (out,))
+            if modes["anomaly"]:
+                _check_finite(cls.__name__, "forward", ((0, out),))
+            return out
+        outputs = tuple([_output(node, nr, r, record) for nr, r in enumerate(result)])
         if record:
             if len(outputs) > 1:  # the engine needs their shapes to zero-fill a missing gradient
                 node._n_outputs = len(outputs)
@@ -221,7 +229,7 @@ class Function:
                 node._saved = _resolve_saved(node, args, result, outputs)
         if modes["anomaly"]:
             _check_finite(cls.__name__, "forward", enumerate(outputs))
-        return outputs if type(result) is tuple else outputs[0]
+        return outputs
 
 
 def _output(node: Function, nr: int, array: Any, record: bool) -> Any:
@@ -267,13 +275,15 @@ _CONST, _INPUT, _OUTPUT, _PACKED = 0, 1, 2, 3
 _PLAIN = frozenset((int, float, bool, tuple, str))
 
 
-def _resolve_saved(node: Function, args: tuple, result: Any, outputs: tuple) -> list:
-    """Turn what forward saved into records, now that the outputs exist (``result``: what
-    forward returned, one array or a tuple of them)."""
-    results = result if type(result) is tuple else (result,)
+def _resolve_saved(node: Function, args: tuple, results: tuple, outputs: tuple) -> list:
+    """Turn what forward saved into records, now that the outputs exist (``results``: the
+    arrays forward returned, ``outputs``: the tensors made of them)."""
     hooks = state.saved_tensors_hooks
     records = []
     for value in node._to_save:
+        if value is None or type(value) in _PLAIN:  # a constant: the common case, at once
+            records.append((_CONST, value, None, None))
+            continue
         record = _saved_record(value, args, results, outputs)
         if hooks is not None and record[0] != _CONST:
             record = _pack(record, hooks)
@@ -283,9 +293,7 @@ def _resolve_saved(node: Function, args: tuple, result: Any, outputs: tuple) -> 
 
 
 def _saved_record(value: Any, args: tuple, results: tuple, outputs: list) -> tuple:
-    """Is a saved value an input, an output, or a constant of this op?"""
-    if value is None or type(value) in _PLAIN:
-        return (_CONST, value, None, None)
+    """Is a saved value (not a plain constant) an input, an output, or made inside forward?"""
     for a in args:
         if isinstance(a, TensorBase) and (value is a or value is a._data):
             vc = a._version_counter()

@@ -25,6 +25,9 @@ from typing import Any
 import numpy as np
 
 _ops_return: type  # the class ops return: the subclass declared with ops_return=True
+# An instance without running __init__. Bound once here: looking `object.__new__` up costs more
+# than the rest of _make's work, and every op makes a tensor this way.
+_new = object.__new__
 
 
 class TensorBase:
@@ -54,8 +57,10 @@ class TensorBase:
         """Wrap an array in a Tensor, without checks or copies (the internal constructor). A NumPy
         scalar (what NumPy returns for a full reduction or an elementwise op on a 0-d array)
         becomes a 0-d array: every tensor holds an ndarray (or CuPy array)."""
-        t = object.__new__(_ops_return)
-        t._data = np.asarray(data) if isinstance(data, np.generic) else data
+        t = _new(_ops_return)
+        if type(data) is not np.ndarray and isinstance(data, np.generic):  # (the exact-type
+            data = np.asarray(data)  # test first: it is cheaper, and nearly always decides)
+        t._data = data
         if requires_grad:
             t.requires_grad = True
         return t
