@@ -262,6 +262,15 @@ from .functions import (  # noqa: E402  (rounding, comparison, selection, counti
 )
 from . import amp  # noqa: E402
 from . import accelerator, backends, onnx  # noqa: E402
+from . import compiler, jit, testing  # noqa: E402
+from .compiler import compile  # noqa: E402,A004  (torch.compile: returns the model unchanged)
+from .autograd import set_detect_anomaly  # noqa: E402
+from .utils.threads import (  # noqa: E402
+    get_num_interop_threads,
+    get_num_threads,
+    set_num_interop_threads,
+    set_num_threads,
+)
 from .backends import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
 from .amp import autocast, get_autocast_dtype  # noqa: E402  (mg.autocast is mg.amp.autocast)
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import graph
-from .anomaly import detect_anomaly, is_anomaly_enabled
+from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward, seed_grads
 from .function import Function
 from .grad_mode import (
@@ -18,6 +18,7 @@ from .grad_mode import (
     set_grad_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck
+from .variable import Variable
 
 
 def grad(
@@ -71,6 +72,8 @@ __all__ = [
     "gradcheck",
     "GradcheckError",
     "detect_anomaly",
+    "set_detect_anomaly",
+    "Variable",
     "is_anomaly_enabled",
     "no_grad",
     "enable_grad",

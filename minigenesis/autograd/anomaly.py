@@ -36,3 +36,19 @@ class detect_anomaly:  # noqa: N801
 
 def is_anomaly_enabled() -> bool:
     return state.anomaly
+
+
+class set_detect_anomaly:  # noqa: N801
+    """Switch anomaly detection on or off from here on: ``set_detect_anomaly(True)`` as a plain
+    call (PyTorch's way to turn it on for a whole script), or as a context manager that restores
+    the previous setting on exit."""
+
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        self._prev = state.anomaly
+        state.anomaly = bool(mode) and check_nan
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: Any) -> None:
+        state.anomaly = self._prev

@@ -21,7 +21,13 @@ from .activation import (  # noqa: E402,F401
     Softplus,
     Tanh,
 )
-from .containers import ModuleDict, ModuleList, Sequential  # noqa: E402,F401
+from .containers import (  # noqa: E402,F401
+    ModuleDict,
+    ModuleList,
+    ParameterDict,
+    ParameterList,
+    Sequential,
+)
 from .dropout import Dropout, Dropout2d  # noqa: E402,F401
 from .embedding import Embedding  # noqa: E402,F401
 from .flatten import Flatten, Unflatten  # noqa: E402,F401

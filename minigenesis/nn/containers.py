@@ -1,8 +1,9 @@
-"""Containers: Sequential (a pipeline), ModuleList and ModuleDict (registered collections).
+"""Containers: Sequential (a pipeline), ModuleList and ModuleDict (registered collections of
+layers), ParameterList and ParameterDict (registered collections of parameters).
 
 A plain Python list of layers is invisible to ``parameters()``, ``to()`` and ``state_dict()``;
-these containers register each element as a child module named by its index (or key), which is
-where state-dict keys like ``"0.weight"`` come from.
+these containers register each element as a child module (or parameter) named by its index (or
+key), which is where state-dict keys like ``"0.weight"`` come from.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from .._tensor import Tensor
 from .module import Module
+from .parameter import Parameter
 
 
 def _index(i: int, n: int, kind: str) -> int:
@@ -199,3 +202,141 @@ class ModuleDict(Module):
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("ModuleDict has no forward: pick a module by key")
+
+
+def _as_parameter(value: Any) -> Any:
+    """What a parameter container stores: a Parameter as it is, any other tensor wrapped in one
+    (so it trains), anything else (a number, a string) kept as a plain attribute, as in PyTorch."""
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+def _describe(value: Any, dtype_name: str) -> str:
+    """One line per entry of a parameter container's repr: kind, dtype, size (not the values).
+    The containers indent these lines by two spaces themselves, as PyTorch's do, so the output
+    matches PyTorch's to the character (one entry prints on the container's own line)."""
+    if not isinstance(value, Tensor):
+        return f"Object of type: {type(value).__name__}"
+    kind = "Parameter containing" if isinstance(value, Parameter) else "Tensor"
+    size = "x".join(str(d) for d in value.shape)
+    return f"{kind}: [{dtype_name} of size {size}]"
+
+
+class ParameterList(Module):
+    """A list of parameters, registered under ``"0"``, ``"1"``, ... so ``parameters()``,
+    ``state_dict()`` and ``to()`` see them (a plain list of Parameters is invisible to all
+    three)."""
+
+    def __init__(self, values: Iterable[Any] | None = None) -> None:
+        super().__init__()
+        object.__setattr__(self, "_size", 0)
+        if values is not None:
+            self.extend(values)
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            return ParameterList([self[i] for i in range(len(self))[idx]])
+        return getattr(self, str(_index(idx, len(self), "ParameterList")))
+
+    def __setitem__(self, idx: int, value: Any) -> None:
+        setattr(self, str(_index(idx, len(self), "ParameterList")), _as_parameter(value))
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[i] for i in range(len(self)))
+
+    def __iadd__(self, values: Iterable[Any]) -> ParameterList:
+        return self.extend(values)
+
+    def append(self, value: Any) -> ParameterList:
+        object.__setattr__(self, "_size", self._size + 1)
+        self[self._size - 1] = value
+        return self
+
+    def extend(self, values: Iterable[Any]) -> ParameterList:
+        if isinstance(values, Tensor):
+            raise TypeError("ParameterList.extend expects an iterable of parameters, got a Tensor")
+        for v in values:
+            self.append(v)
+        return self
+
+    def extra_repr(self) -> str:
+        return "\n".join(
+            f"  ({i}): {_describe(v, str(getattr(v, 'dtype', '')))}" for i, v in enumerate(self)
+        )
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("ParameterList has no forward: index it (self.weights[i])")
+
+
+class ParameterDict(Module):
+    """A dict of parameters (insertion-ordered), registered under their keys."""
+
+    def __init__(self, parameters: Mapping[str, Any] | Iterable | None = None) -> None:
+        super().__init__()
+        object.__setattr__(self, "_keys", {})  # insertion order of every key, parameter or not
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._keys:
+            raise KeyError(f"ParameterDict has no key {key!r} (keys: {list(self._keys)})")
+        return getattr(self, key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if not isinstance(key, str):
+            raise TypeError(f"ParameterDict keys must be strings, got {type(key).__name__}")
+        self._keys[key] = None
+        setattr(self, key, _as_parameter(value))
+
+    def __delitem__(self, key: str) -> None:
+        self[key]  # the KeyError naming the keys
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def keys(self):
+        return self._keys.keys()
+
+    def values(self):
+        return [self[k] for k in self._keys]
+
+    def items(self):
+        return [(k, self[k]) for k in self._keys]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self._keys else default
+
+    def pop(self, key: str) -> Any:
+        value = self[key]
+        del self[key]
+        return value
+
+    def clear(self) -> None:
+        for key in list(self._keys):
+            del self[key]
+
+    def update(self, parameters: Mapping[str, Any] | Iterable) -> None:
+        items = parameters.items() if hasattr(parameters, "items") else parameters
+        for key, value in items:
+            self[key] = value
+
+    def extra_repr(self) -> str:
+        return "\n".join(
+            f"  ({k}): {_describe(v, v.type() if isinstance(v, Tensor) else '')}"
+            for k, v in self.items()
+        )
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("ParameterDict has no forward: pick a parameter by key")
