@@ -81,3 +81,16 @@ def test_a_cpu_scalar_tensor_joins_a_cuda_operand_and_other_mixes_are_refused() 
     assert s.grad.device.type == "cpu" and s.grad.item() == pytest.approx(2.0)
     with pytest.raises(RuntimeError, match="same device, but found at least two devices"):
         a + mg.ones(2)
+
+
+def test_device_facts_read_as_in_pytorch() -> None:
+    props = mg.cuda.get_device_properties(0)
+    assert mg.cuda.get_device_name() == mg.cuda.get_device_name("cuda:0") == props.name
+    assert isinstance(props.name, str) and props.name
+    assert mg.cuda.get_device_capability(mg.device("cuda")) == (props.major, props.minor)
+    assert props.total_memory > 0 and props.multi_processor_count > 0
+    assert mg.cuda.is_bf16_supported() == (props.major >= 8)
+    mg.cuda.set_device(0)
+    assert mg.cuda.current_device() == 0
+    x = mg.ones(1024, device="cuda")
+    assert mg.cuda.memory_reserved() >= mg.cuda.memory_allocated() >= x.numel() * 4

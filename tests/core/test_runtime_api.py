@@ -85,3 +85,10 @@ def test_torchscript_is_refused_clearly_but_its_decorators_import():
         return x + 1
 
     assert helper(1) == 2 and not mg.jit.is_scripting()
+
+
+@pytest.mark.skipif(mg.cuda.is_available(), reason="checks the answers without a GPU")
+def test_gpu_facts_without_a_gpu_say_what_is_missing():
+    assert not mg.cuda.is_bf16_supported() and mg.cuda.memory_reserved() == 0
+    with pytest.raises(RuntimeError, match="CUDA was requested"):
+        mg.cuda.get_device_name()

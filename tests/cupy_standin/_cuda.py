@@ -63,7 +63,21 @@ def _runtime_get_version() -> int:
     return 12080
 
 
+def _get_device_properties(device: int) -> dict:
+    """What cupy.cuda.runtime.getDeviceProperties returns, for a made-up device."""
+    if not 0 <= device < _get_device_count():
+        raise RuntimeError(f"cudaErrorInvalidDevice: invalid device ordinal {device}")
+    return {
+        "name": b"CuPy stand-in",
+        "totalGlobalMem": 16 * 2**30,
+        "major": 8,
+        "minor": 0,
+        "multiProcessorCount": 4,
+    }
+
+
 runtime = types.SimpleNamespace(
+    getDeviceProperties=_get_device_properties,
     getDeviceCount=_get_device_count,
     getDevice=_get_device,
     runtimeGetVersion=_runtime_get_version,
