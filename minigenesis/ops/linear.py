@@ -113,13 +113,18 @@ class AutocastLinear(Op):
             yield from _autocast_linear_graph(ctx, gy, x, w_low, need_x, need_w, need_b)
             return
         g = gy._data.reshape(-1, gy.shape[-1])
-        if need_w:  # the weight's gradient first: see Linear.backward
-            x2 = x._data.reshape(-1, x.shape[-1])
-            yield 1, TensorBase._make(g.astype(np.float32).T @ x2.astype(np.float32))
-        if need_b:
-            yield 2, TensorBase._make(g.astype(np.float32).sum(axis=0))
+        if need_w or need_b:  # g widened once for both; dropped before dL/dx is computed
+            g32 = g.astype(np.float32)
+            gw = g32.T @ x._data.reshape(-1, x.shape[-1]).astype(np.float32) if need_w else None
+            gb = g32.sum(axis=0) if need_b else None
+            del g32  # this is a generator: its locals would live on until the last yield
+            if need_w:  # the weight's gradient first: see Linear.backward
+                yield 1, TensorBase._make(gw)
+                del gw
+            if need_b:
+                yield 2, TensorBase._make(gb)
         if need_x:
-            gx = (g.astype(np.float32) @ w_low._data.astype(np.float32)).astype(gy._data.dtype)
+            gx = (g.astype(np.float32) @ w_low._data.astype(np.float32)).astype(g.dtype)
             yield 0, TensorBase._make(gx.reshape(gy.shape[:-1] + (w_low.shape[1],)))
 
 
