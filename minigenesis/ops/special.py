@@ -163,7 +163,8 @@ def _apply(fn, cupy_name: str, x, *extra):
     result in x's dtype."""
     xp = get_array_module(x)
     x64 = x.astype(xp.float64)
-    if xp is not np:
+    if xp is not np:  # cupyx's polygamma takes the order as an array, not a Python int
+        extra = tuple(xp.asarray(e, dtype=xp.float64) for e in extra)
         return getattr(cupyx_module().scipy.special, cupy_name)(*extra, x64).astype(x.dtype)
     return fn(*extra, x64).astype(x.dtype, copy=False)
 
