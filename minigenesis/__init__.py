@@ -260,6 +260,24 @@ from .functions import (  # noqa: E402  (rounding, comparison, selection, counti
     trunc,
     unique,
 )
+from .functions import (  # noqa: E402  (linear algebra: mg.einsum, mg.det, mg.svd ...)
+    cholesky,
+    cholesky_inverse,
+    cholesky_solve,
+    cross,
+    det,
+    diagonal,
+    einsum,
+    inverse,
+    kron,
+    logdet,
+    matrix_exp,
+    matrix_power,
+    pinverse,
+    qr,
+    slogdet,
+    svd,
+)
 from . import amp  # noqa: E402
 from . import accelerator, backends, onnx  # noqa: E402
 from . import compiler, jit, testing  # noqa: E402

@@ -28,6 +28,7 @@ from .ops import elementwise as E
 from .ops import shape as S
 from .size import Size, as_shape
 from .tensor_indexing import TensorIndexing
+from .tensor_linalg import LinalgMethods
 from .tensor_math import TensorMath
 from .tensor_shape import TensorShape
 
@@ -51,7 +52,14 @@ _FLOAT_KINDS = "fV"
 
 
 class Tensor(
-    TensorMath, TensorShape, TensorIndexing, InPlace, ToShortcuts, TensorBase, ops_return=True
+    TensorMath,
+    TensorShape,
+    TensorIndexing,
+    LinalgMethods,
+    InPlace,
+    ToShortcuts,
+    TensorBase,
+    ops_return=True,
 ):
     """A multi-dimensional array that can record the operations applied to it.
 

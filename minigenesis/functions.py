@@ -19,6 +19,7 @@ from .backend import get_array_module
 from .conversions import as_array
 from .ops import elementwise as E
 from .ops import shape as S
+from .ops.einsum import Einsum, parse, sublist_equation
 from .ops.matmul import matmul as _matmul
 from .promotion import binary_op
 from .promotion import where as _where
@@ -883,3 +884,98 @@ __all__ = [
         "is_grad_enabled",
     )
 ]
+
+
+# ---------------------------------------------------------------------- linear algebra
+# mg.einsum, and the mg.* forms of the Tensor's linear-algebra methods (tensor_linalg.py).
+# torch.linalg's names are in linalg.py; mg.svd and mg.linalg.svd differ as in PyTorch:
+# (U, S, V) with ``some`` versus (U, S, Vh) with ``full_matrices``.
+def einsum(*args: Any) -> Tensor:
+    """einsum("ij,jk->ik", a, b): sums of products over subscripts (a-z, A-Z; '...' for broadcast
+    batch dims; no '->' gives the letters used once, in alphabetical order). Also the sublist
+    form einsum(a, [0, 1], b, [1, 2], [0, 2]), and the operands as one list."""
+    if not args:
+        raise TypeError("einsum(): must specify the equation string and at least one operand")
+    if isinstance(args[0], Tensor):
+        equation, operands = sublist_equation(args)
+    else:
+        equation, operands = args[0], list(args[1:])
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            operands = list(operands[0])
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum(): the equation must be a string, got {type(equation).__name__}")
+    for i, t in enumerate(operands):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"einsum(): operand {i} must be a Tensor, got {type(t).__name__}")
+    if not operands:
+        raise ValueError("einsum(): must provide at least one operand")
+    return Einsum.apply(parse(equation, [tuple(t.shape) for t in operands]), *operands)
+
+
+def _linalg_input(x: Any, name: str) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(x).__name__}")
+    return x
+
+
+def det(input: Tensor) -> Tensor:  # noqa: A002
+    return _linalg_input(input, "det").det()
+
+
+def logdet(input: Tensor) -> Tensor:  # noqa: A002
+    return _linalg_input(input, "logdet").logdet()
+
+
+def slogdet(input: Tensor) -> tuple:  # noqa: A002
+    return _linalg_input(input, "slogdet").slogdet()
+
+
+def inverse(input: Tensor) -> Tensor:  # noqa: A002
+    return _linalg_input(input, "inverse").inverse()
+
+
+def cholesky(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
+    return _linalg_input(input, "cholesky").cholesky(upper)
+
+
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
+    """X with A X = input, A = L L^T given by its factor ``input2`` (U^T U with ``upper``)."""
+    return _linalg_input(input, "cholesky_solve").cholesky_solve(
+        _linalg_input(input2, "cholesky_solve"), upper
+    )
+
+
+def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
+    return _linalg_input(input, "cholesky_inverse").cholesky_inverse(upper)
+
+
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> tuple:  # noqa: A002
+    return _linalg_input(input, "svd").svd(some, compute_uv)
+
+
+def qr(input: Tensor, some: bool = True) -> tuple:  # noqa: A002
+    return _linalg_input(input, "qr").qr(some)
+
+
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # noqa: A002
+    return _linalg_input(input, "cross").cross(other, dim)
+
+
+def kron(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    return _linalg_input(input, "kron").kron(other)
+
+
+def matrix_power(input: Tensor, n: int) -> Tensor:  # noqa: A002
+    return _linalg_input(input, "matrix_power").matrix_power(n)
+
+
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:  # noqa: A002
+    return _linalg_input(input, "pinverse").pinverse(rcond)
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:  # noqa: A002
+    return _linalg_input(input, "diagonal").diagonal(offset, dim1, dim2)
+
+
+def matrix_exp(input: Tensor) -> Tensor:  # noqa: A002
+    return _linalg_input(input, "matrix_exp").matrix_exp()

@@ -1,18 +1,67 @@
-"""mg.linalg: the norms of torch.linalg (vector_norm, matrix_norm's Frobenius case, norm).
+"""mg.linalg: torch.linalg's names. Norms (vector_norm, matrix_norm, norm), and the
+differentiable decompositions and solves of ``ops/linalg.py``: det, slogdet, inv, solve,
+solve_triangular, cholesky, qr, eigh / eigvalsh, svd / svdvals, pinv, lstsq, matrix_rank, cond,
+matrix_exp; and the products cross, matrix_power, multi_dot, matmul, vecdot, diagonal.
 
-``torch.linalg.norm(x, dim=1)`` is how tutorials measure a row's length; the matrix norms other
-than Frobenius (nuclear, spectral) need an SVD and are not here: they raise, naming the ord.
+Matrices are the last two dims of a tensor; the dims before them are a batch.
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import Any
 
+import numpy as np
+
+from . import tensor_linalg as TL
 from ._tensor import Tensor
+from .backend import get_array_module
+from .ops import linalg as L
+from .ops.linalg import LinAlgError
 
-__all__ = ["matrix_norm", "norm", "vector_norm"]
+__all__ = [
+    "LinAlgError",
+    "cholesky",
+    "cond",
+    "cross",
+    "det",
+    "diagonal",
+    "eigh",
+    "eigvalsh",
+    "inv",
+    "lstsq",
+    "matmul",
+    "matrix_exp",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "multi_dot",
+    "norm",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "solve_triangular",
+    "svd",
+    "svdvals",
+    "vecdot",
+    "vector_norm",
+]
+
+# torch.return_types.linalg_*: tuples with named fields
+linalg_slogdet = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
+linalg_qr = namedtuple("linalg_qr", ["Q", "R"])
+linalg_eigh = namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
+linalg_svd = namedtuple("linalg_svd", ["U", "S", "Vh"])
+linalg_lstsq = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 
+def _tensor(x: Any, name: str, arg: str = "A") -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"linalg.{name}: {arg} must be a Tensor, got {type(x).__name__}")
+
+
+# ---------------------------------------------------------------------- norms
 def vector_norm(
     x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
 ) -> Tensor:
@@ -27,14 +76,33 @@ def vector_norm(
 def matrix_norm(
     x: Tensor, ord: Any = "fro", dim: tuple = (-2, -1), keepdim: bool = False, *, dtype: Any = None
 ) -> Tensor:
-    """The Frobenius norm sqrt(sum_ij x_ij^2) over the two ``dim``s (a batch in the others)."""
-    if ord != "fro":
-        raise NotImplementedError(
-            f"matrix_norm: ord={ord!r} needs a singular value decomposition; only 'fro' is here"
-        )
+    """The norm of the matrices in the two ``dim``s (a batch in the others): 'fro' sqrt(sum
+    x_ij^2); 'nuc' the sum of the singular values; 2 / -2 the largest / smallest singular value;
+    1 / -1 the largest / smallest column sum of |x|; inf / -inf the same over rows."""
     if len(dim) != 2:
         raise ValueError(f"matrix_norm: dim must name 2 dims, got {dim!r}")
-    return vector_norm(x, 2, dim, keepdim, dtype=dtype)
+    if dtype is not None:
+        x = x.to(dtype)
+    if ord == "fro":
+        return vector_norm(x, 2, dim, keepdim)
+    d0, d1 = (d % x.ndim for d in dim)
+    if ord in ("nuc", 2, -2):
+        moved = x.movedim((d0, d1), (-2, -1))
+        s = svdvals(moved)
+        out = s.sum(-1) if ord == "nuc" else s.max(-1)[0] if ord == 2 else s.min(-1)[0]
+    elif ord in (1, -1, float("inf"), float("-inf")):
+        summed, other = (d0, d1) if ord in (1, -1) else (d1, d0)
+        sums = x.abs().sum(summed, keepdim=True)
+        out = sums.amax(other, keepdim=True) if ord > 0 else sums.amin(other, keepdim=True)
+        out = out.squeeze(max(d0, d1)).squeeze(min(d0, d1))
+    else:
+        raise RuntimeError(
+            f"linalg.matrix_norm: Order {ord} not supported (use 'fro', 'nuc', 2, -2, 1, -1, "
+            f"inf or -inf)"
+        )
+    if keepdim:
+        out = out.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+    return out
 
 
 def norm(
@@ -54,3 +122,211 @@ def norm(
     if len(dims) == 1:
         return vector_norm(x, ord, dims, keepdim, dtype=dtype)
     return matrix_norm(x, ord, tuple(dims), keepdim, dtype=dtype)
+
+
+# ---------------------------------------------------------------------- determinants, inverses
+def det(A: Tensor) -> Tensor:  # noqa: N803  (PyTorch's argument names)
+    """The determinant of each matrix in the batch."""
+    _tensor(A, "det")
+    return L.Det.apply(A)
+
+
+def slogdet(A: Tensor) -> tuple:  # noqa: N803
+    """(sign, logabsdet): det(A) = sign * exp(logabsdet), without overflow."""
+    _tensor(A, "slogdet")
+    return linalg_slogdet(*L.SlogDet.apply(A))
+
+
+def inv(A: Tensor) -> Tensor:  # noqa: N803
+    """A^-1; a singular matrix raises LinAlgError naming its batch element."""
+    _tensor(A, "inv")
+    return L.Inverse.apply(A)
+
+
+def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:  # noqa: N803
+    """PyTorch's rule: B is a (batch of) vector(s) if it is 1-D, or has A's shape minus A's
+    last dim."""
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa: N803
+    """X with A X = B (``left``) or X A = B. B is (*, n, k) or, a batch of vectors, (*, n); batch
+    dims broadcast. A singular A raises LinAlgError naming its batch element."""
+    _tensor(A, "solve")
+    _tensor(B, "solve", "B")
+    vector = _is_vector_rhs(A, B)
+    if vector:
+        a = A if left else A.mT
+        return L.Solve.apply(a, B.unsqueeze(-1)).squeeze(-1)
+    if left:
+        return L.Solve.apply(A, B)
+    return L.Solve.apply(A.mT, B.mT).mT
+
+
+def solve_triangular(
+    A: Tensor,  # noqa: N803
+    B: Tensor,  # noqa: N803
+    *,
+    upper: bool,
+    left: bool = True,
+    unitriangular: bool = False,
+) -> Tensor:
+    """X with A X = B (or X A = B) for triangular A: only the ``upper`` (or lower) triangle of A
+    is read, and with ``unitriangular`` its diagonal is taken as ones."""
+    _tensor(A, "solve_triangular")
+    _tensor(B, "solve_triangular", "B")
+    return L.solve_triangular(A, B, bool(upper), left, bool(unitriangular))
+
+
+def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
+    """L lower triangular with A = L L^T (``upper``: U with A = U^T U), A symmetric
+    positive-definite (LinAlgError naming the failing leading minor otherwise)."""
+    _tensor(A, "cholesky")
+    return L.Cholesky.apply(A, bool(upper))
+
+
+def pinv(
+    A: Tensor,  # noqa: N803
+    *,
+    atol: float | None = None,
+    rtol: float | None = None,
+    hermitian: bool = False,
+) -> Tensor:
+    """The Moore-Penrose pseudo-inverse: singular values below max(atol, rtol * s_max) count as 0
+    (default rtol: eps * max(m, n)). ``hermitian`` is accepted; the SVD serves both cases."""
+    _tensor(A, "pinv")
+    atol, rtol = L.pinv_tolerances(A._data, atol, rtol)
+    return L.Pinv.apply(A, atol, rtol)
+
+
+def matrix_rank(
+    A: Tensor,  # noqa: N803
+    *,
+    atol: float | None = None,
+    rtol: float | None = None,
+    hermitian: bool = False,
+) -> Tensor:
+    """How many singular values exceed max(atol, rtol * s_max) (int64, no gradient)."""
+    _tensor(A, "matrix_rank")
+    atol, rtol = L.pinv_tolerances(A._data, atol, rtol)
+    s = svdvals(A.detach())._data
+    xp = get_array_module(s)
+    cutoff = xp.maximum(atol, rtol * s[..., :1])
+    return Tensor._make((s > cutoff).sum(-1).astype(np.int64))
+
+
+def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None):  # noqa: N803
+    """The least-squares solution of A X = B, as pinv(A) @ B (differentiable); ``rank`` always,
+    ``residuals`` (squared, per column, when m > n and A has full rank) and ``singular_values``
+    for the drivers that give them in PyTorch (gelsd/gelss; gels: residuals only)."""
+    _tensor(A, "lstsq")
+    _tensor(B, "lstsq", "B")
+    drivers = (None, "gelsy", "gelsd", "gelss", "gels")
+    if driver not in drivers:
+        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of {drivers[1:]}")
+    vector = B.ndim == A.ndim - 1
+    b = B.unsqueeze(-1) if vector else B
+    rtol = rcond if rcond is not None else float(np.finfo(A._data.dtype).eps) * max(A.shape[-2:])
+    x = L.Pinv.apply(A, 0.0, rtol) @ b
+    m, n = A.shape[-2:]
+    xp = get_array_module(A._data)
+    rank = matrix_rank(A, rtol=rtol)
+    empty = Tensor._make(xp.empty((0,), dtype=A._data.dtype))
+    residuals, svals = empty, empty
+    if driver in ("gelsd", "gelss", "gels") and m > n and bool((rank._data == n).all()):
+        residuals = ((A @ x - b) ** 2).sum(-2)
+        residuals = residuals.squeeze(-1) if vector else residuals
+    if driver in ("gelsd", "gelss"):
+        svals = svdvals(A)
+    return linalg_lstsq(x.squeeze(-1) if vector else x, residuals, rank, svals)
+
+
+# ---------------------------------------------------------------------- decompositions
+def qr(A: Tensor, mode: str = "reduced") -> tuple:  # noqa: N803
+    """A = QR: 'reduced' (Q m x k, R k x n, k = min(m, n)), 'complete' (Q m x m), or 'r' (R only,
+    Q empty: not differentiable)."""
+    _tensor(A, "qr")
+    return linalg_qr(*L.QR.apply(A, mode))
+
+
+def eigh(A: Tensor, UPLO: str = "L") -> tuple:  # noqa: N803
+    """A = V diag(w) V^T for symmetric A (only the UPLO triangle read), w ascending. Gradients
+    are defined for losses that do not depend on each eigenvector's sign."""
+    _tensor(A, "eigh")
+    return linalg_eigh(*L.Eigh.apply(A, UPLO))
+
+
+def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
+    """The eigenvalues of symmetric A, ascending."""
+    return eigh(A, UPLO).eigenvalues
+
+
+def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> tuple:  # noqa: N803
+    """A = U diag(S) Vh, S descending; ``full_matrices`` makes U m x m and Vh n x n (their extra
+    columns take no gradient). Gradients are defined for losses that do not depend on the signs
+    of singular vector pairs."""
+    _tensor(A, "svd")
+    return linalg_svd(*L.SVD.apply(A, bool(full_matrices)))
+
+
+def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:  # noqa: N803
+    """The singular values of A, descending."""
+    _tensor(A, "svdvals")
+    return L.SVD.apply(A, False)[1]
+
+
+# ---------------------------------------------------------------------- products
+def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # noqa: A002
+    """The cross product of 3-vectors along ``dim`` (default the last), inputs broadcast."""
+    _tensor(input, "cross", "input")
+    return TL.cross(input, other, dim, "linalg.cross")
+
+
+def matrix_power(A: Tensor, n: int) -> Tensor:  # noqa: N803
+    """A^n for an integer n (n < 0: powers of A^-1)."""
+    _tensor(A, "matrix_power")
+    return TL.matrix_power(A, n)
+
+
+def multi_dot(tensors: list) -> Tensor:
+    """A_1 @ A_2 @ ... @ A_n; the first may be 1-D (a row), the last 1-D (a column)."""
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    out = tensors[0]
+    for t in tensors[1:]:
+        out = out @ t
+    return out
+
+
+def matrix_exp(A: Tensor) -> Tensor:  # noqa: N803
+    """exp(A) = I + A + A^2/2! + ... (scaling and squaring)."""
+    _tensor(A, "matrix_exp")
+    return L.MatrixExp.apply(A)
+
+
+def cond(A: Tensor, p: Any = None) -> Tensor:  # noqa: N803
+    """The condition number ||A|| ||A^-1||: with p None or 2 the ratio of the largest to the
+    smallest singular value (-2: its inverse); other p ('fro', 'nuc', 1, -1, inf, -inf) through
+    matrix_norm of A and of inv(A)."""
+    _tensor(A, "cond")
+    if p in (None, 2, -2):
+        s = svdvals(A)
+        ratio = s[..., 0] / s[..., -1]
+        return ratio if p != -2 else 1 / ratio
+    return matrix_norm(A, p) * matrix_norm(inv(A), p)
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:  # noqa: N803
+    """The ``offset``-th diagonal of the matrices (by default of the last two dims)."""
+    _tensor(A, "diagonal")
+    return A.diagonal(offset, dim1, dim2)
+
+
+def matmul(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """input @ other (torch.linalg.matmul is torch.matmul)."""
+    return input @ other
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """sum_i x_i y_i along ``dim`` (inputs broadcast)."""
+    return (x * y).sum(dim)

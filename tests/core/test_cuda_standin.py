@@ -48,6 +48,8 @@ GPU_TEST_FILES = [
     "tests/core/test_cumulative_extremes.py",
     "tests/core/test_unique_histc_repeat.py",
     "tests/core/test_random_draws.py",
+    "tests/core/test_linalg.py",
+    "tests/core/test_einsum.py",
 ]
 
 

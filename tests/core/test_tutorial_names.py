@@ -183,8 +183,11 @@ def test_linalg_norms_against_numpy():
     np.testing.assert_allclose(
         mg.linalg.norm(x[0], ord="fro").numpy(), np.linalg.norm(a[0], ord="fro")
     )
-    with pytest.raises(NotImplementedError, match="nuc"):
-        mg.linalg.matrix_norm(x, ord="nuc")
+    np.testing.assert_allclose(
+        mg.linalg.matrix_norm(x, ord="nuc").numpy(), np.linalg.norm(a, ord="nuc", axis=(-2, -1))
+    )
+    with pytest.raises(RuntimeError, match="Order 3 not supported"):
+        mg.linalg.matrix_norm(x, ord=3)
 
 
 def test_linalg_norm_gradient_by_finite_differences():

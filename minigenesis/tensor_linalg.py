@@ -1,0 +1,184 @@
+"""Tensor methods of linear algebra (PyTorch's names): det, logdet, slogdet, inverse, cholesky,
+cholesky_solve, cholesky_inverse, svd, qr, cross, kron, matrix_power, matrix_exp, pinverse,
+diagonal.
+
+The differentiable ops with their own backward are in ``ops/linalg.py``; cross, kron and
+matrix_power are compositions of existing ops (roll and mul; reshape and mul; matmul), so their
+gradients follow from those.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from .autograd.tensor_base import TensorBase
+from .backend import get_array_module
+from .ops import linalg as L
+
+# torch.return_types.slogdet / svd / qr: tuples whose fields have names
+slogdet_result = namedtuple("slogdet", ["sign", "logabsdet"])
+svd_result = namedtuple("svd", ["U", "S", "V"])
+qr_result = namedtuple("qr", ["Q", "R"])
+
+
+class LinalgMethods:
+    """Mixin of Tensor: the linear-algebra methods."""
+
+    __slots__ = ()
+
+    _data: Any
+
+    def det(self):
+        """det(A) of each matrix in the batch."""
+        return L.Det.apply(self)
+
+    def slogdet(self):
+        """(sign, log|det A|): the determinant without overflow; gradient through logabsdet."""
+        sign, logabsdet = L.SlogDet.apply(self)
+        return slogdet_result(sign, logabsdet)
+
+    def logdet(self):
+        """log det(A): NaN where det(A) < 0, -inf where it is 0 (gradient as slogdet's)."""
+        sign, logabsdet = L.SlogDet.apply(self)
+        xp = get_array_module(sign._data)
+        nan_where_negative = xp.where(sign._data < 0, xp.nan, 0).astype(sign._data.dtype)
+        return logabsdet + TensorBase._make(nan_where_negative)
+
+    def inverse(self):
+        """A^-1 of each matrix in the batch (LinAlgError naming the element for a singular one)."""
+        return L.Inverse.apply(self)
+
+    def cholesky(self, upper: bool = False):
+        """L with A = L L^T (lower), or U = L^T with ``upper``."""
+        return L.Cholesky.apply(self, bool(upper))
+
+    def cholesky_solve(self, input2, upper: bool = False):
+        """X with A X = self, where A = L L^T and ``input2`` is L (U with A = U^T U if upper)."""
+        l_ = input2.mT if upper else input2
+        y = L.solve_triangular(l_, self, upper=False)
+        return L.solve_triangular(l_.mT, y, upper=True)
+
+    def cholesky_inverse(self, upper: bool = False):
+        """A^-1 from A's Cholesky factor (self)."""
+        xp = get_array_module(self._data)
+        eye = TensorBase._make(xp.eye(self.shape[-1], dtype=self._data.dtype))
+        return eye.cholesky_solve(self, upper)
+
+    def svd(self, some: bool = True, compute_uv: bool = True):
+        """torch.svd: (U, S, V) with A = U diag(S) V^T (V, not V^T as linalg.svd returns);
+        ``some`` gives the reduced factors. Without ``compute_uv``, U and V are zeros."""
+        u, s, vh = L.SVD.apply(self, not some)
+        if not compute_uv:
+            xp = get_array_module(self._data)
+            m, n = self.shape[-2:]
+            batch = tuple(self.shape[:-2])
+            u = TensorBase._make(xp.zeros(batch + (m, m), dtype=self._data.dtype))
+            v = TensorBase._make(xp.zeros(batch + (n, n), dtype=self._data.dtype))
+            return svd_result(u, s, v)
+        return svd_result(u, s, vh.mT)
+
+    def qr(self, some: bool = True):
+        """torch.qr: (Q, R) with A = QR, reduced (``some``) or complete."""
+        q, r = L.QR.apply(self, "reduced" if some else "complete")
+        return qr_result(q, r)
+
+    def cross(self, other, dim: int | None = None):
+        """The cross product of 3-vectors along ``dim`` (inputs broadcast). Without ``dim``, the
+        first dim of size 3, as torch.cross does (with its deprecation warning)."""
+        return cross(self, other, dim, "cross")
+
+    def kron(self, other):
+        """The Kronecker product: out[i*p + k, j*q + l] = a[i, j] b[k, l] (any number of dims)."""
+        return kron(self, other)
+
+    def matrix_power(self, n: int):
+        """A^n by repeated squaring; n = 0 gives the identity, n < 0 powers of A^-1."""
+        return matrix_power(self, n)
+
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1):
+        """The ``offset``-th diagonal of the matrices in dims (dim1, dim2), as a new last dim.
+        (A copy, not a view as in PyTorch: writing into it leaves self unchanged.)"""
+        x = self.movedim((dim1, dim2), (-2, -1))
+        x = x[..., :, offset:] if offset >= 0 else x[..., -offset:, :]
+        n = min(x.shape[-2:])
+        return L.diagonal(x[..., :n, :n])
+
+    def matrix_exp(self):
+        """exp(A) = I + A + A^2/2! + ... of each matrix in the batch."""
+        return L.MatrixExp.apply(self)
+
+    def pinverse(self, rcond: float = 1e-15):
+        """The Moore-Penrose pseudo-inverse, singular values below rcond * max dropped."""
+        return L.Pinv.apply(self, 0.0, rcond)
+
+
+def cross(a: Any, b: Any, dim: int | None, name: str) -> Any:
+    """c_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1} (indices mod 3) along dim: two rolls each way."""
+    if not isinstance(b, TensorBase):
+        raise TypeError(f"{name}: other must be a Tensor, got {type(b).__name__}")
+    shape = np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
+    if dim is None:
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated. Please either pass "
+            "the dim explicitly or simply use torch.linalg.cross.",
+            UserWarning,
+            stacklevel=3,
+        )
+        dim = next((d for d, n in enumerate(shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError(f"{name}: no dimension of size 3 in input (shape {shape})")
+    if not -len(shape) <= dim < len(shape):
+        raise IndexError(f"{name}: dim {dim} is out of range for {len(shape)}-D inputs")
+    d = dim % len(shape)
+    na, nb = (t.shape[d - len(shape) + t.ndim] if d >= len(shape) - t.ndim else 1 for t in (a, b))
+    if na != 3 or nb != 3:
+        raise RuntimeError(f"{name}: inputs dimension {dim} must have length 3. Got {na} and {nb}")
+    a, b = a.expand(shape), b.expand(shape)
+    return a.roll(-1, dim) * b.roll(1, dim) - a.roll(1, dim) * b.roll(-1, dim)
+
+
+def kron(a: Any, b: Any) -> Any:
+    """a's dims interleaved with b's, then merged: (a0, 1, a1, 1) * (1, b0, 1, b1) reshaped to
+    (a0 b0, a1 b1)."""
+    if not isinstance(b, TensorBase):
+        raise TypeError(f"kron: other must be a Tensor, got {type(b).__name__}")
+    n = max(a.ndim, b.ndim)
+    sa = (1,) * (n - a.ndim) + tuple(a.shape)
+    sb = (1,) * (n - b.ndim) + tuple(b.shape)
+    wide_a = tuple(x for d in sa for x in (d, 1))
+    wide_b = tuple(x for d in sb for x in (1, d))
+    return (a.reshape(wide_a) * b.reshape(wide_b)).reshape(tuple(x * y for x, y in zip(sa, sb)))
+
+
+def matrix_power(a: Any, n: int) -> Any:
+    """A^n: square-and-multiply, log2(n) matmuls; A^0 = I (broadcast over the batch)."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"matrix_power: n must be an int, got {type(n).__name__}")
+    if a.ndim < 2:
+        raise RuntimeError(
+            f"linalg.matrix_power: The input tensor A must have at least 2 dimensions (got shape "
+            f"{tuple(a.shape)})."
+        )
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(
+            f"linalg.matrix_power: A must be batches of square matrices, but they are "
+            f"{a.shape[-2]} by {a.shape[-1]} matrices"
+        )
+    if n == 0:
+        xp = get_array_module(a._data)
+        eye = xp.broadcast_to(xp.eye(a.shape[-1], dtype=a._data.dtype), a.shape)
+        return TensorBase._make(eye.copy())
+    if n < 0:
+        a, n = a.inverse(), -n
+    result = None
+    while n:
+        if n & 1:
+            result = a if result is None else result @ a
+        n >>= 1
+        if n:
+            a = a @ a
+    return result
