@@ -22,6 +22,7 @@ from .ops.linalg import LinAlgError
 __all__ = [
     "LinAlgError",
     "cholesky",
+    "cholesky_ex",
     "cond",
     "cross",
     "det",
@@ -53,6 +54,7 @@ linalg_slogdet = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
 linalg_qr = namedtuple("linalg_qr", ["Q", "R"])
 linalg_eigh = namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
 linalg_svd = namedtuple("linalg_svd", ["U", "S", "Vh"])
+linalg_cholesky_ex = namedtuple("linalg_cholesky_ex", ["L", "info"])
 linalg_lstsq = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 
@@ -183,6 +185,28 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
     positive-definite (LinAlgError naming the failing leading minor otherwise)."""
     _tensor(A, "cholesky")
     return L.Cholesky.apply(A, bool(upper))
+
+
+def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -> tuple:  # noqa: N803
+    """(L, info): cholesky without raising. info (int32, one per matrix) is 0 where A is
+    positive-definite, else the order of the first leading minor that is not, and L is NaN
+    there (code that adds jitter until info is 0 reads only info)."""
+    _tensor(A, "cholesky_ex")
+    try:
+        factor = L.Cholesky.apply(A, bool(upper))
+        xp = get_array_module(A._data)
+        return linalg_cholesky_ex(factor, Tensor._make(xp.zeros(A.shape[:-2], dtype=np.int32)))
+    except LinAlgError:
+        if check_errors:
+            raise
+    xp = get_array_module(A._data)
+    info = L.cholesky_info(A._data)
+    failed = Tensor._make(xp.asarray(info > 0)[..., None, None])
+    eye = Tensor._make(xp.eye(A.shape[-1], dtype=A._data.dtype))
+    factor = L.Cholesky.apply(A.masked_fill(failed, 0) + eye * failed, bool(upper))
+    return linalg_cholesky_ex(
+        factor.masked_fill(failed, float("nan")), Tensor._make(xp.asarray(info))
+    )
 
 
 def pinv(

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ..autocast_policy import LOWER
 from ..autograd.function import Op
 from ..autograd.tensor_base import TensorBase
 from ..backend import get_array_module
@@ -138,20 +139,22 @@ def einsum_arrays(inputs: tuple[str, ...], output: str, arrays: list) -> Any:
     equation = ",".join(inputs) + "->" + output
     optimize: Any = len(arrays) > 2 or (len(arrays) == 2 and max(a.size for a in arrays) >= 4096)
     if optimize and xp is np:  # the contraction order, worked out once per equation and shapes
-        optimize = _path(equation, full)
+        optimize = _path(xp, equation, full)
     out = xp.einsum(equation, *arrays, optimize=optimize)
     return xp.asarray(out).astype(dtype, copy=False)
 
 
 @functools.lru_cache(maxsize=512)
-def _path(equation: str, shapes: tuple[tuple, ...]) -> list:
-    stand_ins = [np.broadcast_to(np.zeros((), np.float32), s) for s in shapes]  # no memory
-    return np.einsum_path(equation, *stand_ins, optimize="greedy")[0]
+def _path(xp: Any, equation: str, shapes: tuple[tuple, ...]) -> list:
+    stand_ins = [xp.broadcast_to(xp.zeros((), xp.float32), s) for s in shapes]  # no memory
+    return xp.einsum_path(equation, *stand_ins, optimize="greedy")[0]
 
 
 class Einsum(Op):
     """out = einsum(spec, *operands), ``spec`` = (letters of each operand, output letters);
     dL/dA_k = einsum(dL/dout, the other operands -> letters of k) (module docstring)."""
+
+    autocast = LOWER  # a product, like matmul (PyTorch's einsum runs bmm)
 
     @staticmethod
     def forward(ctx, spec, *arrays):

@@ -11,16 +11,20 @@ ops of this file), so second derivatives come for free. With A^-T = (A^-1)^T:
     solve:   X = A^-1 B                             ->  gB = A^-T g,  gA = -gB X^T
 
 PyTorch's linalg refuses float16/bfloat16 on the CPU, and integer inputs; so do these ops (with
-the dtype named). A singular or non-positive-definite input raises ``LinAlgError`` naming the
+the dtype named). Under autocast, inv, solve, cholesky, qr, eigh and svd run in float32, as in
+PyTorch. A singular or non-positive-definite input raises ``LinAlgError`` naming the
 batch element, as PyTorch does.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
+from numpy.linalg import LinAlgError as NumpyLinAlgError  # what LAPACK failures raise
 
+from ..autocast_policy import FLOAT32
 from ..autograd.function import Op
 from ..autograd.tensor_base import TensorBase
 from ..backend import get_array_module
@@ -66,7 +70,7 @@ def _first_failure(fn, a: Any, *rest: Any) -> tuple[str, int]:
     for i in range(flat.shape[0]):
         try:
             fn(flat[i], *(r[i] for r in rest))
-        except np.linalg.LinAlgError:
+        except NumpyLinAlgError:
             return f"(Batch element {i}): ", i
     return "", 0
 
@@ -150,13 +154,15 @@ class SlogDet(Op):
 class Inverse(Op):
     """Y = A^-1;   dY = -Y dA Y  ->  gA = -Y^T g Y^T."""
 
+    autocast = FLOAT32  # as PyTorch's CPU autocast: LAPACK has no bfloat16
+
     @staticmethod
     def forward(ctx, a):
         check_matrices(a, "linalg.inv")
         xp = get_array_module(a)
         try:
             y = xp.linalg.inv(a)
-        except np.linalg.LinAlgError:
+        except NumpyLinAlgError:
             where, _ = _first_failure(xp.linalg.inv, a)
             raise LinAlgError(
                 f"linalg.inv: {where}The input matrix is singular (a zero pivot in its LU "
@@ -176,6 +182,8 @@ class Solve(Op):
     """X = A^-1 B for B a batch of matrices (batch dims broadcast);
     A dX = dB - dA X  ->  gB = A^-T g,  gA = -gB X^T."""
 
+    autocast = FLOAT32  # as PyTorch's CPU autocast: LAPACK has no bfloat16
+
     @staticmethod
     def forward(ctx, a, b):
         check_matrices(a, "linalg.solve")
@@ -185,7 +193,7 @@ class Solve(Op):
         a_, b_ = xp.broadcast_to(a, batch + a.shape[-2:]), xp.broadcast_to(b, batch + b.shape[-2:])
         try:
             x = xp.linalg.solve(a_, b_)
-        except np.linalg.LinAlgError:
+        except NumpyLinAlgError:
             where, _ = _first_failure(xp.linalg.solve, a_, b_)
             raise LinAlgError(
                 f"torch.linalg.solve: {where}The solver failed because the input matrix is "
@@ -217,7 +225,7 @@ class SolveTriangular(Op):
         b = xp.broadcast_to(b, batch + b.shape[-2:])
         try:
             x = xp.linalg.solve(t, b)
-        except np.linalg.LinAlgError:
+        except NumpyLinAlgError:
             where, _ = _first_failure(xp.linalg.solve, t, b)
             raise LinAlgError(
                 f"linalg.solve_triangular: {where}the triangular matrix has a zero on its "
@@ -260,18 +268,18 @@ class Cholesky(Op):
     """A = L L^T, L lower (``upper``: U = L^T).   With Phi(X) = tril(X) with its diagonal halved,
     gA = sym(L^-T Phi(L^T gL) L^-1), sym(X) = (X + X^T)/2 (A is symmetric: the gradient is too)."""
 
+    autocast = FLOAT32  # as PyTorch's CPU autocast: LAPACK has no bfloat16
+
     @staticmethod
     def forward(ctx, a, upper):
         check_matrices(a, "linalg.cholesky")
         xp = get_array_module(a)
         try:
             l_ = xp.linalg.cholesky(a)
-        except np.linalg.LinAlgError:
-            where, i = _first_failure(xp.linalg.cholesky, a)
-            m = a.reshape((-1,) + a.shape[-2:])[i]
-            order = next(
-                k for k in range(1, m.shape[-1] + 1) if not _is_pd(xp, m[:k, :k])
-            )  # the first leading minor that fails
+        except NumpyLinAlgError:
+            info = [int(k) for k in cholesky_info(a).reshape(-1)]
+            i = next(i for i, k in enumerate(info) if k)
+            where, order = f"(Batch element {i}): " if a.ndim > 2 else "", info[i]
             raise LinAlgError(
                 f"linalg.cholesky: {where}The factorization could not be completed because the "
                 f"input is not positive-definite (the leading minor of order {order} is not "
@@ -293,11 +301,22 @@ class Cholesky(Op):
         return 0.5 * (ga + ga.mT), None
 
 
+def cholesky_info(a: Any) -> Any:
+    """Per matrix of the batch: 0 if it is positive-definite, else the order of its first leading
+    minor that is not (PyTorch's ``info``). A loop over the batch: only run where something failed.
+    (CuPy returns NaN instead of raising: a non-finite factor counts as a failure.)"""
+    xp = get_array_module(a)
+    flat = a.reshape((-1,) + a.shape[-2:])
+    info = []
+    for m in flat:
+        info.append(next((k for k in range(1, m.shape[-1] + 1) if not _is_pd(xp, m[:k, :k])), 0))
+    return xp.asarray(info, dtype=xp.int32).reshape(a.shape[:-2])
+
+
 def _is_pd(xp, m) -> bool:
     try:
-        xp.linalg.cholesky(m)
-        return True
-    except np.linalg.LinAlgError:
+        return bool(xp.isfinite(xp.linalg.cholesky(m)).all())
+    except NumpyLinAlgError:
         return False
 
 
@@ -307,6 +326,8 @@ class QR(Op):
     For m >= n:  M = R gR^T - gQ^T Q,  gA = (gQ + Q copyltu(M)) R^-T, copyltu(M) = tril(M) +
     tril(M, -1)^T. For m < n, A = [X | Y], R = [U | V]: X = QU is the square case, and V = Q^T Y
     adds Y gV^T to gQ and gives gY = Q gV."""
+
+    autocast = FLOAT32  # as PyTorch's CPU autocast: LAPACK has no bfloat16
 
     @staticmethod
     def forward(ctx, a, mode):
@@ -366,6 +387,8 @@ class Eigh(Op):
     """A = V diag(w) V^T for symmetric A (only the ``UPLO`` triangle is read), w ascending.
     gA = V (diag(gw) + F o (V^T gV - gV^T V)/2) V^T,  F_ij = 1/(w_j - w_i) off the diagonal."""
 
+    autocast = FLOAT32  # as PyTorch's CPU autocast: LAPACK has no bfloat16
+
     @staticmethod
     def forward(ctx, a, uplo):
         check_matrices(a, "linalg.eigh")
@@ -391,6 +414,8 @@ class SVD(Op):
     S_j^2 - S_i^2 off the diagonal (1 on it), J = U^T gU, K = V^T gV, skew(X) = X - X^T:
     inner = (skew(J) S + S skew(K)) / E + diag(gS)  (S multiplying columns, rows);
     gA = U inner V^T + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T)."""
+
+    autocast = FLOAT32  # as PyTorch's CPU autocast: LAPACK has no bfloat16
 
     @staticmethod
     def forward(ctx, a, full_matrices):
@@ -480,7 +505,7 @@ def expm_array(a: Any) -> Any:
     the dtype's precision (18 terms in float64), square s times."""
     xp = get_array_module(a)
     norm = float(xp.abs(a).sum(-2).max()) if a.size else 0.0
-    s = max(0, int(np.ceil(np.log2(norm))) + 1) if norm > 0 else 0
+    s = max(0, math.ceil(math.log2(norm)) + 1) if norm > 0 else 0
     x = a / (2.0**s)
     eye = xp.broadcast_to(xp.eye(a.shape[-1], dtype=a.dtype), a.shape)
     terms = 18 if a.dtype == np.float64 else 10

@@ -437,3 +437,38 @@ def test_cond_matches_torch_for_every_order():
     for p in (None, 2, -2, "fro", "nuc", 1, -1, np.inf, -np.inf):
         ours = mg.linalg.cond(mg.tensor(a), p).numpy()
         np.testing.assert_allclose(ours, torch.linalg.cond(torch.tensor(a), p).numpy(), rtol=1e-9)
+
+
+def test_autocast_runs_factorizations_in_float32_and_einsum_low_like_torch():
+    torch = pytest.importorskip("torch")
+    a = spd(3, 3).astype(np.float32)
+    checks = [
+        ("inv", lambda L, x: L.linalg.inv(x)),
+        ("solve", lambda L, x: L.linalg.solve(x, x)),
+        ("cholesky", lambda L, x: L.linalg.cholesky(x)),
+        ("eigh", lambda L, x: L.linalg.eigh(x)[0]),
+        ("svdvals", lambda L, x: L.linalg.svdvals(x)),
+        ("einsum", lambda L, x: L.einsum("ij,jk->ik", x, x)),
+    ]
+    for name, fn in checks:
+        with mg.autocast(dtype=mg.bfloat16):
+            ours = fn(mg, mg.tensor(a).bfloat16())
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            theirs = fn(torch, torch.tensor(a).bfloat16())
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1], name
+
+
+def test_cholesky_ex_reports_info_instead_of_raising_like_torch():
+    torch = pytest.importorskip("torch")
+    a = np.stack([spd(3, 3), -np.eye(3), np.diag([1.0, -1.0, 1.0])])
+    ours, theirs = mg.linalg.cholesky_ex(mg.tensor(a)), torch.linalg.cholesky_ex(torch.tensor(a))
+    assert ours.info.tolist() == theirs.info.tolist() == [0, 1, 2]
+    np.testing.assert_allclose(ours.L[0].numpy(), theirs.L[0].numpy())
+    with pytest.raises(mg.linalg.LinAlgError, match="Batch element 1"):
+        mg.linalg.cholesky_ex(mg.tensor(a), check_errors=True)
+    # the jitter loop of GP code: add to the diagonal until the factorization succeeds
+    singular = mg.tensor(np.ones((3, 3)))
+    jitter = 1e-6
+    while mg.linalg.cholesky_ex(singular + jitter * mg.eye(3, dtype=mg.float64)).info.item():
+        jitter *= 10
+    assert jitter <= 1e-5
