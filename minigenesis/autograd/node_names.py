@@ -109,6 +109,18 @@ NODE_NAMES: dict[str, tuple[str, tuple[int, ...]]] = {
     "Normalize": ("NativeLayerNormBackward0", XYZ),
     "EmbeddingLookup": ("EmbeddingBackward0", X),
     "Dropout": ("MulBackward0", XY),  # PyTorch's dropout is a product with a mask
+    # linear algebra (ops/linalg.py; einsum keeps its own name: PyTorch's is that of its last view)
+    "Det": ("LinalgDetBackward0", X),
+    "SlogDet": ("LinalgSlogdetBackward0", X),
+    "Inverse": ("LinalgInvExBackward0", X),
+    "Solve": ("LinalgSolveExBackward0", XY),
+    "SolveTriangular": ("LinalgSolveTriangularBackward0", XY),
+    "Cholesky": ("LinalgCholeskyExBackward0", X),
+    "QR": ("LinalgQrBackward0", X),
+    "Eigh": ("LinalgEighBackward0", X),
+    "SVD": ("LinalgSvdBackward0", X),
+    "Pinv": ("LinalgPinvBackward0", X),
+    "MatrixExp": ("LinalgMatrixExpBackward0", X),
 }
 
 

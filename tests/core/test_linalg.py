@@ -472,3 +472,28 @@ def test_cholesky_ex_reports_info_instead_of_raising_like_torch():
     while mg.linalg.cholesky_ex(singular + jitter * mg.eye(3, dtype=mg.float64)).info.item():
         jitter *= 10
     assert jitter <= 1e-5
+
+
+def test_graph_nodes_carry_pytorchs_names():
+    torch = pytest.importorskip("torch")
+    a = well_conditioned(3, 3)
+    cases = [
+        lambda L, x: L.linalg.det(x),
+        lambda L, x: L.linalg.slogdet(x)[1],
+        lambda L, x: L.linalg.inv(x),
+        lambda L, x: L.linalg.solve(x, x),
+        lambda L, x: L.linalg.solve_triangular(x, x, upper=True),
+        lambda L, x: L.linalg.cholesky(x @ x.mT),
+        lambda L, x: L.linalg.qr(x)[0],
+        lambda L, x: L.linalg.eigh(x @ x.mT)[0],
+        lambda L, x: L.linalg.svdvals(x),
+        lambda L, x: L.linalg.pinv(x),
+        lambda L, x: L.linalg.matrix_exp(x),
+    ]
+    for fn in cases:
+        ours, theirs = (
+            fn(mg, leaf(a)).grad_fn,
+            fn(torch, torch.tensor(a, requires_grad=True)).grad_fn,
+        )
+        assert type(ours).__name__ == type(theirs).__name__
+        assert len(ours.next_functions) == len(theirs.next_functions)
