@@ -6,6 +6,14 @@ finishes it flushes, ``fsync``s (the bytes are on disk before the name points at
 fsyncs the directory (the rename itself is durable). Any exception, KeyboardInterrupt included,
 removes the temporary file and leaves ``path`` as it was.
 
+Durability need not cost time. Left alone, the kernel keeps written pages in memory and starts
+putting them on disk only later, so a final fsync would wait for the whole file's disk write
+(~0.2 s for 200 MB here, as long again as writing it). ``_EarlyWriteback`` asks the kernel, after
+every 32 MiB, to start writing those pages now (Linux's ``sync_file_range``, the way databases
+pace their checkpoints): the disk works while the rest of the file is being produced, and the
+fsync at the end finds almost nothing left to wait for. It is only a hint; the fsync still makes
+the guarantee, and where the call does not exist nothing changes but the timing.
+
 A process killed with SIGKILL cannot clean up after itself, so a temporary file can survive it.
 Temporary names look like ``.<name>.<host hash>.<pid>.<random>.mgtmp``. The writer holds an
 exclusive ``flock`` on its temporary file from creation until the rename; the lock dies with the
@@ -18,14 +26,16 @@ live writer (in this process, another one, or another PID namespace) and is left
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import re
 import secrets
 import socket
 import stat
+import sys
 import zlib
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 try:
     import fcntl
@@ -70,6 +80,48 @@ def sweep_stale_temps(directory: str | os.PathLike) -> list[str]:
             if _TEMP.fullmatch(entry.name) and _remove_if_unlocked(entry.path):
                 removed.append(entry.path)
     return removed
+
+
+def _find_sync_file_range() -> Any:
+    """libc's ``sync_file_range(fd, offset, nbytes, flags)`` on Linux, else None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).sync_file_range
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_int, ctypes.c_longlong, ctypes.c_longlong, ctypes.c_uint]
+    return fn
+
+
+_sync_file_range = _find_sync_file_range()
+_SYNC_FILE_RANGE_WRITE = 2  # start writing back the dirty pages of the range; do not wait
+_WRITEBACK_EVERY = 32 << 20
+
+
+class _EarlyWriteback:
+    """A file being written front to back that starts the disk write of each 32 MiB as soon as it
+    is written (see the module docstring); everything else is the wrapped file's."""
+
+    def __init__(self, f: BinaryIO) -> None:
+        self._f = f
+        self._written = 0  # a fresh file written in order: the count is the position
+        self._started = 0  # bytes already handed to the kernel's writeback
+
+    def write(self, data: Any) -> int:
+        n = self._f.write(data)
+        self._written += n
+        if _sync_file_range is not None and self._written - self._started >= _WRITEBACK_EVERY:
+            self._f.flush()  # Python's buffer into the kernel's pages first
+            _sync_file_range(
+                self._f.fileno(), self._started, self._written - self._started,
+                _SYNC_FILE_RANGE_WRITE,
+            )  # fmt: skip
+            self._started = self._written
+        return n
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._f, name)
 
 
 def _fsync_directory(directory: str) -> None:
@@ -130,7 +182,7 @@ def atomic_write(path: str | os.PathLike) -> Iterator[BinaryIO]:
         with os.fdopen(fd, "wb") as f:
             if os.path.exists(path):  # keep an existing checkpoint's permissions
                 os.chmod(temp, stat.S_IMODE(os.stat(path).st_mode))
-            yield f
+            yield _EarlyWriteback(f)
             f.flush()
             os.fsync(f.fileno())
             if fcntl is not None:  # rename while still holding the lock (a sweep waits for it)
