@@ -10,6 +10,8 @@ import functools
 import threading
 from typing import Any
 
+from . import tensor_base
+
 
 class _State(threading.local):
     """Per-thread flags, as plain fields.
@@ -107,8 +109,8 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801
 class inference_mode(_GradModeContext):  # noqa: N801
     """``with inference_mode():`` runs without recording a graph, like ``no_grad``.
 
-    PyTorch also marks the tensors made inside as inference tensors (which it may then refuse in
-    autograd); minigenesis keeps only the grad-mode part, which is what changes the numbers.
+    The tensors made inside are inference tensors (``t.is_inference()``), as in PyTorch; PyTorch
+    may then refuse them in autograd, minigenesis only marks them.
     ``inference_mode(False)`` inside such a block turns recording back on.
     """
 
@@ -119,11 +121,11 @@ class inference_mode(_GradModeContext):  # noqa: N801
     def __enter__(self) -> None:
         super().__enter__()
         self._prev_inference = state.inference_mode
-        state.inference_mode = self._inference
+        state.inference_mode = tensor_base._inference = self._inference
 
     def __exit__(self, *exc: Any) -> None:
         super().__exit__(*exc)
-        state.inference_mode = self._prev_inference
+        state.inference_mode = tensor_base._inference = self._prev_inference
 
     def __call__(self, fn):
         inference = self._inference

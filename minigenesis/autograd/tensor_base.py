@@ -28,6 +28,10 @@ _ops_return: type  # the class ops return: the subclass declared with ops_return
 # An instance without running __init__. Bound once here: looking `object.__new__` up costs more
 # than the rest of _make's work, and every op makes a tensor this way.
 _new = object.__new__
+# True inside an inference_mode() block (grad_mode.inference_mode keeps it): a tensor made then is
+# an inference tensor (Tensor.is_inference). One flag for the process, not per thread, so that
+# making a tensor costs one global read.
+_inference = False
 
 
 class TensorBase:
@@ -45,6 +49,7 @@ class TensorBase:
     _hooks = None  # a leaf's gradient hooks (a non-leaf's live on its grad_fn)
     _post_accumulate_grad_hooks = None  # a leaf's hooks run after its .grad was updated
     _is_view = False
+    _inference_tensor = False  # made inside inference_mode()
 
     def __init_subclass__(cls, ops_return: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -63,7 +68,13 @@ class TensorBase:
         t._data = data
         if requires_grad:
             t.requires_grad = True
+        if _inference:
+            t._inference_tensor = True
         return t
+
+    def is_inference(self) -> bool:
+        """Was this tensor made inside an ``inference_mode()`` block?"""
+        return self._inference_tensor
 
     @property
     def is_leaf(self) -> bool:

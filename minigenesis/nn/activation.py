@@ -90,6 +90,9 @@ class Softplus(Module):
         super().__init__()
         self.beta, self.threshold = beta, threshold
 
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
+
     def forward(self, input: Tensor) -> Tensor:
         return F.softplus(input, self.beta, self.threshold)
 

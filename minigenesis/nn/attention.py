@@ -29,7 +29,7 @@ from ..functions import cat
 from ..ops.attention import SDPA, attention
 from . import functional as F
 from . import init
-from .linear import Linear
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 from .parameter import Parameter
 
@@ -85,7 +85,7 @@ class MultiheadAttention(Module):
             self.in_proj_bias = Parameter(empty(3 * embed_dim, **kw))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, **kw)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
         if add_bias_kv:
             self.bias_k = Parameter(empty(1, 1, embed_dim, **kw))
             self.bias_v = Parameter(empty(1, 1, embed_dim, **kw))

@@ -123,6 +123,27 @@ class ModuleList(Module):
     def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
         return self.extend(modules)
 
+    def __repr__(self) -> str:
+        """As PyTorch prints it: a run of children that print alike shows once, as
+        ``(0-11): 12 x Block(...)``."""
+        runs: list[list] = []  # [first index, last index, repr]
+        for i, module in enumerate(self):
+            text = repr(module)
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        if not runs:
+            return "ModuleList()"
+        lines = []
+        for first, last, text in runs:
+            if first == last:
+                line = f"({first}): {text}"
+            else:
+                line = f"({first}-{last}): {last - first + 1} x {text}"
+            lines.append(line.replace("\n", "\n  "))
+        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+
     def __add__(self, other: Iterable[Module]) -> ModuleList:
         return ModuleList(list(self) + list(other))
 

@@ -99,5 +99,5 @@ class Conv2d(Module):
         if self.bias is None:
             s += ", bias=False"
         if self.padding_mode != "zeros":
-            s += f", padding_mode={self.padding_mode!r}"
+            s += f", padding_mode={self.padding_mode}"  # unquoted, as PyTorch prints it
         return s

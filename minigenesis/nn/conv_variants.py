@@ -103,7 +103,7 @@ class Conv1d(Module):
         if self.bias is None:
             s += ", bias=False"
         if self.padding_mode != "zeros":
-            s += f", padding_mode={self.padding_mode!r}"
+            s += f", padding_mode={self.padding_mode}"  # unquoted, as PyTorch prints it
         return s
 
 

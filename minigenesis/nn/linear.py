@@ -50,6 +50,11 @@ class Linear(Module):
         )
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """A plain Linear under the name PyTorch gives ``MultiheadAttention.out_proj`` (its quantization
+    tooling tells the two apart), so ``print(model)`` reads as in PyTorch."""
+
+
 class Identity(Module):
     """y = x (a placeholder; accepts and ignores any constructor arguments)."""
 

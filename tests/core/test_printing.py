@@ -118,3 +118,19 @@ def test_manual_seed_returns_the_default_generator():
     first = mg.rand(3)
     g.manual_seed(7)  # reseeding through the returned generator repeats the draws
     assert mg.equal(mg.rand(3), first)
+
+
+def test_tensors_made_in_inference_mode_are_inference_tensors_as_in_torch():
+    torch = pytest.importorskip("torch")
+
+    def kinds(lib):
+        x = lib.ones(2)
+        with lib.inference_mode():
+            y, z = x * 2, lib.zeros(2)
+            with lib.inference_mode(False):
+                w = x * 3
+        with lib.no_grad():
+            v = x * 4
+        return [t.is_inference() for t in (x, y, z, w, v)]
+
+    assert kinds(mg) == kinds(torch) == [False, True, True, False, False]
