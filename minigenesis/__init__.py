@@ -105,6 +105,7 @@ from .functions import (
     atan,
     atan2,
     cat,
+    cdist,
     chunk,
     clamp,
     clamp_max,

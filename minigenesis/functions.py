@@ -19,6 +19,7 @@ from .backend import get_array_module
 from .conversions import as_array
 from .ops import elementwise as E
 from .ops import shape as S
+from .ops.distance import EuclideanDistMM
 from .ops.einsum import Einsum, parse, sublist_equation
 from .ops.matmul import matmul as _matmul
 from .promotion import binary_op
@@ -866,6 +867,46 @@ def is_tensor(x: Any) -> bool:
     return isinstance(x, Tensor)
 
 
+_CDIST_MODES = (
+    "use_mm_for_euclid_dist_if_necessary",
+    "use_mm_for_euclid_dist",
+    "donot_use_mm_for_euclid_dist",
+)
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = None) -> Tensor:
+    """The p-norm distance between each row of x1 (*, P, M) and each row of x2 (*, R, M):
+    out[..., i, j] = ||x1[..., i, :] - x2[..., j, :]||_p, shape (*, P, R), batch dims broadcast.
+
+    For p = 2 and more than 25 rows on either side (or ``compute_mode="use_mm_for_euclid_dist"``)
+    the squared distance comes from one matmul, ||a||^2 - 2 a.b + ||b||^2 (ops/distance.py), as
+    PyTorch does; otherwise from the differences directly. Gradients are 0 at zero distance."""
+    mode = compute_mode or _CDIST_MODES[0]
+    if mode not in _CDIST_MODES:
+        raise ValueError(f"cdist: compute_mode must be one of {_CDIST_MODES}, got {compute_mode!r}")
+    if not p >= 0:
+        raise RuntimeError(f"cdist only supports non-negative p values, got p={p}")
+    if x1.ndim < 2 or x2.ndim < 2 or x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(
+            f"cdist: x1 (*, P, M) and x2 (*, R, M) need at least 2 dims and the same M, got "
+            f"shapes {tuple(x1.shape)} and {tuple(x2.shape)}"
+        )
+    xp = get_array_module(x1._data)
+    batch = tuple(xp.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2])))
+    (p1, m), r = x1.shape[-2:], x2.shape[-2]
+    a = x1.expand(batch + (p1, m))
+    b = x2.expand(batch + (r, m))
+    use_mm = p == 2 and (
+        mode == "use_mm_for_euclid_dist"
+        or (mode == "use_mm_for_euclid_dist_if_necessary" and (p1 > 25 or r > 25))
+    )
+    if use_mm:
+        out = EuclideanDistMM.apply(a.reshape((-1, p1, m)), b.reshape((-1, r, m)))
+        return out.reshape(batch + (p1, r))
+    # (*, P, 1, M) - (*, 1, R, M): every pair's difference, then its norm (0-gradient at 0)
+    return (a.unsqueeze(-2) - b.unsqueeze(-3)).norm(p, -1)
+
+
 __all__ = [
     n
     for n in dir()
@@ -882,6 +923,7 @@ __all__ = [
         "functools",
         "warnings",
         "is_grad_enabled",
+        "EuclideanDistMM",
     )
 ]
 

@@ -21,6 +21,23 @@ from .activation import (  # noqa: E402,F401
     Softplus,
     Tanh,
 )
+from .activation import (  # noqa: E402,F401
+    CELU,
+    GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    LogSigmoid,
+    ReLU6,
+    RReLU,
+    Softmax2d,
+    Softmin,
+    Softshrink,
+    Softsign,
+    Tanhshrink,
+    Threshold,
+)
 from .containers import (  # noqa: E402,F401
     ModuleDict,
     ModuleList,
@@ -29,9 +46,30 @@ from .containers import (  # noqa: E402,F401
     Sequential,
 )
 from .dropout import Dropout, Dropout2d  # noqa: E402,F401
+from .dropout import AlphaDropout, Dropout1d, Dropout3d, FeatureAlphaDropout  # noqa: E402,F401
 from .embedding import Embedding  # noqa: E402,F401
 from .flatten import Flatten, Unflatten  # noqa: E402,F401
 from .linear import Identity, Linear  # noqa: E402,F401
+from .linear import Bilinear  # noqa: E402,F401
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402,F401
+from .padding import (  # noqa: E402,F401
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
+from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle  # noqa: E402,F401
 from .module import Module  # noqa: E402,F401
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, RMSNorm  # noqa: E402,F401
 from .parameter import Parameter  # noqa: E402,F401

@@ -34,6 +34,7 @@ from ..ops.loss import BinaryCrossEntropy, CrossEntropyIndices, LogSigmoid, Pick
 from ..ops.normalization import Normalize, normalize_stats
 from ..ops.pad import Pad, gather_index
 from ..ops.pooling import KeepInput, MaxPool, pool_geometry2d, pool_windows
+from ..random import _draw as draw_samples
 from ..random import bernoulli_mask
 from ..size import norm_dim
 from ._reduction import reduction_mode
@@ -73,6 +74,31 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     x, w = input._cast(dt.numpy_dtype), weight._cast(dt.numpy_dtype)
     b = None if bias is None else bias._cast(dt.numpy_dtype)
     return Linear.apply(x, w, b)
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """y_o = sum_ij x1_i A_oij x2_j + b_o for x1 (*, in1), x2 (*, in2), A (out, in1, in2).
+    Computed as one matmul, (x1 A) reshaped to (*, out, in2), times x2, summed over in2."""
+    if weight.ndim != 3:
+        raise RuntimeError(f"bilinear: weight must be 3-d (out, in1, in2), got {weight.ndim}-d")
+    out_f, in1, in2 = weight.shape
+    if input1.shape[-1:] != (in1,) or input2.shape[-1:] != (in2,):
+        raise RuntimeError(
+            f"bilinear: input1 (*, {in1}) and input2 (*, {in2}) must match the weight "
+            f"{tuple(weight.shape)}, got {tuple(input1.shape)} and {tuple(input2.shape)}"
+        )
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError(
+            f"bilinear: input1 and input2 must have the same batch dims, got "
+            f"{tuple(input1.shape)} and {tuple(input2.shape)}"
+        )
+    lead = tuple(input1.shape[:-1])
+    # (B, in1) @ (in1, out * in2): row b holds sum_i x1_i A_oij for every (o, j)
+    u = input1.reshape((-1, in1)) @ weight.permute((1, 0, 2)).reshape((in1, out_f * in2))
+    y = (u.reshape((-1, out_f, in2)) * input2.reshape((-1, 1, in2))).sum(-1)
+    if bias is not None:
+        y = y + bias
+    return y.reshape((*lead, out_f))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -200,6 +226,145 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     return input._inplace(fn) if inplace else fn(input)
 
 
+# The activations below are compositions of differentiable ops. Where an activation has a kink,
+# the branch each boundary point takes is chosen so the gradient there is PyTorch's subgradient.
+def logsigmoid(input: Tensor) -> Tensor:
+    """log sigmoid(x) = min(x, 0) - log(1 + e^-|x|);   dy/dx = sigmoid(-x)."""
+    return LogSigmoid.apply(input)
+
+
+def softmin(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:
+    """softmax(-x) along ``dim``: e^-x_i / sum_j e^-x_j (the smallest input gets the most)."""
+    if dim is None:
+        dim = _implicit_dim("softmin", input.ndim)
+    x = input if dtype is None else input.to(_dt.to_dtype(dtype))
+    return (-x).softmax(norm_dim(dim, x.ndim)[0])
+
+
+def softsign(input: Tensor) -> Tensor:
+    """x / (1 + |x|);   dy/dx = 1 / (1 + |x|)^2."""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """x - tanh(x);   dy/dx = tanh(x)^2."""
+    return input - input.tanh()
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x relu6(x + 3) / 6: 0 for x <= -3, x (x + 3) / 6 between, x for x >= 3;
+    dy/dx = 0 for x <= -3, x/3 + 1/2 for -3 < x < 3, 1 for x >= 3 (PyTorch's choice at +-3)."""
+
+    def fn(t: Tensor) -> Tensor:
+        return where(t <= -3.0, 0.0, where(t < 3.0, t * (t + 3.0) / 6.0, t))
+
+    return _inplace(input, fn) if inplace else fn(input)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """relu6(x + 3) / 6 = clamp(x/6 + 1/2, 0, 1);   dy/dx = 1/6 strictly inside (-3, 3), else 0."""
+
+    def fn(t: Tensor) -> Tensor:
+        inside = (t > -3.0) & (t < 3.0)
+        return where(inside, t / 6.0 + 0.5, where(t <= -3.0, 0.0, 1.0))
+
+    return _inplace(input, fn) if inplace else fn(input)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """min(max(x, 0), 6) = hardtanh(x, 0, 6): gradient 1 strictly inside (0, 6), 0 at 0 and 6."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+# SELU's constants (Klambauer et al., 2017) are the fixed point of its self-normalising map: with
+# weights of variance 1/fan_in, activations of mean 0 and variance 1 keep mean 0 and variance 1
+# from layer to layer. They solve two equations (mean and variance of selu(z), z ~ N(0, 1)).
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """scale * elu(x, alpha), alpha ~ 1.6733, scale ~ 1.0507 (see SELU_ALPHA, SELU_SCALE);
+    dy/dx = scale for x > 0, scale alpha e^x for x <= 0."""
+
+    def fn(t: Tensor) -> Tensor:
+        return elu(t, SELU_ALPHA) * SELU_SCALE
+
+    return _inplace(input, fn) if inplace else fn(input)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """max(0, x) + min(0, alpha (e^(x/alpha) - 1)): an ELU whose slope at 0 is 1 for every alpha
+    (continuously differentiable);   dy/dx = 1 for x > 0, e^(x/alpha) for x <= 0."""
+    if alpha == 0:
+        raise ValueError("celu: alpha must not be 0 (the negative branch divides x by alpha)")
+
+    def fn(t: Tensor) -> Tensor:
+        return where(t > 0, t, (t.clamp(max=0.0) / alpha).expm1() * alpha)
+
+    return _inplace(input, fn) if inplace else fn(input)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """The gated linear unit: split x in halves a, b along ``dim``; y = a * sigmoid(b)."""
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = norm_dim(dim, input.ndim)[0]
+    if input.shape[d] % 2:
+        raise RuntimeError(
+            f"glu: Halving dimension must be even, but dimension {d} is size {input.shape[d]}"
+        )
+    a, b = input.chunk(2, d)
+    return a * b.sigmoid()
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """x if x > threshold else value;   dy/dx = 1 where x > threshold, else 0."""
+
+    def fn(t: Tensor) -> Tensor:
+        return where(t > threshold, t, value)
+
+    return _inplace(input, fn) if inplace else fn(input)
+
+
+def rrelu(
+    input: Tensor,
+    lower: float = 1.0 / 8,
+    upper: float = 1.0 / 3,
+    training: bool = False,
+    inplace: bool = False,
+) -> Tensor:
+    """Randomized leaky ReLU: x if x > 0 else a x. Training: a ~ U(lower, upper) drawn anew for
+    each element (from the minigenesis generator); eval: the mean slope (lower + upper) / 2.
+    dy/dx = 1 for x > 0, a for x <= 0 (the drawn a)."""
+    if not lower <= upper:
+        raise ValueError(f"rrelu: lower ({lower}) must not be greater than upper ({upper})")
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+
+    def fn(t: Tensor) -> Tensor:
+        xp = get_array_module(t._data)
+        slopes = draw_samples("uniform", tuple(t.shape), t.dtype, xp, None, lower, upper)
+        return where(t > 0, t, t * type(t)._make(slopes, False))
+
+    return _inplace(input, fn) if inplace else fn(input)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x - lambd for x > lambd, x + lambd for x < -lambd, else 0;
+    dy/dx = 1 where |x| > lambd, else 0."""
+    if lambd < 0:
+        raise ValueError(f"softshrink: lambda must be greater or equal to 0, but found {lambd}")
+    return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, 0.0))
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x where |x| > lambd, else 0;   dy/dx = 1 where |x| > lambd, else 0."""
+    return where((input > lambd) | (input < -lambd), input, 0.0)
+
+
 # ----------------------------------------------------------------------------------------------
 # Dropout
 # ----------------------------------------------------------------------------------------------
@@ -244,6 +409,94 @@ def dropout2d(
         return t * type(t)._make(mask, False)
 
     return input._inplace(fn) if inplace else fn(input)
+
+
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, name: str, dims: int):
+    """Zero whole channels of an input (N, C, *spatial) or (C, *spatial) with ``dims`` spatial
+    dims: y[n, c] = x[n, c] m[n, c] / (1 - p), m ~ Bernoulli(1 - p) (one draw per channel)."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (dims + 1, dims + 2):
+        raise RuntimeError(
+            f"{name}: Expected {dims + 1}D or {dims + 2}D input, but received a {input.ndim}D "
+            f"input of shape {tuple(input.shape)} (channel dim, {dims} spatial dim(s), and an "
+            f"optional batch dim)"
+        )
+    if not training or p == 0.0:
+        return input
+    batched = input.ndim == dims + 2
+
+    def fn(t: Tensor) -> Tensor:
+        if p >= 1.0:
+            return t * 0.0
+        # one mask entry per (sample, channel), broadcast over the spatial dims
+        lead = tuple(t.shape[:2]) if batched else tuple(t.shape[:1])
+        mask = bernoulli_mask(lead + (1,) * dims, 1.0 - p, t._data)
+        mask *= mask.dtype.type(1.0 / (1.0 - p))
+        return t * type(t)._make(mask, False)
+
+    return input._inplace(fn) if inplace else fn(input)
+
+
+def dropout1d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
+    """Zero whole channels of (N, C, L) or (C, L) (see ``dropout2d``)."""
+    return _feature_dropout(input, p, training, inplace, "dropout1d", 1)
+
+
+def dropout3d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) (see ``dropout2d``)."""
+    return _feature_dropout(input, p, training, inplace, "dropout3d", 3)
+
+
+# The value SELU saturates to for very negative inputs is -SELU_SCALE * SELU_ALPHA; alpha dropout
+# sets dropped units to it (not to 0), then maps y -> a y + b so that inputs of mean 0 and
+# variance 1 keep mean 0 and variance 1: a = 1 / sqrt((alpha'^2 p + 1)(1 - p)), alpha' = 1.7581.
+_ALPHA_PRIME = 1.7580993408473766
+
+
+def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bool):
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if feature and input.ndim < 2:
+        raise RuntimeError(
+            f"feature_alpha_dropout: expected an input (N, C, *) of at least 2 dims, got shape "
+            f"{tuple(input.shape)}"
+        )
+
+    def fn(t: Tensor) -> Tensor:
+        if p >= 1.0:
+            return t * 0.0
+        shape = (tuple(t.shape[:2]) + (1,) * (t.ndim - 2)) if feature else tuple(t.shape)
+        keep = bernoulli_mask(shape, 1.0 - p, t._data)  # 1 = kept, 0 = dropped
+        a = 1.0 / math.sqrt((_ALPHA_PRIME**2 * p + 1) * (1 - p))
+        # kept: a x + a alpha' p;  dropped: -a alpha' + a alpha' p (the affine map of -alpha')
+        shift = (keep - 1) * (_ALPHA_PRIME * a) + _ALPHA_PRIME * a * p
+        scale = keep * keep.dtype.type(a)
+        make = type(t)._make
+        return t * make(scale, False) + make(shift.astype(keep.dtype, copy=False), False)
+
+    return input._inplace(fn) if inplace else fn(input)
+
+
+def alpha_dropout(
+    input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
+) -> Tensor:
+    """Dropout for SELU networks: dropped units take SELU's negative saturation value and the
+    result is rescaled and shifted so that mean 0 and variance 1 are kept (see _ALPHA_PRIME)."""
+    return _alpha_dropout(input, p, training, inplace, feature=False)
+
+
+def feature_alpha_dropout(
+    input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
+) -> Tensor:
+    """``alpha_dropout`` with one draw per channel (N, C, *) instead of per element."""
+    return _alpha_dropout(input, p, training, inplace, feature=True)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1231,6 +1484,103 @@ def pad(x, pad: tuple | list, mode: str = "constant", value: float | None = None
         # orthogonal (np.ix_-style) indexing: the j-th index varies along its own axis
         index.append(idx.reshape((-1,) + (1,) * (k - 1 - j)))
     return x[tuple(index)]
+
+
+# ----------------------------------------------------------------------------------------------
+# Similarity and distance (mg.cdist: functions.py over ops/distance.py)
+# ----------------------------------------------------------------------------------------------
+def normalize(
+    input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Any = None
+) -> Tensor:
+    """x / max(||x||_p, eps) along ``dim``: unit vectors (eps keeps a zero vector finite)."""
+    if out is not None:
+        raise NotImplementedError("normalize: out= is not supported; assign the result instead")
+    return input / input.norm(p, dim, keepdim=True).clamp_min(eps)
+
+
+def _clamped_norm(x: Tensor, dim: int, eps: float) -> Tensor:
+    """||x||_2 along ``dim`` (kept), its VALUE raised to at least eps; the gradient flows as if
+    unclamped. PyTorch 2.x clamps the norm in place under no_grad, so this is its gradient too."""
+    n = x.norm(2, dim, keepdim=True)
+    return n + (n.detach().clamp_min(eps) - n.detach())
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """sum(x1/max(||x1||, eps) * x2/max(||x2||, eps)) along ``dim``, x1 and x2 broadcast.
+    Each vector is divided by its own norm first (as PyTorch 2.x): the result stays in [-1, 1]."""
+    shape = np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+    x1, x2 = x1.expand(shape), x2.expand(shape)
+    d = norm_dim(dim, len(shape))[0]
+    return ((x1 / _clamped_norm(x1, d, eps)) * (x2 / _clamped_norm(x2, d, eps))).sum(d)
+
+
+def pairwise_distance(
+    x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
+) -> Tensor:
+    """||x1 - x2 + eps||_p along the last dim (eps keeps the gradient of a zero distance finite)."""
+    last = max(x1.ndim, x2.ndim) - 1
+    diff = x1 - x2 + eps
+    if last < 0:  # two 0-d inputs: the distance of one number
+        return diff.abs()
+    return diff.norm(p, last, keepdim)
+
+
+# ----------------------------------------------------------------------------------------------
+# Rearranging pixels and channels
+# ----------------------------------------------------------------------------------------------
+def _check_int_factor(value: Any, name: str, arg: str) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{name}: {arg} must be a positive int, got {value!r}")
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """(*, C r^2, H, W) -> (*, C, H r, W r): y[c, h r + i, w r + j] = x[c r^2 + i r + j, h, w]
+    (sub-pixel convolution: channels become a finer grid)."""
+    r = upscale_factor
+    _check_int_factor(r, "pixel_shuffle", "upscale_factor")
+    if input.ndim < 3 or input.shape[-3] % (r * r):
+        raise RuntimeError(
+            f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
+            f"of upscale_factor ({r * r}), and at least 3 dims (*, C, H, W); got shape "
+            f"{tuple(input.shape)}"
+        )
+    *lead, c, h, w = input.shape
+    n = len(lead)
+    x = input.reshape((*lead, c // (r * r), r, r, h, w))
+    # (*, C, i, j, H, W) -> (*, C, H, i, W, j): the offsets (i, j) go inside each pixel
+    x = x.permute((*range(n), n, n + 3, n + 1, n + 4, n + 2))
+    return x.reshape((*lead, c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """(*, C, H r, W r) -> (*, C r^2, H, W): the inverse of ``pixel_shuffle``."""
+    r = downscale_factor
+    _check_int_factor(r, "pixel_unshuffle", "downscale_factor")
+    if input.ndim < 3 or input.shape[-2] % r or input.shape[-1] % r:
+        raise RuntimeError(
+            f"pixel_unshuffle expects height and width to be divisible by downscale_factor "
+            f"({r}), and at least 3 dims (*, C, H, W); got shape {tuple(input.shape)}"
+        )
+    *lead, c, h, w = input.shape
+    n = len(lead)
+    x = input.reshape((*lead, c, h // r, r, w // r, r))
+    # (*, C, H, i, W, j) -> (*, C, i, j, H, W)
+    x = x.permute((*range(n), n, n + 2, n + 4, n + 1, n + 3))
+    return x.reshape((*lead, c * r * r, h // r, w // r))
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """(N, C, *) with C = g k: view the channels as a (g, k) grid and transpose it to (k, g), so
+    that grouped convolutions after it see channels from every group (ShuffleNet)."""
+    _check_int_factor(groups, "channel_shuffle", "groups")
+    if input.ndim < 3 or input.shape[1] % groups:
+        raise RuntimeError(
+            f"channel_shuffle: expected an input (N, C, *) of at least 3 dims with C divisible "
+            f"by groups ({groups}), got shape {tuple(input.shape)}"
+        )
+    n, c, *rest = input.shape
+    x = input.reshape((n, groups, c // groups, *rest)).transpose(1, 2)
+    return x.reshape((n, c, *rest))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -23,9 +23,13 @@ _TABLE = {
         "ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softplus", "Softmax",
         "LogSoftmax", "ELU", "SELU", "CELU", "Hardtanh", "Hardswish", "Hardsigmoid", "PReLU",
         "Mish", "GLU", "Softsign", "Threshold", "MultiheadAttention",
+        "LogSigmoid", "Softmin", "Tanhshrink", "RReLU", "Softshrink", "Hardshrink", "Softmax2d",
     ],
     "container": ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"],
-    "dropout": ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout"],
+    "dropout": [
+        "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+        "FeatureAlphaDropout", "_DropoutNd",
+    ],
     "sparse": ["Embedding", "EmbeddingBag"],
     "flatten": ["Flatten", "Unflatten"],
     "normalization": ["LayerNorm", "RMSNorm", "GroupNorm", "LocalResponseNorm"],
@@ -47,7 +51,11 @@ _TABLE = {
     ],
     "padding": [
         "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad2d", "ReplicationPad2d",
+        "ZeroPad1d", "ZeroPad3d", "ConstantPad3d", "ReflectionPad1d", "ReflectionPad3d",
+        "ReplicationPad1d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d",
     ],
+    "distance": ["PairwiseDistance", "CosineSimilarity"],
+    "channelshuffle": ["ChannelShuffle"],
     "upsampling": ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"],
     "pixelshuffle": ["PixelShuffle", "PixelUnshuffle"],
 }  # fmt: skip
