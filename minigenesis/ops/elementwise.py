@@ -397,6 +397,8 @@ class Where(Op):
     def forward(ctx, cond, x, y):
         xp = get_array_module(cond)
         z = xp.where(cond, x, y)
+        if x.dtype == y.dtype:  # CuPy's where widens two bfloat16 operands to float32
+            z = z.astype(x.dtype, copy=False)
         ctx.save_for_backward(cond.astype(bool))  # a copy: later changes to cond don't count
         return z
 
@@ -446,7 +448,11 @@ class Clamp(Op):
         if need_hi:
             to_hi = x > hi if lo is None else (x > hi) | (hi < lo)
         ctx.save_for_backward(inside, to_lo, to_hi)
-        return xp.clip(x, lo, hi).astype(x.dtype, copy=False)
+        if lo is not None and hi is not None:
+            return xp.clip(x, lo, hi).astype(x.dtype, copy=False)
+        # one bound: CuPy's clip refuses None for the other
+        y = xp.maximum(x, lo) if lo is not None else xp.minimum(x, hi)
+        return y.astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gy):

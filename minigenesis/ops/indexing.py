@@ -127,7 +127,8 @@ class MaskedFill(Op):
     def forward(ctx, x, mask, value):
         xp = get_array_module(x)
         ctx.save_for_backward(xp.logical_not(mask))
-        return xp.where(mask, xp.asarray(value, dtype=x.dtype), x)
+        # the astype: CuPy's where widens two bfloat16 operands to float32
+        return xp.where(mask, xp.asarray(value, dtype=x.dtype), x).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gy):

@@ -22,13 +22,23 @@ from ..autograd.function import Op
 from ..backend import get_array_module
 
 
+def _via_float32(xp, a, b) -> bool:
+    """Must a @ b of 2-byte floats be computed in float32 and rounded once? On the CPU always
+    (NumPy has no 2-byte BLAS); on the GPU for bfloat16 with batch dimensions (cuBLAS multiplies
+    bfloat16 matrices, but CuPy's batched matmul does not know the dtype)."""
+    if a.dtype != b.dtype or a.dtype.itemsize != 2 or a.dtype.kind not in "fV":
+        return False
+    return xp is np or (a.dtype.kind == "V" and (a.ndim != 2 or b.ndim != 2))
+
+
 def matmul_arrays(a, b, bias=None):
-    """a @ b (+ bias) on arrays, with the float32-accumulation path for 2-byte floats on the CPU.
+    """a @ b (+ bias) on arrays, with the float32-accumulation path for 2-byte floats where the
+    library has no 2-byte product (see _via_float32).
 
     A bias is added to the float32 result before the one rounding, as PyTorch's addmm does: one
     rounding instead of two, and no slow 2-byte elementwise add."""
     xp = get_array_module(a)
-    if xp is np and a.dtype.itemsize == 2 and a.dtype.kind in "fV" and a.dtype == b.dtype:
+    if _via_float32(xp, a, b):
         out = xp.matmul(a.astype(xp.float32), b.astype(xp.float32))
         if bias is not None:
             out += bias.astype(xp.float32, copy=False)

@@ -366,6 +366,8 @@ def lerp_(start: Any, end: Any, weight: float, out: Any = None) -> Any:
     Returns the scratch array it used (``out`` if given), which the caller may reuse.
     """
     xp = get_array_module(start)
+    if out is None:  # a real array even for a 0-d parameter (NumPy returns 0-d results as scalars)
+        out = xp.empty_like(start)
     diff = xp.subtract(end, start, out=out)
     if abs(weight) < 0.5:
         diff *= weight

@@ -117,7 +117,7 @@ def rmsprop_update(
     if weight_decay != 0:
         g = g + weight_decay * param
     square_avg *= alpha
-    scratch = g * (1 - alpha)
+    scratch = xp.multiply(g, 1 - alpha, out=xp.empty_like(square_avg))  # an array even when 0-d
     scratch *= g
     square_avg += scratch
     if grad_avg is not None:

@@ -40,6 +40,8 @@ def rank_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env.update({"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
                 "MPIR_CVAR_ENABLE_HEAVY_YIELD": "1"})  # fmt: skip
+    # Open MPI's mpiexec refuses to start as root (containers, CI machines) unless told twice
+    env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
     env.update(extra or {})
     return env
 

@@ -390,3 +390,32 @@ def test_low_precision_matches_pytorch(name, dtype):
     # within a couple of units in the last place of the low-precision format
     ulp = 2.0**-10 if dtype == "float16" else 2.0**-7
     np.testing.assert_allclose(got, want, rtol=3 * ulp, atol=3 * ulp)
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True, "weight_decay": 0.1}),
+        ("Adam", {"lr": 0.1, "amsgrad": True, "maximize": True, "weight_decay": 0.1}),
+        ("AdamW", {"lr": 0.1}),
+        ("RMSprop", {"lr": 0.01, "momentum": 0.9, "centered": True}),
+        ("Adagrad", {"lr": 0.1}),
+        ("Adadelta", {}),
+        ("Adamax", {"lr": 0.1}),
+        ("NAdam", {"lr": 0.1}),
+        ("RAdam", {"lr": 0.1}),
+    ],
+)
+def test_a_scalar_parameter_trains_like_a_one_element_vector(name, options):
+    # a learned temperature or log-scale is a 0-d parameter; NumPy gives 0-d results as scalars
+    trajectories = []
+    for shape in ((), (1,)):
+        p = mg.nn.Parameter(mg.full(shape, 1.5))
+        opt = getattr(mg.optim, name)([p], **options)
+        for _ in range(4):
+            opt.zero_grad()
+            (p * p * p).sum().backward()
+            opt.step()
+        assert p.shape == shape
+        trajectories.append(p.detach().numpy().reshape(-1))
+    np.testing.assert_array_equal(trajectories[0], trajectories[1])
