@@ -397,8 +397,10 @@ class Where(Op):
     def forward(ctx, cond, x, y):
         xp = get_array_module(cond)
         z = xp.where(cond, x, y)
-        if x.dtype == y.dtype:  # CuPy's where widens two bfloat16 operands to float32
-            z = z.astype(x.dtype, copy=False)
+        # CuPy's where widens bfloat16 to float32; a float array's dtype wins over a Python number
+        dtypes = {v.dtype for v in (x, y) if hasattr(v, "dtype")}
+        if len(dtypes) == 1 and (dtype := dtypes.pop()).kind in "fV":
+            z = z.astype(dtype, copy=False)
         ctx.save_for_backward(cond.astype(bool))  # a copy: later changes to cond don't count
         return z
 
