@@ -279,6 +279,87 @@ from .functions import (  # noqa: E402  (linear algebra: mg.einsum, mg.det, mg.s
     slogdet,
     svd,
 )
+
+# Logical/bitwise and further pointwise names, splits and diagonals, statistics, searching,
+# the special functions (mg.special) and a few creation names.
+from .functions import (  # noqa: E402
+    all,  # noqa: A004
+    any,  # noqa: A004
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    block_diag,
+    cartesian_prod,
+    combinations,
+    concatenate,
+    copysign,
+    deg2rad,
+    diag_embed,
+    diagflat,
+    dsplit,
+    dstack,
+    erfc,
+    exp2,
+    float_power,
+    fmax,
+    fmin,
+    frexp,
+    heaviside,
+    hsplit,
+    hypot,
+    i0,
+    is_complex,
+    is_floating_point,
+    ldexp,
+    logaddexp,
+    logaddexp2,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    logit,
+    rad2deg,
+    rot90,
+    sgn,
+    signbit,
+    sinc,
+    tensor_split,
+    tensordot,
+    unflatten,
+    vander,
+    vsplit,
+    xlogy,
+)
+from .statistics import (  # noqa: E402
+    corrcoef,
+    count_nonzero,
+    cov,
+    diff,
+    gradient,
+    histogram,
+    kthvalue,
+    logcumsumexp,
+    median,
+    mode,
+    nanmean,
+    nanmedian,
+    nanquantile,
+    nansum,
+    quantile,
+    std_mean,
+    var_mean,
+)
+from .searching import bucketize, isin, searchsorted  # noqa: E402
+from . import special  # noqa: E402
+from .creation import empty_strided, logspace, tril_indices, triu_indices  # noqa: E402
+from .random import seed  # noqa: E402
+
+short = int16
+
 from . import amp  # noqa: E402
 from . import accelerator, backends, onnx  # noqa: E402
 from . import compiler, jit, testing  # noqa: E402

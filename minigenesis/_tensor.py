@@ -30,7 +30,9 @@ from .size import Size, as_shape
 from .tensor_indexing import TensorIndexing
 from .tensor_linalg import LinalgMethods
 from .tensor_math import TensorMath
+from .tensor_pointwise import TensorPointwise
 from .tensor_shape import TensorShape
+from .tensor_stats import TensorStatistics
 
 _new_size = tuple.__new__  # Size(shape) without its checks: .shape is on hot paths
 
@@ -56,6 +58,8 @@ class Tensor(
     TensorShape,
     TensorIndexing,
     LinalgMethods,
+    TensorPointwise,
+    TensorStatistics,
     InPlace,
     ToShortcuts,
     TensorBase,
@@ -66,7 +70,9 @@ class Tensor(
     This file holds the tensor's own state (data, grad, versions, conversions); the methods come
     from three mixins: ``TensorMath`` (``tensor_math.py``: arithmetic, pointwise math, reductions,
     in-place updates), ``TensorShape`` (``tensor_shape.py``: views, reshapes, dims) and
-    ``TensorIndexing`` (``tensor_indexing.py``: x[i], gather / scatter, index_*, masks); the
+    ``TensorIndexing`` (``tensor_indexing.py``: x[i], gather / scatter, index_*, masks),
+    ``TensorPointwise`` (``tensor_pointwise.py``: logical/bitwise, logaddexp, special functions)
+    and ``TensorStatistics`` (``tensor_stats.py``: median, quantile, nanmean, cov ...); the
     in-place machinery they share comes from ``InPlace`` (``inplace.py``), and
     the fields autograd reads (``requires_grad``, ``grad_fn``, the version counter) from
     ``TensorBase`` (``autograd/tensor_base.py``, which says why it exists). ``ops_return=True``

@@ -343,6 +343,18 @@ def erf(x: Array) -> Array:
     return out
 
 
+def erfc(x: Array) -> Array:
+    """The complementary error function erfc(x) = 1 - erf(x), elementwise in x's dtype, without
+    the cancellation of 1 - erf(x) for large x: erfc(|x|) from the float64 series above, and
+    erfc(x) = 2 - erfc(|x|) for negative x."""
+    if get_array_module(x) is not np:
+        return cupyx_module().scipy.special.erfc(x)
+    x = np.asarray(x)
+    _, tail = _erf_erfc_series(x.astype(np.float64))
+    out = np.where(x < 0, 2.0 - tail, tail)
+    return np.where(np.isnan(x), np.nan, out).astype(x.dtype)
+
+
 # The float64 evaluation makes ~25 passes over its temporaries (two Horner polynomials, exp, the
 # gather/scatter of the large entries). On a whole GELU activation (millions of elements) each
 # pass streams from main memory; in pieces of 32,768 elements (256 KiB of float64) the

@@ -430,6 +430,70 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:  # noqa: A002
     return S.poisson(input, generator)
 
 
+def logspace(
+    start: float,
+    end: float,
+    steps: int,
+    base: float = 10.0,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``steps`` values base^e for e evenly spaced from start to end (both included)."""
+    exps = linspace(start, end, steps, dtype=_dt.float64, device=device)._data
+    base = _number_arg(base, "logspace", "base")
+    dt = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    arr = float(base) ** exps
+    if not dt.is_floating_point:
+        arr = module_for(creation_device(device)).trunc(arr)
+    t = Tensor._make(arr.astype(dt.numpy_dtype), False)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def empty_strided(
+    size: Any, stride: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    """An uninitialised tensor of ``size``. The arrays here are always laid out row-major, so
+    ``stride`` is checked (one per dim, non-negative) and otherwise not used."""
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(
+            f"empty_strided: mismatch in length of strides and shape: size {size}, stride {stride}"
+        )
+    if any(_int_arg(s, "empty_strided", "stride") < 0 for s in stride):
+        raise RuntimeError(f"empty_strided: strides must be non-negative, got {stride}")
+    return empty(size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _triangle_indices(name: str, row: int, col: int, offset: int, dtype: Any, device: Any):
+    row, col = _int_arg(row, name, "row"), _int_arg(col, name, "col")
+    offset = _int_arg(offset, name, "offset")
+    if row < 0 or col < 0:
+        raise RuntimeError(f"{name}: row and col must be non-negative, got {row}, {col}")
+    dt = _dt.to_dtype(dtype) if dtype is not None else _dt.int64
+    if dt not in (_dt.int64, _dt.int32):
+        raise RuntimeError(f"{name}: dtype must be int64 or int32, got {dt.name}")
+    pick = np.tril_indices if name == "tril_indices" else np.triu_indices
+    r, c = pick(row, offset, col)
+    xp = module_for(creation_device(device))
+    return Tensor._make(xp.asarray(np.stack([r, c]).astype(dt.numpy_dtype)), False)
+
+
+def tril_indices(
+    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None
+) -> Tensor:
+    """The (2, N) coordinates of the lower triangle (on and below diagonal ``offset``) of a
+    row x col matrix, row by row."""
+    return _triangle_indices("tril_indices", row, col, offset, dtype, device)
+
+
+def triu_indices(
+    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None
+) -> Tensor:
+    """The (2, N) coordinates of the upper triangle (on and above diagonal ``offset``)."""
+    return _triangle_indices("triu_indices", row, col, offset, dtype, device)
+
+
 __all__ = [
     "tensor",
     "from_numpy",
@@ -443,6 +507,10 @@ __all__ = [
     "full_like",
     "arange",
     "linspace",
+    "logspace",
+    "empty_strided",
+    "tril_indices",
+    "triu_indices",
     "eye",
     "rand",
     "randn",

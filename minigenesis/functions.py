@@ -7,11 +7,16 @@ Most are the Tensor methods under another spelling (``mg.floor(x)`` is ``x.floor
 
 from __future__ import annotations
 
+import builtins
 import functools
+import itertools
 import warnings
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from . import creation as _creation
 from . import dtypes as _dt
 from ._tensor import Tensor
 from .autograd.grad_mode import is_grad_enabled
@@ -590,7 +595,7 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
     d = norm_dim(dim, tensors[0].ndim)[0]
     ref = tensors[0].shape
     for i, t in enumerate(tensors):
-        if t.ndim != len(ref) or any(
+        if t.ndim != len(ref) or builtins.any(
             a != b for k, (a, b) in enumerate(zip(t.shape, ref)) if k != d
         ):
             raise ValueError(
@@ -907,6 +912,351 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = Non
     return (a.unsqueeze(-2) - b.unsqueeze(-3)).norm(p, -1)
 
 
+# -- logical and bitwise ops, and the further pointwise names (tensor_pointwise.py)
+def logical_and(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    return input.logical_and(other)
+
+
+def logical_or(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    return input.logical_or(other)
+
+
+def logical_xor(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    return input.logical_xor(other)
+
+
+def logical_not(input: Tensor) -> Tensor:  # noqa: A002
+    return input.logical_not()
+
+
+def bitwise_and(input: Any, other: Any) -> Tensor:  # noqa: A002
+    return _t(input, other if isinstance(other, Tensor) else None).bitwise_and(other)
+
+
+def bitwise_or(input: Any, other: Any) -> Tensor:  # noqa: A002
+    return _t(input, other if isinstance(other, Tensor) else None).bitwise_or(other)
+
+
+def bitwise_xor(input: Any, other: Any) -> Tensor:  # noqa: A002
+    return _t(input, other if isinstance(other, Tensor) else None).bitwise_xor(other)
+
+
+def bitwise_not(input: Tensor) -> Tensor:  # noqa: A002
+    return input.bitwise_not()
+
+
+def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001, A002
+    return input.all(dim, keepdim)
+
+
+def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001, A002
+    return input.any(dim, keepdim)
+
+
+@_with_out
+def sgn(input: Tensor) -> Tensor:  # noqa: A002
+    return input.sgn()
+
+
+def signbit(input: Tensor) -> Tensor:  # noqa: A002
+    return input.signbit()
+
+
+@_with_out
+def exp2(input: Tensor) -> Tensor:  # noqa: A002
+    return input.exp2()
+
+
+@_with_out
+def logaddexp(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    return input.logaddexp(other)
+
+
+@_with_out
+def logaddexp2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    return input.logaddexp2(other)
+
+
+@_with_out
+def hypot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    return input.hypot(other)
+
+
+@_with_out
+def xlogy(input: Any, other: Any) -> Tensor:  # noqa: A002
+    """x * log(y), 0 where x = 0; x may be a number."""
+    if not isinstance(input, Tensor):
+        other = _t(other)
+        dt = other.dtype if other.is_floating_point() else _dt.get_default_dtype()
+        x = Tensor._make(get_array_module(other._data).asarray(input, dt.numpy_dtype), False)
+        return x.xlogy(other)
+    return input.xlogy(other)
+
+
+@_with_out
+def logit(input: Tensor, eps: Any = None) -> Tensor:  # noqa: A002
+    return input.logit(eps)
+
+
+@_with_out
+def fmax(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    return input.fmax(other)
+
+
+@_with_out
+def fmin(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    return input.fmin(other)
+
+
+def frexp(input: Tensor) -> Any:  # noqa: A002
+    return input.frexp()
+
+
+@_with_out
+def ldexp(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    return input.ldexp(other)
+
+
+@_with_out
+def copysign(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    return input.copysign(other)
+
+
+@_with_out
+def heaviside(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
+    return input.heaviside(values)
+
+
+@_with_out
+def deg2rad(input: Tensor) -> Tensor:  # noqa: A002
+    return input.deg2rad()
+
+
+@_with_out
+def rad2deg(input: Tensor) -> Tensor:  # noqa: A002
+    return input.rad2deg()
+
+
+@_with_out
+def float_power(input: Any, exponent: Any) -> Tensor:  # noqa: A002
+    if not isinstance(input, Tensor):
+        return _t(input, exponent).double().float_power(exponent)
+    return input.float_power(exponent)
+
+
+@_with_out
+def erfc(input: Tensor) -> Tensor:  # noqa: A002
+    return input.erfc()
+
+
+@_with_out
+def i0(input: Tensor) -> Tensor:  # noqa: A002
+    return input.i0()
+
+
+@_with_out
+def sinc(input: Tensor) -> Tensor:  # noqa: A002
+    return input.sinc()
+
+
+def is_floating_point(input: Tensor) -> bool:  # noqa: A002
+    return input.is_floating_point()
+
+
+def is_complex(input: Tensor) -> bool:  # noqa: A002
+    return input.is_complex()
+
+
+# -- splitting, rotating, diagonals (tensor_shape.py) and building from several tensors
+def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:  # noqa: A002
+    return input.unflatten(dim, sizes)
+
+
+def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:  # noqa: A002
+    return input.tensor_split(indices_or_sections, dim)
+
+
+def hsplit(input: Tensor, sections: Any) -> tuple:  # noqa: A002
+    return input.hsplit(sections)
+
+
+def vsplit(input: Tensor, sections: Any) -> tuple:  # noqa: A002
+    return input.vsplit(sections)
+
+
+def dsplit(input: Tensor, sections: Any) -> tuple:  # noqa: A002
+    return input.dsplit(sections)
+
+
+def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:  # noqa: A002
+    return input.rot90(k, dims)
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:  # noqa: A002
+    return input.diag_embed(offset, dim1, dim2)
+
+
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:  # noqa: A002
+    return input.diagflat(offset)
+
+
+concatenate = cat
+
+
+def _tensors_arg(tensors: tuple) -> tuple:
+    """f(a, b) and f([a, b]) alike."""
+    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+        return tuple(tensors[0])
+    return tensors
+
+
+def _atleast(n: int, tensors: tuple) -> Any:
+    one = len(tensors) == 1 and isinstance(tensors[0], Tensor)
+    out = tuple(_at_least_nd(_t(t), n) for t in _tensors_arg(tensors))
+    return out[0] if one else out
+
+
+def _at_least_nd(t: Tensor, n: int) -> Tensor:
+    if n < 3 or t.ndim >= 3:
+        return _at_least(t, n)
+    if t.ndim == 0:
+        return t.reshape(1, 1, 1)
+    if t.ndim == 1:
+        return t.reshape(1, -1, 1)
+    return t.unsqueeze(-1)  # (m, n) -> (m, n, 1)
+
+
+def atleast_1d(*tensors: Any) -> Any:
+    """Each tensor with at least 1 dim (a 0-d tensor becomes shape (1,))."""
+    return _atleast(1, tensors)
+
+
+def atleast_2d(*tensors: Any) -> Any:
+    """Each tensor with at least 2 dims (leading 1s added)."""
+    return _atleast(2, tensors)
+
+
+def atleast_3d(*tensors: Any) -> Any:
+    """Each tensor with at least 3 dims: (n,) -> (1, n, 1), (m, n) -> (m, n, 1)."""
+    return _atleast(3, tensors)
+
+
+def dstack(tensors: Any) -> Tensor:
+    """cat along dim 2 (depth) of the tensors made at least 3-d."""
+    return cat([_at_least_nd(_t(t), 3) for t in tensors], 2)
+
+
+def block_diag(*tensors: Any) -> Tensor:
+    """The tensors (0-, 1- or 2-d) down the diagonal of one matrix, zeros elsewhere."""
+    mats = []
+    for i, t in enumerate(tensors):
+        t = _t(t)
+        if t.ndim > 2:
+            raise RuntimeError(
+                f"block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                f"{t.ndim} dimensions"
+            )
+        mats.append(t.reshape(1, -1) if t.ndim < 2 else t)
+    if not mats:
+        return _creation.zeros(1, 0)
+    dt = mats[0].dtype
+    for m in mats[1:]:
+        dt = _dt.promote_types(dt, m.dtype)
+    width = builtins.sum(m.shape[1] for m in mats)
+    xp = get_array_module(mats[0]._data)
+    rows, left = [], 0
+    for m in mats:
+        r, c = m.shape
+        pad_l = Tensor._make(xp.zeros((r, left), dt.numpy_dtype), False)
+        pad_r = Tensor._make(xp.zeros((r, width - left - c), dt.numpy_dtype), False)
+        rows.append(S.Cat.apply(1, pad_l, m._cast(dt.numpy_dtype), pad_r))
+        left += c
+    return S.Cat.apply(0, *rows)
+
+
+def cartesian_prod(*tensors: Any) -> Tensor:
+    """Every combination of one element from each 1-D tensor, one per row (the rows of
+    itertools.product); a single tensor is returned as it is."""
+    ts = [_t(t) for t in tensors]
+    for i, t in enumerate(ts):
+        if t.ndim != 1:
+            raise RuntimeError(
+                f"cartesian_prod: expect a 1D vector, but got tensor {i} with {t.ndim} dims"
+            )
+    if len(ts) == 1:
+        return ts[0]
+    grids = meshgrid(*ts, indexing="ij")
+    return stack([g.reshape(-1) for g in grids], 1)
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:  # noqa: A002
+    """The length-r combinations of the elements of a 1-D tensor, one per row, in the order of
+    itertools.combinations (or combinations_with_replacement)."""
+    if input.ndim != 1:
+        raise RuntimeError(f"combinations: Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"combinations: Expect a non-negative number, but got {r}")
+    if r == 0:
+        return Tensor._make(get_array_module(input._data).zeros((0,), input._data.dtype), False)
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    combos = np.asarray(list(pick(range(input.shape[0]), r)), dtype=np.int64).reshape(-1, r)
+    if combos.shape[0] == 0:  # r > n: no combination, shape (0, r)
+        return Tensor._make(get_array_module(input._data).zeros((0, r), input._data.dtype), False)
+    xp = get_array_module(input._data)
+    return input[Tensor._make(xp.asarray(combos), False)]
+
+
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:  # noqa: N803
+    """The Vandermonde matrix: column j holds x^(N-1-j) (x^j with ``increasing``), built as a
+    cumulative product of [1, x, x, ...], so x = 0 has a finite gradient."""
+    if x.ndim != 1:
+        raise RuntimeError(f"vander: x must be a one-dimensional tensor, got {x.ndim} dims")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError(f"vander: N must be non-negative, got {n}")
+    xv = x if x._data.dtype.kind != "b" else x.long()
+    if xv._data.dtype.kind in "iu":
+        xv = xv.long()
+    if n == 0:
+        return Tensor._make(get_array_module(x._data).zeros((x.shape[0], 0), xv._data.dtype), False)
+    ones = Tensor._make(get_array_module(x._data).ones((x.shape[0], 1), xv._data.dtype), False)
+    cols = S.Cat.apply(1, ones, xv.unsqueeze(1).expand(x.shape[0], n - 1)) if n > 1 else ones
+    out = cols.cumprod(1)
+    return out if increasing else out.flip(1)
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
+    """Sum over pairs of dims of a and b: ``dims=k`` pairs a's last k dims with b's first k,
+    ``dims=([a dims], [b dims])`` names them. A permute, a reshape and one matmul."""
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    else:
+        da, db = ([d] if isinstance(d, int) else list(d) for d in dims)
+    if len(da) != len(db):
+        raise RuntimeError(
+            f"tensordot: both dimension lists should have same length, got {len(da)} and {len(db)}"
+        )
+    da = [norm_dim(d, a.ndim)[0] for d in da]
+    db = [norm_dim(d, b.ndim)[0] for d in db]
+    for i, j in zip(da, db, strict=True):
+        if a.shape[i] != b.shape[j]:
+            raise RuntimeError(
+                f"tensordot: contracted dimensions need to match, but first has size "
+                f"{a.shape[i]} in dim {i} and second has size {b.shape[j]} in dim {j}"
+            )
+    free_a = [d for d in range(a.ndim) if d not in da]
+    free_b = [d for d in range(b.ndim) if d not in db]
+    k = 1
+    for d in da:
+        k *= a.shape[d]
+    left = a.permute(*(free_a + da)).reshape(-1, k)
+    right = b.permute(*(db + free_b)).reshape(k, -1)
+    shape = tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b)
+    return _matmul(left, right).reshape(shape)
+
+
 __all__ = [
     n
     for n in dir()
@@ -922,6 +1272,9 @@ __all__ = [
         "get_array_module",
         "functools",
         "warnings",
+        "builtins",
+        "itertools",
+        "np",
         "is_grad_enabled",
         "EuclideanDistMM",
     )

@@ -7,6 +7,7 @@ PyTorch does), so it can be stored in a checkpoint and restored with ``set_rng_s
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import numpy as np
@@ -65,6 +66,14 @@ def manual_seed(seed: int) -> Generator:
 
 def initial_seed() -> int:
     return default_generator.initial_seed()
+
+
+def seed() -> int:
+    """Seed every device's generator from the operating system's entropy (different on every
+    call) and return that seed, so a run can be repeated with ``manual_seed(returned)``."""
+    fresh = int.from_bytes(os.urandom(8), "little") >> 1  # 63 bits, as PyTorch's
+    manual_seed(fresh)
+    return fresh
 
 
 def generator_for(xp: Any, generator: Generator | None = None) -> Any:

@@ -295,6 +295,126 @@ class TensorShape:
         wide = x.unsqueeze(d + 1).expand(shape[: d + 1] + (repeats,) + shape[d + 1 :])
         return wide.reshape(shape[:d] + (shape[d] * repeats,) + shape[d + 1 :])
 
+    # ------------------------------------------------------------------ more splits, unflatten
+    def unflatten(self, dim: int, sizes):
+        """Dim ``dim`` split into dims of ``sizes`` (one of them may be -1)."""
+        d = norm_dim(dim, self.ndim)[0]
+        sizes = tuple(sizes)
+        known = 1
+        for s in sizes:
+            known *= s if s != -1 else 1
+        n = self.shape[d]
+        if (
+            sizes.count(-1) > 1
+            or (-1 not in sizes and known != n)
+            or (-1 in sizes and (known == 0 or n % known))
+        ):
+            raise RuntimeError(
+                f"unflatten: sizes {sizes} don't multiply up to the size of dim {dim} ({n})"
+            )
+        return self.reshape(self.shape[:d] + sizes + self.shape[d + 1 :])
+
+    def tensor_split(self, indices_or_sections, dim: int = 0):
+        """Views along dim: n parts (the first size % n one longer) for an int, or the pieces
+        between the given indices for a list (as Python slicing, so past-the-end is empty)."""
+        d = norm_dim(dim, self.ndim)[0]
+        n = self.shape[d]
+        spec = indices_or_sections
+        if hasattr(spec, "_data"):  # a tensor: 0-d means sections, 1-d indices
+            spec = int(spec._data) if spec.ndim == 0 else [int(v) for v in spec._data.tolist()]
+        if isinstance(spec, int):
+            if spec <= 0:
+                raise RuntimeError(f"tensor_split: number of sections must be > 0, got {spec}")
+            small, extra = divmod(n, spec)
+            bounds, start = [], 0
+            for i in range(spec - 1):
+                start += small + (1 if i < extra else 0)
+                bounds.append(start)
+        else:
+            bounds = list(spec)
+        out, edges = [], [0, *bounds, n]
+        for a, b in zip(edges[:-1], edges[1:]):
+            start, stop, _ = slice(a, b).indices(n)  # piece i is x[b_(i-1):b_i], as slicing
+            out.append(self.narrow(d, start, max(stop - start, 0)))
+        return tuple(out)
+
+    def _split_at(self, name: str, dim: int, sections):
+        if isinstance(sections, int):
+            n = self.shape[dim]
+            if sections <= 0 or n % sections:
+                raise RuntimeError(
+                    f"{name} attempted to split along dimension {dim}, but the size of the "
+                    f"dimension {n} is not divisible by the split_size {sections}!"
+                )
+        return self.tensor_split(sections, dim)
+
+    def hsplit(self, sections):
+        """tensor_split along dim 1 (dim 0 for a 1-D tensor); an int must divide evenly."""
+        if self.ndim < 1:
+            raise RuntimeError("hsplit needs a tensor with at least 1 dim, got a 0-d tensor")
+        return self._split_at("hsplit", 1 if self.ndim > 1 else 0, sections)
+
+    def vsplit(self, sections):
+        if self.ndim < 2:
+            raise RuntimeError(f"vsplit needs a tensor with at least 2 dims, got {self.ndim}")
+        return self._split_at("vsplit", 0, sections)
+
+    def dsplit(self, sections):
+        if self.ndim < 3:
+            raise RuntimeError(f"dsplit needs a tensor with at least 3 dims, got {self.ndim}")
+        return self._split_at("dsplit", 2, sections)
+
+    # ------------------------------------------------------------------ rotation and diagonals
+    def rot90(self, k: int = 1, dims=(0, 1)):
+        """Rotate by 90 degrees k times in the plane of ``dims``, from the first dim toward the
+        second: a flip and a transpose."""
+        if len(dims) != 2:
+            raise RuntimeError(f"rot90: expected total rotation dims == 2, got {len(dims)}")
+        if self.ndim < 2:
+            raise RuntimeError(f"rot90: expected total dims >= 2, got {self.ndim}")
+        d0, d1 = (norm_dim(d, self.ndim)[0] for d in dims)
+        if d0 == d1:
+            raise RuntimeError(f"rot90: the rotation dims must differ, got {tuple(dims)}")
+        k %= 4
+        if k == 1:
+            return self.flip(d1).transpose(d0, d1)
+        if k == 2:
+            return self.flip(d0, d1)
+        if k == 3:
+            return self.flip(d0).transpose(d0, d1)
+        return self.clone()
+
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1):
+        """The elements x[..i.., ..i + offset..] of the plane (dim1, dim2), in a new last dim: a
+        view, as in PyTorch (``x.diagonal().fill_(0)`` zeroes x's diagonal outside autograd)."""
+        if self.ndim < 2:
+            raise RuntimeError(f"diagonal: expected a tensor with at least 2 dims, got {self.ndim}")
+        d1, d2 = norm_dim(dim1, self.ndim)[0], norm_dim(dim2, self.ndim)[0]
+        if d1 == d2:
+            raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+        return S.Diagonal.apply(self, offset, d1, d2)._view_of(self)
+
+    def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1):
+        """A tensor whose diagonals (offset, dim1, dim2) hold the last dim of self:
+        out.diagonal(offset, dim1, dim2) == self, zero elsewhere."""
+        n = self.shape[-1] + abs(offset)
+        nd = self.ndim + 1
+        d1, d2 = norm_dim(dim1, nd)[0], norm_dim(dim2, nd)[0]
+        if d1 == d2:
+            raise RuntimeError(
+                f"diag_embed: diagonal dimensions cannot be identical {dim1}, {dim2}"
+            )
+        xp = get_array_module(self._data)
+        out = type(self)._make(xp.zeros(self.shape[:-1] + (n, n), self._data.dtype), False)
+        rows = xp.arange(self.shape[-1]) + max(-offset, 0)
+        make = type(self)._make
+        out[(Ellipsis, make(rows, False), make(rows + offset, False))] = self  # a tracked write
+        return out.movedim((-2, -1), (d1, d2))
+
+    def diagflat(self, offset: int = 0):
+        """The flattened tensor on diagonal ``offset`` of a square matrix."""
+        return self.reshape(-1).diag(offset)
+
 
 def _repeat_counts(repeats: Any) -> Any:
     """repeat_interleave's tensor of counts, checked: integers, at most 1-d, non-negative."""

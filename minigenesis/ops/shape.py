@@ -173,3 +173,32 @@ class Repeat(Op):
             split_shape += [r, s]
         g = gy.reshape(split_shape).sum(dim=tuple(range(0, 2 * len(ctx.repeats), 2)))
         return g.reshape(ctx.in_shape), None
+
+
+class Diagonal(Op):
+    """y = the diagonal x[..i.., ..i + offset..] of the plane (dim1, dim2), in a new last dim:
+    a view (the stride of one step along the diagonal is the sum of the two dims' strides), so a
+    write into y reaches x, as in PyTorch;   dL/dx = dL/dy placed back on that diagonal, zero
+    elsewhere."""
+
+    @staticmethod
+    def forward(ctx, x, offset, dim1, dim2):
+        xp = get_array_module(x)
+        ctx.shape, ctx.args = x.shape, (offset, dim1, dim2)
+        moved = xp.moveaxis(x, (dim1, dim2), (-2, -1))
+        corner = moved[..., max(-offset, 0) :, max(offset, 0) :]  # the diagonal starts here
+        n = max(0, min(corner.shape[-2], corner.shape[-1]))
+        strides = corner.strides[:-2] + (corner.strides[-2] + corner.strides[-1],)
+        return xp.lib.stride_tricks.as_strided(corner, corner.shape[:-2] + (n,), strides)
+
+    @staticmethod
+    def backward(ctx, gy):
+        offset, dim1, dim2 = ctx.args
+        gx = type(gy)._make(get_array_module(gy._data).zeros(ctx.shape, gy._data.dtype), False)
+        moved = gx.movedim((dim1, dim2), (-2, -1))
+        xp = get_array_module(gy._data)
+        rows = xp.arange(gy.shape[-1]) + max(-offset, 0)
+        make = type(gy)._make
+        moved = moved.clone()  # (movedim is a view: write into a copy of its own)
+        moved[(Ellipsis, make(rows, False), make(rows + offset, False))] = gy  # a tracked write
+        return moved.movedim((-2, -1), (dim1, dim2)), None, None, None

@@ -50,6 +50,7 @@ GPU_TEST_FILES = [
     "tests/core/test_random_draws.py",
     "tests/core/test_linalg.py",
     "tests/core/test_einsum.py",
+    "tests/core/test_tensor_functions_device.py",
 ]
 
 

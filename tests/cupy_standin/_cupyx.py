@@ -1,5 +1,5 @@
 """``cupyx`` of the stand-in: ``scatter_add`` / ``scatter_max`` / ``scatter_min`` and
-``scipy.special.erf``."""
+``scipy.special.erf`` / ``erfc`` / ``erfinv``."""
 
 from __future__ import annotations
 
@@ -33,6 +33,14 @@ def _erf(x):
     return _wrap(out.astype(data.dtype if data.dtype.kind == "f" else np.float64))
 
 
+def _erfc(x):
+    from math import erfc as _scalar_erfc
+
+    data = _unwrap(x)
+    out = np.vectorize(_scalar_erfc, otypes=[np.float64])(data)
+    return _wrap(out.astype(data.dtype if data.dtype.kind == "f" else np.float64))
+
+
 def _erfinv(y):
     from math import erf as _scalar_erf
     from math import exp, pi, sqrt
@@ -50,4 +58,4 @@ def _erfinv(y):
     return _wrap(out.astype(data.dtype if data.dtype.kind == "f" else np.float64))
 
 
-scipy = types.SimpleNamespace(special=types.SimpleNamespace(erf=_erf, erfinv=_erfinv))
+scipy = types.SimpleNamespace(special=types.SimpleNamespace(erf=_erf, erfc=_erfc, erfinv=_erfinv))

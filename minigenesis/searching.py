@@ -1,0 +1,122 @@
+"""Searching sorted values and testing membership: ``mg.searchsorted``, ``mg.bucketize`` and
+``mg.isin``. Their results are indices or booleans, so none of them is differentiable.
+
+``searchsorted(seq, v)`` answers "where would v go in the sorted seq": with ``side="left"``
+(right=False) the first i with v <= seq[i], with ``side="right"`` the first i with v < seq[i].
+``bucketize(v, boundaries)`` is the same search with the arguments the other way round.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._tensor import Tensor
+from .backend import get_array_module
+
+
+def _as_tensor(x: Any, like: Tensor | None = None) -> Tensor:
+    if isinstance(x, Tensor):
+        return x
+    if like is not None:
+        return Tensor._make(get_array_module(like._data).asarray(x), False)
+    return Tensor._make(np.asarray(x), False)
+
+
+def _side(right: bool, side: str | None) -> str:
+    if side is None:
+        return "right" if right else "left"
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted(): side can only be 'left' or 'right' but got {side!r}")
+    if right and side == "left":
+        raise RuntimeError(
+            "searchsorted(): side and right can't be set to opposites, got side of left while "
+            "right was True"
+        )
+    return side
+
+
+def searchsorted(
+    sorted_sequence: Tensor,
+    input: Any,  # noqa: A002
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side: str | None = None,
+    sorter: Tensor | None = None,
+) -> Tensor:
+    """Indices into the innermost dim of ``sorted_sequence`` where the values of ``input`` would
+    be inserted to keep it sorted. A 1-D sequence serves every value; an N-D one has one sorted
+    row per leading index, and ``input`` must match its leading dims. ``input`` may be a number
+    (a 0-d result). ``sorter`` holds the indices that sort an unsorted sequence."""
+    seq = sorted_sequence
+    if not isinstance(seq, Tensor):
+        raise TypeError(
+            f"searchsorted(): sorted_sequence must be a Tensor, got {type(seq).__name__}"
+        )
+    scalar = not isinstance(input, Tensor)
+    values = _as_tensor(input, seq)
+    s = _side(right, side)
+    data = seq._data
+    if sorter is not None:
+        if sorter.shape != seq.shape:
+            raise RuntimeError(
+                f"searchsorted(): sorter and sorted_sequence must have the same shape, got "
+                f"{tuple(sorter.shape)} and {tuple(seq.shape)}"
+            )
+        data = get_array_module(data).take_along_axis(data, sorter._data.astype(np.int64), -1)
+    xp = get_array_module(data)
+    v = values._data
+    if seq.ndim == 0:
+        raise RuntimeError("searchsorted(): sorted_sequence must have at least one dim")
+    if seq.ndim == 1:
+        idx = xp.searchsorted(data, v, side=s)
+    else:
+        if scalar or v.ndim != seq.ndim or v.shape[:-1] != data.shape[:-1]:
+            raise RuntimeError(
+                f"searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                f"dimensions of boundaries tensor and input value tensor must match, but we got "
+                f"boundaries tensor {list(seq.shape)} and input value tensor {list(v.shape)}"
+            )
+        rows, vals = data.reshape(-1, data.shape[-1]), v.reshape(-1, v.shape[-1])
+        idx = xp.stack([xp.searchsorted(r, q, side=s) for r, q in zip(rows, vals, strict=True)])
+        idx = idx.reshape(v.shape)
+    return Tensor._make(xp.asarray(idx).astype(np.int32 if out_int32 else np.int64), False)
+
+
+def bucketize(
+    input: Any,  # noqa: A002
+    boundaries: Tensor,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+) -> Tensor:
+    """The bucket of each value of ``input`` among the 1-D increasing ``boundaries``: i with
+    boundaries[i-1] < x <= boundaries[i] (right=False) or boundaries[i-1] <= x < boundaries[i]
+    (right=True)."""
+    if not isinstance(boundaries, Tensor) or boundaries.ndim != 1:
+        got = boundaries.ndim if isinstance(boundaries, Tensor) else type(boundaries).__name__
+        raise RuntimeError(f"bucketize(): boundaries tensor must be 1 dimension, but got {got}")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def isin(
+    elements: Any,
+    test_elements: Any,
+    *,
+    assume_unique: bool = False,
+    invert: bool = False,
+) -> Tensor:
+    """A bool tensor shaped like ``elements``: True where the element occurs in
+    ``test_elements`` (False there with ``invert``). Either argument may be a number."""
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError("isin(): at least one of elements and test_elements must be a Tensor")
+    ref = elements if isinstance(elements, Tensor) else test_elements
+    e, t = _as_tensor(elements, ref), _as_tensor(test_elements, ref)
+    xp = get_array_module(e._data)
+    found = xp.isin(e._data, t._data.reshape(-1), assume_unique=assume_unique, invert=invert)
+    return Tensor._make(xp.asarray(found), False)
+
+
+__all__ = ["searchsorted", "bucketize", "isin"]

@@ -1,0 +1,158 @@
+"""``mg.special``: PyTorch's torch.special, the special functions under their SciPy names.
+
+Each is a Tensor method or a short composition of them, so each is differentiable:
+``expit`` is the sigmoid, ``gammaln`` is lgamma, ``ndtr`` the standard normal CDF
+Phi(x) = erfc(-x / sqrt 2) / 2 and ``ndtri`` its inverse sqrt(2) erfinv(2p - 1).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ._tensor import Tensor
+from .backend import get_array_module
+from .ops import special_functions as _SF
+from .promotion import float_in as _float_in
+
+
+def erf(input: Tensor) -> Tensor:  # noqa: A002
+    return input.erf()
+
+
+def erfc(input: Tensor) -> Tensor:  # noqa: A002
+    return input.erfc()
+
+
+def erfinv(input: Tensor) -> Tensor:  # noqa: A002
+    return input.erfinv()
+
+
+def expit(input: Tensor) -> Tensor:  # noqa: A002
+    """1 / (1 + e^-x), the logistic sigmoid."""
+    return input.sigmoid()
+
+
+def logit(input: Tensor, eps: float | None = None) -> Tensor:  # noqa: A002
+    return input.logit(eps)
+
+
+def xlogy(input: Any, other: Any) -> Tensor:  # noqa: A002
+    if not isinstance(input, Tensor):  # a number times the log of a tensor
+        return _scalar_first(input, other, "xlogy")
+    return input.xlogy(other)
+
+
+def xlog1py(input: Any, other: Any) -> Tensor:  # noqa: A002
+    if not isinstance(input, Tensor):
+        return _scalar_first(input, other, "xlog1py")
+    return input.xlog1py(other)
+
+
+def _scalar_first(x: Any, other: Tensor, name: str) -> Tensor:
+    """xlogy(number, tensor): the number as a 0-d tensor of the tensor's float dtype."""
+    y = _float_in(other)
+    xs = Tensor._make(get_array_module(y._data).asarray(x, dtype=y._data.dtype), False)
+    return getattr(xs, name)(y)
+
+
+def gammaln(input: Tensor) -> Tensor:  # noqa: A002
+    """log |Gamma(x)|."""
+    return input.lgamma()
+
+
+def digamma(input: Tensor) -> Tensor:  # noqa: A002
+    """psi(x) = d/dx log Gamma(x)."""
+    return input.digamma()
+
+
+psi = digamma
+
+
+def polygamma(n: int, input: Tensor) -> Tensor:  # noqa: A002
+    """The n-th derivative of digamma."""
+    return input.polygamma(n)
+
+
+def multigammaln(input: Tensor, p: int) -> Tensor:  # noqa: A002
+    """log of the multivariate gamma function:
+    p (p - 1) / 4 log(pi) + sum_{j=0}^{p-1} lgamma(x - j/2)."""
+    if p < 1:
+        raise ValueError(f"multigammaln(): p has to be greater than or equal to 1, got {p}")
+    out = sum(((input - j / 2).lgamma() for j in range(p)), start=0 * input)
+    return out + p * (p - 1) / 4 * math.log(math.pi)
+
+
+def sinc(input: Tensor) -> Tensor:  # noqa: A002
+    return input.sinc()
+
+
+def ndtr(input: Tensor) -> Tensor:  # noqa: A002
+    """Phi(x) = erfc(-x / sqrt 2) / 2, the standard normal CDF."""
+    return (_float_in(input) * (-1 / math.sqrt(2))).erfc() * 0.5
+
+
+def log_ndtr(input: Tensor) -> Tensor:  # noqa: A002
+    """log Phi(x)."""
+    return ndtr(input).log()
+
+
+def ndtri(input: Tensor) -> Tensor:  # noqa: A002
+    """Phi^-1(p) = sqrt(2) erfinv(2p - 1), the standard normal quantile function."""
+    return (_float_in(input) * 2 - 1).erfinv() * math.sqrt(2)
+
+
+def i0(input: Tensor) -> Tensor:  # noqa: A002
+    """I0(x), the modified Bessel function of the first kind of order 0."""
+    return input.i0()
+
+
+def i1(input: Tensor) -> Tensor:  # noqa: A002
+    """I1(x), the modified Bessel function of the first kind of order 1."""
+    return _SF.I1.apply(_float_in(input))
+
+
+def i0e(input: Tensor) -> Tensor:  # noqa: A002
+    """e^-|x| I0(x), the exponentially scaled I0."""
+    x = _float_in(input)
+    return x.i0() * (-x.abs()).exp()
+
+
+def i1e(input: Tensor) -> Tensor:  # noqa: A002
+    x = _float_in(input)
+    return i1(x) * (-x.abs()).exp()
+
+
+def entr(input: Tensor) -> Tensor:  # noqa: A002
+    """-x log x for x > 0, 0 at x = 0, -inf for x < 0;   d/dx = -(log x + 1)."""
+    return _SF.Entr.apply(_float_in(input))
+
+
+def exp2(input: Tensor) -> Tensor:  # noqa: A002
+    return input.exp2()
+
+
+def expm1(input: Tensor) -> Tensor:  # noqa: A002
+    return input.expm1()
+
+
+def log1p(input: Tensor) -> Tensor:  # noqa: A002
+    return input.log1p()
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001, A002
+    return input.round(decimals)
+
+
+def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:  # noqa: A002
+    x = input if dtype is None else input.to(dtype)
+    return x.softmax(dim)
+
+
+def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:  # noqa: A002
+    x = input if dtype is None else input.to(dtype)
+    return x.log_softmax(dim)
+
+
+def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:  # noqa: A002
+    return input.logsumexp(dim, keepdim)

@@ -1,0 +1,283 @@
+"""The Tensor's further pointwise methods: logical and bitwise ops, sign bits, exp2 / logaddexp /
+hypot / xlogy / logit, fmax / fmin, frexp / ldexp / copysign / heaviside, degrees and radians, and
+the special functions erfc, i0 and sinc (lgamma, digamma, polygamma: tensor_math.py).
+
+Most are compositions of existing differentiable ops (their gradients follow from the chain rule
+and match PyTorch's, including the special points noted in each docstring); erfc, i0, xlogy and
+logcumsumexp are ops of ``ops/special_functions.py``. Results that are
+bool (logical ops, signbit) or integer (bitwise ops, frexp's exponent) carry no gradient, as in
+PyTorch.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as _dt
+from .autograd.tensor_base import TensorBase
+from .backend import get_array_module
+from .ops import special_functions as SF
+from .promotion import FLOAT_KINDS, float_in, result_type
+from .size import norm_dim
+
+Frexp = namedtuple("Frexp", ["mantissa", "exponent"])
+
+
+def _data(x: Any, like: Any) -> Any:
+    return x._data if isinstance(x, TensorBase) else get_array_module(like._data).asarray(x)
+
+
+def _float_pair(a: Any, b: Any, name: str) -> tuple:
+    """a and b as tensors of their promoted dtype, the default float dtype if that is integral
+    (PyTorch's rule for float-valued binary functions such as hypot, logaddexp, xlogy)."""
+    dt = result_type(a, b)
+    if not dt.is_floating_point:
+        dt = _dt.get_default_dtype()
+    np_dt = dt.numpy_dtype
+    if not isinstance(b, TensorBase):
+        if not isinstance(b, (int, float)):
+            raise TypeError(f"{name}(): argument 'other' must be Tensor or Number, not {type(b)}")
+        b = a._make(get_array_module(a._data).asarray(b, np_dt), False)
+    return a._cast(np_dt), b._cast(np_dt)
+
+
+def _need_int_or_bool(t: Any, name: str) -> None:
+    if t._data.dtype.kind in FLOAT_KINDS:
+        raise TypeError(
+            f"{name}(): only bool and integer tensors are supported, got {t.dtype.name}"
+        )
+
+
+def _inplace_form(name: str) -> Any:
+    """``x.name_(*args)``: the out-of-place ``x.name(*args)`` written into x (inplace.py's
+    ``_inplace``: the version bump, the graph's rebase, the dtype check)."""
+
+    def method(self, *args, **kwargs):
+        return self._inplace(lambda x, *a: getattr(x, name)(*a, **kwargs), *args)
+
+    method.__name__ = method.__qualname__ = f"{name}_"
+    method.__doc__ = f"In-place {name}: self = self.{name}(...)."
+    return method
+
+
+class TensorPointwise:
+    """Mixin of Tensor: pointwise methods built on existing ops and ``ops/special_functions``."""
+
+    __slots__ = ()
+
+    # ----------------------------------------------------------------- logical and bitwise
+    def _logical(self, other, fn: str):
+        xp = get_array_module(self._data)
+        return self._make(getattr(xp, fn)(self._data, _data(other, self)), False)
+
+    def logical_and(self, other):
+        """Elementwise (self != 0) and (other != 0), a bool tensor."""
+        return self._logical(other, "logical_and")
+
+    def logical_or(self, other):
+        return self._logical(other, "logical_or")
+
+    def logical_xor(self, other):
+        return self._logical(other, "logical_xor")
+
+    def logical_not(self):
+        return self._make(get_array_module(self._data).logical_not(self._data), False)
+
+    def bitwise_and(self, other):
+        _need_int_or_bool(self, "bitwise_and")
+        return self & other
+
+    def bitwise_or(self, other):
+        _need_int_or_bool(self, "bitwise_or")
+        return self | other
+
+    def bitwise_xor(self, other):
+        _need_int_or_bool(self, "bitwise_xor")
+        return self ^ other
+
+    def bitwise_not(self):
+        _need_int_or_bool(self, "bitwise_not")
+        return ~self
+
+    # ----------------------------------------------------------------- signs
+    def sgn(self):
+        """sign(x) (for real tensors sgn and sign agree)."""
+        return self.sign()
+
+    def signbit(self):
+        """True where the sign bit is set: negative numbers and -0.0 (a bool tensor)."""
+        return self._make(get_array_module(self._data).signbit(self._data), False)
+
+    def copysign(self, other):
+        """|self| with the sign of ``other`` (-0.0 counts as negative);
+        d/dself = sign(self) * s: 0 at self = 0, as in PyTorch. No gradient flows to ``other``."""
+        a, b = _float_pair(self, other, "copysign")
+        s = b.signbit().logical_not()._cast(a._data.dtype) * 2 - 1  # +1 or -1
+        return a.abs() * s
+
+    def heaviside(self, values):
+        """0 where self < 0, ``values`` where self == 0, 1 where self > 0 (not differentiable)."""
+        if not isinstance(values, TensorBase) or values.dtype is not self.dtype:
+            got = values.dtype.name if isinstance(values, TensorBase) else type(values).__name__
+            raise TypeError(
+                f"heaviside(): 'values' must be a tensor of the input's dtype {self.dtype.name}, "
+                f"got {got}"
+            )
+        xp = get_array_module(self._data)
+        x, v = self._data, values._data
+        out = xp.where(x == 0, v, (x > 0).astype(x.dtype))
+        return self._make(xp.asarray(out, dtype=x.dtype), False)
+
+    # ----------------------------------------------------------------- exponentials and logs
+    def exp2(self):
+        """2^x = e^(x ln 2);   d/dx = ln 2 * 2^x."""
+        return (float_in(self) * math.log(2)).exp()
+
+    def logaddexp(self, other):
+        """log(e^a + e^b) = max(a, b) + log1p(e^-|a - b|), which cannot overflow;
+        d/da = e^a / (e^a + e^b) (1/2 each where a = b)."""
+        a, b = _float_pair(self, other, "logaddexp")
+        m = a.maximum(b)
+        with np.errstate(invalid="ignore"):  # inf - inf where both are inf: replaced below
+            out = m + (-(a - b).abs()).exp().log1p()
+        both_inf = (a._data == b._data) & get_array_module(a._data).isinf(a._data)
+        if both_inf.any():  # -inf, -inf -> -inf (not nan from inf - inf); inf, inf -> inf
+            out = out.where(a._make(~both_inf, False), a)
+        return out
+
+    def logaddexp2(self, other):
+        """log2(2^a + 2^b) = logaddexp(a ln 2, b ln 2) / ln 2."""
+        a, b = _float_pair(self, other, "logaddexp2")
+        ln2 = math.log(2)
+        return (a * ln2).logaddexp(b * ln2) / ln2
+
+    def hypot(self, other):
+        """sqrt(a^2 + b^2);   d/da = a / hypot(a, b)."""
+        a, b = _float_pair(self, other, "hypot")
+        return (a * a + b * b).sqrt()
+
+    def xlogy(self, other):
+        """x * log(y), and 0 where x = 0 (even for y = 0 or y = inf; NaN stays NaN);
+        d/dx = log y (0 where x = 0 and y <= 0), d/dy = x / y (ops/special_functions.py)."""
+        x, y = _float_pair(self, other, "xlogy")
+        return SF.Xlogy.apply(x, y, False)
+
+    def logit(self, eps=None):
+        """log(p / (1 - p)), with p clamped to [eps, 1 - eps] when ``eps`` is given;
+        d/dp = 1 / (p (1 - p)) inside the clamp, 0 outside it (PyTorch's rule)."""
+        p = float_in(self)
+        if eps is not None:
+            p = p.clamp(eps, 1 - eps)
+        with np.errstate(divide="ignore", invalid="ignore"):  # p = 0 or 1: -inf or inf, quietly
+            return p.log() - (-p).log1p()
+
+    def xlog1py(self, other):
+        """x * log1p(y), and 0 where x = 0 (unless y is NaN)."""
+        x, y = _float_pair(self, other, "xlog1py")
+        return SF.Xlogy.apply(x, y, True)
+
+    def float_power(self, exponent):
+        """self ** exponent computed in float64 (PyTorch's float_power)."""
+        e = exponent.double() if isinstance(exponent, TensorBase) else float(exponent)
+        return self.double() ** e
+
+    # ----------------------------------------------------------------- max/min that skip NaN
+    def fmax(self, other):
+        """max(a, b), but a NaN loses to a number (NaN only where both are NaN)."""
+        return self._fmax_fmin(other, "maximum")
+
+    def fmin(self, other):
+        return self._fmax_fmin(other, "minimum")
+
+    def _fmax_fmin(self, other, which: str):
+        other = other if isinstance(other, TensorBase) else self._make(_data(other, self), False)
+        out = getattr(self, which)(other)
+        if out._data.dtype.kind not in FLOAT_KINDS:
+            return out
+        a, b = self._cast(out._data.dtype), other._cast(out._data.dtype)
+        out = out.where(a.isnan().logical_not(), b)  # a is NaN: take b
+        return out.where(b.isnan().logical_not() | a.isnan(), a)  # b is NaN (a not): take a
+
+    # ----------------------------------------------------------------- mantissa and exponent
+    def frexp(self):
+        """(mantissa, exponent) with self = mantissa * 2^exponent, 0.5 <= |mantissa| < 1;
+        the exponent is int32; d mantissa / d self = 2^-exponent."""
+        if self._data.dtype.kind not in FLOAT_KINDS:
+            raise TypeError(f"frexp(): expected a floating-point tensor, got {self.dtype.name}")
+        xp = get_array_module(self._data)
+        data = self._data
+        _, e = xp.frexp(data.astype(xp.float32) if data.dtype.itemsize == 2 else data)
+        scale = xp.ldexp(xp.ones_like(self._data, dtype=xp.float64), -e).astype(self._data.dtype)
+        mantissa = self * self._make(scale, False)
+        return Frexp(mantissa, self._make(e.astype(xp.int32), False))
+
+    def ldexp(self, other):
+        """self * 2^other (float result);   d/dself = 2^other, d/dother = ln 2 * self * 2^other."""
+        other = other if isinstance(other, TensorBase) else self._make(_data(other, self), False)
+        a, b = _float_pair(self, other, "ldexp")
+        return a * b.exp2()
+
+    # ----------------------------------------------------------------- angles
+    def deg2rad(self):
+        return float_in(self) * (math.pi / 180)
+
+    def rad2deg(self):
+        return float_in(self) * (180 / math.pi)
+
+    # ----------------------------------------------------------------- special functions
+    def erfc(self):
+        return SF.Erfc.apply(float_in(self))
+
+    def i0(self):
+        return SF.I0.apply(float_in(self))
+
+    def sinc(self):
+        """sin(pi x) / (pi x), 1 at x = 0 (where its derivative is 0)."""
+        x = float_in(self)
+        zero = x == 0
+        px = x.where(zero.logical_not(), 1.0) * math.pi
+        return (px.sin() / px).where(zero.logical_not(), 1.0)
+
+    def logcumsumexp(self, dim: int):
+        """log(cumsum(exp(x))) along ``dim``, without overflow (ops/special_functions.py)."""
+        (d,) = norm_dim(dim, self.ndim)
+        x = float_in(self)
+        if not self.ndim:  # a 0-d tensor is its own running logsumexp
+            return SF.LogCumSumExp.apply(x.reshape(1), 0).reshape(())
+        return SF.LogCumSumExp.apply(x, d)
+
+    # ----------------------------------------------------------------- in-place forms
+    logical_and_, logical_or_, logical_xor_, logical_not_ = (
+        _inplace_form(n) for n in ("logical_and", "logical_or", "logical_xor", "logical_not")
+    )
+    bitwise_and_, bitwise_or_, bitwise_xor_, bitwise_not_ = (
+        _inplace_form(n) for n in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not")
+    )
+    sgn_, exp2_, logit_, xlogy_, hypot_, copysign_, ldexp_ = (
+        _inplace_form(n) for n in ("sgn", "exp2", "logit", "xlogy", "hypot", "copysign", "ldexp")
+    )
+    heaviside_, deg2rad_, rad2deg_ = (_inplace_form(n) for n in ("heaviside", "deg2rad", "rad2deg"))
+
+    def float_power_(self, exponent):
+        """In-place float_power: only a float64 self can hold the float64 result."""
+        if self.dtype is not _dt.float64:
+            raise RuntimeError(
+                f"the base given to float_power_ has dtype {self.dtype.name} but the operation's "
+                "result requires dtype float64"
+            )
+        return self._inplace(lambda x, e: x.float_power(e), exponent)
+
+    erfc_, lgamma_, digamma_, i0_, sinc_ = (
+        _inplace_form(n) for n in ("erfc", "lgamma", "digamma", "i0", "sinc")
+    )
+
+    # ----------------------------------------------------------------- dtype questions
+    def is_complex(self) -> bool:
+        return False  # minigenesis has no complex dtypes
+
+    def short(self):
+        return self.to(_dt.int16)
