@@ -90,6 +90,7 @@ from .loss import (  # noqa: E402,F401
     SmoothL1Loss,
 )
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: E402,F401
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402,F401
 from .transformer import (  # noqa: E402,F401
     Transformer,
     TransformerDecoder,

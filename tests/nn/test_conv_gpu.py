@@ -100,3 +100,17 @@ def test_small_cnn_step_on_gpu():
     loss = nn.CrossEntropyLoss()(model(x), t)
     loss.backward()
     assert all(p.grad is not None and p.grad.device.type == "cuda" for p in model.parameters())
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(scale_factor=2, mode="nearest"),
+        dict(size=(5, 9), mode="nearest-exact"),
+        dict(scale_factor=(1.5, 0.7), mode="bilinear"),
+        dict(size=(7, 3), mode="bilinear", align_corners=True),
+    ],
+)
+def test_interpolate_matches_cpu(kwargs):
+    x = RNG.standard_normal((2, 3, 6, 5)).astype(np.float32)
+    assert_same(on_both(lambda t: F.interpolate(t, **kwargs) * 1.5, x))
