@@ -89,7 +89,16 @@ from .loss import (  # noqa: E402,F401
     NLLLoss,
     SmoothL1Loss,
 )
-from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: E402,F401
+from .pooling import (  # noqa: E402,F401
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+)
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402,F401
 from .transformer import (  # noqa: E402,F401
     Transformer,

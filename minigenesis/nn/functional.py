@@ -1430,6 +1430,121 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     return a_h @ input @ a_w.transpose(0, 1)
 
 
+# 1-d pooling: the 2-d ops on a (N, C, 1, L) view, with a 1 x k window (exact: the unit height
+# adds no element to any window, and a max's flat index h * L + w is w)
+def _pool1d_input(input: Any, name: str) -> tuple[Tensor, bool]:
+    """A (N, C, L) tensor as (N, C, 1, L), or an unbatched (C, L) one as (1, C, 1, L)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}: input must be a Tensor, got {type(input).__name__}")
+    if input.ndim not in (2, 3):
+        raise ValueError(
+            f"{name}: expected a 3-d input (N, C, L) or a 2-d unbatched one (C, L), got shape "
+            f"{tuple(input.shape)}"
+        )
+    x = input.unsqueeze(-2)
+    return (x.unsqueeze(0), True) if input.ndim == 2 else (x, False)
+
+
+def _pool1d_output(y: Any, unbatched: bool) -> Any:
+    """Undo _pool1d_input on an output (or on each of (values, indices))."""
+    if isinstance(y, tuple):
+        return tuple(_pool1d_output(t, unbatched) for t in y)
+    y = y.squeeze(-2)
+    return y.squeeze(0) if unbatched else y
+
+
+def max_pool1d(
+    input: Tensor,  # noqa: A002
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    """y[n, c, o] = max of x[n, c, o s - p + j d] over j < kernel_size (padding is -inf); the
+    gradient goes to the (first) maximum. ``return_indices``: each maximum's position in L."""
+    x, unbatched = _pool1d_input(input, "max_pool1d")
+    k = single(kernel_size, "kernel_size")
+    s = k if stride is None or stride == [] else single(stride, "stride")
+    p, d = single(padding, "padding"), single(dilation, "dilation")
+    y = max_pool2d(x, (1, k), (1, s), (0, p), (1, d), ceil_mode, return_indices)
+    return _pool1d_output(y, unbatched)
+
+
+def avg_pool1d(
+    input: Tensor,  # noqa: A002
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+) -> Tensor:
+    """y[n, c, o] = (sum of x[n, c, o s - p + j], j < kernel_size) / divisor (see avg_pool2d)."""
+    x, unbatched = _pool1d_input(input, "avg_pool1d")
+    k = single(kernel_size, "kernel_size")
+    s = k if stride is None or stride == [] else single(stride, "stride")
+    y = avg_pool2d(x, (1, k), (1, s), (0, single(padding, "padding")), ceil_mode, count_include_pad)
+    return _pool1d_output(y, unbatched)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002
+    """Average pooling to a fixed length o: output i averages x[floor(i L / o) : ceil((i+1) L / o)]
+    (adaptive_avg_pool2d with a unit height)."""
+    x, unbatched = _pool1d_input(input, "adaptive_avg_pool1d")
+    o = single(output_size, "output_size")
+    return _pool1d_output(adaptive_avg_pool2d(x, (1, o)), unbatched)
+
+
+def _adaptive_windows(size: int, out: int, xp) -> Any:
+    """(out, k) indices of PyTorch's adaptive windows [floor(i size / out), ceil((i+1) size / out)),
+    k the longest window; shorter windows repeat their last index (a repeat changes no max)."""
+    i = xp.arange(out)[:, None]
+    start, end = (i * size) // out, -(-((i + 1) * size) // out)
+    k = int((end - start).max())
+    return xp.minimum(start + xp.arange(k)[None, :], end - 1)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
+    """Max pooling to a fixed (oh, ow): output (i, j) is the max over rows
+    [floor(i H / oh), ceil((i + 1) H / oh)) and the same for columns (a None size keeps the
+    input's). The first maximum in row-major order wins; its flat index h * W + w picks the value
+    by a gather, so dL/dx is dL/dy scatter-added to the maxima."""
+    x, unbatched = _pool_input(input, "adaptive_max_pool2d")
+    h, w = x.shape[2:]
+    sizes = output_size if isinstance(output_size, (tuple, list)) else (output_size,) * 2
+    if len(sizes) != 2:
+        raise ValueError(f"adaptive_max_pool2d: output_size must be 1 or 2 ints, got {output_size}")
+    oh, ow = (h if sizes[0] is None else sizes[0]), (w if sizes[1] is None else sizes[1])
+    for size in (oh, ow):
+        if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
+            raise ValueError(
+                f"adaptive_max_pool2d: output_size must hold positive ints (or None), got "
+                f"{output_size!r}"
+            )
+    xp = get_array_module(x._data)
+    rows, cols = _adaptive_windows(h, oh, xp), _adaptive_windows(w, ow, xp)
+    flat = rows[:, None, :, None] * w + cols[None, :, None, :]  # (oh, ow, kh, kw) in H*W
+    flat = flat.reshape(oh, ow, -1)
+    windows = x._data.reshape(*x.shape[:2], h * w)[:, :, flat]  # (N, C, oh, ow, kh*kw)
+    best = xp.argmax(windows, axis=-1)[..., None]
+    index = xp.take_along_axis(xp.broadcast_to(flat, windows.shape), best, axis=-1)[..., 0]
+    indices = Tensor._make(xp.ascontiguousarray(index, dtype=xp.int64), False)
+    values = x.flatten(-2).gather(-1, indices.flatten(-2)).reshape(indices.shape)
+    out = (values, indices) if return_indices else values
+    if not unbatched:
+        return out
+    return tuple(t.squeeze(0) for t in out) if return_indices else out.squeeze(0)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
+    """Max pooling to a fixed length o over PyTorch's adaptive windows (adaptive_max_pool2d with a
+    unit height); ``return_indices``: each maximum's position in L."""
+    x, unbatched = _pool1d_input(input, "adaptive_max_pool1d")
+    o = single(output_size, "output_size")
+    return _pool1d_output(adaptive_max_pool2d(x, (1, o), return_indices), unbatched)
+
+
 # ----------------------------------------------------------------------------------------------
 # Interpolation (separable resampling along each spatial dim: ops/interpolate.py)
 # ----------------------------------------------------------------------------------------------

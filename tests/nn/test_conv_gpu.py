@@ -114,3 +114,18 @@ def test_small_cnn_step_on_gpu():
 def test_interpolate_matches_cpu(kwargs):
     x = RNG.standard_normal((2, 3, 6, 5)).astype(np.float32)
     assert_same(on_both(lambda t: F.interpolate(t, **kwargs) * 1.5, x))
+
+
+@pytest.mark.parametrize(
+    "fn, shape",
+    [
+        (lambda t: F.max_pool1d(t, 3, 2, 1), (2, 3, 9)),
+        (lambda t: F.avg_pool1d(t, 3, 2, 1), (2, 3, 9)),
+        (lambda t: F.adaptive_avg_pool1d(t, 4), (2, 3, 9)),
+        (lambda t: F.adaptive_max_pool1d(t, 4), (2, 3, 9)),
+        (lambda t: F.adaptive_max_pool2d(t, (3, 2)), (2, 3, 7, 5)),
+    ],
+)
+def test_1d_and_adaptive_max_pooling_match_cpu(fn, shape):
+    x = RNG.standard_normal(shape).astype(np.float32)
+    assert_same(on_both(lambda t: fn(t) * 1.5, x))
