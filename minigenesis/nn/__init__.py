@@ -72,12 +72,14 @@ from .padding import (  # noqa: E402,F401
 from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle  # noqa: E402,F401
 from .module import Module  # noqa: E402,F401
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, RMSNorm  # noqa: E402,F401
+from .normalization import LocalResponseNorm  # noqa: E402,F401
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: E402,F401
 from .parameter import Parameter  # noqa: E402,F401
 
 # Convolution, pooling, attention, losses
 from .attention import MultiheadAttention  # noqa: E402,F401
 from .conv import Conv2d  # noqa: E402,F401
-from .conv_variants import Conv1d, ConvTranspose2d  # noqa: E402,F401
+from .conv_variants import Conv1d, ConvTranspose1d, ConvTranspose2d  # noqa: E402,F401
 from .loss import (  # noqa: E402,F401
     BCELoss,
     BCEWithLogitsLoss,

@@ -1,11 +1,12 @@
-"""Conv1d and ConvTranspose2d: the layers over ``F.conv1d`` and ``F.conv_transpose2d``.
+"""Conv1d, ConvTranspose1d and ConvTranspose2d: the layers over ``F.conv1d`` and
+``F.conv_transpose1d/2d``.
 
-Conv1d is Conv2d over a height of 1. ConvTranspose2d runs a convolution backwards: it maps each
-input pixel to a kh x kw patch of the output (an upsampling when stride > 1), which is the
-gradient of conv2d with respect to its input. Its weight is (C_in, C_out/groups, kh, kw), in
-that order, as in PyTorch. Both initialise as PyTorch does: kaiming_uniform(a=sqrt(5)) on the
-weight and U(-1/sqrt(fan_in), 1/sqrt(fan_in)) on the bias, fan_in read off the weight's dim 1
-and kernel (for ConvTranspose2d that is C_out/groups * kh * kw).
+Conv1d (ConvTranspose1d) is Conv2d (ConvTranspose2d) over a height of 1. ConvTranspose2d runs
+a convolution backwards: it maps each input pixel to a kh x kw patch of the output (an upsampling
+when stride > 1), which is the gradient of conv2d with respect to its input. Its weight is
+(C_in, C_out/groups, kh, kw), in that order, as in PyTorch. All initialise as PyTorch does:
+kaiming_uniform(a=sqrt(5)) on the weight and U(-1/sqrt(fan_in), 1/sqrt(fan_in)) on the bias,
+fan_in read off the weight's dim 1 and kernel (for ConvTranspose2d that is C_out/groups * kh * kw).
 """
 
 from __future__ import annotations
@@ -181,6 +182,88 @@ class ConvTranspose2d(Module):
         if self.output_padding != (0, 0):
             s += f", output_padding={self.output_padding}"
         if self.dilation != (1, 1):
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class ConvTranspose1d(Module):
+    """Applies ``F.conv_transpose1d`` with a learned weight (C_in, C_out/groups, k) and bias
+    (C_out,): ConvTranspose2d over a height of 1. ``forward(input, output_size=None)``: an
+    output_size picks the output_padding."""
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any = 1,
+        padding: Any = 0,
+        output_padding: Any = 0,
+        groups: int = 1,
+        bias: bool = True,
+        dilation: Any = 1,
+        padding_mode: str = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        _check_channels("ConvTranspose1d", in_channels, out_channels, groups)
+        if padding_mode != "zeros":
+            raise ValueError('Only "zeros" padding mode is supported for ConvTranspose1d')
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size = (single(kernel_size, "kernel_size"),)
+        self.stride = (single(stride, "stride"),)
+        self.padding = (single(padding, "padding"),)
+        self.output_padding = (single(output_padding, "output_padding"),)
+        self.dilation = (single(dilation, "dilation"),)
+        self.groups, self.padding_mode = groups, padding_mode
+        shape = (in_channels, out_channels // groups, self.kernel_size[0])
+        self.weight = Parameter(empty(*shape, dtype=dtype, device=device))
+        if bias:
+            self.bias = Parameter(empty(out_channels, dtype=dtype, device=device))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init._default_weight_and_bias_(self.weight, self.bias)
+
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:  # noqa: A002
+        output_padding = self.output_padding[0]
+        if output_size is not None:
+            (output_padding,) = F.conv_transpose_output_padding(
+                (1, input.shape[-1]),
+                (1, tuple(output_size)[-1]),
+                (1, self.kernel_size[0]),
+                (1, self.stride[0]),
+                (0, self.padding[0]),
+                (1, self.dilation[0]),
+            )[1:]
+        return F.conv_transpose1d(
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            output_padding,
+            self.groups,
+            self.dilation,
+        )
+
+    def extra_repr(self) -> str:
+        s = (
+            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}"
+        )
+        if self.padding != (0,):
+            s += f", padding={self.padding}"
+        if self.output_padding != (0,):
+            s += f", output_padding={self.output_padding}"
+        if self.dilation != (1,):
             s += f", dilation={self.dilation}"
         if self.groups != 1:
             s += f", groups={self.groups}"

@@ -621,6 +621,71 @@ def group_norm(
     return y
 
 
+def instance_norm(
+    input: Tensor,  # noqa: A002
+    running_mean: Tensor | None = None,
+    running_var: Tensor | None = None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Each (sample, channel) plane of (N, C, *) input normalised by its own statistics:
+    y[n, c] = (x[n, c] - mean_nc) / sqrt(var_nc + eps) * weight[c] + bias[c], the variance biased.
+    This is batch_norm on the input seen as one sample of N*C channels; the running averages (if
+    given) move towards the batch mean of the per-instance statistics (unbiased variances), as in
+    PyTorch. ``use_input_stats=False`` normalises with the running averages instead."""
+    if input.ndim < 3:
+        raise ValueError(
+            f"instance_norm: expected input (N, C, *) with at least one spatial dim, got shape "
+            f"{tuple(input.shape)}"
+        )
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    n, c = input.shape[:2]
+    if math.prod(input.shape[2:]) <= 1:
+        raise ValueError(
+            f"instance_norm: expected more than 1 spatial element when training, got input "
+            f"size {tuple(input.shape)}"
+        )
+    tracked = running_mean is not None and running_var is not None
+    # (each instance's running statistics start from the shared ones, move by batch_norm's rule,
+    # and are averaged back over the batch)
+    rm = running_mean.detach().repeat(n) if tracked else None
+    rv = running_var.detach().repeat(n) if tracked else None
+    w = None if weight is None else weight.repeat(n)
+    b = None if bias is None else bias.repeat(n)
+    y = batch_norm(input.reshape(1, n * c, *input.shape[2:]), rm, rv, w, b, True, momentum, eps)
+    if tracked:
+        for buf, moved in ((running_mean, rm), (running_var, rv)):
+            buf._data[...] = moved._data.reshape(n, c).mean(axis=0).astype(buf._data.dtype)
+            buf._bump_version()
+    return y.reshape(input.shape)
+
+
+def local_response_norm(
+    input: Tensor,  # noqa: A002
+    size: int,
+    alpha: float = 1e-4,
+    beta: float = 0.75,
+    k: float = 1.0,
+) -> Tensor:
+    """y[n, c] = x[n, c] / (k + alpha / size * sum of x[n, c']^2 over the channels c' from
+    c - size // 2 to c + (size - 1) // 2 (zeros beyond the ends)) ** beta: an average pooling of
+    x^2 across channels (input (N, C, *), at least 3-d)."""
+    if input.ndim < 3:
+        raise ValueError(
+            f"local_response_norm: expected 3D or higher dimensionality input (got {input.ndim} "
+            f"dimensions)"
+        )
+    n, c = input.shape[:2]
+    sq = (input * input).reshape(n, 1, c, -1)  # channels as the height of a one-channel image
+    sq = pad(sq, (0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool2d(sq, (size, 1), stride=1).reshape(input.shape)
+    return input / (div * alpha + k) ** beta
+
+
 # ----------------------------------------------------------------------------------------------
 # Embeddings
 # ----------------------------------------------------------------------------------------------
@@ -1290,6 +1355,43 @@ def conv_transpose2d(
     if bias is not None:
         out = out + bias.reshape(1, c_out, 1, 1)
     return out.squeeze(0) if unbatched else out
+
+
+@autocast_function(LOWER)
+def conv_transpose1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """y[n, o, l s - p + k d] += x[n, c, l] W[c, o', k] (the adjoint of conv1d): input (N, C_in,
+    L) or (C_in, L), weight (C_in, C_out/groups, k); output length (L - 1) s - 2 p + d (k - 1) +
+    output_padding + 1. Computed as conv_transpose2d over a height of 1."""
+    if weight.ndim != 3:
+        raise ValueError(
+            f"conv_transpose1d: weight must be 3-d (C_in, C_out/groups, k), got shape "
+            f"{tuple(weight.shape)}"
+        )
+    if input.ndim not in (2, 3):
+        raise ValueError(
+            f"conv_transpose1d: expected a 3-d input (N, C, L) or a 2-d unbatched one (C, L), "
+            f"got shape {tuple(input.shape)}"
+        )
+    out = conv_transpose2d(
+        input.unsqueeze(-2),
+        weight.unsqueeze(-2),
+        bias,
+        (1, single(stride, "stride")),
+        (0, single(padding, "padding")),
+        (0, single(output_padding, "output_padding")),
+        groups,
+        (1, single(dilation, "dilation")),
+    )
+    return out.squeeze(-2)
 
 
 def _pool_input(input: Any, name: str, kinds: str = "fV") -> tuple[Tensor, bool]:

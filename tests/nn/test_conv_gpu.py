@@ -129,3 +129,26 @@ def test_interpolate_matches_cpu(kwargs):
 def test_1d_and_adaptive_max_pooling_match_cpu(fn, shape):
     x = RNG.standard_normal(shape).astype(np.float32)
     assert_same(on_both(lambda t: fn(t) * 1.5, x))
+
+
+@pytest.mark.parametrize(
+    "fn, shape",
+    [
+        (lambda t: F.instance_norm(t), (2, 3, 4, 5)),
+        (lambda t: F.local_response_norm(t, 3, alpha=0.5), (2, 5, 3, 4)),
+        (lambda t: F.conv_transpose1d(t, t[0, :, :2].reshape(3, 1, 2) * 1.0, stride=2), (2, 3, 5)),
+    ],
+)
+def test_instance_lrn_and_conv_transpose1d_match_cpu(fn, shape):
+    x = RNG.standard_normal(shape).astype(np.float32)
+    assert_same(on_both(lambda t: fn(t) * 1.5, x))
+
+
+def test_instance_norm_running_stats_match_cpu():
+    x = RNG.standard_normal((3, 2, 6)).astype(np.float32)
+    stats = {}
+    for dev in ("cpu", "cuda"):
+        layer = nn.InstanceNorm1d(2, track_running_stats=True).to(dev)
+        layer(mg.tensor(x, device=dev))
+        stats[dev] = layer.running_var.cpu().numpy()
+    np.testing.assert_allclose(stats["cuda"], stats["cpu"], rtol=1e-6)

@@ -34,6 +34,7 @@ _TABLE = {
     "flatten": ["Flatten", "Unflatten"],
     "normalization": ["LayerNorm", "RMSNorm", "GroupNorm", "LocalResponseNorm"],
     "batchnorm": ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "_BatchNorm", "_NormBase"],
+    "instancenorm": ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "_InstanceNorm"],
     "pooling": [
         "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
         "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
