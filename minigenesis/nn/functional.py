@@ -1653,7 +1653,7 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
 _LINEAR_MODES = {"linear": 3, "bilinear": 4, "trilinear": 5}
 
 
-def _source_plan(n: int, m: int, scale: float | None, mode: str, align_corners: bool, dtype):
+def _source_plan(n: int, m: int, scale: float | None, mode: str, align_corners: bool, dtype, xp):
     """(i0, i1, lam) of resizing one dim from n to m (see ops/interpolate.py), with PyTorch's
     source coordinate of output o, in float32 (float64 for float64 linear inputs) as its kernels:
 
@@ -1664,8 +1664,8 @@ def _source_plan(n: int, m: int, scale: float | None, mode: str, align_corners: 
       then i0 = min(floor(src), n - 1), i1 = min(i0 + 1, n - 1), lam = clamp(src - i0, 0, 1).
 
     'nearest' keeps PyTorch's two shortcuts m == n (identity) and m == 2n (o // 2); linear keeps
-    the identity when m == n."""
-    o = np.arange(m)
+    the identity when m == n. (``xp``: the input's array module.)"""
+    o = xp.arange(m)
     if mode in ("nearest", "nearest-exact"):
         r = np.float32(1.0 / scale) if scale is not None and scale > 0 else np.float32(n) / m
         if mode == "nearest" and m == n:
@@ -1673,22 +1673,22 @@ def _source_plan(n: int, m: int, scale: float | None, mode: str, align_corners: 
         elif mode == "nearest" and m == 2 * n:
             i0 = o // 2
         elif mode == "nearest":
-            i0 = np.floor(o.astype(np.float32) * r).astype(np.int64)
+            i0 = xp.floor(o.astype(np.float32) * r).astype(np.int64)
         else:
-            i0 = np.floor(((o + 0.5) * np.float64(r)).astype(np.float32)).astype(np.int64)
-        return np.minimum(i0, n - 1), None, None
+            i0 = xp.floor(((o + 0.5) * np.float64(r)).astype(np.float32)).astype(np.int64)
+        return xp.minimum(i0, n - 1), None, None
     t = np.float64 if dtype == np.float64 else np.float32
     if m == n:
-        return o, o, np.zeros(m, dtype=t)
+        return o, o, xp.zeros(m, dtype=t)
     if align_corners:
         r = t(n - 1) / t(m - 1) if m > 1 else t(0)
         src = r * o.astype(t)
     else:
         r = t(1.0 / scale) if scale is not None and scale > 0 else t(n) / t(m)
-        src = np.maximum(r * (o.astype(t) + t(0.5)) - t(0.5), t(0))
-    i0 = np.minimum(np.floor(src).astype(np.int64), n - 1)
-    lam = np.clip(src - i0.astype(t), t(0), t(1))
-    return i0, np.minimum(i0 + 1, n - 1), lam
+        src = xp.maximum(r * (o.astype(t) + t(0.5)) - t(0.5), t(0))
+    i0 = xp.minimum(xp.floor(src).astype(np.int64), n - 1)
+    lam = xp.clip(src - i0.astype(t), t(0), t(1))
+    return i0, xp.minimum(i0 + 1, n - 1), lam
 
 
 def _per_dim(value: Any, k: int, name: str) -> list:
@@ -1770,11 +1770,10 @@ def interpolate(
     for axis in range(input.ndim - 1, 1, -1):  # last dim first
         d = axis - 2
         i0, i1, lam = _source_plan(
-            in_sizes[d], int(out_sizes[d]), scales[d], mode, align_corners, input._data.dtype
+            in_sizes[d], int(out_sizes[d]), scales[d], mode, align_corners, input._data.dtype, xp
         )
         if mode in _LINEAR_MODES or out_sizes[d] != in_sizes[d]:  # (nearest: m == n is a copy)
-            i1, lam = (None, None) if lam is None else (xp.asarray(i1), xp.asarray(lam))
-            y = Resample.apply(y, axis, xp.asarray(i0), i1, lam)
+            y = Resample.apply(y, axis, i0, i1, lam)
     return input.clone() if y is input else y
 
 
