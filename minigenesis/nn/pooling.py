@@ -15,8 +15,11 @@ from . import functional as F
 from .module import Module
 
 
-class MaxPool2d(Module):
-    """Max over each kernel_size window, moved by ``stride`` (default: kernel_size)."""
+class _MaxPoolNd(Module):
+    """Max over each kernel_size window, moved by ``stride`` (default: kernel_size); the 1-d and
+    2-d layers differ only in the ``F`` function they call (``_pool``)."""
+
+    _pool: Any
 
     def __init__(
         self,
@@ -34,7 +37,7 @@ class MaxPool2d(Module):
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def forward(self, input: Tensor) -> Any:  # noqa: A002
-        return F.max_pool2d(
+        return type(self)._pool(
             input,
             self.kernel_size,
             self.stride,
@@ -49,6 +52,12 @@ class MaxPool2d(Module):
             f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
             f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
         )
+
+
+class MaxPool2d(_MaxPoolNd):
+    """Max over each kernel_size window of a (N, C, H, W) input; see ``F.max_pool2d``."""
+
+    _pool = staticmethod(F.max_pool2d)
 
 
 class AvgPool2d(Module):
@@ -100,41 +109,11 @@ class AdaptiveAvgPool2d(Module):
         return f"output_size={self.output_size}"
 
 
-class MaxPool1d(Module):
+class MaxPool1d(_MaxPoolNd):
     """Max over each kernel_size window of a (N, C, L) input, moved by ``stride`` (default:
     kernel_size); see ``F.max_pool1d``."""
 
-    def __init__(
-        self,
-        kernel_size: Any,
-        stride: Any = None,
-        padding: Any = 0,
-        dilation: Any = 1,
-        return_indices: bool = False,
-        ceil_mode: bool = False,
-    ) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.dilation = padding, dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
-
-    def forward(self, input: Tensor) -> Any:  # noqa: A002
-        return F.max_pool1d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-            self.ceil_mode,
-            self.return_indices,
-        )
-
-    def extra_repr(self) -> str:
-        return (
-            f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-            f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
-        )
+    _pool = staticmethod(F.max_pool1d)
 
 
 def _single(value: Any) -> tuple:
@@ -187,31 +166,31 @@ class AdaptiveAvgPool1d(Module):
         return f"output_size={self.output_size}"
 
 
-class AdaptiveMaxPool1d(Module):
-    """Max pooling of a (N, C, L) input to a fixed length ``output_size`` (with the maxima's
-    positions when ``return_indices``)."""
+class _AdaptiveMaxPoolNd(Module):
+    """Max pooling to a fixed output size, with the maxima's positions when ``return_indices``;
+    the 1-d and 2-d layers differ only in the ``F`` function they call (``_pool``)."""
+
+    _pool: Any
 
     def __init__(self, output_size: Any, return_indices: bool = False) -> None:
         super().__init__()
         self.output_size, self.return_indices = output_size, return_indices
 
     def forward(self, input: Tensor) -> Any:  # noqa: A002
-        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+        return type(self)._pool(input, self.output_size, self.return_indices)
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
 
 
-class AdaptiveMaxPool2d(Module):
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """Max pooling of a (N, C, L) input to a fixed length ``output_size``."""
+
+    _pool = staticmethod(F.adaptive_max_pool1d)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     """Max pooling to a fixed output size (oh, ow) (None keeps that input size), with the
     maxima's flat positions h * W + w when ``return_indices``; see ``F.adaptive_max_pool2d``."""
 
-    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
-        super().__init__()
-        self.output_size, self.return_indices = output_size, return_indices
-
-    def forward(self, input: Tensor) -> Any:  # noqa: A002
-        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
+    _pool = staticmethod(F.adaptive_max_pool2d)
