@@ -108,9 +108,14 @@ class Conv1d(Module):
         return s
 
 
-class ConvTranspose2d(Module):
-    """Applies ``F.conv_transpose2d`` with a learned weight (C_in, C_out/groups, kh, kw) and bias
-    (C_out,). ``forward(input, output_size=None)``: an output_size picks the output_padding."""
+class _ConvTransposeNd(Module):
+    """Applies ``F.conv_transpose1d/2d`` (``_conv_transpose``) with a learned weight (C_in,
+    C_out/groups, *kernel_size) and bias (C_out,); the 1-d and 2-d layers differ only in that
+    function and in how an int becomes a tuple of sizes (``_ntuple``).
+    ``forward(input, output_size=None)``: an output_size picks the output_padding."""
+
+    _conv_transpose: Any
+    _ntuple: Any
 
     def __init__(
         self,
@@ -128,18 +133,19 @@ class ConvTranspose2d(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        _check_channels("ConvTranspose2d", in_channels, out_channels, groups)
+        name = type(self).__name__
+        _check_channels(name, in_channels, out_channels, groups)
         if padding_mode != "zeros":
-            raise ValueError('Only "zeros" padding mode is supported for ConvTranspose2d')
+            raise ValueError(f'Only "zeros" padding mode is supported for {name}')
+        ntuple = type(self)._ntuple
         self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size = C.pair(kernel_size, "kernel_size")
-        self.stride = C.pair(stride, "stride")
-        self.padding = C.pair(padding, "padding")
-        self.output_padding = C.pair(output_padding, "output_padding")
-        self.dilation = C.pair(dilation, "dilation")
+        self.kernel_size = ntuple(kernel_size, "kernel_size")
+        self.stride = ntuple(stride, "stride")
+        self.padding = ntuple(padding, "padding")
+        self.output_padding = ntuple(output_padding, "output_padding")
+        self.dilation = ntuple(dilation, "dilation")
         self.groups, self.padding_mode = groups, padding_mode
-        kh, kw = self.kernel_size
-        shape = (in_channels, out_channels // groups, kh, kw)
+        shape = (in_channels, out_channels // groups, *self.kernel_size)
         self.weight = Parameter(empty(*shape, dtype=dtype, device=device))
         if bias:
             self.bias = Parameter(empty(out_channels, dtype=dtype, device=device))
@@ -149,19 +155,32 @@ class ConvTranspose2d(Module):
 
     def reset_parameters(self) -> None:
         init._default_weight_and_bias_(self.weight, self.bias)
+
+    def _output_padding(self, input: Tensor, output_size: Any) -> tuple:  # noqa: A002
+        """The output_padding that makes the output's spatial size the last entries of
+        ``output_size``: size - smallest, where the smallest output is
+        (L - 1) s - 2 p + d (k - 1) + 1, checked to lie in [0, max(stride, dilation))."""
+        n = len(self.kernel_size)
+        size = tuple(output_size)[-n:]
+        in_size = tuple(input.shape[-n:])
+        extra = []
+        for i, (length, k, s, p, d) in enumerate(
+            zip(in_size, self.kernel_size, self.stride, self.padding, self.dilation)
+        ):
+            smallest = (length - 1) * s - 2 * p + d * (k - 1) + 1
+            if not 0 <= size[i] - smallest < max(s, d):
+                raise ValueError(
+                    f"{type(self).__name__}: requested an output size of {size}, but valid sizes "
+                    f"along dim {i} range from {smallest} to {smallest + max(s, d) - 1}"
+                )
+            extra.append(size[i] - smallest)
+        return tuple(extra)
 
     def forward(self, input: Tensor, output_size: Any = None) -> Tensor:  # noqa: A002
         output_padding = self.output_padding
         if output_size is not None:
-            output_padding = F.conv_transpose_output_padding(
-                tuple(input.shape[-2:]),
-                output_size,
-                self.kernel_size,
-                self.stride,
-                self.padding,
-                self.dilation,
-            )
-        return F.conv_transpose2d(
+            output_padding = self._output_padding(input, output_size)
+        return type(self)._conv_transpose(
             input,
             self.weight,
             self.bias,
@@ -173,15 +192,16 @@ class ConvTranspose2d(Module):
         )
 
     def extra_repr(self) -> str:
+        n = len(self.kernel_size)
         s = (
             f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
             f"stride={self.stride}"
         )
-        if self.padding != (0, 0):
+        if self.padding != (0,) * n:
             s += f", padding={self.padding}"
-        if self.output_padding != (0, 0):
+        if self.output_padding != (0,) * n:
             s += f", output_padding={self.output_padding}"
-        if self.dilation != (1, 1):
+        if self.dilation != (1,) * n:
             s += f", dilation={self.dilation}"
         if self.groups != 1:
             s += f", groups={self.groups}"
@@ -190,83 +210,23 @@ class ConvTranspose2d(Module):
         return s
 
 
-class ConvTranspose1d(Module):
+class ConvTranspose2d(_ConvTransposeNd):
+    """Applies ``F.conv_transpose2d`` with a learned weight (C_in, C_out/groups, kh, kw) and bias
+    (C_out,). ``forward(input, output_size=None)``: an output_size picks the output_padding."""
+
+    _conv_transpose = staticmethod(F.conv_transpose2d)
+    _ntuple = staticmethod(C.pair)
+
+
+def _single_tuple(value: Any, name: str) -> tuple[int]:
+    """An int or a 1-tuple of ints -> a 1-tuple (PyTorch keeps the 1-d sizes as 1-tuples)."""
+    return (single(value, name),)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
     """Applies ``F.conv_transpose1d`` with a learned weight (C_in, C_out/groups, k) and bias
     (C_out,): ConvTranspose2d over a height of 1. ``forward(input, output_size=None)``: an
     output_size picks the output_padding."""
 
-    def __init__(
-        self,
-        in_channels: int,
-        out_channels: int,
-        kernel_size: Any,
-        stride: Any = 1,
-        padding: Any = 0,
-        output_padding: Any = 0,
-        groups: int = 1,
-        bias: bool = True,
-        dilation: Any = 1,
-        padding_mode: str = "zeros",
-        device: Any = None,
-        dtype: Any = None,
-    ) -> None:
-        super().__init__()
-        _check_channels("ConvTranspose1d", in_channels, out_channels, groups)
-        if padding_mode != "zeros":
-            raise ValueError('Only "zeros" padding mode is supported for ConvTranspose1d')
-        self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size = (single(kernel_size, "kernel_size"),)
-        self.stride = (single(stride, "stride"),)
-        self.padding = (single(padding, "padding"),)
-        self.output_padding = (single(output_padding, "output_padding"),)
-        self.dilation = (single(dilation, "dilation"),)
-        self.groups, self.padding_mode = groups, padding_mode
-        shape = (in_channels, out_channels // groups, self.kernel_size[0])
-        self.weight = Parameter(empty(*shape, dtype=dtype, device=device))
-        if bias:
-            self.bias = Parameter(empty(out_channels, dtype=dtype, device=device))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        init._default_weight_and_bias_(self.weight, self.bias)
-
-    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:  # noqa: A002
-        output_padding = self.output_padding[0]
-        if output_size is not None:
-            (output_padding,) = F.conv_transpose_output_padding(
-                (1, input.shape[-1]),
-                (1, tuple(output_size)[-1]),
-                (1, self.kernel_size[0]),
-                (1, self.stride[0]),
-                (0, self.padding[0]),
-                (1, self.dilation[0]),
-            )[1:]
-        return F.conv_transpose1d(
-            input,
-            self.weight,
-            self.bias,
-            self.stride,
-            self.padding,
-            output_padding,
-            self.groups,
-            self.dilation,
-        )
-
-    def extra_repr(self) -> str:
-        s = (
-            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-            f"stride={self.stride}"
-        )
-        if self.padding != (0,):
-            s += f", padding={self.padding}"
-        if self.output_padding != (0,):
-            s += f", output_padding={self.output_padding}"
-        if self.dilation != (1,):
-            s += f", dilation={self.dilation}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        return s
+    _conv_transpose = staticmethod(F.conv_transpose1d)
+    _ntuple = staticmethod(_single_tuple)

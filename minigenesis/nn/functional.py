@@ -1258,25 +1258,6 @@ def conv1d(
     return out.squeeze(-2)
 
 
-def conv_transpose_output_padding(
-    in_hw: tuple, output_size: Any, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple
-) -> tuple:
-    """The output_padding that makes conv_transpose2d's output ``output_size`` (H, W) (the
-    last two entries of it), checked to lie in [0, max(stride, dilation))."""
-    size = tuple(output_size)[-2:]
-    out = []
-    for i in range(2):
-        smallest = (in_hw[i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (kernel[i] - 1) + 1
-        extra = size[i] - smallest
-        if not 0 <= extra < max(stride[i], dilation[i]):
-            raise ValueError(
-                f"conv_transpose2d: requested an output size of {size}, but valid sizes along "
-                f"dim {i} range from {smallest} to {smallest + max(stride[i], dilation[i]) - 1}"
-            )
-        out.append(extra)
-    return tuple(out)
-
-
 @autocast_function(LOWER)
 def conv_transpose2d(
     input: Tensor,

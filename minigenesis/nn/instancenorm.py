@@ -11,19 +11,15 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .. import dtypes as _dt
 from .._tensor import Tensor
-from ..creation import ones, tensor, zeros
 from . import functional as F
-from .module import Module
-from .parameter import Parameter
+from .normalization import _NormBase
 
 
-class _InstanceNorm(Module):
-    """Shared by InstanceNorm1d/2d/3d: parameters weight (1s) and bias (0s) when ``affine`` (no
-    bias when ``bias=False``); buffers running_mean (0s), running_var (1s) and
-    num_batches_tracked when ``track_running_stats``. ``_unbatched_ndim``: the ndim of an input
-    without its batch dim."""
+class _InstanceNorm(_NormBase):
+    """Shared by InstanceNorm1d/2d/3d: ``_NormBase`` with PyTorch's instance-norm defaults (no
+    affine map, no running averages). ``_unbatched_ndim``: the ndim of an input without its
+    batch dim."""
 
     _unbatched_ndim: int = 2
 
@@ -39,33 +35,9 @@ class _InstanceNorm(Module):
         *,
         bias: bool = True,
     ) -> None:
-        super().__init__()
-        self.num_features, self.eps, self.momentum = num_features, eps, momentum
-        self.affine, self.track_running_stats = affine, track_running_stats
-        kw = {"dtype": dtype, "device": device}
-        if affine:
-            self.weight = Parameter(ones(num_features, **kw))
-            if bias:
-                self.bias = Parameter(zeros(num_features, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        if track_running_stats:
-            self.register_buffer("running_mean", zeros(num_features, **kw))
-            self.register_buffer("running_var", ones(num_features, **kw))
-            self.register_buffer("num_batches_tracked", tensor(0, dtype=_dt.int64, device=device))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
-
-    def reset_running_stats(self) -> None:
-        if self.track_running_stats:
-            self.running_mean.zero_()
-            self.running_var.fill_(1)
-            self.num_batches_tracked.zero_()
+        super().__init__(
+            num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias
+        )
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         d = self._unbatched_ndim
@@ -97,13 +69,6 @@ class _InstanceNorm(Module):
             self.eps,
         )
         return y.squeeze(0) if unbatched else y
-
-    def extra_repr(self) -> str:
-        return (
-            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-            f"affine={self.affine}, bias={self.bias is not None}, "
-            f"track_running_stats={self.track_running_stats}"
-        )
 
 
 class InstanceNorm1d(_InstanceNorm):

@@ -22,6 +22,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..creation import ones, tensor, zeros
 from . import functional as F
+from . import init
 from ._utils import shape_tuple
 from .module import Module
 from .parameter import Parameter
@@ -90,11 +91,11 @@ class RMSNorm(Module):
         )
 
 
-class _BatchNorm(Module):
-    """Shared by BatchNorm1d/2d: parameters weight (1s) and bias (0s), buffers running_mean (0s),
-    running_var (1s) and num_batches_tracked (the count of training batches seen)."""
-
-    _expected_dims: tuple = ()
+class _NormBase(Module):
+    """Shared by BatchNorm and InstanceNorm (as in PyTorch): the arguments, parameters weight (1s)
+    and bias (0s) when ``affine`` (no bias when ``bias=False``), buffers running_mean (0s),
+    running_var (1s) and num_batches_tracked (the count of training batches seen) when
+    ``track_running_stats``, and the repr. The subclasses set the defaults and the forward."""
 
     def __init__(
         self,
@@ -105,19 +106,25 @@ class _BatchNorm(Module):
         track_running_stats: bool = True,
         device: Any = None,
         dtype: Any = None,
+        *,
+        bias: bool = True,
     ) -> None:
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
+        kw = {"dtype": dtype, "device": device}
         if affine:
-            self.weight = Parameter(ones(num_features, dtype=dtype, device=device))
-            self.bias = Parameter(zeros(num_features, dtype=dtype, device=device))
+            self.weight = Parameter(ones(num_features, **kw))
+            if bias:
+                self.bias = Parameter(zeros(num_features, **kw))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if track_running_stats:
-            self.register_buffer("running_mean", zeros(num_features, dtype=dtype, device=device))
-            self.register_buffer("running_var", ones(num_features, dtype=dtype, device=device))
+            self.register_buffer("running_mean", zeros(num_features, **kw))
+            self.register_buffer("running_var", ones(num_features, **kw))
             self.register_buffer("num_batches_tracked", tensor(0, dtype=_dt.int64, device=device))
         else:
             self.register_buffer("running_mean", None)
@@ -129,6 +136,27 @@ class _BatchNorm(Module):
             self.running_mean.zero_()
             self.running_var.fill_(1)
             self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        """Running statistics to (0, 1, 0), weight to 1 and bias to 0."""
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, bias={self.bias is not None}, "
+            f"track_running_stats={self.track_running_stats}"
+        )
+
+
+class _BatchNorm(_NormBase):
+    """Shared by BatchNorm1d/2d: statistics per channel (dim 1) over every other dim."""
+
+    _expected_dims: tuple = ()
 
     def forward(self, input: Tensor) -> Tensor:
         if input.ndim not in self._expected_dims:
@@ -159,13 +187,6 @@ class _BatchNorm(Module):
             use_batch,
             momentum,
             self.eps,
-        )
-
-    def extra_repr(self) -> str:
-        return (
-            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-            f"affine={self.affine}, bias={self.bias is not None}, "
-            f"track_running_stats={self.track_running_stats}"
         )
 
 

@@ -185,3 +185,35 @@ def test_conv_transpose1d_takes_unbatched_input_and_rejects_bad_weight():
     np.testing.assert_allclose(y, F.conv_transpose1d(_t(x[None]), _t(w)).numpy()[0])
     with pytest.raises(ValueError, match="weight must be 3-d"):
         F.conv_transpose1d(_t(x[None]), _t(w[..., None]))
+
+
+@pytest.mark.parametrize("dims", [1, 2])
+def test_conv_transpose_output_size_picks_output_padding_or_names_the_valid_range(dims):
+    torch = pytest.importorskip("torch")
+    ours = (nn.ConvTranspose1d, nn.ConvTranspose2d)[dims - 1](2, 3, 3, stride=3, padding=1)
+    theirs = (torch.nn.ConvTranspose1d, torch.nn.ConvTranspose2d)[dims - 1](2, 3, 3, 3, 1)
+    x = _rand(1, 2, *(4,) * dims)
+    # the smallest output is (4 - 1) * 3 - 2 + 2 + 1 = 10; stride 3 allows 10, 11, 12
+    for size in (10, 11, 12):
+        want = tuple(theirs(torch.tensor(x).float(), output_size=[size] * dims).shape)
+        assert tuple(ours(_t(x), output_size=[size] * dims).shape) == want
+    for size in (9, 13):
+        with pytest.raises(ValueError, match="valid sizes"):
+            theirs(torch.tensor(x).float(), output_size=[size] * dims)
+        with pytest.raises(ValueError, match="range from 10 to 12"):
+            ours(_t(x), output_size=[size] * dims)
+
+
+@pytest.mark.parametrize("layer", ["BatchNorm1d", "InstanceNorm1d"])
+def test_norm_layers_take_bias_false_and_reset_parameters_as_torch(layer):
+    torch = pytest.importorskip("torch")
+    kwargs = dict(affine=True, track_running_stats=True, bias=False)
+    ours, theirs = getattr(nn, layer)(3, **kwargs), getattr(torch.nn, layer)(3, **kwargs)
+    assert repr(ours) == repr(theirs)
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+    x = _rand(4, 3, 5)
+    ours(_t(x)), theirs(torch.tensor(x).float())
+    ours.weight.data = _t(np.full(3, 2.0))
+    ours.reset_parameters(), theirs.reset_parameters()
+    for name, buf in theirs.state_dict().items():
+        np.testing.assert_array_equal(ours.state_dict()[name].numpy(), buf.numpy(), err_msg=name)

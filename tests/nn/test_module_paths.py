@@ -27,6 +27,14 @@ def test_common_paths_name_the_same_classes():
     assert issubclass(_WeightedLoss, _Loss)
 
 
+def test_shared_bases_are_pytorchs():
+    for layer in (nn.BatchNorm1d, nn.BatchNorm2d, nn.InstanceNorm1d, nn.InstanceNorm3d):
+        assert issubclass(layer, nn.modules.batchnorm._NormBase)
+    assert issubclass(nn.InstanceNorm2d, nn.modules.instancenorm._InstanceNorm)
+    for layer in (nn.ConvTranspose1d, nn.ConvTranspose2d):
+        assert issubclass(layer, nn.modules.conv._ConvTransposeNd)
+
+
 def test_every_layer_sits_where_pytorch_puts_it():
     torch = pytest.importorskip("torch")
     checked = 0

@@ -18,7 +18,10 @@ from .. import __name__ as _nn_name
 _TABLE = {
     "module": ["Module"],
     "linear": ["Linear", "Identity", "Bilinear", "LazyLinear"],
-    "conv": ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "_ConvNd"],
+    "conv": [
+        "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "_ConvNd",
+        "_ConvTransposeNd",
+    ],
     "activation": [
         "ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softplus", "Softmax",
         "LogSoftmax", "ELU", "SELU", "CELU", "Hardtanh", "Hardswish", "Hardsigmoid", "PReLU",
