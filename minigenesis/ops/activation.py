@@ -161,13 +161,18 @@ class GELU(Op):
 
     When x wants a gradient, forward also computes the slope dy/dx (it shares Phi and e^(-x^2/2)
     with y) and keeps it, so backward is one multiply. Under create_graph the slope comes from
-    GELUSlope instead, an op of its own, so that second derivatives are exact."""
+    GELUSlope instead, an op of its own, so that second derivatives are exact.
+
+    float16/bfloat16 x is computed in float32 and y rounded once. The slope is kept in float32
+    and backward multiplies the widened dL/dy by it and rounds once: round(dL/dy * slope), as
+    PyTorch's gelu_backward (a slope rounded to 2 bytes would round twice, and cost a rounding
+    pass forward and a widening pass backward; the price is 2 more bytes per element kept)."""
 
     @staticmethod
     def forward(ctx, x, approximate):
         y, slope = _gelu(_f32(x), approximate, ctx.needs_input_grad[0])
         ctx.approximate = approximate
-        ctx.save_for_backward(x, None if slope is None else slope.astype(x.dtype, copy=False))
+        ctx.save_for_backward(x, slope)
         return y.astype(x.dtype, copy=False)
 
     @staticmethod
@@ -175,7 +180,8 @@ class GELU(Op):
         x, slope = ctx.saved_tensors
         if is_grad_enabled():  # create_graph=True: the slope as a differentiable op
             return gy * GELUSlope.apply(x, ctx.approximate), None
-        return gy * slope, None
+        gx = get_array_module(slope._data).multiply(_f32(gy._data), slope._data)
+        return type(gy)._make(gx.astype(gy._data.dtype, copy=False)), None
 
 
 class GELUSlope(Op):

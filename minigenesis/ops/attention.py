@@ -92,23 +92,26 @@ def _forbidden(xp, mask, is_causal: bool, L: int, S: int):
     return None
 
 
-def _wide(a):
-    """2-byte floats are computed in float32 here; other dtypes as they are."""
-    if a.dtype.itemsize == 2 and a.dtype.kind in "fV":
-        return a.astype(get_array_module(a).float32)
-    return a
+def _low(a) -> bool:
+    """A 2-byte float (float16, or ml_dtypes' bfloat16, which NumPy reports as kind 'V')?"""
+    return a.dtype.itemsize == 2 and a.dtype.kind in "fV"
 
 
-def _contiguous(a, scale: float | None = None):
-    """``a`` (times ``scale``) as a C-contiguous array in a's dtype. Attention heads are usually
-    transposed views ((B, T, H, E) -> (B, H, T, E)), and NumPy's batched matmul ran 2x slower on
-    them (0.51 ms against 0.26 for a GPT's Q K^T, the copy costing 0.05): each operand is made
-    contiguous once, in the pass that scales it where there is one."""
+def _operand(a, scale: float | None = None):
+    """``a`` (times ``scale``) as a C-contiguous array in the dtype attention computes in: a's
+    own, or float32 for 2-byte floats (their products accumulate in float32 and NumPy has no
+    2-byte BLAS). Attention heads are usually transposed views ((B, T, H, E) -> (B, H, T, E)),
+    and NumPy's batched matmul ran 2x slower on them (0.51 ms against 0.26 for a GPT's Q K^T, the
+    copy costing 0.05): each operand is made contiguous once, in the pass that scales or widens
+    it."""
     xp = get_array_module(a)
+    if _low(a):  # widened from a contiguous copy: 2x faster than from the strided view
+        a = xp.ascontiguousarray(a).astype(xp.float32)
+        if scale is not None:
+            a *= xp.float32(scale)
+        return a
     if scale is None:
         return xp.ascontiguousarray(a)
-    if a.dtype.itemsize == 2:  # scaled in float32, rounded once
-        return xp.ascontiguousarray((_wide(a) * scale).astype(a.dtype))
     return xp.multiply(a, a.dtype.type(scale), out=xp.empty(a.shape, a.dtype))
 
 
@@ -129,17 +132,23 @@ class SDPA(Op):
     """out = dropout(softmax(scale Q K^T + mask)) V, fused (see the module docstring).
 
     ``mask``: None, a boolean array (True = allowed) or a float array added to the scores.
-    Saves Q, K, V (inputs: no copies) and contiguous copies of them (Q scaled: see _contiguous),
-    the weights P in the inputs' dtype and, with dropout, the 0/1 keep mask. Cost: 2 matmuls
-    forward, 4 backward, and 6 passes over the (..., L, S) scores forward (mask, max, subtract,
-    exp, row sums as a product, normalise) and 3 backward."""
+    float16/bfloat16 Q, K, V are computed in float32: widened once (Q scaled in float32), scores,
+    softmax and both products in float32, and only the output rounded, once (PyTorch's CPU kernel
+    also keeps its scores in float32); backward rounds each gradient once at its end.
+
+    Saves Q, K, V (the inputs: no copies) and the weights P in the compute dtype (float32 for
+    2-byte inputs) and, with dropout, the 0/1 keep mask. float32/float64 inputs also keep their
+    contiguous operands (Q scaled: see _operand); 2-byte ones are widened again in backward, which
+    costs less than keeping float32 copies. Cost: 2 matmuls forward, 4 backward, and 6 passes over
+    the (..., L, S) scores forward (mask, max, subtract, exp, row sums as a product, normalise) and
+    3 backward."""
 
     @staticmethod
     def forward(ctx, q, k, v, mask, dropout_p, is_causal, scale):
         xp = get_array_module(q)
         L, S = q.shape[-2], k.shape[-2]
-        q_s, k_c, v_c = _contiguous(q, scale), _contiguous(k), _contiguous(v)
-        s = _wide(matmul_arrays(q_s, xp.swapaxes(k_c, -1, -2)))
+        qa, ka, va = _operand(q, scale), _operand(k), _operand(v)
+        s = matmul_arrays(qa, xp.swapaxes(ka, -1, -2))
         forbidden = _forbidden(xp, mask, is_causal, L, S)
         if forbidden is not None:  # added as 0 / -inf: a pass as cheap as any, unlike where=
             s += xp.where(forbidden, -xp.inf, 0.0).astype(s.dtype)
@@ -158,10 +167,10 @@ class SDPA(Op):
         s *= (1.0 / _row_sums(s))[..., None]
         if dead is not None:
             s *= ~dead
-        p = s.astype(q.dtype, copy=False)
+        p = s  # the weights, in the compute dtype
         keep = None
         if dropout_p > 0.0:
-            keep = bernoulli_mask(p.shape, 1.0 - dropout_p, p)
+            keep = bernoulli_mask(p.shape, 1.0 - dropout_p, q)  # 0/1: exact in q's dtype
             p_d = p * keep
             p_d *= p.dtype.type(1.0 / (1.0 - dropout_p))
         ctx.scale, ctx.dropout_p, ctx.forbidden, ctx.mask, ctx.dead = (
@@ -171,19 +180,26 @@ class SDPA(Op):
             mask,
             dead,
         )
-        ctx.save_for_backward(q, k, v, p, keep, q_s, k_c, v_c)
-        return matmul_arrays(p if keep is None else p_d, v_c)
+        operands = (None, None, None) if _low(q) else (qa, ka, va)
+        ctx.save_for_backward(q, k, v, p, keep, *operands)
+        out = matmul_arrays(p if keep is None else p_d, va)
+        return out.astype(q.dtype, copy=False)  # the one rounding of 2-byte inputs
 
     @staticmethod
     def backward(ctx, g_out):
-        q, k, v, p, keep, q_s, k_c, v_c = ctx.saved_tensors
+        q, k, v, p, keep, qa, ka, va = ctx.saved_tensors
         if is_grad_enabled():  # create_graph=True
             return _sdpa_backward_graph(ctx, g_out, q, k, v, keep) + (None,) * 4
         xp = get_array_module(p._data)
         need_q, need_k, need_v = ctx.needs_input_grad[:3]
-        qa, ka, va, pa = (_wide(t._data) for t in (q_s, k_c, v_c, p))
-        go = _wide(_contiguous(g_out._data))
-        drop = None if keep is None else _wide(keep._data) * (1.0 / (1.0 - ctx.dropout_p))
+        if qa is None:  # 2-byte inputs: widened again (see the class docstring)
+            qa, ka, va = _operand(q._data, ctx.scale), _operand(k._data), _operand(v._data)
+        else:
+            qa, ka, va = qa._data, ka._data, va._data
+        pa, go = p._data, _operand(g_out._data)
+        drop = None
+        if keep is not None:
+            drop = keep._data.astype(pa.dtype) * pa.dtype.type(1.0 / (1.0 - ctx.dropout_p))
         gq = gk = gv = None
         if need_v:
             gv = matmul_arrays(xp.swapaxes(pa if drop is None else pa * drop, -1, -2), go)
@@ -198,8 +214,9 @@ class SDPA(Op):
                 gq *= ctx.scale
             if need_k:
                 gk = matmul_arrays(xp.swapaxes(ds, -1, -2), qa)  # qa = scale Q: scaled already
-        T = type(p)
-        return tuple(None if g is None else T._make(g) for g in (gq, gk, gv)) + (None,) * 4
+        T, dtype = type(p), q._data.dtype  # each gradient rounded once to its input's dtype
+        grads = (None if g is None else T._make(g.astype(dtype, copy=False)) for g in (gq, gk, gv))
+        return tuple(grads) + (None,) * 4
 
 
 def _sdpa_backward_graph(ctx, g_out, q, k, v, keep) -> tuple:
