@@ -83,8 +83,7 @@ class Bernoulli(Distribution):
             return (rand(*shape, dtype=p.dtype, device=p.device) < p).to(p.dtype)
 
     def log_prob(self, value: Tensor) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
+        self._check_sample(value)
         logits, value = broadcast_all(self.logits, value)
         return value * logits - softplus(logits)
 

@@ -74,8 +74,7 @@ class Beta(Distribution):
             return (x / (x + y)).clamp(min=tiny, max=1 - eps)
 
     def log_prob(self, value: Tensor) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
+        self._check_sample(value)
         a, b = self.concentration1, self.concentration0
         return xlogy(a - 1, value) + xlogy(b - 1, 1 - value) - log_beta(a, b)
 

@@ -93,8 +93,7 @@ class Categorical(Distribution):
 
     def log_prob(self, value: Tensor) -> Tensor:
         """log probs[value], broadcasting value against the batch."""
-        if self._validate_args:
-            self._validate_sample(value)
+        self._check_sample(value)
         index = value.long().unsqueeze(-1)
         shape = np.broadcast_shapes(tuple(index.shape), tuple(self.logits.shape)[:-1] + (1,))
         logits = self.logits.expand(*shape[:-1], self._num_events)

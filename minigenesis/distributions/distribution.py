@@ -18,7 +18,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..size import Size
 from . import constraints
-from .utils import extended_shape
+from .utils import broadcast_all, extended_shape
 
 __all__ = ["Distribution"]
 
@@ -149,6 +149,12 @@ class Distribution:
     def enumerate_support(self, expand: bool = True) -> Tensor:
         raise NotImplementedError(f"{type(self).__name__} does not implement enumerate_support")
 
+    def _check_sample(self, value: Any) -> None:
+        """``_validate_sample(value)`` when this distribution validates its arguments
+        (``validate_args``): the first line of log_prob, cdf and the like."""
+        if self._validate_args:
+            self._validate_sample(value)
+
     def _validate_sample(self, value: Any) -> None:
         """log_prob's argument: a Tensor whose shape broadcasts with the batch, inside the
         support."""
@@ -185,3 +191,28 @@ class Distribution:
                 v = self.__dict__[name]
                 shown.append(f"{name}: {v if v.numel() == 1 else v.shape}")
         return f"{type(self).__name__}({', '.join(shown)})"
+
+
+class _LocationScale(Distribution):
+    """Shared by Normal and Laplace: a location ``loc`` (any real) and a ``scale`` (> 0),
+    broadcast to the batch shape; x = loc + scale * z for z of the standardised distribution, so
+    the mean (where it exists) and the mode are loc. Real-valued, with reparameterised draws."""
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
+        self.loc, self.scale = broadcast_all(loc, scale)
+        super().__init__(self.loc.shape, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Any:
+        return self._expanded(batch_shape, _instance, loc=self.loc, scale=self.scale)
+
+    @property
+    def mean(self) -> Tensor:
+        return self.loc
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc

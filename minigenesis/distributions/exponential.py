@@ -53,13 +53,11 @@ class Exponential(Distribution):
         return -(-u).log1p() / self.rate
 
     def log_prob(self, value: Tensor) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
+        self._check_sample(value)
         return self.rate.log() - self.rate * value
 
     def cdf(self, value: Tensor) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
+        self._check_sample(value)
         return 1 - (-self.rate * value).exp()
 
     def icdf(self, value: Tensor) -> Tensor:

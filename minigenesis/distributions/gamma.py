@@ -66,8 +66,7 @@ class Gamma(Distribution):
             return standard_gamma(self.concentration.expand(*shape)) / self.rate.expand(*shape)
 
     def log_prob(self, value: Tensor) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
+        self._check_sample(value)
         a, b = self.concentration, self.rate
         return xlogy(a, b) + xlogy(a - 1, value) - b * value - a.lgamma()
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .. import linalg
 from .._tensor import Tensor
 from .bernoulli import Bernoulli
 from .beta import Beta, log_beta
@@ -20,7 +21,7 @@ from .exponential import Exponential
 from .gamma import Gamma
 from .independent import Independent
 from .laplace import Laplace
-from .multivariate_normal import MultivariateNormal, _diagonal, _solve_lower, _solve_lower_matrix
+from .multivariate_normal import MultivariateNormal, _half_log_det, _solve_lower
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .uniform import Uniform
@@ -165,12 +166,10 @@ def _kl_mvn_mvn(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
     lp, lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
     shape = np.broadcast_shapes(tuple(lp.shape), tuple(lq.shape))
     lp, lq = lp.expand(*shape), lq.expand(*shape)
-    half_log_det_q = _diagonal(lq).log().sum(-1)
-    half_log_det_p = _diagonal(lp).log().sum(-1)
-    trace = (_solve_lower_matrix(lq, lp) ** 2).sum(-1).sum(-1)
+    trace = (linalg.solve_triangular(lq, lp, upper=False) ** 2).sum(-1).sum(-1)
     diff = q.loc - p.loc
     mahalanobis = (_solve_lower(lq, diff) ** 2).sum(-1)
-    result = half_log_det_q - half_log_det_p + 0.5 * (trace + mahalanobis - k)
+    result = _half_log_det(lq) - _half_log_det(lp) + 0.5 * (trace + mahalanobis - k)
     batch = np.broadcast_shapes(tuple(p.batch_shape), tuple(q.batch_shape))
     return result.expand(*batch) if batch else result
 

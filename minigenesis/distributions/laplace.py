@@ -9,38 +9,17 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..creation import rand
-from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all
+from .distribution import _LocationScale
 
 __all__ = ["Laplace"]
 
 
-class Laplace(Distribution):
+class Laplace(_LocationScale):
     """p(x) = exp(-|x - loc| / scale) / (2 scale).
 
     rsample by inversion: loc - scale sign(u) log(1 - |u|), u ~ U(-1, 1). Mean loc, variance
     2 scale^2, entropy 1 + log(2 scale).
     """
-
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.shape, validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> Laplace:
-        return self._expanded(batch_shape, _instance, loc=self.loc, scale=self.scale)
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def stddev(self) -> Tensor:
@@ -58,13 +37,11 @@ class Laplace(Distribution):
         return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
 
     def log_prob(self, value: Tensor) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
+        self._check_sample(value)
         return -(2 * self.scale).log() - (value - self.loc).abs() / self.scale
 
     def cdf(self, value: Tensor) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
+        self._check_sample(value)
         z = value - self.loc
         return 0.5 - 0.5 * z.sign() * (-z.abs() / self.scale).expm1()
 

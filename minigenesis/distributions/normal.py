@@ -7,40 +7,19 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..creation import randn
-from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all
+from .distribution import _LocationScale
 
 __all__ = ["Normal"]
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
 
-class Normal(Distribution):
+class Normal(_LocationScale):
     """p(x) = exp(-(x - mu)^2 / (2 sigma^2)) / (sigma sqrt(2 pi)).
 
     rsample: mu + sigma * eps with eps ~ N(0, 1) (reparameterised: differentiable in mu, sigma).
     entropy: 1/2 + log(sigma sqrt(2 pi)).
     """
-
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.shape, validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> Normal:
-        return self._expanded(batch_shape, _instance, loc=self.loc, scale=self.scale)
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def stddev(self) -> Tensor:
@@ -56,14 +35,12 @@ class Normal(Distribution):
         return self.loc + eps * self.scale
 
     def log_prob(self, value: Tensor) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
+        self._check_sample(value)
         return -((value - self.loc) ** 2) / (2 * self.variance) - self.scale.log() - _LOG_SQRT_2PI
 
     def cdf(self, value: Tensor) -> Tensor:
         """Phi((x - mu) / sigma) = (1 + erf((x - mu) / (sigma sqrt 2))) / 2."""
-        if self._validate_args:
-            self._validate_sample(value)
+        self._check_sample(value)
         return 0.5 * (1 + ((value - self.loc) / (self.scale * math.sqrt(2))).erf())
 
     def icdf(self, value: Tensor) -> Tensor:

@@ -73,8 +73,7 @@ class OneHotCategorical(Distribution):
         return self._one_hot(self._categorical.sample(sample_shape))
 
     def log_prob(self, value: Tensor) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
+        self._check_sample(value)
         return self._categorical.log_prob(value.argmax(-1))
 
     def entropy(self) -> Tensor:

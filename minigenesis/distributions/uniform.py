@@ -63,14 +63,12 @@ class Uniform(Distribution):
         return self.low + u * (self.high - self.low)
 
     def log_prob(self, value: Tensor) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
+        self._check_sample(value)
         inside = ((self.low <= value) & (value < self.high)).to(self.low.dtype)
         return inside.log() - (self.high - self.low).log()
 
     def cdf(self, value: Tensor) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
+        self._check_sample(value)
         return ((value - self.low) / (self.high - self.low)).clamp(min=0, max=1)
 
     def icdf(self, value: Tensor) -> Tensor:
