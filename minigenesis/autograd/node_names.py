@@ -108,6 +108,8 @@ NODE_NAMES: dict[str, tuple[str, tuple[int, ...]]] = {
     "BinaryCrossEntropy": ("BinaryCrossEntropyBackward0", XY),
     "Normalize": ("NativeLayerNormBackward0", XYZ),
     "EmbeddingLookup": ("EmbeddingBackward0", X),
+    "EmbeddingGrad": ("EmbeddingDenseBackwardBackward0", X),  # embedding's double backward
+    "EuclideanDistMM": ("EuclideanDistBackward0", XY),  # cdist's matmul form, under its view
     "Dropout": ("MulBackward0", XY),  # PyTorch's dropout is a product with a mask
     # linear algebra (ops/linalg.py; einsum keeps its own name: PyTorch's is that of its last view)
     "Det": ("LinalgDetBackward0", X),
@@ -122,6 +124,22 @@ NODE_NAMES: dict[str, tuple[str, tuple[int, ...]]] = {
     "Pinv": ("LinalgPinvBackward0", X),
     "MatrixExp": ("LinalgMatrixExpBackward0", X),
 }
+
+# F.interpolate's kernels, per (mode, number of spatial dims), as PyTorch names them and their
+# nodes (UpsampleBilinear2DBackward0). ops/interpolate.py makes an op class of each name: the
+# one a call's last resampling records, so the output's grad_fn is named as PyTorch's.
+UPSAMPLE_KERNELS = {
+    ("nearest", 1): "UpsampleNearest1D",
+    ("nearest", 2): "UpsampleNearest2D",
+    ("nearest", 3): "UpsampleNearest3D",
+    ("nearest-exact", 1): "UpsampleNearestExact1D",
+    ("nearest-exact", 2): "UpsampleNearestExact2D",
+    ("nearest-exact", 3): "UpsampleNearestExact3D",
+    ("linear", 1): "UpsampleLinear1D",
+    ("bilinear", 2): "UpsampleBilinear2D",
+    ("trilinear", 3): "UpsampleTrilinear3D",
+}
+NODE_NAMES.update({kernel: (f"{kernel}Backward0", X) for kernel in UPSAMPLE_KERNELS.values()})
 
 
 def node_name(op: type, internal: bool) -> str:

@@ -29,7 +29,7 @@ from ..ops.conv import CONV_ORDER, Col2Im, Im2Col, conv_padding, pair
 from ..ops.dropout import Dropout
 from ..ops.embedding import EmbeddingLookup
 from ..ops.indexing import check_index_dtype, check_index_range
-from ..ops.interpolate import Resample
+from ..ops.interpolate import UPSAMPLE_OPS, Resample
 from ..ops.linear import Linear, autocast_linear
 from ..ops.loss import BinaryCrossEntropy, CrossEntropyIndices, LogSigmoid, PickClass
 from ..ops.normalization import Normalize, normalize_stats
@@ -1747,15 +1747,24 @@ def interpolate(
     if input._data.dtype.kind not in "fV":
         raise TypeError(f"interpolate: expected a floating-point input, got {input.dtype.name}")
     xp = get_array_module(input._data)
+    # last dim first. Nearest to the same size is a copy: skipped, unless every dim is one (then
+    # one copy is made, so the output is still a new tensor with PyTorch's node)
+    axes = [
+        a
+        for a in range(input.ndim - 1, 1, -1)
+        if mode in _LINEAR_MODES or out_sizes[a - 2] != in_sizes[a - 2]
+    ]
+    axes = axes or [2]
     y = input
-    for axis in range(input.ndim - 1, 1, -1):  # last dim first
+    for axis in axes:
         d = axis - 2
         i0, i1, lam = _source_plan(
             in_sizes[d], int(out_sizes[d]), scales[d], mode, align_corners, input._data.dtype, xp
         )
-        if mode in _LINEAR_MODES or out_sizes[d] != in_sizes[d]:  # (nearest: m == n is a copy)
-            y = Resample.apply(y, axis, i0, i1, lam)
-    return input.clone() if y is input else y
+        # the last resampling is recorded as PyTorch's node for the call (UpsampleNearest2D ...)
+        op = UPSAMPLE_OPS[mode, k] if axis == axes[-1] else Resample
+        y = op.apply(y, axis, i0, i1, lam)
+    return y
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):  # noqa: A002

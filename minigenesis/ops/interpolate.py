@@ -17,7 +17,10 @@ backward, so double backward comes for free. The indices and weights are compute
 
 from __future__ import annotations
 
+import types
+
 from ..autograd.function import Op
+from ..autograd.node_names import UPSAMPLE_KERNELS
 from ..backend import get_array_module
 
 
@@ -77,3 +80,13 @@ class ResampleAdjoint(Op):
     @staticmethod
     def backward(ctx, gx):
         return Resample.apply(gx, *ctx.plan), None, None, None, None, None
+
+
+# One Resample subclass per PyTorch kernel (UpsampleBilinear2D ...), for the last resampling of
+# an F.interpolate call: its node is then named as PyTorch's (UpsampleBilinear2DBackward0).
+# No autocast rule, as in PyTorch (whose CPU autocast lists no upsample kernel): an interpolation
+# runs in its input's dtype, bfloat16 in bfloat16 out, float32 in float32 out.
+UPSAMPLE_OPS: dict[tuple[str, int], type[Resample]] = {
+    key: types.new_class(name, (Resample,), {}, lambda ns: ns.update(__module__=__name__))
+    for key, name in UPSAMPLE_KERNELS.items()
+}

@@ -218,3 +218,19 @@ def test_upsampling_bilinear2d_keeps_the_corners():
 def test_interpolate_rejects_bad_arguments_clearly(shape, kwargs, error, match):
     with pytest.raises(error, match=match):
         F.interpolate(mg.zeros(*shape), **kwargs)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float64"])
+@pytest.mark.parametrize("mode,dims", [("nearest", 2), ("bilinear", 2), ("linear", 1)])
+def test_interpolate_under_cpu_autocast_keeps_its_input_dtype_as_torch(dtype, mode, dims):
+    torch = pytest.importorskip("torch")
+    x = _rand(1, 2, *(3,) * dims)
+    ours_in = mg.tensor(x).to(getattr(mg, dtype))
+    theirs_in = torch.tensor(x).to(getattr(torch, dtype))
+    with mg.autocast(device_type="cpu", dtype=mg.bfloat16):
+        ours = F.interpolate(ours_in, scale_factor=2, mode=mode)
+        ours_layer = nn.Upsample(scale_factor=2, mode=mode)(ours_in)
+    with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
+        theirs = torch.nn.functional.interpolate(theirs_in, scale_factor=2, mode=mode)
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1] == dtype
+    assert ours_layer.dtype == ours.dtype

@@ -134,3 +134,54 @@ def test_next_functions_skip_arguments_that_are_not_inputs():
     assert node.variable is a
     fns = (a * 2).grad_fn.next_functions  # a scalar operand is, as (None, 0)
     assert fns[0][0].variable is a and fns[1] == (None, 0)
+
+
+def _nodes_down(fn, depth):
+    """The names of ``fn`` and of the first input's node below it, ``depth`` levels down."""
+    names = []
+    for _ in range(depth):
+        names.append(type(fn).__name__)
+        fn = fn.next_functions[0][0]
+    return names
+
+
+@pytest.mark.parametrize(
+    "mode,dims",
+    [("nearest", 1), ("nearest", 2), ("nearest", 3), ("nearest-exact", 1)]
+    + [("nearest-exact", 2), ("nearest-exact", 3), ("linear", 1), ("bilinear", 2)]
+    + [("trilinear", 3)],
+)
+@pytest.mark.parametrize("scale", [2.0, 1.0])  # 1.0: nearest copies, and still records the node
+def test_interpolate_records_pytorchs_upsample_node_per_mode_and_dims(mode, dims, scale):
+    shape = (1, 2) + (3,) * dims
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    ours = mg.nn.functional.interpolate(
+        mg.tensor(x, requires_grad=True), scale_factor=scale, mode=mode
+    )
+    theirs = torch.nn.functional.interpolate(
+        torch.tensor(x, requires_grad=True), scale_factor=scale, mode=mode
+    )
+    assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), atol=1e-6)
+
+
+@pytest.mark.parametrize("rows", [30, 4])  # 4: the matmul form only when asked for
+def test_cdist_matmul_form_records_euclidean_dist_under_a_view(rows):
+    x1, x2 = np.random.default_rng(2).standard_normal((2, rows, 3))
+    mode = "use_mm_for_euclid_dist"
+    ours = mg.cdist(mg.tensor(x1, requires_grad=True), mg.tensor(x2), compute_mode=mode)
+    theirs = torch.cdist(torch.tensor(x1, requires_grad=True), torch.tensor(x2), compute_mode=mode)
+    assert _nodes_down(ours.grad_fn, 2) == _nodes_down(theirs.grad_fn, 2)
+    assert _nodes_down(ours.grad_fn, 2)[1] == "EuclideanDistBackward0"
+
+
+def test_embedding_double_backward_node_is_pytorchs():
+    def grad_of_embedding(lib):
+        w = lib.tensor(np.arange(15.0).reshape(5, 3), requires_grad=True)
+        y = lib.nn.functional.embedding(lib.tensor([1, 2, 1]), w)
+        (g,) = lib.autograd.grad((y**2).sum(), w, create_graph=True)
+        return g.grad_fn
+
+    ours, theirs = grad_of_embedding(mg), grad_of_embedding(torch)
+    assert type(ours).__name__ == type(theirs).__name__ == "EmbeddingDenseBackwardBackward0"
+    assert len(ours.next_functions) == len(theirs.next_functions) == 1
