@@ -51,6 +51,7 @@ GPU_TEST_FILES = [
     "tests/core/test_linalg.py",
     "tests/core/test_einsum.py",
     "tests/core/test_tensor_functions_device.py",
+    "tests/distributions/test_gpu.py",
 ]
 
 
@@ -136,6 +137,36 @@ def test_host_reads_are_counted():
         assert reads.count == 0
         float(y), bool(y > 0), y.item(), x.get()
         assert reads.count == 4
+
+
+def test_gamma_family_and_gamma_draws_follow_their_closed_forms():
+    special = cp.cupyx.scipy.special
+    euler, zeta3 = 0.5772156649015329, 1.2020569031595943
+    x = cp.asarray([0.5, 1.0, 4.0, -0.5, 10.0])
+    harmonic = [sum(1 / k for k in range(1, n)) for n in (4, 10)]  # psi(n) = H_(n-1) - euler
+    half = -euler - 2 * np.log(2)  # psi(1/2), and psi(-1/2) = psi(1/2) + 2
+    want_digamma = [half, -euler, harmonic[0] - euler, half + 2, harmonic[1] - euler]
+    np.testing.assert_allclose(special.digamma(x).get(), want_digamma, rtol=1e-14)
+    want_gammaln = [np.log(np.pi) / 2, 0.0, np.log(6), np.log(2 * np.sqrt(np.pi)), np.log(362880)]
+    np.testing.assert_allclose(special.gammaln(x).get(), want_gammaln, rtol=1e-14, atol=1e-15)
+    n = cp.asarray([1.0, 1.0, 2.0, 3.0])
+    np.testing.assert_allclose(
+        special.polygamma(n, cp.asarray([1.0, 0.5, 1.0, 1.0])).get(),
+        [np.pi**2 / 6, np.pi**2 / 2, -2 * zeta3, np.pi**4 / 15],
+        rtol=1e-14,
+    )
+    # psi(y + 1) - psi(y) = 1/y and psi'(y) - psi'(y + 1) = 1/y^2, across the formulas' branches
+    y = cp.asarray([-2.7, -0.3, 0.01, 3.3, 14.9, 25.0])
+    step = special.digamma(y + 1) - special.digamma(y)
+    np.testing.assert_allclose(step.get(), 1 / y.get(), rtol=1e-11)
+    one = cp.ones(6)
+    diff = special.polygamma(one, y) - special.polygamma(one, y + 1)
+    np.testing.assert_allclose(diff.get(), 1 / y.get() ** 2, rtol=1e-11)
+    assert np.isinf(special.gammaln(cp.asarray([0.0, -3.0])).get()).all()
+    draws = cp.random.default_rng(0).standard_gamma(cp.full((40000,), 2.5)).get()
+    assert abs(draws.mean() - 2.5) < 5 * np.sqrt(2.5 / 40000)  # mean and variance 2.5
+    with pytest.raises(TypeError):  # the concentration must be on the device, as in CuPy
+        cp.random.default_rng(0).standard_gamma(np.full(3, 2.5))
 
 
 @pytest.mark.skipif(bool(os.environ.get("MINIGENESIS_CUPY")), reason="already on the stand-in")

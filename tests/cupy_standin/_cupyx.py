@@ -1,8 +1,13 @@
 """``cupyx`` of the stand-in: ``scatter_add`` / ``scatter_max`` / ``scatter_min`` and
-``scipy.special.erf`` / ``erfc`` / ``erfinv``."""
+``scipy.special``'s ``erf`` / ``erfc`` / ``erfinv`` and ``gammaln`` / ``digamma`` / ``polygamma``.
+
+The special functions are evaluated one element at a time in Python floats, by formulas of their
+own (not minigenesis' ``ops/special.py``), to about 1e-15: the GPU paths are checked against an
+independent computation, as they would be against CuPy's kernels."""
 
 from __future__ import annotations
 
+import math
 import types
 
 import numpy as np
@@ -25,37 +30,83 @@ def scatter_min(a, slices, value) -> None:
     np.minimum.at(_unwrap(a), _unwrap(slices, host_ok=True), _unwrap(value))
 
 
-def _erf(x):
-    from math import erf as _scalar_erf
+def _elementwise(one):
+    """A device ufunc from ``one`` (Python floats -> a Python float), broadcast over its device
+    arguments; the result in the last argument's float dtype (float64 for integers), as CuPy's."""
 
-    data = _unwrap(x)
-    out = np.vectorize(_scalar_erf, otypes=[np.float64])(data)
-    return _wrap(out.astype(data.dtype if data.dtype.kind == "f" else np.float64))
+    def ufunc(*args):
+        data = [_unwrap(a) for a in args]
+        out = np.vectorize(one, otypes=[np.float64])(*data)
+        x = np.asarray(data[-1])
+        return _wrap(out.astype(x.dtype if x.dtype.kind == "f" else np.float64))
 
-
-def _erfc(x):
-    from math import erfc as _scalar_erfc
-
-    data = _unwrap(x)
-    out = np.vectorize(_scalar_erfc, otypes=[np.float64])(data)
-    return _wrap(out.astype(data.dtype if data.dtype.kind == "f" else np.float64))
+    return ufunc
 
 
-def _erfinv(y):
-    from math import erf as _scalar_erf
-    from math import exp, pi, sqrt
-
-    def one(v: float) -> float:
-        if abs(v) >= 1:
-            return float("inf") * v if abs(v) == 1 else float("nan")
-        x = 0.0
-        for _ in range(60):  # Newton on erf(x) - v
-            x -= (_scalar_erf(x) - v) / (2 / sqrt(pi) * exp(-x * x))
-        return x
-
-    data = _unwrap(y)
-    out = np.vectorize(one, otypes=[np.float64])(data)
-    return _wrap(out.astype(data.dtype if data.dtype.kind == "f" else np.float64))
+def _erfinv_one(v: float) -> float:
+    if abs(v) >= 1:
+        return float("inf") * v if abs(v) == 1 else float("nan")
+    x = 0.0
+    for _ in range(60):  # Newton on erf(x) - v
+        x -= (math.erf(x) - v) / (2 / math.sqrt(math.pi) * math.exp(-x * x))
+    return x
 
 
-scipy = types.SimpleNamespace(special=types.SimpleNamespace(erf=_erf, erfc=_erfc, erfinv=_erfinv))
+# B_2j / (2j)! for j = 1..7 (Bernoulli numbers): the coefficients of the asymptotic series below
+_BERNOULLI = [1 / 12, -1 / 720, 1 / 30240, -1 / 1209600, 1 / 47900160, -691 / 1307674368000]
+_BERNOULLI.append(7 / 6 / math.factorial(14))
+
+
+def _gammaln_one(v: float) -> float:
+    return math.inf if v <= 0 and v == math.floor(v) else math.lgamma(v)  # inf at the poles
+
+
+def _digamma_one(v: float) -> float:
+    """psi(v): up by psi(v) = psi(v + 1) - 1/v to v >= 15, then
+    psi(v) ~ log v - 1/(2v) - sum_j B_2j / (2j v^2j); reflection psi(1 - v) - pi cot(pi v)
+    below 0; -inf at +0 (+inf at -0) and NaN at the negative integers, as SciPy's."""
+    if v <= 0 and v == math.floor(v):
+        return math.copysign(math.inf, -v) if v == 0 else math.nan
+    if v < 0:
+        return _digamma_one(1 - v) - math.pi / math.tan(math.pi * v)
+    acc = 0.0
+    while v < 15:
+        acc -= 1 / v
+        v += 1
+    series = sum(c * math.factorial(2 * j + 1) / v ** (2 * j + 2) for j, c in enumerate(_BERNOULLI))
+    return acc + math.log(v) - 0.5 / v - series
+
+
+def _hurwitz_zeta_one(s: float, q: float) -> float:
+    """zeta(s, q) = sum_k (q + k)^-s for s > 1: terms summed until q + k >= 15 + s, the rest by
+    Euler-Maclaurin, w^(1-s)/(s-1) + w^-s/2 + sum_j B_2j/(2j)! s (s+1)...(s+2j-2) w^(-s-2j+1)."""
+    acc = 0.0
+    while q < 15 + s:
+        if q == 0:
+            return math.inf
+        acc += q**-s
+        q += 1
+    tail, rising = q ** (1 - s) / (s - 1) + 0.5 * q**-s, s
+    for j, c in enumerate(_BERNOULLI):
+        tail += c * rising * q ** (-s - 2 * j - 1)
+        rising *= (s + 2 * j + 1) * (s + 2 * j + 2)
+    return acc + tail
+
+
+def _polygamma_one(n: float, v: float) -> float:
+    """psi^(n)(v) = (-1)^(n+1) n! zeta(n + 1, v) for n >= 1 (n = 0: digamma)."""
+    if n == 0:
+        return _digamma_one(v)
+    return (-1) ** (n + 1) * math.factorial(int(n)) * _hurwitz_zeta_one(n + 1, v)
+
+
+scipy = types.SimpleNamespace(
+    special=types.SimpleNamespace(
+        erf=_elementwise(math.erf),
+        erfc=_elementwise(math.erfc),
+        erfinv=_elementwise(_erfinv_one),
+        gammaln=_elementwise(_gammaln_one),
+        digamma=_elementwise(_digamma_one),
+        polygamma=_elementwise(_polygamma_one),  # polygamma(n, x): the order n an array too
+    )
+)

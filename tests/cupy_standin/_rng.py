@@ -77,6 +77,9 @@ class Generator:
     def poisson(self, lam=1.0, size=None):
         return self._draw(lambda g: g.poisson(_unwrap(lam), size))
 
+    def standard_gamma(self, shape, size=None, dtype=np.float64):
+        return self._draw(lambda g: g.standard_gamma(_unwrap(shape), size, dtype=dtype))
+
     def __getattr__(self, name: str):
         if name in _GENERATOR_METHODS:
             raise NotImplementedError(f"cupy.random.Generator.{name} is not in the stand-in")
