@@ -163,16 +163,19 @@ class GELU(Op):
     with y) and keeps it, so backward is one multiply. Under create_graph the slope comes from
     GELUSlope instead, an op of its own, so that second derivatives are exact.
 
-    float16/bfloat16 x is computed in float32 and y rounded once. The slope is kept in float32
-    and backward multiplies the widened dL/dy by it and rounds once: round(dL/dy * slope), as
-    PyTorch's gelu_backward (a slope rounded to 2 bytes would round twice, and cost a rounding
-    pass forward and a widening pass backward; the price is 2 more bytes per element kept)."""
+    float16/bfloat16 x: y and the slope are those of the float32 kernel, y rounded once; backward
+    rounds dL/dy * slope once (as PyTorch's gelu_backward). A 2-byte float has only 65,536
+    values, so on the CPU both come from tables of every value (see _gelu_tables): forward is one
+    gather instead of ~30 float32 passes, and backward gathers the slope from the x it kept."""
 
     @staticmethod
     def forward(ctx, x, approximate):
-        y, slope = _gelu(_f32(x), approximate, ctx.needs_input_grad[0])
         ctx.approximate = approximate
-        ctx.save_for_backward(x, slope)
+        if _tabulated(x):  # the same bits as the kernel below, looked up
+            ctx.save_for_backward(x, None)
+            return np.asarray(_gelu_tables(x, approximate)[0].take(x.view(np.uint16)))
+        y, slope = _gelu(_f32(x), approximate, ctx.needs_input_grad[0])
+        ctx.save_for_backward(x, slope)  # the slope in float32 for 2-byte x: rounded only in gx
         return y.astype(x.dtype, copy=False)
 
     @staticmethod
@@ -180,8 +183,34 @@ class GELU(Op):
         x, slope = ctx.saved_tensors
         if is_grad_enabled():  # create_graph=True: the slope as a differentiable op
             return gy * GELUSlope.apply(x, ctx.approximate), None
-        gx = get_array_module(slope._data).multiply(_f32(gy._data), slope._data)
+        if slope is None:  # tabulated: the slope of each x, gathered
+            slope = _gelu_tables(x._data, ctx.approximate)[1].take(x._data.view(np.uint16))
+        else:
+            slope = slope._data
+        gx = get_array_module(slope).multiply(_f32(gy._data), slope)
         return type(gy)._make(gx.astype(gy._data.dtype, copy=False)), None
+
+
+def _tabulated(x) -> bool:
+    """Is GELU of x looked up in a table? For a 2-byte float NumPy array (not on a GPU)."""
+    return type(x) is np.ndarray and x.dtype.itemsize == 2 and x.dtype.kind in "fV"
+
+
+_GELU_TABLES: dict = {}
+
+
+def _gelu_tables(x, approximate: str) -> tuple:
+    """(y, slope) of GELU at every value of x's 2-byte float dtype, indexed by its 16-bit pattern:
+    the float32 kernel's y rounded to the dtype (2 bytes each) and its slope in float32 (4 bytes
+    each). Made on first use (~1 ms), then kept: 384 KiB per dtype and approximation."""
+    key = (x.dtype, approximate)
+    tables = _GELU_TABLES.get(key)
+    if tables is None:
+        every = get_array_module(x).arange(2**16, dtype=np.uint16).view(x.dtype)
+        with np.errstate(all="ignore"):  # inf and NaN among them: as the kernel computes them
+            y, slope = _gelu(every.astype(np.float32), approximate, True)
+        tables = _GELU_TABLES[key] = (y.astype(x.dtype), slope)
+    return tables
 
 
 class GELUSlope(Op):

@@ -60,6 +60,26 @@ def test_bfloat16_gelu_and_its_gradient_are_rounded_once(approximate):
     _assert_rounded_once(x.grad.numpy(), g_low.astype(np.float64) * slope64)
 
 
+@pytest.mark.parametrize("dtype", [mg.bfloat16, mg.float16])
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_of_every_two_byte_value_is_the_float32_kernel_rounded_once(dtype, approximate):
+    """On the CPU a 2-byte GELU is looked up in a table of all 65,536 inputs: its output and its
+    gradient carry the same bits as the float32 computation rounded once, specials included."""
+    every = mg.tensor(np.arange(2**16, dtype=np.uint16).view(dtype.numpy_dtype))
+    g = mg.tensor(_bf16_data((2**16,), 5)).to(dtype)
+    x = every.clone().requires_grad_()
+    y = F.gelu(x, approximate=approximate)
+    y.backward(g)
+    wide = every.float().requires_grad_()
+    with np.errstate(all="ignore"):
+        y32 = F.gelu(wide, approximate=approximate)
+        y32.backward(g.float())
+    for ours, ref in ((y.detach(), y32.detach()), (x.grad, wide.grad)):
+        assert ours.dtype == dtype
+        a, b = ours.float().numpy(), ref.numpy().astype(dtype.numpy_dtype).astype(np.float32)
+        assert np.array_equal(a, b, equal_nan=True)
+
+
 def _sdpa64(q, k, v, g, causal):
     """Attention's output and gradients in float64, from the closed forms."""
     scale = 1.0 / math.sqrt(q.shape[-1])
