@@ -78,8 +78,8 @@ from .parameter import Parameter  # noqa: E402,F401
 
 # Convolution, pooling, attention, losses
 from .attention import MultiheadAttention  # noqa: E402,F401
-from .conv import Conv2d  # noqa: E402,F401
-from .conv_variants import Conv1d, ConvTranspose1d, ConvTranspose2d  # noqa: E402,F401
+from .conv import Conv1d, Conv2d  # noqa: E402,F401
+from .conv_variants import ConvTranspose1d, ConvTranspose2d  # noqa: E402,F401
 from .loss import (  # noqa: E402,F401
     BCELoss,
     BCEWithLogitsLoss,

@@ -37,7 +37,7 @@ class _MaxPoolNd(Module):
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def forward(self, input: Tensor) -> Any:  # noqa: A002
-        return type(self)._pool(
+        return self._pool(
             input,
             self.kernel_size,
             self.stride,
@@ -60,8 +60,40 @@ class MaxPool2d(_MaxPoolNd):
     _pool = staticmethod(F.max_pool2d)
 
 
-class AvgPool2d(Module):
-    """Mean over each kernel_size window, moved by ``stride`` (default: kernel_size)."""
+class _AvgPoolNd(Module):
+    """Mean over each kernel_size window, moved by ``stride`` (default: kernel_size); the options
+    AvgPool1d and AvgPool2d share. AvgPool2d adds ``divisor_override`` (AvgPool1d has none, as in
+    PyTorch), so each layer calls its own ``F`` function with its own options. ``_sizes`` is how
+    a layer keeps kernel_size, stride and padding: as given (2-d) or as 1-tuples (1-d), as
+    PyTorch keeps them."""
+
+    _sizes: Any = staticmethod(lambda value: value)
+
+    def __init__(
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+    ) -> None:
+        super().__init__()
+        self.kernel_size = self._sizes(kernel_size)
+        self.stride = self._sizes(stride if stride is not None else kernel_size)
+        self.padding = self._sizes(padding)
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def _window(self) -> tuple:
+        """The arguments both ``F.avg_pool1d`` and ``F.avg_pool2d`` take after the input."""
+        return (self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(_AvgPoolNd):
+    """Mean over each kernel_size window of a (N, C, H, W) input, divided by ``divisor_override``
+    when given (otherwise by the window's size); see ``F.avg_pool2d``."""
 
     def __init__(
         self,
@@ -72,41 +104,36 @@ class AvgPool2d(Module):
         count_include_pad: bool = True,
         divisor_override: int | None = None,
     ) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.ceil_mode = padding, ceil_mode
-        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+        super().__init__(kernel_size, stride, padding, ceil_mode, count_include_pad)
+        self.divisor_override = divisor_override
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
-        return F.avg_pool2d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.ceil_mode,
-            self.count_include_pad,
-            self.divisor_override,
-        )
-
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+        return F.avg_pool2d(input, *self._window(), self.divisor_override)
 
 
-class AdaptiveAvgPool2d(Module):
-    """Average pooling to a fixed output size (oh, ow), whatever the input size; see
-    ``F.adaptive_avg_pool2d``. ``output_size``: an int, or a pair whose None entries keep
-    the input's size."""
+class _AdaptiveAvgPoolNd(Module):
+    """Average pooling to a fixed output size, whatever the input size; the 1-d and 2-d layers
+    differ only in the ``F`` function they call (``_pool``)."""
+
+    _pool: Any
 
     def __init__(self, output_size: Any) -> None:
         super().__init__()
         self.output_size = output_size
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.adaptive_avg_pool2d(input, self.output_size)
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return self._pool(input, self.output_size)
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
+    """Average pooling to a fixed output size (oh, ow), whatever the input size; see
+    ``F.adaptive_avg_pool2d``. ``output_size``: an int, or a pair whose None entries keep
+    the input's size."""
+
+    _pool = staticmethod(F.adaptive_avg_pool2d)
 
 
 class MaxPool1d(_MaxPoolNd):
@@ -121,49 +148,19 @@ def _single(value: Any) -> tuple:
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
-class AvgPool1d(Module):
+class AvgPool1d(_AvgPoolNd):
     """Mean over each kernel_size window of a (N, C, L) input; see ``F.avg_pool1d``."""
 
-    def __init__(
-        self,
-        kernel_size: Any,
-        stride: Any = None,
-        padding: Any = 0,
-        ceil_mode: bool = False,
-        count_include_pad: bool = True,
-    ) -> None:
-        super().__init__()
-        self.kernel_size = _single(kernel_size)
-        self.stride = _single(stride if stride is not None else kernel_size)
-        self.padding = _single(padding)
-        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+    _sizes = staticmethod(_single)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
-        return F.avg_pool1d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.ceil_mode,
-            self.count_include_pad,
-        )
-
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+        return F.avg_pool1d(input, *self._window())
 
 
-class AdaptiveAvgPool1d(Module):
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
     """Average pooling of a (N, C, L) input to a fixed length ``output_size``."""
 
-    def __init__(self, output_size: Any) -> None:
-        super().__init__()
-        self.output_size = output_size
-
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
-        return F.adaptive_avg_pool1d(input, self.output_size)
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
+    _pool = staticmethod(F.adaptive_avg_pool1d)
 
 
 class _AdaptiveMaxPoolNd(Module):
@@ -177,7 +174,7 @@ class _AdaptiveMaxPoolNd(Module):
         self.output_size, self.return_indices = output_size, return_indices
 
     def forward(self, input: Tensor) -> Any:  # noqa: A002
-        return type(self)._pool(input, self.output_size, self.return_indices)
+        return self._pool(input, self.output_size, self.return_indices)
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"

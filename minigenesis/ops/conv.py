@@ -139,13 +139,14 @@ def conv_padding(padding: Any, kernel: tuple, dilation: tuple, stride: tuple) ->
     """PyTorch's ``padding`` argument -> (top, bottom, left, right).
 
     ``"valid"`` is no padding; ``"same"`` pads so the output has the input's size (stride 1 only),
-    putting the odd extra row/column at the bottom/right, as PyTorch does."""
+    putting the odd extra row/column at the bottom/right, as PyTorch does. For a padding string
+    the sizes may have any length n (a layer's 1-d geometry), giving 2n amounts (low, high)."""
     if isinstance(padding, str):
         if padding == "valid":
-            return (0, 0, 0, 0)
+            return (0,) * (2 * len(kernel))
         if padding != "same":
             raise ValueError(f"padding must be an int, a pair, 'valid' or 'same', got {padding!r}")
-        if stride != (1, 1):
+        if any(s != 1 for s in stride):
             raise ValueError("padding='same' is not supported for strided convolutions")
         out = []
         for k, d in zip(kernel, dilation):

@@ -33,6 +33,16 @@ def test_shared_bases_are_pytorchs():
     assert issubclass(nn.InstanceNorm2d, nn.modules.instancenorm._InstanceNorm)
     for layer in (nn.ConvTranspose1d, nn.ConvTranspose2d):
         assert issubclass(layer, nn.modules.conv._ConvTransposeNd)
+    for layer in (nn.Conv1d, nn.Conv2d, nn.ConvTranspose1d, nn.ConvTranspose2d):
+        assert issubclass(layer, nn.modules.conv._ConvNd)
+    for layer in (nn.AvgPool1d, nn.AvgPool2d):
+        assert issubclass(layer, nn.modules.pooling._AvgPoolNd)
+    for layer in (nn.MaxPool1d, nn.MaxPool2d):
+        assert issubclass(layer, nn.modules.pooling._MaxPoolNd)
+    for layer in (nn.AdaptiveAvgPool1d, nn.AdaptiveAvgPool2d):
+        assert issubclass(layer, nn.modules.pooling._AdaptiveAvgPoolNd)
+    for layer in (nn.AdaptiveMaxPool1d, nn.AdaptiveMaxPool2d):
+        assert issubclass(layer, nn.modules.pooling._AdaptiveMaxPoolNd)
 
 
 def test_every_layer_sits_where_pytorch_puts_it():

@@ -53,6 +53,8 @@ CONV1D = [
     dict(groups=2, bias=False),
     dict(padding=2, padding_mode="reflect"),
     dict(padding=1, padding_mode="circular", stride=2),
+    dict(padding="same", padding_mode="replicate", dilation=3),
+    dict(padding="valid", padding_mode="reflect"),
 ]
 
 
@@ -62,6 +64,44 @@ def test_conv1d_matches_torch(kw):
     _same_module(
         nn.Conv1d(4, 6, 3, dtype=mg.float64, **kw), tnn.Conv1d(4, 6, 3, **d64, **kw), (2, 4, 9)
     )
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_conv2d_same_padding_with_an_even_kernel_pads_as_torch(mode):
+    # total padding d (k - 1) is odd along both dims: the extra row/column goes after
+    d64 = {"dtype": torch.float64}
+    kw = dict(padding="same", padding_mode=mode, dilation=(1, 3))
+    _same_module(
+        nn.Conv2d(2, 3, (2, 4), dtype=mg.float64, **kw),
+        tnn.Conv2d(2, 3, (2, 4), **d64, **kw),
+        (2, 2, 6, 13),
+    )
+
+
+def test_conv_forward_runs_the_layer_geometry_with_another_weight_as_torch():
+    # PyTorch's hook for layers that transform their weight first (weight standardisation)
+    d64 = {"dtype": torch.float64}
+    for m_conv, t_conv, shape in (
+        (
+            nn.Conv1d(2, 4, 3, padding=2, padding_mode="circular", dtype=mg.float64),
+            tnn.Conv1d(2, 4, 3, padding=2, padding_mode="circular", **d64),
+            (2, 2, 7),
+        ),
+        (
+            nn.Conv2d(2, 4, 3, stride=2, groups=2, dtype=mg.float64),
+            tnn.Conv2d(2, 4, 3, stride=2, groups=2, **d64),
+            (1, 2, 8, 8),
+        ),
+    ):
+        (mx, mw), (tx, tw) = _pair(shape, tuple(t_conv.weight.shape), seed=3)
+        _close(m_conv._conv_forward(mx, mw, None), t_conv._conv_forward(tx, tw, None))
+        assert (m_conv.transposed, m_conv.output_padding) == (
+            t_conv.transposed,
+            t_conv.output_padding,
+        )
+    t_up = tnn.ConvTranspose1d(2, 4, 3, stride=2, output_padding=1)
+    m_up = nn.ConvTranspose1d(2, 4, 3, stride=2, output_padding=1)
+    assert (m_up.transposed, m_up.output_padding) == (t_up.transposed, t_up.output_padding)
 
 
 def test_conv1d_unbatched_input_matches_torch():

@@ -18,6 +18,12 @@ def _layers(lib):
         "conv2d": lambda: nn.Conv2d(3, 8, (3, 5), padding="same"),
         "conv2d_reflect": lambda: nn.Conv2d(3, 8, 3, padding=1, padding_mode="reflect"),
         "conv_transpose2d": lambda: nn.ConvTranspose2d(3, 8, 3, stride=2, output_padding=1),
+        "conv2d_valid": lambda: nn.Conv2d(3, 8, 3, padding="valid"),
+        "conv1d_same_circular": lambda: nn.Conv1d(2, 4, 4, padding="same", padding_mode="circular"),
+        "conv_transpose2d_dilated": lambda: nn.ConvTranspose2d(
+            2, 4, 3, stride=2, padding=1, output_padding=1, dilation=2, groups=2
+        ),
+        "conv_transpose1d": lambda: nn.ConvTranspose1d(2, 4, 3, output_padding=0, bias=False),
         "lstm": lambda: nn.LSTM(4, 5, num_layers=2, dropout=0.1, bidirectional=True),
         "gru": lambda: nn.GRU(4, 5, bias=False, batch_first=True),
         "rnn_relu": lambda: nn.RNN(4, 5, nonlinearity="relu"),
@@ -47,6 +53,14 @@ def _layers(lib):
         "shape_layers": lambda: nn.Sequential(nn.Identity(), nn.Flatten(), nn.Unflatten(1, (2, 3))),
         "pooling": lambda: nn.Sequential(
             nn.MaxPool2d(2), nn.AvgPool2d(2), nn.AdaptiveAvgPool2d((1, 1))
+        ),
+        "pooling_1d_and_options": lambda: nn.Sequential(
+            nn.MaxPool1d(3, 2, 1, dilation=2, ceil_mode=True),
+            nn.AvgPool1d(3, padding=1, ceil_mode=True, count_include_pad=False),
+            nn.AvgPool2d((2, 3), stride=1, padding=1, divisor_override=4),
+            nn.AdaptiveAvgPool1d(5),
+            nn.AdaptiveMaxPool1d(4, return_indices=True),
+            nn.AdaptiveMaxPool2d((None, 3)),
         ),
         "losses": lambda: nn.Sequential(
             nn.MSELoss(),

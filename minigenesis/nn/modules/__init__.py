@@ -40,7 +40,8 @@ _TABLE = {
     "instancenorm": ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "_InstanceNorm"],
     "pooling": [
         "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
-        "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+        "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "_MaxPoolNd", "_AvgPoolNd",
+        "_AdaptiveAvgPoolNd", "_AdaptiveMaxPoolNd",
     ],
     "loss": [
         "_Loss", "_WeightedLoss", "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "BCELoss",
