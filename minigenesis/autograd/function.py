@@ -26,7 +26,10 @@ from __future__ import annotations
 import types
 from typing import Any
 
+import numpy as np
+
 from ..backend import get_array_module
+from . import tensor_base
 from .accumulate_grad import accumulate_grad_node
 from .grad_mode import no_grad, state
 from .node_names import listed_arguments, node_name
@@ -52,7 +55,7 @@ class Function:
     _n_outputs = 1  # how many outputs carry gradients back into this node
     _out_meta = None  # several outputs: (shape, dtype) of each, to zero-fill a missing gradient
     _to_save: tuple = ()  # what forward passed to save_for_backward ...
-    _saved: list | None = ()  # ... as records (see _saved_record); None once backward freed them
+    _saved: list | None = ()  # ... as records (see _resolve_saved); None once backward freed them
     _non_diff = None  # ids of the outputs marked non-differentiable
     _grad_hooks = None  # output_nr -> hooks (Tensor.register_hook / retain_grad on non-leaves)
     # The class apply records a call with: a subclass named as PyTorch names the node
@@ -117,23 +120,20 @@ class Function:
                 f"retain_graph=True to the first backward() if you need to call it twice."
             )
         values = []
-        for kind, value, vc, version in self._saved:  # see _saved_record
+        for kind, value, vc, version in self._saved:  # see _resolve_saved
             if kind == _CONST:
                 values.append(value)
                 continue
             if kind == _PACKED:  # vc holds the unpack hook here
                 values.append(vc(value))
                 continue
-            if vc[0] != version:
-                raise RuntimeError(
-                    f"one of the tensors needed for {type(self).__name__}'s backward was "
-                    f"modified by an in-place operation (its version is {vc[0]}, expected "
-                    f"{version}). Use the out-of-place op (e.g. `x = x + 1` instead of "
-                    f"`x.add_(1)`), or clone the tensor before changing it."
-                )
             if kind == _INPUT:
+                if value._vc is not None and value._vc[0] != version:
+                    raise _modified_error(self, value._vc[0], version)
                 values.append(value)
-            else:  # output nr of this node: a tensor standing in for it (see _saved_record)
+            else:  # output nr of this node: a tensor standing in for it (see _resolve_saved)
+                if vc[0] != version:
+                    raise _modified_error(self, vc[0], version)
                 nr, array, differentiable = value
                 t = TensorBase._make(array)
                 if differentiable:
@@ -186,30 +186,44 @@ class Function:
                 args = setting.cast(cls.autocast, args)
         modes = state.__dict__  # this thread's grad and anomaly modes (grad_mode.state says why)
         node = cls._node_class()
-        # Unwrap each Tensor to its array, and give each argument an edge: where its gradient
-        # goes, or None when it wants none. The edges exist before forward runs, so forward can
-        # ask needs_input_grad and save only what backward will need.
-        grad_mode = modes["grad_enabled"]
-        arrays, edges, record = [], [], False
-        for a in args:
-            if isinstance(a, TensorBase):
-                data = a._data
-                arrays.append(data)
-                if grad_mode and a.requires_grad:  # its edge: (vertex, output_nr, shape, dtype)
-                    edges.append((a.grad_fn or a, a._output_nr, data.shape, data.dtype))
-                    record = True
-                    continue
-            else:
-                arrays.append(a)
-            edges.append(None)
-        node.next_edges = edges
+        # Unwrap each Tensor to its array. When grad mode is on, also give each argument an edge:
+        # where its gradient goes, or None when it wants none. The edges exist before forward
+        # runs, so forward can ask needs_input_grad and save only what backward will need.
+        arrays, record = [], False
+        if modes["grad_enabled"]:
+            edges = []
+            for a in args:
+                if isinstance(a, TensorBase):
+                    data = a._data
+                    arrays.append(data)
+                    if a.requires_grad:  # its edge: (vertex, output_nr, shape, dtype)
+                        edges.append((a.grad_fn or a, a._output_nr, data.shape, data.dtype))
+                        record = True
+                        continue
+                else:
+                    arrays.append(a)
+                edges.append(None)
+            node.next_edges = edges
+        else:  # not recorded (no_grad, a backward without create_graph): no edges to build
+            for a in args:
+                arrays.append(a._data if isinstance(a, TensorBase) else a)
+            node.next_edges = (None,) * len(arrays)
 
         if cls._array_forward:
             result = cls.forward(node, *arrays)
         else:
             result = _tensor_forward(cls, node, args)
         if type(result) is not tuple:  # one output: the common case
-            out = TensorBase._make(result)
+            # The output tensor: TensorBase._make(result), written out here because this is
+            # the one place every op passes through, where the call would cost as much as the
+            # rest of making the tensor (a NumPy scalar becomes a 0-d array, see _make).
+            out = tensor_base._new(tensor_base._ops_return)
+            if type(result) is np.ndarray or not isinstance(result, np.generic):
+                out._data = result
+            else:  # (result itself is kept: forward may have saved it, see _resolve_saved)
+                out._data = np.asarray(result)
+            if tensor_base._inference:
+                out._inference_tensor = True
             if record:
                 if result.dtype.kind in _FLOAT_KINDS and node._non_diff is None:
                     # (_output_nr set even though 0 is the default: the next op reads it,
@@ -268,47 +282,62 @@ def _tensor_forward(cls, ctx: Function, inputs: tuple) -> Any:
 # ---------------------------------------------------------------------- saved values
 # What forward saved is kept as records (kind, value, version counter, version then):
 #   (_CONST, value, None, None)      a constant of this op (a number, a shape, an inner array)
-#   (_INPUT, tensor, vc, version)    an input tensor, whose version is checked in backward
-#   (_OUTPUT, (nr, array, differentiable), vc, version)    output nr of this very node
+#   (_INPUT, tensor, None, version)    an input tensor; backward compares its version then
+#   (_OUTPUT, (nr, array, differentiable), vc, 0)    output nr of this very node
 #   (_PACKED, what pack returned, unpack, None)    under autograd.graph.saved_tensors_hooks
+# An input is kept with the version it had (0 while it has no version counter: most tensors
+# are never written in place, and a counter is made at the first write or view, see
+# TensorBase._version_counter). Versions only grow, so a write after the save shows as a
+# different version. An output cannot be kept itself (see _resolve_saved), so it is kept as
+# its array and a counter it shares with the output tensor.
 _CONST, _INPUT, _OUTPUT, _PACKED = 0, 1, 2, 3
 _PLAIN = frozenset((int, float, bool, tuple, str))
 
 
 def _resolve_saved(node: Function, args: tuple, results: tuple, outputs: tuple) -> list:
     """Turn what forward saved into records, now that the outputs exist (``results``: the
-    arrays forward returned, ``outputs``: the tensors made of them)."""
-    hooks = state.saved_tensors_hooks
+    arrays forward returned, ``outputs``: the tensors made of them): is each value a constant,
+    an input, an output, or made inside forward?"""
     records = []
     for value in node._to_save:
         if value is None or type(value) in _PLAIN:  # a constant: the common case, at once
             records.append((_CONST, value, None, None))
             continue
-        record = _saved_record(value, args, results, outputs)
-        if hooks is not None and record[0] != _CONST:
-            record = _pack(record, hooks)
-        records.append(record)
+        for a in args:
+            if isinstance(a, TensorBase) and (value is a or value is a._data):
+                vc = a._vc
+                record = (_INPUT, a, None, 0 if vc is None else vc[0])
+                break
+        else:
+            for nr in range(len(results)):
+                if value is results[nr] or (
+                    isinstance(value, TensorBase) and value._data is results[nr]
+                ):
+                    # Not the output tensor itself: it points to this node (grad_fn), and this
+                    # node pointing back would make a reference cycle that only the garbage
+                    # collector frees. Its array and a version counter shared with it stand in
+                    # for it.
+                    out = outputs[nr]
+                    vc = out._vc = [0]  # (a new tensor: no counter yet, version 0)
+                    record = (_OUTPUT, (nr, out._data, out.requires_grad), vc, 0)
+                    break
+            else:  # made inside forward: a tensor kept detached, or an intermediate array
+                value = value.detach() if isinstance(value, TensorBase) else TensorBase._make(value)
+                records.append((_CONST, value, None, None))
+                continue
+        hooks = state.saved_tensors_hooks
+        records.append(record if hooks is None else _pack(record, hooks))
     node._to_save = ()
     return records
 
 
-def _saved_record(value: Any, args: tuple, results: tuple, outputs: list) -> tuple:
-    """Is a saved value (not a plain constant) an input, an output, or made inside forward?"""
-    for a in args:
-        if isinstance(a, TensorBase) and (value is a or value is a._data):
-            vc = a._version_counter()
-            return (_INPUT, a, vc, vc[0])
-    for nr, r in enumerate(results):
-        if value is r or (isinstance(value, TensorBase) and value._data is r):
-            # Not the output tensor itself: it points to this node (grad_fn), and this node
-            # pointing back would make a reference cycle that only the garbage collector frees.
-            # Its array and version counter are enough to stand in for it in backward.
-            out = outputs[nr]
-            vc = out._version_counter()
-            return (_OUTPUT, (nr, out._data, out.requires_grad), vc, vc[0])
-    if isinstance(value, TensorBase):  # a tensor made inside forward: keep it, detached
-        return (_CONST, value.detach(), None, None)
-    return (_CONST, TensorBase._make(value), None, None)  # an intermediate array
+def _modified_error(node: Function, version: int, expected: int) -> RuntimeError:
+    return RuntimeError(
+        f"one of the tensors needed for {type(node).__name__}'s backward was modified by an "
+        f"in-place operation (its version is {version}, expected {expected}). Use the "
+        f"out-of-place op (e.g. `x = x + 1` instead of `x.add_(1)`), or clone the tensor "
+        f"before changing it."
+    )
 
 
 def _pack(record: tuple, hooks: tuple) -> tuple:

@@ -17,7 +17,7 @@ from ..autograd import function as _function
 from ..autograd.tensor_base import TensorBase
 from ..backend import get_array_module
 
-# The kinds of saved records (see autograd/function.py's _saved_record).
+# The kinds of saved records (see autograd/function.py's _resolve_saved).
 _CONST = getattr(_function, "_CONST", 0)
 _INPUT = getattr(_function, "_INPUT", 1)
 _OUTPUT = getattr(_function, "_OUTPUT", 2)
