@@ -8,7 +8,7 @@ from typing import Any
 from ..backend import Array, get_array_module
 from .optimizer import (
     Optimizer,
-    _check_non_negative,
+    _check_options,
     _count_step,
     _decayed_grad,
     _scalar_state,
@@ -46,11 +46,9 @@ class Adadelta(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        _check_non_negative("learning rate", lr)
+        _check_options(lr=lr, eps=eps, weight_decay=weight_decay)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho} (need 0 <= rho <= 1)")
-        _check_non_negative("epsilon value", eps)
-        _check_non_negative("weight_decay value", weight_decay)
         # foreach/capturable/differentiable are accepted so PyTorch code runs unchanged; there is
         # one code path here.
         defaults = dict(

@@ -8,7 +8,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..backend import Array, get_array_module
-from .optimizer import Optimizer, _check_non_negative, _count_step, _decayed_grad, _scalar_state
+from .optimizer import Optimizer, _check_options, _count_step, _decayed_grad, _scalar_state
 
 
 class Adagrad(Optimizer):
@@ -41,17 +41,14 @@ class Adagrad(Optimizer):
         differentiable: bool = False,
         fused: bool | None = None,
     ) -> None:
-        _check_non_negative("learning rate", lr)
-        _check_non_negative("lr_decay value", lr_decay)
-        _check_non_negative("weight_decay value", weight_decay)
-        _check_non_negative("initial_accumulator_value value", initial_accumulator_value)
-        _check_non_negative("epsilon value", eps)
-        defaults = dict(
+        defaults = _check_options(
             lr=lr,
             lr_decay=lr_decay,
             eps=eps,
             weight_decay=weight_decay,
             initial_accumulator_value=initial_accumulator_value,
+        )
+        defaults.update(
             foreach=foreach,
             maximize=maximize,
             differentiable=differentiable,

@@ -16,8 +16,9 @@ from typing import Any
 from ..backend import Array, get_array_module
 from .optimizer import (
     Optimizer,
-    _check_non_negative,
+    _check_options,
     _count_step,
+    _decayed_grad,
     _scalar_state,
     _zeros_like_param,
     lerp_,
@@ -58,21 +59,8 @@ class Adam(Optimizer):
         fused: bool | None = None,
         decoupled_weight_decay: bool = False,
     ) -> None:
-        _check_non_negative("learning rate", lr)
-        _check_non_negative("epsilon value", eps)
-        _check_non_negative("weight_decay value", weight_decay)
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise ValueError(f"betas must be a pair (beta1, beta2), got {betas!r}")
-        for i, beta in enumerate(betas):
-            if not 0.0 <= float(beta) < 1.0:
-                raise ValueError(
-                    f"Invalid beta parameter at index {i}: {beta} (need 0 <= beta < 1)"
-                )
-        defaults = dict(
-            lr=lr,
-            betas=tuple(float(b) for b in betas),
-            eps=eps,
-            weight_decay=weight_decay,
+        defaults = _check_options(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay)
+        defaults.update(
             amsgrad=amsgrad,
             maximize=maximize,
             foreach=foreach,
@@ -170,12 +158,7 @@ def adam_update(
 ) -> None:
     """Apply one Adam/AdamW step (``step`` counts from 1) to the arrays, in place."""
     xp = get_array_module(param)
-    g = -grad if maximize else grad
-    if weight_decay != 0:
-        if decoupled_weight_decay:
-            param *= 1 - lr * weight_decay
-        else:
-            g = g + weight_decay * param  # a new array: p.grad is never written
+    g = _decayed_grad(param, grad, weight_decay, maximize, decoupled_weight_decay, lr)
     # one scratch array serves every temporary below (big tensors: allocation is not free)
     scratch = lerp_(exp_avg, g, 1 - beta1)
     exp_avg_sq *= beta2

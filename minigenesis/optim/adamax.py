@@ -8,8 +8,7 @@ from typing import Any
 from ..backend import Array, get_array_module
 from .optimizer import (
     Optimizer,
-    _check_betas,
-    _check_non_negative,
+    _check_options,
     _count_step,
     _decayed_grad,
     _scalar_state,
@@ -47,15 +46,8 @@ class Adamax(Optimizer):
         differentiable: bool = False,
         capturable: bool = False,
     ) -> None:
-        _check_non_negative("learning rate", lr)
-        _check_non_negative("epsilon value", eps)
-        betas = _check_betas(betas)
-        _check_non_negative("weight_decay value", weight_decay)
-        defaults = dict(
-            lr=lr,
-            betas=betas,
-            eps=eps,
-            weight_decay=weight_decay,
+        defaults = _check_options(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay)
+        defaults.update(
             foreach=foreach,
             maximize=maximize,
             differentiable=differentiable,

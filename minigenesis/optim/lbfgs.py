@@ -21,7 +21,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..backend import Array, get_array_module
-from .optimizer import Optimizer, _check_non_negative
+from .optimizer import Optimizer, _check_options
 
 
 def _cubic_interpolate(
@@ -184,7 +184,7 @@ class LBFGS(Optimizer):
         history_size: int = 100,
         line_search_fn: str | None = None,
     ) -> None:
-        _check_non_negative("learning rate", lr)
+        _check_options(lr=lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         # PyTorch checks line_search_fn only inside step(); refusing it here says so sooner.

@@ -10,9 +10,9 @@ import numpy as np
 from ..backend import Array, get_array_module
 from .optimizer import (
     Optimizer,
-    _check_betas,
-    _check_non_negative,
+    _check_options,
     _count_step,
+    _decayed_grad,
     _scalar_state,
     _zeros_like_param,
     lerp_,
@@ -56,17 +56,10 @@ class NAdam(Optimizer):
         capturable: bool = False,
         differentiable: bool = False,
     ) -> None:
-        _check_non_negative("learning rate", lr)
-        _check_non_negative("epsilon value", eps)
-        betas = _check_betas(betas)
-        _check_non_negative("weight_decay value", weight_decay)
-        _check_non_negative("momentum_decay value", momentum_decay)
-        defaults = dict(
-            lr=lr,
-            betas=betas,
-            eps=eps,
-            weight_decay=weight_decay,
-            momentum_decay=momentum_decay,
+        defaults = _check_options(
+            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay
+        )
+        defaults.update(
             decoupled_weight_decay=decoupled_weight_decay,
             maximize=maximize,
             foreach=foreach,
@@ -128,12 +121,7 @@ def nadam_update(
     """Apply one NAdam step (``step`` counts from 1) to the arrays, in place; returns the new
     ``mu_product``."""
     xp = get_array_module(param)
-    g = -grad if maximize else grad
-    if weight_decay != 0:
-        if decoupled_weight_decay:
-            param *= 1 - lr * weight_decay
-        else:
-            g = g + weight_decay * param
+    g = _decayed_grad(param, grad, weight_decay, maximize, decoupled_weight_decay, lr)
     bias_correction2 = 1 - beta2**step
     mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))
     mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))

@@ -58,6 +58,23 @@ def _check_betas(betas: Any) -> tuple[float, float]:
     return float(betas[0]), float(betas[1])
 
 
+# how PyTorch's messages name an option ("Invalid learning rate: -0.1"); others: "<name> value"
+_OPTION_LABELS = {"lr": "learning rate", "eps": "epsilon value"}
+
+
+def _check_options(**options: Any) -> dict[str, Any]:
+    """PyTorch's range checks of an optimizer's hyper-parameters, in the order given: ``betas``
+    a pair in [0, 1), every other option >= 0, the message naming the option as PyTorch does
+    ("Invalid learning rate: -0.1", "Invalid weight_decay value: -0.1"). Returns the options as
+    an optimizer keeps them in its defaults (betas as a pair of floats)."""
+    for name, value in options.items():
+        if name == "betas":
+            options[name] = _check_betas(value)
+        else:
+            _check_non_negative(_OPTION_LABELS.get(name, f"{name} value"), value)
+    return options
+
+
 def _zeros_like_param(param: Any) -> Tensor:
     """A state buffer for ``param``: zeros of its shape, dtype and device, outside any graph."""
     return Tensor._make(get_array_module(param._data).zeros_like(param._data), False)
@@ -79,12 +96,24 @@ def _count_step(state: dict[str, Any]) -> int:
     return int(step._data)
 
 
-def _decayed_grad(param: Any, grad: Any, weight_decay: float, maximize: bool) -> Any:
+def _decayed_grad(
+    param: Any,
+    grad: Any,
+    weight_decay: float,
+    maximize: bool,
+    decoupled: bool = False,
+    lr: float = 0.0,
+) -> Any:
     """The gradient an update uses: ``-grad`` when maximizing, plus ``weight_decay * param``
-    (L2 in the gradient). A new array whenever it differs, so ``p.grad`` is never written."""
+    (L2 in the gradient). A new array whenever it differs, so ``p.grad`` is never written.
+    ``decoupled`` (AdamW's decay) instead shrinks the parameter in place,
+    p <- p * (1 - lr * weight_decay), and leaves the gradient without the L2 term."""
     g = -grad if maximize else grad
     if weight_decay != 0:
-        g = g + weight_decay * param
+        if decoupled:
+            param *= 1 - lr * weight_decay
+        else:
+            g = g + weight_decay * param
     return g
 
 

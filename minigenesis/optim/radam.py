@@ -9,9 +9,9 @@ from typing import Any
 from ..backend import Array, get_array_module
 from .optimizer import (
     Optimizer,
-    _check_betas,
-    _check_non_negative,
+    _check_options,
     _count_step,
+    _decayed_grad,
     _scalar_state,
     _zeros_like_param,
     lerp_,
@@ -54,15 +54,8 @@ class RAdam(Optimizer):
         capturable: bool = False,
         differentiable: bool = False,
     ) -> None:
-        _check_non_negative("learning rate", lr)
-        _check_non_negative("epsilon value", eps)
-        betas = _check_betas(betas)
-        _check_non_negative("weight_decay value", weight_decay)
-        defaults = dict(
-            lr=lr,
-            betas=betas,
-            eps=eps,
-            weight_decay=weight_decay,
+        defaults = _check_options(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay)
+        defaults.update(
             maximize=maximize,
             foreach=foreach,
             capturable=capturable,
@@ -118,12 +111,7 @@ def radam_update(
 ) -> None:
     """Apply one RAdam step (``step`` counts from 1) to the arrays, in place."""
     xp = get_array_module(param)
-    g = -grad if maximize else grad
-    if weight_decay != 0:
-        if decoupled_weight_decay:
-            param *= 1 - lr * weight_decay
-        else:
-            g = g + weight_decay * param
+    g = _decayed_grad(param, grad, weight_decay, maximize, decoupled_weight_decay, lr)
     lerp_(exp_avg, g, 1 - beta1)
     exp_avg_sq *= beta2
     exp_avg_sq += (1 - beta2) * g * g

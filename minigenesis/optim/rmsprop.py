@@ -8,8 +8,9 @@ from typing import Any
 from ..backend import Array, get_array_module
 from .optimizer import (
     Optimizer,
-    _check_non_negative,
+    _check_options,
     _count_step,
+    _decayed_grad,
     _scalar_state,
     _zeros_like_param,
     lerp_,
@@ -46,11 +47,7 @@ class RMSprop(Optimizer):
         maximize: bool = False,
         foreach: bool | None = None,
     ) -> None:
-        _check_non_negative("learning rate", lr)
-        _check_non_negative("epsilon value", eps)
-        _check_non_negative("momentum value", momentum)
-        _check_non_negative("weight_decay value", weight_decay)
-        _check_non_negative("alpha value", alpha)
+        _check_options(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         defaults = dict(
             lr=lr,
             momentum=momentum,
@@ -113,9 +110,7 @@ def rmsprop_update(
 ) -> None:
     """Apply one RMSprop step to the arrays, in place (``grad_avg`` given means centered)."""
     xp = get_array_module(param)
-    g = -grad if maximize else grad
-    if weight_decay != 0:
-        g = g + weight_decay * param
+    g = _decayed_grad(param, grad, weight_decay, maximize)
     square_avg *= alpha
     scratch = xp.multiply(g, 1 - alpha, out=xp.empty_like(square_avg))  # an array even when 0-d
     scratch *= g

@@ -7,7 +7,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..backend import Array
-from .optimizer import Optimizer, _check_non_negative
+from .optimizer import Optimizer, _check_options, _decayed_grad
 
 
 class SGD(Optimizer):
@@ -38,9 +38,7 @@ class SGD(Optimizer):
         foreach: bool | None = None,
         fused: bool | None = None,
     ) -> None:
-        _check_non_negative("learning rate", lr)
-        _check_non_negative("momentum value", momentum)
-        _check_non_negative("weight_decay value", weight_decay)
+        _check_options(lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         # foreach/fused are accepted so PyTorch code runs unchanged; there is one code path here.
@@ -98,9 +96,7 @@ def sgd_update(
     Returns the momentum buffer: ``buf`` itself, or a new one on the first momentum step (None
     without momentum). ``grad`` is never written: it is the caller's ``p.grad``.
     """
-    d_p = -grad if maximize else grad
-    if weight_decay != 0:
-        d_p = d_p + weight_decay * param  # a new array, so p.grad stays untouched
+    d_p = _decayed_grad(param, grad, weight_decay, maximize)  # p.grad stays untouched
     if momentum != 0:
         if buf is None:
             buf = d_p.astype(param.dtype)  # a copy, in the parameter's dtype

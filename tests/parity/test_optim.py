@@ -7,6 +7,7 @@ current parameters by one NumPy formula, so any difference in an update shows up
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 
@@ -377,3 +378,36 @@ def test_parameters_to_vector_and_back():
     torch.nn.utils.vector_to_parameters(tv * 2, [t1, t2])
     assert_same(m1, t1)
     assert_same(m2, t2)
+
+
+_BAD_OPTIONS = [
+    ("lr", -0.1),
+    ("eps", -1e-8),
+    ("weight_decay", -0.5),
+    ("momentum", -0.9),
+    ("betas", (1.0, 0.999)),
+    ("betas", (0.9, -0.1)),
+    ("momentum_decay", -1.0),
+    ("lr_decay", -1.0),
+    ("initial_accumulator_value", -1.0),
+    ("alpha", -0.5),
+]
+_CHECKED_OPTIMIZERS = [
+    "SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "Adagrad", "Adadelta", "RMSprop", "LBFGS"
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", _CHECKED_OPTIMIZERS)
+def test_out_of_range_options_are_refused_with_torchs_message(name):
+    takes = inspect.signature(getattr(torch.optim, name)).parameters
+    checked = 0
+    for option, value in _BAD_OPTIONS:
+        if option not in takes:
+            continue
+        with pytest.raises(ValueError) as theirs:
+            getattr(torch.optim, name)([torch.zeros(2, requires_grad=True)], **{option: value})
+        with pytest.raises(ValueError) as ours:
+            getattr(mg.optim, name)([mg.zeros(2, requires_grad=True)], **{option: value})
+        assert str(ours.value).startswith(str(theirs.value)), (option, value)
+        checked += 1
+    assert checked >= 1
