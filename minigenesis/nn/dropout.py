@@ -12,39 +12,6 @@ from . import functional as F
 from .module import Module
 
 
-class Dropout(Module):
-    """``nn.Dropout(p=0.5)``: drops in training mode, passes through in eval mode."""
-
-    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
-        super().__init__()
-        if not 0.0 <= p <= 1.0:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p, self.inplace = p, inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.dropout(input, self.p, self.training, self.inplace)
-
-    def extra_repr(self) -> str:
-        return f"p={self.p}, inplace={self.inplace}"
-
-
-class Dropout2d(Module):
-    """``nn.Dropout2d(p=0.5)``: zeroes whole channels of (N, C, H, W) in training mode (see
-    ``F.dropout2d``); the identity in eval mode."""
-
-    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
-        super().__init__()
-        if not 0.0 <= p <= 1.0:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p, self.inplace = p, inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.dropout2d(input, self.p, self.training, self.inplace)
-
-    def extra_repr(self) -> str:
-        return f"p={self.p}, inplace={self.inplace}"
-
-
 class _DropoutNd(Module):
     """The options every dropout layer holds: p (checked) and inplace."""
 
@@ -56,6 +23,21 @@ class _DropoutNd(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
+    """``nn.Dropout(p=0.5)``: drops in training mode, passes through in eval mode."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    """``nn.Dropout2d(p=0.5)``: zeroes whole channels of (N, C, H, W) in training mode (see
+    ``F.dropout2d``); the identity in eval mode."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout2d(input, self.p, self.training, self.inplace)
 
 
 class Dropout1d(_DropoutNd):

@@ -19,18 +19,6 @@ from .module import Module
 from .parameter import Parameter
 
 
-def _padding_index(padding_idx: int | None, num_embeddings: int) -> int | None:
-    """``padding_idx`` in [-num_embeddings, num_embeddings), made non-negative."""
-    if padding_idx is None:
-        return None
-    if not -num_embeddings <= padding_idx < num_embeddings:
-        raise ValueError(
-            f"padding_idx must be within num_embeddings: expected a value in "
-            f"[{-num_embeddings}, {num_embeddings}), got {padding_idx}"
-        )
-    return padding_idx % num_embeddings
-
-
 class Embedding(Module):
     """A (num_embeddings, embedding_dim) table initialised N(0, 1) (PyTorch's default), with the
     ``padding_idx`` row zeroed."""

@@ -43,6 +43,8 @@ def test_shared_bases_are_pytorchs():
         assert issubclass(layer, nn.modules.pooling._AdaptiveAvgPoolNd)
     for layer in (nn.AdaptiveMaxPool1d, nn.AdaptiveMaxPool2d):
         assert issubclass(layer, nn.modules.pooling._AdaptiveMaxPoolNd)
+    for layer in (nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d, nn.AlphaDropout):
+        assert issubclass(layer, nn.modules.dropout._DropoutNd)
 
 
 def test_every_layer_sits_where_pytorch_puts_it():
