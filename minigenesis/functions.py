@@ -38,12 +38,21 @@ def _with_out(fn: Callable) -> Callable:
     As in PyTorch, ``out=`` refuses autograd (no graph can lead into memory written in place)
     and a result that cannot be cast to ``out``'s dtype (float into an int tensor ...)."""
 
-    @functools.wraps(fn)
-    def call(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
-        result = fn(*args, **kwargs)
-        return result if out is None else _write_out(fn.__name__, result, out)
+    name = fn.__name__
+    if fn.__code__.co_argcount == 1:  # one tensor in (exp, tanh ...): decided here, once, so
+        # that a call packs no *args tuple and **kwargs dict (a third of this wrapper's cost)
 
-    return call
+        def call(input: Tensor, *, out: Tensor | None = None) -> Any:  # noqa: A002
+            result = fn(input)
+            return result if out is None else _write_out(name, result, out)
+
+    else:
+
+        def call(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
+            result = fn(*args, **kwargs)
+            return result if out is None else _write_out(name, result, out)
+
+    return functools.wraps(fn)(call)
 
 
 def _write_out(name: str, result: Tensor, out: Any) -> Tensor:

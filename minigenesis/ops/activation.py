@@ -24,29 +24,27 @@ def _f32(x):
     return x
 
 
-def _sigmoid_passes(x):
-    """1 / (1 + e^-x), the formula PyTorch's kernels use, in 4 array passes."""
+# For x below about -88.7 (float32) e^-x overflows to inf and 1 / (1 + inf) is exactly 0, as in
+# PyTorch: right (the true value is below float32's smallest normal number), so NumPy's overflow
+# warning is silenced rather than shown to the learner (and the "invalid" one a signalling NaN
+# input raises: NaN in, NaN out, as in PyTorch). No overflow-free form gives PyTorch's
+# numbers (0.5 tanh(x/2) + 0.5 loses every digit below about -9; clamping -x gives tiny nonzero
+# values where PyTorch has 0), and a test for the rare case (a min() over x) costs more than
+# errstate. Used as a decorator, errstate costs half what a `with` block inside the function
+# does (CuPy arrays never warn: the setting is NumPy's alone).
+@np.errstate(over="ignore", invalid="ignore")
+def _sigmoid(x):
+    """1 / (1 + e^-x), the formula PyTorch's kernels use, in 4 array passes (2-byte floats
+    computed in float32, rounded once at the end)."""
     xp = get_array_module(x)
-    t = xp.negative(x)
+    xf = _f32(x)
+    t = xp.negative(xf)
     if not t.ndim:  # NumPy returns a scalar for a 0-d array; out= needs an array
         t = xp.asarray(t)
     xp.exp(t, out=t)
     t += 1
-    return xp.reciprocal(t, out=t)
-
-
-# For x < -88 (float32) e^-x overflows to inf and the result is exactly 0, as in PyTorch: right (the
-# true value is below float32's smallest normal number), so NumPy's overflow warning is silenced
-# rather than shown to the learner. Used as a decorator, errstate costs half what a `with` block
-# inside the function does, and sigmoid is a hot op. (CuPy never warns.)
-_sigmoid_numpy = np.errstate(over="ignore")(_sigmoid_passes)
-
-
-def _sigmoid(x):
-    """Sigmoid of an array (2-byte floats computed in float32, rounded once at the end)."""
-    xf = _f32(x)
-    y = _sigmoid_numpy(xf) if isinstance(xf, np.ndarray) else _sigmoid_passes(xf)
-    return y if xf is x else y.astype(x.dtype)
+    xp.reciprocal(t, out=t)
+    return t if xf is x else t.astype(x.dtype)
 
 
 class ReLU(Op):
@@ -99,7 +97,7 @@ class Sigmoid(Op):
 
 
 class SigmoidGrad(Op):
-    """gx = gy * y (1 - y), fused into one op (one node instead of three in backward);
+    """gx = gy (1 - y) y, fused into one op (one node instead of three in backward);
     d gx/d gy = y (1 - y),   d gx/d y = gy (1 - 2y)."""
 
     @staticmethod
@@ -108,8 +106,8 @@ class SigmoidGrad(Op):
         gx = 1 - y  # one temporary, reused in place
         if not gx.ndim:  # NumPy returns a scalar for a 0-d array; in place needs an array
             gx = get_array_module(y).asarray(gx)
+        gx *= gy  # in PyTorch's order, (gy (1 - y)) y: the same roundings, the same numbers
         gx *= y
-        gx *= gy
         return gx
 
     @staticmethod
