@@ -85,12 +85,7 @@ def run_backward(
         with set_grad_enabled(create_graph):
             for edge, g in zip(starts, grad_tensors):
                 task.send(edge, g)
-            ready = task.ready
-            while ready:
-                node = ready.pop()
-                task.run(node)
-                if not retain_graph:  # free the saved values: their memory is needed no more
-                    node._saved = None
+            task.run_ready(retain_graph)
     finally:
         state.anomaly = task.anomaly
     return task.grads_of_inputs(allow_unused) if inputs is not None else None
@@ -110,31 +105,38 @@ class _Backward:
         self.wanted = {(id(t.grad_fn or t), t._output_nr): i for i, t in enumerate(inputs or ())}
         self.results = [None] * len(inputs or ())
 
-    def run(self, node: Function) -> None:
-        """Run a complete node's backward and send each of its inputs its gradient."""
-        edges = node.next_edges
-        grads = self.buffers.pop(node, None)
-        if grads is None:  # no gradient reached this node: it only releases its inputs
-            in_grads = (None,) * len(edges)
-        else:
-            if len(grads) > 1 or node._grad_hooks or self.wanted:  # (a slot per output)
-                grads = self._grad_outputs(node, grads)
-            in_grads = node.backward(node, *grads)
-        if type(in_grads) is not tuple:
-            if type(in_grads) is GeneratorType:
-                self.send_as_yielded(node, in_grads)
-                return
-            in_grads = (in_grads,)
-        if len(in_grads) != len(edges):
-            raise RuntimeError(
-                f"{node.name}.backward returned {len(in_grads)} gradients but its forward took "
-                f"{len(edges)} arguments"
-            )
-        if self.anomaly:
-            _check_finite(type(node).__name__, "backward", enumerate(in_grads))
-        for edge, g in zip(edges, in_grads):
-            if edge is not None:
-                self.send(edge, g)
+    def run_ready(self, retain_graph: bool) -> None:
+        """Run each complete node's backward and send each of its inputs its gradient, until no
+        node is left ready (sending completes more of them)."""
+        ready, buffers = self.ready, self.buffers
+        while ready:
+            node = ready.pop()
+            edges = node.next_edges
+            grads = buffers.pop(node, None)
+            if grads is None:  # no gradient reached this node: it only releases its inputs
+                in_grads = (None,) * len(edges)
+            else:
+                if len(grads) > 1 or node._grad_hooks or self.wanted:  # (a slot per output)
+                    grads = self._grad_outputs(node, grads)
+                in_grads = node.backward(node, *grads)
+            if type(in_grads) is not tuple:
+                if type(in_grads) is GeneratorType:  # each gradient sent on as it is yielded
+                    self.send_as_yielded(node, in_grads)
+                    in_grads = edges = ()  # (all sent: nothing left to send below)
+                else:
+                    in_grads = (in_grads,)
+            if len(in_grads) != len(edges):
+                raise RuntimeError(
+                    f"{node.name}.backward returned {len(in_grads)} gradients but its forward "
+                    f"took {len(edges)} arguments"
+                )
+            if self.anomaly:
+                _check_finite(type(node).__name__, "backward", enumerate(in_grads))
+            for edge, g in zip(edges, in_grads):
+                if edge is not None:
+                    self.send(edge, g)
+            if not retain_graph:  # free the saved values: their memory is needed no more
+                node._saved = None
 
     def send_as_yielded(self, node: Function, in_grads: GeneratorType) -> None:
         """A backward written as a generator yields ``(input index, gradient)`` pairs: each
@@ -183,7 +185,7 @@ class _Backward:
                 g = g._cast(dtype)  # to its own dtype
             buffer = self.buffers.get(vertex)
             if buffer is None:  # one slot per output of a node (a leaf tensor has one)
-                buffer = self.buffers[vertex] = [None] * getattr(vertex, "_n_outputs", 1)
+                buffer = self.buffers[vertex] = [None] * vertex._n_outputs
             buffer[nr] = g if buffer[nr] is None else _sum(buffer[nr], g, self.create_graph)
         waiting = self.waiting
         left = waiting[vertex] = waiting[vertex] - 1

@@ -55,7 +55,7 @@ class Function:
     _n_outputs = 1  # how many outputs carry gradients back into this node
     _out_meta = None  # several outputs: (shape, dtype) of each, to zero-fill a missing gradient
     _to_save: tuple = ()  # what forward passed to save_for_backward ...
-    _saved: list | None = ()  # ... as records (see _resolve_saved); None once backward freed them
+    _saved: list | tuple | None = ()  # ... as records (_resolve_saved); None once freed
     _non_diff = None  # ids of the outputs marked non-differentiable
     _grad_hooks = None  # output_nr -> hooks (Tensor.register_hook / retain_grad on non-leaves)
     # The class apply records a call with: a subclass named as PyTorch names the node
@@ -119,8 +119,11 @@ class Function:
                 f"{type(self).__name__} were freed by the first backward). Pass "
                 f"retain_graph=True to the first backward() if you need to call it twice."
             )
+        saved = self._saved
+        if type(saved) is tuple:  # plain constants, kept as forward saved them
+            return saved
         values = []
-        for kind, value, vc, version in self._saved:  # see _resolve_saved
+        for kind, value, vc, version in saved:  # see _resolve_saved
             if kind == _CONST:
                 values.append(value)
                 continue
@@ -285,6 +288,7 @@ def _tensor_forward(cls, ctx: Function, inputs: tuple) -> Any:
 #   (_INPUT, tensor, None, version)    an input tensor; backward compares its version then
 #   (_OUTPUT, (nr, array, differentiable), vc, 0)    output nr of this very node
 #   (_PACKED, what pack returned, unpack, None)    under autograd.graph.saved_tensors_hooks
+# in a list; or, when forward saved only plain constants, the tuple it saved (no records).
 # An input is kept with the version it had (0 while it has no version counter: most tensors
 # are never written in place, and a counter is made at the first write or view, see
 # TensorBase._version_counter). Versions only grow, so a write after the save shows as a
@@ -294,12 +298,21 @@ _CONST, _INPUT, _OUTPUT, _PACKED = 0, 1, 2, 3
 _PLAIN = frozenset((int, float, bool, tuple, str))
 
 
-def _resolve_saved(node: Function, args: tuple, results: tuple, outputs: tuple) -> list:
+def _resolve_saved(node: Function, args: tuple, results: tuple, outputs: tuple) -> list | tuple:
     """Turn what forward saved into records, now that the outputs exist (``results``: the
     arrays forward returned, ``outputs``: the tensors made of them): is each value a constant,
-    an input, an output, or made inside forward?"""
+    an input, an output, or made inside forward? When all are plain constants (None, numbers,
+    shapes: what Mul saves for ``x * 2.0``), the tuple forward saved is kept as it is, and
+    ``saved_tensors`` returns it as it is."""
+    to_save = node._to_save
+    node._to_save = ()
+    for value in to_save:
+        if value is not None and type(value) not in _PLAIN:
+            break
+    else:
+        return to_save
     records = []
-    for value in node._to_save:
+    for value in to_save:
         if value is None or type(value) in _PLAIN:  # a constant: the common case, at once
             records.append((_CONST, value, None, None))
             continue
@@ -327,7 +340,6 @@ def _resolve_saved(node: Function, args: tuple, results: tuple, outputs: tuple) 
                 continue
         hooks = state.saved_tensors_hooks
         records.append(record if hooks is None else _pack(record, hooks))
-    node._to_save = ()
     return records
 
 

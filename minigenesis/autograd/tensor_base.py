@@ -45,6 +45,7 @@ class TensorBase:
     grad = None
     grad_fn = None  # the node (Function) that made this tensor; None for a leaf
     _output_nr = 0  # which output of grad_fn this tensor is
+    _n_outputs = 1  # as a vertex of the backward graph (a leaf), it has one output
     _vc = None  # version counter: a one-item list shared with views, created on first need
     _hooks = None  # a leaf's gradient hooks (a non-leaf's live on its grad_fn)
     _post_accumulate_grad_hooks = None  # a leaf's hooks run after its .grad was updated

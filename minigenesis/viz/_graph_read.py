@@ -82,6 +82,13 @@ def _from_array(role: str, array: Any) -> Saved:
     return Saved(role, tuple(array.shape), dtype_name(array.dtype), int(array.nbytes))
 
 
+def _as_records(saved: list | tuple) -> list:
+    """A node's saved values as records: a tuple holds plain constants as forward saved them."""
+    if type(saved) is tuple:
+        return [(_CONST, value, None, None) for value in saved]
+    return saved
+
+
 def recomputation_of(node: Any) -> Any:
     """The checkpointed call a node's saved values are recomputed from, or None.
 
@@ -89,7 +96,7 @@ def recomputation_of(node: Any) -> Any:
     under saved-tensor hooks whose ``unpack`` is a method of the recomputation: its owner has
     ``rerun`` and the ``metas`` of what was packed."""
     records = getattr(node, "_saved", ()) or ()
-    for record in records:
+    for record in _as_records(records):
         if record[0] == _PACKED:
             owner = getattr(record[2], "__self__", None)
             if owner is not None and hasattr(owner, "rerun") and hasattr(owner, "metas"):
@@ -108,7 +115,7 @@ def saved_of(node: Any) -> list[Saved] | None:
     if records is None:
         return None
     found = []
-    for record in records:
+    for record in _as_records(records):
         kind, value, vc = record[0], record[1], record[2]
         if kind == _INPUT and is_tensor(value):
             found.append(_from_array("input", value._data))

@@ -107,3 +107,24 @@ def test_a_backward_without_create_graph_records_nothing() -> None:
     torch.sigmoid(torch.tanh(tx * 2.0)).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-6)
     assert seen[0].grad_fn is None and not seen[0].requires_grad
+
+
+def test_constants_saved_by_forward_come_back_as_saved() -> None:
+    seen = []
+
+    class Scale(mg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            ctx.save_for_backward(None, k, (2, 3), "mode")
+            return x * k
+
+        @staticmethod
+        def backward(ctx, g):
+            seen.append(ctx.saved_tensors)
+            _, k, _, _ = ctx.saved_tensors
+            return g * k, None
+
+    x = mg.tensor([1.0, -2.0], requires_grad=True)
+    Scale.apply(x, 3.0).sum().backward(retain_graph=False)
+    assert seen == [(None, 3.0, (2, 3), "mode")]
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0])
