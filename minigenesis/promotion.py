@@ -47,22 +47,26 @@ def as_tensor_like(x: Any, ref: Any) -> Any:
 def binary_op(op: Any, a: Any, b: Any) -> Any:
     """Run ``op(a, b)`` after PyTorch's type promotion. One of a, b is a Tensor."""
     t, s = (a, b) if isinstance(a, TensorBase) else (b, a)  # the tensor, and the other operand
-    # Every arithmetic operator comes here, so the common cases go first: a floating-point tensor
-    # with a Python float or int, and two tensors of one dtype, need no promotion (for a Python
-    # number NumPy keeps the tensor's dtype, as PyTorch does).
-    if type(s) in NUMBERS:
-        may_promote = t._data.dtype.kind != "f"
-    else:
-        if isinstance(s, TensorBase) and type(s._data) is not type(t._data):
-            a, b = same_device(a, b)
-        may_promote = not isinstance(s, TensorBase) or a._data.dtype is not b._data.dtype
-    low = None
-    if may_promote:
-        if not isinstance(s, SCALARS) and not isinstance(s, TensorBase):
-            s = as_tensor_like(s, t)  # an array, list or NumPy scalar: make it a tensor
-            return binary_op(op, t, s) if t is a else binary_op(op, s, t)
-        a, b, low = promote(a, b)
+    # Every arithmetic operator comes here, so the common cases go straight to the op: a
+    # floating-point tensor with a Python float or int (NumPy keeps the tensor's dtype, as
+    # PyTorch does), and two tensors of one dtype on one device.
     try:
+        if type(s) in NUMBERS:
+            if t._data.dtype.kind == "f":
+                return op.apply(a, b)
+        elif (
+            isinstance(s, TensorBase)
+            and s._data.dtype is t._data.dtype
+            and type(s._data) is type(t._data)
+        ):
+            return op.apply(a, b)
+        if isinstance(s, TensorBase):
+            if type(s._data) is not type(t._data):
+                a, b = same_device(a, b)
+        elif not isinstance(s, SCALARS):
+            s = as_tensor_like(s, t)  # an array, list or NumPy scalar: a tensor (or a number)
+            a, b = (t, s) if t is a else (s, t)
+        a, b, low = promote(a, b)
         out = op.apply(a, b)
     except ValueError as err:
         if "broadcast" not in str(err):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import minigenesis as mg
-from minigenesis.ops.activation import SigmoidGrad
+from minigenesis.ops.activation import SigmoidGrad, TanhGrad
 
 torch = pytest.importorskip("torch")
 
@@ -101,3 +101,21 @@ def test_bfloat16_arithmetic_matches_torch_bit_for_bit(op):
     got = getattr(mg, op)(ma, mb)
     assert got.dtype == mg.bfloat16
     np.testing.assert_array_equal(got.float().numpy(), want)
+
+
+def test_tanh_gradient_matches_torch_to_rounding():
+    # PyTorch's kernel rounds 1 - y^2 once (a fused multiply-add), NumPy rounds y^2 first: near
+    # |y| = 1 that differs by many ulps of the small result, but never by more than a rounding of
+    # 1 - y^2, i.e. about eps * |gy|.
+    rng = np.random.default_rng(3)
+    y, gy = rng.uniform(-1, 1, 4096), rng.standard_normal(4096)
+    for dtype in (np.float64, np.float32):
+        yd, gd = y.astype(dtype), gy.astype(dtype)
+        got = TanhGrad.apply(mg.tensor(gd), mg.tensor(yd)).numpy()
+        want = torch.ops.aten.tanh_backward(torch.from_numpy(gd), torch.from_numpy(yd)).numpy()
+        assert np.all(np.abs(got - want) <= 2 * np.finfo(dtype).eps * np.abs(gd))
+
+
+def test_arithmetic_with_a_list_names_both_shapes_when_they_do_not_broadcast():
+    with pytest.raises(ValueError, match=r"mul: shapes \(3,\) and \(2,\)"):
+        mg.ones(3) * [1.0, 2.0]
