@@ -37,8 +37,9 @@ except ImportError:
 ROWS = ["mlp-big", "mlp-wide", "cnn", "gpt", "gpt-bf16"]
 
 
-def make_step(lib, row: str):
-    """One training step of ``row`` with every tensor on the GPU (the default device)."""
+def build(lib, row: str):
+    """``row``'s model, its input and targets (on the default device), and whether it runs under
+    bfloat16 autocast."""
     lib.manual_seed(0)
     rng = np.random.default_rng(0)
     amp = row.endswith("-bf16")
@@ -58,6 +59,12 @@ def make_step(lib, row: str):
         y = lib.tensor(rng.integers(0, 65, (16, 64)))
     else:
         raise SystemExit(f"unknown row {row!r}")
+    return model, x, y, amp
+
+
+def make_step(lib, row: str):
+    """One training step of ``row`` with every tensor on the GPU (the default device)."""
+    model, x, y, amp = build(lib, row)
     opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
     F = lib.nn.functional
 
