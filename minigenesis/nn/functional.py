@@ -269,7 +269,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 
     def fn(t: Tensor) -> Tensor:
         inside = (t > -3.0) & (t < 3.0)
-        return where(inside, t / 6.0 + 0.5, where(t <= -3.0, 0.0, 1.0))
+        return where(inside, t / 6.0 + 0.5, (t.detach() / 6.0 + 0.5).clamp(0.0, 1.0))
 
     return _inplace(input, fn) if inplace else fn(input)
 
