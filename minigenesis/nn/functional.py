@@ -175,11 +175,11 @@ def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Ten
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    """x if x > 0 else alpha (e^x - 1);   dy/dx = 1 where x > 0, else alpha e^x.
-    (expm1 sees min(x, 0), so a large x cannot overflow the branch that is not taken.)"""
+    """x if x > 0 else alpha (e^x - 1);   dy/dx = 1 where x > 0, else alpha e^x
+    (see ops.activation.ELU: -0 and NaN kept, as in PyTorch)."""
 
     def fn(t: Tensor) -> Tensor:
-        return where(t > 0, t, t.clamp(max=0.0).expm1() * alpha)
+        return A.ELU.apply(t, float(alpha), 1.0, 1.0)
 
     return input._inplace(fn) if inplace else fn(input)
 
@@ -195,8 +195,9 @@ def hardtanh(
         )
 
     def fn(t: Tensor) -> Tensor:
-        inside = (t > min_val) & (t < max_val)
-        return where(inside, t, t.detach().clamp(min_val, max_val))
+        # written as "at or beyond a bound" so that NaN is not: it passes, gradient too (PyTorch)
+        outside = (t <= min_val) | (t >= max_val)
+        return where(outside, t.detach().clamp(min_val, max_val), t)
 
     return input._inplace(fn) if inplace else fn(input)
 
@@ -256,10 +257,11 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """x relu6(x + 3) / 6: 0 for x <= -3, x (x + 3) / 6 between, x for x >= 3;
-    dy/dx = 0 for x <= -3, x/3 + 1/2 for -3 < x < 3, 1 for x >= 3 (PyTorch's choice at +-3)."""
+    dy/dx = 0 for x <= -3, x/3 + 1/2 for -3 < x < 3, 1 for x >= 3 (PyTorch's choice at +-3).
+    Computed by the formula, not by branches (see ops.activation.Hardswish)."""
 
     def fn(t: Tensor) -> Tensor:
-        return where(t <= -3.0, 0.0, where(t < 3.0, t * (t + 3.0) / 6.0, t))
+        return A.Hardswish.apply(t)
 
     return _inplace(input, fn) if inplace else fn(input)
 
@@ -291,7 +293,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     dy/dx = scale for x > 0, scale alpha e^x for x <= 0."""
 
     def fn(t: Tensor) -> Tensor:
-        return elu(t, SELU_ALPHA) * SELU_SCALE
+        return A.ELU.apply(t, SELU_ALPHA, SELU_SCALE, 1.0)
 
     return _inplace(input, fn) if inplace else fn(input)
 
@@ -303,7 +305,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
         raise ValueError("celu: alpha must not be 0 (the negative branch divides x by alpha)")
 
     def fn(t: Tensor) -> Tensor:
-        return where(t > 0, t, (t.clamp(max=0.0) / alpha).expm1() * alpha)
+        return A.ELU.apply(t, float(alpha), 1.0, 1.0 / alpha)
 
     return _inplace(input, fn) if inplace else fn(input)
 
@@ -322,10 +324,11 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    """x if x > threshold else value;   dy/dx = 1 where x > threshold, else 0."""
+    """value if x <= threshold else x;   dy/dx = 0 where x <= threshold, else 1.
+    (Written as PyTorch's kernel: NaN is not <= threshold, so it passes through, gradient too.)"""
 
     def fn(t: Tensor) -> Tensor:
-        return where(t > threshold, t, value)
+        return where(t <= threshold, value, t)
 
     return _inplace(input, fn) if inplace else fn(input)
 
@@ -354,16 +357,20 @@ def rrelu(
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """x - lambd for x > lambd, x + lambd for x < -lambd, else 0;
-    dy/dx = 1 where |x| > lambd, else 0."""
+    """0 for -lambd <= x <= lambd, else x - lambd for x > lambd, x + lambd for x < -lambd;
+    dy/dx = 0 where -lambd <= x <= lambd, else 1. NaN falls outside the dead zone, so it
+    propagates, its gradient too, as in PyTorch."""
     if lambd < 0:
         raise ValueError(f"softshrink: lambda must be greater or equal to 0, but found {lambd}")
-    return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, 0.0))
+    dead = (input >= -lambd) & (input <= lambd)
+    live = where(input > lambd, input - lambd, input + lambd)
+    return where(dead, 0.0, live)
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """x where |x| > lambd, else 0;   dy/dx = 1 where |x| > lambd, else 0."""
-    return where((input > lambd) | (input < -lambd), input, 0.0)
+    """0 where -lambd <= x <= lambd, else x;   dy/dx = 0 in that dead zone, else 1.
+    (NaN is not in the dead zone: it propagates, its gradient too, as in PyTorch.)"""
+    return where((input >= -lambd) & (input <= lambd), 0.0, input)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Activations: relu, leaky_relu, sigmoid, tanh, gelu, silu, softplus, softmax, log_softmax.
+"""Activations: relu, leaky_relu, sigmoid, tanh, gelu, silu, elu/selu/celu, hardswish, softplus,
+softmax, log_softmax.
 
 Softmax and log_softmax are written in their numerically stable forms; float16/bfloat16
 inputs are computed in float32 and rounded back (as PyTorch's CPU kernels accumulate).
@@ -424,6 +425,81 @@ class SiLU(Op):
         (x,) = ctx.saved_tensors
         s = x.sigmoid()
         return gy * s * (1 + x * (1 - s))
+
+
+class ELU(Op):
+    """The ELU family (elu, selu, celu) in PyTorch's form, with c = alpha * scale:
+    y = scale * x for x > 0, else c (e^(x k) - 1);   dy/dx = scale for x > 0, else c k e^(x k).
+    elu: scale = k = 1;  selu: alpha, scale = SELU_ALPHA, SELU_SCALE, k = 1;  celu: k = 1/alpha.
+    As in PyTorch: -0 stays -0, NaN propagates and passes its gradient on (it is not <= 0), and
+    the slope is c k e^(x k), not recovered from y, so it keeps e^(x k)'s subnormals far below 0.
+    float16/bfloat16 are computed in float32 and rounded once."""
+
+    @staticmethod
+    def forward(ctx, x, alpha, scale, k):
+        xp = get_array_module(x)
+        xf = _f32(x)
+        # x k where x < 0, else 0 (fmin ignores NaN), so e^(x k) cannot overflow where unused.
+        # The zeros take the scale * x branch: the same value, their sign kept.
+        y = xp.expm1(_negative_part(xf, k))
+        y *= alpha * scale
+        y = xp.where(xf < 0, y, xf if scale == 1 else xf * scale)
+        ctx.save_for_backward(x)
+        ctx.alpha, ctx.scale, ctx.k = alpha, scale, k
+        return y.astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        c_k = ctx.alpha * ctx.scale * ctx.k
+        if is_grad_enabled():  # create_graph=True: the slope as differentiable ops of x
+            above = x._data > 0
+            above |= x._data != x._data  # ... or NaN
+            slope = (x.masked_fill(above, 0.0) * ctx.k).exp() * c_k
+            return gy * slope.masked_fill(above, ctx.scale), None, None, None
+        a = _f32(x._data)
+        xp = get_array_module(a)
+        slope = xp.exp(_negative_part(a, ctx.k))  # 1 where x > 0 or NaN
+        slope *= c_k
+        if c_k != ctx.scale:  # scale where x > 0 or NaN (elu with alpha 1 and celu: already)
+            # by exact arithmetic on the mask (one of the two terms is 0): 4x faster than where
+            negative = a <= 0
+            slope *= negative
+            slope += xp.multiply(~negative, ctx.scale, dtype=slope.dtype)
+        gx = _f32(gy._data) * slope
+        return type(gy)._make(gx.astype(gy._data.dtype, copy=False)), None, None, None
+
+
+def _negative_part(xf, k: float):
+    """min(x, 0) * k, with 0 for NaN (fmin), as a new array."""
+    z = get_array_module(xf).fmin(xf, 0)
+    if k != 1:
+        z *= k
+    return z
+
+
+class Hardswish(Op):
+    """y = x relu6(x + 3) / 6, PyTorch's formula everywhere (no branches): so -0 for
+    -3 >= x > -inf, NaN at -inf (-inf * 0), and inf where x * 6 overflows;
+    dy/dx = 0 for x <= -3, x/3 + 1/2 for -3 < x < 3, else 1 (NaN and x >= 3: the gradient
+    passes, as in PyTorch). float16/bfloat16 are computed in float32 and rounded once."""
+
+    @staticmethod
+    def forward(ctx, x):
+        xp = get_array_module(x)
+        xf = _f32(x)
+        with np.errstate(over="ignore", invalid="ignore"):  # x * 6 near max; -inf * 0
+            y = xf * xp.clip(xf + 3, 0, 6) / 6
+        ctx.save_for_backward(x)
+        return y.astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gy):
+        (x,) = ctx.saved_tensors
+        a = x._data
+        beyond = get_array_module(a).logical_not(a < 3)  # x >= 3, or NaN
+        slope = (x / 3 + 0.5).masked_fill(a <= -3, 0.0).masked_fill(beyond, 1.0)
+        return gy * slope
 
 
 class Softplus(Op):
