@@ -158,16 +158,7 @@ def matrix_power(a: Any, n: int) -> Any:
     """A^n: square-and-multiply, log2(n) matmuls; A^0 = I (broadcast over the batch)."""
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(f"matrix_power: n must be an int, got {type(n).__name__}")
-    if a.ndim < 2:
-        raise RuntimeError(
-            f"linalg.matrix_power: The input tensor A must have at least 2 dimensions (got shape "
-            f"{tuple(a.shape)})."
-        )
-    if a.shape[-1] != a.shape[-2]:
-        raise RuntimeError(
-            f"linalg.matrix_power: A must be batches of square matrices, but they are "
-            f"{a.shape[-2]} by {a.shape[-1]} matrices"
-        )
+    L.check_matrix_shape(a, "linalg.matrix_power")
     if n == 0:
         xp = get_array_module(a._data)
         eye = xp.broadcast_to(xp.eye(a.shape[-1], dtype=a._data.dtype), a.shape)

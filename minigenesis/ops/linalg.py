@@ -38,11 +38,7 @@ class LinAlgError(RuntimeError):
 # ---------------------------------------------------------------------- checks
 def check_matrices(a: Any, name: str, square: bool = True) -> None:
     """``a`` (an array) is a float32/float64 batch of (square) matrices, or a clear error."""
-    if a.ndim < 2:
-        raise RuntimeError(
-            f"{name}: The input tensor A must have at least 2 dimensions (got shape "
-            f"{tuple(a.shape)})."
-        )
+    check_matrix_shape(a, name, square=False)
     if a.dtype.kind not in "fV":
         raise RuntimeError(
             f"{name}: Expected a floating point tensor as input. Got {a.dtype} (convert with "
@@ -52,6 +48,17 @@ def check_matrices(a: Any, name: str, square: bool = True) -> None:
         raise NotImplementedError(
             f"{name}: Low precision dtypes not supported. Got {a.dtype}: linear algebra runs in "
             f"float32 or float64 (convert with .float())"
+        )
+    if square:
+        check_matrix_shape(a, name, square=True)
+
+
+def check_matrix_shape(a: Any, name: str, square: bool = True) -> None:
+    """``a`` (an array or tensor) is a batch of matrices (at least 2 dims), square if asked."""
+    if a.ndim < 2:
+        raise RuntimeError(
+            f"{name}: The input tensor A must have at least 2 dimensions (got shape "
+            f"{tuple(a.shape)})."
         )
     if square and a.shape[-1] != a.shape[-2]:
         raise RuntimeError(
