@@ -82,6 +82,19 @@ def _first_failure(fn, a: Any, *rest: Any) -> tuple[str, int]:
     return "", 0
 
 
+def _solve_broadcast(a: Any, b: Any, name: str, singular: str) -> Any:
+    """X = A^-1 B (arrays) over the batch dims of A and B broadcast together; a singular A is
+    a LinAlgError that names the batch element (``singular`` says why)."""
+    xp = get_array_module(a)
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a, b = xp.broadcast_to(a, batch + a.shape[-2:]), xp.broadcast_to(b, batch + b.shape[-2:])
+    try:
+        return xp.linalg.solve(a, b)
+    except NumpyLinAlgError:
+        where, _ = _first_failure(xp.linalg.solve, a, b)
+        raise LinAlgError(f"{name}: {where}{singular}") from None
+
+
 def diagonal(t: Any) -> Any:
     """The diagonals of a batch of matrices, differentiably: einsum('...ii->...i')."""
     return einsum_tensors("...ii->...i", t)
@@ -195,17 +208,9 @@ class Solve(Op):
     def forward(ctx, a, b):
         check_matrices(a, "linalg.solve")
         _check_rhs(a, b, "linalg.solve")
-        xp = get_array_module(a)
-        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        a_, b_ = xp.broadcast_to(a, batch + a.shape[-2:]), xp.broadcast_to(b, batch + b.shape[-2:])
-        try:
-            x = xp.linalg.solve(a_, b_)
-        except NumpyLinAlgError:
-            where, _ = _first_failure(xp.linalg.solve, a_, b_)
-            raise LinAlgError(
-                f"torch.linalg.solve: {where}The solver failed because the input matrix is "
-                f"singular."
-            ) from None
+        x = _solve_broadcast(
+            a, b, "torch.linalg.solve", "The solver failed because the input matrix is singular."
+        )
         ctx.save_for_backward(a, x)
         return x
 
@@ -225,19 +230,13 @@ class SolveTriangular(Op):
     def forward(ctx, a, b, upper, unitriangular):
         check_matrices(a, "linalg.solve_triangular")
         _check_rhs(a, b, "linalg.solve_triangular")
-        xp = get_array_module(a)
-        t = _triangle(xp, a, upper, unitriangular)
-        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        t = xp.broadcast_to(t, batch + t.shape[-2:])
-        b = xp.broadcast_to(b, batch + b.shape[-2:])
-        try:
-            x = xp.linalg.solve(t, b)
-        except NumpyLinAlgError:
-            where, _ = _first_failure(xp.linalg.solve, t, b)
-            raise LinAlgError(
-                f"linalg.solve_triangular: {where}the triangular matrix has a zero on its "
-                f"diagonal (it is singular)"
-            ) from None
+        t = _triangle(get_array_module(a), a, upper, unitriangular)
+        x = _solve_broadcast(
+            t,
+            b,
+            "linalg.solve_triangular",
+            "the triangular matrix has a zero on its diagonal (it is singular)",
+        )
         ctx.upper, ctx.unit = upper, unitriangular
         ctx.save_for_backward(a, x)
         return x
