@@ -15,7 +15,8 @@ What is counted on our side. minigenesis runs with device "cuda" on the strict C
 wrapped from outside (nothing in the package or the stand-in changes): every ufunc call and ufunc
 method (reduce, at, ...), every module function (cupy.sum, cupy.zeros, cupy.linalg.*, ...),
 every ndarray method reached through its attribute lookup (astype, sum, copy, fill, ...), every
-operator (a + b, a @ b, a += b, -a), indexing (a[i], a[i] = v) and cupyx.scatter_add. A call
+operator (a + b, a @ b, a += b, -a), indexing (a[i], a[i] = v), cupyx.scatter_add, and each
+call of one of our own kernels (minigenesis/gpu_kernels.py, run by the stand-in with NumPy). A call
 counts as one kernel when it writes device memory: it is in place (``out=``, ``a += b``,
 ``a[i] = v``, ``ufunc.at``, ``fill``) or it returns an array that shares no memory with its
 inputs. A call that returns a view (reshape of a contiguous array, transpose, basic slicing,
@@ -139,6 +140,8 @@ def _arrays(obj) -> list[np.ndarray]:
 
 
 def _kind(name: str, method: str | None) -> str:
+    if name.startswith("kernel "):
+        return "fused kernel"
     if method in ("reduce", "accumulate", "reduceat"):
         return "reduction"
     if method == "at" or name.startswith("scatter_") or name == "__setitem__":
@@ -242,6 +245,18 @@ def instrument() -> None:
         inplace = name == "__setitem__" or (name.startswith("__i") and name[3:-2] in _OPERATORS)
         label = name if name in ("__getitem__", "__setitem__", "__matmul__") else name.strip("_")
         setattr(cp.ndarray, name, _method(vars(cp.ndarray)[name], label, inplace))
+
+    # our own kernels (minigenesis/gpu_kernels.py): one launch per call, whatever the body does
+    for cls in (cp.ElementwiseKernel, cp.ReductionKernel):
+        kernel_call = cls.__call__
+
+        def k_call(self, *args, _call=kernel_call, **kwargs):
+            label = f"kernel {self.name}"
+            return _counted(lambda *a, **k: _call(self, *a, **k), label, inplace=True)(
+                *args, **kwargs
+            )
+
+        cls.__call__ = k_call
 
     # cupyx.scatter_add and friends (embedding's backward)
     for name in ("scatter_add", "scatter_max", "scatter_min"):

@@ -10,10 +10,14 @@ The two differ only in where weight decay enters, so they share one update funct
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import numpy as np
+
 from ..backend import Array, get_array_module
+from ..gpu_kernels import ElementwiseKernel
 from .optimizer import (
     Optimizer,
     _check_options,
@@ -158,6 +162,15 @@ def adam_update(
 ) -> None:
     """Apply one Adam/AdamW step (``step`` counts from 1) to the arrays, in place."""
     xp = get_array_module(param)
+    if xp is not np and max_exp_avg_sq is None and _fusable(param, grad, exp_avg, exp_avg_sq):
+        _adam_kernel(weight_decay, maximize, decoupled_weight_decay, beta1)(
+            grad,
+            *_adam_scalars(step, lr, beta1, beta2, eps, weight_decay, decoupled_weight_decay),
+            param,
+            exp_avg,
+            exp_avg_sq,
+        )
+        return
     g = _decayed_grad(param, grad, weight_decay, maximize, decoupled_weight_decay, lr)
     # one scratch array serves every temporary below (big tensors: allocation is not free)
     scratch = lerp_(exp_avg, g, 1 - beta1)
@@ -180,3 +193,60 @@ def adam_update(
     xp.multiply(exp_avg, -step_size, out=scratch)  # (-step_size * m) / denom, PyTorch's order
     scratch /= denom
     param += scratch
+
+
+# ----------------------------------------------------------------------------------------------
+# The same update as one GPU kernel (see gpu_kernels.py): 1 launch per parameter instead of 14
+# ----------------------------------------------------------------------------------------------
+def _fusable(*arrays: Array) -> bool:
+    """One floating dtype for all (a kernel's ``T``) and CuPy can compute in it."""
+    dtype = arrays[0].dtype
+    return dtype in _KERNEL_DTYPES and all(a.dtype == dtype for a in arrays)
+
+
+_KERNEL_DTYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+
+
+@functools.cache
+def _adam_kernel(
+    weight_decay: float, maximize: bool, decoupled: bool, beta1: float
+) -> ElementwiseKernel:
+    """adam_update's arithmetic for one element, in the same order (so the same roundings): the
+    lines present depend on the options, as the branches above do."""
+    lines = ["T d = -g;" if maximize else "T d = g;"]
+    if weight_decay != 0:
+        lines.append("p = p * decay;" if decoupled else "d = d + l2 * p;")
+    if abs(1 - beta1) < 0.5:  # lerp_'s two formulas (see optimizer.lerp_)
+        lines.append("m = m + (d - m) * w1;")
+    else:
+        lines.append("m = d - (d - m) * w1;")
+    lines += [
+        "v = v * beta2 + (d * w2) * d;",
+        "p = p + (m * neg_step) / (sqrt(v) / bc2_sqrt + eps);",
+    ]
+    name = f"adam_{'max_' if maximize else ''}{'w' if decoupled else 'l2'}{int(weight_decay != 0)}"
+    return ElementwiseKernel(
+        name,
+        "T g, T decay, T l2, T w1, T beta2, T w2, T neg_step, T bc2_sqrt, T eps",
+        "T p, T m, T v",
+        "\n".join(lines),
+    )
+
+
+def _adam_scalars(
+    step: int,
+    lr: float,
+    beta1: float,
+    beta2: float,
+    eps: float,
+    weight_decay: float,
+    decoupled: bool,
+) -> tuple[float, ...]:
+    """The kernel's scalar arguments, computed in Python floats as adam_update computes them."""
+    weight = 1 - beta1
+    w1 = weight if abs(weight) < 0.5 else 1.0 - weight
+    step_size = lr / (1 - beta1**step)
+    bc2_sqrt = (1 - beta2**step) ** 0.5
+    decay = 1 - lr * weight_decay if decoupled else 1.0
+    l2 = 0.0 if decoupled else weight_decay
+    return (decay, l2, w1, beta2, 1 - beta2, -step_size, bc2_sqrt, eps)

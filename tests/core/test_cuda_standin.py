@@ -178,3 +178,66 @@ def test_gpu_marked_tests_pass_on_the_standin():
     )
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
     assert " passed" in done.stdout and " skipped" not in done.stdout, done.stdout[-2000:]
+
+
+def test_elementwise_kernel_body_keeps_cs_types():
+    x = np.linspace(-3, 3, 101, dtype=np.float32)
+    d = cp.asarray(x)
+    float_literal = cp.ElementwiseKernel("T x", "T y", "y = x * (T)0.1 + (T)1;", "f32")
+    double_literal = cp.ElementwiseKernel("T x", "T y", "y = x * 0.1 + 1;", "f64")
+    np.testing.assert_array_equal(float_literal(d).get(), x * np.float32(0.1) + np.float32(1))
+    # a bare 0.1 is a C double: the product and sum are done in float64, rounded once at the end
+    np.testing.assert_array_equal(
+        double_literal(d).get(), (x.astype(np.float64) * 0.1 + 1).astype(np.float32)
+    )
+    assert float_literal(d).dtype == np.float32
+
+
+def test_elementwise_kernel_updates_its_outputs_in_place_and_broadcasts_scalars():
+    rng = np.random.default_rng(0)
+    p, g = rng.standard_normal((2, 3, 4), dtype=np.float32)
+    dp, dg = cp.asarray(p.copy()), cp.asarray(g)
+    step = cp.ElementwiseKernel(
+        "T g, T lr", "T p, T seen", "T d = g > (T)0 ? g : (T)0; p = p - lr * d; seen = d;", "k"
+    )
+    seen = cp.empty_like(dp)
+    result = step(dg, 0.5, dp, seen)
+    assert result[0] is dp and result[1] is seen
+    d = np.where(g > 0, g, np.float32(0))
+    np.testing.assert_array_equal(dp.get(), p - np.float32(0.5) * d)
+    np.testing.assert_array_equal(seen.get(), d)
+
+
+def test_elementwise_kernel_refuses_what_cupy_would_and_what_it_cannot_run():
+    k = cp.ElementwiseKernel("T x", "T y", "y = x + x;", "twice")
+    with pytest.raises(TypeError):  # a host array
+        k(np.ones(3, np.float32))
+    with pytest.raises(ValueError, match="Out shape"):
+        k(cp.ones((2, 3)), cp.empty(3))
+    with pytest.raises(TypeError, match="number of arguments"):
+        k(cp.ones(3), cp.ones(3), cp.ones(3))
+    for body in ("y = x[0];", "y = x > 0 && x < 1;", "y = i;", "if (x > 0) { y = x; }"):
+        with pytest.raises(NotImplementedError, match="stand-in does not run"):
+            cp.ElementwiseKernel("T x", "T y", body, "bad")
+    with pytest.raises(NotImplementedError, match="raw"):
+        cp.ElementwiseKernel("raw T x", "T y", "y = x;", "bad")
+
+
+def test_reduction_kernel_maps_reduces_and_post_maps_along_an_axis():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((5, 7))
+    mu = x.mean(axis=1, keepdims=True)
+    variance = cp.ReductionKernel(
+        "T x, T mu",
+        "T var",
+        "(x - mu) * (x - mu)",
+        "a + b",
+        "var = a / (T)(_in_ind.size() / _out_ind.size())",
+        "0",
+        "variance",
+    )
+    got = variance(cp.asarray(x), cp.asarray(mu), axis=1, keepdims=True)
+    assert got.shape == (5, 1)
+    np.testing.assert_allclose(got.get(), x.var(axis=1, keepdims=True), rtol=1e-14)
+    biggest = cp.ReductionKernel("T x", "T y", "x", "max(a, b)", "y = a", "-INFINITY", "biggest")
+    np.testing.assert_array_equal(biggest(cp.asarray(x), axis=0).get(), x.max(axis=0))

@@ -13,6 +13,8 @@ backend then uses this module wherever it would use ``cupy`` (and ``.cupyx`` for
   a ufunc without a bfloat16 loop in CuPy refuses bfloat16 here;
 - ``cuda`` has the pieces minigenesis uses with CuPy's signatures (one device);
 - random numbers come from Philox streams, never from the CPU generator's PCG64;
+- ``ElementwiseKernel``/``ReductionKernel`` run a kernel's C body with NumPy, keeping C's types
+  (``_kernels.py``), so minigenesis's own CUDA kernels are checked against its CPU path;
 - every read from the device to the host (``get``, ``asnumpy``, ``item``, ``tolist``, ``bool``,
   ``float``, ``int``) is counted in ``host_reads``: where real CuPy would synchronise.
 """
@@ -28,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from . import _kernels
 
 _NAMES = json.loads((Path(__file__).with_name("cupy14_names.json")).read_text())
 _PUBLIC = frozenset(_NAMES["cupy"])
@@ -515,6 +519,8 @@ _OWN = {
     "get_array_module": get_array_module,
     "get_default_memory_pool": get_default_memory_pool,
     "get_default_pinned_memory_pool": get_default_pinned_memory_pool,
+    "ElementwiseKernel": _kernels.ElementwiseKernel,
+    "ReductionKernel": _kernels.ReductionKernel,
 }
 
 

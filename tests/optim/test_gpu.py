@@ -71,3 +71,41 @@ def test_load_state_dict_moves_state_to_the_parameter_device():
         (w * w).sum().backward()
         opt.step()
     np.testing.assert_allclose(w_gpu.detach().cpu().numpy(), w_cpu.detach().numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("optimizer", "options"),
+    [
+        ("AdamW", {}),
+        ("Adam", {"weight_decay": 0.1, "maximize": True}),
+        ("Adam", {"betas": (0.3, 0.99)}),  # lerp's other formula (weight 0.7 >= 0.5)
+        ("AdamW", {"weight_decay": 0.0, "eps": 1e-3}),
+    ],
+)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_adam_kernel_gives_the_array_updates_numbers_in_one_launch_per_parameter(
+    optimizer, options, dtype, monkeypatch
+):
+    from minigenesis import gpu_kernels
+
+    launches = []
+    call = gpu_kernels.ElementwiseKernel.__call__
+    monkeypatch.setattr(
+        gpu_kernels.ElementwiseKernel,
+        "__call__",
+        lambda self, *args: launches.append(self.name) or call(self, *args),
+    )
+    rng = np.random.default_rng(0)
+    start = [rng.standard_normal(shape).astype(dtype) for shape in ((6, 5), (5,))]
+    finals = {}
+    for device in ("cpu", "cuda"):
+        params = [mg.tensor(a, device=device, requires_grad=True) for a in start]
+        opt = getattr(mg.optim, optimizer)(params, lr=0.05, **options)
+        for _ in range(4):
+            opt.zero_grad()
+            (params[0].tanh().sum(0) * params[1] ** 2).sum().backward()
+            opt.step()
+        finals[device] = [p.detach().cpu().numpy() for p in params]
+    assert len(launches) == 4 * len(start)  # the GPU steps only, one launch per parameter
+    for cpu, gpu in zip(finals["cpu"], finals["cuda"]):
+        np.testing.assert_array_equal(gpu, cpu)  # same arithmetic, same order: same bits

@@ -1,0 +1,373 @@
+"""The stand-in's ``ElementwiseKernel`` and ``ReductionKernel``: CUDA kernel bodies run with NumPy.
+
+A kernel body for one element is translated, statement by statement, into NumPy over the whole
+broadcast arrays, keeping C's types: the ``T`` of the arguments, a ``(T)`` cast rounds to ``T``, a
+literal with an ``f`` suffix is a float32, and a bare ``0.5`` is a C double, which makes the
+arithmetic double (NumPy 2's scalar promotion does exactly that), so a body that forgets its casts
+computes here in float64, as it would on the GPU. With the kernel compiled with ``--fmad=false``,
+``+ - * /`` and ``sqrt`` round as on the GPU; functions such as ``erf`` are computed in double
+precision and rounded to the argument's type (CUDA's are within 2 units in the last place).
+
+Strict where a CPU could hide a bug: host (NumPy) arrays are refused, an output of the wrong
+shape is refused, and anything beyond the subset below raises ``NotImplementedError`` rather than
+guessing: statements ``[const] TYPE name = expr;``, ``name = expr;``, ``name op= expr;``, one
+``cond ? a : b`` at the top of an expression, ``+ - * /``, comparisons, casts of a literal, a name
+or a parenthesised expression, and the functions in ``_FUNCTIONS``. ``raw`` arguments, indices
+(``i``, ``_ind``), ``&&``/``||``/``!`` are refused.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from typing import Any
+
+import numpy as np
+
+_C_TYPES = {
+    "float": np.float32,
+    "double": np.float64,
+    "int": np.int32,
+    "long long": np.int64,
+    "bool": np.bool_,
+    "float16": np.float16,
+    "half": np.float16,
+}
+_NUMPY_TYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool")
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+_erfc = np.vectorize(math.erfc, otypes=[np.float64])
+
+
+def _same_type(fn):
+    """A double-precision function rounded to its argument's floating type (as CUDA's overloads)."""
+
+    def call(x):
+        x = np.asarray(x)
+        kind = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
+        out = fn(x.astype(np.float64)).astype(kind)
+        return out if out.ndim else out[()]
+
+    return call
+
+
+def _nan_maximum(a, b):  # CUDA's max/fmax ignore a NaN operand, as NumPy's fmax does
+    return np.fmax(a, b)
+
+
+def _nan_minimum(a, b):
+    return np.fmin(a, b)
+
+
+_FUNCTIONS = {
+    "sqrt": np.sqrt,
+    "rsqrt": lambda x: 1 / np.sqrt(x),
+    "exp": np.exp,
+    "log": np.log,
+    "log1p": np.log1p,
+    "expm1": np.expm1,
+    "tanh": np.tanh,
+    "erf": _same_type(_erf),
+    "erfc": _same_type(_erfc),
+    "fabs": np.abs,
+    "abs": np.abs,
+    "max": _nan_maximum,
+    "min": _nan_minimum,
+    "fmax": _nan_maximum,
+    "fmin": _nan_minimum,
+    "isnan": np.isnan,
+    "isinf": np.isinf,
+    "copysign": np.copysign,
+}
+_FUNCTIONS.update({f"{k}f": v for k, v in list(_FUNCTIONS.items()) if k not in ("abs", "max")})
+
+_FLOAT_LITERAL = re.compile(
+    r"(?<![\w.])((?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+)(f?)(?![\w.])"
+)
+_STATEMENT = re.compile(
+    r"^(?:(?:const\s+)?(?P<type>[A-Za-z_]\w*)\s+)?(?P<name>[A-Za-z_]\w*)"
+    r"\s*(?P<op>[-+*/]?=)\s*(?P<expr>.+)$",
+    re.S,
+)
+_CAST = re.compile(r"\(\s*(T|float|double|int|bool|half|float16|float32|float64)\s*\)")
+
+
+def _refuse(what: str, code: str) -> NotImplementedError:
+    return NotImplementedError(f"the CuPy stand-in does not run {what} in a kernel body: {code!r}")
+
+
+def _split_params(params: str) -> list[tuple[str, str]]:
+    """``"T x, float32 y"`` -> [("T", "x"), ("float32", "y")]."""
+    out = []
+    for part in filter(None, (p.strip() for p in params.split(","))):
+        words = part.split()
+        if words[0] == "raw":
+            raise _refuse("a raw argument", part)
+        if len(words) != 2:
+            raise ValueError(f"cannot read the kernel parameter {part!r}")
+        out.append((words[0], words[1]))
+    return out
+
+
+def _matching(text: str, start: int) -> int:
+    """The index just after the parenthesis that closes the one at ``text[start]``."""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return i + 1
+    raise ValueError(f"unbalanced parentheses in {text!r}")
+
+
+def _operand_end(text: str, start: int) -> int:
+    """The end of the operand a cast applies to: a literal, a name, a call or a parenthesis."""
+    i = start
+    while i < len(text) and text[i] == " ":
+        i += 1
+    if i < len(text) and text[i] == "(":
+        return _matching(text, i)
+    m = re.compile(r"[\w.]+").match(text, i)
+    if m is None:
+        raise ValueError(f"a cast with no operand in {text!r}")
+    end = m.end()
+    if end < len(text) and text[end] == "(":  # a function call
+        return _matching(text, end)
+    return end
+
+
+def _expression(expr: str) -> str:
+    """One C expression as a Python expression over the namespace of ``_Body``."""
+    for bad in ("&&", "||", "[", "++", "--"):
+        if bad in expr:
+            raise _refuse(f"'{bad}'", expr)
+    if re.search(r"!(?!=)", expr):
+        raise _refuse("'!'", expr)
+    if re.search(r"\b(i|_ind|_in_ind|_out_ind)\b(?!\.size)", expr):
+        raise _refuse("an element index", expr)
+    while (m := _CAST.search(expr)) is not None:  # (T)x -> _cast["T"](x), innermost-left first
+        end = _operand_end(expr, m.end())
+        expr = f'{expr[: m.start()]}_cast["{m.group(1)}"]({expr[m.end() : end]}){expr[end:]}'
+    expr = _FLOAT_LITERAL.sub(
+        lambda m: f"_f32({m.group(1)})" if m.group(2) else f"_f64({m.group(1)})", expr
+    )
+    return _ternary(expr)
+
+
+def _ternary(expr: str) -> str:
+    """``c ? a : b`` at depth 0 -> ``_where(c, a, b)`` (nested ones are refused)."""
+    depth, q = 0, None
+    for i, ch in enumerate(expr):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "?" and depth == 0:
+            q = i
+            break
+    if q is None:
+        if "?" in expr:
+            raise _refuse("a nested ?:", expr)
+        return expr
+    rest = expr[q + 1 :]
+    depth = 0
+    for j, ch in enumerate(rest):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == ":" and depth == 0:
+            a, b = rest[:j], rest[j + 1 :]
+            if "?" in a or "?" in b:
+                raise _refuse("a nested ?:", expr)
+            return f"_where({expr[:q]}, {a}, {b})"
+    raise ValueError(f"'?' without ':' in {expr!r}")
+
+
+class _Body:
+    """A kernel body, translated once into Python statements over NumPy arrays."""
+
+    def __init__(self, code: str) -> None:
+        code = re.sub(r"//[^\n]*", "", code)
+        self.steps = []  # (target, op, declared type or None, compiled expression, source)
+        for stmt in filter(None, (s.strip() for s in code.split(";"))):
+            m = _STATEMENT.match(stmt)
+            if m is None or "{" in stmt or "}" in stmt:
+                raise _refuse("this statement", stmt)
+            expr = _expression(m["expr"])
+            self.steps.append((m["name"], m["op"], m["type"], compile(expr, stmt, "eval"), stmt))
+
+    def run(self, env: dict[str, Any], types: dict[str, np.dtype]) -> None:
+        fixed = {
+            **{k: np.dtype(v) for k, v in _C_TYPES.items()},
+            **{n: np.dtype(n) for n in _NUMPY_TYPES},
+        }
+        cast = {name: functools.partial(_to, dtype=t) for name, t in {**fixed, **types}.items()}
+        namespace = {
+            **_FUNCTIONS,
+            "_cast": cast,
+            "_f32": np.float32,
+            "_f64": np.float64,
+            "_where": lambda c, a, b: np.where(c, a, b),
+        }
+        declared: dict[str, np.dtype] = {}
+        with np.errstate(all="ignore"):  # a GPU does not warn
+            for target, op, ctype, code, _source in self.steps:
+                value = eval(code, namespace, env)  # noqa: S307 (our own translated C)
+                if op != "=":
+                    value = eval(f"_a {op[0]} _b", {}, {"_a": env[target], "_b": value})  # noqa: S307
+                if ctype is not None:
+                    declared[target] = _dtype(ctype, types)
+                kind = declared.get(target) or types.get(f"var:{target}")
+                env[target] = _to(value, kind) if kind is not None else value
+
+
+def _to(x: Any, dtype: np.dtype) -> Any:
+    out = np.asarray(x).astype(dtype)
+    return out if out.ndim else out[()]
+
+
+def _dtype(ctype: str, types: dict[str, np.dtype]) -> np.dtype:
+    if ctype in types:
+        return types[ctype]
+    if ctype in _C_TYPES:
+        return np.dtype(_C_TYPES[ctype])
+    if ctype in _NUMPY_TYPES:
+        return np.dtype(ctype)
+    raise _refuse(f"the type {ctype!r}", ctype)
+
+
+def _bind(params, values, types: dict[str, np.dtype]) -> None:
+    """Bind each placeholder type (``T``) to the dtype of the first array passed for it."""
+    for (ctype, _), v in zip(params, values):
+        if ctype not in _NUMPY_TYPES and ctype not in types and isinstance(v, np.ndarray):
+            types[ctype] = v.dtype
+    for (ctype, _), v in zip(params, values):
+        if ctype not in _NUMPY_TYPES and ctype not in types:
+            types[ctype] = np.asarray(v).dtype  # only scalars for it: their own type
+
+
+class ElementwiseKernel:
+    """CuPy's ``ElementwiseKernel``, run with NumPy (see the module docstring)."""
+
+    def __init__(
+        self,
+        in_params: str,
+        out_params: str,
+        operation: str,
+        name: str = "kernel",
+        reduce_dims: bool = True,
+        preamble: str = "",
+        no_return: bool = False,
+        return_tuple: bool = False,
+        loop_prep: str = "",
+        after_loop: str = "",
+        options: tuple = (),
+    ) -> None:
+        if preamble or loop_prep or after_loop:
+            raise _refuse("a preamble or loop code", preamble or loop_prep or after_loop)
+        self.name, self.options = name, tuple(options)
+        self.in_params, self.out_params = _split_params(in_params), _split_params(out_params)
+        self.body = _Body(operation)
+        self.no_return, self.return_tuple = no_return, return_tuple
+
+    def __call__(self, *args: Any, size: Any = None, block_size: Any = None) -> Any:
+        from . import _unwrap, _wrap
+
+        n_in, n_out = len(self.in_params), len(self.out_params)
+        if len(args) not in (n_in, n_in + n_out):
+            raise TypeError(f"Wrong number of arguments for {self.name!r}")
+        ins = [_unwrap(a) for a in args[:n_in]]
+        outs = [_unwrap(a) for a in args[n_in:]]
+        types: dict[str, np.dtype] = {}
+        _bind(self.in_params + self.out_params[: len(outs)], ins + outs, types)
+        shape = np.broadcast_shapes(*(np.shape(a) for a in ins + outs if isinstance(a, np.ndarray)))
+        for (_, name), out in zip(self.out_params, outs):
+            if out.shape != shape:
+                raise ValueError(f"Out shape is mismatched: {name} has {out.shape}, not {shape}")
+        env: dict[str, Any] = {}
+        for (ctype, name), value in zip(self.in_params, ins):
+            env[name] = value if isinstance(value, np.ndarray) else _to(value, _dtype(ctype, types))
+        if not outs:
+            outs = [np.empty(shape, _dtype(ctype, types)) for ctype, _ in self.out_params]
+        for (_, name), out in zip(self.out_params, outs):
+            env[name] = out.copy()
+            types[f"var:{name}"] = out.dtype
+        for ctype, name in self.in_params:
+            types[f"var:{name}"] = _dtype(ctype, types)
+        self.body.run(env, types)
+        for (_, name), out in zip(self.out_params, outs):
+            np.copyto(out, np.broadcast_to(env[name], shape), casting="unsafe")
+        if self.no_return:
+            return None
+        result = [_wrap(o) if type(o) is np.ndarray else o for o in outs]
+        result = [args[n_in + k] if k < len(args) - n_in else r for k, r in enumerate(result)]
+        return tuple(result) if self.return_tuple or n_out > 1 else result[0]
+
+
+_REDUCERS = {"a + b": np.sum, "max(a, b)": np.fmax.reduce, "min(a, b)": np.fmin.reduce}
+
+
+class ReductionKernel:
+    """CuPy's ``ReductionKernel``, run with NumPy: ``map_expr`` over the inputs in ``reduce_type``,
+    reduced with ``a + b``, ``max(a, b)`` or ``min(a, b)``, then ``post_map_expr`` on ``a``."""
+
+    def __init__(
+        self,
+        in_params: str,
+        out_params: str,
+        map_expr: str,
+        reduce_expr: str,
+        post_map_expr: str,
+        identity: Any,
+        name: str = "reduce_kernel",
+        reduce_type: str | None = None,
+        reduce_dims: bool = True,
+        preamble: str = "",
+        options: tuple = (),
+    ) -> None:
+        if preamble:
+            raise _refuse("a preamble", preamble)
+        if reduce_expr.strip() not in _REDUCERS:
+            raise _refuse(f"the reduction {reduce_expr!r}", reduce_expr)
+        self.name, self.options = name, tuple(options)
+        self.in_params, self.out_params = _split_params(in_params), _split_params(out_params)
+        if len(self.out_params) != 1:
+            raise _refuse("a reduction with several outputs", out_params)
+        self.map = _Body(f"_m = {map_expr}")
+        self.reduce = _REDUCERS[reduce_expr.strip()]
+        self.post = post_map_expr
+        self.reduce_type = reduce_type
+
+    def __call__(
+        self,
+        *args: Any,
+        out: Any = None,
+        axis: Any = None,
+        keepdims: bool = False,
+        stream: Any = None,
+    ) -> Any:
+        from . import _unwrap, _wrap
+
+        if len(args) != len(self.in_params):
+            raise TypeError(f"Wrong number of arguments for {self.name!r}")
+        ins = [_unwrap(a) for a in args]
+        types: dict[str, np.dtype] = {}
+        _bind(self.in_params, ins, types)
+        shape = np.broadcast_shapes(*(np.shape(a) for a in ins if isinstance(a, np.ndarray)))
+        env = {}
+        for (ctype, name), value in zip(self.in_params, ins):
+            env[name] = value if isinstance(value, np.ndarray) else _to(value, _dtype(ctype, types))
+            types[f"var:{name}"] = _dtype(ctype, types)
+        rtype = _dtype(self.reduce_type or self.in_params[0][0], types)
+        types["var:_m"] = rtype
+        self.map.run(env, types)
+        mapped = np.broadcast_to(env["_m"], shape)
+        reduced = np.asarray(self.reduce(mapped, axis=axis, keepdims=keepdims), dtype=rtype)
+        n_in, n_out = mapped.size, max(reduced.size, 1)
+        ctype, name = self.out_params[0]
+        otype = _dtype(ctype, types)
+        post = self.post.replace("_in_ind.size()", f"({n_in})")
+        post = post.replace("_out_ind.size()", f"({n_out})")
+        post_env = {"a": reduced}
+        types[f"var:{name}"] = otype
+        _Body(post).run(post_env, types)
+        result = np.asarray(np.broadcast_to(post_env[name], reduced.shape)).astype(otype)
+        if out is not None:
+            np.copyto(_unwrap(out), result, casting="unsafe")
+            return out
+        return _wrap(result)
