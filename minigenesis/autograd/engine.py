@@ -18,6 +18,7 @@ back to the input's dtype, so no op has to repeat that logic.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from types import GeneratorType
 from typing import Any
@@ -100,6 +101,7 @@ class _Backward:
         self.waiting = _count_edges_into(starts)  # vertex -> its edges not yet served
         self.buffers: dict[Any, list] = {}  # vertex -> the gradient of each output, summed so far
         self.ready: list[Function] = []  # nodes whose gradients are complete
+        self.private: set = set()  # leaves whose buffered gradient nothing else holds (_private)
         # autograd.grad: (id of vertex, output_nr) of each input -> its place in the results
         self.capture = inputs is not None
         self.wanted = {(id(t.grad_fn or t), t._output_nr): i for i, t in enumerate(inputs or ())}
@@ -132,9 +134,12 @@ class _Backward:
                 )
             if self.anomaly:
                 _check_finite(type(node).__name__, "backward", enumerate(in_grads))
-            for edge, g in zip(edges, in_grads):
+            for k, edge in enumerate(edges):  # (not zip: its reused tuple would hold a g)
                 if edge is not None:
-                    self.send(edge, g)
+                    g = in_grads[k]
+                    private = _private(g, held_here=2)  # (in_grads and g hold it)
+                    self.send(edge, g, private)
+            g = None  # (a gradient held here would not count as private later)
             if not retain_graph:  # free the saved values: their memory is needed no more
                 node._saved = None
 
@@ -147,7 +152,8 @@ class _Backward:
             if self.anomaly:
                 _check_finite(type(node).__name__, "backward", [(i, g)])
             if pending[i] is not None:
-                self.send(pending[i], g)
+                private = _private(g, held_here=1)  # (g holds it)
+                self.send(pending[i], g, private)
                 pending[i] = None
             del g  # (this name must not keep the gradient alive while the next is computed)
         for edge in pending:
@@ -172,21 +178,26 @@ class _Backward:
             ]
         return grads
 
-    def send(self, edge: tuple, g: Any) -> None:
+    def send(self, edge: tuple, g: Any, private: bool = False) -> None:
         """Pass the gradient ``g`` (None: no gradient) along ``edge`` into the buffer of the vertex
         it leads to; the last edge into a vertex completes it: a node is then ready to run, and a
-        leaf tensor gets its gradient at once."""
+        leaf tensor gets its gradient at once. ``private``: nothing but this pass holds ``g``, so
+        a leaf may keep it as its .grad without a copy (see _private)."""
         vertex, nr, shape, dtype = edge
         if g is not None:
             data = g._data
             if data.shape != shape:  # the input was broadcast: sum over the broadcast axes
-                g = g.sum_to_shape(shape)
+                g, private = g.sum_to_shape(shape), True  # (a new array, or a view: see below)
             if data.dtype is not dtype and data.dtype != dtype:  # the input was promoted: back
-                g = g._cast(dtype)  # to its own dtype
+                g, private = g._cast(dtype), True  # to its own dtype
             buffer = self.buffers.get(vertex)
             if buffer is None:  # one slot per output of a node (a leaf tensor has one)
                 buffer = self.buffers[vertex] = [None] * vertex._n_outputs
-            buffer[nr] = g if buffer[nr] is None else _sum(buffer[nr], g, self.create_graph)
+            if buffer[nr] is not None:
+                g, private = _sum(buffer[nr], g, self.create_graph), True
+            buffer[nr] = g
+            if not isinstance(vertex, Function):
+                (self.private.add if private else self.private.discard)(vertex)
         waiting = self.waiting
         left = waiting[vertex] = waiting[vertex] - 1
         if left == 0:
@@ -200,13 +211,15 @@ class _Backward:
         or keep it as a result of ``autograd.grad``."""
         buffer = self.buffers.pop(leaf, None)
         g = None if buffer is None else buffer[0]
+        private = leaf in self.private and not leaf._hooks  # (a hook may keep the gradient)
+        self.private.discard(leaf)
         if g is None:
             return
         g = _run_hooks(leaf._hooks, g)
         if (id(leaf), 0) in self.wanted:
             self.results[self.wanted[id(leaf), 0]] = g
         elif not self.capture:
-            _accumulate(leaf, g, self.create_graph)
+            _accumulate(leaf, g, self.create_graph, private)
             for hook in list(leaf._post_accumulate_grad_hooks or ()):
                 hook(leaf)  # DistributedDataParallel starts a bucket's all-reduce from here
 
@@ -260,21 +273,47 @@ def _run_hooks(hooks: list | None, g: Any) -> Any:
     return g
 
 
-def _accumulate(leaf: Any, g: Any, create_graph: bool) -> None:
+def _accumulate(leaf: Any, g: Any, create_graph: bool, private: bool = False) -> None:
     """leaf.grad += g.
 
-    The first gradient becomes ``leaf.grad`` as a copy: the same gradient may reach two leaves
-    (``a + b``), or be held by a hook, and an in-place change to one must not show in the other.
-    Later ones are added in place, as PyTorch does (a grad tensor held elsewhere sees the sum).
-    With ``create_graph`` the sum is itself recorded, so it can be differentiated.
+    The first gradient becomes ``leaf.grad`` as it is when it is ``private`` (nothing else holds
+    it: see _private; PyTorch keeps such a gradient too), else as a copy: the same gradient may
+    reach two leaves (``a + b``), or be held by a hook, and an in-place change to one must not
+    show in the other. Later ones are added in place, as PyTorch does (a grad tensor held
+    elsewhere sees the sum). With ``create_graph`` the sum is itself recorded, so it can be
+    differentiated.
     """
     if create_graph:
         leaf.grad = g if leaf.grad is None else leaf.grad + g
     elif leaf.grad is None:
-        leaf.grad = TensorBase._make(g._data.copy())
+        data = g._data
+        owns_memory = data.base is None and getattr(data.flags, "writeable", True)
+        leaf.grad = TensorBase._make(data if private and owns_memory else data.copy())
     else:
         try:
             leaf.grad._data += g._data
             leaf.grad._bump_version()
         except (ValueError, TypeError):  # read-only (an expanded tensor) or a dtype that can't
             leaf.grad = TensorBase._make(leaf.grad._data + g._data)
+
+
+def _refs_of_one_local() -> int:
+    """What ``sys.getrefcount`` says of an object one local variable holds (the interpreter's own
+    references are included, and their number differs between Python versions)."""
+    local = object()
+    return sys.getrefcount(local)
+
+
+_ONE_LOCAL = _refs_of_one_local() if hasattr(sys, "getrefcount") else None
+
+
+def _private(g: Any, held_here: int) -> bool:
+    """True when nothing holds the gradient ``g`` but the ``held_here`` references of the
+    caller's frame (its locals, the tuple a backward returned), and nothing holds g's array but
+    g: no other tensor, no view of it (a view holds its base), no op's saved values, no hook (a
+    retained .grad is another tensor on the same array). Such a gradient can become a leaf's
+    .grad without a copy. Read off reference counts; where they are not available, False."""
+    if g is None or _ONE_LOCAL is None:
+        return False
+    data = g._data  # (held by g and by this local)
+    return sys.getrefcount(g) <= _ONE_LOCAL + held_here and sys.getrefcount(data) <= _ONE_LOCAL + 1

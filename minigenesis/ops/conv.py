@@ -121,7 +121,8 @@ class Col2Im(Op):
             for j in range(kw):
                 rows = slice(i * dh, i * dh + sh * (ho - 1) + 1, sh)
                 columns = slice(j * dw, j * dw + sw * (wo - 1) + 1, sw)
-                x_pad[:, :, rows, columns] += c6[:, :, i, j]
+                window = x_pad[:, :, rows, columns]  # a view: += adds into x_pad, in one pass
+                window += c6[:, :, i, j]  # (x_pad[...] += would also write the view back)
         ctx.geometry = (kernel, stride, dilation, padding, order)
         out = x_pad[:, :, top : top + h, left : left + w].transpose(nc + (2, 3))
         return xp.ascontiguousarray(out).astype(cols.dtype, copy=False)

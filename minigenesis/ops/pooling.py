@@ -177,7 +177,8 @@ class MaxPoolGrad(Op):
         n, c, h, w = x_shape
         gx = xp.zeros((n, c, h + top + bottom, w + left + right), dtype=_accumulation_dtype(gy))
         for k in range(geometry[0] * geometry[1]):
-            _offset(gx, k, geometry)[...] += where_or_zero(arg == k, gy)
+            window = _offset(gx, k, geometry)  # a view: += adds into gx in one pass
+            window += where_or_zero(arg == k, gy)
         ctx.arg, ctx.geometry = arg, geometry
         ctx.save_for_backward(anchor if ctx.needs_input_grad[4] else None)
         if any(geometry[8]):

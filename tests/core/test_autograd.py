@@ -38,6 +38,52 @@ def test_grad_is_not_aliased_between_leaves(device: str) -> None:
     np.testing.assert_array_equal(a.grad.cpu().numpy(), np.full(3, 0.5))
 
 
+class _Doubled(mg.autograd.Function):
+    """y = 2x, whose backward records the id of the gradient array it makes."""
+
+    made: list = []
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        g = grad * 2
+        _Doubled.made.append(id(g._data))  # (an id only: nothing here holds the array)
+        return g
+
+
+def test_first_gradient_nothing_else_holds_becomes_grad_without_a_copy(device: str) -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True, device=device)
+    _Doubled.made.clear()
+    _Doubled.apply(x).sum().backward()
+    assert id(x.grad._data) == _Doubled.made[0]  # the array the backward made, not a copy
+    _Doubled.apply(x).sum().backward()  # the second one is added in place
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [4.0, 4.0])
+
+
+def test_first_gradient_a_hook_keeps_is_copied_into_grad(device: str) -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True, device=device)
+    kept = []
+    x.register_hook(kept.append)
+    (x * 3).sum().backward()
+    (x * 3).sum().backward()  # added into x.grad in place: the kept gradient must not change
+    np.testing.assert_array_equal(kept[0].cpu().numpy(), [3.0, 3.0])
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [6.0, 6.0])
+
+
+def test_first_gradient_a_retained_grad_shares_is_copied_into_grad(device: str) -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True, device=device)
+    y = x + 0  # Add hands y's gradient to x as it is
+    y.retain_grad()
+    (y * 5).sum().backward()
+    retained = y.grad
+    (x * 2).sum().backward()  # added into x.grad in place: y.grad must not change
+    np.testing.assert_array_equal(retained.cpu().numpy(), [5.0, 5.0])
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [7.0, 7.0])
+
+
 def test_no_grad_and_enable_grad_and_set_grad_enabled() -> None:
     x = mg.ones(2, requires_grad=True)
     with mg.no_grad():

@@ -65,6 +65,22 @@ def test_embedding_functional_checks_padding_idx_range():
     np.testing.assert_array_equal(w.grad.numpy()[[0, 9]], [[1, 1, 1], [0, 0, 0]])
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8"])
+def test_index_range_check_finds_the_bad_index_of_every_integer_dtype(dtype):
+    from minigenesis.ops.indexing import check_index_range
+
+    fine = np.array([0, 4, 2], dtype=dtype)
+    check_index_range(fine, 5, "lookup")  # in range: no error
+    with pytest.raises(IndexError, match=r"lookup: index 5 is out of bounds.*\[0, 5\)"):
+        check_index_range(np.array([0, 5, 1], dtype=dtype), 5, "lookup")
+    if dtype != "uint8":  # a negative index reads as a huge unsigned one: caught, and named
+        lowest = int(np.iinfo(dtype).min)
+        with pytest.raises(IndexError, match=rf"lookup: index {lowest} is out of bounds"):
+            check_index_range(np.array([3, lowest, 1], dtype=dtype), 5, "lookup")
+        with pytest.raises(IndexError, match=r"lookup: index -1 is out of bounds"):
+            check_index_range(np.array([[1, 2], [-1, 0]], dtype=dtype)[:, ::-1], 5, "lookup")
+
+
 def test_embedding_empty_index_gives_empty_rows():
     out = F.embedding(mg.tensor([], dtype=mg.int64), mg.ones(4, 2))
     assert out.shape == (0, 2)
