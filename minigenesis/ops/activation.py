@@ -7,6 +7,7 @@ inputs are computed in float32 and rounded back (as PyTorch's CPU kernels accumu
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -15,6 +16,7 @@ from ..autocast_policy import FLOAT32
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import erf, get_array_module
+from ..gpu_kernels import ElementwiseKernel
 from .elementwise import select_grad, where_or_zero
 
 # NumPy spends about 2,700 instructions more on a Python number operand than on an array of the
@@ -37,6 +39,40 @@ def _f32(x):
     return x
 
 
+_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def on_gpu_kernel(*arrays) -> bool:
+    """Do these arrays go to one of the fused GPU kernels (gpu_kernels.py) of the ops here? GPU
+    arrays of one dtype, float32 or float64. 2-byte floats are computed in float32 on the GPU as
+    on the CPU (widened first: CuPy has no bfloat16 arithmetic in kernels, and float16 arithmetic
+    would round each step), so the kernels never see them."""
+    a = arrays[0]
+    if type(a) is np.ndarray or get_array_module(a) is np or a.dtype not in _KERNEL_DTYPES:
+        return False
+    return all(b.dtype == a.dtype for b in arrays[1:])
+
+
+# Elementwise chains as one GPU kernel each, the same arithmetic in the same order as the NumPy
+# code of the op that calls it (so the CPU stand-in for CuPy gives its numbers bit for bit; on a
+# GPU, exp and tanh are CUDA's, within 2 ulp). A Python float c written as (T)c rounds to T as
+# NumPy rounds a Python float against a T array.
+# sigmoid: 1 launch instead of 4 (negate, exp, add, reciprocal)
+_SIGMOID = ElementwiseKernel("sigmoid", "T x", "T y", "y = (T)1 / ((T)1 + exp(-x));")
+# silu: 1 instead of 5
+_SILU = ElementwiseKernel("silu", "T x", "T y", "y = x * ((T)1 / ((T)1 + exp(-x)));")
+# silu's backward (not under create_graph): 1 instead of 9 (sigmoid's 4 and 5 products and sums)
+_SILU_GRAD = ElementwiseKernel(
+    "silu_grad",
+    "T gy, T x",
+    "T gx",
+    "T s = (T)1 / ((T)1 + exp(-x)); gx = gy * s * ((T)1 + x * ((T)1 - s));",
+)
+# SigmoidGrad and TanhGrad's forward: 1 instead of 3
+_SIGMOID_GRAD = ElementwiseKernel("sigmoid_grad", "T gy, T y", "T gx", "gx = ((T)1 - y) * gy * y;")
+_TANH_GRAD = ElementwiseKernel("tanh_grad", "T gy, T y", "T gx", "gx = ((T)1 - y * y) * gy;")
+
+
 # For x below about -88.7 (float32) e^-x overflows to inf and 1 / (1 + inf) is exactly 0, as in
 # PyTorch: right (the true value is below float32's smallest normal number), so NumPy's overflow
 # warning is silenced rather than shown to the learner (and the "invalid" one a signalling NaN
@@ -51,6 +87,9 @@ def _sigmoid(x):
     computed in float32, rounded once at the end)."""
     xp = get_array_module(x)
     xf = _f32(x)
+    if on_gpu_kernel(xf):  # one launch (see _SIGMOID)
+        t = _SIGMOID(xf)
+        return t if xf is x else t.astype(x.dtype)
     t = xp.negative(xf)
     if not t.ndim:  # NumPy returns a scalar for a 0-d array; out= needs an array
         t = xp.asarray(t)
@@ -153,6 +192,8 @@ class SigmoidGrad(Op):
     @staticmethod
     def forward(ctx, gy, y):
         ctx.save_for_backward(gy, y)
+        if on_gpu_kernel(y, gy):  # one launch (see _SIGMOID_GRAD)
+            return _SIGMOID_GRAD(gy, y)
         gx = _one(y) - y  # one temporary, reused in place
         if not gx.ndim:  # NumPy returns a scalar for a 0-d array; in place needs an array
             gx = get_array_module(y).asarray(gx)
@@ -187,6 +228,8 @@ class TanhGrad(Op):
     @staticmethod
     def forward(ctx, gy, y):
         ctx.save_for_backward(gy, y)
+        if on_gpu_kernel(y, gy):  # one launch (see _TANH_GRAD)
+            return _TANH_GRAD(gy, y)
         xp = get_array_module(y)
         gx = y * y  # one temporary, reused in place: backward's peak memory is what counts here
         if not gx.ndim:  # NumPy returns a scalar for a 0-d array; out= needs an array
@@ -269,20 +312,15 @@ class GELUSlope(Op):
 
     @staticmethod
     def forward(ctx, x, approximate):
-        xp = get_array_module(x)
         xf = _f32(x)
-        slope = _gelu(xf, approximate, True)[1]
-        if ctx.needs_input_grad[0]:
-            if approximate == "tanh":  # d/dx of slope = 2 dcdf + x * d(dcdf)/dx
-                k = math.sqrt(2 / math.pi)
-                t = xp.tanh(k * (xf + 0.044715 * xf**3))
-                du = k * (1 + 3 * 0.044715 * xf * xf)
-                dcdf = 0.5 * (1 - t * t) * du
-                d2cdf = 0.5 * (-2 * t * (1 - t * t) * du * du + (1 - t * t) * k * 6 * 0.044715 * xf)
-                curv = 2 * dcdf + xf * d2cdf
-            else:
-                curv = _normal_pdf(xf)
-                curv *= 2 - xf * xf
+        want_curv = ctx.needs_input_grad[0]
+        if on_gpu_kernel(xf):  # slope (and curvature) in one launch
+            out = _gelu_kernel(approximate, ("s", "c") if want_curv else ("s",))(xf)
+            slope, curv = out if want_curv else (out, None)
+        else:
+            slope = _gelu(xf, approximate, True)[1]
+            curv = _gelu_curvature(xf, approximate) if want_curv else None
+        if curv is not None:
             ctx.save_for_backward(curv.astype(x.dtype, copy=False))
         return slope.astype(x.dtype, copy=False)
 
@@ -295,10 +333,14 @@ class GELUSlope(Op):
 def _gelu(xf, approximate: str, want_slope: bool) -> tuple:
     """(gelu(x), its slope or None) for float32/float64 x: the exact form in float32 by
     _gelu_float32, in float64 through backend.erf; the tanh form by its formula."""
+    if on_gpu_kernel(xf):  # one launch (see _gelu_kernel)
+        if want_slope:
+            return _gelu_kernel(approximate, ("y", "s"))(xf)
+        return _gelu_kernel(approximate, ("y",))(xf), None
     xp = get_array_module(xf)
     if approximate == "tanh":
         k = math.sqrt(2 / math.pi)
-        t = xp.tanh(k * (xf + 0.044715 * xf**3))
+        t = xp.tanh(k * (xf + 0.044715 * (xf * xf * xf)))  # x^3 as x x x, as PyTorch computes it
         cdf = 0.5 * (1 + t)
         slope = None
         if want_slope:
@@ -326,6 +368,22 @@ def _normal_cdf(x):
     cdf += 1
     cdf *= 0.5
     return cdf
+
+
+def _gelu_curvature(xf, approximate: str):
+    """d^2 gelu(x)/dx^2 = d slope/dx: 2 phi(x) - x^2 phi(x) = phi(x) (2 - x^2) for the exact form;
+    for the tanh form, 2 dcdf + x d(dcdf)/dx with cdf = (1 + t) / 2, t = tanh(u)."""
+    if approximate == "tanh":
+        xp = get_array_module(xf)
+        k = math.sqrt(2 / math.pi)
+        t = xp.tanh(k * (xf + 0.044715 * (xf * xf * xf)))
+        du = k * (1 + 3 * 0.044715 * xf * xf)
+        dcdf = 0.5 * (1 - t * t) * du
+        d2cdf = 0.5 * (-2 * t * (1 - t * t) * du * du + (1 - t * t) * k * 6 * 0.044715 * xf)
+        return 2 * dcdf + xf * d2cdf
+    curv = _normal_pdf(xf)
+    curv *= 2 - xf * xf
+    return curv
 
 
 def _normal_pdf(x):
@@ -411,6 +469,58 @@ def _polynomial(t, coefs: tuple, out):
     return out
 
 
+# ---------------------------------------------------------------- GELU as one GPU kernel
+# The NumPy code above, one element at a time, for the outputs asked for: y = gelu(x), s = its
+# slope gelu'(x), c = its curvature gelu''(x) (GELUSlope's backward). The tanh form is _gelu's and
+# _gelu_curvature's arithmetic in their order (the CPU stand-in gives their numbers bit for bit).
+# The exact form takes Phi(x) = erfc(-x / sqrt 2) / 2 from CUDA's erfc (within 4 ulp): the same
+# number as (1 + erf(x / sqrt 2)) / 2, without that form's cancellation for x << 0, so the
+# negative tail keeps its relative accuracy as _gelu_float32 does (about 1e-5 down to x = -13,
+# from the rounding of x / sqrt 2). One launch where _gelu_float32 makes 33 (float64: ~10).
+_GELU_TEMPORARIES = {
+    "none": (
+        f"T cdf = erfc(-x / (T){math.sqrt(2)!r}) * (T)0.5;",
+        "T e = exp(-x * x * (T)0.5);",  # e^(-x^2/2) = sqrt(2 pi) phi(x)
+    ),
+    "tanh": (
+        f"T t = tanh((T){math.sqrt(2 / math.pi)!r} * (x + (T)0.044715 * (x * x * x)));",
+        "T q = (T)1 - t * t;",
+        "T cdf = (T)0.5 * ((T)1 + t);",
+        f"T du = (T){math.sqrt(2 / math.pi)!r} * ((T)1 + (T){3 * 0.044715!r} * x * x);",
+    ),
+}
+_GELU_OUTPUTS = {
+    "none": {
+        "y": "y = cdf * x;",
+        "s": f"s = x * e * (T){_INV_SQRT_2PI!r} + cdf;",
+        "c": f"c = e * (T){_INV_SQRT_2PI!r} * ((T)2 - x * x);",
+    },
+    "tanh": {
+        "y": "y = cdf * x;",
+        "s": (
+            f"s = x * ((T)0.5 * q * (T){math.sqrt(2 / math.pi)!r}"
+            f" * ((T)1 + (T){3 * 0.044715!r} * x * x)) + cdf;"
+        ),
+        "c": (
+            "c = (T)2 * ((T)0.5 * q * du) + x * ((T)0.5 * ((T)(-2) * t * q * du * du"
+            f" + q * (T){math.sqrt(2 / math.pi)!r} * (T)6 * (T)0.044715 * x));"
+        ),
+    },
+}
+
+
+@functools.cache
+def _gelu_kernel(approximate: str, outputs: tuple) -> ElementwiseKernel:
+    """The kernel computing ``outputs`` (of "y", "s", "c") of GELU's form ``approximate``."""
+    body = _GELU_TEMPORARIES[approximate] + tuple(_GELU_OUTPUTS[approximate][o] for o in outputs)
+    return ElementwiseKernel(
+        f"gelu_{approximate}_{''.join(outputs)}",
+        "T x",
+        ", ".join(f"T {o}" for o in outputs),
+        "\n".join(body),
+    )
+
+
 class SiLU(Op):
     """y = x sigmoid(x);   dy/dx = s (1 + x (1 - s)),  s = sigmoid(x)."""
 
@@ -418,12 +528,15 @@ class SiLU(Op):
     def forward(ctx, x):
         ctx.save_for_backward(x)
         xf = _f32(x)
-        return (xf * _sigmoid(xf)).astype(x.dtype, copy=False)
+        y = _SILU(xf) if on_gpu_kernel(xf) else xf * _sigmoid(xf)  # (one launch: see _SILU)
+        return y.astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gy):
         (x,) = ctx.saved_tensors
-        s = x.sigmoid()
+        if not is_grad_enabled() and on_gpu_kernel(x._data, gy._data):  # see _SILU_GRAD
+            return type(gy)._make(_SILU_GRAD(gy._data, x._data))
+        s = x.sigmoid()  # (as differentiable ops under create_graph)
         return gy * s * (1 + x * (1 - s))
 
 

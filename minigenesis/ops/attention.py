@@ -27,20 +27,25 @@ Two implementations of the same arithmetic:
 
   so no (..., L, S) temporary is alive beyond P and dP, as in PyTorch's math backend. Causal
   masking adds a (L, S) matrix of 0 / -inf, broadcast over the batch: no (..., L, S) mask is
-  made. Under create_graph the same formulas run as Tensor ops, with P recomputed from Q and K,
-  so second derivatives stay exact.
+  made, and the (L, S) one is made once per shape and device, then kept. Under create_graph
+  the same formulas run as Tensor ops, with P recomputed from Q and K, so second derivatives
+  stay exact.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 
 import numpy as np
 
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
-from ..backend import get_array_module
+from ..backend import device_of, get_array_module
+from ..gpu_kernels import ElementwiseKernel, ReductionKernel
 from ..random import bernoulli_mask
+from .activation import on_gpu_kernel
 from .matmul import matmul_arrays
 
 
@@ -60,7 +65,8 @@ def attention(
     scores = (query * scale) @ key.transpose(-2, -1)
     xp = get_array_module(scores._data)
     if is_causal:
-        scores = scores.masked_fill(~xp.tril(xp.ones((L, S), dtype=bool)), -math.inf)
+        causal = _causal_mask(xp, L, S, device_of(scores._data))
+        scores = scores.masked_fill(causal, -math.inf)
     if mask is not None:
         if isinstance(mask, type(scores)):  # float mask: added
             scores = scores + mask
@@ -83,13 +89,40 @@ def attention(
     return weights @ value, weights
 
 
-def _forbidden(xp, mask, is_causal: bool, L: int, S: int):
+def _forbidden(xp, mask, is_causal: bool, L: int, S: int, device):
     """Where the scores become -inf: a boolean array (broadcastable to the scores) or None."""
     if is_causal:
-        return ~xp.tril(xp.ones((L, S), dtype=bool))
+        return _causal_mask(xp, L, S, device)
     if mask is not None and mask.dtype == bool:
         return ~mask
     return None
+
+
+@functools.lru_cache(maxsize=8)
+def _causal_mask(xp, L: int, S: int, device) -> object:
+    """True above the diagonal of an (L, S) matrix: the keys causal attention forbids. Made once
+    per shape and device and kept, read only: every layer of every step needs the same one (and
+    on a GPU making it is 3 launches)."""
+    with _on(xp, device):
+        forbidden = ~xp.tril(xp.ones((L, S), dtype=bool))
+    if xp is np:
+        forbidden.flags.writeable = False
+    return forbidden
+
+
+@functools.lru_cache(maxsize=8)
+def _causal_bias(xp, L: int, S: int, device, dtype) -> object:
+    """The causal mask as 0 / -inf in ``dtype``, added to the scores; kept as _causal_mask is."""
+    with _on(xp, device):
+        bias = xp.where(_causal_mask(xp, L, S, device), -xp.inf, 0.0).astype(dtype)
+    if xp is np:
+        bias.flags.writeable = False
+    return bias
+
+
+def _on(xp, device):
+    """A context in which ``xp`` allocates on ``device``."""
+    return contextlib.nullcontext() if xp is np else xp.cuda.Device(device.index or 0)
 
 
 def _low(a) -> bool:
@@ -105,8 +138,11 @@ def _operand(a, scale: float | None = None):
     copy costing 0.05): each operand is made contiguous once, in the pass that scales or widens
     it."""
     xp = get_array_module(a)
-    if _low(a):  # widened from a contiguous copy: 2x faster than from the strided view
-        a = xp.ascontiguousarray(a).astype(xp.float32)
+    if _low(a):
+        if xp is np:  # widened from a contiguous copy: 2x faster than from the strided view
+            a = xp.ascontiguousarray(a).astype(xp.float32)
+        else:  # on a GPU: widened into a contiguous array in one launch, not two
+            a = a.astype(xp.float32, order="C")
         if scale is not None:
             a *= xp.float32(scale)
         return a
@@ -128,6 +164,36 @@ def _row_dots(a, b):
     return xp.vecdot(a, b) if hasattr(xp, "vecdot") else (a * b).sum(axis=-1)
 
 
+# Softmax along the last axis on a GPU in 3 launches: the row max, the row sums of e^(s - max),
+# and e^(s - max) / sum written over the scores. The exponentials are computed twice (in the sum
+# and in the last kernel) rather than written and read back: less memory traffic, and the same
+# numbers, as exp rounds the same way both times. The NumPy path's arithmetic per element, in its
+# order (reciprocal, then product); the sums add in another order than NumPy's.
+_ROW_SUM_EXP = ReductionKernel(
+    "softmax_row_sum_exp", "T s, T m", "T total", "exp(s - m)", "a + b", "total = a", "0", "T"
+)
+_NORMALIZE_EXP = ElementwiseKernel(
+    "softmax_normalize_exp", "T m, T total", "T s", "s = exp(s - m) * ((T)1 / total);"
+)
+
+
+def _softmax_rows(s) -> None:
+    """softmax(s) along the last axis, in place, on a GPU (see above)."""
+    m = s.max(axis=-1, keepdims=True)
+    _NORMALIZE_EXP(m, _ROW_SUM_EXP(s, m, axis=s.ndim - 1, keepdims=True), s)
+
+
+# Softmax's backward dS = P * (dP - rowsum(dP * P)) on a GPU in 2 launches: the row dot products
+# (without the (..., L, S) product as a temporary), then (dP - dot) * P over dP.
+_ROW_DOTS = ReductionKernel("row_dots", "T x, T y", "T dot", "x * y", "a + b", "dot = a", "0", "T")
+_SOFTMAX_GRAD = ElementwiseKernel("softmax_rows_grad", "T dot, T p", "T ds", "ds = (ds - dot) * p;")
+
+
+def _softmax_rows_backward(dp, p) -> None:
+    """dp <- p * (dp - rowsum(dp * p)), in place, on a GPU (see above)."""
+    _SOFTMAX_GRAD(_ROW_DOTS(dp, p, axis=dp.ndim - 1, keepdims=True), p, dp)
+
+
 class SDPA(Op):
     """out = dropout(softmax(scale Q K^T + mask)) V, fused (see the module docstring).
 
@@ -141,7 +207,8 @@ class SDPA(Op):
     contiguous operands (Q scaled: see _operand); 2-byte ones are widened again in backward, which
     costs less than keeping float32 copies. Cost: 2 matmuls forward, 4 backward, and 6 passes over
     the (..., L, S) scores forward (mask, max, subtract, exp, row sums as a product, normalise) and
-    3 backward."""
+    3 backward. On a GPU the softmax is 3 kernels (_softmax_rows) and its backward 2
+    (_softmax_rows_backward); a causal mask is made once per shape (_causal_bias)."""
 
     @staticmethod
     def forward(ctx, q, k, v, mask, dropout_p, is_causal, scale):
@@ -149,8 +216,11 @@ class SDPA(Op):
         L, S = q.shape[-2], k.shape[-2]
         qa, ka, va = _operand(q, scale), _operand(k), _operand(v)
         s = matmul_arrays(qa, xp.swapaxes(ka, -1, -2))
-        forbidden = _forbidden(xp, mask, is_causal, L, S)
-        if forbidden is not None:  # added as 0 / -inf: a pass as cheap as any, unlike where=
+        device = device_of(s)
+        forbidden = _forbidden(xp, mask, is_causal, L, S, device)
+        if is_causal:  # added as 0 / -inf: a pass as cheap as any, unlike where=
+            s += _causal_bias(xp, L, S, device, s.dtype)
+        elif forbidden is not None:
             s += xp.where(forbidden, -xp.inf, 0.0).astype(s.dtype)
         elif mask is not None:  # an additive float mask
             s = s + mask
@@ -162,9 +232,12 @@ class SDPA(Op):
                 dead = None
             else:
                 s = xp.where(dead, 0.0, s)
-        s -= s.max(axis=-1, keepdims=True)
-        xp.exp(s, out=s)
-        s *= (1.0 / _row_sums(s))[..., None]
+        if on_gpu_kernel(s):  # 3 launches instead of 6 (see _softmax_rows)
+            _softmax_rows(s)
+        else:
+            s -= s.max(axis=-1, keepdims=True)
+            xp.exp(s, out=s)
+            s *= (1.0 / _row_sums(s))[..., None]
         if dead is not None:
             s *= ~dead
         p = s  # the weights, in the compute dtype
@@ -207,8 +280,11 @@ class SDPA(Op):
             ds = matmul_arrays(go, xp.swapaxes(va, -1, -2))  # dP
             if drop is not None:
                 ds *= drop
-            ds -= _row_dots(ds, pa)[..., None]
-            ds *= pa  # dS
+            if on_gpu_kernel(ds, pa):  # 2 launches instead of 4 (see _softmax_rows_backward)
+                _softmax_rows_backward(ds, pa)
+            else:
+                ds -= _row_dots(ds, pa)[..., None]
+                ds *= pa  # dS
             if need_q:
                 gq = matmul_arrays(ds, ka)
                 gq *= ctx.scale

@@ -52,6 +52,7 @@ GPU_TEST_FILES = [
     "tests/core/test_einsum.py",
     "tests/core/test_tensor_functions_device.py",
     "tests/distributions/test_gpu.py",
+    "tests/core/test_activation_attention_kernels.py",
 ]
 
 

@@ -106,6 +106,7 @@ def test_adam_kernel_gives_the_array_updates_numbers_in_one_launch_per_parameter
             (params[0].tanh().sum(0) * params[1] ** 2).sum().backward()
             opt.step()
         finals[device] = [p.detach().cpu().numpy() for p in params]
-    assert len(launches) == 4 * len(start)  # the GPU steps only, one launch per parameter
+    adam = [name for name in launches if name.startswith("adam")]  # (tanh's backward has one)
+    assert len(adam) == 4 * len(start)  # the GPU steps only, one launch per parameter
     for cpu, gpu in zip(finals["cpu"], finals["cuda"]):
         np.testing.assert_array_equal(gpu, cpu)  # same arithmetic, same order: same bits
