@@ -16,8 +16,9 @@ x and the per-group statistics (mu, r) and uses the closed form
 
 Float16/bfloat16 inputs are normalised in float32 and rounded once at the end, as PyTorch does.
 
-On the GPU the rows case (LayerNorm, RMSNorm, GroupNorm) runs as a few fused kernels (see the end
-of this file): 3 launches forward and 5 backward instead of about 12 and 15 array operations.
+On the GPU (float16/32/64) the op runs as a few fused kernels, see the end of this file: LayerNorm,
+RMSNorm and GroupNorm take 3 launches forward and 5 backward instead of 12 and 15 array operations;
+BatchNorm and InstanceNorm 2 for the statistics, 2 forward and 5 backward instead of 4, 7 and 13.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ def _wide(x):
 
 def normalize_stats(x, axes: tuple, center: bool):
     """(mu, var) over ``axes``, keepdims, in at least float32 (mu is 0.0 when not centering)."""
+    if center and _on_kernels(x):  # the same, as 2 GPU kernels
+        mu = _mean_kernel(x.dtype)(x, axis=axes, keepdims=True)
+        return mu, _var_kernel(x.dtype)(x, mu, axis=axes, keepdims=True)
     xw = _wide(x)
     if center:
         mu = xw.mean(axis=axes, keepdims=True)
@@ -66,15 +70,17 @@ class Normalize(Op):
 
     @staticmethod
     def forward(ctx, x, w, b, axes, eps, center, stats):
-        xp = get_array_module(x)
-        xw = _wide(x)
         n = math.prod(x.shape[a] for a in axes)
         ctx.rows = stats is None and axes == tuple(range(x.ndim - len(axes), x.ndim)) and x.size > 0
         ctx.axes, ctx.eps, ctx.center, ctx.n = axes, eps, center, n
         ctx.save_for_backward(x, w)
-        if ctx.rows and _on_kernels(x, axes, w, b, eps):  # the same, as 3 GPU kernels
-            y, ctx.mu, ctx.r = _forward_rows_kernels(x, w, b, n, eps, center)
+        # the cases the GPU kernels serve: per-row statistics, or given ones (eps a C constant)
+        ctx.fusable = (ctx.rows or stats is not None) and math.isfinite(eps)
+        if ctx.fusable and _on_kernels(x, w, b, shape=_affine_shape(ctx, x)):
+            y, ctx.mu, ctx.r = _forward_kernels(ctx, x, w, b, stats)  # the same, as GPU kernels
             return y
+        xp = get_array_module(x)
+        xw = _wide(x)
         if ctx.rows:  # x as (groups, n): statistics per row, as vectors
             y = xw.reshape(-1, n)
             mu = _row_mean(y, n) if center else 0.0
@@ -104,13 +110,12 @@ class Normalize(Op):
     def backward(ctx, gy):
         if is_grad_enabled():  # create_graph=True: a graph of Tensor ops, see _backward_graph
             return _backward_graph(ctx, gy) + (None, None, None, None)
-        if ctx.rows:
-            x, w = ctx.saved_tensors
-            wd = None if w is None else w._data
-            if gy.dtype == x.dtype and _on_kernels(x._data, ctx.axes, wd, None, ctx.eps):
-                return _backward_rows_kernels(ctx, gy) + (None,) * 4
-            return _backward_rows(ctx, gy) + (None,) * 4
         x, w = ctx.saved_tensors
+        wd, shape = None if w is None else w._data, _affine_shape(ctx, x)
+        if ctx.fusable and gy.dtype == x.dtype and _on_kernels(x._data, wd, shape=shape):
+            return _backward_kernels(ctx, gy) + (None,) * 4
+        if ctx.rows:
+            return _backward_rows(ctx, gy) + (None,) * 4
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         xw, g_y = _wide(x._data), _wide(gy._data)
         xhat = xw - ctx.mu
@@ -122,11 +127,10 @@ class Normalize(Op):
             gb = gy._data
         if need_x:
             g = g_y * w._data if w is not None else g_y.copy()
-            g_mean = g.mean(axis=ctx.axes, keepdims=True) if ctx.center else None
             xhat *= (g * xhat).mean(axis=ctx.axes, keepdims=True)
+            if ctx.center:
+                xhat += g.mean(axis=ctx.axes, keepdims=True)
             g -= xhat
-            if g_mean is not None:
-                g -= g_mean
             g *= ctx.r
             gx = g.astype(x._data.dtype, copy=False)
         T = type(x)
@@ -205,21 +209,27 @@ def _backward_graph(ctx, gy) -> tuple:
 
 
 # ----------------------------------------------------------------------------------------------
-# The rows case as GPU kernels (see gpu_kernels.py): forward 3 launches (RMSNorm 2), backward 5
-# (3 without affine parameters). Each kernel computes what the NumPy code above computes, in the
-# same order where it is elementwise, so given the same statistics it gives the same bits. The
-# sums are CUDA reductions (a different summation order from NumPy's, as close to the exact sum).
+# The op as GPU kernels (see gpu_kernels.py), for per-row statistics (LayerNorm, RMSNorm,
+# GroupNorm) and for given ones (BatchNorm, InstanceNorm). Each kernel computes what the NumPy
+# code above computes, in the same order where it is elementwise, so given the same statistics
+# it gives the same bits; the sums are CUDA reductions (another summation order than NumPy's).
 # ----------------------------------------------------------------------------------------------
 _KERNEL_DTYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _on_kernels(x, axes: tuple, w, b, eps: float) -> bool:
-    """The kernels apply: x on the GPU in a dtype CuPy computes in (not bfloat16), the weight
-    and bias None or of x's dtype and the normalised shape, and eps finite (a kernel constant)."""
-    if get_array_module(x) is np or x.dtype not in _KERNEL_DTYPES or not math.isfinite(eps):
+def _on_kernels(x, *affine, shape: tuple = ()) -> bool:
+    """The kernels apply: x on the GPU in a dtype CuPy computes in (not bfloat16), and each of
+    ``affine`` (weight, bias) None or of x's dtype and ``shape``."""
+    if get_array_module(x) is np or x.dtype not in _KERNEL_DTYPES:
         return False
-    shape = tuple(x.shape[x.ndim - len(axes) :])
-    return all(a is None or (a.dtype == x.dtype and tuple(a.shape) == shape) for a in (w, b))
+    return all(a is None or (a.dtype == x.dtype and tuple(a.shape) == shape) for a in affine)
+
+
+def _affine_shape(ctx, x) -> tuple:
+    """The shape the kernels take w and b in: the normalised dims (rows), or keepdims (stats)."""
+    if ctx.rows:
+        return tuple(x.shape[x.ndim - len(ctx.axes) :])
+    return tuple(1 if i in ctx.axes else s for i, s in enumerate(x.shape))
 
 
 def _types(dtype) -> tuple[str, str]:
@@ -232,58 +242,87 @@ _COUNT = "(_in_ind.size() / _out_ind.size())"
 
 
 def _sum_kernel(name: str, in_params: str, map_expr: str, post: str, dtype) -> ReductionKernel:
-    """s = post(a), a = the sum of ``map_expr`` (in the statistics' type) along the axis given
+    """s = post(a), a = the sum of ``map_expr`` (in the statistics' type) along the axes given
     when called: along rows for per-group statistics, down columns for dL/dw and dL/db."""
     c, wide = _types(dtype)
     return ReductionKernel(name, in_params, f"{wide} s", map_expr, "a + b", f"s = {post}", "0", c)
 
 
 @functools.cache
-def _forward_kernels(dtype, center: bool, eps: float, weight: bool, bias: bool) -> tuple:
-    """Forward's kernels, for x of ``dtype`` as (groups, n) rows:
-
-        mu = sum(x) / n                                 norm_mean (1 launch; the arrays take 2)
-        r  = 1 / sqrt(sum((x - mu)^2) / n + eps)        norm_rstd (1 launch for 7)
-        y  = ((x - mu) * r) * w + b, rounded to dtype   norm_affine (1 launch for 3-4)
-
-    (mu and the subtraction dropped when not centering: RMSNorm)."""
-    c, wide = _types(dtype)
-    n = f"({c}){_COUNT}"
-    mean = _sum_kernel("norm_mean", "T x", f"({c})x", f"a / {n}", dtype)
-    d = f"(({c})x - mu)" if center else f"({c})x"
-    stats_in = f"T x, {wide} mu" if center else "T x"
-    rstd_expr = f"({c})1 / sqrt(a / {n} + ({c})({eps!r}))"
-    rstd = _sum_kernel("norm_rstd", stats_in, f"{d} * {d}", rstd_expr, dtype)
-    params = f"{stats_in}, {wide} r" + ", T w" * weight + ", T b" * bias
-    body = [f"{c} v = {d};", "v = v * r;"]
-    body += [f"v = v * ({c})w;"] * weight + [f"v = v + ({c})b;"] * bias + ["y = (T)v;"]
-    affine = ElementwiseKernel("norm_affine", params, "T y", "\n".join(body))
-    return mean, rstd, affine
-
-
-def _forward_rows_kernels(x, w, b, n: int, eps: float, center: bool) -> tuple:
-    """Normalize.forward's rows case on the GPU: (y, mu, r) with mu and r vectors (mu 0.0 when not
-    centering), as the array code gives them."""
-    mean, rstd, affine = _forward_kernels(x.dtype, center, eps, w is not None, b is not None)
-    x2 = x.reshape(-1, n)
-    mu = mean(x2, axis=1) if center else 0.0
-    stats = [x2, mu[:, None]] if center else [x2]
-    r = rstd(*stats, axis=1)
-    affine_wb = [a.reshape(n) for a in (w, b) if a is not None]
-    return affine(*stats, r[:, None], *affine_wb).reshape(x.shape), mu, r
+def _mean_kernel(dtype) -> ReductionKernel:
+    """mu = sum(x) / n (1 launch; the arrays take 2, a vector of 1/n and a product)."""
+    c, _ = _types(dtype)
+    return _sum_kernel("norm_mean", "T x", f"({c})x", f"a / ({c}){_COUNT}", dtype)
 
 
 @functools.cache
-def _backward_kernels(dtype, center: bool, weight: bool) -> tuple:
+def _var_kernel(dtype) -> ReductionKernel:
+    """var = sum((x - mu)^2) / n (1 launch for 3), normalize_stats' variance."""
+    c, wide = _types(dtype)
+    d = f"(({c})x - mu)"
+    return _sum_kernel("norm_var", f"T x, {wide} mu", f"{d} * {d}", f"a / ({c}){_COUNT}", dtype)
+
+
+@functools.cache
+def _rstd_kernel(dtype, center: bool, eps: float) -> ReductionKernel:
+    """r = 1 / sqrt(sum((x - mu)^2) / n + eps) (1 launch for 7), eps a constant of the kernel."""
+    c, wide = _types(dtype)
+    d = f"(({c})x - mu)" if center else f"({c})x"
+    post = f"({c})1 / sqrt(a / ({c}){_COUNT} + ({c})({eps!r}))"
+    return _sum_kernel(
+        "norm_rstd", f"T x, {wide} mu" if center else "T x", f"{d} * {d}", post, dtype
+    )
+
+
+@functools.cache
+def _rstd_of_var_kernel(dtype) -> ElementwiseKernel:
+    """r = 1 / sqrt(var + eps) from given statistics (1 launch for 3)."""
+    c, wide = _types(dtype)
+    return ElementwiseKernel(
+        "norm_rstd_of_var", f"{wide} var, {wide} eps", f"{wide} r", f"r = ({c})1 / sqrt(var + eps);"
+    )
+
+
+@functools.cache
+def _affine_kernel(dtype, center: bool, weight: bool, bias: bool) -> ElementwiseKernel:
+    """y = ((x - mu) * r) * w + b, rounded to x's dtype (1 launch for 3-5)."""
+    c, wide = _types(dtype)
+    params = (f"T x, {wide} mu" if center else "T x") + f", {wide} r"
+    body = [f"{c} v = ({c})x - mu;" if center else f"{c} v = ({c})x;", "v = v * r;"]
+    body += [f"v = v * ({c})w;"] * weight + [f"v = v + ({c})b;"] * bias + ["y = (T)v;"]
+    params += ", T w" * weight + ", T b" * bias
+    return ElementwiseKernel("norm_affine", params, "T y", "\n".join(body))
+
+
+def _forward_kernels(ctx, x, w, b, stats) -> tuple:
+    """Normalize.forward on the GPU: (y, mu, r) as the array code gives them. Rows (x as
+    (groups, n)): 3 launches, mu and r vectors (mu 0.0 when not centering); given statistics
+    (BatchNorm, keepdims): 2 launches."""
+    center = ctx.center
+    affine = _affine_kernel(x.dtype, center, w is not None, b is not None)
+    wb = [a for a in (w, b) if a is not None]
+    if stats is not None:
+        mu, var = stats
+        r = _rstd_of_var_kernel(x.dtype)(var, ctx.eps)
+        return affine(*([x, mu] if center else [x]), r, *wb), mu, r
+    x2 = x.reshape(-1, ctx.n)
+    mu = _mean_kernel(x.dtype)(x2, axis=1) if center else 0.0
+    stats = [x2, mu[:, None]] if center else [x2]
+    r = _rstd_kernel(x.dtype, center, ctx.eps)(*stats, axis=1)
+    wb = [a.reshape(ctx.n) for a in wb]
+    return affine(*stats, r[:, None], *wb).reshape(x.shape), mu, r
+
+
+@functools.cache
+def _grad_kernels(dtype, center: bool, weight: bool) -> tuple:
     """Backward's kernels (xhat = (x - mu) * r recomputed in each, g = g_y * w):
 
-        dL/dw = column sums of g_y * xhat               norm_grad_w (1 launch for 3)
-        dL/db = column sums of g_y                      norm_grad_b (1 launch for 1-2)
-        mean(g), mean(g * xhat) per row                 norm_mean_g, norm_mean_gxhat (1 each)
-        dL/dx = (g - (xhat * mean(g xhat) + mean(g))) * r, rounded to dtype
-                                                        norm_grad_x (1 launch for 6)
-
-    (the array code takes 5 launches for the two row means: a weight vector and products)."""
+    dL/dw = sums of g_y * xhat                  norm_grad_w (1 launch for 3)
+    dL/db = sums of g_y                         norm_grad_b (1 launch for 1-2)
+    mean(g), mean(g * xhat) per group           norm_mean_g, norm_mean_gxhat (1 each for 5)
+    dL/dx = (g - (xhat * mean(g xhat) + mean(g))) * r, rounded to x's dtype
+                                                norm_grad_x (1 launch for 6)
+    """
     c, wide = _types(dtype)
     n = f"({c}){_COUNT}"
     stats_in = f"T x, {wide} mu, {wide} r" if center else f"T x, {wide} r"
@@ -302,23 +341,28 @@ def _backward_kernels(dtype, center: bool, weight: bool) -> tuple:
     return grad_w, grad_b, mean_g, mean_gx, grad_x
 
 
-def _backward_rows_kernels(ctx, gy) -> tuple:
-    """_backward_rows on the GPU: (gx, gw, gb) from the kernels above."""
+def _backward_kernels(ctx, gy) -> tuple:
+    """Normalize.backward on the GPU: (gx, gw, gb), 5 launches (3 without w and b). Rows: the
+    statistics are row sums and dL/dw, dL/db column sums, as in _backward_rows. Given statistics
+    (BatchNorm): all are sums over ``axes``, and dL/dw, dL/db come out in w's shape."""
     x, w = ctx.saved_tensors
     need_x, need_w, need_b = ctx.needs_input_grad[:3]
-    n, center = ctx.n, ctx.center
-    kernels = _backward_kernels(x._data.dtype, center, w is not None)
-    grad_w, grad_b, mean_g, mean_gx, grad_x = kernels
-    g_y, x2 = gy._data.reshape(-1, n), x._data.reshape(-1, n)
-    stats = [x2, ctx.mu[:, None], ctx.r[:, None]] if center else [x2, ctx.r[:, None]]
-    shape = x.shape[x.ndim - len(ctx.axes) :]  # w's and b's shape
-    gw = grad_w(g_y, *stats, axis=0).reshape(shape) if need_w else None
-    gb = grad_b(g_y, axis=0).reshape(shape) if need_b else None
+    center, shape = ctx.center, _affine_shape(ctx, x)
+    grad_w, grad_b, mean_g, mean_gx, grad_x = _grad_kernels(x._data.dtype, center, w is not None)
+    g_y, xs, mu, r = gy._data, x._data, ctx.mu, ctx.r
+    per_group = columns = {"axis": ctx.axes, "keepdims": True}
+    if ctx.rows:  # (groups, n) matrices, the statistics as (groups, 1) columns
+        g_y, xs = g_y.reshape(-1, ctx.n), xs.reshape(-1, ctx.n)
+        mu, r = (mu[:, None] if center else mu), r[:, None]
+        per_group, columns = {"axis": 1, "keepdims": True}, {"axis": 0}
+    stats = [xs, mu, r] if center else [xs, r]
+    gw = grad_w(g_y, *stats, **columns).reshape(shape) if need_w else None
+    gb = grad_b(g_y, **columns).reshape(shape) if need_b else None
     gx = None
     if need_x:
-        wv = [] if w is None else [w._data.reshape(n)]
-        means = [mean_g(g_y, *wv, axis=1)[:, None]] if center else []
-        means.append(mean_gx(g_y, *wv, *stats, axis=1)[:, None])
+        wv = [] if w is None else [w._data.reshape(-1) if ctx.rows else w._data]
+        means = [mean_g(g_y, *wv, **per_group)] if center else []
+        means.append(mean_gx(g_y, *wv, *stats, **per_group))
         gx = grad_x(g_y, *stats, *wv, *means).reshape(x.shape)
     T = type(x)
     return tuple(None if a is None else T._make(a) for a in (gx, gw, gb))

@@ -1,7 +1,8 @@
-"""LayerNorm, RMSNorm and GroupNorm on the GPU run as a few fused kernels (ops/normalization.py):
-the same numbers as the CPU's array code (bit for bit where both compute elementwise from the same
-statistics, to float rounding where the GPU sums in another order), second derivatives included,
-in 3 launches forward and 5 backward (skipped without CuPy and a CUDA device)."""
+"""LayerNorm, RMSNorm, GroupNorm, BatchNorm and InstanceNorm on the GPU run as a few fused kernels
+(ops/normalization.py): the same numbers as the CPU's array code (bit for bit where both compute
+elementwise from the same statistics, to float rounding where the GPU sums in another order),
+second derivatives included, in 2-4 launches forward and at most 5 backward (skipped without CuPy
+and a CUDA device)."""
 
 from __future__ import annotations
 
@@ -22,12 +23,19 @@ if not mg.cuda.is_available():
 RTOL = {"float32": 2e-5, "float64": 1e-12, "float16": 2e-3}
 
 
+KINDS = ["layer_norm", "rms_norm", "group_norm", "batch_norm", "instance_norm"]
+
+
 def _norm(kind: str):
-    """(function of x, w, b, shape of w and b) for each normalisation that takes the rows path."""
+    """(function of x, w, b; whether w and b have the normalised dims' shape, else (C,))."""
     if kind == "layer_norm":
         return (lambda x, w, b: F.layer_norm(x, x.shape[-2:], w, b)), True
     if kind == "rms_norm":
         return (lambda x, w, b: F.rms_norm(x, x.shape[-2:], w, eps=1e-6)), True
+    if kind == "batch_norm":
+        return (lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True)), False
+    if kind == "instance_norm":
+        return (lambda x, w, b: F.instance_norm(x, weight=w, bias=b)), False
     return (lambda x, w, b: F.group_norm(x, 2, w, b)), False  # affine outside Normalize
 
 
@@ -49,7 +57,7 @@ def _run(fn, x, gy, w, b, device: str, dtype: str):
     return [None if a is None else a.cpu().numpy().astype(np.float64) for a in out]
 
 
-@pytest.mark.parametrize("kind", ["layer_norm", "rms_norm", "group_norm"])
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
 def test_norms_on_kernels_give_the_float64_results_to_rounding(kind, dtype):
     fn, rows_affine = _norm(kind)
@@ -69,22 +77,34 @@ def test_norms_on_kernels_give_the_float64_results_to_rounding(kind, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
-@pytest.mark.parametrize("center", [True, False])
-def test_forward_is_bit_for_bit_the_array_code_when_the_statistics_are_exact(dtype, center):
-    # multiples of 1/8 in rows of 16: every sum behind the mean and the variance is exact in any
+@pytest.mark.parametrize("kind", ["layer_norm", "rms_norm", "batch_norm"])
+def test_forward_is_bit_for_bit_the_array_code_when_the_statistics_are_exact(dtype, kind):
+    # multiples of 1/8, 16 to a group: every sum behind the mean and the variance is exact in any
     # order, so both sides normalise with the same mu and r, and y = ((x - mu) r) w + b is then
     # rounded step by step in the same order
+    fn, rows_affine = _norm(kind)
     rng = np.random.default_rng(1)
-    x = (rng.integers(-40, 40, (5, 7, 16)) / 8).astype(dtype)
-    w = rng.standard_normal(16).astype(dtype)
-    b = rng.standard_normal(16).astype(dtype)
+    x = (rng.integers(-40, 40, (4, 3, 4, 4)) / 8).astype(dtype)
+    wshape = x.shape[-2:] if rows_affine else x.shape[1:2]
+    w, b = (rng.standard_normal(wshape).astype(dtype) for _ in "wb")
     ys = []
     for device in ("cpu", "cuda"):
-        xt, wt, bt = (mg.tensor(a, device=device) for a in (x, w, b))
-        y = F.layer_norm(xt, (16,), wt, bt) if center else F.rms_norm(xt, (16,), wt, eps=1e-5)
+        y = fn(*(mg.tensor(a, device=device) for a in (x, w, b)))
         assert y.dtype == getattr(mg, dtype)
         ys.append(y.cpu().numpy())
     np.testing.assert_array_equal(ys[1], ys[0])
+
+
+def test_batch_norm_running_statistics_from_the_kernels_match_the_cpu():
+    x, _, _ = _inputs("float32", shape=(8, 3, 5, 7))
+    stats = []
+    for device in ("cpu", "cuda"):
+        bn = mg.nn.BatchNorm2d(3).to(device)
+        for k in range(3):
+            bn(mg.tensor(x * (k + 1), device=device))
+        stats.append([bn.running_mean.cpu().numpy(), bn.running_var.cpu().numpy()])
+    for got, want in zip(stats[1], stats[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-5)
 
 
 @pytest.mark.parametrize("weight", [True, False])
@@ -105,13 +125,13 @@ def test_grad_x_kernel_is_bit_for_bit_its_array_twin(weight, center):
     g = gy * w if weight else gy.copy()
     g -= xhat
     g *= r
-    grad_x = normalization._backward_kernels(np.dtype(f32), center, weight)[-1]
+    grad_x = normalization._grad_kernels(np.dtype(f32), center, weight)[-1]
     args = [gy, x] + [mu] * center + [r] + [w] * weight + [m_g] * center + [m_gx]
     got = grad_x(*(mg.tensor(a, device="cuda")._data for a in args)).get()
     np.testing.assert_array_equal(got, g)
 
 
-@pytest.mark.parametrize("kind", ["layer_norm", "rms_norm", "group_norm"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_second_derivatives_on_kernels_match_the_cpu(kind):
     fn, rows_affine = _norm(kind)
     x, gy, rng = _inputs("float64", shape=(2, 4, 3, 2))
@@ -143,15 +163,19 @@ def launches(monkeypatch):
     return names
 
 
+ALL_GRADS = ["grad_w", "grad_b", "mean_g", "mean_gxhat"]
+
+
 @pytest.mark.parametrize(
     ("kind", "forward", "backward"),
     [
-        ("layer_norm", ["mean", "rstd", "affine"], ["grad_w", "grad_b", "mean_g", "mean_gxhat"]),
+        ("layer_norm", ["mean", "rstd", "affine"], ALL_GRADS),
         ("rms_norm", ["rstd", "affine"], ["grad_w", "mean_gxhat"]),  # no mean, no bias
         ("group_norm", ["mean", "rstd", "affine"], ["mean_g", "mean_gxhat"]),  # w, b outside
+        ("batch_norm", ["mean", "var", "rstd_of_var", "affine"], ALL_GRADS),
     ],
 )
-def test_norms_launch_three_kernels_forward_and_at_most_five_backward(
+def test_norms_launch_four_kernels_forward_and_at_most_five_backward(
     kind, forward, backward, launches
 ):
     fn, rows_affine = _norm(kind)
@@ -164,7 +188,7 @@ def test_norms_launch_three_kernels_forward_and_at_most_five_backward(
     y = fn(xt, w, b)
     assert launches == ["norm_" + k for k in forward]
     del launches[:]
-    inputs = {"layer_norm": [xt, w, b], "rms_norm": [xt, w], "group_norm": [xt]}[kind]
+    inputs = {"rms_norm": [xt, w], "group_norm": [xt]}.get(kind, [xt, w, b])
     mg.autograd.grad(y, inputs, mg.tensor(gy, device="cuda"))
     # other ops' kernels (group_norm's affine map) aside: each reduction once, then dx
     ours = [k for k in launches if k.startswith("norm_")]
