@@ -29,6 +29,7 @@ GPU_TEST_FILES = [
     "tests/core/test_gpu.py",
     "tests/amp/test_gpu.py",
     "tests/nn/test_gpu.py",
+    "tests/nn/test_normalization_gpu.py",
     "tests/nn/test_conv_gpu.py",
     "tests/nn/test_rnn_gpu.py",
     "tests/optim/test_gpu.py",
