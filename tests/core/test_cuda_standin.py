@@ -243,3 +243,21 @@ def test_reduction_kernel_maps_reduces_and_post_maps_along_an_axis():
     np.testing.assert_allclose(got.get(), x.var(axis=1, keepdims=True), rtol=1e-14)
     biggest = cp.ReductionKernel("T x", "T y", "x", "max(a, b)", "y = a", "-INFINITY", "biggest")
     np.testing.assert_array_equal(biggest(cp.asarray(x), axis=0).get(), x.max(axis=0))
+
+
+def test_kernel_writes_a_raw_argument_at_an_index_and_refuses_to_read_it():
+    flag = cp.zeros(2, dtype=np.float32)
+    x = cp.asarray([[1.0, -2.0], [3.0, 4.0]], dtype=np.float32)
+    double_and_flag = cp.ElementwiseKernel(
+        "raw float32 flag", "T x", "flag[x < (T)0 ? 0 : 1] = 1;\nx = x * (T)2;", "k"
+    )
+    double_and_flag(flag, x)  # the raw argument is not broadcast: the loop runs over x
+    np.testing.assert_array_equal(x.get(), [[2.0, -4.0], [6.0, 8.0]])
+    np.testing.assert_array_equal(flag.get(), [1.0, 1.0])
+    with pytest.raises(IndexError, match="out of range"):  # flag[1] of a 1-element flag
+        double_and_flag(cp.zeros(1, dtype=np.float32), cp.ones(3, dtype=np.float32))
+    for body in ("y = flag[0];", "y = x + flag;", "flag = x;"):
+        with pytest.raises(NotImplementedError, match="raw argument"):
+            cp.ElementwiseKernel("T x, raw T flag", "T y", body, "k")
+    with pytest.raises(NotImplementedError, match="raw argument"):
+        cp.ReductionKernel("raw T x", "T y", "x[0]", "a + b", "y = a", "0", "r")

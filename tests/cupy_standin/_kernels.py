@@ -12,8 +12,11 @@ Strict where a CPU could hide a bug: host (NumPy) arrays are refused, an output 
 shape is refused, and anything beyond the subset below raises ``NotImplementedError`` rather than
 guessing: statements ``[const] TYPE name = expr;``, ``name = expr;``, ``name op= expr;``, one
 ``cond ? a : b`` at the top of an expression, ``+ - * /``, comparisons, casts of a literal, a name
-or a parenthesised expression, and the functions in ``_FUNCTIONS``. ``raw`` arguments, indices
-(``i``, ``_ind``), ``&&``/``||``/``!`` are refused.
+or a parenthesised expression, and the functions in ``_FUNCTIONS``. An elementwise kernel may
+take ``raw`` arguments (not broadcast) and write to them at a flat index, ``name[expr] = expr;``
+(nothing else reads or indexes them); where several elements write one place a GPU keeps one of
+the values, unspecified which (here the last element's), so kernels write a common value there (a
+flag). Reading a raw argument, indices (``i``, ``_ind``), ``&&``/``||``/``!`` are refused.
 """
 
 from __future__ import annotations
@@ -78,6 +81,7 @@ _FUNCTIONS = {
     "fmin": _nan_minimum,
     "isnan": np.isnan,
     "isinf": np.isinf,
+    "isfinite": np.isfinite,
     "copysign": np.copysign,
 }
 _FUNCTIONS.update({f"{k}f": v for k, v in list(_FUNCTIONS.items()) if k not in ("abs", "max")})
@@ -90,6 +94,9 @@ _STATEMENT = re.compile(
     r"\s*(?P<op>[-+*/]?=)\s*(?P<expr>.+)$",
     re.S,
 )
+_INDEXED = re.compile(
+    r"^(?P<name>[A-Za-z_]\w*)\s*\[(?P<index>[^\[\]]+)\]\s*=(?!=)\s*(?P<expr>.+)$", re.S
+)
 _CAST = re.compile(r"\(\s*(T|float|double|int|bool|half|float16|float32|float64)\s*\)")
 
 
@@ -97,13 +104,17 @@ def _refuse(what: str, code: str) -> NotImplementedError:
     return NotImplementedError(f"the CuPy stand-in does not run {what} in a kernel body: {code!r}")
 
 
-def _split_params(params: str) -> list[tuple[str, str]]:
-    """``"T x, float32 y"`` -> [("T", "x"), ("float32", "y")]."""
+def _split_params(params: str, raw: set[str] | None = None) -> list[tuple[str, str]]:
+    """``"T x, float32 y"`` -> [("T", "x"), ("float32", "y")]. The names of ``raw`` arguments
+    are added to ``raw`` (where they are allowed: with ``raw`` given)."""
     out = []
     for part in filter(None, (p.strip() for p in params.split(","))):
         words = part.split()
         if words[0] == "raw":
-            raise _refuse("a raw argument", part)
+            if raw is None:
+                raise _refuse("a raw argument", part)
+            words = words[1:]
+            raw.add(words[-1])
         if len(words) != 2:
             raise ValueError(f"cannot read the kernel parameter {part!r}")
         out.append((words[0], words[1]))
@@ -179,19 +190,32 @@ def _ternary(expr: str) -> str:
 
 
 class _Body:
-    """A kernel body, translated once into Python statements over NumPy arrays."""
+    """A kernel body, translated once into Python statements over NumPy arrays (``raw``: the
+    names of the raw arguments, which statements may write at an index)."""
 
-    def __init__(self, code: str) -> None:
+    def __init__(self, code: str, raw: frozenset[str] = frozenset()) -> None:
         code = re.sub(r"//[^\n]*", "", code)
         self.steps = []  # (target, op, declared type or None, compiled expression, source)
         for stmt in filter(None, (s.strip() for s in code.split(";"))):
+            indexed = _INDEXED.match(stmt)
+            written = indexed["name"] if indexed is not None and indexed["name"] in raw else None
+            rest = stmt[indexed.end("name") :] if written else stmt
+            if any(re.search(rf"\b{name}\b", rest) for name in raw):
+                raise _refuse("a read or plain assignment of a raw argument", stmt)
+            if written:
+                index = compile(_expression(indexed["index"]), stmt, "eval")
+                expr = compile(_expression(indexed["expr"]), stmt, "eval")
+                self.steps.append((written, "[]=", index, expr, stmt))
+                continue
             m = _STATEMENT.match(stmt)
             if m is None or "{" in stmt or "}" in stmt:
                 raise _refuse("this statement", stmt)
             expr = _expression(m["expr"])
             self.steps.append((m["name"], m["op"], m["type"], compile(expr, stmt, "eval"), stmt))
 
-    def run(self, env: dict[str, Any], types: dict[str, np.dtype]) -> None:
+    def run(self, env: dict[str, Any], types: dict[str, np.dtype], shape: tuple = ()) -> None:
+        """Run the statements over ``env`` (the arguments and locals); ``shape``: the
+        elementwise loop's (each element of it writes to a raw argument)."""
         fixed = {
             **{k: np.dtype(v) for k, v in _C_TYPES.items()},
             **{n: np.dtype(n) for n in _NUMPY_TYPES},
@@ -206,14 +230,31 @@ class _Body:
         }
         declared: dict[str, np.dtype] = {}
         with np.errstate(all="ignore"):  # a GPU does not warn
-            for target, op, ctype, code, _source in self.steps:
+            for target, op, ctype, code, source in self.steps:
                 value = eval(code, namespace, env)  # noqa: S307 (our own translated C)
+                if op == "[]=":  # ctype holds the compiled index
+                    index = eval(ctype, namespace, env)  # noqa: S307
+                    _write_raw(env[target], index, value, shape, source)
+                    continue
                 if op != "=":
                     value = eval(f"_a {op[0]} _b", {}, {"_a": env[target], "_b": value})  # noqa: S307
                 if ctype is not None:
                     declared[target] = _dtype(ctype, types)
                 kind = declared.get(target) or types.get(f"var:{target}")
                 env[target] = _to(value, kind) if kind is not None else value
+
+
+def _write_raw(target: np.ndarray, index: Any, value: Any, shape: tuple, source: str) -> None:
+    """``target[index] = value`` for every element of the loop, at flat indices (the last write
+    wins where several elements write one place); an index out of range is refused, where a GPU
+    would write outside the array."""
+    index = np.broadcast_to(np.asarray(index), shape).ravel()
+    if index.dtype.kind not in "iub":
+        raise TypeError(f"a raw argument's index must be an integer: {source!r}")
+    if index.size and (index.min() < 0 or index.max() >= target.size):
+        raise IndexError(f"index out of range for a raw argument of size {target.size}: {source!r}")
+    value = np.broadcast_to(np.asarray(value), shape).ravel()
+    target.flat[index.astype(np.intp)] = value.astype(target.dtype)
 
 
 def _to(x: Any, dtype: np.dtype) -> Any:
@@ -261,8 +302,10 @@ class ElementwiseKernel:
         if preamble or loop_prep or after_loop:
             raise _refuse("a preamble or loop code", preamble or loop_prep or after_loop)
         self.name, self.options = name, tuple(options)
-        self.in_params, self.out_params = _split_params(in_params), _split_params(out_params)
-        self.body = _Body(operation)
+        self.raw: set[str] = set()
+        self.in_params = _split_params(in_params, self.raw)
+        self.out_params = _split_params(out_params, self.raw)
+        self.body = _Body(operation, frozenset(self.raw))
         self.no_return, self.return_tuple = no_return, return_tuple
 
     def __call__(self, *args: Any, size: Any = None, block_size: Any = None) -> Any:
@@ -275,23 +318,33 @@ class ElementwiseKernel:
         outs = [_unwrap(a) for a in args[n_in:]]
         types: dict[str, np.dtype] = {}
         _bind(self.in_params + self.out_params[: len(outs)], ins + outs, types)
-        shape = np.broadcast_shapes(*(np.shape(a) for a in ins + outs if isinstance(a, np.ndarray)))
+        looped = [  # the arguments the loop runs over: all but the raw ones
+            a
+            for (_, name), a in zip(self.in_params + self.out_params, ins + outs)
+            if name not in self.raw and isinstance(a, np.ndarray)
+        ]
+        shape = np.broadcast_shapes(*(a.shape for a in looped))
         for (_, name), out in zip(self.out_params, outs):
-            if out.shape != shape:
+            if name not in self.raw and out.shape != shape:
                 raise ValueError(f"Out shape is mismatched: {name} has {out.shape}, not {shape}")
         env: dict[str, Any] = {}
         for (ctype, name), value in zip(self.in_params, ins):
+            if name in self.raw and not isinstance(value, np.ndarray):
+                raise TypeError(f"the raw argument {name!r} of {self.name!r} must be an array")
             env[name] = value if isinstance(value, np.ndarray) else _to(value, _dtype(ctype, types))
         if not outs:
+            if any(name in self.raw for _, name in self.out_params):
+                raise ValueError(f"{self.name!r} has a raw output: pass it")
             outs = [np.empty(shape, _dtype(ctype, types)) for ctype, _ in self.out_params]
         for (_, name), out in zip(self.out_params, outs):
-            env[name] = out.copy()
+            env[name] = out if name in self.raw else out.copy()  # raw: written in place
             types[f"var:{name}"] = out.dtype
         for ctype, name in self.in_params:
             types[f"var:{name}"] = _dtype(ctype, types)
-        self.body.run(env, types)
+        self.body.run(env, types, shape)
         for (_, name), out in zip(self.out_params, outs):
-            np.copyto(out, np.broadcast_to(env[name], shape), casting="unsafe")
+            if name not in self.raw:
+                np.copyto(out, np.broadcast_to(env[name], shape), casting="unsafe")
         if self.no_return:
             return None
         result = [_wrap(o) if type(o) is np.ndarray else o for o in outs]
