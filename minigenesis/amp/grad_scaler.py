@@ -18,6 +18,10 @@ Each optimizer goes through READY -> UNSCALED -> STEPPED between two ``update()`
 ``unscale_`` twice, or after ``step``, is an error, as in PyTorch. The scale, the growth tracker
 and the inf flags are arrays on the gradients' device, so a GPU step costs one host sync (reading
 the inf flag to decide whether to step). ``enabled=False`` turns every method into a pass-through.
+
+On a GPU the per-step work is a few fused kernels (gpu_kernels.py), as in PyTorch: one per
+gradient to unscale it and flag inf/NaN, one for ``1 / scale`` and one for the whole ``update()``;
+the NumPy code next to each is the same arithmetic, and what runs on the CPU.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from .. import distributed as dist
 from .._tensor import Tensor
 from ..backend import cuda_device_count, device_of, get_array_module, to_device
 from ..backend import device as _device
+from ..gpu_kernels import ElementwiseKernel
 
 
 def _names_cuda(spec: Any) -> bool:
@@ -147,8 +152,10 @@ class GradScaler:
         """Divide every gradient by the scale in place; return {device: found_inf array}.
 
         Per parameter group and device, the inf/NaN check is ONE reduction over all gradients
-        joined end to end (taken before unscaling, as PyTorch checks the scaled values)."""
+        joined end to end (taken before unscaling, as PyTorch checks the scaled values). On a
+        GPU one kernel per gradient does both, all of a device's kernels raising one flag."""
         found_per_device: dict = {}
+        flags: dict = {}  # device -> the flag buffer the fused kernels write (_UNSCALE_AND_CHECK)
         for group in optimizer.param_groups:
             by_device: dict = {}
             for p in group["params"]:
@@ -164,21 +171,34 @@ class GradScaler:
             for dev, grads in by_device.items():
                 arrays = [g._data for g in grads]
                 xp = get_array_module(arrays[0])
+                inv = to_device(inv_scale, dev)
+                if dev.type == "cuda" and all(a.dtype in _KERNEL_DTYPES for a in arrays):
+                    if dev not in flags:
+                        flags[dev] = xp.zeros(2, dtype=np.float32)
+                    for g, a in zip(grads, arrays):  # one launch per gradient
+                        _UNSCALE_AND_CHECK(inv, flags[dev], a)
+                        g._bump_version()
+                    continue
                 flat = (
                     arrays[0].reshape(-1)
                     if len(arrays) == 1
                     else xp.concatenate([a.reshape(-1) for a in arrays])
                 )
                 found = (~xp.isfinite(flat).all()).astype(np.float32)
-                inv = to_device(inv_scale, dev)
                 for g, a in zip(grads, arrays):
                     if a.dtype.itemsize == 2:  # bfloat16: scale in float32, round once
                         a[...] = (a.astype(np.float32) * inv).astype(a.dtype)
                     else:
                         xp.multiply(a, inv.astype(a.dtype), out=a)
                     g._bump_version()
-                prev = found_per_device.get(dev)
-                found_per_device[dev] = found if prev is None else prev + found
+                prev = found_per_device.get(dev)  # 1 if any group found one, as in PyTorch
+                found_per_device[dev] = found if prev is None else xp.maximum(prev, found)
+        for dev, buffer in flags.items():
+            flag = buffer[0, ...]  # the flag as a 0-d view (no copy)
+            prev = found_per_device.get(dev)
+            found_per_device[dev] = (
+                flag if prev is None else get_array_module(flag).maximum(prev, flag)
+            )
         return found_per_device
 
     def unscale_(self, optimizer: Any) -> None:
@@ -194,7 +214,10 @@ class GradScaler:
         if st["stage"] is OptState.STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
         # 1/scale in float64, rounded to float32, exactly as PyTorch forms it
-        inv_scale = (1.0 / self._scale.astype(np.float64)).astype(np.float32)
+        if device_of(self._scale).type == "cuda":
+            inv_scale = _INVERSE_SCALE(self._scale)
+        else:
+            inv_scale = (1.0 / self._scale.astype(np.float64)).astype(np.float32)
         found = self._unscale_grads(optimizer, inv_scale, allow_fp16=False)
         st["found_inf_per_device"] = _agree_across_ranks(found)
         st["stage"] = OptState.UNSCALED
@@ -263,6 +286,16 @@ class GradScaler:
         else:       tracker += 1; if tracker == growth_interval: scale *= growth (unless that
                     overflows float32 to inf), tracker = 0
         """
+        if device_of(self._scale).type == "cuda":
+            _UPDATE_SCALE(
+                found_inf,
+                self._growth_interval,
+                self._growth_factor,
+                self._backoff_factor,
+                self._scale,
+                self._growth_tracker,
+            )
+            return
         xp = get_array_module(self._scale)
         found = found_inf > 0
         scale, tracker = self._scale, self._growth_tracker
@@ -370,6 +403,50 @@ class GradScaler:
 
     def __setstate__(self, st: dict) -> None:
         self.__dict__.update(st)
+
+
+# ----------------------------------------------------------------------------------------------
+# The GPU path as fused kernels (see gpu_kernels.py), each the arithmetic of the NumPy code above
+# ----------------------------------------------------------------------------------------------
+# the gradients' dtypes a kernel unscales (bfloat16 has no kernel arithmetic in CuPy, and float16
+# gradients are refused)
+_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+# One launch per gradient instead of 2 (and no concatenation, isfinite, all, ... per group): the
+# gradient's inf/NaN check and its unscaling. Any non-finite element sets found[0] to 1 (checked
+# before unscaling, as PyTorch checks the scaled values); a finite one writes the spare found[1]
+# instead, so the kernel needs no branch. Many elements writing one place at once is safe on a
+# GPU when they all write the same value.
+_UNSCALE_AND_CHECK = ElementwiseKernel(
+    "unscale_and_check",
+    "float32 inv_scale, raw float32 found",
+    "T g",
+    "found[isfinite(g) ? 1 : 0] = 1;\ng = g * (T)inv_scale;",
+)
+
+# 1 / scale in float64, rounded to float32: one launch instead of 3
+_INVERSE_SCALE = ElementwiseKernel(
+    "inverse_scale", "float32 scale", "float32 inv", "inv = (float)(1.0 / (double)scale);"
+)
+
+# _update_scale's arithmetic in one launch instead of about 20
+_UPDATE_SCALE = ElementwiseKernel(
+    "update_scale",
+    "float32 found, int32 interval, float64 growth, float64 backoff",
+    "float32 scale, int32 tracker",
+    """
+    bool skipped = found > (float)0;
+    int successful = tracker + 1;
+    bool grow = skipped ? (bool)0 : successful == interval;
+    float grown = (float)((double)scale * growth);
+    grown = isfinite(grown) ? grown : scale;
+    float kept = grow ? grown : scale;
+    float backed_off = (float)((double)scale * backoff);
+    scale = skipped ? backed_off : kept;
+    int counted = grow ? 0 : successful;
+    tracker = skipped ? 0 : counted;
+    """,
+)
 
 
 def _agree_across_ranks(found_per_device: dict) -> dict:

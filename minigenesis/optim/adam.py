@@ -14,15 +14,19 @@ import functools
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import numpy as np
-
 from ..backend import Array, get_array_module
 from ..gpu_kernels import ElementwiseKernel
 from .optimizer import (
     Optimizer,
     _check_options,
     _count_step,
+    _decay_scalar,
     _decayed_grad,
+    _fusable,
+    _grad_lines,
+    _lerp_line,
+    _lerp_scalar,
+    _maximum_lines,
     _scalar_state,
     _zeros_like_param,
     lerp_,
@@ -162,14 +166,12 @@ def adam_update(
 ) -> None:
     """Apply one Adam/AdamW step (``step`` counts from 1) to the arrays, in place."""
     xp = get_array_module(param)
-    if xp is not np and max_exp_avg_sq is None and _fusable(param, grad, exp_avg, exp_avg_sq):
-        _adam_kernel(weight_decay, maximize, decoupled_weight_decay, beta1)(
-            grad,
-            *_adam_scalars(step, lr, beta1, beta2, eps, weight_decay, decoupled_weight_decay),
-            param,
-            exp_avg,
-            exp_avg_sq,
-        )
+    if _fusable(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq):
+        amsgrad = max_exp_avg_sq is not None
+        kernel = _adam_kernel(weight_decay != 0, maximize, decoupled_weight_decay, beta1, amsgrad)
+        scalars = _adam_scalars(step, lr, beta1, beta2, eps, weight_decay, decoupled_weight_decay)
+        buffers = (exp_avg, exp_avg_sq, max_exp_avg_sq) if amsgrad else (exp_avg, exp_avg_sq)
+        kernel(grad, *scalars, param, *buffers)
         return
     g = _decayed_grad(param, grad, weight_decay, maximize, decoupled_weight_decay, lr)
     # one scratch array serves every temporary below (big tensors: allocation is not free)
@@ -196,39 +198,28 @@ def adam_update(
 
 
 # ----------------------------------------------------------------------------------------------
-# The same update as one GPU kernel (see gpu_kernels.py): 1 launch per parameter instead of 14
+# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 14 (15
+# with amsgrad)
 # ----------------------------------------------------------------------------------------------
-def _fusable(*arrays: Array) -> bool:
-    """One floating dtype for all (a kernel's ``T``) and CuPy can compute in it."""
-    dtype = arrays[0].dtype
-    return dtype in _KERNEL_DTYPES and all(a.dtype == dtype for a in arrays)
-
-
-_KERNEL_DTYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
-
-
 @functools.cache
 def _adam_kernel(
-    weight_decay: float, maximize: bool, decoupled: bool, beta1: float
+    weight_decay: bool, maximize: bool, decoupled: bool, beta1: float, amsgrad: bool
 ) -> ElementwiseKernel:
     """adam_update's arithmetic for one element, in the same order (so the same roundings): the
     lines present depend on the options, as the branches above do."""
-    lines = ["T d = -g;" if maximize else "T d = g;"]
-    if weight_decay != 0:
-        lines.append("p = p * decay;" if decoupled else "d = d + l2 * p;")
-    if abs(1 - beta1) < 0.5:  # lerp_'s two formulas (see optimizer.lerp_)
-        lines.append("m = m + (d - m) * w1;")
+    lines = _grad_lines(maximize, weight_decay, decoupled)
+    lines.append(_lerp_line("m", "d", 1 - beta1, "w1"))
+    lines.append("v = v * beta2 + (d * w2) * d;")
+    if amsgrad:
+        lines += _maximum_lines("v_max", "v_max", "v")
+        lines.append("p = p + (m * neg_step) / (sqrt(v_max) / bc2_sqrt + eps);")
     else:
-        lines.append("m = d - (d - m) * w1;")
-    lines += [
-        "v = v * beta2 + (d * w2) * d;",
-        "p = p + (m * neg_step) / (sqrt(v) / bc2_sqrt + eps);",
-    ]
-    name = f"adam_{'max_' if maximize else ''}{'w' if decoupled else 'l2'}{int(weight_decay != 0)}"
+        lines.append("p = p + (m * neg_step) / (sqrt(v) / bc2_sqrt + eps);")
+    name = f"adam_{'max_' if maximize else ''}{'w' if decoupled else 'l2'}{int(weight_decay)}"
     return ElementwiseKernel(
-        name,
-        "T g, T decay, T l2, T w1, T beta2, T w2, T neg_step, T bc2_sqrt, T eps",
-        "T p, T m, T v",
+        name + ("_amsgrad" if amsgrad else ""),
+        "T g, T wd, T w1, T beta2, T w2, T neg_step, T bc2_sqrt, T eps",
+        "T p, T m, T v, T v_max" if amsgrad else "T p, T m, T v",
         "\n".join(lines),
     )
 
@@ -243,10 +234,7 @@ def _adam_scalars(
     decoupled: bool,
 ) -> tuple[float, ...]:
     """The kernel's scalar arguments, computed in Python floats as adam_update computes them."""
-    weight = 1 - beta1
-    w1 = weight if abs(weight) < 0.5 else 1.0 - weight
     step_size = lr / (1 - beta1**step)
     bc2_sqrt = (1 - beta2**step) ** 0.5
-    decay = 1 - lr * weight_decay if decoupled else 1.0
-    l2 = 0.0 if decoupled else weight_decay
-    return (decay, l2, w1, beta2, 1 - beta2, -step_size, bc2_sqrt, eps)
+    wd = _decay_scalar(weight_decay, decoupled, lr)
+    return (wd, _lerp_scalar(1 - beta1), beta2, 1 - beta2, -step_size, bc2_sqrt, eps)

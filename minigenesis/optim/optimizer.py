@@ -405,3 +405,69 @@ def lerp_(start: Any, end: Any, weight: float, out: Any = None) -> Any:
         diff *= 1.0 - weight
         xp.subtract(end, diff, out=start)
     return diff
+
+
+# ----------------------------------------------------------------------------------------------
+# Fused GPU updates: the pieces every optimizer's kernel shares
+# ----------------------------------------------------------------------------------------------
+# On a GPU each array operation of an update is one kernel launch (about 10 us of host work), so
+# an update written with array operations costs 4-15 launches per parameter and step. Each
+# optimizer's file therefore also writes its update as ONE elementwise kernel (gpu_kernels.py),
+# line by line after its NumPy twin, so that every rounding happens in the same order and the GPU
+# gives the CPU's numbers. The helpers below write the lines several kernels share (the gradient
+# with weight decay, lerp_, NumPy's maximum), and compute their scalars in Python floats as the
+# NumPy path does: a Python float passed for a kernel's ``T`` is rounded to ``T``, as NumPy rounds
+# a Python float that meets a ``T`` array.
+
+# Not float16: CuPy evaluates a float16 kernel's expressions in float32 and rounds at each
+# assignment, while NumPy rounds every operation to float16, so the two would differ in the last
+# bits. Not bfloat16: CuPy has no arithmetic for it in kernels.
+_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _fusable(*arrays: Any) -> bool:
+    """Can one kernel replace the array operations on ``arrays`` (None entries are absent
+    buffers)? Yes on the GPU, when they share one dtype, float32 or float64 (the kernel's ``T``)."""
+    present = [a for a in arrays if a is not None]
+    dtype = present[0].dtype
+    return (
+        get_array_module(present[0]) is not np
+        and dtype in _KERNEL_DTYPES
+        and all(a.dtype == dtype for a in present)
+    )
+
+
+def _grad_lines(maximize: bool, weight_decay: bool, decoupled: bool = False) -> list[str]:
+    """``_decayed_grad`` as kernel lines: ``T d``, the gradient the update uses, from the
+    gradient ``g`` and the parameter ``p``. With weight decay the kernel takes a scalar ``wd``
+    (``_decay_scalar``): ``d = d + wd * p`` (L2), or ``p = p * wd`` (decoupled)."""
+    lines = ["T d = -g;" if maximize else "T d = g;"]
+    if weight_decay:
+        lines.append("p = p * wd;" if decoupled else "d = d + wd * p;")
+    return lines
+
+
+def _decay_scalar(weight_decay: float, decoupled: bool = False, lr: float = 0.0) -> float:
+    """The ``wd`` of ``_grad_lines``: ``weight_decay`` (L2), or ``1 - lr * weight_decay``."""
+    return 1 - lr * weight_decay if decoupled else weight_decay
+
+
+def _lerp_line(start: str, end: str, weight: float, scalar: str) -> str:
+    """``lerp_(start, end, weight)`` as a kernel line, with lerp_'s choice of formula; the
+    kernel's scalar ``scalar`` is ``_lerp_scalar(weight)``."""
+    if abs(weight) < 0.5:
+        return f"{start} = {start} + ({end} - {start}) * {scalar};"
+    return f"{start} = {end} - ({end} - {start}) * {scalar};"
+
+
+def _lerp_scalar(weight: float) -> float:
+    """The multiplier of ``_lerp_line``'s formula: ``weight``, or ``1.0 - weight`` above 0.5."""
+    return weight if abs(weight) < 0.5 else 1.0 - weight
+
+
+def _maximum_lines(target: str, a: str, b: str) -> list[str]:
+    """``target = maximum(a, b)`` as NumPy computes it: NaN when either is NaN. (CUDA's ``max``
+    and ``fmax`` return the other operand when one is NaN, as NumPy's ``fmax`` does.)"""
+    if target == b:
+        raise ValueError("_maximum_lines reads b after writing target: they must differ")
+    return [f"{target} = ({b} > {a}) ? {b} : {a};", f"{target} = isnan({b}) ? {b} : {target};"]

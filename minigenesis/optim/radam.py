@@ -3,15 +3,22 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..backend import Array, get_array_module
+from ..gpu_kernels import ElementwiseKernel
 from .optimizer import (
     Optimizer,
     _check_options,
     _count_step,
+    _decay_scalar,
     _decayed_grad,
+    _fusable,
+    _grad_lines,
+    _lerp_line,
+    _lerp_scalar,
     _scalar_state,
     _zeros_like_param,
     lerp_,
@@ -111,23 +118,58 @@ def radam_update(
 ) -> None:
     """Apply one RAdam step (``step`` counts from 1) to the arrays, in place."""
     xp = get_array_module(param)
+    bias_correction1 = 1 - beta1**step
+    bias_correction2 = 1 - beta2**step
+    rho_inf = 2 / (1 - beta2) - 1
+    rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
+    rectified = rho_t > 5.0
+    rect = 0.0  # the rectification r_t, defined where rho_t > 5
+    if rectified:
+        rect = (
+            (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+        ) ** 0.5
+    if _fusable(param, grad, exp_avg, exp_avg_sq):
+        kernel = _radam_kernel(
+            weight_decay != 0, maximize, decoupled_weight_decay, beta1, rectified
+        )
+        wd = _decay_scalar(weight_decay, decoupled_weight_decay, lr)
+        scalars = (wd, _lerp_scalar(1 - beta1), beta2, 1 - beta2, bias_correction1, lr)
+        kernel(grad, *scalars, bias_correction2**0.5, eps, rect, param, exp_avg, exp_avg_sq)
+        return
+
     g = _decayed_grad(param, grad, weight_decay, maximize, decoupled_weight_decay, lr)
     lerp_(exp_avg, g, 1 - beta1)
     exp_avg_sq *= beta2
     exp_avg_sq += (1 - beta2) * g * g
-
-    bias_correction1 = 1 - beta1**step
-    bias_correction2 = 1 - beta2**step
     update = exp_avg / bias_correction1
     update *= lr
-    rho_inf = 2 / (1 - beta2) - 1
-    rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
-    if rho_t > 5.0:
-        rect = (
-            (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
-        ) ** 0.5
+    if rectified:
         adaptive = xp.sqrt(exp_avg_sq)
         adaptive += eps
         update *= bias_correction2**0.5 / adaptive
         update *= rect
     param -= update
+
+
+# ----------------------------------------------------------------------------------------------
+# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 10-16
+# ----------------------------------------------------------------------------------------------
+@functools.cache
+def _radam_kernel(
+    weight_decay: bool, maximize: bool, decoupled: bool, beta1: float, rectified: bool
+) -> ElementwiseKernel:
+    """radam_update's arithmetic for one element, in the same order; ``rectified``: the branch
+    rho_t > 5 (a kernel for each branch, as the branch is taken in Python)."""
+    lines = _grad_lines(maximize, weight_decay, decoupled)
+    lines += [_lerp_line("m", "d", 1 - beta1, "w1"), "v = v * beta2 + (w2 * d) * d;"]
+    if rectified:
+        lines.append("p = p - (m / bc1) * lr * (bc2_sqrt / (sqrt(v) + eps)) * rect;")
+    else:
+        lines.append("p = p - (m / bc1) * lr;")
+    name = f"radam_{'max_' if maximize else ''}{'w' if decoupled else 'l2'}{int(weight_decay)}"
+    return ElementwiseKernel(
+        name + ("_rectified" if rectified else ""),
+        "T g, T wd, T w1, T beta2, T w2, T bc1, T lr, T bc2_sqrt, T eps, T rect",
+        "T p, T m, T v",
+        "\n".join(lines),
+    )

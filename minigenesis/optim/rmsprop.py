@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..backend import Array, get_array_module
+from ..gpu_kernels import ElementwiseKernel
 from .optimizer import (
     Optimizer,
     _check_options,
     _count_step,
     _decayed_grad,
+    _fusable,
+    _grad_lines,
+    _lerp_line,
+    _lerp_scalar,
     _scalar_state,
     _zeros_like_param,
     lerp_,
@@ -110,6 +116,13 @@ def rmsprop_update(
 ) -> None:
     """Apply one RMSprop step to the arrays, in place (``grad_avg`` given means centered)."""
     xp = get_array_module(param)
+    if _fusable(param, grad, square_avg, grad_avg, momentum_buffer):
+        centered, with_momentum = grad_avg is not None, momentum_buffer is not None
+        kernel = _rmsprop_kernel(weight_decay != 0, maximize, alpha, centered, with_momentum)
+        scalars = (weight_decay, alpha, 1 - alpha, _lerp_scalar(1 - alpha), eps, momentum, -lr)
+        buffers = [b for b in (grad_avg, momentum_buffer) if b is not None]
+        kernel(grad, *scalars, param, square_avg, *buffers)
+        return
     g = _decayed_grad(param, grad, weight_decay, maximize)
     square_avg *= alpha
     scratch = xp.multiply(g, 1 - alpha, out=xp.empty_like(square_avg))  # an array even when 0-d
@@ -132,3 +145,33 @@ def rmsprop_update(
         update = g * (-lr)
         update /= avg
         param += update
+
+
+# ----------------------------------------------------------------------------------------------
+# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 7-13
+# ----------------------------------------------------------------------------------------------
+@functools.cache
+def _rmsprop_kernel(
+    weight_decay: bool, maximize: bool, alpha: float, centered: bool, momentum: bool
+) -> ElementwiseKernel:
+    """rmsprop_update's arithmetic for one element, in the same order: ``s`` square_avg, ``a``
+    grad_avg (centered), ``b`` momentum_buffer."""
+    lines = _grad_lines(maximize, weight_decay)
+    lines.append("s = s * alpha + (d * w) * d;")
+    if centered:
+        lines.append(_lerp_line("a", "d", 1 - alpha, "w_lerp"))
+        lines.append("T avg = sqrt(-a * a + s) + eps;")  # NumPy: (a * -1) * a + s
+    else:
+        lines.append("T avg = sqrt(s) + eps;")
+    if momentum:
+        lines += ["b = b * momentum + d / avg;", "p = p + b * neg_lr;"]
+    else:
+        lines.append("p = p + (d * neg_lr) / avg;")
+    outs = "T p, T s" + (", T a" if centered else "") + (", T b" if momentum else "")
+    name = f"rmsprop_{'max_' if maximize else ''}l2{int(weight_decay)}"
+    return ElementwiseKernel(
+        name + ("_centered" if centered else "") + ("_momentum" if momentum else ""),
+        "T g, T wd, T alpha, T w, T w_lerp, T eps, T momentum, T neg_lr",
+        outs,
+        "\n".join(lines),
+    )

@@ -52,3 +52,72 @@ def test_grad_scaler_on_cuda_follows_the_cpu_trajectory():
     gpu_scales, gpu_w = run("cuda")
     assert gpu_scales == cpu_scales == [8, 16, 8, 8, 16, 8, 8, 16]
     np.testing.assert_allclose(gpu_w, cpu_w, rtol=1e-6)
+
+
+def _scaler_steps(device, kernel_names=None):
+    """Three GradScaler steps over float32 and float64 parameters in two groups (an inf and a NaN
+    in the second step's gradients): the gradients after unscale_, scales, growth trackers and
+    parameters; and the inf flags."""
+    from minigenesis.backend import cupy_module
+
+    rng = np.random.default_rng(0)
+    specs = [((4, 3), np.float32), ((3,), np.float32), ((2, 2), np.float64), ((), np.float32)]
+    params = [
+        mg.tensor(rng.standard_normal(s).astype(t), device=device, requires_grad=True)
+        for s, t in specs
+    ]
+    opt = mg.optim.SGD([{"params": params[:2]}, {"params": params[2:], "lr": 0.5}], lr=0.1)
+    scaler = GradScaler(init_scale=2.0**10, growth_interval=1)
+    scaler.scale(mg.ones((), device=device))  # the scale is made where the (first) loss is
+    out, flags = [], []
+    for step in range(3):
+        for p, (shape, dtype) in zip(params, specs):
+            g = rng.standard_normal(shape).astype(dtype) * dtype(3e3)
+            if step == 1:
+                g.reshape(-1)[-1] = np.inf if shape else np.nan
+            p.grad = mg.tensor(g, device=device)
+        scaler.unscale_(opt)
+        out += [p.grad.cpu().numpy().copy() for p in params]  # (a CPU view would change)
+        found = scaler._per_optimizer_states[id(opt)]["found_inf_per_device"]
+        flags.append([float(v) for v in found.values()])
+        if device == "cuda" and hasattr(cupy_module(), "counting_host_reads"):
+            kernel_names.clear()
+            with cupy_module().counting_host_reads():
+                scaler.step(opt)
+                scaler.update()
+            reads = cupy_module().counting_host_reads.last
+            assert reads.count == 1  # the found-inf flag, read once to decide on the step
+            stepped = [] if step == 1 else ["sgd_l20"] * len(params)  # no step after an inf
+            assert kernel_names == [*stepped, "update_scale"]
+        else:
+            scaler.step(opt)
+            scaler.update()
+        out += [scaler.get_scale(), scaler._get_growth_tracker()]
+        out += [p.detach().cpu().numpy().copy() for p in params]
+    return out, flags
+
+
+def test_grad_scaler_kernels_give_the_cpus_numbers_in_one_launch_per_gradient(monkeypatch):
+    from minigenesis import gpu_kernels
+
+    names = []
+    launch = gpu_kernels.ElementwiseKernel.__call__
+
+    def counted(self, *args):
+        names.append(self.name)
+        return launch(self, *args)
+
+    want, want_flags = _scaler_steps("cpu")
+    monkeypatch.setattr(gpu_kernels.ElementwiseKernel, "__call__", counted)
+    got, flags = _scaler_steps("cuda", names)
+    assert flags == want_flags == [[0.0], [1.0], [0.0]]
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    scaler = GradScaler()
+    w = mg.ones(5, device="cuda", requires_grad=True)
+    opt = mg.optim.SGD([w], lr=0.1)
+    names.clear()
+    scaler.scale(w.sum()).backward()
+    scaler.unscale_(opt)
+    scaler.update()
+    assert names == ["inverse_scale", "unscale_and_check", "update_scale"]

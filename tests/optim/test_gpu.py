@@ -110,3 +110,126 @@ def test_adam_kernel_gives_the_array_updates_numbers_in_one_launch_per_parameter
     assert len(adam) == 4 * len(start)  # the GPU steps only, one launch per parameter
     for cpu, gpu in zip(finals["cpu"], finals["cuda"]):
         np.testing.assert_array_equal(gpu, cpu)  # same arithmetic, same order: same bits
+
+
+# ----------------------------------------------------------------------------------------------
+# The fused update kernels: one launch per parameter, the CPU's numbers bit for bit
+# ----------------------------------------------------------------------------------------------
+FUSED_CASES = [
+    ("SGD", dict(lr=0.1)),
+    ("SGD", dict(lr=0.1, momentum=0.9, dampening=0.3, weight_decay=0.1, maximize=True)),
+    ("SGD", dict(lr=0.1, momentum=0.8, nesterov=True, weight_decay=0.01)),
+    ("Adam", dict(lr=0.01)),
+    ("Adam", dict(lr=0.01, amsgrad=True)),
+    ("Adam", dict(lr=0.01, amsgrad=True, weight_decay=0.1, maximize=True, betas=(0.2, 0.9))),
+    ("AdamW", dict(lr=0.01, amsgrad=True, weight_decay=0.1)),
+    ("RMSprop", dict(lr=0.01)),
+    ("RMSprop", dict(lr=0.01, centered=True, momentum=0.9, weight_decay=0.1, maximize=True)),
+    ("RMSprop", dict(lr=0.01, alpha=0.3, centered=True)),
+    ("Adagrad", dict(lr=0.1)),
+    ("Adagrad", dict(lr=0.1, lr_decay=0.1, weight_decay=0.1, initial_accumulator_value=0.5)),
+    ("Adagrad", dict(lr=0.1, maximize=True)),
+    ("Adamax", dict(lr=0.01)),
+    ("Adamax", dict(lr=0.01, weight_decay=0.1, maximize=True, betas=(0.2, 0.99))),
+    ("NAdam", dict(lr=0.01)),
+    ("NAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
+    ("NAdam", dict(lr=0.01, weight_decay=0.1, betas=(0.3, 0.99))),
+    ("RAdam", dict(lr=0.01)),  # 8 steps: momentum SGD for 5, then rectified
+    ("RAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, betas=(0.2, 0.9))),
+    ("RAdam", dict(lr=0.01, weight_decay=0.1, maximize=True)),
+    ("Adadelta", dict()),
+    ("Adadelta", dict(lr=0.5, rho=0.5, weight_decay=0.1, maximize=True)),
+]
+SHAPES = [(5, 3), (4,), ()]
+
+
+def _gradients(dtype, steps, special=False):
+    rng = np.random.default_rng(0)
+    grads = [[rng.standard_normal(s).astype(dtype) for s in SHAPES] for _ in range(steps)]
+    if special:  # a NaN, an inf and a huge gradient at different steps and places
+        grads[1][0][0, 0], grads[2][0][1, 1], grads[3][1][2] = np.nan, -np.inf, 1e30
+    return grads
+
+
+def _run(name, options, device, dtype, grads):
+    """Parameters and optimizer state after len(grads) steps, as NumPy arrays."""
+    rng = np.random.default_rng(1)
+    params = [
+        mg.tensor(rng.standard_normal(s).astype(dtype), device=device, requires_grad=True)
+        for s in SHAPES
+    ]
+    opt = getattr(mg.optim, name)(params, **options)
+    for step_grads in grads:
+        for p, g in zip(params, step_grads):
+            p.grad = mg.tensor(g, device=device)
+        opt.step()
+    out = [p.detach().cpu().numpy() for p in params]
+    for p in params:
+        for key in sorted(opt.state[p]):
+            value = opt.state[p][key]
+            out.append(value.cpu().numpy() if isinstance(value, mg.Tensor) else value)
+    return out
+
+
+@pytest.fixture
+def kernel_calls(monkeypatch):
+    """The names of the fused kernels launched, in order."""
+    from minigenesis import gpu_kernels
+
+    calls = []
+    launch = gpu_kernels.ElementwiseKernel.__call__
+
+    def counted(self, *args):
+        calls.append(self.name)
+        return launch(self, *args)
+
+    monkeypatch.setattr(gpu_kernels.ElementwiseKernel, "__call__", counted)
+    return calls
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("name", "options"), FUSED_CASES)
+def test_fused_update_gives_the_cpus_numbers_bit_for_bit(name, options, dtype, kernel_calls):
+    grads = _gradients(dtype, steps=8)
+    want = _run(name, options, "cpu", dtype, grads)
+    assert kernel_calls == []
+    got = _run(name, options, "cuda", dtype, grads)
+    assert len(kernel_calls) == 8 * len(SHAPES)  # one launch per parameter and step
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("Adam", dict(lr=0.01, amsgrad=True)),
+        ("AdamW", dict(lr=0.01, amsgrad=True, maximize=True)),
+        ("Adamax", dict(lr=0.01)),
+        ("Adamax", dict(lr=0.01, weight_decay=0.1)),
+        ("SGD", dict(lr=0.1, momentum=0.9)),
+        ("RMSprop", dict(lr=0.01, centered=True)),
+    ],
+)
+def test_fused_update_propagates_nan_and_inf_as_numpy_does(name, options, kernel_calls):
+    # NumPy's maximum returns NaN when either operand is NaN; CUDA's max and fmax (and the
+    # stand-in's, which copies them) return the other one, so a kernel using them would differ
+    grads = _gradients(np.float32, steps=5, special=True)
+    with np.errstate(all="ignore"):
+        want = _run(name, options, "cpu", np.float32, grads)
+    got = _run(name, options, "cuda", np.float32, grads)
+    assert len(kernel_calls) == 5 * len(SHAPES)
+    assert any(np.isnan(w).any() for w in want)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_float16_parameters_keep_the_array_path(kernel_calls):
+    # CuPy computes a float16 kernel's expressions in float32: no kernel, the CPU's roundings
+    grads = _gradients(np.float16, steps=3)
+    want = _run("Adam", dict(lr=0.01, amsgrad=True), "cpu", np.float16, grads)
+    got = _run("Adam", dict(lr=0.01, amsgrad=True), "cuda", np.float16, grads)
+    assert kernel_calls == []
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
