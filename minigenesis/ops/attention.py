@@ -43,9 +43,9 @@ import numpy as np
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import device_of, get_array_module
-from ..gpu_kernels import ElementwiseKernel, ReductionKernel
+from ..gpu_kernels import ElementwiseKernel
 from ..random import bernoulli_mask
-from .activation import on_gpu_kernel
+from .activation import ROW_DOTS, ROW_SUM_EXP, on_gpu_kernel
 from .matmul import matmul_arrays
 
 
@@ -164,14 +164,12 @@ def _row_dots(a, b):
     return xp.vecdot(a, b) if hasattr(xp, "vecdot") else (a * b).sum(axis=-1)
 
 
-# Softmax along the last axis on a GPU in 3 launches: the row max, the row sums of e^(s - max),
-# and e^(s - max) / sum written over the scores. The exponentials are computed twice (in the sum
-# and in the last kernel) rather than written and read back: less memory traffic, and the same
-# numbers, as exp rounds the same way both times. The NumPy path's arithmetic per element, in its
-# order (reciprocal, then product); the sums add in another order than NumPy's.
-_ROW_SUM_EXP = ReductionKernel(
-    "softmax_row_sum_exp", "T s, T m", "T total", "exp(s - m)", "a + b", "total = a", "0", "T"
-)
+# Softmax along the last axis on a GPU in 3 launches: the row max, the row sums of e^(s - max)
+# (ROW_SUM_EXP), and e^(s - max) / sum written over the scores. The exponentials are computed
+# twice (in the sum and in the last kernel) rather than written and read back: less memory
+# traffic, and the same numbers, as exp rounds the same way both times. The NumPy path's
+# arithmetic per element, in its order (reciprocal, then product); the sums add in another order
+# than NumPy's.
 _NORMALIZE_EXP = ElementwiseKernel(
     "softmax_normalize_exp", "T m, T total", "T s", "s = exp(s - m) * ((T)1 / total);"
 )
@@ -180,18 +178,19 @@ _NORMALIZE_EXP = ElementwiseKernel(
 def _softmax_rows(s) -> None:
     """softmax(s) along the last axis, in place, on a GPU (see above)."""
     m = s.max(axis=-1, keepdims=True)
-    _NORMALIZE_EXP(m, _ROW_SUM_EXP(s, m, axis=s.ndim - 1, keepdims=True), s)
+    _NORMALIZE_EXP(m, ROW_SUM_EXP(s, m, axis=s.ndim - 1, keepdims=True), s)
 
 
 # Softmax's backward dS = P * (dP - rowsum(dP * P)) on a GPU in 2 launches: the row dot products
-# (without the (..., L, S) product as a temporary), then (dP - dot) * P over dP.
-_ROW_DOTS = ReductionKernel("row_dots", "T x, T y", "T dot", "x * y", "a + b", "dot = a", "0", "T")
-_SOFTMAX_GRAD = ElementwiseKernel("softmax_rows_grad", "T dot, T p", "T ds", "ds = (ds - dot) * p;")
+# (ROW_DOTS: without the (..., L, S) product as a temporary), then (dP - dot) * P over dP.
+_SOFTMAX_GRAD = ElementwiseKernel(
+    "softmax_rows_grad_in_place", "T dot, T p", "T ds", "ds = (ds - dot) * p;"
+)
 
 
 def _softmax_rows_backward(dp, p) -> None:
     """dp <- p * (dp - rowsum(dp * p)), in place, on a GPU (see above)."""
-    _SOFTMAX_GRAD(_ROW_DOTS(dp, p, axis=dp.ndim - 1, keepdims=True), p, dp)
+    _SOFTMAX_GRAD(ROW_DOTS(dp, p, axis=dp.ndim - 1, keepdims=True), p, dp)
 
 
 class SDPA(Op):

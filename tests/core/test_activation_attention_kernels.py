@@ -169,6 +169,28 @@ def test_two_byte_floats_are_widened_and_rounded_once_as_on_the_cpu(launches):
     assert sum(launches.values()) == 3
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_kernels_give_the_cpus_numbers_along_any_dim(name, dtype, launches):
+    x0 = np.random.default_rng(3).standard_normal((4, 5, 6)).astype(dtype) * 3
+    x0[0, 0, :2] = -np.inf  # masked entries
+    x0[1, 1, 3] = np.inf  # a row with +inf: NaN, as in PyTorch
+    tol = 1e-6 if dtype == "float32" else 1e-14
+    for dim in (0, 1, 2):
+        fn = lambda t, dim=dim: getattr(t, name)(dim)  # noqa: E731
+        launches.clear()
+        cpu, gpu = (values_and_derivatives(fn, x0, d) for d in ("cpu", "cuda"))
+        for g, c in zip(gpu, cpu):
+            finite = np.isfinite(c)
+            np.testing.assert_array_equal(g[~finite], c[~finite])  # the same NaN and infinities
+            scale = np.abs(c[finite]).max()
+            np.testing.assert_allclose(g[finite], c[finite], rtol=tol, atol=tol * scale)
+        # two forwards; the kernel backward runs for the plain gradient and once inside the
+        # second derivative (which reaches y = softmax(x) through the create_graph gradient)
+        assert launches["row_sum_exp"] == 2 and launches[name] == 2
+        assert launches[f"{name}_grad"] == 2
+
+
 # ------------------------------------------------------------------------------------ attention
 def attention_case(device: str, dtype: str, **kwargs) -> list[np.ndarray]:
     """SDPA's output, its gradients, and second derivatives (create_graph) on ``device``."""
@@ -212,7 +234,7 @@ def test_sdpa_with_kernels_gives_the_cpus_outputs_and_derivatives(mask, dtype, l
     # the forward; the gradients under create_graph are ops (P recomputed), and the second
     # derivative reaches SDPA's plain backward once, through d(out * out)/d out = 2 out
     assert launches["softmax_normalize_exp"] == 1
-    assert launches["softmax_rows_grad"] == 1
+    assert launches["softmax_rows_grad_in_place"] == 1
 
 
 def test_sdpa_forward_and_backward_launch_the_fused_softmax_kernels(launches):
@@ -226,10 +248,10 @@ def test_sdpa_forward_and_backward_launch_the_fused_softmax_kernels(launches):
     out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
     out.sum().backward()
     assert launches == {
-        "softmax_row_sum_exp": 1,
+        "row_sum_exp": 1,
         "softmax_normalize_exp": 1,
         "row_dots": 1,
-        "softmax_rows_grad": 1,
+        "softmax_rows_grad_in_place": 1,
     }
     # the softmax backward against its definition: dS = P (dP - rowsum(dP P))
     scores = (q.detach() / 4) @ k.detach().transpose(-2, -1)
