@@ -186,7 +186,7 @@ def test_norms_launch_four_kernels_forward_and_at_most_five_backward(
         for a in (x, *(rng.standard_normal(wshape, dtype=np.float32) for _ in "wb"))
     )
     y = fn(xt, w, b)
-    assert launches == ["norm_" + k for k in forward]
+    assert [k for k in launches if k.startswith("norm_")] == ["norm_" + k for k in forward]
     del launches[:]
     inputs = {"rms_norm": [xt, w], "group_norm": [xt]}.get(kind, [xt, w, b])
     mg.autograd.grad(y, inputs, mg.tensor(gy, device="cuda"))
@@ -201,5 +201,6 @@ def test_bfloat16_and_mixed_dtypes_stay_on_the_array_path(launches):
     w = mg.ones(8, device="cuda", dtype=mg.float64)  # not x's dtype
     y = F.layer_norm(x, (8,), w)
     y16 = F.layer_norm(x.to(mg.bfloat16), (8,))
-    assert launches == [] and y16.dtype is mg.bfloat16
-    np.testing.assert_allclose(y.cpu().numpy(), F.layer_norm(x.cpu(), (8,), w.cpu()).numpy())
+    assert not [k for k in launches if k.startswith("norm_")] and y16.dtype is mg.bfloat16
+    want = F.layer_norm(x.cpu(), (8,), w.cpu()).numpy()  # (the GPU's BLAS sums in its own order)
+    np.testing.assert_allclose(y.cpu().numpy(), want, rtol=1e-5, atol=1e-6)
