@@ -287,8 +287,9 @@ def _accumulate(leaf: Any, g: Any, create_graph: bool, private: bool = False) ->
         leaf.grad = g if leaf.grad is None else leaf.grad + g
     elif leaf.grad is None:
         data = g._data
-        owns_memory = data.base is None and getattr(data.flags, "writeable", True)
-        leaf.grad = TensorBase._make(data if private and owns_memory else data.copy())
+        # (kept only as the copy would be: its own memory, writeable, in C order)
+        own = data.base is None and data.flags.c_contiguous and getattr(data.flags, "writeable", 1)
+        leaf.grad = TensorBase._make(data if private and own else data.copy())
     else:
         try:
             leaf.grad._data += g._data

@@ -12,13 +12,16 @@ gradient's graph as PyTorch's pooling backward does.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
+from ..gpu_kernels import ElementwiseKernel
 from .conv import POOL_ORDER, Im2Col, pair
-from .elementwise import select_grad, where_or_zero
+from .elementwise import kernel_fits, select_grad, where_or_zero
 
 
 def pool_geometry(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> tuple:
@@ -136,6 +139,15 @@ class MaxPool(Op):
     @staticmethod
     def forward(ctx, x, geometry, pad_value):
         xp = get_array_module(x)
+        n_offsets = geometry[0] * geometry[1]
+        if kernel_fits(x) and n_offsets <= _MAX_KERNEL_OFFSETS:  # the loop below, fused
+            x_pad = _padded(x, geometry[8], pad_value)
+            views = [_offset(x_pad, k, geometry) for k in range(n_offsets)]
+            best, arg = _max_kernel(n_offsets, x.dtype == np.float16)(*views)
+            if ctx.needs_input_grad[0]:
+                ctx.arg, ctx.geometry, ctx.x_shape = arg, geometry, x.shape
+                ctx.save_for_backward(x)
+            return best, arg
         # (a contiguous copy first when x is a transposed view, as a convolution's output is:
         # the kh*kw passes below then read simple strides, several times faster)
         x_pad = _padded(xp.ascontiguousarray(x), geometry[8], pad_value)
@@ -175,10 +187,27 @@ class MaxPoolGrad(Op):
         xp = get_array_module(gy)
         top, bottom, left, right = geometry[8]
         n, c, h, w = x_shape
-        gx = xp.zeros((n, c, h + top + bottom, w + left + right), dtype=_accumulation_dtype(gy))
-        for k in range(geometry[0] * geometry[1]):
-            window = _offset(gx, k, geometry)  # a view: += adds into gx in one pass
-            window += where_or_zero(arg == k, gy)
+        padded_shape = (n, c, h + top + bottom, w + left + right)
+        n_offsets = geometry[0] * geometry[1]
+        if kernel_fits(gy) and n_offsets <= _MAX_KERNEL_OFFSETS and _disjoint(geometry):
+            # each pixel is in one window at most: the kh*kw adds below as one kernel that
+            # writes each offset's view (no sum, so no wider type); zeros first only where some
+            # pixels are in no window
+            tiled = _tiles(geometry, padded_shape)
+            gx = (xp.empty if tiled else xp.zeros)(padded_shape, dtype=gy.dtype)
+            _max_grad_kernel(n_offsets)(
+                gy, arg, *(_offset(gx, k, geometry) for k in range(n_offsets))
+            )
+        else:
+            gx = xp.zeros(padded_shape, dtype=_accumulation_dtype(gy))
+            fused = kernel_fits(gy) and arg.dtype == np.uint8  # each add below one launch
+            with np.errstate(invalid="ignore"):  # inf + -inf = NaN, silently (as PyTorch)
+                for k in range(n_offsets):
+                    window = _offset(gx, k, geometry)  # a view: += adds into gx in one pass
+                    if fused:
+                        _MAX_GRAD_ADD(gy, arg, k, window)
+                    else:
+                        window += where_or_zero(arg == k, gy)
         ctx.arg, ctx.geometry = arg, geometry
         ctx.save_for_backward(anchor if ctx.needs_input_grad[4] else None)
         if any(geometry[8]):
@@ -212,3 +241,63 @@ class MaxPoolPick(Op):
     @staticmethod
     def backward(ctx, gy):
         return MaxPoolGrad.apply(gy, ctx.arg, ctx.g_shape, ctx.geometry, None), None, None
+
+
+# ----------------------------------------------------------------------------------------------
+# The loops above as GPU kernels (see gpu_kernels.py)
+# ----------------------------------------------------------------------------------------------
+# On a GPU every array operation is a kernel launch (~10 us of host work): MaxPool.forward's loop
+# is 7 launches per kernel offset after the first (21 for a 2x2 window, with 3 more around it),
+# MaxPoolGrad's 4 per offset. The kernels take the kh*kw strided views of the loop as separate
+# arguments and do one output element's whole loop, with the same comparisons in the same order
+# (so the same maximum, argmax, NaN and -0 results, bit for bit): 24 launches -> 1 for a 2x2
+# max pool's forward, 13 -> 1 for its gradient (windows that do not overlap).
+_MAX_KERNEL_OFFSETS = 25  # one kernel argument per offset: windows up to 5x5
+
+
+@functools.cache
+def _max_kernel(n: int, first_of_ties: bool) -> ElementwiseKernel:
+    """MaxPool.forward's loop for one output element over the views v0..v{n-1}: y = the running
+    maximum by xp.maximum's rule (a NaN on either side wins; of two equal values, -0 and +0
+    included, NumPy's float32/float64 loops return the second, its float16 loop the first),
+    arg = the offset of the first largest, or of the last NaN (``v > y || isnan(v)``)."""
+    keep = ">=" if first_of_ties else ">"
+    lines = ["y = v0;", "arg = 0;"]
+    for k in range(1, n):
+        lines += [
+            f"arg = (v{k} > y) ? {k} : arg;",
+            f"arg = isnan(v{k}) ? {k} : arg;",
+            f"T m{k} = (y {keep} v{k}) ? y : v{k};",
+            f"m{k} = isnan(y) ? y : m{k};",
+            f"y = isnan(v{k}) ? v{k} : m{k};",
+        ]
+    inputs = ", ".join(f"T v{k}" for k in range(n))
+    name = f"max_pool_{n}{'_first_of_ties' if first_of_ties else ''}"
+    return ElementwiseKernel(name, inputs, "T y, uint8 arg", "\n".join(lines))
+
+
+@functools.cache
+def _max_grad_kernel(n: int) -> ElementwiseKernel:
+    """MaxPoolGrad's adds where no two windows overlap: each offset's view o_k of the gradient
+    image gets 0 + g where the window's maximum is at offset k, else 0."""
+    lines = [f"o{k} = (arg == {k}) ? (T)0 + g : (T)0;" for k in range(n)]
+    outputs = ", ".join(f"T o{k}" for k in range(n))
+    return ElementwiseKernel(f"max_pool_grad_{n}", "T g, uint8 arg", outputs, "\n".join(lines))
+
+
+# one offset's add where windows overlap: o += where(arg == k, g, 0), in o's (maybe wider) type
+_MAX_GRAD_ADD = ElementwiseKernel(
+    "max_pool_grad_add", "G g, uint8 arg, int32 k", "T o", "o = (arg == k) ? o + (T)g : o + (T)0;"
+)
+
+
+def _disjoint(geometry: tuple) -> bool:
+    """No two windows share a pixel: the stride is at least the (dilated) window's span."""
+    kh, kw, sh, sw, dh, dw = geometry[:6]
+    return sh >= dh * (kh - 1) + 1 and sw >= dw * (kw - 1) + 1
+
+
+def _tiles(geometry: tuple, padded_shape: tuple) -> bool:
+    """The windows cover the padded image exactly: every pixel is in one window."""
+    kh, kw, sh, sw, dh, dw, ho, wo = geometry[:8]
+    return (dh, dw) == (1, 1) and (sh, sw) == (kh, kw) and padded_shape[2:] == (ho * kh, wo * kw)

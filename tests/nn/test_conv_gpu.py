@@ -152,3 +152,185 @@ def test_instance_norm_running_stats_match_cpu():
         layer(mg.tensor(x, device=dev))
         stats[dev] = layer.running_var.cpu().numpy()
     np.testing.assert_allclose(stats["cuda"], stats["cpu"], rtol=1e-6)
+
+
+# ----------------------------------------------------------------------------------------------
+# The fused kernels (gpu_kernels.py) give the array passes' numbers, bit for bit
+# ----------------------------------------------------------------------------------------------
+@pytest.fixture
+def launches(monkeypatch):
+    """The names of the fused kernels launched while the test runs, in order."""
+    from minigenesis import gpu_kernels
+
+    names = []
+    call = gpu_kernels.ElementwiseKernel.__call__
+    monkeypatch.setattr(
+        gpu_kernels.ElementwiseKernel,
+        "__call__",
+        lambda self, *args: names.append(self.name) or call(self, *args),
+    )
+    reduce_call = gpu_kernels.ReductionKernel.__call__
+    monkeypatch.setattr(
+        gpu_kernels.ReductionKernel,
+        "__call__",
+        lambda self, *args, **kw: names.append(self.name) or reduce_call(self, *args, **kw),
+    )
+    return names
+
+
+def special_values(shape, dtype):
+    """Ties (values on a coarse grid), -0, +-inf and NaN among random values."""
+    a = np.round(RNG.standard_normal(shape) * 2) / 2
+    flat = a.reshape(-1)
+    picks = RNG.choice(flat.size, 6 + flat.size // 8, replace=False)
+    flat[picks] = RNG.choice([np.nan, np.inf, -np.inf, -0.0, 0.0, np.nan], picks.size)
+    return a.astype(dtype)
+
+
+def assert_same_bits(got, want):
+    """Equal, NaN where NaN, and the sign of every zero the same."""
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.parametrize(
+    ("args", "offsets", "disjoint"),
+    [
+        (dict(kernel_size=2), 4, True),  # windows tile the image
+        (dict(kernel_size=2, stride=3), 4, True),  # pixels in no window
+        (dict(kernel_size=3, stride=2, padding=1, ceil_mode=True), 9, False),  # overlapping
+        (dict(kernel_size=(2, 3), stride=(2, 1), dilation=(2, 1)), 6, False),  # dilated
+        (dict(kernel_size=2, stride=2, padding=1), 4, True),  # padded
+    ],
+)
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_max_pool_kernels_give_the_array_passes_bits(args, offsets, disjoint, dtype, launches):
+    x = special_values((2, 3, 9, 8), dtype)
+    gy = special_values(tuple(F.max_pool2d(mg.tensor(x), **args).shape), dtype)
+    results = {}
+    for dev in ("cpu", "cuda"):
+        xt = mg.tensor(x, device=dev, requires_grad=True)
+        y, idx = F.max_pool2d(xt, return_indices=True, **args)
+        y.backward(mg.tensor(gy, device=dev))
+        results[dev] = [t.detach().cpu().numpy() for t in (y, idx, xt.grad)]
+    for got, want in zip(results["cuda"], results["cpu"]):
+        assert_same_bits(got, want)
+    forward = f"max_pool_{offsets}" + ("_first_of_ties" if dtype == "float16" else "")
+    backward = [f"max_pool_grad_{offsets}"] if disjoint else ["max_pool_grad_add"] * offsets
+    assert launches == [forward] + backward
+
+
+def test_max_pool_step_is_one_launch_each_way(launches):
+    x = mg.tensor(f32(4, 3, 8, 8), device="cuda", requires_grad=True)
+    F.max_pool2d(x, 2).sum().backward()
+    assert launches.count("max_pool_4") == 1 and launches.count("max_pool_grad_4") == 1
+
+
+def test_max_pool_double_backward_on_the_gpu_matches_cpu():
+    x = special_values((2, 2, 6, 6), "float64")
+    x[np.isnan(x) | np.isinf(x)] = 1.5
+    results = {}
+    for dev in ("cpu", "cuda"):
+        xt = mg.tensor(x, device=dev, requires_grad=True)
+        y = F.max_pool2d(xt, 3, 2, 1)
+        (g,) = mg.autograd.grad((y * y).sum(), xt, create_graph=True)
+        (gg,) = mg.autograd.grad((g * g).sum(), xt)
+        results[dev] = [g.detach().cpu().numpy(), gg.cpu().numpy()]
+    for got, want in zip(results["cuda"], results["cpu"]):
+        assert_same_bits(got, want)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize(("shape", "dtype"), [((7, 5), "float32"), ((4, 6, 3), "float64")])
+def test_cross_entropy_kernels_give_the_array_passes_bits(reduction, shape, dtype, launches):
+    x = (RNG.standard_normal(shape) * 3).astype(dtype)
+    x[1, 2] = 40.0  # a large logit: the shift by the row maximum matters
+    target = RNG.integers(0, shape[1], (shape[0],) + shape[2:])
+    target[0] = -100  # ignored samples
+    results = {}
+    for dev in ("cpu", "cuda"):
+        xt = mg.tensor(x, device=dev, requires_grad=True)
+        loss = F.cross_entropy(xt, mg.tensor(target, device=dev), reduction=reduction)
+        gl = np.linspace(-1, 2, loss.numel()).reshape(tuple(loss.shape)).astype(dtype)
+        loss.backward(mg.tensor(gl, device=dev))
+        results[dev] = [loss.detach().cpu().numpy(), xt.grad.cpu().numpy()]
+    for got, want in zip(results["cuda"], results["cpu"]):
+        assert_same_bits(got, want)
+    mean = ["mean_of_valid"] if reduction == "mean" else []
+    assert launches == ["log_sum_exp_shifted", "cross_entropy_loss"] + mean + ["cross_entropy_grad"]
+
+
+def test_cross_entropy_kernels_with_every_sample_ignored_give_nan_and_zero_gradient():
+    results = {}
+    for dev in ("cpu", "cuda"):
+        xt = mg.tensor(f32(3, 4), device=dev, requires_grad=True)
+        loss = F.cross_entropy(xt, mg.tensor([-100, -100, -100], device=dev))
+        loss.backward()
+        results[dev] = [loss.detach().cpu().numpy(), xt.grad.cpu().numpy()]
+    assert np.isnan(results["cuda"][0]) and not results["cuda"][1].any()
+    for got, want in zip(results["cuda"], results["cpu"]):
+        assert_same_bits(got, want)
+
+
+def test_cross_entropy_double_backward_on_the_gpu_matches_cpu():
+    x, target = RNG.standard_normal((5, 4)), RNG.integers(0, 4, 5)
+    results = {}
+    for dev in ("cpu", "cuda"):
+        xt = mg.tensor(x, device=dev, requires_grad=True)
+        loss = F.cross_entropy(xt, mg.tensor(target, device=dev))
+        (g,) = mg.autograd.grad(loss, xt, create_graph=True)
+        (gg,) = mg.autograd.grad((g * g).sum(), xt)
+        results[dev] = [g.detach().cpu().numpy(), gg.cpu().numpy()]
+    for got, want in zip(results["cuda"], results["cpu"]):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("geometry", "order"),
+    [
+        (((3, 3), (1, 1), (1, 1, 1, 1)), "conv"),  # the CNN's 3x3 convolution
+        (((3, 2), (2, 1), (2, 2, 0, 0)), "conv"),  # dilated, padded rows only
+        (((2, 3), (1, 2), (1, 0, 2, 2)), "pool"),  # average pooling's layout
+        (((3, 3), (1, 1), (0, 0, 0, 0)), "conv"),
+    ],
+)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_col2im_kernel_gives_the_loops_bits(geometry, order, dtype, launches):
+    from minigenesis.ops.conv import CONV_ORDER, POOL_ORDER, Col2Im, out_size
+
+    (kh, kw), (dh, dw), pad = geometry
+    n, c, h, w = 2, 3, 7, 6
+    ho = out_size(h, kh, 1, pad[0], pad[1], dh)
+    wo = out_size(w, kw, 1, pad[2], pad[3], dw)
+    perm = CONV_ORDER if order == "conv" else POOL_ORDER
+    cols = special_values(tuple(np.array([n, c, kh, kw, ho, wo])[list(perm)]), dtype)
+    cols[(0,) * cols.ndim] = -np.abs(np.array(np.nan, dtype))  # a NaN with its sign bit set
+    results = {}
+    for dev in ("cpu", "cuda"):
+        with np.errstate(invalid="ignore"):  # (inf - inf in the sums)
+            x = Col2Im.apply(
+                mg.tensor(cols, device=dev), (n, c, h, w), (kh, kw), (1, 1), (dh, dw), pad, perm
+            )
+        results[dev] = x.cpu().numpy()
+    assert results["cuda"].tobytes() == results["cpu"].tobytes()  # every bit, NaNs' too
+    assert launches == [f"col2im_{kh * kw}"]
+
+
+def test_conv2d_input_gradient_is_one_col2im_launch_with_the_cpus_numbers(launches):
+    x, w = f32(2, 3, 8, 8), f32(4, 3, 3, 3)
+    results = on_both(lambda x, w: F.conv2d(x, w, padding=1), x, w)
+    for got, want in zip(results["cuda"][1], results["cpu"][1]):
+        assert_same_bits(got, want)
+    assert launches == ["col2im_9"]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_relu_gradient_select_is_one_kernel_with_the_cpus_bits(dtype, launches):
+    x, gy = special_values((5, 7), dtype), special_values((5, 7), dtype)
+    grads = {}
+    for dev in ("cpu", "cuda"):
+        xt = mg.tensor(x, device=dev, requires_grad=True)
+        xt.relu().backward(mg.tensor(gy, device=dev))
+        grads[dev] = xt.grad.cpu().numpy()
+    assert grads["cuda"].tobytes() == grads["cpu"].tobytes()
+    assert launches == ["where_or_zero"]
