@@ -10,13 +10,14 @@ precision and rounded to the argument's type (CUDA's are within 2 units in the l
 
 Strict where a CPU could hide a bug: host (NumPy) arrays are refused, an output of the wrong
 shape is refused, and anything beyond the subset below raises ``NotImplementedError`` rather than
-guessing: statements ``[const] TYPE name = expr;``, ``name = expr;``, ``name op= expr;``, one
-``cond ? a : b`` at the top of an expression, ``+ - * /``, comparisons, casts of a literal, a name
-or a parenthesised expression, and the functions in ``_FUNCTIONS``. An elementwise kernel may
-take ``raw`` arguments (not broadcast) and write to them at a flat index, ``name[expr] = expr;``
-(nothing else reads or indexes them); where several elements write one place a GPU keeps one of
-the values, unspecified which (here the last element's), so kernels write a common value there (a
-flag). Reading a raw argument, indices (``i``, ``_ind``), ``&&``/``||``/``!`` are refused.
+guessing: statements ``[const] TYPE name = expr;``, ``name = expr;``, ``name op= expr;``, and
+``if (cond) name = expr;`` (one statement, no braces, no else), one ``cond ? a : b`` at the top of
+an expression, ``+ - * /``, comparisons, ``!``, casts of a literal, a name or a parenthesised
+expression, and the functions in ``_FUNCTIONS``. An elementwise kernel may take ``raw`` arguments
+(not broadcast) and write to them at a flat index, ``name[expr] = expr;`` (nothing else reads or
+indexes them); where several elements write one place a GPU keeps one of the values, unspecified
+which (here the last element's), so kernels write a common value there (a flag). Reading a raw
+argument, indices (``i``, ``_ind``), ``&&``/``||`` are refused.
 """
 
 from __future__ import annotations
@@ -152,10 +153,13 @@ def _expression(expr: str) -> str:
     for bad in ("&&", "||", "[", "++", "--"):
         if bad in expr:
             raise _refuse(f"'{bad}'", expr)
-    if re.search(r"!(?!=)", expr):
-        raise _refuse("'!'", expr)
     if re.search(r"\b(i|_ind|_in_ind|_out_ind)\b(?!\.size)", expr):
         raise _refuse("an element index", expr)
+    while (m := re.search(r"!(?!=)", expr)) is not None:  # !x -> _not(x)
+        if _CAST.match(expr, m.end()) or expr[m.end() :].lstrip().startswith("!"):
+            raise _refuse("'!' before a cast or another '!'", expr)
+        end = _operand_end(expr, m.end())
+        expr = f"{expr[: m.start()]}_not({expr[m.end() : end]}){expr[end:]}"
     while (m := _CAST.search(expr)) is not None:  # (T)x -> _cast["T"](x), innermost-left first
         end = _operand_end(expr, m.end())
         expr = f'{expr[: m.start()]}_cast["{m.group(1)}"]({expr[m.end() : end]}){expr[end:]}'
@@ -195,23 +199,33 @@ class _Body:
 
     def __init__(self, code: str, raw: frozenset[str] = frozenset()) -> None:
         code = re.sub(r"//[^\n]*", "", code)
-        self.steps = []  # (target, op, declared type or None, compiled expression, source)
-        for stmt in filter(None, (s.strip() for s in code.split(";"))):
+        # (target, op, declared type or None, compiled expression, source, compiled if-condition)
+        self.steps = []
+        for source in filter(None, (s.strip() for s in code.split(";"))):
+            stmt, cond = source, None
+            if re.match(r"if\s*\(", stmt):  # if (cond) statement
+                end = _matching(stmt, stmt.index("("))
+                cond = compile(_expression(stmt[stmt.index("(") + 1 : end - 1]), source, "eval")
+                stmt = stmt[end:].strip()
+            if re.match(r"(if|else)\b", stmt):
+                raise _refuse("a nested if or an else", source)
             indexed = _INDEXED.match(stmt)
             written = indexed["name"] if indexed is not None and indexed["name"] in raw else None
             rest = stmt[indexed.end("name") :] if written else stmt
             if any(re.search(rf"\b{name}\b", rest) for name in raw):
                 raise _refuse("a read or plain assignment of a raw argument", stmt)
             if written:
-                index = compile(_expression(indexed["index"]), stmt, "eval")
-                expr = compile(_expression(indexed["expr"]), stmt, "eval")
-                self.steps.append((written, "[]=", index, expr, stmt))
+                index = compile(_expression(indexed["index"]), source, "eval")
+                expr = compile(_expression(indexed["expr"]), source, "eval")
+                self.steps.append((written, "[]=", index, expr, source, cond))
                 continue
             m = _STATEMENT.match(stmt)
             if m is None or "{" in stmt or "}" in stmt:
-                raise _refuse("this statement", stmt)
-            expr = _expression(m["expr"])
-            self.steps.append((m["name"], m["op"], m["type"], compile(expr, stmt, "eval"), stmt))
+                raise _refuse("this statement", source)
+            if cond is not None and m["type"] is not None:
+                raise _refuse("a declaration under if", source)
+            expr = compile(_expression(m["expr"]), source, "eval")
+            self.steps.append((m["name"], m["op"], m["type"], expr, source, cond))
 
     def run(self, env: dict[str, Any], types: dict[str, np.dtype], shape: tuple = ()) -> None:
         """Run the statements over ``env`` (the arguments and locals); ``shape``: the
@@ -227,33 +241,40 @@ class _Body:
             "_f32": np.float32,
             "_f64": np.float64,
             "_where": lambda c, a, b: np.where(c, a, b),
+            "_not": np.logical_not,
         }
         declared: dict[str, np.dtype] = {}
         with np.errstate(all="ignore"):  # a GPU does not warn
-            for target, op, ctype, code, source in self.steps:
+            for target, op, ctype, code, source, cond in self.steps:
                 value = eval(code, namespace, env)  # noqa: S307 (our own translated C)
+                taken = True if cond is None else eval(cond, namespace, env)  # noqa: S307
                 if op == "[]=":  # ctype holds the compiled index
                     index = eval(ctype, namespace, env)  # noqa: S307
-                    _write_raw(env[target], index, value, shape, source)
+                    _write_raw(env[target], index, value, shape, source, taken)
                     continue
                 if op != "=":
                     value = eval(f"_a {op[0]} _b", {}, {"_a": env[target], "_b": value})  # noqa: S307
+                if cond is not None:  # the elements where the condition is false keep theirs
+                    value = np.where(taken, value, env[target])
                 if ctype is not None:
                     declared[target] = _dtype(ctype, types)
                 kind = declared.get(target) or types.get(f"var:{target}")
                 env[target] = _to(value, kind) if kind is not None else value
 
 
-def _write_raw(target: np.ndarray, index: Any, value: Any, shape: tuple, source: str) -> None:
-    """``target[index] = value`` for every element of the loop, at flat indices (the last write
-    wins where several elements write one place); an index out of range is refused, where a GPU
-    would write outside the array."""
-    index = np.broadcast_to(np.asarray(index), shape).ravel()
+def _write_raw(
+    target: np.ndarray, index: Any, value: Any, shape: tuple, source: str, taken: Any = True
+) -> None:
+    """``target[index] = value`` for every element of the loop where ``taken`` (an if's
+    condition) holds, at flat indices (the last write wins where several elements write one
+    place); an index out of range is refused, where a GPU would write outside the array."""
+    taken = np.broadcast_to(np.asarray(taken, dtype=bool), shape).ravel()
+    index = np.broadcast_to(np.asarray(index), shape).ravel()[taken]
     if index.dtype.kind not in "iub":
         raise TypeError(f"a raw argument's index must be an integer: {source!r}")
     if index.size and (index.min() < 0 or index.max() >= target.size):
         raise IndexError(f"index out of range for a raw argument of size {target.size}: {source!r}")
-    value = np.broadcast_to(np.asarray(value), shape).ravel()
+    value = np.broadcast_to(np.asarray(value), shape).ravel()[taken]
     target.flat[index.astype(np.intp)] = value.astype(target.dtype)
 
 
