@@ -155,7 +155,7 @@ class GradScaler:
         joined end to end (taken before unscaling, as PyTorch checks the scaled values). On a
         GPU one kernel per gradient does both, all of a device's kernels raising one flag."""
         found_per_device: dict = {}
-        flags: dict = {}  # device -> the flag buffer the fused kernels write (_UNSCALE_AND_CHECK)
+        flags: dict = {}  # device -> the flag the fused kernels raise (_UNSCALE_AND_CHECK)
         for group in optimizer.param_groups:
             by_device: dict = {}
             for p in group["params"]:
@@ -174,7 +174,7 @@ class GradScaler:
                 inv = to_device(inv_scale, dev)
                 if dev.type == "cuda" and all(a.dtype in _KERNEL_DTYPES for a in arrays):
                     if dev not in flags:
-                        flags[dev] = xp.zeros(2, dtype=np.float32)
+                        flags[dev] = xp.zeros(1, dtype=np.float32)
                     for g, a in zip(grads, arrays):  # one launch per gradient
                         _UNSCALE_AND_CHECK(inv, flags[dev], a)
                         g._bump_version()
@@ -413,15 +413,14 @@ class GradScaler:
 _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 # One launch per gradient instead of 2 (and no concatenation, isfinite, all, ... per group): the
-# gradient's inf/NaN check and its unscaling. Any non-finite element sets found[0] to 1 (checked
-# before unscaling, as PyTorch checks the scaled values); a finite one writes the spare found[1]
-# instead, so the kernel needs no branch. Many elements writing one place at once is safe on a
-# GPU when they all write the same value.
+# gradient's inf/NaN check and its unscaling. A non-finite element sets the device's flag found[0]
+# to 1 (checked before unscaling, as PyTorch checks the scaled values); several elements writing
+# it at once is safe, as they all write the same value. Finite elements write nothing.
 _UNSCALE_AND_CHECK = ElementwiseKernel(
     "unscale_and_check",
     "float32 inv_scale, raw float32 found",
     "T g",
-    "found[isfinite(g) ? 1 : 0] = 1;\ng = g * (T)inv_scale;",
+    "if (!isfinite(g)) found[0] = 1;\ng = g * (T)inv_scale;",
 )
 
 # 1 / scale in float64, rounded to float32: one launch instead of 3

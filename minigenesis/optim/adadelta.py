@@ -125,7 +125,7 @@ def adadelta_update(
 
 
 # ----------------------------------------------------------------------------------------------
-# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 15-18
+# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 16-19
 # ----------------------------------------------------------------------------------------------
 @functools.cache
 def _adadelta_kernel(weight_decay: bool, maximize: bool) -> ElementwiseKernel:

@@ -130,7 +130,7 @@ def adagrad_update(
 
 
 # ----------------------------------------------------------------------------------------------
-# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 6-9
+# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 7-10
 # ----------------------------------------------------------------------------------------------
 @functools.cache
 def _adagrad_kernel(weight_decay: bool, maximize: bool) -> ElementwiseKernel:

@@ -198,8 +198,7 @@ def adam_update(
 
 
 # ----------------------------------------------------------------------------------------------
-# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 14 (15
-# with amsgrad)
+# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 13-17
 # ----------------------------------------------------------------------------------------------
 @functools.cache
 def _adam_kernel(

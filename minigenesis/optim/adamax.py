@@ -126,7 +126,7 @@ def adamax_update(
 
 
 # ----------------------------------------------------------------------------------------------
-# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 9-12
+# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 10-13
 # ----------------------------------------------------------------------------------------------
 @functools.cache
 def _adamax_kernel(weight_decay: bool, maximize: bool, beta1: float) -> ElementwiseKernel:

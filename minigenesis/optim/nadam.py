@@ -154,7 +154,7 @@ def nadam_update(
 
 
 # ----------------------------------------------------------------------------------------------
-# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 15-19
+# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 16-19
 # ----------------------------------------------------------------------------------------------
 @functools.cache
 def _nadam_kernel(

@@ -152,7 +152,7 @@ def radam_update(
 
 
 # ----------------------------------------------------------------------------------------------
-# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 10-16
+# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 10-18
 # ----------------------------------------------------------------------------------------------
 @functools.cache
 def _radam_kernel(

@@ -148,7 +148,7 @@ def rmsprop_update(
 
 
 # ----------------------------------------------------------------------------------------------
-# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 7-13
+# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 9-20
 # ----------------------------------------------------------------------------------------------
 @functools.cache
 def _rmsprop_kernel(

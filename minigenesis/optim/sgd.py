@@ -121,7 +121,7 @@ def sgd_update(
 
 
 # ----------------------------------------------------------------------------------------------
-# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 2-7
+# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 2-9
 # ----------------------------------------------------------------------------------------------
 @functools.cache
 def _sgd_kernel(
