@@ -42,15 +42,20 @@ def _f32(x):
 _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def on_gpu_kernel(*arrays) -> bool:
+def on_gpu_kernel(*arrays, any_layout: bool = False) -> bool:
     """Do these arrays go to one of the fused GPU kernels (gpu_kernels.py) of the ops here? GPU
-    arrays of one dtype, float32 or float64. 2-byte floats are computed in float32 on the GPU as
-    on the CPU (widened first: CuPy has no bfloat16 arithmetic in kernels, and float16 arithmetic
-    would round each step), so the kernels never see them."""
+    arrays of one dtype, float32 or float64, the first C-contiguous. 2-byte floats are computed
+    in float32 on the GPU as on the CPU (widened first: CuPy has no bfloat16 arithmetic in
+    kernels, and float16 arithmetic would round each step), so the kernels never see them. A
+    kernel writes its result C-contiguous, where CuPy's array operations keep a strided input's
+    layout (a convolution's transposed output, say), which later reshapes may rely on to stay
+    views: so strided inputs keep the array operations, unless the caller passes an output laid
+    out as the input (``any_layout``). The first array is the one of the result's shape (y, not
+    dL/dy, which may be a broadcast view)."""
     a = arrays[0]
     if type(a) is np.ndarray or get_array_module(a) is np or a.dtype not in _KERNEL_DTYPES:
         return False
-    return all(b.dtype == a.dtype for b in arrays[1:])
+    return (any_layout or a.flags.c_contiguous) and all(b.dtype == a.dtype for b in arrays[1:])
 
 
 # Elementwise chains as one GPU kernel each, the same arithmetic in the same order as the NumPy
@@ -71,6 +76,60 @@ _SILU_GRAD = ElementwiseKernel(
 # SigmoidGrad and TanhGrad's forward: 1 instead of 3
 _SIGMOID_GRAD = ElementwiseKernel("sigmoid_grad", "T gy, T y", "T gx", "gx = ((T)1 - y) * gy * y;")
 _TANH_GRAD = ElementwiseKernel("tanh_grad", "T gy, T y", "T gx", "gx = ((T)1 - y * y) * gy;")
+# ReLU's backward mask, not (y <= 0): 1 launch instead of 2
+_ABOVE_ZERO_OR_NAN = ElementwiseKernel(
+    "above_zero_or_nan", "T y", "bool keep", "keep = y <= (T)0 ? 0 : 1;"
+)
+# leaky_relu: 1 instead of 3 (compare, product, where)
+_LEAKY_RELU = ElementwiseKernel(
+    "leaky_relu", "T x, T slope", "T y", "y = x > (T)0 ? x : x * slope;"
+)
+# The ELU family's forward: 1 instead of 4-5 (fmin, product, expm1, product, where)
+_ELU = ElementwiseKernel(
+    "elu",
+    "T x, T k, T c, T scale",
+    "T y",
+    "T e = expm1(fmin(x, (T)0) * k) * c; y = x < (T)0 ? e : x * scale;",
+)
+# its backward (not under create_graph): 1 instead of 4-8; where c k != scale the slope is
+# mixed with scale by products with the 0/1 mask, as the NumPy code does
+_ELU_GRAD = ElementwiseKernel(
+    "elu_grad", "T gy, T x, T k, T ck", "T gx", "gx = gy * (exp(fmin(x, (T)0) * k) * ck);"
+)
+_ELU_GRAD_MIXED = ElementwiseKernel(
+    "elu_grad_mixed",
+    "T gy, T x, T k, T ck, T scale",
+    "T gx",
+    "T s = exp(fmin(x, (T)0) * k) * ck; T neg = x <= (T)0 ? (T)1 : (T)0;"
+    " gx = gy * (s * neg + ((T)1 - neg) * scale);",
+)
+# hardswish: 1 instead of 4 (add, clip, product, quotient); its backward 1 instead of 8
+_HARDSWISH = ElementwiseKernel(
+    "hardswish",
+    "T x",
+    "T y",
+    "T r = x + (T)3; r = r < (T)0 ? (T)0 : r; r = r > (T)6 ? (T)6 : r; y = x * r / (T)6;",
+)
+_HARDSWISH_GRAD = ElementwiseKernel(
+    "hardswish_grad",
+    "T gy, T x",
+    "T gx",
+    "T s = x / (T)3 + (T)0.5; s = x <= (T)(-3) ? (T)0 : s; s = x < (T)3 ? s : (T)1; gx = gy * s;",
+)
+# softplus: 1 instead of 5; its backward 1 instead of 7
+_SOFTPLUS = ElementwiseKernel(
+    "softplus",
+    "T x, T beta, T threshold",
+    "T y",
+    "T z = x * beta; y = z > threshold ? x : log1p(exp(z)) / beta;",
+)
+_SOFTPLUS_GRAD = ElementwiseKernel(
+    "softplus_grad",
+    "T gy, T x, T beta, T threshold",
+    "T gx",
+    "T z = x * beta; T zc = z > threshold ? threshold : z; T e = exp(zc); T s = e / (e + (T)1);"
+    " s = z > threshold ? (T)1 : s; gx = gy * s;",
+)
 
 
 # For x below about -88.7 (float32) e^-x overflows to inf and 1 / (1 + inf) is exactly 0, as in
@@ -147,9 +206,12 @@ class ReLU(Op):
     def backward(ctx, gy):
         (y,) = ctx.saved_tensors
         a = y._data
-        keep = (
-            _above_zero_or_nan(a) if _two_byte_float(a) else get_array_module(a).logical_not(a <= 0)
-        )
+        if on_gpu_kernel(a, any_layout=True):  # one launch (see _ABOVE_ZERO_OR_NAN), the mask
+            keep = _ABOVE_ZERO_OR_NAN(a, get_array_module(a).empty_like(a, dtype=bool))  # as y
+        elif _two_byte_float(a):
+            keep = _above_zero_or_nan(a)
+        else:
+            keep = get_array_module(a).logical_not(a <= 0)
         return select_grad(gy, keep, y)
 
 
@@ -162,6 +224,8 @@ class LeakyReLU(Op):
         xp = get_array_module(x)
         ctx.slope = slope
         ctx.save_for_backward(x)
+        if on_gpu_kernel(x):  # one launch (see _LEAKY_RELU)
+            return _LEAKY_RELU(x, slope)
         return xp.where(x > 0, x, x * slope).astype(x.dtype, copy=False)
 
     @staticmethod
@@ -552,11 +616,14 @@ class ELU(Op):
     def forward(ctx, x, alpha, scale, k):
         xp = get_array_module(x)
         xf = _f32(x)
-        # x k where x < 0, else 0 (fmin ignores NaN), so e^(x k) cannot overflow where unused.
-        # The zeros take the scale * x branch: the same value, their sign kept.
-        y = xp.expm1(_negative_part(xf, k))
-        y *= alpha * scale
-        y = xp.where(xf < 0, y, xf if scale == 1 else xf * scale)
+        if on_gpu_kernel(xf):  # one launch (see _ELU)
+            y = _ELU(xf, k, alpha * scale, scale)
+        else:
+            # x k where x < 0, else 0 (fmin ignores NaN), so e^(x k) cannot overflow where
+            # unused. The zeros take the scale * x branch: the same value, their sign kept.
+            y = xp.expm1(_negative_part(xf, k))
+            y *= alpha * scale
+            y = xp.where(xf < 0, y, xf if scale == 1 else xf * scale)
         ctx.save_for_backward(x)
         ctx.alpha, ctx.scale, ctx.k = alpha, scale, k
         return y.astype(x.dtype, copy=False)
@@ -570,7 +637,13 @@ class ELU(Op):
             above |= x._data != x._data  # ... or NaN
             slope = (x.masked_fill(above, 0.0) * ctx.k).exp() * c_k
             return gy * slope.masked_fill(above, ctx.scale), None, None, None
-        a = _f32(x._data)
+        a, g = _f32(x._data), _f32(gy._data)
+        if on_gpu_kernel(a, g):  # one launch (see _ELU_GRAD)
+            if c_k != ctx.scale:
+                gx = _ELU_GRAD_MIXED(g, a, ctx.k, c_k, ctx.scale)
+            else:
+                gx = _ELU_GRAD(g, a, ctx.k, c_k)
+            return type(gy)._make(gx.astype(gy._data.dtype, copy=False)), None, None, None
         xp = get_array_module(a)
         slope = xp.exp(_negative_part(a, ctx.k))  # 1 where x > 0 or NaN
         slope *= c_k
@@ -579,7 +652,7 @@ class ELU(Op):
             negative = a <= 0
             slope *= negative
             slope += xp.multiply(~negative, ctx.scale, dtype=slope.dtype)
-        gx = _f32(gy._data) * slope
+        gx = g * slope
         return type(gy)._make(gx.astype(gy._data.dtype, copy=False)), None, None, None
 
 
@@ -601,8 +674,11 @@ class Hardswish(Op):
     def forward(ctx, x):
         xp = get_array_module(x)
         xf = _f32(x)
-        with np.errstate(over="ignore", invalid="ignore"):  # x * 6 near max; -inf * 0
-            y = xf * xp.clip(xf + 3, 0, 6) / 6
+        if on_gpu_kernel(xf):  # one launch (see _HARDSWISH)
+            y = _HARDSWISH(xf)
+        else:
+            with np.errstate(over="ignore", invalid="ignore"):  # x * 6 near max; -inf * 0
+                y = xf * xp.clip(xf + 3, 0, 6) / 6
         ctx.save_for_backward(x)
         return y.astype(x.dtype, copy=False)
 
@@ -610,6 +686,8 @@ class Hardswish(Op):
     def backward(ctx, gy):
         (x,) = ctx.saved_tensors
         a = x._data
+        if not is_grad_enabled() and on_gpu_kernel(a, gy._data):  # see _HARDSWISH_GRAD
+            return type(gy)._make(_HARDSWISH_GRAD(gy._data, a))
         beyond = get_array_module(a).logical_not(a < 3)  # x >= 3, or NaN
         slope = (x / 3 + 0.5).masked_fill(a <= -3, 0.0).masked_fill(beyond, 1.0)
         return gy * slope
@@ -626,16 +704,21 @@ class Softplus(Op):
     def forward(ctx, x, beta, threshold):
         xp = get_array_module(x)
         xf = _f32(x)
+        ctx.save_for_backward(x)
+        ctx.beta, ctx.threshold = beta, threshold
+        if on_gpu_kernel(xf):  # one launch (see _SOFTPLUS)
+            return _SOFTPLUS(xf, beta, threshold).astype(x.dtype, copy=False)
         z = xf * beta
         with np.errstate(over="ignore"):  # e^z overflows only where z > threshold: not used
             soft = xp.log1p(xp.exp(z)) / beta
-        ctx.save_for_backward(x)
-        ctx.beta, ctx.threshold = beta, threshold
         return xp.where(z > threshold, xf, soft).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gy):
         (x,) = ctx.saved_tensors
+        if not is_grad_enabled() and on_gpu_kernel(x._data, gy._data):  # see _SOFTPLUS_GRAD
+            gx = _SOFTPLUS_GRAD(gy._data, x._data, ctx.beta, ctx.threshold)
+            return type(gy)._make(gx), None, None
         z = x * ctx.beta
         # sigmoid(z) as e^z / (e^z + 1), PyTorch's form: for z below about -88.7 it is e^z itself
         # (a subnormal), where 1 / (1 + e^-z) overflows to 1 / inf = 0. Above the threshold 1
@@ -708,7 +791,7 @@ class Softmax(Op):
     @staticmethod
     def backward(ctx, gy):
         (y,) = ctx.saved_tensors
-        if not is_grad_enabled() and on_gpu_kernel(gy._data, y._data) and y._data.ndim:  # 2
+        if not is_grad_enabled() and on_gpu_kernel(y._data, gy._data) and y._data.ndim:  # 2
             dot = ROW_DOTS(gy._data, y._data, axis=ctx.dim, keepdims=True)
             return type(gy)._make(_SOFTMAX_GRAD(gy._data, dot, y._data)), None
         return y * (gy - (gy * y).sum(dim=ctx.dim, keepdim=True)), None
@@ -738,7 +821,7 @@ class LogSoftmax(Op):
     @staticmethod
     def backward(ctx, gy):
         (y,) = ctx.saved_tensors
-        if not is_grad_enabled() and on_gpu_kernel(gy._data, y._data) and y._data.ndim:  # 2
+        if not is_grad_enabled() and on_gpu_kernel(y._data, gy._data) and y._data.ndim:  # 2
             total = gy._data.sum(axis=ctx.dim, keepdims=True)
             return type(gy)._make(_LOG_SOFTMAX_GRAD(gy._data, total, y._data)), None
         return gy - y.exp() * gy.sum(dim=ctx.dim, keepdim=True), None
