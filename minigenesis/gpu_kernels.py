@@ -22,7 +22,12 @@ last place of the true value.
 Writing a kernel body (what CuPy and the test suite's CPU stand-in for CuPy both accept): one
 statement per line ending in ``;``, local variables declared with their type (``T d = ...;``), and
 literals cast to the element type (``(T)0.5``), because a bare ``0.5`` is a C double and would
-silently turn the arithmetic into float64.
+silently turn the arithmetic into float64. Two rules CuPy adds, both found on a GPU:
+
+- inputs are ``const``: a value the kernel writes (an in-place update, a flag) is an output;
+- a reduction with one input and one output goes through CUB, which rewrites the expressions as
+  plain text (the input's name becomes ``in0`` and the output's ``out0``, even inside other
+  words) and has no ``_in_ind.size()``: pass a count the reduction divides by as a second input.
 """
 
 from __future__ import annotations

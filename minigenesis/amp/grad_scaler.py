@@ -176,7 +176,7 @@ class GradScaler:
                     if dev not in flags:
                         flags[dev] = xp.zeros(1, dtype=np.float32)
                     for g, a in zip(grads, arrays):  # one launch per gradient
-                        _UNSCALE_AND_CHECK(inv, flags[dev], a)
+                        _UNSCALE_AND_CHECK(inv, a, flags[dev])
                         g._bump_version()
                     continue
                 flat = (
@@ -418,8 +418,8 @@ _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 # it at once is safe, as they all write the same value. Finite elements write nothing.
 _UNSCALE_AND_CHECK = ElementwiseKernel(
     "unscale_and_check",
-    "float32 inv_scale, raw float32 found",
-    "T g",
+    "float32 inv_scale",
+    "T g, raw float32 found",  # an output: CuPy passes inputs as const
     "if (!isfinite(g)) found[0] = 1;\ng = g * (T)inv_scale;",
 )
 

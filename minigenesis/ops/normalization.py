@@ -45,8 +45,9 @@ def _wide(x):
 def normalize_stats(x, axes: tuple, center: bool):
     """(mu, var) over ``axes``, keepdims, in at least float32 (mu is 0.0 when not centering)."""
     if center and _on_kernels(x):  # the same, as 2 GPU kernels
-        mu = _mean_kernel(x.dtype)(x, axis=axes, keepdims=True)
-        return mu, _var_kernel(x.dtype)(x, mu, axis=axes, keepdims=True)
+        n = math.prod(x.shape[a] for a in axes)
+        mu = _mean_kernel(x.dtype)(x, n, axis=axes, keepdims=True)
+        return mu, _var_kernel(x.dtype)(x, mu, n, axis=axes, keepdims=True)
     xw = _wide(x)
     if center:
         mu = xw.mean(axis=axes, keepdims=True)
@@ -238,22 +239,24 @@ def _types(dtype) -> tuple[str, str]:
     return ("double", "float64") if dtype == np.float64 else ("float", "float32")
 
 
-# In a reduction's post_map_expr: how many elements were summed into each output (integers)
-_COUNT = "(_in_ind.size() / _out_ind.size())"
-
-
 def _sum_kernel(name: str, in_params: str, map_expr: str, post: str, dtype) -> ReductionKernel:
-    """s = post(a), a = the sum of ``map_expr`` (in the statistics' type) along the axes given
-    when called: along rows for per-group statistics, down columns for dL/dw and dL/db."""
+    """total = post(a), a = the sum of ``map_expr`` (in the statistics' type) along the axes given
+    when called: along rows for per-group statistics, down columns for dL/dw and dL/db.
+
+    A mean divides by ``n``, the count per group, passed as an input: CuPy runs a reduction with
+    one input through CUB, which has no ``_in_ind.size()`` (and rewrites the input's and the
+    output's names in the expressions as plain text, so those names must not occur inside
+    other words)."""
     c, wide = _types(dtype)
-    return ReductionKernel(name, in_params, f"{wide} s", map_expr, "a + b", f"s = {post}", "0", c)
+    post = f"total = {post}"
+    return ReductionKernel(name, in_params, f"{wide} total", map_expr, "a + b", post, "0", c)
 
 
 @functools.cache
 def _mean_kernel(dtype) -> ReductionKernel:
     """mu = sum(x) / n (1 launch; the arrays take 2, a vector of 1/n and a product)."""
-    c, _ = _types(dtype)
-    return _sum_kernel("norm_mean", "T x", f"({c})x", f"a / ({c}){_COUNT}", dtype)
+    c, wide = _types(dtype)
+    return _sum_kernel("norm_mean", f"T x, {wide} n", f"({c})x", "a / n", dtype)
 
 
 @functools.cache
@@ -261,7 +264,7 @@ def _var_kernel(dtype) -> ReductionKernel:
     """var = sum((x - mu)^2) / n (1 launch for 3), normalize_stats' variance."""
     c, wide = _types(dtype)
     d = f"(({c})x - mu)"
-    return _sum_kernel("norm_var", f"T x, {wide} mu", f"{d} * {d}", f"a / ({c}){_COUNT}", dtype)
+    return _sum_kernel("norm_var", f"T x, {wide} mu, {wide} n", f"{d} * {d}", "a / n", dtype)
 
 
 @functools.cache
@@ -269,10 +272,9 @@ def _rstd_kernel(dtype, center: bool, eps: float) -> ReductionKernel:
     """r = 1 / sqrt(sum((x - mu)^2) / n + eps) (1 launch for 7), eps a constant of the kernel."""
     c, wide = _types(dtype)
     d = f"(({c})x - mu)" if center else f"({c})x"
-    post = f"({c})1 / sqrt(a / ({c}){_COUNT} + ({c})({eps!r}))"
-    return _sum_kernel(
-        "norm_rstd", f"T x, {wide} mu" if center else "T x", f"{d} * {d}", post, dtype
-    )
+    post = f"({c})1 / sqrt(a / n + ({c})({eps!r}))"
+    params = (f"T x, {wide} mu" if center else "T x") + f", {wide} n"
+    return _sum_kernel("norm_rstd", params, f"{d} * {d}", post, dtype)
 
 
 @functools.cache
@@ -307,9 +309,9 @@ def _forward_kernels(ctx, x, w, b, stats) -> tuple:
         r = _rstd_of_var_kernel(x.dtype)(var, ctx.eps)
         return affine(*([x, mu] if center else [x]), r, *wb), mu, r
     x2 = x.reshape(-1, ctx.n)
-    mu = _mean_kernel(x.dtype)(x2, axis=1) if center else 0.0
+    mu = _mean_kernel(x.dtype)(x2, ctx.n, axis=1) if center else 0.0
     stats = [x2, mu[:, None]] if center else [x2]
-    r = _rstd_kernel(x.dtype, center, ctx.eps)(*stats, axis=1)
+    r = _rstd_kernel(x.dtype, center, ctx.eps)(*stats, ctx.n, axis=1)
     wb = [a.reshape(ctx.n) for a in wb]
     return affine(*stats, r[:, None], *wb).reshape(x.shape), mu, r
 
@@ -325,15 +327,14 @@ def _grad_kernels(dtype, center: bool, weight: bool) -> tuple:
                                                 norm_grad_x (1 launch for 6)
     """
     c, wide = _types(dtype)
-    n = f"({c}){_COUNT}"
     stats_in = f"T x, {wide} mu, {wide} r" if center else f"T x, {wide} r"
     xhat = f"((({c})x - mu) * r)" if center else f"(({c})x * r)"
     g_in, g = ("T gy, T w", f"(({c})gy * ({c})w)") if weight else ("T gy", f"({c})gy")
     grad_w = _sum_kernel("norm_grad_w", f"T gy, {stats_in}", f"({c})gy * {xhat}", "a", dtype)
     grad_b = _sum_kernel("norm_grad_b", "T gy", f"({c})gy", "a", dtype)
-    mean_g = _sum_kernel("norm_mean_g", g_in, g, f"a / {n}", dtype)
+    mean_g = _sum_kernel("norm_mean_g", f"{g_in}, {wide} n", g, "a / n", dtype)
     mean_gx = _sum_kernel(
-        "norm_mean_gxhat", f"{g_in}, {stats_in}", f"{g} * {xhat}", f"a / {n}", dtype
+        "norm_mean_gxhat", f"{g_in}, {stats_in}, {wide} n", f"{g} * {xhat}", "a / n", dtype
     )
     params = f"T gy, {stats_in}" + ", T w" * weight + f", {wide} mean_g" * center
     body = [f"{c} xh = {xhat};", "xh = xh * mean_gx;"] + ["xh = xh + mean_g;"] * center
@@ -362,8 +363,8 @@ def _backward_kernels(ctx, gy) -> tuple:
     gx = None
     if need_x:
         wv = [] if w is None else [w._data.reshape(-1) if ctx.rows else w._data]
-        means = [mean_g(g_y, *wv, **per_group)] if center else []
-        means.append(mean_gx(g_y, *wv, *stats, **per_group))
+        means = [mean_g(g_y, *wv, ctx.n, **per_group)] if center else []
+        means.append(mean_gx(g_y, *wv, *stats, ctx.n, **per_group))
         gx = grad_x(g_y, *stats, *wv, *means).reshape(x.shape)
     T = type(x)
     return tuple(None if a is None else T._make(a) for a in (gx, gw, gb))

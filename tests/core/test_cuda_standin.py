@@ -249,14 +249,14 @@ def test_kernel_writes_a_raw_argument_at_an_index_and_refuses_to_read_it():
     flag = cp.zeros(2, dtype=np.float32)
     x = cp.asarray([[1.0, -2.0], [3.0, 4.0]], dtype=np.float32)
     double_and_flag = cp.ElementwiseKernel(
-        "raw float32 flag", "T x", "flag[x < (T)0 ? 0 : 1] = 1;\nx = x * (T)2;", "k"
+        "T factor", "T x, raw float32 flag", "flag[x < (T)0 ? 0 : 1] = 1;\nx = x * factor;", "k"
     )
-    double_and_flag(flag, x)  # the raw argument is not broadcast: the loop runs over x
+    double_and_flag(2.0, x, flag)  # the raw argument is not broadcast: the loop runs over x
     np.testing.assert_array_equal(x.get(), [[2.0, -4.0], [6.0, 8.0]])
     np.testing.assert_array_equal(flag.get(), [1.0, 1.0])
     with pytest.raises(IndexError, match="out of range"):  # flag[1] of a 1-element flag
-        double_and_flag(cp.zeros(1, dtype=np.float32), cp.ones(3, dtype=np.float32))
-    for body in ("y = flag[0];", "y = x + flag;", "flag = x;"):
+        double_and_flag(2.0, cp.ones(3, dtype=np.float32), cp.zeros(1, dtype=np.float32))
+    for body in ("y = flag[0];", "y = x + flag;"):
         with pytest.raises(NotImplementedError, match="raw argument"):
             cp.ElementwiseKernel("T x, raw T flag", "T y", body, "k")
 
@@ -280,4 +280,34 @@ def test_kernel_if_statement_acts_only_where_its_condition_holds():
         with pytest.raises(NotImplementedError, match="stand-in does not run"):
             cp.ElementwiseKernel("T x", "T y", body, "bad")
     with pytest.raises(NotImplementedError, match="raw argument"):
+        cp.ElementwiseKernel("T x", "T y, raw T flag", "flag = x;\ny = x;", "k")
+    with pytest.raises(NotImplementedError, match="raw argument"):
         cp.ReductionKernel("raw T x", "T y", "x[0]", "a + b", "y = a", "0", "r")
+
+
+def test_a_kernel_that_writes_an_input_fails_as_it_would_not_compile_for_cupy():
+    with pytest.raises(TypeError, match="writes its input 'found'.*among the outputs"):
+        cp.ElementwiseKernel("T g, raw T found", "T y", "found[0] = 1;\ny = g;", "flag")
+    with pytest.raises(TypeError, match="writes its input 'g'"):
+        cp.ElementwiseKernel("T g", "T y", "g = g * (T)2;\ny = g;", "scale")
+    flag = cp.zeros(1, dtype=np.float32)
+    as_output = cp.ElementwiseKernel("T g", "T y, raw float32 found", "found[0] = 1;\ny = g;", "f")
+    as_output(cp.ones(3), cp.empty(3), flag)
+    assert flag.get()[0] == 1
+
+
+def test_one_input_reductions_are_rewritten_as_cupys_cub_path_rewrites_them():
+    x = np.arange(12.0).reshape(3, 4)
+    # CUB renames the output to out0 as plain text: an output "s" breaks "sqrt" and CUB's own names
+    rms = cp.ReductionKernel("T x", "T s", "x * x", "a + b", "s = sqrt(a)", "0", "rms")
+    with pytest.raises(TypeError, match="would not compile on a GPU"):
+        rms(cp.asarray(x), axis=1)
+    # _in_ind is undefined there, except in a kernel CuPy names a mean
+    count = "(_in_ind.size() / _out_ind.size())"
+    with pytest.raises(TypeError, match="pass the count as a second input"):
+        cp.ReductionKernel("T x", "T total", "x", "a + b", f"total = a / {count}", "0", "avg")
+    mean = cp.ReductionKernel("T x", "T total", "x", "a + b", f"total = a / {count}", "0", "mean")
+    np.testing.assert_array_equal(mean(cp.asarray(x), axis=1).get(), x.mean(axis=1))
+    # with the count as a second input the plain reduction kernel runs, and sees the scalar
+    avg = cp.ReductionKernel("T x, T n", "T total", "x", "a + b", "total = a / n", "0", "avg")
+    np.testing.assert_array_equal(avg(cp.asarray(x), 4, axis=1).get(), x.mean(axis=1))

@@ -197,7 +197,9 @@ class _Body:
     """A kernel body, translated once into Python statements over NumPy arrays (``raw``: the
     names of the raw arguments, which statements may write at an index)."""
 
-    def __init__(self, code: str, raw: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self, code: str, raw: frozenset[str] = frozenset(), inputs: frozenset[str] = frozenset()
+    ) -> None:
         code = re.sub(r"//[^\n]*", "", code)
         # (target, op, declared type or None, compiled expression, source, compiled if-condition)
         self.steps = []
@@ -210,6 +212,13 @@ class _Body:
             if re.match(r"(if|else)\b", stmt):
                 raise _refuse("a nested if or an else", source)
             indexed = _INDEXED.match(stmt)
+            assigned = _STATEMENT.match(stmt)
+            target = indexed["name"] if indexed else assigned["name"] if assigned else None
+            if target in inputs and not (assigned and assigned["type"]):
+                raise TypeError(  # NVRTC: "expression must be a modifiable lvalue"
+                    f"kernel body writes its input {target!r}: CuPy passes inputs as const, so "
+                    f"the GPU would not compile {stmt!r}; declare {target!r} among the outputs"
+                )
             written = indexed["name"] if indexed is not None and indexed["name"] in raw else None
             rest = stmt[indexed.end("name") :] if written else stmt
             if any(re.search(rf"\b{name}\b", rest) for name in raw):
@@ -326,7 +335,8 @@ class ElementwiseKernel:
         self.raw: set[str] = set()
         self.in_params = _split_params(in_params, self.raw)
         self.out_params = _split_params(out_params, self.raw)
-        self.body = _Body(operation, frozenset(self.raw))
+        inputs = frozenset(name for _, name in self.in_params)
+        self.body = _Body(operation, frozenset(self.raw), inputs)
         self.no_return, self.return_tuple = no_return, return_tuple
 
     def __call__(self, *args: Any, size: Any = None, block_size: Any = None) -> Any:
@@ -402,10 +412,32 @@ class ReductionKernel:
         self.in_params, self.out_params = _split_params(in_params), _split_params(out_params)
         if len(self.out_params) != 1:
             raise _refuse("a reduction with several outputs", out_params)
+        if len(self.in_params) == 1:
+            map_expr, post_map_expr = self._as_cub_rewrites_them(map_expr, post_map_expr)
         self.map = _Body(f"_m = {map_expr}")
         self.reduce = _REDUCERS[reduce_expr.strip()]
         self.post = post_map_expr
         self.reduce_type = reduce_type
+
+    def _as_cub_rewrites_them(self, map_expr: str, post_map_expr: str) -> tuple[str, str]:
+        """CuPy runs a one-input, one-output reduction over contiguous axes through CUB, and
+        rewrites its expressions as plain text first: every occurrence of the input's name in
+        ``map_expr`` becomes ``in0`` and of the output's in ``post_map_expr`` ``out0`` (inside
+        other words too), and ``_in_ind.size()``/``_out_ind.size()`` are replaced only in a
+        kernel whose name contains "mean" (elsewhere they are undefined and the GPU does not
+        compile). Done here to the same text, so what would break on a GPU breaks here."""
+        (in_type, in_name), (out_type, out_name) = self.in_params[0], self.out_params[0]
+        if "mean" in self.name:
+            post_map_expr = post_map_expr.replace("_in_ind.size()", "_segment_size")
+            post_map_expr = post_map_expr.replace("_out_ind.size()", "1.0")
+        elif "_ind.size()" in post_map_expr:
+            raise TypeError(
+                f"reduction {self.name!r}: with one input and one output CuPy runs it through "
+                "CUB, where _in_ind/_out_ind are undefined (the GPU does not compile it): pass the "
+                "count as a second input instead"
+            )
+        self.in_params, self.out_params = [(in_type, "in0")], [(out_type, "out0")]
+        return map_expr.replace(in_name, "in0"), post_map_expr.replace(out_name, "out0")
 
     def __call__(
         self,
@@ -429,7 +461,10 @@ class ReductionKernel:
             types[f"var:{name}"] = _dtype(ctype, types)
         rtype = _dtype(self.reduce_type or self.in_params[0][0], types)
         types["var:_m"] = rtype
-        self.map.run(env, types)
+        try:
+            self.map.run(env, types)
+        except NameError as e:
+            raise TypeError(f"reduction {self.name!r} would not compile on a GPU: {e}") from e
         mapped = np.broadcast_to(env["_m"], shape)
         reduced = np.asarray(self.reduce(mapped, axis=axis, keepdims=keepdims), dtype=rtype)
         n_in, n_out = mapped.size, max(reduced.size, 1)
@@ -437,9 +472,14 @@ class ReductionKernel:
         otype = _dtype(ctype, types)
         post = self.post.replace("_in_ind.size()", f"({n_in})")
         post = post.replace("_out_ind.size()", f"({n_out})")
-        post_env = {"a": reduced}
+        post = re.sub(r"\b_segment_size\b", f"({n_in // n_out})", post)
+        post_env = {"a": reduced}  # and the scalar inputs (array inputs are per element)
+        post_env.update((n, env[n]) for (_, n), v in zip(self.in_params, ins) if np.ndim(v) == 0)
         types[f"var:{name}"] = otype
-        _Body(post).run(post_env, types)
+        try:
+            _Body(post).run(post_env, types)
+        except NameError as e:  # a name mangled by the CUB rewriting above, as on a GPU
+            raise TypeError(f"reduction {self.name!r} would not compile on a GPU: {e}") from e
         result = np.asarray(np.broadcast_to(post_env[name], reduced.shape)).astype(otype)
         if out is not None:
             np.copyto(_unwrap(out), result, casting="unsafe")

@@ -101,12 +101,12 @@ def test_adam_kernel_gives_the_array_updates_numbers_in_one_launch_per_parameter
     for device in ("cpu", "cuda"):
         params = [mg.tensor(a, device=device, requires_grad=True) for a in start]
         opt = getattr(mg.optim, optimizer)(params, lr=0.05, **options)
-        for _ in range(4):
-            opt.zero_grad()
-            (params[0].tanh().sum(0) * params[1] ** 2).sum().backward()
+        for step in range(4):  # the same gradients on both devices (a GPU's tanh and sums differ)
+            for p, a in zip(params, start):
+                p.grad = mg.tensor(np.cos(a * (step + 1)), device=device)
             opt.step()
         finals[device] = [p.detach().cpu().numpy() for p in params]
-    adam = [name for name in launches if name.startswith("adam")]  # (tanh's backward has one)
+    adam = [name for name in launches if name.startswith("adam")]
     assert len(adam) == 4 * len(start)  # the GPU steps only, one launch per parameter
     for cpu, gpu in zip(finals["cpu"], finals["cuda"]):
         np.testing.assert_array_equal(gpu, cpu)  # same arithmetic, same order: same bits
