@@ -162,7 +162,8 @@ def test_exact_gelu_kernel_is_accurate_to_float32_resolution_even_in_the_negativ
     np.testing.assert_allclose(got_y[center], want_y[center], rtol=3e-6, atol=1e-30)
     np.testing.assert_allclose(got_y[~center], want_y[~center], rtol=3e-5)
     assert (got_y[~center] < 0).all()  # no cancellation to 0, unlike 1 + erf(x / sqrt 2)
-    np.testing.assert_allclose(x.grad.cpu().numpy(), want_slope, rtol=0, atol=3e-7)
+    # CUDA's erfcf is within 4 ulp: about 2.5e-7 of Phi(x) near 1
+    np.testing.assert_allclose(x.grad.cpu().numpy(), want_slope, rtol=0, atol=6e-7)
 
 
 def test_exact_gelu_kernel_in_float64_and_its_special_values():
@@ -209,7 +210,7 @@ def test_softmax_kernels_give_the_cpus_numbers_along_any_dim(name, dtype, launch
     x0 = np.random.default_rng(3).standard_normal((4, 5, 6)).astype(dtype) * 3
     x0[0, 0, :2] = -np.inf  # masked entries
     x0[1, 1, 3] = np.inf  # a row with +inf: NaN, as in PyTorch
-    tol = 1e-6 if dtype == "float32" else 1e-14
+    tol = 1e-5 if dtype == "float32" else 1e-13  # (exp's and the sums' roundings on a GPU)
     for dim in (0, 1, 2):
         fn = lambda t, dim=dim: getattr(t, name)(dim)  # noqa: E731
         launches.clear()
