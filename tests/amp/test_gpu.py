@@ -116,8 +116,8 @@ def test_grad_scaler_kernels_give_the_cpus_numbers_in_one_launch_per_gradient(mo
     scaler = GradScaler()
     w = mg.ones(5, device="cuda", requires_grad=True)
     opt = mg.optim.SGD([w], lr=0.1)
-    names.clear()
     scaler.scale(w.sum()).backward()
+    names.clear()  # (the backward may launch kernels of its own)
     scaler.unscale_(opt)
     scaler.update()
     assert names == ["inverse_scale", "unscale_and_check", "update_scale"]
