@@ -311,3 +311,12 @@ def test_one_input_reductions_are_rewritten_as_cupys_cub_path_rewrites_them():
     # with the count as a second input the plain reduction kernel runs, and sees the scalar
     avg = cp.ReductionKernel("T x, T n", "T total", "x", "a + b", "total = a / n", "0", "avg")
     np.testing.assert_array_equal(avg(cp.asarray(x), 4, axis=1).get(), x.mean(axis=1))
+
+
+def test_a_views_base_is_the_device_array_it_views_and_keeps_it_alive():
+    a = cp.zeros((3, 4))
+    v = a.reshape(12)[2:5]
+    assert v.base is a and v.base is v.base  # one object, as CuPy's view.base
+    del a
+    assert v.base.shape == (3, 4)  # the view holds its base
+    assert cp.zeros(3).base is None and cp.asarray(np.ones(3)).base is None

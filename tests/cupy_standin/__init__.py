@@ -96,11 +96,27 @@ def counting_host_reads():
 # The array type
 # ----------------------------------------------------------------------------------------------
 _live: dict[int, weakref.ref] = {}  # id -> weak reference, for the memory pool's byte counts
+# id of a NumPy array that owns its memory -> the device array wrapping it: a view's device array
+# holds its base's (CuPy's view.base), so the base's reference count sees its views, as in CuPy
+_owners: dict[int, weakref.ref] = {}
 
 
 def _track(arr: ndarray) -> None:
     key = id(arr)
     _live[key] = weakref.ref(arr, lambda _ref, key=key: _live.pop(key, None))
+    if arr._a.base is None:
+        data = id(arr._a)
+        _owners[data] = weakref.ref(arr, lambda r, data=data: _forget_owner(data, r))
+        arr._base = None
+    else:
+        owner = _owners.get(id(arr._a.base))
+        owner = owner() if owner is not None else None
+        arr._base = owner if owner is not None and owner._a is arr._a.base else None
+
+
+def _forget_owner(data: int, ref: weakref.ref) -> None:
+    if _owners.get(data) is ref:
+        del _owners[data]
 
 
 def _unsupported(obj: Any) -> TypeError:
@@ -165,7 +181,7 @@ def _inplace(op):
 class ndarray:  # noqa: N801  (CuPy's name)
     """A device array: a NumPy array the host may only read through ``get()``/``asnumpy``."""
 
-    __slots__ = ("_a", "__weakref__")
+    __slots__ = ("_a", "_base", "__weakref__")
     __array_priority__ = 100.0
 
     def __init__(self, shape, dtype=float, memptr=None, strides=None, order="C") -> None:
@@ -295,6 +311,8 @@ class ndarray:  # noqa: N801  (CuPy's name)
 
     @property
     def base(self):
+        if self._base is not None:  # the device array this one is a view of
+            return self._base
         return None if self._a.base is None else ndarray._from(self._a.base)
 
     def __getattr__(self, name: str):
