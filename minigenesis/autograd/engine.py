@@ -121,6 +121,7 @@ class _Backward:
                 if len(grads) > 1 or node._grad_hooks or self.wanted:  # (a slot per output)
                     grads = self._grad_outputs(node, grads)
                 in_grads = node.backward(node, *grads)
+                grads = None  # (not held here while its inputs' gradients are sent: see _private)
             if type(in_grads) is not tuple:
                 if type(in_grads) is GeneratorType:  # each gradient sent on as it is yielded
                     self.send_as_yielded(node, in_grads)
@@ -287,9 +288,7 @@ def _accumulate(leaf: Any, g: Any, create_graph: bool, private: bool = False) ->
         leaf.grad = g if leaf.grad is None else leaf.grad + g
     elif leaf.grad is None:
         data = g._data
-        # (kept only as the copy would be: its own memory, writeable, in C order)
-        own = data.base is None and data.flags.c_contiguous and getattr(data.flags, "writeable", 1)
-        leaf.grad = TensorBase._make(data if private and own else data.copy())
+        leaf.grad = TensorBase._make(data if private and _like_a_copy(g) else data.copy())
     else:
         try:
             leaf.grad._data += g._data
@@ -306,6 +305,28 @@ def _refs_of_one_local() -> int:
 
 
 _ONE_LOCAL = _refs_of_one_local() if hasattr(sys, "getrefcount") else None
+
+
+def _like_a_copy(g: Any) -> bool:
+    """The array of gradient ``g`` is all a copy of it would be: writeable, in C order, and either
+    owning its memory or a view of all of an array that nothing else holds (an op's
+    ``out.reshape(...)``: only the view, and the tensor g may be a view of, keep the base alive).
+    A backend whose ``base`` is a new object per call cannot tell: False."""
+    data = g._data
+    if not data.flags.c_contiguous or not getattr(data.flags, "writeable", True):
+        return False
+    base = data.base
+    if base is None:
+        return True
+    if base is not data.base or getattr(base, "size", -1) != data.size:
+        return False
+    holders = 1  # data (a view holds its base)
+    view_of = getattr(g, "_base", None)  # (a tensor view holds its base tensor)
+    if view_of is not None:
+        if view_of._data is not base or sys.getrefcount(view_of) > _ONE_LOCAL + 1:
+            return False  # (held by g and by view_of, or more)
+        holders += 1
+    return sys.getrefcount(base) <= _ONE_LOCAL + holders  # (and held by base)
 
 
 def _private(g: Any, held_here: int) -> bool:

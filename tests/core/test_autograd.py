@@ -63,6 +63,40 @@ def test_first_gradient_nothing_else_holds_becomes_grad_without_a_copy(device: s
     np.testing.assert_array_equal(x.grad.cpu().numpy(), [4.0, 4.0])
 
 
+def test_first_gradient_a_view_of_an_array_nothing_else_holds_becomes_grad(device: str) -> None:
+    x = mg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True, device=device)
+    _Doubled.made.clear()
+    _Doubled.apply(x.reshape(4)).sum().backward()  # x's gradient: a (2, 2) view of a (4,) array
+    assert id(x.grad._data.base) == _Doubled.made[0]  # kept as it is: no copy
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), np.full((2, 2), 2.0))
+
+
+class _KeepsItsGradient(mg.autograd.Function):
+    """y = x, whose backward keeps the array of the gradient it returns a view of."""
+
+    kept: list = []
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 1
+
+    @staticmethod
+    def backward(ctx, grad):
+        g = (grad * 1).reshape(4)
+        _KeepsItsGradient.kept.append(g._data)  # the array only: g itself is let go
+        return g.reshape(2, 2)
+
+
+def test_first_gradient_a_view_of_an_array_held_elsewhere_is_copied(device: str) -> None:
+    x = mg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True, device=device)
+    _KeepsItsGradient.kept.clear()
+    _KeepsItsGradient.apply(x).sum().backward()
+    x.grad.data.mul_(5.0)  # the array the backward kept must not change
+    from minigenesis.backend import to_numpy
+
+    np.testing.assert_array_equal(to_numpy(_KeepsItsGradient.kept[0]), np.ones(4))
+
+
 def test_first_gradient_a_hook_keeps_is_copied_into_grad(device: str) -> None:
     x = mg.tensor([1.0, 2.0], requires_grad=True, device=device)
     kept = []
