@@ -163,7 +163,8 @@ class _Backward:
 
     def _grad_outputs(self, node: Function, grads: list) -> list:
         """The gradients node.backward receives: after the hooks on them, captured for
-        autograd.grad, and zeros for an output that got none (a multi-output op)."""
+        autograd.grad, and zeros for an output that got none (a multi-output op; None if the
+        node asked for that, see Function.set_materialize_grads)."""
         if node._grad_hooks:
             for nr, hooks in node._grad_hooks.items():
                 if grads[nr] is not None:
@@ -171,7 +172,7 @@ class _Backward:
         for nr, g in enumerate(grads):
             if (id(node), nr) in self.wanted:
                 self.results[self.wanted[id(node), nr]] = g
-        if any(g is None for g in grads):
+        if node._materialize_grads and any(g is None for g in grads):
             xp = get_array_module(next(g for g in grads if g is not None)._data)
             grads = [
                 g if g is not None else TensorBase._make(xp.zeros(shape, dtype))

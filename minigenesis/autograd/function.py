@@ -57,6 +57,7 @@ class Function:
     _to_save: tuple = ()  # what forward passed to save_for_backward ...
     _saved: list | tuple | None = ()  # ... as records (_resolve_saved); None once freed
     _non_diff = None  # ids of the outputs marked non-differentiable
+    _materialize_grads = True  # an output no gradient reached: zeros for backward (else None)
     _grad_hooks = None  # output_nr -> hooks (Tensor.register_hook / retain_grad on non-leaves)
     # The class apply records a call with: a subclass named as PyTorch names the node
     # (MulBackward0, node_names.py), made for each op class by __init_subclass__.
@@ -102,6 +103,13 @@ class Function:
         """Outputs (e.g. argmax indices) that never require grad. (Only outputs may be marked:
         an op with one output that marks anything has a non-differentiable output.)"""
         self._non_diff = {id(o._data if isinstance(o, TensorBase) else o) for o in outputs}
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Whether backward gets zeros (True, the default) or None for an output that no gradient
+        reached (several outputs only): an op whose backward ignores such a gradient, such as
+        the gradient of its argmax indices, saves making the zeros (PyTorch's
+        ``ctx.set_materialize_grads``)."""
+        self._materialize_grads = value
 
     @property
     def needs_input_grad(self) -> tuple[bool, ...]:

@@ -139,6 +139,7 @@ class MaxPool(Op):
     @staticmethod
     def forward(ctx, x, geometry, pad_value):
         xp = get_array_module(x)
+        ctx.set_materialize_grads(False)  # (backward ignores arg's gradient: no zeros made for it)
         n_offsets = geometry[0] * geometry[1]
         if kernel_fits(x) and n_offsets <= _MAX_KERNEL_OFFSETS:  # the loop below, fused
             x_pad = _padded(x, geometry[8], pad_value)
@@ -173,6 +174,8 @@ class MaxPool(Op):
 
     @staticmethod
     def backward(ctx, gy, g_arg):
+        if gy is None:  # (only arg got a gradient: set_materialize_grads(False) in forward)
+            return None, None, None
         (x,) = ctx.saved_tensors
         return MaxPoolGrad.apply(gy, ctx.arg, ctx.x_shape, ctx.geometry, x), None, None
 

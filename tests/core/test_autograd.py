@@ -364,6 +364,31 @@ def test_custom_function_pytorch_style() -> None:
     assert mg.autograd.gradcheck(Cube.apply, [x])
 
 
+@pytest.mark.parametrize("materialize", [True, False])
+def test_set_materialize_grads_passes_none_for_an_output_no_gradient_reached(materialize):
+    seen = []
+
+    class TwoOutputs(mg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(materialize)
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, g2, g3):
+            seen.append(g3)
+            return g2 * 2 + (0 if g3 is None else g3 * 3)
+
+    x = mg.tensor([1.0, -2.0], requires_grad=True)
+    doubled, _ = TwoOutputs.apply(x)  # the second output is not used
+    doubled.sum().backward()
+    if materialize:  # PyTorch's default: zeros of the output's shape
+        np.testing.assert_array_equal(seen[0].numpy(), [0.0, 0.0])
+    else:
+        assert seen == [None]
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
+
+
 def test_dtype_promotion_rules() -> None:
     f16 = mg.ones(2, dtype=mg.float16)
     f32 = mg.ones(2)
