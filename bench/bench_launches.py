@@ -121,7 +121,7 @@ def _caller() -> str:
     f = sys._getframe(1)
     while f is not None:
         name = f.f_code.co_filename
-        if name.startswith(_PKG) and not name.endswith("backend.py"):
+        if name.startswith(_PKG) and not name.endswith(("backend.py", "gpu_kernels.py")):
             rel = os.path.relpath(name, _PKG)
             return f"{rel} {f.f_code.co_qualname}"
         f = f.f_back
