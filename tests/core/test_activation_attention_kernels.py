@@ -49,13 +49,20 @@ def launches(monkeypatch) -> collections.Counter:
     return counts
 
 
-def assert_cpu_numbers(gpu: np.ndarray, cpu: np.ndarray) -> None:
-    """The CPU's bits on the stand-in; within a few units of float32/float64 on a GPU."""
+# On a GPU: CUDA's exp, tanh, erfc are within 2-4 ulp of the true value, as NumPy's are, but not
+# the same ulp; float16 results are float32 results rounded once, so they differ by a rounding of
+# their own (subnormal float16 steps are 6e-8)
+GPU_TOLERANCE = {np.float16: (2e-3, 3e-7), np.float32: (1e-5, 1e-5), np.float64: (1e-12, 1e-12)}
+
+
+def assert_cpu_numbers(gpu: np.ndarray, cpu: np.ndarray, loose: float = 1.0) -> None:
+    """The CPU's bits on the stand-in; within a few units of the dtype on a GPU (``loose``
+    times that where the formula itself amplifies them)."""
     if ON_STANDIN:
         np.testing.assert_array_equal(gpu, cpu)
     else:
-        tol = 1e-5 if gpu.dtype == np.float32 else 1e-13
-        np.testing.assert_allclose(gpu, cpu, rtol=tol, atol=tol)
+        rtol, atol = GPU_TOLERANCE[gpu.dtype.type]
+        np.testing.assert_allclose(gpu, cpu, rtol=rtol * loose, atol=atol * loose)
 
 
 def inputs(dtype: str) -> np.ndarray:
@@ -98,8 +105,12 @@ def test_elementwise_chains_give_the_cpus_numbers_with_their_kernels(name, dtype
     cpu = values_and_derivatives(fn, x0, "cpu")
     assert not launches  # the CPU path launches nothing
     gpu = values_and_derivatives(fn, x0, "cuda")
+    # the tanh form's q = 1 - tanh(u)^2 cancels where tanh(u) rounds to 1 (u > 9, x > 5): one
+    # ulp of tanh there (CUDA's and NumPy's differ by one) moves q from 0 to 1.2e-7, and the
+    # derivatives built on it by |x| q, about 1e-4 at x = 5 (PyTorch's formula, same cancellation)
+    loose = 20.0 if name == "gelu_tanh" else 1.0
     for g, c in zip(gpu, cpu):
-        assert_cpu_numbers(g, c)
+        assert_cpu_numbers(g, c, loose)
     assert set(launches) >= kernels
 
 
@@ -160,8 +171,10 @@ def test_exact_gelu_kernel_is_accurate_to_float32_resolution_even_in_the_negativ
     # the rounding of x / sqrt 2 is amplified by 2 z^2 in erfc(z): about 20 ulp at x = -5
     center = x0 > -5
     np.testing.assert_allclose(got_y[center], want_y[center], rtol=3e-6, atol=1e-30)
-    np.testing.assert_allclose(got_y[~center], want_y[~center], rtol=3e-5)
-    assert (got_y[~center] < 0).all()  # no cancellation to 0, unlike 1 + erf(x / sqrt 2)
+    # CUDA's erfcf returns 0 where erfc(z) < ~1e-37 (x < -12.9 here): allow that last step
+    np.testing.assert_allclose(got_y[~center], want_y[~center], rtol=3e-5, atol=1e-36)
+    kept = want_y < -1e-36
+    assert (got_y[kept] < 0).all()  # no cancellation to 0, unlike 1 + erf(x / sqrt 2)
     # CUDA's erfcf is within 4 ulp: about 2.5e-7 of Phi(x) near 1
     np.testing.assert_allclose(x.grad.cpu().numpy(), want_slope, rtol=0, atol=6e-7)
 
@@ -210,7 +223,9 @@ def test_softmax_kernels_give_the_cpus_numbers_along_any_dim(name, dtype, launch
     x0 = np.random.default_rng(3).standard_normal((4, 5, 6)).astype(dtype) * 3
     x0[0, 0, :2] = -np.inf  # masked entries
     x0[1, 1, 3] = np.inf  # a row with +inf: NaN, as in PyTorch
-    tol = 1e-5 if dtype == "float32" else 1e-13  # (exp's and the sums' roundings on a GPU)
+    # exp's and the sums' roundings on a GPU, relative to the terms summed (about 1 and more:
+    # sum(softmax) is 1, and the gradient of it is 0 up to those roundings)
+    tol = 1e-5 if dtype == "float32" else 1e-13
     for dim in (0, 1, 2):
         fn = lambda t, dim=dim: getattr(t, name)(dim)  # noqa: E731
         launches.clear()
@@ -218,7 +233,7 @@ def test_softmax_kernels_give_the_cpus_numbers_along_any_dim(name, dtype, launch
         for g, c in zip(gpu, cpu):
             finite = np.isfinite(c)
             np.testing.assert_array_equal(g[~finite], c[~finite])  # the same NaN and infinities
-            scale = np.abs(c[finite]).max()
+            scale = max(np.abs(c[finite]).max(), 10.0)
             np.testing.assert_allclose(g[finite], c[finite], rtol=tol, atol=tol * scale)
         # two forwards; the kernel backward runs for the plain gradient and once inside the
         # second derivative (which reaches y = softmax(x) through the create_graph gradient)

@@ -321,3 +321,13 @@ def test_a_views_base_is_the_device_array_it_views_and_keeps_it_alive():
     del a
     assert v.base.shape == (3, 4)  # the view holds its base
     assert cp.zeros(3).base is None and cp.asarray(np.ones(3)).base is None
+
+
+def test_float16_kernel_arithmetic_is_float32_rounded_once_as_in_cupy():
+    x = np.linspace(0.1, 3, 4096, dtype=np.float16)
+    cube_plus = cp.ElementwiseKernel("T x", "T y", "y = x * x * x + x;", "cube_plus")
+    got = cube_plus(cp.asarray(x)).get()
+    wide = x.astype(np.float32)
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got, (wide * wide * wide + wide).astype(np.float16))
+    assert (got != x * x * x + x).any()  # NumPy's float16 rounds after every operation

@@ -288,8 +288,20 @@ def _write_raw(
 
 
 def _to(x: Any, dtype: np.dtype) -> Any:
+    """``x`` converted to ``dtype`` as C converts it. A float16 value is held as the float32
+    number it equals: CuPy's float16 has no arithmetic of its own, so a kernel computes
+    float16 operands in float32 and rounds only where it assigns or casts to float16 (measured
+    on an H200: ``y = x * x * x + x`` is the float32 result rounded once, not NumPy's float16
+    rounding after every operation)."""
     out = np.asarray(x).astype(dtype)
+    if out.dtype == np.float16:
+        out = out.astype(np.float32)
     return out if out.ndim else out[()]
+
+
+def _computed(a: np.ndarray) -> np.ndarray:
+    """An argument as kernel arithmetic sees it (float16: its float32 value, see _to)."""
+    return a.astype(np.float32) if a.dtype == np.float16 else a
 
 
 def _dtype(ctype: str, types: dict[str, np.dtype]) -> np.dtype:
@@ -362,13 +374,17 @@ class ElementwiseKernel:
         for (ctype, name), value in zip(self.in_params, ins):
             if name in self.raw and not isinstance(value, np.ndarray):
                 raise TypeError(f"the raw argument {name!r} of {self.name!r} must be an array")
-            env[name] = value if isinstance(value, np.ndarray) else _to(value, _dtype(ctype, types))
+            env[name] = (
+                _computed(value)
+                if isinstance(value, np.ndarray)
+                else _to(value, _dtype(ctype, types))
+            )
         if not outs:
             if any(name in self.raw for _, name in self.out_params):
                 raise ValueError(f"{self.name!r} has a raw output: pass it")
             outs = [np.empty(shape, _dtype(ctype, types)) for ctype, _ in self.out_params]
         for (_, name), out in zip(self.out_params, outs):
-            env[name] = out if name in self.raw else out.copy()  # raw: written in place
+            env[name] = out if name in self.raw else _computed(out.copy())  # raw: in place
             types[f"var:{name}"] = out.dtype
         for ctype, name in self.in_params:
             types[f"var:{name}"] = _dtype(ctype, types)
@@ -457,7 +473,11 @@ class ReductionKernel:
         shape = np.broadcast_shapes(*(np.shape(a) for a in ins if isinstance(a, np.ndarray)))
         env = {}
         for (ctype, name), value in zip(self.in_params, ins):
-            env[name] = value if isinstance(value, np.ndarray) else _to(value, _dtype(ctype, types))
+            env[name] = (
+                _computed(value)
+                if isinstance(value, np.ndarray)
+                else _to(value, _dtype(ctype, types))
+            )
             types[f"var:{name}"] = _dtype(ctype, types)
         rtype = _dtype(self.reduce_type or self.in_params[0][0], types)
         types["var:_m"] = rtype
