@@ -283,7 +283,8 @@ def _max_kernel(n: int, first_of_ties: bool) -> ElementwiseKernel:
 def _max_grad_kernel(n: int) -> ElementwiseKernel:
     """MaxPoolGrad's adds where no two windows overlap: each offset's view o_k of the gradient
     image gets 0 + g where the window's maximum is at offset k, else 0."""
-    lines = [f"o{k} = (arg == {k}) ? (T)0 + g : (T)0;" for k in range(n)]
+    # ((T) around the sum: CuPy's float16 adds in float32, and ?: refuses float against float16)
+    lines = [f"o{k} = (arg == {k}) ? (T)((T)0 + g) : (T)0;" for k in range(n)]
     outputs = ", ".join(f"T o{k}" for k in range(n))
     return ElementwiseKernel(f"max_pool_grad_{n}", "T g, uint8 arg", outputs, "\n".join(lines))
 
