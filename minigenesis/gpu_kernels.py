@@ -34,10 +34,47 @@ from __future__ import annotations
 
 from typing import Any
 
-from .backend import cupy_module
+import numpy as np
+
+from .backend import cupy_module, get_array_module
 
 # Turn off a * b + c -> fma(a, b, c) contraction (see the module docstring).
 _EXACT = ("--fmad=false",)
+
+# The dtypes kernel_fits takes (see there): float32/float64, and with float16 for the kernels
+# whose float16 arithmetic rounds as their NumPy twin's does.
+FLOAT32_64 = (np.dtype(np.float32), np.dtype(np.float64))
+FLOAT16_32_64 = (np.dtype(np.float16), *FLOAT32_64)
+
+
+def kernel_fits(*arrays: Any, dtypes: tuple = FLOAT32_64, contiguous: bool = False) -> bool:
+    """Do ``arrays`` go to a fused kernel here, in place of its NumPy twin's array operations?
+
+    Yes when the first is a GPU (CuPy) array of one of ``dtypes`` and every other one has its
+    dtype (a kernel's ``T`` is one type; None entries stand for absent arguments, such as an
+    optimizer's unused buffer, and are skipped). NumPy arrays always take the NumPy path.
+
+    ``dtypes``: float32 and float64 by default, the types whose kernel arithmetic rounds each
+    operation as NumPy does. Not float16 unless the caller says so: CuPy computes a float16
+    kernel's expressions in float32 and rounds once, where the value is assigned, while NumPy
+    rounds every float16 operation, so a kernel of several operations would differ from its twin
+    in the last bits. A caller passes ``FLOAT16_32_64`` where that cannot happen: kernels that only
+    select or compare (max pooling, where_or_zero), that do one operation per assignment, or whose
+    NumPy twin itself computes 2-byte floats in float32 and rounds once (the normalizations).
+    Never bfloat16: CuPy has no bfloat16 arithmetic in kernels, so it keeps the array path.
+
+    ``contiguous``: the first array must also be C-contiguous. A kernel writes its result
+    C-contiguous, where CuPy's array operations keep a strided input's layout (a convolution's
+    transposed output, say), which later reshapes may rely on to stay views; so callers whose
+    kernel makes a new result ask for this, and strided inputs keep the array operations. The
+    first array is then the one of the result's shape (y, not dL/dy, which may be a broadcast
+    view)."""
+    a = arrays[0]
+    if type(a) is np.ndarray or get_array_module(a) is np or a.dtype not in dtypes:
+        return False
+    if contiguous and not a.flags.c_contiguous:
+        return False
+    return all(b is None or b.dtype == a.dtype for b in arrays[1:])
 
 
 class ElementwiseKernel:

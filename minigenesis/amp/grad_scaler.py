@@ -37,7 +37,7 @@ from .. import distributed as dist
 from .._tensor import Tensor
 from ..backend import cuda_device_count, device_of, get_array_module, to_device
 from ..backend import device as _device
-from ..gpu_kernels import ElementwiseKernel
+from ..gpu_kernels import ElementwiseKernel, kernel_fits
 
 
 def _names_cuda(spec: Any) -> bool:
@@ -172,7 +172,9 @@ class GradScaler:
                 arrays = [g._data for g in grads]
                 xp = get_array_module(arrays[0])
                 inv = to_device(inv_scale, dev)
-                if dev.type == "cuda" and all(a.dtype in _KERNEL_DTYPES for a in arrays):
+                # float32/float64 on a GPU (float16, which allow_fp16 lets through, keeps the
+                # array path); one kernel per gradient, so their dtypes may differ
+                if all(kernel_fits(a) for a in arrays):
                     if dev not in flags:
                         flags[dev] = xp.zeros(1, dtype=np.float32)
                     for g, a in zip(grads, arrays):  # one launch per gradient
@@ -408,9 +410,6 @@ class GradScaler:
 # ----------------------------------------------------------------------------------------------
 # The GPU path as fused kernels (see gpu_kernels.py), each the arithmetic of the NumPy code above
 # ----------------------------------------------------------------------------------------------
-# the gradients' dtypes a kernel unscales (bfloat16 has no kernel arithmetic in CuPy, and float16
-# gradients are refused)
-_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 # One launch per gradient instead of 2 (and no concatenation, isfinite, all, ... per group): the
 # gradient's inf/NaN check and its unscaling. A non-finite element sets the device's flag found[0]

@@ -16,7 +16,7 @@ from ..autocast_policy import FLOAT32
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import erf, get_array_module
-from ..gpu_kernels import ElementwiseKernel, ReductionKernel
+from ..gpu_kernels import ElementwiseKernel, ReductionKernel, kernel_fits
 from .elementwise import select_grad, where_or_zero
 
 # NumPy spends about 2,700 instructions more on a Python number operand than on an array of the
@@ -37,25 +37,6 @@ def _f32(x):
     if x.dtype.itemsize == 2 and x.dtype.kind in "fV":
         return x.astype(get_array_module(x).float32)
     return x
-
-
-_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-def on_gpu_kernel(*arrays, any_layout: bool = False) -> bool:
-    """Do these arrays go to one of the fused GPU kernels (gpu_kernels.py) of the ops here? GPU
-    arrays of one dtype, float32 or float64, the first C-contiguous. 2-byte floats are computed
-    in float32 on the GPU as on the CPU (widened first: CuPy has no bfloat16 arithmetic in
-    kernels, and float16 arithmetic would round each step), so the kernels never see them. A
-    kernel writes its result C-contiguous, where CuPy's array operations keep a strided input's
-    layout (a convolution's transposed output, say), which later reshapes may rely on to stay
-    views: so strided inputs keep the array operations, unless the caller passes an output laid
-    out as the input (``any_layout``). The first array is the one of the result's shape (y, not
-    dL/dy, which may be a broadcast view)."""
-    a = arrays[0]
-    if type(a) is np.ndarray or get_array_module(a) is np or a.dtype not in _KERNEL_DTYPES:
-        return False
-    return (any_layout or a.flags.c_contiguous) and all(b.dtype == a.dtype for b in arrays[1:])
 
 
 # Elementwise chains as one GPU kernel each, the same arithmetic in the same order as the NumPy
@@ -146,7 +127,7 @@ def _sigmoid(x):
     computed in float32, rounded once at the end)."""
     xp = get_array_module(x)
     xf = _f32(x)
-    if on_gpu_kernel(xf):  # one launch (see _SIGMOID)
+    if kernel_fits(xf, contiguous=True):  # one launch (see _SIGMOID)
         t = _SIGMOID(xf)
         return t if xf is x else t.astype(x.dtype)
     t = xp.negative(xf)
@@ -206,7 +187,7 @@ class ReLU(Op):
     def backward(ctx, gy):
         (y,) = ctx.saved_tensors
         a = y._data
-        if on_gpu_kernel(a, any_layout=True):  # one launch (see _ABOVE_ZERO_OR_NAN), the mask
+        if kernel_fits(a):  # one launch (see _ABOVE_ZERO_OR_NAN), any layout: the mask
             keep = _ABOVE_ZERO_OR_NAN(a, get_array_module(a).empty_like(a, dtype=bool))  # as y
         elif _two_byte_float(a):
             keep = _above_zero_or_nan(a)
@@ -224,7 +205,7 @@ class LeakyReLU(Op):
         xp = get_array_module(x)
         ctx.slope = slope
         ctx.save_for_backward(x)
-        if on_gpu_kernel(x):  # one launch (see _LEAKY_RELU)
+        if kernel_fits(x, contiguous=True):  # one launch (see _LEAKY_RELU)
             return _LEAKY_RELU(x, slope)
         return xp.where(x > 0, x, x * slope).astype(x.dtype, copy=False)
 
@@ -256,7 +237,7 @@ class SigmoidGrad(Op):
     @staticmethod
     def forward(ctx, gy, y):
         ctx.save_for_backward(gy, y)
-        if on_gpu_kernel(y, gy):  # one launch (see _SIGMOID_GRAD)
+        if kernel_fits(y, gy, contiguous=True):  # one launch (see _SIGMOID_GRAD)
             return _SIGMOID_GRAD(gy, y)
         gx = _one(y) - y  # one temporary, reused in place
         if not gx.ndim:  # NumPy returns a scalar for a 0-d array; in place needs an array
@@ -292,7 +273,7 @@ class TanhGrad(Op):
     @staticmethod
     def forward(ctx, gy, y):
         ctx.save_for_backward(gy, y)
-        if on_gpu_kernel(y, gy):  # one launch (see _TANH_GRAD)
+        if kernel_fits(y, gy, contiguous=True):  # one launch (see _TANH_GRAD)
             return _TANH_GRAD(gy, y)
         xp = get_array_module(y)
         gx = y * y  # one temporary, reused in place: backward's peak memory is what counts here
@@ -378,7 +359,7 @@ class GELUSlope(Op):
     def forward(ctx, x, approximate):
         xf = _f32(x)
         want_curv = ctx.needs_input_grad[0]
-        if on_gpu_kernel(xf):  # slope (and curvature) in one launch
+        if kernel_fits(xf, contiguous=True):  # slope (and curvature) in one launch
             out = _gelu_kernel(approximate, ("s", "c") if want_curv else ("s",))(xf)
             slope, curv = out if want_curv else (out, None)
         else:
@@ -397,7 +378,7 @@ class GELUSlope(Op):
 def _gelu(xf, approximate: str, want_slope: bool) -> tuple:
     """(gelu(x), its slope or None) for float32/float64 x: the exact form in float32 by
     _gelu_float32, in float64 through backend.erf; the tanh form by its formula."""
-    if on_gpu_kernel(xf):  # one launch (see _gelu_kernel)
+    if kernel_fits(xf, contiguous=True):  # one launch (see _gelu_kernel)
         if want_slope:
             return _gelu_kernel(approximate, ("y", "s"))(xf)
         return _gelu_kernel(approximate, ("y",))(xf), None
@@ -592,13 +573,15 @@ class SiLU(Op):
     def forward(ctx, x):
         ctx.save_for_backward(x)
         xf = _f32(x)
-        y = _SILU(xf) if on_gpu_kernel(xf) else xf * _sigmoid(xf)  # (one launch: see _SILU)
+        fused = kernel_fits(xf, contiguous=True)
+        y = _SILU(xf) if fused else xf * _sigmoid(xf)  # (one launch: see _SILU)
         return y.astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gy):
         (x,) = ctx.saved_tensors
-        if not is_grad_enabled() and on_gpu_kernel(x._data, gy._data):  # see _SILU_GRAD
+        if not is_grad_enabled() and kernel_fits(x._data, gy._data, contiguous=True):
+            # one launch (see _SILU_GRAD)
             return type(gy)._make(_SILU_GRAD(gy._data, x._data))
         s = x.sigmoid()  # (as differentiable ops under create_graph)
         return gy * s * (1 + x * (1 - s))
@@ -616,7 +599,7 @@ class ELU(Op):
     def forward(ctx, x, alpha, scale, k):
         xp = get_array_module(x)
         xf = _f32(x)
-        if on_gpu_kernel(xf):  # one launch (see _ELU)
+        if kernel_fits(xf, contiguous=True):  # one launch (see _ELU)
             y = _ELU(xf, k, alpha * scale, scale)
         else:
             # x k where x < 0, else 0 (fmin ignores NaN), so e^(x k) cannot overflow where
@@ -638,7 +621,7 @@ class ELU(Op):
             slope = (x.masked_fill(above, 0.0) * ctx.k).exp() * c_k
             return gy * slope.masked_fill(above, ctx.scale), None, None, None
         a, g = _f32(x._data), _f32(gy._data)
-        if on_gpu_kernel(a, g):  # one launch (see _ELU_GRAD)
+        if kernel_fits(a, g, contiguous=True):  # one launch (see _ELU_GRAD)
             if c_k != ctx.scale:
                 gx = _ELU_GRAD_MIXED(g, a, ctx.k, c_k, ctx.scale)
             else:
@@ -674,7 +657,7 @@ class Hardswish(Op):
     def forward(ctx, x):
         xp = get_array_module(x)
         xf = _f32(x)
-        if on_gpu_kernel(xf):  # one launch (see _HARDSWISH)
+        if kernel_fits(xf, contiguous=True):  # one launch (see _HARDSWISH)
             y = _HARDSWISH(xf)
         else:
             with np.errstate(over="ignore", invalid="ignore"):  # x * 6 near max; -inf * 0
@@ -686,7 +669,8 @@ class Hardswish(Op):
     def backward(ctx, gy):
         (x,) = ctx.saved_tensors
         a = x._data
-        if not is_grad_enabled() and on_gpu_kernel(a, gy._data):  # see _HARDSWISH_GRAD
+        if not is_grad_enabled() and kernel_fits(a, gy._data, contiguous=True):
+            # one launch (see _HARDSWISH_GRAD)
             return type(gy)._make(_HARDSWISH_GRAD(gy._data, a))
         beyond = get_array_module(a).logical_not(a < 3)  # x >= 3, or NaN
         slope = (x / 3 + 0.5).masked_fill(a <= -3, 0.0).masked_fill(beyond, 1.0)
@@ -706,7 +690,7 @@ class Softplus(Op):
         xf = _f32(x)
         ctx.save_for_backward(x)
         ctx.beta, ctx.threshold = beta, threshold
-        if on_gpu_kernel(xf):  # one launch (see _SOFTPLUS)
+        if kernel_fits(xf, contiguous=True):  # one launch (see _SOFTPLUS)
             return _SOFTPLUS(xf, beta, threshold).astype(x.dtype, copy=False)
         z = xf * beta
         with np.errstate(over="ignore"):  # e^z overflows only where z > threshold: not used
@@ -716,7 +700,8 @@ class Softplus(Op):
     @staticmethod
     def backward(ctx, gy):
         (x,) = ctx.saved_tensors
-        if not is_grad_enabled() and on_gpu_kernel(x._data, gy._data):  # see _SOFTPLUS_GRAD
+        if not is_grad_enabled() and kernel_fits(x._data, gy._data, contiguous=True):
+            # one launch (see _SOFTPLUS_GRAD)
             gx = _SOFTPLUS_GRAD(gy._data, x._data, ctx.beta, ctx.threshold)
             return type(gy)._make(gx), None, None
         z = x * ctx.beta
@@ -761,7 +746,7 @@ _LOG_SOFTMAX_GRAD = ElementwiseKernel(
 def _rows_on_gpu(xf, dim) -> tuple | None:
     """(max, sum of e^(x - max)) along ``dim`` (kept) for the kernels above, or None where they
     do not apply (not a GPU float32/float64 array, or an empty one)."""
-    if not on_gpu_kernel(xf) or xf.size == 0 or xf.ndim == 0:
+    if not kernel_fits(xf, contiguous=True) or xf.size == 0 or xf.ndim == 0:
         return None
     m = xf.max(axis=dim, keepdims=True)
     return m, ROW_SUM_EXP(xf, m, axis=dim, keepdims=True)
@@ -791,9 +776,10 @@ class Softmax(Op):
     @staticmethod
     def backward(ctx, gy):
         (y,) = ctx.saved_tensors
-        if not is_grad_enabled() and on_gpu_kernel(y._data, gy._data) and y._data.ndim:  # 2
-            dot = ROW_DOTS(gy._data, y._data, axis=ctx.dim, keepdims=True)
-            return type(gy)._make(_SOFTMAX_GRAD(gy._data, dot, y._data)), None
+        a, g = y._data, gy._data
+        if not is_grad_enabled() and kernel_fits(a, g, contiguous=True) and a.ndim:  # 2 launches
+            dot = ROW_DOTS(g, a, axis=ctx.dim, keepdims=True)
+            return type(gy)._make(_SOFTMAX_GRAD(g, dot, a)), None
         return y * (gy - (gy * y).sum(dim=ctx.dim, keepdim=True)), None
 
 
@@ -821,7 +807,8 @@ class LogSoftmax(Op):
     @staticmethod
     def backward(ctx, gy):
         (y,) = ctx.saved_tensors
-        if not is_grad_enabled() and on_gpu_kernel(y._data, gy._data) and y._data.ndim:  # 2
-            total = gy._data.sum(axis=ctx.dim, keepdims=True)
-            return type(gy)._make(_LOG_SOFTMAX_GRAD(gy._data, total, y._data)), None
+        a, g = y._data, gy._data
+        if not is_grad_enabled() and kernel_fits(a, g, contiguous=True) and a.ndim:  # 2 launches
+            total = g.sum(axis=ctx.dim, keepdims=True)
+            return type(gy)._make(_LOG_SOFTMAX_GRAD(g, total, a)), None
         return gy - y.exp() * gy.sum(dim=ctx.dim, keepdim=True), None

@@ -43,9 +43,9 @@ import numpy as np
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import device_of, get_array_module
-from ..gpu_kernels import ElementwiseKernel
+from ..gpu_kernels import ElementwiseKernel, kernel_fits
 from ..random import bernoulli_mask
-from .activation import ROW_DOTS, ROW_SUM_EXP, on_gpu_kernel
+from .activation import ROW_DOTS, ROW_SUM_EXP
 from .matmul import matmul_arrays
 
 
@@ -231,7 +231,7 @@ class SDPA(Op):
                 dead = None
             else:
                 s = xp.where(dead, 0.0, s)
-        if on_gpu_kernel(s):  # 3 launches instead of 6 (see _softmax_rows)
+        if kernel_fits(s, contiguous=True):  # 3 launches instead of 6 (see _softmax_rows)
             _softmax_rows(s)
         else:
             s -= s.max(axis=-1, keepdims=True)
@@ -279,7 +279,7 @@ class SDPA(Op):
             ds = matmul_arrays(go, xp.swapaxes(va, -1, -2))  # dP
             if drop is not None:
                 ds *= drop
-            if on_gpu_kernel(ds, pa):  # 2 launches instead of 4 (see _softmax_rows_backward)
+            if kernel_fits(ds, pa, contiguous=True):  # 2 launches, not 4: _softmax_rows_backward
                 _softmax_rows_backward(ds, pa)
             else:
                 ds -= _row_dots(ds, pa)[..., None]

@@ -24,12 +24,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import numpy as np
-
 from ..autograd.function import Op
 from ..backend import get_array_module
-from ..gpu_kernels import ElementwiseKernel
-from .elementwise import kernel_fits
+from ..gpu_kernels import ElementwiseKernel, kernel_fits
 
 # Axis orders of the columns, as a permutation of the strided view's (N, C, kh, kw, H_out, W_out).
 CONV_ORDER = (1, 2, 3, 0, 4, 5)  # (C, kh, kw, N, H_out, W_out): reshapes to (C*kh*kw, N*L)
@@ -120,7 +117,7 @@ class Col2Im(Op):
         n, c, h, w = x_shape
         lead = (n, c) if nc == (0, 1) else (c, n)
         ctx.geometry = (kernel, stride, dilation, padding, order)
-        if (sh, sw) == (1, 1) and kh * kw <= _MAX_KERNEL_TERMS and _fused(cols):
+        if (sh, sw) == (1, 1) and kh * kw <= _MAX_KERNEL_TERMS and kernel_fits(cols):
             return _col2im_stride1(c6, x_shape, kernel, dilation, padding, nc)
         # 2-byte floats accumulate in float32 (several windows add into one pixel)
         acc = xp.float32 if cols.dtype.itemsize == 2 and cols.dtype.kind in "fV" else cols.dtype
@@ -151,12 +148,9 @@ class Col2Im(Op):
 # 3 launches (zeros, the padded copy, the sum). Where a window does not reach a pixel, its term
 # reads the padding: adding +0 leaves every sum the same, as the sums start from +0 and so never
 # hold -0 (the loop's numbers, bit for bit).
+# float32/float64 only (kernel_fits' default): the loop sums 2-byte floats in float32 and rounds
+# once, where a float16 kernel would round at every assignment.
 _MAX_KERNEL_TERMS = 25  # one kernel argument per kernel offset: up to 5x5
-
-
-def _fused(cols) -> bool:
-    """float32/float64 on a GPU (2-byte floats accumulate in float32: the loop does that)."""
-    return kernel_fits(cols) and cols.dtype != np.float16
 
 
 @functools.cache

@@ -18,23 +18,9 @@ from numpy import ndarray  # bound here: np.ndarray looked up per call costs as 
 from ..autocast_policy import FLOAT32, PROMOTE
 from ..autograd.function import Op
 from ..backend import device_of, get_array_module, to_device
-from ..gpu_kernels import ElementwiseKernel
+from ..gpu_kernels import FLOAT16_32_64, ElementwiseKernel, kernel_fits
 
 _BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
-_KERNEL_DTYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
-
-
-def kernel_fits(*arrays) -> bool:
-    """True for device (CuPy) arrays of one float16/32/64 dtype: where an op may run its fused
-    GPU kernel (gpu_kernels.py) in place of its array passes. bfloat16 keeps the array passes
-    (CuPy has no bfloat16 arithmetic in kernels), and NumPy arrays always do."""
-    dtype = arrays[0].dtype
-    return (
-        type(arrays[0]) is not ndarray
-        and dtype in _KERNEL_DTYPES
-        and all(a.dtype == dtype for a in arrays)
-        and get_array_module(arrays[0]) is not np
-    )
 
 
 def _bfloat16_pair(x, y) -> bool:
@@ -342,7 +328,7 @@ def where_or_zero(keep, a):
     element, ANDed with a's bits). Exact for every value, inf and NaN included, and branch-free:
     NumPy's where on an unpredictable mask (ReLU's, max pooling's) ran 10-15x slower here.
     On a GPU, one kernel does the select (3 launches -> 1)."""
-    if kernel_fits(a):
+    if kernel_fits(a, dtypes=FLOAT16_32_64):  # (a select: exact in float16 too)
         return _WHERE_OR_ZERO(keep, a)
     xp = get_array_module(a)
     if a.dtype.kind not in "fV" or keep.shape != a.shape or not a.ndim:

@@ -12,9 +12,8 @@ from ..autocast_policy import FLOAT32
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
-from ..gpu_kernels import ElementwiseKernel, ReductionKernel
+from ..gpu_kernels import ElementwiseKernel, ReductionKernel, kernel_fits
 from .activation import _f32
-from .elementwise import kernel_fits
 
 
 # ----------------------------------------------------------------------------------------------
@@ -159,7 +158,7 @@ class CrossEntropyIndices(Op):
 # the target: the kernel sees no indices, so each element's class comes from a broadcast
 # arange).
 def _fused(x, target) -> bool:
-    return kernel_fits(x) and x.dtype != np.float16 and target.dtype == np.int64
+    return kernel_fits(x) and target.dtype == np.int64
 
 
 _LOG_SUM_EXP_SHIFTED = ReductionKernel(

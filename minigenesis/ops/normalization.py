@@ -32,7 +32,7 @@ from ..autocast_policy import FLOAT32
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
-from ..gpu_kernels import ElementwiseKernel, ReductionKernel
+from ..gpu_kernels import FLOAT16_32_64, ElementwiseKernel, ReductionKernel, kernel_fits
 
 
 def _wide(x):
@@ -216,15 +216,12 @@ def _backward_graph(ctx, gy) -> tuple:
 # code above computes, in the same order where it is elementwise, so given the same statistics
 # it gives the same bits; the sums are CUDA reductions (another summation order than NumPy's).
 # ----------------------------------------------------------------------------------------------
-_KERNEL_DTYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
-
-
 def _on_kernels(x, *affine, shape: tuple = ()) -> bool:
-    """The kernels apply: x on the GPU in a dtype CuPy computes in (not bfloat16), and each of
-    ``affine`` (weight, bias) None or of x's dtype and ``shape``."""
-    if get_array_module(x) is np or x.dtype not in _KERNEL_DTYPES:
-        return False
-    return all(a is None or (a.dtype == x.dtype and tuple(a.shape) == shape) for a in affine)
+    """The kernels apply: x on the GPU in float16/32/64 (float16 too: the kernels compute in
+    float32 and round once, as the code above does), and each of ``affine`` (weight, bias) None
+    or of x's dtype and ``shape``."""
+    fits = kernel_fits(x, *affine, dtypes=FLOAT16_32_64)
+    return fits and all(a is None or tuple(a.shape) == shape for a in affine)
 
 
 def _affine_shape(ctx, x) -> tuple:

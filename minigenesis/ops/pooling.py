@@ -19,9 +19,9 @@ import numpy as np
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
-from ..gpu_kernels import ElementwiseKernel
+from ..gpu_kernels import FLOAT16_32_64, ElementwiseKernel, kernel_fits
 from .conv import POOL_ORDER, Im2Col, pair
-from .elementwise import kernel_fits, select_grad, where_or_zero
+from .elementwise import select_grad, where_or_zero
 
 
 def pool_geometry(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> tuple:
@@ -141,7 +141,8 @@ class MaxPool(Op):
         xp = get_array_module(x)
         ctx.set_materialize_grads(False)  # (backward ignores arg's gradient: no zeros made for it)
         n_offsets = geometry[0] * geometry[1]
-        if kernel_fits(x) and n_offsets <= _MAX_KERNEL_OFFSETS:  # the loop below, fused
+        # the loop below, fused (comparisons and selections: exact in float16 too)
+        if kernel_fits(x, dtypes=FLOAT16_32_64) and n_offsets <= _MAX_KERNEL_OFFSETS:
             x_pad = _padded(x, geometry[8], pad_value)
             views = [_offset(x_pad, k, geometry) for k in range(n_offsets)]
             best, arg = _max_kernel(n_offsets, x.dtype == np.float16)(*views)
@@ -192,7 +193,8 @@ class MaxPoolGrad(Op):
         n, c, h, w = x_shape
         padded_shape = (n, c, h + top + bottom, w + left + right)
         n_offsets = geometry[0] * geometry[1]
-        if kernel_fits(gy) and n_offsets <= _MAX_KERNEL_OFFSETS and _disjoint(geometry):
+        fits = kernel_fits(gy, dtypes=FLOAT16_32_64)  # (each launch writes a value or adds one)
+        if fits and n_offsets <= _MAX_KERNEL_OFFSETS and _disjoint(geometry):
             # each pixel is in one window at most: the kh*kw adds below as one kernel that
             # writes each offset's view (no sum, so no wider type); zeros first only where some
             # pixels are in no window
@@ -203,7 +205,7 @@ class MaxPoolGrad(Op):
             )
         else:
             gx = xp.zeros(padded_shape, dtype=_accumulation_dtype(gy))
-            fused = kernel_fits(gy) and arg.dtype == np.uint8  # each add below one launch
+            fused = fits and arg.dtype == np.uint8  # each add below one launch
             with np.errstate(invalid="ignore"):  # inf + -inf = NaN, silently (as PyTorch)
                 for k in range(n_offsets):
                     window = _offset(gx, k, geometry)  # a view: += adds into gx in one pass

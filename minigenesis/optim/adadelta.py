@@ -7,14 +7,14 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..backend import Array, get_array_module
-from ..gpu_kernels import ElementwiseKernel
+from ..gpu_kernels import ElementwiseKernel, kernel_fits
 from .optimizer import (
     Optimizer,
     _check_options,
     _count_step,
     _decayed_grad,
-    _fusable,
     _grad_lines,
+    _kernel_name,
     _scalar_state,
     _zeros_like_param,
 )
@@ -107,7 +107,7 @@ def adadelta_update(
 ) -> None:
     """Apply one Adadelta step to the arrays, in place."""
     xp = get_array_module(param)
-    if _fusable(param, grad, square_avg, acc_delta):
+    if kernel_fits(param, grad, square_avg, acc_delta):
         kernel = _adadelta_kernel(weight_decay != 0, maximize)
         kernel(grad, weight_decay, rho, 1 - rho, eps, -lr, param, square_avg, acc_delta)
         return
@@ -139,7 +139,7 @@ def _adadelta_kernel(weight_decay: bool, maximize: bool) -> ElementwiseKernel:
         "p = p + delta * neg_lr;",
     ]
     return ElementwiseKernel(
-        f"adadelta_{'max_' if maximize else ''}l2{int(weight_decay)}",
+        _kernel_name("adadelta", maximize, weight_decay),
         "T g, T wd, T rho, T w, T eps, T neg_lr",
         "T p, T v, T u",
         "\n".join(lines),

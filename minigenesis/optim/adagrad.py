@@ -9,14 +9,14 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..backend import Array, get_array_module
-from ..gpu_kernels import ElementwiseKernel
+from ..gpu_kernels import ElementwiseKernel, kernel_fits
 from .optimizer import (
     Optimizer,
     _check_options,
     _count_step,
     _decayed_grad,
-    _fusable,
     _grad_lines,
+    _kernel_name,
     _scalar_state,
 )
 
@@ -115,7 +115,7 @@ def adagrad_update(
     """Apply one Adagrad step (``step`` counts from 1) to the arrays, in place."""
     xp = get_array_module(param)
     clr = lr / (1 + (step - 1) * lr_decay)
-    if _fusable(param, grad, state_sum):
+    if kernel_fits(param, grad, state_sum):
         _adagrad_kernel(weight_decay != 0, maximize)(
             grad, weight_decay, -clr, eps, param, state_sum
         )
@@ -138,7 +138,7 @@ def _adagrad_kernel(weight_decay: bool, maximize: bool) -> ElementwiseKernel:
     lines = _grad_lines(maximize, weight_decay)
     lines += ["s = s + d * d;", "p = p + (d * neg_clr) / (sqrt(s) + eps);"]
     return ElementwiseKernel(
-        f"adagrad_{'max_' if maximize else ''}l2{int(weight_decay)}",
+        _kernel_name("adagrad", maximize, weight_decay),
         "T g, T wd, T neg_clr, T eps",
         "T p, T s",
         "\n".join(lines),

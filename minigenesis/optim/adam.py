@@ -15,18 +15,18 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..backend import Array, get_array_module
-from ..gpu_kernels import ElementwiseKernel
+from ..gpu_kernels import ElementwiseKernel, kernel_fits
 from .optimizer import (
     Optimizer,
     _check_options,
     _count_step,
     _decay_scalar,
     _decayed_grad,
-    _fusable,
     _grad_lines,
-    _lerp_line,
-    _lerp_scalar,
+    _kernel_name,
     _maximum_lines,
+    _moment_lines,
+    _moment_scalars,
     _scalar_state,
     _zeros_like_param,
     lerp_,
@@ -166,7 +166,7 @@ def adam_update(
 ) -> None:
     """Apply one Adam/AdamW step (``step`` counts from 1) to the arrays, in place."""
     xp = get_array_module(param)
-    if _fusable(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq):
+    if kernel_fits(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq):
         amsgrad = max_exp_avg_sq is not None
         kernel = _adam_kernel(weight_decay != 0, maximize, decoupled_weight_decay, beta1, amsgrad)
         scalars = _adam_scalars(step, lr, beta1, beta2, eps, weight_decay, decoupled_weight_decay)
@@ -205,16 +205,15 @@ def _adam_kernel(
     weight_decay: bool, maximize: bool, decoupled: bool, beta1: float, amsgrad: bool
 ) -> ElementwiseKernel:
     """adam_update's arithmetic for one element, in the same order (so the same roundings): the
-    lines present depend on the options, as the branches above do."""
-    lines = _grad_lines(maximize, weight_decay, decoupled)
-    lines.append(_lerp_line("m", "d", 1 - beta1, "w1"))
-    lines.append("v = v * beta2 + (d * w2) * d;")
+    lines present depend on the options, as the branches above do. (_moment_lines writes
+    ``(w2 * d) * d`` for the scratch's ``(g * w2) * g``: a product rounds alike in either order.)"""
+    lines = _grad_lines(maximize, weight_decay, decoupled) + _moment_lines(beta1)
     if amsgrad:
         lines += _maximum_lines("v_max", "v_max", "v")
         lines.append("p = p + (m * neg_step) / (sqrt(v_max) / bc2_sqrt + eps);")
     else:
         lines.append("p = p + (m * neg_step) / (sqrt(v) / bc2_sqrt + eps);")
-    name = f"adam_{'max_' if maximize else ''}{'w' if decoupled else 'l2'}{int(weight_decay)}"
+    name = _kernel_name("adam", maximize, weight_decay, decoupled)
     return ElementwiseKernel(
         name + ("_amsgrad" if amsgrad else ""),
         "T g, T wd, T w1, T beta2, T w2, T neg_step, T bc2_sqrt, T eps",
@@ -236,4 +235,4 @@ def _adam_scalars(
     step_size = lr / (1 - beta1**step)
     bc2_sqrt = (1 - beta2**step) ** 0.5
     wd = _decay_scalar(weight_decay, decoupled, lr)
-    return (wd, _lerp_scalar(1 - beta1), beta2, 1 - beta2, -step_size, bc2_sqrt, eps)
+    return (wd, *_moment_scalars(beta1, beta2), -step_size, bc2_sqrt, eps)

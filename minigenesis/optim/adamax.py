@@ -7,14 +7,14 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..backend import Array, get_array_module
-from ..gpu_kernels import ElementwiseKernel
+from ..gpu_kernels import ElementwiseKernel, kernel_fits
 from .optimizer import (
     Optimizer,
     _check_options,
     _count_step,
     _decayed_grad,
-    _fusable,
     _grad_lines,
+    _kernel_name,
     _lerp_line,
     _lerp_scalar,
     _maximum_lines,
@@ -108,7 +108,7 @@ def adamax_update(
     """Apply one Adamax step (``step`` counts from 1) to the arrays, in place."""
     xp = get_array_module(param)
     clr = lr / (1 - beta1**step)
-    if _fusable(param, grad, exp_avg, exp_inf):
+    if kernel_fits(param, grad, exp_avg, exp_inf):
         kernel = _adamax_kernel(weight_decay != 0, maximize, beta1)
         kernel(
             grad, weight_decay, _lerp_scalar(1 - beta1), beta2, eps, -clr, param, exp_avg, exp_inf
@@ -137,7 +137,7 @@ def _adamax_kernel(weight_decay: bool, maximize: bool, beta1: float) -> Elementw
     lines += _maximum_lines("u", "u", "e")
     lines.append("p = p + (m * neg_clr) / u;")
     return ElementwiseKernel(
-        f"adamax_{'max_' if maximize else ''}l2{int(weight_decay)}",
+        _kernel_name("adamax", maximize, weight_decay),
         "T g, T wd, T w1, T beta2, T eps, T neg_clr",
         "T p, T m, T u",
         "\n".join(lines),

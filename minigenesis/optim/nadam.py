@@ -9,17 +9,17 @@ from typing import Any
 import numpy as np
 
 from ..backend import Array, get_array_module
-from ..gpu_kernels import ElementwiseKernel
+from ..gpu_kernels import ElementwiseKernel, kernel_fits
 from .optimizer import (
     Optimizer,
     _check_options,
     _count_step,
     _decay_scalar,
     _decayed_grad,
-    _fusable,
     _grad_lines,
-    _lerp_line,
-    _lerp_scalar,
+    _kernel_name,
+    _moment_lines,
+    _moment_scalars,
     _scalar_state,
     _zeros_like_param,
     lerp_,
@@ -135,10 +135,10 @@ def nadam_update(
     mu_product_next = mu_product * mu_next
     grad_coef = -lr * (1.0 - mu) / (1.0 - mu_product)
     avg_coef = (-lr * mu_next) / (1.0 - mu_product_next)
-    if _fusable(param, grad, exp_avg, exp_avg_sq):
+    if kernel_fits(param, grad, exp_avg, exp_avg_sq):
         kernel = _nadam_kernel(weight_decay != 0, maximize, decoupled_weight_decay, beta1)
         wd = _decay_scalar(weight_decay, decoupled_weight_decay, lr)
-        scalars = (wd, _lerp_scalar(1 - beta1), beta2, 1 - beta2, bias_correction2, eps)
+        scalars = (wd, *_moment_scalars(beta1, beta2), bias_correction2, eps)
         kernel(grad, *scalars, grad_coef, avg_coef, param, exp_avg, exp_avg_sq)
         return mu_product
 
@@ -161,15 +161,13 @@ def _nadam_kernel(
     weight_decay: bool, maximize: bool, decoupled: bool, beta1: float
 ) -> ElementwiseKernel:
     """nadam_update's arithmetic for one element, in the same order."""
-    lines = _grad_lines(maximize, weight_decay, decoupled)
+    lines = _grad_lines(maximize, weight_decay, decoupled) + _moment_lines(beta1)
     lines += [
-        _lerp_line("m", "d", 1 - beta1, "w1"),
-        "v = v * beta2 + (w2 * d) * d;",
         "T denom = sqrt(v / bc2) + eps;",
         "p = p + (grad_coef * d) / denom;",
         "p = p + (avg_coef * m) / denom;",
     ]
-    name = f"nadam_{'max_' if maximize else ''}{'w' if decoupled else 'l2'}{int(weight_decay)}"
+    name = _kernel_name("nadam", maximize, weight_decay, decoupled)
     return ElementwiseKernel(
         name,
         "T g, T wd, T w1, T beta2, T w2, T bc2, T eps, T grad_coef, T avg_coef",

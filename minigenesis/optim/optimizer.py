@@ -417,24 +417,8 @@ def lerp_(start: Any, end: Any, weight: float, out: Any = None) -> Any:
 # gives the CPU's numbers. The helpers below write the lines several kernels share (the gradient
 # with weight decay, lerp_, NumPy's maximum), and compute their scalars in Python floats as the
 # NumPy path does: a Python float passed for a kernel's ``T`` is rounded to ``T``, as NumPy rounds
-# a Python float that meets a ``T`` array.
-
-# Not float16: CuPy evaluates a float16 kernel's expressions in float32 and rounds at each
-# assignment, while NumPy rounds every operation to float16, so the two would differ in the last
-# bits. Not bfloat16: CuPy has no arithmetic for it in kernels.
-_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-def _fusable(*arrays: Any) -> bool:
-    """Can one kernel replace the array operations on ``arrays`` (None entries are absent
-    buffers)? Yes on the GPU, when they share one dtype, float32 or float64 (the kernel's ``T``)."""
-    present = [a for a in arrays if a is not None]
-    dtype = present[0].dtype
-    return (
-        get_array_module(present[0]) is not np
-        and dtype in _KERNEL_DTYPES
-        and all(a.dtype == dtype for a in present)
-    )
+# a Python float that meets a ``T`` array. Whether the arrays go to the kernel at all is
+# gpu_kernels.kernel_fits (GPU arrays of one dtype, float32 or float64; None for absent buffers).
 
 
 def _grad_lines(maximize: bool, weight_decay: bool, decoupled: bool = False) -> list[str]:
@@ -445,6 +429,15 @@ def _grad_lines(maximize: bool, weight_decay: bool, decoupled: bool = False) -> 
     if weight_decay:
         lines.append("p = p * wd;" if decoupled else "d = d + wd * p;")
     return lines
+
+
+def _kernel_name(
+    optimizer: str, maximize: bool, weight_decay: bool, decoupled: bool = False
+) -> str:
+    """A kernel's name from the options of ``_grad_lines``: ``adam_max_w1``, ``sgd_l20``, ..."""
+    return (
+        f"{optimizer}_{'max_' if maximize else ''}{'w' if decoupled else 'l2'}{int(weight_decay)}"
+    )
 
 
 def _decay_scalar(weight_decay: float, decoupled: bool = False, lr: float = 0.0) -> float:
@@ -463,6 +456,18 @@ def _lerp_line(start: str, end: str, weight: float, scalar: str) -> str:
 def _lerp_scalar(weight: float) -> float:
     """The multiplier of ``_lerp_line``'s formula: ``weight``, or ``1.0 - weight`` above 0.5."""
     return weight if abs(weight) < 0.5 else 1.0 - weight
+
+
+def _moment_lines(beta1: float) -> list[str]:
+    """The Adam family's moment updates (Adam, NAdam, RAdam) as kernel lines: ``m`` lerped to ``d``
+    by 1 - beta1 (lerp_), then ``v = v * beta2 + (w2 * d) * d`` with ``w2`` = 1 - beta2, as
+    ``exp_avg_sq *= beta2; exp_avg_sq += (1 - beta2) * g * g``. Its scalars: _moment_scalars."""
+    return [_lerp_line("m", "d", 1 - beta1, "w1"), "v = v * beta2 + (w2 * d) * d;"]
+
+
+def _moment_scalars(beta1: float, beta2: float) -> tuple[float, float, float]:
+    """``w1, beta2, w2``: the kernel scalars of ``_moment_lines``."""
+    return (_lerp_scalar(1 - beta1), beta2, 1 - beta2)
 
 
 def _maximum_lines(target: str, a: str, b: str) -> list[str]:

@@ -8,17 +8,17 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..backend import Array, get_array_module
-from ..gpu_kernels import ElementwiseKernel
+from ..gpu_kernels import ElementwiseKernel, kernel_fits
 from .optimizer import (
     Optimizer,
     _check_options,
     _count_step,
     _decay_scalar,
     _decayed_grad,
-    _fusable,
     _grad_lines,
-    _lerp_line,
-    _lerp_scalar,
+    _kernel_name,
+    _moment_lines,
+    _moment_scalars,
     _scalar_state,
     _zeros_like_param,
     lerp_,
@@ -128,12 +128,12 @@ def radam_update(
         rect = (
             (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
         ) ** 0.5
-    if _fusable(param, grad, exp_avg, exp_avg_sq):
+    if kernel_fits(param, grad, exp_avg, exp_avg_sq):
         kernel = _radam_kernel(
             weight_decay != 0, maximize, decoupled_weight_decay, beta1, rectified
         )
         wd = _decay_scalar(weight_decay, decoupled_weight_decay, lr)
-        scalars = (wd, _lerp_scalar(1 - beta1), beta2, 1 - beta2, bias_correction1, lr)
+        scalars = (wd, *_moment_scalars(beta1, beta2), bias_correction1, lr)
         kernel(grad, *scalars, bias_correction2**0.5, eps, rect, param, exp_avg, exp_avg_sq)
         return
 
@@ -160,13 +160,12 @@ def _radam_kernel(
 ) -> ElementwiseKernel:
     """radam_update's arithmetic for one element, in the same order; ``rectified``: the branch
     rho_t > 5 (a kernel for each branch, as the branch is taken in Python)."""
-    lines = _grad_lines(maximize, weight_decay, decoupled)
-    lines += [_lerp_line("m", "d", 1 - beta1, "w1"), "v = v * beta2 + (w2 * d) * d;"]
+    lines = _grad_lines(maximize, weight_decay, decoupled) + _moment_lines(beta1)
     if rectified:
         lines.append("p = p - (m / bc1) * lr * (bc2_sqrt / (sqrt(v) + eps)) * rect;")
     else:
         lines.append("p = p - (m / bc1) * lr;")
-    name = f"radam_{'max_' if maximize else ''}{'w' if decoupled else 'l2'}{int(weight_decay)}"
+    name = _kernel_name("radam", maximize, weight_decay, decoupled)
     return ElementwiseKernel(
         name + ("_rectified" if rectified else ""),
         "T g, T wd, T w1, T beta2, T w2, T bc1, T lr, T bc2_sqrt, T eps, T rect",

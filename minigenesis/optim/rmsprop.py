@@ -7,14 +7,14 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..backend import Array, get_array_module
-from ..gpu_kernels import ElementwiseKernel
+from ..gpu_kernels import ElementwiseKernel, kernel_fits
 from .optimizer import (
     Optimizer,
     _check_options,
     _count_step,
     _decayed_grad,
-    _fusable,
     _grad_lines,
+    _kernel_name,
     _lerp_line,
     _lerp_scalar,
     _scalar_state,
@@ -116,7 +116,7 @@ def rmsprop_update(
 ) -> None:
     """Apply one RMSprop step to the arrays, in place (``grad_avg`` given means centered)."""
     xp = get_array_module(param)
-    if _fusable(param, grad, square_avg, grad_avg, momentum_buffer):
+    if kernel_fits(param, grad, square_avg, grad_avg, momentum_buffer):
         centered, with_momentum = grad_avg is not None, momentum_buffer is not None
         kernel = _rmsprop_kernel(weight_decay != 0, maximize, alpha, centered, with_momentum)
         scalars = (weight_decay, alpha, 1 - alpha, _lerp_scalar(1 - alpha), eps, momentum, -lr)
@@ -168,7 +168,7 @@ def _rmsprop_kernel(
     else:
         lines.append("p = p + (d * neg_lr) / avg;")
     outs = "T p, T s" + (", T a" if centered else "") + (", T b" if momentum else "")
-    name = f"rmsprop_{'max_' if maximize else ''}l2{int(weight_decay)}"
+    name = _kernel_name("rmsprop", maximize, weight_decay)
     return ElementwiseKernel(
         name + ("_centered" if centered else "") + ("_momentum" if momentum else ""),
         "T g, T wd, T alpha, T w, T w_lerp, T eps, T momentum, T neg_lr",

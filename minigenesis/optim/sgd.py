@@ -8,8 +8,8 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..backend import Array, get_array_module
-from ..gpu_kernels import ElementwiseKernel
-from .optimizer import Optimizer, _check_options, _decayed_grad, _fusable, _grad_lines
+from ..gpu_kernels import ElementwiseKernel, kernel_fits
+from .optimizer import Optimizer, _check_options, _decayed_grad, _grad_lines, _kernel_name
 
 
 class SGD(Optimizer):
@@ -98,7 +98,7 @@ def sgd_update(
     Returns the momentum buffer: ``buf`` itself, or a new one on the first momentum step (None
     without momentum). ``grad`` is never written: it is the caller's ``p.grad``.
     """
-    if _fusable(param, grad, buf):
+    if kernel_fits(param, grad, buf):
         first = momentum != 0 and buf is None
         if first:
             buf = get_array_module(param).empty_like(param)  # the kernel writes it
@@ -142,7 +142,7 @@ def _sgd_kernel(
             lines.append("b = b * momentum + damp * d;" if dampened else "b = b * momentum + d;")
         lines.append("d = d + momentum * b;" if nesterov else "d = b;")
     lines.append("p = p + neg_lr * d;")
-    name = f"sgd_{'max_' if maximize else ''}l2{int(weight_decay)}"
+    name = _kernel_name("sgd", maximize, weight_decay)
     if momentum:
         name += f"_{'nesterov' if nesterov else 'momentum'}{'_first' if first else ''}"
     return ElementwiseKernel(
