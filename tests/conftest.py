@@ -17,3 +17,22 @@ def device(request: pytest.FixtureRequest) -> str:
     if request.param == "cuda" and not mg.cuda.is_available():
         pytest.skip("needs CuPy and a CUDA device (or the CuPy stand-in)")
     return request.param
+
+
+@pytest.fixture
+def kernel_launches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the fused kernels (minigenesis/gpu_kernels.py: ElementwiseKernel and
+    ReductionKernel calls) launched while the test runs, in order: the tests of a kernel check
+    with it that the GPU path really launches it, and how often."""
+    from minigenesis import gpu_kernels
+
+    names: list[str] = []
+    for cls in (gpu_kernels.ElementwiseKernel, gpu_kernels.ReductionKernel):
+        call = cls.__call__
+
+        def recorded(self, *args, _call=call, **kwargs):
+            names.append(self.name)
+            return _call(self, *args, **kwargs)
+
+        monkeypatch.setattr(cls, "__call__", recorded)
+    return names

@@ -11,7 +11,6 @@ import pytest
 
 import minigenesis as mg
 import minigenesis.nn.functional as F
-from minigenesis import gpu_kernels
 from minigenesis.ops import normalization
 
 pytestmark = pytest.mark.gpu
@@ -148,21 +147,6 @@ def test_second_derivatives_on_kernels_match_the_cpu(kind):
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
 
 
-@pytest.fixture
-def launches(monkeypatch):
-    """The names of the kernels launched (ElementwiseKernel and ReductionKernel calls)."""
-    names: list[str] = []
-    for cls in (gpu_kernels.ElementwiseKernel, gpu_kernels.ReductionKernel):
-        call = cls.__call__
-
-        def counted(self, *args, _call=call, **kwargs):
-            names.append(self.name)
-            return _call(self, *args, **kwargs)
-
-        monkeypatch.setattr(cls, "__call__", counted)
-    return names
-
-
 ALL_GRADS = ["grad_w", "grad_b", "mean_g", "mean_gxhat"]
 
 
@@ -176,7 +160,7 @@ ALL_GRADS = ["grad_w", "grad_b", "mean_g", "mean_gxhat"]
     ],
 )
 def test_norms_launch_four_kernels_forward_and_at_most_five_backward(
-    kind, forward, backward, launches
+    kind, forward, backward, kernel_launches
 ):
     fn, rows_affine = _norm(kind)
     x, gy, rng = _inputs("float32")
@@ -186,21 +170,21 @@ def test_norms_launch_four_kernels_forward_and_at_most_five_backward(
         for a in (x, *(rng.standard_normal(wshape, dtype=np.float32) for _ in "wb"))
     )
     y = fn(xt, w, b)
-    assert [k for k in launches if k.startswith("norm_")] == ["norm_" + k for k in forward]
-    del launches[:]
+    assert [k for k in kernel_launches if k.startswith("norm_")] == ["norm_" + k for k in forward]
+    del kernel_launches[:]
     inputs = {"rms_norm": [xt, w], "group_norm": [xt]}.get(kind, [xt, w, b])
     mg.autograd.grad(y, inputs, mg.tensor(gy, device="cuda"))
     # other ops' kernels (group_norm's affine map) aside: each reduction once, then dx
-    ours = [k for k in launches if k.startswith("norm_")]
+    ours = [k for k in kernel_launches if k.startswith("norm_")]
     assert sorted(ours[:-1]) == sorted("norm_" + k for k in backward)
     assert ours[-1] == "norm_grad_x"
 
 
-def test_bfloat16_and_mixed_dtypes_stay_on_the_array_path(launches):
+def test_bfloat16_and_mixed_dtypes_stay_on_the_array_path(kernel_launches):
     x = mg.randn(4, 8, device="cuda")
     w = mg.ones(8, device="cuda", dtype=mg.float64)  # not x's dtype
     y = F.layer_norm(x, (8,), w)
     y16 = F.layer_norm(x.to(mg.bfloat16), (8,))
-    assert not [k for k in launches if k.startswith("norm_")] and y16.dtype is mg.bfloat16
+    assert not [k for k in kernel_launches if k.startswith("norm_")] and y16.dtype is mg.bfloat16
     want = F.layer_norm(x.cpu(), (8,), w.cpu()).numpy()  # (the GPU's BLAS sums in its own order)
     np.testing.assert_allclose(y.cpu().numpy(), want, rtol=1e-5, atol=1e-6)
