@@ -138,7 +138,8 @@ class _Backward:
             for k, edge in enumerate(edges):  # (not zip: its reused tuple would hold a g)
                 if edge is not None:
                     g = in_grads[k]
-                    private = _private(g, held_here=2)  # (in_grads and g hold it)
+                    # (only a leaf keeps its gradient; in_grads and g hold it here)
+                    private = not isinstance(edge[0], Function) and _private(g, held_here=2)
                     self.send(edge, g, private)
             g = None  # (a gradient held here would not count as private later)
             if not retain_graph:  # free the saved values: their memory is needed no more
@@ -153,7 +154,8 @@ class _Backward:
             if self.anomaly:
                 _check_finite(type(node).__name__, "backward", [(i, g)])
             if pending[i] is not None:
-                private = _private(g, held_here=1)  # (g holds it)
+                leaf = not isinstance(pending[i][0], Function)
+                private = leaf and _private(g, held_here=1)  # (g holds it)
                 self.send(pending[i], g, private)
                 pending[i] = None
             del g  # (this name must not keep the gradient alive while the next is computed)

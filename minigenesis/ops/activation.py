@@ -127,7 +127,7 @@ def _sigmoid(x):
     computed in float32, rounded once at the end)."""
     xp = get_array_module(x)
     xf = _f32(x)
-    if kernel_fits(xf, contiguous=True):  # one launch (see _SIGMOID)
+    if xp is not np and kernel_fits(xf, contiguous=True):  # one launch (see _SIGMOID)
         t = _SIGMOID(xf)
         return t if xf is x else t.astype(x.dtype)
     t = xp.negative(xf)
@@ -237,7 +237,9 @@ class SigmoidGrad(Op):
     @staticmethod
     def forward(ctx, gy, y):
         ctx.save_for_backward(gy, y)
-        if kernel_fits(y, gy, contiguous=True):  # one launch (see _SIGMOID_GRAD)
+        # one launch (see _SIGMOID_GRAD); the type test first, so the CPU path (tanh's and
+        # sigmoid's gradients are in every chain of small ops) pays a comparison, not a call
+        if type(y) is not np.ndarray and kernel_fits(y, gy, contiguous=True):
             return _SIGMOID_GRAD(gy, y)
         gx = _one(y) - y  # one temporary, reused in place
         if not gx.ndim:  # NumPy returns a scalar for a 0-d array; in place needs an array
@@ -273,7 +275,8 @@ class TanhGrad(Op):
     @staticmethod
     def forward(ctx, gy, y):
         ctx.save_for_backward(gy, y)
-        if kernel_fits(y, gy, contiguous=True):  # one launch (see _TANH_GRAD)
+        # one launch (see _TANH_GRAD); the type test first, as in SigmoidGrad
+        if type(y) is not np.ndarray and kernel_fits(y, gy, contiguous=True):
             return _TANH_GRAD(gy, y)
         xp = get_array_module(y)
         gx = y * y  # one temporary, reused in place: backward's peak memory is what counts here
