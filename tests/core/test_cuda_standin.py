@@ -331,3 +331,20 @@ def test_float16_kernel_arithmetic_is_float32_rounded_once_as_in_cupy():
     assert got.dtype == np.float16
     np.testing.assert_array_equal(got, (wide * wide * wide + wide).astype(np.float16))
     assert (got != x * x * x + x).any()  # NumPy's float16 rounds after every operation
+
+
+def test_a_select_of_float16_against_float_fails_as_nvrtc_refuses_it():
+    g = cp.asarray(np.array([1.5, -2.0, 3.0], dtype=np.float16))
+    arg = cp.asarray(np.array([0, 1, 0], dtype=np.uint8))
+    # (T)0 + g is a float (CuPy's float16 adds in float32), (T)0 a float16: ambiguous for NVRTC
+    ambiguous = cp.ElementwiseKernel(
+        "T g, uint8 arg", "T o", "o = (arg == 0) ? (T)0 + g : (T)0;", "a"
+    )
+    with pytest.raises(TypeError, match="ambiguous"):
+        ambiguous(g, arg)
+    cast = cp.ElementwiseKernel(
+        "T g, uint8 arg", "T o", "o = (arg == 0) ? (T)((T)0 + g) : (T)0;", "c"
+    )
+    np.testing.assert_array_equal(cast(g, arg).get(), np.array([1.5, 0.0, 3.0], np.float16))
+    # in float32 both sides are floats: no ambiguity
+    np.testing.assert_array_equal(ambiguous(g.astype(np.float32), arg).get(), [1.5, 0.0, 3.0])

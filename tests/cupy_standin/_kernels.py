@@ -249,7 +249,7 @@ class _Body:
             "_cast": cast,
             "_f32": np.float32,
             "_f64": np.float64,
-            "_where": lambda c, a, b: np.where(c, a, b),
+            "_where": _select,
             "_not": np.logical_not,
         }
         declared: dict[str, np.dtype] = {}
@@ -295,13 +295,37 @@ def _to(x: Any, dtype: np.dtype) -> Any:
     rounding after every operation)."""
     out = np.asarray(x).astype(dtype)
     if out.dtype == np.float16:
-        out = out.astype(np.float32)
+        return out.astype(np.float32).view(_Half)
     return out if out.ndim else out[()]
 
 
 def _computed(a: np.ndarray) -> np.ndarray:
     """An argument as kernel arithmetic sees it (float16: its float32 value, see _to)."""
-    return a.astype(np.float32) if a.dtype == np.float16 else a
+    return a.astype(np.float32).view(_Half) if a.dtype == np.float16 else a
+
+
+class _Half(np.ndarray):
+    """A value of C type float16 in a kernel, held as the float32 number it equals. Arithmetic
+    on it gives plain float32 (CuPy's float16 converts to float for every operation); the type
+    matters to ``?:`` only (see _select)."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        inputs = tuple(i.view(np.ndarray) if isinstance(i, _Half) else i for i in inputs)
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+
+def _select(cond: Any, a: Any, b: Any) -> Any:
+    """``cond ? a : b``. NVRTC refuses a float16 on one side and a float on the other (each
+    converts to the other: "ambiguous ?: operation", seen on an H200), so that is refused here."""
+    half = (isinstance(a, _Half), isinstance(b, _Half))
+    other = b if half[0] else a
+    if half[0] != half[1] and np.asarray(other).dtype.kind == "f":
+        raise TypeError(
+            "a ?: with a float16 on one side and a float on the other does not compile (NVRTC: "
+            "ambiguous); cast both sides to T"
+        )
+    out = np.where(cond, a, b)
+    return out.view(_Half) if all(half) else out
 
 
 def _dtype(ctype: str, types: dict[str, np.dtype]) -> np.dtype:
