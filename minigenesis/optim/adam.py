@@ -166,12 +166,15 @@ def adam_update(
 ) -> None:
     """Apply one Adam/AdamW step (``step`` counts from 1) to the arrays, in place."""
     xp = get_array_module(param)
+    step_size = lr / (1 - beta1**step)  # the bias corrections, in Python floats
+    bias_correction2_sqrt = (1 - beta2**step) ** 0.5
     if kernel_fits(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq):
         amsgrad = max_exp_avg_sq is not None
         kernel = _adam_kernel(weight_decay != 0, maximize, decoupled_weight_decay, beta1, amsgrad)
-        scalars = _adam_scalars(step, lr, beta1, beta2, eps, weight_decay, decoupled_weight_decay)
+        wd = _decay_scalar(weight_decay, decoupled_weight_decay, lr)
         buffers = (exp_avg, exp_avg_sq, max_exp_avg_sq) if amsgrad else (exp_avg, exp_avg_sq)
-        kernel(grad, *scalars, param, *buffers)
+        moments = _moment_scalars(beta1, beta2)
+        kernel(grad, wd, *moments, -step_size, bias_correction2_sqrt, eps, param, *buffers)
         return
     g = _decayed_grad(param, grad, weight_decay, maximize, decoupled_weight_decay, lr)
     # one scratch array serves every temporary below (big tensors: allocation is not free)
@@ -181,10 +184,6 @@ def adam_update(
     scratch *= g
     exp_avg_sq += scratch
 
-    bias_correction1 = 1 - beta1**step
-    bias_correction2 = 1 - beta2**step
-    step_size = lr / bias_correction1
-    bias_correction2_sqrt = bias_correction2**0.5
     if max_exp_avg_sq is not None:
         xp.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
         denom = xp.sqrt(max_exp_avg_sq)
@@ -220,19 +219,3 @@ def _adam_kernel(
         "T p, T m, T v, T v_max" if amsgrad else "T p, T m, T v",
         "\n".join(lines),
     )
-
-
-def _adam_scalars(
-    step: int,
-    lr: float,
-    beta1: float,
-    beta2: float,
-    eps: float,
-    weight_decay: float,
-    decoupled: bool,
-) -> tuple[float, ...]:
-    """The kernel's scalar arguments, computed in Python floats as adam_update computes them."""
-    step_size = lr / (1 - beta1**step)
-    bc2_sqrt = (1 - beta2**step) ** 0.5
-    wd = _decay_scalar(weight_decay, decoupled, lr)
-    return (wd, *_moment_scalars(beta1, beta2), -step_size, bc2_sqrt, eps)
