@@ -104,8 +104,8 @@ class ElementwiseKernel:
 class ReductionKernel:
     """A CUDA reduction: ``map_expr`` for each element of the broadcast inputs, combined with
     ``reduce_expr`` (``a + b``, or ``max(a, b)``/``min(a, b)``) along ``axis``, then
-    ``post_map_expr`` on the combined value ``a`` (``_in_ind.size() / _out_ind.size()`` is the
-    count of elements reduced into each output). Called as ``kernel(*inputs, axis=...,
+    ``post_map_expr`` on the combined value ``a`` and the scalar inputs (a mean passes its count
+    as one: see the module docstring on CUB). Called as ``kernel(*inputs, axis=...,
     keepdims=...)``; ``reduce_type`` is the C type the values are combined in."""
 
     def __init__(
