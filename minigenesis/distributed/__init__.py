@@ -13,6 +13,8 @@ install it (``pip install -e ".[distributed]"``).
 
 Files: ``process_group.py`` (init, rank, world size), ``collectives.py`` (all_reduce ...),
 ``_mpi.py`` / ``_nccl.py`` (the two backends), ``run.py`` (the launcher).
+``timeouts.py`` (the process group's timeout, which bounds every collective: a rank that does
+not arrive makes the others raise ``DistBackendError``, never wait for ever).
 ``nn.parallel.DistributedDataParallel`` and ``utils.data.distributed.DistributedSampler`` build
 on this package.
 """
@@ -30,6 +32,7 @@ from .collectives import (
     reduce_scatter,
     reduce_scatter_tensor,
 )
+from .timeouts import DEFAULT_TIMEOUT, DistBackendError, DistError
 from .process_group import (
     destroy_process_group,
     get_backend,
@@ -44,6 +47,9 @@ from .process_group import (
 )
 
 __all__ = [
+    "DEFAULT_TIMEOUT",
+    "DistBackendError",
+    "DistError",
     "ReduceOp",
     "Work",
     "all_gather",

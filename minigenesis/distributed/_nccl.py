@@ -114,10 +114,10 @@ class NCCLBackend:
         self.mpi.Barrier()
         return None
 
-    def bcast_object(self, obj: Any, src: int) -> Any:
+    def bcast_object(self, obj: Any, src: int, name: str = "") -> Any:
         return self.mpi.bcast(obj, root=src)
 
-    def allgather_object(self, obj: Any) -> list:
+    def allgather_object(self, obj: Any, name: str = "", count: bool = True) -> list:
         return self.mpi.allgather(obj)
 
     # ------------------------------------------------------------------ requests

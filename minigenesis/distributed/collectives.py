@@ -15,6 +15,12 @@ reduce. A contiguous tensor is handed over as it is (reduced in place, no copy);
 travels as a contiguous copy that is written back afterwards. bfloat16, which MPI has no type
 for, travels as float32 (exact) and is rounded back once at the end. AVG is a SUM divided by the
 world size (integers: divided toward zero, as NCCL does).
+
+Every collective is bounded by the process group's timeout (``timeouts.py``). With
+``MINIGENESIS_DISTRIBUTED_DEBUG=DETAIL`` (PyTorch: ``TORCH_DISTRIBUTED_DEBUG=DETAIL``) each one is
+checked first: the ranks exchange its name, shapes, dtypes and arguments, and a mismatch raises a
+RuntimeError on every rank, naming the ranks, before any data moves (MPI would otherwise reduce
+two tensors of different sizes without a word, or wait for ever).
 """
 
 from __future__ import annotations
@@ -62,6 +68,7 @@ class Work:
         self._finish()  # copy back / cast / divide, once
 
     def wait(self, timeout: Any = None) -> bool:
+        """Finish the collective (bounded by the process group's timeout)."""
         if not self._done:
             self._backend.wait(self._request)
             self._complete()
@@ -173,6 +180,32 @@ def _launch(backend: Any, request: Any, finish: Callable[[], None], async_op: bo
     return work
 
 
+def _agree(backend: Any, name: str, tensors: Sequence[Tensor], **args: Any) -> None:
+    """MINIGENESIS_DISTRIBUTED_DEBUG=DETAIL: every rank must be about to run the same collective
+    with the same shapes, dtypes and arguments; RuntimeError on every rank otherwise."""
+    if not getattr(backend, "detail", False):
+        return
+    mine = (name, [(tuple(t.shape), str(t.dtype).replace("minigenesis.", "")) for t in tensors],
+            sorted((k, repr(v)) for k, v in args.items()))  # fmt: skip
+    everyone = backend.allgather_object(mine, name=f"{name} (DETAIL check)", count=False)
+    differ = [r for r, theirs in enumerate(everyone) if theirs != everyone[0]]
+    if differ:
+        r = differ[0]
+        raise RuntimeError(
+            f"Detected mismatch between collectives on ranks. Rank 0 is running "
+            f"{_fingerprint(everyone[0])}, but rank {r} is running {_fingerprint(everyone[r])} "
+            f"(collective #{backend.seq + 1}; ranks that differ from rank 0: "
+            f"{', '.join(map(str, differ))})"
+        )
+
+
+def _fingerprint(fp: tuple) -> str:
+    name, tensors, args = fp
+    shapes = ", ".join(f"{list(shape)} {dtype}" for shape, dtype in tensors)
+    extra = "".join(f", {k}={v}" for k, v in args)
+    return f"{name}(tensors: {shapes or 'none'}{extra})"
+
+
 # ---------------------------------------------------------------------------------------------
 # The collectives
 # ---------------------------------------------------------------------------------------------
@@ -183,6 +216,7 @@ def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: Any = None,
     backend = default_backend()
     t = _check_tensor(tensor, "all_reduce's tensor")
     wire_op = _wire_op(op, t._data.dtype)
+    _agree(backend, "all_reduce", [t], op=op)
     buf = _Buffer(backend, t, "all_reduce's tensor", write=True)
 
     def finish() -> None:
@@ -202,6 +236,7 @@ def broadcast(tensor: Tensor, src: int, group: Any = None, async_op: bool = Fals
     src = src if group_src is None else group_src
     _check_rank(src, backend.size, "src")
     t = _check_tensor(tensor, "broadcast's tensor")
+    _agree(backend, "broadcast", [t], src=src)
     buf = _Buffer(backend, t, "broadcast's tensor", write=True)
     request = backend.broadcast(buf.flat, src, async_op)
     return _launch(backend, request, buf.write_back, async_op, [t])
@@ -220,6 +255,7 @@ def all_gather(tensor_list: list, tensor: Tensor, group: Any = None,
                          f"tensors, got {got}")  # fmt: skip
     for i, out in enumerate(tensor_list):
         _check_like(_check_tensor(out, f"tensor_list[{i}]"), t, f"tensor_list[{i}]")
+    _agree(backend, "all_gather", [t])
     send = _Buffer(backend, t, "all_gather's tensor", write=False)
     xp = send.xp
     recv = xp.empty(backend.size * send.flat.size, dtype=send.flat.dtype)
@@ -243,6 +279,7 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: A
     inp = _check_tensor(input_tensor, "input_tensor")
     out = _check_tensor(output_tensor, "output_tensor")
     _check_blocks(out, inp, backend.size, "output_tensor", "input_tensor")
+    _agree(backend, "all_gather_into_tensor", [out, inp])
     send = _Buffer(backend, inp, "input_tensor", write=False)
     recv = _Buffer(backend, out, "output_tensor", write=True)
     request = backend.all_gather(send.flat, recv.flat, async_op)
@@ -280,6 +317,7 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp
 def _reduce_scatter(backend: Any, out: Tensor, whole: Tensor, op: ReduceOp, async_op: bool,
                     xp: Any) -> Work | None:  # fmt: skip
     wire_op = _wire_op(op, out._data.dtype)
+    _agree(backend, "reduce_scatter", [out, whole], op=op)
     send = _Buffer(backend, whole, "input", write=False)
     recv = _Buffer(backend, out, "output", write=True)
 
@@ -296,6 +334,7 @@ def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None) -
     """Return once every rank has called ``barrier``."""
     _check_group(group)
     backend = default_backend()
+    _agree(backend, "barrier", [])
     request = backend.barrier(async_op)
     return _launch(backend, request, lambda: None, async_op, [])
 
@@ -306,6 +345,7 @@ def broadcast_object_list(object_list: list, src: int = 0, group: Any = None,
     _check_group(group)
     backend = default_backend()
     _check_rank(src, backend.size, "src")
+    _agree(backend, "broadcast_object_list", [], src=src, length=len(object_list))
     object_list[:] = backend.bcast_object(list(object_list), src)
 
 
@@ -315,6 +355,7 @@ def all_gather_object(object_list: list, obj: Any, group: Any = None) -> None:
     backend = default_backend()
     if len(object_list) != backend.size:
         raise ValueError(f"object_list must have world size = {backend.size} entries")
+    _agree(backend, "all_gather_object", [])
     object_list[:] = backend.allgather_object(obj)
 
 

@@ -11,16 +11,24 @@ what MPI says, so a wrong launch fails with a clear message instead of hanging.
 
 from __future__ import annotations
 
+import atexit
 import os
+import sys
+import warnings
 from typing import Any
 
-from ._mpi import INSTALL_HINT, MPIBackend, import_mpi, launched_world
+from ._mpi import INSTALL_HINT, MPIBackend, import_mpi, launched_world, start_mpi
+from .timeouts import debug_level, resolve_timeout
 
 NOT_INITIALIZED = (
     "Default process group has not been initialized, please make sure to call init_process_group."
 )
 
 BACKENDS = ("mpi", "nccl", "gloo")  # gloo: PyTorch's CPU backend name, served here by MPI
+GLOO_NOTE = (
+    "backend 'gloo' is served by MPI here (minigenesis has no gloo library): the same "
+    "collectives on CPU tensors, and dist.get_backend() returns 'mpi'"
+)
 
 
 class _World:
@@ -28,6 +36,9 @@ class _World:
 
     backend: Any = None  # MPIBackend or NCCLBackend while initialized
     local_rank = 0
+    joined: Any = None  # the last backend, kept after destroy: was it broken by an error?
+    exit_hook = False  # _abort_if_broken is registered
+    gloo_noted = False
 
 
 _world = _World()
@@ -102,10 +113,16 @@ def init_process_group(
     pg_options: Any = None,
     device_id: Any = None,
 ) -> None:
-    """Join the default process group. ``backend``: "mpi" (CPU tensors; "gloo", PyTorch's CPU
-    backend, is accepted and served by MPI) or "nccl" (CUDA tensors, one GPU per process, picked
-    by LOCAL_RANK). Rank and world size come from MPI; ``rank``/``world_size`` or RANK /
-    WORLD_SIZE, when given, must agree with it."""
+    """Join the default process group. ``backend``: "mpi" (CPU tensors) or "nccl" (CUDA tensors,
+    one GPU per process, picked by LOCAL_RANK); "gloo", PyTorch's CPU backend, is accepted so
+    that PyTorch programs run unchanged, and served by MPI (rank 0 says so once). Rank and world
+    size come from MPI; ``rank``/``world_size`` or RANK / WORLD_SIZE, when given, must agree.
+
+    ``timeout`` (a ``timedelta``; default: MINIGENESIS_DISTRIBUTED_TIMEOUT seconds, else 5
+    minutes) bounds the start-up and every collective of the MPI backend: a collective some rank
+    has not joined within it raises ``DistBackendError`` naming the collective, its sequence
+    number and the ranks that did not arrive, and the job is aborted (every rank stopped) when
+    this process exits."""
     if is_initialized():
         raise RuntimeError("trying to initialize the default process group twice!")
     name = (backend or "mpi").lower()
@@ -118,13 +135,16 @@ def init_process_group(
         )
     if store is not None:
         raise ValueError("store is not supported: the MPI launcher is the rendezvous")
+    seconds = resolve_timeout(timeout)
+    detail = debug_level() == "DETAIL"  # a bad value is refused before MPI starts
     launched = launched_world()
-    if launched is None and (_env_int("WORLD_SIZE") or 1) > 1:  # before MPI starts alone
+    asked = _env_int("WORLD_SIZE") or 1
+    if launched is None and asked > 1:  # before MPI starts alone
         raise RuntimeError(
-            f"WORLD_SIZE={os.environ['WORLD_SIZE']} but this process was not started by an MPI "
-            f"launcher: {_launch_hint(_env_int('WORLD_SIZE') or 2)}"
+            f"WORLD_SIZE={asked} but this process was not started by an MPI launcher (PMI_RANK "
+            f"and PMI_SIZE are not set): {_launch_hint(asked)}"
         )
-    MPI = import_mpi()
+    MPI = start_mpi(seconds)
     world = MPI.COMM_WORLD
     _check_world(rank, world_size, world.Get_rank(), world.Get_size())
     local_rank = _env_int("LOCAL_RANK")
@@ -139,12 +159,33 @@ def init_process_group(
 
         _world.backend = NCCLBackend(local_rank)
     else:
-        _world.backend = MPIBackend()
-    _world.local_rank = local_rank
+        _world.backend = MPIBackend(seconds)
+        if name == "gloo" and _world.backend.rank == 0 and not _world.gloo_noted:
+            _world.gloo_noted = True
+            warnings.warn(GLOO_NOTE, UserWarning, stacklevel=2)
+    _world.backend.detail = detail  # check each collective across the ranks first
+    _world.local_rank, _world.joined = local_rank, _world.backend
+    if not _world.exit_hook:
+        _world.exit_hook = True
+        atexit.register(_abort_if_broken)
+
+
+def _abort_if_broken() -> None:
+    """At exit, after a collective failed or timed out: abort the whole job (MPI_Abort), so that
+    no rank is left waiting, a stopped one included (the launcher kills every process)."""
+    joined = _world.joined
+    if joined is not None and getattr(joined, "broken", None) is not None:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # a closed pipe: nothing more can be said
+                pass
+        joined.MPI.COMM_WORLD.Abort(1)
 
 
 def destroy_process_group(group: Any = None) -> None:
-    """Leave the default process group (collectives in flight are finished first)."""
+    """Leave the default process group (collectives in flight are finished first, within the
+    timeout; after an error there is nothing to finish)."""
     _check_group(group)
     if _world.backend is not None:
         _world.backend.close()
