@@ -25,7 +25,10 @@ What makes it fast (and what this file does):
 - ``no_sync()``: gradient accumulation without communication; the gradients of the micro-batches
   add up locally and the next synchronised backward averages the sum.
 
-At construction rank 0's parameters and buffers are broadcast, so every copy starts equal;
+At construction the ranks first check that they hold the same model (every parameter's and
+buffer's name, shape and dtype, in order: a RuntimeError on every rank names the first that
+differs, instead of all-reduces of different sizes that MPI would run silently or wait on for
+ever), then rank 0's parameters and buffers are broadcast, so every copy starts equal;
 ``broadcast_buffers`` re-broadcasts the buffers (BatchNorm's running statistics) at each forward.
 """
 
@@ -109,6 +112,7 @@ class DistributedDataParallel(Module):
         self.require_backward_grad_sync = True  # False inside no_sync()
         self.require_forward_param_sync = True
         self.world_size = backend.size
+        _check_same_model(module)
         if init_sync:
             _broadcast_coalesced(list(module.parameters()) + list(module.buffers()))
         names = {id(p): n for n, p in module.named_parameters()}
@@ -334,6 +338,40 @@ def _tensors_in(obj: Any) -> Iterator[Tensor]:
     elif isinstance(obj, dict):
         for item in obj.values():
             yield from _tensors_in(item)
+
+
+def _signature(module: Module) -> list[tuple[str, str, tuple, str]]:
+    """What must be the same on every rank: each parameter and buffer, in order."""
+    return [(kind, name, tuple(t.shape), str(t.dtype).replace("minigenesis.", ""))
+            for kind, named in (("parameter", module.named_parameters()),
+                                ("buffer", module.named_buffers()))
+            for name, t in named]  # fmt: skip
+
+
+def _check_same_model(module: Module) -> None:
+    """RuntimeError on every rank (each gets every rank's signature) unless all ranks hold a
+    model with the same parameters and buffers: names, shapes, dtypes, in the same order."""
+    mine = _signature(module)
+    everyone = [None] * dist.get_world_size()
+    dist.all_gather_object(everyone, mine)
+    ref = everyone[0]
+    for r, theirs in enumerate(everyone[1:], start=1):
+        if theirs == ref:
+            continue
+        for i, (a, b) in enumerate(zip(ref, theirs)):
+            if a != b:
+                raise RuntimeError(
+                    f"DistributedDataParallel expects the same model on every rank, but "
+                    f"{a[0]} #{i} is {a[1]} {list(a[2])} {a[3]} on rank 0 and {b[0]} {b[1]} "
+                    f"{list(b[2])} {b[3]} on rank {r} (ranks that differ from rank 0: "
+                    f"{', '.join(str(q) for q, s in enumerate(everyone) if s != ref)})"
+                )
+        counts = [sum(1 for x in s if x[0] == "parameter") for s in (ref, theirs)]
+        raise RuntimeError(
+            f"DistributedDataParallel expects the same model on every rank, but rank {r} has "
+            f"{counts[1]} parameters and {len(theirs) - counts[1]} buffers, while rank 0 has "
+            f"{counts[0]} parameters and {len(ref) - counts[0]} buffers"
+        )
 
 
 def _broadcast_coalesced(tensors: list[Tensor], src: int = 0) -> None:

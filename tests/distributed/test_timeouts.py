@@ -1,0 +1,182 @@
+"""The process group's timeout: no collective waits for ever.
+
+A rank that comes late within the timeout is waited for; one that comes later, stops (SIGSTOP),
+or calls a different collective makes the others raise DistBackendError within the timeout
+(plus a short roll call), naming the collective and the rank, and the whole job ends non-zero.
+Ranks whose models or tensors differ get a RuntimeError on every rank instead of a hang. The
+rank scripts run under mpiexec with timeouts of 2-3 s; every wait of the test itself is bounded.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from minigenesis.distributed import timeouts
+from minigenesis.distributed._mpi import _Op, roll_call_message
+from tests.distributed.launch import HERE, RESULTS_ENV, mpiexec, rank_env, run_command
+
+pytestmark = pytest.mark.distributed
+
+MARGIN = 1.5  # the roll call (at most 1 s) and a busy machine's scheduling
+
+
+def _run_faults(*args: str, env: dict[str, str] | None = None) -> tuple[int, dict, str, float]:
+    """Run ranks_faults.py on 2 ranks; (exit status, {rank: report}, output, wall seconds)."""
+    pytest.importorskip("mpi4py")
+    if mpiexec() is None:
+        pytest.skip("no mpiexec (pip install mpich)")
+    with tempfile.TemporaryDirectory() as results:
+        cmd = [mpiexec(), "-n", "2", sys.executable, str(HERE / "ranks_faults.py"), *args]
+        start = time.monotonic()
+        done = run_command(cmd, rank_env({RESULTS_ENV: results, **(env or {})}), timeout=90)
+        wall = time.monotonic() - start
+        reports = {int(p.stem[4:]): pickle.loads(p.read_bytes())
+                   for p in Path(results).glob("rank*.pkl")}  # fmt: skip
+        assert _gone(results, within=5.0), "a rank outlived the job"
+    return done.returncode, reports, done.stdout + done.stderr, wall
+
+
+def _gone(marker: str, within: float) -> bool:
+    """True once no process holds ``marker`` in its environment (polled for ``within`` s: the
+    launcher's kills take a moment to land)."""
+    end = time.monotonic() + within
+    while _processes_with(marker):
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _processes_with(marker: str) -> list[int]:
+    """Live processes whose environment holds ``marker`` (read from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else []:
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "environ").read_bytes():
+                found.append(int(entry.name))
+        except OSError:  # gone, or another user's
+            continue
+    return [pid for pid in found if pid != os.getpid()]
+
+
+# ------------------------------------------------------------------ in this process
+def test_timeout_must_be_a_positive_timedelta(monkeypatch):
+    monkeypatch.delenv(timeouts.TIMEOUT_ENV, raising=False)
+    assert timeouts.resolve_timeout(None) == 300.0  # the documented default: 5 minutes
+    assert timeouts.resolve_timeout(timedelta(milliseconds=1500)) == 1.5
+    with pytest.raises(TypeError, match="datetime.timedelta"):
+        timeouts.resolve_timeout(3)
+    for bad in (timedelta(0), timedelta(seconds=-1)):
+        with pytest.raises(ValueError, match="positive"):
+            timeouts.resolve_timeout(bad)
+
+
+def test_the_environment_sets_the_default_timeout(monkeypatch):
+    monkeypatch.setenv(timeouts.TIMEOUT_ENV, "2.5")
+    assert timeouts.resolve_timeout(None) == 2.5
+    assert timeouts.resolve_timeout(timedelta(seconds=7)) == 7.0  # the argument wins
+    for bad in ("abc", "nan", "-3", "inf"):
+        monkeypatch.setenv(timeouts.TIMEOUT_ENV, bad)
+        with pytest.raises(ValueError, match=timeouts.TIMEOUT_ENV):
+            timeouts.resolve_timeout(None)
+
+
+def test_debug_level_is_checked(monkeypatch):
+    monkeypatch.setenv(timeouts.DEBUG_ENV, "detail")
+    assert timeouts.debug_level() == "DETAIL"
+    monkeypatch.setenv(timeouts.DEBUG_ENV, "loud")
+    with pytest.raises(ValueError, match="OFF, INFO, DETAIL"):
+        timeouts.debug_level()
+
+
+def test_poll_until_returns_at_the_deadline_and_sleeps_between_polls():
+    polls: list[float] = []
+    start = time.monotonic()
+    assert not timeouts.poll_until(lambda: polls.append(time.monotonic()) and False, start + 0.2)
+    waited = time.monotonic() - start
+    assert 0.2 <= waited < 0.3
+    # past the first millisecond it sleeps (backing off to MAX_SLEEP): about 0.2 s / 2 ms polls
+    late = [t for t in polls if t > start + 2 * timeouts.SPIN_SECONDS]
+    assert 0.2 / timeouts.MAX_SLEEP / 2 < len(late) < 2 * 0.2 / timeouts.MAX_SLEEP
+    calls = iter([False, False, True])
+    assert timeouts.poll_until(lambda: next(calls), time.monotonic() + 5)
+
+
+def test_roll_call_names_the_missing_rank_and_the_one_elsewhere():
+    op = _Op(7, "all_reduce", "3 float32 elements, op sum")
+    answers = {2: (7, "broadcast", "3 float32 elements, from rank 0"), 3: op.summary()}
+    text = roll_call_message(0, op, 3.0, [1, 2, 3], answers, 0.3)
+    assert text.startswith("[rank 0] all_reduce #7 (3 float32 elements, op sum) timed out "
+                           "after 3 s")  # fmt: skip
+    assert "rank 1 did not arrive" in text
+    assert "rank 2 is in broadcast #7" in text and "different collectives" in text
+    assert "rank 3 reached it too" in text
+
+
+# ------------------------------------------------------------------ ranks under mpiexec
+def test_a_rank_late_within_the_timeout_is_waited_for():
+    rc, reports, output, _ = _run_faults("late", "3", "1")
+    assert rc == 0, output
+    assert [reports[r]["sum"] for r in (0, 1)] == [[2.0] * 3] * 2
+    assert 0.9 < reports[0]["waited"] < 3
+
+
+@pytest.mark.parametrize("scenario", ["late", "stop"])
+def test_a_rank_that_does_not_come_ends_the_job_within_the_timeout(scenario):
+    # rank 1 comes 20 s late (or never: stopped); rank 0 gives up after 2 s, names it, and the
+    # job ends (the stopped rank is killed) long before rank 1 would have come
+    rc, reports, output, wall = _run_faults(scenario, "2", "20")
+    assert rc != 0
+    got = reports[0]
+    assert got["error"] == "DistBackendError", output
+    assert 2.0 <= got["waited"] < 2.0 + MARGIN
+    assert got["message"].startswith("[rank 0] all_reduce #2 (3 float32 elements, op sum) "
+                                     "timed out after 2 s")  # fmt: skip
+    assert "rank 1 did not arrive" in got["message"]
+    assert wall < 15, output  # start-up on a busy machine + 2 s, not the 20 s rank 1 sleeps
+
+
+def test_ranks_in_different_collectives_say_so():
+    rc, reports, output, _ = _run_faults("order", "2")
+    assert rc != 0
+    messages = [r["message"] for r in reports.values()]
+    assert messages, output
+    assert any("is in all_reduce #2" in m or "is in broadcast #2" in m for m in messages)
+
+
+def test_detail_mode_checks_each_collectives_shapes_on_every_rank():
+    rc, reports, output, _ = _run_faults("sizes", "3",
+                                         env={timeouts.DEBUG_ENV: "DETAIL"})  # fmt: skip
+    assert rc != 0 and set(reports) == {0, 1}, output
+    for r in (0, 1):
+        assert reports[r]["error"] == "RuntimeError"
+        assert "Rank 0 is running all_reduce(tensors: [3] float32" in reports[r]["message"]
+        assert "rank 1 is running all_reduce(tensors: [4] float32" in reports[r]["message"]
+
+
+@pytest.mark.parametrize("scenario, message", [
+    ("model", "parameter #0 is 0.weight [4, 3] float32 on rank 0 and parameter 0.weight "
+              "[5, 3] float32 on rank 1"),
+    ("layers", "rank 1 has 6 parameters and 0 buffers, while rank 0 has 4 parameters"),
+])  # fmt: skip
+def test_ddp_refuses_different_models_on_every_rank(scenario, message):
+    rc, reports, output, _ = _run_faults(scenario, "3")
+    assert rc != 0 and set(reports) == {0, 1}, output
+    for r in (0, 1):
+        assert reports[r]["error"] == "RuntimeError"
+        assert message in reports[r]["message"]
+
+
+def test_a_rank_that_never_starts_ends_the_job_at_init():
+    rc, _, output, wall = _run_faults("init", "2", "20")
+    assert rc != 0
+    assert "[rank 0] init_process_group timed out after 2 s" in output
+    assert wall < 15, output
