@@ -3,7 +3,10 @@
 Exit codes: 0 done; 1 training diverged (the loss became inf or NaN) or a file could not be
 written (the checkpoints saved before stay as they were); 2 a problem with the options, ``--out``
 or the ``--resume`` checkpoint (one line on stderr, no traceback, nothing written); 130 stopped
-by Ctrl-C (a checkpoint was saved).
+by Ctrl-C (a checkpoint was saved). In a data-parallel run (``--nproc N``), a process that
+another one keeps waiting longer than ``--dist-timeout`` seconds (default 300, or
+MINIGENESIS_DISTRIBUTED_TIMEOUT) ends with exit 1 and one line naming the collective and the
+rank that did not come; the whole job is then stopped.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import contextlib
 import os
 import sys
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +24,9 @@ from .. import backend, cuda
 from .. import distributed as dist
 from ..distributed._mpi import launched_world
 from ..distributed.run import main as launch
+from ..distributed.timeouts import DistBackendError
 from .config import FIXED_ON_RESUME, TrainConfig, describe_model
+from .ranks import agree
 from .state import (
     BEST,
     CHECKPOINT_DIR,
@@ -67,6 +72,9 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     a("--nproc", type=int, default=1,
       help="data-parallel processes (default 1): each takes batch-size/N of every batch, and "
       "DistributedDataParallel averages the gradients (needs the distributed extra)")  # fmt: skip
+    a("--dist-timeout", type=float, metavar="SECONDS",
+      help="with --nproc: how long a process waits for the others in a collective before the "
+      "job stops with an error (default 300, or MINIGENESIS_DISTRIBUTED_TIMEOUT)")  # fmt: skip
     a("--interrupt-at-step", type=int, help=argparse.SUPPRESS)  # tests: act as Ctrl-C there
 
 
@@ -173,9 +181,38 @@ def prepare(args: argparse.Namespace) -> tuple[TrainConfig, Path, dict | None]:
 
 
 def _launched_world() -> int:
-    """How many processes this one was started among (1 unless by mpiexec / the launcher)."""
-    world = launched_world()
-    return world[1] if world is not None else int(os.environ.get("WORLD_SIZE") or 1)
+    """How many processes this one was started among (1 unless by mpiexec / the launcher);
+    TrainError for a WORLD_SIZE that is not a positive integer, or > 1 without a launcher."""
+    try:
+        world = launched_world()
+    except ValueError:
+        raise TrainError("the MPI launcher's PMI_RANK / PMI_SIZE are not integers") from None
+    if world is not None:
+        return world[1]
+    value = os.environ.get("WORLD_SIZE") or "1"
+    try:
+        size = int(value)
+    except ValueError:
+        raise TrainError(f"WORLD_SIZE={value!r} is not an integer (unset it, or use "
+                         "--nproc N)") from None  # fmt: skip
+    if size < 1:
+        raise TrainError(f"WORLD_SIZE={value} must be at least 1 (unset it, or use --nproc N)")
+    if size > 1:
+        raise TrainError(
+            f"WORLD_SIZE={size} but this process was not started by an MPI launcher (PMI_RANK "
+            f"and PMI_SIZE are not set): run python -m minigenesis train --nproc {size}, or "
+            "unset WORLD_SIZE"
+        )
+    return 1
+
+
+def _dist_timeout(args: argparse.Namespace) -> timedelta | None:
+    seconds = getattr(args, "dist_timeout", None)
+    if seconds is None:
+        return None
+    if not (seconds > 0 and seconds != float("inf")):
+        raise TrainError(f"--dist-timeout must be a positive number of seconds, got {seconds}")
+    return timedelta(seconds=seconds)
 
 
 def _check_nproc(args: argparse.Namespace, config: TrainConfig) -> None:
@@ -212,23 +249,31 @@ def run(args: argparse.Namespace) -> int:
     if not hasattr(args, "nproc"):
         args.nproc = 1
     try:
-        if args.nproc != 1 and _launched_world() == 1:
+        world, timeout = _launched_world(), _dist_timeout(args)
+        if args.nproc != 1 and world == 1:
             config, out, _ = prepare(args)  # option errors are reported once, here
             _check_nproc(args, config)
             return _launch(args, out)
+        if world > 1:  # one of the data-parallel processes: join the group
+            device = args.device or DEFAULTS.device
+            backend = "nccl" if device.startswith("cuda") else "mpi"
+            try:
+                dist.init_process_group(backend, timeout=timeout)
+            except (ValueError, TypeError, RuntimeError, ImportError) as err:
+                raise TrainError(str(err)) from None
     except TrainError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    if _launched_world() == 1:
+    if world == 1:
         return _run(args)
-    # one of the data-parallel processes: join the group; only rank 0 prints
-    device = args.device or DEFAULTS.device
-    dist.init_process_group("nccl" if device.startswith("cuda") else "mpi")
-    try:
+    try:  # only rank 0 prints
         if dist.get_rank() == 0:
             return _run(args)
         with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
             return _run(args)
+    except DistBackendError as err:  # the job is aborted (every process stopped) at exit
+        print(f"error: {err}", file=sys.stderr)
+        return 1
     finally:
         dist.destroy_process_group()
 
@@ -241,6 +286,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         config, out, ckpt = prepare(args)
         _check_nproc(args, config)
+        if dist.is_initialized() and dist.get_world_size() > 1:  # the same run on every rank
+            config = agree(config, ckpt["step"] if ckpt is not None else 0)
         trainer = Trainer(config, out, ckpt, quiet=args.quiet,
                           interrupt_at_step=args.interrupt_at_step)  # fmt: skip
         make_run_dir(out)

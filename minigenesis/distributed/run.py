@@ -17,20 +17,37 @@ Like torchrun, OMP_NUM_THREADS is set to 1 unless given (N processes that each s
 thread per core would oversubscribe the machine). With more processes than cores, MPICH's waiting
 processes yield their core while they poll (``MPIR_CVAR_ENABLE_HEAVY_YIELD=1``): a waiting rank
 would otherwise hold the core the rank it waits for needs.
+
+The launcher takes its processes down with it. mpiexec runs in its own session, so a Ctrl-C
+reaches it once, through the launcher (MPICH's mpiexec treats a second Ctrl-C as "abort now"):
+SIGINT, SIGTERM and SIGHUP sent to the launcher are passed on to mpiexec, which passes them to
+every process (a SIGINT lets training save a checkpoint; after a SIGTERM or SIGHUP, mpiexec is
+killed if it has not finished within ``KILL_AFTER`` seconds). If the launcher itself is killed
+(SIGKILL), Linux sends mpiexec SIGKILL (``PR_SET_PDEATHSIG``), and MPICH's process manager then
+kills every process of the job.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 from ._mpi import INSTALL_HINT
 
 WORKER = "minigenesis.distributed._worker"
+FORWARDED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                  if hasattr(signal, name))  # fmt: skip
+KILL_AFTER = 10.0  # seconds mpiexec gets to stop its processes after a SIGTERM or SIGHUP
+PR_SET_PDEATHSIG = 1  # prctl option (linux/prctl.h): a signal for this process when its parent dies
 
 
 def find_mpiexec() -> str:
@@ -96,6 +113,57 @@ def build_command(opts: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
     return cmd + target + list(opts.args), env
 
 
+def _die_with_parent() -> Any:
+    """A function for the child between fork and exec (Linux): SIGKILL it when this launcher
+    dies, however it dies. None where prctl is not available."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # loaded here, not in the child
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def child() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the launcher died before prctl took effect
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return child
+
+
+def run_mpiexec(cmd: list[str], env: dict[str, str]) -> int:
+    """Run mpiexec until it ends, passing on the signals the launcher gets (module docstring);
+    its exit status, or 128 + the signal's number when a signal stopped the run."""
+    proc = subprocess.Popen(cmd, env=env, start_new_session=True, preexec_fn=_die_with_parent())
+    received: list[int] = []
+    kill_at = [float("inf")]
+
+    def forward(signum: int, frame: Any) -> None:
+        received.append(signum)
+        if proc.poll() is None:
+            proc.send_signal(signum)
+        if signum != signal.SIGINT:  # SIGINT: the processes save a checkpoint, then stop
+            kill_at[0] = min(kill_at[0], time.monotonic() + KILL_AFTER)
+
+    main_thread = threading.current_thread() is threading.main_thread()  # (signals: main only)
+    previous = {sig: signal.signal(sig, forward) for sig in FORWARDED} if main_thread else {}
+    try:
+        while True:
+            try:
+                code = proc.wait(timeout=max(0.05, min(1.0, kill_at[0] - time.monotonic())))
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= kill_at[0]:
+                    proc.kill()  # MPICH's process manager then kills every process
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if received and code != 0:
+        return 128 + received[0]
+    return code
+
+
 def main(argv: list[str] | None = None) -> int:
     opts = _parser().parse_args(argv)
     try:
@@ -103,10 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    try:
-        return subprocess.call(cmd, env=env)
-    except KeyboardInterrupt:  # mpiexec forwards Ctrl-C to the processes and reports them
-        return 130
+    return run_mpiexec(cmd, env)
 
 
 if __name__ == "__main__":
