@@ -28,7 +28,7 @@ late = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
 rank_from_launcher = int(os.environ.get("PMI_RANK", "0"))
 if scenario == "init" and rank_from_launcher == 1:
     time.sleep(late)
-dist.init_process_group("mpi", timeout=timedelta(seconds=timeout))
+dist.init_process_group(os.environ.get("FAULTS_BACKEND", "mpi"), timeout=timedelta(seconds=timeout))
 rank = dist.get_rank()
 dist.barrier()  # everyone is in: what follows times only the scenario
 t = mg.ones(4 if scenario == "sizes" and rank == 1 else 3)
