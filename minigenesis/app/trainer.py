@@ -121,6 +121,7 @@ class Trainer:
             "scaler_state_dict": self.scaler,
         }
         own = {key: part.state_dict() for key, part in parts.items()}
+        own["rng_state"] = get_rng_state()
         st.check_fits(ckpt, own, list(self.model.parameters()), self.batches_per_epoch,
                       METRIC_FIELDS)  # fmt: skip
         try:
