@@ -103,7 +103,7 @@ def ensure_copy(folder: Path) -> bool:
     """Make ``exercises.py`` from the template when it does not exist; True if it was made."""
     folder = Path(folder)
     mine, template = folder / EXERCISES, folder / TEMPLATE
-    if mine.exists() or not template.is_file():
+    if mine.exists() or mine.is_symlink() or not template.is_file():  # (never write through a link)
         return False
     number = str(int(folder.name[:2])) if folder.name[:2].isdigit() else folder.name
     text = template.read_text(encoding="utf-8")
@@ -230,6 +230,8 @@ def load_error(path: Path) -> str | None:
         compile(Path(path).read_text(encoding="utf-8"), str(path), "exec")
     except SyntaxError as err:
         return f"{_short(path)} line {err.lineno}: {type(err).__name__}: {err.msg}"
+    except UnicodeDecodeError as err:  # one line, not the bytes' repr
+        return f"{_short(path)}: not UTF-8 text (byte {err.start} is {err.object[err.start]:#04x})"
     except (OSError, ValueError) as err:
         return f"{_short(path)}: {err}"
     return None

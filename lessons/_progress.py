@@ -49,6 +49,14 @@ def _number_key(number: str) -> tuple[int, ...]:
     return tuple(int(p) for p in number.split("."))
 
 
+def _names_chapter(wanted: str, folder: str) -> bool:
+    """Whether a chapter argument (``02``, ``2`` or the folder's name) means this folder. Only
+    ASCII digits count as a number: ``str.isdigit`` also accepts ``'²'``, which int() refuses."""
+    if wanted == folder:
+        return True
+    return wanted.isascii() and wanted.isdigit() and int(wanted) == int(folder[:2])
+
+
 @dataclass
 class Chapter:
     """One lessons/NN_topic folder and what we know about its exercises."""
@@ -84,9 +92,7 @@ def find_chapters(lessons: Path, wanted: list[str] | None = None) -> list[Chapte
         m = _CHAPTER_RE.match(d.name)
         if not (d.is_dir() and m and (d / "test_lesson.py").is_file()):
             continue
-        if wanted and not any(
-            w == d.name or (w.isdigit() and int(w) == int(m.group(1))) for w in wanted
-        ):
+        if wanted and not any(_names_chapter(w, d.name) for w in wanted):
             continue
         ch = Chapter(d)
         ch.numbers = exercise_numbers(d)
@@ -107,7 +113,8 @@ def stub_numbers(exercises: Path) -> set[str]:
     """The exercises whose ``raise NotImplementedError("Exercise N.M ...")`` is still there."""
     if not exercises.is_file():
         return set()
-    return set(_STUB_RE.findall(exercises.read_text(encoding="utf-8")))
+    # bytes that are not UTF-8 match no stub: such a file is reported as not loading instead
+    return set(_STUB_RE.findall(exercises.read_text(encoding="utf-8", errors="replace")))
 
 
 def learner_stubs(chapter: Path) -> set[str]:
@@ -209,13 +216,14 @@ def _reset_or_update(argv: list[str]) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     chapters = find_chapters(lessons, args.chapters)
-    unknown = [
-        w
-        for w in args.chapters
-        if not any(w == c.name or (w.isdigit() and int(w) == int(c.name[:2])) for c in chapters)
-    ]
+    unknown = [w for w in args.chapters if not any(_names_chapter(w, c.name) for c in chapters)]
     if unknown or not chapters:
         print(f"error: no chapter {' '.join(unknown) or ''} under {lessons}", file=sys.stderr)
+        return 2
+    problem = _cannot_update(chapters) if command == "update" else None
+    problem = problem or _symlinked(chapters)
+    if problem:  # before any file is touched: all chapters are done, or none
+        print(f"error: {problem}; nothing was changed", file=sys.stderr)
         return 2
     for ch in chapters:
         mine = ch.path / _course.EXERCISES
@@ -233,6 +241,26 @@ def _reset_or_update(argv: list[str]) -> int:
             else:
                 print(f"{ch.name}: up to date")
     return 0
+
+
+def _symlinked(chapters: list[Chapter]) -> str | None:
+    """A learner's file that is a symbolic link: writing it would write wherever it points."""
+    for ch in chapters:
+        mine = ch.path / _course.EXERCISES
+        if mine.is_symlink():
+            return f"{mine} is a symbolic link; make it a plain file to let the course write it"
+    return None
+
+
+def _cannot_update(chapters: list[Chapter]) -> str | None:
+    """A learner's file that does not parse (a syntax error, bytes that are not UTF-8): its
+    exercises cannot be compared with the template's, so ``update`` leaves it alone."""
+    for ch in chapters:
+        mine = ch.path / _course.EXERCISES
+        problem = _course.load_error(mine) if mine.is_file() else None
+        if problem:
+            return f"cannot update {ch.name}: {problem} (fix it, or start over: lessons reset)"
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
