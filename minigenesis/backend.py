@@ -11,6 +11,7 @@ import ctypes
 import importlib
 import math
 import os
+import warnings
 from types import ModuleType
 from typing import Any
 
@@ -21,12 +22,28 @@ import numpy as np
 CUPY_ENV = "MINIGENESIS_CUPY"
 
 
+# Why CuPy is not used although it was asked for (a stand-in that does not import), or "".
+_cupy_problem = ""
+
+
 def _import_cupy() -> tuple[ModuleType | None, ModuleType | None]:
-    """CuPy and cupyx (None, None when CuPy is not installed or cannot load its CUDA libraries)."""
+    """CuPy and cupyx (None, None when CuPy is not installed or cannot load its CUDA libraries).
+
+    A stand-in named by MINIGENESIS_CUPY that cannot be imported is not silently replaced by the
+    real CuPy (the run would test something else): a warning says so and the GPU is not used,
+    while ``import minigenesis`` itself keeps working."""
+    global _cupy_problem
     standin = os.environ.get(CUPY_ENV)
     if standin:
-        module = importlib.import_module(standin)
-        return module, module.cupyx
+        try:
+            module = importlib.import_module(standin)
+            return module, module.cupyx
+        except Exception as err:  # not importable, or not a CuPy stand-in (no cupyx)
+            reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+            _cupy_problem = (f"{CUPY_ENV}={standin!r} names no usable CuPy stand-in ({reason}); "
+                             "CuPy is not used")  # fmt: skip
+            warnings.warn(_cupy_problem, RuntimeWarning, stacklevel=2)
+            return None, None
     try:  # CuPy is optional: the `gpu` extra installs it.
         import cupy
         import cupyx
@@ -195,6 +212,8 @@ def device_of(x: Array) -> device:
 
 def _require_cuda() -> ModuleType:
     """CuPy with a usable GPU, or an error that says which of the two is missing."""
+    if _cupy is None and _cupy_problem:
+        raise RuntimeError(f"CUDA was requested but {_cupy_problem}")
     if _cupy is None:
         raise RuntimeError(
             "CUDA was requested but CuPy is not installed: "

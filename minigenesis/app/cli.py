@@ -18,6 +18,7 @@ import math
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from .. import __version__
 from .doctor import run as doctor
@@ -25,9 +26,21 @@ from .job import add_train_arguments, run
 from .schedules import SCHEDULES, schedule_factory
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad option is one line naming it (and its value), exit status 2, with no
+    usage dump before it. (Subcommands' parsers are of this class too: add_subparsers uses the
+    class of its parser.)"""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {message} (see: {self.prog} --help)\n")
+
+
+PROG = "python -m minigenesis"
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m minigenesis",
+    parser = _OneLineParser(
+        prog=PROG,
         description="minigenesis: an educational deep-learning engine with PyTorch's API.",
     )
     parser.add_argument("--version", action="version", version=f"minigenesis {__version__}")
@@ -147,9 +160,14 @@ def _main(argv: list[str] | None) -> int:
     if argv and argv[0] == "lessons":  # everything after it belongs to the lessons command
         return _lessons(argv[1:])
     try:
-        args = parser.parse_args(argv)
+        args, unknown = parser.parse_known_args(argv)
     except SystemExit as exit_:  # argparse exits on --help and on bad options
         return int(exit_.code or 0)
+    if unknown:  # named here, with the subcommand's help (argparse would blame the top level)
+        where = f"{PROG} {args.command}" if args.command else PROG
+        print(f"error: unrecognized arguments: {' '.join(unknown)} (see: {where} --help)",
+              file=sys.stderr)  # fmt: skip
+        return 2
     if args.command is None:
         parser.print_help()
         return 0

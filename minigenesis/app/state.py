@@ -52,6 +52,8 @@ def resolve_resume(path_or_dir: str | Path) -> Path:
         )
     if not p.exists():
         raise TrainError(f"cannot resume from '{p}': no such file or directory")
+    if not p.is_file():  # a FIFO or a device would block the read, or never end
+        raise TrainError(f"cannot resume from '{p}': not a regular file")
     return p
 
 
@@ -63,6 +65,8 @@ def run_dir_of(checkpoint: Path) -> Path:
 
 def load_training_checkpoint(path: Path, map_location: str = "cpu") -> dict[str, Any]:
     """Load and check a training checkpoint; any problem becomes a one-line TrainError."""
+    if not path.is_file():  # (reading a FIFO would wait for a writer for ever)
+        raise TrainError(f"cannot resume from '{path}': not a regular file")
     try:
         ckpt = serialization.load_checkpoint(path, map_location=map_location)
     except Exception as err:  # damaged, truncated, not ours, unsafe: all mean "cannot resume"

@@ -1,0 +1,75 @@
+"""Bad input to the command line: an option's bad value or an unknown option is one line naming
+it, exit status 2, no usage dump; ``--resume`` of something that is not a regular file is
+refused at once (a FIFO would block for ever); a MINIGENESIS_CUPY that names no stand-in does not
+break ``import minigenesis``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from minigenesis.app.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["train", "--lr", "abc"], "argument --lr: invalid float value: 'abc'"),
+        (["train", "--dtype", "float8"], "argument --dtype: invalid choice: 'float8'"),
+        (["train", "--epochs"], "argument --epochs: expected one argument"),
+        (["train", "--frobnicate"], "unrecognized arguments: --frobnicate"),
+        (["plot-lr", "--steps", "x"], "argument --steps: invalid int value: 'x'"),
+        (["--frobnicate"], "unrecognized arguments: --frobnicate"),
+    ],
+)
+def test_a_bad_option_is_one_line_naming_it(tmp_path, capsys, monkeypatch, argv, expected):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0], captured
+    assert "usage:" not in captured.err + captured.out
+    assert os.listdir(tmp_path) == []  # nothing was written
+
+
+def test_an_unknown_train_option_points_at_train_help(capsys):
+    assert main(["train", "--frobnicate"]) == 2
+    assert "(see: python -m minigenesis train --help)" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_resume_from_a_fifo_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "last.pth"
+    os.mkfifo(fifo)
+    proc = subprocess.run(
+        [sys.executable, "-m", "minigenesis", "train", "--resume", str(fifo), "--quiet"],
+        cwd=REPO, capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip() == f"error: cannot resume from '{fifo}': not a regular file"
+
+
+def test_a_bad_cupy_standin_warns_and_the_package_still_imports():
+    code = (
+        "import minigenesis as mg\n"
+        "print('cuda', mg.cuda.is_available())\n"
+        "try:\n    mg.zeros(1, device='cuda')\n"
+        "except RuntimeError as err:\n    print(err)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO), "MINIGENESIS_CUPY": "nope"},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "RuntimeWarning: MINIGENESIS_CUPY='nope' names no usable CuPy stand-in" in proc.stderr
+    out = proc.stdout.splitlines()
+    assert out[0] == "cuda False"
+    assert out[1].startswith("CUDA was requested but MINIGENESIS_CUPY='nope' names no usable")
