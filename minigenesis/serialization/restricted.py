@@ -62,6 +62,7 @@ from ..nn.parameter import _rebuild_parameter
 from ..size import Size
 from . import user_globals as _user
 from .format import CheckpointError
+from .memory_budget import MemoryBudget
 from .pickling import (
     _HOME,
     RENAMED,
@@ -113,6 +114,7 @@ class _Interpreter:
         self.metastack: list[list] = []  # ... and the stacks below each MARK
         self.memo: dict[int, Any] = {}
         self.work_left = WORK_FACTOR * (len(payload) + sum(b.nbytes for b in buffers)) + _SLACK
+        self.memory = MemoryBudget(len(payload))  # what the objects built may take
         self.at = 0  # where the current opcode starts
 
     # ------------------------------------------------------------------ small helpers
@@ -175,7 +177,9 @@ class _Interpreter:
                     )
                 if handler is _op_STOP:
                     return self.finish()
+                depth = len(self.stack)
                 handler(self)
+                self.memory.after(self.stack, data[self.at], depth)
         except IndexError:  # list.pop() or [-1] on an empty stack: the handlers do not check
             self.fail("stack underflow (an opcode needs a value that is not there)")
 

@@ -436,9 +436,9 @@ def copy_bomb(n: int, copies: int) -> bytes:
     "raw, message",
     [
         (program(NONE + pickle.LONG_BINPUT + struct.pack("<I", 2**27)), None),  # 2 GB in C
-        (deep_lists(50_000), "nest deeper than 100"),
+        (deep_lists(20_000), "nest deeper than 100"),  # (50,000: refused for its memory)
         (program(MARK * 50_000), "MARKs nest deeper than 100"),
-        (copy_bomb(20_000, 20_000), "more copying"),
+        (copy_bomb(20_000, 20_000), "more copying|more Python objects"),  # (the copies kept)
         (program(EMPTY_LIST + MEMOIZE + binget(0) + APPEND), "reference cycle"),
         (
             program(
