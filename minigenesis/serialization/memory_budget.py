@@ -14,10 +14,12 @@ per-entry costs for containers and the memo) and nothing is ever credited back (
 may still be held by the memo), so the peak of a load stays below the count plus the file
 itself: measured with tracemalloc, at most ~20x the file plus its arrays' bytes.
 
-Real checkpoints sit far below the bound: a model's or optimizer's state dict is ~1x (its
-pickle is small next to its arrays), a training history of floats ~4x, a dict of short strings
-to ints ~15x. What passes it is a file of nothing but tiny containers; it is refused with an
-``UnsafeCheckpointError`` (a ``pickle.UnpicklingError``) that says so.
+Real checkpoints sit below the bound: a model's or optimizer's state dict is ~1x (its pickle is
+small next to its arrays), a training history of floats ~5x. What passes it is a file of nothing
+but tiny values: tiny containers (a hostile file), and also, beyond the 1 MiB of slack, a large
+dict of short strings to ints (~19x) or thousands of scalar tensors with nothing else (~27x).
+It is refused with an ``UnsafeCheckpointError`` (a ``pickle.UnpicklingError``) that says so and
+points at ``weights_only=False`` for a file one trusts.
 """
 
 from __future__ import annotations

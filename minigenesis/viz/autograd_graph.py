@@ -416,15 +416,15 @@ def _finish(raw: _Raw, max_nodes: int, collapse: bool, show_saved: bool, show_gr
             hidden |= gone
         # A hidden vertex that a drawn one uses directly (a weight shared by every repeat) is
         # drawn after all; a hidden spine vertex is replaced by its stand-in instead.
-        changed = True
-        while changed:
-            changed = False
-            for k in keys:
-                if k not in hidden:
-                    for c in inputs[k]:
-                        if c in hidden and c not in redirect:
-                            hidden.discard(c)
-                            changed = True
+        # One pass over a worklist: each vertex made visible is checked once for its own inputs
+        # (rescanning every vertex until nothing changes was quadratic on long chains).
+        todo = [k for k in keys if k not in hidden]
+        while todo:
+            k = todo.pop()
+            for c in inputs[k]:
+                if c in hidden and c not in redirect:
+                    hidden.discard(c)
+                    todo.append(c)
         for repeats, shown, gone in runs:
             block_keys.append((repeats, shown, len(gone & hidden)))
     edges = []
@@ -512,15 +512,16 @@ def _find_runs(root: Any, inputs: dict, nodes: dict) -> tuple[list, dict]:
     redirect: dict = {}
     height = _heights(root, inputs, nodes)
     spine = [root]
+    at = {root: 0}  # spine vertex -> its position (a dict: membership in O(1), not a list scan)
     while True:
         deeper = [c for c in inputs[spine[-1]] if nodes[c].kind != "leaf"]
         if not deeper:
             break
         nxt = max(deeper, key=lambda c: height[c])
-        if nxt in spine:  # (cannot happen in a DAG; a guard)
+        if nxt in at:  # (cannot happen in a DAG; a guard)
             break
+        at[nxt] = len(spine)
         spine.append(nxt)
-    at = {k: i for i, k in enumerate(spine)}
     owner: dict = {}
     for i, k in enumerate(spine):
         stack = [c for c in inputs[k] if c not in at]
