@@ -16,7 +16,7 @@ wrapped from outside (nothing in the package or the stand-in changes): every ufu
 method (reduce, at, ...), every module function (cupy.sum, cupy.zeros, cupy.linalg.*, ...),
 every ndarray method reached through its attribute lookup (astype, sum, copy, fill, ...), every
 operator (a + b, a @ b, a += b, -a), indexing (a[i], a[i] = v), cupyx.scatter_add, and each
-call of one of our own kernels (minigenesis/gpu_kernels.py, run by the stand-in with NumPy). A call
+call of one of our own kernels (minigenesis/kernels/cuda.py, run by the stand-in with NumPy). A call
 counts as one kernel when it writes device memory: it is in place (``out=``, ``a += b``,
 ``a[i] = v``, ``ufunc.at``, ``fill``) or it returns an array that shares no memory with its
 inputs. A call that returns a view (reshape of a contiguous array, transpose, basic slicing,
@@ -121,7 +121,7 @@ def _caller() -> str:
     f = sys._getframe(1)
     while f is not None:
         name = f.f_code.co_filename
-        if name.startswith(_PKG) and not name.endswith(("backend.py", "gpu_kernels.py")):
+        if name.startswith(_PKG) and not name.endswith(("backend.py", "kernels/cuda.py")):
             rel = os.path.relpath(name, _PKG)
             return f"{rel} {f.f_code.co_qualname}"
         f = f.f_back
@@ -246,7 +246,7 @@ def instrument() -> None:
         label = name if name in ("__getitem__", "__setitem__", "__matmul__") else name.strip("_")
         setattr(cp.ndarray, name, _method(vars(cp.ndarray)[name], label, inplace))
 
-    # our own kernels (minigenesis/gpu_kernels.py): one launch per call, whatever the body does
+    # our own kernels (minigenesis/kernels/cuda.py): one launch per call, whatever the body does
     for cls in (cp.ElementwiseKernel, cp.ReductionKernel):
         kernel_call = cls.__call__
 

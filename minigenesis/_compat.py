@@ -7,10 +7,6 @@ plain way cannot give that spelling. Each is explained once, here:
 - ``PackageModule``: ``minigenesis.enable_autocast = True`` switches autocast on (Genesis). An
   assignment to a module attribute runs no code, so the ``minigenesis`` module object gets this
   class, whose ``enable_autocast`` is a property.
-- ``record_step_calls``: every optimizer's ``step`` notes that it ran, so a learning-rate
-  scheduler stepped before its optimizer can warn (PyTorch's warning). PyTorch wraps the bound
-  method when a scheduler is built; wrapping each ``Optimizer`` subclass's ``step`` once, when
-  the class is created, covers the optimizers a learner writes too.
 - ``function_as_module``: ``mg.utils.checkpoint(f, x)`` is a function call (Genesis), while
   PyTorch's spelling ``mg.utils.checkpoint.checkpoint(f, x)`` reads it as a module. A function
   cannot be a module, so the function carries the module's public functions as attributes.
@@ -21,10 +17,8 @@ plain way cannot give that spelling. Each is explained once, here:
 
 from __future__ import annotations
 
-import functools
 import types
 from collections.abc import Callable
-from typing import Any
 
 
 # ------------------------------------------------------------------ minigenesis.enable_autocast
@@ -53,24 +47,6 @@ def install_package_module_class(module: types.ModuleType) -> None:
     """Give the ``minigenesis`` module object the ``enable_autocast`` property (called once, by
     ``minigenesis/__init__.py``)."""
     module.__class__ = PackageModule
-
-
-# ------------------------------------------------------------------ optimizer.step was called
-def record_step_calls(cls: type) -> None:
-    """Wrap ``cls.step`` (if ``cls`` defines one) so that calling it sets
-    ``optimizer._opt_called = True``; ``LRScheduler.step`` warns when it is still unset.
-    Called by ``Optimizer.__init_subclass__``; a step wrapped already is left alone."""
-    step = cls.__dict__.get("step")
-    if step is None or getattr(step, "_records_call", False):
-        return
-
-    @functools.wraps(step)
-    def recording_step(self: Any, *args: Any, **kwargs: Any) -> Any:
-        self._opt_called = True
-        return step(self, *args, **kwargs)
-
-    recording_step._records_call = True  # type: ignore[attr-defined]
-    cls.step = recording_step  # type: ignore[attr-defined]
 
 
 # ------------------------------------------------------------------ mg.utils.checkpoint

@@ -21,10 +21,10 @@ def device(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def kernel_launches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The names of the fused kernels (minigenesis/gpu_kernels.py: ElementwiseKernel and
+    """The names of the fused kernels (minigenesis/kernels/cuda.py: ElementwiseKernel and
     ReductionKernel calls) launched while the test runs, in order: the tests of a kernel check
     with it that the GPU path really launches it, and how often."""
-    from minigenesis import gpu_kernels
+    from minigenesis.kernels import cuda as gpu_kernels
 
     names: list[str] = []
     for cls in (gpu_kernels.ElementwiseKernel, gpu_kernels.ReductionKernel):

@@ -19,7 +19,7 @@ Each optimizer goes through READY -> UNSCALED -> STEPPED between two ``update()`
 and the inf flags are arrays on the gradients' device, so a GPU step costs one host sync (reading
 the inf flag to decide whether to step). ``enabled=False`` turns every method into a pass-through.
 
-On a GPU the per-step work is a few fused kernels (gpu_kernels.py), as in PyTorch: one per
+On a GPU the per-step work is a few fused kernels (kernels/amp.py), as in PyTorch: one per
 gradient to unscale it and flag inf/NaN, one for ``1 / scale`` and one for the whole ``update()``;
 the NumPy code next to each is the same arithmetic, and what runs on the CPU.
 """
@@ -34,10 +34,10 @@ from typing import Any
 import numpy as np
 
 from .. import distributed as dist
+from .. import kernels
 from .._tensor import Tensor
 from ..backend import cuda_device_count, device_of, get_array_module, to_device
 from ..backend import device as _device
-from ..gpu_kernels import ElementwiseKernel, kernel_fits
 
 
 def _names_cuda(spec: Any) -> bool:
@@ -155,7 +155,7 @@ class GradScaler:
         joined end to end (taken before unscaling, as PyTorch checks the scaled values). On a
         GPU one kernel per gradient does both, all of a device's kernels raising one flag."""
         found_per_device: dict = {}
-        flags: dict = {}  # device -> the flag the fused kernels raise (_UNSCALE_AND_CHECK)
+        flags: dict = {}  # device -> the flag the fused kernels raise (kernels/amp.py)
         for group in optimizer.param_groups:
             by_device: dict = {}
             for p in group["params"]:
@@ -172,13 +172,8 @@ class GradScaler:
                 arrays = [g._data for g in grads]
                 xp = get_array_module(arrays[0])
                 inv = to_device(inv_scale, dev)
-                # float32/float64 on a GPU (float16, which allow_fp16 lets through, keeps the
-                # array path); one kernel per gradient, so their dtypes may differ
-                if all(kernel_fits(a) for a in arrays):
-                    if dev not in flags:
-                        flags[dev] = xp.zeros(1, dtype=np.float32)
-                    for g, a in zip(grads, arrays):  # one launch per gradient
-                        _UNSCALE_AND_CHECK(inv, a, flags[dev])
+                if xp is not np and kernels.amp.unscale_and_check(arrays, inv, flags, dev):
+                    for g in grads:  # (one launch per gradient, raising the device's flag)
                         g._bump_version()
                     continue
                 flat = (
@@ -217,7 +212,7 @@ class GradScaler:
             raise RuntimeError("unscale_() is being called after step().")
         # 1/scale in float64, rounded to float32, exactly as PyTorch forms it
         if device_of(self._scale).type == "cuda":
-            inv_scale = _INVERSE_SCALE(self._scale)
+            inv_scale = kernels.amp.inverse_scale(self._scale)  # one launch
         else:
             inv_scale = (1.0 / self._scale.astype(np.float64)).astype(np.float32)
         found = self._unscale_grads(optimizer, inv_scale, allow_fp16=False)
@@ -289,14 +284,8 @@ class GradScaler:
                     overflows float32 to inf), tracker = 0
         """
         if device_of(self._scale).type == "cuda":
-            _UPDATE_SCALE(
-                found_inf,
-                self._growth_interval,
-                self._growth_factor,
-                self._backoff_factor,
-                self._scale,
-                self._growth_tracker,
-            )
+            factors = (self._growth_interval, self._growth_factor, self._backoff_factor)
+            kernels.amp.update_scale(found_inf, *factors, self._scale, self._growth_tracker)
             return
         xp = get_array_module(self._scale)
         found = found_inf > 0
@@ -405,46 +394,6 @@ class GradScaler:
 
     def __setstate__(self, st: dict) -> None:
         self.__dict__.update(st)
-
-
-# ----------------------------------------------------------------------------------------------
-# The GPU path as fused kernels (see gpu_kernels.py), each the arithmetic of the NumPy code above
-# ----------------------------------------------------------------------------------------------
-
-# One launch per gradient instead of 2 (and no concatenation, isfinite, all, ... per group): the
-# gradient's inf/NaN check and its unscaling. A non-finite element sets the device's flag found[0]
-# to 1 (checked before unscaling, as PyTorch checks the scaled values); several elements writing
-# it at once is safe, as they all write the same value. Finite elements write nothing.
-_UNSCALE_AND_CHECK = ElementwiseKernel(
-    "unscale_and_check",
-    "float32 inv_scale",
-    "T g, raw float32 found",  # an output: CuPy passes inputs as const
-    "if (!isfinite(g)) found[0] = 1;\ng = g * (T)inv_scale;",
-)
-
-# 1 / scale in float64, rounded to float32: one launch instead of 3
-_INVERSE_SCALE = ElementwiseKernel(
-    "inverse_scale", "float32 scale", "float32 inv", "inv = (float)(1.0 / (double)scale);"
-)
-
-# _update_scale's arithmetic in one launch instead of about 20
-_UPDATE_SCALE = ElementwiseKernel(
-    "update_scale",
-    "float32 found, int32 interval, float64 growth, float64 backoff",
-    "float32 scale, int32 tracker",
-    """
-    bool skipped = found > (float)0;
-    int successful = tracker + 1;
-    bool grow = skipped ? (bool)0 : successful == interval;
-    float grown = (float)((double)scale * growth);
-    grown = isfinite(grown) ? grown : scale;
-    float kept = grow ? grown : scale;
-    float backed_off = (float)((double)scale * backoff);
-    scale = skipped ? backed_off : kept;
-    int counted = grow ? 0 : successful;
-    tracker = skipped ? 0 : counted;
-    """,
-)
 
 
 def _agree_across_ranks(found_per_device: dict) -> dict:

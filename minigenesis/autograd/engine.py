@@ -18,12 +18,12 @@ back to the input's dtype, so no op has to repeat that logic.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from types import GeneratorType
 from typing import Any
 
 from ..backend import get_array_module
+from . import grad_reuse
 from .function import Function, _check_finite
 from .grad_mode import set_grad_enabled, state
 from .tensor_base import TensorBase
@@ -101,7 +101,7 @@ class _Backward:
         self.waiting = _count_edges_into(starts)  # vertex -> its edges not yet served
         self.buffers: dict[Any, list] = {}  # vertex -> the gradient of each output, summed so far
         self.ready: list[Function] = []  # nodes whose gradients are complete
-        self.private: set = set()  # leaves whose buffered gradient nothing else holds (_private)
+        self.private: set = set()  # leaves whose buffered gradient nothing else holds
         # autograd.grad: (id of vertex, output_nr) of each input -> its place in the results
         self.capture = inputs is not None
         self.wanted = {(id(t.grad_fn or t), t._output_nr): i for i, t in enumerate(inputs or ())}
@@ -121,7 +121,7 @@ class _Backward:
                 if len(grads) > 1 or node._grad_hooks or self.wanted:  # (a slot per output)
                     grads = self._grad_outputs(node, grads)
                 in_grads = node.backward(node, *grads)
-                grads = None  # (not held here while its inputs' gradients are sent: see _private)
+                grads = None  # (not held here while its inputs' gradients are sent)
             if type(in_grads) is not tuple:
                 if type(in_grads) is GeneratorType:  # each gradient sent on as it is yielded
                     self.send_as_yielded(node, in_grads)
@@ -139,7 +139,8 @@ class _Backward:
                 if edge is not None:
                     g = in_grads[k]
                     # (only a leaf keeps its gradient; in_grads and g hold it here)
-                    private = not isinstance(edge[0], Function) and _private(g, held_here=2)
+                    leaf = not isinstance(edge[0], Function)
+                    private = leaf and grad_reuse.held_only_here(g, held_here=2)
                     self.send(edge, g, private)
             g = None  # (a gradient held here would not count as private later)
             if not retain_graph:  # free the saved values: their memory is needed no more
@@ -155,7 +156,7 @@ class _Backward:
                 _check_finite(type(node).__name__, "backward", [(i, g)])
             if pending[i] is not None:
                 leaf = not isinstance(pending[i][0], Function)
-                private = leaf and _private(g, held_here=1)  # (g holds it)
+                private = leaf and grad_reuse.held_only_here(g, held_here=1)  # (g holds it)
                 self.send(pending[i], g, private)
                 pending[i] = None
             del g  # (this name must not keep the gradient alive while the next is computed)
@@ -186,7 +187,7 @@ class _Backward:
         """Pass the gradient ``g`` (None: no gradient) along ``edge`` into the buffer of the vertex
         it leads to; the last edge into a vertex completes it: a node is then ready to run, and a
         leaf tensor gets its gradient at once. ``private``: nothing but this pass holds ``g``, so
-        a leaf may keep it as its .grad without a copy (see _private)."""
+        a leaf may keep it as its .grad without a copy (see grad_reuse.py)."""
         vertex, nr, shape, dtype = edge
         if g is not None:
             data = g._data
@@ -281,7 +282,7 @@ def _accumulate(leaf: Any, g: Any, create_graph: bool, private: bool = False) ->
     """leaf.grad += g.
 
     The first gradient becomes ``leaf.grad`` as it is when it is ``private`` (nothing else holds
-    it: see _private; PyTorch keeps such a gradient too), else as a copy: the same gradient may
+    it: see grad_reuse.py; PyTorch keeps such a gradient too), else as a copy: the same gradient may
     reach two leaves (``a + b``), or be held by a hook, and an in-place change to one must not
     show in the other. Later ones are added in place, as PyTorch does (a grad tensor held
     elsewhere sees the sum). With ``create_graph`` the sum is itself recorded, so it can be
@@ -290,55 +291,10 @@ def _accumulate(leaf: Any, g: Any, create_graph: bool, private: bool = False) ->
     if create_graph:
         leaf.grad = g if leaf.grad is None else leaf.grad + g
     elif leaf.grad is None:
-        data = g._data
-        leaf.grad = TensorBase._make(data if private and _like_a_copy(g) else data.copy())
+        leaf.grad = TensorBase._make(grad_reuse.array_to_keep(g, private))
     else:
         try:
             leaf.grad._data += g._data
             leaf.grad._bump_version()
         except (ValueError, TypeError):  # read-only (an expanded tensor) or a dtype that can't
             leaf.grad = TensorBase._make(leaf.grad._data + g._data)
-
-
-def _refs_of_one_local() -> int:
-    """What ``sys.getrefcount`` says of an object one local variable holds (the interpreter's own
-    references are included, and their number differs between Python versions)."""
-    local = object()
-    return sys.getrefcount(local)
-
-
-_ONE_LOCAL = _refs_of_one_local() if hasattr(sys, "getrefcount") else None
-
-
-def _like_a_copy(g: Any) -> bool:
-    """The array of gradient ``g`` is all a copy of it would be: writeable, in C order, and either
-    owning its memory or a view of all of an array that nothing else holds (an op's
-    ``out.reshape(...)``: only the view, and the tensor g may be a view of, keep the base alive).
-    A backend whose ``base`` is a new object per call cannot tell: False."""
-    data = g._data
-    if not data.flags.c_contiguous or not getattr(data.flags, "writeable", True):
-        return False
-    base = data.base
-    if base is None:
-        return True
-    if base is not data.base or getattr(base, "size", -1) != data.size:
-        return False
-    holders = 1  # data (a view holds its base)
-    view_of = getattr(g, "_base", None)  # (a tensor view holds its base tensor)
-    if view_of is not None:
-        if view_of._data is not base or sys.getrefcount(view_of) > _ONE_LOCAL + 1:
-            return False  # (held by g and by view_of, or more)
-        holders += 1
-    return sys.getrefcount(base) <= _ONE_LOCAL + holders  # (and held by base)
-
-
-def _private(g: Any, held_here: int) -> bool:
-    """True when nothing holds the gradient ``g`` but the ``held_here`` references of the
-    caller's frame (its locals, the tuple a backward returned), and nothing holds g's array but
-    g: no other tensor, no view of it (a view holds its base), no op's saved values, no hook (a
-    retained .grad is another tensor on the same array). Such a gradient can become a leaf's
-    .grad without a copy. Read off reference counts; where they are not available, False."""
-    if g is None or _ONE_LOCAL is None:
-        return False
-    data = g._data  # (held by g and by this local)
-    return sys.getrefcount(g) <= _ONE_LOCAL + held_here and sys.getrefcount(data) <= _ONE_LOCAL + 1

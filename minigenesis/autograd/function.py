@@ -197,29 +197,7 @@ class Function:
                 args = setting.cast(cls.autocast, args)
         modes = state.__dict__  # this thread's grad and anomaly modes (grad_mode.state says why)
         node = cls._node_class()
-        # Unwrap each Tensor to its array. When grad mode is on, also give each argument an edge:
-        # where its gradient goes, or None when it wants none. The edges exist before forward
-        # runs, so forward can ask needs_input_grad and save only what backward will need.
-        arrays, record = [], False
-        if modes["grad_enabled"]:
-            edges = []
-            for a in args:
-                if isinstance(a, TensorBase):
-                    data = a._data
-                    arrays.append(data)
-                    if a.requires_grad:  # its edge: (vertex, output_nr, shape, dtype)
-                        edges.append((a.grad_fn or a, a._output_nr, data.shape, data.dtype))
-                        record = True
-                        continue
-                else:
-                    arrays.append(a)
-                edges.append(None)
-            node.next_edges = edges
-        else:  # not recorded (no_grad, a backward without create_graph): no edges to build
-            for a in args:
-                arrays.append(a._data if isinstance(a, TensorBase) else a)
-            node.next_edges = (None,) * len(arrays)
-
+        arrays, record = _unwrap(node, args, modes["grad_enabled"])
         if cls._array_forward:
             result = cls.forward(node, *arrays)
         else:
@@ -245,16 +223,51 @@ class Function:
             if modes["anomaly"]:
                 _check_finite(cls.__name__, "forward", ((0, out),))
             return out
-        outputs = tuple([_output(node, nr, r, record) for nr, r in enumerate(result)])
-        if record:
-            if len(outputs) > 1:  # the engine needs their shapes to zero-fill a missing gradient
-                node._n_outputs = len(outputs)
-                node._out_meta = [(out._data.shape, out._data.dtype) for out in outputs]
-            if node._to_save:
-                node._saved = _resolve_saved(node, args, result, outputs)
+        outputs = _outputs(node, args, result, record)
         if modes["anomaly"]:
             _check_finite(cls.__name__, "forward", enumerate(outputs))
         return outputs
+
+
+def _unwrap(node: Function, args: tuple, grad_enabled: bool) -> tuple[list, bool]:
+    """(The array of each Tensor in ``args``, the other arguments as they are; whether the call
+    is recorded). When grad mode is on, each argument also gets an edge in ``node.next_edges``:
+    where its gradient goes, or None when it wants none. The edges exist before forward runs,
+    so forward can ask needs_input_grad and save only what backward will need."""
+    arrays, record = [], False
+    if not grad_enabled:  # not recorded (no_grad, a backward without create_graph): no edges
+        for a in args:
+            arrays.append(a._data if isinstance(a, TensorBase) else a)
+        node.next_edges = (None,) * len(arrays)
+        return arrays, False
+    edges = []
+    for a in args:
+        if isinstance(a, TensorBase):
+            data = a._data
+            arrays.append(data)
+            if a.requires_grad:  # its edge: (vertex, output_nr, shape, dtype)
+                edges.append((a.grad_fn or a, a._output_nr, data.shape, data.dtype))
+                record = True
+                continue
+        else:
+            arrays.append(a)
+        edges.append(None)
+    node.next_edges = edges
+    return arrays, record
+
+
+def _outputs(node: Function, args: tuple, results: tuple, record: bool) -> tuple:
+    """The Tensors of an op with several outputs (see _output); when recorded, the node keeps
+    their shapes (the engine zero-fills a gradient that reaches none of them) and its saved
+    values."""
+    outputs = tuple([_output(node, nr, r, record) for nr, r in enumerate(results)])
+    if record:
+        if len(outputs) > 1:
+            node._n_outputs = len(outputs)
+            node._out_meta = [(out._data.shape, out._data.dtype) for out in outputs]
+        if node._to_save:
+            node._saved = _resolve_saved(node, args, results, outputs)
+    return outputs
 
 
 def _output(node: Function, nr: int, array: Any, record: bool) -> Any:

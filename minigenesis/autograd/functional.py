@@ -298,28 +298,7 @@ def jacobian(
     the rows with vmap, which this engine does not have). ``strategy="forward-mode"`` needs
     ``vectorize=True`` as in PyTorch and also runs the reverse-mode loop.
     """
-    if strategy not in ("forward-mode", "reverse-mode"):
-        raise ValueError(
-            f'jacobian: strategy must be "forward-mode" or "reverse-mode", got {strategy!r}'
-        )
-    if strategy == "forward-mode":
-        if create_graph:
-            raise NotImplementedError(
-                'torch.autograd.functional.jacobian: `create_graph=True` and `strategy="forward-'
-                'mode"` are not supported together (yet). Please either set `create_graph=False` '
-                'or `strategy="reverse-mode"`.'
-            )
-        if strict:
-            raise RuntimeError(
-                'torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` '
-                "are not supported together (yet). Please either set `strict=False` or "
-                '`strategy="reverse-mode"`.'
-            )
-        if not vectorize:
-            raise NotImplementedError(
-                "Computing Jacobian using forward-AD or forward-over-reverse Hessian is only "
-                "implemented for `vectorize=True`."
-            )
+    _check_strategy(strategy, create_graph, strict, vectorize)
     with enable_grad():
         inputs_is_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph, need_graph=True)
@@ -332,33 +311,64 @@ def jacobian(
                 "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
                 "supported together. Please either set `strict=False` or `vectorize=False`."
             )
-        result = []
-        for i, out in enumerate(outputs):
-            n = out.numel()
-            # one (n, *input.shape) block per input; row a is d out.flat[a] / d input
-            blocks = [inp.new_zeros((n, *inp.shape)) for inp in inputs]
-            flat = out.reshape(-1)
-            for a in range(n):
-                rows = _grads((flat[a],), inputs, retain_graph=True, create_graph=create_graph)
-                for j, row in enumerate(rows):
-                    if row is None:
-                        if strict:
-                            raise RuntimeError(
-                                f"Output {i} of the user-provided function is independent of "
-                                f"input {j}. This is not allowed in strict mode."
-                            )
-                        continue  # the block is already zero there
-                    if strict and create_graph and not row.requires_grad:
-                        raise RuntimeError(
-                            f"The jacobian of the user-provided function is independent of "
-                            f"input {j}. This is not allowed in strict mode when "
-                            f"create_graph=True."
-                        )
-                    blocks[j][a] = row
-            result.append(
-                tuple(b.reshape(*out.shape, *inp.shape) for b, inp in zip(blocks, inputs))
-            )
-    return _unpack2(_finish(tuple(result), create_graph), outputs_is_tuple, inputs_is_tuple)
+        result = tuple(
+            _jacobian_rows(i, out, inputs, create_graph, strict) for i, out in enumerate(outputs)
+        )
+    return _unpack2(_finish(result, create_graph), outputs_is_tuple, inputs_is_tuple)
+
+
+def _jacobian_rows(i: int, out: Any, inputs: tuple, create_graph: bool, strict: bool) -> tuple:
+    """The Jacobian of output ``i`` with respect to each input: one vector-Jacobian product per
+    element of ``out``, written as a row of one ``(n, *input.shape)`` block per input (row a is
+    d out.flat[a] / d input), each block shaped ``out.shape + input.shape`` at the end."""
+    n = out.numel()
+    blocks = [inp.new_zeros((n, *inp.shape)) for inp in inputs]
+    flat = out.reshape(-1)
+    for a in range(n):
+        rows = _grads((flat[a],), inputs, retain_graph=True, create_graph=create_graph)
+        for j, row in enumerate(rows):
+            if row is None:
+                if strict:
+                    raise RuntimeError(
+                        f"Output {i} of the user-provided function is independent of "
+                        f"input {j}. This is not allowed in strict mode."
+                    )
+                continue  # the block is already zero there
+            if strict and create_graph and not row.requires_grad:
+                raise RuntimeError(
+                    f"The jacobian of the user-provided function is independent of "
+                    f"input {j}. This is not allowed in strict mode when "
+                    f"create_graph=True."
+                )
+            blocks[j][a] = row
+    return tuple(b.reshape(*out.shape, *inp.shape) for b, inp in zip(blocks, inputs))
+
+
+def _check_strategy(strategy: str, create_graph: bool, strict: bool, vectorize: bool) -> None:
+    """PyTorch's checks of jacobian's ``strategy`` and the options it cannot take with it."""
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise ValueError(
+            f'jacobian: strategy must be "forward-mode" or "reverse-mode", got {strategy!r}'
+        )
+    if strategy != "forward-mode":
+        return
+    if create_graph:
+        raise NotImplementedError(
+            'torch.autograd.functional.jacobian: `create_graph=True` and `strategy="forward-'
+            'mode"` are not supported together (yet). Please either set `create_graph=False` '
+            'or `strategy="reverse-mode"`.'
+        )
+    if strict:
+        raise RuntimeError(
+            'torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` '
+            "are not supported together (yet). Please either set `strict=False` or "
+            '`strategy="reverse-mode"`.'
+        )
+    if not vectorize:
+        raise NotImplementedError(
+            "Computing Jacobian using forward-AD or forward-over-reverse Hessian is only "
+            "implemented for `vectorize=True`."
+        )
 
 
 def _scalar_output(out: Any, fn: str, strict: bool) -> Any:

@@ -39,13 +39,13 @@ import functools
 import math
 
 import numpy as np
+from numpy import ndarray
 
+from .. import kernels
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import device_of, get_array_module
-from ..gpu_kernels import ElementwiseKernel, kernel_fits
 from ..random import bernoulli_mask
-from .activation import ROW_DOTS, ROW_SUM_EXP
 from .matmul import matmul_arrays
 
 
@@ -164,35 +164,6 @@ def _row_dots(a, b):
     return xp.vecdot(a, b) if hasattr(xp, "vecdot") else (a * b).sum(axis=-1)
 
 
-# Softmax along the last axis on a GPU in 3 launches: the row max, the row sums of e^(s - max)
-# (ROW_SUM_EXP), and e^(s - max) / sum written over the scores. The exponentials are computed
-# twice (in the sum and in the last kernel) rather than written and read back: less memory
-# traffic, and the same numbers, as exp rounds the same way both times. The NumPy path's
-# arithmetic per element, in its order (reciprocal, then product); the sums add in another order
-# than NumPy's.
-_NORMALIZE_EXP = ElementwiseKernel(
-    "softmax_normalize_exp", "T m, T total", "T s", "s = exp(s - m) * ((T)1 / total);"
-)
-
-
-def _softmax_rows(s) -> None:
-    """softmax(s) along the last axis, in place, on a GPU (see above)."""
-    m = s.max(axis=-1, keepdims=True)
-    _NORMALIZE_EXP(m, ROW_SUM_EXP(s, m, axis=s.ndim - 1, keepdims=True), s)
-
-
-# Softmax's backward dS = P * (dP - rowsum(dP * P)) on a GPU in 2 launches: the row dot products
-# (ROW_DOTS: without the (..., L, S) product as a temporary), then (dP - dot) * P over dP.
-_SOFTMAX_GRAD = ElementwiseKernel(
-    "softmax_rows_grad_in_place", "T dot, T p", "T ds", "ds = (ds - dot) * p;"
-)
-
-
-def _softmax_rows_backward(dp, p) -> None:
-    """dp <- p * (dp - rowsum(dp * p)), in place, on a GPU (see above)."""
-    _SOFTMAX_GRAD(ROW_DOTS(dp, p, axis=dp.ndim - 1, keepdims=True), p, dp)
-
-
 class SDPA(Op):
     """out = dropout(softmax(scale Q K^T + mask)) V, fused (see the module docstring).
 
@@ -206,8 +177,8 @@ class SDPA(Op):
     contiguous operands (Q scaled: see _operand); 2-byte ones are widened again in backward, which
     costs less than keeping float32 copies. Cost: 2 matmuls forward, 4 backward, and 6 passes over
     the (..., L, S) scores forward (mask, max, subtract, exp, row sums as a product, normalise) and
-    3 backward. On a GPU the softmax is 3 kernels (_softmax_rows) and its backward 2
-    (_softmax_rows_backward); a causal mask is made once per shape (_causal_bias)."""
+    3 backward. On a GPU the softmax is 3 kernels and its backward 2
+    (kernels/attention.py); a causal mask is made once per shape (_causal_bias)."""
 
     @staticmethod
     def forward(ctx, q, k, v, mask, dropout_p, is_causal, scale):
@@ -231,9 +202,7 @@ class SDPA(Op):
                 dead = None
             else:
                 s = xp.where(dead, 0.0, s)
-        if kernel_fits(s, contiguous=True):  # 3 launches instead of 6 (see _softmax_rows)
-            _softmax_rows(s)
-        else:
+        if type(s) is ndarray or not kernels.attention.softmax_rows(s):  # (True: done)
             s -= s.max(axis=-1, keepdims=True)
             xp.exp(s, out=s)
             s *= (1.0 / _row_sums(s))[..., None]
@@ -279,9 +248,7 @@ class SDPA(Op):
             ds = matmul_arrays(go, xp.swapaxes(va, -1, -2))  # dP
             if drop is not None:
                 ds *= drop
-            if kernel_fits(ds, pa, contiguous=True):  # 2 launches, not 4: _softmax_rows_backward
-                _softmax_rows_backward(ds, pa)
-            else:
+            if type(ds) is ndarray or not kernels.attention.softmax_rows_backward(ds, pa):
                 ds -= _row_dots(ds, pa)[..., None]
                 ds *= pa  # dS
             if need_q:

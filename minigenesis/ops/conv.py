@@ -21,12 +21,13 @@ is the one conv2d function, and the pooling ops are in ``pooling.py``.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
+from numpy import ndarray
+
+from .. import kernels
 from ..autograd.function import Op
 from ..backend import get_array_module
-from ..gpu_kernels import ElementwiseKernel, kernel_fits
 
 # Axis orders of the columns, as a permutation of the strided view's (N, C, kh, kw, H_out, W_out).
 CONV_ORDER = (1, 2, 3, 0, 4, 5)  # (C, kh, kw, N, H_out, W_out): reshapes to (C*kh*kw, N*L)
@@ -117,8 +118,14 @@ class Col2Im(Op):
         n, c, h, w = x_shape
         lead = (n, c) if nc == (0, 1) else (c, n)
         ctx.geometry = (kernel, stride, dilation, padding, order)
-        if (sh, sw) == (1, 1) and kh * kw <= _MAX_KERNEL_TERMS and kernel_fits(cols):
-            return _col2im_stride1(c6, x_shape, kernel, dilation, padding, nc)
+        if (
+            type(cols) is not ndarray
+            and (  # stride 1 on a GPU: one kernel (kernels/conv.py)
+                x := kernels.conv.col2im(c6, x_shape, kernel, stride, dilation, padding, nc)
+            )
+            is not None
+        ):
+            return x
         # 2-byte floats accumulate in float32 (several windows add into one pixel)
         acc = xp.float32 if cols.dtype.itemsize == 2 and cols.dtype.kind in "fV" else cols.dtype
         x_pad = xp.zeros(lead + (h + top + bottom, w + left + right), dtype=acc)
@@ -135,53 +142,6 @@ class Col2Im(Op):
     def backward(ctx, gx):
         kernel, stride, dilation, padding, order = ctx.geometry
         return (Im2Col.apply(gx, kernel, stride, dilation, padding, order, 0.0),) + (None,) * 6
-
-
-# ----------------------------------------------------------------------------------------------
-# Col2Im's loop as one GPU kernel (see gpu_kernels.py), for stride 1
-# ----------------------------------------------------------------------------------------------
-# On a GPU each array operation is a kernel launch (~10 us of host work): the loop above is 2
-# launches per kernel offset (19 for a 3x3 kernel, with the zeros, and 1 more for the layout).
-# With stride 1, pixel (h, w) collects term (i, j) from column position (h - i*dh, w - j*dw):
-# once the columns are zero-padded, that is one strided view per (i, j), of the output's shape, and
-# one kernel sums the kh*kw views in the loop's order, writing the output in its final layout:
-# 3 launches (zeros, the padded copy, the sum). Where a window does not reach a pixel, its term
-# reads the padding: adding +0 leaves every sum the same, as the sums start from +0 and so never
-# hold -0 (the loop's numbers, bit for bit).
-# float32/float64 only (kernel_fits' default): the loop sums 2-byte floats in float32 and rounds
-# once, where a float16 kernel would round at every assignment.
-_MAX_KERNEL_TERMS = 25  # one kernel argument per kernel offset: up to 5x5
-
-
-@functools.cache
-def _col2im_kernel(n: int) -> ElementwiseKernel:
-    """x = ((0 + c0) + c1) + ... + c{n-1}: the loop's sum for one pixel."""
-    lines = ["T s = (T)0 + c0;"] + [f"s = s + c{k};" for k in range(1, n)] + ["x = s;"]
-    inputs = ", ".join(f"T c{k}" for k in range(n))
-    return ElementwiseKernel(f"col2im_{n}", inputs, "T x", "\n".join(lines))
-
-
-def _col2im_stride1(c6, x_shape: tuple, kernel: tuple, dilation: tuple, padding: tuple, nc):
-    """Col2Im.forward for stride 1 with one kernel: ``c6`` is the columns as
-    (lead, lead, kh, kw, H_out, W_out), the leading pair in the order ``nc`` of (N, C)."""
-    xp = get_array_module(c6)
-    (kh, kw), (dh, dw) = kernel, dilation
-    top, _, left, _ = padding
-    n, c, h, w = x_shape
-    ph, pw = dh * (kh - 1), dw * (kw - 1)  # zero rows/columns around the columns' image
-    ho, wo = c6.shape[4:]
-    padded = xp.zeros(c6.shape[:4] + (ho + 2 * ph, wo + 2 * pw), dtype=c6.dtype)
-    padded[..., ph : ph + ho, pw : pw + wo] = c6
-    # term (i, j) of output pixel (y, x) (x_pad's pixel (top + y, left + x)) is column position
-    # (top + y - i*dh, left + x - j*dw), here shifted by the padding
-    terms = [
-        padded[:, :, i, j, top + ph - i * dh :, left + pw - j * dw :][:, :, :h, :w]
-        for i in range(kh)
-        for j in range(kw)
-    ]
-    out = xp.empty((n, c, h, w), dtype=c6.dtype)
-    _col2im_kernel(kh * kw)(*terms, out.transpose(nc + (2, 3)))  # written in (N, C, H, W) order
-    return out
 
 
 # ----------------------------------------------------------------------------------------------

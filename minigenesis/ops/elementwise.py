@@ -13,34 +13,16 @@ import operator
 
 import ml_dtypes
 import numpy as np
-from numpy import ndarray  # bound here: np.ndarray looked up per call costs as much as the test
 
+from .. import kernels
 from ..autocast_policy import FLOAT32, PROMOTE
 from ..autograd.function import Op
 from ..backend import device_of, get_array_module, to_device
-from ..gpu_kernels import FLOAT16_32_64, ElementwiseKernel, kernel_fits
 
-_BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
-
-
-def _bfloat16_pair(x, y) -> bool:
-    """Both operands CPU arrays of bfloat16? Every add/sub/mul/div asks, so the test is by
-    identity: an array of ml_dtypes' bfloat16 has this very dtype object (one that did not would
-    take NumPy's own bfloat16 loop: slower, the same numbers)."""
-    return (
-        type(x) is ndarray and x.dtype is _BFLOAT16 and type(y) is ndarray and y.dtype is _BFLOAT16
-    )
-
-
-@np.errstate(all="ignore")  # overflow to inf, 0/0: silent, as ml_dtypes' loops (and PyTorch)
-def _in_float32(op, x, y):
-    """op(x, y) for two bfloat16 arrays: widened to float32, computed, rounded once.
-
-    The same numbers as ml_dtypes' own bfloat16 loops, which also convert each pair to float32
-    and round the result (as PyTorch's CPU kernels do); but those go element by element, 3-4x
-    slower than these four float32 array passes. (A bfloat16 activation times a bfloat16
-    gradient is common under autocast. NumPy's float16 loops are as fast as this: left alone.)"""
-    return op(x.astype(np.float32), y.astype(np.float32)).astype(x.dtype)
+# bfloat16 arithmetic runs through float32 (kernels/elementwise.py: ml_dtypes' own loops are 3-4x
+# slower). The test is by identity, written out in each op (a call would cost as much as the test
+# on small arrays): an array of ml_dtypes' bfloat16 has this very dtype object.
+_BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
 class Add(Op):
@@ -50,7 +32,9 @@ class Add(Op):
 
     @staticmethod
     def forward(ctx, x, y):
-        return _in_float32(operator.add, x, y) if _bfloat16_pair(x, y) else x + y
+        if _BF16 is getattr(x, "dtype", None) is getattr(y, "dtype", None):
+            return kernels.elementwise.bfloat16_binary(operator.add, x, y)
+        return x + y
 
     @staticmethod
     def backward(ctx, gz):
@@ -64,7 +48,9 @@ class Sub(Op):
 
     @staticmethod
     def forward(ctx, x, y):
-        return _in_float32(operator.sub, x, y) if _bfloat16_pair(x, y) else x - y
+        if _BF16 is getattr(x, "dtype", None) is getattr(y, "dtype", None):
+            return kernels.elementwise.bfloat16_binary(operator.sub, x, y)
+        return x - y
 
     @staticmethod
     def backward(ctx, gz):
@@ -92,7 +78,9 @@ class Mul(Op):
     def forward(ctx, x, y):
         need_x, need_y = ctx.needs_input_grad
         ctx.save_for_backward(x if need_y else None, y if need_x else None)  # only what's used
-        return _in_float32(operator.mul, x, y) if _bfloat16_pair(x, y) else x * y
+        if _BF16 is getattr(x, "dtype", None) is getattr(y, "dtype", None):
+            return kernels.elementwise.bfloat16_binary(operator.mul, x, y)
+        return x * y
 
     @staticmethod
     def backward(ctx, gz):
@@ -108,7 +96,9 @@ class Div(Op):
     @staticmethod
     def forward(ctx, x, y):
         ctx.save_for_backward(x if ctx.needs_input_grad[1] else None, y)
-        return _in_float32(operator.truediv, x, y) if _bfloat16_pair(x, y) else x / y
+        if _BF16 is getattr(x, "dtype", None) is getattr(y, "dtype", None):
+            return kernels.elementwise.bfloat16_binary(operator.truediv, x, y)
+        return x / y
 
     @staticmethod
     def backward(ctx, gz):
@@ -323,23 +313,12 @@ class SelectGrad(Op):
 
 
 def where_or_zero(keep, a):
-    """``a`` where ``keep`` (a bool array broadcastable to a), else 0: ``where(keep, a, 0)``
-    computed by clearing the bits of the other elements (an all-ones or all-zeros mask per
-    element, ANDed with a's bits). Exact for every value, inf and NaN included, and branch-free:
-    NumPy's where on an unpredictable mask (ReLU's, max pooling's) ran 10-15x slower here.
-    On a GPU, one kernel does the select (3 launches -> 1)."""
-    if kernel_fits(a, dtypes=FLOAT16_32_64):  # (a select: exact in float16 too)
-        return _WHERE_OR_ZERO(keep, a)
+    """``a`` where ``keep`` (a bool array broadcastable to a), else 0 (inf and NaN in ``a`` do not
+    reach the zeros). Float arrays take a faster select (kernels/elementwise.py)."""
+    if a.dtype.kind in "fV" and (fast := kernels.elementwise.where_or_zero(keep, a)) is not None:
+        return fast
     xp = get_array_module(a)
-    if a.dtype.kind not in "fV" or keep.shape != a.shape or not a.ndim:
-        return xp.where(keep, a, xp.zeros((), a.dtype))
-    u = xp.dtype(f"uint{a.dtype.itemsize * 8}")
-    mask = xp.negative(keep.astype(u))  # True -> all ones, False -> 0
-    mask &= a.view(u)
-    return mask.view(a.dtype)
-
-
-_WHERE_OR_ZERO = ElementwiseKernel("where_or_zero", "bool keep, T a", "T y", "y = keep ? a : (T)0;")
+    return xp.where(keep, a, xp.zeros((), a.dtype))
 
 
 def select_grad(g, keep, anchor=None, slope: float = 0.0):

@@ -7,12 +7,13 @@ compositions in ``nn/functional.py``, which explains their numerics and reductio
 from __future__ import annotations
 
 import numpy as np
+from numpy import ndarray
 
+from .. import kernels
 from ..autocast_policy import FLOAT32
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
-from ..gpu_kernels import ElementwiseKernel, ReductionKernel, kernel_fits
 from .activation import _f32
 
 
@@ -95,26 +96,21 @@ class CrossEntropyIndices(Op):
         xp = get_array_module(x)
         xw = _f32(x)
         m = xw.max(axis=1, keepdims=True)
-        idx = xp.expand_dims(target, 1)
-        if _fused(x, target):  # the same passes in 2 kernels (see the kernels below)
-            log_total = _LOG_SUM_EXP_SHIFTED(xw, m, axis=1, keepdims=True)
-            x_t = xp.take_along_axis(xw, idx, axis=1)
-            loss, lse = _SAMPLE_LOSS(x_t, m, log_total, xp.expand_dims(valid, 1))
-            loss = loss.squeeze(1)
+        count = valid.sum()
+        fast = None if type(x) is ndarray else kernels.loss.cross_entropy  # (GPU kernels)
+        if fast is not None and (done := fast(xw, m, target, valid, count, reduction)) is not None:
+            loss, lse = done
         else:
             shifted = xw - m
             log_total = xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
+            idx = xp.expand_dims(target, 1)
             logp_t = (xp.take_along_axis(shifted, idx, axis=1) - log_total).squeeze(1)
             loss = xp.where(valid, -logp_t, xp.zeros((), dtype=logp_t.dtype))
             lse = m + log_total
-        count = valid.sum()
-        if reduction == "sum":
-            loss = loss.sum()
-        elif reduction == "mean":
-            with np.errstate(invalid="ignore"):  # all ignored: 0/0 = NaN, as in PyTorch
-                if _fused(x, target):
-                    loss = _MEAN(loss.sum(), count)
-                else:
+            if reduction == "sum":
+                loss = loss.sum()
+            elif reduction == "mean":
+                with np.errstate(invalid="ignore"):  # all ignored: 0/0 = NaN, as in PyTorch
                     loss = xp.asarray(loss.sum() / count.astype(loss.dtype))
         ctx.lse, ctx.target, ctx.valid, ctx.count = lse, target, valid, count
         ctx.reduction = reduction
@@ -132,12 +128,15 @@ class CrossEntropyIndices(Op):
             xp.put_along_axis(onehot, idx, 1, axis=1)
             w = gl * T._make(_per_sample_scale(xp, valid, ctx.count, ctx.reduction, x._data.dtype))
             return (x.softmax(dim=1) - T._make(onehot)) * w.unsqueeze(1), None, None, None
-        if _fused(x._data, ctx.target):  # the passes below in one kernel (and an arange)
-            n_classes = x.shape[1]
-            classes = xp.arange(n_classes).reshape((n_classes,) + (1,) * (x.ndim - 2))
-            count = ctx.count if ctx.reduction == "mean" else 1
-            gl_b = xp.expand_dims(gl._data, 1) if gl.ndim else gl._data
-            g = _GRAD(x._data, ctx.lse, xp.expand_dims(valid, 1), count, gl_b, idx, classes)
+        if (
+            type(x._data) is not ndarray
+            and (
+                g := kernels.loss.cross_entropy_grad(
+                    x._data, ctx.lse, ctx.target, valid, ctx.count, gl._data, ctx.reduction
+                )
+            )
+            is not None
+        ):  # the passes below in one kernel
             return type(x)._make(g), None, None, None
         scale = _per_sample_scale(xp, valid, ctx.count, ctx.reduction, ctx.lse.dtype)
         scale = xp.expand_dims(scale * _f32(gl._data), 1)
@@ -146,43 +145,6 @@ class CrossEntropyIndices(Op):
         g *= scale
         xp.put_along_axis(g, idx, xp.take_along_axis(g, idx, axis=1) - scale, axis=1)
         return type(x)._make(g.astype(x._data.dtype, copy=False)), None, None, None
-
-
-# ----------------------------------------------------------------------------------------------
-# CrossEntropyIndices's passes as GPU kernels (see gpu_kernels.py)
-# ----------------------------------------------------------------------------------------------
-# On a GPU each array operation is a kernel launch (~10 us of host work). These do the same
-# arithmetic in the same order as the array passes they replace: forward 15 launches -> 7 (the
-# log of the sum of e^(x - m) in one reduction, each sample's loss and log-sum-exp in one pass,
-# the mean in one), backward 10 -> 2 (softmax times the sample's scale, the scale subtracted at
-# the target: the kernel sees no indices, so each element's class comes from a broadcast
-# arange).
-def _fused(x, target) -> bool:
-    return kernel_fits(x) and target.dtype == np.int64
-
-
-_LOG_SUM_EXP_SHIFTED = ReductionKernel(
-    "log_sum_exp_shifted", "T x, T m", "T y", "exp(x - m)", "a + b", "y = log(a)", "0", "T"
-)
-_SAMPLE_LOSS = ElementwiseKernel(
-    "cross_entropy_loss",
-    "T x_t, T m, T log_total, bool valid",
-    "T loss, T lse",
-    "loss = valid ? -((x_t - m) - log_total) : (T)0;\nlse = m + log_total;",
-)
-_MEAN = ElementwiseKernel(
-    "mean_of_valid", "T total, int64 count", "T mean", "mean = total / (T)count;"
-)
-_GRAD = ElementwiseKernel(
-    "cross_entropy_grad",
-    "T x, T lse, bool valid, int64 count, T gl, int64 t, int64 c",
-    "T g",
-    """T k = (T)count;
-    k = (k > (T)1) ? k : (T)1;
-    T s = ((T)valid / k) * gl;
-    T e = exp(x - lse) * s;
-    g = (c == t) ? e - s : e;""",
-)
 
 
 def _per_sample_scale(xp, valid, count, reduction: str, dtype):

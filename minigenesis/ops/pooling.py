@@ -12,14 +12,13 @@ gradient's graph as PyTorch's pooling backward does.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
+from numpy import ndarray
 
+from .. import kernels
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
-from ..gpu_kernels import FLOAT16_32_64, ElementwiseKernel, kernel_fits
 from .conv import POOL_ORDER, Im2Col, pair
 from .elementwise import select_grad, where_or_zero
 
@@ -118,6 +117,12 @@ def _padded(a, padding: tuple, value):
     return get_array_module(a).pad(a, widths, mode="constant", constant_values=value)
 
 
+def _offsets(x, geometry: tuple, pad_value) -> list:
+    """The views of padded x for each kernel offset (see _offset)."""
+    x_pad = _padded(x, geometry[8], pad_value)
+    return [_offset(x_pad, k, geometry) for k in range(geometry[0] * geometry[1])]
+
+
 def _accumulation_dtype(a):
     """2-byte floats accumulate in float32 (several windows can add into one pixel)."""
     if a.dtype.itemsize == 2 and a.dtype.kind in "fV":
@@ -140,16 +145,14 @@ class MaxPool(Op):
     def forward(ctx, x, geometry, pad_value):
         xp = get_array_module(x)
         ctx.set_materialize_grads(False)  # (backward ignores arg's gradient: no zeros made for it)
-        n_offsets = geometry[0] * geometry[1]
-        # the loop below, fused (comparisons and selections: exact in float16 too)
-        if kernel_fits(x, dtypes=FLOAT16_32_64) and n_offsets <= _MAX_KERNEL_OFFSETS:
-            x_pad = _padded(x, geometry[8], pad_value)
-            views = [_offset(x_pad, k, geometry) for k in range(n_offsets)]
-            best, arg = _max_kernel(n_offsets, x.dtype == np.float16)(*views)
-            if ctx.needs_input_grad[0]:
-                ctx.arg, ctx.geometry, ctx.x_shape = arg, geometry, x.shape
-                ctx.save_for_backward(x)
-            return best, arg
+        if ctx.needs_input_grad[0]:
+            ctx.geometry, ctx.x_shape = geometry, x.shape
+            ctx.save_for_backward(x)
+        if type(x) is not ndarray and (
+            fast := kernels.pooling.max_pool(x, geometry, lambda: _offsets(x, geometry, pad_value))
+        ):  # one launch on a GPU (kernels/pooling.py)
+            ctx.arg = fast[1]
+            return fast
         # (a contiguous copy first when x is a transposed view, as a convolution's output is:
         # the kh*kw passes below then read simple strides, several times faster)
         x_pad = _padded(xp.ascontiguousarray(x), geometry[8], pad_value)
@@ -168,9 +171,7 @@ class MaxPool(Op):
                 step = xp.subtract(arg.dtype.type(k), arg)
                 step *= better
                 arg += step
-        if ctx.needs_input_grad[0]:
-            ctx.arg, ctx.geometry, ctx.x_shape = arg, geometry, x.shape
-            ctx.save_for_backward(x)
+        ctx.arg = arg
         return best, arg
 
     @staticmethod
@@ -192,27 +193,15 @@ class MaxPoolGrad(Op):
         top, bottom, left, right = geometry[8]
         n, c, h, w = x_shape
         padded_shape = (n, c, h + top + bottom, w + left + right)
-        n_offsets = geometry[0] * geometry[1]
-        fits = kernel_fits(gy, dtypes=FLOAT16_32_64)  # (each launch writes a value or adds one)
-        if fits and n_offsets <= _MAX_KERNEL_OFFSETS and _disjoint(geometry):
-            # each pixel is in one window at most: the kh*kw adds below as one kernel that
-            # writes each offset's view (no sum, so no wider type); zeros first only where some
-            # pixels are in no window
-            tiled = _tiles(geometry, padded_shape)
-            gx = (xp.empty if tiled else xp.zeros)(padded_shape, dtype=gy.dtype)
-            _max_grad_kernel(n_offsets)(
-                gy, arg, *(_offset(gx, k, geometry) for k in range(n_offsets))
-            )
-        else:
+        gx = None
+        if type(gy) is not ndarray:  # one kernel, or one per offset (kernels/pooling.py)
+            gx = kernels.pooling.max_pool_grad(gy, arg, geometry, padded_shape, _offset)
+        if gx is None:
             gx = xp.zeros(padded_shape, dtype=_accumulation_dtype(gy))
-            fused = fits and arg.dtype == np.uint8  # each add below one launch
             with np.errstate(invalid="ignore"):  # inf + -inf = NaN, silently (as PyTorch)
-                for k in range(n_offsets):
+                for k in range(geometry[0] * geometry[1]):
                     window = _offset(gx, k, geometry)  # a view: += adds into gx in one pass
-                    if fused:
-                        _MAX_GRAD_ADD(gy, arg, k, window)
-                    else:
-                        window += where_or_zero(arg == k, gy)
+                    window += where_or_zero(arg == k, gy)
         ctx.arg, ctx.geometry = arg, geometry
         ctx.save_for_backward(anchor if ctx.needs_input_grad[4] else None)
         if any(geometry[8]):
@@ -246,64 +235,3 @@ class MaxPoolPick(Op):
     @staticmethod
     def backward(ctx, gy):
         return MaxPoolGrad.apply(gy, ctx.arg, ctx.g_shape, ctx.geometry, None), None, None
-
-
-# ----------------------------------------------------------------------------------------------
-# The loops above as GPU kernels (see gpu_kernels.py)
-# ----------------------------------------------------------------------------------------------
-# On a GPU every array operation is a kernel launch (~10 us of host work): MaxPool.forward's loop
-# is 7 launches per kernel offset after the first (21 for a 2x2 window, with 3 more around it),
-# MaxPoolGrad's 4 per offset. The kernels take the kh*kw strided views of the loop as separate
-# arguments and do one output element's whole loop, with the same comparisons in the same order
-# (so the same maximum, argmax, NaN and -0 results, bit for bit): 24 launches -> 1 for a 2x2
-# max pool's forward, 13 -> 1 for its gradient (windows that do not overlap).
-_MAX_KERNEL_OFFSETS = 25  # one kernel argument per offset: windows up to 5x5
-
-
-@functools.cache
-def _max_kernel(n: int, first_of_ties: bool) -> ElementwiseKernel:
-    """MaxPool.forward's loop for one output element over the views v0..v{n-1}: y = the running
-    maximum by xp.maximum's rule (a NaN on either side wins; of two equal values, -0 and +0
-    included, NumPy's float32/float64 loops return the second, its float16 loop the first),
-    arg = the offset of the first largest, or of the last NaN (``v > y || isnan(v)``)."""
-    keep = ">=" if first_of_ties else ">"
-    lines = ["y = v0;", "arg = 0;"]
-    for k in range(1, n):
-        lines += [
-            f"arg = (v{k} > y) ? {k} : arg;",
-            f"arg = isnan(v{k}) ? {k} : arg;",
-            f"T m{k} = (y {keep} v{k}) ? y : v{k};",
-            f"m{k} = isnan(y) ? y : m{k};",
-            f"y = isnan(v{k}) ? v{k} : m{k};",
-        ]
-    inputs = ", ".join(f"T v{k}" for k in range(n))
-    name = f"max_pool_{n}{'_first_of_ties' if first_of_ties else ''}"
-    return ElementwiseKernel(name, inputs, "T y, uint8 arg", "\n".join(lines))
-
-
-@functools.cache
-def _max_grad_kernel(n: int) -> ElementwiseKernel:
-    """MaxPoolGrad's adds where no two windows overlap: each offset's view o_k of the gradient
-    image gets 0 + g where the window's maximum is at offset k, else 0."""
-    # ((T) around the sum: CuPy's float16 adds in float32, and ?: refuses float against float16)
-    lines = [f"o{k} = (arg == {k}) ? (T)((T)0 + g) : (T)0;" for k in range(n)]
-    outputs = ", ".join(f"T o{k}" for k in range(n))
-    return ElementwiseKernel(f"max_pool_grad_{n}", "T g, uint8 arg", outputs, "\n".join(lines))
-
-
-# one offset's add where windows overlap: o += where(arg == k, g, 0), in o's (maybe wider) type
-_MAX_GRAD_ADD = ElementwiseKernel(
-    "max_pool_grad_add", "G g, uint8 arg, int32 k", "T o", "o = (arg == k) ? o + (T)g : o + (T)0;"
-)
-
-
-def _disjoint(geometry: tuple) -> bool:
-    """No two windows share a pixel: the stride is at least the (dilated) window's span."""
-    kh, kw, sh, sw, dh, dw = geometry[:6]
-    return sh >= dh * (kh - 1) + 1 and sw >= dw * (kw - 1) + 1
-
-
-def _tiles(geometry: tuple, padded_shape: tuple) -> bool:
-    """The windows cover the padded image exactly: every pixel is in one window."""
-    kh, kw, sh, sw, dh, dw, ho, wo = geometry[:8]
-    return (dh, dw) == (1, 1) and (sh, sw) == (kh, kw) and padded_shape[2:] == (ho * kh, wo * kw)

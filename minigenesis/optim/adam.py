@@ -10,23 +10,19 @@ The two differ only in where weight decay enters, so they share one update funct
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
+from numpy import ndarray
+
+from .. import kernels
+from .._tensor import Tensor
 from ..backend import Array, get_array_module
-from ..gpu_kernels import ElementwiseKernel, kernel_fits
 from .optimizer import (
     Optimizer,
     _check_options,
     _count_step,
-    _decay_scalar,
     _decayed_grad,
-    _grad_lines,
-    _kernel_name,
-    _maximum_lines,
-    _moment_lines,
-    _moment_scalars,
     _scalar_state,
     _zeros_like_param,
     lerp_,
@@ -77,39 +73,49 @@ class Adam(Optimizer):
         )
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One Adam update of every parameter that has a gradient; returns ``closure()``'s loss."""
-        loss = self._eval_closure(closure)
-        for group in self.param_groups:
-            beta1, beta2 = group["betas"]
-            amsgrad = group["amsgrad"]
-            for p in self._params_with_grad(group):
-                state = self.state[p]
-                if len(state) == 0:  # lazy: buffers appear on the first step with a gradient
-                    state["step"] = _scalar_state()
-                    state["exp_avg"] = _zeros_like_param(p)
-                    state["exp_avg_sq"] = _zeros_like_param(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = _zeros_like_param(p)
-                step = _count_step(state)
-                max_sq = state.get("max_exp_avg_sq") if amsgrad else None
-                adam_update(
-                    p._data,
-                    p.grad._data,
-                    state["exp_avg"]._data,
-                    state["exp_avg_sq"]._data,
-                    None if max_sq is None else max_sq._data,
-                    step=step,
-                    lr=group["lr"],
-                    beta1=beta1,
-                    beta2=beta2,
-                    eps=group["eps"],
-                    weight_decay=group["weight_decay"],
-                    maximize=group["maximize"],
-                    decoupled_weight_decay=group["decoupled_weight_decay"],
-                )
-                p._bump_version()
-        return loss
+    def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        state = {
+            "step": _scalar_state(),
+            "exp_avg": _zeros_like_param(p),
+            "exp_avg_sq": _zeros_like_param(p),
+        }
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = _zeros_like_param(p)
+        return state
+
+    def update(self, param: Array, grad: Array, state: dict[str, Any], group: dict[str, Any]):
+        """One Adam/AdamW step of the arrays, in place (see the class docstring)."""
+        xp = get_array_module(param)
+        step = _count_step(state)
+        lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
+        (beta1, beta2), decoupled = group["betas"], group["decoupled_weight_decay"]
+        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+        max_sq = state["max_exp_avg_sq"]._data if group["amsgrad"] else None
+        step_size = lr / (1 - beta1**step)  # the bias corrections, in Python floats
+        bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+        fused = kernels.optim.adam  # one GPU launch (kernels/optim.py)
+        moments = (exp_avg, exp_avg_sq, max_sq)
+        if type(param) is not ndarray and fused(
+            param, grad, *moments, group, step_size, bias_correction2_sqrt
+        ):
+            return
+        g = _decayed_grad(param, grad, weight_decay, group["maximize"], decoupled, lr)
+        # one scratch array serves every temporary below (big tensors: allocation is not free)
+        scratch = lerp_(exp_avg, g, 1 - beta1)
+        exp_avg_sq *= beta2
+        xp.multiply(g, 1 - beta2, out=scratch)
+        scratch *= g
+        exp_avg_sq += scratch
+        if max_sq is not None:
+            xp.maximum(max_sq, exp_avg_sq, out=max_sq)
+            denom = xp.sqrt(max_sq)
+        else:
+            denom = xp.sqrt(exp_avg_sq)
+        denom /= bias_correction2_sqrt
+        denom += eps
+        xp.multiply(exp_avg, -step_size, out=scratch)  # (-step_size * m) / denom, PyTorch's order
+        scratch /= denom
+        param += scratch
 
 
 class AdamW(Adam):
@@ -146,76 +152,3 @@ class AdamW(Adam):
         super().__setstate__(state)
         for group in self.param_groups:  # AdamW is AdamW whatever the loaded groups say
             group["decoupled_weight_decay"] = True
-
-
-def adam_update(
-    param: Array,
-    grad: Array,
-    exp_avg: Array,
-    exp_avg_sq: Array,
-    max_exp_avg_sq: Array | None,
-    *,
-    step: int,
-    lr: float,
-    beta1: float,
-    beta2: float,
-    eps: float,
-    weight_decay: float,
-    maximize: bool,
-    decoupled_weight_decay: bool,
-) -> None:
-    """Apply one Adam/AdamW step (``step`` counts from 1) to the arrays, in place."""
-    xp = get_array_module(param)
-    step_size = lr / (1 - beta1**step)  # the bias corrections, in Python floats
-    bias_correction2_sqrt = (1 - beta2**step) ** 0.5
-    if kernel_fits(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq):
-        amsgrad = max_exp_avg_sq is not None
-        kernel = _adam_kernel(weight_decay != 0, maximize, decoupled_weight_decay, beta1, amsgrad)
-        wd = _decay_scalar(weight_decay, decoupled_weight_decay, lr)
-        buffers = (exp_avg, exp_avg_sq, max_exp_avg_sq) if amsgrad else (exp_avg, exp_avg_sq)
-        moments = _moment_scalars(beta1, beta2)
-        kernel(grad, wd, *moments, -step_size, bias_correction2_sqrt, eps, param, *buffers)
-        return
-    g = _decayed_grad(param, grad, weight_decay, maximize, decoupled_weight_decay, lr)
-    # one scratch array serves every temporary below (big tensors: allocation is not free)
-    scratch = lerp_(exp_avg, g, 1 - beta1)
-    exp_avg_sq *= beta2
-    xp.multiply(g, 1 - beta2, out=scratch)
-    scratch *= g
-    exp_avg_sq += scratch
-
-    if max_exp_avg_sq is not None:
-        xp.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
-        denom = xp.sqrt(max_exp_avg_sq)
-    else:
-        denom = xp.sqrt(exp_avg_sq)
-    denom /= bias_correction2_sqrt
-    denom += eps
-    xp.multiply(exp_avg, -step_size, out=scratch)  # (-step_size * m) / denom, PyTorch's order
-    scratch /= denom
-    param += scratch
-
-
-# ----------------------------------------------------------------------------------------------
-# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 13-17
-# ----------------------------------------------------------------------------------------------
-@functools.cache
-def _adam_kernel(
-    weight_decay: bool, maximize: bool, decoupled: bool, beta1: float, amsgrad: bool
-) -> ElementwiseKernel:
-    """adam_update's arithmetic for one element, in the same order (so the same roundings): the
-    lines present depend on the options, as the branches above do. (_moment_lines writes
-    ``(w2 * d) * d`` for the scratch's ``(g * w2) * g``: a product rounds alike in either order.)"""
-    lines = _grad_lines(maximize, weight_decay, decoupled) + _moment_lines(beta1)
-    if amsgrad:
-        lines += _maximum_lines("v_max", "v_max", "v")
-        lines.append("p = p + (m * neg_step) / (sqrt(v_max) / bc2_sqrt + eps);")
-    else:
-        lines.append("p = p + (m * neg_step) / (sqrt(v) / bc2_sqrt + eps);")
-    name = _kernel_name("adam", maximize, weight_decay, decoupled)
-    return ElementwiseKernel(
-        name + ("_amsgrad" if amsgrad else ""),
-        "T g, T wd, T w1, T beta2, T w2, T neg_step, T bc2_sqrt, T eps",
-        "T p, T m, T v, T v_max" if amsgrad else "T p, T m, T v",
-        "\n".join(lines),
-    )

@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
+from numpy import ndarray
+
+from .. import kernels
+from .._tensor import Tensor
 from ..backend import Array, get_array_module
-from ..gpu_kernels import ElementwiseKernel, kernel_fits
 from .optimizer import (
     Optimizer,
     _check_options,
     _count_step,
     _decayed_grad,
-    _grad_lines,
-    _kernel_name,
-    _lerp_line,
-    _lerp_scalar,
-    _maximum_lines,
     _scalar_state,
     _zeros_like_param,
     lerp_,
@@ -62,83 +59,29 @@ class Adamax(Optimizer):
         )
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One Adamax update of every parameter with a gradient; returns ``closure()``'s loss."""
-        loss = self._eval_closure(closure)
-        for group in self.param_groups:
-            beta1, beta2 = group["betas"]
-            for p in self._params_with_grad(group):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _scalar_state()
-                    state["exp_avg"] = _zeros_like_param(p)
-                    state["exp_inf"] = _zeros_like_param(p)
-                step = _count_step(state)
-                adamax_update(
-                    p._data,
-                    p.grad._data,
-                    state["exp_avg"]._data,
-                    state["exp_inf"]._data,
-                    step=step,
-                    lr=group["lr"],
-                    beta1=beta1,
-                    beta2=beta2,
-                    eps=group["eps"],
-                    weight_decay=group["weight_decay"],
-                    maximize=group["maximize"],
-                )
-                p._bump_version()
-        return loss
+    def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "step": _scalar_state(),
+            "exp_avg": _zeros_like_param(p),
+            "exp_inf": _zeros_like_param(p),
+        }
 
-
-def adamax_update(
-    param: Array,
-    grad: Array,
-    exp_avg: Array,
-    exp_inf: Array,
-    *,
-    step: int,
-    lr: float,
-    beta1: float,
-    beta2: float,
-    eps: float,
-    weight_decay: float,
-    maximize: bool,
-) -> None:
-    """Apply one Adamax step (``step`` counts from 1) to the arrays, in place."""
-    xp = get_array_module(param)
-    clr = lr / (1 - beta1**step)
-    if kernel_fits(param, grad, exp_avg, exp_inf):
-        kernel = _adamax_kernel(weight_decay != 0, maximize, beta1)
-        kernel(
-            grad, weight_decay, _lerp_scalar(1 - beta1), beta2, eps, -clr, param, exp_avg, exp_inf
-        )
-        return
-    g = _decayed_grad(param, grad, weight_decay, maximize)
-    scratch = lerp_(exp_avg, g, 1 - beta1)
-    exp_inf *= beta2
-    xp.abs(g, out=scratch)
-    scratch += eps
-    xp.maximum(exp_inf, scratch, out=exp_inf)  # NaN if either is NaN
-    xp.multiply(exp_avg, -clr, out=scratch)  # (-clr * m) / u, PyTorch's order
-    scratch /= exp_inf
-    param += scratch
-
-
-# ----------------------------------------------------------------------------------------------
-# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 10-13
-# ----------------------------------------------------------------------------------------------
-@functools.cache
-def _adamax_kernel(weight_decay: bool, maximize: bool, beta1: float) -> ElementwiseKernel:
-    """adamax_update's arithmetic for one element, in the same order (``u``: exp_inf)."""
-    lines = _grad_lines(maximize, weight_decay)
-    lines.append(_lerp_line("m", "d", 1 - beta1, "w1"))
-    lines += ["u = u * beta2;", "T e = fabs(d) + eps;"]
-    lines += _maximum_lines("u", "u", "e")
-    lines.append("p = p + (m * neg_clr) / u;")
-    return ElementwiseKernel(
-        _kernel_name("adamax", maximize, weight_decay),
-        "T g, T wd, T w1, T beta2, T eps, T neg_clr",
-        "T p, T m, T u",
-        "\n".join(lines),
-    )
+    def update(self, param: Array, grad: Array, state: dict[str, Any], group: dict[str, Any]):
+        """One Adamax step of the arrays, in place (see the class docstring)."""
+        xp = get_array_module(param)
+        step = _count_step(state)
+        (beta1, beta2), eps = group["betas"], group["eps"]
+        exp_avg, exp_inf = state["exp_avg"]._data, state["exp_inf"]._data
+        clr = group["lr"] / (1 - beta1**step)
+        fused = kernels.optim.adamax  # one GPU launch (kernels/optim.py)
+        if type(param) is not ndarray and fused(param, grad, exp_avg, exp_inf, group, clr):
+            return
+        g = _decayed_grad(param, grad, group["weight_decay"], group["maximize"])
+        scratch = lerp_(exp_avg, g, 1 - beta1)
+        exp_inf *= beta2
+        xp.abs(g, out=scratch)
+        scratch += eps
+        xp.maximum(exp_inf, scratch, out=exp_inf)  # NaN if either is NaN
+        xp.multiply(exp_avg, -clr, out=scratch)  # (-clr * m) / u, PyTorch's order
+        scratch /= exp_inf
+        param += scratch

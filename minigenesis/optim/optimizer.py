@@ -6,10 +6,11 @@ does not name come from the optimizer's ``defaults``. Per-parameter buffers (mom
 moments) live in ``optimizer.state[param]``, a dict keyed by the parameter itself (tensors hash by
 identity).
 
-Updates are array operations: a subclass's ``step`` reads ``p.grad._data`` and writes into
-``p._data`` with the array module (``xp``) of the parameter, so an optimizer step never builds an
-autograd graph. After writing, it bumps the parameter's version counter, so a backward that saved
-the old value refuses to run with the new one.
+``Optimizer.step`` is the loop every optimizer shares (groups, parameters, lazy state); a subclass
+supplies only its maths: ``init_state`` (its buffers) and ``update``, which reads the gradient's
+array and writes into the parameter's with the array module (``xp``) of the parameter, so an
+optimizer step never builds an autograd graph. Where a GPU kernel does the same update in one
+launch, one line of ``update`` hands the work to it (``kernels/optim.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from .._compat import record_step_calls
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from ..backend import device_of, get_array_module, to_device
@@ -132,7 +132,8 @@ def _typename(x: Any) -> str:
 class Optimizer:
     """Base class of all optimizers.
 
-    Subclasses call ``super().__init__(params, defaults)`` and implement ``step``. ``params`` is an
+    Subclasses call ``super().__init__(params, defaults)`` and implement ``init_state`` and
+    ``update`` (or, for a method that is no per-parameter update, ``step``). ``params`` is an
     iterable of tensors, of ``(name, tensor)`` pairs, or of dicts (parameter groups), as in
     PyTorch; a bare tensor, a set, or an empty iterable is refused with an error saying why.
     """
@@ -167,11 +168,6 @@ class Optimizer:
             param_groups = [{"params": param_groups}]
         for group in param_groups:
             self.add_param_group(group)
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        # Each subclass's step() notes that it ran, for the scheduler's order warning.
-        super().__init_subclass__(**kwargs)
-        record_step_calls(cls)
 
     # ------------------------------------------------------------------ groups
     def add_param_group(self, param_group: dict[str, Any]) -> None:
@@ -261,9 +257,35 @@ class Optimizer:
                 g._bump_version()
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update the parameters once. ``closure`` re-evaluates the model and returns the loss
-        (needed by methods that look at the loss several times per step)."""
-        raise NotImplementedError
+        """Update every parameter that has a gradient, once; returns ``closure()``'s loss
+        (``closure`` re-evaluates the model, for methods that look at the loss several times).
+
+        The loop every optimizer shares: a parameter's state is made on its first step with a
+        gradient (``init_state``), then ``update`` applies the optimizer's maths to the arrays in
+        place, and the parameter's version moves on (a backward that saved the old value refuses
+        to run with the new one)."""
+        loss = self._eval_closure(closure)
+        self._opt_called = True  # LRScheduler.step warns when it runs before the first step
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                if not state:  # lazy: buffers appear on the first step with a gradient
+                    state.update(self.init_state(p, group))
+                self.update(p._data, p.grad._data, state, group)
+                p._bump_version()
+        return loss
+
+    def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        """The state of parameter ``p`` before its first update (moment buffers, a step count).
+        Built lazily by ``step``; none by default."""
+        return {}
+
+    def update(self, param: Any, grad: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
+        """The optimizer's maths: one update of the array ``param`` from its gradient ``grad``,
+        in place, with ``state`` (tensors, updated in place) and the ``group``'s options."""
+        raise NotImplementedError(f"{type(self).__name__} defines neither step() nor update()")
 
     def _eval_closure(self, closure: Callable[[], Any] | None) -> Any:
         if closure is None:
@@ -405,74 +427,3 @@ def lerp_(start: Any, end: Any, weight: float, out: Any = None) -> Any:
         diff *= 1.0 - weight
         xp.subtract(end, diff, out=start)
     return diff
-
-
-# ----------------------------------------------------------------------------------------------
-# Fused GPU updates: the pieces every optimizer's kernel shares
-# ----------------------------------------------------------------------------------------------
-# On a GPU each array operation of an update is one kernel launch (about 10 us of host work), so
-# an update written with array operations costs 4-15 launches per parameter and step. Each
-# optimizer's file therefore also writes its update as ONE elementwise kernel (gpu_kernels.py),
-# line by line after its NumPy twin, so that every rounding happens in the same order and the GPU
-# gives the CPU's numbers. The helpers below write the lines several kernels share (the gradient
-# with weight decay, lerp_, NumPy's maximum), and compute their scalars in Python floats as the
-# NumPy path does: a Python float passed for a kernel's ``T`` is rounded to ``T``, as NumPy rounds
-# a Python float that meets a ``T`` array. Whether the arrays go to the kernel at all is
-# gpu_kernels.kernel_fits (GPU arrays of one dtype, float32 or float64; None for absent buffers).
-
-
-def _grad_lines(maximize: bool, weight_decay: bool, decoupled: bool = False) -> list[str]:
-    """``_decayed_grad`` as kernel lines: ``T d``, the gradient the update uses, from the
-    gradient ``g`` and the parameter ``p``. With weight decay the kernel takes a scalar ``wd``
-    (``_decay_scalar``): ``d = d + wd * p`` (L2), or ``p = p * wd`` (decoupled)."""
-    lines = ["T d = -g;" if maximize else "T d = g;"]
-    if weight_decay:
-        lines.append("p = p * wd;" if decoupled else "d = d + wd * p;")
-    return lines
-
-
-def _kernel_name(
-    optimizer: str, maximize: bool, weight_decay: bool, decoupled: bool = False
-) -> str:
-    """A kernel's name from the options of ``_grad_lines``: ``adam_max_w1``, ``sgd_l20``, ..."""
-    return (
-        f"{optimizer}_{'max_' if maximize else ''}{'w' if decoupled else 'l2'}{int(weight_decay)}"
-    )
-
-
-def _decay_scalar(weight_decay: float, decoupled: bool = False, lr: float = 0.0) -> float:
-    """The ``wd`` of ``_grad_lines``: ``weight_decay`` (L2), or ``1 - lr * weight_decay``."""
-    return 1 - lr * weight_decay if decoupled else weight_decay
-
-
-def _lerp_line(start: str, end: str, weight: float, scalar: str) -> str:
-    """``lerp_(start, end, weight)`` as a kernel line, with lerp_'s choice of formula; the
-    kernel's scalar ``scalar`` is ``_lerp_scalar(weight)``."""
-    if abs(weight) < 0.5:
-        return f"{start} = {start} + ({end} - {start}) * {scalar};"
-    return f"{start} = {end} - ({end} - {start}) * {scalar};"
-
-
-def _lerp_scalar(weight: float) -> float:
-    """The multiplier of ``_lerp_line``'s formula: ``weight``, or ``1.0 - weight`` above 0.5."""
-    return weight if abs(weight) < 0.5 else 1.0 - weight
-
-
-def _moment_lines(beta1: float) -> list[str]:
-    """The Adam family's moment updates (Adam, NAdam, RAdam) as kernel lines: ``m`` lerped to ``d``
-    by 1 - beta1 (lerp_), then ``v = v * beta2 + (w2 * d) * d`` with ``w2`` = 1 - beta2, as
-    ``exp_avg_sq *= beta2; exp_avg_sq += (1 - beta2) * g * g``. Its scalars: _moment_scalars."""
-    return [_lerp_line("m", "d", 1 - beta1, "w1"), "v = v * beta2 + (w2 * d) * d;"]
-
-
-def _moment_scalars(beta1: float, beta2: float) -> tuple[float, float, float]:
-    """``w1, beta2, w2``: the kernel scalars of ``_moment_lines``."""
-    return (_lerp_scalar(1 - beta1), beta2, 1 - beta2)
-
-
-def _maximum_lines(target: str, a: str, b: str) -> list[str]:
-    """``target = maximum(a, b)`` as NumPy computes it: NaN when either is NaN. (CUDA's ``max``
-    and ``fmax`` return the other operand when one is NaN, as NumPy's ``fmax`` does.)"""
-    if target == b:
-        raise ValueError("_maximum_lines reads b after writing target: they must differ")
-    return [f"{target} = ({b} > {a}) ? {b} : {a};", f"{target} = isnan({b}) ? {b} : {target};"]

@@ -3,22 +3,19 @@
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
+from numpy import ndarray
+
+from .. import kernels
+from .._tensor import Tensor
 from ..backend import Array, get_array_module
-from ..gpu_kernels import ElementwiseKernel, kernel_fits
 from .optimizer import (
     Optimizer,
     _check_options,
     _count_step,
-    _decay_scalar,
     _decayed_grad,
-    _grad_lines,
-    _kernel_name,
-    _moment_lines,
-    _moment_scalars,
     _scalar_state,
     _zeros_like_param,
     lerp_,
@@ -71,104 +68,46 @@ class RAdam(Optimizer):
         )
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One RAdam update of every parameter with a gradient; returns ``closure()``'s loss."""
-        loss = self._eval_closure(closure)
-        for group in self.param_groups:
-            beta1, beta2 = group["betas"]
-            for p in self._params_with_grad(group):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _scalar_state()
-                    state["exp_avg"] = _zeros_like_param(p)
-                    state["exp_avg_sq"] = _zeros_like_param(p)
-                step = _count_step(state)
-                radam_update(
-                    p._data,
-                    p.grad._data,
-                    state["exp_avg"]._data,
-                    state["exp_avg_sq"]._data,
-                    step=step,
-                    lr=group["lr"],
-                    beta1=beta1,
-                    beta2=beta2,
-                    eps=group["eps"],
-                    weight_decay=group["weight_decay"],
-                    decoupled_weight_decay=group["decoupled_weight_decay"],
-                    maximize=group["maximize"],
-                )
-                p._bump_version()
-        return loss
+    def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        zeros = _zeros_like_param
+        return {"step": _scalar_state(), "exp_avg": zeros(p), "exp_avg_sq": zeros(p)}
 
-
-def radam_update(
-    param: Array,
-    grad: Array,
-    exp_avg: Array,
-    exp_avg_sq: Array,
-    *,
-    step: int,
-    lr: float,
-    beta1: float,
-    beta2: float,
-    eps: float,
-    weight_decay: float,
-    decoupled_weight_decay: bool,
-    maximize: bool,
-) -> None:
-    """Apply one RAdam step (``step`` counts from 1) to the arrays, in place."""
-    xp = get_array_module(param)
-    bias_correction1 = 1 - beta1**step
-    bias_correction2 = 1 - beta2**step
-    rho_inf = 2 / (1 - beta2) - 1
-    rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
-    rectified = rho_t > 5.0
-    rect = 0.0  # the rectification r_t, defined where rho_t > 5
-    if rectified:
-        rect = (
-            (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
-        ) ** 0.5
-    if kernel_fits(param, grad, exp_avg, exp_avg_sq):
-        kernel = _radam_kernel(
-            weight_decay != 0, maximize, decoupled_weight_decay, beta1, rectified
+    def update(self, param: Array, grad: Array, state: dict[str, Any], group: dict[str, Any]):
+        """One RAdam step of the arrays, in place (see the class docstring)."""
+        xp = get_array_module(param)
+        step = _count_step(state)
+        lr, (beta1, beta2) = group["lr"], group["betas"]
+        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
+        rho_inf = 2 / (1 - beta2) - 1
+        rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
+        rectified = rho_t > 5.0
+        rect = 0.0  # the rectification r_t, defined where rho_t > 5
+        if rectified:
+            rect = (
+                (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+            ) ** 0.5
+        fused = kernels.optim.radam  # one GPU launch (kernels/optim.py)
+        scalars = (bias_correction1, bias_correction2, rectified, rect)
+        if type(param) is not ndarray and fused(param, grad, exp_avg, exp_avg_sq, group, *scalars):
+            return
+        g = _decayed_grad(
+            param,
+            grad,
+            group["weight_decay"],
+            group["maximize"],
+            group["decoupled_weight_decay"],
+            lr,
         )
-        wd = _decay_scalar(weight_decay, decoupled_weight_decay, lr)
-        scalars = (wd, *_moment_scalars(beta1, beta2), bias_correction1, lr)
-        kernel(grad, *scalars, bias_correction2**0.5, eps, rect, param, exp_avg, exp_avg_sq)
-        return
-
-    g = _decayed_grad(param, grad, weight_decay, maximize, decoupled_weight_decay, lr)
-    lerp_(exp_avg, g, 1 - beta1)
-    exp_avg_sq *= beta2
-    exp_avg_sq += (1 - beta2) * g * g
-    update = exp_avg / bias_correction1
-    update *= lr
-    if rectified:
-        adaptive = xp.sqrt(exp_avg_sq)
-        adaptive += eps
-        update *= bias_correction2**0.5 / adaptive
-        update *= rect
-    param -= update
-
-
-# ----------------------------------------------------------------------------------------------
-# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 10-18
-# ----------------------------------------------------------------------------------------------
-@functools.cache
-def _radam_kernel(
-    weight_decay: bool, maximize: bool, decoupled: bool, beta1: float, rectified: bool
-) -> ElementwiseKernel:
-    """radam_update's arithmetic for one element, in the same order; ``rectified``: the branch
-    rho_t > 5 (a kernel for each branch, as the branch is taken in Python)."""
-    lines = _grad_lines(maximize, weight_decay, decoupled) + _moment_lines(beta1)
-    if rectified:
-        lines.append("p = p - (m / bc1) * lr * (bc2_sqrt / (sqrt(v) + eps)) * rect;")
-    else:
-        lines.append("p = p - (m / bc1) * lr;")
-    name = _kernel_name("radam", maximize, weight_decay, decoupled)
-    return ElementwiseKernel(
-        name + ("_rectified" if rectified else ""),
-        "T g, T wd, T w1, T beta2, T w2, T bc1, T lr, T bc2_sqrt, T eps, T rect",
-        "T p, T m, T v",
-        "\n".join(lines),
-    )
+        lerp_(exp_avg, g, 1 - beta1)
+        exp_avg_sq *= beta2
+        exp_avg_sq += (1 - beta2) * g * g
+        update = exp_avg / bias_correction1
+        update *= lr
+        if rectified:
+            adaptive = xp.sqrt(exp_avg_sq)
+            adaptive += group["eps"]
+            update *= bias_correction2**0.5 / adaptive
+            update *= rect
+        param -= update

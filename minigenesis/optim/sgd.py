@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
+from numpy import ndarray
+
+from .. import kernels
 from .._tensor import Tensor
-from ..backend import Array, get_array_module
-from ..gpu_kernels import ElementwiseKernel, kernel_fits
-from .optimizer import Optimizer, _check_options, _decayed_grad, _grad_lines, _kernel_name
+from ..backend import Array
+from .optimizer import Optimizer, _check_options, _decayed_grad
 
 
 class SGD(Optimizer):
@@ -56,98 +57,26 @@ class SGD(Optimizer):
         )
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One SGD update of every parameter that has a gradient; returns ``closure()``'s loss."""
-        loss = self._eval_closure(closure)
-        for group in self.param_groups:
-            momentum = group["momentum"]
-            for p in self._params_with_grad(group):
-                state = self.state[p]
-                buf = state.get("momentum_buffer") if momentum != 0 else None
-                new_buf = sgd_update(
-                    p._data,
-                    p.grad._data,
-                    None if buf is None else buf._data,
-                    lr=group["lr"],
-                    momentum=momentum,
-                    dampening=group["dampening"],
-                    weight_decay=group["weight_decay"],
-                    nesterov=group["nesterov"],
-                    maximize=group["maximize"],
-                )
-                if momentum != 0 and buf is None:
-                    state["momentum_buffer"] = Tensor._make(new_buf, False)
-                p._bump_version()
-        return loss
-
-
-def sgd_update(
-    param: Array,
-    grad: Array,
-    buf: Array | None,
-    *,
-    lr: float,
-    momentum: float,
-    dampening: float,
-    weight_decay: float,
-    nesterov: bool,
-    maximize: bool,
-) -> Array | None:
-    """Apply one SGD step to the arrays ``param`` (and ``buf``) in place.
-
-    Returns the momentum buffer: ``buf`` itself, or a new one on the first momentum step (None
-    without momentum). ``grad`` is never written: it is the caller's ``p.grad``.
-    """
-    if kernel_fits(param, grad, buf):
-        first = momentum != 0 and buf is None
-        if first:
-            buf = get_array_module(param).empty_like(param)  # the kernel writes it
-        kernel = _sgd_kernel(
-            weight_decay != 0, maximize, momentum != 0, first, dampening != 0, nesterov
-        )
-        scalars = (weight_decay, momentum, 1 - dampening, -lr)
-        kernel(grad, *scalars, param, *(() if buf is None else (buf,)))
-        return buf
-    d_p = _decayed_grad(param, grad, weight_decay, maximize)  # p.grad stays untouched
-    if momentum != 0:
-        if buf is None:
-            buf = d_p.astype(param.dtype)  # a copy, in the parameter's dtype
-        else:
-            buf *= momentum
-            buf += d_p if dampening == 0 else (1 - dampening) * d_p
-        d_p = d_p + momentum * buf if nesterov else buf
-    param += (-lr) * d_p
-    return buf
-
-
-# ----------------------------------------------------------------------------------------------
-# The same update as one GPU kernel (see optimizer.py): 1 launch per parameter instead of 2-9
-# ----------------------------------------------------------------------------------------------
-@functools.cache
-def _sgd_kernel(
-    weight_decay: bool,
-    maximize: bool,
-    momentum: bool,
-    first: bool,
-    dampened: bool,
-    nesterov: bool,
-) -> ElementwiseKernel:
-    """sgd_update's arithmetic for one element, in the same order; ``first``: the momentum
-    buffer ``b`` is new (it starts as the gradient)."""
-    lines = _grad_lines(maximize, weight_decay)
-    if momentum:
-        if first:
-            lines.append("b = d;")
-        else:
-            lines.append("b = b * momentum + damp * d;" if dampened else "b = b * momentum + d;")
-        lines.append("d = d + momentum * b;" if nesterov else "d = b;")
-    lines.append("p = p + neg_lr * d;")
-    name = _kernel_name("sgd", maximize, weight_decay)
-    if momentum:
-        name += f"_{'nesterov' if nesterov else 'momentum'}{'_first' if first else ''}"
-    return ElementwiseKernel(
-        name,
-        "T g, T wd, T momentum, T damp, T neg_lr",
-        "T p, T b" if momentum else "T p",
-        "\n".join(lines),
-    )
+    def update(self, param: Array, grad: Array, state: dict[str, Any], group: dict[str, Any]):
+        """One SGD step of the arrays, in place (see the class docstring). ``grad`` is never
+        written: it is the caller's ``p.grad``."""
+        momentum, dampening = group["momentum"], group["dampening"]
+        buf = state.get("momentum_buffer") if momentum != 0 else None
+        buf = None if buf is None else buf._data
+        new_buf = False  # the momentum buffer after the step (False: not computed yet)
+        if type(param) is not ndarray:  # one GPU launch (kernels/optim.py)
+            new_buf = kernels.optim.sgd(param, grad, buf, group)
+        if new_buf is False:
+            d_p = _decayed_grad(param, grad, group["weight_decay"], group["maximize"])
+            new_buf = None
+            if momentum != 0:
+                if buf is None:
+                    new_buf = d_p.astype(param.dtype)  # a copy, in the parameter's dtype
+                else:
+                    new_buf = buf
+                    buf *= momentum
+                    buf += d_p if dampening == 0 else (1 - dampening) * d_p
+                d_p = d_p + momentum * new_buf if group["nesterov"] else new_buf
+            param += (-group["lr"]) * d_p
+        if momentum != 0 and buf is None:  # the first momentum step made the buffer
+            state["momentum_buffer"] = Tensor._make(new_buf, False)

@@ -1,5 +1,5 @@
-"""The fused GPU kernels of the activations and of attention (ops/activation.py,
-ops/attention.py): the CPU's numbers, in the launches they promise.
+"""The fused GPU kernels of the activations and of attention (kernels/activation.py,
+kernels/attention.py): the CPU's numbers, in the launches they promise.
 
 On the CPU stand-in for CuPy a kernel with the CPU's arithmetic in the CPU's order gives its bits
 exactly; on a real GPU, exp, tanh and erfc are CUDA's (a few ulp), so there the comparison allows
@@ -16,8 +16,10 @@ import pytest
 
 import minigenesis as mg
 import minigenesis.nn.functional as F
-from minigenesis import backend, gpu_kernels
-from minigenesis.ops import activation, attention
+from minigenesis import backend
+from minigenesis.kernels import activation, attention
+from minigenesis.kernels import cuda as gpu_kernels
+from minigenesis.ops import attention as attention_op
 
 pytestmark = pytest.mark.gpu
 
@@ -34,8 +36,8 @@ OURS = {k.name for m in (activation, attention) for k in vars(m).values() if isi
 
 @pytest.fixture
 def launches(monkeypatch) -> collections.Counter:
-    """Names of the kernels of activation.py and attention.py launched while the test runs
-    (other files' kernels, such as the gradient accumulation's, are not counted)."""
+    """Names of the kernels of kernels/activation.py and kernels/attention.py launched while the
+    test runs (other files' kernels, such as the gradient accumulation's, are not counted)."""
     counts: collections.Counter = collections.Counter()
     for cls in KERNELS:
         call = cls.__call__
@@ -85,7 +87,10 @@ CHAINS = {
     "sigmoid": (lambda x: x.sigmoid(), {"sigmoid", "sigmoid_grad"}),
     "tanh": (lambda x: x.tanh(), {"tanh_grad"}),
     "silu": (F.silu, {"silu", "silu_grad"}),
-    "gelu_tanh": (lambda x: F.gelu(x, approximate="tanh"), {"gelu_tanh_ys", "gelu_tanh_sc"}),
+    "gelu_tanh": (
+        lambda x: F.gelu(x, approximate="tanh"),
+        {"gelu_tanh_ys", "gelu_tanh_c"},
+    ),  # (the slope: forward's)
     "relu": (F.relu, {"above_zero_or_nan"}),
     "leaky_relu": (lambda x: F.leaky_relu(x, 0.2), {"leaky_relu"}),
     "elu": (F.elu, {"elu", "elu_grad"}),  # c k = scale
@@ -313,16 +318,16 @@ def test_sdpa_forward_and_backward_launch_the_fused_softmax_kernels(launches):
 
 
 def test_causal_mask_is_made_once_per_shape_device_and_dtype():
-    attention._causal_mask.cache_clear()
-    attention._causal_bias.cache_clear()
+    attention_op._causal_mask.cache_clear()
+    attention_op._causal_bias.cache_clear()
     q = mg.randn(1, 2, 7, 4, device="cuda")
     first = F.scaled_dot_product_attention(q, q, q, is_causal=True)
     again = F.scaled_dot_product_attention(q * 1, q, q, is_causal=True)
     np.testing.assert_array_equal(first.cpu().numpy(), again.cpu().numpy())
-    assert attention._causal_bias.cache_info().misses == 1
-    assert attention._causal_bias.cache_info().hits == 1
+    assert attention_op._causal_bias.cache_info().misses == 1
+    assert attention_op._causal_bias.cache_info().hits == 1
     # the kept mask is the one of its shape: query i sees keys 0..i (top-left aligned for L != S)
-    wide = attention._causal_mask(np, 3, 5, backend.CPU)
+    wide = attention_op._causal_mask(np, 3, 5, backend.CPU)
     np.testing.assert_array_equal(wide, np.triu(np.ones((3, 5), bool), 1))
     with pytest.raises(ValueError):  # read only: shared by every call
         wide[0, 0] = True

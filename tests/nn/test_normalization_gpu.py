@@ -1,5 +1,5 @@
 """LayerNorm, RMSNorm, GroupNorm, BatchNorm and InstanceNorm on the GPU run as a few fused kernels
-(ops/normalization.py): the same numbers as the CPU's array code (bit for bit where both compute
+(kernels/normalization.py): the same numbers as the CPU's array code (bit for bit where both compute
 elementwise from the same statistics, to float rounding where the GPU sums in another order),
 second derivatives included, in 2-4 launches forward and at most 5 backward (skipped without CuPy
 and a CUDA device)."""
@@ -11,7 +11,7 @@ import pytest
 
 import minigenesis as mg
 import minigenesis.nn.functional as F
-from minigenesis.ops import normalization
+from minigenesis.kernels import normalization
 
 pytestmark = pytest.mark.gpu
 

@@ -17,6 +17,7 @@ PyTorch, because they round differently and code in the wild relies on each.
 from __future__ import annotations
 
 import copy
+import types
 import warnings
 from collections import Counter
 from typing import Any
@@ -56,6 +57,24 @@ def check_optimizer(optimizer: Any) -> None:
         )
 
 
+def _record_step_calls(optimizer: Optimizer) -> None:
+    """Make sure ``optimizer.step()`` notes that it ran (``optimizer._opt_called``), so that
+    ``step`` below can warn when the schedule is stepped first (PyTorch's warning).
+
+    ``Optimizer.step`` notes it itself; an optimizer whose class writes its own ``step`` (LBFGS,
+    one a learner writes) gets its bound ``step`` wrapped on the instance, as PyTorch does when a
+    scheduler is built. The wrapper is a module-level function bound to the optimizer, so a
+    deep copy rebinds it to the copy (and pickling leaves it out: see Optimizer.__getstate__)."""
+    if type(optimizer).step is Optimizer.step or "step" in vars(optimizer):
+        return
+    optimizer.step = types.MethodType(_step_and_record, optimizer)  # type: ignore[method-assign]
+
+
+def _step_and_record(optimizer: Optimizer, *args: Any, **kwargs: Any) -> Any:
+    optimizer._opt_called = True
+    return type(optimizer).step(optimizer, *args, **kwargs)
+
+
 # Attributes that are bookkeeping of a call in progress, never part of a saved state.
 _TRANSIENT = ("optimizer", "_is_initial", "_get_lr_called_within_step")
 
@@ -70,6 +89,7 @@ class LRScheduler:
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1, verbose: bool = False) -> None:
         check_optimizer(optimizer)
+        _record_step_calls(optimizer)
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .backend import cupy_module, get_array_module
+from ..backend import cupy_module, get_array_module
 
 # Turn off a * b + c -> fma(a, b, c) contraction (see the module docstring).
 _EXACT = ("--fmad=false",)

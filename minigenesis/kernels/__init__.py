@@ -1,0 +1,32 @@
+"""The speed layer: every path that exists only to make an op, an optimizer or the loss scaler
+faster. Nothing here defines what is computed; the plain code in ``ops/``, ``optim/`` and ``amp/``
+does, and a learner reads that first.
+
+What lives here:
+
+- ``cuda.py``: the machinery (``ElementwiseKernel``, ``ReductionKernel``, ``kernel_fits``): CUDA
+  written once, compiled exactly (no fused multiply-add), so a kernel gives its NumPy twin's bits;
+- one module per family of ops (``activation``, ``gelu``, ``elementwise``, ``normalization``,
+  ``pooling``, ``conv``, ``loss``, ``attention``), the optimizers' fused updates (``optim``) and
+  GradScaler's (``amp``): GPU kernels, each the same arithmetic in the same order as the plain
+  code it stands for, and a few CPU paths (bfloat16 arithmetic through float32, a select as bit
+  arithmetic, the exact GELU in float32 and GELU's tables for 2-byte floats).
+
+How an op uses it: one line, ``if type(x) is not ndarray and (y := kernels.f(x)) is not None:
+return y``. Each function here returns its result, or None where it does not apply. The type test
+is written in the op, so the CPU path never enters this package unless it does real work here.
+"""
+
+from . import (  # noqa: F401  (the families, as kernels.activation.sigmoid ...)
+    activation,
+    amp,
+    attention,
+    conv,
+    cuda,
+    elementwise,
+    gelu,
+    loss,
+    normalization,
+    optim,
+    pooling,
+)

@@ -1,0 +1,10 @@
+"""PyTorch's ``torch.nn.modules.batchnorm``: the same classes as ``mg.nn``'s own files."""
+
+from ..normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    _BatchNorm,
+    _NormBase,
+)  # noqa: F401
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "_BatchNorm", "_NormBase"]

@@ -1,0 +1,11 @@
+"""PyTorch's ``torch.nn.modules.container``: the same classes as ``mg.nn``'s own files."""
+
+from ..containers import (
+    ModuleDict,
+    ModuleList,
+    ParameterDict,
+    ParameterList,
+    Sequential,
+)  # noqa: F401
+
+__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]

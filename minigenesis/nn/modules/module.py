@@ -1,0 +1,7 @@
+"""PyTorch's ``torch.nn.modules.module``: the same classes as ``mg.nn``'s own files."""
+
+from ..module import (
+    Module,
+)  # noqa: F401
+
+__all__ = ["Module"]

@@ -1,0 +1,31 @@
+"""PyTorch's ``torch.nn.modules.pooling``: the same classes as ``mg.nn``'s own files."""
+
+from ..pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+    _AdaptiveAvgPoolNd,
+    _AdaptiveMaxPoolNd,
+    _AvgPoolNd,
+    _MaxPoolNd,
+)  # noqa: F401
+
+__all__ = [
+    "MaxPool1d",
+    "MaxPool2d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
+    "_MaxPoolNd",
+    "_AvgPoolNd",
+    "_AdaptiveAvgPoolNd",
+    "_AdaptiveMaxPoolNd",
+]
