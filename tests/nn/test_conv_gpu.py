@@ -155,7 +155,7 @@ def test_instance_norm_running_stats_match_cpu():
 
 
 # ----------------------------------------------------------------------------------------------
-# The fused kernels (gpu_kernels.py) give the array passes' numbers, bit for bit
+# The fused kernels (kernels/) give the array passes' numbers, bit for bit
 # ----------------------------------------------------------------------------------------------
 def special_values(shape, dtype):
     """Ties (values on a coarse grid), -0, +-inf and NaN among random values."""
