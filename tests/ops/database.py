@@ -8,10 +8,10 @@ of ``checks.py`` over every entry, ``test_coverage.py`` fails when a public op h
 
 from __future__ import annotations
 
-from . import db_binary, db_unary
+from . import db_binary, db_reductions, db_unary
 from .core import OpEntry
 
-ENTRIES: list[OpEntry] = [*db_unary.ENTRIES, *db_binary.ENTRIES]
+ENTRIES: list[OpEntry] = [*db_unary.ENTRIES, *db_binary.ENTRIES, *db_reductions.ENTRIES]
 
 BY_ID = {entry.id: entry for entry in ENTRIES}
 assert len(BY_ID) == len(ENTRIES), "two entries share an id"

@@ -44,6 +44,11 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     ("copysign", "requires_grad"): "copysign(int, float requiring grad) does not require grad",
     ("copysign", "grad_torch"): "copysign's gradient at a NaN input is 0 (PyTorch: NaN)",
     ("lerp", "errors"): "lerp with a float64 weight for float32 ends runs (PyTorch: one dtype)",
+    ("prod", "gradgrad"): "prod refuses create_graph=True (PyTorch has its second derivative)",
+    ("max", "errors"): "max(dim=(0, 2)) runs and returns a wrong shape (PyTorch: TypeError)",
+    ("min", "errors"): "min(dim=(0, 2)) runs and returns a wrong shape (PyTorch: TypeError)",
+    ("argmax", "errors"): "argmax(dim=(0, 2)) runs (PyTorch: TypeError, dim is one int)",
+    ("argmin", "errors"): "argmin(dim=(0, 2)) runs (PyTorch: TypeError, dim is one int)",
     ("isclose", "torch"): "isclose of float32 and float64 runs (PyTorch: RuntimeError)",
 }
 
@@ -51,7 +56,7 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
 NO_OUT = (
     "asin acos atan erfinv lgamma digamma floor ceil trunc round round/decimals frac signbit "
     "nan_to_num nan_to_num/limits clamp_min clamp_max bitwise_not logical_and logical_or "
-    "logical_xor bitwise_and bitwise_or bitwise_xor lerp"
+    "logical_xor bitwise_and bitwise_or bitwise_xor lerp cumprod"
 )
 for _name in NO_OUT.split():
     KNOWN_FAILURES[(_name, "out")] = "out= is not accepted (PyTorch's function takes it)"

@@ -139,6 +139,7 @@ def reduction(
     dims: bool = True,
     empty: bool = True,
     ties: bool = True,
+    dims_tuple: bool = True,
 ) -> Iterator[Sample]:
     """Samples of a reduction: all dims, one dim (negative too), keepdim, a dims tuple, 0-d,
     non-contiguous, size-0 (where the op has an identity) and a sample with tied values."""
@@ -151,11 +152,13 @@ def reduction(
     if dims:
         yield Sample((x((3, 4)),), {"dim": 1}, "dim 1")
         yield Sample((x((3, 4)),), {"dim": -2, "keepdim": True}, "dim -2 keepdim")
-        yield Sample((x((2, 3, 2)),), {"dim": (0, 2)}, "dims tuple")
+        if dims_tuple:
+            yield Sample((x((2, 3, 2)),), {"dim": (0, 2)}, "dims tuple")
         yield Sample((x(()),), {"dim": 0}, "0-d dim 0")
         yield Sample((x((3, 4), layout="transposed"),), {"dim": 0}, "transposed")
         yield Sample((x((2, 3), layout="strided"),), {"dim": -1}, "strided")
-        yield Sample((x((2, 1), layout="expanded", expand=(2, 3)),), {"dim": 1}, "expanded")
+        # reduced across the expanded rows, not along one (equal values: std's kink at 0)
+        yield Sample((x((2, 1), layout="expanded", expand=(2, 3)),), {"dim": 0}, "expanded")
         yield Sample((x((1, 3)),), {"dim": 0}, "size-1 dim")
         if empty:
             yield Sample((x((0, 3)),), {"dim": 0}, "size-0 dim")
