@@ -392,7 +392,8 @@ def _same(a: Any, b: Any) -> str | None:
 def _call_form(entry: OpEntry, form: str, s: Sample) -> Any:
     args, kwargs = MG.build(s)
     if form.startswith("Tensor."):
-        return getattr(args[0], form[7:])(*args[1:], **kwargs)
+        self = args[0].clone() if form.endswith("_") else args[0]  # an in-place alias: a copy
+        return getattr(self, form[7:])(*args[1:], **kwargs)
     return MG.resolve(form)(*args, **kwargs)
 
 

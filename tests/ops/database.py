@@ -8,10 +8,46 @@ of ``checks.py`` over every entry, ``test_coverage.py`` fails when a public op h
 
 from __future__ import annotations
 
+import minigenesis as mg
+
 from . import db_binary, db_reductions, db_unary
 from .core import OpEntry
 
 ENTRIES: list[OpEntry] = [*db_unary.ENTRIES, *db_binary.ENTRIES, *db_reductions.ENTRIES]
+
+# The same op under other public names (mg.special, nn.functional): the variants check calls
+# each one on every sample of the entry and wants the entry's result.
+OTHER_NAMES = {
+    "erf": ("special.erf",),
+    "erfc": ("special.erfc",),
+    "erfinv": ("special.erfinv",),
+    "exp2": ("special.exp2",),
+    "expm1": ("special.expm1",),
+    "log1p": ("special.log1p",),
+    "sigmoid": ("special.expit", "F.sigmoid"),
+    "logit": ("special.logit",),
+    "digamma": ("special.digamma", "special.psi"),
+    "lgamma": ("special.gammaln",),
+    "i0": ("special.i0",),
+    "sinc": ("special.sinc",),
+    "xlogy": ("special.xlogy",),
+    "Tensor.xlog1py": ("special.xlog1py",),
+    "relu": ("F.relu",),
+    "tanh": ("F.tanh",),
+    "logsumexp": ("special.logsumexp",),
+}
+
+
+def _with_method_aliases(entry: OpEntry) -> None:
+    """An alias that is also a Tensor method (``arccos``) is checked in both forms."""
+    extra = tuple(
+        f"Tensor.{a}" for a in entry.aliases if "." not in a and hasattr(mg.Tensor, a)
+    ) + tuple(f"Tensor.{a}_" for a in entry.aliases if "." not in a and hasattr(mg.Tensor, f"{a}_"))
+    entry.aliases = tuple(dict.fromkeys(entry.aliases + extra + OTHER_NAMES.get(entry.id, ())))
+
+
+for _entry in ENTRIES:
+    _with_method_aliases(_entry)
 
 BY_ID = {entry.id: entry for entry in ENTRIES}
 assert len(BY_ID) == len(ENTRIES), "two entries share an id"
