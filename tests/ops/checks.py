@@ -19,69 +19,39 @@ import numpy as np
 
 import minigenesis as mg
 
+from .checks_grad import (
+    _differentiable_function,
+    _directions,
+    _dot,
+    _empty,
+    _grad_specs,
+    _host_grads,
+    _leaves,
+    _vjp,
+    check_grad,
+    check_grad_torch,
+    check_gradgrad,
+)
 from .core import (
     FLOATS,
     MG,
     TOL,
     TORCH,
-    Lib,
     OpEntry,
     Sample,
     T,
+    close,
+    describe_error,
     dtype_name,
     expected_dtype,
     host_args,
+    map_specs,
     outputs,
+    run,
+    tensor_specs,
     to_host,
     torch,
 )
-
-
-def _fmt(e: BaseException) -> str:
-    return f"{type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
-
-
-def close(got: np.ndarray, want: np.ndarray, dtype: str, tol: dict | None = None) -> str | None:
-    """None when ``got`` matches ``want`` (same shape; NaN where NaN; +-inf where +-inf; else
-    within the dtype's tolerance; integers and bools exactly), else what differs."""
-    got, want = np.asarray(got), np.asarray(want)
-    if got.shape != want.shape:
-        return f"shape {got.shape} != {want.shape}"
-    if dtype not in FLOATS:
-        return None if np.array_equal(got, want) else f"{got.tolist()} != {want.tolist()}"
-    rtol, atol = (tol or TOL)[dtype] if dtype in (tol or TOL) else TOL[dtype]
-    want = want.astype(np.float64)
-    ok = np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
-    if ok.all():
-        return None
-    i = np.argwhere(~ok)[0]
-    return f"at {tuple(i)}: {got[tuple(i)]!r} != {want[tuple(i)]!r} ({int((~ok).sum())} differ)"
-
-
-def _map(a: Any, fn: Callable) -> Any:
-    """``a`` with every ``T`` inside (lists and tuples included) replaced by ``fn(T)``."""
-    if isinstance(a, T):
-        return fn(a)
-    if isinstance(a, list):
-        return [_map(x, fn) for x in a]
-    if isinstance(a, tuple):
-        return tuple(_map(x, fn) for x in a)
-    return a
-
-
-def _specs(sample: Sample) -> list[T]:
-    found: list[T] = []
-    _map((sample.args, tuple(sample.kwargs.values())), lambda t: found.append(t) or t)
-    return found
-
-
-def run(entry: OpEntry, lib: Lib, sample: Sample, make: Callable | None = None) -> Any:
-    """Call the entry on the sample in ``lib``; ``make(T) -> tensor`` overrides how tensors are
-    built (the gradient checks pass views of float64 leaves)."""
-    make = make or lib.tensor
-    args = tuple(_map(a, make) for a in sample.args)
-    kwargs = {k: _map(v, make) for k, v in sample.kwargs.items()}
-    return lib.call(entry, args, kwargs)
 
 
 # ------------------------------------------------------------------------------------ forward
@@ -92,7 +62,7 @@ def check_forward(entry: OpEntry, samples: list[Sample]) -> list[str]:
         try:
             outs = outputs(run(entry, MG, s))
         except Exception as e:  # noqa: BLE001 - a valid sample must run
-            fails.append(f"{s}: raised {_fmt(e)}")
+            fails.append(f"{s}: raised {describe_error(e)}")
             continue
         want_dtype = expected_dtype(entry, s)
         first = outs[0]
@@ -119,193 +89,13 @@ def check_forward(entry: OpEntry, samples: list[Sample]) -> list[str]:
     return fails
 
 
-# ---------------------------------------------------------------------------------- gradients
-def _grad_specs(sample: Sample) -> list[T]:
-    return [t for t in _specs(sample) if t.is_float and t.grad]
-
-
-def _differentiable_function(entry: OpEntry, sample: Sample, lib: Lib = MG) -> tuple:
-    """(f, x0): f(leaves) -> the float outputs, with the sample's float inputs as float64 leaves
-    viewed in their layouts; x0 the leaves' host values."""
-    specs = _grad_specs(sample)
-    x0 = [np.asarray(lib.base_values(t), np.float64) for t in specs]
-
-    def f(leaves: list) -> list:
-        by_id = {id(t): (t, leaf) for t, leaf in zip(specs, leaves)}
-
-        def make(t: T) -> Any:
-            if id(t) in by_id:
-                spec, leaf = by_id[id(t)]
-                return lib.view(spec, leaf)
-            return lib.tensor(t)
-
-        outs = outputs(run(entry, lib, sample, make))
-        return [o for o in outs if lib.is_tensor(o) and o.is_floating_point()]
-
-    return f, x0
-
-
-def _leaves(lib: Lib, arrays: list, requires_grad: bool = True) -> list:
-    L = lib.L
-    return [L.tensor(a, dtype=L.float64).requires_grad_(requires_grad) for a in arrays]
-
-
-def _dot(lib: Lib, outs: list, vs: list) -> Any:
-    total = None
-    for o, v in zip(outs, vs):
-        term = (o * lib.L.tensor(v, dtype=lib.L.float64)).sum()
-        total = term if total is None else total + term
-    return total
-
-
-def _vjp(lib: Lib, f: Callable, xs: list, vs: list, create_graph: bool = False) -> list:
-    """grad of v . f(x) at xs (zeros where an input is unused or nothing needs a gradient)."""
-    leaves = _leaves(lib, xs)
-    outs = f(leaves)
-    loss = _dot(lib, outs, vs)
-    if loss is None or not loss.requires_grad:
-        return [np.zeros_like(x) for x in xs], leaves, None
-    grads = lib.L.autograd.grad(loss, leaves, create_graph=create_graph, allow_unused=True)
-    return grads, leaves, loss
-
-
-def _host_grads(grads: list, xs: list) -> list[np.ndarray]:
-    return [
-        np.zeros_like(x) if g is None or isinstance(g, np.ndarray) else to_host(g)
-        for g, x in zip(grads, xs)
-    ]
-
-
-def _directions(sample: Sample, f: Callable, x0: list) -> tuple[list, list]:
-    rng = np.random.default_rng(1)
-    with mg.no_grad():
-        outs = f(_leaves(MG, x0, False))
-    return [rng.standard_normal(tuple(o.shape)) for o in outs], [
-        rng.standard_normal(x.shape) for x in x0
-    ]
-
-
-def _numeric(g: Callable, x0: list, us: list, eps: float) -> float:
-    plus = g([x + eps * u for x, u in zip(x0, us)])
-    minus = g([x - eps * u for x, u in zip(x0, us)])
-    return (plus - minus) / (2 * eps)
-
-
-def _agree(analytic: float, numeric: float) -> bool:
-    if not (np.isfinite(analytic) and np.isfinite(numeric)):  # NaN / inf: the same one
-        return bool(np.isnan(analytic) and np.isnan(numeric)) or analytic == numeric
-    return abs(analytic - numeric) <= 1e-5 + 1e-4 * abs(numeric)
-
-
-def _grad_samples(entry: OpEntry, samples: list[Sample], second: bool = False) -> list[Sample]:
-    return [
-        s
-        for s in samples
-        if _grad_specs(s) and s.grad and (s.gradgrad or not second) and not _empty(s)
-    ]
-
-
-def _empty(s: Sample) -> bool:
-    return any(0 in t.shape for t in _grad_specs(s))
-
-
-def check_grad(entry: OpEntry, samples: list[Sample]) -> list[str]:
-    """First derivatives: backward against float64 central differences."""
-    fails = []
-    for s in _grad_samples(entry, samples):
-        try:
-            f, x0 = _differentiable_function(entry, s)
-            vs, us = _directions(s, f, x0)
-            grads, _, _ = _vjp(MG, f, x0, vs)
-            analytic = sum(float((g * u).sum()) for g, u in zip(_host_grads(grads, x0), us))
-
-            def value(xs: list, f: Callable = f, vs: list = vs) -> float:
-                with mg.no_grad():
-                    loss = _dot(MG, f(_leaves(MG, xs, False)), vs)
-                return 0.0 if loss is None else float(loss.item())
-
-            numeric = _numeric(value, x0, us, entry.grad_eps)
-        except Exception as e:  # noqa: BLE001
-            fails.append(f"{s}: raised {_fmt(e)}")
-            continue
-        if not _agree(analytic, numeric):
-            fails.append(f"{s}: v.J.u = {analytic!r}, central differences {numeric!r}")
-    return fails
-
-
-def check_gradgrad(entry: OpEntry, samples: list[Sample]) -> list[str]:
-    """Second derivatives: the gradient of w . grad(v . f) against central differences of it."""
-    fails = []
-    for s in _grad_samples(entry, samples, second=True):
-        try:
-            f, x0 = _differentiable_function(entry, s)
-            vs, us = _directions(s, f, x0)
-            ws = [np.random.default_rng(2).standard_normal(x.shape) for x in x0]
-            grads, leaves, _ = _vjp(MG, f, x0, vs, create_graph=True)
-            inner = _dot(
-                MG,
-                [g for g in grads if g is not None and not isinstance(g, np.ndarray)],
-                [w for g, w in zip(grads, ws) if g is not None and not isinstance(g, np.ndarray)],
-            )
-            if inner is None or not inner.requires_grad:
-                analytic = 0.0
-            else:
-                second = mg.autograd.grad(inner, leaves, allow_unused=True)
-                analytic = sum(float((g * u).sum()) for g, u in zip(_host_grads(second, x0), us))
-
-            def first(xs: list, f: Callable = f, vs: list = vs, ws: list = ws) -> float:
-                g, _, _ = _vjp(MG, f, xs, vs)
-                return sum(float((h * w).sum()) for h, w in zip(_host_grads(g, xs), ws))
-
-            numeric = _numeric(first, x0, us, 1e-5)
-            if np.isnan(numeric):  # the first derivative is NaN here (var of one element)
-                continue
-        except Exception as e:  # noqa: BLE001
-            fails.append(f"{s}: raised {_fmt(e)}")
-            continue
-        if not (_agree(analytic, numeric) or abs(analytic - numeric) <= 1e-4 * (1 + abs(numeric))):
-            fails.append(f"{s}: w.H.u = {analytic!r}, central differences {numeric!r}")
-    return fails
-
-
-def check_grad_torch(entry: OpEntry, samples: list[Sample]) -> list[str]:
-    """First derivatives equal PyTorch's at every sample, the edge values (ties, kinks, NaN,
-    poles) included, where finite differences say nothing."""
-    fails = []
-    for s in samples:
-        if not _grad_specs(s) or _empty(s):
-            continue
-        f, x0 = _differentiable_function(entry, s)
-        ft, _ = _differentiable_function(entry, s, TORCH)
-        try:
-            with mg.no_grad():
-                n_out = [tuple(o.shape) for o in f(_leaves(MG, x0, False))]
-        except Exception:  # noqa: BLE001 - check_forward reports it
-            continue
-        vs = [np.random.default_rng(3).standard_normal(shape) for shape in n_out]
-        try:
-            theirs = _host_grads(_vjp(TORCH, ft, x0, vs)[0], x0)
-        except Exception:  # noqa: BLE001 - no PyTorch gradient to compare
-            continue
-        try:
-            ours = _host_grads(_vjp(MG, f, x0, vs)[0], x0)
-        except Exception as e:  # noqa: BLE001
-            fails.append(f"{s}: raised {_fmt(e)} (PyTorch computes the gradient)")
-            continue
-        for k, (a, b) in enumerate(zip(ours, theirs)):
-            bad = close(a, b, "float64", {"float64": (1e-7, 1e-9)})
-            if bad:
-                fails.append(f"{s}: gradient {k}: {bad} (ours != PyTorch's)")
-    return fails
-
-
 # ------------------------------------------------------------------------- requires_grad rules
 def check_requires_grad(entry: OpEntry, samples: list[Sample]) -> list[str]:
     """A float output requires grad iff the op is differentiable and an input does; integer and
     bool outputs never do; nothing does under no_grad."""
     fails = []
     for s in samples:
-        if not any(t.is_float for t in _specs(s)):
+        if not any(t.is_float for t in tensor_specs(s)):
             continue
         for grad_on, mode in ((True, contextlib.nullcontext), (True, mg.no_grad), (False, None)):
 
@@ -352,8 +142,8 @@ def check_no_input_writes(entry: OpEntry, samples: list[Sample]) -> list[str]:
 
         try:
             before = None
-            args = tuple(_map(a, make) for a in s.args)
-            kwargs = {k: _map(v, make) for k, v in s.kwargs.items()}
+            args = tuple(map_specs(a, make) for a in s.args)
+            kwargs = {k: map_specs(v, make) for k, v in s.kwargs.items()}
             before = _snapshot(bases)
             outs = outputs(MG.call(entry, args, kwargs))
             diff = [o for o in outs if isinstance(o, mg.Tensor) and o.requires_grad]
@@ -421,7 +211,7 @@ def check_variants(entry: OpEntry, samples: list[Sample]) -> list[str]:
             try:
                 bad = _same(_call_form(entry, form, s), want)
             except Exception as e:  # noqa: BLE001
-                bad = f"raised {_fmt(e)}"
+                bad = f"raised {describe_error(e)}"
             if bad:
                 fails.append(f"{s}: {form}: {bad}")
     return fails
@@ -444,7 +234,7 @@ def check_out(entry: OpEntry, samples: list[Sample]) -> list[str]:
             bad = None if got is out else "out= did not return its out tensor"
             bad = bad or _same(out, first)
         except Exception as e:  # noqa: BLE001
-            bad = f"raised {_fmt(e)}"
+            bad = f"raised {describe_error(e)}"
         if bad:
             fails.append(f"{s}: out=: {bad}")
     return fails
@@ -472,7 +262,7 @@ def check_inplace(entry: OpEntry, samples: list[Sample]) -> list[str]:
             got = getattr(target, entry.inplace)(*args[1:], **kwargs)
         except Exception as e:  # noqa: BLE001
             if fits:
-                fails.append(f"{s}: {entry.inplace} raised {_fmt(e)}")
+                fails.append(f"{s}: {entry.inplace} raised {describe_error(e)}")
             continue
         if not fits:
             fails.append(f"{s}: {entry.inplace} ran where the result cannot be written to self")
@@ -503,7 +293,7 @@ def check_inplace_view(entry: OpEntry, samples: list[Sample]) -> list[str]:
         try:
             getattr(target, entry.inplace)(*args[1:], **kwargs)
         except Exception as e:  # noqa: BLE001
-            fails.append(f"{s}: raised {_fmt(e)}")
+            fails.append(f"{s}: raised {describe_error(e)}")
             continue
         bad = close(to_host(view), to_host(target), dtype_name(target), {d: (0, 0) for d in FLOATS})
         if bad:
@@ -529,7 +319,7 @@ def check_inplace_view_grad(entry: OpEntry, samples: list[Sample]) -> list[str]:
         try:
             bad = _inplace_view_grad(entry, s)
         except Exception as e:  # noqa: BLE001
-            bad = f"raised {_fmt(e)}"
+            bad = f"raised {describe_error(e)}"
         if bad:
             fails.append(f"{s}: {bad}")
     return fails
@@ -539,7 +329,7 @@ def _inplace_view_grad(entry: OpEntry, s: Sample) -> str | None:
     s64 = dataclasses.replace(
         s,
         args=tuple(
-            _map(
+            map_specs(
                 a,
                 lambda t: dataclasses.replace(
                     t, layout="contiguous", dtype="float64" if t.is_float else t.dtype
@@ -555,9 +345,12 @@ def _inplace_view_grad(entry: OpEntry, s: Sample) -> str | None:
     leaves = _leaves(MG, x0)
     by_id = {id(t): leaf for t, leaf in zip(specs, leaves)}
     first = s64.args[0]
-    others = tuple(_map(a, lambda t: by_id.get(id(t), None) or MG.tensor(t)) for a in s64.args[1:])
+    others = tuple(
+        map_specs(a, lambda t: by_id.get(id(t), None) or MG.tensor(t)) for a in s64.args[1:]
+    )
     kwargs = {
-        k: _map(v, lambda t: by_id.get(id(t), None) or MG.tensor(t)) for k, v in s64.kwargs.items()
+        k: map_specs(v, lambda t: by_id.get(id(t), None) or MG.tensor(t))
+        for k, v in s64.kwargs.items()
     }
     target = by_id[id(first)].clone() if id(first) in by_id else MG.tensor(first)
     view = target.view(*target.shape)
@@ -586,7 +379,7 @@ def check_errors(entry: OpEntry, samples: list[Sample]) -> list[str]:
         except exc:
             pass
         except Exception as e:  # noqa: BLE001
-            fails.append(f"{s}: raised {_fmt(e)}; expected {name}")
+            fails.append(f"{s}: raised {describe_error(e)}; expected {name}")
         if TORCH is not None and entry.torch:
             try:
                 run(entry, TORCH, s)
@@ -613,7 +406,11 @@ def check_torch(entry: OpEntry, samples: list[Sample]) -> list[str]:
         except Exception as e:  # noqa: BLE001
             ours, oerr = None, e
         if (terr is None) != (oerr is None):
-            what = f"PyTorch raised {_fmt(terr)}" if terr else f"we raised {_fmt(oerr)}"
+            what = (
+                f"PyTorch raised {describe_error(terr)}"
+                if terr
+                else f"we raised {describe_error(oerr)}"
+            )
             fails.append(f"{s}: only one raises: {what}")
             continue
         if terr is not None:

@@ -326,3 +326,51 @@ def expected_dtype(entry: OpEntry, sample: Sample) -> str | None:
     if rule == "same":
         return sample.tensors()[0].dtype
     return rule  # "bool", "int64", or None (not checked)
+
+
+# ------------------------------------------------------------------ helpers for the checks
+def describe_error(e: BaseException) -> str:
+    return f"{type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
+
+
+def close(got: np.ndarray, want: np.ndarray, dtype: str, tol: dict | None = None) -> str | None:
+    """None when ``got`` matches ``want`` (same shape; NaN where NaN; +-inf where +-inf; else
+    within the dtype's tolerance; integers and bools exactly), else what differs."""
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape:
+        return f"shape {got.shape} != {want.shape}"
+    if dtype not in FLOATS:
+        return None if np.array_equal(got, want) else f"{got.tolist()} != {want.tolist()}"
+    rtol, atol = (tol or TOL)[dtype] if dtype in (tol or TOL) else TOL[dtype]
+    want = want.astype(np.float64)
+    ok = np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+    if ok.all():
+        return None
+    i = np.argwhere(~ok)[0]
+    return f"at {tuple(i)}: {got[tuple(i)]!r} != {want[tuple(i)]!r} ({int((~ok).sum())} differ)"
+
+
+def map_specs(a: Any, fn: Callable) -> Any:
+    """``a`` with every ``T`` inside (lists and tuples included) replaced by ``fn(T)``."""
+    if isinstance(a, T):
+        return fn(a)
+    if isinstance(a, list):
+        return [map_specs(x, fn) for x in a]
+    if isinstance(a, tuple):
+        return tuple(map_specs(x, fn) for x in a)
+    return a
+
+
+def tensor_specs(sample: Sample) -> list[T]:
+    found: list[T] = []
+    map_specs((sample.args, tuple(sample.kwargs.values())), lambda t: found.append(t) or t)
+    return found
+
+
+def run(entry: OpEntry, lib: Lib, sample: Sample, make: Callable | None = None) -> Any:
+    """Call the entry on the sample in ``lib``; ``make(T) -> tensor`` overrides how tensors are
+    built (the gradient checks pass views of float64 leaves)."""
+    make = make or lib.tensor
+    args = tuple(map_specs(a, make) for a in sample.args)
+    kwargs = {k: map_specs(v, make) for k, v in sample.kwargs.items()}
+    return lib.call(entry, args, kwargs)
