@@ -156,7 +156,10 @@ class MaxPool(Op):
         # (a contiguous copy first when x is a transposed view, as a convolution's output is:
         # the kh*kw passes below then read simple strides, several times faster)
         x_pad = _padded(xp.ascontiguousarray(x), geometry[8], pad_value)
-        best = xp.ascontiguousarray(_offset(x_pad, 0, geometry))
+        # a copy always: the running maximum below is written into ``best``, and offset 0's view
+        # of an unpadded x can be contiguous already (one window, or a kernel of one column),
+        # where ascontiguousarray would hand back x's own memory
+        best = _offset(x_pad, 0, geometry).copy()
         arg = xp.zeros(best.shape, dtype=xp.min_scalar_type(geometry[0] * geometry[1] - 1))
         floating = best.dtype.kind in "fV"
         with np.errstate(invalid="ignore"):  # a NaN compares False: the isnan below decides
