@@ -74,7 +74,9 @@ class ScatterAlongDim(Op):
 
     @staticmethod
     def backward(ctx, gx):
-        return GatherAlongDim.apply(gx, ctx.idx, ctx.dim, ctx.distinct), None, None, None, None
+        # idx may be smaller than ``shape`` in the other dims (scatter_add reads src's leading
+        # block): the gather reads gx's block of idx's size there, not a broadcast of idx
+        return _gather_block(gx, ctx.idx, ctx.dim, ctx.distinct), None, None, None, None
 
 
 # ----------------------------------------------------------------------------- scatter_reduce
@@ -214,10 +216,12 @@ def _others(v, nz_prod, zeros, xp):
     return xp.where(zeros == 0, nz_prod / safe, xp.where((zeros == 1) & (v == 0), nz_prod, 0))
 
 
-def _gather_block(g, idx, dim: int):
+def _gather_block(g, idx, dim: int, distinct: bool = False):
     """gather(g, dim, idx) where idx may be smaller than g in the other dims."""
     block = tuple(slice(None) if e == dim else slice(0, n) for e, n in enumerate(idx.shape))
-    return GatherAlongDim.apply(g[block], idx, dim, False)
+    if any(n < m for e, (n, m) in enumerate(zip(idx.shape, g.shape)) if e != dim):
+        g = g[block]
+    return GatherAlongDim.apply(g, idx, dim, distinct)
 
 
 def gather(x, dim: int, index):
