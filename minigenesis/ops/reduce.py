@@ -341,8 +341,9 @@ class Cumprod(Op):
     dL/dx_i = sum_{j >= i} g_j * prod_{k <= j, k != i} x_k.
 
     Without zeros that is (reverse cumsum of g * y)_i / x_i. With a zero in a slice the division
-    is undefined, so the sum is taken directly: for each i, the cumulative product with x_i
-    replaced by 1 (O(n^2) along ``dim``, only on slices' zero path; not differentiable again)."""
+    is undefined, so the sum is taken directly: every i at once, from the cumulative products of
+    x with x_i replaced by 1 (an (n, ...) stack, n = the size along ``dim``). Both paths are
+    made of differentiable ops, so second derivatives are right with zeros too."""
 
     @staticmethod
     def forward(ctx, x, dim):
@@ -359,14 +360,17 @@ class Cumprod(Op):
         xp = get_array_module(x._data)
         if not bool(xp.any(x._data == 0)):
             return (gy * y).flip(d).cumsum(d).flip(d) / x, None
-        xa, ga = xp.moveaxis(x._data, d, -1), xp.moveaxis(gy._data, d, -1)
-        out = xp.empty_like(xa)
-        for i in range(xa.shape[-1]):
-            ones = xa.copy()
-            ones[..., i] = 1  # prod_{k <= j, k != i} x_k for every j >= i
-            rest = xp.cumprod(ones, axis=-1)[..., i:]
-            out[..., i] = (ga[..., i:] * rest).sum(axis=-1)
-        return type(gy)._make(xp.moveaxis(out, -1, d), False), None
+        n = x.shape[d]
+        along = (n,) + (1,) * d + (n,) + (1,) * (x.ndim - d - 1)  # [i, ..., j, ...]
+
+        def mask(a):
+            return type(x)._make(a.reshape(along), False)
+
+        # rest[i, ..., j, ...] = prod_{k <= j, k != i} x_k, used for the j >= i
+        rest = x.unsqueeze(0).where(mask(~xp.eye(n, dtype=bool)), 1.0).cumprod(d + 1)
+        later = mask(xp.triu(xp.ones((n, n), dtype=x._data.dtype)))
+        gx = (gy.unsqueeze(0) * rest * later).sum(d + 1)  # [i, ...]: the sum over j
+        return gx.movedim(0, d), None
 
 
 def _running(fn, a, axis: int):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 
 from ..autograd.function import Op
@@ -88,7 +89,11 @@ class LogCumSumExp(Op):
 
     The backward splits g into its positive and negative parts and sums each in log space with
     the same op run from the end: e^(x_j) sum_{i>=j} g_i e^(-y_i) = e^(x_j + lcse_rev(log g - y)_j),
-    which stays finite however far apart the x are."""
+    which stays finite however far apart the x are. It is made of differentiable ops, so the
+    second derivative flows through y too. log 0 is taken as the dtype's lowest finite number,
+    not -inf (as PyTorch): a part with no entries then gives e^(x + lowest) = 0 with a finite
+    gradient, where -inf would make -inf - (-inf) = NaN in the next backward and erase the
+    second derivative of the other part."""
 
     @staticmethod
     def forward(ctx, x, dim):
@@ -113,9 +118,11 @@ class LogCumSumExp(Op):
         def reverse_lcse(t):
             return LogCumSumExp.apply(t.flip(dim), dim).flip(dim)
 
-        def part(g):  # log g where g > 0, -inf elsewhere
+        lowest = float(ml_dtypes.finfo(gy._data.dtype).min)
+
+        def part(g):  # log g where g > 0, the lowest finite number elsewhere
             pos = g > 0
-            return g.where(pos, 1.0).log().where(pos, float("-inf"))
+            return g.where(pos, 1.0).log().where(pos, lowest)
 
         up = (x + reverse_lcse(part(gy) - y)).exp()
         down = (x + reverse_lcse(part(-gy) - y)).exp()
