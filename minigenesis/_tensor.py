@@ -23,7 +23,7 @@ from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
 from .backend import as_device, device_of, get_array_module, module_for, to_numpy
 from .conversions import ToShortcuts, as_array, parse_to_args
-from .inplace import InPlace
+from .inplace import InPlace, track_view
 from .ops import elementwise as E
 from .ops import shape as S
 from .size import Size, as_shape
@@ -190,8 +190,10 @@ class Tensor(
         return self.transpose(-2, -1)
 
     # ------------------------------------------------------------------ versions and views
-    def _view_of(self, base: Tensor) -> Tensor:
-        """Mark self as sharing base's memory (if it really does): one version counter for both."""
+    def _view_of(self, base: Tensor, replay, index: Any = None) -> Tensor:
+        """Mark self as sharing base's memory (if it really does): one version counter for both,
+        and ``replay`` (base -> this view, as a graph op: S.Reshape.apply(b, shape) ...) kept so
+        that an in-place write of either one reaches the other's history (inplace.py)."""
         data = self._data  # (an empty result shares no memory, but is a view as in PyTorch)
         if data is not base._data and (
             data.size == 0 or get_array_module(data).may_share_memory(data, base._data)
@@ -199,6 +201,7 @@ class Tensor(
             self._vc = base._version_counter()
             self._is_view = True
             self._base = base._base if base._base is not None else base
+            track_view(self, base, replay, index)
         return self
 
     # ------------------------------------------------------------------ autograd interface

@@ -8,8 +8,10 @@ is written as its out-of-place op plus one call, ``x._inplace(op, *args)``, defi
   ``Function.saved_tensors``);
 - inside a graph, x takes over the graph node of the out-of-place result (PyTorch's "rebase
   history"), so backward sees the new value and the old one gets the gradient the op gives it;
-- a view made by indexing (``v = x[0]``) that is changed in place passes the change on to its
-  base as an ``index_put``, and the views of a changed base follow its new history.
+- a view (``v = x[0]``, ``x.view(2, 1)``, ``x.t()``, ``x.diagonal()``, a piece of ``x.split``)
+  that is changed in place passes the change on to its base as an ``index_put`` at the places
+  it covers, and every view of a changed base follows its new history: each view remembers how
+  to make itself again from its base (its *replay*), and is made again after the write.
 
 What PyTorch refuses, this refuses too, with the reason: writing into a leaf that requires grad
 (or a view of one) while grad mode is on, writing into a read-only (expanded) tensor, and a
@@ -23,7 +25,9 @@ from typing import Any
 
 from .autograd.grad_mode import no_grad, state
 from .autograd.tensor_base import TensorBase
+from .backend import get_array_module
 from .ops import indexing as I
+from .ops import shape as S
 from .promotion import CATEGORY
 
 
@@ -83,11 +87,16 @@ class InPlace:
             return self
         if self._is_view:
             source = self.__dict__.get("_view_src")
-            if source is None:
+            if source is None:  # (every view op tracks its views: this is a safety net)
                 raise RuntimeError(
-                    "in-place operations on a view of a tensor that is part of a graph are only "
-                    "supported for views made by indexing (x[0], x[:, 1:3]), not by reshape, "
-                    "permute, expand or split: use the out-of-place op (e.g. x = x.add(y))"
+                    "in-place operation on a view whose base is unknown: use the out-of-place "
+                    "op (e.g. x = x.add(y))"
+                )
+            if getattr(source[1], "multiple_views", False):
+                raise RuntimeError(
+                    "a view made by a function that returns several views (split, chunk) is "
+                    "being modified in place in a graph; as PyTorch, this is refused: use the "
+                    "out-of-place op"
                 )
             return self._inplace_on_view(fn, args, *source)
         # The op runs on a private copy of the old value: an op that saves its input for
@@ -106,33 +115,54 @@ class InPlace:
         return self
 
     def _rebase_views(self):
-        """Views made by indexing self now read self's new history (as PyTorch regenerates a
-        view's grad_fn after its base changed in place), not the history of the old values."""
+        """The views of self now read self's new history (as PyTorch regenerates a view's grad_fn
+        after its base changed in place), not the history of the old values: each is made again
+        from self by its replay, and passes the change on to its own views."""
         for v in list(self.__dict__.get("_views") or ()):
-            view = I.GetItem.apply(self, v._view_src[1])
-            v.grad_fn, v._output_nr, v.requires_grad = view.grad_fn, view._output_nr, True
+            view = v._view_src[1](self)
+            v.grad_fn, v._output_nr = view.grad_fn, view._output_nr
+            v.requires_grad = view.requires_grad
             v._rebase_views()
 
-    def _inplace_on_view(self, fn, args, parent, index):
-        """PyTorch's rebase for a view ``v = parent[index]`` changed in place: the op's result goes
-        into the parent as an index_put (so the parent's history records the change, and the
-        overwritten values get no gradient), and v becomes ``parent[index]`` of the new parent.
-        A parent that is itself such a view passes the change on to its own parent."""
+    def _inplace_on_view(self, fn, args, parent, replay, index):
+        """PyTorch's rebase for a view ``v = replay(parent)`` changed in place: the op's result
+        goes into the parent as an index_put at the places v covers (so the parent's history
+        records the change, and the overwritten values get no gradient), and v is made again from
+        the new parent. A parent that is itself a view passes the change on to its own parent."""
         alias = TensorBase._make(self._data.copy(), self.requires_grad)
         alias.grad_fn, alias._output_nr = self.grad_fn, self._output_nr
         out = fn(alias, *args)
         check_inplace_result(out, self)
-        parent._inplace(lambda p, v: I.IndexPut.apply(p, index, v), out)  # writes self's memory
-        view = I.GetItem.apply(parent, index)
+        parent._inplace(_write_into(parent, replay, index), out)  # writes self's memory too
+        view = replay(parent)  # (parent rebased self already: this is for a parent not tracked)
         self.grad_fn, self._output_nr = view.grad_fn, view._output_nr
         self.requires_grad = view.requires_grad
         return self
 
 
-def track_view(view: Any, base: Any, index: Any) -> None:
-    """Remember that ``view`` is ``base[index]`` (a basic index: a view of base's memory), so that
-    an in-place change of the view can be passed on to base, and a change of base to the view."""
-    view._view_src = (base, index)
+def _write_into(parent: Any, replay, index: Any):
+    """The out-of-place op ``(p, v) -> p with the view's elements replaced by v``: an index_put
+    at the view's own index (a view made by indexing), else at the flat positions of p that the
+    view covers, found by replaying the view on the numbers 0 .. p.numel() - 1."""
+    if index is not None:
+        return lambda p, v: I.IndexPut.apply(p, index, v)
+    xp = get_array_module(parent._data)
+    numbers = TensorBase._make(xp.arange(parent._data.size).reshape(parent._data.shape))
+    with no_grad():
+        places = (replay(numbers)._data.reshape(-1),)
+
+    def write(p, v):
+        flat = I.IndexPut.apply(S.Reshape.apply(p, (-1,)), places, S.Reshape.apply(v, (-1,)))
+        return S.Reshape.apply(flat, p._data.shape)
+
+    return write
+
+
+def track_view(view: Any, base: Any, replay, index: Any = None) -> None:
+    """Remember that ``view`` is ``replay(base)``, a view of base's memory (``index``: the basic
+    index when it was made by base[index]), so that an in-place change of the view can be passed
+    on to base, and a change of base to the view (replay makes it again, in the graph)."""
+    view._view_src = (base, replay, index)
     views = base.__dict__.get("_views")
     if views is None:
         views = base._views = weakref.WeakSet()

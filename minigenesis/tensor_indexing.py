@@ -22,7 +22,6 @@ import numpy as np
 from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
-from .inplace import track_view
 from .ops import gather_scatter as GS
 from .ops import indexing as I
 from .ops.indexing import check_index_range
@@ -142,9 +141,8 @@ class TensorIndexing:
         index = _unwrap_index(index, self._data)
         out = I.GetItem.apply(self, index)
         if I.is_basic_index(index):
-            out._view_of(self)
-            if out._is_view:  # an in-place op on it rebases self, and self's on it (inplace.py)
-                track_view(out, self, index)
+            # an in-place op on it rebases self, and self's on it (inplace.py)
+            out._view_of(self, lambda b: I.GetItem.apply(b, index), index)
         return out
 
     def __setitem__(self, index, value):

@@ -33,7 +33,8 @@ class TensorShape:
     def reshape(self, *shape):
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         try:
-            return S.Reshape.apply(self, tuple(shape))._view_of(self)
+            shape = tuple(shape)
+            return S.Reshape.apply(self, shape)._view_of(self, lambda b: S.Reshape.apply(b, shape))
         except ValueError:
             raise ValueError(
                 f"reshape: cannot reshape a tensor of shape {self.shape} "
@@ -107,7 +108,7 @@ class TensorShape:
         dims = tuple(norm_dim(d, self.ndim)[0] for d in dims)
         if sorted(dims) != list(range(self.ndim)):
             raise ValueError(f"permute: {dims} is not a permutation of the dims of {self.shape}")
-        return S.Permute.apply(self, dims)._view_of(self)
+        return S.Permute.apply(self, dims)._view_of(self, lambda b: S.Permute.apply(b, dims))
 
     def transpose(self, dim0: int, dim1: int):
         d0, d1 = norm_dim(dim0, self.ndim)[0], norm_dim(dim1, self.ndim)[0]
@@ -169,7 +170,7 @@ class TensorShape:
         if shape == self.shape:  # a view, as PyTorch (not self)
             return self.reshape(shape)
         try:
-            return S.Expand.apply(self, shape)._view_of(self)
+            return S.Expand.apply(self, shape)._view_of(self, lambda b: S.Expand.apply(b, shape))
         except ValueError:
             raise ValueError(f"expand: cannot expand shape {self.shape} to {shape}") from None
 
@@ -231,7 +232,17 @@ class TensorShape:
             sizes = list(split_size_or_sections)
             if sum(sizes) != n:
                 raise ValueError(f"split: sizes {sizes} do not add up to dim {d} of size {n}")
-        return tuple(p._view_of(self) for p in _tuple(S.Split.apply(self, tuple(sizes), d)))
+        sizes = tuple(sizes)
+
+        def piece(k):  # the replay of piece k
+            def replay(b):
+                return _tuple(S.Split.apply(b, sizes, d))[k]
+
+            replay.multiple_views = True  # (PyTorch refuses in-place ops on these in a graph)
+            return replay
+
+        pieces = _tuple(S.Split.apply(self, sizes, d))
+        return tuple(p._view_of(self, piece(k)) for k, p in enumerate(pieces))
 
     def chunk(self, chunks: int, dim: int = 0):
         n = self.shape[norm_dim(dim, self.ndim)[0]]
@@ -392,7 +403,8 @@ class TensorShape:
         d1, d2 = norm_dim(dim1, self.ndim)[0], norm_dim(dim2, self.ndim)[0]
         if d1 == d2:
             raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-        return S.Diagonal.apply(self, offset, d1, d2)._view_of(self)
+        out = S.Diagonal.apply(self, offset, d1, d2)
+        return out._view_of(self, lambda b: S.Diagonal.apply(b, offset, d1, d2))
 
     def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1):
         """A tensor whose diagonals (offset, dim1, dim2) hold the last dim of self:

@@ -54,7 +54,9 @@ def _like_a_copy(g: Any) -> bool:
     holders = 1  # data (a view holds its base)
     view_of = getattr(g, "_base", None)  # (a tensor view holds its base tensor)
     if view_of is not None:
-        if view_of._data is not base or sys.getrefcount(view_of) > _ONE_LOCAL + 1:
+        # g holds its base once as _base, and once more in _view_src when made from it directly
+        by_g = 2 if g.__dict__.get("_view_src", (None,))[0] is view_of else 1
+        if view_of._data is not base or sys.getrefcount(view_of) > _ONE_LOCAL + by_g:
             return False  # (held by g and by view_of, or more)
         holders += 1
     return sys.getrefcount(base) <= _ONE_LOCAL + holders  # (and held by base)

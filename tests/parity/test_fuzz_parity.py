@@ -49,10 +49,6 @@ KNOWN = [
         ),
     ),
     (
-        "in-place ops on a view of a tensor in a graph are refused (a documented limitation)",
-        lambda case, problem: "in-place operations on a view of a tensor that is part" in problem,
-    ),
-    (
         "x ** 0: the gradient stays in the graph under create_graph (PyTorch's is a constant 0)",
         lambda case, problem: (
             _uses(case, "pow", "pow_scalar")

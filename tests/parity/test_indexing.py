@@ -323,10 +323,38 @@ def test_in_place_on_a_view_of_a_plain_tensor_with_a_graph_operand():
         assert_same(a, b)
 
 
-def test_in_place_on_a_reshaped_view_of_a_graph_tensor_is_refused():
-    m = mg.ones(3, 4, requires_grad=True)
-    with pytest.raises(RuntimeError, match="views made by indexing"):
-        (m * 1).reshape(12).mul_(3)
+VIEW_MAKERS = {
+    "reshape": lambda y: y.reshape(12),
+    "view": lambda y: y.view(2, 6),
+    "t": lambda y: y.t(),
+    "transpose of a slice": lambda y: y[1:].transpose(0, 1),
+    "diagonal": lambda y: y.diagonal(),
+    "unsqueeze": lambda y: y.unsqueeze(0),
+}
+
+
+@pytest.mark.parametrize("maker", list(VIEW_MAKERS))
+def test_in_place_on_a_reshaped_or_permuted_view_of_a_graph_tensor_matches_torch(maker):
+    """mul_ on a view of a graph tensor changes the base's history: the base's values, the
+    gradient to the base's inputs and to the multiplier, as PyTorch."""
+    results = []
+    for lib in (mg, torch):
+        t = lib.tensor(np.arange(12.0).reshape(3, 4) / 7 + 0.5, requires_grad=True)
+        w = lib.tensor(1.5, requires_grad=True)
+        y = t * 1
+        v = VIEW_MAKERS[maker](y)
+        v.mul_(w)
+        (y * lib.tensor(np.arange(12.0).reshape(3, 4))).sum().backward()
+        results.append((y, t.grad, w.grad))
+    for a, b in zip(*results):
+        assert_same(a, b)
+
+
+def test_in_place_on_a_split_piece_of_a_graph_tensor_is_refused_as_torch():
+    for lib in (mg, torch):
+        y = lib.ones(3, 4, requires_grad=True) * 1
+        with pytest.raises(RuntimeError, match="view"):
+            y.split(2, dim=1)[1].mul_(3)
 
 
 def _random_index(rng: np.random.Generator, shape: tuple, L) -> tuple:
