@@ -80,11 +80,12 @@ def _kl_normal_normal(p: Normal, q: Normal) -> Tensor:
 
 @register_kl(Bernoulli, Bernoulli)
 def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
-    """p log(p/q) + (1-p) log((1-p)/(1-q)), with log p = -softplus(-logit) (stable)."""
+    """p log(p/q) + (1-p) log((1-p)/(1-q)), with log p = -softplus(-logit) (stable); infinite
+    where q gives 0 to an outcome p does not (q = 0 < p or q = 1 > p), 0 log 0 = 0 (as PyTorch)."""
     t1 = p.probs * (softplus(-q.logits) - softplus(-p.logits))
-    t1 = t1.masked_fill(p.probs == 0, 0.0)
+    t1 = t1.masked_fill(q.probs == 0, float("inf")).masked_fill(p.probs == 0, 0.0)
     t2 = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
-    t2 = t2.masked_fill(p.probs == 1, 0.0)
+    t2 = t2.masked_fill(q.probs == 1, float("inf")).masked_fill(p.probs == 1, 0.0)
     return t1 + t2
 
 

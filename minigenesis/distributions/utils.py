@@ -10,6 +10,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..creation import tensor
+from ..ops.loss import LogSigmoid
 from ..size import Size
 
 __all__ = ["broadcast_all", "lazy_property", "logits_to_probs", "probs_to_logits"]
@@ -38,8 +39,10 @@ def extended_shape(sample_shape: Any, batch_shape: Size, event_shape: Size) -> S
 
 
 def softplus(x: Tensor) -> Tensor:
-    """log(1 + e^x), without overflow: max(x, 0) + log1p(e^-|x|)."""
-    return x.clamp(min=0) + (-x.abs()).exp().log1p()
+    """log(1 + e^x) = -log sigmoid(-x), without overflow;   d/dx = sigmoid(x), smooth at 0.
+    (Not max(x, 0) + log1p(e^-|x|) as a composite: its pieces' slopes at x = 0, clamp's 1 and
+    abs's 0, add up to 1 there, not sigmoid(0) = 1/2.)"""
+    return -LogSigmoid.apply(-x)
 
 
 def clamp_probs(probs: Tensor) -> Tensor:
