@@ -113,14 +113,15 @@ def i1(input: Tensor) -> Tensor:  # noqa: A002
 
 
 def i0e(input: Tensor) -> Tensor:  # noqa: A002
-    """e^-|x| I0(x), the exponentially scaled I0."""
+    """e^-|x| I0(x), the exponentially scaled I0 (0 at x = +-inf, its limit, as PyTorch)."""
     x = _float_in(input)
-    return x.i0() * (-x.abs()).exp()
+    return (x.i0() * (-x.abs()).exp()).where(~x.isinf(), 0.0)
 
 
 def i1e(input: Tensor) -> Tensor:  # noqa: A002
+    """e^-|x| I1(x), the exponentially scaled I1 (+-0 at x = +-inf, its limit, as PyTorch)."""
     x = _float_in(input)
-    return i1(x) * (-x.abs()).exp()
+    return (i1(x) * (-x.abs()).exp()).where(~x.isinf(), x.sign() * 0.0)
 
 
 def entr(input: Tensor) -> Tensor:  # noqa: A002

@@ -43,7 +43,8 @@ def _i1(x):
     half = x / 2
     term = half
     total = term
-    n_terms = int(min(float(xp.abs(x).max()) if x.size else 0.0, 700)) + 30
+    finite = xp.abs(x[xp.isfinite(x)])  # (NaN and inf entries come out NaN and inf anyway)
+    n_terms = int(min(float(finite.max()) if finite.size else 0.0, 700)) + 30
     for k in range(n_terms):
         term = term * half * half / ((k + 1) * (k + 2))
         total = total + term
