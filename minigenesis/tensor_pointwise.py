@@ -187,20 +187,24 @@ class TensorPointwise:
 
     # ----------------------------------------------------------------- max/min that skip NaN
     def fmax(self, other):
-        """max(a, b), but a NaN loses to a number (NaN only where both are NaN)."""
+        """max(a, b), but a NaN loses to a number (NaN only where both are NaN). At a tie the
+        value and the whole gradient are self's (PyTorch's rule; maximum splits it)."""
         return self._fmax_fmin(other, "maximum")
 
     def fmin(self, other):
+        """min(a, b), a NaN losing to a number; at a tie self's value and gradient (as fmax)."""
         return self._fmax_fmin(other, "minimum")
 
     def _fmax_fmin(self, other, which: str):
+        """a where a wins (a >= b for fmax, a <= b for fmin) or b is NaN, else b: the gradient
+        goes to the picked side, so all of it to self at a tie (-0 and +0 included)."""
         other = other if isinstance(other, TensorBase) else self._make(_data(other, self), False)
         out = getattr(self, which)(other)
         if out._data.dtype.kind not in FLOAT_KINDS:
             return out
         a, b = self._cast(out._data.dtype), other._cast(out._data.dtype)
-        out = out.where(a.isnan().logical_not(), b)  # a is NaN: take b
-        return out.where(b.isnan().logical_not() | a.isnan(), a)  # b is NaN (a not): take a
+        wins = a >= b if which == "maximum" else a <= b
+        return a.where(wins | b.isnan(), b)
 
     # ----------------------------------------------------------------- mantissa and exponent
     def frexp(self):
