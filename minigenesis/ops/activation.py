@@ -374,7 +374,9 @@ class ELU(Op):
         xf = _wide(x)  # 2-byte floats in float32, gx rounded once (by the engine's cast)
         above = xf._data > 0
         above |= xf._data != xf._data  # ... or NaN
-        slope = (xf.masked_fill(above, 0.0) * ctx.k).exp() * c_k
+        # x enters the exponential only where x < 0: at x = 0 the slope is c k, a constant, so
+        # the second derivative there is 0, as PyTorch's (x < 0) mask makes it
+        slope = (xf.masked_fill(~(xf._data < 0), 0.0) * ctx.k).exp() * c_k
         return _wide(gy) * slope.masked_fill(above, ctx.scale), None, None, None
 
 
@@ -438,9 +440,10 @@ class Softplus(Op):
         z = x * ctx.beta
         # sigmoid(z) as e^z / (e^z + 1), PyTorch's form: for z below about -88.7 it is e^z itself
         # (a subnormal), where 1 / (1 + e^-z) overflows to 1 / inf = 0. Above the threshold 1
-        # replaces it; z is clamped there so that e^z does not overflow (inf / inf would put NaN
-        # in second derivatives, masked or not).
-        e = z.clamp(max=ctx.threshold).exp()
+        # replaces it; z is held at the threshold from there on so that e^z does not overflow
+        # (inf / inf would put NaN in second derivatives, masked or not), as a constant: the
+        # second derivative is 0 from z = threshold on, as PyTorch's (z < threshold) mask makes it
+        e = z.masked_fill(z._data >= ctx.threshold, ctx.threshold).exp()
         return gy * (e / (e + 1)).masked_fill(z > ctx.threshold, 1.0), None, None
 
 
