@@ -91,7 +91,8 @@ def matrix_norm(
     if ord in ("nuc", 2, -2):
         moved = x.movedim((d0, d1), (-2, -1))
         s = svdvals(moved)
-        out = s.sum(-1) if ord == "nuc" else s.max(-1)[0] if ord == 2 else s.min(-1)[0]
+        # (amax / amin: a repeated largest or smallest value shares the gradient, as PyTorch)
+        out = s.sum(-1) if ord == "nuc" else s.amax(-1) if ord == 2 else s.amin(-1)
     elif ord in (1, -1, float("inf"), float("-inf")):
         summed, other = (d0, d1) if ord in (1, -1) else (d1, d0)
         sums = x.abs().sum(summed, keepdim=True)

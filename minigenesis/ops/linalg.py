@@ -391,7 +391,9 @@ def mg_cat_last(x: Any, y: Any) -> Any:
 
 class Eigh(Op):
     """A = V diag(w) V^T for symmetric A (only the ``UPLO`` triangle is read), w ascending.
-    gA = V (diag(gw) + F o (V^T gV - gV^T V)/2) V^T,  F_ij = 1/(w_j - w_i) off the diagonal."""
+    gA = V (diag(gw) + F o (V^T gV - gV^T V)/2) V^T,  F_ij = 1/(w_j - w_i) off the diagonal.
+    When only the eigenvalues are used (no gV) that is V diag(gw) V^T, with no division: right
+    for repeated eigenvalues too (eigvalsh)."""
 
     autocast = FLOAT32  # as PyTorch's CPU autocast: LAPACK has no bfloat16
 
@@ -402,12 +404,17 @@ class Eigh(Op):
             raise RuntimeError(f"linalg.eigh: UPLO must be 'L' or 'U', got {uplo!r}")
         w, v = get_array_module(a).linalg.eigh(a, UPLO=uplo)
         ctx.save_for_backward(w, v)
+        ctx.set_materialize_grads(False)  # (an unused output's gradient comes as None)
         return w, v
 
     @staticmethod
     def backward(ctx, gw, gv):
         w, v = ctx.saved_tensors
         xp = get_array_module(w._data)
+        if gw is None:
+            gw = TensorBase._make(xp.zeros_like(w._data))
+        if gv is None:  # only the eigenvalues: dw_i = v_i^T dA v_i
+            return (v * gw.unsqueeze(-2)) @ v.mT, None
         e = w.unsqueeze(-2) - w.unsqueeze(-1)  # e_ij = w_j - w_i
         e = e + TensorBase._make(xp.eye(w.shape[-1], dtype=w._data.dtype))  # 1 on the diagonal
         vtgv = v.mT @ gv
@@ -419,7 +426,9 @@ class SVD(Op):
     """A = U diag(S) Vh (S descending). With k = min(m, n), U, V narrowed to k columns, E_ij =
     S_j^2 - S_i^2 off the diagonal (1 on it), J = U^T gU, K = V^T gV, skew(X) = X - X^T:
     inner = (skew(J) S + S skew(K)) / E + diag(gS)  (S multiplying columns, rows);
-    gA = U inner V^T + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T)."""
+    gA = U inner V^T + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T).
+    When only S is used (svdvals, norms, cond) that is U diag(gS) V^T, with no division by
+    S_j^2 - S_i^2: right for repeated singular values too (dS_i = u_i^T dA v_i)."""
 
     autocast = FLOAT32  # as PyTorch's CPU autocast: LAPACK has no bfloat16
 
@@ -428,14 +437,22 @@ class SVD(Op):
         check_matrices(a, "linalg.svd", square=False)
         u, s, vh = get_array_module(a).linalg.svd(a, full_matrices=full_matrices)
         ctx.save_for_backward(u, s, vh)
+        ctx.set_materialize_grads(False)  # (an unused output's gradient comes as None)
         return u, s, vh
 
     @staticmethod
     def backward(ctx, gu, gs, gvh):
         u, s, vh = ctx.saved_tensors
         m, n, k = u.shape[-2], vh.shape[-1], s.shape[-1]
-        u, gu, v, gv = u[..., :k], gu[..., :k], vh[..., :k, :].mT, gvh[..., :k, :].mT
         xp = get_array_module(s._data)
+        if gs is None:
+            gs = TensorBase._make(xp.zeros_like(s._data))
+        u, v = u[..., :k], vh[..., :k, :].mT
+        if gu is None and gvh is None:  # only the singular values
+            return (u * gs.unsqueeze(-2)) @ v.mT, None
+        gu = TensorBase._make(xp.zeros_like(u._data)) if gu is None else gu[..., :k]
+        gvh = TensorBase._make(xp.zeros(vh.shape, dtype=vh._data.dtype)) if gvh is None else gvh
+        gv = gvh[..., :k, :].mT
         s2 = s * s
         e = s2.unsqueeze(-2) - s2.unsqueeze(-1)
         e = e + TensorBase._make(xp.eye(k, dtype=s._data.dtype))
