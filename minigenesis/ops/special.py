@@ -14,15 +14,22 @@ about 1e-16. Below, digamma and polygamma move x up by the recurrence
 psi^(n)(x + 1) = psi^(n)(x) + (-1)^n n! / x^(n+1); lgamma moves x into [3/2, 5/2) by
 lgamma(x + 1) = lgamma(x) + log x and sums the Taylor series of lgamma at 2 (exact 0 at x = 1
 and 2, no cancellation). For x < 1/2, lgamma and digamma use the reflection formulas
-Gamma(x) Gamma(1 - x) = pi / sin(pi x) and psi(1 - x) - psi(x) = pi cot(pi x). polygamma(n >= 1, .)
-is defined here for x > 0 (NaN elsewhere): what distributions need.
+Gamma(x) Gamma(1 - x) = pi / sin(pi x) and psi(1 - x) - psi(x) = pi cot(pi x), and polygamma for
+x < 0 that formula differentiated n times:
+
+    psi^(n)(x) = (-1)^n psi^(n)(1 - x) - pi^(n+1) cot^(n)(pi x),
+
+cot^(n) being a polynomial in cot (see ``_cot_derivative``). At the poles 0, -1, -2, ...
+polygamma is +inf for odd n, -inf for even n (PyTorch's values).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
+from numpy.polynomial import polynomial as P
 
 from ..autograd.function import Op
 from ..backend import cupyx_module, get_array_module
@@ -117,6 +124,28 @@ def _lgamma(x):
     return out
 
 
+def _cot_pi(x):
+    """cot(pi x), exact in the period: x is reduced to r = x - floor(x) in [0, 1) first (pi x
+    itself would lose |x|'s leading digits), and r > 1/2 is read as -cot(pi (1 - r))."""
+    xp = get_array_module(x)
+    r = x - xp.floor(x)
+    flip = r > 0.5
+    r = xp.where(flip, 1.0 - r, r)  # (1 - r exact for r >= 1/2)
+    with np.errstate(divide="ignore"):
+        c = 1.0 / xp.tan(math.pi * r)
+    return xp.where(flip, -c, c)
+
+
+@functools.cache
+def _cot_derivative(n: int) -> tuple:
+    """The coefficients (lowest power first) of the polynomial P_n with d^n/dt^n cot t =
+    P_n(cot t): P_0(c) = c, P_{k+1}(c) = -(1 + c^2) P_k'(c), since d/dt cot t = -(1 + cot^2 t)."""
+    p = np.array([0.0, 1.0])
+    for _ in range(n):
+        p = P.polymul(-np.array([1.0, 0.0, 1.0]), P.polyder(p))
+    return tuple(p)
+
+
 def _digamma_positive(x):
     z, acc = _shift_up(x, lambda t: 1.0 / t)  # psi(x) = psi(x + k) - sum 1/(x + i)
     inv2 = 1.0 / (z * z)
@@ -132,9 +161,9 @@ def _digamma(x):
         right = x >= 0.5
         out[right] = _digamma_positive(x[right])
         left = ~right & ~xp.isnan(x)
-        xl = x[left]  # psi(x) = psi(1 - x) - pi / tan(pi x)
-        out[left] = _digamma_positive(1.0 - xl) - math.pi / xp.tan(math.pi * xl)
-        out[x == 0] = -math.inf
+        xl = x[left]  # psi(x) = psi(1 - x) - pi cot(pi x)
+        out[left] = _digamma_positive(1.0 - xl) - math.pi * _cot_pi(xl)
+        out[x == 0] = xp.copysign(math.inf, -x[x == 0])  # -inf at +0, +inf at -0 (PyTorch)
         out[(x < 0) & (x == xp.floor(x))] = math.nan
         out[xp.isnan(x)] = math.nan
         out[x == math.inf] = math.inf
@@ -142,19 +171,27 @@ def _digamma(x):
 
 
 def _polygamma(n: int, x):
-    """psi^(n)(x) of a float64 array, for n >= 1 and x > 0 (NaN elsewhere)."""
+    """psi^(n)(x) of a float64 array, for n >= 1: the asymptotic series after the recurrence for
+    x > 0, the reflection formula for x < 0, +-inf at the poles 0, -1, -2, ..."""
     xp = get_array_module(x)
     out = xp.full_like(x, math.nan)
     pos = x > 0
     sign = -1.0 if n % 2 == 0 else 1.0  # (-1)^(n+1)
     fact = math.factorial(n)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         z, acc = _shift_up(x[pos], lambda t: 1.0 / t ** (n + 1))
         series = math.factorial(n - 1) / z**n + fact / (2 * z ** (n + 1))
         for k, b in enumerate(_BERNOULLI, 1):
             coef = b * math.factorial(2 * k + n - 1) / math.factorial(2 * k)
             series = series + coef / z ** (2 * k + n)
         out[pos] = sign * (series + fact * acc)
+        poles = (x <= 0) & (x == xp.floor(x)) & xp.isfinite(x)
+        neg = (x < 0) & ~poles & xp.isfinite(x)
+        if neg.any():  # (1 - x > 1: the call below takes the x > 0 branch only)
+            xn = x[neg]
+            cot_n = P.polyval(_cot_pi(xn), _cot_derivative(n))
+            out[neg] = -sign * _polygamma(n, 1.0 - xn) - math.pi ** (n + 1) * cot_n
+        out[poles] = sign * math.inf
     return out
 
 
