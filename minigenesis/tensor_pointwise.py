@@ -168,10 +168,15 @@ class TensorPointwise:
 
     def logit(self, eps=None):
         """log(p / (1 - p)), with p clamped to [eps, 1 - eps] when ``eps`` is given;
-        d/dp = 1 / (p (1 - p)) inside the clamp, 0 outside it (PyTorch's rule)."""
+        d/dp = 1 / (p (1 - p)) inside the clamp, 0 outside it (PyTorch's rule). Without eps, p
+        outside [0, 1] gives NaN, and so does its gradient (as PyTorch's)."""
         p = float_in(self)
         if eps is not None:
             p = p.clamp(eps, 1 - eps)
+        else:  # p * (1, or NaN outside [0, 1]): the value is the same, the slope NaN there
+            xp = get_array_module(p._data)
+            inside = (p._data >= 0) & (p._data <= 1)
+            p = p * p._make(xp.where(inside, 1.0, xp.nan).astype(p._data.dtype), False)
         with np.errstate(divide="ignore", invalid="ignore"):  # p = 0 or 1: -inf or inf, quietly
             return p.log() - (-p).log1p()
 

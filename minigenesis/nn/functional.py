@@ -1140,10 +1140,8 @@ def kl_div(
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        positive = target > 0
-        # log of 1 where p = 0: p log p is then exactly 0, with no 0 * -inf in either pass
-        safe = where(positive, target, 1.0)
-        loss = target * (safe.log() - input)
+        # xlogy(p, p) - p log q, as PyTorch: 0 where p = 0, NaN where p < 0 (no log of it)
+        loss = target.xlogy(target) - target * input
     if reduction == "batchmean":
         batch = input.shape[0] if input.ndim else 1
         return loss.sum() / batch

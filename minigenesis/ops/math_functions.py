@@ -109,7 +109,8 @@ class Atan(Op):
 
 class Atan2(Op):
     """z = atan2(y, x), the angle of the point (x, y) in (-pi, pi];
-    dz/dy = x / (x^2 + y^2),  dz/dx = -y / (x^2 + y^2)."""
+    dz/dy = x / (x^2 + y^2),  dz/dx = -y / (x^2 + y^2), both 0 where 1 / (x^2 + y^2) is infinite
+    (at the origin: PyTorch's value, not 0 * inf = NaN)."""
 
     @staticmethod
     def forward(ctx, y, x):
@@ -122,7 +123,10 @@ class Atan2(Op):
     @staticmethod
     def backward(ctx, gz):
         y, x = ctx.saved_tensors
-        scale = gz / (x * x + y * y)
+        r2 = x * x + y * y
+        zero = r2._data == 0
+        recip = r2.masked_fill(zero, 1.0).reciprocal()  # (1 / 0 taken out first: no warning)
+        scale = gz * recip.masked_fill(zero | get_array_module(zero).isinf(recip._data), 0.0)
         gy = scale * x if ctx.needs_input_grad[0] else None
         gx = -(scale * y) if ctx.needs_input_grad[1] else None
         return gy, gx
