@@ -29,7 +29,6 @@ import functools
 import math
 
 import numpy as np
-from numpy.polynomial import polynomial as P
 
 from ..autograd.function import Op
 from ..backend import cupyx_module, get_array_module
@@ -140,10 +139,22 @@ def _cot_pi(x):
 def _cot_derivative(n: int) -> tuple:
     """The coefficients (lowest power first) of the polynomial P_n with d^n/dt^n cot t =
     P_n(cot t): P_0(c) = c, P_{k+1}(c) = -(1 + c^2) P_k'(c), since d/dt cot t = -(1 + cot^2 t)."""
-    p = np.array([0.0, 1.0])
+    p = [0.0, 1.0]
     for _ in range(n):
-        p = P.polymul(-np.array([1.0, 0.0, 1.0]), P.polyder(p))
+        slope = [k * p[k] for k in range(1, len(p))]  # P_k'
+        p = [0.0] * (len(slope) + 2)
+        for k, a in enumerate(slope):  # times -(1 + c^2)
+            p[k] -= a
+            p[k + 2] -= a
     return tuple(p)
+
+
+def _horner(coefs: tuple, c):
+    """sum_k coefs[k] c^k."""
+    out = 0.0
+    for a in reversed(coefs):
+        out = out * c + a
+    return out
 
 
 def _digamma_positive(x):
@@ -189,7 +200,7 @@ def _polygamma(n: int, x):
         neg = (x < 0) & ~poles & xp.isfinite(x)
         if neg.any():  # (1 - x > 1: the call below takes the x > 0 branch only)
             xn = x[neg]
-            cot_n = P.polyval(_cot_pi(xn), _cot_derivative(n))
+            cot_n = _horner(_cot_derivative(n), _cot_pi(xn))
             out[neg] = -sign * _polygamma(n, 1.0 - xn) - math.pi ** (n + 1) * cot_n
         out[poles] = sign * math.inf
     return out
