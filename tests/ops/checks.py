@@ -308,7 +308,7 @@ def check_inplace_view_grad(entry: OpEntry, samples: list[Sample]) -> list[str]:
     for s in samples:
         if not (isinstance(s.args[0], T) and s.args[0].is_float and s.grad and _grad_specs(s)):
             continue
-        if _empty(s):
+        if _empty(s) or s.args[0].layout == "expanded":  # an expanded self is never written
             continue
         try:
             want = outputs(run(entry, MG, s))[0]
@@ -345,13 +345,12 @@ def _inplace_view_grad(entry: OpEntry, s: Sample) -> str | None:
     leaves = _leaves(MG, x0)
     by_id = {id(t): leaf for t, leaf in zip(specs, leaves)}
     first = s64.args[0]
-    others = tuple(
-        map_specs(a, lambda t: by_id.get(id(t), None) or MG.tensor(t)) for a in s64.args[1:]
-    )
-    kwargs = {
-        k: map_specs(v, lambda t: by_id.get(id(t), None) or MG.tensor(t))
-        for k, v in s64.kwargs.items()
-    }
+
+    def as_tensor(t):  # the leaf made for a spec, or a constant tensor (never `or`: ambiguous)
+        return by_id[id(t)] if id(t) in by_id else MG.tensor(t)
+
+    others = tuple(map_specs(a, as_tensor) for a in s64.args[1:])
+    kwargs = {k: map_specs(v, as_tensor) for k, v in s64.kwargs.items()}
     target = by_id[id(first)].clone() if id(first) in by_id else MG.tensor(first)
     view = target.view(*target.shape)
     getattr(target, entry.inplace)(*others, **kwargs)

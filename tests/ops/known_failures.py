@@ -10,37 +10,24 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    # a view made before an in-place write keeps its old history: no gradient through the write
-    ("*", "inplace_view_grad"): "a view made before an in-place write misses it in backward",
     ("square", "forward"): "square of a bool tensor stays bool (PyTorch: int64)",
     ("square", "torch"): "square of a bool tensor stays bool (PyTorch: int64)",
-    ("erf", "forward"): "erf(NaN) is 1.0 in float64 (PyTorch: NaN)",
-    ("erf", "torch"): "erf(NaN) is 1.0 in float64 (PyTorch: NaN)",
-    ("logit", "grad_torch"): "logit's gradient outside [0, 1] is finite (PyTorch: NaN)",
-    ("lgamma", "grad_torch"): "lgamma's gradient at -0.0 is +inf (PyTorch: -inf)",
-    ("digamma", "forward"): "digamma(-0.0) is -inf (PyTorch: +inf, the limit from the left)",
-    ("digamma", "torch"): "digamma(-0.0) is -inf (PyTorch: +inf, the limit from the left)",
-    (
-        "digamma",
-        "grad_torch",
-    ): "digamma's gradient at 0 and x < 0 is NaN (PyTorch: finite)",
     ("i0", "grad_torch"): "i0's backward raises on a NaN input",
     ("nan_to_num*", "forward"): "nan_to_num on bfloat16 raises ValueError",
     ("nan_to_num*", "torch"): "nan_to_num on bfloat16 raises ValueError",
     ("div/*", "variants"): "Tensor.div has no rounding_mode (it is __truediv__)",
     ("div/*", "inplace"): "Tensor.div_ has no rounding_mode",
     ("div/*", "inplace_view"): "Tensor.div_ has no rounding_mode",
+    ("div/floor", "inplace_view_grad"): "Tensor.div_ has no rounding_mode",
+    ("div/trunc", "inplace_view_grad"): "Tensor.div_ has no rounding_mode",
     (
         "div/floor",
         "requires_grad",
     ): "div(rounding_mode='floor') drops requires_grad (PyTorch: 0 grad)",
     ("div/trunc", "forward"): "div(inf, 1, rounding_mode='trunc') is NaN (PyTorch: inf)",
     ("div/trunc", "torch"): "div(inf, 1, rounding_mode='trunc') is NaN (PyTorch: inf)",
-    ("atan2", "grad_torch"): "atan2's gradient at (0, 0) is NaN (PyTorch: 0)",
     ("hypot", "forward"): "hypot(NaN, inf) is NaN (PyTorch and C: inf)",
     ("hypot", "torch"): "hypot(NaN, inf) is NaN (PyTorch and C: inf)",
-    ("fmax", "grad_torch"): "fmax's gradient at ties is split 0.5/0.5 (PyTorch: all to self)",
-    ("fmin", "grad_torch"): "fmin's gradient at ties is split 0.5/0.5 (PyTorch: all to self)",
     ("copysign", "requires_grad"): "copysign(int, float requiring grad) does not require grad",
     ("copysign", "grad_torch"): "copysign's gradient at a NaN input is 0 (PyTorch: NaN)",
     ("lerp", "errors"): "lerp with a float64 weight for float32 ends runs (PyTorch: one dtype)",
@@ -50,6 +37,9 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     ("argmax", "errors"): "argmax(dim=(0, 2)) runs (PyTorch: TypeError, dim is one int)",
     ("argmin", "errors"): "argmin(dim=(0, 2)) runs (PyTorch: TypeError, dim is one int)",
     ("isclose", "torch"): "isclose of float32 and float64 runs (PyTorch: RuntimeError)",
+    # Not our bugs: at a pole PyTorch's gradient is not the limit; ours is (the float64 truth).
+    ("logit", "grad_torch"): "at x = -0.0 PyTorch's gradient is +inf; 1/(x(1-x)) is -inf",
+    ("digamma", "grad_torch"): "at x = -1, -2 PyTorch's trigamma is finite (6.6e32); it is inf",
 }
 
 # mg.<name>(..., out=) is refused (TypeError) where PyTorch's function takes out=
@@ -62,15 +52,8 @@ for _name in NO_OUT.split():
     KNOWN_FAILURES[(_name, "out")] = "out= is not accepted (PyTorch's function takes it)"
 
 
-# ops whose derivative is exactly 1 where sampled: the view's stale history gives the same
-# gradient, so the "*" row above does not fail for them
-STALE_VIEW_UNSEEN = {"frac", "nan_to_num", "nan_to_num/limits"}
-
-
 def known_failure(entry_id: str, check: str) -> str | None:
     """The description of the known bug that fails this check of this entry, if any."""
-    if check == "inplace_view_grad" and entry_id in STALE_VIEW_UNSEEN:
-        return None
     for (pattern, known_check), why in KNOWN_FAILURES.items():
         if known_check == check and fnmatchcase(entry_id, pattern):
             return why
