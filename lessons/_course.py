@@ -292,9 +292,12 @@ def load_file(path: str | os.PathLike, fresh: bool = False, tag: str = "") -> Mo
     return module
 
 
-def _rebind(func: types.FunctionType, namespace: dict, owner: type | None = None):
+def _rebind(
+    func: types.FunctionType, namespace: dict, owner: type | None = None, module_name: str = ""
+):
     """The same code as ``func``, looking its globals up in ``namespace`` (and, for a method
-    that uses ``super()``, with ``owner`` as its class)."""
+    that uses ``super()``, with ``owner`` as its class); ``module_name`` is where it says it
+    lives (the module it is put in, for pickle), ``namespace``'s ``__name__`` by default."""
     closure = func.__closure__
     if closure and owner is not None and "__class__" in func.__code__.co_freevars:
         cells = list(closure)
@@ -305,44 +308,49 @@ def _rebind(func: types.FunctionType, namespace: dict, owner: type | None = None
     new.__qualname__ = func.__qualname__
     new.__doc__ = func.__doc__
     new.__dict__.update(func.__dict__)
-    new.__module__ = namespace.get("__name__", func.__module__)
+    new.__module__ = module_name or namespace.get("__name__", func.__module__)
     return new
 
 
-def _rebind_attr(attr, namespace: dict, owner: type | None = None):
+def _rebind_attr(attr, namespace: dict, owner: type | None = None, module_name: str = ""):
     if isinstance(attr, staticmethod):
-        return staticmethod(_rebind_attr(attr.__func__, namespace, owner))
+        return staticmethod(_rebind_attr(attr.__func__, namespace, owner, module_name))
     if isinstance(attr, classmethod):
-        return classmethod(_rebind_attr(attr.__func__, namespace, owner))
+        return classmethod(_rebind_attr(attr.__func__, namespace, owner, module_name))
     if isinstance(attr, property):
         parts = (attr.fget, attr.fset, attr.fdel)
-        return property(*(_rebind_attr(p, namespace, owner) if p else None for p in parts))
+        return property(
+            *(_rebind_attr(p, namespace, owner, module_name) if p else None for p in parts)
+        )
     if isinstance(attr, types.FunctionType):
-        return _rebind(attr, namespace, owner)
+        return _rebind(attr, namespace, owner, module_name)
     return attr
 
 
-def _transplant(module: ModuleType, name: str, source: ModuleType, note=None) -> None:
-    """Put ``source``'s function or class ``name`` into ``module``, running in ``module``'s
-    namespace (so it builds ``module``'s classes and calls ``module``'s helpers). ``note(name)``
-    is called the first time it runs."""
-    namespace = vars(module)
+def _transplant(
+    module: ModuleType, name: str, source: ModuleType, note=None, namespace: dict | None = None
+) -> None:
+    """Put ``source``'s function or class ``name`` into ``module``, its code looking its globals
+    up in ``namespace`` (``module``'s own by default). ``note(name)`` is called the first time
+    it runs."""
+    target_ns = vars(module)
+    namespace = target_ns if namespace is None else namespace
     obj = getattr(source, name)
     if isinstance(obj, types.FunctionType):
-        new = _rebind(obj, namespace)
+        new = _rebind(obj, namespace, module_name=module.__name__)
         if note is not None:
             new = _announced(new, note)
-        namespace[name] = new
+        target_ns[name] = new
         return
     if isinstance(obj, type):
-        target = namespace.get(name)
+        target = target_ns.get(name)
         if not isinstance(target, type):  # missing from the learner's file: take it whole
-            namespace[name] = obj
+            target_ns[name] = obj
             return
         for key, attr in vars(obj).items():
             if key in ("__dict__", "__weakref__", "__module__", "__qualname__", "__doc__"):
                 continue
-            new = _rebind_attr(attr, namespace, target)
+            new = _rebind_attr(attr, namespace, target, module.__name__)
             if note is not None:
                 new = _announced_attr(new, note)
             try:
@@ -350,7 +358,7 @@ def _transplant(module: ModuleType, name: str, source: ModuleType, note=None) ->
             except (AttributeError, TypeError):
                 pass
         return
-    namespace[name] = obj
+    target_ns[name] = obj
 
 
 def _announced(func, note):
@@ -391,7 +399,13 @@ def hybrid(
       ``announce(number)`` the first time one of an exercise's pieces runs.
 
     Pieces the template has and the learner's copy lacks (a newer course) come from the template.
-    Helpers the reference answers define and the learner's file lacks are added too.
+
+    Each side runs in its own namespace. The learner's code sees only what the learner's file
+    defines and imports (plus the pieces put into it): an answer that uses ``mg`` without
+    importing it fails with a NameError here as it does in a notebook. The reference pieces see
+    the reference answers' imports and helpers, with the chapter's pieces and ready-made code
+    taken from the learner's module (so they build the same classes and call the pieces the
+    check runs).
     """
     folder = Path(folder)
     path = learner_file(folder)
@@ -399,8 +413,10 @@ def hybrid(
     template_path = folder / TEMPLATE
     if not template_path.is_file():
         return module
-    units = exercise_units(template_path.read_text(encoding="utf-8"))
+    template_text = template_path.read_text(encoding="utf-8")
+    units = exercise_units(template_text)
     solutions = load_file(folder / SOLUTIONS)
+    reference_ns = dict(vars(solutions))  # a copy: the loaded solutions module stays as it is
     template = None
     for name in units:
         if name not in vars(module):
@@ -410,20 +426,17 @@ def hybrid(
     # (its save with your load could disagree on a file format)
     not_done = {units[n] for n in unfinished(path.read_text(encoding="utf-8")) if n in units}
     announced: set[str] = set()  # one note per exercise, however many pieces it has
-    replaced = False
     for name, number in units.items():
         if keep is not None and number not in keep:
-            _transplant(module, name, solutions)
-            replaced = True
+            _transplant(module, name, solutions, namespace=reference_ns)
         elif fallback and number in not_done and hasattr(solutions, name):
-            _transplant(module, name, solutions, note=_once(announce, number, announced))
-            replaced = True
-    if replaced:
-        for name, value in vars(solutions).items():
-            if name not in vars(module) and not name.startswith("__"):
-                vars(module)[name] = (
-                    _rebind(value, vars(module)) if isinstance(value, types.FunctionType) else value
-                )
+            note = _once(announce, number, announced)
+            _transplant(module, name, solutions, note=note, namespace=reference_ns)
+    # the reference pieces call the chapter's pieces and ready-made code as this module has them
+    shared = set(units) | set(_units(ast.parse(template_text)))
+    for name in shared:
+        if name in vars(module):
+            reference_ns[name] = vars(module)[name]
     return module
 
 

@@ -290,3 +290,72 @@ def test_course_helper_finds_chapters_and_switches_modes(fake_course: Path, monk
     assert Path(course.load(chapter).__file__).name == TEMPLATE
     with pytest.raises(FileNotFoundError, match="no chapter"):
         course.chapter_dir("99_nothing")
+
+
+def test_learner_answer_does_not_see_the_reference_answers_imports(fake_course: Path):
+    """The reference answers import ``math`` and define a helper; a learner's answer that uses
+    either without defining it fails its check with the NameError a notebook would show, while
+    the reference pieces the checks run beside it still find their own imports."""
+    chapter = fake_course / "09_fake"
+    (chapter / "solutions.py").write_text(
+        "import math\n\n\ndef _twice(x):\n    return 2 * x\n"
+        + FAKE_SOLUTIONS.replace("return 2 * x", "return int(math.copysign(_twice(abs(x)), x))")
+    )
+    (chapter / "exercises.py").write_text(
+        FAKE_ANSWERS.replace("return x * x + 1  # wrong", "return int(math.pow(x, 2))").replace(
+            "return square(x) * x", "return _twice(square(x)) // 2 * x"
+        )
+    )
+    run = _pytest(["lessons", "-rf"], fake_course.parent)
+    out = run.stdout
+    assert run.returncode == 1, out
+    assert "NameError: name 'math' is not defined" in out, out
+    assert "NameError: name '_twice' is not defined" in out, out
+    assert "3 failed, 2 todo" in out, out
+
+    module = course.load(chapter, solutions=False)
+    with pytest.raises(NameError, match="'math'"):
+        module.square(3)
+    assert module.double(-4) == -8  # the reference double: its own math and _twice
+    assert not hasattr(module, "math") and not hasattr(module, "_twice")
+
+
+def test_chapter_15_answer_using_mg_without_importing_it_fails_its_check(tmp_path: Path):
+    """15.5 written with ``mg.tensor`` in a file that never imports ``mg`` (the template imports
+    ``nn`` only): the check fails on the learner's NameError, as the notebook would."""
+    lessons = tmp_path / "lessons"
+    chapter = lessons / "15_distributed"
+    shutil.copytree(
+        LESSONS / chapter.name,
+        chapter,
+        ignore=shutil.ignore_patterns("exercises.py", "exercises.*.py", "*.ipynb"),
+    )
+    shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
+    for name in ("conftest.py", "_course.py", "_progress.py"):
+        shutil.copy(LESSONS / name, lessons / name)
+    template = (chapter / TEMPLATE).read_text()
+    assert "import minigenesis as mg" not in template
+    answer = (
+        "    n = comm.Get_size()\n"
+        "    for p in model.parameters():\n"
+        "        if p.grad is not None:\n"
+        "            p.grad.copy_(mg.tensor(comm.allreduce(p.grad.numpy()) / n))\n"
+    )
+    stub = (
+        '    raise NotImplementedError("Exercise 15.5: for each p with a grad: sum with allreduce, '
+        '/ N")\n'
+    )
+    assert stub in template
+    (chapter / "exercises.py").write_text(template.replace(stub, answer))
+    run = _pytest(["lessons/15_distributed", "-k", "15_5"], tmp_path)
+    assert run.returncode == 1, run.stdout
+    assert "NameError: name 'mg' is not defined" in run.stdout, run.stdout
+    assert "2 failed" in run.stdout, run.stdout
+
+    (chapter / "exercises.py").write_text(
+        template.replace(stub, answer).replace(
+            "from minigenesis import nn", "import minigenesis as mg\nfrom minigenesis import nn"
+        )
+    )
+    run = _pytest(["lessons/15_distributed", "-k", "15_5"], tmp_path)
+    assert run.returncode == 0 and "2 passed" in run.stdout, run.stdout
