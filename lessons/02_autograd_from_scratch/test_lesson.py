@@ -3,10 +3,30 @@ NumPy closed forms, and central finite differences (mg.autograd.gradcheck)."""
 
 from __future__ import annotations
 
+import sys
+from collections import Counter
+from pathlib import Path
+
 import numpy as np
 import pytest
+from _checks import watch_calls
 
 import minigenesis as mg
+
+# Shortcuts tried against these checks; each fails the check named after the arrow.
+# 2.1  backward_fn returns (gz, gz), add's rule                   -> local gradients
+#      backward_fn returns (gz * a.data, gz * b.data), swapped     -> local gradients
+# 2.2  backward returns gy * y                                     -> central difference
+#      backward returns gy * (1 - a)                               -> central difference
+# 2.3  recursive post-order DFS after sys.setrecursionlimit(100000) -> call-depth watch
+#      pre-order DFS reversed (a shared node can come too early)   -> parents first
+# 2.4  gradients accumulated without zeroing them first            -> backward twice
+#      breadth-first from the root (a node sends before it has its whole gradient)
+#                                                                  -> diamond vs minigenesis
+# 2.5  log(1 + exp(x)), which overflows at x = 800                 -> stable forward
+#      forward and backward in NumPy (no graph for a 2nd derivative) -> gradcheck, 2nd derivative
+# 2.6  return mg.viz.graph(...)'s own boxes and arrows             -> viz-is-not-called watch
+#      the named leaves only, each with an arrow to "Mul"           -> the hand-written graphs
 
 
 def _leaves(impl, seed: int = 0, n: int = 3, shape=(4,)):
@@ -64,11 +84,24 @@ def test_topological_order_puts_parents_first(impl):
 
 @pytest.mark.exercise("2.3")
 def test_topological_order_is_not_recursive(impl):
+    """A chain 5000 ops deep, walked while the check watches the call depth: a recursive walk
+    (even one that raised ``sys.setrecursionlimit``) nests one call per node and fails; real
+    graphs (a network unrolled over thousands of steps) are deeper than any recursion limit."""
     x = impl.Node(np.array([0.5]))
     y = x
     for _ in range(5000):
         y = impl.add(y, x)
-    order = impl.topological_order(y)
+    limit = sys.getrecursionlimit()
+    try:
+        with watch_calls() as seen:
+            order = impl.topological_order(y)
+    finally:
+        sys.setrecursionlimit(limit)  # an answer that raised it does not change later checks
+    deepest = seen.deepest(in_file=impl.topological_order.__code__.co_filename)
+    assert deepest < 50, (
+        f"a function of your file was {deepest} calls deep: walk with an explicit stack (a list "
+        "you push and pop), not recursion"
+    )
     assert len(order) == 5001 and order[0] is x and order[-1] is y
 
 
@@ -150,12 +183,45 @@ def _graph_cases():
     yield ((x * x).sum() + (w * mg.tensor([1.0, 1.0])).sum()), {"x": x}
 
 
+# The boxes and arrows of _graph_cases(), written out by hand from the expressions (an arrow goes
+# from an input to the op that used it; a leaf's box is its name, an unnamed leaf is "tensor").
+_EXPECTED_GRAPHS = [
+    (
+        {"a": 1, "b": 1, "c": 1, "Mul": 2, "Exp": 1, "Add": 1},  # u = a*b; exp(u) + u*c
+        {
+            ("a", "Mul"): 1,
+            ("b", "Mul"): 1,
+            ("Mul", "Exp"): 1,
+            ("Mul", "Mul"): 1,  # u feeds u * c
+            ("c", "Mul"): 1,
+            ("Exp", "Add"): 1,
+            ("Mul", "Add"): 1,
+        },
+    ),
+    (
+        # (x*x).sum() + (w*ones).sum() with only x named: w is an unnamed leaf, ones needs no
+        # gradient and is not drawn; x*x has x as both inputs: one arrow
+        {"x": 1, "tensor": 1, "Mul": 2, "Sum": 2, "Add": 1},
+        {("x", "Mul"): 1, ("tensor", "Mul"): 1, ("Mul", "Sum"): 2, ("Sum", "Add"): 2},
+    ),
+]
+
+
 @pytest.mark.exercise("2.6")
 def test_graph_lists_match_the_drawn_graph(impl):
-    from collections import Counter
-
-    for root, names in _graph_cases():
+    for (root, names), (boxes_want, arrows_want) in zip(_graph_cases(), _EXPECTED_GRAPHS):
         boxes, arrows = impl.graph_lists(root, names)
-        drawn = mg.viz.graph(root, params=names, show_broadcast=False)
-        assert Counter(boxes) == Counter(n.name for n in drawn.nodes)
-        assert Counter(arrows) == Counter(drawn.edge_names())
+        assert Counter(boxes) == Counter(boxes_want)
+        assert Counter(arrows) == Counter(arrows_want)
+
+
+@pytest.mark.exercise("2.6")
+def test_graph_lists_walks_the_graph_itself(impl):
+    """The exercise is the walk over ``grad_fn.next_edges``: mg.viz is what it rebuilds, so no
+    code of minigenesis/viz may run while graph_lists does."""
+    viz_dir = Path(mg.viz.__file__).parent
+    for root, names in _graph_cases():
+        with watch_calls() as seen:
+            impl.graph_lists(root, names)
+        used = [Path(f).name for f in seen.ran_code_under(viz_dir)]
+        assert not used, f"graph_lists called mg.viz ({', '.join(used)}): walk next_edges yourself"

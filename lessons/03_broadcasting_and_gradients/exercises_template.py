@@ -18,8 +18,10 @@ def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
 
     Align the shapes on the RIGHT (pad the shorter one with 1s on the left); in each position the
     sizes must be equal or one of them 1, and the result takes the larger. Otherwise raise
-    ``ValueError`` with a message that names both shapes, e.g.
-    ``"shapes (2, 3) and (4,) cannot be broadcast: 3 vs 4 in dim -1"``.
+    ``ValueError`` with a message that names both shapes and the first dimension that disagrees,
+    counted from the right as ``dim -1``, ``dim -2``, ... e.g.
+    ``"shapes (2, 3) and (4,) cannot be broadcast: 3 vs 4 in dim -1"``. Work on the tuples
+    (no NumPy here: the checks compare with NumPy's broadcasting).
     """
     raise NotImplementedError("Exercise 3.1: align right, pad with 1s, check each dim, take max")
 
@@ -30,6 +32,8 @@ def sum_to(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     If ``x`` of shape ``shape`` was broadcast to ``grad.shape``, every copy of an element got its
     own gradient and they must be ADDED: sum over the leading dims that broadcasting added, and
     over the dims where ``shape`` has a 1 (keeping them as 1). Return an array of exactly ``shape``.
+    NumPy sums only: this is the step minigenesis's engine takes, so the check does not let it
+    ask minigenesis.
     """
     raise NotImplementedError("Exercise 3.2: sum the added leading dims and the size-1 dims")
 
@@ -53,6 +57,7 @@ def linear_backward(
 
     x: (N, in), w: (out, in), b: (out,) broadcast over the N rows, grad_out = dL/dy: (N, out).
     Return (dL/dx, dL/dw, dL/db), each of its input's shape. The bias gradient is a sum_to.
+    NumPy only: the check compares with minigenesis's autograd and does not let the answer call it.
     """
     raise NotImplementedError("Exercise 3.4: return (dL/dx, dL/dw, dL/db) for y = x @ w.T + b")
 
@@ -60,7 +65,9 @@ def linear_backward(
 def softmax_backward(y: np.ndarray, grad_out: np.ndarray) -> np.ndarray:
     """Exercise 3.5: the gradient of softmax along the last axis, given its OUTPUT y.
 
-    With y = softmax(x) and g = dL/dy:  dL/dx = y * (g - sum(g * y, axis=-1, keepdims=True)).
-    (Derive it from dy_i/dx_j = y_i (delta_ij - y_j) if you can.)
+    With y = softmax(x) and g = dL/dy, the chain rule gives dL/dx_j = sum_i g_i dy_i/dx_j, and
+    dy_i/dx_j = y_i (delta_ij - y_j). Split the delta term from the rest and you never need the
+    (n, n) Jacobian: one elementwise product and one sum along the last axis (keepdims). NumPy
+    only, as in 3.4.
     """
     raise NotImplementedError("Exercise 3.5: the softmax vector-Jacobian product from y and g")

@@ -3,12 +3,27 @@ closed-form derivatives."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
+from _checks import watch_calls
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 import minigenesis as mg
+
+# Shortcuts tried against these checks; each fails the check named after the arrow.
+# 3.1  return np.broadcast_shapes(a, b) (the oracle)              -> by-hand watch, error message
+#      max of the sizes without the 1-rule check ((2,3) vs (4,) -> (2,4))  -> rejects incompatible
+# 3.2  x broadcast in minigenesis, backward, return x.grad        -> by-hand watch
+#      sum the leading dims only (misses the kept size-1 dims)     -> minigenesis engine shapes
+# 3.3  forward difference (f(x + eps) - f(x)) / eps               -> closed forms (rtol 1e-7)
+#      central difference that perturbs the caller's x in place    -> caller's array untouched
+# 3.4  minigenesis autograd on x @ w.T + b                        -> by-hand watch
+#      gb = grad_out, not summed over the batch                    -> shapes vs minigenesis
+# 3.5  softmax rebuilt in minigenesis from log(y), backward      -> by-hand watch
+#      y * grad_out (the Jacobian's diagonal only)                 -> minigenesis, constant shift
 
 # hypothesis imports libcst when a test fails (to suggest an @example), which warns on import.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:libcst.*")
@@ -21,6 +36,16 @@ RANDOM_SHAPES = settings(
     database=None,
     phases=[Phase.explicit, Phase.generate, Phase.shrink],
 )
+
+
+def _by_hand(call, forbidden, what: str):
+    """Run ``call()`` watching that nothing of the ``forbidden`` packages runs inside it."""
+    with watch_calls() as seen:
+        result = call()
+    used = [x for module in forbidden for x in seen.used(module)]
+    assert not used, f"{what} ({', '.join(Path(u).name for u in used)})"
+    return result
+
 
 # Pairs of broadcast-compatible shapes: a base shape, and two copies with dims dropped from the
 # left or set to 1 at random.
@@ -161,3 +186,57 @@ def test_softmax_backward_of_a_constant_shift_is_zero(impl):
     y = np.exp(x) / np.exp(x).sum(-1, keepdims=True)
     gx = impl.softmax_backward(y, rng.standard_normal((4, 6)))
     np.testing.assert_allclose(gx.sum(-1), 0, atol=1e-12)
+
+
+@pytest.mark.exercise("3.1")
+def test_broadcast_shape_is_shape_arithmetic(impl):
+    """3.1 works on the tuples: NumPy's broadcasting is the oracle, not part of the answer; and
+    the error names the dimension (counted from the right) where the sizes disagree."""
+    got = _by_hand(
+        lambda: impl.broadcast_shape((5, 1, 4), (3, 1)),
+        [np],
+        "broadcast_shape used NumPy: compare the sizes yourself",
+    )
+    assert tuple(got) == (5, 3, 4)
+    with pytest.raises(ValueError, match=r"dim -2"):
+        impl.broadcast_shape((2, 3, 4), (5, 4))
+
+
+@pytest.mark.exercise("3.2")
+def test_sum_to_is_written_with_numpy_sums(impl):
+    """3.2 is the sum-back the engine does: written with NumPy, never by asking the engine."""
+    grad = np.arange(24.0).reshape(2, 3, 4)
+    got = _by_hand(
+        lambda: impl.sum_to(grad, (3, 1)),
+        [mg],
+        "sum_to called minigenesis: this is the engine's sum-back, write it with NumPy sums",
+    )
+    np.testing.assert_array_equal(got, grad.sum(axis=(0, 2))[:, None])
+
+
+@pytest.mark.exercise("3.4")
+def test_linear_backward_is_written_by_hand(impl):
+    rng = np.random.default_rng(5)
+    x, w, b, g = (
+        rng.standard_normal((3, 2)),
+        rng.standard_normal((4, 2)),
+        np.zeros(4),
+        np.ones((3, 4)),
+    )
+    got = _by_hand(
+        lambda: impl.linear_backward(x, w, b, g),
+        [mg],
+        "linear_backward called minigenesis: write the three matrix formulas in NumPy",
+    )
+    np.testing.assert_allclose(got[2], np.full(4, 3.0))
+
+
+@pytest.mark.exercise("3.5")
+def test_softmax_backward_is_written_by_hand(impl):
+    y = np.full((2, 4), 0.25)
+    got = _by_hand(
+        lambda: impl.softmax_backward(y, np.eye(2, 4)),
+        [mg],
+        "softmax_backward called minigenesis: write y * (g - sum(g * y)) in NumPy",
+    )
+    np.testing.assert_allclose(got, 0.25 * (np.eye(2, 4) - 0.25))
