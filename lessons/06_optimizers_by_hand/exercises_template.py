@@ -3,7 +3,8 @@
 Each optimizer takes a list of parameters (Tensors with ``.grad``) and updates them in place
 under ``mg.no_grad()`` with Tensor in-place ops (``p.sub_(...)``, ``p.mul_(...)``). The checks
 run your optimizer and ``mg.optim``'s side by side on the same model and compare every
-parameter after every step, in float64.
+parameter after every step, in float64. ``mg.optim`` is the checks' oracle, not part of an
+answer: they fail a ``step()`` in which code of ``mg.optim`` runs.
 
     python -m pytest lessons/06_optimizers_by_hand
 """

@@ -4,14 +4,26 @@ model (float64, every parameter after every step), and closed forms for simple c
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import numpy as np
 import pytest
+from _checks import watch_calls
 
 import minigenesis as mg
 from minigenesis import nn
 
 F = nn.functional
+
+# Shortcuts tried against these checks; each fails the check named after the arrow.
+# 6.1  step() delegates to an mg.optim.SGD built in __init__       -> by-hand watch
+#      weight decay added after the momentum buffer (decoupled)    -> vs mg.optim.SGD, wd=0.01
+# 6.2  step() delegates to mg.optim.Adam                           -> by-hand watch
+#      no bias correction (m, v used raw)                          -> first step is lr * sign
+# 6.3  step() delegates to mg.optim.AdamW                          -> by-hand watch
+#      L2 decay through the gradient (Adam's rule)                 -> zero-gradient decay
+# 6.4  every parameter in the decayed group                        -> split by dimension
+#      "bias" in the name decides (LayerNorm's weight gets decayed) -> split by dimension
 
 
 def _model(seed: int = 0) -> nn.Module:
@@ -145,3 +157,33 @@ def test_param_groups_work_with_mg_adamw(impl):
     for name, p in model.named_parameters():
         factor = 0.95 if p.ndim >= 2 else 1.0
         np.testing.assert_allclose(p.detach().numpy(), before[name] * factor, err_msg=name)
+
+
+def _step_by_hand(make, what: str) -> None:
+    """A few steps of the optimizer ``make(params)`` builds, watching that no code of mg.optim
+    runs in them: the exercise is the update rule that mg.optim holds."""
+    model = _model()
+    opt = make(list(model.parameters()))
+    x, y = _data()
+    with watch_calls() as seen:
+        for _ in range(2):
+            opt.zero_grad()
+            F.mse_loss(model(x), y).backward()
+            opt.step()
+    used = [Path(f).name for f in seen.used(mg.optim)]
+    assert not used, f"{what} ran mg.optim ({', '.join(used)}): write the update yourself"
+
+
+@pytest.mark.exercise("6.1")
+def test_sgd_step_is_written_by_hand(impl):
+    _step_by_hand(lambda ps: impl.SGDMomentum(ps, lr=0.1, momentum=0.9), "SGDMomentum")
+
+
+@pytest.mark.exercise("6.2")
+def test_adam_step_is_written_by_hand(impl):
+    _step_by_hand(lambda ps: impl.Adam(ps, lr=0.01), "Adam")
+
+
+@pytest.mark.exercise("6.3")
+def test_adamw_step_is_written_by_hand(impl):
+    _step_by_hand(lambda ps: impl.AdamW(ps, lr=0.01), "AdamW")
