@@ -20,7 +20,7 @@ def accumulate(start: float, update: float, steps: int, dtype: mg.DType) -> floa
     )
 
 
-def autocast_predictions() -> dict[str, mg.DType]:
+def autocast_predictions() -> dict[str, tuple[mg.DType, str]]:
     """Exercise 9.2: predict the dtype of each expression of the lesson's autocast quiz.
 
     Inside ``mg.autocast("cpu", dtype=mg.bfloat16)``, with float32 tensors ``x`` (8, 4), ``w``
@@ -33,10 +33,14 @@ def autocast_predictions() -> dict[str, mg.DType]:
     - "sum":      ``h.sum()``
     - "loss":     ``mg.nn.functional.cross_entropy(h, labels)``
 
-    Return a dict from those names to the DType each produces (e.g. ``mg.float32``).
+    Return a dict from those names to ``(dtype, rule)``: the DType each produces (e.g.
+    ``mg.float32``) and the rule of the policy that decides it, one of ``"lower"`` (the
+    low-precision list), ``"float32"`` (the float32 list), ``"promote"`` (mixed inputs become the
+    widest) or ``"none"`` (no rule: the op keeps its input's dtype). A prediction from the rules,
+    not a measurement: the check fails an answer that runs minigenesis to find out.
     """
     raise NotImplementedError(
-        "Exercise 9.2: return {name: the DType you predict} for the six quiz expressions"
+        "Exercise 9.2: return {name: (the DType you predict, the rule)} for the six expressions"
     )
 
 
@@ -48,6 +52,11 @@ def fp16_weight_grad(x_value: float, upstream: float, loss_scale: float) -> floa
     float32, as autocast does: ``loss = (h.float() * upstream).sum()``. Back-propagate
     ``loss * loss_scale``, then return ``w.grad`` divided by ``loss_scale`` (unscaled in float32)
     as a Python float. The true gradient is ``x_value * upstream``.
+
+    Build this graph with tensors and let each step round in its own dtype: the checks include
+    cases where the float16 steps differ from rounding the final product once (a ``loss_scale``
+    so large that the float16 gradient of ``h`` overflows to inf, an ``x_value`` that is already
+    0 in float16).
     """
     raise NotImplementedError(
         "Exercise 9.3: float16 activation, float32 loss, backward of loss * loss_scale, unscale"

@@ -21,7 +21,7 @@ def accumulate(start: float, update: float, steps: int, dtype: mg.DType) -> floa
     return w.item()
 
 
-def autocast_predictions() -> dict[str, mg.DType]:
+def autocast_predictions() -> dict[str, tuple[mg.DType, str]]:
     """Exercise 9.2: predict the dtype of each expression of the lesson's autocast quiz.
 
     Inside ``mg.autocast("cpu", dtype=mg.bfloat16)``, with float32 tensors ``x`` (8, 4), ``w``
@@ -34,15 +34,19 @@ def autocast_predictions() -> dict[str, mg.DType]:
     - "sum":      ``h.sum()``
     - "loss":     ``mg.nn.functional.cross_entropy(h, labels)``
 
-    Return a dict from those names to the DType each produces (e.g. ``mg.float32``).
+    Return a dict from those names to ``(dtype, rule)``: the DType each produces (e.g.
+    ``mg.float32``) and the rule of the policy that decides it, one of ``"lower"`` (the
+    low-precision list), ``"float32"`` (the float32 list), ``"promote"`` (mixed inputs become the
+    widest) or ``"none"`` (no rule: the op keeps its input's dtype). A prediction from the rules,
+    not a measurement: the check fails an answer that runs minigenesis to find out.
     """
     return {
-        "matmul": mg.bfloat16,  # low-precision list: runs in bfloat16
-        "relu": mg.bfloat16,  # not on any list: runs in its input's dtype
-        "add": mg.float32,  # mixed inputs promote to the widest type
-        "softmax": mg.float32,  # float32 list: exp and sums need the range and precision
-        "sum": mg.float32,  # reductions accumulate in float32
-        "loss": mg.float32,  # every loss runs in float32
+        "matmul": (mg.bfloat16, "lower"),  # low-precision list: runs in bfloat16
+        "relu": (mg.bfloat16, "none"),  # not on any list: runs in its input's dtype
+        "add": (mg.float32, "promote"),  # mixed inputs promote to the widest type
+        "softmax": (mg.float32, "float32"),  # float32 list: exp and sums need range and precision
+        "sum": (mg.float32, "float32"),  # reductions accumulate in float32
+        "loss": (mg.float32, "float32"),  # every loss runs in float32
     }
 
 

@@ -4,11 +4,27 @@ minigenesis itself (its autocast policy, its GradScaler)."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
+from _checks import watch_calls
 
 import minigenesis as mg
+
+# Shortcuts tried against these checks; each fails the check named after the arrow.
+# 9.1  start + steps * update in Python floats                     -> bfloat16/float16 grids
+#      a float32 tensor whatever dtype was asked                   -> bfloat16 rounds updates away
+# 9.2  run the six expressions under mg.autocast and read .dtype   -> no-minigenesis watch (and
+#      the rule of each is not something running the code tells)
+#      every dtype bfloat16 ("autocast makes everything bf16")     -> prediction vs minigenesis
+# 9.3  float(np.float16(x * u * s)) / s, no tensors                -> float16-steps oracle
+#      (overflow of dL/dh at s = 2^17, x = 1e-8 already 0 in float16)
+#      the graph in float32 (no .half())                           -> underflow without scaling
+# 9.4  k from log2 with round() instead of ceil/floor             -> bounds on each side
+#      no ValueError when no scale fits                            -> too-wide range
+# 9.5  a subclass of mg.amp.GradScaler                             -> by-hand (no scaler code)
+#      step() runs even after an inf                                -> skipped steps vs GradScaler
 
 
 # ----------------------------------------------------------------------------- 9.1
@@ -51,8 +67,44 @@ def test_9_2_autocast_predictions_match_minigenesis(impl) -> None:
             "loss": mg.nn.functional.cross_entropy(h, labels).dtype,
         }
     assert set(predicted) == set(actual)
-    wrong = {k: (predicted[k], actual[k]) for k in actual if predicted[k] != actual[k]}
+    assert all(isinstance(v, tuple) and len(v) == 2 for v in predicted.values()), (
+        "each prediction is (dtype, rule)"
+    )
+    wrong = {k: (predicted[k][0], actual[k]) for k in actual if predicted[k][0] != actual[k]}
     assert not wrong, f"predicted vs actual dtype: {wrong}"
+
+
+@pytest.mark.exercise("9.2")
+def test_9_2_each_prediction_names_the_rule_that_decides_it(impl) -> None:
+    """The rule is read off the policy in minigenesis/autocast_policy.py (the op classes'
+    ``autocast`` attribute), the independent record of why each dtype comes out."""
+    from minigenesis.autocast_policy import policy
+
+    rules = {op.__name__: rule for op, rule in policy().items()}  # the policy the engine runs
+    assert rules.get("MatMul") == "lower" and rules.get("Softmax") == "float32"
+    expected = {
+        "matmul": "lower",
+        "relu": "none",  # Relu has no rule
+        "add": "promote",
+        "softmax": "float32",
+        "sum": "float32",
+        "loss": "float32",
+    }
+    assert "Relu" not in rules and rules.get("Add") == "promote" and rules.get("Sum") == "float32"
+    # (losses are "float32" units too: autocast_function(FLOAT32) in nn/functional.py)
+    got = {k: v[1] for k, v in impl.autocast_predictions().items()}
+    wrong = {k: (got.get(k), want) for k, want in expected.items() if got.get(k) != want}
+    assert not wrong, f"the rule you named vs the policy's: {wrong}"
+
+
+@pytest.mark.exercise("9.2")
+def test_9_2_is_a_prediction_not_a_measurement(impl) -> None:
+    with watch_calls() as seen:
+        impl.autocast_predictions()
+    used = [Path(f).name for f in seen.used(mg)]
+    assert not used, (
+        f"autocast_predictions ran minigenesis ({', '.join(used[:4])}): predict from the rules"
+    )
 
 
 # ----------------------------------------------------------------------------- 9.3
@@ -67,6 +119,35 @@ def test_9_3_fp16_gradient_underflows_without_scaling(impl) -> None:
 def test_9_3_loss_scaling_rescues_the_gradient(impl) -> None:
     got = impl.fp16_weight_grad(1e-3, 1e-5, 2.0**16)
     assert math.isclose(got, 1e-3 * 1e-5, rel_tol=1e-2)
+
+
+def _fp16_steps(x_value: float, upstream: float, loss_scale: float) -> float:
+    """9.3's graph step by step in NumPy: h.float()'s backward casts dL/dh (float32) to float16,
+    the float16 multiply's backward rounds dL/dh * x to float16, the cast to float16 of w sends
+    it back as float32."""
+    with np.errstate(over="ignore"):
+        g_h = np.float16(np.float32(upstream) * np.float32(loss_scale))
+        g_w = np.float16(g_h * np.float16(x_value))
+    return float(np.float32(g_w)) / loss_scale
+
+
+@pytest.mark.exercise("9.3")
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # the inf case
+@pytest.mark.parametrize(
+    ("x_value", "upstream", "loss_scale"),
+    [
+        (1e-3, 1.0, 2.0**17),  # dL/dh = 131072 overflows float16: inf, whatever x is
+        (1e-8, 1e4, 1.0),  # x is 0 in float16 before anything is multiplied
+        (0.1, 0.3, 1.0),  # each step rounds: not the product rounded once
+        (3e-3, 7e-4, 2.0**8),
+    ],
+)
+def test_9_3_every_step_rounds_in_its_dtype(impl, x_value, upstream, loss_scale) -> None:
+    want = _fp16_steps(x_value, upstream, loss_scale)
+    got = impl.fp16_weight_grad(x_value, upstream, loss_scale)
+    assert got == want or (math.isinf(want) and got == want), (x_value, upstream, loss_scale)
+    if x_value == 1e-3:
+        assert math.isinf(got), "an overflowed float16 gradient is inf (GradScaler's signal)"
 
 
 @pytest.mark.exercise("9.3")
@@ -157,3 +238,14 @@ def test_9_5_unscale_then_clip_then_step(impl) -> None:
     with pytest.raises(RuntimeError):
         scaler.unscale_(optimizer)  # a second unscale would divide the gradients twice
     assert scaler.step(optimizer) is True  # does not unscale again
+
+
+@pytest.mark.exercise("9.5")
+def test_9_5_is_written_by_hand(impl) -> None:
+    """mg.amp.GradScaler is the oracle: none of its code may run inside ManualGradScaler (a
+    subclass or a wrapped GradScaler would pass the other checks without the rules)."""
+    model, opt = _setup()
+    with watch_calls() as seen:
+        _run(impl.ManualGradScaler(init_scale=2.0**4, growth_interval=2), model, opt, {1}, steps=4)
+    used = [Path(f).name for f in seen.used(mg.amp)]
+    assert not used, f"ManualGradScaler ran mg.amp ({', '.join(used)}): write the rules yourself"

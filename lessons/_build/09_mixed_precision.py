@@ -163,7 +163,9 @@ plt.show()
 # bfloat16 tensor stay bfloat16 (losses and matmuls behave as here).
 #
 # **Exercise 9.2**: before running the next cell, predict each dtype in
-# `autocast_predictions()`. The cell checks your prediction against minigenesis.
+# `autocast_predictions()`, with the rule that decides it (`"lower"`, `"float32"`, `"promote"` or
+# `"none"`). Reason from the rules above: the check fails an answer that runs the code to find
+# out. The cell then compares your prediction with minigenesis.
 
 # %%
 mg.manual_seed(0)
@@ -181,8 +183,9 @@ with mg.autocast("cpu", dtype=mg.bfloat16):
     loss = mg.nn.functional.cross_entropy(h, labels)
 predicted = ex.autocast_predictions()
 for name, dtype in actual.items():
-    mark = "ok" if predicted.get(name) == dtype else "WRONG"
-    print(f"{name:8s} actual {dtype.name:9s} you said {predicted.get(name)}  {mark}")
+    said, rule = predicted.get(name, (None, "?"))
+    mark = "ok" if said == dtype else "WRONG"
+    print(f"{name:8s} actual {dtype.name:9s} you said {said} ({rule})  {mark}")
 
 # %% [markdown]
 # The weights are float32 *master weights*: autocast only casts a copy for the matmul, and that
