@@ -53,6 +53,17 @@ class CallLog:
                 hits.append(str(path))
         return sorted(hits)
 
+    def ran(self, qualname_prefix: str) -> list[str]:
+        """The qualified names of the functions that ran and start with ``qualname_prefix``
+        (``"RNNCell."`` for RNNCell's methods, ``"scaled_dot_product_attention"``)."""
+        return sorted(
+            {
+                c.co_qualname
+                for c in self.deepest_by_code
+                if c.co_qualname.startswith(qualname_prefix)
+            }
+        )
+
     def used(self, module) -> list[str]:
         """What of a package (``numpy``, ``mg.optim``) ran: its Python files, and ``module.name``
         for each of its built-in (C) functions called. Empty when nothing of it ran."""

@@ -68,6 +68,9 @@ def gradient_through_time(w_hh: mg.Tensor, steps: int) -> float:
     ``steps`` steps from ``h_0 = ones(1, hidden)`` (which must require grad). Back-propagate
     ``L = h_steps.sum()`` and return the norm of dL/dh_0 as a Python float.
 
+    Let autograd do it, through ``w_hh`` as given (no ``.detach()``, no NumPy copy): the check
+    passes a ``w_hh`` that requires grad and reads the ``w_hh.grad`` your backward leaves.
+
     (dL/dh_0 = 1 W^steps: its size grows or shrinks like the largest |eigenvalue| of W to the
     power ``steps``.)
     """
@@ -155,8 +158,10 @@ def attention(
 def causal_mask(t: int) -> mg.Tensor:
     """Exercise 14.7: the causal mask of a sequence of ``t`` positions: a bool (t, t) tensor,
     True at [i, j] when j <= i (position i may look at itself and the positions before it, never
-    after). Compare two ``mg.arange(t)`` made into a column and a row: broadcasting does the
-    rest."""
+    after). ``t`` must be a positive integer: raise ``ValueError`` naming ``t`` otherwise.
+
+    Hint: what does comparing a column of positions with a row of positions give, once
+    broadcasting has made it a square?"""
     raise NotImplementedError("Exercise 14.7: a bool (t, t) tensor, True where key j <= query i")
 
 

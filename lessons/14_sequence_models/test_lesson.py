@@ -10,9 +10,32 @@ import math
 
 import numpy as np
 import pytest
+from _checks import watch_calls
 
 import minigenesis as mg
 from minigenesis import nn
+
+# Shortcuts tried against these checks; each fails the check named after the arrow.
+# 14.1  return nn.RNNCell's result with the weights copied in     -> by-hand watch (no nn.RNNCell)
+#       tanh(x W_ih + h W_hh) (weights not transposed)             -> vs nn.RNNCell (non-square)
+# 14.2  np.linalg.matrix_power on w_hh.numpy(), no autograd        -> w_hh.grad closed form
+#       mg.linalg.matrix_power with no backward                    -> w_hh.grad closed form
+# 14.3  return nn.LSTMCell's result with the weights copied in    -> by-hand watch
+#       gate order i, g, f, o (not PyTorch's i, f, g, o)           -> vs nn.LSTMCell
+# 14.4  an nn.RNN in place of the LSTM                             -> layers and shapes
+#       forward ignores the state it is given                      -> carries the state
+# 14.5  re-read the whole text at every step (the docstring says not to) -> greedy generation
+#       sample instead of argmax                                   -> greedy generation
+# 14.6  return F.scaled_dot_product_attention's output            -> by-hand watch
+#       no 1/sqrt(d) scale                                         -> vs NumPy attention
+# 14.7  np.tril(np.ones) as a float tensor                        -> bool dtype
+#       no check of t (t = 0 gives an empty mask)                   -> ValueError for t <= 0
+# 14.8  x.reshape(batch, heads, T, D) (mixes positions into heads) -> each head its columns
+#       merge by reshape without the transpose back                 -> merge puts heads side by side
+# 14.9  nn.MultiheadAttention without the causal mask           -> layers, block is causal
+#       post-norm (LayerNorm after the residual)                    -> forward vs NumPy GPT-2 block
+# 14.10 temperature applied after the softmax                      -> sampling frequencies
+#       top_k ignored                                              -> frequencies, top-1 = argmax
 
 
 def _leaf(shape, k, scale=0.5):
@@ -74,11 +97,22 @@ def test_14_2_gradient_through_time_is_one_times_w_to_the_power_steps(impl, scal
     rng = np.random.default_rng(int(scale * 10) + steps)
     q, _ = np.linalg.qr(rng.standard_normal((5, 5)))  # orthogonal: every |eigenvalue| is 1
     w = scale * q
-    got = impl.gradient_through_time(mg.tensor(w, dtype=mg.float64), steps)
+    w_hh = mg.tensor(w, dtype=mg.float64, requires_grad=True)
+    got = impl.gradient_through_time(w_hh, steps)
     assert isinstance(got, float), "return a Python float"
     expected = np.linalg.norm(np.ones(5) @ np.linalg.matrix_power(w, steps))
     assert got == pytest.approx(expected, rel=1e-9)
     assert got == pytest.approx(np.sqrt(5) * scale**steps, rel=1e-9)  # |1| scale^steps
+    # The graph went through w_hh: dL/dW = sum over t of (dL/dh_t)^T h_{t-1}, with
+    # h_t = 1 (W^T)^t and dL/dh_t = 1 W^(steps - t), in closed form with NumPy.
+    assert w_hh.grad is not None, "backward through w_hh as given (its .grad is None)"
+    ones = np.ones((1, 5))
+    want = sum(
+        (ones @ np.linalg.matrix_power(w, steps - t)).T
+        @ (ones @ np.linalg.matrix_power(w.T, t - 1))
+        for t in range(1, steps + 1)
+    )
+    np.testing.assert_allclose(w_hh.grad.numpy(), want, rtol=1e-9, atol=1e-12)
 
 
 # ----------------------------------------------------------------------------- 14.3
@@ -438,3 +472,39 @@ def test_14_10_top_1_is_the_argmax_and_the_generator_repeats(impl) -> None:
 def test_14_10_sample_next_rejects_bad_settings(impl, kwargs) -> None:
     with pytest.raises(ValueError, match=next(iter(kwargs))):
         impl.sample_next(mg.zeros(1, 4), **kwargs)
+
+
+# ----------------------------------------------------------------------------- by hand
+def _without(call, names: tuple[str, ...], what: str):
+    """Run ``call()`` and fail if a function whose qualified name starts with one of ``names``
+    ran in it: the layer the exercise rebuilds is the checks' oracle, not part of the answer."""
+    with watch_calls() as seen:
+        result = call()
+    used = [q for name in names for q in seen.ran(name)]
+    assert not used, f"{what} ran {', '.join(used[:3])}: write it with Tensor ops"
+    return result
+
+
+@pytest.mark.exercise("14.1")
+def test_14_1_rnn_cell_is_written_with_tensor_ops(impl) -> None:
+    _, x, h, weights = _cell_case(nn.RNNCell, 1, k=4)
+    _without(lambda: impl.rnn_cell(x, h, *weights), ("RNNCell", "RNNBase", "RNN."), "rnn_cell")
+
+
+@pytest.mark.exercise("14.3")
+def test_14_3_lstm_cell_is_written_with_tensor_ops(impl) -> None:
+    _, x, h, weights = _cell_case(nn.LSTMCell, 4, k=5)
+    c = _leaf((2, 4), 6)
+    _without(
+        lambda: impl.lstm_cell(x, h, c, *weights), ("LSTMCell", "RNNCell", "LSTM."), "lstm_cell"
+    )
+
+
+@pytest.mark.exercise("14.6")
+def test_14_6_attention_is_written_with_tensor_ops(impl) -> None:
+    q, k, v = (_leaf((2, 3, 4), s) for s in (7, 8, 9))
+    _without(
+        lambda: impl.attention(q, k, v),
+        ("scaled_dot_product_attention", "MultiheadAttention"),
+        "attention",
+    )
