@@ -283,3 +283,53 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         "copy of exercises_template.py) and run pytest again; `python -m minigenesis lessons` "
         "shows your progress, and `python -m pytest --solutions` checks the reference answers."
     )
+
+
+# ----------------------------------------------------------------------------------------------
+# A failing check starts with its exercise number
+# ----------------------------------------------------------------------------------------------
+class _NumberedFailure:
+    """A failure's report, headed by the exercise its check is marked with."""
+
+    def __init__(self, number: str, inner) -> None:
+        self.number, self.inner = number, inner
+
+    def toterminal(self, tw) -> None:
+        tw.line(f"Exercise {self.number}: this check of your answer failed", red=True, bold=True)
+        self.inner.toterminal(tw)
+
+    def __str__(self) -> str:
+        return f"Exercise {self.number}: {self.inner}"
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)
+
+
+class _ExerciseNumbers:
+    """The plugin that heads each failure with its exercise number (a plugin object, because
+    this file's own ``pytest_runtest_makereport`` builds the reports of unfinished exercises)."""
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
+        outcome = yield
+        report = outcome.get_result()
+        numbers = _exercises_of(item)
+        if not (report.failed and numbers and len(numbers) == 1):
+            return
+        if getattr(report, "exercise_todo", None) or getattr(report, "broken_exercises", None):
+            return  # already one line that names its exercise or file
+        (number,) = numbers
+        longrepr = report.longrepr
+        if isinstance(longrepr, str):
+            report.longrepr = f"Exercise {number}: {longrepr}"
+            return
+        crash = getattr(longrepr, "reprcrash", None)
+        if crash is not None and not crash.message.startswith("Exercise "):
+            crash.message = f"Exercise {number}: {crash.message}"  # the short summary's line
+        if hasattr(longrepr, "toterminal"):
+            report.longrepr = _NumberedFailure(number, longrepr)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not config.pluginmanager.has_plugin("lessons-exercise-numbers"):
+        config.pluginmanager.register(_ExerciseNumbers(), "lessons-exercise-numbers")

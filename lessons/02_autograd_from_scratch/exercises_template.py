@@ -102,32 +102,10 @@ def backward(root: Node) -> None:
     )
 
 
-class Softplus(mg.autograd.Function):
-    """Exercise 2.5: softplus(x) = log(1 + e^x) as a custom minigenesis Function.
-
-    - ``forward(ctx, x)``: x is a Tensor; save what backward needs with ``ctx.save_for_backward``
-      and return the result. Compute it stably: ``log(1 + e^x) = max(x, 0) + log(1 + e^-|x|)``.
-    - ``backward(ctx, grad_output)``: d softplus/dx = sigmoid(x); return
-      ``grad_output * x.sigmoid()``, built from Tensor ops so that second derivatives work too.
-
-    Use it as ``Softplus.apply(x)``.
-    """
-
-    @staticmethod
-    def forward(ctx, x: mg.Tensor) -> mg.Tensor:
-        """Exercise 2.5 (forward)."""
-        raise NotImplementedError("Exercise 2.5: compute softplus stably and save x for backward")
-
-    @staticmethod
-    def backward(ctx, grad_output: mg.Tensor) -> mg.Tensor:
-        """Exercise 2.5 (backward)."""
-        raise NotImplementedError("Exercise 2.5: return grad_output * sigmoid(x) with Tensor ops")
-
-
 def graph_lists(
     root: mg.Tensor, names: dict[str, mg.Tensor]
 ) -> tuple[list[str], list[tuple[str, str]]]:
-    """Exercise 2.6: the boxes and arrows ``mg.viz.draw_graph(root, params=names)`` will draw.
+    """Exercise 2.5: the boxes and arrows ``mg.viz.draw_graph(root, params=names)`` will draw.
 
     Walk minigenesis's graph from ``root.grad_fn`` through each node's ``next_edges`` (an entry is
     ``None`` for an input that needs no gradient, else a tuple whose first item is the input's
@@ -142,5 +120,27 @@ def graph_lists(
     Order does not matter.
     """
     raise NotImplementedError(
-        "Exercise 2.6: walk grad_fn.next_edges once per vertex; name nodes and leaves"
+        "Exercise 2.5: walk grad_fn.next_edges once per vertex; name nodes and leaves"
     )
+
+
+class Softplus(mg.autograd.Function):
+    """Exercise 2.6: softplus(x) = log(1 + e^x) as a custom minigenesis Function.
+
+    - ``forward(ctx, x)``: x is a Tensor; save what backward needs with ``ctx.save_for_backward``
+      and return the result. Compute it stably: ``log(1 + e^x) = max(x, 0) + log(1 + e^-|x|)``.
+    - ``backward(ctx, grad_output)``: d softplus/dx = sigmoid(x); return
+      ``grad_output * x.sigmoid()``, built from Tensor ops so that second derivatives work too.
+
+    Use it as ``Softplus.apply(x)``.
+    """
+
+    @staticmethod
+    def forward(ctx, x: mg.Tensor) -> mg.Tensor:
+        """Exercise 2.6 (forward)."""
+        raise NotImplementedError("Exercise 2.6: compute softplus stably and save x for backward")
+
+    @staticmethod
+    def backward(ctx, grad_output: mg.Tensor) -> mg.Tensor:
+        """Exercise 2.6 (backward)."""
+        raise NotImplementedError("Exercise 2.6: return grad_output * sigmoid(x) with Tensor ops")

@@ -107,26 +107,10 @@ def backward(root: Node) -> None:
             parent.grad = parent.grad + g
 
 
-class Softplus(mg.autograd.Function):
-    """Exercise 2.5: softplus(x) = log(1 + e^x) as a custom minigenesis Function."""
-
-    @staticmethod
-    def forward(ctx, x: mg.Tensor) -> mg.Tensor:
-        """Exercise 2.5 (forward)."""
-        ctx.save_for_backward(x)
-        return mg.maximum(x, mg.zeros_like(x)) + (1 + (-x.abs()).exp()).log()
-
-    @staticmethod
-    def backward(ctx, grad_output: mg.Tensor) -> mg.Tensor:
-        """Exercise 2.5 (backward)."""
-        (x,) = ctx.saved_tensors
-        return grad_output * x.sigmoid()
-
-
 def graph_lists(
     root: mg.Tensor, names: dict[str, mg.Tensor]
 ) -> tuple[list[str], list[tuple[str, str]]]:
-    """Exercise 2.6: the boxes and arrows ``mg.viz.draw_graph(root, params=names)`` will draw."""
+    """Exercise 2.5: the boxes and arrows ``mg.viz.draw_graph(root, params=names)`` will draw."""
     leaf_names = {id(t): name for name, t in names.items()}
 
     def name(vertex) -> str:
@@ -149,3 +133,19 @@ def graph_lists(
                 seen[id(child)] = child
                 stack.append(child)
     return boxes, [(name(seen[a]), name(seen[b])) for a, b in arrows]
+
+
+class Softplus(mg.autograd.Function):
+    """Exercise 2.6: softplus(x) = log(1 + e^x) as a custom minigenesis Function."""
+
+    @staticmethod
+    def forward(ctx, x: mg.Tensor) -> mg.Tensor:
+        """Exercise 2.6 (forward)."""
+        ctx.save_for_backward(x)
+        return mg.maximum(x, mg.zeros_like(x)) + (1 + (-x.abs()).exp()).log()
+
+    @staticmethod
+    def backward(ctx, grad_output: mg.Tensor) -> mg.Tensor:
+        """Exercise 2.6 (backward)."""
+        (x,) = ctx.saved_tensors
+        return grad_output * x.sigmoid()

@@ -23,10 +23,10 @@ import minigenesis as mg
 # 2.4  gradients accumulated without zeroing them first            -> backward twice
 #      breadth-first from the root (a node sends before it has its whole gradient)
 #                                                                  -> diamond vs minigenesis
-# 2.5  log(1 + exp(x)), which overflows at x = 800                 -> stable forward
-#      forward and backward in NumPy (no graph for a 2nd derivative) -> gradcheck, 2nd derivative
-# 2.6  return mg.viz.graph(...)'s own boxes and arrows             -> viz-is-not-called watch
+# 2.5  return mg.viz.graph(...)'s own boxes and arrows             -> viz-is-not-called watch
 #      the named leaves only, each with an arrow to "Mul"           -> the hand-written graphs
+# 2.6  log(1 + exp(x)), which overflows at x = 800                 -> stable forward
+#      forward and backward in NumPy (no graph for a 2nd derivative) -> gradcheck, 2nd derivative
 
 
 def _leaves(impl, seed: int = 0, n: int = 3, shape=(4,)):
@@ -143,7 +143,7 @@ def test_backward_through_a_tanh_network(impl):
         np.testing.assert_allclose(node.grad, t.grad.numpy(), rtol=1e-10)
 
 
-@pytest.mark.exercise("2.5")
+@pytest.mark.exercise("2.6")
 def test_softplus_forward_is_stable_and_correct(impl):
     x = np.array([-800.0, -20.0, -1.0, 0.0, 0.5, 30.0, 800.0])
     y = impl.Softplus.apply(mg.tensor(x, dtype=mg.float64))
@@ -152,7 +152,7 @@ def test_softplus_forward_is_stable_and_correct(impl):
     np.testing.assert_allclose(y.numpy(), expected, rtol=1e-12, atol=1e-15)
 
 
-@pytest.mark.exercise("2.5")
+@pytest.mark.exercise("2.6")
 def test_softplus_gradient_passes_gradcheck(impl):
     mg.manual_seed(0)
     x = mg.randn(6, dtype=mg.float64, requires_grad=True)
@@ -162,7 +162,7 @@ def test_softplus_gradient_passes_gradcheck(impl):
     np.testing.assert_allclose(x.grad.numpy(), 1 / (1 + np.exp(-x.detach().numpy())))
 
 
-@pytest.mark.exercise("2.5")
+@pytest.mark.exercise("2.6")
 def test_softplus_second_derivative(impl):
     """Backward built from Tensor ops can be differentiated again: d2/dx2 = s(x)(1 - s(x))."""
     x = mg.tensor([-2.0, 0.0, 1.5], dtype=mg.float64, requires_grad=True)
@@ -207,7 +207,7 @@ _EXPECTED_GRAPHS = [
 ]
 
 
-@pytest.mark.exercise("2.6")
+@pytest.mark.exercise("2.5")
 def test_graph_lists_match_the_drawn_graph(impl):
     for (root, names), (boxes_want, arrows_want) in zip(_graph_cases(), _EXPECTED_GRAPHS):
         boxes, arrows = impl.graph_lists(root, names)
@@ -215,7 +215,7 @@ def test_graph_lists_match_the_drawn_graph(impl):
         assert Counter(arrows) == Counter(arrows_want)
 
 
-@pytest.mark.exercise("2.6")
+@pytest.mark.exercise("2.5")
 def test_graph_lists_walks_the_graph_itself(impl):
     """The exercise is the walk over ``grad_fn.next_edges``: mg.viz is what it rebuilds, so no
     code of minigenesis/viz may run while graph_lists does."""

@@ -109,10 +109,12 @@ def ring_all_reduce(comm: Any, x: np.ndarray) -> np.ndarray:
 
 def ring_time(nbytes: float, world: int, bandwidth: float, latency: float) -> float:
     """Exercise 15.3: seconds for a ring all-reduce of ``nbytes`` over ``world`` ranks, each link
-    moving ``bandwidth`` bytes per second after a fixed ``latency`` per message: 2 (N - 1) steps,
-    each sending one chunk of nbytes / N. (One rank: nothing to send, 0 seconds.)
+    moving ``bandwidth`` bytes per second after a fixed ``latency`` per message. Count from your
+    15.2: how many steps does the ring take, what does each rank send in one step, and what does
+    one message cost? (Every rank sends at once, so a step costs what one message costs. One rank:
+    nothing to send, 0 seconds.)
     """
-    raise NotImplementedError("Exercise 15.3: 2(N-1) x (latency + nbytes / N / bandwidth)")
+    raise NotImplementedError("Exercise 15.3: count the ring's steps and what one step costs")
 
 
 def assign_buckets(nbytes: list[int], cap: int) -> list[list[int]]:

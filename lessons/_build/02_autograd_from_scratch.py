@@ -154,7 +154,7 @@ show_graph(tf.grad_fn)
 # ...) and one per leaf (`a`, `b`, `c`), one arrow from each input to the op that used it. How
 # many arrows leave the `Mul` box? Which box has no arrow leaving it?
 #
-# Exercise 2.6 (`graph_lists`) writes your sketch as two lists, the boxes and the arrows, found by
+# Exercise 2.5 (`graph_lists`) writes your sketch as two lists, the boxes and the arrows, found by
 # walking `grad_fn.next_edges` as `show_graph` does but visiting each vertex once:
 
 # %%
@@ -258,7 +258,7 @@ print("under no_grad:", q.requires_grad, q.grad_fn)
 #
 # When an op is missing, or its automatic gradient is unstable, write a `Function`: a `forward`
 # on Tensors (run without recording) and a `backward` that returns one gradient per input.
-# Exercise 2.5 is softplus, $\log(1 + e^x)$, whose derivative is the sigmoid. `gradcheck`
+# Exercise 2.6 is softplus, $\log(1 + e^x)$, whose derivative is the sigmoid. `gradcheck`
 # compares your backward with central finite differences in float64:
 
 # %%
