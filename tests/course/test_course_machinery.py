@@ -154,7 +154,10 @@ def test_learner_mode_reports_one_line_per_exercise(fake_course: Path):
     out = run.stdout
     assert run.returncode == 1, out  # the wrong square fails: a real failure
     lines = [ln for ln in out.splitlines() if ln.startswith("Exercise ")]
-    assert lines == ["Exercise 9.1 not done yet: return 2 * x  [2 checks]"], out
+    assert lines == [
+        "Exercise 9.2: this check of your answer failed",  # a wrong answer: headed by its number
+        "Exercise 9.1 not done yet: return 2 * x  [2 checks]",
+    ], out
     assert "NotImplementedError:" not in out and "Traceback" not in out, out
     assert "1 failed, 2 passed, 2 todo" in out, out
 
