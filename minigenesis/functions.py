@@ -314,18 +314,7 @@ def mul(x: Any, other: Any) -> Tensor:
 def div(x: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     """x / other (true division); ``rounding_mode="floor"`` rounds the quotient down,
     ``"trunc"`` towards zero (both with integer results for integer inputs, as in PyTorch)."""
-    if rounding_mode not in (None, "trunc", "floor"):
-        raise ValueError(
-            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
-            f"{rounding_mode!r}"
-        )
-    x = _first(x, other)
-    if rounding_mode is None:
-        return x / other
-    if rounding_mode == "floor":
-        return x // other
-    other = _t(other, x)  # trunc: floor of the magnitudes, with the quotient's sign
-    return (x.abs() // other.abs()) * (x.sign() * other.sign())
+    return _first(x, other).div(other, rounding_mode=rounding_mode)
 
 
 @_with_out

@@ -80,6 +80,22 @@ def _bitwise(a: Any, b: Any, fn: Any, name: str) -> Any:
     return _compare(a, b, fn)
 
 
+def _refuse_dims(name: str, dim: Any) -> None:
+    """max / min / argmax / argmin reduce along one dim: a tuple or list is PyTorch's TypeError
+    (amax / amin take several)."""
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+
+
+def _rounded_division(mode: Any) -> Any:
+    """The op of ``div(rounding_mode=mode)`` (a bad mode is refused with PyTorch's message)."""
+    if mode not in ("trunc", "floor"):
+        raise ValueError(
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found {mode!r}"
+        )
+    return RD.DivFloor if mode == "floor" else RD.DivTrunc
+
+
 def _refuse_bool_sub() -> None:
     raise TypeError(
         "subtraction (-) with a bool operand is not supported, as in PyTorch: to invert a mask "
@@ -250,7 +266,14 @@ class TensorMath:
 
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
 
-    mul, div, matmul = __mul__, __truediv__, __matmul__
+    mul, matmul = __mul__, __matmul__
+
+    def div(self, other, *, rounding_mode=None):
+        """self / other; ``rounding_mode="floor"`` rounds the quotient down, ``"trunc"``
+        towards zero (integer inputs keep their promoted integer dtype; the gradient is 0)."""
+        if rounding_mode is None:
+            return self.__truediv__(other)
+        return binary_op(_rounded_division(rounding_mode), self, other)
 
     def add(self, other, *, alpha=1):
         """self + alpha * other"""
@@ -416,7 +439,7 @@ class TensorMath:
 
     negative = neg
 
-    multiply, divide, true_divide, subtract = __mul__, __truediv__, __truediv__, sub
+    multiply, divide, true_divide, subtract = __mul__, div, __truediv__, sub
 
     # ------------------------------------------------------------------ rounding and comparison
     def floor(self):
@@ -860,8 +883,8 @@ class TensorMath:
     def mul_(self, other):
         return self._inplace(lambda x, o: x * o, other)
 
-    def div_(self, other):
-        return self._inplace(lambda x, o: x / o, other)
+    def div_(self, other, *, rounding_mode=None):
+        return self._inplace(lambda x, o: x.div(o, rounding_mode=rounding_mode), other)
 
     def pow_(self, exponent):
         return self._inplace(lambda x, o: x**o, exponent)

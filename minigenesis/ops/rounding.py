@@ -85,3 +85,52 @@ class Frac(Op):
     @staticmethod
     def backward(ctx, gy):
         return gy
+
+
+class DivFloor(Op):
+    """z = floor(x / y) (``div(rounding_mode="floor")``), PyTorch's rule for floats (inf // 1 is
+    NaN, as C's fmod(inf, 1) is);   dz/dx = dz/dy = 0 (piecewise constant: PyTorch's zero
+    gradient, not an error as for ``//``). Integer division by zero raises."""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        _refuse_int_zero_division(x, y)
+        xp = get_array_module(x if hasattr(x, "dtype") else y)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return xp.floor_divide(x, y)
+
+    @staticmethod
+    def backward(ctx, gz):
+        return _zeros_like(gz), _zeros_like(gz)
+
+
+class DivTrunc(DivFloor):
+    """z = trunc(x / y) (``div(rounding_mode="trunc")``): trunc(inf / 1) is inf;
+    dz/dx = dz/dy = 0. Integers: the floor quotient, moved up by one where the remainder is
+    not 0 and the operands' signs differ (C's integer division)."""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        _refuse_int_zero_division(x, y)
+        xp = get_array_module(x if hasattr(x, "dtype") else y)
+        z = xp.floor_divide(x, y) if _is_integral(x) and _is_integral(y) else None
+        if z is None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return xp.trunc(xp.true_divide(x, y)).astype(xp.result_type(x, y), copy=False)
+        inexact = (x - z * y != 0) & ((xp.asarray(x) < 0) != (xp.asarray(y) < 0))
+        return z + inexact.astype(z.dtype)
+
+
+def _is_integral(v) -> bool:
+    return v.dtype.kind in "biu" if hasattr(v, "dtype") else isinstance(v, (bool, int))
+
+
+def _refuse_int_zero_division(x, y) -> None:
+    """PyTorch's errors: no rounded division of two bools, no integer division by zero."""
+    kinds = [v.dtype.kind if hasattr(v, "dtype") else type(v) for v in (x, y)]
+    if all(k in ("b", bool) for k in kinds):
+        raise NotImplementedError("rounded division is not implemented for 'Bool'")
+    if _is_integral(x) and _is_integral(y):
+        xp = get_array_module(x if hasattr(x, "dtype") else y)
+        if bool(xp.any(xp.asarray(y) == 0)):
+            raise ZeroDivisionError("integer division by zero")
