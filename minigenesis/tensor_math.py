@@ -474,6 +474,11 @@ class TensorMath:
         close to NaN only with ``equal_nan``). A bool tensor without gradient."""
         if rtol < 0 or atol < 0:
             raise ValueError(f"isclose: rtol and atol must be non-negative, got {rtol}, {atol}")
+        if isinstance(other, TensorBase) and other.dtype is not self.dtype:
+            raise RuntimeError(  # PyTorch compares in one dtype and promotes nothing
+                f"isclose(): {self.dtype.name} did not match {other.dtype.name}: both tensors "
+                "must have the same dtype"
+            )
         a, b = self._data, _array(other, self._data)
         if a.dtype.kind == "b" or b.dtype.kind == "b":
             a, b = a.astype(b.dtype) if a.dtype.kind == "b" else a, b
@@ -618,6 +623,7 @@ class TensorMath:
             return all_op.apply(self)
         if isinstance(dim, TensorBase):  # max(other): the elementwise form
             return binary_op(E.Maximum if all_op is R.MaxAll else E.Minimum, self, dim)
+        _refuse_dims(name, dim)
         d = norm_dim(dim, self.ndim)[0]
         _refuse_empty(self, name, (d,))
         if self.ndim == 0:  # the value itself, as a new tensor (not self: writes must not alias)
@@ -663,6 +669,7 @@ class TensorMath:
             _refuse_empty(self, name, None, IndexError)
             flat = xp.asarray(fn(self._data))  # keepdim: every dim kept as size 1
             return self._make(flat.reshape((1,) * self.ndim) if keepdim else flat, False)
+        _refuse_dims(name, dim)
         d = norm_dim(dim, self.ndim)[0]
         _refuse_empty(self, name, (d,))
         if self.ndim == 0:  # NumPy has no axis 0 here; PyTorch's answer is index 0

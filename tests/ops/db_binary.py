@@ -201,6 +201,11 @@ def _compare(name: str, fn) -> OpEntry:
                  dtypes=NUMERIC + ("bool",))  # fmt: skip
 
 
+def _two_dtypes():
+    yield Sample((T(np.ones(2), "float32"), T(np.ones(2)))), RuntimeError
+    yield Sample((T(np.ones(2), "int64"), T(np.ones(2), "float32"))), RuntimeError
+
+
 ENTRIES += [
     _compare("eq", np.equal),
     _compare("ne", np.not_equal),
@@ -239,6 +244,8 @@ ENTRIES += [
         differentiable=False,
         out=False,
         scalars=False,
+        mixed=False,  # both tensors in one dtype (PyTorch promotes nothing here)
+        errors=_two_dtypes,
     ),  # fmt: skip
 ]
 
