@@ -20,6 +20,7 @@ import numpy as np
 from . import dtypes as _dt
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
+from .ops import math_functions as MF
 from .ops import special_functions as SF
 from .promotion import FLOAT_KINDS, float_in, result_type
 from .size import norm_dim
@@ -114,10 +115,9 @@ class TensorPointwise:
 
     def copysign(self, other):
         """|self| with the sign of ``other`` (-0.0 counts as negative);
-        d/dself = sign(self) * s: 0 at self = 0, as in PyTorch. No gradient flows to ``other``."""
+        d/dself = +-1 (0 at self = 0, NaN at NaN), d/dother = 0, as in PyTorch."""
         a, b = _float_pair(self, other, "copysign")
-        s = b.signbit().logical_not()._cast(a._data.dtype) * 2 - 1  # +1 or -1
-        return a.abs() * s
+        return MF.Copysign.apply(a, b)
 
     def heaviside(self, values):
         """0 where self < 0, ``values`` where self == 0, 1 where self > 0 (not differentiable)."""
@@ -156,9 +156,9 @@ class TensorPointwise:
         return (a * ln2).logaddexp(b * ln2) / ln2
 
     def hypot(self, other):
-        """sqrt(a^2 + b^2);   d/da = a / hypot(a, b)."""
+        """sqrt(a^2 + b^2) (inf where a or b is infinite);   d/da = a / hypot(a, b)."""
         a, b = _float_pair(self, other, "hypot")
-        return (a * a + b * b).sqrt()
+        return MF.Hypot.apply(a, b)
 
     def xlogy(self, other):
         """x * log(y), and 0 where x = 0 (even for y = 0 or y = inf; NaN stays NaN);

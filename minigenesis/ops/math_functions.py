@@ -132,6 +132,51 @@ class Atan2(Op):
         return gy, gx
 
 
+class Hypot(Op):
+    """z = hypot(a, b) = sqrt(a^2 + b^2), without overflow, and inf where either side is
+    infinite (even against NaN, as C's hypot);   dz/da = a / z,  dz/db = b / z."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        xp = get_array_module(a)
+        if a.dtype.itemsize == 2:
+            return xp.hypot(a.astype(xp.float32), b.astype(xp.float32)).astype(a.dtype)
+        return xp.hypot(a, b)
+
+    @staticmethod
+    def backward(ctx, gz):
+        a, b = ctx.saved_tensors
+        scale = gz / Hypot.apply(a, b)
+        return (scale * a if ctx.needs_input_grad[0] else None), (
+            scale * b if ctx.needs_input_grad[1] else None
+        )
+
+
+class Copysign(Op):
+    """z = |a| with the sign of b (-0.0 and NaN's sign bit count);
+    dz/da = z / a (+-1; 0 at a = 0; NaN at a = NaN or +-inf, as PyTorch),  dz/db = 0."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        xp = get_array_module(a)
+        if a.dtype.itemsize == 2:
+            return xp.copysign(a.astype(xp.float32), b.astype(xp.float32)).astype(a.dtype)
+        return xp.copysign(a, b)
+
+    @staticmethod
+    def backward(ctx, gz):
+        a, b = ctx.saved_tensors
+        ga = None
+        if ctx.needs_input_grad[0]:
+            nonzero = a != 0
+            safe = a.where(nonzero, 1.0)  # no 0 / 0 at a = 0, in this derivative or the next
+            ga = (gz * Copysign.apply(a, b) / safe).where(nonzero, 0.0)
+        gb = type(gz)._make(get_array_module(gz._data).zeros_like(gz._data), False)
+        return ga, (gb if ctx.needs_input_grad[1] else None)
+
+
 class Sinh(Op):
     """y = sinh x;   dy/dx = cosh x."""
 
