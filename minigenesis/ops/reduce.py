@@ -15,6 +15,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
 from .elementwise import Where, select_grad
 from .gather_scatter import ScatterAlongDim
+from .shape import Cat
 
 
 def _kept_shape(shape: tuple, axis: tuple | None) -> tuple:
@@ -437,20 +438,15 @@ class Prod(Op):
 
     @staticmethod
     def backward(ctx, gy):
+        # in Tensor ops (cat, cumprod, flip), so that the gradient is differentiable again
         (x,) = ctx.saved_tensors
-        if is_grad_enabled():
-            raise RuntimeError(
-                "prod: second derivatives (create_graph=True) are not supported; write the "
-                "product with exp(sum(log(x))) or as a chain of multiplications"
-            )
-        xp = get_array_module(x._data)
-        a = x._data.reshape(-1) if ctx.axis is None else x._data
+        a = x.reshape(-1) if ctx.axis is None else x
         d = 0 if ctx.axis is None else ctx.axis
-        ones = xp.ones_like(xp.take(a, [0], axis=d)) if a.shape[d] else None
-        if ones is None:  # an empty slice: nothing to differentiate
+        n = a.shape[d]
+        if n == 0:  # an empty slice: nothing to differentiate
             return gy.reshape(ctx.kept).expand(ctx.in_shape) * 0, None, None
-        before = xp.cumprod(xp.concatenate([ones, xp.take(a, range(a.shape[d] - 1), axis=d)], d), d)
-        rest = xp.flip(xp.take(a, range(1, a.shape[d]), axis=d), d)
-        after = xp.flip(xp.cumprod(xp.concatenate([ones, rest], d), d), d)
-        others = (before * after).reshape(ctx.in_shape)
-        return gy.reshape(ctx.kept) * type(x)._make(others, False), None, None
+        xp = get_array_module(x._data)
+        ones = type(x)._make(xp.ones_like(a._data[(slice(None),) * d + (slice(0, 1),)]), False)
+        before = Cat.apply(d, ones, a.narrow(d, 0, n - 1)).cumprod(d)
+        after = Cat.apply(d, ones, a.flip(d).narrow(d, 0, n - 1)).cumprod(d).flip(d)
+        return gy.reshape(ctx.kept) * (before * after).reshape(ctx.in_shape), None, None
