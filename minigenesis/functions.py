@@ -39,8 +39,10 @@ def _with_out(fn: Callable) -> Callable:
     and a result that cannot be cast to ``out``'s dtype (float into an int tensor ...)."""
 
     name = fn.__name__
-    if fn.__code__.co_argcount == 1:  # one tensor in (exp, tanh ...): decided here, once, so
-        # that a call packs no *args tuple and **kwargs dict (a third of this wrapper's cost)
+    code = fn.__code__
+    if code.co_argcount == 1 and not code.co_kwonlyargcount:  # one tensor in (exp, tanh ...):
+        # decided here, once, so that a call packs no *args tuple and **kwargs dict (a third of
+        # this wrapper's cost)
 
         def call(input: Tensor, *, out: Tensor | None = None) -> Any:  # noqa: A002
             result = fn(input)
@@ -155,14 +157,17 @@ def tan(x: Tensor) -> Tensor:
     return x.tan()
 
 
+@_with_out
 def asin(x: Tensor) -> Tensor:
     return x.asin()
 
 
+@_with_out
 def acos(x: Tensor) -> Tensor:
     return x.acos()
 
 
+@_with_out
 def atan(x: Tensor) -> Tensor:
     return x.atan()
 
@@ -207,14 +212,17 @@ def erf(x: Tensor) -> Tensor:
     return x.erf()
 
 
+@_with_out
 def erfinv(x: Tensor) -> Tensor:
     return x.erfinv()
 
 
+@_with_out
 def lgamma(x: Tensor) -> Tensor:
     return x.lgamma()
 
 
+@_with_out
 def digamma(x: Tensor) -> Tensor:
     return x.digamma()
 
@@ -274,10 +282,12 @@ def clip(x: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     return x.clamp(min, max)
 
 
+@_with_out
 def clamp_min(x: Tensor, min: Any) -> Tensor:  # noqa: A002
     return x.clamp_min(min)
 
 
+@_with_out
 def clamp_max(x: Tensor, max: Any) -> Tensor:  # noqa: A002
     return x.clamp_max(max)
 
@@ -482,14 +492,17 @@ def _check(x: Any, name: str) -> Tensor:
     return x
 
 
+@_with_out
 def floor(input: Tensor) -> Tensor:  # noqa: A002
     return _check(input, "floor").floor()
 
 
+@_with_out
 def ceil(input: Tensor) -> Tensor:  # noqa: A002
     return _check(input, "ceil").ceil()
 
 
+@_with_out
 def trunc(input: Tensor) -> Tensor:  # noqa: A002
     return _check(input, "trunc").trunc()
 
@@ -497,14 +510,17 @@ def trunc(input: Tensor) -> Tensor:  # noqa: A002
 fix = trunc
 
 
+@_with_out
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001, A002
     return _check(input, "round").round(decimals)
 
 
+@_with_out
 def frac(input: Tensor) -> Tensor:  # noqa: A002
     return _check(input, "frac").frac()
 
 
+@_with_out
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf=None, neginf=None) -> Tensor:  # noqa: A002
     return _check(input, "nan_to_num").nan_to_num(nan, posinf, neginf)
 
@@ -513,6 +529,7 @@ def isclose(input: Tensor, other: Any, rtol=1e-05, atol=1e-08, equal_nan=False) 
     return _check(input, "isclose").isclose(other, rtol, atol, equal_nan)
 
 
+@_with_out
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:  # noqa: A002
     return _check(input, "lerp").lerp(end, weight)
 
@@ -525,6 +542,7 @@ def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
     return _check(input, "amin").amin(dim, keepdim)
 
 
+@_with_out
 def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
     return _check(input, "cumprod").cumprod(dim, dtype)
 
@@ -911,34 +929,42 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = Non
 
 
 # -- logical and bitwise ops, and the further pointwise names (tensor_pointwise.py)
+@_with_out
 def logical_and(input: Tensor, other: Any) -> Tensor:  # noqa: A002
     return input.logical_and(other)
 
 
+@_with_out
 def logical_or(input: Tensor, other: Any) -> Tensor:  # noqa: A002
     return input.logical_or(other)
 
 
+@_with_out
 def logical_xor(input: Tensor, other: Any) -> Tensor:  # noqa: A002
     return input.logical_xor(other)
 
 
+@_with_out
 def logical_not(input: Tensor) -> Tensor:  # noqa: A002
     return input.logical_not()
 
 
+@_with_out
 def bitwise_and(input: Any, other: Any) -> Tensor:  # noqa: A002
     return _t(input, other if isinstance(other, Tensor) else None).bitwise_and(other)
 
 
+@_with_out
 def bitwise_or(input: Any, other: Any) -> Tensor:  # noqa: A002
     return _t(input, other if isinstance(other, Tensor) else None).bitwise_or(other)
 
 
+@_with_out
 def bitwise_xor(input: Any, other: Any) -> Tensor:  # noqa: A002
     return _t(input, other if isinstance(other, Tensor) else None).bitwise_xor(other)
 
 
+@_with_out
 def bitwise_not(input: Tensor) -> Tensor:  # noqa: A002
     return input.bitwise_not()
 
@@ -956,6 +982,7 @@ def sgn(input: Tensor) -> Tensor:  # noqa: A002
     return input.sgn()
 
 
+@_with_out
 def signbit(input: Tensor) -> Tensor:  # noqa: A002
     return input.signbit()
 
