@@ -419,10 +419,12 @@ def gather(x: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> 
     return x.gather(dim, index)
 
 
+@_with_out
 def tril(x: Tensor, diagonal: int = 0) -> Tensor:
     return x.tril(diagonal)
 
 
+@_with_out
 def triu(x: Tensor, diagonal: int = 0) -> Tensor:
     return x.triu(diagonal)
 

@@ -107,7 +107,7 @@ class TensorShape:
         dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
         dims = tuple(norm_dim(d, self.ndim)[0] for d in dims)
         if sorted(dims) != list(range(self.ndim)):
-            raise ValueError(f"permute: {dims} is not a permutation of the dims of {self.shape}")
+            raise RuntimeError(f"permute: {dims} is not a permutation of the dims of {self.shape}")
         return S.Permute.apply(self, dims)._view_of(self, lambda b: S.Permute.apply(b, dims))
 
     def transpose(self, dim0: int, dim1: int):
@@ -120,7 +120,7 @@ class TensorShape:
 
     def t(self):
         if self.ndim > 2:
-            raise ValueError(f"t() expects a tensor with <= 2 dims, got {self.ndim}: use transpose")
+            raise RuntimeError(f"t() expects a tensor with <= 2 dims, got {self.ndim}: transpose")
         return self.transpose(0, 1) if self.ndim == 2 else self.reshape(self.shape)  # a view
 
     def movedim(self, source, destination):
@@ -163,7 +163,7 @@ class TensorShape:
         sizes = sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
         lead = len(sizes) - self.ndim
         if lead < 0:
-            raise ValueError(f"expand: cannot expand {self.shape} to fewer dims {tuple(sizes)}")
+            raise RuntimeError(f"expand: cannot expand {self.shape} to fewer dims {tuple(sizes)}")
         shape = tuple(
             self.shape[i - lead] if (n == -1 and i >= lead) else n for i, n in enumerate(sizes)
         )
@@ -172,7 +172,7 @@ class TensorShape:
         try:
             return S.Expand.apply(self, shape)._view_of(self, lambda b: S.Expand.apply(b, shape))
         except ValueError:
-            raise ValueError(f"expand: cannot expand shape {self.shape} to {shape}") from None
+            raise RuntimeError(f"expand: cannot expand shape {self.shape} to {shape}") from None
 
     def expand_as(self, other):
         return self.expand(other.shape)
