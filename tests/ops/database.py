@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import minigenesis as mg
 
-from . import db_binary, db_reductions, db_unary
+from . import db_binary, db_reductions, db_shape, db_unary
 from .core import OpEntry
 
-ENTRIES: list[OpEntry] = [*db_unary.ENTRIES, *db_binary.ENTRIES, *db_reductions.ENTRIES]
+ENTRIES: list[OpEntry] = [
+    *db_unary.ENTRIES,
+    *db_binary.ENTRIES,
+    *db_reductions.ENTRIES,
+    *db_shape.ENTRIES,
+]
 
 # The same op under other public names (mg.special, nn.functional): the variants check calls
 # each one on every sample of the entry and wants the entry's result.

@@ -53,58 +53,41 @@ NO_ENTRY_YET = """
     F.adaptive_avg_pool1d F.adaptive_avg_pool2d F.adaptive_max_pool1d F.adaptive_max_pool2d
     F.avg_pool1d F.avg_pool2d F.batch_norm F.bilinear F.binary_cross_entropy
     F.binary_cross_entropy_with_logits F.celu F.channel_shuffle F.conv1d F.conv2d
-    F.conv_transpose1d F.conv_transpose2d F.cosine_similarity F.cross_entropy F.elu
-    F.embedding F.gelu F.glu F.group_norm F.hardshrink F.hardsigmoid F.hardswish F.hardtanh
-    F.huber_loss F.instance_norm F.interpolate F.kl_div F.l1_loss F.layer_norm F.leaky_relu
-    F.linear F.local_response_norm F.log_softmax F.logsigmoid F.max_pool1d F.max_pool2d
-    F.mish F.mse_loss F.nll_loss F.normalize F.one_hot F.pad F.pairwise_distance
-    F.pixel_shuffle F.pixel_unshuffle F.prelu F.relu6 F.rms_norm
-    F.scaled_dot_product_attention F.selu F.silu F.smooth_l1_loss F.softmax F.softmin
-    F.softplus F.softshrink F.softsign F.tanhshrink F.threshold F.upsample
+    F.conv_transpose1d F.conv_transpose2d F.cosine_similarity F.cross_entropy F.elu F.embedding
+    F.gelu F.glu F.group_norm F.hardshrink F.hardsigmoid F.hardswish F.hardtanh F.huber_loss
+    F.instance_norm F.interpolate F.kl_div F.l1_loss F.layer_norm F.leaky_relu F.linear
+    F.local_response_norm F.log_softmax F.logsigmoid F.max_pool1d F.max_pool2d F.mish F.mse_loss
+    F.nll_loss F.normalize F.one_hot F.pad F.pairwise_distance F.pixel_shuffle F.pixel_unshuffle
+    F.prelu F.relu6 F.rms_norm F.scaled_dot_product_attention F.selu F.silu F.smooth_l1_loss
+    F.softmax F.softmin F.softplus F.softshrink F.softsign F.tanhshrink F.threshold F.upsample
     F.upsample_bilinear F.upsample_nearest Tensor.addmm Tensor.argsort Tensor.baddbmm
-    Tensor.bincount Tensor.bmm Tensor.broadcast_to Tensor.cholesky Tensor.cholesky_inverse
-    Tensor.cholesky_solve Tensor.chunk Tensor.clone Tensor.copy_ Tensor.corrcoef Tensor.cov
-    Tensor.cross Tensor.cummax Tensor.cummin Tensor.cumprod_ Tensor.det Tensor.diag
-    Tensor.diag_embed Tensor.diagflat Tensor.diagonal Tensor.diff Tensor.dot Tensor.dsplit
-    Tensor.equal Tensor.expand Tensor.expand_as Tensor.fill_ Tensor.flatten Tensor.flip
-    Tensor.fliplr Tensor.flipud Tensor.frexp Tensor.gather Tensor.gelu Tensor.ger
-    Tensor.histc Tensor.histogram Tensor.hsplit Tensor.index_add Tensor.index_add_
-    Tensor.index_copy Tensor.index_copy_ Tensor.index_fill Tensor.index_fill_
-    Tensor.index_select Tensor.inverse Tensor.kron Tensor.kthvalue Tensor.ldexp
-    Tensor.ldexp_ Tensor.log_softmax Tensor.logcumsumexp Tensor.logdet Tensor.logical_not
-    Tensor.logical_not_ Tensor.masked_fill Tensor.masked_fill_ Tensor.masked_select
-    Tensor.matmul Tensor.matrix_exp Tensor.matrix_power Tensor.median Tensor.mm Tensor.mode
-    Tensor.moveaxis Tensor.movedim Tensor.mv Tensor.nanmean Tensor.nanmedian
-    Tensor.nanquantile Tensor.narrow Tensor.nonzero Tensor.norm Tensor.outer Tensor.permute
-    Tensor.pinverse Tensor.polygamma Tensor.qr Tensor.quantile Tensor.ravel Tensor.repeat
-    Tensor.repeat_interleave Tensor.reshape Tensor.reshape_as Tensor.roll Tensor.rot90
-    Tensor.scatter Tensor.scatter_ Tensor.scatter_add Tensor.scatter_add_
+    Tensor.bincount Tensor.bmm Tensor.cholesky Tensor.cholesky_inverse Tensor.cholesky_solve
+    Tensor.corrcoef Tensor.cov Tensor.cross Tensor.cummax Tensor.cummin Tensor.cumprod_
+    Tensor.det Tensor.dot Tensor.equal Tensor.frexp Tensor.gather Tensor.gelu Tensor.ger
+    Tensor.histc Tensor.histogram Tensor.index_add Tensor.index_add_ Tensor.index_copy
+    Tensor.index_copy_ Tensor.index_fill Tensor.index_fill_ Tensor.index_select Tensor.inverse
+    Tensor.kthvalue Tensor.ldexp Tensor.ldexp_ Tensor.log_softmax Tensor.logcumsumexp
+    Tensor.logdet Tensor.logical_not Tensor.logical_not_ Tensor.masked_fill Tensor.masked_fill_
+    Tensor.masked_select Tensor.matmul Tensor.matrix_exp Tensor.matrix_power Tensor.median
+    Tensor.mm Tensor.mode Tensor.mv Tensor.nanmean Tensor.nanmedian Tensor.nanquantile
+    Tensor.nonzero Tensor.norm Tensor.outer Tensor.pinverse Tensor.polygamma Tensor.qr
+    Tensor.quantile Tensor.scatter Tensor.scatter_ Tensor.scatter_add Tensor.scatter_add_
     Tensor.scatter_reduce Tensor.scatter_reduce_ Tensor.silu Tensor.slogdet Tensor.softmax
-    Tensor.sort Tensor.split Tensor.squeeze Tensor.sum_to_shape Tensor.svd Tensor.swapaxes
-    Tensor.swapdims Tensor.t Tensor.take_along_dim Tensor.tensor_split Tensor.tile
-    Tensor.topk Tensor.trace Tensor.transpose Tensor.tril Tensor.tril_ Tensor.triu
-    Tensor.triu_ Tensor.unbind Tensor.unflatten Tensor.unique Tensor.unsqueeze Tensor.view
-    Tensor.view_as Tensor.vsplit Tensor.where Tensor.zero_ addmm allclose argsort atleast_1d
-    atleast_2d atleast_3d baddbmm bincount block_diag bmm broadcast_to bucketize
-    cartesian_prod cat cdist cholesky cholesky_inverse cholesky_solve chunk clone
-    column_stack combinations concat concatenate corrcoef cov cross cummax cummin det diag
-    diag_embed diagflat diagonal diff dot dsplit dstack einsum equal flatten flip fliplr
-    flipud frexp gather ger gradient histc histogram hsplit hstack index_add index_copy
-    index_fill index_select inverse isin kron kthvalue ldexp linalg.cholesky
-    linalg.cholesky_ex linalg.cond linalg.cross linalg.det linalg.diagonal linalg.eigh
-    linalg.eigvalsh linalg.inv linalg.lstsq linalg.matmul linalg.matrix_exp
+    Tensor.sort Tensor.svd Tensor.take_along_dim Tensor.topk Tensor.unique Tensor.where addmm
+    allclose argsort baddbmm bincount bmm bucketize cdist cholesky cholesky_inverse
+    cholesky_solve corrcoef cov cross cummax cummin det dot einsum equal frexp gather ger
+    gradient histc histogram index_add index_copy index_fill index_select inverse isin kthvalue
+    ldexp linalg.cholesky linalg.cholesky_ex linalg.cond linalg.cross linalg.det linalg.diagonal
+    linalg.eigh linalg.eigvalsh linalg.inv linalg.lstsq linalg.matmul linalg.matrix_exp
     linalg.matrix_norm linalg.matrix_power linalg.matrix_rank linalg.multi_dot linalg.norm
     linalg.pinv linalg.qr linalg.slogdet linalg.solve linalg.solve_triangular linalg.svd
-    linalg.svdvals linalg.vecdot linalg.vector_norm log_softmax logcumsumexp logdet
-    logical_not masked_fill masked_select matmul matrix_exp matrix_power median meshgrid mm
-    mode moveaxis movedim mv nanmean nanmedian nanquantile narrow nonzero norm outer permute
-    pinverse polygamma qr quantile ravel repeat_interleave reshape roll rot90 row_stack
-    scatter scatter_add scatter_reduce searchsorted slogdet softmax sort special.entr
-    special.i0e special.i1 special.i1e special.log_ndtr special.log_softmax
-    special.multigammaln special.ndtr special.ndtri special.polygamma special.round
-    special.softmax split squeeze stack std_mean svd swapaxes swapdims t take_along_dim
-    tensor_split tensordot tile topk trace transpose tril triu unbind unflatten unique
-    unsqueeze vander var_mean vsplit vstack
+    linalg.svdvals linalg.vecdot linalg.vector_norm log_softmax logcumsumexp logdet logical_not
+    masked_fill masked_select matmul matrix_exp matrix_power median mm mode mv nanmean nanmedian
+    nanquantile nonzero norm outer pinverse polygamma qr quantile scatter scatter_add
+    scatter_reduce searchsorted slogdet softmax sort special.entr special.i0e special.i1
+    special.i1e special.log_ndtr special.log_softmax special.multigammaln special.ndtr
+    special.ndtri special.polygamma special.round special.softmax std_mean svd take_along_dim
+    tensordot topk unique var_mean
 """
 
 
