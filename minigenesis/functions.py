@@ -415,6 +415,7 @@ def topk(
     return x.topk(k, dim, largest, sorted)
 
 
+@_with_out
 def gather(x: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     return x.gather(dim, index)
 
@@ -561,6 +562,7 @@ def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:  # noqa: A002
     return _check(input, "masked_fill").masked_fill(mask, value)
 
 
+@_with_out
 def masked_select(input: Tensor, mask: Any) -> Tensor:  # noqa: A002
     return _check(input, "masked_select").masked_select(mask)
 
@@ -768,6 +770,7 @@ def roll(x: Any, shifts: Any, dims: Any = None) -> Any:
     return x.roll(shifts, dims)
 
 
+@_with_out
 def index_select(x: Any, dim: int, index: Any) -> Any:
     return x.index_select(dim, index)
 
@@ -811,6 +814,7 @@ def repeat_interleave(
     return x.repeat_interleave(repeats, dim, output_size=output_size)
 
 
+@_with_out
 def take_along_dim(x: Any, indices: Any, dim: Any = None) -> Any:
     return x.take_along_dim(indices, dim)
 

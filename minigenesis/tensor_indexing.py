@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .autograd.grad_mode import state
+from .autograd.grad_mode import is_grad_enabled, state
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .ops import gather_scatter as GS
@@ -332,9 +332,20 @@ class TensorIndexing:
 
     # ------------------------------------------------------------------ by a mask or a condition
     def masked_fill(self, mask, value):
+        """``value`` where ``mask`` (broadcast to self) is True, else self; a 0-d tensor
+        ``value`` that requires grad gets the filled places' gradient, summed."""
         m = mask._data if isinstance(mask, TensorBase) else mask
-        v = value.item() if isinstance(value, TensorBase) else value
-        return I.MaskedFill.apply(self, m, v)
+        if isinstance(value, TensorBase):
+            if value.ndim != 0:
+                raise RuntimeError(
+                    "masked_fill only supports a 0-dimensional value tensor, but got tensor "
+                    f"with {value.ndim} dimension(s)."
+                )
+            if value.requires_grad and is_grad_enabled():
+                filled = _where(mask, value.to(self.dtype), self)
+                return filled if filled.shape == self.shape else filled.expand(*self.shape)
+            value = value.item()
+        return I.MaskedFill.apply(self, m, value)
 
     def masked_fill_(self, mask, value):
         return self._inplace(lambda x: x.masked_fill(mask, value))
