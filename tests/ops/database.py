@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import minigenesis as mg
 
-from . import db_binary, db_reductions, db_shape, db_unary
+from . import db_binary, db_indexing, db_reductions, db_shape, db_unary
 from .core import OpEntry
 
 ENTRIES: list[OpEntry] = [
@@ -18,6 +18,7 @@ ENTRIES: list[OpEntry] = [
     *db_binary.ENTRIES,
     *db_reductions.ENTRIES,
     *db_shape.ENTRIES,
+    *db_indexing.ENTRIES,
 ]
 
 # The same op under other public names (mg.special, nn.functional): the variants check calls

@@ -63,31 +63,25 @@ NO_ENTRY_YET = """
     F.upsample_bilinear F.upsample_nearest Tensor.addmm Tensor.argsort Tensor.baddbmm
     Tensor.bincount Tensor.bmm Tensor.cholesky Tensor.cholesky_inverse Tensor.cholesky_solve
     Tensor.corrcoef Tensor.cov Tensor.cross Tensor.cummax Tensor.cummin Tensor.cumprod_
-    Tensor.det Tensor.dot Tensor.equal Tensor.frexp Tensor.gather Tensor.gelu Tensor.ger
-    Tensor.histc Tensor.histogram Tensor.index_add Tensor.index_add_ Tensor.index_copy
-    Tensor.index_copy_ Tensor.index_fill Tensor.index_fill_ Tensor.index_select Tensor.inverse
-    Tensor.kthvalue Tensor.ldexp Tensor.ldexp_ Tensor.log_softmax Tensor.logcumsumexp
-    Tensor.logdet Tensor.logical_not Tensor.logical_not_ Tensor.masked_fill Tensor.masked_fill_
-    Tensor.masked_select Tensor.matmul Tensor.matrix_exp Tensor.matrix_power Tensor.median
-    Tensor.mm Tensor.mode Tensor.mv Tensor.nanmean Tensor.nanmedian Tensor.nanquantile
-    Tensor.nonzero Tensor.norm Tensor.outer Tensor.pinverse Tensor.polygamma Tensor.qr
-    Tensor.quantile Tensor.scatter Tensor.scatter_ Tensor.scatter_add Tensor.scatter_add_
-    Tensor.scatter_reduce Tensor.scatter_reduce_ Tensor.silu Tensor.slogdet Tensor.softmax
-    Tensor.sort Tensor.svd Tensor.take_along_dim Tensor.topk Tensor.unique Tensor.where addmm
-    allclose argsort baddbmm bincount bmm bucketize cdist cholesky cholesky_inverse
-    cholesky_solve corrcoef cov cross cummax cummin det dot einsum equal frexp gather ger
-    gradient histc histogram index_add index_copy index_fill index_select inverse isin kthvalue
-    ldexp linalg.cholesky linalg.cholesky_ex linalg.cond linalg.cross linalg.det linalg.diagonal
+    Tensor.det Tensor.dot Tensor.equal Tensor.frexp Tensor.gelu Tensor.ger Tensor.histc
+    Tensor.histogram Tensor.inverse Tensor.kthvalue Tensor.ldexp Tensor.ldexp_
+    Tensor.log_softmax Tensor.logcumsumexp Tensor.logdet Tensor.logical_not Tensor.logical_not_
+    Tensor.matmul Tensor.matrix_exp Tensor.matrix_power Tensor.median Tensor.mm Tensor.mode
+    Tensor.mv Tensor.nanmean Tensor.nanmedian Tensor.nanquantile Tensor.norm Tensor.outer
+    Tensor.pinverse Tensor.polygamma Tensor.qr Tensor.quantile Tensor.silu Tensor.slogdet
+    Tensor.softmax Tensor.sort Tensor.svd Tensor.topk Tensor.unique addmm allclose argsort
+    baddbmm bincount bmm cdist cholesky cholesky_inverse cholesky_solve corrcoef cov cross
+    cummax cummin det dot einsum equal frexp ger gradient histc histogram inverse kthvalue ldexp
+    linalg.cholesky linalg.cholesky_ex linalg.cond linalg.cross linalg.det linalg.diagonal
     linalg.eigh linalg.eigvalsh linalg.inv linalg.lstsq linalg.matmul linalg.matrix_exp
     linalg.matrix_norm linalg.matrix_power linalg.matrix_rank linalg.multi_dot linalg.norm
     linalg.pinv linalg.qr linalg.slogdet linalg.solve linalg.solve_triangular linalg.svd
     linalg.svdvals linalg.vecdot linalg.vector_norm log_softmax logcumsumexp logdet logical_not
-    masked_fill masked_select matmul matrix_exp matrix_power median mm mode mv nanmean nanmedian
-    nanquantile nonzero norm outer pinverse polygamma qr quantile scatter scatter_add
-    scatter_reduce searchsorted slogdet softmax sort special.entr special.i0e special.i1
+    matmul matrix_exp matrix_power median mm mode mv nanmean nanmedian nanquantile norm outer
+    pinverse polygamma qr quantile slogdet softmax sort special.entr special.i0e special.i1
     special.i1e special.log_ndtr special.log_softmax special.multigammaln special.ndtr
-    special.ndtri special.polygamma special.round special.softmax std_mean svd take_along_dim
-    tensordot topk unique var_mean
+    special.ndtri special.polygamma special.round special.softmax std_mean svd tensordot topk
+    unique var_mean
 """
 
 
