@@ -849,6 +849,7 @@ def trace(x: Any) -> Any:
     return x.trace()
 
 
+@_with_out
 def outer(x: Any, vec2: Any) -> Any:
     return x.outer(vec2)
 
@@ -856,10 +857,12 @@ def outer(x: Any, vec2: Any) -> Any:
 ger = outer
 
 
+@_with_out
 def addmm(x: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
     return x.addmm(mat1, mat2, beta=beta, alpha=alpha)
 
 
+@_with_out
 def baddbmm(x: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
     return x.baddbmm(batch1, batch2, beta=beta, alpha=alpha)
 

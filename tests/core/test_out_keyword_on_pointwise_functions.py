@@ -58,3 +58,16 @@ def test_out_of_the_special_functions_equals_the_function(name):
 def test_out_refuses_inputs_requiring_grad():
     with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
         mg.floor(mg.ones(2, requires_grad=True), out=mg.empty(2))
+
+
+def test_outer_addmm_baddbmm_write_into_out():
+    a, b = mg.tensor([1.0, 2.0]), mg.tensor([3.0, -1.0, 0.5])
+    m1, m2, c = mg.ones(2, 3), mg.ones(3, 2), mg.ones(2, 2)
+    for fn, args in (
+        (mg.outer, (a, b)),
+        (mg.addmm, (c, m1, m2)),
+        (mg.baddbmm, (c, m1.unsqueeze(0), m2.unsqueeze(0))),
+    ):
+        out = mg.empty(0)
+        assert fn(*args, out=out) is out
+        np.testing.assert_array_equal(out.numpy(), fn(*args).numpy())
