@@ -448,8 +448,10 @@ TORCH_CHECKS = ("torch", "grad_torch")
 
 def applies(entry: OpEntry, check: str) -> bool:
     """Whether a check means anything for an entry (the others are not generated)."""
-    if check in ("grad", "grad_torch"):
+    if check == "grad":
         return entry.differentiable
+    if check == "grad_torch":
+        return entry.differentiable and entry.torch
     if check == "gradgrad":
         return entry.differentiable and entry.gradgrad
     if check in ("inplace", "inplace_view"):

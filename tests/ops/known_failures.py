@@ -17,6 +17,13 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     ("nan_to_num*", "torch"): "nan_to_num on bfloat16 raises ValueError",
     ("searchsorted", "out"): "searchsorted takes no out= (PyTorch's does; it is in searching.py)",
     ("bucketize", "out"): "bucketize takes no out= (PyTorch's does; it is in searching.py)",
+    ("matmul", "errors"): "matmul of mismatching shapes raises ValueError (PyTorch: RuntimeError)",
+    ("dot", "errors"): "dot of vectors of two lengths raises ValueError (PyTorch: RuntimeError)",
+    ("linalg.cross", "torch"): "linalg.cross broadcasts inputs of different ndim (PyTorch raises)",
+    ("linalg.slogdet", "requires_grad"): "slogdet's sign does not require grad (PyTorch's does)",
+    ("linalg.svdvals", "grad_torch"): "svdvals' gradient at a repeated singular value is NaN",
+    ("linalg.eigvalsh", "grad_torch"): "eigvalsh's gradient at a repeated eigenvalue is NaN",
+    ("linalg.matrix_power", "requires_grad"): "matrix_power(A, 0) does not require grad",
     ("lerp", "errors"): "lerp with a float64 weight for float32 ends runs (PyTorch: one dtype)",
     # Not our bugs: at a pole PyTorch's gradient is not the limit; ours is (the float64 truth).
     ("logit", "grad_torch"): "at x = -0.0 PyTorch's gradient is +inf; 1/(x(1-x)) is -inf",

@@ -60,28 +60,17 @@ NO_ENTRY_YET = """
     F.nll_loss F.normalize F.one_hot F.pad F.pairwise_distance F.pixel_shuffle F.pixel_unshuffle
     F.prelu F.relu6 F.rms_norm F.scaled_dot_product_attention F.selu F.silu F.smooth_l1_loss
     F.softmax F.softmin F.softplus F.softshrink F.softsign F.tanhshrink F.threshold F.upsample
-    F.upsample_bilinear F.upsample_nearest Tensor.addmm Tensor.argsort Tensor.baddbmm
-    Tensor.bincount Tensor.bmm Tensor.cholesky Tensor.cholesky_inverse Tensor.cholesky_solve
-    Tensor.corrcoef Tensor.cov Tensor.cross Tensor.cummax Tensor.cummin Tensor.cumprod_
-    Tensor.det Tensor.dot Tensor.equal Tensor.frexp Tensor.gelu Tensor.ger Tensor.histc
-    Tensor.histogram Tensor.inverse Tensor.kthvalue Tensor.ldexp Tensor.ldexp_
-    Tensor.log_softmax Tensor.logcumsumexp Tensor.logdet Tensor.logical_not Tensor.logical_not_
-    Tensor.matmul Tensor.matrix_exp Tensor.matrix_power Tensor.median Tensor.mm Tensor.mode
-    Tensor.mv Tensor.nanmean Tensor.nanmedian Tensor.nanquantile Tensor.norm Tensor.outer
-    Tensor.pinverse Tensor.polygamma Tensor.qr Tensor.quantile Tensor.silu Tensor.slogdet
-    Tensor.softmax Tensor.sort Tensor.svd Tensor.topk Tensor.unique addmm allclose argsort
-    baddbmm bincount bmm cdist cholesky cholesky_inverse cholesky_solve corrcoef cov cross
-    cummax cummin det dot einsum equal frexp ger gradient histc histogram inverse kthvalue ldexp
-    linalg.cholesky linalg.cholesky_ex linalg.cond linalg.cross linalg.det linalg.diagonal
-    linalg.eigh linalg.eigvalsh linalg.inv linalg.lstsq linalg.matmul linalg.matrix_exp
-    linalg.matrix_norm linalg.matrix_power linalg.matrix_rank linalg.multi_dot linalg.norm
-    linalg.pinv linalg.qr linalg.slogdet linalg.solve linalg.solve_triangular linalg.svd
-    linalg.svdvals linalg.vecdot linalg.vector_norm log_softmax logcumsumexp logdet logical_not
-    matmul matrix_exp matrix_power median mm mode mv nanmean nanmedian nanquantile norm outer
-    pinverse polygamma qr quantile slogdet softmax sort special.entr special.i0e special.i1
-    special.i1e special.log_ndtr special.log_softmax special.multigammaln special.ndtr
-    special.ndtri special.polygamma special.round special.softmax std_mean svd tensordot topk
-    unique var_mean
+    F.upsample_bilinear F.upsample_nearest Tensor.argsort Tensor.bincount Tensor.corrcoef
+    Tensor.cov Tensor.cummax Tensor.cummin Tensor.cumprod_ Tensor.equal Tensor.frexp Tensor.gelu
+    Tensor.histc Tensor.histogram Tensor.kthvalue Tensor.ldexp Tensor.ldexp_ Tensor.log_softmax
+    Tensor.logcumsumexp Tensor.logical_not Tensor.logical_not_ Tensor.median Tensor.mode
+    Tensor.nanmean Tensor.nanmedian Tensor.nanquantile Tensor.polygamma Tensor.quantile
+    Tensor.silu Tensor.softmax Tensor.sort Tensor.topk Tensor.unique allclose argsort bincount
+    corrcoef cov cummax cummin equal frexp gradient histc histogram kthvalue ldexp log_softmax
+    logcumsumexp logical_not median mode nanmean nanmedian nanquantile polygamma quantile
+    softmax sort special.entr special.i0e special.i1 special.i1e special.log_ndtr
+    special.log_softmax special.multigammaln special.ndtr special.ndtri special.polygamma
+    special.round special.softmax std_mean topk unique var_mean
 """
 
 
