@@ -21,8 +21,6 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     ("dot", "errors"): "dot of vectors of two lengths raises ValueError (PyTorch: RuntimeError)",
     ("linalg.cross", "torch"): "linalg.cross broadcasts inputs of different ndim (PyTorch raises)",
     ("linalg.slogdet", "requires_grad"): "slogdet's sign does not require grad (PyTorch's does)",
-    ("linalg.svdvals", "grad_torch"): "svdvals' gradient at a repeated singular value is NaN",
-    ("linalg.eigvalsh", "grad_torch"): "eigvalsh's gradient at a repeated eigenvalue is NaN",
     ("linalg.matrix_power", "requires_grad"): "matrix_power(A, 0) does not require grad",
     ("lerp", "errors"): "lerp with a float64 weight for float32 ends runs (PyTorch: one dtype)",
     # Not our bugs: at a pole PyTorch's gradient is not the limit; ours is (the float64 truth).
