@@ -334,7 +334,7 @@ def neg(x: Tensor) -> Tensor:
 
 @_with_out
 def square(x: Tensor) -> Tensor:
-    return x * x
+    return x.square()
 
 
 @_with_out

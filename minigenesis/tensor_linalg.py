@@ -17,6 +17,7 @@ import numpy as np
 
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
+from .ops import elementwise as E
 from .ops import linalg as L
 
 # torch.return_types.slogdet / svd / qr: tuples whose fields have names
@@ -162,7 +163,12 @@ def matrix_power(a: Any, n: int) -> Any:
     if n == 0:
         xp = get_array_module(a._data)
         eye = xp.broadcast_to(xp.eye(a.shape[-1], dtype=a._data.dtype), a.shape)
-        return TensorBase._make(eye.copy())
+        if not a.requires_grad:
+            return TensorBase._make(eye.copy())
+        # I does not depend on A, but PyTorch's A^0 stays in A's graph (its gradient is zero):
+        # I where True, else A. (Not I + 0 * A, which an inf or NaN in A would spoil.)
+        keep = xp.ones(a.shape, dtype=bool)
+        return E.Where.apply(keep, TensorBase._make(eye.copy()), a)
     if n < 0:
         a, n = a.inverse(), -n
     result = None

@@ -435,6 +435,9 @@ class TensorMath:
         return -self
 
     def square(self):
+        """x * x; a bool tensor squares to int64, as ``x ** 2`` does (PyTorch's rule)."""
+        if self._data.dtype == np.bool_:
+            return self.pow(2)
         return self * self
 
     negative = neg

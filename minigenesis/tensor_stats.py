@@ -22,6 +22,7 @@ from .autograd.tensor_base import TensorBase
 from .backend import get_array_module, to_numpy
 from .ops import shape as S
 from .ops import sorting as SO
+from .ops.selection import quickselect_index
 from .promotion import FLOAT_KINDS, float_in
 from .size import norm_dim
 
@@ -37,17 +38,45 @@ def _one_dim(t: Any, dim: int, name: str) -> int:
     return norm_dim(dim, t.ndim)[0]
 
 
-def _pick(x: Any, d: int, positions: Any, keepdim: bool, name: str) -> ValuesIndices:
+def _pick(
+    x: Any, d: int, positions: Any, keepdim: bool, name: str, select: int | None = None
+) -> ValuesIndices:
     """Sort x along d, take the sorted ``positions`` (an int array shaped like x with d of size
-    1): (values gathered from x, so differentiable; their indices in x, int64)."""
+    1): (values gathered from x, so differentiable; their indices in x, int64).
+
+    ``select=k``: the index among equal values is the one PyTorch's quickselect for place k
+    picks (kthvalue), not the stable sort's."""
     order = SO.sort_indices(x._data, d, False)
     xp = get_array_module(x._data)
     idx = xp.take_along_axis(order, positions.astype(np.int64), axis=d).astype(np.int64)
+    if select is not None:
+        idx = _quickselect_ties(x._data, d, idx, select)
     values = SO.GatherAlongDim.apply(x, idx, d, False)
     indices = x._make(idx, False)
     if not keepdim:
         values, indices = values.squeeze(d), indices.squeeze(d)
     return ValuesIndices(values, indices)
+
+
+def _quickselect_ties(a: Any, d: int, idx: Any, k: int) -> Any:
+    """``idx`` (the stable sort's pick, d of size 1) with each slice whose picked value occurs
+    more than once replayed by PyTorch's quickselect (``ops/selection.py``)."""
+    xp = get_array_module(a)
+    picked = xp.take_along_axis(a, idx, axis=d)
+    same = a == picked
+    if a.dtype.kind in FLOAT_KINDS:
+        same |= xp.isnan(a) & xp.isnan(picked)
+    ties = to_numpy(same.sum(axis=d, keepdims=True) > 1)
+    if not ties.any():
+        return idx
+    rows = np.moveaxis(to_numpy(a), d, -1)
+    out = np.moveaxis(to_numpy(idx), d, -1).copy()
+    tie_rows = np.moveaxis(ties, d, -1)[..., 0]
+    for r in np.ndindex(tie_rows.shape):  # (the rows with ties are few: see selection.py)
+        if tie_rows[r]:
+            row = rows[r].astype(np.float64) if a.dtype.kind in FLOAT_KINDS else rows[r]
+            out[r + (0,)] = quickselect_index(row.tolist(), k)  # (ints stay exact)
+    return xp.asarray(np.moveaxis(out, -1, d))
 
 
 def _nan_count(x: Any, d: int) -> Any:
@@ -124,7 +153,7 @@ class TensorStatistics:
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= n:
             raise RuntimeError(f"kthvalue(): selected number k={k!r} out of range [1, {n}]")
         pos = get_array_module(x._data).full(x.shape[:d] + (1,) + x.shape[d + 1 :], k - 1)
-        return self._squeeze_0d(_pick(x, d, pos, keepdim or self.ndim == 0, "kthvalue"))
+        return self._squeeze_0d(_pick(x, d, pos, keepdim or self.ndim == 0, "kthvalue", k - 1))
 
     def mode(self, dim: int = -1, keepdim: bool = False):
         """(values, indices) of the most frequent value along dim (the smallest of equally
