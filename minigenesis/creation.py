@@ -151,6 +151,14 @@ def full_like(
 _ARANGE = ("start", "end", "step")
 
 
+def _check_not_bool(dt: Any, name: str, device: Any) -> None:
+    """A range of values has no bool form: PyTorch's arange, linspace and logspace kernels
+    exist for numbers only (NotImplementedError, as PyTorch raises)."""
+    if dt is _dt.bool_:
+        where = "cpu" if device is None else device.type  # (None: the default, the CPU)
+        raise NotImplementedError(f"\"{name}_{where}\" not implemented for 'Bool'")
+
+
 def arange(
     start: Any,
     end: Any = None,
@@ -167,6 +175,7 @@ def arange(
         is_int = all(isinstance(v, int) for v in (start, end, step))
         dtype = _dt.int64 if is_int else _dt.get_default_dtype()
     dt = _dt.to_dtype(dtype)
+    _check_not_bool(dt, "arange", creation_device(device))
     xp = module_for(creation_device(device))
     if not all(math.isfinite(v) for v in (start, end, step)):
         raise RuntimeError(f"arange: unsupported range: {start} -> {end} in steps of {step}")
@@ -214,6 +223,7 @@ def linspace(
     if steps < 0:
         raise RuntimeError(f"linspace: number of steps must be non-negative, got {steps}")
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    _check_not_bool(dt, "linspace", creation_device(device))
     xp = module_for(creation_device(device))
     nd = dt.numpy_dtype
     lo, hi = (np.asarray(v).astype(nd) for v in (start, end))
@@ -440,9 +450,10 @@ def logspace(
     requires_grad: bool = False,
 ) -> Tensor:
     """``steps`` values base^e for e evenly spaced from start to end (both included)."""
+    dt = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    _check_not_bool(dt, "logspace", creation_device(device))
     exps = linspace(start, end, steps, dtype=_dt.float64, device=device)._data
     base = _number_arg(base, "logspace", "base")
-    dt = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     arr = float(base) ** exps
     if not dt.is_floating_point:
         arr = module_for(creation_device(device)).trunc(arr)
