@@ -221,6 +221,24 @@ def cast_args(rule: str, args: tuple, setting: AutocastSetting | None = None) ->
     )
 
 
+def dtype_after(rule: str | None, t: Any) -> np.dtype:
+    """The dtype tensor ``t`` has once autocast applied ``rule`` to it: its own dtype while
+    autocast is off for its device (or for ``rule`` None). ``ops/same_dtype.py`` asks, so that an
+    op autocast will cast is checked on the dtypes it will compute in."""
+    d = t._data.dtype
+    setting = state.autocast_dtype
+    if setting is None or rule is None or not _is_float(d) or d == np.float64:
+        return d
+    low = setting.cpu if isinstance(t._data, np.ndarray) else setting.cuda
+    if low is None:
+        return d
+    if rule is LOWER:
+        return np.dtype(low)
+    if rule is FLOAT32 and d.itemsize == 2:
+        return np.dtype(np.float32)
+    return d
+
+
 def _rule_here(op: type, t: Any) -> str | None:
     """``op``'s rule when autocast is on for tensor ``t``'s device, else None."""
     setting = state.autocast_dtype

@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import functools
 import itertools
+import math as _math
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -27,6 +28,7 @@ from .ops import shape as S
 from .ops.distance import EuclideanDistMM
 from .ops.einsum import Einsum, parse, sublist_equation
 from .ops.matmul import matmul as _matmul
+from .ops.same_dtype import check_same_dtype as _check_same_dtype
 from .promotion import binary_op
 from .promotion import where as _where
 from .size import norm_dim
@@ -916,6 +918,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = Non
         raise ValueError(f"cdist: compute_mode must be one of {_CDIST_MODES}, got {compute_mode!r}")
     if not p >= 0:
         raise RuntimeError(f"cdist only supports non-negative p values, got p={p}")
+    _check_same_dtype("cdist", x1=x1, x2=x2)
     if x1.ndim < 2 or x2.ndim < 2 or x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(
             f"cdist: x1 (*, P, M) and x2 (*, R, M) need at least 2 dims and the same M, got "
@@ -1280,13 +1283,13 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
                 f"tensordot: contracted dimensions need to match, but first has size "
                 f"{a.shape[i]} in dim {i} and second has size {b.shape[j]} in dim {j}"
             )
+    _check_same_dtype("tensordot", a=a, b=b)
     free_a = [d for d in range(a.ndim) if d not in da]
     free_b = [d for d in range(b.ndim) if d not in db]
-    k = 1
-    for d in da:
-        k *= a.shape[d]
-    left = a.permute(*(free_a + da)).reshape(-1, k)
-    right = b.permute(*(db + free_b)).reshape(k, -1)
+    m, k, n = (_math.prod(t.shape[d] for d in ds) for t, ds in ((a, free_a), (a, da), (b, free_b)))
+    # (sizes spelled out, not -1: a contraction over a size-0 dim is a (m, 0) @ (0, n) of zeros)
+    left = a.permute(*(free_a + da)).reshape(m, k)
+    right = b.permute(*(db + free_b)).reshape(k, n)
     shape = tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b)
     return _matmul(left, right).reshape(shape)
 

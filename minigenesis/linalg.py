@@ -18,6 +18,7 @@ from ._tensor import Tensor
 from .backend import get_array_module
 from .ops import linalg as L
 from .ops.linalg import LinAlgError
+from .ops.same_dtype import check_same_dtype
 
 __all__ = [
     "LinAlgError",
@@ -317,6 +318,7 @@ def multi_dot(tensors: list) -> Tensor:
     """A_1 @ A_2 @ ... @ A_n; the first may be 1-D (a row), the last 1-D (a column)."""
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    check_same_dtype("multi_dot", **{f"tensor {i}": t for i, t in enumerate(tensors)})
     out = tensors[0]
     for t in tensors[1:]:
         out = out @ t

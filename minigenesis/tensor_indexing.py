@@ -25,6 +25,7 @@ from .backend import get_array_module
 from .ops import gather_scatter as GS
 from .ops import indexing as I
 from .ops.indexing import check_index_range
+from .ops.same_dtype import check_same_dtype
 from .promotion import alpha_scaled
 from .promotion import where as _where
 from .size import norm_dim
@@ -127,6 +128,7 @@ def _scatter_where(t: Any, d: int, index: Any, src: Any, name: str) -> tuple:
         raise TypeError(f"{name}: index must be a Tensor, got {type(index).__name__}")
     if index._data.dtype != np.int64:
         raise RuntimeError(f"{name}(): Expected dtype int64 for index, got {index.dtype}")
+    check_same_dtype(name, self=t, src=src)  # (a number src takes self's dtype)
     if index.ndim != t.ndim:
         raise RuntimeError(
             f"{name}: index {tuple(index.shape)} must have as many dims as self {tuple(t.shape)}"
@@ -254,11 +256,7 @@ class TensorIndexing:
                 f"scatter_reduce: reduce must be one of 'sum', 'prod', 'mean', 'amax', 'amin', "
                 f"got {reduce!r}"
             )
-        if src.dtype != self.dtype:
-            raise RuntimeError(
-                f"scatter_reduce: self ({self.dtype.name}) and src ({src.dtype.name}) must have "
-                f"the same dtype"
-            )
+        check_same_dtype("scatter_reduce", self=self, src=src)
         return self._scatter_fold(dim, index, src, reduce, include_self, True, "scatter_reduce")
 
     def scatter_reduce_(self, dim: int, index, src, reduce: str, *, include_self: bool = True):
@@ -338,6 +336,7 @@ class TensorIndexing:
         idx = _index_1d(self, index, d, "index_copy")
         if not isinstance(source, TensorBase):
             raise TypeError(f"index_copy: source must be a Tensor, got {type(source).__name__}")
+        check_same_dtype("index_copy", self=self, source=source)
         want = self.shape[:d] + (idx.size,) + self.shape[d + 1 :] if self.ndim else (idx.size,)
         if tuple(source.shape) != tuple(want) and not (self.ndim <= 1 and source.ndim <= 1):
             raise RuntimeError(

@@ -19,6 +19,7 @@ from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .ops import elementwise as E
 from .ops import linalg as L
+from .ops.same_dtype import check_same_dtype
 
 # torch.return_types.slogdet / svd / qr: tuples whose fields have names
 slogdet_result = namedtuple("slogdet", ["sign", "logabsdet"])
@@ -121,6 +122,7 @@ def cross(a: Any, b: Any, dim: int | None, name: str) -> Any:
     """c_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1} (indices mod 3) along dim: two rolls each way."""
     if not isinstance(b, TensorBase):
         raise TypeError(f"{name}: other must be a Tensor, got {type(b).__name__}")
+    check_same_dtype(name, input=a, other=b)
     shape = np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
     if dim is None:
         warnings.warn(

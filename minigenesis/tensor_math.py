@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as _dt
+from .autocast_policy import LOWER
 from .autograd.grad_mode import no_grad, state
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
@@ -33,6 +34,7 @@ from .ops import sampling as SM
 from .ops import shape as S
 from .ops import sorting as SO
 from .ops import special as SP
+from .ops.same_dtype import check_same_dtype
 from .promotion import (
     FLOAT_KINDS,
     alpha_scaled,
@@ -500,6 +502,9 @@ class TensorMath:
         if not isinstance(end, TensorBase):
             raise TypeError(f"lerp(): end must be a Tensor, got {type(end).__name__}")
         _need_float(self, "lerp")
+        # one dtype, as PyTorch's kernel; only a 0-d weight tensor may differ (a scalar to it)
+        w = weight if isinstance(weight, TensorBase) and weight.ndim > 0 else None
+        check_same_dtype("lerp", input=self, end=end, weight=w)
         return self + weight * (end - self)
 
     # -- matrix products with PyTorch's shape checks (all of them matmul underneath)
@@ -514,7 +519,7 @@ class TensorMath:
                 f"mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x{self.shape[1]} and "
                 f"{mat2.shape[0]}x{mat2.shape[1]})"
             )
-        return M.matmul(self, mat2)
+        return M.matmul(self, mat2, "mm")
 
     def bmm(self, mat2):
         """Batched matrix product of two 3-D tensors: (b, n, m) @ (b, m, p) -> (b, n, p)."""
@@ -526,7 +531,7 @@ class TensorMath:
             raise RuntimeError(
                 f"bmm: batch sizes differ: {self.shape[0]} and {mat2.shape[0]} (no broadcasting)"
             )
-        return M.matmul(self, mat2)
+        return M.matmul(self, mat2, "bmm")
 
     def dot(self, other):
         """The inner product of two 1-D tensors of the same length."""
@@ -534,13 +539,13 @@ class TensorMath:
             raise RuntimeError(
                 f"1D tensors expected, but got {self.ndim}D and {other.ndim}D tensors"
             )
-        return M.matmul(self, other)
+        return M.matmul(self, other, "dot")
 
     def mv(self, vec):
         """Matrix (n, m) times vector (m,) -> (n,)."""
         if self.ndim != 2 or vec.ndim != 1:
             raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.ndim}, {vec.ndim}")
-        return M.matmul(self, vec)
+        return M.matmul(self, vec, "mv")
 
     def outer(self, vec2):
         """out[i][j] = x[i] * vec2[j] for two 1-d tensors."""
@@ -558,6 +563,7 @@ class TensorMath:
             raise RuntimeError(
                 f"addmm: mat1 and mat2 must be matrices, got {mat1.ndim} and {mat2.ndim} dims"
             )
+        check_same_dtype("addmm", LOWER, self=self, mat1=mat1, mat2=mat2)
         return _add_scaled(self, mat1.mm(mat2), beta, alpha)
 
     def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
@@ -566,6 +572,7 @@ class TensorMath:
             raise RuntimeError(
                 f"baddbmm: batch1 and batch2 must be 3-d, got {batch1.ndim} and {batch2.ndim} dims"
             )
+        check_same_dtype("baddbmm", LOWER, self=self, batch1=batch1, batch2=batch2)
         return _add_scaled(self, batch1.bmm(batch2), beta, alpha)
 
     def diag(self, diagonal: int = 0):

@@ -19,7 +19,6 @@ from .. import autocast_policy
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..autocast_policy import FLOAT32, LOWER, autocast_function
-from ..autograd.grad_mode import state
 from ..backend import get_array_module
 from ..conversions import as_array
 from ..functions import where
@@ -35,6 +34,7 @@ from ..ops.loss import BinaryCrossEntropy, CrossEntropyIndices, LogSigmoid, Pick
 from ..ops.normalization import Normalize, normalize_stats
 from ..ops.pad import Pad, gather_index
 from ..ops.pooling import KeepInput, MaxPool, pool_geometry2d, pool_windows
+from ..ops.same_dtype import check_same_dtype
 from ..random import _draw as draw_samples
 from ..random import bernoulli_mask
 from ..size import norm_dim
@@ -53,16 +53,13 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise ValueError(f"linear: weight must be 2-D (out, in), got shape {tuple(weight.shape)}")
     if input.ndim == 0:
         raise ValueError("linear: input must have at least 1 dim")
-    # Mixed dtypes (a float16 input into a float32 layer) promote, as matmul does.
-    dt = _dt.promote_types(input.dtype, weight.dtype)
-    # integers of one dtype compute in that dtype, as in PyTorch (no gradient); bool does not
+    # One dtype for input, weight and bias (after autocast's casts), as PyTorch: a float64
+    # batch into a float32 layer is an error, not a float64 layer. Integers of one dtype compute
+    # in that dtype, as in PyTorch (no gradient); bool does not.
+    check_same_dtype("linear", LOWER, input=input, weight=weight, bias=bias)
+    dt = weight.dtype
     if dt is _dt.bool_:
         raise TypeError("linear: bool tensors are not supported (as in PyTorch)")
-    if not dt.is_floating_point and input.dtype is not weight.dtype:
-        raise TypeError(
-            f"linear: integer operands must have one dtype, got {input.dtype.name} and "
-            f"{weight.dtype.name}"
-        )
     if bias is not None and bias.shape != (weight.shape[0],):
         raise ValueError(
             f"linear: bias has shape {tuple(bias.shape)}, expected ({weight.shape[0]},)"
@@ -72,9 +69,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         # PyTorch's dispatcher does). Promoting a bfloat16 input to the float32 weight's dtype
         # first would cast it twice and keep a second copy of it for backward.
         return autocast_linear(input, weight, bias)
-    x, w = input._cast(dt.numpy_dtype), weight._cast(dt.numpy_dtype)
-    b = None if bias is None else bias._cast(dt.numpy_dtype)
-    return Linear.apply(x, w, b)
+    return Linear.apply(input, weight, bias)
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -93,6 +88,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
             f"bilinear: input1 and input2 must have the same batch dims, got "
             f"{tuple(input1.shape)} and {tuple(input2.shape)}"
         )
+    check_same_dtype("bilinear", LOWER, input1=input1, input2=input2, weight=weight, bias=bias)
     lead = tuple(input1.shape[:-1])
     # (B, in1) @ (in1, out * in2): row b holds sum_i x1_i A_oij for every (o, j)
     u = input1.reshape((-1, in1)) @ weight.permute((1, 0, 2)).reshape((in1, out_f * in2))
@@ -205,6 +201,7 @@ def hardtanh(
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """x if x > 0 else a x, with one learned slope a per channel (dim 1), or one shared slope;
     dy/dx = 1 or a,   dy/da = x where x <= 0."""
+    check_same_dtype("prelu", LOWER, input=input, weight=weight)
     channels = input.shape[1] if input.ndim >= 2 else 1
     n = weight.numel()
     if n != 1 and n != channels:
@@ -1197,13 +1194,7 @@ def conv2d(
         )
     if bias is not None and tuple(bias.shape) != (c_out,):
         raise ValueError(f"conv2d: bias must have shape ({c_out},), got {tuple(bias.shape)}")
-    if state.autocast_dtype is None:  # under autocast the policy already made the dtypes agree
-        for name, t in (("weight", weight), ("bias", bias)):
-            if t is not None and t.dtype != input.dtype:
-                raise TypeError(
-                    f"conv2d: input is {input.dtype.name} but {name} is {t.dtype.name}: convert "
-                    f"one of them (e.g. model.to(x.dtype) or x.to(weight.dtype))"
-                )
+    check_same_dtype("conv2d", LOWER, input=input, weight=weight, bias=bias)
     stride, dilation = pair(stride, "stride"), pair(dilation, "dilation")
     if 0 in stride or 0 in dilation or 0 in (kh, kw):  # RuntimeError, as PyTorch
         raise RuntimeError(
@@ -1308,6 +1299,7 @@ def conv_transpose2d(
         raise ValueError(
             f"conv_transpose2d: bias must have shape ({c_out},), got {tuple(bias.shape)}"
         )
+    check_same_dtype("conv_transpose2d", LOWER, input=input, weight=weight, bias=bias)
     s, p = pair(stride, "stride"), pair(padding, "padding")
     d, op = pair(dilation, "dilation"), pair(output_padding, "output_padding")
     if 0 in s or 0 in d or 0 in (kh, kw):
@@ -1987,6 +1979,7 @@ def scaled_dot_product_attention(
             f"{name}: key {tuple(key.shape)} and value {tuple(value.shape)} must have the same "
             f"sequence length (dim -2)"
         )
+    check_same_dtype(name, LOWER, query=query, key=key, value=value)
     if not 0.0 <= dropout_p < 1.0:
         raise ValueError(f"{name}: dropout_p must be in [0, 1), got {dropout_p}")
     if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
@@ -2003,6 +1996,11 @@ def scaled_dot_product_attention(
             )
         if attn_mask._data.dtype == bool:
             mask = attn_mask._data
+        elif attn_mask.dtype not in (_dt.float32, query.dtype):  # PyTorch's rule for the mask
+            raise RuntimeError(
+                f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                f"attn_mask.dtype: {attn_mask.dtype.name} and query.dtype: {query.dtype.name}"
+            )
         else:
             mask = attn_mask if attn_mask.dtype == query.dtype else attn_mask.to(query.dtype)
             if mask.requires_grad:  # a learned additive mask: the composed ops differentiate it

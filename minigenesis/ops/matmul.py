@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes as _dt
 from ..autocast_policy import LOWER
 from ..autograd.function import Op
 from ..backend import get_array_module
+from .same_dtype import check_same_dtype
 
 
 def _via_float32(xp, a, b) -> bool:
@@ -76,12 +76,11 @@ class MatMul(Op):
         return ga, gb
 
 
-def matmul(a: Any, b: Any) -> Any:
+def matmul(a: Any, b: Any, op: str = "matmul") -> Any:
     """PyTorch's matmul: 1-D operands get a dim added (and removed from the result), batch dims
-    broadcast. Mixed float dtypes promote to the wider one."""
-    if a._data.dtype != b._data.dtype:
-        target = _dt.promote_types(a.dtype, b.dtype).numpy_dtype
-        a, b = a._cast(target), b._cast(target)
+    broadcast. Both operands must have one dtype (after autocast's casts), as in PyTorch."""
+    if a._data.dtype != b._data.dtype:  # (autocast may still make them one: it casts in apply)
+        check_same_dtype(op, LOWER, m1=a, m2=b)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(f"matmul: both operands need at least 1 dim, got {a.shape} and {b.shape}")
     if a.ndim == 1 and b.ndim == 1:

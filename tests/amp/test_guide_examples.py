@@ -65,10 +65,15 @@ def test_manual_amp_control():
     with genesis.autocast():
         hidden = model[0](x)
         activated = model[1](hidden)
-    outputs = model[2](activated)
     assert hidden.dtype is genesis.bfloat16
     assert activated.dtype is genesis.bfloat16
-    assert outputs.dtype is genesis.float32  # "这将是FP32"
+    # The guide feeds the bfloat16 activation straight into the float32 layer and calls the
+    # result FP32 ("这将是FP32"); PyTorch refuses a layer input whose dtype is not the weight's,
+    # outside autocast, and so does this: the activation is cast back first.
+    with pytest.raises(RuntimeError, match="same dtype"):
+        model[2](activated)
+    outputs = model[2](activated.float())
+    assert outputs.dtype is genesis.float32
 
 
 def test_simple_mixed_precision_training_loop():
@@ -221,7 +226,10 @@ def test_bf16_and_precision_comparison():
     def train_with_bf16():
         model = nn.Linear(1000, 100)
         x = genesis.randn(32, 1000, dtype=genesis.bfloat16)
-        output = model(x)
+        # (the guide calls model(x) outside autocast; PyTorch, and this, refuse a bfloat16
+        # input into a float32 layer there: autocast is the way to mix the two)
+        with genesis.autocast():
+            output = model(x)
         print(f"输入: {x.dtype}, 输出: {output.dtype}")
         loss = output.sum()
         loss.backward()

@@ -135,7 +135,9 @@ def test_index_fill_and_index_copy_like_torch():
         t.index_copy(1, torch.tensor(idx), torch.tensor(src)),
     )
     y = mg.tensor(M)
-    y.index_fill_(1, mg.tensor([3]), 0.0).index_copy_(0, mg.tensor([1]), mg.ones(1, 4))
+    y.index_fill_(1, mg.tensor([3]), 0.0).index_copy_(
+        0, mg.tensor([1]), mg.ones(1, 4, dtype=mg.float64)
+    )
     close(
         y,
         t.index_fill(1, torch.tensor([3]), 0.0).index_copy(
@@ -152,7 +154,7 @@ def test_addmm_and_baddbmm_like_torch():
     x, a, b = rng.standard_normal(5), rng.standard_normal((3, 4)), rng.standard_normal((4, 5))
     (mx, tx), (ma, ta), (mb, tb) = both(x), both(a), both(b)
     close(mg.addmm(mx, ma, mb, beta=0.5, alpha=2.0), torch.addmm(tx, ta, tb, beta=0.5, alpha=2.0))
-    nan = mg.full((3, 5), float("nan"))
+    nan = mg.full((3, 5), float("nan"), dtype=mg.float64)
     assert not mg.addmm(nan, ma, mb, beta=0).isnan().any()  # beta=0 ignores the input
     bx, b1, b2 = (rng.standard_normal(s) for s in ((2, 3, 5), (2, 3, 4), (2, 4, 5)))
     (m0, t0), (m1, t1), (m2, t2) = both(bx), both(b1), both(b2)
@@ -204,6 +206,6 @@ def test_bad_input_is_refused_with_a_clear_error():
     with pytest.raises(ValueError, match="indexing"):
         mg.meshgrid(x[0], indexing="yx")
     with pytest.raises(RuntimeError, match="must have shape"):
-        x.index_copy(0, mg.tensor([0]), mg.ones(4))
+        x.index_copy(0, mg.tensor([0]), mg.ones(4, dtype=mg.float64))
     with pytest.raises(RuntimeError, match="non-negative"):
         x.repeat_interleave(-1)

@@ -192,7 +192,7 @@ def test_conv_transpose_output_size_picks_output_padding_or_names_the_valid_rang
     torch = pytest.importorskip("torch")
     ours = (nn.ConvTranspose1d, nn.ConvTranspose2d)[dims - 1](2, 3, 3, stride=3, padding=1)
     theirs = (torch.nn.ConvTranspose1d, torch.nn.ConvTranspose2d)[dims - 1](2, 3, 3, 3, 1)
-    x = _rand(1, 2, *(4,) * dims)
+    x = _rand(1, 2, *(4,) * dims).astype(np.float32)  # the layer's dtype
     # the smallest output is (4 - 1) * 3 - 2 + 2 + 1 = 10; stride 3 allows 10, 11, 12
     for size in (10, 11, 12):
         want = tuple(theirs(torch.tensor(x).float(), output_size=[size] * dims).shape)

@@ -158,7 +158,7 @@ def test_activation_values_match_closed_forms():
     np.testing.assert_allclose(F.elu(x, 0.7).numpy(), np.where(a > 0, a, 0.7 * np.expm1(a)))
     np.testing.assert_allclose(F.hardtanh(x, -2, 3).numpy(), np.clip(a, -2, 3))
     np.testing.assert_allclose(F.mish(x).numpy(), a * np.tanh(np.log1p(np.exp(a))), rtol=1e-12)
-    np.testing.assert_allclose(F.prelu(x, _t([0.2])).numpy(), np.where(a > 0, a, 0.2 * a))
+    np.testing.assert_allclose(F.prelu(x, _t(np.array([0.2]))).numpy(), np.where(a > 0, a, 0.2 * a))
 
 
 def test_activation_gradients_match_finite_differences():
