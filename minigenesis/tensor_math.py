@@ -21,7 +21,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from .autocast_policy import LOWER
-from .autograd.grad_mode import no_grad, state
+from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .ops import activation as A
@@ -183,17 +183,14 @@ class TensorMath:
             return binary_op(E.Div, other, self.to(_dt.get_default_dtype()))
         return binary_op(E.Div, other, self)
 
-    # //: PyTorch's promotion (as +). floor(x / y) is piecewise constant, so its gradient is 0:
-    # the result is a constant of the graph here, where PyTorch's backward refuses (its
-    # floor_divide has no derivative).
+    # //: PyTorch's promotion (as +). floor(x / y) is in the graph, but a backward through it
+    # raises, as PyTorch's floor_divide has no derivative (ops/elementwise.py FloorDiv).
 
     def __floordiv__(self, other):
-        with no_grad():
-            return binary_op(E.FloorDiv, self, other)
+        return binary_op(E.FloorDiv, self, other)
 
     def __rfloordiv__(self, other):
-        with no_grad():
-            return binary_op(E.FloorDiv, other, self)
+        return binary_op(E.FloorDiv, other, self)
 
     def __mod__(self, other):
         return binary_op(E.Mod, self, other)
@@ -604,16 +601,16 @@ class TensorMath:
         dim, keepdim = _numpy_spelling(dim, keepdim, axis, keepdims)
         if dtype is None and self._data.dtype.kind in "biu":
             dtype = _dt.int64  # as PyTorch: bool and integer sums accumulate in int64
-        x = self if dtype is None else self.to(dtype)
+        x = _accumulate_in(self, dtype)
         return R.Sum.apply(x, norm_dim(dim, self.ndim), keepdim)
 
     def mean(self, dim=None, keepdim: bool = False, dtype=None, *, axis=None, keepdims=None):
         dim, keepdim = _numpy_spelling(dim, keepdim, axis, keepdims)
         x = self if dtype is None else self.to(dtype)
-        if x._data.dtype.kind not in FLOAT_KINDS:
-            raise TypeError(
-                f"mean() needs a floating-point tensor, got {x.dtype.name}: "
-                f"call .float() first or pass dtype="
+        if x._data.dtype.kind not in FLOAT_KINDS:  # RuntimeError, as PyTorch
+            raise RuntimeError(
+                f"mean(): could not infer output dtype: it needs a floating-point tensor, got "
+                f"{x.dtype.name}: call .float() first or pass a floating dtype="
             )
         return R.Mean.apply(x, norm_dim(dim, self.ndim), keepdim)
 
@@ -690,7 +687,7 @@ class TensorMath:
         """y_i = x_0 + ... + x_i along ``dim`` (bool and integers accumulate in int64)."""
         if dtype is None and self._data.dtype.kind in "biu":
             dtype = _dt.int64
-        x = self if dtype is None else self.to(dtype)
+        x = _accumulate_in(self, dtype)
         d = norm_dim(dim, self.ndim)[0]
         if self.ndim == 0:  # NumPy has no axis 0 here: the running sum of one value is itself
             return R.CumSum.apply(x.reshape(1), 0).reshape(())
@@ -700,7 +697,7 @@ class TensorMath:
         """y_i = x_0 * ... * x_i along ``dim`` (bool and integers accumulate in int64)."""
         if dtype is None and self._data.dtype.kind in "biu":
             dtype = _dt.int64
-        x = self if dtype is None else self.to(dtype)
+        x = _accumulate_in(self, dtype)
         d = norm_dim(dim, max(self.ndim, 1))[0]
         if self.ndim == 0:
             return R.Cumprod.apply(x.reshape(1), 0).reshape(())
@@ -726,7 +723,7 @@ class TensorMath:
         """The product of the elements (over one ``dim``, or all); 1 for an empty reduction."""
         if dtype is None and self._data.dtype.kind in "biu":
             dtype = _dt.int64
-        x = self if dtype is None else self.to(dtype)
+        x = _accumulate_in(self, dtype)
         if dim is not None and not isinstance(dim, int):
             raise TypeError(f"prod: dim must be an int (one dim) or None, got {dim!r}")
         axis = None if dim is None or self.ndim == 0 else norm_dim(dim, self.ndim)[0]
@@ -1132,6 +1129,22 @@ class TensorMath:
         self._check_can_write_inplace()
         fill(self, kind, *params, generator=generator)
         return self
+
+
+_TORCH_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                "bool": "Bool"}  # fmt: skip
+
+
+def _accumulate_in(t: Any, dtype: Any) -> Any:
+    """``t`` cast to a reduction's ``dtype=`` (sum, prod, cumsum, cumprod). A tensor that requires
+    grad cannot be reduced into an integer or bool dtype while grad mode is on: the result could
+    carry no gradient back, so PyTorch refuses it outright rather than cut the graph quietly."""
+    if dtype is None:
+        return t
+    dt = _dt.to_dtype(dtype)
+    if not dt.is_floating_point and t.requires_grad and state.grad_enabled:
+        raise RuntimeError(f"Autograd not support dtype: {_TORCH_NAMES.get(dt.name, dt.name)}")
+    return t.to(dt)
 
 
 def _numpy_spelling(dim: Any, keepdim: bool, axis: Any, keepdims: bool | None) -> tuple:

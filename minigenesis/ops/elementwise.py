@@ -108,9 +108,12 @@ class Div(Op):
 
 
 class FloorDiv(Op):
-    """z = floor(x / y) (Python's //), after the tensor methods' type promotion. Not
-    differentiable: the methods run it under no_grad. Integer division by zero raises
-    ZeroDivisionError, and bool // bool is refused, as in PyTorch."""
+    """z = floor(x / y) (Python's //), after the tensor methods' type promotion. Integer division
+    by zero raises ZeroDivisionError, and bool // bool is refused, as in PyTorch.
+
+    Not differentiable, as in PyTorch: the result is in the graph (requires_grad when x or y
+    does), and a backward that reaches it raises. (Its derivative would be 0 almost everywhere,
+    which would quietly train nothing; PyTorch prefers an error, and so does this.)"""
 
     ufunc = "floor_divide"
 
@@ -123,6 +126,10 @@ class FloorDiv(Op):
         if all(k in ("b", "i", "u", bool, int) for k in kinds) and bool(xp.any(xp.asarray(y) == 0)):
             raise ZeroDivisionError(f"integer {cls.ufunc} by zero")
         return getattr(xp, cls.ufunc)(x, y)
+
+    @staticmethod
+    def backward(ctx, gz):
+        raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
 
 class Mod(FloorDiv):

@@ -148,10 +148,22 @@ def test_reflected_remainder_has_the_quotient_gradient():
     np.testing.assert_array_equal(got, -np.floor(2.0 / xs))
 
 
-def test_floor_divide_has_zero_gradient():
-    """floor(x / y) is piecewise constant: a zero gradient (PyTorch's backward refuses)."""
-    got = mg_grad(lambda x: x // 0.7 + x, np.array([0.2, -1.1, 2.5]))
-    np.testing.assert_array_equal(got, [1.0, 1.0, 1.0])
+def test_floor_divide_is_in_the_graph_but_not_differentiable():
+    """floor(x / y) has no derivative in PyTorch: its result requires grad, and a backward
+    through it raises; one that does not pass through it is unaffected."""
+    x = mg.tensor([0.2, -1.1, 2.5], requires_grad=True)
+    q = x // 0.7
+    assert q.requires_grad and (2.0 // x).requires_grad
+    np.testing.assert_array_equal(q.detach().numpy(), np.floor(np.array([0.2, -1.1, 2.5]) / 0.7))
+    with pytest.raises(RuntimeError, match="derivative for aten::floor_divide is not implemented"):
+        (q + x).sum().backward()
+    y = x * 1.0
+    y //= 2.0
+    with pytest.raises(RuntimeError, match="floor_divide is not implemented"):
+        y.sum().backward()
+    x.grad = None
+    (x.detach() // 0.7 + x).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0, 1.0])
 
 
 # ---------------------------------------------------------------- norms at zero
@@ -647,3 +659,33 @@ def test_argmax_over_everything_keeps_dims_with_keepdim(name, shape):
     torch = pytest.importorskip("torch")
     m, t = pair(torch, np.random.default_rng(5).standard_normal(shape), "float32")
     assert_same(getattr(m, name)(keepdim=True), getattr(t, name)(keepdim=True))
+
+
+@pytest.mark.parametrize(
+    "reduce",
+    [
+        lambda x, dt: x.sum(0, dtype=dt),
+        lambda x, dt: x.sum(dtype=dt),
+        lambda x, dt: mg.sum(x, 0, dtype=dt),
+        lambda x, dt: x.nansum(dtype=dt),
+        lambda x, dt: x.prod(dtype=dt),
+        lambda x, dt: x.cumsum(0, dtype=dt),
+        lambda x, dt: x.cumprod(1, dtype=dt),
+    ],
+)
+def test_reducing_a_tensor_that_requires_grad_into_an_integer_dtype_is_refused(reduce):
+    x = mg.tensor([[1.5, 2.5], [0.5, 3.0]], requires_grad=True)
+    for dt, name in ((mg.int64, "Long"), (mg.bool, "Bool")):
+        with pytest.raises(RuntimeError, match=f"Autograd not support dtype: {name}"):
+            reduce(x, dt)
+    with mg.no_grad():
+        assert reduce(x, mg.int64).dtype is mg.int64  # without a graph it is a plain cast
+    assert reduce(x.detach(), mg.int64).dtype is mg.int64
+    assert reduce(x, mg.float64).requires_grad  # a floating dtype keeps the gradient
+
+
+def test_mean_of_an_integer_dtype_is_a_runtime_error():
+    with pytest.raises(RuntimeError, match="mean"):
+        mg.tensor([1, 2]).mean()
+    with pytest.raises(RuntimeError, match="mean"):
+        mg.tensor([1.0, 2.0]).mean(dtype=mg.int64)

@@ -128,13 +128,16 @@ def test_augmented_assignment_gradient_matches_finite_differences():
     np.testing.assert_allclose(a.grad.numpy(), numeric, rtol=1e-6)
 
 
-def test_floor_division_in_place_leaves_a_constant_not_a_new_leaf():
-    # floor(x / y) is piecewise constant: the result carries no gradient, and it must not turn
-    # into a leaf that requires grad (which later in-place ops would then refuse)
+def test_floor_division_in_place_stays_in_the_graph_not_a_new_leaf():
+    # as PyTorch: floor(x / y) stays in the graph (a backward through it raises), and it must
+    # not turn into a leaf that requires grad (which later in-place ops would then refuse)
     h = mg.ones(3, requires_grad=True) * 3.0
     h //= 2
-    assert not h.requires_grad and h.grad_fn is None
-    np.testing.assert_array_equal(h.numpy(), [1.0, 1.0, 1.0])
+    assert h.requires_grad and h.grad_fn is not None
+    h += 1.0
+    np.testing.assert_array_equal(h.detach().numpy(), [2.0, 2.0, 2.0])
+    with pytest.raises(RuntimeError, match="floor_divide is not implemented"):
+        h.sum().backward()
 
 
 @pytest.mark.parametrize("name", ["+=", "*=", "-="])
