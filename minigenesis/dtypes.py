@@ -53,6 +53,16 @@ _BY_NUMPY = {d.numpy_dtype: d for d in ALL_DTYPES}
 _default_float = float32
 
 
+_SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
+                      "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
+                      "int8": "Char", "uint8": "Byte", "bool": "Bool"}  # fmt: skip
+
+
+def scalar_type_name(dtype: DType) -> str:
+    """The name PyTorch's messages give a dtype (its ScalarType): Float, Double, Long, Bool ..."""
+    return _SCALAR_TYPE_NAMES.get(dtype.name, dtype.name)
+
+
 def get_dtype(name: str) -> DType:
     """Look a dtype up by name (``"float32"``, ``"bfloat16"``, ``"half"`` ...)."""
     try:

@@ -100,12 +100,7 @@ def _can_cast(src: _dt.DType, dst: _dt.DType) -> bool:
     return dst is not _dt.bool_ or src is _dt.bool_
 
 
-def _type_name(dtype: _dt.DType) -> str:
-    """PyTorch's scalar type name: Float, Long, Bool ..."""
-    names = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-             "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-             "bool": "Bool"}  # fmt: skip
-    return names.get(dtype.name, dtype.name)
+_type_name = _dt.scalar_type_name
 
 
 def _t(x: Any, like: Tensor | None = None) -> Tensor:

@@ -26,6 +26,7 @@ from typing import Any
 from .autograd.grad_mode import no_grad, state
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
+from .dtypes import scalar_type_name
 from .ops import indexing as I
 from .ops import shape as S
 from .promotion import CATEGORY
@@ -185,6 +186,7 @@ def check_inplace_cast(out: Any, target: Any) -> None:
     """PyTorch refuses an in-place result of a higher category than self (int.add_(1.5))."""
     if CATEGORY[out._data.dtype.kind] > CATEGORY[target._data.dtype.kind]:
         raise RuntimeError(
-            f"result type {out.dtype.name} can't be cast to the desired output type "
-            f"{target.dtype.name} (an in-place op keeps self's dtype): use the out-of-place op"
+            f"result type {scalar_type_name(out.dtype)} can't be cast to the desired output type "
+            f"{scalar_type_name(target.dtype)} (an in-place op keeps self's dtype; the "
+            "out-of-place op promotes)"
         )

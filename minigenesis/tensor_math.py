@@ -1131,10 +1131,6 @@ class TensorMath:
         return self
 
 
-_TORCH_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-                "bool": "Bool"}  # fmt: skip
-
-
 def _accumulate_in(t: Any, dtype: Any) -> Any:
     """``t`` cast to a reduction's ``dtype=`` (sum, prod, cumsum, cumprod). A tensor that requires
     grad cannot be reduced into an integer or bool dtype while grad mode is on: the result could
@@ -1143,7 +1139,7 @@ def _accumulate_in(t: Any, dtype: Any) -> Any:
         return t
     dt = _dt.to_dtype(dtype)
     if not dt.is_floating_point and t.requires_grad and state.grad_enabled:
-        raise RuntimeError(f"Autograd not support dtype: {_TORCH_NAMES.get(dt.name, dt.name)}")
+        raise RuntimeError(f"Autograd not support dtype: {_dt.scalar_type_name(dt)}")
     return t.to(dt)
 
 

@@ -177,7 +177,7 @@ class Pow(Op):
 
     @staticmethod
     def forward(ctx, x, y):
-        z = x**y
+        z = _integer_power(x, y) if _negative_int_exponent(x, y) else x**y
         # z only for the exponent's gradient: saved otherwise, an in-place change of the result
         # (y = x ** 2; y.mul_(2)) would make backward refuse, where PyTorch does not
         ctx.save_for_backward(x, y, z if ctx.needs_input_grad[1] else None)
@@ -199,6 +199,31 @@ class Pow(Op):
             # (PyTorch masks the factor, then multiplies: an inf gz there still gives NaN)
             gy = gz * _zero_where((xd == 0) & (yd >= 0), z * log_x)
         return gx, gy
+
+
+_F64 = np.dtype(np.float64)
+
+
+def _negative_int_exponent(x, y) -> bool:
+    """An integer base with an integer exponent tensor holding a negative value (NumPy refuses
+    that power; PyTorch computes it). A negative Python int exponent is refused before this, by
+    the tensor methods, as PyTorch refuses it."""
+    if getattr(y, "dtype", None) is None or y.dtype.kind != "i":
+        return False
+    if type(x) is not int and type(x) is not bool and getattr(x, "dtype", _F64).kind not in "biu":
+        return False
+    return bool((y < 0).any())
+
+
+def _integer_power(x, y):
+    """x ** y in integers, as PyTorch: x^-n is 1 / x^n truncated toward zero, so 0 for |x| > 1,
+    1 for x = 1, and +1 or -1 by the parity of n for x = -1 (0 ** -n is 0 too)."""
+    xp = get_array_module(y)
+    negative = y < 0
+    z = xp.asarray(x ** xp.where(negative, 0, y))
+    parity = xp.where(y % 2 == 0, 1, -1)
+    small = xp.where(xp.asarray(x) == -1, parity, xp.where(xp.asarray(x) == 1, 1, 0))
+    return xp.where(negative, small, z).astype(z.dtype)
 
 
 def _zero_where(cond, g):
@@ -470,7 +495,7 @@ class NanToNum(Op):
         xp = get_array_module(x)
         if x.dtype.kind not in "fV":
             return x.copy()
-        info = xp.finfo(x.dtype)
+        info = ml_dtypes.finfo(x.dtype)  # (NumPy's finfo, and bfloat16's, which NumPy lacks)
         posinf = info.max if posinf is None else posinf
         neginf = info.min if neginf is None else neginf
         ctx.save_for_backward(xp.isfinite(x))
