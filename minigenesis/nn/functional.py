@@ -23,6 +23,7 @@ from ..backend import get_array_module
 from ..conversions import as_array
 from ..functions import where
 from ..ops import activation as A
+from ..ops.anchor import anchor
 from ..ops.attention import SDPA, attention
 from ..ops.conv import CONV_ORDER, Col2Im, Im2Col, conv_padding, pair
 from ..ops.dropout import Dropout
@@ -193,7 +194,7 @@ def hardtanh(
     def fn(t: Tensor) -> Tensor:
         # written as "at or beyond a bound" so that NaN is not: it passes, gradient too (PyTorch)
         outside = (t <= min_val) | (t >= max_val)
-        return where(outside, t.detach().clamp(min_val, max_val), t)
+        return anchor(where(outside, t.detach().clamp(min_val, max_val), t), t)
 
     return input._inplace(fn) if inplace else fn(input)
 
@@ -325,7 +326,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     (Written as PyTorch's kernel: NaN is not <= threshold, so it passes through, gradient too.)"""
 
     def fn(t: Tensor) -> Tensor:
-        return where(t <= threshold, value, t)
+        return anchor(where(t <= threshold, value, t), t)
 
     return _inplace(input, fn) if inplace else fn(input)
 
@@ -361,13 +362,13 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
         raise ValueError(f"softshrink: lambda must be greater or equal to 0, but found {lambd}")
     dead = (input >= -lambd) & (input <= lambd)
     live = where(input > lambd, input - lambd, input + lambd)
-    return where(dead, 0.0, live)
+    return anchor(where(dead, 0.0, live), input)
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """0 where -lambd <= x <= lambd, else x;   dy/dx = 0 in that dead zone, else 1.
     (NaN is not in the dead zone: it propagates, its gradient too, as in PyTorch.)"""
-    return where((input >= -lambd) & (input <= lambd), 0.0, input)
+    return anchor(where((input >= -lambd) & (input <= lambd), 0.0, input), input)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -897,7 +898,7 @@ def nll_loss(
     _check_class_target(x, t, "nll_loss")
     weight = _class_weight(weight, x.shape[1], x, "nll_loss")
     loss, _, _ = _nll(x, t, weight, ignore_index, reduction, "nll_loss")
-    return loss.squeeze(0) if unbatched and reduction == "none" else loss
+    return anchor(loss.squeeze(0) if unbatched and reduction == "none" else loss, input)
 
 
 @autocast_function(FLOAT32)
@@ -1507,7 +1508,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
         raise ValueError(f"adaptive_avg_pool2d: empty spatial dims in input {tuple(input.shape)}")
     a_h = _averaging_matrix(h, oh, input)
     a_w = _averaging_matrix(w, ow, input)
-    return a_h @ input @ a_w.transpose(0, 1)
+    return anchor(a_h @ input @ a_w.transpose(0, 1), input)
 
 
 # 1-d pooling: the 2-d ops on a (N, C, 1, L) view, with a 1 x k window (exact: the unit height
@@ -1610,7 +1611,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     best = xp.argmax(windows, axis=-1)[..., None]
     index = xp.take_along_axis(xp.broadcast_to(flat, windows.shape), best, axis=-1)[..., 0]
     indices = Tensor._make(xp.ascontiguousarray(index, dtype=xp.int64), False)
-    values = x.flatten(-2).gather(-1, indices.flatten(-2)).reshape(indices.shape)
+    values = anchor(x.flatten(-2).gather(-1, indices.flatten(-2)).reshape(indices.shape), x)
     out = (values, indices) if return_indices else values
     if not unbatched:
         return out

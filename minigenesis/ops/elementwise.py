@@ -18,6 +18,7 @@ from .. import kernels
 from ..autocast_policy import FLOAT32, PROMOTE
 from ..autograd.function import Op
 from ..backend import device_of, get_array_module, to_device
+from .anchor import keep_in_graph
 
 # bfloat16 arithmetic runs through float32 (kernels/elementwise.py: ml_dtypes' own loops are 3-4x
 # slower). The test is by identity, written out in each op (a call would cost as much as the test
@@ -144,8 +145,8 @@ class Mod(FloorDiv):
     @classmethod
     def forward(cls, ctx, x, y):
         z = super().forward(ctx, x, y)
-        if ctx.needs_input_grad[1]:  # the quotient, a constant of the graph
-            ctx.save_for_backward(cls.quotient(get_array_module(z), x, y).astype(z.dtype))
+        if ctx.needs_input_grad[1]:  # the quotient, a constant of the graph; x and y: anchors
+            ctx.save_for_backward(cls.quotient(get_array_module(z), x, y).astype(z.dtype), x, y)
         return z
 
     @staticmethod
@@ -155,7 +156,10 @@ class Mod(FloorDiv):
     @staticmethod
     def backward(ctx, gz):
         need_x, need_y = ctx.needs_input_grad
-        gy = -gz * ctx.saved_tensors[0] if need_y else None
+        gy = None
+        if need_y:  # as PyTorch's -g * div(x, y, rounding_mode=...): in x's and y's graph
+            quotient, x, y = ctx.saved_tensors
+            gy = keep_in_graph(-gz * quotient, x, y)
         return (gz if need_x else None), gy
 
 

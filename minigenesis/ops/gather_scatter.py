@@ -170,6 +170,10 @@ class ScatterReduce(Op):
                 "the derivative of scatter(reduce=...) is not implemented, as in PyTorch: use "
                 "scatter_reduce (or scatter_add) when a gradient is needed"
             )
+        if reduce == "prod":  # written with Tensor ops: its second derivative is not zero
+            return (*_prod_backward(g, *ctx.saved_tensors, idx, dim, include_self, hit),) + (
+                (None,) * 5
+            )
         x, src, out = (t._data for t in ctx.saved_tensors)
         xp = get_array_module(x)
         self_in = hit <= include_self  # x contributes where nothing was sent, or when included
@@ -179,15 +183,6 @@ class ScatterReduce(Op):
             if count is not None:
                 w_self = w_self / count
             scale = 1 / count if count is not None else None
-        elif reduce == "prod":
-            nz = xp.where(self_in, x, 1)  # x's part: itself where it counts, else 1
-            zeros = ((x == 0) & self_in).astype(np.int64)
-            nz = xp.where(nz == 0, 1, nz)
-            _fold_at(xp, "prod", nz, where, xp.where(src == 0, 1, src))
-            _fold_at(xp, "sum", zeros, where, (src == 0).astype(np.int64))
-            w_self = xp.where(self_in, _others(x, nz, zeros, xp), 0)
-            w_src = _others(src, nz[where], zeros[where], xp)
-            scale = None
         else:  # amax / amin: the ties at the result share g
             ties = ((x == out) & self_in).astype(np.int64)
             _fold_at(xp, "sum", ties, where, (src == out[where]).astype(np.int64))
@@ -209,11 +204,29 @@ class ScatterReduce(Op):
         )
 
 
-def _others(v, nz_prod, zeros, xp):
-    """For a contributor v of a product: the product of the others, given the place's product of
-    non-zero contributors and its number of zeros."""
-    safe = xp.where(v == 0, 1, v)
-    return xp.where(zeros == 0, nz_prod / safe, xp.where((zeros == 1) & (v == 0), nz_prod, 0))
+def _prod_backward(g, x, src, out, idx, dim: int, include_self: bool, hit) -> tuple:
+    """dL/dx and dL/dsrc of scatter_reduce(prod), as PyTorch writes them, in Tensor ops (so they
+    are differentiable again): a contributor's derivative is the product of the others, found as
+    the product with that contributor replaced by 1 (a zero contributor then gets the rest), or
+    as the result divided by it when it is not zero.
+
+        dL/dx   = g * prod(with x -> 1 where x = 0) / (x, 0 -> 1)      (0 where x is left out)
+        dL/dsrc = gather(g * prod(with src -> 1 where src is its place's only zero)) there,
+                  else gather(g * out) / (src, 0 -> 1)"""
+    make = type(g)._make
+    index = make(idx, False)
+    x_zero, src_zero = x == 0, src == 0
+    x1 = x.masked_fill(x_zero, 1.0)
+    g_x = g * x1.scatter_reduce(dim, index, src, "prod", include_self=include_self) / x1
+    if not include_self:
+        g_x = g_x.masked_fill(make(hit, False), 0.0)
+    zeros_there = x.new_zeros(x.shape).scatter_add(dim, index, src_zero.to(x.dtype))
+    only_zero = src_zero & (zeros_there.gather(dim, index) == 1)
+    src1 = src.masked_fill(only_zero, 1.0)
+    product_of_others = x.scatter_reduce(dim, index, src1, "prod", include_self=include_self)
+    g_src = (g * out).gather(dim, index) / src.masked_fill(src_zero, 1.0)
+    g_src = g_src.where(~only_zero, (g * product_of_others).gather(dim, index))
+    return g_x, g_src
 
 
 def _gather_block(g, idx, dim: int, distinct: bool = False):
