@@ -57,8 +57,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     # One dtype for input, weight and bias (after autocast's casts), as PyTorch: a float64
     # batch into a float32 layer is an error, not a float64 layer. Integers of one dtype compute
     # in that dtype, as in PyTorch (no gradient); bool does not.
-    check_same_dtype("linear", LOWER, input=input, weight=weight, bias=bias)
     dt = weight.dtype
+    if input.dtype is not dt or (bias is not None and bias.dtype is not dt):
+        check_same_dtype("linear", LOWER, input=input, weight=weight, bias=bias)
     if dt is _dt.bool_:
         raise TypeError("linear: bool tensors are not supported (as in PyTorch)")
     if bias is not None and bias.shape != (weight.shape[0],):

@@ -274,7 +274,6 @@ def _check_second_derivative(f, a, h=1e-5):
 
 # ops whose second derivative is not right yet (each tracked on its own)
 KNOWN = {
-    "logcumsumexp": "its backward's second derivative misses the cross terms",
     "prod": "prod refuses create_graph (its backward is not written in Tensor ops)",
     "prod all": "prod refuses create_graph (its backward is not written in Tensor ops)",
 }
