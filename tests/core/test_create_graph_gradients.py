@@ -273,15 +273,15 @@ def _check_second_derivative(f, a, h=1e-5):
 
 
 # ops whose second derivative is not right yet (each tracked on its own)
-KNOWN = {
-    "prod": "prod refuses create_graph (its backward is not written in Tensor ops)",
-    "prod all": "prod refuses create_graph (its backward is not written in Tensor ops)",
-}
+KNOWN: dict[str, str] = {}  # op name -> the known bug (a strict xfail until it is fixed)
 
 
 @pytest.mark.parametrize(
     "name",
-    [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN[n])) if n in KNOWN else n for n in OPS],
+    [
+        pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN[n], strict=True)) if n in KNOWN else n
+        for n in OPS
+    ],
 )
 def test_second_derivatives_through_create_graph_match_central_differences(name):
     f, a = OPS[name]

@@ -10,19 +10,13 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    ("square", "forward"): "square of a bool tensor stays bool (PyTorch: int64)",
-    ("square", "torch"): "square of a bool tensor stays bool (PyTorch: int64)",
     ("i0", "grad_torch"): "i0's backward raises on a NaN input",
-    ("nan_to_num*", "forward"): "nan_to_num on bfloat16 raises ValueError",
-    ("nan_to_num*", "torch"): "nan_to_num on bfloat16 raises ValueError",
     ("searchsorted", "out"): "searchsorted takes no out= (PyTorch's does; it is in searching.py)",
     ("bucketize", "out"): "bucketize takes no out= (PyTorch's does; it is in searching.py)",
     ("matmul", "errors"): "matmul of mismatching shapes raises ValueError (PyTorch: RuntimeError)",
     ("dot", "errors"): "dot of vectors of two lengths raises ValueError (PyTorch: RuntimeError)",
     ("linalg.cross", "torch"): "linalg.cross broadcasts inputs of different ndim (PyTorch raises)",
     ("linalg.slogdet", "requires_grad"): "slogdet's sign does not require grad (PyTorch's does)",
-    ("linalg.matrix_power", "requires_grad"): "matrix_power(A, 0) does not require grad",
-    ("lerp", "errors"): "lerp with a float64 weight for float32 ends runs (PyTorch: one dtype)",
     # Not our bugs: at a pole PyTorch's gradient is not the limit; ours is (the float64 truth).
     ("logit", "grad_torch"): "at x = -0.0 PyTorch's gradient is +inf; 1/(x(1-x)) is -inf",
     ("digamma", "grad_torch"): "at x = -1, -2 PyTorch's trigamma is finite (6.6e32); it is inf",
