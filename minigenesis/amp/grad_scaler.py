@@ -35,6 +35,7 @@ import numpy as np
 
 from .. import distributed as dist
 from .. import kernels
+from .._checks import check_int, check_real
 from .._tensor import Tensor
 from ..backend import cuda_device_count, device_of, get_array_module, to_device
 from ..backend import device as _device
@@ -91,6 +92,11 @@ class GradScaler:
                 f"{device!r}; the scale is the second argument (GradScaler('cuda', {device!r})) "
                 f"or a keyword (GradScaler(init_scale={device!r}))"
             )
+        # checked even when disabled: a typo should not wait for the day the scaler is enabled
+        check_real(init_scale, "init_scale", gt=0, label="initial scale")
+        check_real(growth_factor, "growth_factor", gt=1, label="growth factor")
+        check_real(backoff_factor, "backoff_factor", gt=0, lt=1, label="backoff factor")
+        growth_interval = check_int(growth_interval, "growth_interval", ge=1)
         self._enabled = bool(enabled)
         if self._enabled and _names_cuda(device) and cuda_device_count() == 0:
             # PyTorch's behaviour (and warning): a CUDA scaler without CUDA turns itself off
@@ -100,12 +106,6 @@ class GradScaler:
             )
             self._enabled = False
         if self._enabled:
-            if not growth_factor > 1.0:
-                raise ValueError(f"The growth factor must be > 1.0, got {growth_factor}")
-            if not backoff_factor < 1.0:
-                raise ValueError(f"The backoff factor must be < 1.0, got {backoff_factor}")
-            if int(growth_interval) != growth_interval or growth_interval < 1:
-                raise ValueError(f"growth_interval must be a positive int, got {growth_interval}")
             self._init_scale = float(init_scale)
             self._growth_factor = float(growth_factor)
             self._backoff_factor = float(backoff_factor)
@@ -260,8 +260,8 @@ class GradScaler:
                         "new_scale should be a float or a 1-element tensor with "
                         "requires_grad=False."
                     )
-                new_scale = float(new_scale.item())
-            self._scale[...] = np.float32(new_scale)
+                new_scale = new_scale.item()
+            self._scale[...] = np.float32(check_real(new_scale, "new_scale", gt=0))
         else:
             founds = [
                 to_device(f, device_of(self._scale))
@@ -316,19 +316,21 @@ class GradScaler:
         return self._growth_factor
 
     def set_growth_factor(self, new_factor: float) -> None:
-        self._growth_factor = float(new_factor)
+        self._growth_factor = check_real(new_factor, "growth_factor", gt=1, label="growth factor")
 
     def get_backoff_factor(self) -> float:
         return self._backoff_factor
 
     def set_backoff_factor(self, new_factor: float) -> None:
-        self._backoff_factor = float(new_factor)
+        self._backoff_factor = check_real(
+            new_factor, "backoff_factor", gt=0, lt=1, label="backoff factor"
+        )
 
     def get_growth_interval(self) -> int:
         return self._growth_interval
 
     def set_growth_interval(self, new_interval: int) -> None:
-        self._growth_interval = int(new_interval)
+        self._growth_interval = check_int(new_interval, "growth_interval", ge=1)
 
     def _get_growth_tracker(self) -> int:
         if not self._enabled:

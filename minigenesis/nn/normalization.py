@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import dtypes as _dt
+from .._checks import check_int, check_real
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..creation import ones, tensor, zeros
@@ -42,6 +43,7 @@ class LayerNorm(Module):
     ) -> None:
         super().__init__()
         self.normalized_shape = shape_tuple(normalized_shape)
+        check_real(eps, "eps", ge=0)
         self.eps, self.elementwise_affine = eps, elementwise_affine
         if elementwise_affine:
             self.weight = Parameter(ones(self.normalized_shape, dtype=dtype, device=device))
@@ -76,6 +78,8 @@ class RMSNorm(Module):
     ) -> None:
         super().__init__()
         self.normalized_shape = shape_tuple(normalized_shape)
+        if eps is not None:  # None: the dtype's machine epsilon
+            check_real(eps, "eps", ge=0)
         self.eps, self.elementwise_affine = eps, elementwise_affine
         if elementwise_affine:
             self.weight = Parameter(ones(self.normalized_shape, dtype=dtype, device=device))
@@ -110,6 +114,9 @@ class _NormBase(Module):
         bias: bool = True,
     ) -> None:
         super().__init__()
+        check_real(eps, "eps", ge=0)
+        if momentum is not None:  # None: a cumulative average over all batches
+            check_real(momentum, "momentum", ge=0, le=1)
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         kw = {"dtype": dtype, "device": device}
@@ -224,6 +231,7 @@ class GroupNorm(Module):
             raise ValueError(
                 f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})"
             )
+        check_real(eps, "eps", ge=0)
         self.num_groups, self.num_channels = num_groups, num_channels
         self.eps, self.affine = eps, affine
         if affine:
@@ -252,6 +260,9 @@ class LocalResponseNorm(Module):
 
     def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
         super().__init__()
+        check_int(size, "size", ge=1)
+        for name, value in (("alpha", alpha), ("beta", beta), ("k", k)):
+            check_real(value, name)
         self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002

@@ -50,9 +50,7 @@ class Adadelta(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        _check_options(lr=lr, eps=eps, weight_decay=weight_decay)
-        if not 0.0 <= rho <= 1.0:
-            raise ValueError(f"Invalid rho value: {rho} (need 0 <= rho <= 1)")
+        _check_options(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay)
         # foreach/capturable/differentiable are accepted so PyTorch code runs unchanged; there is
         # one code path here.
         defaults = dict(

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .._checks import check_int
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..backend import Array, get_array_module
@@ -184,9 +185,10 @@ class LBFGS(Optimizer):
         history_size: int = 100,
         line_search_fn: str | None = None,
     ) -> None:
-        _check_options(lr=lr)
-        if max_eval is None:
-            max_eval = max_iter * 5 // 4
+        _check_options(lr=lr, tolerance_grad=tolerance_grad, tolerance_change=tolerance_change)
+        max_iter = check_int(max_iter, "max_iter", ge=1)
+        history_size = check_int(history_size, "history_size", ge=1)
+        max_eval = max_iter * 5 // 4 if max_eval is None else check_int(max_eval, "max_eval", ge=1)
         # PyTorch checks line_search_fn only inside step(); refusing it here says so sooner.
         if line_search_fn not in (None, "strong_wolfe"):
             raise ValueError(

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .._checks import check_real
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from ..backend import device_of, get_array_module, to_device
@@ -38,40 +39,50 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
-def _check_non_negative(name: str, value: Any) -> None:
-    """PyTorch's hyper-parameter check, with the name of the offending option in the message."""
-    try:
-        bad = not value >= 0.0  # also catches NaN
-    except TypeError:
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}") from None
-    if bad:
-        raise ValueError(f"Invalid {name}: {value} (must be >= 0)")
-
-
 def _check_betas(betas: Any) -> tuple[float, float]:
-    """PyTorch's check of Adam-style ``betas``: a pair, each in [0, 1)."""
+    """PyTorch's check of Adam-style ``betas``: a pair, each finite and in [0, 1)."""
     if not isinstance(betas, (tuple, list)) or len(betas) != 2:
         raise ValueError(f"betas must be a pair (beta1, beta2), got {betas!r}")
-    for i, beta in enumerate(betas):
-        if not 0.0 <= float(beta) < 1.0:
-            raise ValueError(f"Invalid beta parameter at index {i}: {beta} (need 0 <= beta < 1)")
-    return float(betas[0]), float(betas[1])
+    b1, b2 = betas
+    label = "beta parameter at index {}"  # PyTorch's words
+    return (
+        check_real(b1, "betas[0]", ge=0, lt=1, label=label.format(0)),
+        check_real(b2, "betas[1]", ge=0, lt=1, label=label.format(1)),
+    )
 
 
-# how PyTorch's messages name an option ("Invalid learning rate: -0.1"); others: "<name> value"
-_OPTION_LABELS = {"lr": "learning rate", "eps": "epsilon value"}
+# The range of every hyper-parameter an optimizer here takes, and how PyTorch's message names it
+# ("Invalid learning rate: -0.1"; others "Invalid <name> value"). Same name, same range, in every
+# optimizer; finite in all of them (PyTorch checks the sign only, so lr=inf or NaN got through).
+_OPTION_RULES: dict[str, dict[str, Any]] = {
+    "lr": dict(ge=0, label="learning rate"),
+    "eps": dict(ge=0, label="epsilon value"),
+    "weight_decay": dict(ge=0),
+    "momentum": dict(ge=0),
+    "dampening": dict(),
+    "alpha": dict(ge=0),
+    "rho": dict(ge=0, le=1),
+    "lr_decay": dict(ge=0),
+    "initial_accumulator_value": dict(ge=0),
+    "momentum_decay": dict(ge=0),
+    "tolerance_grad": dict(ge=0),
+    "tolerance_change": dict(ge=0),
+}
 
 
 def _check_options(**options: Any) -> dict[str, Any]:
-    """PyTorch's range checks of an optimizer's hyper-parameters, in the order given: ``betas``
-    a pair in [0, 1), every other option >= 0, the message naming the option as PyTorch does
-    ("Invalid learning rate: -0.1", "Invalid weight_decay value: -0.1"). Returns the options as
-    an optimizer keeps them in its defaults (betas as a pair of floats)."""
+    """The checks of an optimizer's hyper-parameters, in the order given: ``betas`` a pair in
+    [0, 1), every other option finite and in its range of ``_OPTION_RULES``, the message naming
+    the option as PyTorch does ("Invalid learning rate: -0.1", "Invalid weight_decay value: -0.1")
+    and then the argument and its range. Returns the options as an optimizer keeps them in its
+    defaults (betas as a pair of floats). Options without a rule pass unchecked."""
     for name, value in options.items():
         if name == "betas":
             options[name] = _check_betas(value)
-        else:
-            _check_non_negative(_OPTION_LABELS.get(name, f"{name} value"), value)
+        elif name in _OPTION_RULES:
+            rule = dict(_OPTION_RULES[name])
+            rule.setdefault("label", f"{name} value")
+            check_real(value, name, **rule)
     return options
 
 
@@ -115,14 +126,6 @@ def _decayed_grad(
         else:
             g = g + weight_decay * param
     return g
-
-
-_CHECKED_OPTIONS = {
-    "lr": "learning rate",
-    "momentum": "momentum value",
-    "weight_decay": "weight_decay value",
-    "eps": "epsilon value",
-}
 
 
 def _typename(x: Any) -> str:
@@ -223,9 +226,10 @@ class Optimizer:
                     f"parameter {name}"
                 )
             group.setdefault(name, default)
-        for key, label in _CHECKED_OPTIONS.items():
-            if key in group:
-                _check_non_negative(label, group[key])
+        # a group's own options get the constructor's checks (a group may set lr=inf itself)
+        group.update(
+            _check_options(**{k: v for k, v in group.items() if k == "betas" or k in _OPTION_RULES})
+        )
         ids = [id(p) for p in tensors]
         if len(ids) != len(set(ids)):
             raise ValueError("a parameter group contains the same parameter more than once")

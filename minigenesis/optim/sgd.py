@@ -41,7 +41,7 @@ class SGD(Optimizer):
         foreach: bool | None = None,
         fused: bool | None = None,
     ) -> None:
-        _check_options(lr=lr, momentum=momentum, weight_decay=weight_decay)
+        _check_options(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         # foreach/fused are accepted so PyTorch code runs unchanged; there is one code path here.

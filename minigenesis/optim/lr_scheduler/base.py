@@ -22,6 +22,7 @@ import warnings
 from collections import Counter
 from typing import Any
 
+from ..._checks import check_real
 from ..._compat import LRList
 from ..optimizer import Optimizer
 
@@ -33,15 +34,19 @@ EPOCH_DEPRECATION_WARNING = (
 )
 
 
-def format_param(name: str, optimizer: Optimizer, value: Any) -> list:
-    """One value per param group: a list/tuple is checked for length, a scalar is repeated."""
+def format_param(name: str, optimizer: Optimizer, value: Any, **bounds: float) -> list:
+    """One value per param group: a list/tuple is checked for length, a scalar is repeated.
+    Each value must be a finite number within ``bounds`` (``check_real``'s ``ge=0`` ...)."""
     if isinstance(value, (list, tuple)):
         if len(value) != len(optimizer.param_groups):
             raise ValueError(
                 f"{name} must have the same length as optimizer.param_groups: {name} has "
                 f"{len(value)} values, param_groups has {len(optimizer.param_groups)}"
             )
+        for i, v in enumerate(value):
+            check_real(v, f"{name}[{i}]", **bounds)
         return list(value)
+    check_real(value, name, **bounds)
     return [value] * len(optimizer.param_groups)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from ..._checks import check_real
 from ..optimizer import Optimizer
 from .base import LRScheduler
 
@@ -30,8 +31,8 @@ class CosineAnnealingLR(LRScheduler):
         last_epoch: int = -1,
         verbose: bool = False,
     ) -> None:
-        if T_max <= 0:
-            raise ValueError(f"T_max must be positive, got {T_max}")
+        check_real(T_max, "T_max", gt=0)
+        check_real(eta_min, "eta_min", ge=0)
         self.T_max = T_max
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch, verbose)
@@ -87,6 +88,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
         if not isinstance(eta_min, (float, int)):
             raise ValueError(f"Expected float or int eta_min, but got {eta_min!r}")
+        check_real(eta_min, "eta_min", ge=0)
         self.T_0 = T_0
         self.T_i = T_0
         self.T_mult = T_mult

@@ -9,6 +9,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from ..._checks import check_real
 from ..optimizer import Optimizer
 from .base import LRScheduler, check_optimizer, format_param
 
@@ -47,20 +48,19 @@ class CyclicLR(LRScheduler):
     ) -> None:
         check_optimizer(optimizer)
         self.optimizer = optimizer
-        base_lrs = format_param("base_lr", optimizer, base_lr)
+        base_lrs = format_param("base_lr", optimizer, base_lr, ge=0)
         if last_epoch == -1:
             for lr, group in zip(base_lrs, optimizer.param_groups):
                 group["lr"] = lr
-        self.max_lrs = format_param("max_lr", optimizer, max_lr)
-        up = float(step_size_up)
-        down = float(step_size_down) if step_size_down is not None else up
-        if up <= 0 or down <= 0:
-            raise ValueError(f"step sizes must be positive, got up={up}, down={down}")
+        self.max_lrs = format_param("max_lr", optimizer, max_lr, ge=0)
+        up = check_real(step_size_up, "step_size_up", gt=0)
+        down = up if step_size_down is None else check_real(step_size_down, "step_size_down", gt=0)
         self.total_size = up + down
         self.step_ratio = up / self.total_size
         if mode not in _MODES and scale_fn is None:
             raise ValueError(f"mode {mode!r} is invalid and scale_fn is None: use one of {_MODES}")
         self.mode = mode
+        check_real(gamma, "gamma", gt=0)
         self.gamma = gamma
         self._scale_fn_custom = scale_fn
         self.scale_mode = scale_mode
@@ -73,8 +73,8 @@ class CyclicLR(LRScheduler):
                     "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
                 )
             self.use_beta1 = "betas" in optimizer.defaults
-            self.base_momentums = format_param("base_momentum", optimizer, base_momentum)
-            self.max_momentums = format_param("max_momentum", optimizer, max_momentum)
+            self.base_momentums = format_param("base_momentum", optimizer, base_momentum, ge=0)
+            self.max_momentums = format_param("max_momentum", optimizer, max_momentum, ge=0)
             if last_epoch == -1:
                 for m_max, m_base, group in zip(
                     self.max_momentums, self.base_momentums, optimizer.param_groups

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from ..._checks import check_int, check_real
 from ..optimizer import Optimizer
 from .base import LRScheduler
 
@@ -28,9 +29,8 @@ class StepLR(LRScheduler):
         last_epoch: int = -1,
         verbose: bool = False,
     ) -> None:
-        if step_size != int(step_size) or step_size <= 0:
-            raise ValueError(f"step_size must be a positive integer, got {step_size!r}")
-        self.step_size = int(step_size)
+        self.step_size = check_int(step_size, "step_size", ge=1)
+        check_real(gamma, "gamma", gt=0)
         self.gamma = gamma
         super().__init__(optimizer, last_epoch, verbose)
 
@@ -57,7 +57,8 @@ class MultiStepLR(LRScheduler):
         last_epoch: int = -1,
         verbose: bool = False,
     ) -> None:
-        self.milestones = Counter(milestones)
+        self.milestones = Counter(check_int(m, "milestones", ge=0) for m in milestones)
+        check_real(gamma, "gamma", gt=0)
         self.gamma = gamma
         super().__init__(optimizer, last_epoch, verbose)
 
@@ -85,6 +86,7 @@ class ExponentialLR(LRScheduler):
     def __init__(
         self, optimizer: Optimizer, gamma: float, last_epoch: int = -1, verbose: bool = False
     ) -> None:
+        check_real(gamma, "gamma", gt=0)
         self.gamma = gamma
         super().__init__(optimizer, last_epoch, verbose)
 
@@ -110,12 +112,9 @@ class ConstantLR(LRScheduler):
         last_epoch: int = -1,
         verbose: bool = False,
     ) -> None:
-        if factor > 1.0 or factor < 0:
-            raise ValueError(
-                f"Constant multiplicative factor expected to be between 0 and 1, got {factor}"
-            )
+        check_real(factor, "factor", ge=0, le=1, label="constant multiplicative factor")
         self.factor = factor
-        self.total_iters = total_iters
+        self.total_iters = check_int(total_iters, "total_iters", ge=0)
         super().__init__(optimizer, last_epoch, verbose)
 
     def get_lr(self) -> list[float]:
@@ -147,18 +146,11 @@ class LinearLR(LRScheduler):
         last_epoch: int = -1,
         verbose: bool = False,
     ) -> None:
-        if start_factor > 1.0 or start_factor <= 0:
-            raise ValueError(
-                "Starting multiplicative factor expected to be greater than 0 and "
-                f"less or equal to 1, got {start_factor}"
-            )
-        if end_factor > 1.0 or end_factor < 0:
-            raise ValueError(
-                f"Ending multiplicative factor expected to be between 0 and 1, got {end_factor}"
-            )
+        check_real(start_factor, "start_factor", gt=0, le=1, label="starting factor")
+        check_real(end_factor, "end_factor", ge=0, le=1, label="ending factor")
         self.start_factor = start_factor
         self.end_factor = end_factor
-        self.total_iters = total_iters
+        self.total_iters = check_int(total_iters, "total_iters", ge=1)
         super().__init__(optimizer, last_epoch, verbose)
 
     def get_lr(self) -> list[float]:
@@ -190,7 +182,8 @@ class PolynomialLR(LRScheduler):
         last_epoch: int = -1,
         verbose: bool = False,
     ) -> None:
-        self.total_iters = total_iters
+        self.total_iters = check_int(total_iters, "total_iters", ge=1)
+        check_real(power, "power", ge=0)
         self.power = power
         super().__init__(optimizer, last_epoch, verbose)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..._checks import check_real
 from ..optimizer import Optimizer
 from .base import LRScheduler, check_optimizer, format_param
 
@@ -73,8 +74,9 @@ class OneCycleLR(LRScheduler):
             self.total_steps = epochs * steps_per_epoch
         else:
             raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
-        if not isinstance(pct_start, (int, float)) or not 0 <= pct_start <= 1:
-            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
+        check_real(pct_start, "pct_start", ge=0, le=1)
+        check_real(div_factor, "div_factor", gt=0)
+        check_real(final_div_factor, "final_div_factor", gt=0)
         if anneal_strategy not in _ANNEAL:
             raise ValueError(
                 f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy!r}"
@@ -123,7 +125,7 @@ class OneCycleLR(LRScheduler):
             ]
         self._anneal_func_type = anneal_strategy
 
-        max_lrs = format_param("max_lr", optimizer, max_lr)
+        max_lrs = format_param("max_lr", optimizer, max_lr, ge=0)
         if last_epoch == -1:
             for group, group_max in zip(optimizer.param_groups, max_lrs):
                 group["initial_lr"] = group_max / div_factor
@@ -138,8 +140,8 @@ class OneCycleLR(LRScheduler):
                     "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
                 )
             self.use_beta1 = "betas" in defaults
-            max_moms = format_param("max_momentum", optimizer, max_momentum)
-            base_moms = format_param("base_momentum", optimizer, base_momentum)
+            max_moms = format_param("max_momentum", optimizer, max_momentum, ge=0)
+            base_moms = format_param("base_momentum", optimizer, base_momentum, ge=0)
             if last_epoch == -1:
                 for group, m_max, m_base in zip(optimizer.param_groups, max_moms, base_moms):
                     self._set_momentum(group, m_max)

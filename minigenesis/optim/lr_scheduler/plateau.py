@@ -7,6 +7,7 @@ import math
 import warnings
 from typing import Any
 
+from ..._checks import check_int, check_real
 from ..optimizer import Optimizer
 from .base import EPOCH_DEPRECATION_WARNING, LRList, LRScheduler, check_optimizer, group_lrs
 
@@ -39,8 +40,7 @@ class ReduceLROnPlateau(LRScheduler):
         eps: float = 1e-8,
         verbose: bool = False,
     ) -> None:
-        if factor >= 1.0:
-            raise ValueError(f"Factor should be < 1.0, got {factor}")
+        check_real(factor, "factor", ge=0, lt=1)
         check_optimizer(optimizer)
         self.factor = factor
         self.optimizer = optimizer
@@ -55,9 +55,11 @@ class ReduceLROnPlateau(LRScheduler):
         else:
             self.default_min_lr = min_lr
             self.min_lrs = [min_lr] * len(optimizer.param_groups)
-        self.patience = patience
-        self.cooldown = cooldown
-        self.eps = eps
+        for i, value in enumerate(self.min_lrs):
+            check_real(value, "min_lr" if self.default_min_lr is not None else f"min_lr[{i}]", ge=0)
+        self.patience = check_int(patience, "patience", ge=0)
+        self.cooldown = check_int(cooldown, "cooldown", ge=0)
+        self.eps = check_real(eps, "eps", ge=0)
         self.verbose = bool(verbose)
         self.last_epoch = 0
         self._last_lr = group_lrs(optimizer)
@@ -71,6 +73,7 @@ class ReduceLROnPlateau(LRScheduler):
             raise ValueError(f"threshold mode {threshold_mode!r} is unknown: use 'rel' or 'abs'")
         self.mode_worse = math.inf if mode == "min" else -math.inf
         self.mode = mode
+        check_real(threshold, "threshold", ge=0)
         self.threshold = threshold
         self.threshold_mode = threshold_mode
 
