@@ -123,3 +123,34 @@ def test_both_import_spellings_work():
     from minigenesis.nn.utils import clip_grad_value_
 
     assert clip_grad_value_ is nn_utils.clip_grad_value_
+
+
+@pytest.mark.parametrize(
+    "clip, name, bad",
+    [
+        (lambda ps, v: nn_utils.clip_grad_norm_(ps, v), "max_norm", -1.0),
+        (lambda ps, v: nn_utils.clip_grad_norm_(ps, v), "max_norm", math.nan),
+        (lambda ps, v: nn_utils.clip_grad_norm_(ps, 1.0, norm_type=v), "norm_type", math.nan),
+        (lambda ps, v: nn_utils.clip_grad_value_(ps, v), "clip_value", -0.5),
+        (lambda ps, v: nn_utils.clip_grad_value_(ps, v), "clip_value", math.nan),
+    ],
+    ids=["max_norm=-1", "max_norm=nan", "norm_type=nan", "clip_value=-0.5", "clip_value=nan"],
+)
+def test_clipping_refuses_a_negative_or_nan_bound_and_leaves_the_gradients_alone(clip, name, bad):
+    """A negative max_norm would flip every gradient's sign, a negative clip_value set every
+    element to it, NaN make every gradient NaN: refused, naming the argument and the value."""
+    g = np.array([3.0, -4.0])
+    p = mg.zeros(2, dtype=mg.float64, requires_grad=True)
+    p.grad = mg.tensor(g)
+    with pytest.raises(ValueError, match=rf"Invalid {name}: {bad} \({name} must be"):
+        clip([p], bad)
+    np.testing.assert_array_equal(p.grad.numpy(), g)
+
+
+def test_clipping_with_an_infinite_bound_measures_and_changes_nothing():
+    g = np.array([3.0, -4.0])
+    p = mg.zeros(2, dtype=mg.float64, requires_grad=True)
+    p.grad = mg.tensor(g)
+    assert nn_utils.clip_grad_norm_([p], math.inf).item() == 5.0
+    nn_utils.clip_grad_value_([p], math.inf)
+    np.testing.assert_array_equal(p.grad.numpy(), g)

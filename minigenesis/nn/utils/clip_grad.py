@@ -18,6 +18,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from ..._checks import check_real
 from ..._tensor import Tensor
 from ...backend import get_array_module, to_device
 from ...creation import tensor
@@ -62,8 +63,11 @@ def clip_grad_norm_(
     """Scale all gradients in place so their joint ``norm_type``-norm is at most ``max_norm``.
 
     Returns the total norm BEFORE clipping (a 0-d tensor), useful for monitoring training.
+    ``max_norm`` must be >= 0 (``inf``: measure the norm, clip nothing); a negative one would
+    flip every gradient's sign, which PyTorch does without a word.
     """
-    norm_type = float(norm_type)
+    check_real(max_norm, "max_norm", ge=0, finite=False)
+    norm_type = check_real(norm_type, "norm_type", finite=False)
     grads = _grads(parameters)
     if not grads:
         return tensor(0.0)
@@ -97,8 +101,10 @@ def clip_grad_norm_(
 def clip_grad_value_(
     parameters: Iterable[Tensor] | Tensor, clip_value: float, foreach: Any = None
 ) -> None:
-    """Clamp every gradient element into [-clip_value, clip_value], in place."""
-    clip_value = float(clip_value)
+    """Clamp every gradient element into [-clip_value, clip_value], in place. ``clip_value``
+    must be >= 0 (``inf`` clips nothing): a negative one makes the interval empty, and NumPy
+    (like PyTorch) would set every gradient element to ``clip_value``."""
+    clip_value = check_real(clip_value, "clip_value", ge=0, finite=False)
     for g in _grads(parameters):
         xp = get_array_module(g._data)
         xp.clip(g._data, -clip_value, clip_value, out=g._data)
