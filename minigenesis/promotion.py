@@ -181,9 +181,11 @@ def where(condition: Any, x: Any, y: Any) -> Any:
     stays float16, ``where(c, int_tensor, 2.5)`` is float32; two scalars give the dtype a tensor
     of them would have (float32 for floats, int64 for ints)."""
     cond = condition._data if isinstance(condition, TensorBase) else condition
-    if getattr(cond, "dtype", None) is not None and cond.dtype.kind not in "bu":
-        raise TypeError(
-            f"where: the condition must be a bool tensor, got {_dt.from_numpy_dtype(cond.dtype)}"
+    if getattr(cond, "dtype", None) is not None and cond.dtype.kind != "b":
+        # PyTorch's words; it still takes uint8 with a deprecation warning, refused here
+        raise RuntimeError(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{_dt.from_numpy_dtype(cond.dtype)}"
         )
     x_scalar, y_scalar = isinstance(x, SCALARS), isinstance(y, SCALARS)
     if x_scalar and y_scalar:

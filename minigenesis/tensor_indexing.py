@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from . import dtypes as _dt
 from .autograd.grad_mode import is_grad_enabled, state
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
@@ -153,6 +154,16 @@ def _scatter_where(t: Any, d: int, index: Any, src: Any, name: str) -> tuple:
             raise RuntimeError(f"{name}: src must have as many dims as self, got {src.ndim}")
         src = src[tuple(slice(0, n) for n in index.shape)]
     return where, src
+
+
+def _bool_mask(mask: Any, like: Any, refusal: str) -> Any:
+    """``mask``'s array, which must hold bools: a float or integer mask is refused (PyTorch's
+    RuntimeError and words) instead of read as "nonzero means True", so a mask of 0.5s or of
+    indices is not silently taken for another mask."""
+    m = mask._data if isinstance(mask, TensorBase) else get_array_module(like).asarray(mask)
+    if m.dtype.kind != "b":
+        raise RuntimeError(f"{refusal} with dtype {_dt.from_numpy_dtype(m.dtype)}")
+    return m
 
 
 class TensorIndexing:
@@ -355,9 +366,9 @@ class TensorIndexing:
 
     # ------------------------------------------------------------------ by a mask or a condition
     def masked_fill(self, mask, value):
-        """``value`` where ``mask`` (broadcast to self) is True, else self; a 0-d tensor
-        ``value`` that requires grad gets the filled places' gradient, summed."""
-        m = mask._data if isinstance(mask, TensorBase) else mask
+        """``value`` where ``mask`` (a bool tensor, broadcast to self) is True, else self; a 0-d
+        tensor ``value`` that requires grad gets the filled places' gradient, summed."""
+        m = _bool_mask(mask, self._data, "masked_fill_ only supports boolean masks, but got mask")
         if isinstance(value, TensorBase):
             if value.ndim != 0:
                 raise RuntimeError(
@@ -376,9 +387,7 @@ class TensorIndexing:
     def masked_select(self, mask):
         """The elements where ``mask`` (bool, broadcast with self) is True, as a 1-D tensor."""
         xp = get_array_module(self._data)
-        m = mask._data if isinstance(mask, TensorBase) else xp.asarray(mask)
-        if m.dtype.kind != "b":
-            raise TypeError(f"masked_select: mask must be a bool tensor, got dtype {m.dtype}")
+        m = _bool_mask(mask, self._data, "masked_select: expected BoolTensor for mask, got one")
         shape = xp.broadcast_shapes(self.shape, m.shape)
         x = self if tuple(self.shape) == shape else self.expand(*shape)
         return x[xp.broadcast_to(m, shape)]
