@@ -192,10 +192,10 @@ def grade(chapter: Chapter, records: list[dict], stubs: set[str]) -> None:
             chapter.failing.append(number)
 
 
-def _reset_or_update(argv: list[str]) -> int:
+def _reset_or_update(argv: list[str], parser_class: type[argparse.ArgumentParser]) -> int:
     """``lessons reset CHAPTER...`` and ``lessons update [CHAPTER...]``."""
     command, rest = argv[0], argv[1:]
-    parser = argparse.ArgumentParser(
+    parser = parser_class(
         prog=f"python -m minigenesis lessons {command}",
         description=(
             "Start chapters over: your exercises.py is renamed to a dated backup next to it and a "
@@ -263,11 +263,16 @@ def _cannot_update(chapters: list[Chapter]) -> str | None:
     return None
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(
+    argv: list[str] | None = None,
+    parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser,
+) -> int:
+    """The ``lessons`` command. ``parser_class`` reads its arguments: the command line passes
+    its own, whose errors are one line (exit 2) without a usage dump."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in ("reset", "update"):
-        return _reset_or_update(argv)
-    parser = argparse.ArgumentParser(
+        return _reset_or_update(argv, parser_class)
+    parser = parser_class(
         prog="python -m minigenesis lessons",
         description="Show the course chapters with your exercises done / total. "
         "`lessons reset CHAPTER` starts a chapter over; `lessons update` adds the exercises of a "

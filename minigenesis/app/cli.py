@@ -137,8 +137,8 @@ def _lessons(rest: list[str]) -> int:
     sys.modules[spec.name] = progress  # dataclasses look their module up while a class is built
     spec.loader.exec_module(progress)
     try:
-        return int(progress.main(rest) or 0)
-    except SystemExit as exit_:  # its argparse exits on --help and on bad options
+        return int(progress.main(rest, parser_class=_OneLineParser) or 0)
+    except SystemExit as exit_:  # its argparse exits on --help and on bad options (one line)
         return int(exit_.code or 0)
 
 

@@ -101,3 +101,22 @@ def test_update_still_adds_new_exercises_to_a_plain_file(course, capsys):
     assert _progress().main(["update", "09", "--path", str(course)]) == 0
     assert "added to exercises.py: half" in capsys.readouterr().out
     assert (course / "09_fake" / "exercises.py").read_text().startswith(TEMPLATE)
+
+
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["reset"], "the following arguments are required: chapters (see: "
+         "python -m minigenesis lessons reset --help)"),
+        (["update", "--path"], "argument --path: expected one argument (see: "
+         "python -m minigenesis lessons update --help)"),
+        (["--frobnicate"], "unrecognized arguments: --frobnicate (see: "
+         "python -m minigenesis lessons --help)"),
+        (["--no-run", "--path"], "argument --path: expected one argument"),
+    ],
+)  # fmt: skip
+def test_the_lessons_commands_own_argument_errors_are_one_line_and_exit_2(capsys, argv, expected):
+    """What argparse itself refuses (a missing chapter, an option without its value, an unknown
+    option) is one line naming it, without the usage dump, as the other commands."""
+    assert cli_main(["lessons", *argv]) == 2
+    assert expected in _one_error(capsys)
