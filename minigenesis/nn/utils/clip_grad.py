@@ -67,7 +67,8 @@ def clip_grad_norm_(
     flip every gradient's sign, which PyTorch does without a word.
     """
     check_real(max_norm, "max_norm", ge=0, finite=False)
-    norm_type = check_real(norm_type, "norm_type", finite=False)
+    # float() first: PyTorch takes the string "inf" for the infinity norm
+    norm_type = check_real(float(norm_type), "norm_type", finite=False)
     grads = _grads(parameters)
     if not grads:
         return tensor(0.0)
