@@ -11,17 +11,23 @@ Rows:
   mlp-small  MLP 784-128-128-10, batch 128, AdamW
   lenet      conv 1->8 5x5, maxpool, conv 8->16 5x5, maxpool, linear, batch 64, 28x28, SGD momentum
   cnn        conv 3->32, conv 32->64 (3x3 pad 1, each + maxpool), linear, batch 32, 32x32, AdamW
+  cnn-wide   conv 3->64, conv 64->64 (3x3 pad 1, 32x32x64 maps), one maxpool, linear, batch 16, SGD
   gpt        char GPT: 4 layers, 4 heads, width 128, block 64, batch 16, vocab 65, AdamW
+  gpt-256    the same GPT 256 wide (batch 16)
+  gpt-512    the same GPT 512 wide (batch 16)
   gpt-bf16   the same step under autocast(bfloat16) on each side (also: ours bf16 / ours fp32)
   mlp-bf16   mlp-big under autocast(bfloat16) (also: ours bf16 / ours fp32)
   ckpt       save + load of a ~195 MiB state dict (time; peak RSS above the state dict, each library
              in a fresh process)
 
-Page faults per step (minor faults from getrusage, both sides) are reported for every step row.
+Each step is timed twice: CPU time of this process (``time.process_time``) and wall time. The
+ratio is taken on CPU time, since on a loaded machine wall time counts the other jobs' slices too;
+both are printed. The CPU model and the BLAS libraries' thread counts head the output. Page faults
+per step (minor faults from getrusage, both sides) are reported for every step row.
 
     python bench/bench_models.py                  # all rows
     python bench/bench_models.py gpt lenet        # some rows
-    python bench/bench_models.py --rounds 21 --steps 1
+    python bench/bench_models.py --rounds 21 --steps 1   (default rounds: 15, 7 for the big rows)
     python bench/bench_models.py --profile gpt    # cProfile of our step, top 25 by own time
 """
 
@@ -88,6 +94,15 @@ def cnn(lib):
     )  # fmt: skip
 
 
+def cnn_wide(lib):
+    nn = lib.nn
+    return nn.Sequential(
+        nn.Conv2d(3, 64, 3, padding=1), nn.ReLU(),
+        nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(64 * 16 * 16, 10),
+    )  # fmt: skip
+
+
 def gpt(lib, vocab=65, width=128, heads=4, layers=4, block=64):
     nn, F = lib.nn, lib.nn.functional
 
@@ -147,8 +162,13 @@ def make_step(lib, row: str):
         x = lib.tensor(rng.standard_normal((32, 3, 32, 32), dtype=np.float32))
         y = lib.tensor(rng.integers(0, 10, 32))
         opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
-    elif base == "gpt":
-        model = gpt(lib)
+    elif base == "cnn-wide":
+        model = cnn_wide(lib)
+        x = lib.tensor(rng.standard_normal((16, 3, 32, 32), dtype=np.float32))
+        y = lib.tensor(rng.integers(0, 10, 16))
+        opt = lib.optim.SGD(model.parameters(), lr=0.01)
+    elif base in ("gpt", "gpt-256", "gpt-512"):
+        model = gpt(lib, width={"gpt": 128, "gpt-256": 256, "gpt-512": 512}[base])
         x = lib.tensor(rng.integers(0, 65, (16, 64)))
         y = lib.tensor(rng.integers(0, 65, (16, 64)))
         opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
@@ -173,11 +193,13 @@ def minflt() -> int:
 
 
 def run_pair(steps: dict, rounds: int, per_round: int) -> dict:
-    """Interleaved rounds: per library the best step time of each round, and faults per step.
+    """Interleaved rounds: per library the best step time (CPU and wall) of each round, and
+    faults per step.
     (One step per library per round by default: the two steps of a pair run seconds apart at
     most, so a burst of load from other jobs hits both, and the median over rounds drops the
     rest.)"""
     times = {k: [] for k in steps}
+    walls = {k: [] for k in steps}
     faults = {k: [] for k in steps}
     for step in steps.values():  # warm up (caches, first allocations, optimizer state)
         for _ in range(3):
@@ -185,15 +207,17 @@ def run_pair(steps: dict, rounds: int, per_round: int) -> dict:
     for _ in range(rounds):
         for name, step in steps.items():
             gc.collect()
-            best = float("inf")
+            best = best_wall = float("inf")
             f0 = minflt()
             for _ in range(per_round):
-                t0 = time.perf_counter()
+                t0, w0 = time.process_time(), time.perf_counter()
                 step()
-                best = min(best, time.perf_counter() - t0)
+                best = min(best, time.process_time() - t0)
+                best_wall = min(best_wall, time.perf_counter() - w0)
             faults[name].append((minflt() - f0) / per_round)
             times[name].append(best)
-    return {"times": times, "faults": faults}
+            walls[name].append(best_wall)
+    return {"times": times, "walls": walls, "faults": faults}
 
 
 def spread(values: list) -> str:
@@ -205,11 +229,14 @@ def bench_row(row: str, rounds: int, per_round: int) -> None:
     if row.endswith("-bf16"):
         steps["mg fp32"] = make_step(mg, {"mlp-bf16": "mlp-big"}.get(row, row[:-5]))
     r = run_pair(steps, rounds, per_round)
-    t, f = r["times"], r["faults"]
+    t, w, f = r["times"], r["walls"], r["faults"]
     ratios = [a / b for a, b in zip(t["mg"], t["torch"])]
+    wall_ratio = statistics.median(a / b for a, b in zip(w["mg"], w["torch"]))
     line = (
-        f"{row:10s} mg {statistics.median(t['mg']) * 1e3:7.2f} ms  torch "
+        f"{row:10s} CPU mg {statistics.median(t['mg']) * 1e3:7.2f} ms  torch "
         f"{statistics.median(t['torch']) * 1e3:7.2f} ms  ratio {spread(ratios)}"
+        f"  (wall {statistics.median(w['mg']) * 1e3:.2f} /"
+        f" {statistics.median(w['torch']) * 1e3:.2f} ms, {wall_ratio:.2f}x)"
         f"  faults/step {statistics.median(f['mg']):.0f} vs {statistics.median(f['torch']):.0f}"
     )
     if "mg fp32" in t:
@@ -306,13 +333,28 @@ def bench_ckpt(rounds: int) -> None:
     )
 
 
-ROWS = ["mlp-big", "mlp-small", "lenet", "cnn", "gpt", "gpt-bf16", "mlp-bf16", "ckpt"]
+ROWS = ["mlp-big", "mlp-small", "lenet", "cnn", "cnn-wide", "gpt", "gpt-256", "gpt-512"]
+ROWS += ["gpt-bf16", "mlp-bf16", "ckpt"]
+BIG_ROWS = {"cnn-wide": 7, "gpt-256": 7, "gpt-512": 5}  # default rounds (a step takes 0.1-1 s)
+
+
+def cpu_model() -> str:
+    """The CPU's model name and its widest vector units (what the BLAS kernels use)."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return "unknown CPU"
+    lines = info.splitlines()
+    name = next((ln.split(":", 1)[1].strip() for ln in lines if "model name" in ln), "?")
+    flags = set(next((ln for ln in lines if ln.startswith("flags")), "").split())
+    units = [f for f in ("avx2", "avx512f", "avx512_bf16", "amx_tile") if f in flags]
+    return f"{name} ({os.cpu_count()} CPUs; {', '.join(units) or 'no AVX2'})"
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("rows", nargs="*", default=ROWS)
-    p.add_argument("--rounds", type=int, default=15)
+    p.add_argument("--rounds", type=int, default=None, help="rounds per row (default 15 / 7 / 5)")
     p.add_argument("--steps", type=int, default=1, help="steps per library per round")
     p.add_argument("--profile", action="store_true")
     p.add_argument("--ckpt-child", nargs=3, help=argparse.SUPPRESS)
@@ -339,12 +381,18 @@ def main() -> None:
             print(f"== {row}: 10 steps")
             pstats.Stats(prof).sort_stats("tottime").print_stats(25)
         return
-    print(f"minigenesis vs torch {torch.__version__}, 1 BLAS thread, {a.rounds} rounds x {a.steps}")
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    threadpool_limits(1)  # every BLAS and OpenMP pool in the process, whatever loaded it
+    pools = ", ".join(f"{p['internal_api']} {p['num_threads']}" for p in threadpool_info())
+    print(f"minigenesis vs torch {torch.__version__} on {cpu_model()}; threads: {pools}")
+    print(f"load average {os.getloadavg()[0]:.1f}; {a.steps} step(s) per library per round")
     for row in a.rows:
+        rounds = a.rounds or BIG_ROWS.get(row, 15)
         if row == "ckpt":
-            bench_ckpt(a.rounds)
+            bench_ckpt(rounds)
         else:
-            bench_row(row, a.rounds, a.steps)
+            bench_row(row, rounds, a.steps)
 
 
 if __name__ == "__main__":
