@@ -33,6 +33,7 @@ from pathlib import Path  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import minigenesis as mg  # noqa: E402
 import minigenesis.nn as nn  # noqa: E402
+from minigenesis.kernels.memory import keep_freed_memory  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------
@@ -183,6 +184,7 @@ def bench_model_rows(rounds: int) -> None:
 
 
 def main() -> None:
+    keep_freed_memory()  # as a training loop does (minigenesis/kernels/memory.py)
     if "--models" in sys.argv:
         i = sys.argv.index("--rounds") if "--rounds" in sys.argv else -1
         bench_model_rows(int(sys.argv[i + 1]) if i > 0 else 15)

@@ -31,6 +31,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import minigenesis as mg  # noqa: E402
 import minigenesis.nn.functional as F  # noqa: E402
 from minigenesis import nn  # noqa: E402
+from minigenesis.kernels.memory import keep_freed_memory  # noqa: E402
+
+keep_freed_memory()  # as a training loop does (minigenesis/kernels/memory.py)
 
 try:
     import torch

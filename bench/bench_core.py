@@ -25,6 +25,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import minigenesis as mg  # noqa: E402
+from minigenesis.kernels.memory import keep_freed_memory  # noqa: E402
 
 N_OPS = 200
 
@@ -149,6 +150,7 @@ def bench_mlp_step(steps: int = 10, repeats: int = 15) -> dict:
 
 
 def main() -> None:
+    keep_freed_memory()  # as a training loop does (minigenesis/kernels/memory.py)
     ov = bench_overhead()
     print("per-op overhead (200-op chain, 16 elements, forward+backward), us/op:")
     for k, (both, fwd, bwd) in ov.items():

@@ -55,6 +55,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 import minigenesis as mg  # noqa: E402
+from minigenesis.kernels.memory import keep_freed_memory  # noqa: E402
 
 try:
     import torch
@@ -352,6 +353,7 @@ def cpu_model() -> str:
 
 
 def main() -> None:
+    keep_freed_memory()  # as a training loop does (minigenesis/kernels/memory.py)
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("rows", nargs="*", default=ROWS)
     p.add_argument("--rounds", type=int, default=None, help="rounds per row (default 15 / 7 / 5)")

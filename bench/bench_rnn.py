@@ -35,6 +35,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import minigenesis as mg  # noqa: E402
+from minigenesis.kernels.memory import keep_freed_memory  # noqa: E402
 
 try:
     import torch
@@ -108,6 +109,7 @@ def interleave(ours, theirs, rounds: int):
 
 
 def main() -> None:
+    keep_freed_memory()  # as a training loop does (minigenesis/kernels/memory.py)
     v, h, layers, steps, batch = args.vocab, args.hidden, args.layers, args.steps, args.batch
     rng = np.random.default_rng(0)
     data = rng.integers(0, v, (steps, batch))

@@ -7,7 +7,6 @@ without it, and asking for ``"cuda"`` without it raises an error that says what 
 
 from __future__ import annotations
 
-import ctypes
 import importlib
 import math
 import os
@@ -55,39 +54,6 @@ def _import_cupy() -> tuple[ModuleType | None, ModuleType | None]:
 _cupy, _cupyx = _import_cupy()
 
 Array = Any  # numpy.ndarray or cupy.ndarray
-
-
-# ----------------------------------------------------------------------------------------------
-# Host memory: keep freed arrays' memory for the next step (glibc only)
-# ----------------------------------------------------------------------------------------------
-# A training step allocates and frees the same activation-sized arrays over and over. glibc's
-# malloc starts by serving blocks of 128 KiB and more with a fresh mmap and returning them to the
-# system on free, and by trimming the heap whenever 128 KiB are free at its top: so every step
-# faults its arrays' pages in again (measured: ~3,700 page faults per LeNet step, ~11,000 per GPT
-# step, against almost none for PyTorch's caching allocator). Serving blocks up to 32 MiB from the
-# heap, and trimming only past 64 MiB free, lets the next step reuse the same pages: 0-2 faults
-# per step, LeNet's step 1.7x and the GPT's 2x faster on this machine, peak RSS unchanged (what
-# is kept is what the step needs again). glibc raises its thresholds to about this by itself
-# after freeing a large mmapped block; this only starts there. A user's MALLOC_MMAP_THRESHOLD_ or
-# MALLOC_TRIM_THRESHOLD_ environment setting wins.
-_MMAP_THRESHOLD, _TRIM_THRESHOLD = 32 * 2**20, 64 * 2**20
-
-
-def _keep_freed_memory() -> None:
-    if any(v in os.environ for v in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")):
-        return
-    try:
-        libc = ctypes.CDLL(None)  # the C library this process already uses
-    except (OSError, TypeError):  # (Windows has no such handle)
-        return
-    if not hasattr(libc, "gnu_get_libc_version"):  # glibc only: musl and macOS keep their own
-        return
-    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # <malloc.h>
-    libc.mallopt(M_MMAP_THRESHOLD, _MMAP_THRESHOLD)
-    libc.mallopt(M_TRIM_THRESHOLD, _TRIM_THRESHOLD)
-
-
-_keep_freed_memory()
 
 
 def cupy_module() -> ModuleType | None:

@@ -39,6 +39,7 @@ from ..autograd import no_grad
 from ..creation import tensor
 from ..diagnostics import grad_norms, total_grad_norm
 from ..dtypes import float64
+from ..kernels.memory import keep_freed_memory
 from ..nn.parallel import DistributedDataParallel
 from ..random import Generator, get_rng_state, manual_seed, set_rng_state
 from ..utils.data import DataLoader, DistributedSampler
@@ -370,8 +371,10 @@ class Trainer:
         On the CPU the BLAS pool is held to one thread: this model's matrices are small, and
         waiting BLAS threads on busy cores cost far more than they give (``utils/threads.py``).
         NumPy's overflow warnings are silenced: a diverging run is caught at its first inf/NaN
-        loss and reported in one line instead.
+        loss and reported in one line instead. Freed host memory is kept for the next step
+        (``kernels/memory.py``: no page faults per step, as PyTorch's caching allocator).
         """
+        keep_freed_memory()
         threads = blas_threads(1) if self.device_type == "cpu" else contextlib.nullcontext()
         with threads, np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             return self._fit()

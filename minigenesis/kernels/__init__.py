@@ -10,7 +10,9 @@ What lives here:
   ``pooling``, ``conv``, ``loss``, ``attention``), the optimizers' fused updates (``optim``) and
   GradScaler's (``amp``): GPU kernels, each the same arithmetic in the same order as the plain
   code it stands for, and a few CPU paths (bfloat16 arithmetic through float32, a select as bit
-  arithmetic, the exact GELU in float32 and GELU's tables for 2-byte floats).
+  arithmetic, the exact GELU in float32 and GELU's tables for 2-byte floats);
+- ``memory.py``: ``keep_freed_memory()``, the opt-in malloc setting a training loop calls so that
+  freed arrays keep their pages for the next step.
 
 How an op uses it: one line, ``if type(x) is not ndarray and (y := kernels.f(x)) is not None:
 return y``. Each function here returns its result, or None where it does not apply. The type test
@@ -26,6 +28,7 @@ from . import (  # noqa: F401  (the families, as kernels.activation.sigmoid ...)
     elementwise,
     gelu,
     loss,
+    memory,
     normalization,
     optim,
     pooling,
