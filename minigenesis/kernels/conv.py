@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import ctypes
 import functools
+import glob
+import os
+
+import numpy as np
 
 from ..backend import get_array_module
 from .cuda import ElementwiseKernel, kernel_fits
@@ -60,3 +65,172 @@ def _col2im_stride1(c6, x_shape: tuple, kernel: tuple, dilation: tuple, padding:
     out = xp.empty((n, c, h, w), dtype=c6.dtype)
     _col2im_kernel(kh * kw)(*terms, out.transpose(nc + (2, 3)))  # written in (N, C, H, W) order
     return out
+
+
+# ----------------------------------------------------------------------------------------------
+# The CPU: a stride-1 convolution as kh*kw matmuls over shifted views (no im2col copy)
+# ----------------------------------------------------------------------------------------------
+# ops/conv.py computes conv2d as ONE matmul against im2col's columns, which copy every input
+# pixel kh*kw times (9x for 3x3: a 37.7 MB buffer for 16 x 64 maps of 32x32, written, read once,
+# and faulted in fresh each step since it is over malloc's largest mmap threshold). For stride 1
+# and dilation 1 the copy is avoidable. Lay the zero-padded input out as X (C, N*Hp*Wp), every
+# image's padded pixels in a row; the output pixel p = (n, h, w) of that same grid then reads
+# input pixel p + i*Wp + j for kernel offset (i, j), so
+#
+#     Y (C_out, N*Hp*Wp) = sum over (i, j) of  W[:, :, i, j] @ X[:, s : s + N*Hp*Wp],  s = i*Wp + j
+#
+# where each X[:, s : s + M] is a VIEW (rows of stride N*Hp*Wp + slack, contiguous columns),
+# which BLAS reads directly. The grid has Hp x Wp positions per image; the outputs are its
+# top-left Ho x Wo corner, and the other positions (windows that wrap past a row's end) are
+# computed and dropped: (Hp*Wp) / (Ho*Wo) times the matmul work, 1.13x for 3x3 on 32x32 with
+# padding 1. The kh*kw products are summed over blocks of columns so that each partial product
+# stays in the cache (one add per term and element, cheap next to the 2*C flops of the term),
+# and the bias starts the first block's sum.
+#
+# The input gradient is the same computation (a "full" correlation with the kernel flipped and
+# its channel axes swapped: padding kh-1-top ...), so no col2im scatter is needed; the weight
+# gradient is kh*kw matmuls dY (C_out, N*Hp*Wp) @ X[:, s : s + M]^T with dY zero-padded to the
+# same grid, so the dropped positions add nothing. Bits differ from the im2col path only by the
+# order of the sums (each term is summed over C, then the kh*kw terms are added).
+_BLOCK_BYTES = 2**19  # a block of partial products: 512 KiB, inside a core's L2 cache
+
+
+def shifted_conv_applies(x, w, stride: tuple, dilation: tuple, groups: int, padding: tuple):
+    """True where ``conv2d_shifted`` is the faster way on the CPU: stride 1, dilation 1, one
+    group, float32/float64 NumPy arrays, padding at most kernel - 1 (so the input gradient is one
+    too), enough channels each way for BLAS (at least 16: with fewer, im2col's one deep matmul
+    wins and its copy is small), and a grid with few dropped positions (at most 1.5x, forward and
+    input gradient)."""
+    if type(x) is not np.ndarray or x.dtype not in _FLOATS or w.dtype != x.dtype:
+        return False
+    if tuple(stride) != (1, 1) or tuple(dilation) != (1, 1) or groups != 1 or x.ndim != 4:
+        return False
+    c_out, c_in, kh, kw = w.shape
+    top, bottom, left, right = padding
+    if max(top, bottom) > kh - 1 or max(left, right) > kw - 1 or min(c_in, c_out) < 16:
+        return False
+    h, wd = x.shape[2:]
+    hp, wp = h + top + bottom, wd + left + right
+    ho, wo = hp - kh + 1, wp - kw + 1
+    return (
+        ho > 0
+        and wo > 0
+        and hp * wp <= 1.5 * ho * wo
+        and (h + kh - 1) * (wd + kw - 1) <= 1.5 * h * wd
+    )
+
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _padded_grid(x, padding: tuple, kernel: tuple):
+    """x (N, C, H, W) -> (X (C, N*Hp*Wp + slack), Hp, Wp): zero-padded, channels first, with
+    slack zeros at the end so that the last shifted view stays in bounds."""
+    n, c, h, w = x.shape
+    top, bottom, left, right = padding
+    kh, kw = kernel
+    hp, wp = h + top + bottom, w + left + right
+    m = n * hp * wp
+    flat = np.empty((c, m + (kh - 1) * wp + kw - 1), dtype=x.dtype)
+    grid = flat[:, :m].reshape(c, n, hp, wp)
+    # zero only the border and the slack; the interior is written once, transposed from x
+    grid[:, :, :top] = 0
+    grid[:, :, top + h :] = 0
+    grid[:, :, top : top + h, :left] = 0
+    grid[:, :, top : top + h, left + w :] = 0
+    flat[:, m:] = 0
+    grid[:, :, top : top + h, left : left + w] = x.transpose(1, 0, 2, 3)
+    return flat, hp, wp
+
+
+def conv2d_shifted(x, w, bias, padding: tuple):
+    """y (N, C_out, Ho, Wo) = conv2d(x, w, bias, stride 1, ``padding`` (top, bottom, left,
+    right)) for NumPy arrays, as kh*kw matmuls over shifted views (see the notes above). The
+    result is a view of a (C_out, N, Hp, Wp) array, as im2col's is of a (C_out, N, Ho, Wo) one."""
+    n = x.shape[0]
+    c_out, c_in, kh, kw = w.shape
+    flat, hp, wp = _padded_grid(x, padding, (kh, kw))
+    m = n * hp * wp
+    taps = np.ascontiguousarray(w.transpose(2, 3, 0, 1))  # (kh, kw, C_out, C): each tap contiguous
+    y = np.empty((c_out, m), dtype=x.dtype)
+    gemm = _cblas_gemm(x.dtype)
+    if gemm is not None:  # y = tap @ view + y: BLAS adds each product in as it writes it
+        for t in range(kh * kw):
+            i, j = divmod(t, kw)
+            b_ptr = flat.ctypes.data + (i * wp + j) * x.itemsize
+            a_ptr, beta = taps[i, j].ctypes.data, 1.0 if t else 0.0
+            gemm(_ROW_MAJOR, _NO_TRANS, _NO_TRANS, c_out, m, c_in, 1.0, a_ptr, c_in, b_ptr,
+                 flat.shape[1], beta, y.ctypes.data, m)  # fmt: skip
+        if bias is not None:
+            y += bias[:, None]
+    else:  # NumPy's matmul: the products summed block by block, each block in the cache
+        _sum_products_in_blocks(taps, flat, wp, bias, y)
+    ho, wo = hp - kh + 1, wp - kw + 1
+    return y.reshape(c_out, n, hp, wp)[:, :, :ho, :wo].transpose(1, 0, 2, 3)
+
+
+def _sum_products_in_blocks(taps, flat, wp: int, bias, y) -> None:
+    """y = bias + sum over (i, j) of taps[i, j] @ flat[:, s : s + M], s = i*wp + j, with matmul
+    and one add per term (a block of columns at a time, so the partial products stay cached)."""
+    kh, kw, c_out = taps.shape[:3]
+    m = y.shape[1]
+    block = max(256, _BLOCK_BYTES // (y.itemsize * c_out))
+    part = np.empty((c_out, min(block, m)), dtype=y.dtype)
+    for start in range(0, m, block):
+        stop = min(start + block, m)
+        acc, tmp = y[:, start:stop], part[:, : stop - start]
+        np.matmul(taps[0, 0], flat[:, start:stop], out=acc)
+        if bias is not None:
+            acc += bias[:, None]
+        for t in range(1, kh * kw):
+            s = (t // kw) * wp + t % kw
+            np.matmul(taps[t // kw, t % kw], flat[:, start + s : stop + s], out=tmp)
+            acc += tmp
+
+
+# NumPy's matmul cannot add into its output (C = A B + C), and the kh*kw adds of the partial
+# products cost half as much again as the products (measured: 64 channels of 16 x 34 x 34
+# positions, 12 ms of matmuls and 6 ms of adds). BLAS's gemm can (beta = 1): NumPy's wheels ship
+# OpenBLAS with a CBLAS interface, called here through ctypes on the same library NumPy uses
+# (so the same threads and kernels). Where it is not found (another NumPy build), the blocks of
+# matmul + add above do the same sums.
+_ROW_MAJOR, _NO_TRANS = 101, 111  # <cblas.h>
+
+
+@functools.cache
+def _cblas_gemm(dtype):
+    """cblas_sgemm / cblas_dgemm of NumPy's own OpenBLAS (64-bit ints), or None."""
+    libs = glob.glob(os.path.join(os.path.dirname(np.__file__), "..", "numpy.libs", "*openblas*"))
+    for path in libs:
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        letter, real = ("s", ctypes.c_float) if dtype == np.float32 else ("d", ctypes.c_double)
+        for name in (f"scipy_cblas_{letter}gemm64_", f"cblas_{letter}gemm64_"):
+            f = getattr(lib, name, None)
+            if f is not None:
+                i64, ptr, enum = ctypes.c_int64, ctypes.c_void_p, ctypes.c_int
+                f.argtypes = [enum, enum, enum, i64, i64, i64, real, ptr, i64, ptr, i64, real]
+                f.argtypes += [ptr, i64]
+                f.restype = None
+                return f
+    return None
+
+
+def conv2d_shifted_weight_grad(x, gy, kernel: tuple, padding: tuple):
+    """dL/dw (C_out, C, kh, kw) of ``conv2d_shifted(x, w, b, padding)`` given dL/dy: kh*kw
+    matmuls dY (C_out, N*Hp*Wp) @ X[:, s : s + N*Hp*Wp]^T, dY zero-padded to the input's grid."""
+    kh, kw = kernel
+    flat, hp, wp = _padded_grid(x, padding, kernel)
+    n, c_out, ho, wo = gy.shape
+    m = n * hp * wp
+    g = np.zeros((c_out, n, hp, wp), dtype=gy.dtype)
+    g[:, :, :ho, :wo] = gy.transpose(1, 0, 2, 3)
+    g = g.reshape(c_out, m)
+    gw = np.empty((kh, kw, c_out, x.shape[1]), dtype=x.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            s = i * wp + j
+            np.matmul(g, flat[:, s : s + m].T, out=gw[i, j])
+    return gw.transpose(2, 3, 0, 1)

@@ -26,6 +26,7 @@ from ..ops import activation as A
 from ..ops.anchor import anchor
 from ..ops.attention import SDPA, attention
 from ..ops.conv import CONV_ORDER, Col2Im, Im2Col, conv_padding, pair
+from ..ops.conv_shifted import shifted_conv2d
 from ..ops.dropout import Dropout
 from ..ops.embedding import EmbeddingLookup
 from ..ops.indexing import check_index_dtype, check_index_range
@@ -1207,6 +1208,8 @@ def conv2d(
     x = input.unsqueeze(0) if unbatched else input
     n = x.shape[0]
     pad4 = conv_padding(padding, (kh, kw), dilation, stride)
+    if (out := shifted_conv2d(x, weight, bias, stride, dilation, groups, pad4)) is not None:
+        return out.squeeze(0) if unbatched else out  # stride 1 on the CPU: ops/conv_shifted.py
     cols = Im2Col.apply(x, (kh, kw), stride, dilation, pad4, CONV_ORDER, 0.0)
     ho, wo = cols.shape[4:]
     k = c_in_g * kh * kw
