@@ -120,8 +120,33 @@ _gelu_float32_numpy = np.errstate(over="ignore", invalid="ignore")(_gelu_float32
 
 def _gelu_float32(x, want_slope: bool) -> tuple:
     if isinstance(x, np.ndarray):
-        return _gelu_float32_numpy(x, want_slope)
+        return _gelu_float32_blocks(x, want_slope)
     return _gelu_float32_passes(x, want_slope)
+
+
+# On the CPU the ~33 passes above each stream the whole array through memory when it is larger
+# than the cache (a 16 x 64 x 512 activation: 2 MiB per float32 temporary). Evaluated over
+# blocks of 32,768 elements (128 KiB per temporary, six of them: inside a core's 2 MiB L2), every
+# pass after the first reads what the previous one just wrote in the cache. Each element goes
+# through the same operations either way, so the values are the same bits
+# (tests/core/test_gelu_blocks.py). Measured on 16 x 64 x 512 (Xeon, one core): y and slope
+# 5.9-6.7 -> 3.2-4.6 ms, y alone 5.4-6.6 -> 2.7 ms.
+_GELU_BLOCK = 32_768
+
+
+def _gelu_float32_blocks(x, want_slope: bool) -> tuple:
+    """_gelu_float32_passes of a 1-D NumPy array, block by block (same bits, cache-resident)."""
+    if x.size <= _GELU_BLOCK:
+        return _gelu_float32_numpy(x, want_slope)
+    y = np.empty_like(x)
+    slope = np.empty_like(x) if want_slope else None
+    for start in range(0, x.size, _GELU_BLOCK):
+        stop = min(start + _GELU_BLOCK, x.size)
+        y_block, slope_block = _gelu_float32_numpy(x[start:stop], want_slope)
+        y[start:stop] = y_block
+        if want_slope:
+            slope[start:stop] = slope_block
+    return y, slope
 
 
 def _polynomial(t, coefs: tuple, out):
