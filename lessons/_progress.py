@@ -378,6 +378,7 @@ def pytest_collection_modifyitems(session, config, items) -> None:
             "exercises": numbers,
             "outcome": None,
             "todo": None,
+            "skip_reason": None,
             "broken": getattr(item, "broken_exercises", None),
         }
 
@@ -391,6 +392,9 @@ def pytest_runtest_logreport(report) -> None:
         record["todo"] = record["todo"] or getattr(report, "exercise_todo", None)
     elif report.skipped and record["outcome"] is None:
         record["outcome"] = "skipped"
+        # pytest's skip report is (file, line, reason); a missing optional package shows here
+        if isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
+            record["skip_reason"] = str(report.longrepr[2])
     elif report.passed and report.when == "call" and record["outcome"] is None:
         record["outcome"] = "passed"
 

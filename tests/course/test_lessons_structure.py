@@ -286,8 +286,17 @@ def test_learner_mode_stubs_fail_every_check():
     run = status.run_checks(LESSONS, chapters, solutions=False, stubs=True)
     records = [r for r in run if r["exercises"]]
     assert len(records) >= 3 * len(chapters), "the learner-mode run produced too few results"
-    passing = [r["nodeid"] for r in records if r["outcome"] != "failed"]
-    assert not passing, f"checks that pass (or skip) with the stubs: {passing}"
+    passing = [r["nodeid"] for r in records if r["outcome"] not in ("failed", "skipped")]
+    assert not passing, f"checks that pass with the stubs: {passing}"
+    # A check that needs an optional package (PyTorch as a second oracle) skips without it, and
+    # a skip is no verdict either way: it is left out, and it may skip for no other reason.
+    skipped = [r for r in records if r["outcome"] == "skipped"]
+    odd = [r["nodeid"] for r in skipped if "could not import" not in (r["skip_reason"] or "")]
+    assert not odd, f"checks that skip with the stubs, not for a missing package: {odd}"
+    records = [r for r in records if r["outcome"] == "failed"]
+    # every exercise still has a check that ran and noticed its stub
+    unchecked = sorted({n for r in run for n in r["exercises"]} - {r["todo"] for r in records})
+    assert not unchecked, f"exercises no check stopped at (all their checks skipped): {unchecked}"
     other = [r["nodeid"] for r in records if r["todo"] is None]
     assert not other, f"checks that fail for another reason than a stub: {other}"
     # each check gets the reference answers for the chapter's other exercises: what stops it is

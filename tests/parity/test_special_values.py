@@ -2,13 +2,29 @@
 
 Every function runs on one input made of the values where implementations tend to part ways:
 +-0, +-inf, NaN, the smallest subnormal, the largest finite number, and the edges where float32's
-e^x overflows (88.72) or underflows to subnormals (-88.72) and to 0 (-103.9). The forward values
-must match torch's: NaN where torch has NaN, infinities and zeros bit for bit (the sign of a zero
-included), other values to a few ulps. Gradients are compared where torch's gradient is finite.
+e^x overflows (88.72) or underflows to subnormals (-88.72) and to 0 (-103.9).
+
+The first oracle is the float64 truth: PyTorch's formula for the function evaluated in float64 on
+the same input and rounded to the dtype (so PyTorch's conventions hold: gelu(-inf) = -inf * 0 is
+NaN). The forward values must match it: NaN where it is NaN, infinities and zeros bit for bit (the
+sign of a zero included), other values to a few ulps. PyTorch itself is the second oracle, and is
+accepted only where its answer is the same on every CPU: its float32 kernels at these inputs are
+vectorized (Sleef, oneDNN) and what they return at +-inf, near the overflow limit and in the
+subnormal range depends on the instruction set they run with. Measured with
+``ATEN_CPU_CAPABILITY`` = default / avx2 / avx512 and ``ONEDNN_MAX_CPU_ISA`` = SSE41 / AVX2 / ALL:
+gelu(inf) is inf or NaN and gelu(3.4e38) 3.4e38 or inf (float32 and bfloat16), softplus(-103.9)
+and mish(-103.9) are the true subnormal or 0, log1p(1.4e-45) is the subnormal or 0, gelu's
+negative tail is -0 or +0. So where torch's value is off the float64 truth and ours is on it, the
+difference is torch's kernel, not ours, and is not held against us; the differences listed below
+are the ones every CPU gives. Gradients are compared with torch where its gradient is finite (the
+same runs found no gradient that changes the verdict with the CPU).
 """
 
 from __future__ import annotations
 
+import math
+
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -89,20 +105,59 @@ FUNCTIONS = {
 }
 
 
-# Measured differences left as they are: (function, dtype) -> the inputs x where the forward value
-# differs from torch's. The test fails if one goes away too, so that its entry is removed here.
+# The float64 truth of the functions whose float32 kernels are transcendental (PyTorch's formula
+# for each, on float64 values; NumPy float64 is correctly rounded or within an ulp of it, far
+# below a float32 ulp). The others are exact in every library (comparisons, +-, rounding).
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+_erfc = np.vectorize(math.erfc, otypes=[np.float64])
+
+
+def _softplus64(x: np.ndarray) -> np.ndarray:
+    return np.where(x > 20, x, np.log1p(np.exp(x)))  # torch's threshold: x above 20
+
+
+TRUTH = {
+    "gelu": lambda x: x * 0.5 * _erfc(-x / math.sqrt(2)),
+    "gelu_tanh": lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3))),
+    "silu": lambda x: x / (1 + np.exp(-x)),
+    "mish": lambda x: x * np.tanh(np.log1p(np.exp(x))),
+    "softplus": _softplus64,
+    "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+    "tanh": np.tanh,
+    "elu": lambda x: np.where(x > 0, x, np.expm1(x)),
+    "logsigmoid": lambda x: np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))),
+    "softsign": lambda x: x / (1 + np.abs(x)),
+    "tanhshrink": lambda x: x - np.tanh(x),
+    "exp": np.exp,
+    "expm1": np.expm1,
+    "log": np.log,
+    "log1p": np.log1p,
+    "sqrt": np.sqrt,
+    "erf": _erf,
+}
+
+# Where ours is off the float64 truth, as the float32 formula is in torch too: (function, dtype)
+# -> the inputs. The truth test fails if one goes away, so that its entry is removed here.
+OFF_TRUTH = {
+    # the tanh form's cancellation at -3: 1 + tanh(...) in float32 keeps 4 digits
+    ("gelu_tanh", "float32"): [-3.0],
+    # e^-x overflows float32 below -88.72: 1 / (1 + inf) = 0 where the true value is subnormal
+    ("sigmoid", "float32"): [-88.73, -103.9],
+    ("silu", "float32"): [-88.73, -103.9],  # x sigmoid(x)
+    # x tanh(softplus(x)): softplus(-103.9) rounds to the smallest subnormal first (twice the
+    # true value), then times x
+    ("mish", "float32"): [-103.9],
+}
+
+# Measured differences from torch left as they are, the same on every CPU: (function, dtype) ->
+# the inputs x where the forward value differs from torch's. The test fails if one goes away too,
+# so that its entry is removed here.
 EXPECTED_FORWARD = {
-    # Our exact float32 gelu is x Phi(x) with Phi(x) = 0 in the far negative tail: -x * 0 = -0
-    # where torch's 0.5 x (1 + erf(x / sqrt 2)) gives +0; and at -3 torch's float32 erf has lost
-    # digits (1 + erf cancels) where ours is within a few ulps of the true value.
-    ("gelu", "float32"): [-0.0, -TINY, -MAX, -88.73, -88.72, -103.9, -3.0],
+    # At -3 torch's float32 erf has lost digits (1 + erf cancels) where ours is within a few ulps
+    # of the true value.
+    ("gelu", "float32"): [-3.0],
     # The tanh form's cancellation at -3: the libraries round 1 + tanh(...) differently.
     ("gelu_tanh", "float32"): [-3.0],
-    # softplus at -103.9: log1p(e^x) keeps e^x = 1.4e-45 (the true value); torch returns 0.
-    ("softplus", "float32"): [-103.9],
-    ("mish", "float32"): [-103.9],  # x tanh(softplus(x)): the same tiny softplus, times x
-    # log1p of a subnormal: ours is the exact x, torch flushes it to 0.
-    ("log1p", "float32"): [TINY, -TINY],
     # sign of -0 in bfloat16: NumPy's sign keeps -0, torch's bfloat16 kernel gives +0 (its float32
     # kernel gives -0, as ours).
     ("sign", "bfloat16"): [-0.0, -TINY],
@@ -169,6 +224,26 @@ VALUE_RTOL = {"float32": 1e-6, "bfloat16": 1.6e-2}
 GRAD_RTOL = {"float32": 1e-5, "bfloat16": 1.6e-2}
 
 
+def _truth(name: str, x: np.ndarray, dtype: str) -> np.ndarray:
+    """TRUTH[name] at the float32 values ``x`` (the input as the library holds it in ``dtype``),
+    rounded once from float64 to ``dtype``, as float32."""
+    with np.errstate(all="ignore"):
+        y = np.asarray(TRUTH[name](x.astype(np.float64)), np.float64)
+    low = np.float32 if dtype == "float32" else ml_dtypes.bfloat16
+    return y.astype(low).astype(np.float32)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", sorted(TRUTH))
+def test_values_at_special_inputs_match_the_float64_truth_with_the_sign_of_zero(name, dtype):
+    ours_fn = FUNCTIONS[name][0]
+    x, _ = _x_values(dtype)
+    with np.errstate(all="ignore"):
+        y = _as_float32(ours_fn(x))
+    differing = _differing_inputs(y, _truth(name, _as_float32(x), dtype), VALUE_RTOL[dtype])
+    assert differing == _expected(OFF_TRUTH, name, dtype)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", list(FUNCTIONS))
 def test_values_at_special_inputs_match_torch_with_the_sign_of_zero(name, dtype):
@@ -178,7 +253,14 @@ def test_values_at_special_inputs_match_torch_with_the_sign_of_zero(name, dtype)
         y = ours_fn(x)
     ty = torch_fn(tx)
     assert y.dtype == getattr(mg, dtype)
-    differing = _differing_inputs(_as_float32(y), _as_float32(ty), VALUE_RTOL[dtype])
+    ours, theirs = _as_float32(y), _as_float32(ty)
+    differing = _differing_inputs(ours, theirs, VALUE_RTOL[dtype])
+    if name in TRUTH:
+        # where torch's value is off the float64 truth, it may be the value of torch's kernel on
+        # this CPU (module docstring): ours is held to the truth there (the test above), not to it
+        off = set(_differing_inputs(theirs, _truth(name, _as_float32(x), dtype), VALUE_RTOL[dtype]))
+        expected = set(_expected(EXPECTED_FORWARD, name, dtype))
+        differing = [x for x in differing if x in expected or x not in off]
     assert differing == _expected(EXPECTED_FORWARD, name, dtype)
 
 
