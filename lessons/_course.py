@@ -68,6 +68,20 @@ if (REPO_ROOT / "minigenesis").is_dir() and importlib.util.find_spec("minigenesi
     sys.path.insert(0, str(REPO_ROOT))
 
 
+def one_blas_thread() -> None:
+    """Let NumPy's BLAS use one thread from now on, as the main job does for its training loop
+    (``minigenesis/utils/threads.py`` says why).
+
+    The course's matrices are small: a second BLAS thread saves nothing on them, and on a busy
+    machine threads that wait for each other make a product many times slower (chapter 14's
+    notebook: 233 s with the default threads on two busy cores, 15 s with one). Every notebook
+    calls this in its first cell, and the checks call it when pytest starts (``conftest.py``);
+    it is ``mg.set_num_threads(1)``, which you may call yourself to change it."""
+    import minigenesis as mg  # here, not at the top: the package path is set up above
+
+    mg.set_num_threads(1)
+
+
 def solutions_mode() -> bool:
     """True when the reference solutions should be used instead of the learner's exercises."""
     return os.environ.get(SOLUTIONS_ENV, "") == "1"

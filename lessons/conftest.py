@@ -241,6 +241,10 @@ _TODO: dict[str, list] = {}
 _OTHER_FAILURES = [0]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    _course.one_blas_thread()  # as every notebook's first cell does (see _course.py)
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     _TODO.clear()
     _OTHER_FAILURES[0] = 0

@@ -25,7 +25,9 @@
 import sys
 
 sys.path.insert(0, "..")  # lessons/, where the course helper lives
-from _course import load
+from _course import load, one_blas_thread
+
+one_blas_thread()  # small matrices: one BLAS thread (why: _course.py)
 
 ex = load()  # your exercises.py (solutions.py when MINIGENESIS_SOLUTIONS=1)
 

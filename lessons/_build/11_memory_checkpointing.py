@@ -34,7 +34,9 @@
 import sys
 
 sys.path.insert(0, "..")
-from _course import load
+from _course import load, one_blas_thread
+
+one_blas_thread()  # small matrices: one BLAS thread (why: _course.py)
 
 ex = load()  # your exercises.py (the reference solutions when MINIGENESIS_SOLUTIONS=1)
 
