@@ -77,6 +77,9 @@ def test_the_readmes_give_the_project_test_command_ci_runs():
     command = "python -m pytest --solutions --nbmake -q"
     assert command in ci and command in README
     assert "python -m pytest --solutions" in LESSONS_README
+    # CI's first pass is the quickstart's second command, install included, character for character
+    quickstart = re.search(r"# 2\. install the development tools[^\n]*\n(.+)\n", README)
+    assert quickstart and quickstart.group(1) in ci, "README's test command and .ci/run differ"
     for text in (README, LESSONS_README):  # the two modes are explained in both
         assert "Learner mode" in text and "exit status 0" in text
 
