@@ -241,10 +241,6 @@ _TODO: dict[str, list] = {}
 _OTHER_FAILURES = [0]
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    _course.one_blas_thread()  # as every notebook's first cell does (see _course.py)
-
-
 def pytest_sessionstart(session: pytest.Session) -> None:
     _TODO.clear()
     _OTHER_FAILURES[0] = 0
@@ -335,5 +331,6 @@ class _ExerciseNumbers:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    _course.one_blas_thread()  # as every notebook's first cell does (see _course.py)
     if not config.pluginmanager.has_plugin("lessons-exercise-numbers"):
         config.pluginmanager.register(_ExerciseNumbers(), "lessons-exercise-numbers")
