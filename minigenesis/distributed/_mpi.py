@@ -228,14 +228,14 @@ class MPIBackend:
 
     def _wait(self, request: Any, op: _Op) -> None:
         """Wait for ``request`` until ``op``'s start + timeout; then the roll call and an error."""
-        self.waiting = op
+        self.waiting = op  # kept through the roll call: a rank asking meanwhile hears where
         try:
             done = poll_until(lambda: self._test(request, op), op.started + self.timeout,
                               self._answer)  # fmt: skip
+            if not done:
+                self._expire(op)
         finally:
             self.waiting = None
-        if not done:
-            self._expire(op)
 
     def _forget(self, request: Any) -> None:
         self.pending = [(r, o) for r, o in self.pending if r is not request]
@@ -269,7 +269,7 @@ class MPIBackend:
             self._answer()  # the others may be asking too
             return len(answers) == len(others)
 
-        grace = min(1.0, max(0.2, self.timeout / 10))
+        grace = min(1.0, max(0.5, self.timeout / 10))  # a busy machine may be slow to answer
         poll_until(heard_all, time.monotonic() + grace)
         del asks  # never waited for: a stopped rank never takes them
         self._fail(roll_call_message(self.rank, op, self.timeout, others, answers, grace))

@@ -170,7 +170,8 @@ def test_help_and_lessons_dispatch(monkeypatch, capsys, tmp_path):
     course = tmp_path / "lessons"
     course.mkdir()
     (course / "_progress.py").write_text(
-        "def main(argv):\n    print('progress of', argv)\n    return 0\n", encoding="utf-8"
+        "def main(argv, parser_class=None):\n    print('progress of', argv)\n    return 0\n",
+        encoding="utf-8",
     )
     monkeypatch.setattr(cli, "LESSONS_DIR", course)
     assert main(["lessons", "03", "--no-run"]) == 0
