@@ -192,6 +192,66 @@ def update(folder: Path) -> list[str]:
     return missing
 
 
+def _stub_parts(node: ast.AST) -> set[str]:
+    """The names of a unit's functions that still raise their exercise's stub (the unit's own
+    name for a function; method names for a class)."""
+    if isinstance(node, ast.ClassDef):
+        return {m.name for m in node.body if isinstance(m, ast.FunctionDef) and _stub_number(m)}
+    return {node.name} if _stub_number(node) else set()
+
+
+def refresh_unstarted(folder: Path) -> tuple[list[str], list[str]]:
+    """Bring the learner's not-yet-started exercises up to a newer template's interface.
+
+    Returns ``(refreshed, changed)``. ``refreshed``: the pieces the learner has not started
+    (every part the template stubs is still a stub in their copy) whose code differs from the
+    template's: they are replaced by the template's version, the file's previous text kept as
+    ``exercises.before-update-<date>-<time>.py``. ``changed``: pieces the learner HAS written
+    whose signature (a function's arguments, a class's bases) differs from the template's: they
+    are left as they are, to be compared with the template by the learner.
+    """
+    folder = Path(folder)
+    mine, template = folder / EXERCISES, folder / TEMPLATE
+    if not (mine.is_file() and template.is_file()):
+        return [], []
+    template_text, text = template.read_text(encoding="utf-8"), mine.read_text(encoding="utf-8")
+    new, have = _units(ast.parse(template_text)), _units(ast.parse(text))
+    exercises = exercise_units(template_text)
+    refreshed, changed = [], []
+    for name in exercises:
+        if name not in have:
+            continue
+        ours, theirs = new[name], have[name]
+        if ast.dump(ours) == ast.dump(theirs):
+            continue
+        if _stub_parts(ours) <= _stub_parts(theirs):
+            refreshed.append(name)
+        elif _signature(ours) != _signature(theirs):
+            changed.append(name)
+    if not refreshed:
+        return [], changed
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    shutil.copyfile(mine, folder / f"exercises.before-update-{stamp}.py")
+    lines, template_lines = text.splitlines(), template_text.splitlines()
+    # replace from the bottom up, so that the line numbers above stay right
+    for name in sorted(refreshed, key=lambda n: have[n].lineno, reverse=True):
+        old, node = have[name], new[name]
+        start = min([old.lineno] + [d.lineno for d in getattr(old, "decorator_list", [])])
+        new_start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        lines[start - 1 : old.end_lineno] = template_lines[new_start - 1 : node.end_lineno]
+    mine.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return refreshed, changed
+
+
+def _signature(node: ast.AST) -> str:
+    """A unit's interface as text: a class's bases and its methods' arguments, a function's
+    arguments."""
+    if isinstance(node, ast.ClassDef):
+        methods = [_signature(m) for m in node.body if isinstance(m, ast.FunctionDef)]
+        return f"({', '.join(ast.unparse(b) for b in node.bases)}) " + " ".join(sorted(methods))
+    return f"{node.name}({ast.unparse(node.args)})"
+
+
 # ----------------------------------------------------------------------------------------------
 # Which code belongs to which exercise
 # ----------------------------------------------------------------------------------------------

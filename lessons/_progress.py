@@ -234,11 +234,24 @@ def _reset_or_update(argv: list[str], parser_class: type[argparse.ArgumentParser
         else:
             existed = mine.is_file()
             added = _course.update(ch.path)
+            refreshed, changed = _course.refresh_unstarted(ch.path) if existed else ([], [])
             if not existed:
                 print(f"{ch.name}: made exercises.py from the template")
-            elif added:
+            if added:
                 print(f"{ch.name}: added to exercises.py: {', '.join(added)}")
-            else:
+            if refreshed:
+                print(
+                    f"{ch.name}: exercises you had not started, brought up to the course's new "
+                    f"version: {', '.join(refreshed)} (your previous file: "
+                    f"exercises.before-update-*.py)"
+                )
+            if changed:
+                print(
+                    f"{ch.name}: changed in the course, your answers kept as they are: "
+                    f"{', '.join(changed)}; compare them with exercises_template.py (the "
+                    f"checks expect its interface)"
+                )
+            if existed and not (added or refreshed or changed):
                 print(f"{ch.name}: up to date")
     return 0
 

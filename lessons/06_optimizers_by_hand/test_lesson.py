@@ -187,3 +187,72 @@ def test_adam_step_is_written_by_hand(impl):
 @pytest.mark.exercise("6.3")
 def test_adamw_step_is_written_by_hand(impl):
     _step_by_hand(lambda ps: impl.AdamW(ps, lr=0.01), "AdamW")
+
+
+# The interface mg.optim has: param groups with their own settings, a learning rate read from
+# the group at every step (what a scheduler changes), zero_grad, state.
+def _grouped(model: nn.Module) -> list[dict]:
+    first, rest = list(model.parameters())[:2], list(model.parameters())[2:]
+    return [{"params": first, "lr": 0.05, "weight_decay": 0.2}, {"params": rest}]
+
+
+@pytest.mark.exercise("6.1")
+def test_sgd_takes_param_groups_and_reads_lr_each_step(impl):
+    _compare_with_lr_changes(
+        lambda ps: impl.SGDMomentum(ps, lr=0.1, momentum=0.9),
+        lambda ps: mg.optim.SGD(ps, lr=0.1, momentum=0.9),
+    )
+
+
+@pytest.mark.exercise("6.2")
+def test_adam_takes_param_groups_and_reads_lr_each_step(impl):
+    _compare_with_lr_changes(
+        lambda ps: impl.Adam(ps, lr=0.01), lambda ps: mg.optim.Adam(ps, lr=0.01)
+    )
+
+
+@pytest.mark.exercise("6.3")
+def test_adamw_takes_param_groups_and_reads_lr_each_step(impl):
+    _compare_with_lr_changes(
+        lambda ps: impl.AdamW(ps, lr=0.01), lambda ps: mg.optim.AdamW(ps, lr=0.01)
+    )
+
+
+def _compare_with_lr_changes(make_mine, make_ref) -> None:
+    """Both optimizers get the same two param groups (the first with its own lr and weight
+    decay); before each step every group's lr is changed, as a scheduler does."""
+    model = _model()
+    twin = copy.deepcopy(model)
+    mine, ref = make_mine(_grouped(model)), make_ref(_grouped(twin))
+    assert [len(g["params"]) for g in mine.param_groups] == [2, 4]
+    assert mine.param_groups[0]["lr"] == 0.05 and mine.param_groups[1]["lr"] == ref.defaults["lr"]
+    x, y = _data()
+    for step in range(5):
+        for m, opt in ((model, mine), (twin, ref)):
+            for group in opt.param_groups:
+                group["lr"] *= 0.5 if step % 2 else 1.5
+            opt.zero_grad()
+            F.mse_loss(m(x), y).backward()
+            opt.step()
+        for (name, p), q in zip(model.named_parameters(), twin.parameters()):
+            np.testing.assert_allclose(
+                p.detach().numpy(), q.detach().numpy(), rtol=1e-9, atol=1e-12,
+                err_msg=f"{name} after step {step + 1}",
+            )  # fmt: skip
+    mine.zero_grad()
+    assert all(p.grad is None for p in model.parameters())
+
+
+@pytest.mark.exercise("6.4")
+def test_param_groups_work_with_the_chapters_adamw(impl):
+    """6.4's groups drive this chapter's AdamW (the reference one, in a check of 6.4) as they
+    drive mg.optim's: only the decayed group shrinks when the gradients are zero."""
+    model = _model()
+    opt = impl.AdamW(impl.param_groups_for_weight_decay(model, 0.5), lr=0.1)
+    before = {n: p.detach().numpy().copy() for n, p in model.named_parameters()}
+    for p in model.parameters():
+        p.grad = mg.zeros_like(p)
+    opt.step()
+    for name, p in model.named_parameters():
+        factor = 0.95 if p.ndim >= 2 else 1.0
+        np.testing.assert_allclose(p.detach().numpy(), before[name] * factor, err_msg=name)

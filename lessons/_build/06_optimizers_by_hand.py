@@ -187,13 +187,22 @@ plt.show()
 # Common practice (minGPT, nanoGPT and many transformer recipes) decays weight matrices but not
 # biases or normalisation weights. PyTorch optimizers take a list of **param groups**, each a dict
 # with its own options; exercise 6.4 builds the two groups.
+#
+# Your optimizers take them too: they share the ready-made `HandOptimizer`, which gives them
+# `mg.optim`'s interface (`param_groups`, `state`, `zero_grad`). Each `step` reads `lr` from the
+# group every time, which is how a learning-rate scheduler (chapter 7) or a GradScaler
+# (chapter 9) drives an optimizer, and how `python -m minigenesis lessons capstone --mine`
+# trains the capstone (chapter 13) with your AdamW.
 
 # %%
 model = nn.Sequential(nn.Linear(8, 16), nn.LayerNorm(16), nn.Linear(16, 4))
 groups = ex.param_groups_for_weight_decay(model, weight_decay=0.1)
 opt = mg.optim.AdamW(groups, lr=1e-3)
-for g in opt.param_groups:
-    print(f"weight_decay={g['weight_decay']}: {[tuple(p.shape) for p in g['params']]}")
+for who, optimizer in (("mg.optim.AdamW", opt), ("your AdamW", ex.AdamW(groups, lr=1e-3))):
+    print(who)
+    for g in optimizer.param_groups:
+        print(f"  lr={g['lr']} weight_decay={g['weight_decay']}: "
+              f"{[tuple(p.shape) for p in g['params']]}")  # fmt: skip
 
 # %% [markdown]
 # ## The real thing

@@ -242,6 +242,29 @@ def test_reset_keeps_a_backup_and_update_adds_new_exercises(fake_course: Path):
     assert _lessons_command(["reset", "42"], fake_course.parent).returncode == 2
 
 
+def test_update_brings_unstarted_exercises_to_a_new_interface(fake_course: Path):
+    """A newer course changes the signature of 9.1 (not started) and 9.3 (answered): update
+    replaces the unstarted stub with the template's (a backup of the file is kept) and names the
+    answered one, which it leaves as it is."""
+    chapter = fake_course / "09_fake"
+    newer = FAKE_TEMPLATE.replace("def double(x):", "def double(x, times=2):").replace(
+        "def cube(x):", "def cube(x, power=3):"
+    )
+    (chapter / TEMPLATE).write_text(newer)
+    run = _lessons_command(["update", "9"], fake_course.parent)
+    assert run.returncode == 0, run.stderr
+    assert "brought up to the course's new version: double" in run.stdout, run.stdout
+    assert "your answers kept as they are: cube" in run.stdout, run.stdout
+    text = (chapter / "exercises.py").read_text()
+    assert "def double(x, times=2):" in text and "def cube(x):" in text
+    assert "return x * x + 1  # wrong" in text and "return square(x) * x" in text
+    (backup,) = chapter.glob("exercises.before-update-*.py")
+    assert backup.read_text() == FAKE_ANSWERS
+    again = _lessons_command(["update", "9"], fake_course.parent).stdout
+    assert "brought up" not in again and "kept as they are: cube" in again, again
+    assert len(list(chapter.glob("exercises.before-update-*.py"))) == 1
+
+
 def test_notebook_gets_reference_answers_for_unfinished_exercises(fake_course: Path, capsys):
     """What a notebook's `load()` gives: the learner's code where written, the reference answer
     (with a one-line note, once) where not, and the reference answers when the file is broken."""
