@@ -15,6 +15,7 @@ Without pytest installed, the command falls back to counting the stubs you have 
 
     python -m minigenesis lessons reset 02    # start chapter 2 over (your file is kept as a backup)
     python -m minigenesis lessons update      # add to your files the exercises a newer course has
+    python -m minigenesis lessons capstone --mine   # train the capstone with your engine's pieces
 
 This module is also the small pytest plugin (``-p _progress``, with lessons/ on the path) that
 records the outcome of each check for the command; its hooks do nothing unless the command started
@@ -256,6 +257,21 @@ def _reset_or_update(argv: list[str], parser_class: type[argparse.ArgumentParser
     return 0
 
 
+def _capstone(
+    argv: list[str], parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser
+) -> int:
+    """``lessons capstone --mine``: see lessons/_capstone_mine.py."""
+    path = argv[argv.index("--path") + 1] if "--path" in argv[:-1] else None
+    try:
+        lessons = find_lessons_dir(path)
+    except FileNotFoundError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    import _capstone_mine  # (numpy and minigenesis load only for this command)
+
+    return _capstone_mine.main(argv, lessons=lessons, parser_class=parser_class)
+
+
 def _symlinked(chapters: list[Chapter]) -> str | None:
     """A learner's file that is a symbolic link: writing it would write wherever it points."""
     for ch in chapters:
@@ -285,6 +301,8 @@ def main(
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in ("reset", "update"):
         return _reset_or_update(argv, parser_class)
+    if argv and argv[0] == "capstone":  # the capstone trained by your engine's pieces
+        return _capstone(argv[1:], parser_class)
     parser = parser_class(
         prog="python -m minigenesis lessons",
         description="Show the course chapters with your exercises done / total. "
