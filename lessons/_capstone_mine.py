@@ -351,9 +351,14 @@ def shapes_data(lessons: Path):
     return X[:N_TRAIN], y[:N_TRAIN], X[N_TRAIN:], y[N_TRAIN:]
 
 
-def compare(lessons: Path, solutions: bool = False, learner: Learner | None = None) -> Comparison:
+def compare(
+    lessons: Path,
+    solutions: bool = False,
+    learner: Learner | None = None,
+    reference: RunResult | None = None,
+) -> Comparison:
     """Train with the learner's pieces (dropping each that fails, and starting again), then
-    with minigenesis alone."""
+    with minigenesis alone (unless ``reference`` already holds that run)."""
     start = time.perf_counter()
     learner = learner or read_learner(lessons, solutions)
     data = shapes_data(lessons)
@@ -366,7 +371,7 @@ def compare(lessons: Path, solutions: bool = False, learner: Learner | None = No
             for n in err.numbers:
                 failed[n] = err.why
                 mine.discard(n)
-    reference = train(lessons, Learner(), set(), data)
+    reference = reference or train(lessons, Learner(), set(), data)
     used = [n for n in learner.written if n in mine]
     walk = [n for n in ("2.3", "2.4") if n in mine]
     idle = [n for n in used if not result.calls[n] and not (n in walk and result.calls["2.4"])]
