@@ -307,7 +307,8 @@ def main(
         prog="python -m minigenesis lessons",
         description="Show the course chapters with your exercises done / total. "
         "`lessons reset CHAPTER` starts a chapter over; `lessons update` adds the exercises of a "
-        "newer course to your files.",
+        "newer course to your files; `lessons capstone --mine` trains the capstone with your own "
+        "engine's pieces.",
     )
     parser.add_argument("chapters", nargs="*", help="only these chapters (numbers or folder names)")
     parser.add_argument("--path", help="the lessons folder (default: ./lessons)")

@@ -249,3 +249,23 @@ def test_9_5_is_written_by_hand(impl) -> None:
         _run(impl.ManualGradScaler(init_scale=2.0**4, growth_interval=2), model, opt, {1}, steps=4)
     used = [Path(f).name for f in seen.used(mg.amp)]
     assert not used, f"ManualGradScaler ran mg.amp ({', '.join(used)}): write the rules yourself"
+
+
+@pytest.mark.exercise("9.5")
+def test_9_5_drives_an_optimizer_written_by_hand(impl):
+    """Chapter 6's optimizers have mg.optim's interface (param_groups, step, zero_grad): the
+    scaler drives one as GradScaler does (the same scales and weights, a skipped step included)."""
+    import _course
+
+    (chapter6,) = Path(__file__).resolve().parents[1].glob("06_*")
+    hand = _course.load_file(chapter6 / "solutions.py")  # the reference: this checks 9.5 alone
+    results = []
+    for scaler in (impl.ManualGradScaler(2.0**10, growth_interval=3),
+                   mg.amp.GradScaler(init_scale=2.0**10, growth_interval=3)):  # fmt: skip
+        mg.manual_seed(0)
+        model = mg.nn.Linear(3, 2)
+        optimizer = hand.AdamW(model.parameters(), lr=0.1)
+        scales = _run(scaler, model, optimizer, inf_steps={4})
+        results.append((scales, model.weight.detach().numpy().copy()))
+    assert results[0][0] == results[1][0]
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)

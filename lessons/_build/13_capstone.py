@@ -198,6 +198,33 @@ plt.show()
 workdir.cleanup()
 
 # %% [markdown]
+# ## Your engine
+#
+# Fourteen exercises of the course are pieces of a training engine, with the same interfaces as
+# minigenesis's own: the backward walk (2.3, 2.4), broadcasting's sum-back (3.2), Linear's
+# backward (3.4), a Linear layer (4.1), AdamW (6.3), the warmup + cosine schedule (7.1),
+# clipping (8.1), the loss scaler (9.5), the checkpoint's safe load and atomic write (10.1,
+# 10.2), and this chapter's CNN, training step and evaluation. From the repository root,
+#
+# ```
+# python -m minigenesis lessons capstone --mine
+# ```
+#
+# trains this chapter's run with every piece you have written plugged in and minigenesis for
+# the rest, then the same run on minigenesis alone, and compares them:
+#
+# ```
+# your engine: 9 of 14 pieces (2.3 topological order, 2.4 backward walk, 6.3 AdamW, ...)
+# not yet yours (minigenesis's ran): 3.4 Linear's backward, ...
+# validation accuracy 93.4% (reference 93.0%), validation loss 0.221 (reference 0.233)
+# ```
+#
+# Your pieces are built into the run (your CNN, optimizer, scaler ...) or patched into
+# minigenesis for its length (the walk, the sum-back, Linear's backward) and put back after it.
+# A piece that raises or makes NaN is named, and the run goes on with minigenesis's piece in its
+# place. A piece that is wrong but runs (an Adam without bias correction) trains a different
+# model: the two numbers part.
+#
 # ## Where next
 #
 # - Make the task harder (`noise=0.5`) and see which tools start to matter: a longer warmup,

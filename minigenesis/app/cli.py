@@ -4,7 +4,8 @@
                                  --amp/--no-amp --dtype bfloat16|float16 --device cpu|cuda
                                  --seed S --out DIR --resume PATH_OR_DIR --quiet]
     python -m minigenesis plot-lr --scheduler cosine_warmup --steps 1000 --out lr.png
-    python -m minigenesis lessons [chapters...]      (also: lessons reset CHAPTER, lessons update)
+    python -m minigenesis lessons [chapters...]      (also: lessons reset CHAPTER, lessons update,
+                                                      lessons capstone --mine)
     python -m minigenesis doctor
 
 ``main(argv)`` returns the exit status instead of exiting, so tests can call it directly.
@@ -74,7 +75,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     lessons = sub.add_parser(
         "lessons", help="the course: your exercises done / total; `lessons reset NN` starts a "
-        "chapter over, `lessons update` adds a newer course's exercises to your files",
+        "chapter over, `lessons update` adds a newer course's exercises to your files, "
+        "`lessons capstone --mine` trains the capstone with your own engine's pieces",
         add_help=False,
     )  # fmt: skip
     lessons.add_argument("rest", nargs=argparse.REMAINDER)
