@@ -14,7 +14,7 @@ loss is *divergence* (learning rate too high); a saw-tooth train loss is *oscill
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +22,8 @@ from .backend import get_array_module
 
 __all__ = [
     "grad_norms", "total_grad_norm", "find_nonfinite_grads", "check_finite_grads",
-    "monitor_gradients", "find_nan_source", "Finding", "Diagnosis", "diagnose_training",
+    "GradFlowSummary", "monitor_gradients", "find_nan_source", "Finding", "Diagnosis",
+    "diagnose_training",
 ]  # fmt: skip
 
 
@@ -59,6 +60,47 @@ def grad_norms(parameters: Any, norm_type: float = 2.0) -> dict[str, float]:
         for name, p in _named(parameters)
         if p.grad is not None
     }
+
+
+class GradFlowSummary:
+    """What ``viz.plot_grad_flow`` draws, kept as the steps go, in a size that does not grow.
+
+    Per layer: the number of steps it had a gradient, the sum and the max of its gradient norm,
+    so that mean = sum / steps and max are those of every step added, however many there were.
+    A long run (the main job saves it in its checkpoints) keeps a few numbers per layer instead
+    of one dict per step, and a resumed run's plot still covers the whole run::
+
+        summary = GradFlowSummary()
+        summary.add(mg.diagnostics.grad_norms(model))     # once per step
+        state = summary.state_dict()                       # plain ints, floats, dicts
+        mg.viz.plot_grad_flow(GradFlowSummary(state))
+
+    A NaN norm makes the layer's sum NaN (and its max NaN), as in ``viz.grad_flow_stats``.
+    """
+
+    def __init__(self, state: Mapping[str, Any] | None = None) -> None:
+        self.steps = 0
+        self.layers: dict[str, list] = {}  # name -> [steps, sum, max]
+        if state is not None:
+            self.steps = int(state["steps"])
+            self.layers = {name: [int(n), float(total), float(top)]
+                           for name, (n, total, top) in state["layers"].items()}  # fmt: skip
+
+    def add(self, norms: Mapping[str, Any]) -> None:
+        """One step's ``{parameter name: gradient norm}``."""
+        self.steps += 1
+        for name, value in norms.items():
+            v = float(value.item() if hasattr(value, "item") else value)
+            n, total, top = self.layers.get(name, (0, 0.0, -math.inf))
+            top = math.nan if math.isnan(v) or math.isnan(top) else max(top, v)
+            self.layers[name] = [n + 1, total + v, top]
+
+    def stats(self) -> dict[str, tuple[float, float]]:
+        """Per layer, in the order first seen: (mean, max) of its gradient norm."""
+        return {name: (total / n, top) for name, (n, total, top) in self.layers.items()}
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"steps": self.steps, "layers": {k: list(v) for k, v in self.layers.items()}}
 
 
 def total_grad_norm(parameters: Any, norm_type: float = 2.0) -> float:

@@ -2,7 +2,8 @@
 
 Exit codes: 0 done; 1 training diverged (the loss became inf or NaN) or a file could not be
 written (the checkpoints saved before stay as they were); 2 a problem with the options, ``--out``
-or the ``--resume`` checkpoint (one line on stderr, no traceback, nothing written); 130 stopped
+or the ``--resume`` checkpoint (one line on stderr, no traceback, nothing written); 0 also for
+a ``--resume`` of a finished run, which trains nothing and says how to extend it; 130 stopped
 by Ctrl-C (a checkpoint was saved). In a data-parallel run (``--nproc N``), a process that
 another one keeps waiting longer than ``--dist-timeout`` seconds (default 300, or
 MINIGENESIS_DISTRIBUTED_TIMEOUT) ends with exit 1 and one line naming the collective and the
@@ -290,6 +291,10 @@ def _run(args: argparse.Namespace) -> int:
             config = agree(config, ckpt["step"] if ckpt is not None else 0)
         trainer = Trainer(config, out, ckpt, quiet=args.quiet,
                           interrupt_at_step=args.interrupt_at_step)  # fmt: skip
+        if _nothing_left(args, config, ckpt):  # the checkpoint fits (Trainer checked it)
+            if trainer.is_main and _holds_run(out) and trainer.repair_best():
+                print(f"  rewrote {out / CHECKPOINT_DIR / BEST}: it did not hold the best epoch")
+            return 0
         make_run_dir(out)
     except TrainError as err:
         print(f"error: {err}", file=sys.stderr)
@@ -336,6 +341,17 @@ def _run(args: argparse.Namespace) -> int:
           f"checkpoints/ ({LAST}, best_model.pth)")  # fmt: skip
     print(f"  view:  tensorboard --logdir {out / 'tensorboard'}")
     return 0
+
+
+def _nothing_left(args: argparse.Namespace, config: TrainConfig, ckpt: dict | None) -> bool:
+    """A ``--resume`` of a run that has done all its epochs: say so in one line (how to extend
+    it) and return True; the caller then ends with exit 0, having written nothing."""
+    if ckpt is None or ckpt["epoch"] < config.epochs:
+        return False
+    n, run = config.epochs, args.resume
+    print(f"nothing left to train: {run} has done all {n} of its epochs; to train it further, "
+          f"add --epochs N with N > {n}, e.g. --resume {run} --epochs {2 * n}")  # fmt: skip
+    return True
 
 
 def _resume_semantics(trainer) -> str:

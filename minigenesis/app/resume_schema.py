@@ -255,7 +255,7 @@ def _settings(names: tuple[str, ...]) -> Check:
 
 # The fields ``python -m minigenesis train`` saves, checked before anything else reads them (the
 # states' contents need the run's own model: see ``fit_schema``). Checkpoints of older versions
-# lack epoch_sums, lrs, best, grad_norm and best_loss.
+# lack epoch_sums, lrs, best, grad_norm, grad_flow and best_loss.
 def top_level_schema(setting_names: tuple[str, ...]) -> Check:
     return Record(
         {
@@ -280,10 +280,11 @@ def top_level_schema(setting_names: tuple[str, ...]) -> Check:
                 optional=("val_loss",),
             ),  # fmt: skip
             "grad_norm": Number,
+            "grad_flow": Record({"steps": Count(), "layers": Dict}),  # the layers: fit_schema
             "config": _settings(setting_names),
             "best_loss": Optional(Real(low=0)),
         },
-        optional=("epoch_sums", "lrs", "best", "grad_norm", "best_loss"),
+        optional=("epoch_sums", "lrs", "best", "grad_norm", "grad_flow", "best_loss"),
     )
 
 
@@ -314,6 +315,14 @@ def fit_schema(own: dict[str, Any], params: list, metric_fields: list[str]) -> C
             "growth_factor": Real(above=1, high=1e6), "backoff_factor": Real(above=0, below=1),
             "growth_interval": Count(low=1), "_growth_tracker": Count(),
         }  # fmt: skip
+    # grad_flow.png's summary (diagnostics.GradFlowSummary): per parameter of the model, the
+    # steps it had a gradient (at least 1, at most the summary's steps), the sum and the max of
+    # its gradient norm (>= 0; inf and NaN allowed: a skipped float16 step has them)
+    norm = Real(low=0, finite=False)
+    layer = Items(Count(low=1), norm, norm)
+    names = tuple(own["model_state_dict"])
+    grad_flow = Record({"steps": Count(), "layers": Record(dict.fromkeys(names, layer),
+                                                            optional=names)})  # fmt: skip
     history_column = {name: ListOf(Number) for name in metric_fields}
     history_column.update(epoch=ListOf(Count(high=10**6)), step=ListOf(Count()),
                           lr=ListOf(Rate), loss_scale=ListOf(Real(above=0)))  # fmt: skip
@@ -327,8 +336,26 @@ def fit_schema(own: dict[str, Any], params: list, metric_fields: list[str]) -> C
             "scaler_state_dict": Record(scaler),
             "rng_state": like(own["rng_state"]),
             "history": Record(history_column),
-        }
+            "grad_flow": _within_steps(grad_flow),
+        },
+        optional=("grad_flow",),
     )
+
+
+def _within_steps(inner: Check) -> Check:
+    """``inner``, and no layer counted in more steps than the summary has seen."""
+
+    def check(value: Any, where: str) -> str | None:
+        problem = inner(value, where)
+        if problem:
+            return problem
+        for name, (n, _, _) in value["layers"].items():
+            if n > value["steps"]:
+                return (f"{where}['layers'][{_short(name)}] counts {n} steps of the "
+                        f"{value['steps']} the summary has seen")  # fmt: skip
+        return None
+
+    return check
 
 
 def _adam_state(params: list) -> Check:

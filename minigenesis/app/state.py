@@ -4,10 +4,12 @@ A checkpoint holds everything needed to continue exactly where the run stopped (
 the usual PyTorch checkpoint dict, plus the position and the random state)::
 
     model_state_dict, optimizer_state_dict, scheduler_state_dict, scaler_state_dict,
-    epoch, step, batch_in_epoch, epoch_sums, rng_state, history, lrs, best, config
+    epoch, step, batch_in_epoch, epoch_sums, rng_state, history, lrs, best, grad_flow, config
 
 ``epoch``/``batch_in_epoch`` say where the next micro-batch comes from: each epoch's order is
 rebuilt from the seed, so a run stopped mid-epoch skips the batches it already used.
+``grad_flow`` sums up every step's per-parameter gradient norms (steps, sum, max), so that the
+plot of a resumed run covers the whole run.
 """
 
 from __future__ import annotations
@@ -115,8 +117,11 @@ def check_fits(ckpt: dict[str, Any], own: dict[str, dict], params: list, batches
     The values may differ, of course; what is compared is what the run relies on, so that an
     edited or foreign checkpoint stops the resume before training instead of somewhere inside it.
     """
-    states = {key: ckpt[key] for key in (*own, "history")}
+    states = {key: ckpt[key] for key in (*own, "history", "grad_flow") if key in ckpt}
     problem = fit_schema(own, params, metric_fields)(states, "")
+    if not problem and ckpt.get("grad_flow", {}).get("steps", 0) > ckpt["step"]:
+        problem = (f"its grad_flow summary has seen {ckpt['grad_flow']['steps']} steps, more "
+                   f"than the run's {ckpt['step']}")  # fmt: skip
     if not problem and ckpt["batch_in_epoch"] > batches_per_epoch:
         problem = (f"it is at batch {ckpt['batch_in_epoch']} of an epoch that has "
                    f"{batches_per_epoch}")  # fmt: skip

@@ -37,7 +37,7 @@ from .. import nn, optim
 from ..amp import GradScaler, autocast
 from ..autograd import no_grad
 from ..creation import tensor
-from ..diagnostics import grad_norms, total_grad_norm
+from ..diagnostics import GradFlowSummary, grad_norms, total_grad_norm
 from ..dtypes import float64
 from ..kernels.memory import keep_freed_memory
 from ..nn.parallel import DistributedDataParallel
@@ -103,9 +103,10 @@ class Trainer:
         self.lrs: list[float] = []
         self.best: dict[str, Any] = {"val_acc": -1.0, "epoch": None}
         self.grad_norm = float("nan")
-        # Per optimizer step, each parameter's gradient norm (before clipping) for grad_flow.png;
-        # kept in memory only: after --resume the plot covers the steps run since.
-        self.grad_flow: list[dict[str, float]] = []
+        # Each parameter's gradient norm (before clipping) at every optimizer step, summed up for
+        # grad_flow.png (steps, sum, max per parameter: a size that does not grow with the run);
+        # saved in the checkpoints, so that a resumed run's plot covers the whole run.
+        self.grad_flow = GradFlowSummary()
         self._stop_requested = False
         self.extended_from: int | None = None  # a resumed run's epochs when --epochs extends it
         self.resumed_lr: float | None = None
@@ -139,6 +140,8 @@ class Trainer:
         self.lrs = list(ckpt.get("lrs", []))
         self.best = dict(ckpt.get("best", self.best))
         self.grad_norm = float(ckpt.get("grad_norm", self.grad_norm))  # the epoch's row shows it
+        if "grad_flow" in ckpt:  # (older checkpoints lack it: the plot covers the steps since)
+            self.grad_flow = GradFlowSummary(ckpt["grad_flow"])
         # --epochs beyond the saved run's: EXTEND it. The schedule is the one of the new length
         # (rebuilt above), so from this step on the learning rate is what that schedule has here;
         # the optimizer still holds the old schedule's rate, which would be used for one step.
@@ -164,6 +167,7 @@ class Trainer:
             "epoch_sums": list(self.epoch_sums), "rng_state": get_rng_state(),
             "history": {k: list(v) for k, v in self.history.items()}, "lrs": list(self.lrs),
             "best": dict(self.best), "grad_norm": self.grad_norm,
+            "grad_flow": self.grad_flow.state_dict(),
         }  # fmt: skip
 
     def state_dict(self) -> dict[str, Any]:
@@ -179,17 +183,20 @@ class Trainer:
             "best_loss": min(b["history"]["val_loss"], default=None),  # best-model examples read it
         }
 
-    def _repair_best(self) -> None:
+    def repair_best(self) -> bool:
         """Rewrite ``best_model.pth`` when this checkpoint says it is the best but the file does
-        not hold it (deleted, or left stale by a crash in a run that wrote last.pth first)."""
+        not hold it (deleted, or left stale by a crash in a run that wrote last.pth first).
+        Returns whether it was rewritten."""
         if not self.epoch or self.best.get("epoch") != self.epoch or self.batch_in_epoch:
-            return
+            return False
         try:
             held = st.load_training_checkpoint(self.out / st.CHECKPOINT_DIR / st.BEST)["step"]
         except st.TrainError:  # missing or unreadable
             held = None
         if held != self.step:
             self._save(st.BEST)
+            return True
+        return False
 
     def _save(self, name: str) -> Path:
         path = self.out / st.CHECKPOINT_DIR / name
@@ -276,7 +283,7 @@ class Trainer:
         with sigint_deferred():  # all of it or none of it: see signals.py
             self.scaler.unscale_(self.optimizer)
             params = list(self.model.parameters())
-            self.grad_flow.append(grad_norms(self.model))
+            self.grad_flow.add(grad_norms(self.model))
             if c.clip > 0:
                 self.grad_norm = float(nn.utils.clip_grad_norm_(params, c.clip))
             else:
@@ -383,7 +390,7 @@ class Trainer:
         self.out.mkdir(parents=True, exist_ok=True)
         if not self.is_main:  # the other processes of a data-parallel run write nothing
             return self._fit_quietly()
-        self._repair_best()
+        self.repair_best()
         writer = SummaryWriter(self.out / "tensorboard", purge_step=self.step + 1 if self.step
                                else None)  # fmt: skip
         if self.step == 0:
@@ -454,11 +461,12 @@ class Trainer:
         from ..viz.curves import plot_lr_history, plot_training_curves
         from ..viz.grad_flow import plot_grad_flow
 
-        plot_training_curves(self.history, title="minigenesis train").savefig(
+        plot_training_curves(self.history, title="minigenesis train",
+                             best_epoch=self.best["epoch"]).savefig(
             self.out / "loss.png", dpi=100)  # fmt: skip
         plot_lr_history(self.lrs, range(1, len(self.lrs) + 1),
                         title="Warm-up + cosine").savefig(self.out / "lr.png", dpi=100)  # fmt: skip
-        if self.grad_flow:
+        if self.grad_flow.steps:
             plot_grad_flow(self.grad_flow).savefig(self.out / "grad_flow.png", dpi=100)
 
     def _install_sigint_handler(self) -> Callable[[], None]:

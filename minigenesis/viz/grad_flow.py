@@ -31,6 +31,15 @@ def _as_float(v: Any) -> float:
     return float(v.item() if hasattr(v, "item") else v)
 
 
+def _is_summary(history: Any) -> bool:
+    """A running summary of the steps, such as ``mg.diagnostics.GradFlowSummary``: its
+    ``stats()`` gives each layer's (mean, max) over the ``steps`` it has seen. (Recognised by
+    what it does: diagnostics and viz are siblings that do not import each other.)"""
+    return callable(getattr(history, "stats", None)) and isinstance(
+        getattr(history, "steps", None), int
+    )
+
+
 def _steps(history: Any) -> list[Mapping[str, float]]:
     """The history as one {name: norm} dict per step."""
     if hasattr(history, "named_parameters"):  # a model: its gradients now, as one step
@@ -59,7 +68,15 @@ def _steps(history: Any) -> list[Mapping[str, float]]:
 def grad_flow_stats(history: Any, include_bias: bool = False) -> dict[str, tuple[float, float]]:
     """Per layer, in order: (mean, max) of its gradient norm over the steps. Biases (names ending
     in ``bias``) are left out unless ``include_bias``: a layer's weight speaks for it. A NaN
-    norm makes both NaN; an Inf one makes the max Inf."""
+    norm makes both NaN; an Inf one makes the max Inf. ``history`` may also be a
+    summary of the steps (see ``_is_summary``)."""
+    if _is_summary(history):
+        stats = history.stats()
+        if not include_bias and any(not n.endswith("bias") for n in stats):
+            stats = {n: v for n, v in stats.items() if not n.endswith("bias")}
+        if not stats:
+            raise ValueError("plot_grad_flow: the history holds no gradient norms")
+        return stats
     steps = _steps(history)
     names: dict[str, None] = {}
     for step in steps:
@@ -90,8 +107,9 @@ def plot_grad_flow(
     vanishing (below ``vanishing``) and exploding (above ``exploding``) regions shaded.
 
     ``history``: a list of ``{parameter name: gradient norm}`` dicts, one per step (what
-    ``mg.diagnostics.grad_norms(model)`` returns), a ``{name: [norms]}`` dict, or a Module (its
-    current gradients). Returns a matplotlib Figure."""
+    ``mg.diagnostics.grad_norms(model)`` returns), a ``{name: [norms]}`` dict, a summary of the
+    steps (``mg.diagnostics.GradFlowSummary``), or a Module (its current gradients). Returns a
+    matplotlib Figure."""
     if not 0 < vanishing < exploding:
         raise ValueError(
             f"plot_grad_flow: need 0 < vanishing < exploding, got vanishing={vanishing}, "
@@ -135,7 +153,7 @@ def plot_grad_flow(
     ax.set_xlim(-0.6, len(names) - 0.4)
     ax.set_xlabel("layer (input side on the left)")
     ax.set_ylabel("gradient norm")
-    n_steps = len(_steps(history))
+    n_steps = history.steps if _is_summary(history) else len(_steps(history))
     ax.set_title(title or f"Gradient flow over {n_steps} step{'s' * (n_steps != 1)}")
     ax.grid(axis="y", alpha=0.3, which="major")
     ax.legend(fontsize=8, loc="upper right")

@@ -94,6 +94,23 @@ EDITS: dict[str, tuple[Callable[[dict], None], str]] = {
     "scaler growth 0.5": (_set(("scaler_state_dict", "growth_factor"), 0.5), "growth_factor"),
     "scaler interval 0": (_set(("scaler_state_dict", "growth_interval"), 0), "growth_interval"),
     "scaler extra key": (_set(("scaler_state_dict", "evil"), 1), "unexpected key 'evil'"),
+    "grad_flow not a dict": (_set(("grad_flow",), [1, 2]), "grad_flow should be a dict"),
+    "grad_flow steps 10**400": (_set(("grad_flow", "steps"), HUGE), "grad_flow['steps']"),
+    "grad_flow extra key": (_set(("grad_flow", "evil"), 1), "unexpected key 'evil'"),
+    "grad_flow layer not in the model": (_set(("grad_flow", "layers", "9.weight"), [1, 0.5, 0.5]),
+                                         "unexpected key '9.weight'"),
+    "grad_flow norm negative": (_set(("grad_flow", "layers", "0.weight", 1), -1.0),
+                                "grad_flow['layers']['0.weight'][1]"),
+    "grad_flow norm 10**400": (_set(("grad_flow", "layers", "0.weight", 2), HUGE),
+                               "grad_flow['layers']['0.weight'][2]"),
+    "grad_flow layer of 2 entries": (_set(("grad_flow", "layers", "0.weight"), [1, 0.5]),
+                                     "should be a list of 3 entries"),
+    "grad_flow layer counted 0 times": (_set(("grad_flow", "layers", "0.weight", 0), 0),
+                                        "grad_flow['layers']['0.weight'][0]"),
+    "grad_flow layer counted beyond its steps": (
+        _set(("grad_flow", "layers", "0.weight", 0), 13), "counts 13 steps of the 12"),
+    "grad_flow beyond the run's steps": (
+        lambda c: c["grad_flow"].update(steps=99), "seen 99 steps, more than the run's 12"),
 }  # fmt: skip
 
 

@@ -111,7 +111,8 @@ TINY = ["--samples", "240", "--hidden", "16", "--batch-size", "16", "--quiet"]
 
 
 def test_resume_continues_or_extends_as_the_readme_says(tmp_path: Path, capsys):
-    """Same --epochs: the run continues exactly. More --epochs: it extends, and says how."""
+    """Same --epochs: the run continues exactly (a finished one has nothing left and says to
+    add --epochs). More --epochs: it extends, and says how."""
     out = tmp_path / "run"
     assert main(["train", *TINY, "--epochs", "2", "--out", str(out)]) == 0
     capsys.readouterr()
@@ -124,7 +125,14 @@ def test_resume_continues_or_extends_as_the_readme_says(tmp_path: Path, capsys):
     want = schedule_factory("cosine_warmup", 18, 1)
     lrs = [row[0] for row in lr_schedule_values(want, 19, base_lr=0.003)]
     assert float(new_lr) == pytest.approx(lrs[int(step)], rel=1e-2)
-    assert main(["train", "--resume", str(out), "--quiet"]) == 0
+    assert main(["train", "--resume", str(out), "--quiet"]) == 0  # a finished run: says so
+    said = capsys.readouterr().out
+    assert "nothing left to train" in said and "--epochs" in said, said
+    stopped = tmp_path / "stopped"
+    assert main(["train", *TINY, "--epochs", "2", "--out", str(stopped),
+                 "--interrupt-at-step", "3"]) == 130  # fmt: skip
+    capsys.readouterr()
+    assert main(["train", "--resume", str(stopped), "--quiet"]) == 0
     assert "continues exactly" in capsys.readouterr().out
 
 

@@ -141,10 +141,14 @@ def test_plot_training_curves_from_a_dict_or_from_lists():
     fig = plot_training_curves(history)
     assert len(fig.axes) == 2
     loss_ax, acc_ax = fig.axes
-    assert [line.get_label() for line in loss_ax.get_lines()] == ["Train", "Validation"]
-    np.testing.assert_allclose(acc_ax.get_lines()[1].get_ydata(), history["val_acc"])
+    curves = [line for line in loss_ax.get_lines() if line.get_gid() != "best"]  # not the mark
+    assert [line.get_label() for line in curves] == ["Train", "Validation"]
+    np.testing.assert_allclose(
+        acc_ax.get_lines()[1].get_ydata(), [100 * a for a in history["val_acc"]]
+    )  # in percent
     fig2 = plot_training_curves([1.0, 0.5], [1.2, 0.8])
-    assert len(fig2.axes) == 1 and len(fig2.axes[0].get_lines()) == 2
+    curves2 = [line for line in fig2.axes[0].get_lines() if line.get_gid() != "best"]
+    assert len(fig2.axes) == 1 and len(curves2) == 2
     with pytest.raises(ValueError, match="no loss curve"):
         plot_training_curves({"foo": [1]})
     fig3 = plot_lr_history([0.0, 0.5, 1.0, 0.5])
