@@ -97,3 +97,15 @@ def promote(a: str, b: str) -> str:
       uint8 with int8 gives int16 (uint8 with a wider signed integer gives that integer).
     """
     raise NotImplementedError("Exercise 1.6: compare categories, then widths, then the quirks")
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 1.7: your answers to the lesson's self-check questions (its last section).
+
+    Return one letter per question, ``{"q1": "b", "q2": "d", ...}`` for its 4 questions,
+    written by hand after thinking each through: the check fails a ``quiz()`` that runs any other
+    code to find its answers.
+    """
+    raise NotImplementedError(
+        "Exercise 1.7: return {'q1': letter, ...}, your answers to the self-check questions"
+    )

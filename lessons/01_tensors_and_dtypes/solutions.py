@@ -85,3 +85,21 @@ def promote(a: str, b: str) -> str:
         other = b if a == "uint8" else a
         return "int16" if other == "int8" else other
     return a if _WIDTH[a] >= _WIDTH[b] else b
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 1.7: the answers to the self-check questions, each with the reason."""
+    return {
+        # A Python scalar takes part in promotion by category only: int64 tensor + float scalar
+        # gives the default float dtype, float32, not float64.
+        "q1": "a",
+        # Range (the smallest normal, 1.2e-38) is not precision: near 1.0 the next float32 is 1 +
+        # 2^-23, and anything below half of that spacing is lost in the sum.
+        "q2": "b",
+        # x's strides are (12, 4) bytes (a row is 3 floats of 4 bytes); .t() swaps them to (4, 12)
+        # and shares the storage.
+        "q3": "d",
+        # Truncation is rounding towards zero: its errors all have one sign and add up; round to
+        # nearest even has errors of both signs that cancel on average.
+        "q4": "a",
+    }

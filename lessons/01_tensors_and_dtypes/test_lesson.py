@@ -8,6 +8,7 @@ import math
 import ml_dtypes
 import numpy as np
 import pytest
+from _quiz import answers_of, check_answer
 
 import minigenesis as mg
 
@@ -123,3 +124,36 @@ def test_promote_quirks_documented_by_pytorch(impl):
     assert impl.promote("uint8", "int8") == "int16"
     assert impl.promote("bool", "uint8") == "uint8"
     assert impl.promote("int64", "float16") == "float16"  # any float beats any integer
+
+
+# ----------------------------------------------------------------------------- 1.7
+# The self-check questions. Their key is hashed (why: lessons/_quiz.py); the letters are in
+# solutions.py. Shortcuts tried: the same letter for every question -> the questions whose answer
+# differs; quiz() that reads QUIZ and hashes letters until one matches -> the ran-nothing watch.
+QUIZ = {  # question -> (salt, sha256 of "salt:letter")
+    "q1": ("b69c22504c68b35d", "83745ce13d240f0e77f1c58bc092d7f25cc8dc19aac335c495cc500c5f3c66a4"),
+    "q2": ("6cd99a6e2a4c28be", "92f1cda2d4442b2151b2372fc14096a0824a59a0e76504d2b476a1a8daec1bb8"),
+    "q3": ("6960dd1864315161", "37e376e1d995d184b88b001a30884b2e5c599f5b691c2f7315306de426cdb939"),
+    "q4": ("efff2afc3ba83666", "8ce7e7d845ff8da47694d4e3bf6c36f954f1052d94b84d41d797ad28802faa48"),
+}
+QUIZ_HINTS = {
+    "q1": (
+        "Re-read 'Mixing dtypes: type promotion': what does a Python number contribute, its "
+        "dtype or only its kind?"
+    ),
+    "q2": (
+        "Compare the smallest positive float32 with the spacing of float32 values near 1.0 "
+        "('Range and precision, side by side')."
+    ),
+    "q3": (
+        "Work out x's own strides in bytes first ('Memory layout: shape and strides'), then "
+        "what a transpose changes."
+    ),
+    "q4": ("Re-read 'Rounding to bfloat16': what is the sign of the error truncation makes?"),
+}
+
+
+@pytest.mark.exercise("1.7")
+@pytest.mark.parametrize("question", list(QUIZ))
+def test_1_7_self_check(impl, question: str) -> None:
+    check_answer(answers_of(impl.quiz), question, QUIZ, QUIZ_HINTS[question])

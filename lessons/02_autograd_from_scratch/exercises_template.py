@@ -144,3 +144,15 @@ class Softplus(mg.autograd.Function):
     def backward(ctx, grad_output: mg.Tensor) -> mg.Tensor:
         """Exercise 2.6 (backward)."""
         raise NotImplementedError("Exercise 2.6: return grad_output * sigmoid(x) with Tensor ops")
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 2.7: your answers to the lesson's self-check questions (its last section).
+
+    Return one letter per question, ``{"q1": "b", "q2": "d", ...}`` for its 4 questions,
+    written by hand after thinking each through: the check fails a ``quiz()`` that runs any other
+    code to find its answers.
+    """
+    raise NotImplementedError(
+        "Exercise 2.7: return {'q1': letter, ...}, your answers to the self-check questions"
+    )

@@ -149,3 +149,22 @@ class Softplus(mg.autograd.Function):
         """Exercise 2.6 (backward)."""
         (x,) = ctx.saved_tensors
         return grad_output * x.sigmoid()
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 2.7: the answers to the self-check questions, each with the reason."""
+    return {
+        # a is used twice; each use sends gz * (the other input) = 2, and gradients of a value used
+        # several times add up: 2 + 2 = 4.
+        "q1": "c",
+        # Inputs-first order runs mul's backward_fn while mul.grad is still 0, so x and w receive 0;
+        # tanh runs last and fills mul.grad, too late. Reversed order runs a node only after every
+        # consumer has delivered.
+        "q2": "d",
+        # Recursion needs one Python frame per level of depth, and Python stops at about 1,000; the
+        # order and the cost are the same with a stack, the depth limit is not.
+        "q3": "a",
+        # Tensor ops are recorded when grad mode is on; create_graph=True turns it on during
+        # backward, so the gradient has a grad_fn and autograd.grad can differentiate it.
+        "q4": "d",
+    }

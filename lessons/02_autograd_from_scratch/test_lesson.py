@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _checks import watch_calls
+from _quiz import answers_of, check_answer
 
 import minigenesis as mg
 
@@ -225,3 +226,39 @@ def test_graph_lists_walks_the_graph_itself(impl):
             impl.graph_lists(root, names)
         used = [Path(f).name for f in seen.ran_code_under(viz_dir)]
         assert not used, f"graph_lists called mg.viz ({', '.join(used)}): walk next_edges yourself"
+
+
+# ----------------------------------------------------------------------------- 2.7
+# The self-check questions. Their key is hashed (why: lessons/_quiz.py); the letters are in
+# solutions.py. Shortcuts tried: the same letter for every question -> the questions whose answer
+# differs; quiz() that reads QUIZ and hashes letters until one matches -> the ran-nothing watch.
+QUIZ = {  # question -> (salt, sha256 of "salt:letter")
+    "q1": ("b3d75560d74cbdd9", "3b13341bddccc41673c58358527e88c027c85da5841b4c0105c4de502d5c2a4f"),
+    "q2": ("28b35fb41e43e2fe", "5bfc6cc7b3f9de6423db7a21cff822e371374b091626c3fc4a72e10b14eb47fe"),
+    "q3": ("395f660d9f0d1eb3", "b65eac0f44dff062ef252b5ff2f24670ea1266a504516ffdbcb0a5db380f1d97"),
+    "q4": ("b8f8efe1fdb39a76", "78436bdb42c18d0d2b6ba0808ace0ceec5955dbfec9df7b1991f388533b1e7f9"),
+}
+QUIZ_HINTS = {
+    "q1": (
+        "Look again at 'Gradients of a value used several times add up' in the Summary, and at "
+        "what mul's backward_fn returns when both of its inputs are the same node."
+    ),
+    "q2": (
+        "A node may pass its gradient on only once it is complete: which of mul and tanh runs "
+        "first in topological order, and what is mul.grad at that moment?"
+    ),
+    "q3": (
+        "Think of a graph 100,000 nodes deep: what does each level of a recursive call cost, "
+        "and what does Python do after about 1,000 of them?"
+    ),
+    "q4": (
+        "Re-read 'A design decision: backward is written with Tensor ops' and what the graph of "
+        "g drawn there is made of."
+    ),
+}
+
+
+@pytest.mark.exercise("2.7")
+@pytest.mark.parametrize("question", list(QUIZ))
+def test_2_7_self_check(impl, question: str) -> None:
+    check_answer(answers_of(impl.quiz), question, QUIZ, QUIZ_HINTS[question])

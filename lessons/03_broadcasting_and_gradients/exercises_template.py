@@ -71,3 +71,15 @@ def softmax_backward(y: np.ndarray, grad_out: np.ndarray) -> np.ndarray:
     only, as in 3.4.
     """
     raise NotImplementedError("Exercise 3.5: the softmax vector-Jacobian product from y and g")
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 3.6: your answers to the lesson's self-check questions (its last section).
+
+    Return one letter per question, ``{"q1": "b", "q2": "d", ...}`` for its 4 questions,
+    written by hand after thinking each through: the check fails a ``quiz()`` that runs any other
+    code to find its answers.
+    """
+    raise NotImplementedError(
+        "Exercise 3.6: return {'q1': letter, ...}, your answers to the self-check questions"
+    )

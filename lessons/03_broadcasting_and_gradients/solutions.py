@@ -63,3 +63,21 @@ def linear_backward(
 def softmax_backward(y: np.ndarray, grad_out: np.ndarray) -> np.ndarray:
     """Exercise 3.5: the gradient of softmax along the last axis, given its OUTPUT y."""
     return y * (grad_out - (grad_out * y).sum(axis=-1, keepdims=True))
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 3.6: the answers to the self-check questions, each with the reason."""
+    return {
+        # x + y has shape (3, 4); each entry of x was used 4 times along the broadcast axis, so its
+        # gradient sums 4 ones, and the gradient has x's own shape.
+        "q1": "b",
+        # It only removes the leading axes broadcasting added; an axis of size 1 that broadcasting
+        # stretched (1 -> 3) must be summed too, with keepdims. (2, 3) -> (2, 1) returns (2, 3).
+        "q2": "d",
+        # f(x+h) - f(x-h) = 2h f'(x) + O(h^3): the even terms cancel, so the error is O(h^2); the
+        # forward difference keeps the h f''/2 term. Rounding still grows as h shrinks.
+        "q3": "a",
+        # Backward only ever needs g^T J; for an elementwise op J is diagonal and g^T J is an
+        # elementwise product, for matmul it is another matmul. The Jacobian is never formed.
+        "q4": "a",
+    }

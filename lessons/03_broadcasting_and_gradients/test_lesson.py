@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _checks import watch_calls
+from _quiz import answers_of, check_answer
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
@@ -240,3 +241,39 @@ def test_softmax_backward_is_written_by_hand(impl):
         "softmax_backward called minigenesis: write y * (g - sum(g * y)) in NumPy",
     )
     np.testing.assert_allclose(got, 0.25 * (np.eye(2, 4) - 0.25))
+
+
+# ----------------------------------------------------------------------------- 3.6
+# The self-check questions. Their key is hashed (why: lessons/_quiz.py); the letters are in
+# solutions.py. Shortcuts tried: the same letter for every question -> the questions whose answer
+# differs; quiz() that reads QUIZ and hashes letters until one matches -> the ran-nothing watch.
+QUIZ = {  # question -> (salt, sha256 of "salt:letter")
+    "q1": ("90aa669bda302744", "62885dd0b823252a66052c00176e3ac5d03aa1f90c201cc9a31ae971a8e8cfe2"),
+    "q2": ("c4dfc5e84319afa7", "fe9a6344a3522c9f6bf34967ae06dd51caf212a2c4f724fbfbf488670f234c17"),
+    "q3": ("a8328bcb23e713fb", "61ea5eb1a7c84629c3f08d401dc3b3886581cc3e75a1f52a62df05754c74253d"),
+    "q4": ("a03b7ae8a60b5789", "a50d19bfc7984eebd855d80d49d8b1757b0910cea3295b4bc697ff8dad9778ab"),
+}
+QUIZ_HINTS = {
+    "q1": (
+        "A gradient has the shape of its tensor; count how many entries of x + y each x[i, 0] "
+        "took part in ('Broadcasting in the backward pass')."
+    ),
+    "q2": (
+        "Broadcasting does two things: it adds leading axes and it stretches axes of size 1. "
+        "Which of the two does this loop undo?"
+    ),
+    "q3": (
+        "Write the Taylor series of f(x+h) and f(x-h) to the h^2 term and subtract them "
+        "('Checking gradients with finite differences')."
+    ),
+    "q4": (
+        "Re-read 'Vector-Jacobian products: never build the Jacobian': what does backward "
+        "receive, and what does it return?"
+    ),
+}
+
+
+@pytest.mark.exercise("3.6")
+@pytest.mark.parametrize("question", list(QUIZ))
+def test_3_6_self_check(impl, question: str) -> None:
+    check_answer(answers_of(impl.quiz), question, QUIZ, QUIZ_HINTS[question])

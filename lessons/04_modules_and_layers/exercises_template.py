@@ -96,3 +96,15 @@ class MyBatchNorm1d(nn.Module):
     def forward(self, x: mg.Tensor) -> mg.Tensor:
         """Exercise 4.5 (forward)."""
         raise NotImplementedError("Exercise 4.5: batch stats + running update, or running stats")
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 4.6: your answers to the lesson's self-check questions (its last section).
+
+    Return one letter per question, ``{"q1": "b", "q2": "d", ...}`` for its 4 questions,
+    written by hand after thinking each through: the check fails a ``quiz()`` that runs any other
+    code to find its answers.
+    """
+    raise NotImplementedError(
+        "Exercise 4.6: return {'q1': letter, ...}, your answers to the self-check questions"
+    )

@@ -94,3 +94,21 @@ class MyBatchNorm1d(nn.Module):
         else:
             mean, var = self.running_mean, self.running_var
         return (x - mean) / (var + self.eps).sqrt() * self.weight + self.bias
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 4.6: the answers to the self-check questions, each with the reason."""
+    return {
+        # Module.__setattr__ registers Parameters and Modules; a list is neither, so its layers are
+        # invisible to parameters(), state_dict() and .to().
+        "q1": "c",
+        # Keeping with probability 1 - p and scaling by 1/(1 - p) keeps E[output] = input; at eval
+        # dropout is the identity.
+        "q2": "a",
+        # In train mode the output of a sample depends on the others in its batch; eval mode uses
+        # the running mean and variance, the same for every batch size.
+        "q3": "c",
+        # Var(sum of n w_i x_i) = n Var(w) Var(x): with Var(w) ~ 1/n the activations keep their
+        # scale from layer to layer instead of growing like sqrt(n) per layer.
+        "q4": "d",
+    }

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from _quiz import answers_of, check_answer
 
 import minigenesis as mg
 from minigenesis import nn
@@ -179,3 +180,34 @@ def test_batchnorm_gradients_match_nn(impl):
     mine(x2).backward(g)
     np.testing.assert_allclose(x2.grad.numpy(), x1.grad.numpy(), rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(mine.weight.grad.numpy(), ref.weight.grad.numpy(), rtol=1e-8)
+
+
+# ----------------------------------------------------------------------------- 4.6
+# The self-check questions. Their key is hashed (why: lessons/_quiz.py); the letters are in
+# solutions.py. Shortcuts tried: the same letter for every question -> the questions whose answer
+# differs; quiz() that reads QUIZ and hashes letters until one matches -> the ran-nothing watch.
+QUIZ = {  # question -> (salt, sha256 of "salt:letter")
+    "q1": ("7ddbf293415aa800", "3f3c6af9d1ac1dd1b9415fd83173eeb0297eef09887b3dbfa4461be38ae387ea"),
+    "q2": ("63046c1529134be1", "f90baeea834a903ac4c4dca357962a8dbd7b3e5275ebf79b5d90fa222fa52949"),
+    "q3": ("31d2292cebf5475d", "8d5a77a6196907ddc1eb8f991418b6f7bb5b25d48118834c69c2c432fd693a1e"),
+    "q4": ("1f53859104feb46a", "9541dbb048df428ac272a4030dcc4b1470239ced65d1e86142b8fbfb5547644d"),
+}
+QUIZ_HINTS = {
+    "q1": ("Re-read 'How a module finds its parameters': what does __setattr__ look at?"),
+    "q2": (
+        "Write the expected value of one output element in training mode ('Train and eval modes')."
+    ),
+    "q3": (
+        "Re-read 'Buffers, and BatchNorm's two behaviours': which statistics does each mode use?"
+    ),
+    "q4": (
+        "Compute the variance of a sum of n products w_i x_i ('Why the scale of the "
+        "initialisation matters')."
+    ),
+}
+
+
+@pytest.mark.exercise("4.6")
+@pytest.mark.parametrize("question", list(QUIZ))
+def test_4_6_self_check(impl, question: str) -> None:
+    check_answer(answers_of(impl.quiz), question, QUIZ, QUIZ_HINTS[question])

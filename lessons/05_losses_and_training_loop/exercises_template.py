@@ -80,3 +80,15 @@ def fit(
     weighted by batch size. Put the model in training mode first (``model.train()``).
     """
     raise NotImplementedError("Exercise 5.5: epochs x (randperm, batches, train_step)")
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 5.6: your answers to the lesson's self-check questions (its last section).
+
+    Return one letter per question, ``{"q1": "b", "q2": "d", ...}`` for its 4 questions,
+    written by hand after thinking each through: the check fails a ``quiz()`` that runs any other
+    code to find its answers.
+    """
+    raise NotImplementedError(
+        "Exercise 5.6: return {'q1': letter, ...}, your answers to the self-check questions"
+    )

@@ -71,3 +71,21 @@ def fit(
             total += loss * len(idx)
         history.append(total / n)
     return history
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 5.6: the answers to the self-check questions, each with the reason."""
+    return {
+        # log_softmax is unchanged by adding a constant to every logit; choosing -max keeps exp in
+        # (0, 1], so nothing overflows and the largest term is exactly 1.
+        "q1": "b",
+        # d/dz_j of -z_y + logsumexp(z) is softmax(z)_j - [j = y]: the predicted probabilities minus
+        # the target.
+        "q2": "c",
+        # Gradients accumulate in .grad across backward() calls; without zeroing them, step k
+        # follows g_1 + ... + g_k.
+        "q3": "a",
+        # The probability rounds to 1 long before the loss is negligible; writing the loss in terms
+        # of z keeps it finite and accurate for any logit.
+        "q4": "c",
+    }

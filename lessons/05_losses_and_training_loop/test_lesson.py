@@ -7,6 +7,7 @@ import copy
 
 import numpy as np
 import pytest
+from _quiz import answers_of, check_answer
 
 import minigenesis as mg
 from minigenesis import nn
@@ -138,3 +139,33 @@ def test_fit_uses_partial_last_batches(impl):
     model.register_forward_hook(lambda m, inp, out: seen.append(inp[0].shape[0]))
     impl.fit(model, mg.tensor(x), mg.tensor(y), epochs=1, batch_size=4, lr=0.01)
     assert seen == [4, 4, 2]
+
+
+# ----------------------------------------------------------------------------- 5.6
+# The self-check questions. Their key is hashed (why: lessons/_quiz.py); the letters are in
+# solutions.py. Shortcuts tried: the same letter for every question -> the questions whose answer
+# differs; quiz() that reads QUIZ and hashes letters until one matches -> the ran-nothing watch.
+QUIZ = {  # question -> (salt, sha256 of "salt:letter")
+    "q1": ("91b20307c97d63c2", "c1855357e4ec50f4a881c50abff6823628f1498128973569b980b2b9768ad1e4"),
+    "q2": ("cd17d2b4a55f194d", "6b84fae1f5828601823fc4b7cb0f9bd0c4b476a220d1401794bcd4e9ec7c925e"),
+    "q3": ("250026a9897b58be", "1e4bd6997fb574f0fc5378e9d2a279a9e65bb0af039a1c6580694fa89e289971"),
+    "q4": ("660aeeaff30e40d7", "ec62b0c454edb3c5b85d07cc48a98b23fd35e070894257e99b7946c66dce527c"),
+}
+QUIZ_HINTS = {
+    "q1": ("Re-read 'Log-softmax, computed safely': what does exp(1000) give in float32?"),
+    "q2": (
+        "Write the loss as -z_y + log(sum_j exp(z_j)) and differentiate each term ('Cross- "
+        "entropy and the gradient it sends back')."
+    ),
+    "q3": (
+        "Re-read 'The training loop': what does backward() do to a .grad that already holds a "
+        "value?"
+    ),
+    "q4": ("Re-read 'Binary cross-entropy: keep the logits': what is sigmoid(30) in float32?"),
+}
+
+
+@pytest.mark.exercise("5.6")
+@pytest.mark.parametrize("question", list(QUIZ))
+def test_5_6_self_check(impl, question: str) -> None:
+    check_answer(answers_of(impl.quiz), question, QUIZ, QUIZ_HINTS[question])

@@ -159,3 +159,15 @@ def param_groups_for_weight_decay(model: nn.Module, weight_decay: float) -> list
     these groups as ``mg.optim``'s do.)
     """
     raise NotImplementedError("Exercise 6.4: ndim >= 2 -> decayed group, the rest -> no decay")
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 6.5: your answers to the lesson's self-check questions (its last section).
+
+    Return one letter per question, ``{"q1": "b", "q2": "d", ...}`` for its 5 questions,
+    written by hand after thinking each through: the check fails a ``quiz()`` that runs any other
+    code to find its answers.
+    """
+    raise NotImplementedError(
+        "Exercise 6.5: return {'q1': letter, ...}, your answers to the self-check questions"
+    )

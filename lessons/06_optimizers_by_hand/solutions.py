@@ -169,3 +169,24 @@ def param_groups_for_weight_decay(model: nn.Module, weight_decay: float) -> list
         {"params": decay, "weight_decay": weight_decay},
         {"params": no_decay, "weight_decay": 0.0},
     ]
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 6.5: the answers to the self-check questions, each with the reason."""
+    return {
+        # At the fixed point buf = 0.9 buf + 1, so buf = 10 and the step is lr * 10 = 1.0: momentum
+        # multiplies a steady gradient by 1 / (1 - momentum).
+        "q1": "d",
+        # Step 1: m_hat = g and v_hat = g^2 (bias-corrected), so the update is lr * g / (|g| + eps)
+        # ~ lr * sign(g) = 0.01, the same for g = 1e-3 or 1e3.
+        "q2": "a",
+        # Without correction m_1 / sqrt(v_1) = 0.1 g / sqrt(0.001 g^2) = 3.16 sign(g): too large by
+        # 1/sqrt(1 - 0.999) over 1/(1 - 0.9), until the moments warm up.
+        "q3": "a",
+        # In Adam, lambda*w goes through m / sqrt(v): a weight with a big gradient history has a big
+        # sqrt(v), which shrinks its decay. AdamW's decay skips the division: the same for all.
+        "q4": "c",
+        # Decay is a prior that fights overfitting in the many weights of matrices; a bias or a
+        # LayerNorm gain has no such role, and decaying the gain towards 0 only rescales the layer.
+        "q5": "a",
+    }

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _checks import watch_calls
+from _quiz import answers_of, check_answer
 
 import minigenesis as mg
 from minigenesis import nn
@@ -256,3 +257,44 @@ def test_param_groups_work_with_the_chapters_adamw(impl):
     for name, p in model.named_parameters():
         factor = 0.95 if p.ndim >= 2 else 1.0
         np.testing.assert_allclose(p.detach().numpy(), before[name] * factor, err_msg=name)
+
+
+# ----------------------------------------------------------------------------- 6.5
+# The self-check questions. Their key is hashed (why: lessons/_quiz.py); the letters are in
+# solutions.py. Shortcuts tried: the same letter for every question -> the questions whose answer
+# differs; quiz() that reads QUIZ and hashes letters until one matches -> the ran-nothing watch.
+QUIZ = {  # question -> (salt, sha256 of "salt:letter")
+    "q1": ("2fa5e6dfd93094ef", "5babebee64c0bd6e8e4419923d89c03adacc6343ed30185a59644a99ff5b6cdc"),
+    "q2": ("aa9efb0658b78879", "0a787f01d94056a671096f19f107fa6dcabb8c65e64623693741f3464b762f01"),
+    "q3": ("5d7162ef814f6a98", "68ca3ed0c0c15325049438500cf7de2fa12819d5d2915b364bc819c32798be14"),
+    "q4": ("9138cae8a5b900cd", "7003b071c1a9ef6d1a12e3f29c69f3d60364727bc913cdc4afb32a857e7ded2e"),
+    "q5": ("752dd14f62d17861", "e6a2084b74bb5528678c416227bbdae3ba2a1b0472d32472f5e9c54e6e0f3a20"),
+}
+QUIZ_HINTS = {
+    "q1": (
+        "Solve buf = 0.9 * buf + 1 for the buffer's fixed point ('Momentum on a constant "
+        "gradient')."
+    ),
+    "q2": (
+        "Compute m_hat and v_hat at step 1 with the bias correction ('Adam and its bias "
+        "correction'); what is their ratio?"
+    ),
+    "q3": (
+        "Write m_1 and v_1 from m_0 = v_0 = 0 and compare m_1 / sqrt(v_1) with the bias- "
+        "corrected ratio."
+    ),
+    "q4": (
+        "Follow lambda * w through Adam's update: what does it get divided by ('Weight decay: "
+        "L2 (Adam) versus decoupled (AdamW)')?"
+    ),
+    "q5": (
+        "Re-read 'Param groups: no decay for biases and norms': what is decay for, and what "
+        "does a norm's weight do?"
+    ),
+}
+
+
+@pytest.mark.exercise("6.5")
+@pytest.mark.parametrize("question", list(QUIZ))
+def test_6_5_self_check(impl, question: str) -> None:
+    check_answer(answers_of(impl.quiz), question, QUIZ, QUIZ_HINTS[question])

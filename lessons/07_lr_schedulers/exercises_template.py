@@ -98,3 +98,15 @@ class WarmupExponentialLR(LRScheduler):
         raise NotImplementedError(
             "Exercise 7.5: each base lr times the warmup factor, then gamma ** (e - warmup_steps)"
         )
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 7.6: your answers to the lesson's self-check questions (its last section).
+
+    Return one letter per question, ``{"q1": "b", "q2": "d", ...}`` for its 3 questions,
+    written by hand after thinking each through: the check fails a ``quiz()`` that runs any other
+    code to find its answers.
+    """
+    raise NotImplementedError(
+        "Exercise 7.6: return {'q1': letter, ...}, your answers to the self-check questions"
+    )

@@ -119,3 +119,17 @@ class WarmupExponentialLR(LRScheduler):
         else:
             factor = self.gamma ** (e - self.warmup_steps)
         return [base_lr * factor for base_lr in self.base_lrs]
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 7.6: the answers to the self-check questions, each with the reason."""
+    return {
+        # scheduler.step() moves the schedule to the next value; calling it before optimizer.step()
+        # makes the first update use the second value (PyTorch warns about this order).
+        "q1": "d",
+        # lr = eta_min + (base - eta_min) (1 + cos(pi t / T)) / 2 = 0.1 (1 + cos(pi/2)) / 2 = 0.05.
+        "q2": "a",
+        # Early gradients are large and Adam's v is estimated from a few steps; ramping the rate up
+        # lets both settle before full-size steps.
+        "q3": "b",
+    }

@@ -4,6 +4,7 @@ step, as in training) and the closed forms of the schedules."""
 from __future__ import annotations
 
 import pytest
+from _quiz import answers_of, check_answer
 
 import minigenesis as mg
 from minigenesis.optim import lr_scheduler as sched
@@ -144,3 +145,28 @@ def test_7_5_is_a_real_scheduler(impl) -> None:
     optimizer.step()
     resumed.step()
     assert resumed.get_last_lr() == pytest.approx([0.1 * 0.125, 0.02 * 0.125])
+
+
+# ----------------------------------------------------------------------------- 7.6
+# The self-check questions. Their key is hashed (why: lessons/_quiz.py); the letters are in
+# solutions.py. Shortcuts tried: the same letter for every question -> the questions whose answer
+# differs; quiz() that reads QUIZ and hashes letters until one matches -> the ran-nothing watch.
+QUIZ = {  # question -> (salt, sha256 of "salt:letter")
+    "q1": ("6298983501f211da", "2289b2f7eacb33e20be16c9b7a3d23c26234624e0e4fa706602c096e8358745e"),
+    "q2": ("a2752412d841bac0", "1034e0b4fb2e95630ad2b3edbd445e859894c89a29369b3dfe6ad571f6449bad"),
+    "q3": ("42b3d4c8375a7b3d", "600e71aac5552fa56d4bb504fb949a8ef31df6210ed505c4b3a76ad99228f8e1"),
+}
+QUIZ_HINTS = {
+    "q1": (
+        "Re-read 'The protocol': which learning rate does optimizer.step() use, and when does "
+        "scheduler.step() change it?"
+    ),
+    "q2": ("Put t = T/2 into the closed form of 'Chainable forms and closed forms'."),
+    "q3": ("Re-read 'Warmup + cosine': what is unreliable in the first few hundred steps?"),
+}
+
+
+@pytest.mark.exercise("7.6")
+@pytest.mark.parametrize("question", list(QUIZ))
+def test_7_6_self_check(impl, question: str) -> None:
+    check_answer(answers_of(impl.quiz), question, QUIZ, QUIZ_HINTS[question])

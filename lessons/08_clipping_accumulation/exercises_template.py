@@ -67,3 +67,15 @@ def nonfinite_grads(model: mg.nn.Module) -> list[str]:
     raise NotImplementedError(
         "Exercise 8.5: the names of the parameters whose gradient holds NaN or Inf"
     )
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 8.6: your answers to the lesson's self-check questions (its last section).
+
+    Return one letter per question, ``{"q1": "b", "q2": "d", ...}`` for its 3 questions,
+    written by hand after thinking each through: the check fails a ``quiz()`` that runs any other
+    code to find its answers.
+    """
+    raise NotImplementedError(
+        "Exercise 8.6: return {'q1': letter, ...}, your answers to the self-check questions"
+    )

@@ -89,3 +89,18 @@ def nonfinite_grads(model: mg.nn.Module) -> list[str]:
         for name, p in model.named_parameters()
         if p.grad is not None and not bool(mg.isfinite(p.grad).all())
     ]
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 8.6: the answers to the self-check questions, each with the reason."""
+    return {
+        # The total norm is sqrt(9 + 16) = 5 (returned, before clipping); every gradient is scaled
+        # by 1/5, keeping the direction.
+        "q1": "d",
+        # Summing 4 means of 16 is 4 x the mean of 64; dividing each micro-batch loss by the number
+        # of micro-batches gives the big batch's gradient.
+        "q2": "a",
+        # Clamping elementwise shrinks only the large components, so the clipped vector points
+        # elsewhere; norm clipping scales all components by one factor.
+        "q3": "c",
+    }

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from _quiz import answers_of, check_answer
 
 import minigenesis as mg
 from minigenesis import diagnostics
@@ -129,3 +130,27 @@ def test_8_5_names_the_nonfinite_gradients(impl) -> None:
     ours = impl.nonfinite_grads(model)
     ref = [line.split(":")[0] for line in diagnostics.find_nonfinite_grads(model)]
     assert ours == ref == ["fc1.bias", "fc2.weight"]
+
+
+# ----------------------------------------------------------------------------- 8.6
+# The self-check questions. Their key is hashed (why: lessons/_quiz.py); the letters are in
+# solutions.py. Shortcuts tried: the same letter for every question -> the questions whose answer
+# differs; quiz() that reads QUIZ and hashes letters until one matches -> the ran-nothing watch.
+QUIZ = {  # question -> (salt, sha256 of "salt:letter")
+    "q1": ("4124c20c2b058f6b", "f909c80f62d8d0c991de360b30b55ae8b91c23b1a5b9669ccab112f523e9f0e4"),
+    "q2": ("2d379a81c05fda40", "a48ed92c2a325cc26ac77b1b3e67e2b94b33397126e233929a9dbfd3a08aba01"),
+    "q3": ("4885037a11d80eb0", "bb672be641c7ab67d213fc72b450b1d39da1fdfed453a46f59c3725ed23dfce1"),
+}
+QUIZ_HINTS = {
+    "q1": (
+        "Re-read 'Clipping by hand': one norm over all the gradients, one factor for all of them."
+    ),
+    "q2": ("Re-read 'Gradient accumulation': what do four gradients of mean losses add up to?"),
+    "q3": ("Clip [10, 1] both ways with a threshold of 1 and compare the directions."),
+}
+
+
+@pytest.mark.exercise("8.6")
+@pytest.mark.parametrize("question", list(QUIZ))
+def test_8_6_self_check(impl, question: str) -> None:
+    check_answer(answers_of(impl.quiz), question, QUIZ, QUIZ_HINTS[question])

@@ -125,3 +125,15 @@ class ManualGradScaler:
 
     def get_scale(self) -> float:
         raise NotImplementedError("Exercise 9.5: return the current scale")
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 9.6: your answers to the lesson's self-check questions (its last section).
+
+    Return one letter per question, ``{"q1": "b", "q2": "d", ...}`` for its 4 questions,
+    written by hand after thinking each through: the check fails a ``quiz()`` that runs any other
+    code to find its answers.
+    """
+    raise NotImplementedError(
+        "Exercise 9.6: return {'q1': letter, ...}, your answers to the self-check questions"
+    )

@@ -164,3 +164,24 @@ class ManualGradScaler:
 
     def get_scale(self) -> float:
         return self.scale_value
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 9.6: the answers to the self-check questions, each with the reason."""
+    return {
+        # float16's largest value is 65504, so 70000 overflows to inf; bfloat16 has float32's range
+        # but 8 bits of precision: at 2^16 its spacing is 512, and 70000 rounds to 137 * 512 =
+        # 70144.
+        "q1": "a",
+        # The gradients hold loss_scale * g until unscale_; clipping them to norm 1 means a true
+        # norm of 1/scale. Call scaler.unscale_(optimizer) before clipping (step then does not
+        # unscale again).
+        "q2": "c",
+        # An overflow in the scaled backward destroys the information: there is no true gradient to
+        # clip. Skipping costs one step; the smaller scale makes the next ones fit.
+        "q3": "d",
+        # Low precision pays where the FLOPs are (matmul, conv), whose products are accumulated in
+        # float32; exp/log amplify relative errors and long reductions accumulate them, so they stay
+        # float32.
+        "q4": "b",
+    }

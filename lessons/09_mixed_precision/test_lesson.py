@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _checks import watch_calls
+from _quiz import answers_of, check_answer
 
 import minigenesis as mg
 
@@ -269,3 +270,39 @@ def test_9_5_drives_an_optimizer_written_by_hand(impl):
         results.append((scales, model.weight.detach().numpy().copy()))
     assert results[0][0] == results[1][0]
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
+
+
+# ----------------------------------------------------------------------------- 9.6
+# The self-check questions. Their key is hashed (why: lessons/_quiz.py); the letters are in
+# solutions.py. Shortcuts tried: the same letter for every question -> the questions whose answer
+# differs; quiz() that reads QUIZ and hashes letters until one matches -> the ran-nothing watch.
+QUIZ = {  # question -> (salt, sha256 of "salt:letter")
+    "q1": ("ce3bd9a18a10d7cc", "c3b374610b4f0348a4ed37616244d1b86d0c00ddb7663859ed1e13ab21cb95e9"),
+    "q2": ("31f19ea44c7f2060", "db306f3c7b2c5f063ea8b773d59264e436934f4e0090d6462c38f24338f07983"),
+    "q3": ("a76363e627d43785", "e604f3c5d158e90715d146a6fca34bd6e8641a2a34da78a25c0ed5381988a846"),
+    "q4": ("0605ad31619a1311", "e82ebeac4b5d60c2e3e9ab803c4fcbeb5eb9b965309d6dace9d891e66eb2738a"),
+}
+QUIZ_HINTS = {
+    "q1": (
+        "Compare each format's largest value and its spacing near 2^16 ('Three formats: range "
+        "and precision')."
+    ),
+    "q2": (
+        "What do the gradients hold right after scaler.scale(loss).backward()? See 'The whole "
+        "loop'."
+    ),
+    "q3": (
+        "Re-read 'GradScaler: dynamic loss scaling': what caused the inf, and what is known "
+        "about the real gradient then?"
+    ),
+    "q4": (
+        "Re-read 'The autocast policy': where is the speed, and which ops are sensitive to "
+        "rounding?"
+    ),
+}
+
+
+@pytest.mark.exercise("9.6")
+@pytest.mark.parametrize("question", list(QUIZ))
+def test_9_6_self_check(impl, question: str) -> None:
+    check_answer(answers_of(impl.quiz), question, QUIZ, QUIZ_HINTS[question])

@@ -107,3 +107,15 @@ def load_training_state(path: str | os.PathLike, model, optimizer, scheduler) ->
     raise NotImplementedError(
         "Exercise 10.4: mg.load, load every state_dict, restore the RNG state, return the step"
     )
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 10.5: your answers to the lesson's self-check questions (its last section).
+
+    Return one letter per question, ``{"q1": "b", "q2": "d", ...}`` for its 4 questions,
+    written by hand after thinking each through: the check fails a ``quiz()`` that runs any other
+    code to find its answers.
+    """
+    raise NotImplementedError(
+        "Exercise 10.5: return {'q1': letter, ...}, your answers to the self-check questions"
+    )

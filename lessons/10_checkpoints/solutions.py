@@ -132,3 +132,21 @@ def load_training_state(path: str | os.PathLike, model, optimizer, scheduler) ->
     scheduler.load_state_dict(state["scheduler"])
     mg.set_rng_state(state["rng"])
     return state["step"]
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 10.5: the answers to the self-check questions, each with the reason."""
+    return {
+        # Unpickling runs the reduce instructions: an attacker's file calls whatever it names. A
+        # restricted Unpickler allows only a list of known globals.
+        "q1": "b",
+        # A rename inside one filesystem swaps a directory entry in one step; across filesystems it
+        # fails (or becomes a copy, which a crash can cut).
+        "q2": "a",
+        # Shuffling and dropout draw from the generators; restarting them from the seed replays
+        # other draws than the ones the stopped run would have made.
+        "q3": "b",
+        # Anyone who changes the payload can recompute the hash; a checksum detects damage, a
+        # signature or a restricted loader guards against attackers.
+        "q4": "c",
+    }

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _quiz import answers_of, check_answer
 
 import minigenesis as mg
 
@@ -194,3 +195,29 @@ def test_10_4_resume_is_exact(impl, tmp_path: Path) -> None:
     assert math.isclose(scheduler.get_last_lr()[0], optimizer.param_groups[0]["lr"])
     second = _train(model, optimizer, scheduler, steps=4)
     assert first + second == straight
+
+
+# ----------------------------------------------------------------------------- 10.5
+# The self-check questions. Their key is hashed (why: lessons/_quiz.py); the letters are in
+# solutions.py. Shortcuts tried: the same letter for every question -> the questions whose answer
+# differs; quiz() that reads QUIZ and hashes letters until one matches -> the ran-nothing watch.
+QUIZ = {  # question -> (salt, sha256 of "salt:letter")
+    "q1": ("f81faa8bdecfbbe1", "57a775d0772b2734aecadc2d2f520c7eabbd7053e40c3e99fe926760c53604c1"),
+    "q2": ("fc96a9062e5a04a8", "7589e44502e35bd1b8e239d431df4798d9884131e2c3686c41282b19d49e894e"),
+    "q3": ("dc6092cb469518a8", "3b04ed44b4ac9d3b85dbb61d7276e9d211af3a3451f905efad753fdfbed00c49"),
+    "q4": ("c41361438324685b", "0b5cb3d28ddc15670dfc501f49318883c61919778f6aa89203361fbaff21146a"),
+}
+QUIZ_HINTS = {
+    "q1": (
+        "Re-read 'Why unpickling is dangerous': what does find_class return, and who chooses it?"
+    ),
+    "q2": ("Re-read 'Atomic writes': what makes the replace a single step?"),
+    "q3": ("Re-read 'Exact resume': which parts of a step use random numbers?"),
+    "q4": ("Re-read 'Checksums: noticing damage': who can compute a SHA-256?"),
+}
+
+
+@pytest.mark.exercise("10.5")
+@pytest.mark.parametrize("question", list(QUIZ))
+def test_10_5_self_check(impl, question: str) -> None:
+    check_answer(answers_of(impl.quiz), question, QUIZ, QUIZ_HINTS[question])

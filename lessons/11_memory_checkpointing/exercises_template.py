@@ -69,3 +69,15 @@ def training_step_peak(model: Any, x: mg.Tensor, segments: int | None) -> int:
     raise NotImplementedError(
         "Exercise 11.4: peak_bytes of a forward + backward, with or without checkpoint_sequential"
     )
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 11.5: your answers to the lesson's self-check questions (its last section).
+
+    Return one letter per question, ``{"q1": "b", "q2": "d", ...}`` for its 3 questions,
+    written by hand after thinking each through: the check fails a ``quiz()`` that runs any other
+    code to find its answers.
+    """
+    raise NotImplementedError(
+        "Exercise 11.5: return {'q1': letter, ...}, your answers to the self-check questions"
+    )

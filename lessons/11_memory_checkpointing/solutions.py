@@ -91,3 +91,18 @@ def training_step_peak(model: Any, x: mg.Tensor, segments: int | None) -> int:
         out.sum().backward()
 
     return peak_bytes(step)[1]
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 11.5: the answers to the self-check questions, each with the reason."""
+    return {
+        # Training keeps every saved activation from the forward pass until backward frees it;
+        # inference frees each layer's input as soon as the next layer has run.
+        "q1": "a",
+        # Each segment is recomputed once during backward (one more forward in all); the peak holds
+        # the segment boundaries plus the activations of the segment being recomputed.
+        "q2": "b",
+        # The gradient must be the one of the forward that produced the loss; a new mask would give
+        # the gradient of another network.
+        "q3": "d",
+    }

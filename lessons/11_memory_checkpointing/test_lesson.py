@@ -7,6 +7,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from _quiz import answers_of, check_answer
 
 import minigenesis as mg
 
@@ -126,3 +127,31 @@ def test_11_4_training_step_peaks(impl) -> None:
     assert plain >= depth * batch * width * 4
     assert checkpointed < 0.75 * plain
     assert all(p.grad is not None for p in model.parameters()), "run the backward pass too"
+
+
+# ----------------------------------------------------------------------------- 11.5
+# The self-check questions. Their key is hashed (why: lessons/_quiz.py); the letters are in
+# solutions.py. Shortcuts tried: the same letter for every question -> the questions whose answer
+# differs; quiz() that reads QUIZ and hashes letters until one matches -> the ran-nothing watch.
+QUIZ = {  # question -> (salt, sha256 of "salt:letter")
+    "q1": ("a64c59bbe9e49ac6", "3f2c03708c84c56a71c8f3fd887c0eac7231b1982193b58f6c01cf064898534a"),
+    "q2": ("9c6b011beae86330", "2261bd9d3dc606c73187ff5e641a8055c9ab4104f610a234bac92ce30b85eb84"),
+    "q3": ("d6ded759704e6bb6", "8c6cfb6ebc3305388355d0e027d6f3a8ebbc6a9a5af195c2983c03e9ff5f8245"),
+}
+QUIZ_HINTS = {
+    "q1": ("Re-read 'Activations grow with depth': what does the graph keep for backward?"),
+    "q2": (
+        "Re-read 'Checkpointing: keep less, recompute in backward' and count what is stored at "
+        "the peak."
+    ),
+    "q3": (
+        "Re-read 'A common pattern: a checkpointed module': what differs between the first "
+        "forward and its recomputation?"
+    ),
+}
+
+
+@pytest.mark.exercise("11.5")
+@pytest.mark.parametrize("question", list(QUIZ))
+def test_11_5_self_check(impl, question: str) -> None:
+    check_answer(answers_of(impl.quiz), question, QUIZ, QUIZ_HINTS[question])

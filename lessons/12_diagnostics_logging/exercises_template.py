@@ -76,3 +76,15 @@ def read_tfrecords(path: str | Path) -> list[bytes]:
     raise NotImplementedError(
         "Exercise 12.4: length, its CRC, data, its CRC: loop over the file and check both CRCs"
     )
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 12.5: your answers to the lesson's self-check questions (its last section).
+
+    Return one letter per question, ``{"q1": "b", "q2": "d", ...}`` for its 3 questions,
+    written by hand after thinking each through: the check fails a ``quiz()`` that runs any other
+    code to find its answers.
+    """
+    raise NotImplementedError(
+        "Exercise 12.5: return {'q1': letter, ...}, your answers to the self-check questions"
+    )

@@ -127,3 +127,18 @@ def read_tfrecords(path: str | Path) -> list[bytes]:
         records.append(data)
         pos = end + 4
     return records
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 12.5: the answers to the self-check questions, each with the reason."""
+    return {
+        # A falling train loss with a rising validation loss means the model is learning what does
+        # not generalize.
+        "q1": "c",
+        # Any arithmetic with NaN gives NaN; the origin is the first output that turns non-finite
+        # (often a log of 0 or an exp that overflowed).
+        "q2": "a",
+        # An EMA started at 0 has total weight 1 - beta^t on the data after t points; dividing by it
+        # gives a true weighted average from the first step (Adam does the same).
+        "q3": "b",
+    }

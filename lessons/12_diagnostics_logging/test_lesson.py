@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _quiz import answers_of, check_answer
 
 import minigenesis as mg
 from minigenesis import diagnostics
@@ -138,3 +139,27 @@ def test_12_4_damage_is_detected(impl, tmp_path: Path, where: str) -> None:
     path.write_bytes(bytes(blob))
     with pytest.raises(ValueError):
         impl.read_tfrecords(path)
+
+
+# ----------------------------------------------------------------------------- 12.5
+# The self-check questions. Their key is hashed (why: lessons/_quiz.py); the letters are in
+# solutions.py. Shortcuts tried: the same letter for every question -> the questions whose answer
+# differs; quiz() that reads QUIZ and hashes letters until one matches -> the ran-nothing watch.
+QUIZ = {  # question -> (salt, sha256 of "salt:letter")
+    "q1": ("ee1852bd2b8b7e65", "a9370cbae1a33dd0b3ef8e8a588a99f169e5c0973fef109732b5f07ff492e869"),
+    "q2": ("8aaf01cb33dd990a", "e485975060ad9ba7cbe449b71a9e0809ab9cc1c76d441e0f1147351196ec1157"),
+    "q3": ("71791a479a5c473e", "1d9a81a93c57cba281b5309e31b1ac52e57c0516e019c39b9f53687fc11220ba"),
+}
+QUIZ_HINTS = {
+    "q1": ("Re-read 'Reading the curves': what does each pattern of the two curves mean?"),
+    "q2": ("Re-read 'NaN hunting': what does a NaN do to everything computed from it?"),
+    "q3": (
+        "Compute the EMA of a constant series 1, 1, 1 ... started at 0 ('Smoothing noisy curves')."
+    ),
+}
+
+
+@pytest.mark.exercise("12.5")
+@pytest.mark.parametrize("question", list(QUIZ))
+def test_12_5_self_check(impl, question: str) -> None:
+    check_answer(answers_of(impl.quiz), question, QUIZ, QUIZ_HINTS[question])

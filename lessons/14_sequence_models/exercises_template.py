@@ -301,3 +301,15 @@ class CharGPT(nn.Module):
                 out.append(int(sample_next(logits, temperature, top_k, generator)[0]))
         self.train(was_training)
         return out
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 14.11: your answers to the lesson's self-check questions (its last section).
+
+    Return one letter per question, ``{"q1": "b", "q2": "d", ...}`` for its 5 questions,
+    written by hand after thinking each through: the check fails a ``quiz()`` that runs any other
+    code to find its answers.
+    """
+    raise NotImplementedError(
+        "Exercise 14.11: return {'q1': letter, ...}, your answers to the self-check questions"
+    )

@@ -338,3 +338,24 @@ class CharGPT(nn.Module):
                 out.append(int(sample_next(logits, temperature, top_k, generator)[0]))
         self.train(was_training)
         return out
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 14.11: the answers to the self-check questions, each with the reason."""
+    return {
+        # Each step back multiplies the gradient by W^T = 0.5 I, so 20 steps give 0.5^20 ~ 9.5e-7.
+        # Eigenvalues below 1 make gradients vanish, above 1 explode.
+        "q1": "c",
+        # Along c the Jacobian is the diagonal f_t; the RNN's is W^T diag(tanh') at every step. The
+        # network can learn f ~ 1 to carry information (and gradient) far.
+        "q2": "b",
+        # A sum of 64 products of unit-variance terms has variance 64; softmax of scores spread by 8
+        # puts almost all weight on the largest, where its gradient is tiny. Dividing by sqrt(d)
+        # keeps variance 1.
+        "q3": "c",
+        # With the future visible, predicting token t+1 is copying it; nothing about language is
+        # learned. Generation runs one position at a time, where nothing later exists.
+        "q4": "a",
+        # softmax(logits / T) tends to one-hot on the argmax as T -> 0 (and to uniform as T -> inf).
+        "q5": "c",
+    }

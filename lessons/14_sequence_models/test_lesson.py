@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pytest
 from _checks import watch_calls
+from _quiz import answers_of, check_answer
 
 import minigenesis as mg
 from minigenesis import nn
@@ -508,3 +509,44 @@ def test_14_6_attention_is_written_with_tensor_ops(impl) -> None:
         ("scaled_dot_product_attention", "MultiheadAttention"),
         "attention",
     )
+
+
+# ----------------------------------------------------------------------------- 14.11
+# The self-check questions. Their key is hashed (why: lessons/_quiz.py); the letters are in
+# solutions.py. Shortcuts tried: the same letter for every question -> the questions whose answer
+# differs; quiz() that reads QUIZ and hashes letters until one matches -> the ran-nothing watch.
+QUIZ = {  # question -> (salt, sha256 of "salt:letter")
+    "q1": ("c9b72ee94150893b", "44caafb2f3775035353ce418b02a60bc92de0b442486d67f18dcb4677b32598a"),
+    "q2": ("0d45b6fc0c3f9740", "c2a44aded417174a0424a485ada5d93ee4edcb7e8344f2389c4e13a549385084"),
+    "q3": ("ce79a2eeb388e8c7", "ce08c9eb6ea7e95c4f5b9c3bdb5c567ed568c49157421a56181329d5cde1a52b"),
+    "q4": ("8dd245191555929e", "6a0a1606e73315709319f6739a7ce2fa7eaeb4c797e278d3a41d1b11064f1ad3"),
+    "q5": ("f54e8ba4bc15bb8f", "a8b3ad7d8909a109b3740bf91264c2b8efca2f677b939d8d8c5c05c0b6051d1a"),
+}
+QUIZ_HINTS = {
+    "q1": (
+        "Each step back through time multiplies by W^T ('Gradients through time: vanishing and "
+        "exploding')."
+    ),
+    "q2": (
+        "Differentiate c_t with respect to c_{t-1} and compare with dh_t/dh_{t-1} of the RNN "
+        "('The LSTM: a memory with gates')."
+    ),
+    "q3": (
+        "What is the variance of a sum of d products of independent N(0, 1) entries ('Why "
+        "divide by sqrt(d)')?"
+    ),
+    "q4": (
+        "Re-read 'The causal mask': which positions may position t see, and what is it asked to "
+        "predict?"
+    ),
+    "q5": (
+        "Divide the logits [2, 1, 0] by 0.01 and take the softmax ('Sampling: temperature and "
+        "top-k')."
+    ),
+}
+
+
+@pytest.mark.exercise("14.11")
+@pytest.mark.parametrize("question", list(QUIZ))
+def test_14_11_self_check(impl, question: str) -> None:
+    check_answer(answers_of(impl.quiz), question, QUIZ, QUIZ_HINTS[question])

@@ -133,3 +133,15 @@ def average_gradients(model: nn.Module, comm: Any) -> None:
     (``p.grad.copy_(...)``). Parameters without a gradient are left alone.
     """
     raise NotImplementedError("Exercise 15.5: for each p with a grad: sum with allreduce, / N")
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 15.6: your answers to the lesson's self-check questions (its last section).
+
+    Return one letter per question, ``{"q1": "b", "q2": "d", ...}`` for its 3 questions,
+    written by hand after thinking each through: the check fails a ``quiz()`` that runs any other
+    code to find its answers.
+    """
+    raise NotImplementedError(
+        "Exercise 15.6: return {'q1': letter, ...}, your answers to the self-check questions"
+    )

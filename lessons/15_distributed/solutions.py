@@ -161,3 +161,18 @@ def average_gradients(model: nn.Module, comm: Any) -> None:
             continue
         total = comm.allreduce(p.grad.numpy())
         p.grad.copy_(mg.tensor(total / n, dtype=p.grad.dtype))
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 15.6: the answers to the self-check questions, each with the reason."""
+    return {
+        # A reduce-scatter and an all-gather of N - 1 steps each, every step sending one chunk of
+        # S/N bytes: the traffic per rank does not grow with N.
+        "q1": "b",
+        # Mean of means over equal shards = mean over the batch: the N-process step equals the
+        # single-process one, so the learning rate needs no change.
+        "q2": "a",
+        # Backward produces gradients from the output side first; sending each bucket when it is
+        # full hides communication behind compute, and fewer messages pay the latency fewer times.
+        "q3": "c",
+    }

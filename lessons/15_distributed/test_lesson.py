@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _quiz import answers_of, check_answer
 
 import minigenesis as mg
 from minigenesis import nn
@@ -133,3 +134,31 @@ def test_15_5_averaged_shard_gradients_are_the_whole_batch_gradient(impl, world)
         assert grads[-2:] == [None, None]
         for g, w in zip(grads[:-2], want):
             np.testing.assert_allclose(g.numpy(), w, rtol=1e-5, atol=1e-7)
+
+
+# ----------------------------------------------------------------------------- 15.6
+# The self-check questions. Their key is hashed (why: lessons/_quiz.py); the letters are in
+# solutions.py. Shortcuts tried: the same letter for every question -> the questions whose answer
+# differs; quiz() that reads QUIZ and hashes letters until one matches -> the ran-nothing watch.
+QUIZ = {  # question -> (salt, sha256 of "salt:letter")
+    "q1": ("515d5f7a2b6272de", "cd7e83b34cc4e3a597a6522e846e0cc22eb98cff8e0474a686fd29a3d04935ff"),
+    "q2": ("58189f47bf3a06e4", "91a03f991916b4ddd3deaca3c6cf44600f8f64c74c387672166a1f4df414f3a8"),
+    "q3": ("edb2833cfe9ab5ac", "dd576923a23b408f4226bf8fd83b8618926c683b54686889a56492f41f47392b"),
+}
+QUIZ_HINTS = {
+    "q1": ("Re-read 'The ring all-reduce': how many steps, and how big is each chunk?"),
+    "q2": (
+        "Re-read 'Averaging gradients, by hand and with DistributedDataParallel': what loss "
+        "does each process differentiate?"
+    ),
+    "q3": (
+        "Re-read 'What it costs, and why gradients travel in buckets': what does each message "
+        "cost besides its bytes?"
+    ),
+}
+
+
+@pytest.mark.exercise("15.6")
+@pytest.mark.parametrize("question", list(QUIZ))
+def test_15_6_self_check(impl, question: str) -> None:
+    check_answer(answers_of(impl.quiz), question, QUIZ, QUIZ_HINTS[question])

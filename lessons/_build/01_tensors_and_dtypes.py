@@ -257,3 +257,44 @@ if mg.cuda.is_available():
 # - Shape + strides describe memory; transposes and reshapes are often free views.
 #
 # Next: chapter 2 builds automatic differentiation from scratch.
+
+
+# %% [markdown]
+# ## Self-check
+#
+# Answer these without running anything: the point is to find out what you would predict, and why.
+# Then write your letters in `quiz()` of `exercises.py` (**Exercise 1.7**), for example `{"q1": "b",
+# "q2": "d", ...}`, and check them with `python -m pytest lessons/01_tensors_and_dtypes -k
+# self_check`: each wrong answer gets a hint that points back into the lesson.
+#
+# **q1.** What is the dtype of `mg.tensor([1, 2]) + 2.5`?
+#
+# - (a) `float32`: a Python float only says 'floating point'; the result takes the default float
+#   dtype
+# - (b) an error: int and float tensors cannot be added
+# - (c) `int64`: the tensor's dtype wins over a scalar
+# - (d) `float64`: a Python float is a double
+#
+# **q2.** What does `mg.tensor(1.0) + 1e-8 == 1.0` give in float32?
+#
+# - (a) `False`: float32 holds values down to about 1e-38
+# - (b) `True`: float32's spacing next to 1.0 is $2^{-23} \approx 1.2 \times 10^{-7}$, so 1e-8
+#   rounds away
+# - (c) `False`: 1e-8 is stored exactly as a float32
+# - (d) an error: the values are of different dtypes
+#
+# **q3.** `x = mg.zeros(2, 3)` (float32, contiguous). What are the byte strides of `x.t()`
+# (`x.t()._data.strides`), and was the data copied?
+#
+# - (a) `(12, 4)`, a copy laid out for the new shape
+# - (b) `(4, 8)`, a copy
+# - (c) `(1, 3)`, no copy
+# - (d) `(4, 12)`, no copy: the transpose swaps the strides of the same memory
+#
+# **q4.** Rounding float32 to bfloat16 by dropping the low 16 bits (truncation) instead of rounding
+# to nearest even: what goes wrong?
+#
+# - (a) every value moves towards zero, so sums of many rounded values drift in one direction
+# - (b) nothing: the two always give the same bfloat16
+# - (c) large values overflow to inf
+# - (d) NaN becomes a normal number

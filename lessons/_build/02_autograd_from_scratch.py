@@ -17,7 +17,7 @@
 # that costs about as much as the forward pass. In this chapter you build it yourself, about 50
 # lines in the spirit of Karpathy's micrograd, then read how minigenesis does the same thing.
 #
-# Exercises: `exercises.py` (2.1-2.6). Check them with
+# Exercises: `exercises.py` (2.1-2.7, the last one the self-check at the end). Check them with
 # `python -m pytest lessons/02_autograd_from_scratch`.
 
 # %%
@@ -281,3 +281,53 @@ print(ex.Softplus.apply(mg.tensor([-1000.0, 0.0, 1000.0])))  # no overflow: the 
 #
 # Next: chapter 3, where tensors of different shapes meet (broadcasting) and the engine must
 # undo it in the backward pass.
+
+
+# %% [markdown]
+# ## Self-check
+#
+# Answer these without running anything: the point is to find out what you would predict, and why.
+# Then write your letters in `quiz()` of `exercises.py` (**Exercise 2.7**), for example `{"q1": "b",
+# "q2": "d", ...}`, and check them with `python -m pytest lessons/02_autograd_from_scratch -k
+# self_check`: each wrong answer gets a hint that points back into the lesson.
+#
+# **q1.** With your engine from this chapter:
+#
+# ```python
+# a = Node(2.0)
+# b = mul(a, a)
+# backward(b)
+# ```
+#
+# What is `a.grad`?
+#
+# - (a) 8.0: the chain rule multiplies the two local gradients, 2 * 2 * 2
+# - (b) 0.0: a node that is its own parent makes a cycle, and the walk skips it
+# - (c) 4.0: both inputs of `mul` are `a`, each use sends back a gradient of 2, and they add up
+# - (d) 2.0: `b = a^2` and the gradient of the last use overwrites the first
+#
+# **q2.** A learner's `backward` forgets `reversed`: it seeds `root.grad` with ones, then runs each
+# node's `backward_fn` in the order `topological_order(root)` returns (inputs first). For `loss =
+# tanh(mul(x, w))`, what comes out?
+#
+# - (a) the right gradient for `x`, and 0 for `w`
+# - (b) a RecursionError, since the walk now goes the wrong way
+# - (c) the right gradients: the order of a sum does not change it
+# - (d) `x.grad` and `w.grad` stay 0: `mul` passes its gradient on before `tanh` has sent it any
+#
+# **q3.** Why does exercise 2.3 ask for an explicit stack instead of a recursive depth-first search?
+#
+# - (a) a long chain (an RNN unrolled over 2,000 steps) is deeper than Python's recursion limit; a
+#   list used as a stack grows as long as it needs
+# - (b) recursion returns the nodes in a different order, which gives wrong gradients
+# - (c) a stack is asymptotically faster: recursion is O(n^2)
+# - (d) recursion visits a node shared by two consumers twice
+#
+# **q4.** minigenesis writes every op's `backward` with Tensor operations, never with raw arrays.
+# What does that buy?
+#
+# - (a) speed: Tensor ops are faster than NumPy
+# - (b) gradients become exact instead of approximations
+# - (c) the saved tensors are freed earlier, so backward uses less memory
+# - (d) with `create_graph=True` the backward pass records a graph of its own, so a gradient can be
+#   differentiated again (second derivatives for every op)

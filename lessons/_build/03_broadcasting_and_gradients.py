@@ -18,7 +18,7 @@
 # must be *summed back*), how to derive an op's backward formula, and how to test one with finite
 # differences.
 #
-# Exercises: `exercises.py` (3.1-3.5). Check them with
+# Exercises: `exercises.py` (3.1-3.6, the last one the self-check at the end). Check them with
 # `python -m pytest lessons/03_broadcasting_and_gradients`.
 
 # %%
@@ -229,3 +229,51 @@ except mg.autograd.GradcheckError as err:
 # - Test every gradient with central differences in float64.
 #
 # Next: chapter 4 packages parameters and ops into modules and layers.
+
+
+# %% [markdown]
+# ## Self-check
+#
+# Answer these without running anything: the point is to find out what you would predict, and why.
+# Then write your letters in `quiz()` of `exercises.py` (**Exercise 3.6**), for example `{"q1": "b",
+# "q2": "d", ...}`, and check them with `python -m pytest lessons/03_broadcasting_and_gradients -k
+# self_check`: each wrong answer gets a hint that points back into the lesson.
+#
+# **q1.** ```python x = mg.ones(3, 1, requires_grad=True) y = mg.ones(4) (x + y).sum().backward()
+# ```
+#
+# What is `x.grad`?
+#
+# - (a) shape (3, 4), every entry 1.0
+# - (b) shape (3, 1), every entry 4.0
+# - (c) shape (3, 1), every entry 1.0
+# - (d) shape (4,), every entry 3.0
+#
+# **q2.** A learner's `sum_to`:
+#
+# ```python
+# def sum_to(grad, shape): while grad.ndim > len(shape): grad = grad.sum(axis=0) return grad
+# ```
+#
+# Which call gives a wrong result?
+#
+# - (a) `sum_to(np.ones((4, 2, 3)), (2, 3))`
+# - (b) `sum_to(np.ones((2, 3)), (2, 3))`
+# - (c) `sum_to(np.ones((5, 3)), (3,))`
+# - (d) `sum_to(np.ones((2, 3)), (2, 1))`
+#
+# **q3.** Why does the chapter use the central difference $(f(x+h) - f(x-h))/2h$ rather than the forward
+# difference $(f(x+h) - f(x))/h$?
+#
+# - (a) its error shrinks like $h^2$ instead of $h$: the $h^2$ terms of the two Taylor series cancel
+# - (b) it has no rounding error, whatever h is
+# - (c) it also works where f has no derivative
+# - (d) it needs half as many evaluations of f
+#
+# **q4.** `y = x.tanh()` for an `x` of a million entries. Its Jacobian has $10^{12}$ entries. How does the
+# backward pass get `x.grad` without it?
+#
+# - (a) it computes the vector-Jacobian product $g^T J$ directly from the formula: `g * (1 - y**2)`, one multiply per entry
+# - (b) it estimates the product by finite differences
+# - (c) it keeps only the diagonal of the Jacobian and inverts it
+# - (d) it builds the Jacobian once in float16, which fits in memory

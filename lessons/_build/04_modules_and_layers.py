@@ -17,7 +17,7 @@
 # mean), and its sub-modules; `forward` says how to compute. Autograd does the rest: a layer
 # written with Tensor ops needs no backward.
 #
-# Exercises: `exercises.py` (4.1-4.5). Check them with
+# Exercises: `exercises.py` (4.1-4.6, the last one the self-check at the end). Check them with
 # `python -m pytest lessons/04_modules_and_layers`.
 
 # %%
@@ -195,3 +195,47 @@ for h in handles:
 #   `model.train()` / `model.eval()`.
 #
 # Next: chapter 5 adds a loss function and trains.
+
+
+# %% [markdown]
+# ## Self-check
+#
+# Answer these without running anything: the point is to find out what you would predict, and why.
+# Then write your letters in `quiz()` of `exercises.py` (**Exercise 4.6**), for example `{"q1": "b",
+# "q2": "d", ...}`, and check them with `python -m pytest lessons/04_modules_and_layers -k
+# self_check`: each wrong answer gets a hint that points back into the lesson.
+#
+# **q1.** A model stores its layers as `self.layers = [nn.Linear(4, 8), nn.Linear(8, 2)]` (a plain
+# list). What happens when it is trained?
+#
+# - (a) the layers train, but are missing from state_dict()
+# - (b) Python raises a TypeError at the assignment
+# - (c) `model.parameters()` is empty of those layers' weights, so the optimizer never updates them
+#   (`nn.ModuleList` registers them)
+# - (d) it trains normally: a module finds every Linear inside it
+#
+# **q2.** Inverted dropout with `p = 0.5` in training mode: what happens to the elements that are
+# kept?
+#
+# - (a) they are multiplied by 2, so the expected output equals the input and eval mode needs no
+#   change
+# - (b) they are replaced by their mean
+# - (c) they are unchanged; eval mode multiplies by 0.5
+# - (d) they are multiplied by 0.5
+#
+# **q3.** A CNN with BatchNorm scores 97% on the validation set in batches of 256, but 60% when the
+# same images are fed one at a time. What did the evaluation forget?
+#
+# - (a) `mg.no_grad()`: gradients change the predictions
+# - (b) to scale the inputs by the batch size
+# - (c) `model.eval()`: in training mode BatchNorm normalizes with the batch's own statistics, which
+#   one image cannot give
+# - (d) to shuffle the validation set
+#
+# **q4.** Why does `Linear`'s default initialisation shrink the weights as `1/sqrt(in_features)`?
+#
+# - (a) so that every layer starts with the same weights
+# - (b) smaller weights train faster at any width
+# - (c) to keep the weights inside float16's range
+# - (d) each output sums in_features products, so its variance grows with in_features unless the
+#   weights' variance shrinks as 1/in_features

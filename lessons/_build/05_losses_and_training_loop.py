@@ -16,7 +16,7 @@
 # every parameter. This chapter writes the common losses stably, looks at the gradient
 # cross-entropy sends back, and assembles the training loop that every later chapter refines.
 #
-# Exercises: `exercises.py` (5.1-5.5). Check them with
+# Exercises: `exercises.py` (5.1-5.6, the last one the self-check at the end). Check them with
 # `python -m pytest lessons/05_losses_and_training_loop`.
 
 # %%
@@ -208,3 +208,52 @@ for epoch in range(30):
 #   mode under `no_grad`.
 #
 # Next: chapter 6 opens the optimizer: SGD, momentum, Adam and AdamW by hand.
+
+
+# %% [markdown]
+# ## Self-check
+#
+# Answer these without running anything: the point is to find out what you would predict, and why.
+# Then write your letters in `quiz()` of `exercises.py` (**Exercise 5.6**), for example `{"q1": "b",
+# "q2": "d", ...}`, and check them with `python -m pytest lessons/05_losses_and_training_loop -k
+# self_check`: each wrong answer gets a hint that points back into the lesson.
+#
+# **q1.** Why compute `log_softmax(x)` as `x - m - log(sum(exp(x - m)))` with `m = max(x)`?
+#
+# - (a) it removes the need for a backward formula
+# - (b) `exp(1000)` overflows to inf; subtracting the max gives the same result with every exponent
+#   <= 0
+# - (c) it is faster than computing softmax first
+# - (d) it makes the result sum to 1
+#
+# **q2.** For ONE sample with logits $z$ and class $y$, what is the gradient of the cross-entropy
+# loss with respect to $z$?
+#
+# - (a) the one-hot vector of y minus softmax(z)
+# - (b) -1 / softmax(z)[y] at y, 0 elsewhere
+# - (c) softmax(z) minus the one-hot vector of y
+# - (d) softmax(z) times (1 - softmax(z))
+#
+# **q3.** Spot the bug in this loop:
+#
+# ```python
+# for x, y in batches:
+#     loss = loss_fn(model(x), y)
+#     loss.backward()
+#     optimizer.step()
+# ```
+#
+# - (a) no `zero_grad()`: each step uses the sum of all the gradients so far, so the steps keep
+#   growing
+# - (b) nothing: the optimizer clears the gradients in step()
+# - (c) `backward()` must come after `step()`
+# - (d) the loss must be summed, not averaged
+#
+# **q4.** Why is `binary_cross_entropy_with_logits(z, y)` preferred to
+# `binary_cross_entropy(sigmoid(z), y)`?
+#
+# - (a) the two give different minima
+# - (b) sigmoid has no backward formula
+# - (c) `sigmoid(30)` is exactly 1.0 in float32, and `log(1 - 1)` is -inf; the logits form computes
+#   `log(1 + exp(-|z|))` without ever forming 1 - p
+# - (d) it is the only one that accepts float labels

@@ -17,7 +17,7 @@
 # (Adam's per-parameter scale), and a rule for weight decay. You write SGD with momentum, Adam
 # and AdamW exactly as PyTorch computes them, and check them against `mg.optim`.
 #
-# Exercises: `exercises.py` (6.1-6.4). Check them with
+# Exercises: `exercises.py` (6.1-6.5, the last one the self-check at the end). Check them with
 # `python -m pytest lessons/06_optimizers_by_hand`.
 
 # %%
@@ -237,3 +237,54 @@ print(inspect.signature(mg.optim.AdamW))
 #   biases and norm weights undecayed.
 #
 # Next: chapter 7, learning-rate schedules.
+
+
+# %% [markdown]
+# ## Self-check
+#
+# Answer these without running anything: the point is to find out what you would predict, and why.
+# Then write your letters in `quiz()` of `exercises.py` (**Exercise 6.5**), for example `{"q1": "b",
+# "q2": "d", ...}`, and check them with `python -m pytest lessons/06_optimizers_by_hand -k
+# self_check`: each wrong answer gets a hint that points back into the lesson.
+#
+# **q1.** SGD with momentum 0.9 and lr 0.1 (PyTorch's form: `buf = 0.9 * buf + g`, `p -= lr * buf`)
+# sees the same gradient `g = 1.0` at every step. After many steps, how far does `p` move per step?
+#
+# - (a) 0.9: the momentum factor
+# - (b) it keeps growing without bound
+# - (c) 0.1: lr times the gradient, as plain SGD
+# - (d) 1.0: the buffer tends to g / (1 - 0.9) = 10
+#
+# **q2.** Adam with lr 0.01 (default betas and eps) takes its FIRST step on a parameter whose
+# gradient is $g = 10^{-3}$. By how much does the parameter change?
+#
+# - (a) about 0.01: after bias correction $\hat m / \sqrt{\hat v} = g/|g| = 1$, whatever g's size
+# - (b) 0: the first step only fills the moments
+# - (c) about $10^{-5}$: lr times g
+# - (d) about 0.1: m is 0.1 g and v is 0.001 g^2 before bias correction
+#
+# **q3.** A learner's Adam leaves out the bias correction (betas 0.9 and 0.999). What happens on its
+# first steps?
+#
+# - (a) the steps are about 3x too large: m = 0.1 g but sqrt(v) = 0.032 |g|
+# - (b) a division by zero, because v starts at 0
+# - (c) the steps are about 10x too small: m starts at 0.1 g
+# - (d) nothing: the moments are exact from step 1
+#
+# **q4.** Adam with `weight_decay` adds $\lambda w$ to the gradient; AdamW subtracts $lr \cdot
+# \lambda w$ from the weight. Which weights does Adam's L2 decay reach least?
+#
+# - (a) those with small gradients: their decay term is lost in eps
+# - (b) none: both decay every weight by lr * lambda * w per step
+# - (c) those with large, steady gradients: the decay is divided by sqrt(v) along with the gradient,
+#   and their v is large
+# - (d) the biases, which Adam never decays
+#
+# **q5.** Why does exercise 6.4 put biases and normalization weights in a group with `weight_decay =
+# 0`?
+#
+# - (a) they are few and do not overfit; pulling a norm's scale towards 0 only shrinks the layer's
+#   output, which the next weights must undo
+# - (b) they have no gradients, so decay would be the only update
+# - (c) decaying them makes the loss diverge at once
+# - (d) PyTorch's optimizers refuse to decay one-dimensional tensors

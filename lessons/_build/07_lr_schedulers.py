@@ -397,3 +397,44 @@ print(f"{len(result.lrs)} steps, suggested lr: {result.suggested_lr:.3g}")
 # - Chainable schedulers compute the next lr from the current one and have closed forms to
 #   test them against.
 # - A new schedule is a `get_lr()`; its state is saved with `state_dict()` and resumes exactly.
+
+
+# %% [markdown]
+# ## Self-check
+#
+# Answer these without running anything: the point is to find out what you would predict, and why.
+# Then write your letters in `quiz()` of `exercises.py` (**Exercise 7.6**), for example `{"q1": "b",
+# "q2": "d", ...}`, and check them with `python -m pytest lessons/07_lr_schedulers -k self_check`:
+# each wrong answer gets a hint that points back into the lesson.
+#
+# **q1.** Spot the bug:
+#
+# ```python
+# for step in range(steps):
+#     scheduler.step()
+#     loss = train_step(batch)
+#     optimizer.step()
+# ```
+#
+# - (a) the learning rate never changes
+# - (b) nothing: the order of the two calls does not matter
+# - (c) the optimizer uses the learning rate of two steps before
+# - (d) the scheduler runs one step ahead: the schedule's first learning rate (step 0 of the
+#   warm-up) is never used
+#
+# **q2.** `CosineAnnealingLR(opt, T_max=100, eta_min=0)` with a base lr of 0.1. What is the learning
+# rate after 50 steps?
+#
+# - (a) 0.05
+# - (b) 0.1: cosine starts slowly
+# - (c) 0.025
+# - (d) 0.0707 (0.1 / sqrt(2))
+#
+# **q3.** Why start a Transformer's training with a linear warm-up instead of the full learning
+# rate?
+#
+# - (a) the first batches of an epoch are easier
+# - (b) at the start the weights and Adam's moment estimates are far from settled, and full-size
+#   steps can throw the model into a region it does not recover from
+# - (c) warm-up is needed only with SGD, never with Adam
+# - (d) a small learning rate at the start makes the final model generalize better

@@ -278,3 +278,37 @@ print("total norm:", total)
 #   aside); clip, step and schedule once per accumulated batch.
 # - Per-layer gradient norms reveal vanishing and exploding gradients; a NaN/Inf check before
 #   `optimizer.step()` names the parameter that broke.
+
+
+# %% [markdown]
+# ## Self-check
+#
+# Answer these without running anything: the point is to find out what you would predict, and why.
+# Then write your letters in `quiz()` of `exercises.py` (**Exercise 8.6**), for example `{"q1": "b",
+# "q2": "d", ...}`, and check them with `python -m pytest lessons/08_clipping_accumulation -k
+# self_check`: each wrong answer gets a hint that points back into the lesson.
+#
+# **q1.** Two parameters' gradients are `[3.0]` and `[4.0]`. What does `clip_grad_norm_(params,
+# max_norm=1.0)` return, and what do the gradients become?
+#
+# - (a) it returns 5.0, and the gradients become 1.0 and 1.0
+# - (b) it returns 5.0, and the gradients stay 3.0 and 4.0 (only the step is scaled)
+# - (c) it returns 1.0, and the gradients become 0.6 and 0.8
+# - (d) it returns 5.0, and the gradients become 0.6 and 0.8
+#
+# **q2.** A batch of 64 is split into 4 micro-batches of 16; each micro-batch calls
+# `loss_fn(model(x), y).backward()` with a MEAN loss, and then one `optimizer.step()` runs. How does
+# that step compare with one step on the whole batch?
+#
+# - (a) its gradient is 4 times as large: each micro-batch's mean is divided by 16, not 64; divide
+#   each loss by 4
+# - (b) a quarter as large
+# - (c) the same direction but noisier
+# - (d) the same: backward averages over the micro-batches
+#
+# **q3.** What does `clip_grad_value_` (clamp each element) do that `clip_grad_norm_` does not?
+#
+# - (a) it never changes a gradient whose norm is below the threshold
+# - (b) it keeps the direction and only shortens the vector
+# - (c) it changes the gradient's direction: large components are cut while small ones stay
+# - (d) it returns the norm before clipping

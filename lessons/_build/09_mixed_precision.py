@@ -381,3 +381,52 @@ for step in range(60):
 #   mixed inputs promoted; weights and their gradients stay float32.
 # - GradScaler multiplies the loss by S, unscales the gradients, skips steps with inf/NaN, halves
 #   S on overflow and doubles it after a run of clean steps.
+
+
+# %% [markdown]
+# ## Self-check
+#
+# Answer these without running anything: the point is to find out what you would predict, and why.
+# Then write your letters in `quiz()` of `exercises.py` (**Exercise 9.6**), for example `{"q1": "b",
+# "q2": "d", ...}`, and check them with `python -m pytest lessons/09_mixed_precision -k self_check`:
+# each wrong answer gets a hint that points back into the lesson.
+#
+# **q1.** What do `mg.tensor([70000.0]).half()` and `mg.tensor([70000.0]).bfloat16()` hold?
+#
+# - (a) `inf` and `70144`
+# - (b) `70000` and `inf`
+# - (c) `inf` and `inf`
+# - (d) `65504` and `70000`
+#
+# **q2.** Spot the bug:
+#
+# ```python
+# scaler.scale(loss).backward()
+# mg.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+# scaler.step(optimizer)
+# scaler.update()
+# ```
+#
+# - (a) `scaler.step` skips every step after a clip
+# - (b) `clip_grad_norm_` raises on float16 gradients
+# - (c) it clips the SCALED gradients: their norm is the scale (e.g. 65536) times the true one, so
+#   every step is cut down to about 1/65536 of the intended clip
+# - (d) nothing: clipping works on any gradients
+#
+# **q3.** GradScaler finds an `inf` in a gradient. Why does it skip that optimizer step instead of
+# clipping the gradient and stepping?
+#
+# - (a) an inf gradient means the model diverged, so training must stop
+# - (b) clipping a gradient that holds inf gives NaN everywhere
+# - (c) optimizers cannot take steps in float16
+# - (d) the inf says the scale was too large for this step: the true gradient is unknown, so the
+#   step is dropped and the scale halved
+#
+# **q4.** Why is a matmul on autocast's low-precision list while softmax and the loss are on its
+# float32 list?
+#
+# - (a) softmax cannot be written for bfloat16 tensors
+# - (b) a matmul is where the time goes and accumulates in float32 anyway; exp, log and long sums
+#   lose too much with 8 bits of precision
+# - (c) the loss must be float32 because labels are integers
+# - (d) matmuls never overflow, whatever the dtype

@@ -387,3 +387,45 @@ workdir.cleanup()
 # - Write checkpoints atomically: temporary file in the same folder, fsync, `os.replace`.
 # - A checksum turns a damaged file into a clear error instead of wrong numbers.
 # - Exact resume needs the model, optimizer, scheduler, scaler and RNG states and the counters.
+
+
+# %% [markdown]
+# ## Self-check
+#
+# Answer these without running anything: the point is to find out what you would predict, and why.
+# Then write your letters in `quiz()` of `exercises.py` (**Exercise 10.5**), for example `{"q1":
+# "b", "q2": "d", ...}`, and check them with `python -m pytest lessons/10_checkpoints -k
+# self_check`: each wrong answer gets a hint that points back into the lesson.
+#
+# **q1.** Why is `pickle.load` on a file from the internet dangerous?
+#
+# - (a) a damaged file can crash the interpreter
+# - (b) a pickle can name any importable callable and its arguments (`os.system`, "rm -rf ~"), and
+#   loading calls it
+# - (c) pickle files can be too large for memory
+# - (d) pickle is not portable between Python versions
+#
+# **q2.** An atomic save writes to a temporary file and then calls `os.replace(tmp, path)`. Why must
+# the temporary file be in the same directory as `path`, not in `/tmp`?
+#
+# - (a) `os.replace` is atomic only within one filesystem, and `/tmp` is often another one
+# - (b) other users can read files in `/tmp`
+# - (c) `os.replace` only accepts relative paths
+# - (d) `/tmp` is cleared at every reboot
+#
+# **q3.** A run is resumed from a checkpoint holding the model, optimizer and scheduler states but
+# not the random generators' states. What differs from the run that never stopped?
+#
+# - (a) nothing: the weights hold everything that matters
+# - (b) the data order and the dropout masks after the resume, so the numbers diverge from the
+#   uninterrupted run
+# - (c) the optimizer restarts its moments from zero
+# - (d) the learning-rate schedule starts over
+#
+# **q4.** What does a SHA-256 checksum stored in the checkpoint's header protect against?
+#
+# - (a) the code execution of a malicious pickle
+# - (b) nothing that a file size check would not catch
+# - (c) accidental damage (a flipped bit, a truncated file): not someone who can rewrite the
+#   checksum along with the file
+# - (d) any tampering, since SHA-256 cannot be forged

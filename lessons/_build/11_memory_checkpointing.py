@@ -301,3 +301,38 @@ print(
 # - `checkpoint(f, x)` keeps only `f`'s inputs and recomputes the inside during backward, with
 #   the same random numbers; `checkpoint_sequential` does it segment by segment, and about
 #   sqrt(n) segments minimise memory for one extra forward pass.
+
+
+# %% [markdown]
+# ## Self-check
+#
+# Answer these without running anything: the point is to find out what you would predict, and why.
+# Then write your letters in `quiz()` of `exercises.py` (**Exercise 11.5**), for example `{"q1":
+# "b", "q2": "d", ...}`, and check them with `python -m pytest lessons/11_memory_checkpointing -k
+# self_check`: each wrong answer gets a hint that points back into the lesson.
+#
+# **q1.** Why does the memory of a training step grow with the network's depth, while inference does
+# not?
+#
+# - (a) backward needs the activations each layer saved, so all of them stay alive until the
+#   backward pass reaches their layer
+# - (b) each layer copies the weights of the layers before it
+# - (c) the gradients take more memory than the weights
+# - (d) the optimizer keeps every layer's output
+#
+# **q2.** A 100-layer network is checkpointed in 10 segments. What does it cost, and what does it
+# save?
+#
+# - (a) ten extra forward passes; it keeps 10 layers' activations
+# - (b) about one extra forward pass of compute; it keeps about 10 segment inputs plus one segment's
+#   activations instead of all 100 layers'
+# - (c) nothing extra: the recomputation is free
+# - (d) one extra backward pass; it keeps no activations
+#
+# **q3.** A checkpointed segment contains dropout. What must the recomputation in backward do to
+# stay correct?
+#
+# - (a) switch the model to eval mode
+# - (b) draw a fresh mask, since masks are independent
+# - (c) nothing: dropout has no gradient
+# - (d) restore the random generator's state of the forward, so that it draws the same mask

@@ -383,3 +383,36 @@ logdir.cleanup()
 # - A loss stuck with no NaN: draw the gradient flow (`mg.viz.plot_grad_flow`). Gradients that
 #   shrink towards the input vanish; an initialisation that keeps each layer's scale fixes it.
 # - `SummaryWriter` writes TensorBoard event files plus CSV/JSONL, all readable offline.
+
+
+# %% [markdown]
+# ## Self-check
+#
+# Answer these without running anything: the point is to find out what you would predict, and why.
+# Then write your letters in `quiz()` of `exercises.py` (**Exercise 12.5**), for example `{"q1":
+# "b", "q2": "d", ...}`, and check them with `python -m pytest lessons/12_diagnostics_logging -k
+# self_check`: each wrong answer gets a hint that points back into the lesson.
+#
+# **q1.** The training loss keeps falling; the validation loss falls until epoch 10 and then rises.
+# What is happening?
+#
+# - (a) underfitting: the model is too small
+# - (b) convergence: both will level off
+# - (c) overfitting: the model fits the training set's particulars; stop near epoch 10 or regularize
+# - (d) the learning rate is too high: the run diverges
+#
+# **q2.** Why does exercise 12.3 look for the FIRST module whose output holds NaN or Inf?
+#
+# - (a) NaN spreads: every later module's output is NaN too, so only the first one shows where it
+#   came from
+# - (b) the first module is the only one with parameters
+# - (c) the last modules never produce NaN
+# - (d) forward hooks run only on the first module
+#
+# **q3.** Why does TensorBoard's smoothing divide its moving average by $1 - \beta^t$?
+#
+# - (a) to make the curve smoother at the end
+# - (b) the average starts at 0, which pulls the first values towards 0; the division removes that
+#   bias
+# - (c) to keep the curve between 0 and 1
+# - (d) to undo the log scale

@@ -605,3 +605,55 @@ plot_attention(w, tokens=list(sentence), title="the first block's heads")
 #   (attention, then an MLP with GELU), a last LayerNorm and a Linear to the vocabulary. It keeps
 #   no state: generating re-reads the context at every step.
 # - Temperature and top-k trade variety for safety when sampling.
+
+
+# %% [markdown]
+# ## Self-check
+#
+# Answer these without running anything: the point is to find out what you would predict, and why.
+# Then write your letters in `quiz()` of `exercises.py` (**Exercise 14.11**), for example `{"q1":
+# "b", "q2": "d", ...}`, and check them with `python -m pytest lessons/14_sequence_models -k
+# self_check`: each wrong answer gets a hint that points back into the lesson.
+#
+# **q1.** A linear RNN $h_t = W h_{t-1}$ with $W = 0.5 I$. The gradient of the loss reaches $h_{20}$
+# with norm 1. What is the norm of the gradient at $h_0$, 20 steps back?
+#
+# - (a) 1: the recurrence does not change a gradient's size
+# - (b) about $10^{6}$: it explodes
+# - (c) about $10^{-6}$ ($0.5^{20}$): it vanishes
+# - (d) 10 ($20 \times 0.5$)
+#
+# **q2.** Why do gradients survive many more steps through an LSTM's cell state $c_t = f_t \odot
+# c_{t-1} + i_t \odot g_t$ than through a plain RNN's $h_t$?
+#
+# - (a) the LSTM has four times as many parameters
+# - (b) the update is additive: $\partial c_t/\partial c_{t-1} = f_t$, with no weight matrix or
+#   tanh' in between, and a forget gate near 1 passes the gradient on almost unchanged
+# - (c) sigmoids never saturate, so the gates' gradients never vanish
+# - (d) the LSTM clips its gradients internally
+#
+# **q3.** Queries and keys have 64 entries each, all about $N(0, 1)$. What happens to attention if
+# the scores are NOT divided by $\sqrt{64}$?
+#
+# - (a) nothing: softmax is invariant to scaling its input
+# - (b) the weights become nearly uniform
+# - (c) the scores have a standard deviation of about 8, softmax becomes nearly one-hot, and its
+#   gradient nearly vanishes
+# - (d) the scores overflow to inf in float32
+#
+# **q4.** A character GPT is trained with the causal mask transposed: each position may attend to
+# the positions AFTER it. Its training loss drops near 0 within a few hundred steps. What will its
+# samples look like?
+#
+# - (a) nonsense: it learned to copy the next character, which it could see, and at generation there
+#   is no next character to copy
+# - (b) the training text, memorized word for word
+# - (c) excellent text: a loss near 0 means it has learned the language
+# - (d) the same character repeated: the model has collapsed
+#
+# **q5.** In `sample_next`, what does a temperature close to 0 turn sampling into?
+#
+# - (a) uniform sampling over the vocabulary
+# - (b) top-k sampling with k = 2
+# - (c) greedy decoding: logits / T spread apart until the largest gets nearly all the probability
+# - (d) sampling from the model's distribution, unchanged

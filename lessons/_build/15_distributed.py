@@ -262,3 +262,37 @@ print(
 # too big, its parameters, gradients and optimizer state are sharded across the ranks too (ZeRO,
 # FSDP): `reduce_scatter` and `all_gather`, both in `minigenesis.distributed`, are its building
 # blocks.
+
+
+# %% [markdown]
+# ## Self-check
+#
+# Answer these without running anything: the point is to find out what you would predict, and why.
+# Then write your letters in `quiz()` of `exercises.py` (**Exercise 15.6**), for example `{"q1":
+# "b", "q2": "d", ...}`, and check them with `python -m pytest lessons/15_distributed -k
+# self_check`: each wrong answer gets a hint that points back into the lesson.
+#
+# **q1.** In a ring all-reduce of a gradient of S bytes over N ranks, how much does each rank send?
+#
+# - (a) $S / N$
+# - (b) $2 (N - 1)/N \cdot S$: almost 2S, whatever N is
+# - (c) $S \log_2 N$
+# - (d) $(N - 1) \cdot S$: one copy to every other rank
+#
+# **q2.** DistributedDataParallel AVERAGES the gradients over the N processes instead of summing
+# them. Why?
+#
+# - (a) each process computes the mean loss of its 1/N of the batch; the average of N such gradients
+#   is the gradient of the whole batch's mean loss, the step of one process
+# - (b) so that the learning rate is divided by N
+# - (c) the ring all-reduce can only average
+# - (d) summing could overflow in float32
+#
+# **q3.** Why does DDP send gradients in buckets during the backward pass rather than all at once
+# after it?
+#
+# - (a) a single message would not fit in GPU memory
+# - (b) buckets make the sum exact
+# - (c) the communication of the last layers' gradients overlaps with the backward of the earlier
+#   layers, and many small tensors travel as a few large messages
+# - (d) the gradients are not ready until the optimizer step

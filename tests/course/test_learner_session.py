@@ -93,7 +93,7 @@ def test_a_learner_session_keeps_the_project_green_and_progress_exact(tmp_path: 
 
     # A fresh copy: nothing done, and the learner's files are made from the templates.
     out = _progress(repo)
-    assert re.search(rf"{CH2}\s+0/6\s+to do: 2\.1 2\.2 2\.3 2\.4 2\.5 2\.6\n", out), out
+    assert re.search(rf"{CH2}\s+0/7\s+to do: 2\.1 2\.2 2\.3 2\.4 2\.5 2\.6 2\.7\n", out), out
 
     # 2.1 solved (with a line longer than the project's style allows: the learner's business),
     # 2.3 written but wrong, and a syntax error in chapter 3.
@@ -112,7 +112,7 @@ def test_a_learner_session_keeps_the_project_green_and_progress_exact(tmp_path: 
 
     out = _progress(repo)
     # exact: 2.4's checks get the reference topological_order, so the wrong 2.3 is 2.3's alone
-    assert re.search(rf"{CH2}\s+1/6\s+to do: 2\.2 2\.4 2\.5 2\.6\s+failing: 2\.3\n", out), out
+    assert re.search(rf"{CH2}\s+1/7\s+to do: 2\.2 2\.4 2\.5 2\.6 2\.7\s+failing: 2\.3\n", out), out
     where = f"lessons/{CH3}/exercises.py line {bad_line + 1}: SyntaxError"
     assert out.count(where) == 1, out
 
@@ -131,7 +131,7 @@ def test_a_learner_session_keeps_the_project_green_and_progress_exact(tmp_path: 
     assert LONG_COMMENT in backup.read_text()
     (ch3 / "exercises.py").write_text((ch3 / "exercises_template.py").read_text())
     out = _progress(repo)
-    assert re.search(rf"{CH2}\s+0/6\s+to do: 2\.1 2\.2 2\.3 2\.4 2\.5 2\.6\n", out), out
+    assert re.search(rf"{CH2}\s+0/7\s+to do: 2\.1 2\.2 2\.3 2\.4 2\.5 2\.6 2\.7\n", out), out
     assert "does not load" not in out, out
 
     # Learner mode on unfinished chapters: expected, said so, and not a failing run.
