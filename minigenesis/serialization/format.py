@@ -202,8 +202,8 @@ def read_checkpoint(f: BinaryIO, name: str) -> tuple[bytes, list[np.ndarray]]:
             buf = np.empty(length, dtype=np.uint8)  # becomes the array's memory (no second copy)
             _readinto(f, buf, crc, name)
             buffers.append(buf)
-        payload = bytearray(pickle_length)
-        _readinto(f, payload, crc, name)
+        payload = _read_exact(f, pickle_length, name)  # bytes as read: no second copy of it
+        crc.feed(payload)
         crc.feed(index)
         crc.feed(footer[:16])
         computed = crc.result()
@@ -212,7 +212,7 @@ def read_checkpoint(f: BinaryIO, name: str) -> tuple[bytes, list[np.ndarray]]:
             f"{name}: the file is corrupt: its CRC32 checksum does not match (stored "
             f"0x{stored_crc:08x}, computed 0x{computed:08x}); it was damaged after it was written"
         )
-    return bytes(payload), buffers
+    return payload, buffers
 
 
 def _read_exact(f: BinaryIO, n: int, name: str) -> bytes:

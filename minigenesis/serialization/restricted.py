@@ -113,8 +113,9 @@ class _Interpreter:
         self.stack: list[Any] = []  # the values since the last MARK ...
         self.metastack: list[list] = []  # ... and the stacks below each MARK
         self.memo: dict[int, Any] = {}
-        self.work_left = WORK_FACTOR * (len(payload) + sum(b.nbytes for b in buffers)) + _SLACK
-        self.memory = MemoryBudget(len(payload))  # what the objects built may take
+        size = len(payload) + sum(b.nbytes for b in buffers)  # the file: pickle and arrays
+        self.work_left = WORK_FACTOR * size + _SLACK
+        self.memory = MemoryBudget(size)  # what the objects built may take
         self.at = 0  # where the current opcode starts
 
     # ------------------------------------------------------------------ small helpers

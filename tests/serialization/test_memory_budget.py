@@ -58,7 +58,7 @@ def test_real_data_of_the_same_size_loads_within_20x(tmp_path):
 
 
 def test_the_budget_counts_each_new_object_and_stops_past_its_allowance():
-    budget = MemoryBudget(payload_size=1000)
+    budget = MemoryBudget(file_size=1000)
     assert budget.allowed == MEMORY_FACTOR * 1000 + MEMORY_SLACK
     stack = [set()]
     budget.after(stack, pickle.EMPTY_SET[0], 0)
