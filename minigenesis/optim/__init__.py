@@ -8,6 +8,7 @@ sched = mg.optim.get_cosine_schedule_with_warmup(opt, 100, 1000)
 from . import lr_scheduler
 from .adadelta import Adadelta
 from .adagrad import Adagrad
+from . import adamw  # noqa: F401  (torch.optim.adamw, PyTorch's path)
 from .adam import Adam, AdamW
 from .adamax import Adamax
 from .lr_scheduler import (

@@ -11,8 +11,9 @@ from __future__ import annotations
 import pytest
 
 import minigenesis as mg
-from minigenesis.utils.data import DataLoader, TensorDataset, _permutation
+from minigenesis.utils.data import DataLoader, TensorDataset
 from minigenesis.utils.data.distributed import DistributedSampler
+from minigenesis.utils.data.sampler import _permutation
 
 torch = pytest.importorskip("torch")
 from torch.utils.data.distributed import DistributedSampler as TorchSampler  # noqa: E402

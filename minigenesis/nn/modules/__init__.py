@@ -29,6 +29,7 @@ from . import (  # noqa: F401
     sparse,
     transformer,
     upsampling,
+    utils,
 )
 from .module import Module  # noqa: F401
 from .linear import Linear, Identity, Bilinear  # noqa: F401
@@ -143,4 +144,5 @@ __all__ = [
     "channelshuffle",
     "upsampling",
     "pixelshuffle",
+    "utils",
 ]

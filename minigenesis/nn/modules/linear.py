@@ -4,6 +4,9 @@ from ..linear import (
     Bilinear,
     Identity,
     Linear,
+    NonDynamicallyQuantizableLinear,
 )  # noqa: F401
 
+# NonDynamicallyQuantizableLinear (MultiheadAttention's out_proj) is importable by this path,
+# as in PyTorch, without being in __all__ (PyTorch leaves it out too)
 __all__ = ["Linear", "Identity", "Bilinear"]

@@ -4,10 +4,9 @@ padding and packing sequences of different lengths.
 ``import minigenesis.nn.utils as nn_utils`` and ``mg.nn.utils.clip_grad_norm_`` both work.
 """
 
-from .clip_grad import clip_grad_norm_, clip_grad_value_  # noqa: F401
+from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_  # noqa: F401
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
 from . import rnn  # noqa: F401,E402  (nn.utils.rnn, as in PyTorch)
 
-clip_grad_norm = clip_grad_norm_  # PyTorch's old name
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]

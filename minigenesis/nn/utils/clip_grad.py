@@ -110,3 +110,6 @@ def clip_grad_value_(
         xp = get_array_module(g._data)
         xp.clip(g._data, -clip_value, clip_value, out=g._data)
         g._bump_version()
+
+
+clip_grad_norm = clip_grad_norm_  # PyTorch's old name (deprecated there, still importable)

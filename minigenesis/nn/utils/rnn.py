@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ..._tensor import Tensor
-from ...creation import full, tensor
+from ...creation import arange, full, tensor
 from ...dtypes import int64
 from ...functions import cat, stack
 
@@ -180,10 +180,37 @@ def pack_sequence(sequences: Any, enforce_sorted: bool = True) -> PackedSequence
     return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
 
 
+def unpad_sequence(
+    padded_sequences: Tensor, lengths: Any, batch_first: bool = False
+) -> list[Tensor]:
+    """The inverse of ``pad_sequence``: sequence b is ``padded[:lengths[b], b]`` (or
+    ``padded[b, :lengths[b]]`` with ``batch_first``)."""
+    rows = padded_sequences if batch_first else padded_sequences.transpose(0, 1)
+    return [row[:n] for row, n in zip(rows, _lengths_list(lengths), strict=True)]
+
+
+def unpack_sequence(packed_sequences: PackedSequence) -> list[Tensor]:
+    """The inverse of ``pack_sequence``: the list of sequences, in their original order."""
+    padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
+    return unpad_sequence(padded, lengths, batch_first=True)
+
+
+def invert_permutation(permutation: Tensor | None) -> Tensor | None:
+    """The inverse permutation: ``out[permutation[i]] = i`` (None for None)."""
+    if permutation is None:
+        return None
+    out = permutation.new_empty(permutation.shape)
+    out[permutation] = arange(permutation.numel(), dtype=permutation.dtype)
+    return out
+
+
 __all__ = [
     "PackedSequence",
     "pack_padded_sequence",
     "pad_packed_sequence",
     "pad_sequence",
     "pack_sequence",
+    "unpad_sequence",
+    "unpack_sequence",
+    "invert_permutation",
 ]

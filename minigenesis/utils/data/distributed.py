@@ -19,7 +19,8 @@ from collections.abc import Iterator
 
 from ... import distributed as dist
 from ...random import Generator
-from . import Dataset, Sampler, _permutation
+from .dataset import Dataset
+from .sampler import Sampler, _permutation
 
 
 class DistributedSampler(Sampler):

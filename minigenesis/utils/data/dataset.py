@@ -1,0 +1,185 @@
+"""``torch.utils.data.dataset``: datasets, the things a DataLoader reads samples from.
+
+A map-style dataset maps an index to one sample (``dataset[i]``, ``len(dataset)``); an iterable
+one is a stream (``for sample in dataset``). ``random_split`` cuts one into random subsets.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..._tensor import Tensor
+from ...random import Generator
+from .sampler import _permutation
+
+__all__ = [
+    "Dataset",
+    "IterableDataset",
+    "TensorDataset",
+    "ConcatDataset",
+    "ChainDataset",
+    "StackDataset",
+    "Subset",
+    "random_split",
+]
+
+
+class Dataset:
+    """A map-style dataset: subclasses define ``__getitem__(i)`` and ``__len__()``."""
+
+    def __getitem__(self, index: int) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define __getitem__")
+
+    def __add__(self, other: Dataset) -> ConcatDataset:
+        return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset):
+    """A stream of samples: subclasses define ``__iter__`` (no indexing, no shuffling)."""
+
+    def __iter__(self) -> Iterator[Any]:
+        raise NotImplementedError(f"{type(self).__name__} must define __iter__")
+
+
+class TensorDataset(Dataset):
+    """Sample ``i`` is ``(t[i] for t in tensors)``; every tensor must have the same first size."""
+
+    def __init__(self, *tensors: Tensor) -> None:
+        if not tensors:
+            raise ValueError("TensorDataset needs at least one tensor")
+        sizes = [t.shape[0] if t.ndim else None for t in tensors]
+        if None in sizes or len(set(sizes)) != 1:
+            shapes = ", ".join(str(tuple(t.shape)) for t in tensors)
+            raise ValueError(f"TensorDataset: tensors must share their first size, got {shapes}")
+        self.tensors = tensors
+
+    def __getitem__(self, index: int) -> tuple:
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self) -> int:
+        return self.tensors[0].shape[0]
+
+    def _get_batch(self, indices: list[int]) -> list | None:
+        if type(self).__getitem__ is not TensorDataset.__getitem__:
+            return None  # a subclass changed what a sample is: collate sample by sample
+        idx = np.asarray(indices, dtype=np.int64)
+        return [t[idx] for t in self.tensors]
+
+
+class ConcatDataset(Dataset):
+    """Several datasets one after the other (``ds1 + ds2``)."""
+
+    def __init__(self, datasets: Iterable[Dataset]) -> None:
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise ValueError("ConcatDataset needs at least one dataset")
+        self.cumulative_sizes = list(np.cumsum([len(d) for d in self.datasets]))
+
+    def __len__(self) -> int:
+        return int(self.cumulative_sizes[-1])
+
+    def __getitem__(self, index: int) -> Any:
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError(f"index {index} out of range for ConcatDataset of length {n}")
+        k = int(np.searchsorted(self.cumulative_sizes, index, side="right"))
+        start = 0 if k == 0 else int(self.cumulative_sizes[k - 1])
+        return self.datasets[k][index - start]
+
+
+class ChainDataset(IterableDataset):
+    """Several iterable datasets one after the other, as one stream."""
+
+    def __init__(self, datasets: Iterable[Dataset]) -> None:
+        self.datasets = datasets
+
+    def _checked(self) -> Iterator[IterableDataset]:
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield d
+
+    def __iter__(self) -> Iterator[Any]:
+        for d in self._checked():
+            yield from d
+
+    def __len__(self) -> int:
+        return sum(len(d) for d in self._checked())  # type: ignore[arg-type]
+
+
+class StackDataset(Dataset):
+    """Datasets of the same length side by side: sample i is ``(d[i] for d in args)`` as a tuple,
+    or ``{name: d[i]}`` for datasets given by keyword."""
+
+    def __init__(self, *args: Dataset, **kwargs: Dataset) -> None:
+        if args and kwargs:
+            raise ValueError(
+                "Supported either ``tuple``- (via ``args``) or ``dict``- (via ``kwargs``) like "
+                "input/output, but both types are given."
+            )
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        parts = list(args) if args else list(kwargs.values())
+        self._length = len(parts[0])  # type: ignore[arg-type]
+        if any(len(d) != self._length for d in parts):  # type: ignore[arg-type]
+            raise ValueError("Size mismatch between datasets")
+        self.datasets: tuple | dict = args if args else kwargs
+
+    def __getitem__(self, index: int) -> Any:
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self) -> int:
+        return self._length
+
+
+class Subset(Dataset):
+    """The samples of ``dataset`` at ``indices``, in that order."""
+
+    def __init__(self, dataset: Dataset, indices: Sequence[int]) -> None:
+        self.dataset = dataset
+        self.indices = [int(i) for i in indices]
+
+    def __getitem__(self, index: int) -> Any:
+        if isinstance(index, list):
+            return [self.dataset[self.indices[i]] for i in index]
+        return self.dataset[self.indices[index]]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+def random_split(
+    dataset: Dataset, lengths: Sequence[int | float], generator: Generator | None = None
+) -> list[Subset]:
+    """Split ``dataset`` into non-overlapping random subsets of the given ``lengths``.
+
+    ``lengths`` are counts summing to ``len(dataset)``, or fractions summing to 1: each subset then
+    gets ``floor(frac * n)`` samples and the leftover ones go round-robin to the first subsets
+    (PyTorch's rule).
+    """
+    n = len(dataset)
+    lengths = list(lengths)
+    if lengths and all(isinstance(x, float) for x in lengths) and math.isclose(sum(lengths), 1.0):
+        counts = [int(math.floor(n * frac)) for frac in lengths]
+        for i in range(n - sum(counts)):
+            counts[i % len(counts)] += 1
+        lengths = counts
+    if any(int(x) != x or x < 0 for x in lengths) or sum(lengths) != n:
+        raise ValueError(
+            f"random_split: lengths {lengths} must be non-negative counts summing to the dataset "
+            f"length {n} (or fractions summing to 1)"
+        )
+    perm = _permutation(n, generator)
+    out, start = [], 0
+    for length in lengths:
+        out.append(Subset(dataset, perm[start : start + int(length)]))
+        start += int(length)
+    return out
