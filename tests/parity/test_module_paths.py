@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections import Counter
 
 import pytest
 from test_module_paths import MISSING_PATHS, MODULE_PATHS, PARENTS
@@ -27,3 +28,22 @@ def test_every_pytorch_submodule_is_listed(package: str) -> None:
 def test_every_name_pytorch_lists_is_in_the_table(path: str) -> None:
     names = getattr(importlib.import_module(path), "__all__", [])
     assert sorted(set(names) - set(MODULE_PATHS[path])) == []
+
+
+def test_random_sampler_counts_and_errors_match_pytorch() -> None:
+    from torch.utils.data import RandomSampler as TorchSampler
+
+    from minigenesis.utils.data import RandomSampler
+
+    # without replacement: how often each index comes is fixed (whole passes, then a part)
+    for kwargs in ({}, {"num_samples": 12}, {"num_samples": 3}):
+        ours = sorted(Counter(RandomSampler(range(5), **kwargs)).values())
+        theirs = sorted(Counter(TorchSampler(range(5), **kwargs)).values())
+        assert ours == theirs
+    ours = RandomSampler(range(5), replacement=True, num_samples=7)
+    assert len(list(ours)) == len(ours) == len(TorchSampler(range(5), True, 7)) == 7
+    for bad in ({"num_samples": 0}, {"replacement": 1}):
+        with pytest.raises(Exception) as theirs:
+            TorchSampler(range(5), **bad)
+        with pytest.raises(theirs.type):
+            RandomSampler(range(5), **bad)
