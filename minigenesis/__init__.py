@@ -355,6 +355,8 @@ from .statistics import (  # noqa: E402
 )
 from .searching import bucketize, isin, searchsorted  # noqa: E402
 from . import special  # noqa: E402
+from . import sparse  # noqa: E402  (torch.sparse: sparse.mm ...)
+from .sparse_coo import sparse_coo, sparse_coo_tensor, spmm, strided  # noqa: E402
 from .creation import empty_strided, logspace, tril_indices, triu_indices  # noqa: E402
 from .random import seed  # noqa: E402
 

@@ -27,6 +27,7 @@ from .inplace import InPlace, track_view
 from .ops import elementwise as E
 from .ops import shape as S
 from .size import Size, as_shape
+from .sparse_coo import SparseCOOTensor, dense_to_sparse, strided
 from .tensor_indexing import TensorIndexing
 from .tensor_linalg import LinalgMethods
 from .tensor_math import TensorMath
@@ -391,6 +392,17 @@ class Tensor(
         if self._data.dtype == np_dtype:
             return self
         return E.Cast.apply(self, np_dtype)
+
+    # ------------------------------------------------------------------ layout
+    layout = strided  # every element is stored (sparse_coo.py has the other layout)
+    is_sparse = False
+
+    def to_sparse(self, sparse_dim: int | None = None) -> SparseCOOTensor:
+        """The nonzero entries as a sparse COO tensor (gradients flow back to self)."""
+        return dense_to_sparse(self, sparse_dim)
+
+    def to_dense(self) -> Tensor:
+        return self
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other_tensor)``; returns self

@@ -32,6 +32,7 @@ from .ops.same_dtype import check_same_dtype as _check_same_dtype
 from .promotion import binary_op
 from .promotion import where as _where
 from .size import norm_dim
+from .sparse_coo import SparseCOOTensor
 
 
 def _with_out(fn: Callable) -> Callable:
@@ -887,6 +888,8 @@ def numel(x: Tensor) -> int:
 @_with_out
 def matmul(x: Tensor, other: Tensor) -> Tensor:
     """PyTorch's matmul: 1-D operands get a dim added (and removed), batch dims broadcast."""
+    if isinstance(x, SparseCOOTensor):  # sparse @ dense
+        return x.mm(other)
     return _matmul(x, other)
 
 

@@ -1,0 +1,331 @@
+"""Sparse COO tensors: a tensor stored as its nonzero entries, as ``torch.sparse_coo``.
+
+A (2, 3) matrix with 3 at (0, 2), 4 at (1, 0) and 5 at (1, 2) is stored as
+
+    indices = [[0, 1, 1],      one column per stored entry: its row ...
+               [2, 0, 2]]      ... and its column
+    values  = [3, 4, 5]        its value;   size = (2, 3)
+
+Memory and work grow with the number of nonzeros (``nnz``), not with the size: a graph of 10,000
+nodes and 50,000 edges has a 10,000 x 10,000 adjacency matrix but 50,000 stored entries. A graph
+network multiplies it with dense features (``mg.spmm(adj, x)``, ``mg.sparse.mm``, ``adj @ x``);
+gradients flow to the dense operand and to ``values`` (``ops/sparse.py``).
+
+The same position may be stored twice (the entries add up): ``coalesce()`` sorts the entries and
+sums the repeats, and ``indices()`` / ``values()`` are only given for a coalesced tensor, as in
+PyTorch. Only the operations graph networks use are here: building (``sparse_coo_tensor``,
+``Tensor.to_sparse``), ``to_dense``, ``coalesce``, ``t``, scaling by a number, casts and moves,
+and the sparse @ dense product.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as _dt
+from .autograd.tensor_base import TensorBase
+from .backend import get_array_module
+from .conversions import as_array
+from .ops import indexing as I
+from .ops.sparse import SparseDenseMM
+from .size import Size
+
+
+class _Layout:
+    """How a tensor's elements are stored (``mg.strided``: every element; ``mg.sparse_coo``)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"minigenesis.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+strided = _Layout("strided")
+sparse_coo = _Layout("sparse_coo")
+
+
+class SparseCOOTensor:
+    """A sparse tensor: ``indices`` (sparse_dim, nnz) int64, ``values`` (nnz, *dense dims), size."""
+
+    layout = sparse_coo
+    is_sparse = True
+
+    def __init__(self, indices: Any, values: Any, size: tuple, coalesced: bool = False) -> None:
+        self._indices_t, self._values_t = indices, values
+        self.shape = Size(size)
+        self._coalesced = coalesced
+
+    # ------------------------------------------------------------------ what it is
+    @property
+    def dtype(self) -> Any:
+        return self._values_t.dtype
+
+    @property
+    def device(self) -> Any:
+        return self._values_t.device
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._values_t.is_cuda
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._values_t.requires_grad
+
+    def requires_grad_(self, requires_grad: bool = True) -> SparseCOOTensor:
+        self._values_t.requires_grad_(requires_grad)
+        return self
+
+    @property
+    def grad(self) -> SparseCOOTensor | None:
+        """A leaf's gradient: sparse, at the stored positions (coalesced, as PyTorch's)."""
+        g = self._values_t.grad
+        if g is None:
+            return None
+        # entries stored at one position all got dL/dA there: keep it once per position
+        xp = get_array_module(g._data)
+        _, first = xp.unique(self._linear(), return_index=True)
+        indices = TensorBase._make(self._indices_t._data[:, first])
+        picked = TensorBase._make(g._data[first])
+        return SparseCOOTensor(indices, picked, self.shape, coalesced=True)
+
+    def size(self, dim: int | None = None) -> Any:
+        return self.shape if dim is None else self.shape[dim]
+
+    def dim(self) -> int:
+        return len(self.shape)
+
+    ndim = property(dim)
+
+    def sparse_dim(self) -> int:
+        return self._indices_t.shape[0]
+
+    def dense_dim(self) -> int:
+        return self._values_t.ndim - 1
+
+    def _nnz(self) -> int:
+        return self._values_t.shape[0]
+
+    def is_coalesced(self) -> bool:
+        return self._coalesced
+
+    def _indices(self) -> Any:
+        return self._indices_t
+
+    def _values(self) -> Any:
+        return self._values_t
+
+    def indices(self) -> Any:
+        self._require_coalesced("indices")
+        return self._indices_t
+
+    def values(self) -> Any:
+        self._require_coalesced("values")
+        return self._values_t
+
+    def _require_coalesced(self, what: str) -> None:
+        if not self._coalesced:
+            raise RuntimeError(
+                f"Cannot get {what} on an uncoalesced tensor, please call .coalesce() first"
+            )
+
+    # ------------------------------------------------------------------ conversions
+    def _positions(self) -> tuple:
+        """The index as a tuple of arrays, one per sparse dim (for x[positions])."""
+        return tuple(self._indices_t._data)
+
+    def _linear(self) -> Any:
+        """Each entry's position as one number (row-major over the sparse dims)."""
+        xp = get_array_module(self._indices_t._data)
+        dims = self.shape[: self.sparse_dim()]
+        if self._nnz() == 0:
+            return xp.zeros(0, dtype=xp.int64)
+        return xp.ravel_multi_index(self._indices_t._data, dims)
+
+    def coalesce(self) -> SparseCOOTensor:
+        """Entries sorted by position, repeated positions summed (differentiably)."""
+        if self._coalesced:
+            return self
+        xp = get_array_module(self._indices_t._data)
+        unique, inverse = xp.unique(self._linear(), return_inverse=True)
+        dims = self.shape[: self.sparse_dim()]
+        positions = (
+            xp.stack(xp.unravel_index(unique, dims)) if unique.size else self._indices_t._data
+        )
+        shape = (unique.size,) + tuple(self._values_t.shape[1:])
+        values = I.IndexAddGrad.apply(self._values_t, (inverse.reshape(-1),), shape)
+        indices = TensorBase._make(positions.astype(xp.int64).reshape(self.sparse_dim(), -1))
+        return SparseCOOTensor(indices, values, self.shape, coalesced=True)
+
+    def to_dense(self) -> Any:
+        """The dense tensor: zeros, with each stored value added at its position."""
+        return I.IndexAddGrad.apply(self._values_t, self._positions(), tuple(self.shape))
+
+    def to_sparse(self) -> SparseCOOTensor:
+        return self
+
+    def t(self) -> SparseCOOTensor:
+        """The transpose of a sparse matrix: rows and columns of the indices swapped."""
+        if self.sparse_dim() != 2 or self.dense_dim() != 0:
+            raise RuntimeError(f"t() expects a 2-D sparse matrix, got shape {tuple(self.shape)}")
+        flipped = TensorBase._make(self._indices_t._data[::-1].copy())
+        return SparseCOOTensor(flipped, self._values_t, self.shape[::-1])
+
+    def transpose(self, dim0: int, dim1: int) -> SparseCOOTensor:
+        if sorted(d % 2 for d in (dim0, dim1)) != [0, 1]:
+            return self
+        return self.t()
+
+    def _with_values(self, values: Any) -> SparseCOOTensor:
+        indices = self._indices_t
+        if values.device != indices.device:
+            indices = indices.to(values.device)
+        return SparseCOOTensor(indices, values, self.shape, self._coalesced)
+
+    def to(self, *args: Any, **kwargs: Any) -> SparseCOOTensor:
+        return self._with_values(self._values_t.to(*args, **kwargs))
+
+    def cuda(self, *args: Any, **kwargs: Any) -> SparseCOOTensor:
+        return self._with_values(self._values_t.cuda(*args, **kwargs))
+
+    def cpu(self) -> SparseCOOTensor:
+        return self._with_values(self._values_t.cpu())
+
+    def float(self) -> SparseCOOTensor:
+        return self._with_values(self._values_t.float())
+
+    def double(self) -> SparseCOOTensor:
+        return self._with_values(self._values_t.double())
+
+    def type(self, dtype: Any) -> SparseCOOTensor:
+        return self._with_values(self._values_t.type(dtype))
+
+    def detach(self) -> SparseCOOTensor:
+        return self._with_values(self._values_t.detach())
+
+    def clone(self) -> SparseCOOTensor:
+        return self._with_values(self._values_t.clone())
+
+    # ------------------------------------------------------------------ arithmetic
+    def mul(self, other: Any) -> SparseCOOTensor:
+        if isinstance(other, TensorBase | SparseCOOTensor) and getattr(other, "ndim", 0) != 0:
+            raise NotImplementedError("a sparse tensor is multiplied by a number or a 0-d tensor")
+        return self._with_values(self._values_t * other)
+
+    __mul__ = __rmul__ = mul
+
+    def __truediv__(self, other: Any) -> SparseCOOTensor:
+        return self._with_values(self._values_t / other)
+
+    def __neg__(self) -> SparseCOOTensor:
+        return self._with_values(-self._values_t)
+
+    def mm(self, dense: Any) -> Any:
+        return spmm(self, dense)
+
+    matmul = __matmul__ = mm
+
+    def __repr__(self) -> str:
+        pad = " " * len("tensor(indices=")
+        indices = repr(self._indices_t).replace("\n", "\n" + pad)
+        values = repr(self._values_t).replace("\n", "\n" + " " * len("       values="))
+        return (
+            f"tensor(indices={indices},\n       values={values},\n       "
+            f"size={tuple(self.shape)}, nnz={self._nnz()}, layout={self.layout})"
+        )
+
+
+def spmm(sparse: SparseCOOTensor, dense: Any) -> Any:
+    """``sparse @ dense`` for a sparse (m, n) matrix and a dense (n, k) one: (m, k), dense.
+
+    Gradients reach ``dense`` and the sparse operand's values (``ops/sparse.py``)."""
+    if not isinstance(sparse, SparseCOOTensor):
+        raise TypeError(f"spmm expects a sparse matrix first, got {type(sparse).__name__}")
+    if sparse.sparse_dim() != 2 or sparse.dense_dim() != 0 or dense.ndim != 2:
+        raise RuntimeError(
+            f"spmm: expected a 2-D sparse matrix and a 2-D dense matrix, got shapes "
+            f"{tuple(sparse.shape)} and {tuple(dense.shape)}"
+        )
+    if sparse.shape[1] != dense.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({sparse.shape[0]}x{sparse.shape[1]} and "
+            f"{dense.shape[0]}x{dense.shape[1]})"
+        )
+    if sparse.dtype != dense.dtype:
+        raise RuntimeError(
+            f"expected mat1 and mat2 to have the same dtype, but got: {sparse.dtype} != "
+            f"{dense.dtype}"
+        )
+    rows, cols = sparse._positions()
+    return SparseDenseMM.apply(sparse._values_t, dense, rows, cols, sparse.shape[0])
+
+
+def sparse_coo_tensor(
+    indices: Any,
+    values: Any,
+    size: Any = None,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    check_invariants: bool | None = None,
+    is_coalesced: bool | None = None,
+) -> SparseCOOTensor:
+    """A sparse tensor with ``values[i]`` at position ``indices[:, i]``. Without ``size``, each
+    sparse dim is one more than its largest index (and the dense dims are values' own)."""
+    index_t = _as_tensor(indices, _dt.int64, device)
+    value_t = _as_tensor(values, dtype, device)
+    if index_t.ndim != 2 or index_t.dtype.is_floating_point:
+        raise RuntimeError(
+            f"indices must be a 2-D integer tensor (sparse_dim, nnz), got {index_t.dtype} of "
+            f"shape {tuple(index_t.shape)}"
+        )
+    index_t = TensorBase._make(index_t._data.astype(np.int64, copy=False))
+    nnz = index_t.shape[1]
+    if value_t.ndim == 0 or value_t.shape[0] != nnz:
+        raise RuntimeError(
+            f"indices and values must have the same number of entries, got {nnz} indices and "
+            f"values of shape {tuple(value_t.shape)}"
+        )
+    dense_dims = tuple(value_t.shape[1:])
+    idx = index_t._data
+    if size is None:
+        sparse_size = tuple(int(m) + 1 for m in idx.max(axis=1)) if nnz else (0,) * idx.shape[0]
+        size = sparse_size + dense_dims
+    size = tuple(int(s) for s in size)
+    if len(size) != idx.shape[0] + len(dense_dims):
+        raise RuntimeError(
+            f"number of dimensions must be sparse_dim ({idx.shape[0]}) + dense_dim "
+            f"({len(dense_dims)}), but got {len(size)}"
+        )
+    if nnz and ((idx < 0).any() or (idx.max(axis=1) >= np.asarray(size[: idx.shape[0]])).any()):
+        raise RuntimeError(f"sparse_coo_tensor: an index is out of bounds for size {size}")
+    if requires_grad:
+        value_t = value_t.detach().requires_grad_(True)
+    return SparseCOOTensor(index_t, value_t, size, coalesced=bool(is_coalesced))
+
+
+def _as_tensor(data: Any, dtype: Any, device: Any) -> Any:
+    """A tensor for ``data`` (a tensor keeps its graph; a cast or move is recorded on it)."""
+    if isinstance(data, TensorBase):
+        if dtype is not None and data.dtype != _dt.to_dtype(dtype):
+            data = data.to(_dt.to_dtype(dtype))
+        return data if device is None else data.to(device)
+    return TensorBase._make(as_array(data, dtype, device))
+
+
+def dense_to_sparse(x: Any, sparse_dim: int | None = None) -> SparseCOOTensor:
+    """``x.to_sparse()``: the nonzero entries of x (all of its dims sparse), coalesced."""
+    if sparse_dim is not None and sparse_dim != x.ndim:
+        raise NotImplementedError("to_sparse(sparse_dim) with dense dims is not supported")
+    xp = get_array_module(x._data)
+    positions = tuple(xp.nonzero(x._data))
+    values = I.GetItem.apply(x, positions)  # differentiable: the gradient goes back to x
+    indices = TensorBase._make(xp.stack(positions).astype(xp.int64).reshape(x.ndim, -1))
+    return SparseCOOTensor(indices, values, tuple(x.shape), coalesced=True)
