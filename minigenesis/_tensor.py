@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as _dt
+from . import shared_memory
 from ._tensor_str import tensor_repr
 from .autograd.engine import run_backward, seed_grads
 from .autograd.grad_mode import state
@@ -87,9 +88,29 @@ class Tensor(
     __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operator
 
     def __init__(
-        self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+        self, *args: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
     ) -> None:
-        self._data = as_array(data, dtype, device)
+        """PyTorch's legacy constructor: ``Tensor(data)`` is data in the default dtype (a tensor
+        keeps its own); ``Tensor(2, 3)`` or ``Tensor(size)`` is an uninitialised tensor of that
+        shape, ``Tensor()`` an empty one. ``mg.tensor(data)`` is the constructor to use."""
+        if (
+            not args
+            or all(isinstance(a, int | np.integer) for a in args)
+            or (len(args) == 1 and isinstance(args[0], Size))
+        ):
+            shape = tuple(args[0]) if args and isinstance(args[0], Size) else args or (0,)
+            target = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+            xp = module_for(as_device(device))
+            self._data = xp.empty(tuple(int(n) for n in shape), dtype=target.numpy_dtype)
+        elif len(args) == 1:
+            data = args[0]
+            if dtype is None and not isinstance(data, TensorBase):
+                dtype = _dt.get_default_dtype()
+            self._data = as_array(data, dtype, device)
+        else:
+            raise TypeError(
+                f"Tensor(): expected sizes (ints), a Size or one piece of data, got {args!r}"
+            )
         if requires_grad:
             self.requires_grad_(True)
 
@@ -109,6 +130,14 @@ class Tensor(
     @property
     def is_cuda(self) -> bool:
         return self.device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.device.type == "cpu"
+
+    # PyTorch's other device and storage flags: no such devices or formats here
+    is_xpu = is_mps = is_meta = is_ipu = is_mtia = is_maia = is_xla = is_vulkan = False
+    is_quantized = is_mkldnn = is_nested = is_sparse_csr = False
 
     @property
     def ndim(self) -> int:
@@ -392,6 +421,16 @@ class Tensor(
         if self._data.dtype == np_dtype:
             return self
         return E.Cast.apply(self, np_dtype)
+
+    def share_memory_(self) -> Tensor:
+        """Move the elements into shared memory (once): processes that receive this tensor
+        through ``mg.multiprocessing`` then update the same elements (``shared_memory.py``)."""
+        if not shared_memory.is_shared(self):
+            shared_memory.share(self)
+        return self
+
+    def is_shared(self) -> bool:
+        return shared_memory.is_shared(self)
 
     # ------------------------------------------------------------------ layout
     layout = strided  # every element is stored (sparse_coo.py has the other layout)

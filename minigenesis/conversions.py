@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -95,7 +96,7 @@ def _describe(data: Any, dim: int, leading: bool) -> tuple[tuple, _dt.DType | No
         raise err(f"tensor: cannot make a tensor from the {type(data).__name__} {data!r}")
     if isinstance(data, complex):
         raise TypeError(f"tensor: complex numbers are not supported, got {data!r}")
-    if not isinstance(data, (list, tuple, range)):
+    if not isinstance(data, Sequence):  # list, tuple, range, deque ... (a str was refused above)
         raise RuntimeError(
             f"tensor: could not infer a dtype for {type(data).__name__} {data!r}: expected "
             f"numbers, nested lists or tuples of numbers, arrays or tensors"
@@ -131,7 +132,7 @@ def _plain(data: Any) -> Any:
     """Nested lists that may hold 0-d tensors -> plain Python values."""
     if isinstance(data, TensorBase):
         return to_numpy(data._data).tolist() if data._data.dtype.kind != "V" else data.tolist()
-    if isinstance(data, (list, tuple, range)):
+    if isinstance(data, Sequence) and not isinstance(data, str | bytes):
         return [_plain(d) for d in data]
     return data
 

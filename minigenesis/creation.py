@@ -22,9 +22,22 @@ from .random import _draw, generator_for
 from .size import Size, as_shape
 
 
-def _shape(size: tuple, name: str) -> tuple:
-    """Accept ``zeros(2, 3)`` and ``zeros((2, 3))`` alike (see ``size.as_shape``)."""
+def _shape(size: tuple, name: str, size_kw: Any = None) -> tuple:
+    """Accept ``zeros(2, 3)``, ``zeros((2, 3))`` and ``zeros(size=(2, 3))`` alike (see
+    ``size.as_shape``)."""
+    if size_kw is not None:
+        if size:
+            raise TypeError(f"{name}() got the size both as arguments and as size=")
+        size = (size_kw,)
     return as_shape(size, name)
+
+
+def _size_kw(kw: dict, name: str) -> Any:
+    """The ``size=`` keyword (the name PyTorch gives the shape), the only extra keyword taken."""
+    size = kw.pop("size", None)
+    if kw:
+        raise TypeError(f"{name}() got an unexpected keyword argument {next(iter(kw))!r}")
+    return size
 
 
 def _int_arg(value: Any, name: str, what: str) -> int:
@@ -85,16 +98,22 @@ def _new(fill: Any, shape: tuple, dtype: Any, device: Any, requires_grad: bool) 
     return t.requires_grad_(True) if requires_grad else t
 
 
-def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _new(0, _shape(size, "zeros"), dtype, device, requires_grad)
+def zeros(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
+) -> Tensor:
+    return _new(0, _shape(size, "zeros", _size_kw(kw, "zeros")), dtype, device, requires_grad)
 
 
-def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _new(1, _shape(size, "ones"), dtype, device, requires_grad)
+def ones(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
+) -> Tensor:
+    return _new(1, _shape(size, "ones", _size_kw(kw, "ones")), dtype, device, requires_grad)
 
 
-def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _new(None, _shape(size, "empty"), dtype, device, requires_grad)
+def empty(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
+) -> Tensor:
+    return _new(None, _shape(size, "empty", _size_kw(kw, "empty")), dtype, device, requires_grad)
 
 
 def full(
@@ -287,8 +306,10 @@ def rand(
     device: Any = None,
     requires_grad: bool = False,
     generator: Any = None,
+    **kw: Any,
 ) -> Tensor:
     """Samples of U[0, 1)."""
+    size = _shape(size, "rand", _size_kw(kw, "rand"))
     return _random("uniform", size, dtype, device, requires_grad, generator, 0.0, 1.0)
 
 
@@ -298,8 +319,10 @@ def randn(
     device: Any = None,
     requires_grad: bool = False,
     generator: Any = None,
+    **kw: Any,
 ) -> Tensor:
     """Samples of N(0, 1)."""
+    size = _shape(size, "randn", _size_kw(kw, "randn"))
     return _random("normal", size, dtype, device, requires_grad, generator, 0.0, 1.0)
 
 
@@ -323,11 +346,11 @@ def randint(
 ) -> Tensor:
     """Integers drawn uniformly from [low, high); ``randint(high, size)`` means low = 0."""
     if size is None:
-        if high is None or not isinstance(high, (tuple, list)):
+        if high is None or not isinstance(high, (tuple, list, Size)):
             raise TypeError("randint needs a size, e.g. randint(0, 10, (3,))")
         low, high, size = 0, low, high
-    if high is None:
-        raise TypeError("randint needs high")
+    if high is None:  # randint(high, size=...)
+        low, high = 0, low
     low, high = _int_arg(low, "randint", "low"), _int_arg(high, "randint", "high")
     i64 = np.iinfo(np.int64)
     if not (i64.min <= low <= i64.max and i64.min <= high <= i64.max):

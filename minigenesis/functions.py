@@ -296,15 +296,15 @@ def pow(x: Any, exponent: Any) -> Tensor:  # noqa: A001
 
 
 @_with_out
-def add(x: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    """x + alpha * other"""
-    return _t(x, other if isinstance(other, Tensor) else None).add(other, alpha=alpha)
+def add(x: Any, other: Any, *deprecated: Any, alpha: Any = 1) -> Tensor:
+    """x + alpha * other (and the old order add(x, alpha, other))"""
+    return _t(x, other if isinstance(other, Tensor) else None).add(other, *deprecated, alpha=alpha)
 
 
 @_with_out
-def sub(x: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    """x - alpha * other"""
-    return _t(x, other if isinstance(other, Tensor) else None).sub(other, alpha=alpha)
+def sub(x: Any, other: Any, *deprecated: Any, alpha: Any = 1) -> Tensor:
+    """x - alpha * other (and the old order sub(x, alpha, other))"""
+    return _t(x, other if isinstance(other, Tensor) else None).sub(other, *deprecated, alpha=alpha)
 
 
 def _first(x: Any, other: Any) -> Tensor:

@@ -24,6 +24,7 @@ from .autocast_policy import LOWER
 from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
+from .deprecated_overloads import scalar_first, value_first
 from .ops import activation as A
 from .ops import elementwise as E
 from .ops import math_functions as MF
@@ -274,12 +275,14 @@ class TensorMath:
             return self.__truediv__(other)
         return binary_op(_rounded_division(rounding_mode), self, other)
 
-    def add(self, other, *, alpha=1):
+    def add(self, other, *deprecated, alpha=1):
         """self + alpha * other"""
+        other, alpha = scalar_first(other, deprecated, alpha, "add")
         return self + alpha_scaled(self, other, alpha)
 
-    def sub(self, other, *, alpha=1):
+    def sub(self, other, *deprecated, alpha=1):
         """self - alpha * other"""
+        other, alpha = scalar_first(other, deprecated, alpha, "sub")
         return self - alpha_scaled(self, other, alpha)
 
     pow = __pow__
@@ -888,10 +891,12 @@ class TensorMath:
         return A.SiLU.apply(self)
 
     # ------------------------------------------------------------------ in-place updates
-    def add_(self, other, alpha=1):
+    def add_(self, other, *deprecated, alpha=1):
+        other, alpha = scalar_first(other, deprecated, alpha, "add_")
         return self._inplace(lambda x, o: x + o * alpha if alpha != 1 else x + o, other)
 
-    def sub_(self, other, alpha=1):
+    def sub_(self, other, *deprecated, alpha=1):
+        other, alpha = scalar_first(other, deprecated, alpha, "sub_")
         return self._inplace(lambda x, o: x - o * alpha if alpha != 1 else x - o, other)
 
     def mul_(self, other):
@@ -973,12 +978,14 @@ class TensorMath:
     def clamp_max_(self, max):  # noqa: A002
         return self._inplace(lambda x: x.clamp(None, max))
 
-    def addcmul_(self, tensor1, tensor2, value=1):
+    def addcmul_(self, tensor1, tensor2, *deprecated, value=1):
         """self += value * tensor1 * tensor2"""
+        tensor1, tensor2, value = value_first(tensor1, tensor2, deprecated, value, "addcmul_")
         return self._addc(lambda a, b: a * b, tensor1, tensor2, value)
 
-    def addcdiv_(self, tensor1, tensor2, value=1):
+    def addcdiv_(self, tensor1, tensor2, *deprecated, value=1):
         """self += value * tensor1 / tensor2"""
+        tensor1, tensor2, value = value_first(tensor1, tensor2, deprecated, value, "addcdiv_")
         return self._addc(lambda a, b: a / b, tensor1, tensor2, value)
 
     def _addc(self, op, tensor1, tensor2, value):

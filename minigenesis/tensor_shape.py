@@ -10,12 +10,14 @@ of a new dim, then a ``reshape`` (with a tensor of counts, an ``index_select``).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .ops import shape as S
-from .size import norm_dim
+from .size import as_shape, norm_dim
 
 
 def _tuple(x: Any) -> tuple:
@@ -158,6 +160,55 @@ class TensorShape:
         d = norm_dim(dim, self.ndim + 1)[0]  # dims -ndim-1 .. ndim: the new dim's place
         shape = self.shape
         return self.reshape(shape[:d] + (1,) + shape[d:])
+
+    # ------------------------------------------------------ in-place shape changes
+    def _reshape_inplace(self, fn):
+        """``x.unsqueeze_(0)`` and friends: x itself takes the new shape (the same memory) and, in
+        a graph, the node of the out-of-place result (PyTorch changes x's metadata in place)."""
+        if state.grad_enabled and self.requires_grad and self.grad_fn is None:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+            )
+        out = fn(self)
+        self._data = out._data
+        self.__dict__.pop("_view_src", None)  # no longer base[index] in that index's shape
+        if out.requires_grad:
+            self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
+        return self
+
+    def unsqueeze_(self, dim: int):
+        return self._reshape_inplace(lambda x: x.unsqueeze(dim))
+
+    def squeeze_(self, dim=None):
+        return self._reshape_inplace(lambda x: x.squeeze(dim))
+
+    def t_(self):
+        return self._reshape_inplace(lambda x: x.t())
+
+    def transpose_(self, dim0: int, dim1: int):
+        return self._reshape_inplace(lambda x: x.transpose(dim0, dim1))
+
+    def swapaxes_(self, axis0: int, axis1: int):
+        return self.transpose_(axis0, axis1)
+
+    swapdims_ = swapaxes_
+
+    def resize_(self, *sizes):
+        """The new shape on the same elements in order; growing adds uninitialised (zero)
+        elements after them, as PyTorch's storage grows (refused for a tensor requiring grad)."""
+        shape = as_shape(sizes, "resize_")
+        if self.requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        n = math.prod(shape)
+        if n == self._data.size:
+            self._data = self._data.reshape(shape)
+        else:
+            xp = get_array_module(self._data)
+            flat = xp.zeros(n, dtype=self._data.dtype)
+            keep = min(n, self._data.size)
+            flat[:keep] = self._data.reshape(-1)[:keep]
+            self._data = flat.reshape(shape)
+        return self
 
     def expand(self, *sizes):
         sizes = sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes

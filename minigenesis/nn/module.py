@@ -290,6 +290,13 @@ class Module(ToShortcuts):
                 p.grad = p.grad.detach()
                 p.grad.zero_()
 
+    def share_memory(self) -> Module:
+        """Move every parameter and buffer into shared memory, so that processes started with
+        ``mg.multiprocessing`` train this one model (Hogwild)."""
+        for t in [*self.parameters(), *self.buffers()]:
+            t.share_memory_()
+        return self
+
     def apply(self, fn: Callable[[Module], Any]) -> Module:
         """Call ``fn(m)`` on every submodule (children first) and on self; e.g. custom init."""
         for child in self.children():

@@ -242,6 +242,8 @@ class RNNBase(Module):
     # ------------------------------------------------------------------ the loop
     def forward(self, input: Any, hx: Any = None) -> tuple:
         lstm = self.mode == "LSTM"
+        if lstm and isinstance(hx, list):  # [h_0, c_0], as PyTorch also accepts
+            hx = tuple(hx)
         if lstm and hx is not None and not (isinstance(hx, tuple) and len(hx) == 2):
             raise TypeError(
                 f"LSTM: the initial state must be a tuple (h_0, c_0), got {type(hx).__name__}"
@@ -523,6 +525,8 @@ class LSTMCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
     def forward(self, input: Tensor, hx: tuple | None = None) -> tuple:
+        if isinstance(hx, list):  # [h, c], as PyTorch also accepts
+            hx = tuple(hx)
         if hx is not None and not (isinstance(hx, tuple) and len(hx) == 2):
             raise TypeError(f"LSTMCell: hx must be a tuple (h, c), got {type(hx).__name__}")
         batched, x, (h, c) = self._prepare(input, hx if hx is not None else (None, None))
