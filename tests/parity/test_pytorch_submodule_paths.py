@@ -1,4 +1,4 @@
-"""The tables of tests/test_module_paths.py against the installed PyTorch: every public submodule
+"""The tables of tests/test_pytorch_submodule_paths.py against the installed PyTorch: every public submodule
 of the four areas is listed (as present or as a reviewed skip), and every name PyTorch's module
 lists is in its entry."""
 
@@ -9,7 +9,7 @@ import pkgutil
 from collections import Counter
 
 import pytest
-from test_module_paths import MISSING_PATHS, MODULE_PATHS, PARENTS
+from test_pytorch_submodule_paths import MISSING_PATHS, MODULE_PATHS, PARENTS
 
 torch = pytest.importorskip("torch")
 
