@@ -2,8 +2,9 @@
 ``torch.optim`` and ``torch.nn.utils`` imports from minigenesis as a real module (``from
 minigenesis.utils.data.sampler import RandomSampler``), with every name PyTorch's module lists
 there, except the reviewed skip lists below; and each name is the object the parent package
-exports (``mg.nn.modules.linear.Linear is mg.nn.Linear``). ``tests/parity/test_pytorch_submodule_paths.py``
-checks these tables against the installed PyTorch."""
+exports (``mg.nn.modules.linear.Linear is mg.nn.Linear``).
+``tests/parity/test_pytorch_submodule_paths.py`` checks these tables against the installed
+PyTorch."""
 
 from __future__ import annotations
 
