@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+import minigenesis as mg
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _course  # noqa: E402  (the folder above must be on the path first)
 
@@ -81,6 +83,12 @@ def impl(request: pytest.FixtureRequest):
     running check's ``exercise`` marker.
     """
     return _Impl(Path(request.path).resolve().parent, _solutions(request.config))
+
+
+@pytest.fixture(autouse=True)
+def _seeded() -> None:
+    """Every check starts from seed 0 (each process starts from a fresh seed, as PyTorch's)."""
+    mg.manual_seed(0)
 
 
 @pytest.fixture(autouse=True)

@@ -18,6 +18,9 @@ from .backend import as_device, cupy_module, get_array_module, to_numpy
 
 _cuda_generators: dict[int, Any] = {}
 
+# A new Generator() starts from this fixed seed, as a new torch.Generator() does.
+NEW_GENERATOR_SEED = 67280421310721
+
 
 class Generator:
     """A random stream: ``mg.default_generator`` (what ``mg.manual_seed`` seeds and returns) or a
@@ -25,8 +28,7 @@ class Generator:
 
     def __init__(self, device: str = "cpu") -> None:
         self.device = as_device(device)
-        self._seed = 0
-        self._np = np.random.Generator(np.random.PCG64(0))
+        self.manual_seed(NEW_GENERATOR_SEED)
 
     def manual_seed(self, seed: int) -> Generator:
         self._seed = _seed_bits(seed)
@@ -53,7 +55,16 @@ def _seed_bits(seed: Any) -> int:
     return seed % 2**64
 
 
-default_generator = Generator()  # the CPU stream every draw without a generator= uses
+def _fresh_seed() -> int:
+    """63 bits of the operating system's entropy: a seed no run is likely to share."""
+    return int.from_bytes(os.urandom(8), "little") >> 1
+
+
+# The CPU stream every draw without a generator= uses. Like PyTorch's, it starts from a fresh
+# seed in every process (``initial_seed()`` tells which): two runs of a program that does not call
+# ``manual_seed`` draw different numbers, so run-to-run variation shows. ``manual_seed(s)`` makes
+# a run repeatable.
+default_generator = Generator().manual_seed(_fresh_seed())
 
 
 def manual_seed(seed: int) -> Generator:
@@ -71,7 +82,7 @@ def initial_seed() -> int:
 def seed() -> int:
     """Seed every device's generator from the operating system's entropy (different on every
     call) and return that seed, so a run can be repeated with ``manual_seed(returned)``."""
-    fresh = int.from_bytes(os.urandom(8), "little") >> 1  # 63 bits, as PyTorch's
+    fresh = _fresh_seed()
     manual_seed(fresh)
     return fresh
 

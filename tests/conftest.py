@@ -12,6 +12,13 @@ import pytest
 import minigenesis as mg
 
 
+@pytest.fixture(autouse=True)
+def _seeded() -> None:
+    """Every test starts from seed 0: minigenesis, like PyTorch, seeds each process afresh, and a
+    test's draws must not depend on which tests ran before it."""
+    mg.manual_seed(0)
+
+
 @pytest.fixture(params=["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
 def device(request: pytest.FixtureRequest) -> str:
     if request.param == "cuda" and not mg.cuda.is_available():

@@ -59,6 +59,21 @@ for t in (a, b, c, r):
     print(t.dtype, t.shape, t.device)
 
 # %% [markdown]
+# `mg.randn` draws from a random generator. As in PyTorch, each new Python process starts that
+# generator from a fresh seed (`mg.initial_seed()` tells which), so running this notebook twice
+# prints different `r`. That variation is worth seeing: a result that changes from run to run
+# (a loss, an accuracy) is only meaningful next to its spread over seeds. To repeat a run exactly
+# (to debug it, or to compare two changes on the same draws), fix the seed first:
+# `mg.manual_seed(0)` makes every draw after it the same on every run.
+
+# %%
+print("this process started from seed", mg.initial_seed())
+mg.manual_seed(0)
+first = mg.randn(3)
+mg.manual_seed(0)
+print(first, mg.randn(3))  # the same numbers: the same seed, the same draws
+
+# %% [markdown]
 # Under the hood the numbers live in an ordinary array, `t._data` (an internal attribute: fine to
 # look at while learning). Which array library owns it decides the device:
 
