@@ -356,6 +356,48 @@ from .statistics import (  # noqa: E402
 from .searching import bucketize, isin, searchsorted  # noqa: E402
 from . import special  # noqa: E402
 from . import sparse  # noqa: E402  (torch.sparse: sparse.mm ...)
+from .composite_functions import (  # noqa: E402  (mg.take, mg.addr, mg.inner, mg.asinh ...)
+    acosh,
+    acosh_,
+    addbmm,
+    addcdiv,
+    addcmul,
+    addmv,
+    addr,
+    aminmax,
+    arccosh,
+    arcsinh,
+    arctanh,
+    argwhere,
+    asinh,
+    asinh_,
+    atanh,
+    atanh_,
+    bitwise_left_shift,
+    bitwise_right_shift,
+    broadcast_tensors,
+    erf_,
+    fill_diagonal_,
+    floor_divide,
+    index_put,
+    index_put_,
+    inner,
+    isneginf,
+    isposinf,
+    isreal,
+    masked_scatter,
+    msort,
+    neg_,
+    negative_,
+    nextafter,
+    positive,
+    put,
+    relu_,
+    sigmoid_,
+    take,
+    tanh_,
+    unique_consecutive,
+)
 from .sparse_coo import sparse_coo, sparse_coo_tensor, spmm, strided  # noqa: E402
 from .creation import empty_strided, logspace, tril_indices, triu_indices  # noqa: E402
 from .random import seed  # noqa: E402

@@ -29,6 +29,7 @@ from .ops import elementwise as E
 from .ops import shape as S
 from .size import Size, as_shape
 from .sparse_coo import SparseCOOTensor, dense_to_sparse, strided
+from .tensor_composites import TensorComposites
 from .tensor_indexing import TensorIndexing
 from .tensor_linalg import LinalgMethods
 from .tensor_math import TensorMath
@@ -62,6 +63,7 @@ class Tensor(
     LinalgMethods,
     TensorPointwise,
     TensorStatistics,
+    TensorComposites,
     InPlace,
     ToShortcuts,
     TensorBase,

@@ -712,15 +712,23 @@ def embedding(
     check_index_dtype(input, ("int64", "int32"), "embedding")
     if weight.ndim != 2:
         raise ValueError(f"embedding: weight must be 2-D (num, dim), got {tuple(weight.shape)}")
-    if scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported")
+    if sparse:
+        raise NotImplementedError("embedding: sparse gradients are not supported")
     n = weight.shape[0]
     idx = input._data
     check_index_range(idx, n, "embedding", hint=f" (the weight has {n} rows)")
     padding_idx = padding_index(padding_idx, n)
     if max_norm is not None:
         _renorm_rows(weight, idx, max_norm, norm_type)
-    return EmbeddingLookup.apply(weight, idx, padding_idx)
+    out = EmbeddingLookup.apply(weight, idx, padding_idx)
+    if scale_grad_by_freq and out.requires_grad:
+        # each looked-up row's gradient divided by how often its index occurs in this input
+        xp = get_array_module(idx)
+        _, inverse, counts = xp.unique(idx.reshape(-1), return_inverse=True, return_counts=True)
+        per_position = (1.0 / counts[inverse]).reshape(idx.shape + (1,))
+        scale = Tensor._make(per_position.astype(weight._data.dtype), False)
+        out.register_hook(lambda g: g * scale)
+    return out
 
 
 def _renorm_rows(weight: Tensor, idx: Any, max_norm: float, norm_type: float) -> None:

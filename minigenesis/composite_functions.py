@@ -1,0 +1,83 @@
+"""The ``mg.*`` forms of the methods in ``tensor_composites.py`` (``mg.take(x, i)`` is
+``x.take(i)``), plus ``broadcast_tensors``: each is its Tensor method, called on the first
+argument."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ._tensor import Tensor
+
+__all__ = [
+    "positive", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "asinh_", "acosh_",
+    "atanh_", "isposinf", "isneginf", "isreal", "floor_divide", "nextafter",
+    "bitwise_left_shift", "bitwise_right_shift", "addr", "addmv", "addbmm", "addcmul", "addcdiv",
+    "inner", "aminmax", "argwhere", "msort", "unique_consecutive", "take", "put", "index_put",
+    "index_put_", "masked_scatter", "fill_diagonal_", "sigmoid_", "tanh_", "relu_", "erf_",
+    "neg_", "negative_", "broadcast_tensors",
+]  # fmt: skip
+
+
+def _method_form(name: str) -> Callable[..., Any]:
+    """``mg.name(input, *args, **kwargs)`` = ``input.name(*args, **kwargs)``."""
+
+    def function(input: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: A002
+        if not isinstance(input, Tensor):
+            raise TypeError(
+                f"{name}(): argument 'input' must be Tensor, not {type(input).__name__}"
+            )
+        return getattr(input, name)(*args, **kwargs)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``input.{name}(...)`` (see Tensor.{name})."
+    return function
+
+
+positive = _method_form("positive")
+asinh = _method_form("asinh")
+acosh = _method_form("acosh")
+atanh = _method_form("atanh")
+arcsinh = _method_form("arcsinh")
+arccosh = _method_form("arccosh")
+arctanh = _method_form("arctanh")
+asinh_ = _method_form("asinh_")
+acosh_ = _method_form("acosh_")
+atanh_ = _method_form("atanh_")
+isposinf = _method_form("isposinf")
+isneginf = _method_form("isneginf")
+isreal = _method_form("isreal")
+floor_divide = _method_form("floor_divide")
+nextafter = _method_form("nextafter")
+bitwise_left_shift = _method_form("bitwise_left_shift")
+bitwise_right_shift = _method_form("bitwise_right_shift")
+addr = _method_form("addr")
+addmv = _method_form("addmv")
+addbmm = _method_form("addbmm")
+addcmul = _method_form("addcmul")
+addcdiv = _method_form("addcdiv")
+inner = _method_form("inner")
+aminmax = _method_form("aminmax")
+argwhere = _method_form("argwhere")
+msort = _method_form("msort")
+unique_consecutive = _method_form("unique_consecutive")
+take = _method_form("take")
+put = _method_form("put")
+index_put = _method_form("index_put")
+index_put_ = _method_form("index_put_")
+masked_scatter = _method_form("masked_scatter")
+fill_diagonal_ = _method_form("fill_diagonal_")
+sigmoid_ = _method_form("sigmoid_")
+tanh_ = _method_form("tanh_")
+relu_ = _method_form("relu_")
+erf_ = _method_form("erf_")
+neg_ = _method_form("neg_")
+negative_ = _method_form("negative_")
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """The tensors expanded to their common broadcast shape (views, as in PyTorch)."""
+    shape = np.broadcast_shapes(*(tuple(t.shape) for t in tensors))
+    return tuple(t.expand(shape) for t in tensors)

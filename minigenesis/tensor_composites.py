@@ -1,0 +1,301 @@
+"""Tensor methods PyTorch programs reach for that are compositions of existing ops: the in-place
+forms of common math (``sigmoid_``, ``relu_`` ...), ``addr``/``addmv``/``addbmm``/``addcmul``,
+``inner``, ``aminmax``, ``argwhere``, ``unique_consecutive``, ``msort``, ``take``/``put``,
+``index_put``, ``masked_scatter``, ``fill_diagonal_``, the inverse hyperbolic functions, the shift
+operators and the reflected bitwise operators (``3 & t``).
+
+Each is written with ops that already have gradients, so its gradient (and second derivative)
+follows by the chain rule; the ones that only pick or compare (argwhere, unique_consecutive, the
+bitwise ops) carry no gradient, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from .autograd.tensor_base import TensorBase
+from .backend import get_array_module
+from .ops import indexing as I
+from .ops.inverse_hyperbolic import Acosh, Asinh, Atanh
+from .ops.nextafter import NextAfter
+from .promotion import as_tensor_like, float_in, is_bool, is_float
+
+MinMax = namedtuple("aminmax", ["min", "max"])
+
+
+def _inplace_of(name: str) -> Any:
+    """``x.name_(*args)``: the out-of-place method written into x (``inplace.py``)."""
+
+    def method(self, *args, **kwargs):
+        return self._inplace(lambda x, *a: getattr(x, name)(*a, **kwargs), *args)
+
+    method.__name__ = method.__qualname__ = f"{name}_"
+    method.__doc__ = f"In-place {name}: self = self.{name}(...)."
+    return method
+
+
+def _shift(a: Any, s: Any, left: bool) -> Any:
+    """a << s or a >> s as PyTorch computes them: a shift by a negative count or by at least the
+    width of the type gives 0 (left) or the sign fill, 0 or -1 (right); left shifts wrap."""
+    xp = get_array_module(a)
+    bits = a.dtype.itemsize * 8
+    s = xp.asarray(s)
+    inside = (s >= 0) & (s < bits)
+    count = xp.where(inside, s, bits - 1).astype(a.dtype)
+    zero = xp.zeros((), a.dtype)
+    if left:
+        return xp.where(inside, xp.left_shift(a, count), zero).astype(a.dtype)
+    if a.dtype.kind == "u":  # unsigned: shifted out entirely
+        return xp.where(inside, xp.right_shift(a, count), zero).astype(a.dtype)
+    return xp.right_shift(a, count).astype(a.dtype)  # by bits - 1 for the rest: the sign fill
+
+
+def _number_as_tensor(x: Any, ref: Any) -> Any:
+    """A Python int on the left of a shift, as a tensor of ref's integer dtype (int64 for bool)."""
+    _integer_operands(x, ref, "bitwise shift")
+    dtype = ref._data.dtype if ref._data.dtype.kind in "iu" else np.int64
+    return ref._make(get_array_module(ref._data).asarray(x, dtype=dtype), False)
+
+
+def _integer_operands(a: Any, b: Any, name: str) -> None:
+    for x in (a, b):
+        if is_float(x):
+            kind = x.dtype.name if isinstance(x, TensorBase) else "float"
+            raise TypeError(f"{name} is only defined for bool and integer operands, got {kind}")
+
+
+class TensorComposites:
+    """Mixin of Tensor: methods composed of existing ops."""
+
+    __slots__ = ()
+
+    # ------------------------------------------------------------------ in-place forms
+    sigmoid_ = _inplace_of("sigmoid")
+    tanh_ = _inplace_of("tanh")
+    relu_ = _inplace_of("relu")
+    erf_ = _inplace_of("erf")
+    erfinv_ = _inplace_of("erfinv")
+    neg_ = negative_ = _inplace_of("neg")
+    log_ = _inplace_of("log")
+    square_ = _inplace_of("square")
+    reciprocal_ = _inplace_of("reciprocal")
+    rsqrt_ = _inplace_of("rsqrt")
+    atan2_ = arctan2_ = _inplace_of("atan2")
+    fmod_ = _inplace_of("fmod")
+    remainder_ = _inplace_of("remainder")
+    cumsum_ = _inplace_of("cumsum")
+    floor_divide_ = _inplace_of("floor_divide")
+    addmm_ = _inplace_of("addmm")
+    addr_ = _inplace_of("addr")
+    addmv_ = _inplace_of("addmv")
+    addbmm_ = _inplace_of("addbmm")
+    asinh_ = arcsinh_ = _inplace_of("asinh")
+    acosh_ = arccosh_ = _inplace_of("acosh")
+    atanh_ = arctanh_ = _inplace_of("atanh")
+
+    # ------------------------------------------------------------------ pointwise
+    def positive(self):
+        """+self: self itself (refused for bool, as PyTorch)."""
+        if is_bool(self):
+            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+        return self
+
+    def asinh(self):
+        return Asinh.apply(float_in(self))
+
+    def acosh(self):
+        return Acosh.apply(float_in(self))
+
+    def atanh(self):
+        return Atanh.apply(float_in(self))
+
+    arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+    def isposinf(self):
+        return self._make(get_array_module(self._data).isposinf(self._data), False)
+
+    def isneginf(self):
+        return self._make(get_array_module(self._data).isneginf(self._data), False)
+
+    def isreal(self):
+        """Every real tensor's elements are real: all True."""
+        return self._make(get_array_module(self._data).ones(self._data.shape, bool), False)
+
+    def floor_divide(self, other):
+        """floor(self / other), PyTorch's floor_divide since 1.13 (the same as //)."""
+        return self // other
+
+    def nextafter(self, other):
+        """The float next to self in the direction of other."""
+        other = as_tensor_like(other, self)
+        if self.dtype != other.dtype or not self.is_floating_point():
+            raise RuntimeError(
+                f"nextafter: expected two floating tensors of one dtype, got {self.dtype} and "
+                f"{other.dtype}"
+            )
+        shape = np.broadcast_shapes(self.shape, other.shape)
+        return NextAfter.apply(self.expand(shape), other.expand(shape))
+
+    # ------------------------------------------------------------------ shifts and bitwise
+    def bitwise_left_shift(self, other):
+        return self._shift(other, "bitwise_left_shift", left=True)
+
+    def bitwise_right_shift(self, other):
+        return self._shift(other, "bitwise_right_shift", left=False)
+
+    def _shift(self, other, name: str, left: bool):
+        _integer_operands(self, other, name)
+        s = other._data if isinstance(other, TensorBase) else other
+        dtype = np.result_type(self._data, s) if isinstance(other, TensorBase) else self._data.dtype
+        if dtype == np.bool_:  # bool << 1 counts in int64, as PyTorch
+            dtype = np.dtype(np.int64)
+        return self._make(_shift(self._data.astype(dtype), s, left), False)
+
+    __lshift__, __rshift__ = bitwise_left_shift, bitwise_right_shift
+
+    def __rlshift__(self, other):  # 1 << t
+        return _number_as_tensor(other, self).bitwise_left_shift(self)
+
+    def __rrshift__(self, other):
+        return _number_as_tensor(other, self).bitwise_right_shift(self)
+
+    def __rand__(self, other):  # 3 & t: & is symmetric
+        return self & other
+
+    def __ror__(self, other):
+        return self | other
+
+    def __rxor__(self, other):
+        return self ^ other
+
+    # ------------------------------------------------------------------ products
+    def addr(self, vec1, vec2, *, beta=1, alpha=1):
+        """beta * self + alpha * outer(vec1, vec2)"""
+        return _scaled_sum(self, vec1.outer(vec2), beta, alpha)
+
+    def addmv(self, mat, vec, *, beta=1, alpha=1):
+        """beta * self + alpha * (mat @ vec)"""
+        return _scaled_sum(self, mat @ vec, beta, alpha)
+
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        """beta * self + alpha * sum_b batch1[b] @ batch2[b]"""
+        return _scaled_sum(self, (batch1 @ batch2).sum(0), beta, alpha)
+
+    def addcmul(self, tensor1, tensor2, *, value=1):
+        """self + value * tensor1 * tensor2"""
+        return self + value * tensor1 * tensor2 if value != 1 else self + tensor1 * tensor2
+
+    def addcdiv(self, tensor1, tensor2, *, value=1):
+        """self + value * tensor1 / tensor2"""
+        return self + value * tensor1 / tensor2 if value != 1 else self + tensor1 / tensor2
+
+    def inner(self, other):
+        """The sum over the last dims of both: out[i.., j..] = sum_k self[i.., k] other[j.., k]."""
+        if self.ndim == 0 or other.ndim == 0:
+            return self * other
+        k = self.shape[-1]
+        flat = self.reshape(-1, k) @ other.reshape(-1, k).mT
+        return flat.reshape(tuple(self.shape[:-1]) + tuple(other.shape[:-1]))
+
+    # ------------------------------------------------------------------ selection
+    def aminmax(self, *, dim=None, keepdim: bool = False):
+        """(min, max) in one call, over everything or along dim."""
+        if dim is None:
+            return MinMax(self.amin(), self.amax())
+        return MinMax(self.amin(dim, keepdim), self.amax(dim, keepdim))
+
+    def argwhere(self):
+        """The indices of the nonzero elements, one row each (nonzero())."""
+        return self.nonzero()
+
+    def msort(self):
+        """Sorted along dim 0."""
+        return self.sort(dim=0).values
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        """Each run of equal consecutive elements (or slices along dim) kept once."""
+        xp = get_array_module(self._data)
+        a = self._data.reshape(-1) if dim is None else xp.moveaxis(self._data, dim, 0)
+        if a.shape[0] == 0:
+            starts = xp.zeros(0, dtype=bool)
+        else:
+            differs = (a[1:] != a[:-1]).reshape(a.shape[0] - 1, -1).any(axis=1)
+            starts = xp.concatenate([xp.ones(1, dtype=bool), differs])
+        kept = a[starts] if dim is None else xp.moveaxis(a[starts], 0, dim)
+        out = [self._make(xp.ascontiguousarray(kept), False)]
+        if return_inverse:
+            inverse = xp.cumsum(starts) - 1
+            out.append(self._make(inverse.reshape(self.shape if dim is None else -1), False))
+        if return_counts:
+            bounds = xp.concatenate([xp.flatnonzero(starts), xp.asarray([a.shape[0]])])
+            out.append(self._make(xp.diff(bounds).astype(xp.int64), False))
+        return out[0] if len(out) == 1 else tuple(out)
+
+    # ------------------------------------------------------------------ flat indexing
+    def take(self, index):
+        """Elements of the flattened self at ``index`` (the result has index's shape)."""
+        return self.reshape(-1)[index]
+
+    def put(self, index, source, accumulate: bool = False):
+        """self with the flattened positions ``index`` set to (or, accumulating, added) source."""
+        flat = self.reshape(-1).index_put((index.reshape(-1),), source.reshape(-1), accumulate)
+        return flat.reshape(self.shape)
+
+    put_ = _inplace_of("put")
+
+    def index_put(self, indices, values, accumulate: bool = False):
+        """self with self[indices] = values (accumulate: += values, repeats adding up)."""
+        index = tuple(i._data if isinstance(i, TensorBase) else i for i in indices)
+        values = as_tensor_like(values, self)
+        if not accumulate:
+            return I.IndexPut.apply(self, index, values)
+        picked_shape = I.take(self._data, index).shape
+        added = I.IndexAddGrad.apply(values.expand(picked_shape), index, tuple(self.shape))
+        return self + added
+
+    index_put_ = _inplace_of("index_put")
+
+    def masked_scatter(self, mask, source):
+        """self with the positions where mask (broadcast) is True filled, in order, with the
+        first elements of source."""
+        xp = get_array_module(self._data)
+        full_mask = xp.broadcast_to(mask._data, self._data.shape)
+        count = int(full_mask.sum())
+        if source.numel() < count:
+            raise RuntimeError(
+                f"masked_scatter: expected source to have at least {count} elements, got "
+                f"{source.numel()}"
+            )
+        positions = tuple(xp.nonzero(full_mask))
+        self_b = self.expand(full_mask.shape) if self._data.shape != full_mask.shape else self
+        return self_b.index_put(positions, source.reshape(-1)[:count])
+
+    masked_scatter_ = _inplace_of("masked_scatter")
+
+    def fill_diagonal_(self, fill_value, wrap: bool = False):
+        """Write fill_value on the main diagonal (all indices equal); ``wrap`` restarts it every
+        ncols + 1 rows of a tall matrix, as NumPy's fill_diagonal."""
+        if self.ndim < 2 or (self.ndim > 2 and len(set(self.shape)) != 1):
+            raise RuntimeError("fill_diagonal_: dimensions must be >= 2 and all of equal length")
+        xp = get_array_module(self._data)
+        mask = xp.zeros(self._data.shape, dtype=bool)
+        if self.ndim == 2:
+            np_mask = np.zeros(self._data.shape, dtype=bool)
+            np.fill_diagonal(np_mask, True, wrap=wrap)
+            mask = xp.asarray(np_mask)
+        else:
+            mask[(xp.arange(self.shape[0]),) * self.ndim] = True
+        m = self._make(mask, False)
+        return self._inplace(lambda x: x.masked_fill(m, fill_value))
+
+
+def _scaled_sum(self: Any, product: Any, beta: Any, alpha: Any) -> Any:
+    """beta * self + alpha * product, with beta = 0 ignoring self (NaN in self included)."""
+    scaled = product if alpha == 1 else alpha * product
+    if beta == 0:  # PyTorch: self is not read at all
+        shape = np.broadcast_shapes(self.shape, scaled.shape)
+        return scaled if tuple(scaled.shape) == shape else scaled.expand(shape).clone()
+    return (self if beta == 1 else beta * self) + scaled
