@@ -425,6 +425,13 @@ def is_autocast_enabled(device_type: str | None = None) -> bool:
     return amp.is_autocast_enabled("cuda" if device_type is None else device_type)
 
 
+from .axis_alias import AXIS_NAMES as _AXIS_NAMES, accepts_axis as _accepts_axis  # noqa: E402
+
+# mg.amax(x, axis=1), mg.cat(ts, axis=0) ...: NumPy's spellings, as PyTorch's parser takes them
+for _name in _AXIS_NAMES:
+    if _name in globals():
+        globals()[_name] = _accepts_axis(globals()[_name])
+
 import sys as _sys  # noqa: E402
 
 # `mg.enable_autocast = True` switches autocast on for every thread (see _compat.PackageModule).

@@ -22,6 +22,7 @@ from ._tensor_str import tensor_repr
 from .autograd.engine import run_backward, seed_grads
 from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
+from .axis_alias import AXIS_NAMES, accepts_axis
 from .backend import as_device, device_of, get_array_module, module_for, to_numpy
 from .conversions import ToShortcuts, as_array, parse_to_args
 from .inplace import InPlace, track_view
@@ -548,6 +549,13 @@ class _HookHandle:
     def remove(self) -> None:
         if self._hook in self._hooks:
             self._hooks.remove(self._hook)
+
+
+# x.amax(axis=1), x.cumsum(axis=0) ...: PyTorch's argument parser takes NumPy's spellings for
+# every method with a dim (axis_alias.py); sum and mean take them in their own signatures.
+for _name in AXIS_NAMES:
+    if hasattr(Tensor, _name):
+        setattr(Tensor, _name, accepts_axis(getattr(Tensor, _name)))
 
 
 # Pickles name this function ``minigenesis._tensor._rebuild_tensor``: that is its stable name, kept

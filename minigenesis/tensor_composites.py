@@ -200,6 +200,24 @@ class TensorComposites:
         flat = self.reshape(-1, k) @ other.reshape(-1, k).mT
         return flat.reshape(tuple(self.shape[:-1]) + tuple(other.shape[:-1]))
 
+    def _nuclear_norm(self, dim, keepdim: bool):
+        """norm(p="nuc"): the sum of the singular values of the matrices over ``dim`` (the last
+        two dims when dim is None); its gradient is U V^T, through the SVD's."""
+        if self.ndim < 2:
+            raise RuntimeError(
+                "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
+            )
+        dims = (-2, -1) if dim is None else tuple(dim) if not isinstance(dim, int) else (dim,)
+        if len(dims) != 2:
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dims}")
+        d0, d1 = (d % self.ndim for d in dims)
+        singular = self.movedim((d0, d1), (-2, -1)).svd().S
+        out = singular.sum(-1)
+        if keepdim:
+            for d in sorted((d0, d1)):
+                out = out.unsqueeze(d)
+        return out
+
     # ------------------------------------------------------------------ selection
     def aminmax(self, *, dim=None, keepdim: bool = False):
         """(min, max) in one call, over everything or along dim."""

@@ -35,9 +35,10 @@ _OLDER_REDUCE = {"add": "sum", "multiply": "prod"}  # scatter(reduce=...) -> sca
 
 
 def _unwrap_index(index: Any, like: Any) -> Any:
-    """Tensors, lists, ranges and NumPy arrays inside an index become arrays of ``like``'s module
-    (indices never get gradients; CuPy data needs CuPy index arrays). A ``range`` is a sequence of
-    ints to PyTorch, so ``x[range(n), target]`` picks one element per row."""
+    """Tensors, lists (and tuples), ranges and NumPy arrays inside an index become arrays of
+    ``like``'s module (indices never get gradients; CuPy data needs CuPy index arrays). A
+    ``range`` is a sequence of ints to PyTorch, so ``x[range(n), target]`` picks one element per
+    row; so is a tuple inside the index: ``x[(1, 0), :, (2, 1)]``."""
     xp = get_array_module(like)
 
     def one(i: Any) -> Any:
@@ -48,7 +49,7 @@ def _unwrap_index(index: Any, like: Any) -> Any:
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                 "are valid indices (got float)"
             )
-        if isinstance(i, list):
+        if isinstance(i, list | tuple):  # a tuple inside the index is a sequence, as a list
             return xp.asarray([j.item() if isinstance(j, TensorBase) else j for j in i])
         if isinstance(i, range):
             return xp.arange(i.start, i.stop, i.step, dtype=np.int64)
@@ -109,15 +110,17 @@ def _check_index_add(t: Any, d: int, index: Any, source: Any) -> Any:
     return idx
 
 
-def _index_1d(t: Any, index: Any, d: int, name: str) -> Any:
-    """The int64 index array of index_select / index_fill / index_copy, range-checked."""
+def _index_1d(t: Any, index: Any, d: int, name: str, int32_ok: bool = False) -> Any:
+    """The int64 index array of index_select / index_fill / index_copy, range-checked
+    (index_select also takes int32, as PyTorch)."""
     if not isinstance(index, TensorBase):
         raise TypeError(f"{name}: index must be a Tensor, got {type(index).__name__}")
-    if index._data.dtype != np.int64:
-        raise RuntimeError(f"{name}: index must be int64, got {index.dtype}")
+    if index._data.dtype != np.int64 and not (int32_ok and index._data.dtype == np.int32):
+        allowed = "int32 or int64" if int32_ok else "int64"
+        raise RuntimeError(f"{name}: index must be {allowed}, got {index.dtype}")
     if index.ndim > 1:
         raise IndexError(f"{name}: index must be 0-d or 1-d, got {index.ndim} dims")
-    idx = index._data.reshape(-1)
+    idx = index._data.reshape(-1).astype(np.int64, copy=False)
     check_index_range(idx, t.shape[d] if t.ndim else 1, name)
     return idx
 
@@ -127,8 +130,10 @@ def _scatter_where(t: Any, d: int, index: Any, src: Any, name: str) -> tuple:
     also src cut to index's shape (PyTorch reads only src's leading block)."""
     if not isinstance(index, TensorBase):
         raise TypeError(f"{name}: index must be a Tensor, got {type(index).__name__}")
-    if index._data.dtype != np.int64:
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index, got {index.dtype}")
+    if index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index, got {index.dtype}")
+    if index._data.dtype == np.int32:  # accepted as PyTorch does; computed with int64
+        index = type(index)._make(index._data.astype(np.int64))
     check_same_dtype(name, self=t, src=src)  # (a number src takes self's dtype)
     if index.ndim != t.ndim:
         raise RuntimeError(
@@ -285,7 +290,8 @@ class TensorIndexing:
             return one.reshape(())
         _, part = _scatter_where(self, d, index, src, name)
         fold = GS.ScatterReduce
-        return fold.apply(self, part, index._data, d, reduce, include_self, differentiable)
+        idx = index._data.astype(np.int64, copy=False)  # (int32 accepted, as PyTorch)
+        return fold.apply(self, part, idx, d, reduce, include_self, differentiable)
 
     def scatter_add(self, dim: int, index, src):
         """x + (zeros with src added at index along dim); repeated indices add up."""
@@ -296,7 +302,8 @@ class TensorIndexing:
             one = self.reshape(1).scatter_add(0, index.reshape(1), src.reshape(1))
             return one.reshape(())
         _, part = _scatter_where(self, d, index, src, "scatter_add")
-        return self + GS.ScatterAlongDim.apply(part, index._data, d, self.shape, False)
+        idx = index._data.astype(np.int64, copy=False)  # (int32 accepted, as PyTorch)
+        return self + GS.ScatterAlongDim.apply(part, idx, d, self.shape, False)
 
     def scatter_add_(self, dim: int, index, src):
         return self._inplace(lambda x, s: x.scatter_add(dim, index, s), src)
@@ -305,7 +312,7 @@ class TensorIndexing:
     def index_select(self, dim: int, index):
         """out = x[..., index, ...] with index on dim (a copy, rows may repeat)."""
         d = norm_dim(dim, self.ndim)[0]
-        idx = _index_1d(self, index, d, "index_select")
+        idx = _index_1d(self, index, d, "index_select", int32_ok=True)
         if self.ndim == 0:
             return self.reshape(1)[idx].reshape(index.shape)
         return self[(slice(None),) * d + (type(self)._make(idx, False),)]

@@ -740,6 +740,8 @@ class TensorMath:
     def norm(self, p="fro", dim=None, keepdim: bool = False):
         """The p-norm (sum |x|^p)^(1/p); p=inf is max |x|; "fro" and 2 are the Euclidean norm."""
         _need_float(self, "norm")
+        if p == "nuc":  # the sum of the singular values (tensor_composites.py)
+            return self._nuclear_norm(dim, keepdim)
         if p == "fro":
             p = 2
         axis = norm_dim(dim, self.ndim) if self.ndim else None

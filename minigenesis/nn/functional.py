@@ -1713,6 +1713,15 @@ def interpolate(
     if not isinstance(input, Tensor):
         raise TypeError(f"interpolate: input must be a Tensor, got {type(input).__name__}")
     k = input.ndim - 2
+    if mode == "area":  # each output cell the mean of its input window, as PyTorch does it
+        return _interpolate_area(input, size, scale_factor, recompute_scale_factor, k)
+    if input._data.dtype == np.uint8 and mode in ("nearest", "nearest-exact", "bilinear"):
+        # PyTorch resamples images of bytes: computed in float32, rounded back to bytes
+        out = interpolate(input.float(), size, scale_factor, mode, align_corners,
+                          recompute_scale_factor, antialias)  # fmt: skip
+        if mode != "bilinear":
+            return out.to(input.dtype)  # nearest copies values: exact
+        return _bilinear_bytes(input, tuple(out.shape[2:]), scale_factor, align_corners)
     if mode not in ("nearest", "nearest-exact", *_LINEAR_MODES) or k not in (1, 2, 3):
         raise NotImplementedError(
             f"interpolate: only 3-d, 4-d and 5-d inputs are supported, for the modes nearest | "
@@ -1775,6 +1784,54 @@ def interpolate(
         op = UPSAMPLE_OPS[mode, k] if axis == axes[-1] else Resample
         y = op.apply(y, axis, i0, i1, lam)
     return y
+
+
+def _bilinear_bytes(x: Tensor, out_sizes: tuple, scale_factor: Any, align_corners) -> Tensor:
+    """Bilinear resizing of uint8 images as PyTorch's byte kernel computes it: the width first,
+    then the height, each pass with its two weights in fixed point (w * 2^p rounded to ints, p as
+    large as int16 allows) and its result rounded back to bytes."""
+    xp = get_array_module(x._data)
+    scales = (
+        [None] * 2
+        if scale_factor is None
+        else [float(f) for f in _per_dim(scale_factor, 2, "scale_factor")]
+    )
+    a = x._data.astype(np.int64)
+    for axis in (3, 2):
+        n, m = a.shape[axis], int(out_sizes[axis - 2])
+        if n == m:
+            continue
+        i0, i1, lam = _source_plan(n, m, scales[axis - 2], "bilinear", bool(align_corners),
+                                   np.float64, xp)  # fmt: skip
+        w = xp.stack([1 - lam, lam]).astype(np.float64)
+        p = 0  # PyTorch's precision: the most bits before the largest weight leaves int16
+        while p < 22 and int(0.5 + float(w.max()) * (1 << (p + 1))) < (1 << 15):
+            p += 1
+        wi = xp.floor(w * (1 << p) + 0.5).astype(np.int64)
+        shape = [1] * a.ndim
+        shape[axis] = m
+        mixed = xp.take(a, i0, axis) * wi[0].reshape(shape) + xp.take(a, i1, axis) * wi[1].reshape(
+            shape
+        )
+        a = xp.clip((mixed + (1 << (p - 1))) >> p, 0, 255)
+    return Tensor._make(a.astype(np.uint8), False)
+
+
+def _interpolate_area(input, size, scale_factor, recompute_scale_factor, k: int) -> Tensor:  # noqa: A002
+    """mode='area': adaptive average pooling to the output size (PyTorch's definition)."""
+    if (size is None) == (scale_factor is None):
+        raise ValueError("either size or scale_factor should be defined (not both)")
+    if input._data.dtype.kind not in "fV":
+        raise NotImplementedError(f"interpolate(mode='area') is not implemented for {input.dtype}")
+    if size is None:
+        scales = [float(f) for f in _per_dim(scale_factor, k, "scale_factor")]
+        size = [math.floor(n * f) for n, f in zip(input.shape[2:], scales)]
+    size = _per_dim(size, k, "output size")
+    if k == 1:
+        return adaptive_avg_pool1d(input, size[0])
+    if k == 2:
+        return adaptive_avg_pool2d(input, tuple(size))
+    raise NotImplementedError("interpolate(mode='area') supports 3-d and 4-d inputs")
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):  # noqa: A002
@@ -1999,14 +2056,19 @@ def scaled_dot_product_attention(
         key, value = _repeat_heads(key, query.shape[-3]), _repeat_heads(value, query.shape[-3])
     mask = None
     if attn_mask is not None:
-        if is_causal:
-            raise ValueError(f"{name}: pass either attn_mask or is_causal=True, not both")
         L, S = query.shape[-2], key.shape[-2]
         if tuple(attn_mask.shape[-2:]) not in ((L, S), (1, S), (L, 1), (1, 1)):
             raise ValueError(
                 f"{name}: attn_mask of shape {tuple(attn_mask.shape)} does not broadcast to the "
                 f"scores (..., {L}, {S}) of query {tuple(query.shape)} and key {tuple(key.shape)}"
             )
+        if is_causal:  # both, as PyTorch: the causal mask applies on top of attn_mask
+            allowed = Tensor._make(get_array_module(attn_mask._data).tri(L, S, dtype=bool), False)
+            if attn_mask._data.dtype == bool:
+                attn_mask = attn_mask & allowed
+            else:
+                attn_mask = attn_mask.masked_fill(~allowed, -math.inf)
+            is_causal = False
         if attn_mask._data.dtype == bool:
             mask = attn_mask._data
         elif attn_mask.dtype not in (_dt.float32, query.dtype):  # PyTorch's rule for the mask

@@ -243,8 +243,12 @@ def gather(x, dim: int, index):
     name = "gather"
     if not isinstance(index, type(x)):
         raise TypeError(f"{name}: index must be a Tensor, got {type(index).__name__}")
-    if index._data.dtype != np.int64:
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index, got {index.dtype.name}")
+    if index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError(
+            f"{name}(): Expected dtype int32/int64 for index, got {index.dtype.name}"
+        )
+    if index._data.dtype == np.int32:  # accepted as PyTorch does; computed with int64
+        index = type(index)._make(index._data.astype(np.int64))
     if index.ndim != x.ndim and not (x.ndim <= 1 and index.ndim <= 1):
         raise RuntimeError(
             f"{name}: index {tuple(index.shape)} must have the same number of dimensions as "

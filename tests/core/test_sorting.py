@@ -225,8 +225,8 @@ def test_gather_gradient_adds_up_repeated_picks():
 
 def test_gather_refuses_bad_indices():
     x = mg.zeros(2, 3)
-    with pytest.raises(RuntimeError, match="Expected dtype int64 for index"):
-        x.gather(1, mg.tensor([[0]], dtype=mg.int32))
+    with pytest.raises(RuntimeError, match="Expected dtype int32/int64 for index"):
+        x.gather(1, mg.tensor([[0]], dtype=mg.int16))
     with pytest.raises(RuntimeError, match=r"index along dimension 1 3 is out of bounds.*\[0, 3\)"):
         x.gather(1, mg.tensor([[3]]))
     with pytest.raises(RuntimeError, match="same number of dimensions"):

@@ -127,16 +127,32 @@ def test_sdpa_grouped_query_heads():
     np.testing.assert_allclose(got.numpy(), ref, atol=1e-13)
 
 
+@pytest.mark.parametrize("kind", ["bool", "float"])
+def test_sdpa_with_a_mask_and_is_causal_applies_both(kind: str):
+    # PyTorch accepts both: the causal mask applies on top of attn_mask
+    rng = np.random.default_rng(3)
+    q, k, v = (rng.standard_normal((1, 2, 3, 4)) for _ in range(3))
+    causal = np.tril(np.ones((3, 3), dtype=bool))
+    if kind == "bool":
+        mask = np.array([[True, False, True], [True, True, False], [False, True, True]])
+        ref = sdpa_ref(q, k, v, allowed=mask & causal)
+        attn_mask = mg.tensor(mask)
+    else:
+        mask = rng.standard_normal((3, 3))
+        ref = sdpa_ref(q, k, v, allowed=causal, add=mask)
+        attn_mask = t64(mask)
+    got = F.scaled_dot_product_attention(
+        t64(q), t64(k), t64(v), attn_mask=attn_mask, is_causal=True
+    )
+    np.testing.assert_allclose(got.numpy(), ref, atol=1e-13)
+
+
 def test_sdpa_errors():
     q, k, v = (mg.randn(1, 2, 3, 4) for _ in range(3))
     with pytest.raises(ValueError, match="same embedding size"):
         F.scaled_dot_product_attention(q, mg.randn(1, 2, 3, 5), v)
     with pytest.raises(ValueError, match="same sequence length"):
         F.scaled_dot_product_attention(q, k, mg.randn(1, 2, 6, 4))
-    with pytest.raises(ValueError, match="either attn_mask or is_causal"):
-        F.scaled_dot_product_attention(
-            q, k, v, attn_mask=mg.ones(3, 3, dtype=mg.bool), is_causal=True
-        )
     with pytest.raises(ValueError, match=r"attn_mask of shape \(3, 5\) does not broadcast"):
         F.scaled_dot_product_attention(q, k, v, attn_mask=mg.ones(3, 5))
 
