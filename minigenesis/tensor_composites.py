@@ -83,7 +83,7 @@ class TensorComposites:
     square_ = _inplace_of("square")
     reciprocal_ = _inplace_of("reciprocal")
     rsqrt_ = _inplace_of("rsqrt")
-    atan2_ = arctan2_ = _inplace_of("atan2")
+    atan2_ = _inplace_of("atan2")
     fmod_ = _inplace_of("fmod")
     remainder_ = _inplace_of("remainder")
     cumsum_ = _inplace_of("cumsum")
