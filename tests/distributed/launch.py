@@ -86,4 +86,7 @@ def report(value: Any) -> None:
 
     rank = dist.get_rank() if dist.is_initialized() else int(os.environ.get("PMI_RANK", 0))
     path = Path(os.environ[RESULTS_ENV]) / f"rank{rank}.pkl"
-    path.write_bytes(pickle.dumps(value))
+    # written whole or not at all: another rank's abort may kill this one mid-write
+    part = path.with_suffix(".part")
+    part.write_bytes(pickle.dumps(value))
+    os.replace(part, path)
