@@ -404,12 +404,12 @@ def test_malformed_payloads_are_checkpoint_errors_naming_the_file(raw, message):
 
 def test_unexpected_errors_inside_a_load_become_checkpoint_errors(monkeypatch):
     """One wrapper: even a MemoryError from deep inside is reported against the file."""
-    from minigenesis.serialization import restricted
+    from minigenesis.serialization import restricted_calls
 
     def out_of_memory(*args):
         raise MemoryError
 
-    monkeypatch.setattr(restricted, "_rebuild_array", out_of_memory)
+    monkeypatch.setattr(restricted_calls, "_rebuild_array", out_of_memory)
     with pytest.raises(mg.CheckpointError, match=r"crafted\.ckpt: .*MemoryError"):
         load_raw(program(array(b"\x00" * 4, "<f4", (1,))))
 
