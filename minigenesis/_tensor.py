@@ -85,7 +85,6 @@ class Tensor(
     """
 
     __slots__ = ()
-    _grad = None  # behind the ``grad`` property, which checks what is assigned
     _base = None  # for a view: the tensor that owns the memory (PyTorch's ._base)
     __array_priority__ = 1000
     __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operator
@@ -220,7 +219,7 @@ class Tensor(
             raise RuntimeError(
                 "tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."
             )
-        return self.transpose(-2, -1)
+        return self.permute(*range(self.ndim - 2), -1, -2)
 
     # ------------------------------------------------------------------ versions and views
     def _view_of(self, base: Tensor, replay, index: Any = None) -> Tensor:

@@ -287,14 +287,19 @@ def _accumulate(leaf: Any, g: Any, create_graph: bool, private: bool = False) ->
     show in the other. Later ones are added in place, as PyTorch does (a grad tensor held
     elsewhere sees the sum). With ``create_graph`` the sum is itself recorded, so it can be
     differentiated.
+
+    The engine writes ``leaf._grad``, the field behind the ``grad`` property, as PyTorch's
+    AccumulateGrad does: the property's checks are for what a user assigns, and the engine's
+    gradient has the leaf's shape (broadcasting undone), dtype and device already.
     """
+    grad = leaf._grad
     if create_graph:
-        leaf.grad = g if leaf.grad is None else leaf.grad + g
-    elif leaf.grad is None:
-        leaf.grad = TensorBase._make(grad_reuse.array_to_keep(g, private))
+        leaf._grad = g if grad is None else grad + g
+    elif grad is None:
+        leaf._grad = TensorBase._make(grad_reuse.array_to_keep(g, private))
     else:
         try:
-            leaf.grad._data += g._data
-            leaf.grad._bump_version()
+            grad._data += g._data
+            grad._bump_version()
         except (ValueError, TypeError):  # read-only (an expanded tensor) or a dtype that can't
-            leaf.grad = TensorBase._make(leaf.grad._data + g._data)
+            leaf._grad = TensorBase._make(grad._data + g._data)

@@ -43,6 +43,7 @@ class TensorBase:
     __slots__ = ("_data", "__dict__", "__weakref__")
     requires_grad = False
     grad = None
+    _grad = None  # the field behind Tensor's ``grad`` property, which the engine writes
     grad_fn = None  # the node (Function) that made this tensor; None for a leaf
     _output_nr = 0  # which output of grad_fn this tensor is
     _n_outputs = 1  # as a vertex of the backward graph (a leaf), it has one output

@@ -58,16 +58,16 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     # One dtype for input, weight and bias (after autocast's casts), as PyTorch: a float64
     # batch into a float32 layer is an error, not a float64 layer. Integers of one dtype compute
     # in that dtype, as in PyTorch (no gradient); bool does not.
-    dt = weight.dtype
-    if input.dtype is not dt or (bias is not None and bias.dtype is not dt):
+    dt = weight._data.dtype  # (the arrays' dtypes: compared as they are, no lookup)
+    if input._data.dtype != dt or (bias is not None and bias._data.dtype != dt):
         check_same_dtype("linear", LOWER, input=input, weight=weight, bias=bias)
-    if dt is _dt.bool_:
+    if dt.kind == "b":
         raise TypeError("linear: bool tensors are not supported (as in PyTorch)")
     if bias is not None and bias.shape != (weight.shape[0],):
         raise ValueError(
             f"linear: bias has shape {tuple(bias.shape)}, expected ({weight.shape[0]},)"
         )
-    if dt.is_floating_point and autocast_policy.lowers(Linear, input):
+    if weight.is_floating_point() and autocast_policy.lowers(Linear, input):
         # Autocast casts all three operands to its low dtype itself, before any promotion (as
         # PyTorch's dispatcher does). Promoting a bfloat16 input to the float32 weight's dtype
         # first would cast it twice and keep a second copy of it for backward.
@@ -813,8 +813,7 @@ def _same_shape(input, target, name: str, strict: bool) -> None:
 
 
 def _class_weight(weight, c: int, like, name: str):
-    if weight is None:
-        return None
+    """A loss's per-class ``weight`` (not None) as a tensor of shape (C,)."""
     weight = _tensor(weight, like, name)
     if tuple(weight.shape) != (c,):
         raise ValueError(
@@ -826,7 +825,8 @@ def _class_weight(weight, c: int, like, name: str):
 def _check_class_target(input, target, name: str) -> None:
     """Class-index targets: integer dtype and shape (N, d1, ...) for an (N, C, d1, ...) input."""
     check_index_dtype(target, ("int64", "uint8"), name, "class-index targets")
-    expected = tuple(input.shape[:1] + input.shape[2:])
+    shape = tuple(input.shape)
+    expected = shape[:1] + shape[2:]
     if tuple(target.shape) != expected:
         raise ValueError(
             f"{name}: for an input of shape {tuple(input.shape)} (N, C, d1, ...) the target must "
@@ -906,7 +906,8 @@ def nll_loss(
     target = _tensor(target, input, "nll_loss")
     x, t, unbatched = _batched(input, target, "nll_loss")
     _check_class_target(x, t, "nll_loss")
-    weight = _class_weight(weight, x.shape[1], x, "nll_loss")
+    if weight is not None:
+        weight = _class_weight(weight, x.shape[1], x, "nll_loss")
     loss, _, _ = _nll(x, t, weight, ignore_index, reduction, "nll_loss")
     return anchor(loss.squeeze(0) if unbatched and reduction == "none" else loss, input)
 
@@ -938,8 +939,10 @@ def cross_entropy(
     target = _tensor(target, input, name)
     x, t, unbatched = _batched(input, target, name)
     c = x.shape[1]
-    weight = _class_weight(weight, c, x, name)
-    index_shape = tuple(x.shape[:1] + x.shape[2:])
+    if weight is not None:
+        weight = _class_weight(weight, c, x, name)
+    shape = tuple(x.shape)
+    index_shape = shape[:1] + shape[2:]  # (N, d1, ...)
     probabilities = t.is_floating_point() and tuple(t.shape) != index_shape
     if not probabilities and weight is None and label_smoothing == 0:  # the common case
         _check_class_target(x, t, name)

@@ -268,7 +268,10 @@ class Optimizer:
         gradient (``init_state``), then ``update`` applies the optimizer's maths to the arrays in
         place, and the parameter's version moves on (a backward that saved the old value refuses
         to run with the new one)."""
-        loss = self._eval_closure(closure)
+        loss = None
+        if closure is not None:  # re-evaluate the model, with gradients on
+            with enable_grad():
+                loss = closure()
         self._opt_called = True  # LRScheduler.step warns when it runs before the first step
         for group in self.param_groups:
             for p in group["params"]:
@@ -290,12 +293,6 @@ class Optimizer:
         """The optimizer's maths: one update of the array ``param`` from its gradient ``grad``,
         in place, with ``state`` (tensors, updated in place) and the ``group``'s options."""
         raise NotImplementedError(f"{type(self).__name__} defines neither step() nor update()")
-
-    def _eval_closure(self, closure: Callable[[], Any] | None) -> Any:
-        if closure is None:
-            return None
-        with enable_grad():
-            return closure()
 
     def _params_with_grad(self, group: dict[str, Any]) -> list[Tensor]:
         return [p for p in group["params"] if p.grad is not None]
