@@ -40,7 +40,7 @@ weight, and no rounding of a weight gradient that would be widened again at once
 **Composite ops.** An op written as a Python function of several ops (``conv2d`` = im2col + matmul
 + bias add) is made one policy unit with the decorator :func:`autocast_function`: its tensor
 arguments are cast first, so the bias add sees two bfloat16 tensors and the result stays
-bfloat16. The units so marked (all in ``nn/functional.py``): ``LOWER`` for ``conv2d`` and
+bfloat16. The units so marked (all in ``nn/functional/``): ``LOWER`` for ``conv2d`` and
 ``scaled_dot_product_attention``; ``FLOAT32`` for every loss.
 """
 

@@ -157,11 +157,13 @@ def test_one_training_step_reads_no_more_of_the_package_than_it_does_now():
     (103 functions, 1,280 lines, 29 files before the speed layer moved out of the ops and the
     optimizers' loops into Optimizer.step; 101, 1,216, 30 before the engine wrote a leaf's
     gradient without the user-facing setter's checks and cross_entropy, F.linear and Tensor.mT
-    dropped their helper hops; the numbers below after)."""
+    dropped their helper hops; the numbers below after). Files: nn/functional.py became a package
+    of one file per family, so the step reads linear_maps.py, activations.py and losses.py where
+    it read one file; dtypes.py and nn/_reduction.py left the path, so it reads 30, as before."""
     functions, lines, files = _trace_one_training_step()
     assert functions <= 94, functions
     assert lines <= 1182, lines
-    assert files <= 29, files
+    assert files <= 30, files
 
 
 @pytest.mark.xfail(strict=True, reason="the step still enters F.cross_entropy's checks, size.py")
@@ -169,6 +171,18 @@ def test_one_training_step_is_readable_in_an_afternoon():
     """The goal: one MLP + Adam step enters at most 70 functions, 700 lines, 18 files."""
     functions, lines, files = _trace_one_training_step()
     assert functions <= 70 and lines <= 700 and files <= 18, (functions, lines, files)
+
+
+@pytest.mark.xfail(strict=True, reason="functions.py and tensor_math.py are still to be split")
+def test_no_file_of_the_package_is_longer_than_600_lines():
+    """One concept per file, each short enough to read in one sitting: a file that grows past 600
+    lines is split along its seams (as nn/functional/, serialization/restricted_*.py were)."""
+    long = {
+        str(path.relative_to(PACKAGE)): n
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > 600
+    }
+    assert not long, f"files over 600 lines: {long}"
 
 
 # ---------------------------------------------------------------------- the engine and speed

@@ -92,7 +92,7 @@ def test_9_2_each_prediction_names_the_rule_that_decides_it(impl) -> None:
         "loss": "float32",
     }
     assert "Relu" not in rules and rules.get("Add") == "promote" and rules.get("Sum") == "float32"
-    # (losses are "float32" units too: autocast_function(FLOAT32) in nn/functional.py)
+    # (losses are "float32" units too: autocast_function(FLOAT32) in nn/functional/losses.py)
     got = {k: v[1] for k, v in impl.autocast_predictions().items()}
     wrong = {k: (got.get(k), want) for k, want in expected.items() if got.get(k) != want}
     assert not wrong, f"the rule you named vs the policy's: {wrong}"

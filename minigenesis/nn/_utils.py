@@ -1,5 +1,5 @@
 """Argument readers shared by the layers of ``nn/`` and their functional forms in
-``functional.py``: a layer checks its constructor's arguments with the same rules (and messages)
+``functional/``: a layer checks its constructor's arguments with the same rules (and messages)
 that ``F.*`` applies to a call."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Activation layers: ``nn.ReLU`` ... hold the options of the functions ``F.relu`` ...
 
 The functional forms (PyTorch's signatures: ``inplace=``, ``dim=``, ``approximate=``) are in
-``nn/functional.py``; the math and its derivatives in ``ops/activation.py``.
+``nn/functional/activations.py``; the math and its derivatives in ``ops/activation.py``.
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ class LogSoftmax(Module):
         return f"dim={self.dim}"
 
 
-# ELU, Hardtanh, PReLU and Mish: their functional forms are in nn/functional.py.
+# ELU, Hardtanh, PReLU and Mish: their functional forms are in nn/functional/activations.py.
 class ELU(Module):
     """y = x if x > 0 else alpha (e^x - 1)"""
 

@@ -1,5 +1,5 @@
-"""Conv1d and Conv2d, the layers over ``F.conv1d`` / ``F.conv2d`` (``nn/functional.py``: im2col +
-one matmul, with the ops in ``ops/conv.py``), and ``_ConvNd``, the base they share with the
+"""Conv1d and Conv2d, the layers over ``F.conv1d`` / ``F.conv2d`` (``nn/functional/conv.py``:
+im2col + one matmul, with the ops in ``ops/conv.py``), and ``_ConvNd``, the base they share with the
 transposed layers (``conv_variants.py``): it checks the arguments, holds the weights and prints
 them as PyTorch does. The default initialisation is PyTorch's:
 W ~ kaiming_uniform(a=sqrt(5)) = U(-1/sqrt(fan_in), 1/sqrt(fan_in)) and

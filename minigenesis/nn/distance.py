@@ -1,5 +1,5 @@
 """``nn.CosineSimilarity`` and ``nn.PairwiseDistance``: the options of ``F.cosine_similarity`` and
-``F.pairwise_distance`` (the math is in their docstrings, in ``nn/functional.py``)."""
+``F.pairwise_distance`` (the math is in their docstrings, in ``nn/functional/distance.py``)."""
 
 from __future__ import annotations
 

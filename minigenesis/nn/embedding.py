@@ -1,7 +1,7 @@
 """Embedding: a lookup table. Row i of the weight is the learned vector of token i.
 
-``F.embedding(idx, W)`` is ``W[idx]`` (``nn/functional.py``); its gradient scatters dL/dy back
-into the rows that were looked up, *adding* when the same index appears twice
+``F.embedding(idx, W)`` is ``W[idx]`` (``nn/functional/embeddings.py``); its gradient scatters
+dL/dy back into the rows that were looked up, *adding* when the same index appears twice
 (``ops/embedding.py``). ``padding_idx`` names a row that is never updated (its gradient is zero),
 as PyTorch does for padding tokens.
 """

@@ -1,4 +1,5 @@
-"""Loss modules: thin holders of the options of the loss functions ``F.*`` (``nn/functional.py``).
+"""Loss modules: thin holders of the options of the loss functions ``F.*``
+(``nn/functional/losses.py``).
 
 As in PyTorch, a class ``weight`` (and BCEWithLogitsLoss's ``pos_weight``) is registered as a
 buffer: it follows ``model.to(...)`` and appears in ``state_dict()``, but is not learned.
@@ -10,7 +11,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from . import functional as F
-from ._reduction import reduction_mode
+from .functional.losses import reduction_mode
 from .module import Module
 
 

@@ -9,7 +9,7 @@ before a learned affine map w * xhat + b. They differ in *which* elements share 
   batch's statistics and keeps running averages of them; in eval mode it uses those averages, so a
   prediction does not depend on what else is in the batch.
 
-The functional forms (``F.layer_norm`` ...) are in ``nn/functional.py``; the fused
+The functional forms (``F.layer_norm`` ...) are in ``nn/functional/normalization.py``; the fused
 forward/backward is ``ops/normalization.py``.
 """
 

@@ -15,8 +15,8 @@ two are transposes of one linear map. Written as two ops that call each other in
 function built on them has exact second derivatives with no extra code: conv2d's gradient flows
 through MatMul and Im2Col. (Max pooling needs no window copies: see ``pooling.py``.)
 
-This file holds the two ops and the geometry of a convolution; ``F.conv2d`` (``nn/functional.py``)
-is the one conv2d function, and the pooling ops are in ``pooling.py``.
+This file holds the two ops and the geometry of a convolution; ``F.conv2d``
+(``nn/functional/conv.py``) is the one conv2d function, and the pooling ops are in ``pooling.py``.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ positions it read, weighted as it read them; for nearest that is a scatter-add t
 pixel. ``Resample`` computes M x by two gathers (exact, and an Inf or NaN stays where it is);
 ``ResampleAdjoint`` computes M^T g as one small dense matmul (exact, fast); each is the other's
 backward, so double backward comes for free. The indices and weights are computed in
-``nn/functional.py`` (PyTorch's source coordinate formulas are there).
+``nn/functional/interpolation.py`` (PyTorch's source coordinate formulas are there).
 """
 
 from __future__ import annotations

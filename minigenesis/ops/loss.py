@@ -1,7 +1,7 @@
 """The ops the losses need beyond arithmetic: log sigmoid, picking each sample's target class,
 binary cross entropy, and cross entropy over class indices fused into one op (its common case).
 The loss functions themselves (``F.cross_entropy`` ...) are short
-compositions in ``nn/functional.py``, which explains their numerics and reductions.
+compositions in ``nn/functional/losses.py``, which explains their numerics and reductions.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from .activation import _f32
 
 
 # ----------------------------------------------------------------------------------------------
-# Three small ops that the compositions in nn/functional.py need
+# Three small ops that the compositions in nn/functional/losses.py need
 # ----------------------------------------------------------------------------------------------
 class LogSigmoid(Op):
     """y = log sigmoid(x) = min(x, 0) - log(1 + e^-|x|)  (stable for any x);

@@ -1,4 +1,4 @@
-"""Padding: the ops behind ``F.pad(x, pad, mode, value)`` (``nn/functional.py``).
+"""Padding: the ops behind ``F.pad(x, pad, mode, value)`` (``nn/functional/padding.py``).
 
 ``pad`` lists (before, after) pairs starting from the LAST dim: ``(1, 2)`` pads the last dim with
 one element in front and two behind, ``(1, 1, 2, 2)`` also pads the dim before it by two.

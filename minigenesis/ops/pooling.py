@@ -4,10 +4,10 @@ layout), and max pooling as a running maximum over the kernel offsets (``MaxPool
     avg_pool2d(x)   = sum over each window of im2col(x) / window size
     max_pool2d(x)   = max over the kernel offsets (i, j) of the strided view x_pad[i::s, j::s]
 
-``F.max_pool2d`` and ``F.avg_pool2d`` (``nn/functional.py``) check their arguments and call these:
-the geometry (:func:`pool_geometry2d`), the windows (:func:`pool_windows`), ``MaxPool`` (whose
-gradient goes to each window's largest element) and ``KeepInput``, which keeps the input in the
-gradient's graph as PyTorch's pooling backward does.
+``F.max_pool2d`` and ``F.avg_pool2d`` (``nn/functional/pooling.py``) check their arguments and call
+these: the geometry (:func:`pool_geometry2d`), the windows (:func:`pool_windows`), ``MaxPool``
+(whose gradient goes to each window's largest element) and ``KeepInput``, which keeps the input in
+the gradient's graph as PyTorch's pooling backward does.
 """
 
 from __future__ import annotations

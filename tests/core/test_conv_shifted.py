@@ -10,6 +10,7 @@ import pytest
 
 import minigenesis as mg
 import minigenesis.nn.functional as F
+import minigenesis.nn.functional.conv as functional_conv
 from minigenesis import kernels
 from minigenesis.ops.conv_shifted import ShiftedConv2d
 
@@ -82,7 +83,7 @@ def test_shifted_conv_values_and_gradients_match_float64_sums(case, dtype, tol, 
 def _double_backward(x, w, b, use_shifted: bool, monkeypatch):
     """d/dx and d/dw of sum(dL/dw * r), with L = sum(conv2d(x, w, b) * g)."""
     if not use_shifted:  # F.conv2d's im2col path
-        monkeypatch.setattr(F, "shifted_conv2d", lambda *args: None)
+        monkeypatch.setattr(functional_conv, "shifted_conv2d", lambda *args: None)
     xt, wt, bt = (mg.tensor(a, requires_grad=True) for a in (x, w, b))
     y = F.conv2d(xt, wt, bt, padding=1)
     g = mg.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)))

@@ -29,9 +29,9 @@ def public_names() -> set[str]:
         f"F.{n}"
         for n in dir(F)
         if inspect.isfunction(getattr(F, n))
-        and getattr(F, n).__module__ == F.__name__
+        and getattr(F, n).__module__.startswith(F.__name__ + ".")
         and not n.startswith("_")
-    }  # fmt: skip  (F's helpers imported from ops/ are not part of its API)
+    }  # fmt: skip  (defined in one of nn/functional/'s files: F's API, not a helper from ops/)
     names |= {
         f"linalg.{n}" for n in mg.linalg.__all__ if not inspect.isclass(getattr(mg.linalg, n))
     }

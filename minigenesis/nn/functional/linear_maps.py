@@ -1,0 +1,68 @@
+"""F.linear and F.bilinear: the affine maps of the layers, their arguments checked
+(the op and its autocast form: ops/linear.py).
+"""
+
+from __future__ import annotations
+
+from ... import autocast_policy
+from ..._tensor import Tensor
+from ...autocast_policy import LOWER
+from ...ops.linear import Linear, autocast_linear
+from ...ops.same_dtype import check_same_dtype
+
+
+# ----------------------------------------------------------------------------------------------
+# Linear maps
+# ----------------------------------------------------------------------------------------------
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """y = x W^T + b for x of shape (..., in_features), W (out_features, in_features)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"linear: input must be a Tensor, got {type(input).__name__}")
+    if weight.ndim != 2:
+        raise ValueError(f"linear: weight must be 2-D (out, in), got shape {tuple(weight.shape)}")
+    if input.ndim == 0:
+        raise ValueError("linear: input must have at least 1 dim")
+    # One dtype for input, weight and bias (after autocast's casts), as PyTorch: a float64
+    # batch into a float32 layer is an error, not a float64 layer. Integers of one dtype compute
+    # in that dtype, as in PyTorch (no gradient); bool does not.
+    dt = weight._data.dtype  # (the arrays' dtypes: compared as they are, no lookup)
+    if input._data.dtype != dt or (bias is not None and bias._data.dtype != dt):
+        check_same_dtype("linear", LOWER, input=input, weight=weight, bias=bias)
+    if dt.kind == "b":
+        raise TypeError("linear: bool tensors are not supported (as in PyTorch)")
+    if bias is not None and bias.shape != (weight.shape[0],):
+        raise ValueError(
+            f"linear: bias has shape {tuple(bias.shape)}, expected ({weight.shape[0]},)"
+        )
+    if weight.is_floating_point() and autocast_policy.lowers(Linear, input):
+        # Autocast casts all three operands to its low dtype itself, before any promotion (as
+        # PyTorch's dispatcher does). Promoting a bfloat16 input to the float32 weight's dtype
+        # first would cast it twice and keep a second copy of it for backward.
+        return autocast_linear(input, weight, bias)
+    return Linear.apply(input, weight, bias)
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """y_o = sum_ij x1_i A_oij x2_j + b_o for x1 (*, in1), x2 (*, in2), A (out, in1, in2).
+    Computed as one matmul, (x1 A) reshaped to (*, out, in2), times x2, summed over in2."""
+    if weight.ndim != 3:
+        raise RuntimeError(f"bilinear: weight must be 3-d (out, in1, in2), got {weight.ndim}-d")
+    out_f, in1, in2 = weight.shape
+    if input1.shape[-1:] != (in1,) or input2.shape[-1:] != (in2,):
+        raise RuntimeError(
+            f"bilinear: input1 (*, {in1}) and input2 (*, {in2}) must match the weight "
+            f"{tuple(weight.shape)}, got {tuple(input1.shape)} and {tuple(input2.shape)}"
+        )
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError(
+            f"bilinear: input1 and input2 must have the same batch dims, got "
+            f"{tuple(input1.shape)} and {tuple(input2.shape)}"
+        )
+    check_same_dtype("bilinear", LOWER, input1=input1, input2=input2, weight=weight, bias=bias)
+    lead = tuple(input1.shape[:-1])
+    # (B, in1) @ (in1, out * in2): row b holds sum_i x1_i A_oij for every (o, j)
+    u = input1.reshape((-1, in1)) @ weight.permute((1, 0, 2)).reshape((in1, out_f * in2))
+    y = (u.reshape((-1, out_f, in2)) * input2.reshape((-1, 1, in2))).sum(-1)
+    if bias is not None:
+        y = y + bias
+    return y.reshape((*lead, out_f))

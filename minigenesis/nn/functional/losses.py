@@ -1,0 +1,436 @@
+"""The losses (cross_entropy, nll_loss, mse_loss, l1_loss, binary cross entropy, smooth L1, Huber,
+kl_div): short compositions of ops with stable forwards (their own ops: ops/loss.py), PyTorch's
+reductions, and one float32 autocast unit each.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ... import dtypes as _dt
+from ..._tensor import Tensor
+from ...autocast_policy import FLOAT32, autocast_function
+from ...backend import get_array_module
+from ...conversions import as_array
+from ...functions import where
+from ...ops.anchor import anchor
+from ...ops.indexing import check_index_dtype, check_index_range
+from ...ops.loss import BinaryCrossEntropy, CrossEntropyIndices, LogSigmoid, PickClass
+
+# A loss reduces its per-element values with reduction="none" (keep them), "mean" or "sum"
+# (shared with the loss modules of nn/loss.py). Before ``reduction`` existed PyTorch spelled it
+# with two flags, size_average and reduce; they still work and, when given, decide.
+REDUCTIONS = ("none", "mean", "sum")
+
+
+def reduction_mode(size_average, reduce, reduction: str, name: str) -> str:
+    """PyTorch's legacy ``size_average``/``reduce`` flags (``reduce=False`` keeps the values, else
+    ``size_average=False`` sums), else ``reduction`` checked (``name``: the loss, for the error)."""
+    if size_average is not None or reduce is not None:
+        if reduce is False:
+            return "none"
+        return "sum" if size_average is False else "mean"
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"{name}: reduction must be 'none', 'mean' or 'sum', got {reduction!r}")
+    return reduction
+
+
+# ----------------------------------------------------------------------------------------------
+# Losses (their own ops: ops/loss.py)
+# ----------------------------------------------------------------------------------------------
+# Cross entropy, NLL, MSE, L1, binary cross entropy (on probabilities and on logits). Each loss is
+# a short composition of ops whose forward is numerically stable:
+#
+# - cross_entropy = nll_loss(log_softmax(x)): log_softmax subtracts the row max before exp, so a
+#   logit of 1000 gives a finite loss where softmax-then-log would give inf;
+# - binary_cross_entropy_with_logits uses log sigmoid(x) = min(x, 0) - log(1 + e^-|x|), never
+#   exp of a large positive number;
+# - binary_cross_entropy clamps its logs at -100 (PyTorch's rule): x = 0 or 1 gives a finite loss.
+#
+# Composing from ops means every loss has second derivatives for free. Weights and masks are
+# constants (no gradient flows to ``weight``, as in PyTorch). Under autocast each loss is one
+# FLOAT32 policy unit (``autocast_function``): float16/bfloat16 inputs are promoted to float32
+# first, since a loss sums many terms, which 2-byte floats would round badly.
+#
+# Reductions follow PyTorch exactly, including the weighted mean of nll_loss/cross_entropy:
+# ``sum_i w[t_i] l_i / sum_i w[t_i]`` over the samples whose target is not ``ignore_index``.
+def _reduce(loss, reduction: str):
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def _tensor(x, like, name: str):
+    """Targets given as arrays or lists become tensors on ``like``'s device."""
+    Tensor = type(like)
+    if x is None or isinstance(x, Tensor):
+        return x
+    try:
+        return Tensor._make(as_array(x, None, like.device), False)
+    except Exception as err:
+        raise TypeError(f"{name}: expected a Tensor, got {type(x).__name__}") from err
+
+
+def _same_shape(input, target, name: str, strict: bool) -> None:
+    if tuple(input.shape) == tuple(target.shape):
+        return
+    msg = (
+        f"{name}: target shape {tuple(target.shape)} differs from input shape {tuple(input.shape)}"
+    )
+    if strict:
+        raise ValueError(msg + ": they must be the same")
+    try:
+        np.broadcast_shapes(tuple(input.shape), tuple(target.shape))
+    except ValueError:
+        raise ValueError(msg + " and they cannot be broadcast together") from None
+    warnings.warn(msg + "; they are broadcast, which is likely not what you want", stacklevel=3)
+
+
+def _class_weight(weight, c: int, like, name: str):
+    """A loss's per-class ``weight`` (not None) as a tensor of shape (C,)."""
+    weight = _tensor(weight, like, name)
+    if tuple(weight.shape) != (c,):
+        raise ValueError(
+            f"{name}: weight must have shape ({c},), one entry per class, got {tuple(weight.shape)}"
+        )
+    return weight
+
+
+def _check_class_target(input, target, name: str) -> None:
+    """Class-index targets: integer dtype and shape (N, d1, ...) for an (N, C, d1, ...) input."""
+    check_index_dtype(target, ("int64", "uint8"), name, "class-index targets")
+    shape = tuple(input.shape)
+    expected = shape[:1] + shape[2:]
+    if tuple(target.shape) != expected:
+        raise ValueError(
+            f"{name}: for an input of shape {tuple(input.shape)} (N, C, d1, ...) the target must "
+            f"have shape {expected} (N, d1, ...), got {tuple(target.shape)}"
+        )
+
+
+def _weighted_mean(total, w_t):
+    """total / sum_i w[t_i]. When every target is ignored that is 0/0: the value is NaN (as in
+    PyTorch) but the gradient is 0, so the division uses 1 and a constant NaN is added instead."""
+    xp = get_array_module(w_t._data)
+    w_sum = w_t._data.sum()
+    divisor = xp.where(w_sum > 0, w_sum, xp.ones((), dtype=w_sum.dtype))
+    offset = xp.where(w_sum > 0, xp.zeros((), w_sum.dtype), xp.full((), xp.nan, w_sum.dtype))
+    Tensor = type(total)
+    return total / Tensor._make(divisor, False) + Tensor._make(offset, False)
+
+
+def _nll(logp, target, weight, ignore_index: int, reduction: str, name: str):
+    """nll_loss on a batched (N, C, d...) input: the shared core of nll_loss and cross_entropy.
+    Returns (loss, per-sample weights w[t_i] (0 where ignored), valid mask)."""
+    xp = get_array_module(logp._data)
+    c = logp.shape[1]
+    t = target._data
+    valid = t != ignore_index
+    safe = xp.where(valid, t, 0)
+    check_index_range(safe, c, name, "target", f" or ignore_index={ignore_index}")
+    dtype = logp._data.dtype
+    if weight is None:
+        w_t = valid.astype(dtype)
+    else:
+        w_t = weight._data.astype(dtype)[safe] * valid
+    w_t = type(logp)._make(w_t, False)
+    loss = -PickClass.apply(logp, safe, valid)
+    if weight is not None:
+        loss = loss * w_t
+    if reduction == "none":
+        return loss, w_t, valid
+    total = loss.sum()
+    return (_weighted_mean(total, w_t) if reduction == "mean" else total), w_t, valid
+
+
+def _batched(input, target, name: str):
+    """An unbatched (C,) input with a 0-d target is treated as a batch of one."""
+    if input.ndim == 0:
+        raise ValueError(f"{name}: input must have a class dim, got a 0-d tensor")
+    if not input.is_floating_point():
+        raise TypeError(f"{name}: input must be floating point (logits), got {input.dtype.name}")
+    if target.device != input.device:
+        raise ValueError(
+            f"{name}: input is on {input.device} but target is on {target.device}: move one "
+            f"of them (target.to(input.device))"
+        )
+    if input.ndim == 1:
+        if target.ndim != 0 and target._data.dtype.kind in "iu":
+            raise ValueError(
+                f"{name}: for an unbatched input of shape {tuple(input.shape)} the class-index "
+                f"target must be 0-d, got shape {tuple(target.shape)}"
+            )
+        return input.unsqueeze(0), target.unsqueeze(0), True
+    return input, target, False
+
+
+@autocast_function(FLOAT32)
+def nll_loss(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+):
+    """l_i = -w[t_i] input[i, t_i] (input holds log-probabilities); 0 where t_i == ignore_index.
+    mean = sum_i l_i / sum_i w[t_i] over the non-ignored samples."""
+    reduction = reduction_mode(size_average, reduce, reduction, "nll_loss")
+    target = _tensor(target, input, "nll_loss")
+    x, t, unbatched = _batched(input, target, "nll_loss")
+    _check_class_target(x, t, "nll_loss")
+    if weight is not None:
+        weight = _class_weight(weight, x.shape[1], x, "nll_loss")
+    loss, _, _ = _nll(x, t, weight, ignore_index, reduction, "nll_loss")
+    return anchor(loss.squeeze(0) if unbatched and reduction == "none" else loss, input)
+
+
+@autocast_function(FLOAT32)
+def cross_entropy(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+):
+    """Cross entropy of logits ``input`` (N, C, d...) against class indices (N, d...) or class
+    probabilities (N, C, d...).
+
+    Indices:  l_i = (1 - eps) nll_i + eps/C * s_i,  nll_i = -w[t_i] log p[i, t_i],
+              s_i = -sum_c w[c] log p[i, c]  (0 where ignored);  mean divides both sums by
+              sum_i w[t_i] (by the count of non-ignored samples when there is no weight).
+    Probabilities:  q = (1 - eps) target + eps/C,  l_i = -sum_c w[c] q[i, c] log p[i, c];
+              mean divides by the number of samples N*d1*... (not by the weights).
+    log p = log_softmax(input, dim=1), computed stably."""
+    name = "cross_entropy"
+    reduction = reduction_mode(size_average, reduce, reduction, name)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"{name}: label_smoothing must be in [0, 1], got {label_smoothing}")
+    target = _tensor(target, input, name)
+    x, t, unbatched = _batched(input, target, name)
+    c = x.shape[1]
+    if weight is not None:
+        weight = _class_weight(weight, c, x, name)
+    shape = tuple(x.shape)
+    index_shape = shape[:1] + shape[2:]  # (N, d1, ...)
+    probabilities = t.is_floating_point() and tuple(t.shape) != index_shape
+    if not probabilities and weight is None and label_smoothing == 0:  # the common case
+        _check_class_target(x, t, name)
+        valid = t._data != ignore_index
+        safe = get_array_module(valid).where(valid, t._data, 0)
+        check_index_range(safe, c, name, "target", f" or ignore_index={ignore_index}")
+        loss = CrossEntropyIndices.apply(x, safe, valid, reduction)
+        return loss.squeeze(0) if unbatched and reduction == "none" else loss
+    logp = x.log_softmax(dim=1)
+    w_b = None if weight is None else weight.reshape((1, c) + (1,) * (x.ndim - 2))
+    if w_b is not None and w_b._data.dtype != logp._data.dtype:
+        w_b = w_b._cast(logp._data.dtype)
+
+    if probabilities:
+        if tuple(t.shape) != tuple(x.shape):
+            raise ValueError(
+                f"{name}: class-probability targets must have the input's shape "
+                f"{tuple(input.shape)}, got {tuple(target.shape)}"
+            )
+        q = t if t._data.dtype == logp._data.dtype else t._cast(logp._data.dtype)
+        if label_smoothing > 0:
+            q = q * (1 - label_smoothing) + label_smoothing / c
+        terms = logp * q if w_b is None else logp * q * w_b
+        loss = -terms.sum(dim=1)
+        loss = _reduce(loss, reduction)
+        return loss.squeeze(0) if unbatched and reduction == "none" else loss
+
+    _check_class_target(x, t, name)
+    nll, w_t, valid = _nll(logp, t, weight, ignore_index, reduction, name)
+    if label_smoothing > 0:
+        smooth = -(logp if w_b is None else logp * w_b).sum(dim=1)
+        smooth = smooth.masked_fill(~valid, 0.0)
+        if reduction != "none":
+            smooth = smooth.sum()
+        if reduction == "mean":  # w_t is the valid mask when there is no weight
+            smooth = _weighted_mean(smooth, w_t)
+        nll = (1 - label_smoothing) * nll + (label_smoothing / c) * smooth
+    return nll.squeeze(0) if unbatched and reduction == "none" else nll
+
+
+@autocast_function(FLOAT32)
+def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    """l_i = (x_i - y_i)^2;   dl/dx = 2 (x - y)."""
+    reduction = reduction_mode(size_average, reduce, reduction, "mse_loss")
+    target = _tensor(target, input, "mse_loss")
+    _same_shape(input, target, "mse_loss", strict=False)
+    diff = input - target
+    return _reduce(diff * diff, reduction)
+
+
+@autocast_function(FLOAT32)
+def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    """l_i = |x_i - y_i|;   dl/dx = sign(x - y) (0 at x == y, as PyTorch)."""
+    reduction = reduction_mode(size_average, reduce, reduction, "l1_loss")
+    target = _tensor(target, input, "l1_loss")
+    _same_shape(input, target, "l1_loss", strict=False)
+    return _reduce((input - target).abs(), reduction)
+
+
+def _all_in_unit_interval(a) -> bool:
+    """Every entry in [0, 1] (False for NaN): PyTorch's check of probabilities."""
+    return not a.size or bool(((a >= 0) & (a <= 1)).all())
+
+
+@autocast_function(FLOAT32)
+def binary_cross_entropy(
+    input, target, weight=None, size_average=None, reduce=None, reduction: str = "mean"
+):
+    """l_i = -w_i (y_i log x_i + (1 - y_i) log(1 - x_i)), x a probability in [0, 1]; each log
+    is clamped at -100 so x = 0 or 1 stays finite (PyTorch's rule)."""
+    name = "binary_cross_entropy"
+    reduction = reduction_mode(size_average, reduce, reduction, name)
+    target = _tensor(target, input, name)
+    _same_shape(input, target, name, strict=True)
+    x = input._data
+    if not _all_in_unit_interval(x):
+        raise RuntimeError(
+            f"{name}: all elements of input should be between 0 and 1 (probabilities; for "
+            f"logits use binary_cross_entropy_with_logits)"
+        )
+    if not _all_in_unit_interval(target._data):
+        raise RuntimeError(f"{name}: all elements of target should be between 0 and 1")
+    if target._data.dtype != x.dtype:
+        target = target._cast(x.dtype)
+    loss = BinaryCrossEntropy.apply(input, target)
+    if weight is not None:
+        loss = loss * _tensor(weight, input, name)
+    return _reduce(loss, reduction)
+
+
+@autocast_function(FLOAT32)
+def binary_cross_entropy_with_logits(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    pos_weight=None,
+):
+    """l_i = -w_i (p y_i log sigmoid(x_i) + (1 - y_i) log(1 - sigmoid(x_i))), p = pos_weight
+        = w_i ((1 - y_i) x_i - (1 + (p - 1) y_i) log sigmoid(x_i))
+    (using log(1 - sigmoid(x)) = log sigmoid(x) - x), with the stable log sigmoid."""
+    name = "binary_cross_entropy_with_logits"
+    reduction = reduction_mode(size_average, reduce, reduction, name)
+    target = _tensor(target, input, name)
+    _same_shape(input, target, name, strict=True)
+    # PyTorch builds the loss in a buffer of the target's dtype ((1 - target).mul_(input)...): a
+    # floating target decides the result's dtype (float16 logits, float32 target: float32)
+    out_dtype = input._data.dtype
+    if target._data.dtype != input._data.dtype:
+        if target._data.dtype.kind in "fV":
+            out_dtype = target._data.dtype
+            both = _dt.promote_types(input.dtype, target.dtype).numpy_dtype
+            input, target = input._cast(both), target._cast(both)
+        else:
+            target = target._cast(input._data.dtype)
+    log_sig = LogSigmoid.apply(input)
+    if pos_weight is None:
+        loss = (1 - target) * input - log_sig
+    else:
+        pos_weight = _tensor(pos_weight, input, name)
+        loss = (1 - target) * input - ((pos_weight - 1) * target + 1) * log_sig
+    if weight is not None:
+        loss = loss * _tensor(weight, input, name)
+    return _reduce(loss._cast(out_dtype), reduction)
+
+
+@autocast_function(FLOAT32)
+def smooth_l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: Any = None,
+    reduce: Any = None,
+    reduction: str = "mean",
+    beta: float = 1.0,
+) -> Tensor:
+    """l_i = 0.5 d_i^2 / beta where |d_i| < beta, else |d_i| - 0.5 beta  (d = x - y; beta = 0
+    is the L1 loss)."""
+    name = "smooth_l1_loss"
+    reduction = reduction_mode(size_average, reduce, reduction, name)
+    if beta < 0:
+        raise RuntimeError(f"{name} does not support negative values for beta, got {beta}")
+    target = _tensor(target, input, name)
+    _same_shape(input, target, name, strict=False)
+    d = input - target
+    a = d.abs()
+    if beta == 0.0:
+        return _reduce(a, reduction)
+    return _reduce(where(a < beta, d * d * (0.5 / beta), a - 0.5 * beta), reduction)
+
+
+@autocast_function(FLOAT32)
+def huber_loss(
+    input: Tensor,
+    target: Tensor,
+    reduction: str = "mean",
+    delta: float = 1.0,
+    weight: Tensor | None = None,
+) -> Tensor:
+    """l_i = w_i (0.5 d_i^2 where |d_i| <= delta, else delta (|d_i| - 0.5 delta)) (d = x - y):
+    smooth_l1_loss scaled by delta (beta = delta); mean = sum(l) / numel."""
+    name = "huber_loss"
+    reduction = reduction_mode(None, None, reduction, name)
+    if delta <= 0:
+        raise RuntimeError(f"{name} does not support non-positive values for delta, got {delta}")
+    target = _tensor(target, input, name)
+    _same_shape(input, target, name, strict=False)
+    d = input - target
+    a = d.abs()
+    loss = where(a <= delta, d * d * 0.5, (a - 0.5 * delta) * delta)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+@autocast_function(FLOAT32)
+def kl_div(
+    input: Tensor,
+    target: Tensor,
+    size_average: Any = None,
+    reduce: Any = None,
+    reduction: str = "mean",
+    log_target: bool = False,
+) -> Tensor:
+    """KL(target || model) with ``input`` = log q:  l_i = p_i (log p_i - log q_i), 0 where
+    p_i = 0 (``log_target=True``: target holds log p). 'batchmean' divides the sum by the batch
+    size (dim 0): the true KL divergence per sample; 'mean' divides by every element."""
+    name = "kl_div"
+    if size_average is not None or reduce is not None:
+        reduction = reduction_mode(size_average, reduce, reduction, name)
+    elif reduction not in ("none", "mean", "sum", "batchmean"):
+        raise ValueError(
+            f"{name}: {reduction} is not a valid value for reduction (use 'none', 'mean', 'sum' "
+            f"or 'batchmean')"
+        )
+    if reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support "
+            "size. 'batchmean' divides only by the batch size, and aligns with the KL div math "
+            "definition.",
+            stacklevel=2,
+        )
+    target = _tensor(target, input, name)
+    _same_shape(input, target, name, strict=False)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        # xlogy(p, p) - p log q, as PyTorch: 0 where p = 0, NaN where p < 0 (no log of it)
+        loss = target.xlogy(target) - target * input
+    if reduction == "batchmean":
+        batch = input.shape[0] if input.ndim else 1
+        return loss.sum() / batch
+    return _reduce(loss, reduction)

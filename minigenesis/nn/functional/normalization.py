@@ -1,0 +1,202 @@
+"""The normalisations: layer_norm, rms_norm, batch_norm, group_norm, instance_norm (one fused op:
+ops/normalization.py) and local_response_norm (a composition).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..._tensor import Tensor
+from ...ops.normalization import Normalize, normalize_stats
+from .._utils import shape_tuple
+from .padding import pad
+from .pooling import avg_pool2d
+
+
+# ----------------------------------------------------------------------------------------------
+# Normalisation (one fused op: ops/normalization.py)
+# ----------------------------------------------------------------------------------------------
+def _last_axes(x: Tensor, normalized_shape: tuple, name: str) -> tuple:
+    k = len(normalized_shape)
+    if k == 0 or x.ndim < k or tuple(x.shape[x.ndim - k :]) != normalized_shape:
+        raise ValueError(
+            f"{name}: input of shape {tuple(x.shape)} does not end with normalized_shape "
+            f"{normalized_shape}"
+        )
+    return tuple(range(x.ndim - k, x.ndim))
+
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Any,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """y = (x - mean) / sqrt(var + eps) * weight + bias over the last dims (biased variance)."""
+    shape = shape_tuple(normalized_shape)
+    axes = _last_axes(input, shape, "layer_norm")
+    return Normalize.apply(input, weight, bias, axes, float(eps), True, None)
+
+
+def rms_norm(
+    input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: float | None = None
+) -> Tensor:
+    """y = x / sqrt(mean(x^2) + eps) * weight over the last dims; eps defaults to the dtype's
+    machine epsilon (PyTorch's choice)."""
+    shape = shape_tuple(normalized_shape)
+    axes = _last_axes(input, shape, "rms_norm")
+    if eps is None:
+        eps = float(np.finfo(np.float32 if input.dtype.itemsize == 2 else input._data.dtype).eps)
+    return Normalize.apply(input, weight, None, axes, float(eps), False, None)
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Per-channel normalisation of (N, C, *) input.
+
+    training: statistics of this batch (biased variance for the output), and the running averages
+    are updated in place: running = (1 - momentum) running + momentum * batch statistic, with the
+    *unbiased* variance. eval: y = (x - running_mean) / sqrt(running_var + eps) * weight + bias.
+    """
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm: expected input (N, C, ...), got {tuple(input.shape)}")
+    c = input.shape[1]
+    bshape = (1, c) + (1,) * (input.ndim - 2)  # a per-channel vector, broadcast over N and space
+    w = None if weight is None else weight.reshape(bshape)
+    b = None if bias is None else bias.reshape(bshape)
+    axes = (0,) + tuple(range(2, input.ndim))
+    if not training:
+        if running_mean is None or running_var is None:
+            raise ValueError("batch_norm: eval mode needs running_mean and running_var")
+        # An affine map of x: y = x * scale + shift (plain Tensor ops are exact and cheap here).
+        scale = (running_var.reshape(bshape) + eps).rsqrt()
+        if w is not None:
+            scale = scale * w
+        shift = -running_mean.reshape(bshape) * scale
+        if b is not None:
+            shift = shift + b
+        return (input * scale + shift).to(input.dtype)
+    count = input.numel() // c
+    if count <= 1:
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input size "
+            f"{tuple(input.shape)}"
+        )
+    mu, var = normalize_stats(input._data, axes, True)
+    if running_mean is not None and running_var is not None:
+        unbiased = var.reshape(c) * (count / (count - 1))
+        for buf, stat in ((running_mean, mu.reshape(c)), (running_var, unbiased)):
+            buf._data *= 1 - momentum
+            buf._data += (momentum * stat).astype(buf._data.dtype, copy=False)
+            buf._bump_version()
+    return Normalize.apply(input, w, b, axes, float(eps), True, (mu, var))
+
+
+def group_norm(
+    input: Tensor,
+    num_groups: int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise each of ``num_groups`` groups of channels of every sample (N, C, *) to zero
+    mean and unit variance (biased), then y = xhat * weight[c] + bias[c]."""
+    if input.ndim < 2:
+        raise ValueError(f"group_norm: expected an input (N, C, *), got shape {tuple(input.shape)}")
+    n, c = input.shape[:2]
+    if num_groups <= 0 or c % num_groups:
+        raise RuntimeError(
+            f"group_norm: expected number of channels in input to be divisible by num_groups, "
+            f"but got input of shape {tuple(input.shape)} and num_groups={num_groups}"
+        )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != (c,):
+            raise RuntimeError(
+                f"group_norm: {name} must have shape ({c},) for an input of shape "
+                f"{tuple(input.shape)}, got {tuple(t.shape)}"
+            )
+    grouped = input.reshape(n, num_groups, -1)
+    y = Normalize.apply(grouped, None, None, (2,), float(eps), True, None).reshape(input.shape)
+    per_channel = (1, c) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        y = y * weight.reshape(per_channel)
+    if bias is not None:
+        y = y + bias.reshape(per_channel)
+    return y
+
+
+def instance_norm(
+    input: Tensor,  # noqa: A002
+    running_mean: Tensor | None = None,
+    running_var: Tensor | None = None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Each (sample, channel) plane of (N, C, *) input normalised by its own statistics:
+    y[n, c] = (x[n, c] - mean_nc) / sqrt(var_nc + eps) * weight[c] + bias[c], the variance biased.
+    This is batch_norm on the input seen as one sample of N*C channels; the running averages (if
+    given) move towards the batch mean of the per-instance statistics (unbiased variances), as in
+    PyTorch. ``use_input_stats=False`` normalises with the running averages instead."""
+    if input.ndim < 3:
+        raise ValueError(
+            f"instance_norm: expected input (N, C, *) with at least one spatial dim, got shape "
+            f"{tuple(input.shape)}"
+        )
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    n, c = input.shape[:2]
+    if math.prod(input.shape[2:]) <= 1:
+        raise ValueError(
+            f"instance_norm: expected more than 1 spatial element when training, got input "
+            f"size {tuple(input.shape)}"
+        )
+    tracked = running_mean is not None and running_var is not None
+    # (each instance's running statistics start from the shared ones, move by batch_norm's rule,
+    # and are averaged back over the batch)
+    rm = running_mean.detach().repeat(n) if tracked else None
+    rv = running_var.detach().repeat(n) if tracked else None
+    w = None if weight is None else weight.repeat(n)
+    b = None if bias is None else bias.repeat(n)
+    y = batch_norm(input.reshape(1, n * c, *input.shape[2:]), rm, rv, w, b, True, momentum, eps)
+    if tracked:
+        for buf, moved in ((running_mean, rm), (running_var, rv)):
+            buf._data[...] = moved._data.reshape(n, c).mean(axis=0).astype(buf._data.dtype)
+            buf._bump_version()
+    return y.reshape(input.shape)
+
+
+def local_response_norm(
+    input: Tensor,  # noqa: A002
+    size: int,
+    alpha: float = 1e-4,
+    beta: float = 0.75,
+    k: float = 1.0,
+) -> Tensor:
+    """y[n, c] = x[n, c] / (k + alpha / size * sum of x[n, c']^2 over the channels c' from
+    c - size // 2 to c + (size - 1) // 2 (zeros beyond the ends)) ** beta: an average pooling of
+    x^2 across channels (input (N, C, *), at least 3-d)."""
+    if input.ndim < 3:
+        raise ValueError(
+            f"local_response_norm: expected 3D or higher dimensionality input (got {input.ndim} "
+            f"dimensions)"
+        )
+    n, c = input.shape[:2]
+    sq = (input * input).reshape(n, 1, c, -1)  # channels as the height of a one-channel image
+    sq = pad(sq, (0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool2d(sq, (size, 1), stride=1).reshape(input.shape)
+    return input / (div * alpha + k) ** beta

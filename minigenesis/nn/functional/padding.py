@@ -1,0 +1,63 @@
+"""F.pad: constant padding as one op, reflect/replicate/circular as a gather (ops/pad.py)."""
+
+from __future__ import annotations
+
+from ...backend import get_array_module
+from ...ops.pad import Pad, gather_index
+
+
+# ----------------------------------------------------------------------------------------------
+# Padding
+# ----------------------------------------------------------------------------------------------
+def pad(x, pad: tuple | list, mode: str = "constant", value: float | None = None):
+    """Pad ``x`` by ``pad`` = (last_lo, last_hi, second_last_lo, second_last_hi, ...)."""
+    if not all(isinstance(p, int) and not isinstance(p, bool) for p in pad):
+        raise TypeError(f"pad: amounts must be ints, got {tuple(pad)}")
+    pad = tuple(pad)
+    if len(pad) % 2 or len(pad) // 2 > x.ndim:
+        raise ValueError(
+            f"pad: expected an even number of amounts for at most {x.ndim} dims "
+            f"(a tensor of shape {tuple(x.shape)}), got {pad}"
+        )
+    k = len(pad) // 2
+    # one (lo, hi) per padded dim, in dim order
+    pairs = [(pad[2 * (k - 1 - i)], pad[2 * (k - 1 - i) + 1]) for i in range(k)]
+    dims = list(range(x.ndim - k, x.ndim))
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise ValueError(
+            f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got {mode!r}"
+        )
+    # Negative amounts crop. Constant and circular padding crop first and pad what is left;
+    # reflect and replicate index the uncropped input (PyTorch's results in both cases).
+    for (lo, hi), d in zip(pairs, dims):
+        if lo + x.shape[d] + hi < 0:
+            raise ValueError(
+                f"pad: amounts {pad} leave {lo + x.shape[d] + hi} elements of dim {d} "
+                f"(size {x.shape[d]}) in mode {mode!r}"
+            )
+    if mode in ("constant", "circular") and any(lo < 0 or hi < 0 for lo, hi in pairs):
+        crop = tuple(slice(-lo if lo < 0 else None, hi if hi < 0 else None) for lo, hi in pairs)
+        x = x[(Ellipsis, *crop)]
+        pairs = [(max(lo, 0), max(hi, 0)) for lo, hi in pairs]
+    if mode == "constant":
+        widths = ((0, 0),) * (x.ndim - k) + tuple(pairs)
+        return Pad.apply(x, widths, 0.0 if value is None else value)
+    if value not in (None, 0, 0.0):
+        raise ValueError(f"pad: value= is only used by mode='constant', not {mode!r}")
+    xp = get_array_module(x._data)
+    index: list = [slice(None)] * (x.ndim - k)
+    for j, ((lo, hi), d) in enumerate(zip(pairs, dims)):
+        n = x.shape[d]
+        if mode == "reflect" and max(lo, hi) >= n:
+            raise ValueError(
+                f"pad: reflect padding ({lo}, {hi}) must be less than the size {n} of dim {d}"
+            )
+        if mode == "circular" and max(lo, hi) > n:
+            raise ValueError(
+                f"pad: circular padding ({lo}, {hi}) can wrap at most once around dim {d} "
+                f"of size {n}"
+            )
+        idx = gather_index(xp, n, lo, hi, mode)
+        # orthogonal (np.ix_-style) indexing: the j-th index varies along its own axis
+        index.append(idx.reshape((-1,) + (1,) * (k - 1 - j)))
+    return x[tuple(index)]
