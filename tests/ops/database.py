@@ -10,7 +10,15 @@ from __future__ import annotations
 
 import minigenesis as mg
 
-from . import db_binary, db_indexing, db_linalg, db_reductions, db_shape, db_unary
+from . import (
+    db_activation,
+    db_binary,
+    db_indexing,
+    db_linalg,
+    db_reductions,
+    db_shape,
+    db_unary,
+)
 from .core import OpEntry
 
 ENTRIES: list[OpEntry] = [
@@ -20,6 +28,7 @@ ENTRIES: list[OpEntry] = [
     *db_shape.ENTRIES,
     *db_indexing.ENTRIES,
     *db_linalg.ENTRIES,
+    *db_activation.ENTRIES,
 ]
 
 # The same op under other public names (mg.special, nn.functional): the variants check calls

@@ -54,29 +54,25 @@ NOT_COMPUTING = {
 NO_ENTRY_YET = """
     F.adaptive_avg_pool1d F.adaptive_avg_pool2d F.adaptive_max_pool1d F.adaptive_max_pool2d
     F.avg_pool1d F.avg_pool2d F.batch_norm F.bilinear F.binary_cross_entropy
-    F.binary_cross_entropy_with_logits F.celu F.channel_shuffle F.conv1d F.conv2d
-    F.conv_transpose1d F.conv_transpose2d F.cosine_similarity F.cross_entropy F.elu F.embedding
-    F.gelu F.glu F.group_norm F.hardshrink F.hardsigmoid F.hardswish F.hardtanh F.huber_loss
-    F.instance_norm F.interpolate F.kl_div F.l1_loss F.layer_norm F.leaky_relu F.linear
-    F.local_response_norm F.log_softmax F.logsigmoid F.max_pool1d F.max_pool2d F.mish F.mse_loss
-    F.nll_loss F.normalize F.one_hot F.pad F.pairwise_distance F.pixel_shuffle F.pixel_unshuffle
-    F.prelu F.relu6 F.rms_norm F.scaled_dot_product_attention F.selu F.silu F.smooth_l1_loss
-    F.softmax F.softmin F.softplus F.softshrink F.softsign F.tanhshrink F.threshold F.upsample
-    F.upsample_bilinear F.upsample_nearest Tensor.argsort Tensor.bincount Tensor.corrcoef
-    Tensor.cov Tensor.cummax Tensor.cummin Tensor.cumprod_ Tensor.equal Tensor.frexp Tensor.gelu
-    Tensor.histc Tensor.histogram Tensor.kthvalue Tensor.ldexp Tensor.ldexp_ Tensor.log_softmax
-    Tensor.logcumsumexp Tensor.logical_not Tensor.logical_not_ Tensor.median Tensor.mode
-    Tensor.nanmean Tensor.nanmedian Tensor.nanquantile Tensor.polygamma Tensor.quantile
-    Tensor.silu Tensor.softmax Tensor.sort Tensor.topk Tensor.unique allclose argsort bincount
-    corrcoef cov cummax cummin equal frexp gradient histc histogram kthvalue ldexp log_softmax
-    logcumsumexp logical_not median mode nanmean nanmedian nanquantile polygamma quantile
-    softmax sort special.entr special.i0e special.i1 special.i1e special.log_ndtr
-    special.log_softmax special.multigammaln special.ndtr special.ndtri special.polygamma
-    special.round special.softmax std_mean topk unique var_mean
-    Tensor.acosh Tensor.acosh_ Tensor.addbmm Tensor.addbmm_ Tensor.addcdiv Tensor.addcmul
-    Tensor.addmm_ Tensor.addmv Tensor.addmv_ Tensor.addr Tensor.addr_ Tensor.aminmax
-    Tensor.arccosh Tensor.arccosh_ Tensor.arcsinh Tensor.arcsinh_ Tensor.arctanh Tensor.arctanh_
-    Tensor.argwhere Tensor.asinh Tensor.asinh_ Tensor.atanh Tensor.atanh_
+    F.binary_cross_entropy_with_logits F.channel_shuffle F.conv1d F.conv2d F.conv_transpose1d
+    F.conv_transpose2d F.cosine_similarity F.cross_entropy F.embedding F.group_norm F.huber_loss
+    F.instance_norm F.interpolate F.kl_div F.l1_loss F.layer_norm F.linear F.local_response_norm
+    F.max_pool1d F.max_pool2d F.mse_loss F.nll_loss F.normalize F.one_hot F.pad
+    F.pairwise_distance F.pixel_shuffle F.pixel_unshuffle F.rms_norm
+    F.scaled_dot_product_attention F.smooth_l1_loss F.upsample F.upsample_bilinear
+    F.upsample_nearest Tensor.argsort Tensor.bincount Tensor.corrcoef Tensor.cov Tensor.cummax
+    Tensor.cummin Tensor.cumprod_ Tensor.equal Tensor.frexp Tensor.histc Tensor.histogram
+    Tensor.kthvalue Tensor.ldexp Tensor.ldexp_ Tensor.logcumsumexp Tensor.logical_not
+    Tensor.logical_not_ Tensor.median Tensor.mode Tensor.nanmean Tensor.nanmedian
+    Tensor.nanquantile Tensor.polygamma Tensor.quantile Tensor.sort Tensor.topk Tensor.unique
+    allclose argsort bincount corrcoef cov cummax cummin equal frexp gradient histc histogram
+    kthvalue ldexp logcumsumexp logical_not median mode nanmean nanmedian nanquantile polygamma
+    quantile sort special.entr special.i0e special.i1 special.i1e special.log_ndtr
+    special.multigammaln special.ndtr special.ndtri special.polygamma special.round std_mean
+    topk unique var_mean Tensor.acosh Tensor.acosh_ Tensor.addbmm Tensor.addbmm_ Tensor.addcdiv
+    Tensor.addcmul Tensor.addmm_ Tensor.addmv Tensor.addmv_ Tensor.addr Tensor.addr_
+    Tensor.aminmax Tensor.arccosh Tensor.arccosh_ Tensor.arcsinh Tensor.arcsinh_ Tensor.arctanh
+    Tensor.arctanh_ Tensor.argwhere Tensor.asinh Tensor.asinh_ Tensor.atanh Tensor.atanh_
     Tensor.bitwise_left_shift Tensor.bitwise_right_shift Tensor.cumsum_ Tensor.fill_diagonal_
     Tensor.floor_divide Tensor.floor_divide_ Tensor.index_put Tensor.index_put_ Tensor.inner
     Tensor.isneginf Tensor.isposinf Tensor.isreal Tensor.masked_scatter Tensor.masked_scatter_
