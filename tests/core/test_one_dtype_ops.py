@@ -45,6 +45,9 @@ MIXED = {
     "conv2d": lambda a, b: F.conv2d(a[None, :, :, None], b[:, :, None, None]),
     "conv_transpose1d": lambda a, b: F.conv_transpose1d(a[None], b[:, :, None]),
     "cdist": lambda a, b: mg.cdist(a, b),
+    "nll_loss weight": lambda a, b: F.nll_loss(a, mg.tensor([0, 1]), weight=b[0]),
+    "cross_entropy weight": lambda a, b: F.cross_entropy(a, mg.tensor([0, 1]), weight=b[0]),
+    "binary_cross_entropy target": lambda a, b: F.binary_cross_entropy(a * 0.5, b * 0.5),
 }
 
 
