@@ -15,6 +15,7 @@ from . import (
     db_binary,
     db_indexing,
     db_linalg,
+    db_loss,
     db_reductions,
     db_shape,
     db_unary,
@@ -29,6 +30,7 @@ ENTRIES: list[OpEntry] = [
     *db_indexing.ENTRIES,
     *db_linalg.ENTRIES,
     *db_activation.ENTRIES,
+    *db_loss.ENTRIES,
 ]
 
 # The same op under other public names (mg.special, nn.functional): the variants check calls
