@@ -8,6 +8,8 @@ padding tokens. Indices are checked to lie in [0, num) before they get here (F.e
 
 from __future__ import annotations
 
+import math
+
 from ..autograd.function import Op
 from ..backend import cupyx_module, get_array_module
 
@@ -40,7 +42,7 @@ class EmbeddingGrad(Op):
         ctx.idx, ctx.padding_idx = idx, padding_idx
         xp = get_array_module(gy)
         flat = idx.reshape(-1)
-        rows = gy.reshape(flat.size, -1)
+        rows = gy.reshape(flat.size, math.prod(gy.shape[idx.ndim :]))  # (-1 fails on no rows)
         out = xp.zeros((num, rows.shape[1]), dtype=gy.dtype)
         if xp.__name__ != "numpy":  # cupyx.scatter_add: CuPy's unbuffered add.at
             cupyx_module().scatter_add(out, flat, rows)
