@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..autocast_policy import dtype_after
 from ..autograd.tensor_base import TensorBase
 
@@ -66,3 +68,22 @@ def check_same_dtype(op: str, autocast_rule: str | None = None, **tensors: Any) 
         f"{op}: expected {', '.join(names[:-1])} and {names[-1]} to have the same dtype, but "
         f"got: {', '.join(got[:-1])} and {got[-1]}"
     )
+
+
+def check_param_dtypes(op: str, input: Any, **params: Any) -> None:  # noqa: A002
+    """The normalizations' rule (layer, group, batch and instance norm): each named parameter
+    (weight, bias, running statistics; None is skipped) has the input's dtype, or is float32
+    for a float16 / bfloat16 input (PyTorch's mixed-precision path). Anything else raises
+    PyTorch's RuntimeError: a float64 weight on a float32 input is not quietly promoted."""
+    d = input._data.dtype
+    for name, t in params.items():
+        if not isinstance(t, TensorBase) or t._data.dtype == d:
+            continue  # the common case: nothing to compare
+        p = t._data.dtype
+        if p == np.float32 and d.itemsize == 2 and d.name in ("float16", "bfloat16"):
+            continue
+        raise RuntimeError(
+            f"{op}: mixed dtype: expected {name} to have the input's dtype "
+            f"{_C_NAMES.get(d.name, d.name)} (or float for a half-precision input), got "
+            f"{_C_NAMES.get(p.name, p.name)}"
+        )

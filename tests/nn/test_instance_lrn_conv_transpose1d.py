@@ -212,7 +212,7 @@ def test_norm_layers_take_bias_false_and_reset_parameters_as_torch(layer):
     assert repr(ours) == repr(theirs)
     assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
     x = _rand(4, 3, 5)
-    ours(_t(x)), theirs(torch.tensor(x).float())
+    ours(_t(x).float()), theirs(torch.tensor(x).float())
     ours.weight.data = _t(np.full(3, 2.0))
     ours.reset_parameters(), theirs.reset_parameters()
     for name, buf in theirs.state_dict().items():

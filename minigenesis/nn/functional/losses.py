@@ -19,6 +19,7 @@ from ...functions import where
 from ...ops.anchor import anchor
 from ...ops.indexing import check_index_dtype, check_index_range
 from ...ops.loss import BinaryCrossEntropy, CrossEntropyIndices, LogSigmoid, PickClass
+from ...ops.same_dtype import check_same_dtype
 
 # A loss reduces its per-element values with reduction="none" (keep them), "mean" or "sum"
 # (shared with the loss modules of nn/loss.py). Before ``reduction`` existed PyTorch spelled it
@@ -91,6 +92,8 @@ def _same_shape(input, target, name: str, strict: bool) -> None:
 
 def _class_weight(weight, c: int, like, name: str):
     """A loss's per-class ``weight`` (not None) as a tensor of shape (C,)."""
+    if isinstance(weight, Tensor):  # one kernel over input and weight: one dtype (PyTorch)
+        check_same_dtype(name, input=like, weight=weight)
     weight = _tensor(weight, like, name)
     if tuple(weight.shape) != (c,):
         raise ValueError(
@@ -292,6 +295,8 @@ def binary_cross_entropy(
     is clamped at -100 so x = 0 or 1 stays finite (PyTorch's rule)."""
     name = "binary_cross_entropy"
     reduction = reduction_mode(size_average, reduce, reduction, name)
+    if isinstance(target, Tensor):  # one kernel over input and target: one dtype (PyTorch)
+        check_same_dtype(name, input=input, target=target)
     target = _tensor(target, input, name)
     _same_shape(input, target, name, strict=True)
     x = input._data

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...ops.normalization import Normalize, normalize_stats
+from ...ops.same_dtype import check_param_dtypes
 from .._utils import shape_tuple
 from .padding import pad
 from .pooling import avg_pool2d
@@ -39,6 +40,7 @@ def layer_norm(
     """y = (x - mean) / sqrt(var + eps) * weight + bias over the last dims (biased variance)."""
     shape = shape_tuple(normalized_shape)
     axes = _last_axes(input, shape, "layer_norm")
+    check_param_dtypes("layer_norm", input, weight=weight, bias=bias)
     return Normalize.apply(input, weight, bias, axes, float(eps), True, None)
 
 
@@ -73,6 +75,8 @@ def batch_norm(
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected input (N, C, ...), got {tuple(input.shape)}")
     c = input.shape[1]
+    check_param_dtypes("batch_norm", input, weight=weight, bias=bias, running_mean=running_mean,
+                       running_var=running_var)  # fmt: skip
     bshape = (1, c) + (1,) * (input.ndim - 2)  # a per-channel vector, broadcast over N and space
     w = None if weight is None else weight.reshape(bshape)
     b = None if bias is None else bias.reshape(bshape)
@@ -121,6 +125,7 @@ def group_norm(
             f"group_norm: expected number of channels in input to be divisible by num_groups, "
             f"but got input of shape {tuple(input.shape)} and num_groups={num_groups}"
         )
+    check_param_dtypes("group_norm", input, weight=weight, bias=bias)
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != (c,):
             raise RuntimeError(
@@ -134,7 +139,7 @@ def group_norm(
         y = y * weight.reshape(per_channel)
     if bias is not None:
         y = y + bias.reshape(per_channel)
-    return y
+    return y if y.dtype == input.dtype else y.to(input.dtype)  # float32 parameters, half input
 
 
 def instance_norm(
@@ -157,6 +162,8 @@ def instance_norm(
             f"instance_norm: expected input (N, C, *) with at least one spatial dim, got shape "
             f"{tuple(input.shape)}"
         )
+    check_param_dtypes("instance_norm", input, weight=weight, bias=bias,
+                       running_mean=running_mean, running_var=running_var)  # fmt: skip
     if not use_input_stats:
         return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
     n, c = input.shape[:2]
