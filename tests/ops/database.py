@@ -16,6 +16,7 @@ from . import (
     db_indexing,
     db_linalg,
     db_loss,
+    db_nn,
     db_reductions,
     db_shape,
     db_unary,
@@ -31,6 +32,7 @@ ENTRIES: list[OpEntry] = [
     *db_linalg.ENTRIES,
     *db_activation.ENTRIES,
     *db_loss.ENTRIES,
+    *db_nn.ENTRIES,
 ]
 
 # The same op under other public names (mg.special, nn.functional): the variants check calls

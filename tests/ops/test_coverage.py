@@ -53,24 +53,21 @@ NOT_COMPUTING = {
 # reductions first). Each one added to the database is removed from this list.
 NO_ENTRY_YET = """
     F.adaptive_avg_pool1d F.adaptive_avg_pool2d F.adaptive_max_pool1d F.adaptive_max_pool2d
-    F.avg_pool1d F.avg_pool2d F.batch_norm F.bilinear F.channel_shuffle F.conv1d F.conv2d
-    F.conv_transpose1d F.conv_transpose2d F.cosine_similarity F.embedding F.group_norm
-    F.instance_norm F.interpolate F.layer_norm F.linear F.local_response_norm F.max_pool1d
-    F.max_pool2d F.normalize F.one_hot F.pad F.pairwise_distance F.pixel_shuffle
-    F.pixel_unshuffle F.rms_norm F.scaled_dot_product_attention F.upsample F.upsample_bilinear
-    F.upsample_nearest Tensor.argsort Tensor.bincount Tensor.corrcoef Tensor.cov Tensor.cummax
-    Tensor.cummin Tensor.cumprod_ Tensor.equal Tensor.frexp Tensor.histc Tensor.histogram
-    Tensor.kthvalue Tensor.ldexp Tensor.ldexp_ Tensor.logcumsumexp Tensor.logical_not
-    Tensor.logical_not_ Tensor.median Tensor.mode Tensor.nanmean Tensor.nanmedian
-    Tensor.nanquantile Tensor.polygamma Tensor.quantile Tensor.sort Tensor.topk Tensor.unique
-    allclose argsort bincount corrcoef cov cummax cummin equal frexp gradient histc histogram
-    kthvalue ldexp logcumsumexp logical_not median mode nanmean nanmedian nanquantile polygamma
-    quantile sort special.entr special.i0e special.i1 special.i1e special.log_ndtr
-    special.multigammaln special.ndtr special.ndtri special.polygamma special.round std_mean
-    topk unique var_mean Tensor.acosh Tensor.acosh_ Tensor.addbmm Tensor.addbmm_ Tensor.addcdiv
-    Tensor.addcmul Tensor.addmm_ Tensor.addmv Tensor.addmv_ Tensor.addr Tensor.addr_
-    Tensor.aminmax Tensor.arccosh Tensor.arccosh_ Tensor.arcsinh Tensor.arcsinh_ Tensor.arctanh
-    Tensor.arctanh_ Tensor.argwhere Tensor.asinh Tensor.asinh_ Tensor.atanh Tensor.atanh_
+    F.avg_pool1d F.avg_pool2d F.conv1d F.conv2d F.conv_transpose1d F.conv_transpose2d
+    F.interpolate F.max_pool1d F.max_pool2d F.upsample F.upsample_bilinear F.upsample_nearest
+    Tensor.argsort Tensor.bincount Tensor.corrcoef Tensor.cov Tensor.cummax Tensor.cummin
+    Tensor.cumprod_ Tensor.equal Tensor.frexp Tensor.histc Tensor.histogram Tensor.kthvalue
+    Tensor.ldexp Tensor.ldexp_ Tensor.logcumsumexp Tensor.logical_not Tensor.logical_not_
+    Tensor.median Tensor.mode Tensor.nanmean Tensor.nanmedian Tensor.nanquantile
+    Tensor.polygamma Tensor.quantile Tensor.sort Tensor.topk Tensor.unique allclose argsort
+    bincount corrcoef cov cummax cummin equal frexp gradient histc histogram kthvalue ldexp
+    logcumsumexp logical_not median mode nanmean nanmedian nanquantile polygamma quantile sort
+    special.entr special.i0e special.i1 special.i1e special.log_ndtr special.multigammaln
+    special.ndtr special.ndtri special.polygamma special.round std_mean topk unique var_mean
+    Tensor.acosh Tensor.acosh_ Tensor.addbmm Tensor.addbmm_ Tensor.addcdiv Tensor.addcmul
+    Tensor.addmm_ Tensor.addmv Tensor.addmv_ Tensor.addr Tensor.addr_ Tensor.aminmax
+    Tensor.arccosh Tensor.arccosh_ Tensor.arcsinh Tensor.arcsinh_ Tensor.arctanh Tensor.arctanh_
+    Tensor.argwhere Tensor.asinh Tensor.asinh_ Tensor.atanh Tensor.atanh_
     Tensor.bitwise_left_shift Tensor.bitwise_right_shift Tensor.cumsum_ Tensor.fill_diagonal_
     Tensor.floor_divide Tensor.floor_divide_ Tensor.index_put Tensor.index_put_ Tensor.inner
     Tensor.isneginf Tensor.isposinf Tensor.isreal Tensor.masked_scatter Tensor.masked_scatter_
