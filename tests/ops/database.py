@@ -13,6 +13,7 @@ import minigenesis as mg
 from . import (
     db_activation,
     db_binary,
+    db_conv,
     db_indexing,
     db_linalg,
     db_loss,
@@ -33,6 +34,7 @@ ENTRIES: list[OpEntry] = [
     *db_activation.ENTRIES,
     *db_loss.ENTRIES,
     *db_nn.ENTRIES,
+    *db_conv.ENTRIES,
 ]
 
 # The same op under other public names (mg.special, nn.functional): the variants check calls
