@@ -260,7 +260,11 @@ class TensorStatistics:
                 w = q.reshape((-1,) + (1,) * x.ndim) * span - x._make(
                     lo.astype(x._data.dtype), False
                 )
-            out = v_lo + (gather(hi) - v_lo) * w
+            # PyTorch's lerp: from the nearer end, so an infinite neighbour gives +-inf or NaN
+            # as PyTorch's does (a + w (b - a) below w = 0.5, b - (1 - w)(b - a) from there)
+            v_hi = gather(hi)
+            step = v_hi - v_lo
+            out = (v_lo + step * w).where(w < 0.5, v_hi - step * (1 - w))
         if dim is None:
             out = out.reshape((qs.size,) + ((1,) * self.ndim if keepdim else ()))
         elif not keepdim or self.ndim == 0:
