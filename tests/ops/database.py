@@ -20,6 +20,7 @@ from . import (
     db_nn,
     db_reductions,
     db_shape,
+    db_stats,
     db_unary,
 )
 from .core import OpEntry
@@ -35,6 +36,7 @@ ENTRIES: list[OpEntry] = [
     *db_loss.ENTRIES,
     *db_nn.ENTRIES,
     *db_conv.ENTRIES,
+    *db_stats.ENTRIES,
 ]
 
 # The same op under other public names (mg.special, nn.functional): the variants check calls

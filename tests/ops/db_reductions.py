@@ -186,6 +186,7 @@ ENTRIES = [
         samples=_scan_samples("cumprod"),
         ref=_scan(np.cumprod),
         method="cumprod",
+        inplace="cumprod_",
         out=True,
         dtype=_int_to_int64,
     ),  # fmt: skip

@@ -20,6 +20,12 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     # Not our bugs: at a pole PyTorch's gradient is not the limit; ours is (the float64 truth).
     ("logit", "grad_torch"): "at x = -0.0 PyTorch's gradient is +inf; 1/(x(1-x)) is -inf",
     ("digamma", "grad_torch"): "at x = -1, -2 PyTorch's trigamma is finite (6.6e32); it is inf",
+    ("sort", "out"): "sort takes no out= (PyTorch's takes a (values, indices) pair)",
+    ("topk", "out"): "topk takes no out= (PyTorch's takes a (values, indices) pair)",
+    ("kthvalue", "out"): "kthvalue takes no out= (PyTorch's takes a (values, indices) pair)",
+    ("histc", "out"): "histc takes no out= (PyTorch's does)",
+    ("topk", "torch"): "of tied values topk picks others than PyTorch's partial sort",
+    ("topk", "grad_torch"): "of tied values topk picks others than PyTorch: the gradient follows",
     ("F.dropout", "requires_grad"): "p = 0 or eval returns the input itself, as PyTorch's does",
 }
 
