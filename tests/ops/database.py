@@ -20,6 +20,7 @@ from . import (
     db_nn,
     db_reductions,
     db_shape,
+    db_special,
     db_stats,
     db_unary,
 )
@@ -37,6 +38,7 @@ ENTRIES: list[OpEntry] = [
     *db_nn.ENTRIES,
     *db_conv.ENTRIES,
     *db_stats.ENTRIES,
+    *db_special.ENTRIES,
 ]
 
 # The same op under other public names (mg.special, nn.functional): the variants check calls
