@@ -12,8 +12,8 @@ from .public_api import covered_names, public_names
 
 # Not ops on tensor values: checked by their own tests (creation, random draws, dtype casts ...)
 NOT_COMPUTING = {
-    # making tensors, random draws and dropout (values are draws, not functions of the input:
-    # tests/core/test_random_draws.py, tests/nn)
+    # making tensors, random draws and dropout in training (values are draws, not functions of
+    # the input: tests/core/test_random_draws.py, tests/nn; F.dropout at p = 0 / eval has one)
     "creation and random": """
     arange as_tensor empty empty_like empty_strided eye from_numpy full full_like linspace
     logspace ones ones_like rand rand_like randint randint_like randn randn_like randperm
@@ -21,7 +21,7 @@ NOT_COMPUTING = {
     Tensor.new_empty Tensor.new_full Tensor.new_ones Tensor.new_tensor Tensor.new_zeros
     Tensor.bernoulli Tensor.bernoulli_ Tensor.cauchy_ Tensor.exponential_ Tensor.geometric_
     Tensor.log_normal_ Tensor.normal_ Tensor.random_ Tensor.uniform_ Tensor.multinomial
-    F.dropout F.dropout1d F.dropout2d F.dropout3d F.alpha_dropout F.feature_alpha_dropout
+    F.dropout1d F.dropout2d F.dropout3d F.alpha_dropout F.feature_alpha_dropout
     F.rrelu
 """,
     # the library's settings, I/O and predicates on types
