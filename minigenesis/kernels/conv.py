@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import ctypes
 import functools
-import glob
-import os
 
 import numpy as np
 
 from ..backend import get_array_module
+from .blas import NO_TRANS as _NO_TRANS
+from .blas import ROW_MAJOR as _ROW_MAJOR
+from .blas import cblas_gemm as _cblas_gemm
 from .cuda import ElementwiseKernel, kernel_fits
 
 
@@ -190,32 +190,9 @@ def _sum_products_in_blocks(taps, flat, wp: int, bias, y) -> None:
 
 # NumPy's matmul cannot add into its output (C = A B + C), and the kh*kw adds of the partial
 # products cost half as much again as the products (measured: 64 channels of 16 x 34 x 34
-# positions, 12 ms of matmuls and 6 ms of adds). BLAS's gemm can (beta = 1): NumPy's wheels ship
-# OpenBLAS with a CBLAS interface, called here through ctypes on the same library NumPy uses
-# (so the same threads and kernels). Where it is not found (another NumPy build), the blocks of
-# matmul + add above do the same sums.
-_ROW_MAJOR, _NO_TRANS = 101, 111  # <cblas.h>
-
-
-@functools.cache
-def _cblas_gemm(dtype):
-    """cblas_sgemm / cblas_dgemm of NumPy's own OpenBLAS (64-bit ints), or None."""
-    libs = glob.glob(os.path.join(os.path.dirname(np.__file__), "..", "numpy.libs", "*openblas*"))
-    for path in libs:
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        letter, real = ("s", ctypes.c_float) if dtype == np.float32 else ("d", ctypes.c_double)
-        for name in (f"scipy_cblas_{letter}gemm64_", f"cblas_{letter}gemm64_"):
-            f = getattr(lib, name, None)
-            if f is not None:
-                i64, ptr, enum = ctypes.c_int64, ctypes.c_void_p, ctypes.c_int
-                f.argtypes = [enum, enum, enum, i64, i64, i64, real, ptr, i64, ptr, i64, real]
-                f.argtypes += [ptr, i64]
-                f.restype = None
-                return f
-    return None
+# positions, 12 ms of matmuls and 6 ms of adds). BLAS's gemm can (beta = 1): blas.py finds NumPy's
+# own OpenBLAS. Where it is not found (another NumPy build), the blocks of matmul + add above do
+# the same sums.
 
 
 def conv2d_shifted_weight_grad(x, gy, kernel: tuple, padding: tuple):

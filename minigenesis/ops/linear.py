@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy import ndarray
 
 from .. import autocast_policy as _policy
+from .. import kernels
 from ..autocast_policy import LOWER
 from ..autograd.function import Op
 from ..autograd.grad_mode import state
@@ -34,7 +36,11 @@ class Linear(Op):
                 f"{tuple(w.shape)})"
             )
         ctx.save_for_backward(x, w)
-        y = matmul_arrays(x.reshape(-1, x.shape[-1]), w.T, b)
+        x2 = x.reshape(-1, x.shape[-1])
+        # (on the CPU, BLAS adds the product into the bias instead of a pass adding b after it)
+        y = kernels.blas.linear(x2, w, b) if type(x) is ndarray else None
+        if y is None:
+            y = matmul_arrays(x2, w.T, b)
         return y.reshape(x.shape[:-1] + (w.shape[0],))
 
     @staticmethod
@@ -48,9 +54,16 @@ class Linear(Op):
         if need_w:
             yield 1, g2.mT @ x.reshape(-1, x.shape[-1])
         if need_b:
-            yield 2, g2.sum(dim=0)
+            yield 2, _column_sum(g2)
         if need_x:
             yield 0, (g2 @ w).reshape(x.shape)
+
+
+def _column_sum(g2):
+    """dL/db, the sum of dL/dy's rows: BLAS's ``ones @ g`` (kernels/blas.py), or a recorded op"""
+    if not state.grad_enabled and (s := kernels.blas.column_sum(g2._data)) is not None:
+        return TensorBase._make(s)
+    return g2.sum(dim=0)
 
 
 # ----------------------------------------------------------------------------------------------
