@@ -59,11 +59,12 @@ class Normalize(Op):
     ``w``/``b`` are None or already broadcastable to x. ``stats=(mu, var)`` passes statistics that
     the caller computed (BatchNorm, which also needs them for its running averages).
 
-    Keeps only x and the per-group mu and r; backward recomputes xhat from them. When ``axes``
-    are x's last dims (LayerNorm, RMSNorm, GroupNorm) x is a (groups, N) matrix and every sum
-    is a matrix-vector product (see _row_mean): forward makes 5 passes over x and 2 such
-    products, backward 8 passes and 4 products. Other axes (BatchNorm) take NumPy reductions.
-    On the GPU both cases run as fused kernels (kernels/normalization.py)."""
+    Keeps only x and the per-group mu and r; backward recomputes x - mu from them. When
+    ``axes`` are x's last dims (LayerNorm, RMSNorm, GroupNorm) x is a (groups, N) matrix and
+    every sum is a matrix-vector product (see _row_mean) or, for the sums of squares, an einsum
+    (no temporary): forward makes 4 passes over x, backward 7 passes and 5 products. Other axes
+    (BatchNorm) take NumPy reductions. On the GPU both cases run as fused kernels
+    (kernels/normalization.py)."""
 
     autocast = FLOAT32
 
@@ -84,7 +85,7 @@ class Normalize(Op):
             y = xw.reshape(-1, n)
             mu = _row_mean(y, n) if center else 0.0
             y = y - mu[:, None] if center else y.copy()
-            var = _row_mean(y * y, n)
+            var = xp.einsum("ij,ij->i", y, y) / n  # (no y * y temporary)
         elif stats is not None:
             mu, var = stats
             y = xw - mu
@@ -144,22 +145,21 @@ def _backward_rows(ctx, gy) -> tuple:
     n, r = ctx.n, ctx.r[:, None]
     xp = get_array_module(x._data)
     g_y = _wide(gy._data).reshape(-1, n)
-    xhat = _wide(x._data).reshape(-1, n)
-    xhat = (xhat - ctx.mu[:, None]) if ctx.center else xhat.copy()
-    xhat *= r
-    gy_xhat = g_y * xhat
+    d = _wide(x._data).reshape(-1, n)
+    d = (d - ctx.mu[:, None]) if ctx.center else d.copy()  # x - mu; xhat = d r, not formed:
+    gy_d = g_y * d  # r is a per-row factor, so it joins the products below instead of a pass
     shape = x.shape[x.ndim - len(ctx.axes) :]  # the engine sums it on to w's / b's own shape
-    gw = _column_sum(gy_xhat).reshape(shape) if need_w else None
+    gw = (ctx.r @ gy_d).reshape(shape) if need_w else None  # sum over rows of g_y d r
     gb = _column_sum(g_y).reshape(shape) if need_b else None
     gx = None
     if need_x:
         wv = None if w is None else _wide(w._data).reshape(-1)
         w_n = xp.full(n, 1.0 / n, g_y.dtype) if wv is None else wv / n
-        xhat *= (gy_xhat @ w_n)[:, None]  # xhat mean(g xhat)
+        d *= (ctx.r * ctx.r * (gy_d @ w_n))[:, None]  # xhat mean(g xhat) = d r^2 mean(g d)
         if ctx.center:
-            xhat += (g_y @ w_n)[:, None]  # + mean(g)
+            d += (g_y @ w_n)[:, None]  # + mean(g)
         g = g_y.copy() if wv is None else g_y * wv
-        g -= xhat
+        g -= d
         g *= r
         gx = g.reshape(x.shape).astype(x._data.dtype, copy=False)
     T = type(x)
