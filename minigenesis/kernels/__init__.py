@@ -25,6 +25,7 @@ from . import (  # noqa: F401  (the families, as kernels.activation.sigmoid ...)
     activation,
     amp,
     attention,
+    batch_norm,
     blas,
     conv,
     cuda,

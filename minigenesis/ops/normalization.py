@@ -45,6 +45,8 @@ def normalize_stats(x, axes: tuple, center: bool):
     """(mu, var) over ``axes``, keepdims, in at least float32 (mu is 0.0 when not centering)."""
     if type(x) is not ndarray and (fast := kernels.normalization.stats(x, axes, center)):
         return fast
+    if center and (fast := kernels.batch_norm.stats(x, axes)):  # BatchNorm's axes, on the CPU
+        return fast
     xw = _wide(x)
     if center:
         mu = xw.mean(axis=axes, keepdims=True)
@@ -78,6 +80,9 @@ class Normalize(Op):
         ctx.fusable = (ctx.rows or stats is not None) and math.isfinite(eps)
         if type(x) is not ndarray and (fast := kernels.normalization.forward(ctx, x, w, b, stats)):
             y, ctx.mu, ctx.r = fast  # the same, as GPU kernels
+            return y
+        if stats is not None and (fast := kernels.batch_norm.forward(x, w, b, *stats, eps, axes)):
+            (y, ctx.r), ctx.mu = fast, stats[0]  # the same on the CPU, fewer passes
             return y
         xp = get_array_module(x)
         xw = _wide(x)
@@ -115,6 +120,9 @@ class Normalize(Op):
         x, w = ctx.saved_tensors
         if ctx.rows:
             return _backward_rows(ctx, gy) + (None,) * 4
+        T = type(x)
+        if fast := kernels.batch_norm.backward(ctx, x, w, gy):  # BatchNorm's, on the CPU
+            return tuple(None if a is None else T._make(a) for a in fast) + (None,) * 4
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         xw, g_y = _wide(x._data), _wide(gy._data)
         xhat = xw - ctx.mu
@@ -132,7 +140,6 @@ class Normalize(Op):
             g -= xhat
             g *= ctx.r
             gx = g.astype(x._data.dtype, copy=False)
-        T = type(x)
         return tuple(None if a is None else T._make(a) for a in (gx, gw, gb)) + (None,) * 4
 
 
