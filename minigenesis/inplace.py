@@ -20,14 +20,11 @@ result that does not fit self (a larger shape, or a floating result for an integ
 
 from __future__ import annotations
 
-import sys
 import weakref
 from typing import Any
 
-import numpy as np
-
 from .autograd.grad_mode import no_grad, state
-from .autograd.grad_reuse import _ONE_LOCAL
+from .autograd.grad_reuse import memory_is_private
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .dtypes import scalar_type_name
@@ -107,9 +104,9 @@ class InPlace:
         # The op runs on a private copy of the old value: an op that saves its input for
         # backward (mul_, div_, pow_) must see the value before the write, as PyTorch's saved
         # `self` does. The copy stands in for self in the graph (same node, same output_nr).
-        # When nothing but self holds its memory (see _memory_is_private), the old array itself
-        # is that private value, and self takes the result's array instead of copying it in.
-        private = _memory_is_private(self) and not any(a is self for a in args)  # (h.mul_(h))
+        # When nothing but self holds its memory (grad_reuse.memory_is_private), the old array
+        # itself is that private value, and self takes the result's array instead of copying it.
+        private = memory_is_private(self) and not any(a is self for a in args)  # (h.mul_(h))
         old = self._data if private else self._data.copy()
         alias = TensorBase._make(old, self.requires_grad)
         alias.grad_fn, alias._output_nr = self.grad_fn, self._output_nr
@@ -151,22 +148,6 @@ class InPlace:
         self.grad_fn, self._output_nr = view.grad_fn, view._output_nr
         self.requires_grad = view.requires_grad
         return self
-
-
-def _memory_is_private(t: Any) -> bool:
-    """Nothing but tensor ``t`` can see the memory of t's array: no view tensors of t, no other
-    tensor or NumPy array on the array (or on the array it is a view of), no op's saved arrays;
-    read off reference counts (False where there are none, or on a GPU array, whose ``base`` is
-    not kept the same way). Then an in-place op may give t a new array instead of writing into the
-    old one, and nobody can tell but by ``data_ptr()``: a ReLU(inplace=True) or ``out += x`` in a
-    graph costs one pass, not three (copy of the old value, the op, the copy back)."""
-    if _ONE_LOCAL is None or t.__dict__.get("_views") or type(t._data) is not np.ndarray:
-        return False
-    data = t._data  # held by t and by this local
-    if sys.getrefcount(data) > _ONE_LOCAL + 1:
-        return False
-    base = data.base  # a view of an op's temporary (a reshape, a transpose): held by data alone
-    return base is None or (type(base) is np.ndarray and sys.getrefcount(base) <= _ONE_LOCAL + 1)
 
 
 def _write_into(parent: Any, replay, index: Any):

@@ -1,4 +1,5 @@
-"""Gradient reuse: the one memory trick of the backward pass, kept out of the engine's algorithm.
+"""Reference-count reuse: the memory tricks of the backward pass and of in-place writes, kept
+out of the engine's algorithm.
 
 A leaf's first gradient becomes its ``.grad``. Taken as it is, it could be shared: the same
 gradient may reach two leaves (``a + b`` hands both the same tensor), a hook may hold it, or it
@@ -13,12 +14,19 @@ else holds the gradient or its array (``held_only_here``, called where the engin
 gradient to a leaf): one gradient-sized copy and allocation fewer per parameter and backward.
 Where reference counts do not exist (not CPython), nothing is reused and every first gradient
 is copied.
+
+The same question serves in-place ops in a graph (``inplace.py``): when nothing but a tensor
+holds its array (``memory_is_private``), ``relu_`` or ``+=`` runs as the out-of-place op and the
+tensor takes the result's array, one pass instead of three (copy of the old value, op, copy
+back).
 """
 
 from __future__ import annotations
 
 import sys
 from typing import Any
+
+import numpy as np
 
 
 def array_to_keep(g: Any, private: bool) -> Any:
@@ -72,3 +80,19 @@ def held_only_here(g: Any, held_here: int) -> bool:
         return False
     data = g._data  # (held by g and by this local)
     return sys.getrefcount(g) <= _ONE_LOCAL + held_here and sys.getrefcount(data) <= _ONE_LOCAL + 1
+
+
+def memory_is_private(t: Any) -> bool:
+    """Nothing but tensor ``t`` can see the memory of t's array: no view tensors of t, no other
+    tensor or NumPy array on the array (or on the array it is a view of), no op's saved arrays;
+    read off reference counts (False where there are none, or on a GPU array, whose ``base`` is
+    not kept the same way). Then an in-place op may give t a new array instead of writing into the
+    old one, and nobody can tell but by ``data_ptr()``: a ReLU(inplace=True) or ``out += x`` in a
+    graph costs one pass, not three (copy of the old value, the op, the copy back)."""
+    if _ONE_LOCAL is None or t.__dict__.get("_views") or type(t._data) is not np.ndarray:
+        return False
+    data = t._data  # held by t and by this local
+    if sys.getrefcount(data) > _ONE_LOCAL + 1:
+        return False
+    base = data.base  # a view of an op's temporary (a reshape, a transpose): held by data alone
+    return base is None or (type(base) is np.ndarray and sys.getrefcount(base) <= _ONE_LOCAL + 1)
