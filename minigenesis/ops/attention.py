@@ -116,7 +116,7 @@ def _causal_bias(xp, L: int, S: int, device, dtype) -> object:
     with _on(xp, device):
         bias = xp.where(_causal_mask(xp, L, S, device), -xp.inf, 0.0).astype(dtype)
     if xp is np:  # laid out keys-first, as the CPU's scores are (see _scores)
-        bias = np.ascontiguousarray(bias.T).T
+        bias = xp.ascontiguousarray(bias.T).T
         bias.flags.writeable = False
     return bias
 
