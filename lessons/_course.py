@@ -73,8 +73,9 @@ def one_blas_thread() -> None:
     (``minigenesis/utils/threads.py`` says why).
 
     The course's matrices are small: a second BLAS thread saves nothing on them, and on a busy
-    machine threads that wait for each other make a product many times slower (chapter 14's
-    notebook: 233 s with the default threads on two busy cores, 15 s with one). Every notebook
+    machine threads that wait for each other make a product many times slower (the RNNs and
+    the GPT of chapters 14-15, one notebook then: 233 s with the default threads on two busy
+    cores, 15 s with one). Every notebook
     calls this in its first cell, and the checks call it when pytest starts (``conftest.py``);
     it is ``mg.set_num_threads(1)``, which you may call yourself to change it."""
     import minigenesis as mg  # here, not at the top: the package path is set up above

@@ -346,11 +346,11 @@ def test_learner_answer_does_not_see_the_reference_answers_imports(fake_course: 
     assert not hasattr(module, "math") and not hasattr(module, "_twice")
 
 
-def test_chapter_15_answer_using_mg_without_importing_it_fails_its_check(tmp_path: Path):
-    """15.5 written with ``mg.tensor`` in a file that never imports ``mg`` (the template imports
+def test_chapter_16_answer_using_mg_without_importing_it_fails_its_check(tmp_path: Path):
+    """16.5 written with ``mg.tensor`` in a file that never imports ``mg`` (the template imports
     ``nn`` only): the check fails on the learner's NameError, as the notebook would."""
     lessons = tmp_path / "lessons"
-    chapter = lessons / "15_distributed"
+    chapter = lessons / "16_distributed"
     shutil.copytree(
         LESSONS / chapter.name,
         chapter,
@@ -368,12 +368,12 @@ def test_chapter_15_answer_using_mg_without_importing_it_fails_its_check(tmp_pat
         "            p.grad.copy_(mg.tensor(comm.allreduce(p.grad.numpy()) / n))\n"
     )
     stub = (
-        '    raise NotImplementedError("Exercise 15.5: for each p with a grad: sum with allreduce, '
+        '    raise NotImplementedError("Exercise 16.5: for each p with a grad: sum with allreduce, '
         '/ N")\n'
     )
     assert stub in template
     (chapter / "exercises.py").write_text(template.replace(stub, answer))
-    run = _pytest(["lessons/15_distributed", "-k", "15_5"], tmp_path)
+    run = _pytest(["lessons/16_distributed", "-k", "16_5"], tmp_path)
     assert run.returncode == 1, run.stdout
     assert "NameError: name 'mg' is not defined" in run.stdout, run.stdout
     assert "2 failed" in run.stdout, run.stdout
@@ -383,5 +383,5 @@ def test_chapter_15_answer_using_mg_without_importing_it_fails_its_check(tmp_pat
             "from minigenesis import nn", "import minigenesis as mg\nfrom minigenesis import nn"
         )
     )
-    run = _pytest(["lessons/15_distributed", "-k", "15_5"], tmp_path)
+    run = _pytest(["lessons/16_distributed", "-k", "16_5"], tmp_path)
     assert run.returncode == 0 and "2 passed" in run.stdout, run.stdout

@@ -1,4 +1,4 @@
-"""Chapter 15 solutions: data parallelism. Shards, a ring all-reduce by hand, its cost, gradient
+"""Chapter 16 solutions: data parallelism. Shards, a ring all-reduce by hand, its cost, gradient
 buckets, and averaging gradients across ranks."""
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def run_ranks(fn: Callable[[Any], Any], world: int) -> list:
 
 
 def chunks(n: int, world: int) -> list[tuple[int, int]]:
-    """Exercise 15.1: cut ``n`` elements into ``world`` consecutive chunks, as equal as can be:
+    """Exercise 16.1: cut ``n`` elements into ``world`` consecutive chunks, as equal as can be:
     the first ``n % world`` chunks have one element more. Returns their (start, stop) bounds, in
     order (``np.array_split``'s cut): chunks(10, 3) == [(0, 4), (4, 7), (7, 10)].
     """
@@ -91,7 +91,7 @@ def chunks(n: int, world: int) -> list[tuple[int, int]]:
 
 
 def ring_all_reduce(comm: Any, x: np.ndarray) -> np.ndarray:
-    """Exercise 15.2: the sum of every rank's ``x`` (a 1-D array), on every rank, by a ring.
+    """Exercise 16.2: the sum of every rank's ``x`` (a 1-D array), on every rank, by a ring.
 
     Rank r sends only to rank r + 1 and receives only from rank r - 1 (modulo N), one chunk
     (``chunks(x.size, N)``) per step, with ``comm.sendrecv(chunk, dest=..., source=...)``
@@ -123,7 +123,7 @@ def ring_all_reduce(comm: Any, x: np.ndarray) -> np.ndarray:
 
 
 def ring_time(nbytes: float, world: int, bandwidth: float, latency: float) -> float:
-    """Exercise 15.3: seconds for a ring all-reduce of ``nbytes`` over ``world`` ranks, each link
+    """Exercise 16.3: seconds for a ring all-reduce of ``nbytes`` over ``world`` ranks, each link
     moving ``bandwidth`` bytes per second after a fixed ``latency`` per message: 2 (N - 1) steps,
     each sending one chunk of nbytes / N. (One rank: nothing to send, 0 seconds.)
     """
@@ -132,7 +132,7 @@ def ring_time(nbytes: float, world: int, bandwidth: float, latency: float) -> fl
 
 
 def assign_buckets(nbytes: list[int], cap: int) -> list[list[int]]:
-    """Exercise 15.4: pack parameters into gradient buckets, as DistributedDataParallel does:
+    """Exercise 16.4: pack parameters into gradient buckets, as DistributedDataParallel does:
     the parameter indices in REVERSE order (backward produces the last layer's gradients first),
     a bucket closed as soon as its bytes reach ``cap``; the last bucket may be smaller. Returns the
     buckets as lists of indices: assign_buckets([4, 4, 4], 8) == [[2, 1], [0]].
@@ -150,7 +150,7 @@ def assign_buckets(nbytes: list[int], cap: int) -> list[list[int]]:
 
 
 def average_gradients(model: nn.Module, comm: Any) -> None:
-    """Exercise 15.5: after ``loss.backward()`` on each rank's own shard, make every parameter's
+    """Exercise 16.5: after ``loss.backward()`` on each rank's own shard, make every parameter's
     ``.grad`` the average over the ranks: ``comm.allreduce(array)`` returns the sum of every
     rank's array; divide by ``comm.Get_size()``; write the result into ``p.grad`` in place
     (``p.grad.copy_(...)``). Parameters without a gradient are left alone.
@@ -164,7 +164,7 @@ def average_gradients(model: nn.Module, comm: Any) -> None:
 
 
 def quiz() -> dict[str, str]:
-    """Exercise 15.6: the answers to the self-check questions, each with the reason."""
+    """Exercise 16.6: the answers to the self-check questions, each with the reason."""
     return {
         # A reduce-scatter and an all-gather of N - 1 steps each, every step sending one chunk of
         # S/N bytes: the traffic per rank does not grow with N.

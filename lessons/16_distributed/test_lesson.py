@@ -1,4 +1,4 @@
-"""Checks for chapter 15. Oracles: np.array_split's cut, the sum of the ranks' arrays (on threads
+"""Checks for chapter 16. Oracles: np.array_split's cut, the sum of the ranks' arrays (on threads
 and, when mpi4py is installed, on real MPI processes), the closed form of the ring's cost,
 hand-worked bucket lists, and the gradient of one process on the whole batch."""
 
@@ -22,19 +22,19 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 
 
-# ----------------------------------------------------------------------------- 15.1
-@pytest.mark.exercise("15.1")
+# ----------------------------------------------------------------------------- 16.1
+@pytest.mark.exercise("16.1")
 @pytest.mark.parametrize("n, world", [(10, 3), (3, 5), (0, 2), (7, 1), (12, 4), (1000, 7)])
-def test_15_1_chunks_cut_as_array_split(impl, n, world) -> None:
+def test_16_1_chunks_cut_as_array_split(impl, n, world) -> None:
     sizes = [len(part) for part in np.array_split(np.arange(n), world)]
     starts = np.cumsum([0, *sizes[:-1]]).tolist()
     assert impl.chunks(n, world) == [(s, s + k) for s, k in zip(starts, sizes)]
 
 
-# ----------------------------------------------------------------------------- 15.2
-@pytest.mark.exercise("15.2")
+# ----------------------------------------------------------------------------- 16.2
+@pytest.mark.exercise("16.2")
 @pytest.mark.parametrize("world, n", [(1, 5), (2, 9), (3, 10), (4, 4), (5, 23), (3, 2)])
-def test_15_2_ring_all_reduce_sums_on_every_rank(impl, world, n) -> None:
+def test_16_2_ring_all_reduce_sums_on_every_rank(impl, world, n) -> None:
     rng = np.random.default_rng(world * 100 + n)
     xs = [rng.standard_normal(n) for _ in range(world)]
     kept = [x.copy() for x in xs]
@@ -53,8 +53,8 @@ def test_15_2_ring_all_reduce_sums_on_every_rank(impl, world, n) -> None:
     assert sum(sent) == 2 * (world - 1) * n
 
 
-@pytest.mark.exercise("15.2")
-def test_15_2_ring_all_reduce_on_three_mpi_processes(impl, tmp_path) -> None:
+@pytest.mark.exercise("16.2")
+def test_16_2_ring_all_reduce_on_three_mpi_processes(impl, tmp_path) -> None:
     impl.run_ranks(lambda comm: impl.ring_all_reduce(comm, np.ones(3)), 1)  # written yet?
     pytest.importorskip("mpi4py")
     mpiexec = Path(sys.executable).parent / "mpiexec"
@@ -84,9 +84,9 @@ def test_15_2_ring_all_reduce_on_three_mpi_processes(impl, tmp_path) -> None:
         np.testing.assert_allclose(values, np.arange(11.0) * 6)
 
 
-# ----------------------------------------------------------------------------- 15.3
-@pytest.mark.exercise("15.3")
-def test_15_3_ring_time_is_the_closed_form(impl) -> None:
+# ----------------------------------------------------------------------------- 16.3
+@pytest.mark.exercise("16.3")
+def test_16_3_ring_time_is_the_closed_form(impl) -> None:
     assert impl.ring_time(1e6, 1, 1e9, 1e-5) == 0
     assert impl.ring_time(1e6, 2, 1e9, 0.0) == pytest.approx(1e-3)  # 2 steps of half the bytes
     assert impl.ring_time(8e6, 8, 1e9, 1e-5) == pytest.approx(14 * (1e-5 + 1e-3))
@@ -94,8 +94,8 @@ def test_15_3_ring_time_is_the_closed_form(impl) -> None:
     assert impl.ring_time(1e9, 1000, 1e9, 0.0) == pytest.approx(2 * 999 / 1000)
 
 
-# ----------------------------------------------------------------------------- 15.4
-@pytest.mark.exercise("15.4")
+# ----------------------------------------------------------------------------- 16.4
+@pytest.mark.exercise("16.4")
 @pytest.mark.parametrize("sizes, cap, want", [
     ([4, 4, 4], 8, [[2, 1], [0]]),
     ([1, 1, 1, 1], 100, [[3, 2, 1, 0]]),
@@ -103,14 +103,14 @@ def test_15_3_ring_time_is_the_closed_form(impl) -> None:
     ([3], 1, [[0]]),
     ([], 8, []),
 ])  # fmt: skip
-def test_15_4_buckets_in_reverse_order(impl, sizes, cap, want) -> None:
+def test_16_4_buckets_in_reverse_order(impl, sizes, cap, want) -> None:
     assert impl.assign_buckets(sizes, cap) == want
 
 
-# ----------------------------------------------------------------------------- 15.5
-@pytest.mark.exercise("15.5")
+# ----------------------------------------------------------------------------- 16.5
+@pytest.mark.exercise("16.5")
 @pytest.mark.parametrize("world", [2, 4])
-def test_15_5_averaged_shard_gradients_are_the_whole_batch_gradient(impl, world) -> None:
+def test_16_5_averaged_shard_gradients_are_the_whole_batch_gradient(impl, world) -> None:
     mg.manual_seed(3)
     model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 2))
     unused = nn.Linear(2, 2)  # no gradient: left alone
@@ -136,7 +136,7 @@ def test_15_5_averaged_shard_gradients_are_the_whole_batch_gradient(impl, world)
             np.testing.assert_allclose(g.numpy(), w, rtol=1e-5, atol=1e-7)
 
 
-# ----------------------------------------------------------------------------- 15.6
+# ----------------------------------------------------------------------------- 16.6
 # The self-check questions. Their key is hashed (why: lessons/_quiz.py); the letters are in
 # solutions.py. Shortcuts tried: the same letter for every question -> the questions whose answer
 # differs; quiz() that reads QUIZ and hashes letters until one matches -> the ran-nothing watch.
@@ -158,7 +158,7 @@ QUIZ_HINTS = {
 }
 
 
-@pytest.mark.exercise("15.6")
+@pytest.mark.exercise("16.6")
 @pytest.mark.parametrize("question", list(QUIZ))
-def test_15_6_self_check(impl, question: str) -> None:
+def test_16_6_self_check(impl, question: str) -> None:
     check_answer(answers_of(impl.quiz), question, QUIZ, QUIZ_HINTS[question])

@@ -1,11 +1,11 @@
-"""Chapter 15 exercises: data parallelism. Cutting data into shards, a ring all-reduce written
+"""Chapter 16 exercises: data parallelism. Cutting data into shards, a ring all-reduce written
 by hand on send/receive, what it costs, gradient buckets, and averaging gradients across ranks.
 
 The ranks here are threads of one process (``ThreadComm``, ready-made, with mpi4py's names), so
 everything runs in a notebook; the checks also run your ring all-reduce on real MPI processes
 when mpi4py is installed (``pip install -e ".[distributed]"``).
 
-    python -m pytest lessons/15_distributed
+    python -m pytest lessons/16_distributed
 """
 
 from __future__ import annotations
@@ -83,15 +83,15 @@ def run_ranks(fn: Callable[[Any], Any], world: int) -> list:
 
 
 def chunks(n: int, world: int) -> list[tuple[int, int]]:
-    """Exercise 15.1: cut ``n`` elements into ``world`` consecutive chunks, as equal as can be:
+    """Exercise 16.1: cut ``n`` elements into ``world`` consecutive chunks, as equal as can be:
     the first ``n % world`` chunks have one element more. Returns their (start, stop) bounds, in
     order (``np.array_split``'s cut): chunks(10, 3) == [(0, 4), (4, 7), (7, 10)].
     """
-    raise NotImplementedError("Exercise 15.1: sizes n // world, the first n % world one longer")
+    raise NotImplementedError("Exercise 16.1: sizes n // world, the first n % world one longer")
 
 
 def ring_all_reduce(comm: Any, x: np.ndarray) -> np.ndarray:
-    """Exercise 15.2: the sum of every rank's ``x`` (a 1-D array), on every rank, by a ring.
+    """Exercise 16.2: the sum of every rank's ``x`` (a 1-D array), on every rank, by a ring.
 
     Rank r sends only to rank r + 1 and receives only from rank r - 1 (modulo N), one chunk
     (``chunks(x.size, N)``) per step, with ``comm.sendrecv(chunk, dest=..., source=...)``
@@ -104,44 +104,44 @@ def ring_all_reduce(comm: Any, x: np.ndarray) -> np.ndarray:
 
     Each rank sends 2 (N - 1) / N of the array in all, whatever N. Do not change ``x``.
     """
-    raise NotImplementedError("Exercise 15.2: N-1 reduce-scatter steps, then N-1 all-gather steps")
+    raise NotImplementedError("Exercise 16.2: N-1 reduce-scatter steps, then N-1 all-gather steps")
 
 
 def ring_time(nbytes: float, world: int, bandwidth: float, latency: float) -> float:
-    """Exercise 15.3: seconds for a ring all-reduce of ``nbytes`` over ``world`` ranks, each link
+    """Exercise 16.3: seconds for a ring all-reduce of ``nbytes`` over ``world`` ranks, each link
     moving ``bandwidth`` bytes per second after a fixed ``latency`` per message. Count from your
-    15.2: how many steps does the ring take, what does each rank send in one step, and what does
+    16.2: how many steps does the ring take, what does each rank send in one step, and what does
     one message cost? (Every rank sends at once, so a step costs what one message costs. One rank:
     nothing to send, 0 seconds.)
     """
-    raise NotImplementedError("Exercise 15.3: count the ring's steps and what one step costs")
+    raise NotImplementedError("Exercise 16.3: count the ring's steps and what one step costs")
 
 
 def assign_buckets(nbytes: list[int], cap: int) -> list[list[int]]:
-    """Exercise 15.4: pack parameters into gradient buckets, as DistributedDataParallel does:
+    """Exercise 16.4: pack parameters into gradient buckets, as DistributedDataParallel does:
     the parameter indices in REVERSE order (backward produces the last layer's gradients first),
     a bucket closed as soon as its bytes reach ``cap``; the last bucket may be smaller. Returns the
     buckets as lists of indices: assign_buckets([4, 4, 4], 8) == [[2, 1], [0]].
     """
-    raise NotImplementedError("Exercise 15.4: walk the indices backwards; close a bucket at cap")
+    raise NotImplementedError("Exercise 16.4: walk the indices backwards; close a bucket at cap")
 
 
 def average_gradients(model: nn.Module, comm: Any) -> None:
-    """Exercise 15.5: after ``loss.backward()`` on each rank's own shard, make every parameter's
+    """Exercise 16.5: after ``loss.backward()`` on each rank's own shard, make every parameter's
     ``.grad`` the average over the ranks: ``comm.allreduce(array)`` returns the sum of every
     rank's array; divide by ``comm.Get_size()``; write the result into ``p.grad`` in place
     (``p.grad.copy_(...)``). Parameters without a gradient are left alone.
     """
-    raise NotImplementedError("Exercise 15.5: for each p with a grad: sum with allreduce, / N")
+    raise NotImplementedError("Exercise 16.5: for each p with a grad: sum with allreduce, / N")
 
 
 def quiz() -> dict[str, str]:
-    """Exercise 15.6: your answers to the lesson's self-check questions (its last section).
+    """Exercise 16.6: your answers to the lesson's self-check questions (its last section).
 
     Return one letter per question, ``{"q1": "b", "q2": "d", ...}`` for its 3 questions,
     written by hand after thinking each through: the check fails a ``quiz()`` that runs any other
     code to find its answers.
     """
     raise NotImplementedError(
-        "Exercise 15.6: return {'q1': letter, ...}, your answers to the self-check questions"
+        "Exercise 16.6: return {'q1': letter, ...}, your answers to the self-check questions"
     )

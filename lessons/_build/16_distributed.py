@@ -10,7 +10,7 @@
 # ---
 
 # %% [markdown]
-# # 15. Data parallelism: N processes, one model, one gradient
+# # Chapter 16: Data parallelism: N processes, one model, one gradient
 #
 # One process trains on a batch of B samples. N processes can train the same model on the same
 # batch, each on B/N of it, if after backward they **average their gradients**: with a loss that
@@ -61,7 +61,7 @@ print("MPI available:", HAVE_MPI, "" if HAVE_MPI else '(pip install -e ".[distri
 #
 # Each process must read a different part of the data, and every process the same number of
 # batches (a process with one batch more would wait forever for the others in its all-reduce).
-# The simplest cut: N consecutive chunks as equal as can be. **Exercise 15.1** writes it.
+# The simplest cut: N consecutive chunks as equal as can be. **Exercise 16.1** writes it.
 
 # %%
 print(ex.chunks(10, 3))
@@ -91,7 +91,7 @@ for r in range(3):
 #    copied instead of added.
 #
 # Every rank sends 2(N - 1) chunks of S/N bytes: **2(N - 1)/N x S bytes, almost independent of N**.
-# Every link works at every step, so no link is the bottleneck. **Exercise 15.2** writes it with
+# Every link works at every step, so no link is the bottleneck. **Exercise 16.2** writes it with
 # `comm.sendrecv(chunk, dest=right, source=left)`; here the ranks are threads (`ex.ThreadComm`,
 # with mpi4py's names).
 
@@ -135,7 +135,7 @@ else:
 # ## What it costs, and why gradients travel in buckets
 #
 # Each of the 2(N - 1) steps pays a fixed **latency** (a message costs something however small)
-# plus its bytes over the link's **bandwidth**. **Exercise 15.3** writes
+# plus its bytes over the link's **bandwidth**. **Exercise 16.3** writes
 #
 #     T(N, S) = 2(N - 1) x (latency + S / N / bandwidth).
 #
@@ -166,7 +166,7 @@ if measured:
 # So `DistributedDataParallel` packs the gradients into **buckets** of about 25 MB. It fills them
 # in *reverse* parameter order, because backward produces the last layer's gradients first, and
 # starts a bucket's all-reduce as soon as its last gradient is in, **while backward is still
-# computing the earlier layers** (the overlap). **Exercise 15.4** packs the buckets.
+# computing the earlier layers** (the overlap). **Exercise 16.4** packs the buckets.
 
 # %%
 model = nn.Sequential(
@@ -196,7 +196,7 @@ if measured:
 #
 # ## Averaging gradients, by hand and with DistributedDataParallel
 #
-# **Exercise 15.5** is data parallelism in its plainest form: after each rank's backward on its
+# **Exercise 16.5** is data parallelism in its plainest form: after each rank's backward on its
 # own shard, all-reduce every gradient and divide by N. Two thread-ranks on half a batch each get
 # exactly the gradient of one process on the whole batch:
 
@@ -268,8 +268,8 @@ print(
 # ## Self-check
 #
 # Answer these without running anything: the point is to find out what you would predict, and why.
-# Then write your letters in `quiz()` of `exercises.py` (**Exercise 15.6**), for example `{"q1":
-# "b", "q2": "d", ...}`, and check them with `python -m pytest lessons/15_distributed -k
+# Then write your letters in `quiz()` of `exercises.py` (**Exercise 16.6**), for example `{"q1":
+# "b", "q2": "d", ...}`, and check them with `python -m pytest lessons/16_distributed -k
 # self_check`: each wrong answer gets a hint that points back into the lesson.
 #
 # **q1.** In a ring all-reduce of a gradient of S bytes over N ranks, how much does each rank send?
