@@ -529,6 +529,17 @@ def _print_note(number: str) -> None:
     print(f"(Exercise {number} not done yet: this runs the reference answer)")
 
 
+def _say_what_moved(folder: Path) -> None:
+    """One line when answers for this chapter still sit where an older course had them."""
+    try:
+        import _moves  # lessons/_moves.py (it imports this module: here, not at the top)
+    except ImportError:
+        return
+    for line in _moves.pending(folder.parent):
+        if f" to {folder.name}/" in line:
+            print(line)
+
+
 def load(
     chapter: str | os.PathLike | None = None, solutions: bool | None = None, fresh: bool = True
 ) -> ModuleType:
@@ -553,6 +564,8 @@ def load(
     path = learner_file(folder)
     if made:
         print(f"(made your copy of the exercises: {_short(path)})")
+    if not stubs_mode():
+        _say_what_moved(folder)
     try:
         return hybrid(folder, fallback=True, tag="notebook", announce=_print_note)
     except Exception as err:  # noqa: BLE001  (any error in the learner's file: say it, go on)

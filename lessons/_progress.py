@@ -37,6 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _course  # noqa: E402  (lessons/ must be on the path first)
+import _moves  # noqa: E402
 
 _STATUS_ENV = "MINIGENESIS_LESSONS_STATUS_FILE"
 _SOLUTIONS_ENV = _course.SOLUTIONS_ENV
@@ -221,11 +222,14 @@ def _reset_or_update(argv: list[str], parser_class: type[argparse.ArgumentParser
     if unknown or not chapters:
         print(f"error: no chapter {' '.join(unknown) or ''} under {lessons}", file=sys.stderr)
         return 2
-    problem = _cannot_update(chapters) if command == "update" else None
+    problem = _cannot_update(chapters) or _moves.problem(lessons) if command == "update" else None
     problem = problem or _symlinked(chapters)
     if problem:  # before any file is touched: all chapters are done, or none
         print(f"error: {problem}; nothing was changed", file=sys.stderr)
         return 2
+    if command == "update":  # exercises a newer course moved to another chapter: first
+        for line in _moves.migrate(lessons, {ch.name for ch in chapters}):
+            print(line)
     for ch in chapters:
         mine = ch.path / _course.EXERCISES
         if command == "reset":
@@ -349,6 +353,8 @@ def main(
     to_run = [ch for ch in chapters if set(ch.numbers) - stubs[ch.name] and not ch.broken]
     records = run_checks(lessons, to_run, args.solutions) if checked and to_run else []
 
+    for line in [] if args.solutions else _moves.pending(lessons):
+        print(line)  # answers left where a newer course no longer looks for them
     mode = "reference solutions" if args.solutions else "your exercises.py"
     print(f"minigenesis course: exercises done / total ({mode})\n")
     width = max(len(ch.name) for ch in chapters)

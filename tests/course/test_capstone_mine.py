@@ -86,7 +86,13 @@ def course(tmp_path: Path) -> Path:
     """A copy of the course's code and answers (no notebooks), to write exercises.py files in."""
     lessons = tmp_path / "lessons"
     lessons.mkdir()
-    for name in ("_course.py", "_capstone_mine.py", "_capstone_plugs.py", "_progress.py"):
+    for name in (
+        "_course.py",
+        "_capstone_mine.py",
+        "_capstone_plugs.py",
+        "_progress.py",
+        "_moves.py",
+    ):
         shutil.copy(LESSONS / name, lessons / name)
     for chapter in sorted({p.chapter for p in mine.PIECES}):
         (source,) = LESSONS.glob(f"{chapter}_*")

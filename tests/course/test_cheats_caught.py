@@ -111,7 +111,14 @@ def test_shortcuts_fail_their_exercises_checks(tmp_path: Path, chapter: str):
     lessons = tmp_path / "lessons"
     skip = shutil.ignore_patterns("exercises.py", "exercises.*.py", "*.ipynb", "__pycache__")
     shutil.copytree(LESSONS / chapter, lessons / chapter, ignore=skip)
-    for name in ("conftest.py", "_course.py", "_progress.py", "_checks.py", "_quiz.py"):
+    for name in (
+        "conftest.py",
+        "_course.py",
+        "_progress.py",
+        "_moves.py",
+        "_checks.py",
+        "_quiz.py",
+    ):
         shutil.copy(LESSONS / name, lessons / name)
     shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
     template = (lessons / chapter / "exercises_template.py").read_text(encoding="utf-8")

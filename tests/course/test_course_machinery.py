@@ -108,7 +108,7 @@ def fake_course(tmp_path: Path) -> Path:
     chapter = lessons / "09_fake"
     chapter.mkdir(parents=True)
     shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
-    for name in ("conftest.py", "_course.py", "_progress.py"):
+    for name in ("conftest.py", "_course.py", "_progress.py", "_moves.py"):
         shutil.copy(LESSONS / name, lessons / name)
     (chapter / TEMPLATE).write_text(FAKE_TEMPLATE)
     (chapter / "exercises.py").write_text(FAKE_ANSWERS)
@@ -357,7 +357,14 @@ def test_chapter_16_answer_using_mg_without_importing_it_fails_its_check(tmp_pat
         ignore=shutil.ignore_patterns("exercises.py", "exercises.*.py", "*.ipynb"),
     )
     shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
-    for name in ("conftest.py", "_course.py", "_progress.py", "_checks.py", "_quiz.py"):
+    for name in (
+        "conftest.py",
+        "_course.py",
+        "_progress.py",
+        "_moves.py",
+        "_checks.py",
+        "_quiz.py",
+    ):
         shutil.copy(LESSONS / name, lessons / name)
     template = (chapter / TEMPLATE).read_text()
     assert "import minigenesis as mg" not in template

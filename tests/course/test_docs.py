@@ -20,7 +20,9 @@ from minigenesis.viz.lr import lr_schedule_values
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 LESSONS_README = (ROOT / "lessons" / "README.md").read_text(encoding="utf-8")
-CHAPTERS = sorted(p.name for p in (ROOT / "lessons").glob("[0-9][0-9]_*") if p.is_dir())
+CHAPTERS = sorted(  # (a folder without the course's checks is a learner's leftover, no chapter)
+    p.name for p in (ROOT / "lessons").glob("[0-9][0-9]_*") if (p / "test_lesson.py").is_file()
+)
 
 
 def _fenced(markdown: str) -> list[str]:

@@ -23,11 +23,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = ROOT / "lessons"
-CHAPTERS = sorted(
-    d for d in LESSONS.iterdir() if d.is_dir() and re.fullmatch(r"\d{2}_[a-z0-9_]+", d.name)
-)
 TEMPLATE = "exercises_template.py"  # the stubs as shipped; a learner works in exercises.py
 FILES = ("lesson.ipynb", TEMPLATE, "solutions.py", "test_lesson.py")
+# A folder with none of a chapter's files is a learner's leftover after a newer course renumbered
+# its chapters (their exercises.py, until `lessons update` carries it over): not a chapter.
+CHAPTERS = sorted(
+    d
+    for d in LESSONS.iterdir()
+    if d.is_dir()
+    and re.fullmatch(r"\d{2}_[a-z0-9_]+", d.name)
+    and any((d / f).is_file() for f in FILES)
+)
 IDS = [d.name for d in CHAPTERS]
 STUB_MESSAGE = re.compile(r"Exercise (\d+)\.(\d+): \S")
 
