@@ -113,3 +113,15 @@ def fit(
     raise NotImplementedError(
         "Exercise 13.4: build, resume if checkpoint.mgck exists, then train/evaluate/log/save"
     )
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 13.5: your answers to the lesson's self-check questions (its last section).
+
+    Return one letter per question, ``{"q1": "b", "q2": "d", ...}`` for its 5 questions,
+    written by hand after thinking each through: the check fails a ``quiz()`` that runs any other
+    code to find its answers.
+    """
+    raise NotImplementedError(
+        "Exercise 13.5: return {'q1': letter, ...}, your answers to the self-check questions"
+    )

@@ -194,3 +194,25 @@ def fit(
                 ckpt_path,
             )
     return history
+
+
+def quiz() -> dict[str, str]:
+    """Exercise 13.5: the answers to the self-check questions, each with the reason."""
+    return {
+        # A warmup schedule starts at lr 0: AdamW's first step multiplies its update, and its
+        # decoupled decay, by 0. The scaler, the clipping and the moments still run.
+        "q1": "c",
+        # An average over samples: (100 * 0.2 + 100 * 0.2 + 56 * 0.8) / 256 = 84.8 / 256 = 0.331.
+        # The mean of the three batch means (0.4) gives the short last batch the weight of a full
+        # one.
+        "q2": "a",
+        # mg.randperm draws the next epochs' orders from the global RNG; without its state in the
+        # checkpoint, a resumed run shuffles differently and is another run (close, not equal).
+        "q3": "b",
+        # Without no_grad every batch builds a graph that nothing will use: time and memory, the
+        # same numbers. (model.eval() is what changes numbers, with Dropout or BatchNorm.)
+        "q4": "d",
+        # A piece that runs is used: the run trains with that AdamW, and only its numbers tell:
+        # they part from the reference's. Only a piece that raises or makes NaN is replaced.
+        "q5": "b",
+    }

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _quiz import answers_of, check_answer
 
 import minigenesis as mg
 
@@ -150,3 +151,44 @@ def test_13_4_interrupted_run_resumes_exactly(impl, shapes, tmp_path: Path) -> N
     mg.manual_seed(999)  # whatever happens between the two calls must not matter
     resumed = impl.fit(small, tmp_path / "resumed", epochs=3)
     assert resumed == straight
+
+
+# ----------------------------------------------------------------------------- 13.5
+# The self-check questions. Their key is hashed (why: lessons/_quiz.py); the letters are in
+# solutions.py. Shortcuts tried: the same letter for every question -> the questions whose answer
+# differs; quiz() that reads QUIZ and hashes letters until one matches -> the ran-nothing watch.
+QUIZ = {  # question -> (salt, sha256 of "salt:letter")
+    "q1": ("99d07fdddeaf32e1", "ffc05a657747ddf43a99cce8a9d2b0ee1b1ba97b4c7c6e892c47ffba95572110"),
+    "q2": ("2dd23a011edc65f5", "a9bd1eed7ce235741cb5c1007b518eb43f6c46b60885cdeba0eb13cab4ac2a15"),
+    "q3": ("6e7a0a8dcd7ddb90", "540691f675f922e295358f473720bb0e50ba30dd794d681539455d5311e2928c"),
+    "q4": ("9b72d1fc72922f47", "cbd910f75a119ddac16b73aa33b4d7b47f56c51fe77f87f77ab9f4cdc451a0b2"),
+    "q5": ("b761885ffbcc0778", "33b0f681c553304ce38d38cc8ffcdca019843005d44d56ddb59934ce75cd9eb5"),
+}
+QUIZ_HINTS = {
+    "q1": (
+        "Where does a warmup schedule start, and what does a step of lr 0 change ('One "
+        "training step', the note under the printed steps)?"
+    ),
+    "q2": (
+        "Re-read 'Evaluation': an average over samples weighs each batch by its size; 56 of the "
+        "256 samples are in the last one."
+    ),
+    "q3": (
+        "Which call in each epoch draws random numbers, and what must the checkpoint hold for "
+        "the resumed run to draw the same ones ('Interrupted, then resumed')?"
+    ),
+    "q4": (
+        "What does mg.no_grad() change: the numbers computed, or what is kept to differentiate "
+        "them ('Evaluation')?"
+    ),
+    "q5": (
+        "Re-read 'Your engine': which pieces does the command replace with minigenesis's, and "
+        "what shows a piece that runs but is wrong?"
+    ),
+}
+
+
+@pytest.mark.exercise("13.5")
+@pytest.mark.parametrize("question", list(QUIZ))
+def test_13_5_self_check(impl, question: str) -> None:
+    check_answer(answers_of(impl.quiz), question, QUIZ, QUIZ_HINTS[question])

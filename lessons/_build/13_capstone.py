@@ -241,3 +241,55 @@ workdir.cleanup()
 # One training step: zero the gradients; forward and loss under autocast; scaled backward;
 # unscale; clip; scaler step and update; scheduler step. Around it: shuffle, evaluate in eval
 # mode without a graph, log, and checkpoint everything a bit-exact resume needs, atomically.
+
+
+# %% [markdown]
+# ## Self-check
+#
+# Answer these without running anything: the point is to find out what you would predict, and why.
+# Then write your letters in `quiz()` of `exercises.py` (**Exercise 13.5**), for example `{"q1":
+# "b", "q2": "d", ...}`, and check them with `python -m pytest lessons/13_capstone -k
+# self_check`: each wrong answer gets a hint that points back into the lesson.
+#
+# **q1.** The run's first `train_step` prints `lr 0.0000` (AdamW under
+# `get_cosine_schedule_with_warmup`). What does that step do to the weights?
+#
+# - (a) it divides by zero in Adam's update and writes NaN into them
+# - (b) it applies AdamW's weight decay alone, since the decay does not depend on the lr
+# - (c) nothing: a warmup starts at lr 0, and AdamW's update and its decoupled decay are both
+#   multiplied by the lr
+# - (d) it takes a full step of lr 2e-2: the schedule only changes the lr after the step
+#
+# **q2.** `evaluate` runs 256 samples in batches of 100, 100 and 56, whose mean losses are 0.2,
+# 0.2 and 0.8. What mean loss must it return?
+#
+# - (a) (100 x 0.2 + 100 x 0.2 + 56 x 0.8) / 256 = 0.33
+# - (b) (0.2 + 0.2 + 0.8) / 3 = 0.40
+# - (c) 0.8: the last batch is the most recent
+# - (d) 0.2: the median of the three batches
+#
+# **q3.** A checkpoint holds the model, the optimizer, the scheduler and the scaler, but not the
+# random number generator's state. A run interrupted after epoch 2 is resumed from it. How does
+# it compare with the uninterrupted run?
+#
+# - (a) the same, to the last bit: everything that is trained is in the checkpoint
+# - (b) different from epoch 3 on: each epoch's `mg.randperm` draws another order of the batches
+# - (c) different, because AdamW's moments restart from zero
+# - (d) different, because the warmup starts over
+#
+# **q4.** `evaluate` is written without `mg.no_grad()` (the rest as asked). What changes?
+#
+# - (a) the loss and the accuracy: the graph changes the values
+# - (b) the weights: the evaluation's gradients are added to the next step's
+# - (c) nothing at all: `model.eval()` already turns autograd off
+# - (d) not the numbers: every batch builds a graph that nothing uses, at a cost in time and
+#   memory
+#
+# **q5.** Your AdamW (6.3) runs but forgets the bias correction. What does `python -m
+# minigenesis lessons capstone --mine` report?
+#
+# - (a) 6.3 named as failing, and minigenesis's AdamW used in its place
+# - (b) 6.3 among your engine's pieces, and a validation loss and accuracy that part from the
+#   reference's: a wrong piece that runs shows only in the numbers
+# - (c) an error: the command checks every piece before it trains
+# - (d) the same numbers as the reference, since the correction only matters in the first steps
