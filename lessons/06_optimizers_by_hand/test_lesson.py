@@ -19,12 +19,16 @@ F = nn.functional
 # Shortcuts tried against these checks; each fails the check named after the arrow.
 # 6.1  step() delegates to an mg.optim.SGD built in __init__       -> by-hand watch
 #      weight decay added after the momentum buffer (decoupled)    -> vs mg.optim.SGD, wd=0.01
+#      every parameter with the first group's settings             -> param groups, lr each step
 # 6.2  step() delegates to mg.optim.Adam                           -> by-hand watch
 #      no bias correction (m, v used raw)                          -> first step is lr * sign
 # 6.3  step() delegates to mg.optim.AdamW                          -> by-hand watch
 #      L2 decay through the gradient (Adam's rule)                 -> zero-gradient decay
+#      lr and decay read from self.defaults (fixed when built)     -> param groups, lr each step
 # 6.4  every parameter in the decayed group                        -> split by dimension
 #      "bias" in the name decides (LayerNorm's weight gets decayed) -> split by dimension
+# The two on param groups and the lr (6.1, 6.3) run in tests/course/test_cheats_caught.py, which
+# checks that "param groups, lr each step" is the one check that fails.
 
 
 def _model(seed: int = 0) -> nn.Module:

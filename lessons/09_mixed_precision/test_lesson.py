@@ -26,6 +26,12 @@ import minigenesis as mg
 #      no ValueError when no scale fits                            -> too-wide range
 # 9.5  a subclass of mg.amp.GradScaler                             -> by-hand (no scaler code)
 #      step() runs even after an inf                                -> skipped steps vs GradScaler
+#      unscale_ walks param_groups[0] only                          -> drives chapter 6's AdamW
+#      (two groups, the inf in the second: it reaches the weights)
+#      step() always runs, the weights put back after an inf        -> drives chapter 6's AdamW
+#      (a stateless SGD cannot tell; Adam's moments have seen the inf)
+# The last two run in tests/course/test_cheats_caught.py, which checks that "drives chapter 6's
+# AdamW" is the one check that fails (the first passed it before it had two groups).
 
 
 # ----------------------------------------------------------------------------- 9.1
@@ -183,7 +189,9 @@ def _setup(seed: int = 0):
     return model, mg.optim.SGD(model.parameters(), lr=0.1)
 
 
-def _run(scaler, model, optimizer, inf_steps: set, steps: int = 12) -> list:
+def _run(scaler, model, optimizer, inf_steps: set, steps: int = 12, inf_in: str = "weight"):
+    """``steps`` training steps driven by ``scaler``; at ``inf_steps`` the gradient of the
+    parameter ``inf_in`` overflows. Returns the scale after each step."""
     mg.manual_seed(1)
     data = [(mg.randn(4, 3), mg.randn(4, 2)) for _ in range(steps)]
     scales = []
@@ -192,7 +200,7 @@ def _run(scaler, model, optimizer, inf_steps: set, steps: int = 12) -> list:
         loss = ((model(x) - y) ** 2).mean()
         scaler.scale(loss).backward()
         if step in inf_steps:  # an overflow in the backward pass
-            model.weight.grad.fill_(math.inf)
+            getattr(model, inf_in).grad.fill_(math.inf)
         scaler.step(optimizer)
         scaler.update()
         scales.append(float(scaler.get_scale()))
@@ -255,7 +263,9 @@ def test_9_5_is_written_by_hand(impl) -> None:
 @pytest.mark.exercise("9.5")
 def test_9_5_drives_an_optimizer_written_by_hand(impl):
     """Chapter 6's optimizers have mg.optim's interface (param_groups, step, zero_grad): the
-    scaler drives one as GradScaler does (the same scales and weights, a skipped step included)."""
+    scaler drives one as GradScaler does (the same scales and weights), with two param groups
+    (the second with its own lr) and an overflow in the second group's gradient: a step skipped
+    means no update anywhere, Adam's moments included."""
     import _course
 
     (chapter6,) = Path(__file__).resolve().parents[1].glob("06_*")
@@ -265,11 +275,14 @@ def test_9_5_drives_an_optimizer_written_by_hand(impl):
                    mg.amp.GradScaler(init_scale=2.0**10, growth_interval=3)):  # fmt: skip
         mg.manual_seed(0)
         model = mg.nn.Linear(3, 2)
-        optimizer = hand.AdamW(model.parameters(), lr=0.1)
-        scales = _run(scaler, model, optimizer, inf_steps={4})
-        results.append((scales, model.weight.detach().numpy().copy()))
-    assert results[0][0] == results[1][0]
-    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
+        groups = [{"params": [model.weight]}, {"params": [model.bias], "lr": 0.05}]
+        optimizer = hand.AdamW(groups, lr=0.1)
+        scales = _run(scaler, model, optimizer, inf_steps={4}, inf_in="bias")
+        results.append([scales] + [p.detach().numpy().copy() for p in model.parameters()])
+    assert results[0][0] == results[1][0], "the scales differ from GradScaler's"
+    for mine, ref, name in zip(results[0][1:], results[1][1:], ("weight", "bias")):
+        assert np.isfinite(mine).all(), f"{name}: an overflowed step reached the optimizer"
+        np.testing.assert_allclose(mine, ref, rtol=1e-6, err_msg=name)
 
 
 # ----------------------------------------------------------------------------- 9.6

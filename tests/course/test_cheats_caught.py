@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,76 +18,202 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = ROOT / "lessons"
 
-# chapter -> (imports the cheats need, {name: cheating answer}, the exercises it cheats on)
-CHEATS = {
-    "02_autograd_from_scratch": (
-        "import sys\n",
-        {
-            # recursion, with the recursion limit raised out of the way
-            "topological_order": """
-                def topological_order(root):
-                    sys.setrecursionlimit(100000)
-                    order, seen = [], set()
+# The reference loss scaler, as a learner would write it; the 9.5 cases change one thing in it.
+_SCALER = """
+    class ManualGradScaler:
+        def __init__(self, init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5,
+                     growth_interval=2000):
+            self.scale_value = float(init_scale)
+            self.growth_factor, self.backoff_factor = growth_factor, backoff_factor
+            self.growth_interval, self.good_steps, self.found_inf = growth_interval, 0, {}
 
-                    def visit(node):
-                        if id(node) not in seen:
-                            seen.add(id(node))
-                            for parent in node.parents:
-                                visit(parent)
-                            order.append(node)
+        def scale(self, loss):
+            return loss * self.scale_value
 
-                    visit(root)
-                    return order
-            """,
-            # the drawing code's own answer
-            "graph_lists": """
-                def graph_lists(root, names):
-                    drawn = mg.viz.graph(root, params=names, show_broadcast=False)
-                    return [n.name for n in drawn.nodes], list(drawn.edge_names())
-            """,
-        },
-        ["2.3", "2.5"],
-    ),
-    "09_mixed_precision": (
-        "import numpy as np\n",
-        {
-            # the "prediction" measured by running the quiz under autocast
-            "autocast_predictions": """
-                def autocast_predictions():
-                    x, w, labels = mg.randn(8, 4), mg.randn(4, 3), mg.randint(0, 3, (8,))
-                    with mg.autocast("cpu", dtype=mg.bfloat16):
-                        h = x @ w
-                        return {
-                            "matmul": (h.dtype, "lower"),
-                            "relu": (h.relu().dtype, "none"),
-                            "add": ((h + x[:, :3]).dtype, "promote"),
-                            "softmax": (h.softmax(dim=-1).dtype, "float32"),
-                            "sum": (h.sum().dtype, "float32"),
-                            "loss": (mg.nn.functional.cross_entropy(h, labels).dtype, "float32"),
-                        }
-            """,
-            # the product rounded to float16 once, no tensors
-            "fp16_weight_grad": """
-                def fp16_weight_grad(x_value, upstream, loss_scale):
-                    return float(np.float16(x_value * upstream * loss_scale)) / loss_scale
-            """,
-        },
-        ["9.2", "9.3"],
-    ),
-    "14_sequence_models": (
-        "import numpy as np\n",
-        {
-            # W^steps with NumPy, no autograd
-            "gradient_through_time": """
-                def gradient_through_time(w_hh, steps):
-                    w = w_hh.detach().numpy()
-                    ones = np.ones(w.shape[0])
-                    return float(np.linalg.norm(ones @ np.linalg.matrix_power(w, steps)))
-            """,
-        },
-        ["14.2"],
-    ),
-}
+        def unscale_(self, optimizer):
+            if id(optimizer) in self.found_inf:
+                raise RuntimeError("unscale_() was already called on this optimizer")
+            found = False
+            for group in optimizer.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        p.grad.mul_(1.0 / self.scale_value)
+                        found = found or not bool(mg.isfinite(p.grad).all())
+            self.found_inf[id(optimizer)] = found
+
+        def step(self, optimizer):
+            if id(optimizer) not in self.found_inf:
+                self.unscale_(optimizer)
+            if self.found_inf[id(optimizer)]:
+                return False
+            optimizer.step()
+            return True
+
+        def update(self):
+            if any(self.found_inf.values()):
+                self.scale_value *= self.backoff_factor
+                self.good_steps = 0
+            else:
+                self.good_steps += 1
+                if self.good_steps == self.growth_interval:
+                    self.scale_value *= self.growth_factor
+                    self.good_steps = 0
+            self.found_inf.clear()
+
+        def get_scale(self):
+            return self.scale_value
+"""
+
+
+def _changed(text: str, old: str, new: str) -> str:
+    assert old in text, old
+    return text.replace(old, new)
+
+
+# unscale_ walks the first param group only (what one-group checks cannot tell)
+_FIRST_GROUP_ONLY = _changed(
+    _SCALER, "for group in optimizer.param_groups:", "for group in optimizer.param_groups[:1]:"
+)
+# the step always runs, and after an inf the weights are put back (what a stateless SGD cannot
+# tell: the optimizer's state has seen the inf)
+_UNDO_THE_STEP = _changed(
+    _SCALER,
+    """            if self.found_inf[id(optimizer)]:
+                return False
+            optimizer.step()
+            return True""",
+    """            params = [p for g in optimizer.param_groups for p in g["params"]]
+            before = [p.detach().clone() for p in params]
+            optimizer.step()
+            if self.found_inf[id(optimizer)]:
+                with mg.no_grad():
+                    for p, b in zip(params, before):
+                        p.copy_(b)
+                return False
+            return True""",
+)
+
+
+# (chapter, imports the cheats need, {name: cheating answer}, the exercises it cheats on, and
+# the checks that must catch it: None when any check of those exercises may)
+CASES = {
+    "02-recursion-and-the-oracle": ("02_autograd_from_scratch", "import sys\n", {
+        "topological_order": """
+            def topological_order(root):
+                sys.setrecursionlimit(100000)
+                order, seen = [], set()
+
+                def visit(node):
+                    if id(node) not in seen:
+                        seen.add(id(node))
+                        for parent in node.parents:
+                            visit(parent)
+                        order.append(node)
+
+                visit(root)
+                return order
+        """,
+        # the drawing code's own answer
+        "graph_lists": """
+            def graph_lists(root, names):
+                drawn = mg.viz.graph(root, params=names, show_broadcast=False)
+                return [n.name for n in drawn.nodes], list(drawn.edge_names())
+        """,
+    }, ["2.3", "2.5"], None),
+    "09-run-the-quiz-and-no-tensors": ("09_mixed_precision", "import numpy as np\n", {
+        # the "prediction" measured by running the quiz under autocast
+        "autocast_predictions": """
+            def autocast_predictions():
+                x, w, labels = mg.randn(8, 4), mg.randn(4, 3), mg.randint(0, 3, (8,))
+                with mg.autocast("cpu", dtype=mg.bfloat16):
+                    h = x @ w
+                    return {
+                        "matmul": (h.dtype, "lower"),
+                        "relu": (h.relu().dtype, "none"),
+                        "add": ((h + x[:, :3]).dtype, "promote"),
+                        "softmax": (h.softmax(dim=-1).dtype, "float32"),
+                        "sum": (h.sum().dtype, "float32"),
+                        "loss": (mg.nn.functional.cross_entropy(h, labels).dtype, "float32"),
+                    }
+        """,
+        # the product rounded to float16 once, no tensors
+        "fp16_weight_grad": """
+            def fp16_weight_grad(x_value, upstream, loss_scale):
+                return float(np.float16(x_value * upstream * loss_scale)) / loss_scale
+        """,
+    }, ["9.2", "9.3"], None),
+    "14-matrix-power-no-autograd": ("14_sequence_models", "import numpy as np\n", {
+        # W^steps with NumPy, no autograd
+        "gradient_through_time": """
+            def gradient_through_time(w_hh, steps):
+                w = w_hh.detach().numpy()
+                ones = np.ones(w.shape[0])
+                return float(np.linalg.norm(ones @ np.linalg.matrix_power(w, steps)))
+        """,
+    }, ["14.2"], None),
+    # the optimizers' interface: settings read from each group at every step
+    "06-settings-fixed-at-construction": ("06_optimizers_by_hand", "", {
+        "AdamW": """
+            class AdamW(Adam):
+                def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8,
+                             weight_decay=1e-2):
+                    super().__init__(params, lr, betas, eps, weight_decay)
+
+                def step(self):
+                    lr, wd = self.defaults["lr"], self.defaults["weight_decay"]
+                    beta1, beta2 = self.defaults["betas"]
+                    with mg.no_grad():
+                        for group in self.param_groups:
+                            for p in group["params"]:
+                                if p.grad is None:
+                                    continue
+                                p.mul_(1 - lr * wd)
+                                st = self.state.setdefault(
+                                    id(p), {"t": 0, "m": mg.zeros_like(p), "v": mg.zeros_like(p)}
+                                )
+                                st["t"] += 1
+                                st["m"].mul_(beta1).add_((1 - beta1) * p.grad)
+                                st["v"].mul_(beta2).add_((1 - beta2) * p.grad * p.grad)
+                                m_hat = st["m"] / (1 - beta1 ** st["t"])
+                                v_hat = st["v"] / (1 - beta2 ** st["t"])
+                                p.sub_(lr * m_hat / (v_hat.sqrt() + self.defaults["eps"]))
+        """,
+    }, ["6.3"], ["test_adamw_takes_param_groups_and_reads_lr_each_step"]),
+    "06-first-groups-settings-for-all": ("06_optimizers_by_hand", "", {
+        "SGDMomentum": """
+            class SGDMomentum(HandOptimizer):
+                def __init__(self, params, lr, momentum=0.0, weight_decay=0.0, nesterov=False):
+                    defaults = dict(lr=lr, momentum=momentum, weight_decay=weight_decay,
+                                    nesterov=nesterov)
+                    super().__init__(params, defaults)
+
+                def step(self):
+                    first = self.param_groups[0]
+                    lr, momentum, wd = first["lr"], first["momentum"], first["weight_decay"]
+                    with mg.no_grad():
+                        for p in [p for group in self.param_groups for p in group["params"]]:
+                            if p.grad is None:
+                                continue
+                            g = p.grad + wd * p
+                            if momentum != 0:
+                                state = self.state.setdefault(id(p), {})
+                                if "momentum_buffer" not in state:
+                                    state["momentum_buffer"] = g.clone()
+                                else:
+                                    state["momentum_buffer"].mul_(momentum).add_(g)
+                                buf = state["momentum_buffer"]
+                                g = g + momentum * buf if first["nesterov"] else buf
+                            p.sub_(lr * g)
+        """,
+    }, ["6.1"], ["test_sgd_takes_param_groups_and_reads_lr_each_step"]),
+    # the loss scaler driving an optimizer of chapter 6's (two groups, an overflow in the second)
+    "09-unscale-the-first-group-only": ("09_mixed_precision", "", {
+        "ManualGradScaler": _FIRST_GROUP_ONLY,
+    }, ["9.5"], ["test_9_5_drives_an_optimizer_written_by_hand"]),
+    "09-undo-the-step-after-an-inf": ("09_mixed_precision", "", {
+        "ManualGradScaler": _UNDO_THE_STEP,
+    }, ["9.5"], ["test_9_5_drives_an_optimizer_written_by_hand"]),
+}  # fmt: skip
 
 
 def _with_answers(template: str, imports: str, answers: dict[str, str]) -> str:
@@ -95,7 +222,7 @@ def _with_answers(template: str, imports: str, answers: dict[str, str]) -> str:
     spans = [
         (n.lineno, n.end_lineno, n.name)
         for n in ast.parse(template).body
-        if isinstance(n, ast.FunctionDef) and n.name in answers
+        if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name in answers
     ]
     assert len(spans) == len(answers)
     for start, end, name in sorted(spans, reverse=True):
@@ -105,21 +232,14 @@ def _with_answers(template: str, imports: str, answers: dict[str, str]) -> str:
     return text[:cut] + "\n" + imports + text[cut:]
 
 
-@pytest.mark.parametrize("chapter", sorted(CHEATS))
-def test_shortcuts_fail_their_exercises_checks(tmp_path: Path, chapter: str):
-    imports, answers, numbers = CHEATS[chapter]
-    lessons = tmp_path / "lessons"
-    skip = shutil.ignore_patterns("exercises.py", "exercises.*.py", "*.ipynb", "__pycache__")
-    shutil.copytree(LESSONS / chapter, lessons / chapter, ignore=skip)
-    for name in (
-        "conftest.py",
-        "_course.py",
-        "_progress.py",
-        "_moves.py",
-        "_checks.py",
-        "_quiz.py",
-    ):
-        shutil.copy(LESSONS / name, lessons / name)
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_shortcuts_fail_their_exercises_checks(tmp_path: Path, case: str):
+    chapter, imports, answers, numbers, caught_by = CASES[case]
+    lessons = tmp_path / "lessons"  # the whole course: a check may read another chapter's files
+    skip = shutil.ignore_patterns(
+        "exercises.py", "exercises.*.py", "*.ipynb", "__pycache__", "_moved", "_build"
+    )
+    shutil.copytree(LESSONS, lessons, ignore=skip)
     shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
     template = (lessons / chapter / "exercises_template.py").read_text(encoding="utf-8")
     (lessons / chapter / "exercises.py").write_text(_with_answers(template, imports, answers))
@@ -127,11 +247,13 @@ def test_shortcuts_fail_their_exercises_checks(tmp_path: Path, chapter: str):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("MINIGENESIS_SOLUTIONS", None)
     env.pop("MINIGENESIS_STUBS", None)
+    # the checks of the exercises cheated on (chapters 2 and 6 name their checks without numbers)
     keyword = " or ".join(f"test_{n.replace('.', '_')}_" for n in numbers)
+    unnumbered = chapter in ("02_autograd_from_scratch", "06_optimizers_by_hand")
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:nbmake"]
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:nbmake", "-rf"]
         + ["-p", "no:hypothesispytest", "-q", f"lessons/{chapter}/test_lesson.py"]
-        + (["-k", keyword] if chapter != "02_autograd_from_scratch" else []),
+        + ([] if unnumbered else ["-k", keyword]),
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -143,3 +265,6 @@ def test_shortcuts_fail_their_exercises_checks(tmp_path: Path, chapter: str):
     for number in numbers:
         # the exercise's failure is headed by its number
         assert f"Exercise {number}: this check of your answer failed" in out, (number, out)
+    if caught_by is not None:  # exactly the checks the chapter's list of shortcuts names
+        failed = set(re.findall(r"^FAILED \S+::(\w+)", out, re.M))
+        assert failed == set(caught_by), out[-3000:]
