@@ -213,13 +213,15 @@ class Tensor(
     def mT(self) -> Tensor:  # noqa: N802
         """The last two dims swapped (batched matrix transpose). A 0-d tensor is its own
         transpose (a view of it, as PyTorch); a 1-D one is refused, as in PyTorch."""
-        if self.ndim == 0:
+        n = self._data.ndim
+        if n == 0:
             return self.reshape(())
-        if self.ndim == 1:
+        if n == 1:
             raise RuntimeError(
                 "tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."
             )
-        return self.permute(*range(self.ndim - 2), -1, -2)
+        dims = (*range(n - 2), n - 1, n - 2)  # (a valid order: permute's checks not needed)
+        return S.Permute.apply(self, dims)._view_of(self, lambda b: S.Permute.apply(b, dims))
 
     # ------------------------------------------------------------------ versions and views
     def _view_of(self, base: Tensor, replay, index: Any = None) -> Tensor:

@@ -18,7 +18,7 @@ from ..autocast_policy import LOWER
 from ..autograd.function import Op
 from ..autograd.grad_mode import state
 from ..autograd.tensor_base import TensorBase
-from .matmul import matmul_arrays
+from .matmul import MatMul, matmul_arrays
 
 
 class Linear(Op):
@@ -50,13 +50,20 @@ class Linear(Op):
         # (each as large as an activation or a weight) are never alive together.
         x, w = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad
-        g2 = gy.reshape(-1, gy.shape[-1])
+        g2 = _rows(gy)
         if need_w:
-            yield 1, g2.mT @ x.reshape(-1, x.shape[-1])
+            yield 1, MatMul.apply(g2.mT, _rows(x))
         if need_b:
             yield 2, _column_sum(g2)
         if need_x:
-            yield 0, (g2 @ w).reshape(x.shape)
+            gx = MatMul.apply(g2, w)
+            yield 0, gx if x.ndim == 2 else gx.reshape(x.shape)
+
+
+def _rows(t):
+    """t as a matrix with one row per position, (..., k) -> (N, k), so that each gradient is one
+    2-D product; a matrix as it is."""
+    return t if t.ndim == 2 else t.reshape(-1, t._data.shape[-1])
 
 
 def _column_sum(g2):

@@ -31,7 +31,7 @@ def _inplace(x: Tensor, fn) -> Tensor:
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0)"""
-    return _inplace(input, lambda t: t.relu()) if inplace else input.relu()
+    return _inplace(input, A.ReLU.apply) if inplace else A.ReLU.apply(input)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ... import autocast_policy
 from ..._tensor import Tensor
 from ...autocast_policy import LOWER
+from ...autograd.grad_mode import state
 from ...ops.linear import Linear, autocast_linear
 from ...ops.same_dtype import check_same_dtype
 
@@ -30,11 +31,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         check_same_dtype("linear", LOWER, input=input, weight=weight, bias=bias)
     if dt.kind == "b":
         raise TypeError("linear: bool tensors are not supported (as in PyTorch)")
-    if bias is not None and bias.shape != (weight.shape[0],):
+    if bias is not None and bias._data.shape != weight._data.shape[:1]:
         raise ValueError(
             f"linear: bias has shape {tuple(bias.shape)}, expected ({weight.shape[0]},)"
         )
-    if weight.is_floating_point() and autocast_policy.lowers(Linear, input):
+    autocast_on = state.autocast_dtype is not None  # (one read: nothing of autocast when off)
+    if autocast_on and weight.is_floating_point() and autocast_policy.lowers(Linear, input):
         # Autocast casts all three operands to its low dtype itself, before any promotion (as
         # PyTorch's dispatcher does). Promoting a bfloat16 input to the float32 weight's dtype
         # first would cast it twice and keep a second copy of it for backward.

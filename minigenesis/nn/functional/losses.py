@@ -12,7 +12,8 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ..._tensor import Tensor
-from ...autocast_policy import FLOAT32, autocast_function
+from ...autocast_policy import FLOAT32, autocast_function, cast_args
+from ...autograd.grad_mode import state
 from ...backend import get_array_module
 from ...conversions import as_array
 from ...functions import where
@@ -53,8 +54,10 @@ def reduction_mode(size_average, reduce, reduction: str, name: str) -> str:
 #
 # Composing from ops means every loss has second derivatives for free. Weights and masks are
 # constants (no gradient flows to ``weight``, as in PyTorch). Under autocast each loss is one
-# FLOAT32 policy unit (``autocast_function``): float16/bfloat16 inputs are promoted to float32
-# first, since a loss sums many terms, which 2-byte floats would round badly.
+# FLOAT32 policy unit: float16/bfloat16 inputs are promoted to float32 first, since a loss sums
+# many terms, which 2-byte floats would round badly. The others are marked with the decorator
+# ``autocast_function``; cross_entropy, the loss of every classifier, casts in its first line,
+# so that with autocast off its call enters nothing of autocast.
 #
 # Reductions follow PyTorch exactly, including the weighted mean of nll_loss/cross_entropy:
 # ``sum_i w[t_i] l_i / sum_i w[t_i]`` over the samples whose target is not ``ignore_index``.
@@ -192,7 +195,6 @@ def nll_loss(
     return anchor(loss.squeeze(0) if unbatched and reduction == "none" else loss, input)
 
 
-@autocast_function(FLOAT32)
 def cross_entropy(
     input,
     target,
@@ -212,16 +214,18 @@ def cross_entropy(
     Probabilities:  q = (1 - eps) target + eps/C,  l_i = -sum_c w[c] q[i, c] log p[i, c];
               mean divides by the number of samples N*d1*... (not by the weights).
     log p = log_softmax(input, dim=1), computed stably."""
+    if state.autocast_dtype is not None:  # autocast: the loss is one float32 unit (see above)
+        input, target, weight = cast_args(FLOAT32, (input, target, weight))
     name = "cross_entropy"
     reduction = reduction_mode(size_average, reduce, reduction, name)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"{name}: label_smoothing must be in [0, 1], got {label_smoothing}")
     target = _tensor(target, input, name)
     x, t, unbatched = _batched(input, target, name)
-    c = x.shape[1]
+    shape = tuple(x.shape)
+    c = shape[1]
     if weight is not None:
         weight = _class_weight(weight, c, x, name)
-    shape = tuple(x.shape)
     index_shape = shape[:1] + shape[2:]  # (N, d1, ...)
     probabilities = t.is_floating_point() and tuple(t.shape) != index_shape
     if not probabilities and weight is None and label_smoothing == 0:  # the common case
