@@ -182,23 +182,8 @@ class Tensor(
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
-        # As PyTorch: only None or a tensor like this one (the optimizers read it as such).
         if value is not None:
-            if not isinstance(value, Tensor):
-                raise TypeError(
-                    f"assigned grad expected to be a Tensor or None but got grad of type "
-                    f"{type(value).__name__}"
-                )
-            for what, mine, its in (
-                ("size", tuple(self.shape), tuple(value.shape)),
-                ("dtype", self.dtype, value.dtype),
-                ("device", self.device, value.device),
-            ):
-                if mine != its:
-                    raise RuntimeError(
-                        f"assigned grad has data of a different {what}: the tensor has {mine}, "
-                        f"the gradient {its}"
-                    )
+            _check_assigned_grad(self, value)
         self._grad = value
 
     @grad.deleter
@@ -569,3 +554,23 @@ def _rebuild_tensor(array: np.ndarray, requires_grad: bool) -> Tensor:
     t = Tensor._make(np.array(array, copy=True) if not array.flags.writeable else array, False)
     t.requires_grad = bool(requires_grad)
     return t
+
+
+def _check_assigned_grad(t: Tensor, value: Any) -> None:
+    """As PyTorch: ``t.grad = value`` takes only a tensor like ``t`` (the optimizers read it as
+    such): a Tensor of t's size, dtype and device."""
+    if not isinstance(value, Tensor):
+        raise TypeError(
+            f"assigned grad expected to be a Tensor or None but got grad of type "
+            f"{type(value).__name__}"
+        )
+    for what, mine, its in (
+        ("size", tuple(t.shape), tuple(value.shape)),
+        ("dtype", t.dtype, value.dtype),
+        ("device", t.device, value.device),
+    ):
+        if mine != its:
+            raise RuntimeError(
+                f"assigned grad has data of a different {what}: the tensor has {mine}, "
+                f"the gradient {its}"
+            )

@@ -25,7 +25,7 @@ from typing import Any
 from ..backend import get_array_module
 from . import grad_reuse
 from .function import Function, _check_finite
-from .grad_mode import set_grad_enabled, state
+from .grad_mode import state
 from .tensor_base import TensorBase
 
 
@@ -81,14 +81,15 @@ def run_backward(
     task = _Backward(starts, create_graph, inputs)
     # detect_anomaly checks what each node's backward returns (in _Backward.run), not the ops
     # that run inside those backwards: the per-op check is off for the whole pass.
+    # The ops inside backward record a graph only for create_graph.
     task.anomaly, state.anomaly = state.anomaly, False
+    grad_enabled, state.grad_enabled = state.grad_enabled, create_graph
     try:
-        with set_grad_enabled(create_graph):
-            for edge, g in zip(starts, grad_tensors):
-                task.send(edge, g)
-            task.run_ready(retain_graph)
+        for edge, g in zip(starts, grad_tensors):
+            task.send(edge, g)
+        task.run_ready(retain_graph)
     finally:
-        state.anomaly = task.anomaly
+        state.anomaly, state.grad_enabled = task.anomaly, grad_enabled
     return task.grads_of_inputs(allow_unused) if inputs is not None else None
 
 
@@ -220,7 +221,8 @@ class _Backward:
         self.private.discard(leaf)
         if g is None:
             return
-        g = _run_hooks(leaf._hooks, g)
+        if leaf._hooks:
+            g = _run_hooks(leaf._hooks, g)
         if (id(leaf), 0) in self.wanted:
             self.results[self.wanted[id(leaf), 0]] = g
         elif not self.capture:

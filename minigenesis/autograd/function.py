@@ -121,36 +121,28 @@ class Function:
 
     @property
     def saved_tensors(self) -> tuple:
-        if self._saved is None:
-            raise RuntimeError(
-                f"Trying to backward through the graph a second time (the saved values of "
-                f"{type(self).__name__} were freed by the first backward). Pass "
-                f"retain_graph=True to the first backward() if you need to call it twice."
-            )
+        """What forward saved, in its order: each input or output tensor checked to be unchanged
+        since (its version then and now, see _resolve_saved)."""
         saved = self._saved
         if type(saved) is tuple:  # plain constants, kept as forward saved them
             return saved
+        if saved is None:
+            raise _freed_error(self)
         values = []
-        for kind, value, vc, version in saved:  # see _resolve_saved
-            if kind == _CONST:
-                values.append(value)
-                continue
-            if kind == _PACKED:  # vc holds the unpack hook here
-                values.append(vc(value))
-                continue
+        for kind, value, vc, version in saved:  # (a constant: vc is None, nothing to check)
             if kind == _INPUT:
-                if value._vc is not None and value._vc[0] != version:
-                    raise _modified_error(self, value._vc[0], version)
-                values.append(value)
-            else:  # output nr of this node: a tensor standing in for it (see _resolve_saved)
-                if vc[0] != version:
-                    raise _modified_error(self, vc[0], version)
+                vc = value._vc  # (None while nothing was written into it: never changed)
+            elif kind == _OUTPUT:  # output nr of this node: a tensor standing in for it
                 nr, array, differentiable = value
-                t = TensorBase._make(array)
+                value = TensorBase._make(array)
                 if differentiable:
-                    t.requires_grad, t.grad_fn, t._output_nr = True, self, nr
-                t._vc = vc
-                values.append(t)
+                    value.requires_grad, value.grad_fn, value._output_nr = True, self, nr
+                value._vc = vc
+            elif kind == _PACKED:  # saved_tensors_hooks: vc holds unpack; no version check
+                value, vc = vc(value), None
+            if vc is not None and vc[0] != version:
+                raise _modified_error(self, vc[0], version)
+            values.append(value)
         return tuple(values)
 
     @property
@@ -325,8 +317,7 @@ def _resolve_saved(node: Function, args: tuple, results: tuple, outputs: tuple) 
     an input, an output, or made inside forward? When all are plain constants (None, numbers,
     shapes: what Mul saves for ``x * 2.0``), the tuple forward saved is kept as it is, and
     ``saved_tensors`` returns it as it is."""
-    to_save = node._to_save
-    node._to_save = ()
+    to_save, node._to_save = node._to_save, ()
     for value in to_save:
         if value is not None and type(value) not in _PLAIN:
             break
@@ -362,6 +353,14 @@ def _resolve_saved(node: Function, args: tuple, results: tuple, outputs: tuple) 
         hooks = state.saved_tensors_hooks
         records.append(record if hooks is None else _pack(record, hooks))
     return records
+
+
+def _freed_error(node: Function) -> RuntimeError:
+    return RuntimeError(
+        f"Trying to backward through the graph a second time (the saved values of "
+        f"{type(node).__name__} were freed by the first backward). Pass "
+        f"retain_graph=True to the first backward() if you need to call it twice."
+    )
 
 
 def _modified_error(node: Function, version: int, expected: int) -> RuntimeError:

@@ -12,7 +12,7 @@ from numpy import ndarray
 from .. import kernels
 from ..autocast_policy import FLOAT32
 from ..autograd.function import Op
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import state
 from ..backend import get_array_module
 from .activation import _f32
 
@@ -122,7 +122,7 @@ class CrossEntropyIndices(Op):
         (x,) = ctx.saved_tensors
         xp = get_array_module(x._data)
         valid, idx = ctx.valid, xp.expand_dims(ctx.target, 1)
-        if is_grad_enabled():  # create_graph: Tensor ops, differentiable in x and in gl
+        if state.grad_enabled:  # create_graph: Tensor ops, differentiable in x and in gl
             T = type(x)
             onehot = xp.zeros(x.shape, dtype=x._data.dtype)
             xp.put_along_axis(onehot, idx, 1, axis=1)
