@@ -279,6 +279,9 @@ print(ex.Softplus.apply(mg.tensor([-1000.0, 0.0, 1000.0])))  # no overflow: the 
 #   `retain_graph` and `no_grad`.
 # - `mg.viz.draw_graph` draws the recorded graph: ops, leaves, and what each op saved.
 #
+# To read the real engine from end to end, follow "Read the engine in an afternoon" in
+# ARCHITECTURE.md: the dozen functions, in order, that make one training step.
+#
 # Next: chapter 3, where tensors of different shapes meet (broadcasting) and the engine must
 # undo it in the backward pass.
 
