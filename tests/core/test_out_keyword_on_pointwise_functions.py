@@ -1,6 +1,6 @@
-"""``out=`` on the functions PyTorch gives it (one shared mechanism, functions._with_out): the
-result is written into ``out``, which is returned; keyword arguments (round's decimals,
-nan_to_num's limits, cumprod's dim) still reach the function."""
+"""``out=`` on the functions PyTorch gives it (one shared mechanism, ``_with_out`` in
+functions/_common.py): the result is written into ``out``, which is returned; keyword arguments
+(round's decimals, nan_to_num's limits, cumprod's dim) still reach the function."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """F.normalize, F.cosine_similarity and F.pairwise_distance: compositions of ops (mg.cdist is in
-functions.py over ops/distance.py).
+functions/matrices.py over ops/distance.py).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from ...size import norm_dim
 
 
 # ----------------------------------------------------------------------------------------------
-# Similarity and distance (mg.cdist: functions.py over ops/distance.py)
+# Similarity and distance (mg.cdist: functions/matrices.py over ops/distance.py)
 # ----------------------------------------------------------------------------------------------
 def normalize(
     input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Any = None

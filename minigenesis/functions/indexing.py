@@ -1,0 +1,72 @@
+"""Selecting and writing by index as functions: ``mg.where``, ``mg.gather``, ``mg.index_select``,
+``mg.scatter`` / ``scatter_add`` / ``scatter_reduce``, ``mg.masked_fill``, ``mg.nonzero`` ...
+Each is the Tensor method of the same name; ``where`` promotes ``x`` and ``y`` as ``x + y`` does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._tensor import Tensor
+from ..promotion import where as _where
+from ._common import _check, _with_out
+
+
+@_with_out
+def where(condition: Tensor, x: Any, y: Any) -> Tensor:
+    """Elementwise ``x if condition else y``; x and y broadcast and promote like ``x + y``
+    (``promotion.where``: a Python scalar only changes the category, as in ``x + 2.5``)."""
+    return _where(condition, x, y)
+
+
+@_with_out
+def gather(x: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    return x.gather(dim, index)
+
+
+@_with_out
+def take_along_dim(x: Any, indices: Any, dim: Any = None) -> Any:
+    return x.take_along_dim(indices, dim)
+
+
+@_with_out
+def index_select(x: Any, dim: int, index: Any) -> Any:
+    return x.index_select(dim, index)
+
+
+def index_add(x: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    return x.index_add(dim, index, source, alpha=alpha)
+
+
+def index_fill(x: Any, dim: int, index: Any, value: Any) -> Any:
+    return x.index_fill(dim, index, value)
+
+
+def index_copy(x: Any, dim: int, index: Any, source: Any) -> Any:
+    return x.index_copy(dim, index, source)
+
+
+def scatter(x: Any, dim: int, index: Any, src: Any = None, *, value: Any = None) -> Any:
+    return x.scatter(dim, index, src, value=value)
+
+
+def scatter_add(x: Any, dim: int, index: Any, src: Any) -> Any:
+    return x.scatter_add(dim, index, src)
+
+
+def scatter_reduce(
+    x: Any, dim: int, index: Any, src: Any, reduce: str, *, include_self: bool = True
+) -> Any:
+    return x.scatter_reduce(dim, index, src, reduce, include_self=include_self)
+
+
+def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:  # noqa: A002
+    return _check(input, "masked_fill").masked_fill(mask, value)
+
+
+@_with_out
+def masked_select(input: Tensor, mask: Any) -> Tensor:  # noqa: A002
+    return _check(input, "masked_select").masked_select(mask)
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
+    return _check(input, "nonzero").nonzero(as_tuple=as_tuple)

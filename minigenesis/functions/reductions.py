@@ -1,0 +1,161 @@
+"""Reductions, scans, sorting and counting as functions: ``mg.sum``, ``mg.mean``, ``mg.max``,
+``mg.logsumexp``, ``mg.var``, ``mg.cumsum``, ``mg.sort``, ``mg.topk``, ``mg.unique``,
+``mg.allclose`` ... Each is the Tensor method of the same name (``mg.sum(x, 1)`` is
+``x.sum(1)``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._tensor import Tensor
+from ..backend import get_array_module
+from ._common import _check, _t, _with_out
+
+
+@_with_out
+def sum(
+    x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None, **numpy_names
+) -> Tensor:  # noqa: A001
+    return x.sum(dim, keepdim, dtype, **numpy_names)  # numpy_names: axis=, keepdims=
+
+
+@_with_out
+def mean(
+    x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None, **numpy_names
+) -> Tensor:
+    return x.mean(dim, keepdim, dtype, **numpy_names)  # numpy_names: axis=, keepdims=
+
+
+@_with_out
+def prod(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    return x.prod(dim, keepdim, dtype)
+
+
+def max(x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    return x.max(dim, keepdim)
+
+
+def min(x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    return x.min(dim, keepdim)
+
+
+def argmax(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return x.argmax(dim, keepdim)
+
+
+def argmin(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return x.argmin(dim, keepdim)
+
+
+def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
+    return _check(input, "amax").amax(dim, keepdim)
+
+
+def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
+    return _check(input, "amin").amin(dim, keepdim)
+
+
+@_with_out
+def logsumexp(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return x.logsumexp(dim, keepdim)
+
+
+def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001, A002
+    return input.all(dim, keepdim)
+
+
+def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001, A002
+    return input.any(dim, keepdim)
+
+
+def norm(x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
+    return x.norm(p, dim, keepdim)
+
+
+def var(
+    x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, correction: Any = None
+) -> Tensor:
+    return x.var(dim, unbiased, keepdim, correction)
+
+
+def std(
+    x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, correction: Any = None
+) -> Tensor:
+    return x.std(dim, unbiased, keepdim, correction)
+
+
+@_with_out
+def cumsum(x: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    return x.cumsum(dim, dtype)
+
+
+@_with_out
+def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
+    return _check(input, "cumprod").cumprod(dim, dtype)
+
+
+def cummax(input: Tensor, dim: int) -> Any:  # noqa: A002
+    return _check(input, "cummax").cummax(dim)
+
+
+def cummin(input: Tensor, dim: int) -> Any:  # noqa: A002
+    return _check(input, "cummin").cummin(dim)
+
+
+def allclose(
+    a: Tensor, b: Any, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False
+) -> bool:
+    """True when |a - b| <= atol + rtol |b| everywhere."""
+    b = _t(b, a)
+    xp = get_array_module(a._data)
+    f = xp.float64 if a._data.dtype == xp.float64 else xp.float32
+    return bool(
+        xp.allclose(a._data.astype(f), b._data.astype(f), rtol=rtol, atol=atol, equal_nan=equal_nan)
+    )
+
+
+def equal(a: Tensor, b: Tensor) -> bool:
+    """True when ``a`` and ``b`` have the same shape and the same values (NaN equals nothing)."""
+    return a.equal(b)
+
+
+def sort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
+    return x.sort(dim, descending, stable)
+
+
+def argsort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
+    return x.argsort(dim, descending, stable)
+
+
+def topk(
+    x: Tensor,
+    k: int,
+    dim: Any = None,
+    largest: bool = True,
+    sorted: bool = True,  # noqa: A002
+) -> Any:
+    return x.topk(k, dim, largest, sorted)
+
+
+def unique(
+    input: Tensor,  # noqa: A002
+    sorted: bool = True,  # noqa: A002
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    dim=None,
+) -> Any:
+    return _check(input, "unique").unique(sorted, return_inverse, return_counts, dim)
+
+
+def bincount(input: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:  # noqa: A002
+    return _check(input, "bincount").bincount(weights, minlength)
+
+
+def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:  # noqa: A002
+    return _check(input, "histc").histc(bins, min, max)
+
+
+def multinomial(
+    x: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None
+) -> Tensor:
+    return x.multinomial(num_samples, replacement, generator=generator)
