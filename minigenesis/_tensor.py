@@ -32,9 +32,12 @@ from .size import Size, as_shape
 from .sparse_coo import SparseCOOTensor, dense_to_sparse, strided
 from .tensor_composites import TensorComposites
 from .tensor_indexing import TensorIndexing
+from .tensor_inplace import TensorInPlace
 from .tensor_linalg import LinalgMethods
 from .tensor_math import TensorMath
 from .tensor_pointwise import TensorPointwise
+from .tensor_random import TensorRandom
+from .tensor_reductions import TensorReductions
 from .tensor_shape import TensorShape
 from .tensor_stats import TensorStatistics
 
@@ -59,6 +62,9 @@ _FLOAT_KINDS = "fV"
 
 class Tensor(
     TensorMath,
+    TensorReductions,
+    TensorInPlace,
+    TensorRandom,
     TensorShape,
     TensorIndexing,
     LinalgMethods,
@@ -73,9 +79,12 @@ class Tensor(
     """A multi-dimensional array that can record the operations applied to it.
 
     This file holds the tensor's own state (data, grad, versions, conversions); the methods come
-    from three mixins: ``TensorMath`` (``tensor_math.py``: arithmetic, pointwise math, reductions,
-    in-place updates), ``TensorShape`` (``tensor_shape.py``: views, reshapes, dims) and
-    ``TensorIndexing`` (``tensor_indexing.py``: x[i], gather / scatter, index_*, masks),
+    from mixins, one file each: ``TensorMath`` (``tensor_math.py``: operators, pointwise math),
+    ``TensorReductions`` (``tensor_reductions.py``: sum, max, cumsum, sort ...),
+    ``TensorInPlace`` (``tensor_inplace.py``: add_, +=, copy_, fill_ ...), ``TensorRandom``
+    (``tensor_random.py``: normal_, bernoulli_ ...), ``TensorShape`` (``tensor_shape.py``: views,
+    reshapes, dims), ``TensorIndexing`` (``tensor_indexing.py``: x[i], gather / scatter, index_*,
+    masks), ``LinalgMethods`` (``tensor_linalg.py``: matrix products, det, svd ...),
     ``TensorPointwise`` (``tensor_pointwise.py``: logical/bitwise, logaddexp, special functions)
     and ``TensorStatistics`` (``tensor_stats.py``: median, quantile, nanmean, cov ...); the
     in-place machinery they share comes from ``InPlace`` (``inplace.py``), and

@@ -162,6 +162,14 @@ def float_in(t: Any) -> Any:
     return t
 
 
+def need_float(t: Any, name: str) -> None:
+    """PyTorch's float-only ops (var, std, norm, softmax ...) refuse bool/integer tensors."""
+    if t._data.dtype.kind not in FLOAT_KINDS:
+        raise TypeError(
+            f"{name}() needs a floating-point tensor, got {t.dtype.name}: call .float() first"
+        )
+
+
 def alpha_scaled(t: Any, other: Any, alpha: Any) -> Any:
     """alpha * other for add/sub/index_add(alpha=): PyTorch refuses a float alpha with integer
     tensors."""

@@ -1,6 +1,8 @@
-"""Tensor methods of linear algebra (PyTorch's names): det, logdet, slogdet, inverse, cholesky,
-cholesky_solve, cholesky_inverse, svd, qr, cross, kron, matrix_power, matrix_exp, pinverse,
-diagonal.
+"""Tensor methods of linear algebra (PyTorch's names): the matrix products mm, bmm, dot, mv,
+outer, addmm, baddbmm with PyTorch's shape checks (each a matmul underneath; ``@`` itself is in
+``tensor_math.py``), the matrix parts diag, trace, tril, triu, diagonal; det, logdet, slogdet,
+inverse, cholesky, cholesky_solve, cholesky_inverse, svd, qr, cross, kron, matrix_power,
+matrix_exp, pinverse.
 
 The differentiable ops with their own backward are in ``ops/linalg.py``; cross, kron and
 matrix_power are compositions of existing ops (roll and mul; reshape and mul; matmul), so their
@@ -15,10 +17,13 @@ from typing import Any
 
 import numpy as np
 
+from .autocast_policy import LOWER
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .ops import elementwise as E
 from .ops import linalg as L
+from .ops import matmul as M
+from .ops import sorting as SO
 from .ops.same_dtype import check_same_dtype
 
 # torch.return_types.slogdet / svd / qr: tuples whose fields have names
@@ -34,6 +39,108 @@ class LinalgMethods:
 
     _data: Any
 
+    # ----------------------------------------------------------- matrix products (PyTorch's checks)
+    # (each of them matmul underneath)
+    def mm(self, mat2):
+        """The matrix product of two 2-D tensors (``self @ mat2`` without broadcasting)."""
+        if self.ndim != 2:
+            raise RuntimeError(f"self must be a matrix (mm needs 2-D tensors), got {self.ndim}-D")
+        if mat2.ndim != 2:
+            raise RuntimeError(f"mat2 must be a matrix (mm needs 2-D tensors), got {mat2.ndim}-D")
+        if self.shape[1] != mat2.shape[0]:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x{self.shape[1]} and "
+                f"{mat2.shape[0]}x{mat2.shape[1]})"
+            )
+        return M.matmul(self, mat2, "mm")
+
+    def bmm(self, mat2):
+        """Batched matrix product of two 3-D tensors: (b, n, m) @ (b, m, p) -> (b, n, p)."""
+        if self.ndim != 3:
+            raise RuntimeError(f"batch1 must be a 3D tensor, got {self.ndim}-D")
+        if mat2.ndim != 3:
+            raise RuntimeError(f"batch2 must be a 3D tensor, got {mat2.ndim}-D")
+        if self.shape[0] != mat2.shape[0]:
+            raise RuntimeError(
+                f"bmm: batch sizes differ: {self.shape[0]} and {mat2.shape[0]} (no broadcasting)"
+            )
+        return M.matmul(self, mat2, "bmm")
+
+    def dot(self, other):
+        """The inner product of two 1-D tensors of the same length."""
+        if self.ndim != 1 or other.ndim != 1:
+            raise RuntimeError(
+                f"1D tensors expected, but got {self.ndim}D and {other.ndim}D tensors"
+            )
+        return M.matmul(self, other, "dot")
+
+    def mv(self, vec):
+        """Matrix (n, m) times vector (m,) -> (n,)."""
+        if self.ndim != 2 or vec.ndim != 1:
+            raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.ndim}, {vec.ndim}")
+        return M.matmul(self, vec, "mv")
+
+    def outer(self, vec2):
+        """out[i][j] = x[i] * vec2[j] for two 1-d tensors."""
+        if self.ndim != 1 or vec2.ndim != 1:
+            raise RuntimeError(
+                f"outer: expected two 1-d tensors, got {self.ndim} and {vec2.ndim} dims"
+            )
+        return self.reshape(-1, 1) * vec2.reshape(1, -1)
+
+    ger = outer
+
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        """beta * x + alpha * (mat1 @ mat2); with beta = 0, x is ignored (its NaNs too)."""
+        if mat1.ndim != 2 or mat2.ndim != 2:
+            raise RuntimeError(
+                f"addmm: mat1 and mat2 must be matrices, got {mat1.ndim} and {mat2.ndim} dims"
+            )
+        check_same_dtype("addmm", LOWER, self=self, mat1=mat1, mat2=mat2)
+        return _add_scaled(self, mat1.mm(mat2), beta, alpha)
+
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        """beta * x + alpha * bmm(batch1, batch2); with beta = 0, x is ignored (its NaNs too)."""
+        if batch1.ndim != 3 or batch2.ndim != 3:
+            raise RuntimeError(
+                f"baddbmm: batch1 and batch2 must be 3-d, got {batch1.ndim} and {batch2.ndim} dims"
+            )
+        check_same_dtype("baddbmm", LOWER, self=self, batch1=batch1, batch2=batch2)
+        return _add_scaled(self, batch1.bmm(batch2), beta, alpha)
+
+    def diag(self, diagonal: int = 0):
+        """1-d v: the square matrix with v on diagonal ``diagonal``; 2-d x: that diagonal of x."""
+        k = diagonal
+        xp = get_array_module(self._data)
+        if self.ndim == 1:
+            n = self.shape[0] + abs(k)
+            rows = xp.arange(self.shape[0]) + max(-k, 0)
+            out = type(self)._make(xp.zeros((n, n), dtype=self._data.dtype), False)
+            where = (type(self)._make(rows, False), type(self)._make(rows + k, False))
+            out[where] = self  # a tracked write: the gradient reads the diagonal back
+            return out
+        if self.ndim == 2:
+            r, c = self.shape
+            m = max(0, min(r + min(k, 0), c - max(k, 0)))
+            rows = xp.arange(m) + max(-k, 0)
+            return self[type(self)._make(rows, False), type(self)._make(rows + k, False)]
+        raise RuntimeError(f"diag: expected a 1-d or 2-d tensor, got {self.ndim} dims")
+
+    def trace(self):
+        """The sum of the main diagonal of a 2-d tensor."""
+        if self.ndim != 2:
+            raise RuntimeError(f"trace: expected a matrix (2 dims), got {self.ndim} dims")
+        return self.diag().sum()
+
+    def tril(self, diagonal: int = 0):
+        """Zero the elements above the ``diagonal``-th diagonal of the last two dims."""
+        return SO.triangle(self, diagonal, upper=False)
+
+    def triu(self, diagonal: int = 0):
+        """Zero the elements below the ``diagonal``-th diagonal of the last two dims."""
+        return SO.triangle(self, diagonal, upper=True)
+
+    # ------------------------------------------------------- determinants, inverses, decompositions
     def det(self):
         """det(A) of each matrix in the batch."""
         return L.Det.apply(self)
@@ -181,3 +288,18 @@ def matrix_power(a: Any, n: int) -> Any:
         if n:
             a = a @ a
     return result
+
+
+def _add_scaled(x: Any, prod: Any, beta: Any, alpha: Any) -> Any:
+    """beta * x + alpha * prod, x broadcast to prod's shape; beta = 0 skips x (as PyTorch, so a
+    NaN in x does not leak through 0 * NaN)."""
+    scaled = prod if alpha == 1 else prod * alpha
+    try:
+        x.expand(prod.shape)
+    except ValueError:
+        raise RuntimeError(
+            f"input {tuple(x.shape)} cannot be broadcast to the product's shape {tuple(prod.shape)}"
+        ) from None
+    if beta == 0:
+        return scaled.clone() if alpha == 1 else scaled
+    return (x if beta == 1 else x * beta) + scaled

@@ -1,0 +1,183 @@
+"""The Tensor's in-place methods: add_, sub_, mul_, div_, pow_ and the augmented assignments
+(+=, -=, ...), the in-place pointwise forms (sin_, floor_, clamp_ ...), addcmul_ / addcdiv_,
+lerp_, copy_, zero_ and fill_.
+
+Each is its out-of-place op passed to ``self._inplace`` (``inplace.py``): the result is written
+into self's memory, the version counter bumped, and self's place in the graph rebased, so that
+backward sees the new value's history.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .autograd.grad_mode import state
+from .autograd.tensor_base import TensorBase
+from .backend import get_array_module
+from .deprecated_overloads import scalar_first, value_first
+from .ops import elementwise as E
+from .promotion import result_type
+
+
+class TensorInPlace:
+    """Mixin of Tensor: the in-place updates, each an out-of-place op written into self."""
+
+    __slots__ = ()
+
+    _data: Any
+
+    def add_(self, other, *deprecated, alpha=1):
+        other, alpha = scalar_first(other, deprecated, alpha, "add_")
+        return self._inplace(lambda x, o: x + o * alpha if alpha != 1 else x + o, other)
+
+    def sub_(self, other, *deprecated, alpha=1):
+        other, alpha = scalar_first(other, deprecated, alpha, "sub_")
+        return self._inplace(lambda x, o: x - o * alpha if alpha != 1 else x - o, other)
+
+    def mul_(self, other):
+        return self._inplace(lambda x, o: x * o, other)
+
+    def div_(self, other, *, rounding_mode=None):
+        return self._inplace(lambda x, o: x.div(o, rounding_mode=rounding_mode), other)
+
+    def pow_(self, exponent):
+        return self._inplace(lambda x, o: x**o, exponent)
+
+    # Augmented assignment is the in-place op, as in PyTorch (``p -= lr * p.grad`` changes p).
+    # Without these Python falls back to ``p = p - lr * p.grad``: the name is rebound and the
+    # parameter never changes. There is no ``__imatmul__``, as in PyTorch: ``a @= b`` rebinds a.
+    __iadd__, __isub__, __imul__, __itruediv__, __ipow__ = add_, sub_, mul_, div_, pow_
+
+    def __ifloordiv__(self, other):
+        return self._inplace(lambda x, o: x // o, other)
+
+    def __imod__(self, other):
+        return self._inplace(lambda x, o: x % o, other)
+
+    def __iand__(self, other):
+        return self._inplace(lambda x, o: x & o, other)
+
+    def __ior__(self, other):
+        return self._inplace(lambda x, o: x | o, other)
+
+    def __ixor__(self, other):
+        return self._inplace(lambda x, o: x ^ o, other)
+
+    def sin_(self):
+        return self._inplace(lambda x: x.sin())
+
+    def cos_(self):
+        return self._inplace(lambda x: x.cos())
+
+    def floor_(self):
+        return self._inplace(lambda x: x.floor())
+
+    def ceil_(self):
+        return self._inplace(lambda x: x.ceil())
+
+    def trunc_(self):
+        return self._inplace(lambda x: x.trunc())
+
+    fix_ = trunc_
+
+    def round_(self, decimals: int = 0):
+        return self._inplace(lambda x: x.round(decimals))
+
+    def frac_(self):
+        return self._inplace(lambda x: x.frac())
+
+    def abs_(self):
+        return self._inplace(lambda x: x.abs())
+
+    def sign_(self):
+        return self._inplace(lambda x: x.sign())
+
+    def exp_(self):
+        return self._inplace(lambda x: x.exp())
+
+    def sqrt_(self):
+        return self._inplace(lambda x: x.sqrt())
+
+    def nan_to_num_(self, nan: float = 0.0, posinf=None, neginf=None):
+        return self._inplace(lambda x: x.nan_to_num(nan, posinf, neginf))
+
+    def clamp_(self, min=None, max=None):  # noqa: A002
+        return self._inplace(lambda x: x.clamp(min, max))
+
+    clip_ = clamp_
+
+    def clamp_min_(self, min):  # noqa: A002
+        return self._inplace(lambda x: x.clamp(min, None))
+
+    def clamp_max_(self, max):  # noqa: A002
+        return self._inplace(lambda x: x.clamp(None, max))
+
+    def addcmul_(self, tensor1, tensor2, *deprecated, value=1):
+        """self += value * tensor1 * tensor2"""
+        tensor1, tensor2, value = value_first(tensor1, tensor2, deprecated, value, "addcmul_")
+        return self._addc(lambda a, b: a * b, tensor1, tensor2, value)
+
+    def addcdiv_(self, tensor1, tensor2, *deprecated, value=1):
+        """self += value * tensor1 / tensor2"""
+        tensor1, tensor2, value = value_first(tensor1, tensor2, deprecated, value, "addcdiv_")
+        return self._addc(lambda a, b: a / b, tensor1, tensor2, value)
+
+    def _addc(self, op, tensor1, tensor2, value):
+        def update(x, a, b):
+            # the product (quotient) is taken in the result's dtype, as PyTorch: two bfloat16
+            # operands added into a float32 tensor are not rounded to bfloat16 first
+            target = result_type(x, a, b).numpy_dtype
+            a, b = (t._cast(target) if isinstance(t, TensorBase) else t for t in (a, b))
+            return x + op(a, b) * value
+
+        return self._inplace(update, tensor1, tensor2)
+
+    def lerp_(self, end, weight):
+        """self += weight * (end - self)"""
+        return self._inplace(lambda x, e: x + (e - x) * weight, end)
+
+    def cumprod_(self, dim: int):
+        return self._inplace(lambda x: x.cumprod(dim))
+
+    def tril_(self, diagonal: int = 0):
+        return self._inplace(lambda x: x.tril(diagonal))
+
+    def triu_(self, diagonal: int = 0):
+        return self._inplace(lambda x: x.triu(diagonal))
+
+    def copy_(self, src):
+        """Copy src's values (broadcast, cast, moved across devices) into self."""
+        if not isinstance(src, TensorBase):
+            src = TensorBase._make(get_array_module(self._data).asarray(src), False)
+        # the gradient flows to src, and the old self's history gets a zero gradient (PyTorch's
+        # copy_ backward), not none
+
+        def copy(x, s):
+            return E.CopyInto.apply(x, s.to(x.device)._cast(x._data.dtype))
+
+        return self._inplace(copy, src)
+
+    def zero_(self):
+        return self.fill_(0)
+
+    def fill_(self, value):
+        """Every element becomes ``value`` (a number or a 0-d tensor). In a graph the old value's
+        gradient is 0 (a copy_ of the constant), and a tensor value gets the summed gradient
+        (copy_'s rule)."""
+        self._check_can_write_inplace()
+        if isinstance(value, TensorBase):
+            if value.ndim:
+                raise RuntimeError(
+                    f"fill_ only supports a 0-dim value tensor, got one of shape {value.shape}"
+                )
+            if state.grad_enabled and (self.requires_grad or value.requires_grad):
+                return self.copy_(value)
+            value = value.item()
+        # A computed tensor takes the fill's graph node, so its old history gets no gradient;
+        # anything else (no graph to keep) is written directly.
+        if state.grad_enabled and self.grad_fn is not None:
+            filled = get_array_module(self._data).asarray(value)  # a constant: no gradient
+            return self._inplace(lambda x: E.CopyInto.apply(x, filled))
+        self._data[...] = value
+        self._bump_version()
+        return self

@@ -1,0 +1,356 @@
+"""The Tensor's reductions, scans, sorting and counting: sum, mean, var / std, max / min (with
+their indices), amax / amin, argmax / argmin, prod, logsumexp, norm, any / all, sum_to_shape;
+cumsum, cumprod, cummax, cummin; sort, argsort, topk; unique, histc, bincount.
+
+A reduction takes ``dim`` (one dim or several, or None for all) and ``keepdim``, and NumPy's
+spellings ``axis=`` / ``keepdims=`` too where PyTorch does. bool and integer sums and products
+accumulate in int64, as in PyTorch. Methods that return indices or counts (argmax, unique,
+bincount) work on arrays and give tensors without gradient, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+from typing import Any
+
+from . import dtypes as _dt
+from .autograd.grad_mode import state
+from .autograd.tensor_base import TensorBase
+from .backend import get_array_module
+from .ops import elementwise as E
+from .ops import reduce as R
+from .ops import shape as S
+from .ops import sorting as SO
+from .promotion import FLOAT_KINDS, binary_op, float_in, need_float
+from .size import norm_dim
+
+ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
+
+
+def _refuse_empty(t: Any, name: str, axis: tuple | None, all_error: type = RuntimeError) -> None:
+    """max, min, argmax... have no identity: PyTorch refuses to reduce an empty dim (or, with
+    no dim, an empty tensor), naming the op."""
+    if axis is None:
+        if t._data.size == 0:
+            raise all_error(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                f"Specify the reduction dim with the 'dim' argument."
+            )
+        return
+    for d in axis:
+        if t._data.ndim and t._data.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _refuse_dims(name: str, dim: Any) -> None:
+    """max / min / argmax / argmin reduce along one dim: a tuple or list is PyTorch's TypeError
+    (amax / amin take several)."""
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+
+
+def _accumulate_in(t: Any, dtype: Any) -> Any:
+    """``t`` cast to a reduction's ``dtype=`` (sum, prod, cumsum, cumprod). A tensor that requires
+    grad cannot be reduced into an integer or bool dtype while grad mode is on: the result could
+    carry no gradient back, so PyTorch refuses it outright rather than cut the graph quietly."""
+    if dtype is None:
+        return t
+    dt = _dt.to_dtype(dtype)
+    if not dt.is_floating_point and t.requires_grad and state.grad_enabled:
+        raise RuntimeError(f"Autograd not support dtype: {_dt.scalar_type_name(dt)}")
+    return t.to(dt)
+
+
+def _numpy_spelling(dim: Any, keepdim: bool, axis: Any, keepdims: bool | None) -> tuple:
+    """PyTorch also takes NumPy's names ``axis=`` and ``keepdims=`` for ``dim=`` and ``keepdim=``
+    (``counts.sum(1, keepdims=True)``); giving both spellings of one argument is an error."""
+    if axis is not None:
+        if dim is not None:
+            raise TypeError("got both dim= and its NumPy spelling axis=: pass one")
+        dim = axis
+    return dim, (keepdim if keepdims is None else bool(keepdims))
+
+
+class TensorReductions:
+    """Mixin of Tensor: reductions, scans, sorting and counting."""
+
+    __slots__ = ()
+
+    _data: Any
+
+    # ----------------------------------------------------------------------------------- reductions
+    def sum(self, dim=None, keepdim: bool = False, dtype=None, *, axis=None, keepdims=None):
+        dim, keepdim = _numpy_spelling(dim, keepdim, axis, keepdims)
+        if dtype is None and self._data.dtype.kind in "biu":
+            dtype = _dt.int64  # as PyTorch: bool and integer sums accumulate in int64
+        x = _accumulate_in(self, dtype)
+        return R.Sum.apply(x, norm_dim(dim, self.ndim), keepdim)
+
+    def mean(self, dim=None, keepdim: bool = False, dtype=None, *, axis=None, keepdims=None):
+        dim, keepdim = _numpy_spelling(dim, keepdim, axis, keepdims)
+        x = self if dtype is None else self.to(dtype)
+        if x._data.dtype.kind not in FLOAT_KINDS:  # RuntimeError, as PyTorch
+            raise RuntimeError(
+                f"mean(): could not infer output dtype: it needs a floating-point tensor, got "
+                f"{x.dtype.name}: call .float() first or pass a floating dtype="
+            )
+        return R.Mean.apply(x, norm_dim(dim, self.ndim), keepdim)
+
+    def var(self, dim=None, unbiased=None, keepdim: bool = False, correction=None):
+        need_float(self, "var/std")
+        if correction is None:
+            correction = 1 if unbiased is None or unbiased else 0
+        return R.Var.apply(self, norm_dim(dim, self.ndim), correction, keepdim)
+
+    def std(self, dim=None, unbiased=None, keepdim: bool = False, correction=None):
+        return R.StdSqrt.apply(self.var(dim, unbiased, keepdim, correction))
+
+    def _extreme(self, dim, keepdim, all_op, dim_op):
+        name = "max" if all_op is R.MaxAll else "min"
+        if dim is None:
+            _refuse_empty(self, name, None)
+            return all_op.apply(self)
+        if isinstance(dim, TensorBase):  # max(other): the elementwise form
+            return binary_op(E.Maximum if all_op is R.MaxAll else E.Minimum, self, dim)
+        _refuse_dims(name, dim)
+        d = norm_dim(dim, self.ndim)[0]
+        _refuse_empty(self, name, (d,))
+        if self.ndim == 0:  # the value itself, as a new tensor (not self: writes must not alias)
+            xp = get_array_module(self._data)
+            return ValuesIndices(S.Clone.apply(self), self._make(xp.zeros((), xp.int64), False))
+        return ValuesIndices(*dim_op.apply(self, d, keepdim))
+
+    def max(self, dim=None, keepdim: bool = False):
+        """max() -> the largest element;  max(dim) -> (values, indices);  max(other) -> maximum."""
+        return self._extreme(dim, keepdim, R.MaxAll, R.MaxDim)
+
+    def min(self, dim=None, keepdim: bool = False):
+        return self._extreme(dim, keepdim, R.MinAll, R.MinDim)
+
+    def amax(self, dim=None, keepdim: bool = False):
+        return self._amax_amin(dim, keepdim, R.AMax)
+
+    def amin(self, dim=None, keepdim: bool = False):
+        return self._amax_amin(dim, keepdim, R.AMin)
+
+    def _amax_amin(self, dim, keepdim, op):
+        axis = norm_dim(dim, self.ndim)
+        _refuse_empty(self, "amax" if op is R.AMax else "amin", axis or None)
+        # None or (): every dim, as PyTorch; still amax's gradient (shared by the elements equal
+        # to the result, NaN everywhere for a NaN result), not max()'s
+        if not axis or not self.ndim:
+            axis = None
+        return op.apply(self, axis, keepdim)
+
+    def argmax(self, dim=None, keepdim: bool = False):
+        return self._arg_extreme("argmax", dim, keepdim)
+
+    def argmin(self, dim=None, keepdim: bool = False):
+        return self._arg_extreme("argmin", dim, keepdim)
+
+    def _arg_extreme(self, name: str, dim, keepdim: bool):
+        """argmax / argmin: the (first) index of the extreme, over all elements or along ``dim``."""
+        if self._data.dtype.kind == "b":
+            raise TypeError(f"{name}() of a bool tensor is not supported, as in PyTorch")
+        xp = get_array_module(self._data)
+        fn = getattr(xp, name)
+        if dim is None:
+            _refuse_empty(self, name, None, IndexError)
+            flat = xp.asarray(fn(self._data))  # keepdim: every dim kept as size 1
+            return self._make(flat.reshape((1,) * self.ndim) if keepdim else flat, False)
+        _refuse_dims(name, dim)
+        d = norm_dim(dim, self.ndim)[0]
+        _refuse_empty(self, name, (d,))
+        if self.ndim == 0:  # NumPy has no axis 0 here; PyTorch's answer is index 0
+            return self._make(xp.zeros((), xp.int64), False)
+        return self._make(fn(self._data, axis=d, keepdims=keepdim), False)
+
+    def prod(self, dim=None, keepdim: bool = False, dtype=None):
+        """The product of the elements (over one ``dim``, or all); 1 for an empty reduction."""
+        if dtype is None and self._data.dtype.kind in "biu":
+            dtype = _dt.int64
+        x = _accumulate_in(self, dtype)
+        if dim is not None and not isinstance(dim, int):
+            raise TypeError(f"prod: dim must be an int (one dim) or None, got {dim!r}")
+        axis = None if dim is None or self.ndim == 0 else norm_dim(dim, self.ndim)[0]
+        if dim is not None and self.ndim == 0:
+            norm_dim(dim, 0)  # range check only
+        return R.Prod.apply(x, axis, keepdim)
+
+    def logsumexp(self, dim=None, keepdim: bool = False):
+        return R.LogSumExp.apply(float_in(self), norm_dim(dim, self.ndim), keepdim)
+
+    def norm(self, p="fro", dim=None, keepdim: bool = False):
+        """The p-norm (sum |x|^p)^(1/p); p=inf is max |x|; "fro" and 2 are the Euclidean norm."""
+        need_float(self, "norm")
+        if p == "nuc":  # the sum of the singular values (tensor_composites.py)
+            return self._nuclear_norm(dim, keepdim)
+        if p == "fro":
+            p = 2
+        axis = norm_dim(dim, self.ndim) if self.ndim else None
+        if p in (float("inf"), "inf", float("-inf"), "-inf"):
+            # max |x| (min |x|), ties share the gradient; max has no identity, so an empty
+            # reduction is refused, as in PyTorch
+            empty = self.numel() == 0 if axis is None else any(self.shape[d] == 0 for d in axis)
+            if empty:
+                where = "an empty tensor" if axis is None else f"the dims {axis}"
+                raise RuntimeError(f"norm cannot compute the {p} norm on {where} (no identity)")
+            a = self.abs()
+            return a.amax(dim, keepdim) if p in (float("inf"), "inf") else a.amin(dim, keepdim)
+        if p == 0:
+            return R.CountNonzero.apply(self, axis, keepdim)
+        return R.PNorm.apply(self, float(p), axis, keepdim)
+
+    def any(self, dim=None, keepdim: bool = False):
+        return self._any_all("any", dim, keepdim)
+
+    def all(self, dim=None, keepdim: bool = False):
+        return self._any_all("all", dim, keepdim)
+
+    def _any_all(self, name: str, dim, keepdim: bool):
+        d = norm_dim(dim, self.ndim)
+        if not self.ndim:  # a 0-d tensor's dim 0 (or -1) is the tensor itself
+            d = None
+        out = getattr(self._data, name)(axis=d, keepdims=keepdim)
+        return self._make(get_array_module(self._data).asarray(out), False)
+
+    def sum_to_shape(self, shape: tuple):
+        """Sum broadcast dims away until the shape is ``shape`` (the inverse of expand)."""
+        if tuple(self._data.shape) == tuple(shape):
+            return self
+        return S.SumTo.apply(self, tuple(shape))
+
+    # ---------------------------------------------------------------------------------------- scans
+    def cumsum(self, dim: int, dtype=None):
+        """y_i = x_0 + ... + x_i along ``dim`` (bool and integers accumulate in int64)."""
+        if dtype is None and self._data.dtype.kind in "biu":
+            dtype = _dt.int64
+        x = _accumulate_in(self, dtype)
+        d = norm_dim(dim, self.ndim)[0]
+        if self.ndim == 0:  # NumPy has no axis 0 here: the running sum of one value is itself
+            return R.CumSum.apply(x.reshape(1), 0).reshape(())
+        return R.CumSum.apply(x, d)
+
+    def cumprod(self, dim: int, dtype=None):
+        """y_i = x_0 * ... * x_i along ``dim`` (bool and integers accumulate in int64)."""
+        if dtype is None and self._data.dtype.kind in "biu":
+            dtype = _dt.int64
+        x = _accumulate_in(self, dtype)
+        d = norm_dim(dim, max(self.ndim, 1))[0]
+        if self.ndim == 0:
+            return R.Cumprod.apply(x.reshape(1), 0).reshape(())
+        return R.Cumprod.apply(x, d)
+
+    def cummax(self, dim: int):
+        """(values, indices) of the running maximum along ``dim``: values_i = max_{j <= i} x_j,
+        indices_i the last j where it was reached (a NaN stays the maximum once seen)."""
+        return self._cum_extreme(dim, R.CumMax)
+
+    def cummin(self, dim: int):
+        """(values, indices) of the running minimum along ``dim`` (as cummax)."""
+        return self._cum_extreme(dim, R.CumMin)
+
+    def _cum_extreme(self, dim: int, op):
+        d = norm_dim(dim, max(self.ndim, 1))[0]
+        if self.ndim == 0:
+            values, indices = op.apply(self.reshape(1), 0)
+            return ValuesIndices(values.reshape(()), indices.reshape(()))
+        return ValuesIndices(*op.apply(self, d))
+
+    # ------------------------------------------------------------------------- sorting and counting
+    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+        """(values, indices) sorted along ``dim`` (always stable; NaN sorts as the largest)."""
+        return ValuesIndices(*SO.sort(self, dim, descending))
+
+    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+        return SO.sort(self, dim, descending)[1]
+
+    def topk(self, k: int, dim=None, largest: bool = True, sorted: bool = True):  # noqa: A002
+        """(values, indices) of the k largest (smallest) entries along ``dim`` (last by
+        default), always in sorted order (a valid answer for sorted=False too)."""
+        return ValuesIndices(*SO.topk(self, k, -1 if dim is None else dim, largest))
+
+    def unique(
+        self,
+        sorted: bool = True,  # noqa: A002
+        return_inverse: bool = False,
+        return_counts: bool = False,
+        dim=None,
+    ):
+        """The distinct elements, sorted (always: ``sorted=False`` is allowed to sort too), and
+        optionally the index of each element in them (shaped like self) and their counts.
+
+        With ``dim``, the distinct slices along ``dim`` (sorted lexicographically, as PyTorch);
+        the inverse then has one entry per slice: x == values.index_select(dim, inverse)."""
+        xp = get_array_module(self._data)
+        data = self._data
+        if dim is None:
+            data, axis = data.reshape(-1), None
+        else:
+            if self.ndim == 0:
+                raise IndexError(f"unique: dim {dim} is out of range for a 0-d tensor")
+            axis = norm_dim(dim, self.ndim)[0]
+        low = data.dtype.kind == "V"  # bfloat16: NumPy's sort needs a native float
+        values, inverse, counts = xp.unique(
+            data.astype(xp.float32) if low else data,
+            return_inverse=True,
+            return_counts=True,
+            axis=axis,
+        )
+        out = [self._make(values.astype(data.dtype, copy=False), False)]
+        if return_inverse:
+            shape = self.shape if dim is None else (self.shape[axis],)
+            out.append(self._make(inverse.reshape(shape).astype(xp.int64), False))
+        if return_counts:
+            out.append(self._make(counts.astype(xp.int64), False))
+        return out[0] if len(out) == 1 else tuple(out)
+
+    def histc(self, bins: int = 100, min: float = 0, max: float = 0):  # noqa: A002
+        """A histogram of ``bins`` equal-width bins over [min, max] (the last bin includes max;
+        values outside are not counted). With min == max (the default) the data's own range is
+        used, widened by 1 on each side when all values are equal. No gradient, as in PyTorch."""
+        if not isinstance(bins, int) or isinstance(bins, bool) or bins <= 0:
+            raise RuntimeError(f"histc: bins must be a positive int, got {bins!r}")
+        if self._data.dtype.kind not in FLOAT_KINDS:
+            raise RuntimeError(f"histc: input must be a floating-point tensor, got {self.dtype}")
+        lo, hi = float(min), float(max)
+        if lo > hi:
+            raise RuntimeError(f"histc: max must be larger than min, got min={lo}, max={hi}")
+        xp = get_array_module(self._data)
+        data = self._data.reshape(-1).astype(xp.float64)
+        if lo == hi and data.size:
+            lo, hi = float(data.min()), float(data.max())
+        if lo == hi:
+            lo, hi = lo - 1, hi + 1
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError(f"histc: range of [{lo}, {hi}] is not finite")
+        counts, _ = xp.histogram(data[~xp.isnan(data)], bins=bins, range=(lo, hi))
+        return self._make(counts.astype(self._data.dtype), False)
+
+    def bincount(self, weights=None, minlength: int = 0):
+        """How often each value 0, 1, ..., max occurs in a 1-D non-negative integer tensor (or the
+        sum of ``weights`` per value); at least ``minlength`` bins."""
+        data = self._data
+        if data.ndim != 1 or data.dtype.kind not in "biu":
+            raise RuntimeError(
+                f"bincount only supports 1-d non-negative integral inputs, got a {data.ndim}-d "
+                f"{self.dtype.name} tensor"
+            )
+        if minlength < 0:
+            raise RuntimeError(f"bincount: minlength should be >= 0, got {minlength}")
+        xp = get_array_module(data)
+        if data.size and int(data.min()) < 0:
+            raise RuntimeError("bincount only supports 1-d non-negative integral inputs")
+        if weights is None:
+            return self._make(xp.bincount(data, minlength=minlength).astype(xp.int64), False)
+        w = weights._data if isinstance(weights, TensorBase) else xp.asarray(weights)
+        if w.shape != data.shape:
+            raise RuntimeError(
+                f"bincount: weights should be 1-d and have the same length as input, got "
+                f"{tuple(w.shape)} for {tuple(data.shape)}"
+            )
+        # float32 weights give float32 counts; any other dtype float64, as in PyTorch
+        dtype = w.dtype if w.dtype in (xp.float32, xp.float64) else xp.float64
+        counts = xp.bincount(data, weights=w.astype(xp.float64), minlength=minlength)
+        return self._make(counts.astype(dtype), False)
