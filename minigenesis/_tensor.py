@@ -33,7 +33,7 @@ from .sparse_coo import SparseCOOTensor, dense_to_sparse, strided
 from .tensor_composites import TensorComposites
 from .tensor_indexing import TensorIndexing
 from .tensor_inplace import TensorInPlace
-from .tensor_linalg import LinalgMethods
+from .tensor_linalg import TensorLinalg
 from .tensor_math import TensorMath
 from .tensor_pointwise import TensorPointwise
 from .tensor_random import TensorRandom
@@ -67,7 +67,7 @@ class Tensor(
     TensorRandom,
     TensorShape,
     TensorIndexing,
-    LinalgMethods,
+    TensorLinalg,
     TensorPointwise,
     TensorStatistics,
     TensorComposites,
@@ -84,7 +84,7 @@ class Tensor(
     ``TensorInPlace`` (``tensor_inplace.py``: add_, +=, copy_, fill_ ...), ``TensorRandom``
     (``tensor_random.py``: normal_, bernoulli_ ...), ``TensorShape`` (``tensor_shape.py``: views,
     reshapes, dims), ``TensorIndexing`` (``tensor_indexing.py``: x[i], gather / scatter, index_*,
-    masks), ``LinalgMethods`` (``tensor_linalg.py``: matrix products, det, svd ...),
+    masks), ``TensorLinalg`` (``tensor_linalg.py``: matrix products, det, svd ...),
     ``TensorPointwise`` (``tensor_pointwise.py``: logical/bitwise, logaddexp, special functions)
     and ``TensorStatistics`` (``tensor_stats.py``: median, quantile, nanmean, cov ...); the
     in-place machinery they share comes from ``InPlace`` (``inplace.py``), and

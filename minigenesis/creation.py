@@ -17,7 +17,7 @@ from . import dtypes as _dt
 from ._tensor import Tensor
 from .backend import creation_device, get_array_module, module_for
 from .conversions import _from_python, as_array
-from .ops import sampling as S
+from .ops import sampling
 from .random import _draw, generator_for
 from .size import Size, as_shape
 
@@ -430,7 +430,7 @@ def normal(
     dt = (
         tensors[0]._data.dtype if len(tensors) == 1 else xp.result_type(*(t._data for t in tensors))
     )
-    return S.normal(mean, std, shape, xp.dtype(dt), generator)
+    return sampling.normal(mean, std, shape, xp.dtype(dt), generator)
 
 
 def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:  # noqa: A002
@@ -446,7 +446,7 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
     data = input._data
     if data.size and not bool(((data >= 0) & (data <= 1)).all()):
         raise RuntimeError("bernoulli: input must hold probabilities in [0, 1]")
-    return S.bernoulli(input, generator)
+    return sampling.bernoulli(input, generator)
 
 
 def poisson(input: Tensor, generator: Any = None) -> Tensor:  # noqa: A002
@@ -460,7 +460,7 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:  # noqa: A002
     data = input._data
     if data.size and not bool((data >= 0).all()):
         raise RuntimeError("poisson: invalid Poisson rate, expected rate to be non-negative")
-    return S.poisson(input, generator)
+    return sampling.poisson(input, generator)
 
 
 def logspace(

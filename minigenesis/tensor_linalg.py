@@ -32,7 +32,7 @@ svd_result = namedtuple("svd", ["U", "S", "V"])
 qr_result = namedtuple("qr", ["Q", "R"])
 
 
-class LinalgMethods:
+class TensorLinalg:
     """Mixin of Tensor: the linear-algebra methods."""
 
     __slots__ = ()

@@ -1,6 +1,6 @@
 """The Tensor's operators and pointwise math: + - * / // % ** @, the comparisons and & | ^ ~,
-add / sub / div with ``alpha`` and ``rounding_mode``, exp, log, the trigonometric functions, erf,
-lgamma / digamma / polygamma, clamp, maximum / minimum, the activations used as methods (relu,
+add / sub / div with ``alpha`` and ``rounding_mode``, exp, log, the trigonometric and hyperbolic
+functions, clamp, maximum / minimum, the activations used as methods (relu,
 sigmoid, softmax, gelu ...), rounding, isclose / equal / lerp.
 
 Each method is a thin call into an op of ``ops/``. What the methods share is written once
@@ -27,7 +27,6 @@ from .ops import elementwise as E
 from .ops import math_functions as MF
 from .ops import matmul as M
 from .ops import rounding as RD
-from .ops import special as SP
 from .ops.same_dtype import check_same_dtype
 from .promotion import (
     FLOAT_KINDS,
@@ -242,7 +241,7 @@ class TensorMath:
     def sqrt(self):
         return E.Sqrt.apply(float_in(self))
 
-    # trigonometric, hyperbolic, exp/log variants, erf (ops/math_functions.py)
+    # trigonometric, hyperbolic, exp/log variants (ops/math_functions.py)
     def sin(self):
         return MF.Sin.apply(float_in(self))
 
@@ -292,24 +291,6 @@ class TensorMath:
 
     def reciprocal(self):
         return MF.Reciprocal.apply(float_in(self))
-
-    def erf(self):
-        return MF.Erf.apply(float_in(self))
-
-    def erfinv(self):
-        return MF.Erfinv.apply(float_in(self))
-
-    def lgamma(self):
-        """log |Gamma(x)|."""
-        return SP.Lgamma.apply(float_in(self))
-
-    def digamma(self):
-        """psi(x) = d/dx log Gamma(x)."""
-        return SP.Digamma.apply(float_in(self))
-
-    def polygamma(self, n: int):
-        """psi^(n)(x), the n-th derivative of digamma (n >= 1; defined here for x > 0)."""
-        return SP.polygamma(float_in(self), n)
 
     def rsqrt(self):
         return 1 / E.Sqrt.apply(float_in(self))

@@ -1,12 +1,12 @@
 """The Tensor's further pointwise methods: logical and bitwise ops, sign bits, exp2 / logaddexp /
 hypot / xlogy / logit, fmax / fmin, frexp / ldexp / copysign / heaviside, degrees and radians, and
-the special functions erfc, i0 and sinc (lgamma, digamma, polygamma: tensor_math.py).
+the special functions (erf, erfinv, erfc, lgamma, digamma, polygamma, i0, sinc, logcumsumexp).
 
 Most are compositions of existing differentiable ops (their gradients follow from the chain rule
 and match PyTorch's, including the special points noted in each docstring); erfc, i0, xlogy and
-logcumsumexp are ops of ``ops/special_functions.py``. Results that are
-bool (logical ops, signbit) or integer (bitwise ops, frexp's exponent) carry no gradient, as in
-PyTorch.
+logcumsumexp are ops of ``ops/special_functions.py``, erf and erfinv of ``ops/math_functions.py``,
+lgamma, digamma and polygamma of ``ops/special.py``. Results that are bool (logical ops, signbit)
+or integer (bitwise ops, frexp's exponent) carry no gradient, as in PyTorch.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from . import dtypes as _dt
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .ops import math_functions as MF
+from .ops import special as SP
 from .ops import special_functions as SF
 from .promotion import FLOAT_KINDS, float_in, result_type
 from .size import norm_dim
@@ -238,6 +239,25 @@ class TensorPointwise:
         return float_in(self) * (180 / math.pi)
 
     # ----------------------------------------------------------------- special functions
+    def erf(self):
+        """2 / sqrt(pi) * integral from 0 to x of exp(-t^2) dt (ops/math_functions.py)."""
+        return MF.Erf.apply(float_in(self))
+
+    def erfinv(self):
+        return MF.Erfinv.apply(float_in(self))
+
+    def lgamma(self):
+        """log |Gamma(x)| (ops/special.py, as digamma and polygamma)."""
+        return SP.Lgamma.apply(float_in(self))
+
+    def digamma(self):
+        """psi(x) = d/dx log Gamma(x)."""
+        return SP.Digamma.apply(float_in(self))
+
+    def polygamma(self, n: int):
+        """psi^(n)(x), the n-th derivative of digamma (n >= 1; defined here for x > 0)."""
+        return SP.polygamma(float_in(self), n)
+
     def erfc(self):
         return SF.Erfc.apply(float_in(self))
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
-from .ops import sampling as SM
+from .ops import sampling
 from .ops import sorting as SO
 from .promotion import FLOAT_KINDS, need_float
 from .random import fill, fill_normal, fill_uniform
@@ -64,7 +64,7 @@ class TensorRandom:
             return out.bernoulli_(p, generator=generator)
         need_float(self, "bernoulli")
         _check_probabilities(self._data, "bernoulli")
-        return SM.bernoulli(self, generator)
+        return sampling.bernoulli(self, generator)
 
     def exponential_(self, lambd: float = 1.0, *, generator=None):
         """Samples of Exp(lambd): density lambd * exp(-lambd * x) on x >= 0 (mean 1/lambd)."""

@@ -1,8 +1,8 @@
 """The pointwise functions: ``mg.exp``, ``mg.sin``, ``mg.erf``, ``mg.floor``, ``mg.isnan``,
 ``mg.logical_and``, ``mg.sigmoid`` ... Each is the Tensor method of the same name under PyTorch's
 top-level spelling (``mg.exp(x)`` is ``x.exp()``), most with ``out=``. The special functions here
-(``lgamma``, ``digamma``, ``polygamma``, ``erfc``, ``i0``, ``sinc``, ``xlogy``) are the methods of
-``tensor_math.py`` / ``tensor_pointwise.py``; ``mg.special`` (``special.py``) names them again."""
+(``erf``, ``lgamma``, ``digamma``, ``polygamma``, ``erfc``, ``i0``, ``sinc``, ``xlogy`` ...) are the
+methods of ``tensor_pointwise.py``; ``mg.special`` (``special.py``) names them again."""
 
 from __future__ import annotations
 

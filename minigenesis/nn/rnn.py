@@ -33,7 +33,7 @@ from typing import Any
 from .._tensor import Tensor
 from ..creation import empty, zeros
 from ..functions import cat
-from ..ops import rnn as R
+from ..ops import rnn as rnn_ops
 from . import functional as F
 from . import init
 from .module import Module
@@ -47,19 +47,19 @@ def _step(mode: str, xw: Tensor, state: Any, w_hh: Tensor, b_hh: Tensor | None, 
     """One time step of a cell on the projected input ``xw`` = x W_ih^T + b_ih: the new state
     (h, or (h, c) for an LSTM)."""
     if mode == "LSTM":
-        return R.LSTMCell.apply(xw, state[0], state[1], w_hh, b_hh, w_hr)
+        return rnn_ops.LSTMCell.apply(xw, state[0], state[1], w_hh, b_hh, w_hr)
     if mode == "GRU":
-        return R.GRUCell.apply(xw, state, w_hh, b_hh)
-    return R.RNNCell.apply(xw, state, w_hh, b_hh, mode == "RNN_RELU")
+        return rnn_ops.GRUCell.apply(xw, state, w_hh, b_hh)
+    return rnn_ops.RNNCell.apply(xw, state, w_hh, b_hh, mode == "RNN_RELU")
 
 
 def _unstack(x: Tensor) -> tuple:
     """x[0], x[1], ... as one graph node (the steps of a sequence, the layers of a state)."""
-    return R.Unstack.apply(x)
+    return rnn_ops.Unstack.apply(x)
 
 
 def _stack(xs: list) -> Tensor:
-    return R.Stack.apply(*xs)
+    return rnn_ops.Stack.apply(*xs)
 
 
 class RNNBase(Module):
@@ -504,7 +504,7 @@ class RNNCell(RNNCellBase):
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         batched, x, (h,) = self._prepare(input, (hx,))
-        out = R.RNNCell.apply(
+        out = rnn_ops.RNNCell.apply(
             self._xw(x), h, self.weight_hh, self.bias_hh, self.nonlinearity == "relu"
         )
         return out if batched else out.squeeze(0)
@@ -530,7 +530,7 @@ class LSTMCell(RNNCellBase):
         if hx is not None and not (isinstance(hx, tuple) and len(hx) == 2):
             raise TypeError(f"LSTMCell: hx must be a tuple (h, c), got {type(hx).__name__}")
         batched, x, (h, c) = self._prepare(input, hx if hx is not None else (None, None))
-        h, c = R.LSTMCell.apply(self._xw(x), h, c, self.weight_hh, self.bias_hh, None)
+        h, c = rnn_ops.LSTMCell.apply(self._xw(x), h, c, self.weight_hh, self.bias_hh, None)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
@@ -550,5 +550,5 @@ class GRUCell(RNNCellBase):
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         batched, x, (h,) = self._prepare(input, (hx,))
-        out = R.GRUCell.apply(self._xw(x), h, self.weight_hh, self.bias_hh)
+        out = rnn_ops.GRUCell.apply(self._xw(x), h, self.weight_hh, self.bias_hh)
         return out if batched else out.squeeze(0)
