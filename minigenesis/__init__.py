@@ -21,16 +21,6 @@ from .autograd import (
 )
 from .backend import device, get_array_module, get_default_device, set_default_device
 from .creation import (
-    BFloat16Tensor,
-    BoolTensor,
-    ByteTensor,
-    CharTensor,
-    DoubleTensor,
-    FloatTensor,
-    HalfTensor,
-    IntTensor,
-    LongTensor,
-    ShortTensor,
     arange,
     bernoulli,
     empty,
@@ -54,6 +44,18 @@ from .creation import (
     tensor,
     zeros,
     zeros_like,
+)
+from .legacy_types import (
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
 )
 from .dtypes import (
     DType,

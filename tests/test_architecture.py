@@ -183,7 +183,6 @@ def test_one_training_step_is_readable_in_an_afternoon():
     assert functions <= 70 and lines <= 700 and files <= 18, (functions, lines, files)
 
 
-@pytest.mark.xfail(strict=True, reason="functions.py and tensor_math.py are still to be split")
 def test_no_file_of_the_package_is_longer_than_600_lines():
     """One concept per file, each short enough to read in one sitting: a file that grows past 600
     lines is split along its seams (as nn/functional/, serialization/restricted_*.py were)."""
