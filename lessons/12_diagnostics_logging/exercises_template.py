@@ -7,8 +7,9 @@ import struct  # noqa: F401
 from collections.abc import Sequence
 from pathlib import Path
 
+from tensorboardX.record_writer import masked_crc32c  # noqa: F401
+
 import minigenesis as mg
-from minigenesis.utils._tfevents import masked_crc32c  # noqa: F401
 
 
 def ema_smooth(values: Sequence[float], weight: float = 0.6) -> list[float]:

@@ -7,8 +7,9 @@ import struct
 from collections.abc import Sequence
 from pathlib import Path
 
+from tensorboardX.record_writer import masked_crc32c
+
 import minigenesis as mg
-from minigenesis.utils._tfevents import masked_crc32c
 
 
 def ema_smooth(values: Sequence[float], weight: float = 0.6) -> list[float]:

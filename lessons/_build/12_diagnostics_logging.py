@@ -325,8 +325,8 @@ plt.show()
 # `minigenesis.utils.tensorboard.SummaryWriter` has the methods of PyTorch's
 # `torch.utils.tensorboard.SummaryWriter`: `add_scalar`, `add_scalars`, `add_histogram`,
 # `add_text`, `add_hparams`, `flush`, `close`. Into its `log_dir` it writes TensorBoard's event
-# file, encoded by hand (no TensorFlow needed), plus `scalars.csv` and `events.jsonl`, which any
-# spreadsheet or script can read. `tensorboard --logdir <folder>` shows the curves, if the
+# file (with the `tensorboardX` library, which PyTorch users know: no TensorFlow needed), plus
+# `scalars.csv` and `events.jsonl`, which any spreadsheet or script can read. `tensorboard --logdir <folder>` shows the curves, if the
 # `tensorboard` package is installed. (Weights & Biases is another choice; it needs an account
 # and the network, so this course stays with local files.)
 
@@ -355,8 +355,9 @@ for row in rows[-3:]:
 
 # %% [markdown]
 # The event file itself is a sequence of *TFRecords*: an 8-byte length, a masked CRC32C of the
-# length, the payload (one protobuf `Event`), and a masked CRC32C of the payload.
-# **Exercise 12.4**: write `read_tfrecords(path)` and look inside the file.
+# length, the payload (one protobuf `Event`), and a masked CRC32C of the payload (tensorboardX's
+# `masked_crc32c` computes it). **Exercise 12.4**: write `read_tfrecords(path)` and look inside
+# the file.
 
 # %%
 (event_file,) = run_dir.glob("events.out.tfevents.*")

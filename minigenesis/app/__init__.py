@@ -15,6 +15,16 @@ from __future__ import annotations
 
 from .config import TrainConfig, build_datasets, build_model
 from .state import TrainError
-from .trainer import Trainer
 
 __all__ = ["TrainConfig", "Trainer", "TrainError", "build_datasets", "build_model"]
+
+
+def __getattr__(name: str):
+    # Loaded on first use (PEP 562): the trainer brings tqdm and the TensorBoard writer
+    # (tensorboardX, which imports PyTorch where it is installed: 1.5 s), which `python -m
+    # minigenesis plot-lr`, `doctor` or `lessons` should not pay for.
+    if name == "Trainer":
+        from .trainer import Trainer
+
+        return Trainer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

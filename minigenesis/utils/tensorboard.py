@@ -12,15 +12,21 @@ same::
 
 Into ``log_dir`` it writes
 
-- ``events.out.tfevents.*``: TensorBoard's event file (``tensorboard --logdir runs`` shows it),
-  encoded by hand in ``_tfevents.py``, so neither TensorFlow nor TensorBoard is needed to write;
+- ``events.out.tfevents.<time>.<host>.<pid>.<n>``: TensorBoard's event file (``tensorboard
+  --logdir runs`` shows it), named as PyTorch names it. The file format (TFRecord framing,
+  CRC32C, protobuf messages) is tensorboardX's job: this module is an adapter that turns
+  minigenesis Tensors into NumPy arrays and keeps PyTorch's signatures and folder layout;
 - ``scalars.csv``: one row ``step,wall_time,tag,value`` per scalar (opens in any spreadsheet);
-- ``events.jsonl``: one JSON object per call (scalars, histogram statistics, text, hparams).
+- ``events.jsonl``: one JSON object per scalar, histogram (its statistics), text or hparams call.
 
 ``add_scalars`` writes each curve into a sub-folder ``<log_dir>/<main_tag>_<key>`` as PyTorch
 does, so TensorBoard draws them in one chart. ``add_hparams`` writes a sub-run for the HPARAMS tab.
 ``add_graph`` records the module's structure as text (the GRAPHS tab needs a traced graph, which
 minigenesis does not build).
+
+Importing this module imports tensorboardX (and tensorboardX imports PyTorch where PyTorch is
+installed, about 1.5 s), so ``import minigenesis`` does not import it: the trainer imports it when
+a run starts writing.
 """
 
 from __future__ import annotations
@@ -35,13 +41,20 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import tensorboardX
 
-from . import _tfevents as tfe
-from ._tb_media import MediaMixin, to_host
+from ..backend import to_numpy
 
 __all__ = ["SummaryWriter"]
 
-_file_counter = 0
+_writers_opened = 0  # numbers each writer of the process, as PyTorch's file names do
+
+
+def to_host(values: Any) -> np.ndarray:
+    """A Tensor, array, list or number as a host NumPy array (what tensorboardX takes)."""
+    if hasattr(values, "_data"):  # a minigenesis Tensor or Parameter
+        values = values.detach()._data
+    return np.asarray(to_numpy(values))
 
 
 def _to_float(tag: str, value: Any) -> float:
@@ -51,40 +64,23 @@ def _to_float(tag: str, value: Any) -> float:
     return float(arr.reshape(()))
 
 
-class _EventFile:
-    """One ``events.out.tfevents.*`` file: the version record first, then one record per event."""
-
-    def __init__(self, log_dir: Path, filename_suffix: str = "", purge_step: int | None = None):
-        global _file_counter
-        log_dir.mkdir(parents=True, exist_ok=True)
-        _file_counter += 1
-        name = (
-            f"events.out.tfevents.{int(time.time()):010d}.{socket.gethostname()}."
-            f"{os.getpid()}.{_file_counter}{filename_suffix}"
-        )
-        self.path = log_dir / name
-        self._file = self.path.open("wb")
-        self.write(tfe.event(time.time(), 0, file_version="brain.Event:2"))
-        if purge_step is not None:  # TensorBoard drops what an earlier run logged at >= this step
-            self.write(tfe.event(time.time(), purge_step, session_log=tfe.session_log_start()))
-
-    def write(self, event: bytes) -> None:
-        self._file.write(tfe.frame_record(event))
-
-    def flush(self) -> None:
-        self._file.flush()
-
-    def close(self) -> None:
-        self._file.close()
+def _as_image(tag: str, img_tensor: Any) -> np.ndarray:
+    """uint8 pixels stay as they are; floats are taken to lie in [0, 1] and clipped there, as
+    PyTorch does before scaling by 255 (tensorboardX alone would wrap values above 1 round)."""
+    arr = to_host(img_tensor)
+    if arr.dtype == np.uint8:
+        return arr
+    return np.clip(np.nan_to_num(arr.astype(np.float32)), 0.0, 1.0)
 
 
-class SummaryWriter(MediaMixin):
-    """Write scalars, histograms, text, images and hparams of a run into ``log_dir``.
+class SummaryWriter:
+    """Write scalars, histograms, text, images, embeddings and hparams of a run into ``log_dir``.
 
-    ``log_dir`` defaults to ``runs/<date>_<time>_<host><comment>``. Records are buffered and
-    written every ``max_queue`` calls or ``flush_secs`` seconds, and on ``flush()``/``close()``.
-    ``purge_step`` (for resumed runs) tells TensorBoard to drop what an earlier run logged at that
-    step or later.
+    ``log_dir`` defaults to ``runs/<date>_<time>_<host><comment>``. tensorboardX writes the event
+    files from a background thread, every ``max_queue`` events or ``flush_secs`` seconds, and on
+    ``close()``. ``purge_step`` (for resumed runs) tells TensorBoard to drop what an earlier run
+    logged at that step or later. ``write_csv`` / ``write_jsonl`` (not in PyTorch) switch off the
+    two plain-text copies.
     """
 
     def __init__(
@@ -98,13 +94,21 @@ class SummaryWriter(MediaMixin):
         write_csv: bool = True,
         write_jsonl: bool = True,
     ) -> None:
+        global _writers_opened
         if log_dir is None:
             stamp = datetime.now().strftime("%b%d_%H-%M-%S")
             log_dir = Path("runs") / f"{stamp}_{socket.gethostname()}{comment}"
         self.log_dir = Path(log_dir)
-        self._suffix, self.max_queue, self.flush_secs = filename_suffix, max_queue, flush_secs
-        self._events = _EventFile(self.log_dir, filename_suffix, purge_step)
-        self._sub_writers: dict[str, _EventFile] = {}
+        _writers_opened += 1
+        # tensorboardX names a file events.out.tfevents.<time>.<host><suffix>; PyTorch adds the
+        # process id and a counter, so two writers of one second never write the same file
+        self._suffix = f".{os.getpid()}.{_writers_opened}{filename_suffix}"
+        self._queue_args = {"max_queue": max_queue, "flush_secs": flush_secs}
+        self._writer = tensorboardX.SummaryWriter(
+            str(self.log_dir), purge_step=purge_step, filename_suffix=self._suffix,
+            **self._queue_args,
+        )  # fmt: skip
+        self._curves: dict[str, tensorboardX.SummaryWriter] = {}  # add_scalars' sub-runs
         self._csv_file = self._csv = self._jsonl = None
         if write_csv:
             path = self.log_dir / "scalars.csv"
@@ -115,7 +119,7 @@ class SummaryWriter(MediaMixin):
                 self._csv.writerow(["step", "wall_time", "tag", "value"])
         if write_jsonl:
             self._jsonl = (self.log_dir / "events.jsonl").open("a", encoding="utf-8")
-        self._pending, self._last_flush, self._closed = 0, time.time(), False
+        self._closed = False
 
     def get_logdir(self) -> str:
         return str(self.log_dir)
@@ -125,26 +129,13 @@ class SummaryWriter(MediaMixin):
         if self._closed:
             raise RuntimeError(f"SummaryWriter({self.log_dir}) is closed")
 
-    def _emit(
-        self,
-        values: list[bytes],
-        step: int | None,
-        walltime: float | None,
-        target: _EventFile | None = None,
-    ) -> float:
-        wall = time.time() if walltime is None else float(walltime)
-        summary = tfe.summary(values)
-        (target or self._events).write(tfe.event(wall, int(step or 0), summary=summary))
-        return wall
-
     def _log_json(self, record: dict) -> None:
         if self._jsonl is not None:
             self._jsonl.write(json.dumps(record, allow_nan=True) + "\n")
 
-    def _tick(self) -> None:
-        self._pending += 1
-        if self._pending >= self.max_queue or time.time() - self._last_flush >= self.flush_secs:
-            self.flush()
+    def _log_csv(self, step: int | None, wall: float, tag: str, value: float) -> None:
+        if self._csv is not None:
+            self._csv.writerow([step if step is not None else "", wall, tag, value])
 
     # ------------------------------------------------------------------ scalars
     def add_scalar(
@@ -157,13 +148,12 @@ class SummaryWriter(MediaMixin):
         """Log one number (a float, int, NumPy scalar or one-element Tensor) under ``tag``."""
         self._check_open()
         value = _to_float(tag, scalar_value)
-        wall = self._emit([tfe.scalar_value(tag, value)], global_step, walltime)
-        if self._csv is not None:
-            self._csv.writerow([global_step if global_step is not None else "", wall, tag, value])
+        wall = time.time() if walltime is None else float(walltime)
+        self._writer.add_scalar(tag, value, global_step, wall)
+        self._log_csv(global_step, wall, tag, value)
         self._log_json(
             {"type": "scalar", "tag": tag, "step": global_step, "wall_time": wall, "value": value}
         )
-        self._tick()
 
     def add_scalars(
         self,
@@ -173,25 +163,26 @@ class SummaryWriter(MediaMixin):
         walltime: float | None = None,
     ) -> None:
         """Several curves in one chart: each ``key`` goes to the run ``<log_dir>/<main_tag>_<key>``
-        under the tag ``main_tag`` (and to the CSV as ``main_tag/key``)."""
+        under the tag ``main_tag`` (and to the CSV as ``main_tag/key``).
+
+        PyTorch's folder names, not tensorboardX's (``<main_tag>/<key>``): so each curve is one
+        writer here.
+        """
         self._check_open()
         wall = time.time() if walltime is None else float(walltime)
-        for key, raw in tag_scalar_dict.items():
-            value = _to_float(f"{main_tag}/{key}", raw)
-            folder = f"{main_tag}_{key}".replace("/", "_")
-            if folder not in self._sub_writers:
-                self._sub_writers[folder] = _EventFile(self.log_dir / folder, self._suffix)
-            target = self._sub_writers[folder]
-            self._emit([tfe.scalar_value(main_tag, value)], global_step, wall, target)
-            if self._csv is not None:
-                step = global_step if global_step is not None else ""
-                self._csv.writerow([step, wall, f"{main_tag}/{key}", value])
-        values = {k: _to_float(k, v) for k, v in tag_scalar_dict.items()}
+        values = {key: _to_float(f"{main_tag}/{key}", raw) for key, raw in tag_scalar_dict.items()}
+        for key, value in values.items():
+            folder = f"{main_tag.replace('/', '_')}_{key}"
+            if folder not in self._curves:
+                self._curves[folder] = tensorboardX.SummaryWriter(
+                    str(self.log_dir / folder), filename_suffix=self._suffix, **self._queue_args
+                )
+            self._curves[folder].add_scalar(main_tag, value, global_step, wall)
+            self._log_csv(global_step, wall, f"{main_tag}/{key}", value)
         self._log_json(
             {"type": "scalars", "tag": main_tag, "step": global_step, "wall_time": wall,
              "values": values}
         )  # fmt: skip
-        self._tick()
 
     # ------------------------------------------------------------------ histograms, text
     def add_histogram(
@@ -199,13 +190,14 @@ class SummaryWriter(MediaMixin):
         tag: str,
         values: Any,
         global_step: int | None = None,
-        bins: int | str = 64,
+        bins: int | str | np.ndarray = "tensorflow",
         walltime: float | None = None,
+        max_bins: int | None = None,
     ) -> None:
         """A histogram of ``values`` (weights, gradients, activations).
 
-        ``bins`` is a count of equal-width buckets between min and max or a NumPy rule ("auto",
-        "fd"...); PyTorch's default "tensorflow" is taken as 64 buckets.
+        ``bins``: "tensorflow" (PyTorch's default: buckets whose edges grow by 10% from 1e-12 to
+        1e20, on both sides of 0), a count of equal-width buckets, or a NumPy rule ("auto", "fd").
         """
         self._check_open()
         arr = to_host(values).astype(np.float64).ravel()
@@ -214,19 +206,15 @@ class SummaryWriter(MediaMixin):
         if not np.all(np.isfinite(arr)):
             bad = int(np.sum(~np.isfinite(arr)))
             raise ValueError(f"add_histogram('{tag}'): {bad} of {arr.size} values are NaN or Inf")
-        counts, edges = np.histogram(arr, bins=64 if bins == "tensorflow" else bins)
+        wall = time.time() if walltime is None else float(walltime)
+        self._writer.add_histogram(tag, arr, global_step, bins, wall, max_bins)
         stats = {
             "min": float(arr.min()), "max": float(arr.max()), "num": float(arr.size),
             "sum": float(arr.sum()), "sum_squares": float(np.dot(arr, arr)),
         }  # fmt: skip
-        limits, counts_list = edges[1:].tolist(), counts.astype(np.float64).tolist()
-        value = tfe.histogram_value(tag, *stats.values(), limits, counts_list)
-        wall = self._emit([value], global_step, walltime)
         self._log_json(
-            {"type": "histogram", "tag": tag, "step": global_step, "wall_time": wall, **stats,
-             "bucket_limits": limits, "counts": counts_list}
-        )  # fmt: skip
-        self._tick()
+            {"type": "histogram", "tag": tag, "step": global_step, "wall_time": wall, **stats}
+        )
 
     def add_text(
         self,
@@ -235,15 +223,14 @@ class SummaryWriter(MediaMixin):
         global_step: int | None = None,
         walltime: float | None = None,
     ) -> None:
-        """Text (Markdown) shown in TensorBoard's TEXT tab."""
+        """Text (Markdown) shown in TensorBoard's TEXT tab, under ``<tag>/text_summary``."""
         self._check_open()
-        wall = self._emit([tfe.text_value(f"{tag}/text_summary", str(text_string))], global_step,
-                          walltime)  # fmt: skip
+        wall = time.time() if walltime is None else float(walltime)
+        self._writer.add_text(tag, str(text_string), global_step, wall)
         self._log_json(
             {"type": "text", "tag": tag, "step": global_step, "wall_time": wall,
              "text": str(text_string)}
         )  # fmt: skip
-        self._tick()
 
     def add_hparams(
         self,
@@ -256,7 +243,9 @@ class SummaryWriter(MediaMixin):
         """One row of TensorBoard's HPARAMS table: the run's hyperparameters and final metrics.
 
         As in PyTorch, this writes a sub-run ``<log_dir>/<run_name or time>`` holding the hparams
-        summaries and each metric as a scalar.
+        summaries and each metric as a scalar. A value that is not a bool, number or string is
+        logged as its ``str()``. ``hparam_domain_discrete`` is accepted for PyTorch's signature;
+        tensorboardX writes no domains, so TensorBoard lists the values the runs logged.
         """
         self._check_open()
         if not isinstance(hparam_dict, dict) or not isinstance(metric_dict, dict):
@@ -267,37 +256,100 @@ class SummaryWriter(MediaMixin):
                 value = _to_float(key, value)
             clean[key] = value if isinstance(value, bool | int | float | str) else str(value)
         metrics = {k: _to_float(k, v) for k, v in metric_dict.items()}
-        run = self.log_dir / (run_name or f"{time.time():.6f}")
-        events = _EventFile(run, self._suffix)
-        wall = time.time()
-        for value in tfe.hparams_values(clean, list(metrics), wall):
-            events.write(tfe.event(wall, 0, summary=tfe.summary([value])))
-        for tag, value in metrics.items():
-            self._emit([tfe.scalar_value(tag, value)], global_step, wall, events)
-        events.close()
+        run = run_name or f"{time.time():.6f}"
+        self._writer.add_hparams(clean, metrics, name=run, global_step=global_step)
         self._log_json(
-            {"type": "hparams", "run": run.name, "wall_time": wall, "hparams": clean,
+            {"type": "hparams", "run": run, "wall_time": time.time(), "hparams": clean,
              "metrics": metrics}
         )  # fmt: skip
-        self._tick()
+
+    # ------------------------------------------------------------------ images, figures, graph
+    def add_image(
+        self,
+        tag: str,
+        img_tensor: Any,
+        global_step: int | None = None,
+        walltime: float | None = None,
+        dataformats: str = "CHW",
+    ) -> None:
+        """One image: floats in [0, 1] or uint8 in [0, 255]; ``dataformats`` CHW, HWC or HW."""
+        self._check_open()
+        self._writer.add_image(tag, _as_image(tag, img_tensor), global_step, walltime, dataformats)
+
+    def add_images(
+        self,
+        tag: str,
+        img_tensor: Any,
+        global_step: int | None = None,
+        walltime: float | None = None,
+        dataformats: str = "NCHW",
+    ) -> None:
+        """A batch of images, tiled into one grid image (``dataformats`` NCHW or NHWC)."""
+        self._check_open()
+        self._writer.add_images(tag, _as_image(tag, img_tensor), global_step, walltime,
+                                dataformats)  # fmt: skip
+
+    def add_figure(
+        self,
+        tag: str,
+        figure: Any,
+        global_step: int | None = None,
+        close: bool = True,
+        walltime: float | None = None,
+    ) -> None:
+        """A matplotlib figure (or a list of them), rendered to an image."""
+        self._check_open()
+        self._writer.add_figure(tag, figure, global_step, close, walltime)
+
+    def add_graph(self, model: Any, input_to_model: Any = None, verbose: bool = False) -> None:
+        """Record the module structure and parameter count as text under ``graph``.
+
+        TensorBoard's GRAPHS tab needs a traced GraphDef (PyTorch's comes from ``torch.jit``),
+        which minigenesis does not produce; the module tree is what that tab would mostly show
+        for a small model.
+        """
+        params = sum(p.numel() for p in model.parameters()) if hasattr(model, "parameters") else 0
+        text = f"{type(model).__name__}: {params:,} parameters\n\n```\n{model!r}\n```"
+        self.add_text("graph", text, 0)
+
+    def add_embedding(
+        self,
+        mat: Any,
+        metadata: list | None = None,
+        label_img: Any = None,
+        global_step: int | None = None,
+        tag: str = "default",
+        metadata_header: list | None = None,
+    ) -> None:
+        """Vectors for TensorBoard's PROJECTOR tab, as PyTorch lays them out:
+        ``<step:05d>/<tag>/tensors.tsv`` (+ ``metadata.tsv``, ``sprite.png`` from ``label_img``
+        (N, C, H, W)) and an entry in ``projector_config.pbtxt``."""
+        self._check_open()
+        arr = to_host(mat)
+        if arr.ndim != 2:
+            raise ValueError(f"add_embedding: mat must be 2-D (N, D), got shape {arr.shape}")
+        if metadata is not None and len(metadata) != arr.shape[0]:
+            raise ValueError(f"add_embedding: {len(metadata)} metadata rows for "
+                             f"{arr.shape[0]} vectors")  # fmt: skip
+        images = None if label_img is None else _as_image(tag, label_img)
+        self._writer.add_embedding(arr, metadata, images, global_step, tag, metadata_header)
 
     # ------------------------------------------------------------------ lifetime
     def flush(self) -> None:
-        """Write everything buffered to disk."""
-        for f in [self._events, *self._sub_writers.values()]:
-            f.flush()
+        """Flush the event files and the CSV and JSONL copies to disk. (tensorboardX writes an
+        event from its thread shortly after the call that logged it; ``close()`` waits for all.)"""
+        for writer in [self._writer, *self._curves.values()]:
+            writer.flush()
         for f in (self._csv_file, self._jsonl):
             if f is not None:
                 f.flush()
-        self._pending, self._last_flush = 0, time.time()
 
     def close(self) -> None:
-        """Flush and close every file (calling it twice is harmless)."""
+        """Write everything and close every file (calling it twice is harmless)."""
         if self._closed:
             return
-        self.flush()
-        for f in [self._events, *self._sub_writers.values()]:
-            f.close()
+        for writer in [self._writer, *self._curves.values()]:
+            writer.close()
         for f in (self._csv_file, self._jsonl):
             if f is not None:
                 f.close()

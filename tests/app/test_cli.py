@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tfevents_reader import event_file, read_events, scalars, summary_values
 
 import minigenesis as mg
 from minigenesis.app import cli
@@ -67,6 +68,35 @@ def test_train_writes_its_files(finished_run, capsys):
     assert ckpt["step"] == 12 and ckpt["epoch"] == 2 and len(ckpt["lrs"]) == 12
     assert {"model_state_dict", "optimizer_state_dict", "scheduler_state_dict",
             "scaler_state_dict"} <= set(ckpt)  # fmt: skip
+
+
+def test_train_event_files_hold_the_metrics(finished_run):
+    """TensorBoard's files of the main job, read back: per-epoch curves equal metrics.csv (which
+    keeps 6 digits) at each epoch's last step; one loss/lr/grad-norm point per optimizer step, the
+    lr the one the checkpoint recorded; the hyperparameters as text; the HPARAMS sub-run with the
+    best validation accuracy."""
+    logs = finished_run / "tensorboard"
+    values = summary_values(read_events(event_file(logs)))
+    by_tag: dict[str, list[tuple[int, float]]] = {}
+    for step, v in values:
+        by_tag.setdefault(v.tag, []).append((step, v.simple_value))
+    rows = _rows(finished_run)
+    for tag, column in [("Loss/train", "train_loss"), ("Loss/val", "val_loss"),
+                        ("Accuracy/train", "train_acc"), ("Accuracy/val", "val_acc")]:  # fmt: skip
+        assert [s for s, _ in by_tag[tag]] == [6, 12], tag
+        expected = [float(r[column]) for r in rows]
+        np.testing.assert_allclose([x for _, x in by_tag[tag]], expected, rtol=1e-5)
+    for tag in ("Loss/train_step", "Learning_rate", "Grad_norm"):
+        assert [s for s, _ in by_tag[tag]] == list(range(1, 13)), tag
+    lrs = mg.load_checkpoint(finished_run / "checkpoints" / "last.pth")["lrs"]
+    np.testing.assert_allclose([x for _, x in by_tag["Learning_rate"]], lrs, rtol=1e-6)
+    (text,) = [v for _, v in values if v.tag == "Hyperparameters/text_summary"]
+    assert b"'epochs': 2" in text.tensor.string_val[0]
+    hp = [(tag, x) for _, tag, x in scalars(event_file(logs / "hparams"))]
+    assert [tag for tag, _ in hp[:3]] == ["_hparams_/experiment", "_hparams_/session_start_info",
+                                          "_hparams_/session_end_info"]  # fmt: skip
+    best = max(float(r["val_acc"]) for r in rows)
+    assert hp[3:] == [("hparam/best_val_acc", pytest.approx(best, rel=1e-5))]
 
 
 def test_summary_is_printed(tmp_path, capsys):

@@ -130,7 +130,7 @@ def test_tensorboard_logging_example(tmp_path, monkeypatch):
 
     run = tmp_path / "runs" / "experiment_1"
     assert list(run.glob("events.out.tfevents.*")) and (run / "Loss_train").is_dir()
-    assert (run / "00002" / "tensors.tsv").read_text().count("\n") == 6
+    assert (run / "00002" / "default" / "tensors.tsv").read_text().count("\n") == 6
     assert "metadata.tsv" in (run / "projector_config.pbtxt").read_text()
     assert len(list((tmp_path / "runs").iterdir())) == 2
 
