@@ -64,8 +64,10 @@ def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
 
 
 def xlogy(x: Tensor, y: Tensor) -> Tensor:
-    """x log y with 0 log 0 = 0 (the convention that makes log-densities finite at the edges)."""
-    return (x * y.log()).where(x != 0, x.new_zeros(()))
+    """x log y with 0 log 0 = 0 (the convention that makes log-densities finite at the edges),
+    by the xlogy op: its d/dx is 0 where x = 0 and y <= 0, as PyTorch's. (A ``where`` around
+    ``x * log y`` would send 0 * log 0 = NaN back to x there.)"""
+    return x.xlogy(y)
 
 
 def sum_rightmost(value: Tensor, dim: int) -> Tensor:
