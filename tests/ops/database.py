@@ -14,6 +14,7 @@ from . import (
     db_activation,
     db_binary,
     db_conv,
+    db_distributions,
     db_indexing,
     db_linalg,
     db_loss,
@@ -39,6 +40,7 @@ ENTRIES: list[OpEntry] = [
     *db_conv.ENTRIES,
     *db_stats.ENTRIES,
     *db_special.ENTRIES,
+    *db_distributions.ENTRIES,
 ]
 
 # The same op under other public names (mg.special, nn.functional): the variants check calls

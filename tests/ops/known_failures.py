@@ -42,6 +42,23 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     ("frexp", "out"): "frexp takes no out= (PyTorch's takes a (mantissa, exponent) pair)",
     ("ldexp", "grad_torch"): "not our bug: PyTorch's d/dx is 0 for a negative int exponent",
     ("F.dropout", "requires_grad"): "p = 0 or eval returns the input itself, as PyTorch's does",
+    # Not bugs: the property returns the parameter tensor it holds, as PyTorch's does, so it
+    # requires grad when the parameter does, under no_grad too
+    **{
+        (f"distributions.{name}", "requires_grad"): "returns the parameter itself, as PyTorch's"
+        for name in (
+            "Normal.mean",
+            "Normal.mode",
+            "Normal.stddev",
+            "Laplace.mean",
+            "Laplace.mode",
+            "Independent.mean",
+            "Independent.mode",
+            "Bernoulli.mean",
+            "Bernoulli.probs",
+            "Bernoulli.logits",
+        )
+    },  # fmt: skip
 }
 
 

@@ -1,6 +1,7 @@
 """The public computing names the op database must cover, enumerated from the package itself:
-mg.* functions, Tensor methods, nn.functional, mg.linalg and mg.special (qualified as the
-entries name them: ``exp``, ``Tensor.exp_``, ``F.relu``, ``linalg.svd``, ``special.erf``)."""
+mg.* functions, Tensor methods, nn.functional, mg.linalg, mg.special and the distributions'
+methods (qualified as the entries name them: ``exp``, ``Tensor.exp_``, ``F.relu``,
+``linalg.svd``, ``special.erf``, ``distributions.Normal.log_prob``)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,35 @@ def public_names() -> set[str]:
         for n in dir(mg.Tensor)
         if not n.startswith("_") and callable(getattr(mg.Tensor, n, None))
     }
+    return names | distribution_names()
+
+
+# The base class's own formulas, public on a distribution that has what they are built from
+_DERIVED = {"stddev": "variance", "perplexity": "entropy"}
+
+
+def distribution_names() -> set[str]:
+    """``distributions.kl_divergence`` and ``distributions.<Class>.<attr>`` for each method and
+    property a distribution defines (itself or a parent below ``Distribution``: the base's stubs
+    raise NotImplementedError), with the base's stddev / perplexity where the class has the
+    variance / entropy they derive from."""
+    D = mg.distributions
+    names = {f"distributions.{n}" for n in D.__all__ if inspect.isfunction(getattr(D, n))}
+    for cname in D.__all__:
+        cls = getattr(D, cname)
+        if not (inspect.isclass(cls) and issubclass(cls, D.Distribution)) or cls is D.Distribution:
+            continue
+        own = {
+            n
+            for k in cls.__mro__
+            if k not in (D.Distribution, object)
+            for n, obj in vars(k).items()
+            if not n.startswith("_")
+            and (callable(obj) or hasattr(obj, "__get__"))
+            and not isinstance(obj, type)
+        }
+        own |= {n for n, base in _DERIVED.items() if base in own}
+        names |= {f"distributions.{cname}.{n}" for n in own}
     return names
 
 

@@ -1,8 +1,8 @@
 """Every public computing op has an entry in the op database (or a reason, below, why not).
 
 The public names are read off the package (``public_api.py``): mg.* functions, Tensor methods,
-nn.functional, mg.linalg, mg.special. A new op without an entry fails here; so does a name in
-the lists below that no longer exists or that has gained an entry.
+nn.functional, mg.linalg, mg.special, the distributions' methods. A new op without an entry
+fails here; so does a name in the lists below that no longer exists or that has gained an entry.
 """
 
 from __future__ import annotations
@@ -46,6 +46,24 @@ NOT_COMPUTING = {
     Tensor.type_as Tensor.contiguous
     Tensor.is_shared Tensor.share_memory_ Tensor.to_dense Tensor.to_sparse sparse_coo_tensor
     Tensor.resize_ Tensor.squeeze_ Tensor.unsqueeze_ Tensor.t_ Tensor.transpose_
+""",
+    # a distribution's draws (random: tests/distributions checks their law), its parameters
+    # broadcast to a batch (expand) and its bookkeeping (shapes, flags, constraint objects);
+    # register_kl files a function; Gamma.cdf raises NotImplementedError (no incomplete gamma)
+    "distributions": """
+    distributions.register_kl distributions.Gamma.cdf
+    distributions.Bernoulli.sample distributions.Beta.sample distributions.Categorical.sample
+    distributions.Gamma.sample distributions.Independent.sample
+    distributions.OneHotCategorical.sample
+    distributions.Bernoulli.expand distributions.Beta.expand distributions.Categorical.expand
+    distributions.Exponential.expand distributions.Gamma.expand distributions.Independent.expand
+    distributions.Laplace.expand distributions.MultivariateNormal.expand
+    distributions.Normal.expand distributions.OneHotCategorical.expand
+    distributions.Uniform.expand
+    distributions.Bernoulli.param_shape distributions.Categorical.param_shape
+    distributions.OneHotCategorical.param_shape distributions.Independent.has_enumerate_support
+    distributions.Independent.has_rsample distributions.Categorical.support
+    distributions.Independent.support distributions.Uniform.support
 """,
 }
 
