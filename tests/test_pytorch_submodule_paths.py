@@ -138,18 +138,15 @@ MISSING_PATHS = {
 
 # Reviewed: names of a present path that minigenesis does not have
 _LAZY = "lazy modules are not implemented"
-_3D = "3-d convolutions and pooling are not implemented"
+_3D = "this 3-d pooling layer is not implemented"
 _FUNCTIONAL_OPTIM = "the functional optimizer forms (torch.optim.adam.adam ...) are not public API"
 MISSING_NAMES = {
-    ("torch.nn.modules.batchnorm", "BatchNorm3d"): _3D,
     ("torch.nn.modules.batchnorm", "LazyBatchNorm1d"): _LAZY,
     ("torch.nn.modules.batchnorm", "LazyBatchNorm2d"): _LAZY,
     ("torch.nn.modules.batchnorm", "LazyBatchNorm3d"): _LAZY,
     ("torch.nn.modules.batchnorm", "SyncBatchNorm"): "cross-process batch statistics are not "
     "implemented",
     ("torch.nn.modules.container", "Container"): "deprecated in PyTorch since 0.4",
-    ("torch.nn.modules.conv", "Conv3d"): _3D,
-    ("torch.nn.modules.conv", "ConvTranspose3d"): _3D,
     **{("torch.nn.modules.conv", f"LazyConv{k}"): _LAZY for k in ("1d", "2d", "3d")},
     **{("torch.nn.modules.conv", f"LazyConvTranspose{k}"): _LAZY for k in ("1d", "2d", "3d")},
     **{("torch.nn.modules.instancenorm", f"LazyInstanceNorm{k}d"): _LAZY for k in "123"},
@@ -166,10 +163,9 @@ MISSING_NAMES = {
         "parameter_registration_hook")},
     ("torch.nn.modules.normalization", "CrossMapLRN2d"): "a legacy Lua-Torch layer",
     **{("torch.nn.modules.pooling", n): _3D for n in (
-        "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "AvgPool3d", "MaxPool3d", "FractionalMaxPool3d",
-        "LPPool3d", "MaxUnpool3d")},
+        "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "FractionalMaxPool3d", "LPPool3d")},
     **{("torch.nn.modules.pooling", n): "this pooling layer is not implemented" for n in (
-        "FractionalMaxPool2d", "LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d")},
+        "FractionalMaxPool2d", "LPPool1d", "LPPool2d")},
     ("torch.nn.modules.sparse", "EmbeddingBag"): "EmbeddingBag is not implemented",
     **{(f"torch.optim.{n}", n): _FUNCTIONAL_OPTIM for n in (
         "adadelta", "adagrad", "adam", "adamax", "adamw", "nadam", "radam", "rmsprop", "sgd")},

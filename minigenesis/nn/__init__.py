@@ -72,6 +72,7 @@ from .padding import (  # noqa: E402,F401
 from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle  # noqa: E402,F401
 from .module import Module  # noqa: E402,F401
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, RMSNorm  # noqa: E402,F401
+from .normalization import BatchNorm3d  # noqa: E402,F401
 from .normalization import LocalResponseNorm  # noqa: E402,F401
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: E402,F401
 from .parameter import Parameter  # noqa: E402,F401
@@ -80,6 +81,8 @@ from .parameter import Parameter  # noqa: E402,F401
 from .attention import MultiheadAttention  # noqa: E402,F401
 from .conv import Conv1d, Conv2d  # noqa: E402,F401
 from .conv_variants import ConvTranspose1d, ConvTranspose2d  # noqa: E402,F401
+from .conv3d import Conv3d, ConvTranspose3d  # noqa: E402,F401
+from .pooling3d import AvgPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: E402,F401
 from .loss import (  # noqa: E402,F401
     BCELoss,
     BCEWithLogitsLoss,

@@ -161,7 +161,7 @@ class _NormBase(Module):
 
 
 class _BatchNorm(_NormBase):
-    """Shared by BatchNorm1d/2d: statistics per channel (dim 1) over every other dim."""
+    """Shared by BatchNorm1d/2d/3d: statistics per channel (dim 1) over every other dim."""
 
     _expected_dims: tuple = ()
 
@@ -207,6 +207,12 @@ class BatchNorm2d(_BatchNorm):
     """BatchNorm over (N, C, H, W) input: statistics per channel C over N, H and W."""
 
     _expected_dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """BatchNorm over (N, C, D, H, W) input: statistics per channel C over N, D, H and W."""
+
+    _expected_dims = (5,)
 
 
 class GroupNorm(Module):

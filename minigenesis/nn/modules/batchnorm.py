@@ -3,8 +3,9 @@
 from ..normalization import (
     BatchNorm1d,
     BatchNorm2d,
+    BatchNorm3d,
     _BatchNorm,
     _NormBase,
 )  # noqa: F401
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "_BatchNorm", "_NormBase"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "_BatchNorm", "_NormBase"]

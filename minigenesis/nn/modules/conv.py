@@ -5,10 +5,20 @@ from ..conv import (
     Conv2d,
     _ConvNd,
 )  # noqa: F401
+from ..conv3d import Conv3d, ConvTranspose3d  # noqa: F401
 from ..conv_variants import (
     ConvTranspose1d,
     ConvTranspose2d,
     _ConvTransposeNd,
 )  # noqa: F401
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "_ConvNd", "_ConvTransposeNd"]
+__all__ = [
+    "Conv1d",
+    "Conv2d",
+    "Conv3d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "ConvTranspose3d",
+    "_ConvNd",
+    "_ConvTransposeNd",
+]

@@ -14,10 +14,24 @@ from ..pooling import (
     _AvgPoolNd,
     _MaxPoolNd,
 )  # noqa: F401
+from ..pooling3d import (  # noqa: F401
+    AvgPool3d,
+    MaxPool3d,
+    MaxUnpool1d,
+    MaxUnpool2d,
+    MaxUnpool3d,
+    _MaxUnpoolNd,
+)
 
 __all__ = [
     "MaxPool1d",
     "MaxPool2d",
+    "MaxPool3d",
+    "AvgPool3d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "MaxUnpool3d",
+    "_MaxUnpoolNd",
     "AvgPool1d",
     "AvgPool2d",
     "AdaptiveAvgPool1d",
