@@ -13,6 +13,7 @@ from typing import Any
 from ._tensor import Tensor
 from .backend import get_array_module
 from .ops import special_functions as _SF
+from .ops.erfcx import Erfcx as _Erfcx
 from .promotion import float_in as _float_in
 
 
@@ -22,6 +23,12 @@ def erf(input: Tensor) -> Tensor:  # noqa: A002
 
 def erfc(input: Tensor) -> Tensor:  # noqa: A002
     return input.erfc()
+
+
+def erfcx(input: Tensor) -> Tensor:  # noqa: A002
+    """exp(x^2) erfc(x), the scaled complementary error function: finite where erfc underflows
+    (about 1 / (sqrt(pi) x) for large x); d/dx = 2 x erfcx(x) - 2/sqrt(pi). See ops/erfcx.py."""
+    return _Erfcx.apply(_float_in(input))
 
 
 def erfinv(input: Tensor) -> Tensor:  # noqa: A002
