@@ -1,7 +1,9 @@
 """mg.linalg: torch.linalg's names. Norms (vector_norm, matrix_norm, norm), and the
 differentiable decompositions and solves of ``ops/linalg.py``: det, slogdet, inv, solve,
 solve_triangular, cholesky, qr, eigh / eigvalsh, svd / svdvals, pinv, lstsq, matrix_rank, cond,
-matrix_exp; and the products cross, matrix_power, multi_dot, matmul, vecdot, diagonal.
+matrix_exp; the LU family (lu_factor, lu, lu_solve, solve_ex, inv_ex), tensorinv,
+tensorsolve, vander, householder_product; and the products cross, matrix_power, multi_dot,
+matmul, vecdot, diagonal.
 
 Matrices are the last two dims of a tensor; the dims before them are a batch.
 """
@@ -17,6 +19,7 @@ from . import tensor_linalg as TL
 from ._tensor import Tensor
 from .backend import get_array_module
 from .ops import linalg as L
+from .ops import lu as LU
 from .ops.linalg import LinAlgError
 from .ops.same_dtype import check_same_dtype
 
@@ -30,8 +33,14 @@ __all__ = [
     "diagonal",
     "eigh",
     "eigvalsh",
+    "householder_product",
     "inv",
+    "inv_ex",
     "lstsq",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
     "matmul",
     "matrix_exp",
     "matrix_norm",
@@ -43,9 +52,13 @@ __all__ = [
     "qr",
     "slogdet",
     "solve",
+    "solve_ex",
     "solve_triangular",
     "svd",
     "svdvals",
+    "tensorinv",
+    "tensorsolve",
+    "vander",
     "vecdot",
     "vector_norm",
 ]
@@ -56,6 +69,11 @@ linalg_qr = namedtuple("linalg_qr", ["Q", "R"])
 linalg_eigh = namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
 linalg_svd = namedtuple("linalg_svd", ["U", "S", "Vh"])
 linalg_cholesky_ex = namedtuple("linalg_cholesky_ex", ["L", "info"])
+linalg_lu_factor = namedtuple("linalg_lu_factor", ["LU", "pivots"])
+linalg_lu_factor_ex = namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+linalg_lu = namedtuple("linalg_lu", ["P", "L", "U"])
+linalg_solve_ex = namedtuple("linalg_solve_ex", ["result", "info"])
+linalg_inv_ex = namedtuple("linalg_inv_ex", ["inverse", "info"])
 linalg_lstsq = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 
@@ -357,3 +375,219 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """sum_i x_i y_i along ``dim`` (inputs broadcast)."""
     return (x * y).sum(dim)
+
+
+# ---------------------------------------------------------------------- LU and what uses it
+def _where(info: Tensor) -> str:
+    """'(Batch element i): ' for the first failed matrix of a batch, '' for a single one."""
+    if info.ndim == 0:
+        return ""
+    return f"(Batch element {int(np.flatnonzero(info.numpy().reshape(-1))[0])}): "
+
+
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -> tuple:  # noqa: N803
+    """(LU, pivots, info): P^T A = L U with partial pivoting, packed as LAPACK's getrf (L's
+    multipliers below the diagonal, U on and above it; pivots 1-based int32: row k was swapped
+    with row pivots[k]); info (int32 per matrix) is 0, or k where U[k, k] is exactly zero. See
+    ops/lu.py (and its gradient)."""
+    _tensor(A, "lu_factor_ex")
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    lu_, pivots, info = LU.LUFactor.apply(A)
+    if check_errors and bool((info != 0).any()):
+        raise LinAlgError(
+            f"torch.linalg.lu_factor_ex: {_where(info)}U[{int(info.max())},{int(info.max())}] is "
+            f"zero: the matrix is singular"
+        )
+    return linalg_lu_factor_ex(lu_, pivots, info)
+
+
+def lu_factor(A: Tensor, *, pivot: bool = True) -> tuple:  # noqa: N803
+    """(LU, pivots) of lu_factor_ex; a singular matrix (a zero on U's diagonal) raises, since
+    lu_solve would divide by it."""
+    lu_, pivots, info = lu_factor_ex(A, pivot=pivot)
+    if bool((info != 0).any()):
+        k = int(info.reshape(-1)[int(np.flatnonzero(info.numpy().reshape(-1))[0])])
+        raise RuntimeError(
+            f"torch.linalg.lu_factor: {_where(info)}U[{k},{k}] is zero and using it on lu_solve "
+            f"would result in a division by zero. If you still want to perform the "
+            f"factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
+        )
+    return linalg_lu_factor(lu_, pivots)
+
+
+def lu(A: Tensor, *, pivot: bool = True) -> tuple:  # noqa: N803
+    """(P, L, U) with A = P L U: P a permutation matrix, L (m, k) unit lower triangular, U (k, n)
+    upper triangular, k = min(m, n). Differentiable to A (through lu_factor)."""
+    lu_, pivots, _ = lu_factor_ex(A, pivot=pivot)
+    m, n = A.shape[-2:]
+    k = min(m, n)
+    xp = get_array_module(A._data)
+    perm = LU.permutation_of(pivots._data, m)
+    # P[perm[i], i] = 1: column i of P is the unit vector e_perm[i]
+    p = (perm[..., None, :] == xp.arange(m)[:, None]).astype(A._data.dtype)
+    eye = Tensor._make(xp.eye(m, k, dtype=A._data.dtype))
+    return linalg_lu(Tensor._make(p), lu_[..., :, :k].tril(-1) + eye, lu_[..., :k, :].triu())
+
+
+def lu_solve(
+    LU: Tensor,  # noqa: N803
+    pivots: Tensor,
+    B: Tensor,  # noqa: N803
+    *,
+    left: bool = True,
+    adjoint: bool = False,
+) -> Tensor:
+    """X with A X = B given lu_factor(A) (``adjoint``: A^T X = B; ``left=False``: X A = B or
+    X A^T = B): a row permutation and two triangular solves, differentiable to LU and B."""
+    _tensor(LU, "lu_solve", "LU")
+    _tensor(B, "lu_solve", "B")
+    L.check_matrices(LU._data, "linalg.lu_solve")
+    if tuple(pivots.shape) != tuple(LU.shape[:-1]) or pivots.dtype.name != "int32":
+        raise RuntimeError(
+            f"linalg.lu_solve: expected pivots of shape {tuple(LU.shape[:-1])} and dtype int32, "
+            f"got {tuple(pivots.shape)} {pivots.dtype.name}"
+        )
+    if left:
+        return _lu_solve_checked(LU, pivots, B, adjoint)
+    # X A = B  <=>  A^T X^T = B^T
+    return _lu_solve_checked(LU, pivots, B.mT, not adjoint).mT
+
+
+def _lu_solve_checked(LU_: Tensor, pivots: Tensor, B: Tensor, adjoint: bool) -> Tensor:
+    if B.ndim < 2 or B.shape[-2] != LU_.shape[-1]:
+        raise RuntimeError(
+            f"linalg.lu_solve: Incompatible shapes of A and B for the equation AX = B "
+            f"({LU_.shape[-2]}x{LU_.shape[-1]} and {tuple(B.shape)})"
+        )
+    check_same_dtype("linalg.lu_solve", LU=LU_, B=B)
+    return LU.lu_solve_left(LU_, pivots, B, adjoint)
+
+
+def solve_ex(
+    A: Tensor,  # noqa: N803
+    B: Tensor,  # noqa: N803
+    *,
+    left: bool = True,
+    check_errors: bool = False,
+) -> tuple:
+    """(result, info): solve without raising on a singular A. info (int32 per matrix) is 0, or
+    the first k where U[k, k] = 0 in A's LU; such a matrix's result is LU's division by zero
+    (inf / NaN), as in PyTorch."""
+    _tensor(A, "solve_ex")
+    L.check_matrices(A._data, "linalg.solve_ex")
+    info = LU.LUFactor.apply(A.detach())[2]
+    if not bool((info != 0).any()):
+        return linalg_solve_ex(solve(A, B, left=left), info)
+    if check_errors:
+        raise LinAlgError(
+            f"torch.linalg.solve_ex: {_where(info)}The solver failed because the input matrix is "
+            f"singular."
+        )
+    # a singular matrix: LU's substitutions, dividing by the zero pivot (no gradient)
+    vector = _is_vector_rhs(A, B)
+    rhs = B.unsqueeze(-1) if vector else B
+    if not left:  # X A = B  <=>  A^T X^T = B^T
+        A, rhs = A.mT, rhs.mT  # noqa: N806
+    lu_, pivots, _ = LU.LUFactor.apply(A.detach())
+    x = Tensor._make(LU.lu_solve_array(lu_._data, pivots._data, rhs._data))
+    x = x if left else x.mT
+    return linalg_solve_ex(x.squeeze(-1) if vector else x, info)
+
+
+def inv_ex(A: Tensor, *, check_errors: bool = False) -> tuple:  # noqa: N803
+    """(inverse, info): inv without raising on a singular A (info as in solve_ex)."""
+    _tensor(A, "inv_ex")
+    L.check_matrices(A._data, "linalg.inv_ex")
+    info = LU.LUFactor.apply(A.detach())[2]
+    if not bool((info != 0).any()):
+        return linalg_inv_ex(inv(A), info)
+    if check_errors:
+        k = int(info.max())
+        raise LinAlgError(
+            f"linalg.inv_ex: {_where(info)}The diagonal element {k} is zero, the inversion could "
+            f"not be completed because the input matrix is singular."
+        )
+    xp = get_array_module(A._data)
+    lu_, pivots, _ = LU.LUFactor.apply(A.detach())
+    eye = xp.eye(A.shape[-1], dtype=A._data.dtype)
+    return linalg_inv_ex(Tensor._make(LU.lu_solve_array(lu_._data, pivots._data, eye)), info)
+
+
+# ---------------------------------------------------------------------- tensors as matrices
+def tensorinv(A: Tensor, ind: int = 2) -> Tensor:  # noqa: N803
+    """The inverse of A seen as a matrix from its first ``ind`` dims to the rest:
+    tensordot(tensorinv(A), A, ind) is the identity. Shape: A.shape[ind:] + A.shape[:ind]."""
+    _tensor(A, "tensorinv")
+    if not isinstance(ind, int) or ind <= 0:
+        raise RuntimeError(
+            f"linalg.tensorinv: Expected a strictly positive integer for 'ind', but got {ind}"
+        )
+    rows, cols = A.shape[:ind], A.shape[ind:]
+    m, n = int(np.prod(rows)), int(np.prod(cols))
+    if m != n:
+        raise RuntimeError(
+            f"linalg.tensorinv: Expected self to satisfy the requirement "
+            f"prod(self.shape[ind:]) == prod(self.shape[:ind]), but got {n} != {m}"
+        )
+    return inv(A.reshape(m, n)).reshape(tuple(cols) + tuple(rows))
+
+
+def tensorsolve(A: Tensor, B: Tensor, dims: Any = None) -> Tensor:  # noqa: N803
+    """X with tensordot(A, X, X.ndim) = B: A seen as a matrix from B's dims to the rest
+    (``dims``: dims of A moved to the end first). X has shape A.shape[B.ndim:]."""
+    _tensor(A, "tensorsolve")
+    _tensor(B, "tensorsolve", "B")
+    if dims is not None:
+        dims = [d % A.ndim for d in (dims if isinstance(dims, (tuple, list)) else [dims])]
+        A = A.permute([d for d in range(A.ndim) if d not in dims] + dims)
+    rest = tuple(A.shape[B.ndim :])
+    m, n = B.numel(), int(np.prod(rest))
+    if tuple(A.shape[: B.ndim]) != tuple(B.shape) or m != n:
+        raise RuntimeError(
+            f"linalg.tensorsolve: Expected self to satisfy the requirement "
+            f"prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), but got {n} != {m}"
+        )
+    return solve(A.reshape(m, n), B.reshape(m)).reshape(rest)
+
+
+def vander(x: Tensor, *, N: int | None = None) -> Tensor:  # noqa: N803
+    """The Vandermonde matrix of x (..., n): (..., n, N) with columns x^0, x^1, ..., x^(N-1)
+    (N defaults to n): ones, then the running products of x (so x = 0 has gradient 1 into x^1)."""
+    _tensor(x, "vander", "x")
+    if x.ndim < 1:
+        raise RuntimeError("linalg.vander: x must have at least one dimension")
+    n = x.shape[-1] if N is None else N
+    if n <= 1:
+        if n < 0:
+            raise RuntimeError(f"linalg.vander: N must be non-negative, got {N}")
+        return x.unsqueeze(-1).new_ones(tuple(x.shape) + (n,))
+    columns = x.unsqueeze(-1).expand(tuple(x.shape) + (n - 1,)).cumprod(-1)
+    ones = columns.new_ones(tuple(x.shape) + (1,))
+    return LU.mg_cat((ones, columns), -1)
+
+
+def householder_product(A: Tensor, tau: Tensor) -> Tensor:  # noqa: N803
+    """The first n columns of H_1 H_2 ... H_k, H_i = I - tau_i v_i v_i^T with v_i = (0, ..., 0, 1,
+    A[i+1:, i]) (LAPACK's orgqr: Q from geqrf's reflectors). Applied right to left to the
+    (m, n) identity, one rank-1 update per reflector: differentiable to A and tau."""
+    _tensor(A, "householder_product")
+    _tensor(tau, "householder_product", "tau")
+    m, n = A.shape[-2:]
+    k = tau.shape[-1]
+    if A.ndim < 2 or m < n or k > n or tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):
+        raise RuntimeError(
+            f"torch.linalg.householder_product: expected A (*, m, n) with m >= n and tau (*, k) "
+            f"with k <= n and A's batch dims, got {tuple(A.shape)} and {tuple(tau.shape)}"
+        )
+    check_same_dtype("linalg.householder_product", input=A, tau=tau)
+    xp = get_array_module(A._data)
+    dt = A._data.dtype
+    q = Tensor._make(xp.broadcast_to(xp.eye(m, n, dtype=dt), A.shape).copy())
+    rows = xp.arange(m)
+    for i in reversed(range(k)):
+        below = Tensor._make((rows > i).astype(dt))
+        unit = Tensor._make((rows == i).astype(dt))
+        v = A[..., :, i] * below + unit  # (..., m)
+        q = q - tau[..., i, None, None] * v.unsqueeze(-1) * (v.unsqueeze(-2) @ q)
+    return q
