@@ -34,6 +34,27 @@ from .size import norm_dim
 _OLDER_REDUCE = {"add": "sum", "multiply": "prod"}  # scatter(reduce=...) -> scatter_reduce
 
 
+def _sequence_as_tuple(index: list) -> bool:
+    """PyTorch's (and NumPy's older) rule for a list used as an index: a short list (under 32
+    entries) holding a sequence, a slice, a tensor, ``...`` or None is a tuple of indices, one
+    per dim (``x[[(1, 0)]]`` is ``x[(1, 0),]``, rows 1 and 0; ``x[[[1, 0], [2, 3]]]`` is
+    ``x[[1, 0], [2, 3]]``), with PyTorch's deprecation warning; any other list is one index."""
+    if len(index) >= 32:
+        return False
+    for i in index:
+        if isinstance(i, TensorBase | list | tuple | range | slice) or i is None or i is Ellipsis:
+            warnings.warn(
+                "Using a non-tuple sequence for multidimensional indexing is deprecated and will "
+                "be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 "
+                "this will be interpreted as tensor index, x[torch.tensor(seq)], which will result "
+                "either in an error or a different result",
+                UserWarning,
+                stacklevel=4,
+            )
+            return True
+    return False
+
+
 def _unwrap_index(index: Any, like: Any) -> Any:
     """Tensors, lists (and tuples), ranges and NumPy arrays inside an index become arrays of
     ``like``'s module (indices never get gradients; CuPy data needs CuPy index arrays). A
@@ -57,6 +78,8 @@ def _unwrap_index(index: Any, like: Any) -> Any:
             return xp.asarray(i)
         return i
 
+    if isinstance(index, list) and _sequence_as_tuple(index):
+        index = tuple(index)
     return tuple(one(i) for i in index) if isinstance(index, tuple) else one(index)
 
 
