@@ -134,7 +134,7 @@ class ModuleList(Module):
             else:
                 runs.append([i, i, text])
         if not runs:
-            return "ModuleList()"
+            return f"{type(self).__name__}()"
         lines = []
         for first, last, text in runs:
             if first == last:
@@ -142,7 +142,7 @@ class ModuleList(Module):
             else:
                 line = f"({first}-{last}): {last - first + 1} x {text}"
             lines.append(line.replace("\n", "\n  "))
-        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
 
     def __add__(self, other: Iterable[Module]) -> ModuleList:
         return ModuleList(list(self) + list(other))

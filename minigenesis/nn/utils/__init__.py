@@ -1,5 +1,6 @@
-"""nn.utils: gradient clipping, flattening parameters into one vector, and (``nn.utils.rnn``)
-padding and packing sequences of different lengths.
+"""nn.utils: gradient clipping, flattening parameters into one vector, (``nn.utils.rnn``)
+padding and packing sequences of different lengths, and reparametrising a layer's tensors
+(``parametrize``, ``parametrizations.weight_norm`` and the older hook-based ``weight_norm``).
 
 ``import minigenesis.nn.utils as nn_utils`` and ``mg.nn.utils.clip_grad_norm_`` both work.
 """
@@ -7,6 +8,15 @@ padding and packing sequences of different lengths.
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_  # noqa: F401
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
 from . import rnn  # noqa: F401,E402  (nn.utils.rnn, as in PyTorch)
+from . import parametrizations, parametrize  # noqa: F401,E402
+from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401,E402
 
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
+__all__ = [
+    "clip_grad_norm_",
+    "clip_grad_value_",
+    "parameters_to_vector",
+    "remove_weight_norm",
+    "vector_to_parameters",
+    "weight_norm",
+]
