@@ -94,6 +94,18 @@ from .loss import (  # noqa: E402,F401
     NLLLoss,
     SmoothL1Loss,
 )
+from .margin_losses import (  # noqa: E402,F401
+    CosineEmbeddingLoss,
+    HingeEmbeddingLoss,
+    MarginRankingLoss,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
+    SoftMarginLoss,
+    TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
+)
+from .likelihood_losses import GaussianNLLLoss, PoissonNLLLoss  # noqa: E402,F401
 from .pooling import (  # noqa: E402,F401
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,

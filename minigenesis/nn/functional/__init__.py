@@ -81,3 +81,15 @@ from .attention import scaled_dot_product_attention
 from .conv3d import conv3d, conv_transpose3d
 from .pool3d import avg_pool3d, max_pool3d
 from .unpool import max_unpool1d, max_unpool2d, max_unpool3d
+from .margin_losses import (
+    cosine_embedding_loss,
+    hinge_embedding_loss,
+    margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
+    multilabel_soft_margin_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+    triplet_margin_with_distance_loss,
+)
+from .likelihood_losses import gaussian_nll_loss, poisson_nll_loss

@@ -1,5 +1,6 @@
 """PyTorch's ``torch.nn.modules.loss``: the same classes as ``mg.nn``'s own files."""
 
+from ..likelihood_losses import GaussianNLLLoss, PoissonNLLLoss  # noqa: F401
 from ..loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -13,6 +14,17 @@ from ..loss import (
     _Loss,
     _WeightedLoss,
 )  # noqa: F401
+from ..margin_losses import (  # noqa: F401
+    CosineEmbeddingLoss,
+    HingeEmbeddingLoss,
+    MarginRankingLoss,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
+    SoftMarginLoss,
+    TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
+)
 
 __all__ = [
     "_Loss",
@@ -26,4 +38,15 @@ __all__ = [
     "SmoothL1Loss",
     "HuberLoss",
     "KLDivLoss",
+    "CosineEmbeddingLoss",
+    "HingeEmbeddingLoss",
+    "MarginRankingLoss",
+    "MultiLabelMarginLoss",
+    "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss",
+    "SoftMarginLoss",
+    "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss",
+    "GaussianNLLLoss",
+    "PoissonNLLLoss",
 ]
