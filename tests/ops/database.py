@@ -18,6 +18,8 @@ from . import (
     db_indexing,
     db_linalg,
     db_loss,
+    db_more_names,
+    db_more_names_layers,
     db_nn,
     db_reductions,
     db_shape,
@@ -39,6 +41,8 @@ ENTRIES: list[OpEntry] = [
     *db_nn.ENTRIES,
     *db_conv.ENTRIES,
     *db_stats.ENTRIES,
+    *db_more_names.ENTRIES,
+    *db_more_names_layers.ENTRIES,
     *db_special.ENTRIES,
     *db_distributions.ENTRIES,
 ]

@@ -70,22 +70,7 @@ NOT_COMPUTING = {
 # Computing ops without an entry yet: the database grows family by family (pointwise, binary,
 # reductions first). Each one added to the database is removed from this list.
 NO_ENTRY_YET = """
-    Tensor.acosh Tensor.acosh_ Tensor.addbmm Tensor.addbmm_ Tensor.addcdiv Tensor.addcmul
-    Tensor.addmm_ Tensor.addmv Tensor.addmv_ Tensor.addr Tensor.addr_ Tensor.aminmax
-    Tensor.arccosh Tensor.arccosh_ Tensor.arcsinh Tensor.arcsinh_ Tensor.arctanh Tensor.arctanh_
-    Tensor.argwhere Tensor.asinh Tensor.asinh_ Tensor.atanh Tensor.atanh_
-    Tensor.bitwise_left_shift Tensor.bitwise_right_shift Tensor.cumsum_ Tensor.fill_diagonal_
-    Tensor.floor_divide Tensor.floor_divide_ Tensor.index_put Tensor.index_put_ Tensor.inner
-    Tensor.isneginf Tensor.isposinf Tensor.isreal Tensor.masked_scatter Tensor.masked_scatter_
-    Tensor.msort Tensor.nextafter Tensor.positive Tensor.put Tensor.put_ Tensor.take
-    Tensor.unique_consecutive acosh acosh_ addbmm addcdiv addcmul addmv addr aminmax arccosh
-    arcsinh arctanh argwhere asinh asinh_ atanh atanh_ bitwise_left_shift bitwise_right_shift
-    broadcast_tensors erf_ fill_diagonal_ floor_divide index_put index_put_ inner isneginf
-    isposinf isreal masked_scatter msort neg_ negative_ nextafter positive put relu_ sigmoid_
-    spmm take tanh_ unique_consecutive
 """
-# (the names on the last lines come from tensor_composites.py / composite_functions.py and the
-# sparse product; their own tests: tests/core/test_composite_methods.py, test_sparse_coo.py)
 
 
 def _names(text: str) -> set[str]:
