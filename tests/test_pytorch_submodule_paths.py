@@ -45,6 +45,7 @@ MODULE_PATHS = {
     "torch.nn.modules.instancenorm": ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
                                       "LazyInstanceNorm1d", "LazyInstanceNorm2d",
                                       "LazyInstanceNorm3d"],
+    "torch.nn.modules.lazy": ["LazyModuleMixin"],
     "torch.nn.modules.linear": ["Bilinear", "Identity", "LazyLinear", "Linear",
                                 "NonDynamicallyQuantizableLinear"],
     "torch.nn.modules.loss": [
@@ -126,7 +127,6 @@ MISSING_PATHS = {
     "torch.utils.data.graph_settings": "DataPipe graphs are out of scope",
     "torch.nn.modules.adaptive": "AdaptiveLogSoftmaxWithLoss is not implemented",
     "torch.nn.modules.fold": "Fold / Unfold (F.fold, F.unfold) are not implemented",
-    "torch.nn.modules.lazy": "lazy modules (shapes inferred at the first call) are not implemented",
     "torch.nn.modules.linear_cross_entropy": "a fused loss PyTorch keeps internal",
     "torch.nn.modules.linear_cross_entropy_options": "a fused loss PyTorch keeps internal",
     "torch.optim.asgd": "ASGD is not implemented",
@@ -141,20 +141,14 @@ MISSING_PATHS = {
 }
 
 # Reviewed: names of a present path that minigenesis does not have
-_LAZY = "lazy modules are not implemented"
+_LAZY = "lazy instance norms are not implemented (LazyLinear, LazyConv*, LazyBatchNorm* are)"
 _3D = "this 3-d pooling layer is not implemented"
 _FUNCTIONAL_OPTIM = "the functional optimizer forms (torch.optim.adam.adam ...) are not public API"
 MISSING_NAMES = {
-    ("torch.nn.modules.batchnorm", "LazyBatchNorm1d"): _LAZY,
-    ("torch.nn.modules.batchnorm", "LazyBatchNorm2d"): _LAZY,
-    ("torch.nn.modules.batchnorm", "LazyBatchNorm3d"): _LAZY,
     ("torch.nn.modules.batchnorm", "SyncBatchNorm"): "cross-process batch statistics are not "
     "implemented",
     ("torch.nn.modules.container", "Container"): "deprecated in PyTorch since 0.4",
-    **{("torch.nn.modules.conv", f"LazyConv{k}"): _LAZY for k in ("1d", "2d", "3d")},
-    **{("torch.nn.modules.conv", f"LazyConvTranspose{k}"): _LAZY for k in ("1d", "2d", "3d")},
     **{("torch.nn.modules.instancenorm", f"LazyInstanceNorm{k}d"): _LAZY for k in "123"},
-    ("torch.nn.modules.linear", "LazyLinear"): _LAZY,
     **{("torch.nn.modules.loss", n): "this loss is not implemented" for n in (
         "CTCLoss", "LinearCrossEntropyLoss", "NLLLoss2d")},
     **{("torch.nn.modules.module", f"register_module_{h}"): "global module hooks are not "

@@ -82,6 +82,20 @@ from .attention import MultiheadAttention  # noqa: E402,F401
 from .conv import Conv1d, Conv2d  # noqa: E402,F401
 from .conv_variants import ConvTranspose1d, ConvTranspose2d  # noqa: E402,F401
 from .conv3d import Conv3d, ConvTranspose3d  # noqa: E402,F401
+from .lazy import (  # noqa: E402,F401
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyConvTranspose3d,
+    LazyLinear,
+    UninitializedBuffer,
+    UninitializedParameter,
+)
 from .pooling3d import AvgPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: E402,F401
 from .loss import (  # noqa: E402,F401
     BCELoss,

@@ -11,6 +11,14 @@ from ..conv_variants import (
     ConvTranspose2d,
     _ConvTransposeNd,
 )  # noqa: F401
+from ..lazy import (  # noqa: F401
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyConvTranspose3d,
+)
 
 __all__ = [
     "Conv1d",
@@ -19,6 +27,12 @@ __all__ = [
     "ConvTranspose1d",
     "ConvTranspose2d",
     "ConvTranspose3d",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyConv3d",
+    "LazyConvTranspose1d",
+    "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
     "_ConvNd",
     "_ConvTransposeNd",
 ]

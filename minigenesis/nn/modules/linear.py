@@ -1,5 +1,6 @@
 """PyTorch's ``torch.nn.modules.linear``: the same classes as ``mg.nn``'s own files."""
 
+from ..lazy import LazyLinear  # noqa: F401
 from ..linear import (  # noqa: F401
     Bilinear,
     Identity,
@@ -9,4 +10,4 @@ from ..linear import (  # noqa: F401
 
 # NonDynamicallyQuantizableLinear (MultiheadAttention's out_proj) is importable by this path,
 # as in PyTorch, without being in __all__ (PyTorch leaves it out too)
-__all__ = ["Linear", "Identity", "Bilinear"]
+__all__ = ["Linear", "Identity", "Bilinear", "LazyLinear"]

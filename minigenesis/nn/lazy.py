@@ -1,0 +1,222 @@
+"""Lazy modules: layers whose input size is read off the first input (``nn.LazyLinear(10)``
+learns in_features at its first call), as PyTorch's LazyModuleMixin.
+
+A lazy layer is built as its ordinary class with the unknown size 0, its size-dependent tensors
+replaced by ``UninitializedParameter`` / ``UninitializedBuffer`` (empty placeholders). A forward
+pre-hook runs once: it reads the size from the input, builds the ordinary layer with it (so the
+default initialisation is the usual one, from the same random draws), moves that layer's arrays
+into the placeholder objects (an optimizer made before the first call holds the same
+Parameters and keeps working), and the module becomes the ordinary class (``LazyLinear`` ->
+``Linear``). A state_dict loaded before the first call materializes the placeholders with the
+loaded shapes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._tensor import Tensor
+from ..creation import empty
+from .conv import Conv1d, Conv2d
+from .conv3d import Conv3d, ConvTranspose3d
+from .conv_variants import ConvTranspose1d, ConvTranspose2d
+from .linear import Linear
+from .module import Module
+from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .parameter import Parameter
+
+
+def _materialize(t: Any, array: Any) -> None:
+    """Give placeholder ``t`` its values and make it an ordinary Parameter / Tensor."""
+    t._data = array
+    t.__class__ = t.cls_to_become
+
+
+class UninitializedParameter(Parameter):
+    """A Parameter of a lazy module before its first call: an empty placeholder until
+    ``materialize`` gives it values (the same object then is an ordinary Parameter)."""
+
+    cls_to_become = Parameter
+    materialize = _materialize
+
+    def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__(empty(0, device=device, dtype=dtype), requires_grad)
+
+    def __repr__(self) -> str:
+        return "<UninitializedParameter>"
+
+
+class UninitializedBuffer(Tensor):
+    """A buffer of a lazy module before its first call (see UninitializedParameter)."""
+
+    cls_to_become = Tensor
+    materialize = _materialize
+
+    def __repr__(self) -> str:
+        return "<UninitializedBuffer>"
+
+
+def is_lazy(t: Any) -> bool:
+    return isinstance(t, UninitializedParameter | UninitializedBuffer)
+
+
+class LazyModuleMixin(Module):
+    """The first-call machinery (see the module docstring). A subclass names ``cls_to_become``,
+    the argument the input decides (``_size_arg``: its position among the ordinary class's
+    arguments) and how it is read off the input (``_size_from``)."""
+
+    cls_to_become: type
+    _size_arg: int = 0
+
+    def _lazy_setup(self, args: tuple, kwargs: dict) -> None:
+        object.__setattr__(self, "_lazy_call", (args, kwargs))
+        registries = (self._parameters, self._buffers)
+        for registry in registries:
+            for name, t in list(registry.items()):
+                if t is None or name == "num_batches_tracked":
+                    continue
+                if isinstance(t, Parameter):
+                    registry[name] = UninitializedParameter(t.requires_grad, t.device, t.dtype)
+                else:
+                    placeholder = UninitializedBuffer(t._data[:0])
+                    registry[name] = placeholder
+        self._lazy_hook = self.register_forward_pre_hook(_LazyInitHook())
+
+    def has_uninitialized_params(self) -> bool:
+        return any(is_lazy(t) for t in (*self._parameters.values(), *self._buffers.values()))
+
+    def _size_from(self, input: Tensor) -> int:  # noqa: A002
+        return input.shape[1]
+
+    def initialize_parameters(self, input: Tensor) -> None:  # noqa: A002
+        """Build the ordinary layer with the size ``input`` has and take its tensors."""
+        args, kwargs = self._lazy_call
+        args = list(args)
+        args.insert(self._size_arg, int(self._size_from(input)))
+        real = self.cls_to_become(*args, **kwargs)
+        self._take(real)
+
+    def _take(self, real: Module) -> None:
+        for registry in ("_parameters", "_buffers"):
+            ours, theirs = getattr(self, registry), getattr(real, registry)
+            for name, t in ours.items():
+                if is_lazy(t):
+                    t.materialize(theirs[name]._data)
+        for key, value in real.__dict__.items():  # the sizes and what follows from them
+            if not key.startswith("_") and key != "training":
+                object.__setattr__(self, key, value)
+        self._lazy_hook.remove()
+        del self._lazy_hook, self._lazy_call
+        self.__class__ = self.cls_to_become
+
+    def load_state_dict(self, state_dict: dict, strict: bool = True, assign: bool = False):
+        """Before the first call: the loaded shapes decide the sizes."""
+        if self.has_uninitialized_params():
+            own = dict(self._parameters) | dict(self._buffers)
+            for name, t in own.items():
+                if is_lazy(t) and name in state_dict:
+                    t.materialize(state_dict[name]._data.copy())
+            if not self.has_uninitialized_params():
+                first = next(iter(self._parameters.values()))
+                size = self._size_from_weight(first)
+                args, kwargs = self._lazy_call
+                args = list(args)
+                args.insert(self._size_arg, size)
+                real = self.cls_to_become(*args, **kwargs)
+                self._take(real)
+        return Module.load_state_dict(self, state_dict, strict, assign)
+
+    def _size_from_weight(self, weight: Tensor) -> int:
+        return weight.shape[1]
+
+
+class _LazyInitHook:
+    """The one-time forward pre-hook: materialize from the first input."""
+
+    def __call__(self, module: Any, args: tuple) -> None:
+        module.initialize_parameters(*args)
+
+
+def _lazy_class(base: type, doc: str, size_from=None, size_from_weight=None, size_arg=0) -> type:
+    """A Lazy<base> class: base's constructor without its first size argument."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        base.__init__(self, *args[:size_arg], 0, *args[size_arg:], **kwargs)
+        self._lazy_setup(args, kwargs)
+
+    namespace = {
+        "__init__": __init__,
+        "__doc__": doc,
+        "cls_to_become": base,
+        "_size_arg": size_arg,
+    }
+    if size_from is not None:
+        namespace["_size_from"] = size_from
+    if size_from_weight is not None:
+        namespace["_size_from_weight"] = size_from_weight
+    cls = type(f"Lazy{base.__name__}", (LazyModuleMixin, base), namespace)
+    cls.__module__ = __name__
+    return cls
+
+
+def _last_dim(self: Any, input: Tensor) -> int:  # noqa: A002
+    return input.shape[-1]
+
+
+def _channels(spatial: int):
+    """in_channels: dim 0 of an unbatched input, else dim 1 (PyTorch's _get_in_channels)."""
+
+    def size(self: Any, input: Tensor) -> int:  # noqa: A002
+        return input.shape[0] if input.ndim == spatial + 1 else input.shape[1]
+
+    return size
+
+
+def _conv_in(self: Any, weight: Tensor) -> int:
+    return weight.shape[1] * self.groups
+
+
+def _transposed_in(self: Any, weight: Tensor) -> int:
+    return weight.shape[0]
+
+
+def _num_features(self: Any, weight: Tensor) -> int:
+    return weight.shape[0]
+
+
+LazyLinear = _lazy_class(
+    Linear, "Linear with in_features read off the first input's last dim.", _last_dim
+)
+LazyConv1d = _lazy_class(
+    Conv1d, "Conv1d with in_channels read off the first input.", _channels(1), _conv_in
+)
+LazyConv2d = _lazy_class(
+    Conv2d, "Conv2d with in_channels read off the first input.", _channels(2), _conv_in
+)
+LazyConv3d = _lazy_class(
+    Conv3d, "Conv3d with in_channels read off the first input.", _channels(3), _conv_in
+)
+LazyConvTranspose1d = _lazy_class(
+    ConvTranspose1d, "ConvTranspose1d, in_channels from the first input.", _channels(1),
+    _transposed_in,
+)  # fmt: skip
+LazyConvTranspose2d = _lazy_class(
+    ConvTranspose2d, "ConvTranspose2d, in_channels from the first input.", _channels(2),
+    _transposed_in,
+)  # fmt: skip
+LazyConvTranspose3d = _lazy_class(
+    ConvTranspose3d, "ConvTranspose3d, in_channels from the first input.", _channels(3),
+    _transposed_in,
+)  # fmt: skip
+LazyBatchNorm1d = _lazy_class(
+    BatchNorm1d, "BatchNorm1d with num_features read off the first input's dim 1.", None,
+    _num_features,
+)  # fmt: skip
+LazyBatchNorm2d = _lazy_class(
+    BatchNorm2d, "BatchNorm2d with num_features read off the first input's dim 1.", None,
+    _num_features,
+)  # fmt: skip
+LazyBatchNorm3d = _lazy_class(
+    BatchNorm3d, "BatchNorm3d with num_features read off the first input's dim 1.", None,
+    _num_features,
+)  # fmt: skip
