@@ -158,7 +158,7 @@ MISSING_NAMES = {
         "parameter_registration_hook")},
     ("torch.nn.modules.normalization", "CrossMapLRN2d"): "a legacy Lua-Torch layer",
     **{("torch.nn.modules.pooling", n): _3D for n in (
-        "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "FractionalMaxPool3d", "LPPool3d")},
+        "FractionalMaxPool3d", "LPPool3d")},
     **{("torch.nn.modules.pooling", n): "this pooling layer is not implemented" for n in (
         "FractionalMaxPool2d", "LPPool1d", "LPPool2d")},
     ("torch.nn.modules.sparse", "EmbeddingBag"): "EmbeddingBag is not implemented",

@@ -1,5 +1,5 @@
 """Conv3d and ConvTranspose3d: the layers over ``F.conv3d`` / ``F.conv_transpose3d``
-(``functional_conv3d.py``), for volumes (N, C, D, H, W). They are ``_ConvNd`` /
+(``functional/conv3d.py``), for volumes (N, C, D, H, W). They are ``_ConvNd`` /
 ``_ConvTransposeNd`` (``conv.py``, ``conv_variants.py``) with triples of sizes: the weight is
 (C_out, C_in/groups, kd, kh, kw) (transposed: (C_in, C_out/groups, kd, kh, kw)), initialised as
 the other convolutions are, U(-1/sqrt(fan_in), 1/sqrt(fan_in)) with fan_in = weight.shape[1] *

@@ -1,5 +1,5 @@
 """PoissonNLLLoss and GaussianNLLLoss: the options of ``F.poisson_nll_loss`` and
-``F.gaussian_nll_loss`` (``functional_likelihood_losses.py``)."""
+``F.gaussian_nll_loss`` (``functional/likelihood_losses.py``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The margin loss modules (PyTorch's torch.nn.modules.loss names), holders of the options of
-``F.*`` in ``functional_margin_losses.py``: SoftMarginLoss, MultiLabelSoftMarginLoss,
+``F.*`` in ``functional/margin_losses.py``: SoftMarginLoss, MultiLabelSoftMarginLoss,
 MultiMarginLoss, MultiLabelMarginLoss, HingeEmbeddingLoss, MarginRankingLoss,
 CosineEmbeddingLoss, TripletMarginLoss, TripletMarginWithDistanceLoss."""
 

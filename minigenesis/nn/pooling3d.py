@@ -1,6 +1,7 @@
-"""MaxPool3d and AvgPool3d (over ``F.max_pool3d`` / ``F.avg_pool3d``, ``functional_pool3d.py``)
-and the unpooling layers MaxUnpool1d/2d/3d (over ``F.max_unpool*``, ``functional_unpool.py``),
-which put the maxima a max pooling found back at their positions, zeros elsewhere.
+"""MaxPool3d, AvgPool3d, AdaptiveAvgPool3d and AdaptiveMaxPool3d (over ``F.max_pool3d``,
+``F.avg_pool3d``, ``F.adaptive_*_pool3d``: ``functional/pool3d.py``, ``adaptive_pool3d.py``) and
+the unpooling layers MaxUnpool1d/2d/3d (over ``F.max_unpool*``, ``functional/unpool.py``), which
+put the maxima a max pooling found back at their positions, zeros elsewhere.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from .._tensor import Tensor
 from ..ops.windows_nd import ntuple
 from . import functional as F
 from .module import Module
-from .pooling import _AvgPoolNd, _MaxPoolNd
+from .pooling import _AdaptiveAvgPoolNd, _AdaptiveMaxPoolNd, _AvgPoolNd, _MaxPoolNd
 
 
 class MaxPool3d(_MaxPoolNd):
@@ -81,3 +82,17 @@ class MaxUnpool3d(_MaxUnpoolNd):
     ``F.max_unpool3d``."""
 
     _dims, _unpool = 3, staticmethod(F.max_unpool3d)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Average pooling of a (N, C, D, H, W) input to a fixed (d, h, w) (None keeps that input
+    size); see ``F.adaptive_avg_pool3d``."""
+
+    _pool = staticmethod(F.adaptive_avg_pool3d)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling of a (N, C, D, H, W) input to a fixed (d, h, w), with the maxima's flat
+    positions when ``return_indices``; see ``F.adaptive_max_pool3d``."""
+
+    _pool = staticmethod(F.adaptive_max_pool3d)

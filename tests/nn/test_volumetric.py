@@ -260,3 +260,36 @@ def test_3d_layers_hold_triples_and_print_as_pytorch():
     np.testing.assert_allclose(y.detach().numpy().mean(axis=(0, 2, 3, 4)), 0, atol=1e-6)
     with pytest.raises(ValueError, match="5D"):
         bn(mg.randn(4, 3, 2, 3))
+
+
+def _adaptive_reference(x, out, reduce):
+    """Loops over PyTorch's adaptive windows [floor(i n / m), ceil((i + 1) n / m))."""
+
+    def bounds(n, m, i):
+        return (i * n) // m, -(-((i + 1) * n) // m)
+
+    y = np.empty(x.shape[:2] + tuple(out))
+    for i, j, k in itertools.product(*(range(o) for o in out)):
+        (a, b), (c, d), (e, f) = (
+            bounds(x.shape[2 + t], out[t], v) for t, v in enumerate((i, j, k))
+        )
+        y[:, :, i, j, k] = reduce(x[:, :, a:b, c:d, e:f].reshape(x.shape[:2] + (-1,)), axis=-1)
+    return y
+
+
+@pytest.mark.parametrize("out", [(2, 3, 4), (3, 1, 2), (5, 6, 7)])
+def test_adaptive_pool3d_reduces_pytorchs_adaptive_windows(out):
+    x = rng.standard_normal((2, 3, 5, 6, 7))
+    got = F.adaptive_avg_pool3d(mg.tensor(x), out).numpy()
+    np.testing.assert_allclose(got, _adaptive_reference(x, out, np.mean), rtol=1e-12)
+    values, idx = F.adaptive_max_pool3d(mg.tensor(x), out, return_indices=True)
+    np.testing.assert_array_equal(values.numpy(), _adaptive_reference(x, out, np.max))
+    picked = np.take_along_axis(x.reshape(2, 3, -1), idx.numpy().reshape(2, 3, -1), axis=-1)
+    np.testing.assert_array_equal(picked.reshape(values.shape), values.numpy())
+    assert tuple(nn.AdaptiveAvgPool3d((2, None, 3))(mg.tensor(x)).shape) == (2, 3, 2, 6, 3)
+
+
+def test_adaptive_pool3d_gradients_match_central_differences():
+    x = mg.tensor(rng.permutation(60).reshape(1, 1, 3, 4, 5) / 7.0, requires_grad=True)
+    assert gradcheck(lambda x: F.adaptive_avg_pool3d(x, (2, 3, 2)), (x,), eps=1e-6, atol=1e-7)
+    assert gradcheck(lambda x: F.adaptive_max_pool3d(x, (2, 3, 2)), (x,), eps=1e-6, atol=1e-7)

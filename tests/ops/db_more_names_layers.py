@@ -121,6 +121,22 @@ def _max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1):
     return _windows(_f(x), k, s, p, d, -np.inf).max(-1)
 
 
+def _adaptive(x, out, reduce):
+    """PyTorch's adaptive windows [floor(i n / m), ceil((i + 1) n / m)) reduced, per dim."""
+    unbatched = x.ndim == 4
+    x = x[None] if unbatched else x
+    out = _t3(out)
+    y = np.empty(x.shape[:2] + out)
+    for idx in itertools.product(*(range(o) for o in out)):
+        box = tuple(
+            slice((i * x.shape[2 + t]) // out[t], -(-((i + 1) * x.shape[2 + t]) // out[t]))
+            for t, i in enumerate(idx)
+        )
+        window = x[(slice(None), slice(None)) + box]
+        y[(slice(None), slice(None)) + idx] = reduce(window, axis=(-3, -2, -1))
+    return y[0] if unbatched else y
+
+
 def _volumes(m, *shape, **k):
     """Distinct values (no tied maxima), as a float64 tensor."""
     n = int(np.prod(shape))
@@ -298,6 +314,20 @@ ENTRIES = [
             S(_volumes(m, 1, 1, 5, 4, 5), (2, 3, 2), (2, 1, 2), 1, (1, 1, 2)),
             S(_volumes(m, 1, 1, 4, 4, 4, dtype="float32"), 2),
         ],
+        method=False,
+        gradgrad=False,
+    ),
+    op(
+        "F.adaptive_avg_pool3d",
+        lambda x, out: _adaptive(_f(x), out, np.mean),
+        lambda m: [S(m(1, 2, 5, 4, 3), (2, 3, 2)), S(m(2, 3, 4, 5, dtype="float32"), 2)],
+        method=False,
+        tol=LOOSE,
+    ),
+    op(
+        "F.adaptive_max_pool3d",
+        lambda x, out: _adaptive(_f(x), out, np.max),
+        lambda m: [S(_volumes(m, 1, 2, 5, 4, 3), (2, 3, 2)), S(_volumes(m, 1, 4, 3, 3), 2)],
         method=False,
         gradgrad=False,
     ),

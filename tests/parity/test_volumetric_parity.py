@@ -145,3 +145,15 @@ def test_3d_layers_with_pytorchs_weights_match_pytorch():
                          (torch.nn.MaxUnpool2d(2), nn.MaxUnpool2d(2)),
                          (torch.nn.MaxUnpool3d(2, 1, 1), nn.MaxUnpool3d(2, 1, 1))]:  # fmt: skip
         assert repr(m_mod) == repr(t_mod)
+
+
+@pytest.mark.parametrize("out", [(2, 3, None), 2, (3, 2, 2)])
+def test_adaptive_pool3d_matches_pytorch(out):
+    _both(F.adaptive_avg_pool3d, TF.adaptive_avg_pool3d, ((2, 3, 5, 6, 7),), {"output_size": out})
+    _both(F.adaptive_max_pool3d, TF.adaptive_max_pool3d, ((1, 2, 7, 5, 3),), {"output_size": out},
+          ints=True)  # fmt: skip
+    x = np.random.default_rng(2).standard_normal((3, 4, 5, 6)).round(0)
+    _, im = F.adaptive_max_pool3d(mg.tensor(x), out, return_indices=True)
+    _, it = TF.adaptive_max_pool3d(torch.tensor(x), out, return_indices=True)
+    np.testing.assert_array_equal(im.numpy(), it.numpy())
+    assert repr(nn.AdaptiveMaxPool3d(out)) == repr(torch.nn.AdaptiveMaxPool3d(out))

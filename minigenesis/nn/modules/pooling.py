@@ -15,6 +15,8 @@ from ..pooling import (
     _MaxPoolNd,
 )  # noqa: F401
 from ..pooling3d import (  # noqa: F401
+    AdaptiveAvgPool3d,
+    AdaptiveMaxPool3d,
     AvgPool3d,
     MaxPool3d,
     MaxUnpool1d,
@@ -27,6 +29,8 @@ __all__ = [
     "MaxPool1d",
     "MaxPool2d",
     "MaxPool3d",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool3d",
     "AvgPool3d",
     "MaxUnpool1d",
     "MaxUnpool2d",
