@@ -150,7 +150,7 @@ MISSING_NAMES = {
     ("torch.nn.modules.container", "Container"): "deprecated in PyTorch since 0.4",
     **{("torch.nn.modules.instancenorm", f"LazyInstanceNorm{k}d"): _LAZY for k in "123"},
     **{("torch.nn.modules.loss", n): "this loss is not implemented" for n in (
-        "CTCLoss", "LinearCrossEntropyLoss", "NLLLoss2d")},
+        "LinearCrossEntropyLoss", "NLLLoss2d")},
     **{("torch.nn.modules.module", f"register_module_{h}"): "global module hooks are not "
        "implemented" for h in (
         "backward_hook", "buffer_registration_hook", "forward_hook", "forward_pre_hook",

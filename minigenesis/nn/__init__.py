@@ -120,7 +120,7 @@ from .margin_losses import (  # noqa: E402,F401
     TripletMarginLoss,
     TripletMarginWithDistanceLoss,
 )
-from .likelihood_losses import GaussianNLLLoss, PoissonNLLLoss  # noqa: E402,F401
+from .likelihood_losses import CTCLoss, GaussianNLLLoss, PoissonNLLLoss  # noqa: E402,F401
 from .pooling import (  # noqa: E402,F401
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,

@@ -1,5 +1,6 @@
-"""PoissonNLLLoss and GaussianNLLLoss: the options of ``F.poisson_nll_loss`` and
-``F.gaussian_nll_loss`` (``functional/likelihood_losses.py``)."""
+"""PoissonNLLLoss, GaussianNLLLoss and CTCLoss: the options of ``F.poisson_nll_loss``,
+``F.gaussian_nll_loss`` (``functional/likelihood_losses.py``) and ``F.ctc_loss``
+(``functional/ctc.py``)."""
 
 from __future__ import annotations
 
@@ -42,3 +43,16 @@ class GaussianNLLLoss(_Loss):
     def forward(self, input: Tensor, target: Tensor, var: Any) -> Tensor:  # noqa: A002
         return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
                                    reduction=self.reduction)  # fmt: skip
+
+
+class CTCLoss(_Loss):
+    """Connectionist Temporal Classification: -log p(target | log_probs) over every alignment
+    of the target to the (longer) input; see ``F.ctc_loss``."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
+        super().__init__(reduction=reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)  # fmt: skip

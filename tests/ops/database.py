@@ -20,6 +20,7 @@ from . import (
     db_loss,
     db_more_names,
     db_more_names_layers,
+    db_more_names_losses,
     db_nn,
     db_reductions,
     db_shape,
@@ -43,6 +44,7 @@ ENTRIES: list[OpEntry] = [
     *db_stats.ENTRIES,
     *db_more_names.ENTRIES,
     *db_more_names_layers.ENTRIES,
+    *db_more_names_losses.ENTRIES,
     *db_special.ENTRIES,
     *db_distributions.ENTRIES,
 ]

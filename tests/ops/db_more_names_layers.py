@@ -1,12 +1,11 @@
 """The volumetric layers (conv3d, conv_transpose3d, avg_pool3d, max_pool3d), max unpooling, the
-margin and likelihood losses, the LU family and the other less common linear algebra, and
-special.erfcx.
+LU family and the other less common linear algebra, and special.erfcx (the losses are in
+``db_more_names_losses.py``).
 
 The references are the definitions in NumPy: a convolution as a sum over kernel offsets of
 shifted slabs, its transpose as the matching scatter, a pool as a reduction over the windows,
-unpooling as a write at flat indices, each loss per sample as written in its docstring, LU as
-Doolittle's elimination with partial pivoting in plain Python, erfcx as exp(x^2) erfc(x) from
-the math module (exact enough at these moderate x).
+unpooling as a write at flat indices, LU as Doolittle's elimination with partial pivoting in
+plain Python, erfcx as exp(x^2) erfc(x) from the math module (exact enough at these x).
 """
 
 from __future__ import annotations
@@ -167,45 +166,6 @@ def _unpool_sample(m, nd):
              output_size=size)  # fmt: skip
 
 
-# --------------------------------------------------------------------------------- losses
-def _reduce(loss, reduction):
-    if reduction == "none":
-        return loss
-    return np.asarray(loss.sum() if reduction == "sum" else loss.mean())
-
-
-def _multi_margin(x, y, p=1, margin=1.0, weight=None, reduction="mean"):
-    x = _f(x)
-    out = []
-    for row, t in zip(x, np.asarray(y)):
-        w = 1.0 if weight is None else _f(weight)[t]
-        out.append(sum(w * max(0.0, margin - row[t] + row[i]) ** p
-                       for i in range(len(row)) if i != t) / len(row))  # fmt: skip
-    return _reduce(np.array(out), reduction)
-
-
-def _log_sig(x):
-    return -np.logaddexp(0, -x)
-
-
-def _loss(name, ref, samples, **kw):
-    return op(name, ref, samples, method=False, tol=LOOSE, **kw)
-
-
-def _signs(m, *shape):
-    return T(np.where(m.rng.random(shape) < 0.5, -1.0, 1.0), grad=False)
-
-
-def _triplet_ref(a, p, n, margin=1.0, p_norm=2, eps=1e-6, swap=False, reduction="mean"):
-    def dist(u, v):
-        return (np.abs(_f(u) - _f(v) + eps) ** p_norm).sum(-1) ** (1 / p_norm)
-
-    d_neg = dist(a, n)
-    if swap:
-        d_neg = np.minimum(d_neg, dist(p, n))
-    return _reduce(np.maximum(0, margin + dist(a, p) - d_neg), reduction)
-
-
 # ----------------------------------------------------------------------------- LU family
 def _lu_one(a):
     """Doolittle with partial pivoting (the first largest |pivot|), one matrix."""
@@ -340,132 +300,6 @@ ENTRIES = [
         )  # fmt: skip
         for nd in (1, 2, 3)
     ],
-    _loss(
-        "F.soft_margin_loss",
-        lambda x, y, reduction="mean": _reduce(np.log1p(np.exp(-_f(y) * _f(x))), reduction),
-        lambda m: [S(m(3, 4), _signs(m, 3, 4)), S(m(3, 4), _signs(m, 3, 4), reduction="none")],
-    ),
-    _loss(
-        "F.multilabel_soft_margin_loss",
-        lambda x, y, weight=None, reduction="mean": _reduce(
-            (
-                -(_f(y) * _log_sig(_f(x)) + (1 - _f(y)) * _log_sig(-_f(x)))
-                * (1.0 if weight is None else _f(weight))
-            ).mean(-1),
-            reduction,
-        ),  # fmt: skip
-        lambda m: [
-            S(m(3, 4), m.of((m.rng.random((3, 4)) < 0.5).astype(float), grad=False)),
-            S(
-                m(3, 4),
-                m.of((m.rng.random((3, 4)) < 0.5).astype(float), grad=False),
-                weight=m(4, lo=0.5, hi=2, grad=False),
-                reduction="sum",
-            ),  # fmt: skip
-        ],
-    ),
-    _loss(
-        "F.multi_margin_loss",
-        _multi_margin,
-        lambda m: [
-            S(m(4, 3), m.ints(0, 3, 4)),
-            S(
-                m(4, 3),
-                m.ints(0, 3, 4),
-                p=2,
-                margin=0.5,
-                weight=m(3, lo=0.5, hi=2, grad=False),
-                reduction="none",
-            ),  # fmt: skip
-        ],
-        gradgrad=False,
-    ),
-    _loss(
-        "F.multilabel_margin_loss",
-        lambda x, y, reduction="mean": _reduce(
-            np.array(
-                [
-                    sum(
-                        max(0.0, 1 - (r[j] - r[i]))
-                        for j in (t[: list(t).index(-1)] if -1 in t else t)
-                        for i in range(len(r))
-                        if i not in (t[: list(t).index(-1)] if -1 in t else t)
-                    )
-                    / len(r)
-                    for r, t in zip(_f(x), np.asarray(y))
-                ]
-            ),
-            reduction,
-        ),  # fmt: skip
-        lambda m: [S(m(2, 4), m.of([[3, 0, -1, 1], [1, 2, 3, 0]], "int64", grad=False))],
-        gradgrad=False,
-    ),
-    _loss(
-        "F.hinge_embedding_loss",
-        lambda x, y, margin=1.0, reduction="mean": _reduce(
-            np.where(_f(y) == 1, _f(x), np.maximum(0, margin - _f(x))), reduction
-        ),  # fmt: skip
-        lambda m: [S(m(3, 4), _signs(m, 3, 4), margin=0.5)],
-        gradgrad=False,
-    ),
-    _loss(
-        "F.margin_ranking_loss",
-        lambda a, b, y, margin=0.0, reduction="mean": _reduce(
-            np.maximum(0, -_f(y) * (_f(a) - _f(b)) + margin), reduction
-        ),  # fmt: skip
-        lambda m: [S(m(5), m(5), _signs(m, 5), margin=0.3)],
-        gradgrad=False,
-    ),
-    _loss(
-        "F.cosine_embedding_loss",
-        lambda a, b, y, margin=0.0, reduction="mean": _reduce(
-            np.where(_f(y) == 1, 1 - _cos(a, b), np.maximum(0, _cos(a, b) - margin)), reduction
-        ),  # fmt: skip
-        lambda m: [S(m(3, 4), m(3, 4), _signs(m, 3), margin=-0.9)],
-    ),
-    _loss(
-        "F.triplet_margin_loss",
-        lambda a, p, n, margin=1.0, p_norm=2, swap=False, reduction="mean": _triplet_ref(
-            a, p, n, margin, p_norm, swap=swap, reduction=reduction
-        ),  # fmt: skip
-        lambda m: [
-            S(m(3, 4), m(3, 4), m(3, 4), margin=3.0),
-            S(m(3, 4), m(3, 4), m(3, 4), margin=3.0, swap=True),
-        ],  # fmt: skip
-    ),
-    _loss(
-        "F.triplet_margin_with_distance_loss",
-        lambda a, p, n, margin=1.0, reduction="mean": _triplet_ref(
-            a, p, n, margin, reduction=reduction
-        ),  # fmt: skip
-        lambda m: [S(m(3, 4), m(3, 4), m(3, 4), margin=3.0)],
-    ),
-    _loss(
-        "F.poisson_nll_loss",
-        lambda x, k, log_input=True, reduction="mean": _reduce(
-            np.exp(_f(x)) - _f(k) * _f(x) if log_input else _f(x) - _f(k) * np.log(_f(x) + 1e-8),
-            reduction,
-        ),  # fmt: skip
-        lambda m: [
-            S(m(3, 4), m.of(m.rng.poisson(2.0, (3, 4)).astype(float), grad=False)),
-            S(
-                m(3, 4, lo=0.2, hi=3),
-                m.of(m.rng.poisson(1.0, (3, 4)).astype(float), grad=False),
-                log_input=False,
-                reduction="sum",
-            ),  # fmt: skip
-        ],
-    ),
-    _loss(
-        "F.gaussian_nll_loss",
-        lambda x, y, var, reduction="mean": _reduce(
-            0.5 * (np.log(_f(var)) + (_f(x) - _f(y)) ** 2 / _f(var)), reduction
-        ),  # fmt: skip
-        lambda m: [
-            S(m(3, 4), m(3, 4, grad=False), m(3, 4, lo=0.2, hi=2)),
-            S(m(3, 4), m(3, 4, grad=False), m(3, 1, lo=0.2, hi=2), reduction="none"),
-        ],
-    ),
     op(
         "linalg.lu_factor",
         _lu_factor,
@@ -575,8 +409,3 @@ ENTRIES = [
         tol=LOOSE,
     ),
 ]
-
-
-def _cos(a, b):
-    a, b = _f(a), _f(b)
-    return (a * b).sum(-1) / np.sqrt(((a * a).sum(-1) + 1e-12) * ((b * b).sum(-1) + 1e-12))

@@ -1,6 +1,6 @@
 """PyTorch's ``torch.nn.modules.loss``: the same classes as ``mg.nn``'s own files."""
 
-from ..likelihood_losses import GaussianNLLLoss, PoissonNLLLoss  # noqa: F401
+from ..likelihood_losses import CTCLoss, GaussianNLLLoss, PoissonNLLLoss  # noqa: F401
 from ..loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -49,4 +49,5 @@ __all__ = [
     "TripletMarginWithDistanceLoss",
     "GaussianNLLLoss",
     "PoissonNLLLoss",
+    "CTCLoss",
 ]
