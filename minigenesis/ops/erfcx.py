@@ -31,7 +31,7 @@ _DEPTHS = ((2.0, 60), (1.0, 200), (0.5, 800))  # (lower end of a's range, contin
 
 
 def _continued_fraction(a: np.ndarray, depth: int) -> np.ndarray:
-    f = np.zeros_like(a)
+    f = get_array_module(a).zeros_like(a)
     for k in range(depth, 0, -1):
         f = (k / 2.0) / (a + f)
     return 1.0 / math.sqrt(math.pi) / (a + f)
@@ -40,11 +40,12 @@ def _continued_fraction(a: np.ndarray, depth: int) -> np.ndarray:
 def _exp_square(x: np.ndarray) -> np.ndarray:
     """exp(x^2) to within its own rounding: x = hi + lo with hi's 26 upper bits, so hi * hi is
     exact and the rest, (2 hi + lo) lo, is small."""
+    xp = get_array_module(x)
     hi = x.astype(np.float32).astype(np.float64)  # 24 bits: hi * hi fits in 53 exactly
     lo = x - hi
     with np.errstate(over="ignore", invalid="ignore"):  # beyond |x| = 26.6: inf, as it should be
-        out = np.exp(hi * hi) * np.exp((2.0 * hi + lo) * lo)
-    return np.where(np.abs(x) > 27.0, np.inf, out)  # (x = -inf: hi - hi would be NaN)
+        out = xp.exp(hi * hi) * xp.exp((2.0 * hi + lo) * lo)
+    return xp.where(xp.abs(x) > 27.0, np.inf, out)  # (x = -inf: hi - hi would be NaN)
 
 
 def erfcx_array(x):
@@ -52,11 +53,11 @@ def erfcx_array(x):
     xp = get_array_module(x)
     if xp is not np:
         return cupyx_module().scipy.special.erfcx(x)
-    x64 = np.asarray(x, dtype=np.float64)
-    a = np.abs(x64)
-    out = np.empty_like(a)
+    x64 = xp.asarray(x, dtype=np.float64)
+    a = xp.abs(x64)
+    out = xp.empty_like(a)
     small = a < 0.5
-    out[small] = np.exp(a[small] ** 2) * _erf_erfc_series(a[small])[1]
+    out[small] = xp.exp(a[small] ** 2) * _erf_erfc_series(a[small])[1]
     upper = np.inf
     for lower, depth in _DEPTHS:
         band = (a >= lower) & (a < upper) if upper < np.inf else a >= lower
@@ -66,7 +67,7 @@ def erfcx_array(x):
     negative = x64 < 0
     with np.errstate(invalid="ignore"):  # (inf - finite stays inf)
         out[negative] = 2.0 * _exp_square(x64[negative]) - out[negative]
-    out[np.isnan(x64)] = np.nan
+    out[xp.isnan(x64)] = float("nan")
     with np.errstate(over="ignore"):  # a float32 result beyond 3.4e38 rounds to inf
         return out.astype(x.dtype, copy=False)
 
