@@ -179,6 +179,9 @@ def alpha_scaled(t: Any, other: Any, alpha: Any) -> Any:
         raise RuntimeError(
             "For integral input tensors, argument alpha must not be a floating point number."
         )
+    if isinstance(other, TensorBase) and isinstance(t, TensorBase) and is_float(t):
+        if not is_float(other):  # an integer tensor times a float alpha would be float32: cast
+            other = other._cast(result_type(t, other).numpy_dtype)  # first (float16 stays)
     return other * alpha
 
 

@@ -32,7 +32,8 @@ class TensorInPlace:
 
     def sub_(self, other, *deprecated, alpha=1):
         other, alpha = scalar_first(other, deprecated, alpha, "sub_")
-        return self._inplace(lambda x, o: x - o * alpha if alpha != 1 else x - o, other)
+        # sub refuses a bool operand before alpha would turn it into a number
+        return self._inplace(lambda x, o: x.sub(o, alpha=alpha) if alpha != 1 else x - o, other)
 
     def mul_(self, other):
         return self._inplace(lambda x, o: x * o, other)

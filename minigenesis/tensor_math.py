@@ -68,8 +68,8 @@ def _rounded_division(mode: Any) -> Any:
 
 
 def _refuse_bool_sub() -> None:
-    raise TypeError(
-        "subtraction (-) with a bool operand is not supported, as in PyTorch: to invert a mask "
+    raise RuntimeError(  # PyTorch's exception type
+        "Subtraction, the `-` operator, with a bool tensor is not supported: to invert a mask "
         "use ~ or logical_not(); for arithmetic convert it first (.int(), .float())"
     )
 
@@ -227,6 +227,8 @@ class TensorMath:
     def sub(self, other, *deprecated, alpha=1):
         """self - alpha * other"""
         other, alpha = scalar_first(other, deprecated, alpha, "sub")
+        if self._data.dtype.kind == "b" or is_bool(other):  # before alpha makes it a number
+            _refuse_bool_sub()
         return self - alpha_scaled(self, other, alpha)
 
     pow = __pow__
