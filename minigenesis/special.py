@@ -86,7 +86,9 @@ def multigammaln(input: Tensor, p: int) -> Tensor:  # noqa: A002
     p (p - 1) / 4 log(pi) + sum_{j=0}^{p-1} lgamma(x - j/2)."""
     if p < 1:
         raise ValueError(f"multigammaln(): p has to be greater than or equal to 1, got {p}")
-    out = sum(((input - j / 2).lgamma() for j in range(p)), start=0 * input)
+    out = input.lgamma()  # the j = 0 term first: a start of 0 * x would be NaN at x = +-inf
+    for j in range(1, p):
+        out = out + (input - j / 2).lgamma()
     return out + p * (p - 1) / 4 * math.log(math.pi)
 
 
@@ -100,8 +102,33 @@ def ndtr(input: Tensor) -> Tensor:  # noqa: A002
 
 
 def log_ndtr(input: Tensor) -> Tensor:  # noqa: A002
-    """log Phi(x)."""
-    return ndtr(input).log()
+    """log Phi(x), accurate in both tails (computed in float64, rounded to the input's dtype).
+
+    log(ndtr(x)) loses both tails: for large x, Phi(x) rounds to 1 and the log to 0 (the true
+    value is -Phi(-x), e.g. -1e-9 at x = 6); for x < -38, Phi(x) underflows and the log is -inf
+    (the true value is about -x^2 / 2). So three forms, each fed only its own range (a ``where``
+    on the input, so no branch sees values whose gradient would be inf or NaN):
+    - x >= -1: log1p(-Phi(-x)) = log1p(-erfc(x / sqrt 2) / 2);
+    - -20 <= x < -1: log(erfc(-x / sqrt 2) / 2), Phi(x) >= 2.8e-89 here;
+    - x < -20: the asymptotic series of Mills' ratio,
+      log Phi(x) = -x^2/2 - log(-x) - log(2 pi)/2 + log(1 - 1/x^2 + 3/x^4 - 15/x^6 + ...),
+      whose terms at |x| >= 20 fall below float64's precision by the 9th."""
+    x = _float_in(input)
+    x64 = x.double()
+    r2 = 1 / math.sqrt(2)
+    upper = x64.where(x64 >= -1, -1.0)
+    middle = x64.clamp(min=-20.0).where(x64 < -1, -2.0)
+    lower = x64.where(~(x64 >= -20), -21.0)  # NaN goes here and stays NaN
+    upper_value = ((upper * r2).erfc() * -0.5).log1p()
+    middle_value = ((middle * -r2).erfc() * 0.5).log()
+    inv_x2 = 1 / (lower * lower)
+    series, term = 1 + 0 * inv_x2, 1 + 0 * inv_x2
+    for k in range(1, 10):  # term_k = (-1)^k (2k - 1)!! / x^(2k)
+        term = term * (-(2 * k - 1)) * inv_x2
+        series = series + term
+    lower_value = lower * lower * -0.5 - (-lower).log() - 0.5 * math.log(2 * math.pi) + series.log()
+    out = upper_value.where(x64 >= -1, middle_value.where(x64 >= -20, lower_value))
+    return out.to(x.dtype)
 
 
 def ndtri(input: Tensor) -> Tensor:  # noqa: A002

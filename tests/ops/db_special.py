@@ -54,8 +54,10 @@ def _ndtr(x):
 
 def _log_ndtr(x):
     def one(v: float) -> float:
+        if v > 0:  # log1p keeps the upper tail, where Phi rounds to 1
+            return math.log1p(-math.erfc(v / math.sqrt(2)) / 2)
         p = math.erfc(-v / math.sqrt(2)) / 2
-        return math.log(p) if p > 0 else -math.inf
+        return math.log(p) if p > 0 or math.isnan(p) else -math.inf
 
     return _vec(one)(x)
 

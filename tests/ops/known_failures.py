@@ -26,7 +26,6 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     ("histc", "out"): "histc takes no out= (PyTorch's does)",
     ("topk", "torch"): "of tied values topk picks others than PyTorch's partial sort",
     ("topk", "grad_torch"): "of tied values topk picks others than PyTorch: the gradient follows",
-    ("special.log_ndtr", "forward"): "log_ndtr(-inf) is NaN (-inf); in float16 -inf below x ~ -5",
     ("special.log_ndtr", "torch"): "log_ndtr computes in float16/bfloat16 (PyTorch: not there)",
     ("special.ndtri", "torch"): "ndtri computes in float16/bfloat16 (PyTorch: not implemented)",
     ("special.round", "torch"): "special.round computes on integers (PyTorch: not implemented)",
