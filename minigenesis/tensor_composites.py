@@ -240,7 +240,9 @@ class TensorComposites:
         if a.shape[0] == 0:
             starts = xp.zeros(0, dtype=bool)
         else:
-            differs = (a[1:] != a[:-1]).reshape(a.shape[0] - 1, -1).any(axis=1)
+            differs = a[1:] != a[:-1]  # one flag per step along dim (any element of a slice)
+            if a.ndim > 1:  # (reshape(n - 1, -1) cannot infer -1 when n - 1 is 0)
+                differs = differs.any(axis=tuple(range(1, a.ndim)))
             starts = xp.concatenate([xp.ones(1, dtype=bool), differs])
         kept = a[starts] if dim is None else xp.moveaxis(a[starts], 0, dim)
         out = [self._make(xp.ascontiguousarray(kept), False)]

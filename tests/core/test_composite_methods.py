@@ -87,6 +87,17 @@ def test_aminmax_argwhere_msort_unique_consecutive() -> None:
     assert rows.tolist() == [[1, 2], [3, 4], [1, 2]]
 
 
+def test_unique_consecutive_along_a_dim_of_one_slice_keeps_it() -> None:
+    x = mg.tensor([[1.0, 2.0, -1.0]])
+    values, inverse, counts = x.unique_consecutive(return_inverse=True, return_counts=True, dim=0)
+    assert values.tolist() == [[1.0, 2.0, -1.0]]
+    assert inverse.tolist() == [0] and counts.tolist() == [1]
+    cols = x.unique_consecutive(dim=1)  # three columns, each differing from the one before
+    assert cols.tolist() == [[1.0, 2.0, -1.0]]
+    slabs = mg.tensor([[[1, 2]], [[1, 2]], [[1, 3]]]).unique_consecutive(dim=0)
+    assert slabs.tolist() == [[[1, 2]], [[1, 3]]]
+
+
 def test_take_put_index_put_and_masked_scatter() -> None:
     x = _t(A)
     idx = mg.tensor([[0, 11], [5, 5]])
