@@ -123,6 +123,18 @@ def test_embedding_errors_and_extras():
     assert np.all(norms <= 1.0 + 1e-5)
 
 
+def test_embedding_max_norm_rescales_float64_rows_in_float64():
+    rows = np.array([[3.0, 4.0, 0.0], [0.3, 0.4, 0.0], [1.0, 2.0, 2.0]])
+    emb = nn.Embedding(3, 3, max_norm=1.0, dtype=mg.float64)
+    with mg.no_grad():
+        emb.weight.copy_(mg.tensor(rows))
+    out = emb(mg.tensor([0, 1, 2])).detach().numpy()
+    # PyTorch's rule: a row of norm n > max_norm is scaled by max_norm / (n + 1e-7)
+    expected = rows * np.array([1 / (5 + 1e-7), 1.0, 1 / (3 + 1e-7)])[:, None]
+    np.testing.assert_allclose(out, expected, rtol=1e-15)
+    np.testing.assert_allclose(emb.weight.detach().numpy(), expected, rtol=1e-15)
+
+
 # ------------------------------------------------------------------------------ Dropout
 def test_dropout_statistics_scaling_and_reproducibility():
     mg.manual_seed(0)

@@ -54,7 +54,8 @@ def _renorm_rows(weight: Tensor, idx: Any, max_norm: float, norm_type: float) ->
     xp = get_array_module(weight._data)
     rows = xp.unique(idx.reshape(-1))
     w = weight._data[rows]
-    norms = (xp.abs(w.astype(xp.float32)) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
+    acc = xp.float64 if w.dtype == xp.float64 else xp.float32  # half precision: float32 sums
+    norms = (xp.abs(w.astype(acc)) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
     scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
     weight._data[rows] = (w * scale[:, None]).astype(weight._data.dtype)
     weight._bump_version()
