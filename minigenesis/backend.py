@@ -183,7 +183,7 @@ def _require_cuda() -> ModuleType:
     if _cupy is None:
         raise RuntimeError(
             "CUDA was requested but CuPy is not installed: "
-            "install it with `pip install minigenesis[gpu]` (cupy-cuda12x)"
+            'install it with `pip install -e ".[gpu]"` in the repository (cupy-cuda12x)'
         )
     try:
         count = _cupy.cuda.runtime.getDeviceCount()

@@ -36,7 +36,7 @@ def versions() -> list[tuple[str, str]]:
     ]
     cp = cupy_module()
     if cp is None:
-        return rows + [("CuPy", "not installed (pip install minigenesis[gpu])")]
+        return rows + [("CuPy", 'not installed (pip install -e ".[gpu]" in the repository)')]
     stand_in = "" if cp.__name__ == "cupy" else f" (the stand-in {cp.__name__})"
     rows.append(("CuPy", f"{cp.__version__}{stand_in}"))
     try:

@@ -3,6 +3,8 @@ GPU), and a failing check turned into exit status 1."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -20,6 +22,14 @@ def test_doctor_on_the_cpu_reports_versions_and_passes(capsys, monkeypatch):
     for dtype in ("float32", "float16", "bfloat16"):
         assert f"ok   matmul {dtype:<8} on cpu" in out
     assert "all checks passed" in out
+
+
+def test_without_cupy_the_doctor_names_the_install_command_the_readme_shows(monkeypatch):
+    # minigenesis is installed from its repository (`pip install -e .`), not from a package index
+    monkeypatch.setattr(doctor, "cupy_module", lambda: None)
+    (cupy_row,) = [value for name, value in doctor.versions() if name == "CuPy"]
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert 'pip install -e ".[gpu]"' in cupy_row and '`pip install -e ".[gpu]"`' in readme
 
 
 def test_a_disagreement_fails_the_doctor(capsys, monkeypatch):
