@@ -470,7 +470,14 @@ class Trainer:
         plot_lr_history(self.lrs, range(1, len(self.lrs) + 1),
                         title="Warm-up + cosine").savefig(self.out / "lr.png", dpi=100)  # fmt: skip
         if self.grad_flow.steps:
-            plot_grad_flow(self.grad_flow).savefig(self.out / "grad_flow.png", dpi=100)
+            # the norms are recorded after unscaling and before clipping (_optimizer_step): say
+            # so, or a layer's max above --clip reads as clipping that did not work
+            n = self.grad_flow.steps
+            title = f"Gradient flow over {n} step{'s' * (n != 1)}"
+            if self.config.clip > 0:
+                title += ", before clipping"
+            plot_grad_flow(self.grad_flow, title=title).savefig(
+                self.out / "grad_flow.png", dpi=100)  # fmt: skip
 
     def _install_sigint_handler(self) -> Callable[[], None]:
         """First Ctrl-C: finish the current optimizer step, save, stop. Second: stop at once
