@@ -334,6 +334,14 @@ def main(
         print(f"error: {err}", file=sys.stderr)
         return 2
     chapters = find_chapters(lessons, args.chapters)
+    unknown = [w for w in args.chapters if not any(_names_chapter(w, c.name) for c in chapters)]
+    if unknown:  # `lessons 99` or a mistyped command (`lessons rest 02`): say which, and what is
+        print(
+            f"error: no chapter {' '.join(unknown)} under {lessons} (a chapter is a number such "
+            "as 02 or a folder name; the commands are reset, update and capstone)",
+            file=sys.stderr,
+        )
+        return 2
     if not chapters:
         print(f"error: no chapters found under {lessons}", file=sys.stderr)
         return 2

@@ -55,6 +55,16 @@ def test_a_chapter_named_by_a_non_ascii_digit_is_one_line(course, capsys, argv):
         "exercises.py", "exercises_template.py", "test_lesson.py"]  # fmt: skip
 
 
+@pytest.mark.parametrize("argv", [["bogus"], ["99"], ["09", "99"], ["rest", "09"]])
+def test_the_status_names_a_chapter_that_does_not_exist(course, capsys, argv):
+    assert _progress().main([*argv, "--path", str(course), "--no-run"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # no table for the part of the list that exists
+    (line,) = captured.err.strip().splitlines()
+    unknown = " ".join(a for a in argv if a != "09")
+    assert f"error: no chapter {unknown} under" in line and "reset, update and capstone" in line
+
+
 def test_the_cli_passes_a_non_ascii_digit_through_as_one_line(capsys):
     assert cli_main(["lessons", "reset", "²"]) == 2
     assert "no chapter ²" in _one_error(capsys)
