@@ -21,7 +21,7 @@ from .. import kernels
 from ..autocast_policy import FLOAT32
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
-from ..backend import erf, get_array_module
+from ..backend import erf, get_array_module, quiet_fp
 from .elementwise import select_grad
 
 # NumPy spends about 2,700 instructions more on a Python number operand than on an array of the
@@ -465,6 +465,7 @@ class Softmax(Op):
     autocast = FLOAT32
 
     @staticmethod
+    @quiet_fp  # a row of all -inf: -inf - -inf = NaN, as in PyTorch
     def forward(ctx, x, dim):
         ctx.dim = dim
         if type(x) is not ndarray and (y := kernels.activation.softmax(x, dim)) is not None:
@@ -493,6 +494,7 @@ class LogSoftmax(Op):
     autocast = FLOAT32
 
     @staticmethod
+    @quiet_fp  # a row of all -inf: -inf - -inf = NaN, as in PyTorch
     def forward(ctx, x, dim):
         ctx.dim = dim
         fast = type(x) is not ndarray

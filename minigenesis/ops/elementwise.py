@@ -17,7 +17,7 @@ import numpy as np
 from .. import kernels
 from ..autocast_policy import FLOAT32, PROMOTE
 from ..autograd.function import Op
-from ..backend import device_of, get_array_module, to_device
+from ..backend import device_of, get_array_module, quiet_fp, to_device
 from .anchor import keep_in_graph
 
 # bfloat16 arithmetic runs through float32 (kernels/elementwise.py: ml_dtypes' own loops are 3-4x
@@ -95,6 +95,7 @@ class Div(Op):
     autocast = PROMOTE
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x, y):
         ctx.save_for_backward(x if ctx.needs_input_grad[1] else None, y)
         if _BF16 is getattr(x, "dtype", None) is getattr(y, "dtype", None):
@@ -180,6 +181,7 @@ class Pow(Op):
     autocast = FLOAT32
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x, y):
         z = _integer_power(x, y) if _negative_int_exponent(x, y) else x**y
         # z only for the exponent's gradient: saved otherwise, an in-place change of the result
@@ -246,6 +248,7 @@ class Exp(Op):
     autocast = FLOAT32
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x):
         y = get_array_module(x).exp(x)
         ctx.save_for_backward(y)
@@ -263,6 +266,7 @@ class Log(Op):
     autocast = FLOAT32
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x):
         ctx.save_for_backward(x)
         return get_array_module(x).log(x)
@@ -277,6 +281,7 @@ class Sqrt(Op):
     """y = sqrt(x);   dy/dx = 1 / (2 sqrt(x)) = 1 / (2y)."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x):
         y = get_array_module(x).sqrt(x)
         ctx.save_for_backward(y)

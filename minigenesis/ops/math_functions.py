@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 
 from ..autograd.function import Op
-from ..backend import erf, erfinv, get_array_module
+from ..backend import erf, erfinv, get_array_module, quiet_fp
 
 
+@quiet_fp  # tan(inf), arcsin(2), log2(0), sinh(100): NaN/inf, silently as in PyTorch
 def _unary(name: str, x):
     """Apply NumPy/CuPy's ``name`` to x, through float32 for 2-byte floats."""
     xp = get_array_module(x)

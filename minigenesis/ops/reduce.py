@@ -7,12 +7,14 @@ Backward re-inserts the reduced dims (when keepdim=False) and broadcasts the gra
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..autocast_policy import FLOAT32
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
-from ..backend import get_array_module
+from ..backend import get_array_module, quiet_fp
 from .elementwise import Where, select_grad
 from .gather_scatter import ScatterAlongDim
 from .shape import Cat
@@ -76,6 +78,8 @@ class Mean(Op):
         ctx.n = _count(x.shape, axis)
         xp = get_array_module(x)
         acc = x.astype(xp.float32) if _low_precision(x) else x
+        if ctx.n == 0:  # the mean of nothing: 0/0 = NaN, as PyTorch (NumPy's mean would warn)
+            return xp.full_like(acc.sum(axis=axis, keepdims=keepdims), xp.nan, dtype=x.dtype)
         return xp.asarray(acc.mean(axis=axis, keepdims=keepdims)).astype(x.dtype, copy=False)
 
     @staticmethod
@@ -97,7 +101,11 @@ class Var(Op):
         ctx.save_for_backward(x)
         xp = get_array_module(x)
         acc = x.astype(xp.float32) if _low_precision(x) else x
-        v = acc.var(axis=axis, ddof=correction, keepdims=keepdims)
+        if ctx.dof > 0:
+            v = acc.var(axis=axis, ddof=correction, keepdims=keepdims)
+        else:  # PyTorch's warning, not NumPy's; the value is sum (x - mean)^2 / max(N - c, 0)
+            warnings.warn(_DOF_WARNING, UserWarning, stacklevel=2)
+            v = _quiet_divide(_squares(xp, acc, axis, keepdims), 0)
         return xp.asarray(v).astype(x.dtype, copy=False)
 
     @staticmethod
@@ -289,6 +297,25 @@ class MinDim(MaxDim):
     sign = -1
 
 
+_DOF_WARNING = (
+    "var(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+    "factor (input numel divided by output numel)."
+)
+
+
+def _squares(xp, acc, axis, keepdims: bool):
+    """sum_i (x_i - mean)^2 over ``axis`` (0 over no elements, where there is no mean)."""
+    if acc.size == 0:
+        return acc.sum(axis=axis, keepdims=keepdims)
+    centered = acc - acc.mean(axis=axis, keepdims=True)
+    return (centered * centered).sum(axis=axis, keepdims=keepdims)
+
+
+@quiet_fp  # s / 0: inf, and 0 / 0: NaN, silently as in PyTorch
+def _quiet_divide(a, b):
+    return a / b
+
+
 class LogSumExp(Op):
     """y = log sum_i exp(x_i) = m + log sum_i exp(x_i - m), m = max x (no overflow);
     dy/dx_i = exp(x_i - y) (the softmax)."""
@@ -296,6 +323,7 @@ class LogSumExp(Op):
     autocast = FLOAT32
 
     @staticmethod
+    @quiet_fp  # all -inf: log 0 = -inf, as in PyTorch
     def forward(ctx, x, axis, keepdims):
         axis = _axes(x, axis)
         xp = get_array_module(x)
@@ -428,6 +456,7 @@ class Prod(Op):
     gets a gradient, with two none does (PyTorch's values)."""
 
     @staticmethod
+    @quiet_fp  # overflow to inf, as in PyTorch
     def forward(ctx, x, axis, keepdims):
         xp = get_array_module(x)
         ctx.in_shape, ctx.axis = x.shape, axis
