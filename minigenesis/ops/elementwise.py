@@ -120,6 +120,7 @@ class FloorDiv(Op):
     ufunc = "floor_divide"
 
     @classmethod
+    @quiet_fp  # x / 0: inf or NaN, as in PyTorch
     def forward(cls, ctx, x, y):
         kinds = [v.dtype.kind if hasattr(v, "dtype") else type(v) for v in (x, y)]
         if all(k in ("b", bool) for k in kinds):
@@ -144,6 +145,7 @@ class Mod(FloorDiv):
     ufunc = "remainder"
 
     @classmethod
+    @quiet_fp  # the quotient by 0: inf or NaN
     def forward(cls, ctx, x, y):
         z = super().forward(ctx, x, y)
         if ctx.needs_input_grad[1]:  # the quotient, a constant of the graph; x and y: anchors

@@ -238,6 +238,7 @@ class AMax(Op):
     sign = 1
 
     @staticmethod
+    @quiet_fp  # a slice of NaN has no hits: 0/0 = NaN shares, as in PyTorch
     def forward(ctx, x, axis, keepdims):
         y = x.max(axis=axis, keepdims=True) if ctx.sign > 0 else x.min(axis=axis, keepdims=True)
         hits = x == y

@@ -54,6 +54,10 @@ FORWARD_CASES = [
     ("pow", lambda a: a**-0.5, _np(lambda a: a ** np.float32(-0.5)), [[0.0, -1.0, 4.0]]),
     ("pow_overflow", lambda a: a**2, _np(np.square), [[1e30]]),
     ("number_pow", lambda a: 0.0**a, _np(lambda a: np.float32(0) ** a), [[-1.0, 2.0]]),
+    ("fmod_by_zero", mg.fmod, _np(np.fmod), [[1.0, -1.0], [0.0, 0.0]]),
+    ("remainder_by_zero", mg.remainder, _np(np.remainder), [[1.0, -1.0], [0.0, 0.0]]),
+    ("floor_divide_by_zero", lambda a, b: a // b, _np(np.floor_divide), [[1.0, -1.0], [0.0, 0.0]]),
+    ("amax_of_nan", lambda a: mg.amax(a, dim=0), _np(lambda a: a.max(0)), [[NAN, 1.0]]),
     ("prod_overflow", lambda a: a.prod(), _np(np.prod), [[1e30, 1e30]]),
     ("mean_empty", lambda a: a.mean(), lambda a: np.float32(NAN), [[]]),
     (
@@ -123,6 +127,7 @@ BACKWARD_CASES = [
     ("tan_at_inf", mg.tan, [[INF]], [[NAN]]),  # 1 + tan^2
     ("div_by_zero", lambda a, b: a / b, [[1.0], [0.0]], [[INF], [-INF]]),  # 1/y, -x/y^2
     ("mean_of_nothing", lambda a: a.mean(), [[]], [[]]),
+    ("remainder_by_zero", mg.remainder, [[1.0], [0.0]], [[1.0], [-INF]]),  # 1, -floor(x / y)
 ]
 
 
