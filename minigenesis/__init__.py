@@ -400,6 +400,26 @@ from .composite_functions import (  # noqa: E402  (mg.take, mg.addr, mg.inner, m
     tanh_,
     unique_consecutive,
 )
+from .functions.common_names import (  # noqa: E402  (mg.eq, mg.greater, mg.rsub, mg.gcd ...)
+    broadcast_shapes,
+    detach,
+    dist,
+    eq,
+    gcd,
+    ge,
+    greater,
+    greater_equal,
+    gt,
+    lcm,
+    le,
+    less,
+    less_equal,
+    lt,
+    ne,
+    not_equal,
+    result_type,
+    rsub,
+)
 from .sparse_coo import sparse_coo, sparse_coo_tensor, spmm, strided  # noqa: E402
 from .creation import empty_strided, logspace, tril_indices, triu_indices  # noqa: E402
 from .random import seed  # noqa: E402

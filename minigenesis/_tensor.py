@@ -30,6 +30,7 @@ from .ops import elementwise as E
 from .ops import shape as S
 from .size import Size, as_shape
 from .sparse_coo import SparseCOOTensor, dense_to_sparse, strided
+from .tensor_common import TensorCommon
 from .tensor_composites import TensorComposites
 from .tensor_indexing import TensorIndexing
 from .tensor_inplace import TensorInPlace
@@ -71,6 +72,7 @@ class Tensor(
     TensorPointwise,
     TensorStatistics,
     TensorComposites,
+    TensorCommon,
     InPlace,
     ToShortcuts,
     TensorBase,

@@ -209,6 +209,7 @@ class TensorMath:
         return _compare(self, other, lambda a, b: a != b)
 
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+    greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
     mul, matmul = __mul__, __matmul__
 

@@ -121,6 +121,27 @@ def hardtanh(
     return input._inplace(fn) if inplace else fn(input)
 
 
+# The in-place functional forms: F.relu_(x) is F.relu(x, inplace=True) (x's old values gone)
+def relu_(input: Tensor) -> Tensor:
+    """x = max(x, 0), in place."""
+    return relu(input, inplace=True)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """x = x if x > 0 else alpha (e^x - 1), in place."""
+    return elu(input, alpha, inplace=True)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """x = clamp(x, min_val, max_val), in place."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """x = x if x > 0 else negative_slope * x, in place."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """x if x > 0 else a x, with one learned slope a per channel (dim 1), or one shared slope;
     dy/dx = 1 or a,   dy/da = x where x <= 0."""

@@ -1,0 +1,138 @@
+"""Tensor methods common PyTorch programs call that are composed of existing ops: the in-place
+forms of more pointwise math (``expm1_``, ``log1p_``, ``sinh_`` ...), ``dist``, ``gcd`` / ``lcm``,
+``renorm``, ``stride()`` and ``unfold`` (sliding windows, a view).
+
+The differentiable ones are written with ops that have gradients (``dist`` is a norm of a
+difference, ``renorm`` a scale by a factor computed from a norm), so their derivatives follow by
+the chain rule; ``gcd`` / ``lcm`` are integer functions without a gradient, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .autograd.tensor_base import TensorBase
+from .backend import get_array_module
+from .ops import shape as S
+from .ops.unfold import UnfoldWindows
+from .promotion import result_type
+from .size import norm_dim
+
+
+def _inplace_of(name: str) -> Any:
+    """``x.name_()``: the out-of-place ``x.name()`` written into x (``inplace.py``)."""
+
+    def method(self):
+        return self._inplace(lambda x: getattr(x, name)())
+
+    method.__name__ = method.__qualname__ = f"{name}_"
+    method.__doc__ = f"In-place {name}: self = self.{name}()."
+    return method
+
+
+def _integer_pair(a: Any, b: Any, name: str) -> tuple[Any, Any]:
+    """gcd / lcm operands: two integer tensors, as arrays of their promoted dtype."""
+    if not isinstance(b, TensorBase):
+        raise TypeError(f"{name}(): argument 'other' must be Tensor, not {type(b).__name__}")
+    for t in (a, b):
+        if t._data.dtype.kind not in "iu":  # PyTorch has no kernel for bool or floats
+            raise NotImplementedError(f'"{name}" not implemented for {t.dtype!r}')
+    dtype = result_type(a, b).numpy_dtype
+    return a._data.astype(dtype, copy=False), b._data.astype(dtype, copy=False)
+
+
+class TensorCommon:
+    """Mixin of Tensor: in-place pointwise forms, dist, gcd/lcm, renorm, stride, unfold."""
+
+    __slots__ = ()
+
+    _data: Any
+
+    # ------------------------------------------------------------------ in-place forms
+    expm1_ = _inplace_of("expm1")
+    log1p_ = _inplace_of("log1p")
+    sinh_ = _inplace_of("sinh")
+    cosh_ = _inplace_of("cosh")
+    tan_ = _inplace_of("tan")
+    log2_ = _inplace_of("log2")
+    log10_ = _inplace_of("log10")
+
+    # ------------------------------------------------------------------ distances
+    def dist(self, other, p: float = 2):
+        """||self - other||_p over all elements (after broadcasting): (sum |d|^p)^(1/p);
+        p = 0 counts the nonzero differences, p = inf is max |d|."""
+        if not isinstance(other, TensorBase):
+            raise TypeError(f"dist(): argument 'other' must be Tensor, not {type(other).__name__}")
+        return (self - other).norm(p)
+
+    # ------------------------------------------------------------------ integer functions
+    def gcd(self, other):
+        """The greatest common divisor of each pair, >= 0 (gcd(0, 0) = 0)."""
+        a, b = _integer_pair(self, other, "gcd")
+        return self._make(get_array_module(a).gcd(a, b), False)
+
+    def lcm(self, other):
+        """The least common multiple of each pair, |a b| / gcd(a, b), >= 0 (0 if either is 0)."""
+        a, b = _integer_pair(self, other, "lcm")
+        return self._make(get_array_module(a).lcm(a, b), False)
+
+    def gcd_(self, other):
+        return self._inplace(lambda x, o: x.gcd(o), other)
+
+    def lcm_(self, other):
+        return self._inplace(lambda x, o: x.lcm(o), other)
+
+    # ------------------------------------------------------------------ renorm
+    def renorm(self, p: float, dim: int, maxnorm: float):
+        """Each slice self.select(dim, i) whose p-norm exceeds maxnorm, scaled down to norm
+        maxnorm: x_i * maxnorm / (||x_i||_p + 1e-7) (PyTorch's epsilon); the others unchanged."""
+        if self.ndim < 2:
+            raise RuntimeError(
+                f"renorm: input needs at least 2 dimensions, got {self.ndim} dimensions"
+            )
+        if p <= 0:
+            raise RuntimeError("renorm: non-positive-norm not supported")
+        if maxnorm < 0:
+            raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+        d = norm_dim(dim, self.ndim)[0]
+        others = tuple(i for i in range(self.ndim) if i != d)
+        norm = self.norm(p, others, keepdim=True)
+        factor = (maxnorm / (norm + 1e-7)).where(norm > maxnorm, 1.0)
+        return self * factor
+
+    def renorm_(self, p: float, dim: int, maxnorm: float):
+        return self._inplace(lambda x: x.renorm(p, dim, maxnorm))
+
+    # ------------------------------------------------------------------ memory layout
+    def stride(self, dim: int | None = None):
+        """How many elements one step along each dim moves in memory (a tuple, or one dim's);
+        0 along an expanded dim. The array's byte strides divided by the element size."""
+        size = self._data.itemsize
+        strides = tuple(s // size for s in self._data.strides)
+        if dim is None:
+            return strides
+        if not self.ndim:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return strides[norm_dim(dim, self.ndim)[0]]
+
+    def unfold(self, dimension: int, size: int, step: int):
+        """The windows of ``size`` elements along ``dimension``, ``step`` apart, in a new last
+        dim: out[..., i, ..., k] = self[..., i * step + k, ...] (ops/unfold.py); a view."""
+        d = norm_dim(dimension, self.ndim)[0]  # (0 or -1 for a 0-d tensor: one element)
+        shape = self.shape if self.ndim else (1,)
+        if size < 0:
+            raise RuntimeError(f"size is {size} but must be >= 0")
+        if step <= 0:
+            raise RuntimeError(f"step is {step} but must be > 0")
+        if size > shape[d]:
+            raise RuntimeError(
+                f"maximum size for tensor at dimension {d} is {shape[d]} but size is {size}"
+            )
+
+        def windows(b):
+            if not self.ndim:  # a 0-d tensor unfolds as one element, into shape (size,)
+                one = UnfoldWindows.apply(S.Reshape.apply(b, (1,)), 0, size, 1)
+                return S.Reshape.apply(one, (size,))
+            return UnfoldWindows.apply(b, d, size, step)
+
+        return windows(self)._view_of(self, windows)
