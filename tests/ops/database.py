@@ -13,6 +13,7 @@ import minigenesis as mg
 from . import (
     db_activation,
     db_binary,
+    db_common_names,
     db_conv,
     db_distributions,
     db_indexing,
@@ -43,6 +44,7 @@ ENTRIES: list[OpEntry] = [
     *db_conv.ENTRIES,
     *db_stats.ENTRIES,
     *db_more_names.ENTRIES,
+    *db_common_names.ENTRIES,
     *db_more_names_layers.ENTRIES,
     *db_more_names_losses.ENTRIES,
     *db_special.ENTRIES,

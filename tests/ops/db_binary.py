@@ -196,23 +196,12 @@ ENTRIES = [
 # ------------------------------------------------------------------- comparisons and logic
 
 
-def _compare(name: str, fn) -> OpEntry:
-    return binop(f"Tensor.{name}", _f64(fn), dtype="bool", differentiable=False, out=False,
-                 dtypes=NUMERIC + ("bool",))  # fmt: skip
-
-
 def _two_dtypes():
     yield Sample((T(np.ones(2), "float32"), T(np.ones(2)))), RuntimeError
     yield Sample((T(np.ones(2), "int64"), T(np.ones(2), "float32"))), RuntimeError
 
 
 ENTRIES += [
-    _compare("eq", np.equal),
-    _compare("ne", np.not_equal),
-    _compare("lt", np.less),
-    _compare("le", np.less_equal),
-    _compare("gt", np.greater),
-    _compare("ge", np.greater_equal),
     binop(
         "logical_and",
         _f64(np.logical_and),

@@ -33,7 +33,7 @@ NOT_COMPUTING = {
     set_default_device set_default_dtype set_float32_matmul_precision
     set_num_interop_threads set_num_threads set_printoptions set_rng_state load
     load_checkpoint save save_checkpoint special.get_array_module promote_types is_tensor
-    is_complex is_floating_point numel
+    is_complex is_floating_point numel result_type broadcast_shapes
 """,
     # the Tensor's own API: autograd, devices, dtype casts, sizes, conversions out of the tensor
     "tensor API": """
@@ -43,7 +43,7 @@ NOT_COMPUTING = {
     Tensor.is_floating_point Tensor.is_inference Tensor.item Tensor.nelement Tensor.numel
     Tensor.numpy Tensor.register_hook Tensor.register_post_accumulate_grad_hook
     Tensor.requires_grad_ Tensor.retain_grad Tensor.size Tensor.to Tensor.tolist Tensor.type
-    Tensor.type_as Tensor.contiguous
+    Tensor.type_as Tensor.contiguous Tensor.stride detach
     Tensor.is_shared Tensor.share_memory_ Tensor.to_dense Tensor.to_sparse sparse_coo_tensor
     Tensor.resize_ Tensor.squeeze_ Tensor.unsqueeze_ Tensor.t_ Tensor.transpose_
 """,
