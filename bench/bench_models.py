@@ -352,6 +352,25 @@ def cpu_model() -> str:
     return f"{name} ({os.cpu_count()} CPUs; {', '.join(units) or 'no AVX2'})"
 
 
+def profile_steps(make_step, rows, top: int) -> None:
+    """cProfile of 10 minigenesis steps of each row (after 3 to warm up): the ``top`` functions
+    by own time."""
+    import cProfile
+    import pstats
+
+    for row in rows:
+        step = make_step(mg, row)
+        for _ in range(3):
+            step()
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(10):
+            step()
+        prof.disable()
+        print(f"== {row}: 10 steps")
+        pstats.Stats(prof).sort_stats("tottime").print_stats(top)
+
+
 def main() -> None:
     keep_freed_memory()  # as a training loop does (minigenesis/kernels/memory.py)
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -368,20 +387,7 @@ def main() -> None:
     if torch is None:
         raise SystemExit("bench_models.py measures against PyTorch: install torch")
     if a.profile:
-        import cProfile
-        import pstats
-
-        for row in a.rows:
-            step = make_step(mg, row)
-            for _ in range(3):
-                step()
-            prof = cProfile.Profile()
-            prof.enable()
-            for _ in range(10):
-                step()
-            prof.disable()
-            print(f"== {row}: 10 steps")
-            pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+        profile_steps(make_step, a.rows, top=25)
         return
     from threadpoolctl import threadpool_info, threadpool_limits
 

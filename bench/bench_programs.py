@@ -380,20 +380,7 @@ def main() -> None:
     if torch is None:
         raise SystemExit("bench_programs.py measures against PyTorch: install torch")
     if a.profile:
-        import cProfile
-        import pstats
-
-        for row in a.rows:
-            step = make_step(mg, row)
-            for _ in range(3):
-                step()
-            prof = cProfile.Profile()
-            prof.enable()
-            for _ in range(10):
-                step()
-            prof.disable()
-            print(f"== {row}: 10 steps")
-            pstats.Stats(prof).sort_stats("tottime").print_stats(30)
+        bm.profile_steps(make_step, a.rows, top=30)
         return
     from threadpoolctl import threadpool_info, threadpool_limits
 
