@@ -91,9 +91,11 @@ class _AvgPoolNd(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AvgPool2d(_AvgPoolNd):
-    """Mean over each kernel_size window of a (N, C, H, W) input, divided by ``divisor_override``
-    when given (otherwise by the window's size); see ``F.avg_pool2d``."""
+class _AvgPoolDivisorNd(_AvgPoolNd):
+    """The average poolings with ``divisor_override`` (2-d and 3-d, as in PyTorch); they differ
+    only in the ``F`` function they call (``_pool``)."""
+
+    _pool: Any
 
     def __init__(
         self,
@@ -108,7 +110,14 @@ class AvgPool2d(_AvgPoolNd):
         self.divisor_override = divisor_override
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
-        return F.avg_pool2d(input, *self._window(), self.divisor_override)
+        return self._pool(input, *self._window(), self.divisor_override)
+
+
+class AvgPool2d(_AvgPoolDivisorNd):
+    """Mean over each kernel_size window of a (N, C, H, W) input, divided by ``divisor_override``
+    when given (otherwise by the window's size); see ``F.avg_pool2d``."""
+
+    _pool = staticmethod(F.avg_pool2d)
 
 
 class _AdaptiveAvgPoolNd(Module):

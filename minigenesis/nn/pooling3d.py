@@ -12,7 +12,7 @@ from .._tensor import Tensor
 from ..ops.windows_nd import ntuple
 from . import functional as F
 from .module import Module
-from .pooling import _AdaptiveAvgPoolNd, _AdaptiveMaxPoolNd, _AvgPoolNd, _MaxPoolNd
+from .pooling import _AdaptiveAvgPoolNd, _AdaptiveMaxPoolNd, _AvgPoolDivisorNd, _MaxPoolNd
 
 
 class MaxPool3d(_MaxPoolNd):
@@ -21,24 +21,11 @@ class MaxPool3d(_MaxPoolNd):
     _pool = staticmethod(F.max_pool3d)
 
 
-class AvgPool3d(_AvgPoolNd):
+class AvgPool3d(_AvgPoolDivisorNd):
     """Mean over each kernel_size window of a (N, C, D, H, W) input, divided by
     ``divisor_override`` when given (otherwise by the window's size); see ``F.avg_pool3d``."""
 
-    def __init__(
-        self,
-        kernel_size: Any,
-        stride: Any = None,
-        padding: Any = 0,
-        ceil_mode: bool = False,
-        count_include_pad: bool = True,
-        divisor_override: int | None = None,
-    ) -> None:
-        super().__init__(kernel_size, stride, padding, ceil_mode, count_include_pad)
-        self.divisor_override = divisor_override
-
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
-        return F.avg_pool3d(input, *self._window(), self.divisor_override)
+    _pool = staticmethod(F.avg_pool3d)
 
 
 class _MaxUnpoolNd(Module):
