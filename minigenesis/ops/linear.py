@@ -45,32 +45,30 @@ class Linear(Op):
 
     @staticmethod
     def backward(ctx, gy):
-        # A generator: each gradient is passed on as it is yielded (engine's send_as_yielded).
-        # The weight's goes first and is added into W.grad before dL/dx is computed, so the two
-        # (each as large as an activation or a weight) are never alive together.
         x, w = ctx.saved_tensors
+        if state.grad_enabled:  # create_graph: the same products as recorded ops
+            return _linear_grads_recorded(ctx, gy, x, w)
         need_x, need_w, need_b = ctx.needs_input_grad
-        g2 = _rows(gy)
-        if need_w:
-            yield 1, MatMul.apply(g2.mT, _rows(x))
-        if need_b:
-            yield 2, _column_sum(g2)
-        if need_x:
-            gx = MatMul.apply(g2, w)
-            yield 0, gx if x.ndim == 2 else gx.reshape(x.shape)
+        g = gy._data.reshape(-1, gy._data.shape[-1])  # one row per position: 2-D products
+        x2, make = x._data.reshape(-1, x._data.shape[-1]), TensorBase._make
+        gx = make(matmul_arrays(g, w._data).reshape(x._data.shape)) if need_x else None
+        gw = make(matmul_arrays(g.T, x2)) if need_w else None
+        gb = None
+        if need_b:  # (on the CPU, BLAS's ones @ g: kernels/blas.py)
+            gb = kernels.blas.column_sum(g) if type(g) is ndarray else None
+            gb = make(g.sum(axis=0) if gb is None else gb)
+        return gx, gw, gb
 
 
-def _rows(t):
-    """t as a matrix with one row per position, (..., k) -> (N, k), so that each gradient is one
-    2-D product; a matrix as it is."""
-    return t if t.ndim == 2 else t.reshape(-1, t._data.shape[-1])
-
-
-def _column_sum(g2):
-    """dL/db, the sum of dL/dy's rows: BLAS's ``ones @ g`` (kernels/blas.py), or a recorded op"""
-    if not state.grad_enabled and (s := kernels.blas.column_sum(g2._data)) is not None:
-        return TensorBase._make(s)
-    return g2.sum(dim=0)
+def _linear_grads_recorded(ctx, gy, x, w) -> tuple:
+    """Linear's gradients written with ops that record (``create_graph=True``), so that they can
+    be differentiated again: the same products as ``Linear.backward``'s arrays."""
+    need_x, need_w, need_b = ctx.needs_input_grad
+    g2 = gy if gy.ndim == 2 else gy.reshape(-1, gy.shape[-1])
+    gx = MatMul.apply(g2, w) if need_x else None
+    gw = MatMul.apply(g2.mT, x if x.ndim == 2 else x.reshape(-1, x.shape[-1])) if need_w else None
+    gb = g2.sum(dim=0) if need_b else None
+    return (gx if gx is None or x.ndim == 2 else gx.reshape(x.shape)), gw, gb
 
 
 # ----------------------------------------------------------------------------------------------

@@ -205,8 +205,39 @@ def cross_entropy(
     reduction: str = "mean",
     label_smoothing: float = 0.0,
 ):
-    """Cross entropy of logits ``input`` (N, C, d...) against class indices (N, d...) or class
-    probabilities (N, C, d...).
+    """Cross entropy of logits ``input`` (N, C) against class indices ``target`` (N,):
+
+        l_i = log sum_c e^(x[i, c]) - x[i, t_i]   (0 where t_i == ignore_index),
+
+    reduced by ``reduction`` ("mean": over the samples not ignored): one op, computed stably
+    (CrossEntropyIndices, ops/loss.py). Everything else PyTorch's cross_entropy takes (class
+    weights, label smoothing, class probabilities, (C,) or (N, C, d1, ...) inputs, the legacy
+    flags, autocast) is checked and computed by ``_cross_entropy_in_full``."""
+    usual = weight is None and not label_smoothing and size_average is None and reduce is None
+    if not (usual and reduction in REDUCTIONS and _logits_and_indices(input, target)):
+        return _cross_entropy_in_full(
+            input, target, weight, size_average, ignore_index, reduce, reduction, label_smoothing
+        )
+    valid = target._data != ignore_index
+    safe = np.where(valid, target._data, 0)  # (an ignored sample reads class 0, then masked)
+    c = input._data.shape[1]
+    check_index_range(safe, c, "cross_entropy", "target", f" or ignore_index={ignore_index}")
+    return CrossEntropyIndices.apply(input, safe, valid, reduction)
+
+
+def _logits_and_indices(input, target) -> bool:
+    """The usual arguments: NumPy arrays (on the CPU, no autocast) of floating logits (N, C) and
+    int64 class indices (N,)."""
+    x, t = input._data, getattr(target, "_data", None)
+    if type(x) is not np.ndarray or type(t) is not np.ndarray or state.autocast_dtype is not None:
+        return False
+    return x.ndim == 2 and x.dtype.kind == "f" and t.dtype == np.int64 and t.shape == x.shape[:1]
+
+
+def _cross_entropy_in_full(
+    input, target, weight, size_average, ignore_index, reduce, reduction, label_smoothing
+):
+    """cross_entropy for every argument PyTorch's takes, each checked:
 
     Indices:  l_i = (1 - eps) nll_i + eps/C * s_i,  nll_i = -w[t_i] log p[i, t_i],
               s_i = -sum_c w[c] log p[i, c]  (0 where ignored);  mean divides both sums by
