@@ -162,21 +162,21 @@ def check_index_range(
     index, size: int, name: str, what: str = "index", hint: str = "", error: type = IndexError
 ) -> None:
     """Refuse integer indices outside [0, ``size``) with an ``error`` (IndexError unless the op's
-    PyTorch counterpart raises another type) naming the op, the bad value and the allowed
-    range. (NumPy would wrap a negative index around to the end: a silently wrong row.)
-    One max over the indices read as unsigned integers: a negative index reads as a huge one, so
-    max < size holds exactly when every index is in range. One pass over the array, and on a GPU
-    one value read back (one synchronisation); only a bad index costs a second look, for the
-    message."""
+    PyTorch counterpart raises another type) naming the op, the bad value and the allowed range
+    (NumPy would wrap a negative index around to the end: a silently wrong row). One max over
+    the indices read as unsigned integers, where a negative index reads as a huge one: one pass,
+    and on a GPU one value read back; only a bad index costs a second look, for the message."""
     if index.size == 0:
         return
+    kind = index.dtype.kind
+    unsigned = index.view(f"uint{index.dtype.itemsize * 8}") if kind == "i" else index
+    if kind not in "iub" or int(to_numpy(unsigned.max())) >= size:
+        _refuse_out_of_range(index, size, name, what, hint, error)
+
+
+def _refuse_out_of_range(index, size: int, name: str, what: str, hint: str, error: type) -> None:
+    """The second look: the smallest and largest index, and the error naming the bad one."""
     xp = get_array_module(index)
-    if index.dtype.kind in "iub":
-        unsigned = (
-            index.view(f"uint{index.dtype.itemsize * 8}") if index.dtype.kind == "i" else index
-        )
-        if int(to_numpy(unsigned.max())) < size:
-            return
     lo, hi = to_numpy(xp.stack([index.min(), index.max()])).tolist()
     if lo < 0 or hi >= size:
         bad = lo if lo < 0 else hi

@@ -120,31 +120,32 @@ class CrossEntropyIndices(Op):
     @staticmethod
     def backward(ctx, gl):
         (x,) = ctx.saved_tensors
-        xp = get_array_module(x._data)
-        valid, idx = ctx.valid, xp.expand_dims(ctx.target, 1)
         if state.grad_enabled:  # create_graph: Tensor ops, differentiable in x and in gl
-            T = type(x)
-            onehot = xp.zeros(x.shape, dtype=x._data.dtype)
-            xp.put_along_axis(onehot, idx, 1, axis=1)
-            w = gl * T._make(_per_sample_scale(xp, valid, ctx.count, ctx.reduction, x._data.dtype))
-            return (x.softmax(dim=1) - T._make(onehot)) * w.unsqueeze(1), None, None, None
-        if (
-            type(x._data) is not ndarray
-            and (
-                g := kernels.loss.cross_entropy_grad(
-                    x._data, ctx.lse, ctx.target, valid, ctx.count, gl._data, ctx.reduction
-                )
-            )
-            is not None
-        ):  # the passes below in one kernel
+            return _cross_entropy_grad_recorded(ctx, x, gl), None, None, None
+        args = (ctx.lse, ctx.target, ctx.valid, ctx.count)
+        fast = None if type(x._data) is ndarray else kernels.loss.cross_entropy_grad  # (GPU)
+        if fast is not None and (g := fast(x._data, *args, gl._data, ctx.reduction)) is not None:
             return type(x)._make(g), None, None, None
-        scale = _per_sample_scale(xp, valid, ctx.count, ctx.reduction, ctx.lse.dtype)
+        xp = get_array_module(x._data)
+        idx = xp.expand_dims(ctx.target, 1)
+        scale = _per_sample_scale(xp, ctx.valid, ctx.count, ctx.reduction, ctx.lse.dtype)
         scale = xp.expand_dims(scale * _f32(gl._data), 1)
         g = _f32(x._data) - ctx.lse
         xp.exp(g, out=g)  # softmax(x)
         g *= scale
         xp.put_along_axis(g, idx, xp.take_along_axis(g, idx, axis=1) - scale, axis=1)
         return type(x)._make(g.astype(x._data.dtype, copy=False)), None, None, None
+
+
+def _cross_entropy_grad_recorded(ctx, x, gl):
+    """CrossEntropyIndices' gradient (softmax minus one-hot, times the reduction's per-sample
+    scale) written with ops that record, for create_graph."""
+    xp = get_array_module(x._data)
+    T = type(x)
+    onehot = xp.zeros(x.shape, dtype=x._data.dtype)
+    xp.put_along_axis(onehot, xp.expand_dims(ctx.target, 1), 1, axis=1)
+    scale = _per_sample_scale(xp, ctx.valid, ctx.count, ctx.reduction, x._data.dtype)
+    return (x.softmax(dim=1) - T._make(onehot)) * (gl * T._make(scale)).unsqueeze(1)
 
 
 def _per_sample_scale(xp, valid, count, reduction: str, dtype):

@@ -93,13 +93,14 @@ class Adam(Optimizer):
         max_sq = state["max_exp_avg_sq"]._data if group["amsgrad"] else None
         step_size = lr / (1 - beta1**step)  # the bias corrections, in Python floats
         bias_correction2_sqrt = (1 - beta2**step) ** 0.5
-        fused = kernels.optim.adam  # one GPU launch (kernels/optim.py)
-        moments = (exp_avg, exp_avg_sq, max_sq)
+        moments, fused = (exp_avg, exp_avg_sq, max_sq), kernels.optim.adam  # (one GPU launch)
         if type(param) is not ndarray and fused(
             param, grad, *moments, group, step_size, bias_correction2_sqrt
         ):
             return
-        g = _decayed_grad(param, grad, weight_decay, group["maximize"], decoupled, lr)
+        g = grad  # (plus weight decay, minus when maximizing: _decayed_grad)
+        if weight_decay or group["maximize"]:
+            g = _decayed_grad(param, grad, weight_decay, group["maximize"], decoupled, lr)
         # one scratch array serves every temporary below (big tensors: allocation is not free)
         scratch = lerp_(exp_avg, g, 1 - beta1)
         exp_avg_sq *= beta2

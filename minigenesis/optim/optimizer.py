@@ -128,6 +128,19 @@ def _decayed_grad(
     return g
 
 
+def _fill_with_zeros(g: Tensor) -> None:
+    """``zero_grad(set_to_none=False)``: the gradient ``g`` zeroed in place, cut from any graph."""
+    if g.grad_fn is not None:
+        g.detach_()
+    else:
+        g.requires_grad = False
+    if getattr(g._data.flags, "writeable", True):  # CuPy arrays are always writable
+        g._data.fill(0)
+    else:  # a read-only broadcast view: give it its own zeroed memory
+        g._data = get_array_module(g._data).zeros_like(g._data)
+    g._bump_version()
+
+
 def _typename(x: Any) -> str:
     return f"{type(x).__module__}.{type(x).__qualname__}"
 
@@ -244,21 +257,11 @@ class Optimizer:
         fill it with zeros when ``set_to_none=False``."""
         for group in self.param_groups:
             for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                    continue
-                if g.grad_fn is not None:
-                    g.detach_()
-                else:
-                    g.requires_grad = False
-                if getattr(g._data.flags, "writeable", True):  # CuPy arrays are always writable
-                    g._data.fill(0)
-                else:  # a read-only broadcast view: give it its own zeroed memory
-                    g._data = get_array_module(g._data).zeros_like(g._data)
-                g._bump_version()
+                if p.grad is not None:
+                    if set_to_none:
+                        p.grad = None
+                    else:
+                        _fill_with_zeros(p.grad)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient, once; returns ``closure()``'s loss
