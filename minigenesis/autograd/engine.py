@@ -33,21 +33,11 @@ def seed_grads(outputs: list, grad_outputs: list | None) -> list:
     """The gradients backward starts from: ``gradient=`` as given, or 1 for a scalar output."""
     grads = []
     for i, out in enumerate(outputs):
-        if not out.requires_grad:
-            raise RuntimeError(
-                f"element {i} of the tensors to differentiate does not require grad and has no "
-                f"grad_fn: was it computed under no_grad(), or from tensors without "
-                f"requires_grad=True?"
-            )
         g = grad_outputs[i] if grad_outputs is not None else None
+        if not out.requires_grad or (g is None and out._data.size != 1):
+            raise _seed_error(i, out)
         xp = get_array_module(out._data)
         if g is None:
-            if out._data.size != 1:
-                raise RuntimeError(
-                    f"backward() needs a `gradient` argument for a non-scalar output (shape "
-                    f"{tuple(out.shape)}): gradients can be created implicitly only for scalars. "
-                    f"Call out.sum().backward(), or out.backward(gradient=mg.ones_like(out))."
-                )
             g = TensorBase._make(xp.ones_like(out._data))
         elif not isinstance(g, TensorBase):
             g = TensorBase._make(xp.asarray(g, dtype=out._data.dtype))
@@ -57,6 +47,22 @@ def seed_grads(outputs: list, grad_outputs: list | None) -> list:
             )
         grads.append(g)
     return grads
+
+
+def _seed_error(i: int, out: Any) -> RuntimeError:
+    """Why backward cannot start from output ``i``: it needs no gradient, or it is not a scalar
+    and no ``gradient`` was given."""
+    if not out.requires_grad:
+        return RuntimeError(
+            f"element {i} of the tensors to differentiate does not require grad and has no "
+            f"grad_fn: was it computed under no_grad(), or from tensors without "
+            f"requires_grad=True?"
+        )
+    return RuntimeError(
+        f"backward() needs a `gradient` argument for a non-scalar output (shape "
+        f"{tuple(out.shape)}): gradients can be created implicitly only for scalars. "
+        f"Call out.sum().backward(), or out.backward(gradient=mg.ones_like(out))."
+    )
 
 
 def run_backward(
@@ -130,10 +136,7 @@ class _Backward:
                 else:
                     in_grads = (in_grads,)
             if len(in_grads) != len(edges):
-                raise RuntimeError(
-                    f"{node.name}.backward returned {len(in_grads)} gradients but its forward "
-                    f"took {len(edges)} arguments"
-                )
+                raise _count_error(node, in_grads, edges)
             if self.anomaly:
                 _check_finite(type(node).__name__, "backward", enumerate(in_grads))
             for k, edge in enumerate(edges):  # (not zip: its reused tuple would hold a g)
@@ -241,6 +244,13 @@ class _Backward:
         return tuple(self.results)
 
 
+def _count_error(node: Function, in_grads: tuple, edges: Any) -> RuntimeError:
+    return RuntimeError(
+        f"{node.name}.backward returned {len(in_grads)} gradients but its forward took "
+        f"{len(edges)} arguments"
+    )
+
+
 def _count_edges_into(starts: list) -> dict[Any, int]:
     """For each vertex (node or leaf tensor) reachable from the ``starts`` edges: how many
     edges lead into it (the starting ones included)."""
@@ -281,19 +291,10 @@ def _run_hooks(hooks: list | None, g: Any) -> Any:
 
 
 def _accumulate(leaf: Any, g: Any, create_graph: bool, private: bool = False) -> None:
-    """leaf.grad += g.
-
-    The first gradient becomes ``leaf.grad`` as it is when it is ``private`` (nothing else holds
-    it: see grad_reuse.py; PyTorch keeps such a gradient too), else as a copy: the same gradient may
-    reach two leaves (``a + b``), or be held by a hook, and an in-place change to one must not
-    show in the other. Later ones are added in place, as PyTorch does (a grad tensor held
-    elsewhere sees the sum). With ``create_graph`` the sum is itself recorded, so it can be
-    differentiated.
-
-    The engine writes ``leaf._grad``, the field behind the ``grad`` property, as PyTorch's
-    AccumulateGrad does: the property's checks are for what a user assigns, and the engine's
-    gradient has the leaf's shape (broadcasting undone), dtype and device already.
-    """
+    """leaf.grad += g: the first gradient kept as it is when nothing else holds it (``private``,
+    see grad_reuse.py), else copied; later ones added in place, as PyTorch does (a grad tensor
+    held elsewhere sees the sum); recorded with ``create_graph``, so it can be differentiated.
+    (``leaf._grad``, not the property, whose checks are for what a user assigns.)"""
     grad = leaf._grad
     if create_graph:
         leaf._grad = g if grad is None else grad + g

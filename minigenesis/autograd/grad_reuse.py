@@ -47,16 +47,20 @@ _ONE_LOCAL = _refs_of_one_local() if hasattr(sys, "getrefcount") else None
 
 
 def _like_a_copy(g: Any) -> bool:
-    """The array of gradient ``g`` is all a copy of it would be: writeable, in C order, and either
-    owning its memory or a view of all of an array that nothing else holds (an op's
-    ``out.reshape(...)``: only the view, and the tensor g may be a view of, keep the base alive).
-    A backend whose ``base`` is a new object per call cannot tell: False."""
+    """The array of gradient ``g`` is all a copy of it would be: writeable, in C order, and
+    owning its memory (or a view of all of an array that nothing else holds: _a_whole_view)."""
     data = g._data
     if not data.flags.c_contiguous or not getattr(data.flags, "writeable", True):
         return False
+    return data.base is None or _a_whole_view(g)
+
+
+def _a_whole_view(g: Any) -> bool:
+    """g's array is a view of all of an array that nothing else holds (an op's
+    ``out.reshape(...)``: only the view, and the tensor g may be a view of, keep the base alive).
+    A backend whose ``base`` is a new object per call cannot tell: False."""
+    data = g._data
     base = data.base
-    if base is None:
-        return True
     if base is not data.base or getattr(base, "size", -1) != data.size:
         return False
     holders = 1  # data (a view holds its base)

@@ -17,6 +17,25 @@ from ...ops.same_dtype import check_same_dtype
 # ----------------------------------------------------------------------------------------------
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y = x W^T + b for x of shape (..., in_features), W (out_features, in_features)."""
+    w = weight._data  # (the arrays' dtypes and shapes: compared as they are, no lookup)
+    plain = isinstance(input, Tensor) and input._data.dtype == w.dtype and w.dtype.kind != "b"
+    if not plain or w.ndim != 2 or input._data.ndim == 0 or _bias_mismatch(bias, w):
+        _check_linear_args(input, weight, bias)  # (raises, unless autocast casts them to one)
+    autocast_on = state.autocast_dtype is not None  # (one read: nothing of autocast when off)
+    if autocast_on and weight.is_floating_point() and autocast_policy.lowers(Linear, input):
+        # Autocast casts all three operands to its low dtype itself, before any promotion (as
+        # PyTorch's dispatcher does). Promoting a bfloat16 input to the float32 weight's dtype
+        # first would cast it twice and keep a second copy of it for backward.
+        return autocast_linear(input, weight, bias)
+    return Linear.apply(input, weight, bias)
+
+
+def _bias_mismatch(bias: Tensor | None, w) -> bool:
+    return bias is not None and (bias._data.dtype != w.dtype or bias._data.shape != w.shape[:1])
+
+
+def _check_linear_args(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
+    """F.linear's arguments, each checked with an error that says what is wrong."""
     if not isinstance(input, Tensor):
         raise TypeError(f"linear: input must be a Tensor, got {type(input).__name__}")
     if weight.ndim != 2:
@@ -26,22 +45,13 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     # One dtype for input, weight and bias (after autocast's casts), as PyTorch: a float64
     # batch into a float32 layer is an error, not a float64 layer. Integers of one dtype compute
     # in that dtype, as in PyTorch (no gradient); bool does not.
-    dt = weight._data.dtype  # (the arrays' dtypes: compared as they are, no lookup)
-    if input._data.dtype != dt or (bias is not None and bias._data.dtype != dt):
-        check_same_dtype("linear", LOWER, input=input, weight=weight, bias=bias)
-    if dt.kind == "b":
+    check_same_dtype("linear", LOWER, input=input, weight=weight, bias=bias)
+    if weight._data.dtype.kind == "b":
         raise TypeError("linear: bool tensors are not supported (as in PyTorch)")
     if bias is not None and bias._data.shape != weight._data.shape[:1]:
         raise ValueError(
             f"linear: bias has shape {tuple(bias.shape)}, expected ({weight.shape[0]},)"
         )
-    autocast_on = state.autocast_dtype is not None  # (one read: nothing of autocast when off)
-    if autocast_on and weight.is_floating_point() and autocast_policy.lowers(Linear, input):
-        # Autocast casts all three operands to its low dtype itself, before any promotion (as
-        # PyTorch's dispatcher does). Promoting a bfloat16 input to the float32 weight's dtype
-        # first would cast it twice and keep a second copy of it for backward.
-        return autocast_linear(input, weight, bias)
-    return Linear.apply(input, weight, bias)
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

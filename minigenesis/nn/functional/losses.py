@@ -219,7 +219,7 @@ def cross_entropy(
             input, target, weight, size_average, ignore_index, reduce, reduction, label_smoothing
         )
     valid = target._data != ignore_index
-    safe = np.where(valid, target._data, 0)  # (an ignored sample reads class 0, then masked)
+    safe = get_array_module(valid).where(valid, target._data, 0)  # (ignored: class 0, masked)
     c = input._data.shape[1]
     check_index_range(safe, c, "cross_entropy", "target", f" or ignore_index={ignore_index}")
     return CrossEntropyIndices.apply(input, safe, valid, reduction)
