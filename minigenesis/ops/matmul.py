@@ -32,21 +32,25 @@ def _via_float32(xp, a, b) -> bool:
 
 
 def matmul_arrays(a, b, bias=None):
-    """a @ b (+ bias) on arrays, with the float32-accumulation path for 2-byte floats where the
-    library has no 2-byte product (see _via_float32).
-
-    A bias is added to the float32 result before the one rounding, as PyTorch's addmm does: one
-    rounding instead of two, and no slow 2-byte elementwise add."""
+    """a @ b (+ bias) on arrays; 2-byte floats where the library has no 2-byte product are
+    multiplied in float32 and rounded once (_matmul_via_float32)."""
     xp = get_array_module(a)
-    if _via_float32(xp, a, b):
-        out = xp.matmul(a.astype(xp.float32), b.astype(xp.float32))
-        if bias is not None:
-            out += bias.astype(xp.float32, copy=False)
-        return out.astype(a.dtype)
+    if a.dtype.itemsize == 2 and _via_float32(xp, a, b):
+        return _matmul_via_float32(xp, a, b, bias)
     out = xp.matmul(a, b)
     if bias is not None:
         out += bias.astype(out.dtype, copy=False)
     return out
+
+
+def _matmul_via_float32(xp, a, b, bias):
+    """a @ b (+ bias) of 2-byte floats, computed in float32 and rounded once. A bias is added to
+    the float32 result before the rounding, as PyTorch's addmm does: one rounding instead of
+    two, and no slow 2-byte elementwise add."""
+    out = xp.matmul(a.astype(xp.float32), b.astype(xp.float32))
+    if bias is not None:
+        out += bias.astype(xp.float32, copy=False)
+    return out.astype(a.dtype)
 
 
 class MatMul(Op):

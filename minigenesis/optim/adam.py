@@ -107,11 +107,9 @@ class Adam(Optimizer):
         xp.multiply(g, 1 - beta2, out=scratch)
         scratch *= g
         exp_avg_sq += scratch
-        if max_sq is not None:
+        if max_sq is not None:  # amsgrad: the largest second moment so far
             xp.maximum(max_sq, exp_avg_sq, out=max_sq)
-            denom = xp.sqrt(max_sq)
-        else:
-            denom = xp.sqrt(exp_avg_sq)
+        denom = xp.sqrt(exp_avg_sq if max_sq is None else max_sq)
         denom /= bias_correction2_sqrt
         denom += eps
         xp.multiply(exp_avg, -step_size, out=scratch)  # (-step_size * m) / denom, PyTorch's order
