@@ -74,8 +74,13 @@ class Module(ToShortcuts):
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not (self._forward_pre_hooks or self._forward_hooks):
-            return self.forward(*args, **kwargs)
+        if self._forward_pre_hooks or self._forward_hooks:
+            return self._call_with_hooks(args, kwargs)
+        return self.forward(*args, **kwargs)
+
+    def _call_with_hooks(self, args: tuple, kwargs: dict) -> Any:
+        """forward, after the pre-hooks (each may replace the arguments) and before the hooks
+        (each may replace the output)."""
         for hook in list(self._forward_pre_hooks.values()):
             result = hook(self, args)
             if result is not None:
