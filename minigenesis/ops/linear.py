@@ -30,11 +30,7 @@ class Linear(Op):
     @staticmethod
     def forward(ctx, x, w, b):
         if x.shape[-1] != w.shape[1]:
-            raise ValueError(
-                f"linear: input has {x.shape[-1]} features in its last dim but the weight "
-                f"expects {w.shape[1]} (input shape {tuple(x.shape)}, weight shape "
-                f"{tuple(w.shape)})"
-            )
+            raise _features_error(x, w)
         ctx.save_for_backward(x, w)
         x2 = x.reshape(-1, x.shape[-1])
         # (on the CPU, BLAS adds the product into the bias instead of a pass adding b after it)
@@ -58,6 +54,13 @@ class Linear(Op):
             gb = kernels.blas.column_sum(g) if type(g) is ndarray else None
             gb = make(g.sum(axis=0) if gb is None else gb)
         return gx, gw, gb
+
+
+def _features_error(x, w) -> ValueError:
+    return ValueError(
+        f"linear: input has {x.shape[-1]} features in its last dim but the weight expects "
+        f"{w.shape[1]} (input shape {tuple(x.shape)}, weight shape {tuple(w.shape)})"
+    )
 
 
 def _linear_grads_recorded(ctx, gy, x, w) -> tuple:
