@@ -31,9 +31,13 @@ import numpy as np
 
 def array_to_keep(g: Any, private: bool) -> Any:
     """The array a leaf's first gradient ``g`` is kept as: g's own when ``private`` (nothing but
-    the engine holds it: see held_only_here) and it is all a copy would be, else a copy."""
+    the engine holds it: see held_only_here) and it is all a copy would be (writeable, in C
+    order, and owning its memory or a view of all of an array nothing else holds), else a copy."""
     data = g._data
-    return data if private and _like_a_copy(g) else data.copy()
+    if private and data.flags.c_contiguous and getattr(data.flags, "writeable", True):
+        if data.base is None or _a_whole_view(g):
+            return data
+    return data.copy()
 
 
 def _refs_of_one_local() -> int:
@@ -44,15 +48,6 @@ def _refs_of_one_local() -> int:
 
 
 _ONE_LOCAL = _refs_of_one_local() if hasattr(sys, "getrefcount") else None
-
-
-def _like_a_copy(g: Any) -> bool:
-    """The array of gradient ``g`` is all a copy of it would be: writeable, in C order, and
-    owning its memory (or a view of all of an array that nothing else holds: _a_whole_view)."""
-    data = g._data
-    if not data.flags.c_contiguous or not getattr(data.flags, "writeable", True):
-        return False
-    return data.base is None or _a_whole_view(g)
 
 
 def _a_whole_view(g: Any) -> bool:
