@@ -50,9 +50,9 @@ class Linear(Op):
         gx = make(matmul_arrays(g, w._data).reshape(x._data.shape)) if need_x else None
         gw = make(matmul_arrays(g.T, x2)) if need_w else None
         gb = None
-        if need_b:  # (on the CPU, BLAS's ones @ g: kernels/blas.py)
-            gb = kernels.blas.column_sum(g) if type(g) is ndarray else None
-            gb = make(g.sum(axis=0) if gb is None else gb)
+        if need_b:  # the column sums of g: BLAS's ones @ g on the CPU (kernels/blas.py), or Sum
+            s = kernels.blas.column_sum(g) if type(g) is ndarray else None
+            gb = make(s) if s is not None else make(g).sum(dim=0)
         return gx, gw, gb
 
 
