@@ -153,7 +153,7 @@ class _Backward:
     def send_as_yielded(self, node: Function, in_grads: GeneratorType) -> None:
         """A backward written as a generator yields ``(input index, gradient)`` pairs: each
         gradient is sent on before the next is computed, so a leaf's is added into its .grad and
-        freed first (Linear yields its weight's gradient before computing the input's)."""
+        freed first (AutocastLinear yields its weight's gradient before computing the input's)."""
         pending = list(node.next_edges)  # the edges no gradient was yielded for yet
         for i, g in in_grads:
             if self.anomaly:
