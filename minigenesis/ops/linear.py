@@ -74,6 +74,12 @@ def _linear_grads_recorded(ctx, gy, x, w) -> tuple:
     return (gx if gx is None or x.ndim == 2 else gx.reshape(x.shape)), gw, gb
 
 
+def _column_sum_array(g):
+    """The sum of a matrix's rows: BLAS's ``ones @ g`` where it applies (kernels/blas.py)."""
+    s = kernels.blas.column_sum(g) if type(g) is ndarray else None
+    return g.sum(axis=0) if s is None else s
+
+
 # ----------------------------------------------------------------------------------------------
 # Under autocast on the CPU: float32 master weights, low-precision activations
 # ----------------------------------------------------------------------------------------------
@@ -121,9 +127,12 @@ class AutocastLinear(Op):
         # w and b are arguments for their gradient edges; the product uses their rounded copies
         need_x, need_w = ctx.needs_input_grad[:2]
         ctx.save_for_backward(x if need_w else None, w_low if need_x else None)
-        y = x.reshape(-1, x.shape[-1]).astype(np.float32) @ w_low.astype(np.float32).T
-        if b_low is not None:
-            y += b_low.astype(np.float32)
+        x32, w32 = x.reshape(-1, x.shape[-1]).astype(np.float32), w_low.astype(np.float32)
+        b32 = None if b_low is None else b_low.astype(np.float32)
+        # (on the CPU, BLAS adds the product into the bias: see Linear)
+        y = kernels.blas.linear(x32, w32, b32) if type(x) is ndarray else None
+        if y is None:
+            y = matmul_arrays(x32, w32.T, b32)
         return y.astype(x.dtype).reshape(x.shape[:-1] + (w.shape[0],))
 
     @staticmethod
@@ -137,7 +146,7 @@ class AutocastLinear(Op):
         if need_w or need_b:  # g widened once for both; dropped before dL/dx is computed
             g32 = g.astype(np.float32)
             gw = g32.T @ x._data.reshape(-1, x.shape[-1]).astype(np.float32) if need_w else None
-            gb = g32.sum(axis=0) if need_b else None
+            gb = _column_sum_array(g32) if need_b else None
             del g32  # this is a generator: its locals would live on until the last yield
             if need_w:  # the weight's gradient first: see Linear.backward
                 yield 1, TensorBase._make(gw)
