@@ -147,19 +147,28 @@ class AutocastLinear(Op):
             return
         # g widened once for all three products (the widening is most of a 2-byte step's extra
         # time); dL/dW is then yielded last, and is the one weight-sized array alive meanwhile
+        # (grads holds each array only until it is yielded: a leaf's gradient that nothing else
+        # holds becomes its .grad without a copy, see autograd/grad_reuse.py)
         g32 = gy._data.reshape(-1, gy.shape[-1]).astype(np.float32)
-        gw = g32.T @ x._data.reshape(-1, x.shape[-1]).astype(np.float32) if need_w else None
-        gb = _column_sum_array(g32) if need_b else None
-        gx = (g32 @ w_low._data.astype(np.float32)).astype(gy._data.dtype) if need_x else None
-        del g32  # this is a generator: its locals would live on until the last yield
-        if need_x:
-            yield 0, TensorBase._make(gx.reshape(gy.shape[:-1] + (w_low.shape[1],)))
-            del gx
+        grads = [None, None, None]
         if need_w:
-            yield 1, TensorBase._make(gw)
-            del gw
+            grads[1] = g32.T @ x._data.reshape(-1, x.shape[-1]).astype(np.float32)
         if need_b:
-            yield 2, TensorBase._make(gb)
+            grads[2] = _column_sum_array(g32)
+        if need_x:
+            gx = (g32 @ w_low._data.astype(np.float32)).astype(gy._data.dtype)
+            grads[0] = gx.reshape(gy.shape[:-1] + (w_low.shape[1],))
+            del gx
+        del g32  # this is a generator: its locals would live on until the last yield
+        for i in (0, 1, 2):
+            if grads[i] is not None:
+                yield i, _pop_as_tensor(grads, i)
+
+
+def _pop_as_tensor(arrays: list, i: int):
+    """arrays[i] as a tensor, no longer held by the list."""
+    a, arrays[i] = arrays[i], None
+    return TensorBase._make(a)
 
 
 def _autocast_linear_graph(ctx, gy, x, w_low, need_x, need_w, need_b):

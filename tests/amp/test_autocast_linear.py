@@ -157,3 +157,26 @@ def test_only_two_byte_arrays_are_kept_for_backward():
     assert [(t.dtype, tuple(t.shape)) for t in kept] == [(mg.bfloat16, (4, 16))]
     kept = [t for t in second.grad_fn.saved_tensors if t is not None]
     assert [(t.dtype, tuple(t.shape)) for t in kept] == [(mg.bfloat16, (3, 8))]
+
+
+def test_weight_and_bias_gradients_become_their_grad_without_a_copy(monkeypatch):
+    """The engine keeps a leaf's gradient as its .grad without a copy only when nothing else
+    holds it: AutocastLinear's backward must not keep one in a local while the engine takes it."""
+    from minigenesis.autograd import grad_reuse
+
+    seen = []
+    held = grad_reuse.held_only_here
+
+    def spy(g, held_here):  # (this frame holds g once more than the engine's)
+        seen.append(held(g, held_here + 1))
+        return seen[-1]
+
+    monkeypatch.setattr(grad_reuse, "held_only_here", spy)
+    rng = np.random.default_rng(0)
+    w, b = _layer(rng, 12, 7)
+    h = mg.tensor(rng.standard_normal((2, 5, 12)).astype(np.float32), requires_grad=True)
+    with mg.autocast("cpu", dtype=mg.bfloat16):
+        y = F.linear(h * 2, w, b)  # (dL/dx goes on to Mul: no leaf)
+    assert isinstance(y.grad_fn, L.AutocastLinear)
+    y.float().sum().backward()
+    assert seen == [True, True, True]  # W's and b's, then h's from Mul
