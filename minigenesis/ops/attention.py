@@ -178,6 +178,23 @@ def _row_dots(a, b):
     return get_array_module(a).einsum("...ij,...ij->...i", a, b)
 
 
+def _weighted_values(p, va, q):
+    """P V, laid out in memory as the query is. Attention's heads are usually a transposed view
+    of (B, L, H, E) memory (q, k, v cut from one projection); PyTorch's CPU kernel then returns
+    its output in that order too, so that ``out.transpose(1, 2)`` is contiguous and its
+    ``.view(B, L, H * E)`` needs no copy. A matmul writes into the transposed view at the cost
+    of a plain one (0.12 ms on a GPT's (16, 4, 64, 32) heads; the copy it saves ~0.04 ms)."""
+    xp = get_array_module(p)
+    heads_first_view = q.ndim == 4 and q.strides[1] < q.strides[2] and xp is np
+    if not heads_first_view or p.ndim != 4:
+        return matmul_arrays(p, va)
+    shape = p.shape[:2] + (p.shape[2], va.shape[-1])
+    memory = xp.empty((shape[0], shape[2], shape[1], shape[3]), xp.result_type(p, va))
+    out = memory.transpose(0, 2, 1, 3)
+    xp.matmul(p, va, out=out)
+    return out
+
+
 class SDPA(Op):
     """out = dropout(softmax(scale Q K^T + mask)) V, fused (see the module docstring).
 
@@ -238,8 +255,8 @@ class SDPA(Op):
         )
         operands = (None, None, None) if _low(q) else (qa, ka, va)
         ctx.save_for_backward(q, k, v, p, keep, *operands)
-        out = matmul_arrays(p if keep is None else p_d, va)
-        return out.astype(q.dtype, copy=False)  # the one rounding of 2-byte inputs
+        out = _weighted_values(p if keep is None else p_d, va, q)
+        return out.astype(q.dtype, copy=False)  # the one rounding of 2-byte inputs (layout kept)
 
     @staticmethod
     def backward(ctx, g_out):

@@ -509,3 +509,26 @@ def test_mha_without_weights_gives_the_same_output_and_gradients(is_causal):
         results.append([out.detach().numpy(), xt.grad.numpy(), mha.in_proj_weight.grad.numpy()])
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_output_of_heads_cut_from_one_projection_is_laid_out_as_the_query(dtype):
+    """q, k, v as transposed views of (B, L, H, E) memory: the output comes back in that memory
+    order (PyTorch's CPU kernel does the same), so out.transpose(1, 2).view(B, L, H * E) needs no
+    copy; the values are the float64 reference's, and contiguous heads give a contiguous output."""
+    B, L, H, E = 2, 5, 3, 4
+    qkv = RNG.standard_normal((B, L, 3 * H * E))
+    x = mg.tensor(qkv.astype(np.float32)).to(getattr(mg, dtype))
+    q, k, v = (t.reshape(B, L, H, E).transpose(1, 2) for t in x.split(H * E, dim=2))
+    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    assert out.stride() == (L * H * E, E, H * E, 1)
+    merged = out.transpose(1, 2).view(B, L, H * E)
+    q64, k64, v64 = (x.float().numpy().astype(np.float64)[..., i * H * E : (i + 1) * H * E]
+                     .reshape(B, L, H, E).transpose(0, 2, 1, 3) for i in range(3))  # fmt: skip
+    ref = sdpa_ref(q64, k64, v64, allowed=np.tril(np.ones((L, L), bool)))
+    tol = {"float32": 1e-6, "float64": 1e-13, "bfloat16": 1e-2}[dtype]
+    np.testing.assert_allclose(
+        merged.float().numpy(), ref.transpose(0, 2, 1, 3).reshape(B, L, H * E), atol=tol
+    )
+    contiguous = F.scaled_dot_product_attention(q.contiguous(), k.contiguous(), v.contiguous())
+    assert contiguous.is_contiguous()
