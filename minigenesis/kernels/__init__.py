@@ -12,8 +12,7 @@ What lives here:
   code it stands for, and a few CPU paths (bfloat16 arithmetic through float32, a select as bit
   arithmetic, the exact GELU in float32 and GELU's tables for 2-byte floats);
 - ``blas.py``: NumPy's own OpenBLAS through ctypes, where NumPy's matmul leaves work undone: a
-  product added into an array (a layer's bias, a convolution's kernel offsets), column sums, and
-  a Linear layer's gradients computed on arrays when nothing records (no ops per product);
+  product added into an array (a layer's bias, a convolution's kernel offsets) and column sums;
 - ``memory.py``: ``keep_freed_memory()``, the opt-in malloc setting a training loop calls so that
   freed arrays keep their pages for the next step.
 
