@@ -98,6 +98,8 @@ NODE_NAMES: dict[str, tuple[str, tuple[int, ...]]] = {
     "Repeat": ("RepeatBackward0", X),
     "Split": ("SplitBackward0", X),
     "Cat": ("CatBackward0", ()),  # cat(dim, *tensors): each tensor is listed (it has an edge)
+    "Stack": ("StackBackward0", ()),  # stack(dim, *tensors), as Cat
+    "Unstack": ("UnbindBackward0", X),
     "GetItem": ("SliceBackward0", X),
     "MaskedFill": ("MaskedFillBackward0", X),
     "GatherAlongDim": ("GatherBackward0", X),
@@ -107,6 +109,7 @@ NODE_NAMES: dict[str, tuple[str, tuple[int, ...]]] = {
     "CrossEntropyIndices": ("NllLossBackward0", X),
     "BinaryCrossEntropy": ("BinaryCrossEntropyBackward0", XY),
     "Normalize": ("NativeLayerNormBackward0", XYZ),
+    "BatchNormRows": ("NativeBatchNormBackward0", XYZ),
     "EmbeddingLookup": ("EmbeddingBackward0", X),
     "EmbeddingGrad": ("EmbeddingDenseBackwardBackward0", X),  # embedding's double backward
     "EuclideanDistMM": ("EuclideanDistBackward0", XY),  # cdist's matmul form, under its view

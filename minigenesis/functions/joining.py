@@ -73,6 +73,9 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
             f"[{-(n + 1)}, {n}])"
         )
     d = dim % (n + 1)
+    dtype = tensors[0].dtype
+    if builtins.all(t.dtype == dtype for t in tensors):  # else cat promotes them
+        return S.Stack.apply(d, *tensors)
     return cat([t.unsqueeze(d) for t in tensors], dim=d)
 
 

@@ -20,7 +20,6 @@ from typing import Any
 from .. import dtypes as _dt
 from .._checks import check_int, check_real
 from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
 from ..creation import ones, tensor, zeros
 from . import functional as F
 from . import init
@@ -178,8 +177,9 @@ class _BatchNorm(_NormBase):
             )
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
-            with no_grad():
-                self.num_batches_tracked.add_(1)
+            counter = self.num_batches_tracked  # += 1 in place, as F.batch_norm's buffers
+            counter._data += 1
+            counter._bump_version()
             if self.momentum is None:  # a cumulative moving average: the plain mean of batches
                 momentum = 1.0 / float(self.num_batches_tracked.item())
         # Batch statistics in training, or always when there are no running averages to use.

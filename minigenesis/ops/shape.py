@@ -135,6 +135,37 @@ class Cat(Op):
         return (None, *gy.split(ctx.sizes, dim=ctx.dim))
 
 
+class Stack(Op):
+    """y = x_1, ..., x_n (one shape) stacked along a new dim ``dim``;
+    dL/dx_k = dL/dy's slice k along that dim (Unstack).
+    (One op, where cat of n unsqueezed tensors would be n + 1 ops, forward and backward.)"""
+
+    autocast = PROMOTE
+
+    @staticmethod
+    def forward(ctx, dim, *xs):
+        ctx.dim = dim
+        return get_array_module(xs[0]).stack(xs, axis=dim)
+
+    @staticmethod
+    def backward(ctx, gy):
+        return (None, *Unstack.apply(gy, ctx.dim))
+
+
+class Unstack(Op):
+    """(y_1, ..., y_n) = the slices of x along ``dim``, each without that dim (views);
+    dL/dx = stack(dL/dy_k) along ``dim``."""
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        return tuple(get_array_module(x).moveaxis(x, dim, 0))
+
+    @staticmethod
+    def backward(ctx, *gys):
+        return Stack.apply(ctx.dim, *gys), None
+
+
 class Split(Op):
     """(y_1, ..., y_n) = x cut into pieces of ``sizes`` along ``dim``;   dL/dx = cat(dL/dy_k)."""
 

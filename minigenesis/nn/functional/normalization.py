@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor
+from ...ops.batch_norm_rows import BatchNormRows, row_stats
 from ...ops.normalization import Normalize, normalize_stats
 from ...ops.same_dtype import check_param_dtypes
 from .._utils import shape_tuple
@@ -78,10 +79,10 @@ def batch_norm(
     check_param_dtypes("batch_norm", input, weight=weight, bias=bias, running_mean=running_mean,
                        running_var=running_var)  # fmt: skip
     bshape = (1, c) + (1,) * (input.ndim - 2)  # a per-channel vector, broadcast over N and space
-    w = None if weight is None else weight.reshape(bshape)
-    b = None if bias is None else bias.reshape(bshape)
     axes = (0,) + tuple(range(2, input.ndim))
     if not training:
+        w = None if weight is None else weight.reshape(bshape)
+        b = None if bias is None else bias.reshape(bshape)
         if running_mean is None or running_var is None:
             raise ValueError("batch_norm: eval mode needs running_mean and running_var")
         # An affine map of x: y = x * scale + shift (plain Tensor ops are exact and cheap here).
@@ -98,13 +99,18 @@ def batch_norm(
             f"Expected more than 1 value per channel when training, got input size "
             f"{tuple(input.shape)}"
         )
-    mu, var = normalize_stats(input._data, axes, True)
+    rows = input.ndim == 2  # (N, C): one op of its own (ops/batch_norm_rows.py)
+    mu, var = row_stats(input._data) if rows else normalize_stats(input._data, axes, True)
     if running_mean is not None and running_var is not None:
         unbiased = var.reshape(c) * (count / (count - 1))
         for buf, stat in ((running_mean, mu.reshape(c)), (running_var, unbiased)):
             buf._data *= 1 - momentum
             buf._data += (momentum * stat).astype(buf._data.dtype, copy=False)
             buf._bump_version()
+    if rows:
+        return BatchNormRows.apply(input, weight, bias, mu, var, float(eps))
+    w = None if weight is None else weight.reshape(bshape)
+    b = None if bias is None else bias.reshape(bshape)
     return Normalize.apply(input, w, b, axes, float(eps), True, (mu, var))
 
 
