@@ -30,25 +30,32 @@ ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112  # <cblas.h>
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-@functools.cache
-def cblas_gemm(dtype):
-    """cblas_sgemm / cblas_dgemm of NumPy's own OpenBLAS (64-bit ints), or None."""
+def _cblas(routine: str, dtype):
+    """CBLAS's ``routine`` ("gemm", "axpy") for float32 ("s") or float64 ("d") from NumPy's own
+    OpenBLAS (64-bit ints), or None; and the ctypes type of its scalars."""
     libs = glob.glob(os.path.join(os.path.dirname(np.__file__), "..", "numpy.libs", "*openblas*"))
+    letter, real = ("s", ctypes.c_float) if dtype == np.float32 else ("d", ctypes.c_double)
     for path in libs:
         try:
             lib = ctypes.CDLL(path)
         except OSError:
             continue
-        letter, real = ("s", ctypes.c_float) if dtype == np.float32 else ("d", ctypes.c_double)
-        for name in (f"scipy_cblas_{letter}gemm64_", f"cblas_{letter}gemm64_"):
+        for name in (f"scipy_cblas_{letter}{routine}64_", f"cblas_{letter}{routine}64_"):
             f = getattr(lib, name, None)
             if f is not None:
-                i64, ptr, enum = ctypes.c_int64, ctypes.c_void_p, ctypes.c_int
-                f.argtypes = [enum, enum, enum, i64, i64, i64, real, ptr, i64, ptr, i64, real]
-                f.argtypes += [ptr, i64]
-                f.restype = None
-                return f
-    return None
+                return f, real
+    return None, real
+
+
+@functools.cache
+def cblas_gemm(dtype):
+    """cblas_sgemm / cblas_dgemm of NumPy's own OpenBLAS (64-bit ints), or None."""
+    f, real = _cblas("gemm", dtype)
+    if f is not None:
+        i64, ptr, enum = ctypes.c_int64, ctypes.c_void_p, ctypes.c_int
+        f.argtypes = [enum, enum, enum, i64, i64, i64, real, ptr, i64, ptr, i64, real, ptr, i64]
+        f.restype = None
+    return f
 
 
 def _operand(a) -> tuple:
@@ -90,3 +97,34 @@ def column_sum(a):
     if type(a) is not np.ndarray or a.ndim != 2 or a.dtype not in _FLOATS or not a.shape[0]:
         return None
     return np.ones(a.shape[0], a.dtype) @ a
+
+
+# y += a x (axpy): NumPy's ``y += a * x`` makes a * x in a temporary first, two passes over
+# memory where BLAS makes one. On float64 vectors of 32,500 (an LSTM's parameters, LBFGS's
+# two-loop recursion over its history) 53-70 us against 40-45 us (PyTorch's add_ with alpha: 32).
+@functools.cache
+def cblas_axpy(dtype):
+    """cblas_saxpy / cblas_daxpy of NumPy's own OpenBLAS (64-bit ints), or None."""
+    f, real = _cblas("axpy", dtype)
+    if f is not None:
+        i64, ptr = ctypes.c_int64, ctypes.c_void_p
+        f.argtypes, f.restype = [i64, real, ptr, i64, ptr, i64], None
+    return f
+
+
+def axpy(a: float, x, y) -> bool:
+    """y += a x in place for C-contiguous float32/float64 NumPy arrays of one dtype and shape
+    that do not overlap; False (nothing done) where this does not apply."""
+    if type(x) is not np.ndarray or type(y) is not np.ndarray or x.dtype != y.dtype:
+        return False
+    if x.shape != y.shape or x.dtype not in _FLOATS or not x.size:
+        return False
+    if not (x.flags.c_contiguous and y.flags.c_contiguous and y.flags.writeable):
+        return False
+    if np.may_share_memory(x, y):
+        return False
+    f = cblas_axpy(x.dtype)
+    if f is None:
+        return False
+    f(x.size, float(a), x.ctypes.data, 1, y.ctypes.data, 1)
+    return True

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import kernels
 from .._checks import check_int
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
@@ -227,7 +228,7 @@ class LBFGS(Optimizer):
         offset = 0
         for p in self._params:
             n = p._data.size
-            p._data += step_size * update[offset : offset + n].reshape(p._data.shape)
+            _add_scaled(p._data, step_size, update[offset : offset + n].reshape(p._data.shape))
             p._bump_version()
             offset += n
 
@@ -327,11 +328,11 @@ class LBFGS(Optimizer):
                 q = -flat_grad
                 for i in range(num_old - 1, -1, -1):
                     al[i] = dot(old_stps[i], q) * ro[i]
-                    q += -al[i] * old_dirs[i]
+                    _add_scaled(q, -al[i], old_dirs[i])
                 d = r = q * H_diag
                 for i in range(num_old):
                     be_i = dot(old_dirs[i], r) * ro[i]
-                    r += (al[i] - be_i) * old_stps[i]
+                    _add_scaled(r, al[i] - be_i, old_stps[i])
 
             prev_flat_grad = flat_grad.copy()
             prev_loss = loss
@@ -387,6 +388,13 @@ class LBFGS(Optimizer):
         state["prev_flat_grad"] = _tensor(prev_flat_grad)
         state["prev_loss"] = prev_loss
         return orig_loss
+
+
+def _add_scaled(y: Array, a: Any, x: Array) -> None:
+    """y += a x, in place (PyTorch's ``y.add_(x, alpha=a)``): on the CPU one BLAS pass
+    (kernels/blas.py's axpy), where NumPy would make a x in a temporary first."""
+    if not kernels.blas.axpy(a, x, y):
+        y += a * x
 
 
 def _array(value: Any) -> Any:
