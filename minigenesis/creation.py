@@ -352,15 +352,14 @@ def randint(
     if high is None:  # randint(high, size=...)
         low, high = 0, low
     low, high = _int_arg(low, "randint", "low"), _int_arg(high, "randint", "high")
-    i64 = np.iinfo(np.int64)
-    if not (i64.min <= low <= i64.max and i64.min <= high <= i64.max):
+    if not (-(2**63) <= low < 2**63 and -(2**63) <= high < 2**63):
         raise ValueError(f"randint: low ({low}) and high ({high}) must fit in int64")
     if high <= low:
         raise RuntimeError(f"randint: high ({high}) must be greater than low ({low})")
     shape = _shape((size,), "randint")
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.int64
-    if not dt.is_floating_point and dt is not _dt.bool_:  # the draws must fit, not wrap around
-        info = np.iinfo(dt.numpy_dtype)
+    if dt is not _dt.int64 and not dt.is_floating_point and dt is not _dt.bool_:
+        info = np.iinfo(dt.numpy_dtype)  # the draws must fit, not wrap around
         if low < info.min or high - 1 > info.max:
             raise RuntimeError(
                 f"randint: [{low}, {high}) does not fit in {dt.name} ([{info.min}, {info.max}])"
@@ -368,7 +367,7 @@ def randint(
     xp = module_for(creation_device(device))
     gen = generator_for(xp, generator)
     arr = gen.integers(low, high, size=shape)
-    return Tensor._make(xp.asarray(arr).astype(dt.numpy_dtype), False)
+    return Tensor._make(xp.asarray(arr).astype(dt.numpy_dtype, copy=False), False)
 
 
 def randint_like(t: Tensor, low: int, high: int | None = None) -> Tensor:
