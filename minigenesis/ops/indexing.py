@@ -7,6 +7,8 @@ arrays) gathers a copy, and the same element may be picked twice: its gradient m
 
 from __future__ import annotations
 
+import math
+
 from ..autograd.function import Op
 from ..backend import cupyx_module, get_array_module, to_numpy
 from .elementwise import select_grad
@@ -97,6 +99,29 @@ class GetItem(Op):
         return IndexAddGrad.apply(gy, ctx.index, ctx.in_shape), None
 
 
+_ALL = (slice(None), Ellipsis)  # split_index's basic step when the index is one array
+
+
+# Rows added at repeated indices. add.at adds one element at a time; sorting the M indices and
+# summing each run of equal ones with one add.reduceat is ~3x faster from a few thousand numbers
+# on (1024 rows of 128 into 65: 0.44 ms against 1.35; 16 x 32 rows of 64: 0.23 against 0.98),
+# but its fixed cost (argsort, gather) loses on fewer (32 x 3 rows of 10: 40 us against 28).
+def add_rows_at(out, flat, rows) -> None:
+    """out[flat[k]] += rows[k] for each k, repeated indices adding up (out (num, D), flat (M,),
+    rows (M, D)); negative indices count from the end, as in indexing."""
+    xp = get_array_module(out)
+    if xp.__name__ != "numpy":  # cupyx.scatter_add is CuPy's unbuffered add.at
+        cupyx_module().scatter_add(out, flat, rows)
+    elif rows.size < 2048:
+        xp.add.at(out, flat, rows)
+    elif flat.size:
+        flat = flat % out.shape[0]  # (-1 and num - 1 are one row: one run after sorting)
+        order = xp.argsort(flat, kind="stable")
+        ordered = flat[order]
+        starts = xp.flatnonzero(xp.concatenate(([True], ordered[1:] != ordered[:-1])))
+        out[ordered[starts]] += xp.add.reduceat(rows[order], starts, axis=0)
+
+
 class IndexAddGrad(Op):
     """x = zeros(shape); x[index] += g (repeated indices accumulate);
     its own gradient is g' = dL/dx[index]."""
@@ -109,6 +134,9 @@ class IndexAddGrad(Op):
         basic, advanced = split_index(index, len(shape))
         if advanced is None:
             out[basic] = g
+        elif basic == _ALL and len(advanced) == 1 and advanced[0].dtype.kind in "iu":  # x[idx]
+            flat, width = advanced[0].reshape(-1), math.prod(shape[1:])
+            add_rows_at(out.reshape(shape[0], width), flat, g.reshape(flat.size, width))
         elif xp.__name__ == "numpy":
             xp.add.at(out[basic], advanced, g)  # out[basic] is a view: the sums land in out
         else:  # cupyx.scatter_add is CuPy's unbuffered add.at
