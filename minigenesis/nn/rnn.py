@@ -437,44 +437,47 @@ class RNNCellBase(Module):
 
     def _prepare(self, input: Any, states: tuple) -> tuple:
         """Checks as PyTorch's; returns (batched, the input and the states as 2-D). A missing
-        state (None) is zeros."""
+        state (None) is zeros. (A cell runs once per time step: the checks read the arrays'
+        shapes, and the messages are built only when one fails.)"""
         name = type(self).__name__
         if not isinstance(input, Tensor):
             raise TypeError(f"{name}: input must be a Tensor, got {type(input).__name__}")
-        if input.ndim not in (1, 2):
+        ndim = input._data.ndim
+        if ndim not in (1, 2):
             raise ValueError(
-                f"{name}: Expected input to be 1D or 2D, got {input.ndim}D instead (shape "
+                f"{name}: Expected input to be 1D or 2D, got {ndim}D instead (shape "
                 f"{tuple(input.shape)}; expected (N, {self.input_size}) or ({self.input_size},))"
             )
-        batched = input.ndim == 2
+        batched = ndim == 2
         x = input if batched else input.unsqueeze(0)
-        if x.shape[1] != self.input_size:
+        n, size = x._data.shape
+        if size != self.input_size:
             raise RuntimeError(
-                f"input has inconsistent input_size: got {x.shape[1]} expected {self.input_size} "
+                f"input has inconsistent input_size: got {size} expected {self.input_size} "
                 f"(input shape {tuple(input.shape)})"
             )
         out = []
         for k, s in enumerate(states):
-            label = "" if len(states) == 1 else f"[{k}]"
             if s is None:
-                s = zeros(x.shape[0], self.hidden_size, dtype=x.dtype, device=x.device)
+                s = zeros(n, self.hidden_size, dtype=x.dtype, device=x.device)
+            elif not isinstance(s, Tensor):
+                raise TypeError(f"{name}: hx must be a Tensor, got {type(s).__name__}")
             else:
-                if not isinstance(s, Tensor):
-                    raise TypeError(f"{name}: hx must be a Tensor, got {type(s).__name__}")
-                if s.ndim != input.ndim:
+                label = "" if len(states) == 1 else f"[{k}]"
+                if s._data.ndim != ndim:
                     raise RuntimeError(
-                        f"{name}: hx{label} must be {input.ndim}-D like the input, got shape "
+                        f"{name}: hx{label} must be {ndim}-D like the input, got shape "
                         f"{tuple(s.shape)} for input shape {tuple(input.shape)}"
                     )
                 s = s if batched else s.unsqueeze(0)
-                if s.shape[0] != x.shape[0]:
+                s_n, s_size = s._data.shape
+                if s_n != n:
                     raise RuntimeError(
-                        f"Input batch size {x.shape[0]} doesn't match hidden{label} batch size "
-                        f"{s.shape[0]}"
+                        f"Input batch size {n} doesn't match hidden{label} batch size {s_n}"
                     )
-                if s.shape[1] != self.hidden_size:
+                if s_size != self.hidden_size:
                     raise RuntimeError(
-                        f"hidden{label} has inconsistent hidden_size: got {s.shape[1]}, expected "
+                        f"hidden{label} has inconsistent hidden_size: got {s_size}, expected "
                         f"{self.hidden_size}"
                     )
             out.append(s)
