@@ -89,7 +89,9 @@ class CrossEntropyIndices(Op):
     with a gradient of 0). Computed as PyTorch's log_softmax + nll_loss are: m = row max,
     log p_t = (x_t - m) - log sum e^(x - m). Keeps x and the per-sample log-sum-exp; backward
     rebuilds the softmax from them (2 passes over x) and subtracts 1 at each target, in place.
-    (Composed from log_softmax, a pick and a weighted mean, the same loss costs ~8 op calls.)"""
+    (Composed from log_softmax, a pick and a weighted mean, the same loss costs ~8 op calls.)
+    Each sample's target entry is read and written through one index, (rows, targets) on an
+    (N, C) batch (NumPy's take_along_axis builds the same index in Python on every call)."""
 
     @staticmethod
     def forward(ctx, x, target, valid, reduction):
@@ -97,14 +99,14 @@ class CrossEntropyIndices(Op):
         xw = _f32(x)
         m = xw.max(axis=1, keepdims=True)
         count = valid.sum()
+        at = (xp.arange(len(target)), target) if x.ndim == 2 else _target_index(xp, target)
         fast = None if type(x) is ndarray else kernels.loss.cross_entropy  # (GPU kernels)
         if fast is not None and (done := fast(xw, m, target, valid, count, reduction)) is not None:
             loss, lse = done
         else:
             shifted = xw - m
             log_total = xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
-            idx = xp.expand_dims(target, 1)
-            logp_t = (xp.take_along_axis(shifted, idx, axis=1) - log_total).squeeze(1)
+            logp_t = shifted[at] - log_total.squeeze(1)
             loss = xp.where(valid, -logp_t, xp.zeros((), dtype=logp_t.dtype))
             lse = m + log_total
             if reduction == "sum":
@@ -112,7 +114,7 @@ class CrossEntropyIndices(Op):
             elif reduction == "mean":
                 with np.errstate(invalid="ignore"):  # all ignored: 0/0 = NaN, as in PyTorch
                     loss = xp.asarray(loss.sum() / count.astype(loss.dtype))
-        ctx.lse, ctx.target, ctx.valid, ctx.count = lse, target, valid, count
+        ctx.lse, ctx.target, ctx.at, ctx.valid, ctx.count = lse, target, at, valid, count
         ctx.reduction = reduction
         ctx.save_for_backward(x)
         return loss.astype(x.dtype, copy=False)
@@ -127,13 +129,12 @@ class CrossEntropyIndices(Op):
         if fast is not None and (g := fast(x._data, *args, gl._data, ctx.reduction)) is not None:
             return type(x)._make(g), None, None, None
         xp = get_array_module(x._data)
-        idx = xp.expand_dims(ctx.target, 1)
         scale = _per_sample_scale(xp, ctx.valid, ctx.count, ctx.reduction, ctx.lse.dtype)
         scale = xp.expand_dims(scale * _f32(gl._data), 1)
         g = _f32(x._data) - ctx.lse
         xp.exp(g, out=g)  # softmax(x)
         g *= scale
-        xp.put_along_axis(g, idx, xp.take_along_axis(g, idx, axis=1) - scale, axis=1)
+        g[ctx.at] -= scale.squeeze(1)
         return type(x)._make(g.astype(x._data.dtype, copy=False)), None, None, None
 
 
@@ -143,9 +144,19 @@ def _cross_entropy_grad_recorded(ctx, x, gl):
     xp = get_array_module(x._data)
     T = type(x)
     onehot = xp.zeros(x.shape, dtype=x._data.dtype)
-    xp.put_along_axis(onehot, xp.expand_dims(ctx.target, 1), 1, axis=1)
+    onehot[ctx.at] = 1
     scale = _per_sample_scale(xp, ctx.valid, ctx.count, ctx.reduction, x._data.dtype)
     return (x.softmax(dim=1) - T._make(onehot)) * (gl * T._make(scale)).unsqueeze(1)
+
+
+def _target_index(xp, target):
+    """The index of x[n, target[n, d...], d...] in an (N, C, d...) x: open grids over target's
+    dims, with target itself in the class dim (the grids and target broadcast to its shape)."""
+    grids = [
+        xp.arange(size).reshape((-1,) + (1,) * (target.ndim - 1 - k))
+        for k, size in enumerate(target.shape)
+    ]
+    return (grids[0], target, *grids[1:])
 
 
 def _per_sample_scale(xp, valid, count, reduction: str, dtype):
