@@ -12,8 +12,9 @@ the gradient's graph as PyTorch's pooling backward does.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
-from numpy import ndarray
 
 from .. import kernels
 from ..autograd.function import Op
@@ -148,9 +149,8 @@ class MaxPool(Op):
         if ctx.needs_input_grad[0]:
             ctx.geometry, ctx.x_shape = geometry, x.shape
             ctx.save_for_backward(x)
-        if type(x) is not ndarray and (
-            fast := kernels.pooling.max_pool(x, geometry, lambda: _offsets(x, geometry, pad_value))
-        ):  # one launch on a GPU (kernels/pooling.py)
+        views = functools.partial(_offsets, geometry=geometry, pad_value=pad_value)
+        if fast := kernels.pooling.max_pool(x, geometry, views):  # (kernels/pooling.py)
             ctx.arg = fast[1]
             return fast
         # (a contiguous copy first when x is a transposed view, as a convolution's output is:
@@ -196,9 +196,8 @@ class MaxPoolGrad(Op):
         top, bottom, left, right = geometry[8]
         n, c, h, w = x_shape
         padded_shape = (n, c, h + top + bottom, w + left + right)
-        gx = None
-        if type(gy) is not ndarray:  # one kernel, or one per offset (kernels/pooling.py)
-            gx = kernels.pooling.max_pool_grad(gy, arg, geometry, padded_shape, _offset)
+        # one kernel, or one per offset on a GPU; writes, not adds, on the CPU (kernels/pooling.py)
+        gx = kernels.pooling.max_pool_grad(gy, arg, geometry, padded_shape, _offset)
         if gx is None:
             gx = xp.zeros(padded_shape, dtype=_accumulation_dtype(gy))
             with np.errstate(invalid="ignore"):  # inf + -inf = NaN, silently (as PyTorch)
