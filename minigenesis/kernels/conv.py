@@ -73,23 +73,28 @@ def _col2im_stride1(c6, x_shape: tuple, kernel: tuple, dilation: tuple, padding:
 # ops/conv.py computes conv2d as ONE matmul against im2col's columns, which copy every input
 # pixel kh*kw times (9x for 3x3: a 37.7 MB buffer for 16 x 64 maps of 32x32, written, read once,
 # and faulted in fresh each step since it is over malloc's largest mmap threshold). For stride 1
-# and dilation 1 the copy is avoidable. Lay the zero-padded input out as X (C, N*Hp*Wp), every
-# image's padded pixels in a row; the output pixel p = (n, h, w) of that same grid then reads
-# input pixel p + i*Wp + j for kernel offset (i, j), so
+# and dilation 1 the copy is avoidable. Lay the zero-padded input out as X (C, N*Hq*Wq + slack),
+# every image's pixels in a row; the output pixel q = (n, h, w) of that same grid then reads
+# input position q + i*Wq + j for kernel offset (i, j), so
 #
-#     Y (C_out, N*Hp*Wp) = sum over (i, j) of  W[:, :, i, j] @ X[:, s : s + N*Hp*Wp],  s = i*Wp + j
+#     Y (C_out, N*Hq*Wq) = sum over (i, j) of  W[:, :, i, j] @ X[:, s : s + N*Hq*Wq],  s = i*Wq + j
 #
-# where each X[:, s : s + M] is a VIEW (rows of stride N*Hp*Wp + slack, contiguous columns),
-# which BLAS reads directly. The grid has Hp x Wp positions per image; the outputs are its
-# top-left Ho x Wo corner, and the other positions (windows that wrap past a row's end) are
-# computed and dropped: (Hp*Wp) / (Ho*Wo) times the matmul work, 1.13x for 3x3 on 32x32 with
-# padding 1. The kh*kw products are summed over blocks of columns so that each partial product
-# stays in the cache (one add per term and element, cheap next to the 2*C flops of the term),
-# and the bias starts the first block's sum.
+# where each X[:, s : s + M] is a VIEW (rows of stride N*Hq*Wq + slack, contiguous columns),
+# which BLAS reads directly. Neighbours share their padding: each image row is its W pixels and
+# then Wq - W = max(left, right) zeros, which serve as this row's right padding and the next
+# row's left padding (a window reaching left of column 0 reads the previous row's zeros); each
+# image is H rows and then Hq - H = max(top, bottom) zero rows, the bottom padding of this image
+# and the top of the next; the first image's top rows and left zeros are put in front. The
+# grid has Hq x Wq positions per image; the outputs are its top-left Ho x Wo corner, and the
+# other positions (windows that wrap past a row's end) are computed and dropped: (Hq*Wq) /
+# (Ho*Wo) times the matmul work, 1.06x for 3x3 on 32x32 with padding 1 (1.13x with both
+# paddings in every row, 34 x 34), 1.13x on 16x16 (1.27x). The kh*kw products are summed over
+# blocks of columns so that each partial product stays in the cache (one add per term and
+# element, cheap next to the 2*C flops of the term), and the bias starts the first block's sum.
 #
 # The input gradient is the same computation (a "full" correlation with the kernel flipped and
 # its channel axes swapped: padding kh-1-top ...), so no col2im scatter is needed; the weight
-# gradient is kh*kw matmuls dY (C_out, N*Hp*Wp) @ X[:, s : s + M]^T with dY zero-padded to the
+# gradient is kh*kw matmuls dY (C_out, N*Hq*Wq) @ X[:, s : s + M]^T with dY zero-padded to the
 # same grid, so the dropped positions add nothing. Bits differ from the im2col path only by the
 # order of the sums (each term is summed over C, then the kh*kw terms are added).
 _BLOCK_BYTES = 2**19  # a block of partial products: 512 KiB, inside a core's L2 cache
@@ -110,13 +115,13 @@ def shifted_conv_applies(x, w, stride: tuple, dilation: tuple, groups: int, padd
     if max(top, bottom) > kh - 1 or max(left, right) > kw - 1 or min(c_in, c_out) < 16:
         return False
     h, wd = x.shape[2:]
-    hp, wp = h + top + bottom, wd + left + right
-    ho, wo = hp - kh + 1, wp - kw + 1
+    ho, wo = h + top + bottom - kh + 1, wd + left + right - kw + 1
+    full_top, full_left = kh - 1 - min(top, bottom), kw - 1 - min(left, right)  # (the max of each)
     return (
         ho > 0
         and wo > 0
-        and hp * wp <= 1.5 * ho * wo
-        and (h + kh - 1) * (wd + kw - 1) <= 1.5 * h * wd
+        and (h + max(top, bottom)) * (wd + max(left, right)) <= 1.5 * ho * wo
+        and (ho + full_top) * (wo + full_left) <= 1.5 * h * wd
     )
 
 
@@ -124,53 +129,53 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _padded_grid(x, padding: tuple, kernel: tuple):
-    """x (N, C, H, W) -> (X (C, N*Hp*Wp + slack), Hp, Wp): zero-padded, channels first, with
-    slack zeros at the end so that the last shifted view stays in bounds."""
+    """x (N, C, H, W) -> (X (C, N*Hq*Wq + slack), Hq, Wq): the zero-padded grid of the notes
+    above, channels first: pixel (n, r, c) at top*Wq + left + (n*Hq + r)*Wq + c, zeros elsewhere."""
     n, c, h, w = x.shape
     top, bottom, left, right = padding
     kh, kw = kernel
-    hp, wp = h + top + bottom, w + left + right
-    m = n * hp * wp
-    flat = np.empty((c, m + (kh - 1) * wp + kw - 1), dtype=x.dtype)
-    grid = flat[:, :m].reshape(c, n, hp, wp)
-    # zero only the border and the slack; the interior is written once, transposed from x
-    grid[:, :, :top] = 0
-    grid[:, :, top + h :] = 0
-    grid[:, :, top : top + h, :left] = 0
-    grid[:, :, top : top + h, left + w :] = 0
-    flat[:, m:] = 0
-    grid[:, :, top : top + h, left : left + w] = x.transpose(1, 0, 2, 3)
-    return flat, hp, wp
+    hq, wq = h + max(top, bottom), w + max(left, right)
+    m, origin = n * hq * wq, top * wq + left
+    flat = np.empty((c, m + (kh - 1) * wq + kw - 1), dtype=x.dtype)
+    grid = flat[:, origin : origin + m].reshape(c, n, hq, wq)
+    # zero only the padding and the slack; the pixels are written once, transposed from x
+    flat[:, :origin] = 0
+    grid[:, :, h:] = 0
+    grid[:, :, :h, w:] = 0
+    flat[:, origin + m :] = 0
+    grid[:, :, :h, :w] = x.transpose(1, 0, 2, 3)
+    return flat, hq, wq
 
 
 def conv2d_shifted(x, w, bias, padding: tuple):
     """y (N, C_out, Ho, Wo) = conv2d(x, w, bias, stride 1, ``padding`` (top, bottom, left,
     right)) for NumPy arrays, as kh*kw matmuls over shifted views (see the notes above). The
-    result is a view of a (C_out, N, Hp, Wp) array, as im2col's is of a (C_out, N, Ho, Wo) one."""
+    result is a view of a (C_out, N, Hq, Wq) array, as im2col's is of a (C_out, N, Ho, Wo) one."""
     n = x.shape[0]
     c_out, c_in, kh, kw = w.shape
-    flat, hp, wp = _padded_grid(x, padding, (kh, kw))
-    m = n * hp * wp
+    flat, hq, wq = _padded_grid(x, padding, (kh, kw))
+    m = n * hq * wq
     taps = np.ascontiguousarray(w.transpose(2, 3, 0, 1))  # (kh, kw, C_out, C): each tap contiguous
     y = np.empty((c_out, m), dtype=x.dtype)
     gemm = _cblas_gemm(x.dtype)
     if gemm is not None:  # y = tap @ view + y: BLAS adds each product in as it writes it
         for t in range(kh * kw):
             i, j = divmod(t, kw)
-            b_ptr = flat.ctypes.data + (i * wp + j) * x.itemsize
+            b_ptr = flat.ctypes.data + (i * wq + j) * x.itemsize
             a_ptr, beta = taps[i, j].ctypes.data, 1.0 if t else 0.0
             gemm(_ROW_MAJOR, _NO_TRANS, _NO_TRANS, c_out, m, c_in, 1.0, a_ptr, c_in, b_ptr,
                  flat.shape[1], beta, y.ctypes.data, m)  # fmt: skip
         if bias is not None:
             y += bias[:, None]
     else:  # NumPy's matmul: the products summed block by block, each block in the cache
-        _sum_products_in_blocks(taps, flat, wp, bias, y)
-    ho, wo = hp - kh + 1, wp - kw + 1
-    return y.reshape(c_out, n, hp, wp)[:, :, :ho, :wo].transpose(1, 0, 2, 3)
+        _sum_products_in_blocks(taps, flat, wq, bias, y)
+    top, bottom, left, right = padding
+    ho, wo = x.shape[2] + top + bottom - kh + 1, x.shape[3] + left + right - kw + 1
+    return y.reshape(c_out, n, hq, wq)[:, :, :ho, :wo].transpose(1, 0, 2, 3)
 
 
-def _sum_products_in_blocks(taps, flat, wp: int, bias, y) -> None:
-    """y = bias + sum over (i, j) of taps[i, j] @ flat[:, s : s + M], s = i*wp + j, with matmul
+def _sum_products_in_blocks(taps, flat, wq: int, bias, y) -> None:
+    """y = bias + sum over (i, j) of taps[i, j] @ flat[:, s : s + M], s = i*wq + j, with matmul
     and one add per term (a block of columns at a time, so the partial products stay cached)."""
     kh, kw, c_out = taps.shape[:3]
     m = y.shape[1]
@@ -183,7 +188,7 @@ def _sum_products_in_blocks(taps, flat, wp: int, bias, y) -> None:
         if bias is not None:
             acc += bias[:, None]
         for t in range(1, kh * kw):
-            s = (t // kw) * wp + t % kw
+            s = (t // kw) * wq + t % kw
             np.matmul(taps[t // kw, t % kw], flat[:, start + s : stop + s], out=tmp)
             acc += tmp
 
@@ -197,24 +202,24 @@ def _sum_products_in_blocks(taps, flat, wp: int, bias, y) -> None:
 
 def conv2d_shifted_weight_grad(x, gy, kernel: tuple, padding: tuple):
     """dL/dw (C_out, C, kh, kw) of ``conv2d_shifted(x, w, b, padding)`` given dL/dy: kh*kw
-    matmuls X[:, s : s + N*Hp*Wp] (C, M) @ dY^T (M, C_out), dY zero-padded to the input's grid
+    matmuls X[:, s : s + N*Hq*Wq] (C, M) @ dY^T (M, C_out), dY zero-padded to the input's grid
     and laid out pixel by pixel (see below)."""
     kh, kw = kernel
-    flat, hp, wp = _padded_grid(x, padding, kernel)
+    flat, hq, wq = _padded_grid(x, padding, kernel)
     n, c_out, ho, wo = gy.shape
-    m = n * hp * wp
-    g = np.zeros((n, hp, wp, c_out), dtype=gy.dtype)
+    m = n * hq * wq
+    g = np.zeros((n, hq, wq, c_out), dtype=gy.dtype)
     g[:, :ho, :wo] = gy.transpose(0, 2, 3, 1)
     g = g.reshape(m, c_out)
     gw = np.empty((kh, kw, x.shape[1], c_out), dtype=x.dtype)
     for i in range(kh):
         for j in range(kw):
-            s = i * wp + j
+            s = i * wq + j
             np.matmul(flat[:, s : s + m], g, out=gw[i, j])
     return gw.transpose(3, 2, 0, 1)
 
 
-# The weight gradient's products have a long contraction (the N*Hp*Wp pixels) and a small result
+# The weight gradient's products have a long contraction (the N*Hq*Wq pixels) and a small result
 # (C x C_out). OpenBLAS runs them at ~81 GFLOP/s on this machine with dY as (C_out, M) (the
 # contraction along both operands' rows: "A B^T"), ~102 with dY^T as a (M, C_out) array ("A B",
 # each row of B one pixel's C_out values); measured for 64 x 18,496 x 64 on one core. The

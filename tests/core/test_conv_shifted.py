@@ -1,7 +1,8 @@
 """The CPU's stride-1 convolution as matmuls over shifted views (ops/conv_shifted.py,
 kernels/conv.py) against float64 references written out as sums over kernel offsets: values,
 input / weight / bias gradients, second derivatives against the im2col path, odd sizes,
-asymmetric padding, strided (channels-last) inputs, float32 and float64."""
+asymmetric padding (the grid's zeros shared by neighbouring rows and images), strided
+(channels-last) inputs, float32 and float64."""
 
 from __future__ import annotations
 
@@ -53,6 +54,8 @@ CASES = [  # (N, C, O, H, W, kernel, padding (top, bottom, left, right))
     (3, 4, 6, 8, 7, (4, 4), (1, 2, 1, 2)),  # 'same' for an even kernel
     (2, 3, 5, 9, 6, (5, 5), (2, 2, 2, 2)),
     (2, 6, 4, 5, 8, (1, 3), (0, 0, 1, 0)),
+    (3, 3, 4, 6, 7, (3, 3), (0, 2, 2, 0)),  # one side's padding only: shared between neighbours
+    (2, 2, 3, 4, 5, (2, 3), (1, 0, 0, 1)),
 ]
 
 
