@@ -174,7 +174,9 @@ def _max_pool_grad_cpu(gy, arg, geometry: tuple, padded_shape: tuple, offset: Ca
     if swapped:
         gy, arg = _swap(gy), _swap(arg)
         padded_shape = (padded_shape[1], padded_shape[0]) + tuple(padded_shape[2:])
-    g = gy + gy.dtype.type(0)  # (-0 -> +0, as the loop's 0 + g)
+    # -0 -> +0, as the loop's 0 + g; written in arg's layout (gy may come in another one, and
+    # the passes below then read all three arrays in one order)
+    g = np.add(gy, gy.dtype.type(0), out=np.empty(arg.shape, dtype=gy.dtype))
     gx = (np.empty if _tiles(geometry, padded_shape) else np.zeros)(padded_shape, dtype=gy.dtype)
     bits = np.dtype(f"uint{gy.dtype.itemsize * 8}") if gy.dtype.kind == "f" else gy.dtype
     g_bits, gx_bits = g.view(bits), gx.view(bits)
