@@ -99,8 +99,8 @@ class ReLU(Op):
         a = y._data
         fast = type(a) is not ndarray or a.dtype.itemsize == 2  # a GPU kernel, or the bits
         keep = kernels.activation.relu_mask(a) if fast else None
-        if keep is None:  # y > 0 or NaN: y != 0, as y = relu(x) is never below 0
-            keep = a != 0
+        if keep is None:
+            keep = get_array_module(a).logical_not(a <= 0)
         return select_grad(gy, keep, y)
 
 

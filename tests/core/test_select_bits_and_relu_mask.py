@@ -1,6 +1,6 @@
 """The select behind ReLU's and max pooling's gradients (``kernels.elementwise.where_or_zero``, on
-the bits) gives np.where's elements bit for bit, and ReLU's gradient mask (y != 0 on its output)
-passes the gradient exactly where x > 0 or x is NaN, never inf or NaN elsewhere."""
+the bits) gives np.where's elements bit for bit, and ReLU's gradient passes exactly where x > 0
+or x is NaN, never inf or NaN elsewhere."""
 
 from __future__ import annotations
 
