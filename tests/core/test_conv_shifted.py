@@ -143,3 +143,10 @@ def test_shifted_conv_without_cblas_sums_the_same_products(monkeypatch):
     without = kernels.conv.conv2d_shifted(x, w, b, (1, 1, 1, 1))
     np.testing.assert_allclose(without, reference(x, w, b, (1, 1, 1, 1)), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(without, with_blas, rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("c_in, c_out, expected", [(4, 16, True), (16, 4, True), (3, 32, False)])
+def test_shifted_conv_takes_four_or_more_channels_each_way(c_in, c_out, expected):
+    x, w = np.zeros((2, c_in, 16, 16), np.float32), np.zeros((c_out, c_in, 3, 3), np.float32)
+    applies = kernels.conv.shifted_conv_applies(x, w, (1, 1), (1, 1), 1, (1, 1, 1, 1))
+    assert applies == expected
