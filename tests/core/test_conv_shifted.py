@@ -56,6 +56,8 @@ CASES = [  # (N, C, O, H, W, kernel, padding (top, bottom, left, right))
     (2, 6, 4, 5, 8, (1, 3), (0, 0, 1, 0)),
     (3, 3, 4, 6, 7, (3, 3), (0, 2, 2, 0)),  # one side's padding only: shared between neighbours
     (2, 2, 3, 4, 5, (2, 3), (1, 0, 0, 1)),
+    (2, 8, 16, 12, 12, (5, 5), (0, 0, 0, 0)),  # LeNet's: forward on columns, gradient on the grid
+    (2, 4, 5, 3, 4, (3, 3), (2, 2, 2, 2)),  # forward on the grid, gradient on columns
 ]
 
 
@@ -150,3 +152,18 @@ def test_shifted_conv_takes_four_or_more_channels_each_way(c_in, c_out, expected
     x, w = np.zeros((2, c_in, 16, 16), np.float32), np.zeros((c_out, c_in, 3, 3), np.float32)
     applies = kernels.conv.shifted_conv_applies(x, w, (1, 1), (1, 1), 1, (1, 1, 1, 1))
     assert applies == expected
+
+
+def test_each_direction_takes_the_grid_only_where_its_grid_pays(monkeypatch):
+    """LeNet's 8->16 5x5 layer on 12x12: the op is taken; its forward runs on im2col's columns
+    (a 12x12 grid for 8x8 outputs), its input gradient on the grid (12x12 outputs)."""
+    x, w = np.zeros((2, 8, 12, 12), np.float32), np.zeros((16, 8, 5, 5), np.float32)
+    assert kernels.conv.shifted_conv_applies(x, w, (1, 1), (1, 1), 1, (0, 0, 0, 0))
+    grids = []
+    real = kernels.conv._padded_grid
+    monkeypatch.setattr(
+        kernels.conv, "_padded_grid", lambda a, *r: grids.append(a.shape) or real(a, *r)
+    )
+    xt = mg.tensor(np.ones((2, 8, 12, 12), np.float32), requires_grad=True)
+    F.conv2d(xt, mg.tensor(np.ones((16, 8, 5, 5), np.float32))).sum().backward()
+    assert grids == [(2, 16, 8, 8)]  # only the input gradient's convolution, of dL/dy
