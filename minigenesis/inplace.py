@@ -120,6 +120,11 @@ class InPlace:
         self._bump_version()
         # a result without gradient (x //= 2) leaves self a constant of the graph, not a leaf
         self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
+        if out._vc is not None:
+            # The op saved its output (relu_, exp_, sigmoid_ keep y for backward), and self is
+            # that output from now on: a later write into self must show in the record's
+            # version, as it does in PyTorch (y.relu_(); y += 1 -> backward refuses).
+            self._vc = out._vc
         self.requires_grad = out.requires_grad
         self._rebase_views()
         return self

@@ -17,12 +17,33 @@ def test_relu_inplace_after_an_op_gives_the_out_of_place_values_and_gradients():
     x = mg.tensor(a, requires_grad=True)
     h = x * 2.0  # an op's fresh result: private memory
     h.relu_()
-    h += x  # a residual add, in place
+    h = h + x  # a residual add (out of place: ReLU keeps its output for backward)
     (h * h).sum().backward()
     ref = np.maximum(2 * a, 0) + a
     np.testing.assert_allclose(h.detach().numpy(), ref, rtol=1e-6)
     slope = (2 * a > 0) * 2.0 + 1.0
     np.testing.assert_allclose(x.grad.numpy(), 2 * ref * slope, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "op, write",
+    [
+        ("relu_", lambda h, x: h.add_(x)),
+        ("exp_", lambda h, x: h.mul_(2.0)),
+        ("sigmoid_", lambda h, x: h.sub_(1.0)),
+        ("tanh_", lambda h, x: h.__setitem__(0, 5.0)),
+    ],
+)
+def test_a_write_into_the_saved_output_of_an_inplace_op_refuses_backward_as_pytorch(op, write):
+    """relu_/exp_/sigmoid_/tanh_ keep their output for backward, and after the in-place op the
+    tensor *is* that output: writing into it again (h.relu_(); h += x) must make backward refuse,
+    as PyTorch's version check does, instead of reading the overwritten values."""
+    x = mg.tensor([[-1.0, 2.0], [0.5, -3.0]], requires_grad=True)
+    h = x * 2.0
+    getattr(h, op)()
+    write(h, x)
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        h.sum().backward()
 
 
 def test_mul_inplace_keeps_the_old_value_for_its_gradient():
