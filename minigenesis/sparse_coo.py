@@ -212,6 +212,16 @@ class SparseCOOTensor:
     def clone(self) -> SparseCOOTensor:
         return self._with_values(self._values_t.clone())
 
+    def zero_(self) -> SparseCOOTensor:
+        """In place: no stored entries left (an all-zero tensor of the same size)."""
+        xp = get_array_module(self._values_t._data)
+        n_sparse = self.sparse_dim()
+        self._indices_t = TensorBase._make(xp.zeros((n_sparse, 0), dtype=xp.int64))
+        values = xp.zeros((0,) + tuple(self._values_t.shape[1:]), self._values_t._data.dtype)
+        self._values_t = TensorBase._make(values)
+        self._coalesced = True
+        return self
+
     # ------------------------------------------------------------------ arithmetic
     def mul(self, other: Any) -> SparseCOOTensor:
         if isinstance(other, TensorBase | SparseCOOTensor) and getattr(other, "ndim", 0) != 0:

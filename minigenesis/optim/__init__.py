@@ -37,6 +37,7 @@ from .optimizer import Optimizer
 from .radam import RAdam
 from .rmsprop import RMSprop
 from .sgd import SGD
+from .sparse_adam import SparseAdam
 from . import swa_utils  # noqa: F401,E402  (torch.optim.swa_utils, PyTorch's path)
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "NAdam",
     "RAdam",
     "LBFGS",
+    "SparseAdam",
     "lr_scheduler",
     "LRScheduler",
     "LambdaLR",

@@ -36,6 +36,8 @@ class Adagrad(Optimizer):
     PyTorch, the state (``step`` 0 and ``sum``) is created for every parameter on construction.
     """
 
+    accepts_sparse_grads = True  # (made dense: the same update, see Optimizer)
+
     def __init__(
         self,
         params: Iterable[Any],

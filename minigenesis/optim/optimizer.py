@@ -130,6 +130,9 @@ def _decayed_grad(
 
 def _fill_with_zeros(g: Tensor) -> None:
     """``zero_grad(set_to_none=False)``: the gradient ``g`` zeroed in place, cut from any graph."""
+    if g.is_sparse:  # a sparse gradient: no entries left, as PyTorch's zero_()
+        g.zero_()
+        return
     if g.grad_fn is not None:
         g.detach_()
     else:
@@ -266,11 +269,10 @@ class Optimizer:
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient, once; returns ``closure()``'s loss
         (``closure`` re-evaluates the model, for methods that look at the loss several times).
-
         The loop every optimizer shares: a parameter's state is made on its first step with a
         gradient (``init_state``), then ``update`` applies the optimizer's maths to the arrays in
-        place, and the parameter's version moves on (a backward that saved the old value refuses
-        to run with the new one)."""
+        place (a sparse gradient made dense, or refused: ``_dense_grad``), and the parameter's
+        version moves on (a backward that saved the old value refuses to run with the new one)."""
         loss = None
         if closure is not None:  # re-evaluate the model, with gradients on
             with enable_grad():
@@ -278,14 +280,31 @@ class Optimizer:
         self._opt_called = True  # LRScheduler.step warns when it runs before the first step
         for group in self.param_groups:
             for p in group["params"]:
-                if p.grad is None:
+                if (grad := p.grad) is None:
                     continue
                 state = self.state[p]
                 if not state:  # lazy: buffers appear on the first step with a gradient
                     state.update(self.init_state(p, group))
-                self.update(p._data, p.grad._data, state, group)
+                array = self._dense_grad(grad, group) if grad.is_sparse else grad._data
+                self.update(p._data, array, state, group)
                 p._bump_version()
         return loss
+
+    # An optimizer whose update with a sparse gradient (nn.Embedding(sparse=True)) equals its
+    # update with the dense one (SGD, Adagrad: zero rows change nothing that would not change
+    # anyway) takes it, made dense; the others refuse it, as PyTorch's do.
+    accepts_sparse_grads = False
+
+    def _dense_grad(self, grad: Any, group: dict[str, Any]) -> Any:
+        """A sparse gradient's array for ``update``, made dense where that is allowed."""
+        name = type(self).__name__
+        if not self.accepts_sparse_grads:
+            raise RuntimeError(
+                f"{name} does not support sparse gradients, please consider SparseAdam instead"
+            )
+        if group.get("weight_decay"):
+            raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+        return grad.to_dense()._data
 
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         """The state of parameter ``p`` before its first update (moment buffers, a step count).

@@ -28,6 +28,8 @@ class SGD(Optimizer):
     parameter: ``momentum_buffer`` (only when momentum != 0).
     """
 
+    accepts_sparse_grads = True  # (made dense: the same update, see Optimizer)
+
     def __init__(
         self,
         params: Iterable[Any],

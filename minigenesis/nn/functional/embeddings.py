@@ -9,6 +9,7 @@ from ...backend import get_array_module
 from ...ops.embedding import EmbeddingLookup
 from ...ops.indexing import check_index_dtype, check_index_range
 from .._utils import padding_index
+from .sparse_grad import record_sparse_lookup
 
 
 # ----------------------------------------------------------------------------------------------
@@ -24,14 +25,14 @@ def embedding(
     sparse: bool = False,
 ) -> Tensor:
     """Rows of ``weight`` picked by the integer tensor ``input``: shape input.shape + (dim,).
-    Every index must lie in [0, num_embeddings): unlike ``x[i]``, a negative index is an error."""
+    Every index must lie in [0, num_embeddings): unlike ``x[i]``, a negative index is an error.
+    ``sparse=True``: ``weight.grad`` is a sparse COO tensor of the rows looked up
+    (sparse_grad.py)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"embedding: input must be a Tensor of indices, got {type(input).__name__}")
     check_index_dtype(input, ("int64", "int32"), "embedding")
     if weight.ndim != 2:
         raise ValueError(f"embedding: weight must be 2-D (num, dim), got {tuple(weight.shape)}")
-    if sparse:
-        raise NotImplementedError("embedding: sparse gradients are not supported")
     n = weight.shape[0]
     idx = input._data
     check_index_range(idx, n, "embedding", hint=f" (the weight has {n} rows)")
@@ -46,6 +47,8 @@ def embedding(
         per_position = (1.0 / counts[inverse]).reshape(idx.shape + (1,))
         scale = Tensor._make(per_position.astype(weight._data.dtype), False)
         out.register_hook(lambda g: g * scale)
+    if sparse:  # weight.grad becomes a sparse COO tensor of the rows looked up
+        record_sparse_lookup(weight, out, idx, padding_idx)
     return out
 
 
