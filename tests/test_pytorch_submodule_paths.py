@@ -161,7 +161,6 @@ MISSING_NAMES = {
         "FractionalMaxPool3d", "LPPool3d")},
     **{("torch.nn.modules.pooling", n): "this pooling layer is not implemented" for n in (
         "FractionalMaxPool2d", "LPPool1d", "LPPool2d")},
-    ("torch.nn.modules.sparse", "EmbeddingBag"): "EmbeddingBag is not implemented",
     ("torch.nn.utils.parametrizations", "orthogonal"): "the orthogonal parametrization is not "
     "implemented",
     ("torch.nn.utils.parametrizations", "spectral_norm"): "spectral_norm is not implemented",

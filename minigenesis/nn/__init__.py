@@ -47,7 +47,7 @@ from .containers import (  # noqa: E402,F401
 )
 from .dropout import Dropout, Dropout2d  # noqa: E402,F401
 from .dropout import AlphaDropout, Dropout1d, Dropout3d, FeatureAlphaDropout  # noqa: E402,F401
-from .embedding import Embedding  # noqa: E402,F401
+from .embedding import Embedding, EmbeddingBag  # noqa: E402,F401
 from .flatten import Flatten, Unflatten  # noqa: E402,F401
 from .linear import Identity, Linear  # noqa: E402,F401
 from .linear import Bilinear  # noqa: E402,F401

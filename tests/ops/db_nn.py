@@ -47,6 +47,25 @@ def _embedding(idx, w, padding_idx=None, **_):
     return _f(w)[idx]
 
 
+def _embedding_bag(idx, w, offsets=None, mode="mean", per_sample_weights=None,
+                   include_last_offset=False, padding_idx=None, **_):  # fmt: skip
+    """Each bag's rows (padding entries left out) summed, averaged or maxed; empty bags 0."""
+    idx, w = np.asarray(idx), _f(w)
+    if idx.ndim == 2:
+        bounds = [i * idx.shape[1] for i in range(len(idx) + 1)]
+        idx = idx.reshape(-1)
+    else:
+        bounds = list(np.asarray(offsets)) + ([] if include_last_offset else [idx.size])
+    psw = np.ones(idx.size) if per_sample_weights is None else _f(per_sample_weights).reshape(-1)
+    out = np.zeros((len(bounds) - 1, w.shape[1]))
+    for b, (lo, hi) in enumerate(zip(bounds, bounds[1:])):
+        pos = [p for p in range(lo, hi) if idx[p] != padding_idx]
+        if pos:
+            rows = w[idx[pos]] * psw[pos][:, None]
+            out[b] = {"sum": rows.sum(0), "mean": rows.mean(0), "max": rows.max(0)}[mode]
+    return out
+
+
 def _one_hot(t, num_classes=-1):
     n = int(t.max()) + 1 if num_classes == -1 else num_classes
     return (np.asarray(t)[..., None] == np.arange(n)).astype(np.int64)
@@ -250,6 +269,52 @@ ENTRIES = [
         errors=lambda m: [
             (S(m.of([0, 5], "int64", grad=False), m(5, 4)), (IndexError, RuntimeError)),
             (S(m(2, grad=False), m(5, 4)), (TypeError, RuntimeError)),
+        ],
+    ),
+    op(
+        "F.embedding_bag",
+        _embedding_bag,
+        lambda m: [
+            S(
+                m.of([4, 1, 3, 2, 2, 0], "int64", grad=False),
+                m(5, 3),
+                m.of([0, 3, 5], "int64", grad=False),
+                desc="offsets, mean",
+            ),
+            S(
+                m.of([4, 1, 3, 2, 2, 0], "int64", grad=False),
+                m(5, 3),
+                m.of([0, 3, 3, 5], "int64", grad=False),
+                mode="sum",
+                desc="an empty bag",
+            ),
+            S(
+                m.of([4, 1, 3, 2, 2, 0], "int64", grad=False),
+                m(5, 3),
+                m.of([0, 2, 6], "int64", grad=False),
+                mode="max",
+                include_last_offset=True,
+                desc="max, closing offset",
+            ),
+            S(
+                m.of([4, 1, 3, 2, 2, 0], "int64", grad=False),
+                m(5, 3),
+                m.of([0, 3], "int64", grad=False),
+                mode="sum",
+                per_sample_weights=m(6),
+                desc="per-sample weights",
+            ),
+            S(m.ints(0, 5, 2, 3), m(5, 3), padding_idx=2, desc="2-d input, padding"),
+            S(m.ints(0, 5, 2, 3, dtype="int32"), m(5, 3, dtype="float32"), mode="sum"),
+        ],
+        method=False,
+        dtype=lambda s: s.args[1].dtype,
+        errors=lambda m: [
+            (
+                S(m.ints(0, 5, 4), m(5, 3), m.of([0, 2], "int64", grad=False), mode="median"),
+                ValueError,
+            ),
+            (S(m.ints(0, 5, 2, 2), m(5, 3), m.of([0], "int64", grad=False)), ValueError),
         ],
     ),
     op(

@@ -1,5 +1,6 @@
 """nn.Embedding(sparse=True) with SparseAdam and with SGD (momentum) against PyTorch: the same
-sparse gradient (after coalescing) and the same weights after several steps."""
+sparse gradient (after coalescing) and the same weights after several steps; F.embedding_bag's
+bags (every mode, padding, empty bags, per-sample weights) and their gradients."""
 
 from __future__ import annotations
 
@@ -46,3 +47,24 @@ def test_sparse_embedding_training_matches_pytorch(make_opt) -> None:
         np.testing.assert_array_equal(i1, i2)
         np.testing.assert_allclose(v1, v2, rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize("padding_idx", [None, 2])
+def test_embedding_bag_matches_pytorch(mode: str, padding_idx) -> None:
+    rng = np.random.default_rng(1)
+    w0, gy = rng.standard_normal((10, 4)), rng.standard_normal((5, 4))
+    idx, offsets = np.array([4, 1, 7, 2, 2, 9, 0, 3]), np.array([0, 3, 5, 5, 6])
+    psw = rng.standard_normal(8) if mode == "sum" else None
+    results = []
+    for lib in (mg, torch):
+        w = lib.tensor(w0, requires_grad=True)
+        extra = {} if psw is None else {"per_sample_weights": lib.tensor(psw)}
+        out = lib.nn.functional.embedding_bag(
+            lib.tensor(idx), w, lib.tensor(offsets), mode=mode, padding_idx=padding_idx, **extra
+        )
+        (out * lib.tensor(gy)).sum().backward()
+        results.append((out.detach().numpy(), w.grad.numpy()))
+    (out, grad), (want_out, want_grad) = results
+    np.testing.assert_allclose(out, want_out, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(grad, want_grad, rtol=1e-12, atol=1e-15)

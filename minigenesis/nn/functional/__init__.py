@@ -54,6 +54,7 @@ from .normalization import (
     local_response_norm,
     rms_norm,
 )
+from .embedding_bag import embedding_bag
 from .embeddings import embedding, one_hot
 from .losses import (
     binary_cross_entropy,

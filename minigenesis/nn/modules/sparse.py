@@ -1,7 +1,8 @@
 """PyTorch's ``torch.nn.modules.sparse``: the same classes as ``mg.nn``'s own files."""
 
-from ..embedding import (
+from ..embedding import (  # noqa: F401
     Embedding,
-)  # noqa: F401
+    EmbeddingBag,
+)
 
-__all__ = ["Embedding"]
+__all__ = ["Embedding", "EmbeddingBag"]
