@@ -48,6 +48,9 @@ def build(lib, cls: str, kw: dict):
         n = kw.pop("reinterpreted_batch_ndims", 1)
         validate = kw.pop("validate_args", None)
         return D.Independent(D.Normal(**kw, validate_args=validate), n, validate_args=validate)
+    if cls == "MixtureSameFamily":  # Normal components, weighted by a Categorical
+        mix = D.Categorical(logits=kw.pop("logits"))
+        return D.MixtureSameFamily(mix, D.Normal(**kw))
     if cls == "MultivariateNormal":
         if "scale_tril" in kw:
             kw["scale_tril"] = kw["scale_tril"].tril()
@@ -331,6 +334,14 @@ FAMILIES = [
         ],
     ),
     Family(
+        "MixtureSameFamily",
+        lambda m: [
+            ({"logits": m(3), "loc": m(3), "scale": _pos(m, 3)}, "3 components", ()),
+            ({"logits": m(2, 3), "loc": m(2, 3), "scale": _pos(m, 2, 3)}, "batch (2,)", (2,)),
+        ],
+        _real,
+    ),
+    Family(
         "Independent",
         lambda m: [(kw, d, shape) for kw, d, shape in _loc_scale_params(m) if shape],
         _real,
@@ -571,5 +582,5 @@ PUBLIC = distribution_names()
 ENTRIES = [
     *(_entry(fam, attr) for fam in FAMILIES for attr in _attrs(fam)),
     *(_rsample_entry(fam) for fam in FAMILIES if f"distributions.{fam.cls}.rsample" in PUBLIC),
-    *(_kl_entry(fam) for fam in FAMILIES),
+    *(_kl_entry(fam) for fam in FAMILIES if fam.cls in R.KL),
 ]

@@ -313,6 +313,39 @@ INDEPENDENT = {
 }
 
 
+# MixtureSameFamily(Categorical(logits), Normal(loc, scale)), the components along the last dim:
+# p(x) = sum_k pi_k N(x; loc_k, scale_k), its moments by the laws of total expectation / variance
+def _mixture_weights(logits) -> np.ndarray:
+    e = np.exp(_f(logits) - _f(logits).max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def _mixture_log_prob(x, logits, loc, scale):
+    terms = np.log(_mixture_weights(logits)) + NORMAL["log_prob"](_f(x)[..., None], loc, scale)
+    top = terms.max(-1, keepdims=True)
+    return (top + np.log(np.exp(terms - top).sum(-1, keepdims=True)))[..., 0]
+
+
+def _mixture_mean(logits, loc, scale):
+    return (_mixture_weights(logits) * full(loc, scale)).sum(-1)
+
+
+def _mixture_variance(logits, loc, scale):
+    pi, loc = _mixture_weights(logits), full(loc, scale)
+    return (pi * (_f(scale) ** 2 + loc**2)).sum(-1) - _mixture_mean(logits, loc, scale) ** 2
+
+
+MIXTURE_SAME_FAMILY = {
+    "log_prob": _mixture_log_prob,
+    "cdf": lambda x, logits, loc, scale: (
+        _mixture_weights(logits) * NORMAL["cdf"](_f(x)[..., None], loc, scale)
+    ).sum(-1),
+    "mean": _mixture_mean,
+    "variance": _mixture_variance,
+    "stddev": lambda *a, **k: np.sqrt(_mixture_variance(*a, **k)),
+}
+
+
 def _enumerate(k: int, batch_shape: tuple, one_hot: bool = False) -> np.ndarray:
     """The k outcomes along a new first dim, broadcast over the batch (as one-hot rows)."""
     values = np.eye(k) if one_hot else np.arange(k)
@@ -340,8 +373,11 @@ FAMILIES = {
     "OneHotCategorical": ONE_HOT_CATEGORICAL,
     "MultivariateNormal": MULTIVARIATE_NORMAL,
     "Independent": INDEPENDENT,
+    "MixtureSameFamily": MIXTURE_SAME_FAMILY,
 }
-for _refs in FAMILIES.values():  # perplexity = exp(entropy), for every family
+for _refs in FAMILIES.values():  # perplexity = exp(entropy), for every family with an entropy
+    if "entropy" not in _refs:
+        continue
     _refs["perplexity"] = lambda *a, _h=_refs["entropy"], **k: np.exp(_h(*a, **k))
 
 

@@ -64,6 +64,9 @@ NOT_COMPUTING = {
     distributions.OneHotCategorical.param_shape distributions.Independent.has_enumerate_support
     distributions.Independent.has_rsample distributions.Categorical.support
     distributions.Independent.support distributions.Uniform.support
+    distributions.MixtureSameFamily.sample distributions.MixtureSameFamily.expand
+    distributions.MixtureSameFamily.support distributions.MixtureSameFamily.mixture_distribution
+    distributions.MixtureSameFamily.component_distribution
 """,
 }
 
