@@ -22,7 +22,7 @@ SCRIPTS = sorted((Path(__file__).parent / "scripts").glob("*.py"))
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 28
+    assert len(SCRIPTS) == 32
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
