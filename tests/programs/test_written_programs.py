@@ -1,14 +1,15 @@
-"""Thirty-six PyTorch programs in the styles people write them (a DataLoader loop, a CNN with
+"""Thirty-eight PyTorch programs in the styles people write them (a DataLoader loop, a CNN with
 in-place ReLUs, a char-GRU, a GCN over a sparse adjacency, a VAE, a transformer classifier,
 custom autograd Functions, checkpoint and resume, a seq2seq GRU with attention and teacher
 forcing, a DCGAN, a WGAN-GP, early stopping with ReduceLROnPlateau, a triplet-loss embedding,
 SimCLR's NT-Xent, a mixture density network, Bayes by backprop, a RealNVP flow, a VQ-VAE, a
 PINN through autograd.grad(create_graph=True), knowledge distillation, word2vec with sparse
 embeddings and SparseAdam, an EmbeddingBag text classifier, a GAT, an LSTMCell forecaster, the
-char-RNN name classifier tutorial, a U-Net with Dice loss), kept in ``scripts/`` as written for
-PyTorch with only ``import torch`` spelled ``import minigenesis as torch``. Each checks its own
-outcome (an accuracy, a closed form, an equality with a reference path) and must run unchanged.
-All of them run on PyTorch 2.13 as well (``tests/parity/test_written_programs_on_pytorch.py``)."""
+char-RNN name classifier tutorial, a U-Net with Dice loss, a small ResNet with augmentation,
+an advantage actor-critic), kept in ``scripts/`` as written for PyTorch with only ``import
+torch`` spelled ``import minigenesis as torch``. Each checks its own outcome (an accuracy, a
+closed form, an equality with a reference path) and must run unchanged. All of them run on
+PyTorch 2.13 as well (``tests/parity/test_written_programs_on_pytorch.py``)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ SCRIPTS = sorted((Path(__file__).parent / "scripts").glob("*.py"))
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 36
+    assert len(SCRIPTS) == 38
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
