@@ -85,7 +85,7 @@ class SparseAdam(Optimizer):
                 state = self.state[p]
                 if not state:
                     state.update(self.init_state(p, group))
-                state["step"] += 1
+                state["step"] = int(state["step"]) + 1  # (a loaded state_dict may hold a tensor)
                 self._update_rows(p, p.grad, state, group)
                 p._bump_version()
         return loss

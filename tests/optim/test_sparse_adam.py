@@ -5,6 +5,7 @@ with PyTorch's messages."""
 
 from __future__ import annotations
 
+import io
 import math
 
 import numpy as np
@@ -63,6 +64,27 @@ def test_sparse_adam_float32_rounds_as_float32() -> None:
     emb(mg.tensor([1])).sum().backward()
     opt.step()
     assert emb.weight.dtype == mg.float32 and opt.state[emb.weight]["exp_avg"].dtype == mg.float32
+
+
+def test_sparse_adam_resumes_from_a_saved_state_dict() -> None:
+    def run(resume: bool) -> np.ndarray:
+        mg.manual_seed(0)
+        emb = nn.Embedding(6, 2, sparse=True)
+        opt = mg.optim.SparseAdam(emb.parameters(), lr=0.1)
+        for k, idx in enumerate(([1, 2], [2, 4], [4, 5])):
+            if resume and k == 2:  # a fresh optimizer from a saved (and reloaded) state
+                buffer = io.BytesIO()
+                mg.save(opt.state_dict(), buffer)
+                buffer.seek(0)
+                opt = mg.optim.SparseAdam(emb.parameters(), lr=0.1)
+                opt.load_state_dict(mg.load(buffer))
+            opt.zero_grad()
+            (emb(mg.tensor(idx)) ** 2).sum().backward()
+            opt.step()
+        assert int(opt.state[emb.weight]["step"]) == 3
+        return emb.weight.detach().numpy()
+
+    np.testing.assert_array_equal(run(resume=True), run(resume=False))
 
 
 def test_sparse_adam_refuses_dense_gradients_and_bad_options() -> None:
