@@ -45,7 +45,9 @@ class Parameter(Tensor):
             return memo[id(self)]
         xp = get_array_module(self._data)
         out = Parameter(Tensor._make(xp.array(self._data, copy=True), False), self.requires_grad)
-        if self.grad is not None:
+        if self.grad is not None and self.grad.is_sparse:  # nn.Embedding(sparse=True)'s
+            out._grad = self.grad.detach().clone()
+        elif self.grad is not None:
             out.grad = Tensor._make(xp.array(self.grad._data, copy=True), False)
         memo[id(self)] = out
         return out

@@ -5,6 +5,8 @@ gradient), the other dense optimizers refuse it with PyTorch's message."""
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -124,3 +126,14 @@ def test_dense_lookups_keep_dense_gradients() -> None:
     mg.nn.functional.embedding(mg.tensor([1, 1]), w * 2, sparse=True).sum().backward()
     g = w.grad.to_dense() if w.grad.is_sparse else w.grad
     np.testing.assert_array_equal(g.numpy(), [[0, 0], [4, 4], [0, 0], [0, 0], [0, 0]])
+
+
+def test_a_deep_copy_keeps_the_sparse_gradient_and_accumulates_on_its_own() -> None:
+    emb = _embedding()
+    emb(mg.tensor([1, 3])).sum().backward()
+    twin = copy.deepcopy(emb)
+    assert twin.weight.grad.is_sparse and twin.weight.grad.indices().tolist() == [[1, 3]]
+    twin(mg.tensor([5])).sum().backward()  # accumulates into the copy's gradient only
+    assert twin.weight.grad.indices().tolist() == [[1, 3, 5]]
+    assert emb.weight.grad.indices().tolist() == [[1, 3]]
+    np.testing.assert_array_equal(twin.weight.grad.to_dense().numpy()[[1, 3, 5]], np.ones((3, 3)))
