@@ -137,3 +137,17 @@ def test_a_deep_copy_keeps_the_sparse_gradient_and_accumulates_on_its_own() -> N
     assert twin.weight.grad.indices().tolist() == [[1, 3, 5]]
     assert emb.weight.grad.indices().tolist() == [[1, 3]]
     np.testing.assert_array_equal(twin.weight.grad.to_dense().numpy()[[1, 3, 5]], np.ones((3, 3)))
+
+
+def test_a_weight_used_sparsely_and_densely_in_one_pass_gets_the_whole_dense_gradient():
+    """emb(idx) and a dense use of emb.weight in the same loss: the gradient outside the rows
+    looked up is not lost; as in PyTorch, the sum of a sparse and a dense gradient is dense."""
+    emb = mg.nn.Embedding(5, 3, sparse=True)
+    idx = mg.tensor([0, 1, 1])
+    (emb(idx).sum() + (emb.weight * 2.0).sum()).backward()
+    grad = emb.weight.grad
+    assert not getattr(grad, "is_sparse", False)
+    expected = np.full((5, 3), 2.0)
+    expected[0] += 1.0
+    expected[1] += 2.0
+    np.testing.assert_allclose(grad.numpy(), expected)

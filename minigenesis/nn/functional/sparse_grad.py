@@ -10,7 +10,9 @@ Here the backward pass itself stays dense (the engine sums every gradient as one
 leaf's gradient is turned into its sparse form once it is complete, by two hooks on the weight:
 
 - after the engine has added this pass's gradient into ``W.grad`` (a post-accumulate-grad
-  hook), ``W.grad`` becomes a coalesced SparseCOOTensor of the rows looked up in this pass (and
+  hook), unless a dense use of ``W`` (``W * 2``, ``W @ x``) put gradient outside those rows
+  (PyTorch's sum of a sparse and a dense gradient is dense, and so it stays here), ``W.grad``
+  becomes a coalesced SparseCOOTensor of the rows looked up in this pass (and
   in earlier passes whose gradient it still holds), each row once with its summed gradient;
 - before a later pass adds into it (a gradient hook on ``W``), a sparse ``W.grad`` is made dense
   again, so that gradients accumulate over passes as they do for dense ones.
@@ -69,6 +71,10 @@ def _sparsify(weight: Tensor) -> None:
     xp = get_array_module(grad._data)
     rows = xp.unique(xp.concatenate(recorded)).astype(xp.int64)
     recorded.clear()
+    outside = xp.ones(grad.shape[0], dtype=bool)
+    outside[rows] = False
+    if grad._data[outside].any():
+        return  # the weight was also used densely in this pass: PyTorch's sum is dense too
     indices = Tensor._make(rows.reshape(1, -1))
     values = Tensor._make(grad._data[rows])
     weight._grad = SparseCOOTensor(indices, values, tuple(grad.shape), coalesced=True)
