@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import numpy as np
 from numpy import ndarray
 
 from .. import kernels
@@ -89,7 +88,9 @@ class NAdam(Optimizer):
         mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))
         mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))
         mu_product = state["mu_product"]._data
-        mu_product[...] = float(np.float32(mu_product) * np.float32(mu))  # float32, as PyTorch
+        # the product is kept, and rounded, in its tensor's dtype (float32 unless the default dtype
+        # is float64 or a loaded state_dict cast it to the parameter's dtype), as PyTorch keeps it
+        mu_product *= mu_product.dtype.type(mu)
         mu_product = float(mu_product)
         mu_product_next = mu_product * mu_next
         grad_coef = -lr * (1.0 - mu) / (1.0 - mu_product)

@@ -26,7 +26,8 @@ import numpy as np
 from .._checks import check_real
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
-from ..backend import device_of, get_array_module, to_device
+from ..backend import CPU, device_of, get_array_module, to_device
+from ..dtypes import float64, get_default_dtype
 
 
 class _RequiredParameter:
@@ -91,11 +92,15 @@ def _zeros_like_param(param: Any) -> Tensor:
     return Tensor._make(get_array_module(param._data).zeros_like(param._data), False)
 
 
-def _scalar_state(value: float = 0.0) -> Tensor:
-    """A fresh ``state["step"]`` (or NAdam's ``mu_product``): a 0-d float32 tensor on the CPU, as
-    PyTorch keeps these scalars whatever the parameter's dtype and device (so a state_dict holds
-    what PyTorch's holds, and an fp16 model never rounds its count)."""
-    return Tensor._make(np.asarray(value, dtype=np.float32), False)
+def _scalar_state(value: float = 0.0, dtype: Any = None) -> Tensor:
+    """A fresh ``state["step"]`` (or NAdam's ``mu_product``): a 0-d tensor on the CPU, as PyTorch
+    keeps these scalars whatever the parameter's dtype and device (so a state_dict holds what
+    PyTorch's holds, and an fp16 model never rounds its count). Its dtype is float32, or float64
+    while the default dtype is float64 (PyTorch's ``_get_scalar_dtype``): NAdam's running product
+    of momentum factors is then kept, and rounded, in float64."""
+    if dtype is None:
+        dtype = np.float64 if get_default_dtype() == float64 else np.float32
+    return Tensor._make(np.asarray(value, dtype=dtype), False)
 
 
 def _count_step(state: dict[str, Any]) -> int:
@@ -142,6 +147,16 @@ def _fill_with_zeros(g: Tensor) -> None:
     else:  # a read-only broadcast view: give it its own zeroed memory
         g._data = get_array_module(g._data).zeros_like(g._data)
     g._bump_version()
+
+
+def _with_float_lr(group: dict[str, Any]) -> dict[str, Any]:
+    """The options ``update`` reads: the group itself, or, where its ``lr`` is a Tensor (PyTorch
+    takes ``lr=torch.tensor(0.01)``, and a scheduler then writes into it), a copy whose ``lr`` is
+    the tensor's current value as a Python float, so the updates' arithmetic stays on arrays."""
+    lr = group.get("lr")
+    if isinstance(lr, Tensor):
+        return {**group, "lr": float(lr.item())}
+    return group
 
 
 def _typename(x: Any) -> str:
@@ -279,14 +294,15 @@ class Optimizer:
                 loss = closure()
         self._opt_called = True  # LRScheduler.step warns when it runs before the first step
         for group in self.param_groups:
+            options = _with_float_lr(group)
             for p in group["params"]:
                 if (grad := p.grad) is None:
                     continue
                 state = self.state[p]
                 if not state:  # lazy: buffers appear on the first step with a gradient
-                    state.update(self.init_state(p, group))
-                array = self._dense_grad(grad, group) if grad.is_sparse else grad._data
-                self.update(p._data, array, state, group)
+                    state.update(self.init_state(p, options))
+                array = self._dense_grad(grad, options) if grad.is_sparse else grad._data
+                self.update(p._data, array, state, options)
                 p._bump_version()
         return loss
 
@@ -404,13 +420,20 @@ class Optimizer:
 def _cast_state(param: Tensor, key: str, value: Any) -> Any:
     """A copy of one state entry on the parameter's device, floating tensors in its dtype.
 
-    ``step`` counters (and NAdam's ``mu_product``) stay 0-d float32 tensors on the CPU, as PyTorch
-    keeps them whatever the parameter's dtype and device (an fp16 model does not round its step
-    count, and reading the count never waits for the GPU); a plain number there, from an older
-    state_dict, becomes one.
+    ``step`` counters (and NAdam's ``mu_product``) stay 0-d tensors on the CPU (reading them never
+    waits for the GPU). A saved ``step`` keeps its dtype, as PyTorch leaves it uncast; a saved
+    ``mu_product`` takes a floating parameter's dtype, as PyTorch casts every state tensor but
+    ``step`` (so a float64 model's NAdam runs on in float64 after a load). A plain number there,
+    from an older state_dict, becomes a fresh scalar state.
     """
-    if key in ("step", "mu_product") and isinstance(value, (int, float, Tensor)):
+    if key in ("step", "mu_product") and isinstance(value, (int, float)):
         return _scalar_state(float(value))
+    if key in ("step", "mu_product") and isinstance(value, Tensor):
+        arr = to_device(value._data, CPU)
+        dtype = arr.dtype
+        if key == "mu_product" and param._data.dtype.kind in "fV":
+            dtype = param._data.dtype
+        return _scalar_state(arr.item(), dtype)
     if isinstance(value, Tensor):
         arr = value._data
         dev = device_of(param._data)

@@ -94,4 +94,10 @@ def test_resume_from_state_dict_equals_uninterrupted_run(name):
     opt2 = make_optimizer(dict(case, options=options), fresh)
     opt2.load_state_dict(saved_state)
     resumed = train(case, fresh, opt2, 10)
-    np.testing.assert_array_equal(np.stack(resumed), np.stack(full[10:]))
+    if case["optimizer"] == "NAdam":
+        # PyTorch's load casts NAdam's float32 momentum product to the parameters' float64, so
+        # the resumed run rounds that product less often than the uninterrupted one
+        np.testing.assert_allclose(np.stack(resumed), np.stack(full[10:]), rtol=1e-9, atol=0)
+        assert opt2.state[fresh["W"]]["mu_product"].dtype == mg.float64
+    else:
+        np.testing.assert_array_equal(np.stack(resumed), np.stack(full[10:]))

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..._checks import check_real
 from ..._compat import LRList
+from ..._tensor import Tensor
 from ..optimizer import Optimizer
 
 EPOCH_DEPRECATION_WARNING = (
@@ -51,7 +52,21 @@ def format_param(name: str, optimizer: Optimizer, value: Any, **bounds: float) -
 
 
 def group_lrs(optimizer: Optimizer) -> LRList:
-    return LRList(group["lr"] for group in optimizer.param_groups)
+    """Each group's lr; a Tensor lr is cloned, so the list does not change with the group's."""
+    return LRList(_unaliased(group["lr"]) for group in optimizer.param_groups)
+
+
+def _unaliased(value: Any) -> Any:
+    return value.clone() if isinstance(value, Tensor) else value
+
+
+def set_group_lr(group: dict[str, Any], lr: Any) -> None:
+    """Write ``lr`` into a param group: into its Tensor lr's memory when it holds one (PyTorch's
+    ``fill_``, so code holding that tensor sees the schedule), otherwise as a new value."""
+    if isinstance(group["lr"], Tensor):
+        group["lr"].fill_(float(lr))
+    else:
+        group["lr"] = lr
 
 
 def check_optimizer(optimizer: Any) -> None:
@@ -98,7 +113,7 @@ class LRScheduler:
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
+                group.setdefault("initial_lr", _unaliased(group["lr"]))
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
@@ -167,7 +182,7 @@ class LRScheduler:
     def _apply_lrs(self, values: list[float]) -> None:
         """Write the new learning rates into the param groups and remember them."""
         for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
+            set_group_lr(group, lr)
         self._last_lr = group_lrs(self.optimizer)
         if getattr(self, "verbose", False):
             for i, lr in enumerate(self._last_lr):

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..._checks import check_real
 from ..optimizer import Optimizer
-from .base import LRScheduler, check_optimizer, format_param
+from .base import LRScheduler, check_optimizer, format_param, set_group_lr
 
 _MODES = ("triangular", "triangular2", "exp_range")
 
@@ -51,7 +51,7 @@ class CyclicLR(LRScheduler):
         base_lrs = format_param("base_lr", optimizer, base_lr, ge=0)
         if last_epoch == -1:
             for lr, group in zip(base_lrs, optimizer.param_groups):
-                group["lr"] = lr
+                set_group_lr(group, lr)
         self.max_lrs = format_param("max_lr", optimizer, max_lr, ge=0)
         up = check_real(step_size_up, "step_size_up", gt=0)
         down = up if step_size_down is None else check_real(step_size_down, "step_size_down", gt=0)

@@ -9,7 +9,14 @@ from typing import Any
 
 from ..._checks import check_int, check_real
 from ..optimizer import Optimizer
-from .base import EPOCH_DEPRECATION_WARNING, LRList, LRScheduler, check_optimizer, group_lrs
+from .base import (
+    EPOCH_DEPRECATION_WARNING,
+    LRList,
+    LRScheduler,
+    check_optimizer,
+    group_lrs,
+    set_group_lr,
+)
 
 
 class ReduceLROnPlateau(LRScheduler):
@@ -144,7 +151,7 @@ class ReduceLROnPlateau(LRScheduler):
             old_lr = float(group["lr"])
             new_lr = max(old_lr * self.factor, self.min_lrs[i])
             if old_lr - new_lr > self.eps:
-                group["lr"] = new_lr
+                set_group_lr(group, new_lr)
                 if self.verbose:
                     print(f"Epoch {epoch}: reducing learning rate of group {i} to {new_lr:.4e}.")
 

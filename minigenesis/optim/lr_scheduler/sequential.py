@@ -6,7 +6,7 @@ from bisect import bisect_right
 from typing import Any
 
 from ..optimizer import Optimizer
-from .base import LRList, LRScheduler, check_optimizer, group_lrs
+from .base import LRList, LRScheduler, check_optimizer, group_lrs, set_group_lr
 from .plateau import ReduceLROnPlateau
 
 
@@ -62,7 +62,7 @@ class SequentialLR(LRScheduler):
         # Each child's constructor already applied its step 0: undo that, then let only the
         # schedule that owns epoch 0 apply it.
         for group in optimizer.param_groups:
-            group["lr"] = group["initial_lr"]
+            set_group_lr(group, group["initial_lr"])
         self._undo_initial_steps()
         idx = bisect_right(self._milestones, 0)
         self._schedulers[idx]._initial_step()
