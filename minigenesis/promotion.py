@@ -22,11 +22,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from . import autocast_policy as _autocast
 from . import dtypes as _dt
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .conversions import as_array
+from .ops import elementwise as E
 from .ops.elementwise import Where
 
 SCALARS = (int, float, bool)
@@ -52,8 +55,23 @@ def binary_op(op: Any, a: Any, b: Any) -> Any:
     # PyTorch does), and two tensors of one dtype on one device.
     try:
         if type(s) in NUMBERS:
-            if t._data.dtype.kind == "f":
+            dtype = t._data.dtype
+            if dtype.itemsize == 2 and dtype.kind in FLOAT_KINDS:
+                return _half_with_number(op, a, b, t, s)
+            if dtype.kind == "f":
                 return op.apply(a, b)
+        elif (
+            op in _OPMATH_SCALAR_OPS
+            and isinstance(s, TensorBase)
+            and s._data.ndim == 0
+            and t._data.ndim > 0
+            and (t is a or op is not E.FloorDiv)
+            and t._data.dtype.itemsize == 2
+            and t._data.dtype.kind in FLOAT_KINDS
+            and s._data.dtype.kind in "fiub"
+            and s.device.type == "cpu"
+        ):  # a 0-d CPU tensor is a scalar operand to PyTorch's multiply and divide kernels
+            return _half_with_number(op, a, b, t, s._cast(_np_float32))
         elif (
             isinstance(s, TensorBase)
             and s._data.dtype is t._data.dtype
@@ -78,6 +96,40 @@ def binary_op(op: Any, a: Any, b: Any) -> Any:
     if low is not None and out._data.dtype != low and not _autocast.casts_to_float32(op, t):
         out = out._cast(low)
     return out
+
+
+def _half_with_number(op: Any, a: Any, b: Any, t: Any, s: Any) -> Any:
+    """A float16/bfloat16 tensor ``t`` with a number ``s``, as PyTorch computes it.
+
+    Its multiply and divide kernels (``t * s``, ``s * t``, ``t / s``, ``t // s``) read a scalar
+    operand in float32 (their "opmath" type): ``s`` is rounded to float32, not to the tensor's
+    2-byte type, and the result is rounded back once. (NumPy rounds ``s`` to float16 first:
+    ``x * 0.1`` then multiplies by 0.0999755859375 and is one unit off in a third of the
+    elements.) ``s / t`` is divided the same way; PyTorch computes it as ``t.reciprocal() * s``,
+    two roundings, which is one unit off the exact quotient in places, for every dtype: we keep
+    the one rounding. Every other op (+, -, **, %, fmod, ...) rounds ``s`` to the tensor's type
+    first, then computes as for two tensors. ``s`` may also be a 0-d float32 tensor (a 0-d CPU
+    tensor is a scalar operand to those kernels)."""
+    low = t._data.dtype
+    if op in _OPMATH_SCALAR_OPS and (t is a or op is not E.FloorDiv):
+        wide = t._cast(_np_float32)
+        out = op.apply(wide, s) if t is a else op.apply(s, wide)
+        if _autocast.casts_to_float32(op, t):
+            return out
+        return out._cast(low)
+    if s.__class__ in NUMBERS:  # rounded to the tensor's type (ml_dtypes' bfloat16 would not)
+        s = float(np.asarray(float(s)).astype(low))
+    first = t is a
+    if low.kind == "V":  # bfloat16 through float32, as PyTorch (ml_dtypes' ** rounds between)
+        t = t._cast(_np_float32)
+    out = op.apply(t, s) if first else op.apply(s, t)
+    if out._data.dtype != low and not _autocast.casts_to_float32(op, t):
+        out = out._cast(low)
+    return out
+
+
+_np_float32 = np.dtype(np.float32)
+_OPMATH_SCALAR_OPS = frozenset((E.Mul, E.Div, E.FloorDiv))
 
 
 def same_device(a: Any, b: Any) -> tuple:
@@ -113,12 +165,53 @@ def promote(a: Any, b: Any) -> tuple:
         return a, b, None
     t, s = (a, b) if a_is_t else (b, a)  # a tensor and a Python number
     kind = t._data.dtype.kind
+    if kind in "iu" and s.__class__ is int:  # cast to the tensor's integer type, as PyTorch
+        w = wrap_int(s, t._data.dtype)
+        a, b = (t, w) if a_is_t else (w, t)
     if kind == "V":  # bfloat16: NumPy would upcast to float32; PyTorch keeps bfloat16
         return a, b, t._data.dtype
     if kind != "f" and isinstance(s, float):  # int tensor (op) float scalar -> default float
         t = t._cast(_dt.get_default_dtype().numpy_dtype)
         a, b = (t, s) if a_is_t else (s, t)
     return a, b, None
+
+
+def wrap_int(value: int, np_dtype: Any) -> int:
+    """A Python int cast to an integer dtype as C casts it (modulo 2**bits, two's complement):
+    PyTorch casts a scalar to the tensor's dtype, so ``uint8_tensor + (-2)`` adds 254 (the same
+    sum modulo 256) and ``uint8_tensor < -2`` compares with 254; NumPy would refuse the value."""
+    info = np.iinfo(np_dtype)
+    if info.min <= value <= info.max:
+        return value
+    return (value - info.min) % (1 << info.bits) + info.min
+
+
+def compare_operands(a: Any, b: Any) -> tuple:
+    """The arrays (or number) that a comparison or a bitwise op of tensor ``a`` with ``b``
+    computes on: both in PyTorch's promoted dtype (``result_type``), so a float16 tensor is
+    compared with a 0-d float64 tensor in float16, an int64 tensor with a Python float in the
+    default float dtype, and a uint8 tensor with -2 as with 254. Other operands (arrays, lists)
+    pass as they are."""
+    ad = a._data
+    if isinstance(b, TensorBase):
+        if b._data.dtype == ad.dtype:
+            return ad, b._data
+        if type(b._data) is not type(ad):
+            a, b = same_device(a, b)
+        target = result_type(a, b).numpy_dtype
+        return ad.astype(target, copy=False), b._data.astype(target, copy=False)
+    if b.__class__ not in (int, float, bool):
+        return ad, b
+    kind = ad.dtype.kind
+    if kind == "f":  # NumPy casts a Python number to the array's float type, as PyTorch does
+        return ad, b
+    target = _dt.scalar_result_type(_dt.from_numpy_dtype(ad.dtype), b).numpy_dtype
+    ad = ad.astype(target, copy=False)
+    if target.kind in "iu" and b.__class__ is int:
+        return ad, wrap_int(b, target)
+    if target.kind == "V":  # bfloat16: compare with the number rounded to bfloat16
+        return ad, get_array_module(ad).asarray(b, dtype=target)
+    return ad, b
 
 
 def result_type(*operands: Any) -> Any:

@@ -68,6 +68,28 @@ class TensorInPlace:
     def __ixor__(self, other):
         return self._inplace(lambda x, o: x ^ o, other)
 
+    # comparisons in place: self becomes 1 where the comparison holds and 0 elsewhere, in its
+    # own dtype (PyTorch's lt_ ...); the operands compare in their promoted dtype, as ``<`` does
+    def lt_(self, other):
+        return self._inplace(lambda x, o: x < o, other)
+
+    def le_(self, other):
+        return self._inplace(lambda x, o: x <= o, other)
+
+    def gt_(self, other):
+        return self._inplace(lambda x, o: x > o, other)
+
+    def ge_(self, other):
+        return self._inplace(lambda x, o: x >= o, other)
+
+    def eq_(self, other):
+        return self._inplace(lambda x, o: x == o, other)
+
+    def ne_(self, other):
+        return self._inplace(lambda x, o: x != o, other)
+
+    less_, less_equal_, greater_, greater_equal_, not_equal_ = lt_, le_, gt_, ge_, ne_
+
     def sin_(self):
         return self._inplace(lambda x: x.sin())
 

@@ -33,6 +33,7 @@ from .promotion import (
     alpha_scaled,
     as_tensor_like,
     binary_op,
+    compare_operands,
     float_in,
     is_bool,
     is_float,
@@ -43,8 +44,9 @@ from .size import norm_dim
 
 
 def _compare(a: Any, b: Any, fn: Any) -> Any:
-    bd = b._data if isinstance(b, TensorBase) else b
-    return TensorBase._make(fn(a._data, bd), False)  # (a NumPy scalar becomes a 0-d array there)
+    """``fn`` of the arrays of ``a`` and ``b`` in their promoted dtype, outside the graph."""
+    ad, bd = compare_operands(a, b)
+    return TensorBase._make(fn(ad, bd), False)  # (a NumPy scalar becomes a 0-d array there)
 
 
 def _bitwise(a: Any, b: Any, fn: Any, name: str) -> Any:
