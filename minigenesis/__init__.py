@@ -214,6 +214,7 @@ from .functions import (  # noqa: E402  (shape and index names: roll, scatter, d
     scatter,
     scatter_add,
     scatter_reduce,
+    select,
     swapaxes,
     swapdims,
     t,

@@ -212,8 +212,11 @@ class TensorReductions:
         d = norm_dim(dim, self.ndim)
         if not self.ndim:  # a 0-d tensor's dim 0 (or -1) is the tensor itself
             d = None
-        out = getattr(self._data, name)(axis=d, keepdims=keepdim)
-        return self._make(get_array_module(self._data).asarray(out), False)
+        xp = get_array_module(self._data)
+        out = xp.asarray(getattr(self._data, name)(axis=d, keepdims=keepdim))
+        if self._data.dtype == xp.uint8:  # PyTorch's exception: a uint8 input gives uint8 0/1
+            out = out.astype(xp.uint8)
+        return self._make(out, False)
 
     def sum_to_shape(self, shape: tuple):
         """Sum broadcast dims away until the shape is ``shape`` (the inverse of expand)."""

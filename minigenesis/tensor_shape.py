@@ -104,6 +104,17 @@ class TensorShape:
             )
         return self[(slice(None),) * d + (slice(start, start + length),)]
 
+    def select(self, dim: int, index: int):
+        """The view ``self[..., index, ...]`` with ``index`` taken along ``dim`` (which goes)."""
+        d = norm_dim(dim, self.ndim)[0]
+        size = self.shape[d]
+        if not -size <= index < size:
+            raise IndexError(
+                f"select(): index {index} out of range for tensor of size {list(self.shape)} at "
+                f"dimension {dim}"
+            )
+        return self[(slice(None),) * d + (index,)]
+
     # ------------------------------------------------------ dims: order, add, remove, broadcast
     def permute(self, *dims):
         dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims

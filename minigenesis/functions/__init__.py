@@ -37,7 +37,7 @@ from .indexing import (
 )
 from .shapes import (
     as_tensor, broadcast_to, chunk, clone, diag, diag_embed, diagflat, dsplit, flatten, flip,
-    fliplr, flipud, hsplit, is_tensor, moveaxis, movedim, narrow, numel, permute, ravel,
+    fliplr, flipud, hsplit, is_tensor, moveaxis, movedim, narrow, numel, permute, ravel, select,
     repeat_interleave, reshape, roll, rot90, split, squeeze, swapaxes, swapdims, t,
     tensor_split, tile, transpose, tril, triu, unbind, unflatten, unsqueeze, vsplit
 )

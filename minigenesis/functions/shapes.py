@@ -33,6 +33,11 @@ def clone(x: Tensor) -> Tensor:
     return x.clone()
 
 
+def select(input: Tensor, dim: int, index: int) -> Tensor:  # noqa: A002 (PyTorch's name)
+    """``input[..., index, ...]`` along ``dim``, a view without that dim."""
+    return input.select(dim, index)
+
+
 def reshape(x: Tensor, shape: Any) -> Tensor:
     return x.reshape(shape)
 

@@ -349,6 +349,18 @@ class LogSumExp(Op):
         return gy.reshape(ctx.kept) * (x - y).exp(), None, None
 
 
+def _scan_accumulator(x):
+    """The array a running sum or product accumulates in, PyTorch's accumulate type: float32 for
+    2-byte floats, and on the CPU float64 for float32 (so each prefix of a float32 cumsum is the
+    exact prefix rounded once, not a chain of float32 roundings); the input's type otherwise."""
+    xp = get_array_module(x)
+    if _low_precision(x):
+        return x.astype(xp.float32)
+    if xp is np and x.dtype == np.float32:
+        return x.astype(np.float64)
+    return x
+
+
 class CumSum(Op):
     """y_i = sum_{j <= i} x_j along ``dim``;   dL/dx_j = sum_{i >= j} dL/dy_i, the cumulative sum
     of the gradient taken from the end (reverse, cumsum, reverse)."""
@@ -357,8 +369,7 @@ class CumSum(Op):
     def forward(ctx, x, dim):
         ctx.dim = dim
         xp = get_array_module(x)
-        acc = x.astype(xp.float32) if _low_precision(x) else x
-        return xp.cumsum(acc, axis=dim).astype(x.dtype, copy=False)
+        return xp.cumsum(_scan_accumulator(x), axis=dim).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gy):
@@ -378,7 +389,7 @@ class Cumprod(Op):
     @staticmethod
     def forward(ctx, x, dim):
         xp = get_array_module(x)
-        y = xp.cumprod(x, axis=dim).astype(x.dtype, copy=False)
+        y = xp.cumprod(_scan_accumulator(x), axis=dim).astype(x.dtype, copy=False)
         ctx.dim = dim
         ctx.save_for_backward(x, y)
         return y

@@ -7,6 +7,8 @@ undoes the shape change: reshape back, permute by the inverse permutation, sum w
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..autocast_policy import PROMOTE
 from ..autograd.function import Op
 from ..backend import get_array_module
@@ -108,11 +110,18 @@ class Contiguous(Op):
 
 
 class Clone(Op):
-    """y = a copy of x with its own memory;   dL/dx = dL/dy."""
+    """y = a copy of x with its own memory;   dL/dx = dL/dy.
+
+    The copy keeps x's layout, as PyTorch's ``clone`` (``preserve_format``): a transposed or
+    permuted x gives a copy with the same order of strides (``x.t().clone().stride()`` is
+    ``(1, n)``), NumPy's ``order="K"``; an expanded x (a stride of 0) gives a contiguous copy."""
 
     @staticmethod
     def forward(ctx, x):
-        return x.copy()
+        if x.flags.c_contiguous or type(x) is not np.ndarray:
+            return x.copy()
+        expanded = any(st == 0 and n > 1 for st, n in zip(x.strides, x.shape))
+        return x.copy(order="C" if expanded else "K")
 
     @staticmethod
     def backward(ctx, gy):
