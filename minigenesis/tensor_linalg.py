@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .autocast_policy import LOWER
+from .autocast_policy import LOWER, autocast_function
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .ops import elementwise as E
@@ -90,6 +90,7 @@ class TensorLinalg:
 
     ger = outer
 
+    @autocast_function(LOWER)  # one unit, as PyTorch's addmm: the bias is cast too
     def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         """beta * x + alpha * (mat1 @ mat2); with beta = 0, x is ignored (its NaNs too)."""
         if mat1.ndim != 2 or mat2.ndim != 2:
@@ -99,6 +100,7 @@ class TensorLinalg:
         check_same_dtype("addmm", LOWER, self=self, mat1=mat1, mat2=mat2)
         return _add_scaled(self, mat1.mm(mat2), beta, alpha)
 
+    @autocast_function(LOWER)
     def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
         """beta * x + alpha * bmm(batch1, batch2); with beta = 0, x is ignored (its NaNs too)."""
         if batch1.ndim != 3 or batch2.ndim != 3:

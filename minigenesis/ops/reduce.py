@@ -467,6 +467,8 @@ class Prod(Op):
     products), so a zero x_i needs no division by zero: with one zero in a slice only that element
     gets a gradient, with two none does (PyTorch's values)."""
 
+    autocast = FLOAT32  # prod is on both of PyTorch's float32 lists (CPU and CUDA)
+
     @staticmethod
     @quiet_fp  # overflow to inf, as in PyTorch
     def forward(ctx, x, axis, keepdims):

@@ -149,16 +149,6 @@ def _fill_with_zeros(g: Tensor) -> None:
     g._bump_version()
 
 
-def _with_float_lr(group: dict[str, Any]) -> dict[str, Any]:
-    """The options ``update`` reads: the group itself, or, where its ``lr`` is a Tensor (PyTorch
-    takes ``lr=torch.tensor(0.01)``, and a scheduler then writes into it), a copy whose ``lr`` is
-    the tensor's current value as a Python float, so the updates' arithmetic stays on arrays."""
-    lr = group.get("lr")
-    if isinstance(lr, Tensor):
-        return {**group, "lr": float(lr.item())}
-    return group
-
-
 def _typename(x: Any) -> str:
     return f"{type(x).__module__}.{type(x).__qualname__}"
 
@@ -294,7 +284,8 @@ class Optimizer:
                 loss = closure()
         self._opt_called = True  # LRScheduler.step warns when it runs before the first step
         for group in self.param_groups:
-            options = _with_float_lr(group)
+            lr = group.get("lr")  # a Tensor lr (PyTorch takes one) reaches update() as a float
+            options = {**group, "lr": float(lr.item())} if isinstance(lr, Tensor) else group
             for p in group["params"]:
                 if (grad := p.grad) is None:
                     continue

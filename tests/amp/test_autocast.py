@@ -58,6 +58,7 @@ def _float32_cases():
         R.Mean: lambda dt: _t(3, 4, dtype=dt).mean(dim=0),
         R.Var: lambda dt: _t(3, 4, dtype=dt).var(dim=1),
         R.LogSumExp: lambda dt: _t(3, 4, dtype=dt).logsumexp(dim=1),
+        R.Prod: lambda dt: _t(3, 4, dtype=dt).prod(dim=1),
         N.Normalize: lambda dt: F.layer_norm(_t(3, 4, dtype=dt), (4,)),
         LS.LogSigmoid: lambda dt: LS.LogSigmoid.apply(_t(3, 4, dtype=dt)),
         LS.BinaryCrossEntropy: lambda dt: LS.BinaryCrossEntropy.apply(
@@ -426,6 +427,21 @@ def test_composite_units_of_nn_follow_pytorchs_autocast():
         assert F.layer_norm(logits, (4,)).dtype is F32
         assert F.batch_norm(logits, None, None, training=True).dtype is F32
     assert F.conv2d(x, w, b).dtype is F32
+
+
+def test_addmm_and_baddbmm_are_one_low_precision_unit_with_their_bias():
+    """As PyTorch's addmm/baddbmm under autocast: the float32 bias is cast too, so the result is
+    the low dtype (a float32 bias would otherwise promote the bfloat16 product back up), and its
+    values are the product of the rounded operands, rounded once with the rounded bias added."""
+    x, m1, m2 = _t(3, 5), _t(3, 4), _t(4, 5)
+    with mg.autocast():
+        got = mg.addmm(x, m1, m2, beta=0.5, alpha=2.0)
+        batched = mg.baddbmm(x[None], m1[None], m2[None])
+    assert got.dtype is BF16 and batched.dtype is BF16
+    low = [a.to(BF16).to(mg.float64).numpy() for a in (x, m1, m2)]
+    want = 0.5 * low[0] + 2.0 * (low[1] @ low[2])
+    np.testing.assert_allclose(got.to(mg.float64).numpy(), want, rtol=2**-7, atol=2**-7)
+    assert mg.addmm(x, m1, m2).dtype is F32  # outside autocast: as it comes
 
 
 def test_linear_under_autocast_takes_a_low_precision_input_as_it_is():

@@ -340,6 +340,16 @@ ENTRIES = [
         errors=lambda m: [(S(m(4, 3), 0, 3, 2), (RuntimeError, IndexError))],
     ),
     op(
+        "select",
+        lambda x, d, i: np.take(x, i, d),
+        lambda m: [
+            S(m(4, 3), 0, 1),
+            S(m(3, 4, layout="transposed"), 1, -1),
+            S(m(2, 3, 2), -1, 0),
+        ],
+        errors=lambda m: [(S(m(4, 3), 0, 4), IndexError)],
+    ),
+    op(
         "Tensor.repeat",
         lambda x, *r: np.tile(x, r),
         lambda m: [
