@@ -130,8 +130,6 @@ MISSING_PATHS = {
     "torch.nn.modules.fold": "Fold / Unfold (F.fold, F.unfold) are not implemented",
     "torch.nn.modules.linear_cross_entropy": "a fused loss PyTorch keeps internal",
     "torch.nn.modules.linear_cross_entropy_options": "a fused loss PyTorch keeps internal",
-    "torch.optim.asgd": "ASGD is not implemented",
-    "torch.optim.rprop": "Rprop is not implemented",
     "torch.nn.utils.fusion": "conv-bn fusion for inference is not implemented",
     "torch.nn.utils.init": "skip_init needs the meta device, which is not implemented",
     "torch.nn.utils.memory_format": "memory formats (channels_last) are not modelled",

@@ -11,6 +11,7 @@ from .adagrad import Adagrad
 from . import adamw  # noqa: F401  (torch.optim.adamw, PyTorch's path)
 from .adam import Adam, AdamW
 from .adamax import Adamax
+from .asgd import ASGD
 from .lr_scheduler import (
     ChainedScheduler,
     ConstantLR,
@@ -36,6 +37,7 @@ from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
 from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
 from .sparse_adam import SparseAdam
 from . import swa_utils  # noqa: F401,E402  (torch.optim.swa_utils, PyTorch's path)
@@ -51,6 +53,8 @@ __all__ = [
     "Adamax",
     "NAdam",
     "RAdam",
+    "Rprop",
+    "ASGD",
     "LBFGS",
     "SparseAdam",
     "lr_scheduler",

@@ -408,21 +408,25 @@ class Optimizer:
         return "\n".join(lines) + "\n)"
 
 
+# The 0-d scalars of the state, kept on the CPU (NAdam's product, ASGD's eta and mu, the counts)
+_SCALAR_KEYS = ("step", "mu_product", "eta", "mu")
+
+
 def _cast_state(param: Tensor, key: str, value: Any) -> Any:
     """A copy of one state entry on the parameter's device, floating tensors in its dtype.
 
-    ``step`` counters (and NAdam's ``mu_product``) stay 0-d tensors on the CPU (reading them never
-    waits for the GPU). A saved ``step`` keeps its dtype, as PyTorch leaves it uncast; a saved
-    ``mu_product`` takes a floating parameter's dtype, as PyTorch casts every state tensor but
-    ``step`` (so a float64 model's NAdam runs on in float64 after a load). A plain number there,
-    from an older state_dict, becomes a fresh scalar state.
+    ``step`` counters (and NAdam's ``mu_product``, ASGD's ``eta`` and ``mu``) stay 0-d tensors on
+    the CPU (reading them never waits for the GPU). A saved ``step`` keeps its dtype, as PyTorch
+    leaves it uncast; the others take a floating parameter's dtype, as PyTorch casts every state
+    tensor but ``step`` (so a float64 model's NAdam runs on in float64 after a load). A plain
+    number there, from an older state_dict, becomes a fresh scalar state.
     """
-    if key in ("step", "mu_product") and isinstance(value, (int, float)):
+    if key in _SCALAR_KEYS and isinstance(value, (int, float)):
         return _scalar_state(float(value))
-    if key in ("step", "mu_product") and isinstance(value, Tensor):
+    if key in _SCALAR_KEYS and isinstance(value, Tensor):
         arr = to_device(value._data, CPU)
         dtype = arr.dtype
-        if key == "mu_product" and param._data.dtype.kind in "fV":
+        if key != "step" and param._data.dtype.kind in "fV":
             dtype = param._data.dtype
         return _scalar_state(arr.item(), dtype)
     if isinstance(value, Tensor):
@@ -430,11 +434,7 @@ def _cast_state(param: Tensor, key: str, value: Any) -> Any:
         dev = device_of(param._data)
         if device_of(arr) != dev:
             arr = to_device(arr, dev)
-        if (
-            key not in ("step", "mu_product")
-            and arr.dtype.kind in "fV"
-            and arr.dtype != param._data.dtype
-        ):
+        if key not in _SCALAR_KEYS and arr.dtype.kind in "fV" and arr.dtype != param._data.dtype:
             arr = arr.astype(param._data.dtype)
         elif arr is value._data:
             arr = arr.copy()

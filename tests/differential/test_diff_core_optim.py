@@ -106,6 +106,11 @@ CASES = [
     ("RAdam", dict(lr=0.05)),
     ("RAdam", dict(lr=0.05, weight_decay=0.1, decoupled_weight_decay=True)),
     ("RAdam", dict(lr=0.05, weight_decay=0.1, maximize=True)),
+    ("Rprop", dict(lr=0.01)),
+    ("Rprop", dict(lr=0.01, etas=(0.4, 1.3), step_sizes=(1e-4, 1), maximize=True)),
+    ("ASGD", dict(lr=0.05)),
+    ("ASGD", dict(lr=0.05, lambd=1e-3, alpha=0.5, t0=5, weight_decay=0.1, maximize=True)),
+    ("ASGD", dict(lr=0.05, lambd=1e-2, t0=3)),
 ]
 LBFGS_CASES = [
     dict(lr=0.5),
