@@ -186,6 +186,21 @@ def wrap_int(value: int, np_dtype: Any) -> int:
     return (value - info.min) % (1 << info.bits) + info.min
 
 
+def written_int(value: Any, np_dtype: Any) -> Any:
+    """A Python int about to be written into an integer tensor (``x[i] = v``, ``fill_``,
+    ``masked_fill``), as PyTorch converts it: checked, an int out of the dtype's range refused
+    with PyTorch's RuntimeError, except that an unsigned dtype takes a negative int down to
+    minus its maximum, wrapped (``uint8`` stores -1 as 255). Anything else passes unchanged."""
+    if value.__class__ is not int or np_dtype.kind not in "iu":
+        return value
+    info = np.iinfo(np_dtype)
+    if info.min <= value <= info.max:
+        return value
+    if info.min == 0 and -info.max <= value < 0:
+        return value + info.max + 1
+    raise RuntimeError(f"value cannot be converted to type {np_dtype.name}_t without overflow")
+
+
 def compare_operands(a: Any, b: Any) -> tuple:
     """The arrays (or number) that a comparison or a bitwise op of tensor ``a`` with ``b``
     computes on: both in PyTorch's promoted dtype (``result_type``), so a float16 tensor is

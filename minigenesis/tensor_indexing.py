@@ -27,7 +27,7 @@ from .ops import gather_scatter as GS
 from .ops import indexing as I
 from .ops.indexing import check_index_range
 from .ops.same_dtype import check_same_dtype
-from .promotion import alpha_scaled
+from .promotion import alpha_scaled, written_int
 from .promotion import where as _where
 from .size import norm_dim
 
@@ -213,6 +213,7 @@ class TensorIndexing:
     def __setitem__(self, index, value):
         index = _unwrap_index(index, self._data)
         self._check_can_write_inplace()
+        value = written_int(value, self._data.dtype)
         if state.grad_enabled and (
             self.requires_grad or (isinstance(value, TensorBase) and value.requires_grad)
         ):
@@ -399,6 +400,7 @@ class TensorIndexing:
         """``value`` where ``mask`` (a bool tensor, broadcast to self) is True, else self; a 0-d
         tensor ``value`` that requires grad gets the filled places' gradient, summed."""
         m = _bool_mask(mask, self._data, "masked_fill_ only supports boolean masks, but got mask")
+        value = written_int(value, self._data.dtype)
         if isinstance(value, TensorBase):
             if value.ndim != 0:
                 raise RuntimeError(

@@ -16,7 +16,7 @@ from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .deprecated_overloads import scalar_first, value_first
 from .ops import elementwise as E
-from .promotion import result_type
+from .promotion import result_type, written_int
 
 
 class TensorInPlace:
@@ -205,6 +205,6 @@ class TensorInPlace:
         if state.grad_enabled and self.grad_fn is not None:
             filled = get_array_module(self._data).asarray(value)  # a constant: no gradient
             return self._inplace(lambda x: E.CopyInto.apply(x, filled))
-        self._data[...] = value
+        self._data[...] = written_int(value, self._data.dtype)
         self._bump_version()
         return self

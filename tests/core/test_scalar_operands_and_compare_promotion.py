@@ -125,3 +125,31 @@ def test_in_place_comparisons_write_ones_and_zeros_in_self_dtype(method, fn):
     n = mg.tensor([1, 5, 9])
     getattr(n, method)(5)
     assert n.dtype == mg.int64 and n.tolist() == fn(np.array([1, 5, 9]), 5).astype(int).tolist()
+
+
+def test_an_int_written_into_an_integer_tensor_is_converted_with_pytorchs_check():
+    """x[i] = v, fill_ and masked_fill: an int the dtype holds is written; an unsigned dtype
+    takes a negative int down to minus its maximum, wrapped; anything else is refused."""
+    u = mg.zeros(4, dtype=mg.uint8)
+    u[1] = -1
+    u[2] = 255
+    assert u.tolist() == [0, 255, 255, 0]
+    assert mg.zeros(2, dtype=mg.uint8).fill_(-2).tolist() == [254, 254]
+    mask = mg.tensor([True, False])
+    assert mg.zeros(2, dtype=mg.uint8).masked_fill(mask, -3).tolist() == [253, 0]
+    i = mg.zeros(3, dtype=mg.int8)
+    i[0], i[1] = -128, 127
+    assert i.tolist() == [-128, 127, 0]
+    for bad in (
+        lambda: i.__setitem__(2, 200),
+        lambda: i.fill_(-129),
+        lambda: mg.zeros(2, dtype=mg.uint8).fill_(-256),
+        lambda: mg.zeros(2, dtype=mg.uint8).__setitem__(0, 256),
+        lambda: i.masked_fill(mg.tensor([True, False, False]), 1000),
+    ):
+        with pytest.raises(RuntimeError, match="without overflow"):
+            bad()
+    f = mg.zeros(2, dtype=mg.float16)
+    with np.errstate(over="ignore"):
+        f[0] = 70000  # floats: no check (inf), as PyTorch
+    assert f.tolist()[0] == float("inf")

@@ -616,3 +616,76 @@ def test_view_programs_write_through_and_keep_strides_as_pytorch(seed: int) -> N
 def test_every_dtype_pair_is_covered() -> None:
     """The sweep above runs the 100 ordered dtype pairs (a guard against a shrunken table)."""
     assert len(list(itertools.product(DTYPES, DTYPES))) == 100 and len(BINARY) >= 20
+
+
+def _written_values(lib: Any, dt: str, vdt: str) -> list:
+    x = lib.zeros(3, 4, dtype=getattr(lib, dt))
+    if vdt == "bool":
+        v = lib.tensor([True, False, True, True])
+    else:
+        v = lib.tensor(np.array([1.7, -2.2, 3.5, 0.0]), dtype=getattr(lib, vdt))
+    x[1] = v  # cast to x's dtype, broadcast over a row
+    x[:, 0] = v[:3]
+    x[x > 0] = v[0]
+    y = lib.zeros(3, dtype=getattr(lib, dt))
+    y[0] = 1
+    y[lib.tensor([1, 2])] = True
+    return [x, y]
+
+
+@pytest.mark.parametrize(
+    "dt", ["int64", "int32", "uint8", "float32", "float16", "bfloat16", "bool"]
+)
+def test_setitem_casts_values_to_the_tensor_dtype_as_pytorch(dt: str) -> None:
+    for vdt in ["float64", "int64", "bool", "float32"]:
+        ours, theirs = (
+            _outcome(_written_values, mg, dt, vdt),
+            _outcome(_written_values, torch, dt, vdt),
+        )
+        assert (ours[1] is None) == (theirs[1] is None), (dt, vdt, ours[1], theirs[1])
+        for o, t in zip(ours[0] or [], theirs[0] or []):
+            _assert_same(f"{dt} <- {vdt}", (o, None), (t, None))
+
+
+@pytest.mark.parametrize("dt", ["uint8", "int8", "int16"])
+def test_ints_written_into_integer_tensors_are_checked_as_pytorch(dt: str) -> None:
+    for value in [-1, -128, -129, -255, -256, 127, 128, 255, 256, 40000]:
+        for how in ("setitem", "fill_", "masked_fill"):
+
+            def write(lib: Any, how: str = how, value: int = value) -> Any:
+                x = lib.zeros(3, dtype=getattr(lib, dt))
+                if how == "setitem":
+                    x[1] = value
+                elif how == "fill_":
+                    x.fill_(value)
+                else:
+                    x = x.masked_fill(lib.tensor([True, False, True]), value)
+                return x
+
+            _assert_same(f"{dt} {how} {value}", _outcome(write, mg), _outcome(write, torch))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_accumulating_writes_with_duplicate_indices_match_pytorch(seed: int) -> None:
+    r = random.Random(seed)
+    for _ in range(40):
+        n = r.randrange(2, 6)
+        idx = np.array([r.randrange(-n, n) for _ in range(r.randrange(1, 8))])
+        vals = np.arange(len(idx), dtype=np.float64) + 1
+
+        def run(lib: Any, n: int = n, idx: np.ndarray = idx, vals: np.ndarray = vals) -> list:
+            x = lib.zeros(n, 2, dtype=lib.float64)
+            v = lib.tensor(vals)[:, None].expand(len(idx), 2).clone()
+            x.index_put_((lib.tensor(idx),), v, accumulate=True)
+            y = lib.zeros(n, dtype=lib.float64).index_add(
+                0, lib.tensor(idx % n), lib.tensor(vals), alpha=2
+            )
+            z = lib.zeros(n, dtype=lib.float64).scatter_add(
+                0, lib.tensor(idx % n), lib.tensor(vals)
+            )
+            w = lib.zeros(n, dtype=lib.float64)
+            w[lib.tensor(idx)] += 1  # a read, an add, a write: duplicates count once
+            return [x, y, z, w]
+
+        for o, t in zip(run(mg), run(torch)):
+            _assert_same(f"n={n} idx={idx}", (o, None), (t, None))
