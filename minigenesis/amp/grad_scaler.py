@@ -133,10 +133,9 @@ class GradScaler:
             if self._scale is None:
                 self._lazy_init(outputs._data)
             s = to_device(self._scale, device_of(outputs._data))
-            # A 0-dim loss meets a 0-dim float32 scale: PyTorch promotes (a half loss becomes
-            # float32); a tensor with dims keeps its dtype.
-            if outputs.ndim > 0:
-                s = s.astype(outputs._data.dtype)
+            # The scale is a 0-d float32 tensor, and the product follows PyTorch's promotion: a
+            # 0-dim half loss becomes float32, a float tensor with dims keeps its dtype, an
+            # integer one becomes float32.
             return outputs * Tensor._make(s, False)
         if isinstance(outputs, (list, tuple)):
             return type(outputs)(self.scale(o) for o in outputs)

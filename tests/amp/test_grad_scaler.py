@@ -423,3 +423,15 @@ def test_underflow_demo():
     assert np.all(demo.without_scaling == 0)
     np.testing.assert_allclose(demo.with_scaling, demo.expected, rtol=2e-3)
     assert demo.scale == 2.0**16
+
+
+def test_scale_promotes_as_a_product_with_a_0d_float32_scale():
+    """An integer output becomes float32, a float output with dims keeps its dtype, a 0-d half
+    loss becomes float32 (PyTorch's promotion with its 0-d float32 scale)."""
+    scaler = mg.amp.GradScaler(init_scale=8.0)
+    ints = scaler.scale(mg.tensor([3, -1]))
+    assert ints.dtype == mg.float32 and ints.tolist() == [24.0, -8.0]
+    half = scaler.scale(mg.tensor([0.5, 0.25], dtype=mg.float16))
+    assert half.dtype == mg.float16 and half.tolist() == [4.0, 2.0]
+    loss = scaler.scale(mg.tensor(0.5, dtype=mg.float16))
+    assert loss.dtype == mg.float32 and loss.item() == 4.0

@@ -171,3 +171,26 @@ def test_the_documented_cuda_list_difference_is_still_the_only_one() -> None:
         want = lib.float32 if lib is mg else lib.bfloat16
         assert set(dtypes) == set(CUDA_LIST_ON_THE_CPU)
         assert all(d == want for d in dtypes.values()), (lib.__name__, dtypes)
+
+
+def test_scale_and_skipped_steps_match_pytorch() -> None:
+    def run(lib: Any) -> list:
+        scaler = _scaler(lib, dict(init_scale=8.0, growth_interval=2))
+        outs = [
+            lib.tensor([3, -1]),
+            lib.tensor([0.5, 0.25], dtype=lib.float16),
+            lib.tensor(0.5, dtype=lib.float16),
+            lib.tensor([0.3], dtype=lib.bfloat16),
+            lib.tensor(1.5, dtype=lib.float64),
+        ]
+        scaled = scaler.scale([outs[0], (outs[1], outs[2]), outs[3], outs[4]])
+        flat = [scaled[0], scaled[1][0], scaled[1][1], scaled[2], scaled[3]]
+        p = lib.tensor(np.array([1.0, 2.0]), requires_grad=True)
+        opt = lib.optim.SGD([p], lr=0.1)
+        scaler.scale(p.sum() * float("inf")).backward()
+        returned = scaler.step(opt)  # skipped: returns None, p unchanged
+        scaler.update()
+        info = [type(scaled).__name__, type(scaled[1]).__name__, returned, scaler.get_scale()]
+        return info + [(str(t.dtype).split(".")[-1], t.tolist()) for t in flat] + [p.tolist()]
+
+    assert run(mg) == run(torch)
