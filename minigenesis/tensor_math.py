@@ -298,7 +298,12 @@ class TensorMath:
         return MF.Reciprocal.apply(float_in(self))
 
     def rsqrt(self):
-        return 1 / E.Sqrt.apply(float_in(self))
+        """1 / sqrt(x); a 2-byte float through float32, rounded once at the end (as PyTorch:
+        rounding sqrt(x) to float16 first puts a quarter of the results a unit off)."""
+        x = float_in(self)
+        if x._data.dtype.itemsize == 2:
+            return (1 / E.Sqrt.apply(x._cast(np.float32)))._cast(x._data.dtype)
+        return 1 / E.Sqrt.apply(x)
 
     def abs(self):
         if self._data.dtype.kind == "b":

@@ -135,8 +135,8 @@ class TensorPointwise:
 
     # ----------------------------------------------------------------- exponentials and logs
     def exp2(self):
-        """2^x = e^(x ln 2);   d/dx = ln 2 * 2^x."""
-        return (float_in(self) * math.log(2)).exp()
+        """2^x;   d/dx = ln 2 * 2^x."""
+        return MF.Exp2.apply(float_in(self))
 
     def logaddexp(self, other):
         """log(e^a + e^b) = max(a, b) + log1p(e^-|a - b|), which cannot overflow;
