@@ -27,7 +27,7 @@ import numpy as np
 from . import autocast_policy as _autocast
 from . import dtypes as _dt
 from .autograd.tensor_base import TensorBase
-from .backend import get_array_module
+from .backend import get_array_module, quiet_fp
 from .conversions import as_array
 from .ops import elementwise as E
 from .ops.elementwise import Where
@@ -98,6 +98,7 @@ def binary_op(op: Any, a: Any, b: Any) -> Any:
     return out
 
 
+@quiet_fp  # the float32 product of inf and 0 is NaN, silently (as PyTorch; NumPy would warn)
 def _half_with_number(op: Any, a: Any, b: Any, t: Any, s: Any) -> Any:
     """A float16/bfloat16 tensor ``t`` with a number ``s``, as PyTorch computes it.
 
