@@ -27,7 +27,7 @@ import numpy as np
 from . import autocast_policy as _autocast
 from . import dtypes as _dt
 from .autograd.tensor_base import TensorBase
-from .backend import get_array_module, quiet_fp
+from .backend import get_array_module
 from .conversions import as_array
 from .ops import elementwise as E
 from .ops.elementwise import Where
@@ -70,8 +70,9 @@ def binary_op(op: Any, a: Any, b: Any) -> Any:
             and t._data.dtype.kind in FLOAT_KINDS
             and s._data.dtype.kind in "fiub"
             and s.device.type == "cpu"
+            and not s.requires_grad
         ):  # a 0-d CPU tensor is a scalar operand to PyTorch's multiply and divide kernels
-            return _half_with_number(op, a, b, t, s._cast(_np_float32))
+            return _half_with_number(op, a, b, t, float(s._data.astype(_np_float32)))
         elif (
             isinstance(s, TensorBase)
             and s._data.dtype is t._data.dtype
@@ -98,7 +99,6 @@ def binary_op(op: Any, a: Any, b: Any) -> Any:
     return out
 
 
-@quiet_fp  # the float32 product of inf and 0 is NaN, silently (as PyTorch; NumPy would warn)
 def _half_with_number(op: Any, a: Any, b: Any, t: Any, s: Any) -> Any:
     """A float16/bfloat16 tensor ``t`` with a number ``s``, as PyTorch computes it.
 
@@ -109,21 +109,15 @@ def _half_with_number(op: Any, a: Any, b: Any, t: Any, s: Any) -> Any:
     elements.) ``s / t`` is divided the same way; PyTorch computes it as ``t.reciprocal() * s``,
     two roundings, which is one unit off the exact quotient in places, for every dtype: we keep
     the one rounding. Every other op (+, -, **, %, fmod, ...) rounds ``s`` to the tensor's type
-    first, then computes as for two tensors. ``s`` may also be a 0-d float32 tensor (a 0-d CPU
-    tensor is a scalar operand to those kernels)."""
+    first, then computes as for two tensors. ``s`` may also be the value of a 0-d CPU tensor
+    (PyTorch's kernels take one as a scalar operand), rounded to float32."""
     low = t._data.dtype
     if op in _OPMATH_SCALAR_OPS and (t is a or op is not E.FloorDiv):
-        wide = t._cast(_np_float32)
-        out = op.apply(wide, s) if t is a else op.apply(s, wide)
-        if _autocast.casts_to_float32(op, t):
-            return out
-        return out._cast(low)
+        # the op's forward reads the number in float32 (ops/elementwise.py, opmath_scalar)
+        return op.apply(t, s) if t is a else op.apply(s, t)
     if s.__class__ in NUMBERS:  # rounded to the tensor's type (ml_dtypes' bfloat16 would not)
         s = float(np.asarray(float(s)).astype(low))
-    first = t is a
-    if low.kind == "V":  # bfloat16 through float32, as PyTorch (ml_dtypes' ** rounds between)
-        t = t._cast(_np_float32)
-    out = op.apply(t, s) if first else op.apply(s, t)
+    out = op.apply(t, s) if t is a else op.apply(s, t)
     if out._data.dtype != low and not _autocast.casts_to_float32(op, t):
         out = out._cast(low)
     return out

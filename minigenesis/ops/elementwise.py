@@ -26,6 +26,23 @@ from .anchor import keep_in_graph
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
+def opmath_scalar(fn, x, y):
+    """``fn(x, y)`` for a float16/bfloat16 array and a Python number, as PyTorch's multiply and
+    divide kernels compute it: the number read in float32 (their "opmath" type, not rounded to
+    the 2-byte type as NumPy would), the result rounded once. None for other operands."""
+    arr = y if x.__class__ in _NUMBERS else x
+    d = getattr(arr, "dtype", None)
+    if d is None or d.itemsize != 2 or d.kind not in "fV":
+        return None
+    wide = arr.astype(get_array_module(arr).float32)
+    with np.errstate(all="ignore"):  # inf * 0: NaN, silently, as PyTorch
+        out = fn(wide, y) if arr is x else fn(x, wide)
+    return out.astype(d)
+
+
+_NUMBERS = (int, float)
+
+
 class Add(Op):
     """z = x + y;   dz/dx = 1, dz/dy = 1."""
 
@@ -81,6 +98,8 @@ class Mul(Op):
         ctx.save_for_backward(x if need_y else None, y if need_x else None)  # only what's used
         if _BF16 is getattr(x, "dtype", None) is getattr(y, "dtype", None):
             return kernels.elementwise.bfloat16_binary(operator.mul, x, y)
+        if x.__class__ is not y.__class__ and (z := opmath_scalar(operator.mul, x, y)) is not None:
+            return z
         return x * y
 
     @staticmethod
@@ -100,6 +119,9 @@ class Div(Op):
         ctx.save_for_backward(x if ctx.needs_input_grad[1] else None, y)
         if _BF16 is getattr(x, "dtype", None) is getattr(y, "dtype", None):
             return kernels.elementwise.bfloat16_binary(operator.truediv, x, y)
+        if x.__class__ is not y.__class__:  # a number: see opmath_scalar
+            if (z := opmath_scalar(operator.truediv, x, y)) is not None:
+                return z
         return x / y
 
     @staticmethod
@@ -128,6 +150,10 @@ class FloorDiv(Op):
         xp = get_array_module(x if hasattr(x, "dtype") else y)
         if all(k in ("b", "i", "u", bool, int) for k in kinds) and bool(xp.any(xp.asarray(y) == 0)):
             raise ZeroDivisionError(f"integer {cls.ufunc} by zero")
+        if cls is FloorDiv and y.__class__ in _NUMBERS:  # (x // s; not %, whose s is rounded)
+            z = opmath_scalar(xp.floor_divide, x, y)
+            if z is not None:
+                return z
         return getattr(xp, cls.ufunc)(x, y)
 
     @staticmethod
