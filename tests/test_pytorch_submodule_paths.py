@@ -101,6 +101,8 @@ MODULE_PATHS = {
     "torch.optim.optimizer": ["Optimizer", "register_optimizer_step_post_hook",
                               "register_optimizer_step_pre_hook"],
     "torch.optim.radam": ["RAdam", "radam"],
+    "torch.optim.rprop": ["Rprop", "rprop"],
+    "torch.optim.asgd": ["ASGD", "asgd"],
     "torch.optim.rmsprop": ["RMSprop", "rmsprop"],
     "torch.optim.sgd": ["SGD", "sgd"],
     "torch.optim.sparse_adam": ["SparseAdam"],
@@ -163,7 +165,8 @@ MISSING_NAMES = {
     "implemented",
     ("torch.nn.utils.parametrizations", "spectral_norm"): "spectral_norm is not implemented",
     **{(f"torch.optim.{n}", n): _FUNCTIONAL_OPTIM for n in (
-        "adadelta", "adagrad", "adam", "adamax", "adamw", "nadam", "radam", "rmsprop", "sgd")},
+        "adadelta", "adagrad", "adam", "adamax", "adamw", "nadam", "radam", "rmsprop", "sgd",
+        "rprop", "asgd")},
     ("torch.optim.optimizer", "register_optimizer_step_post_hook"): "global optimizer hooks are "
     "not implemented",
     ("torch.optim.optimizer", "register_optimizer_step_pre_hook"): "global optimizer hooks are "
