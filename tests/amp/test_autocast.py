@@ -12,6 +12,7 @@ import minigenesis as mg
 import minigenesis.nn.functional as F
 from minigenesis import autocast_policy as P
 from minigenesis.ops import activation as A
+from minigenesis.ops import batch_norm_rows as BN
 from minigenesis.ops import elementwise as E
 from minigenesis.ops import linalg as LA
 from minigenesis.ops import linear as L
@@ -60,6 +61,7 @@ def _float32_cases():
         R.LogSumExp: lambda dt: _t(3, 4, dtype=dt).logsumexp(dim=1),
         R.Prod: lambda dt: _t(3, 4, dtype=dt).prod(dim=1),
         N.Normalize: lambda dt: F.layer_norm(_t(3, 4, dtype=dt), (4,)),
+        BN.BatchNormRows: lambda dt: F.batch_norm(_t(3, 4, dtype=dt), None, None, training=True),
         LS.LogSigmoid: lambda dt: LS.LogSigmoid.apply(_t(3, 4, dtype=dt)),
         LS.BinaryCrossEntropy: lambda dt: LS.BinaryCrossEntropy.apply(
             mg.rand(3, 4).to(dt) * 0.8 + 0.1, mg.rand(3, 4).to(dt)
@@ -95,6 +97,7 @@ def _promote_cases():
             np.ones((3, 4), bool), _t(3, 4, dtype=dt), _t(3, 4, dtype=F32)
         ),
         S.Cat: lambda dt: S.Cat.apply(0, _t(3, 4, dtype=dt), _t(2, 4, dtype=F32)),
+        S.Stack: lambda dt: S.Stack.apply(0, _t(3, 4, dtype=dt), _t(3, 4, dtype=F32)),
     }
 
 
