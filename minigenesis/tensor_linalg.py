@@ -232,6 +232,11 @@ def cross(a: Any, b: Any, dim: int | None, name: str) -> Any:
     if not isinstance(b, TensorBase):
         raise TypeError(f"{name}: other must be a Tensor, got {type(b).__name__}")
     check_same_dtype(name, input=a, other=b)
+    if a.ndim != b.ndim:  # PyTorch broadcasts sizes, never the number of dims
+        raise RuntimeError(
+            f"{name}: inputs must have the same number of dimensions, got shapes "
+            f"{tuple(a.shape)} and {tuple(b.shape)}"
+        )
     shape = np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
     if dim is None:
         warnings.warn(

@@ -215,14 +215,19 @@ class TensorPointwise:
     # ----------------------------------------------------------------- mantissa and exponent
     def frexp(self):
         """(mantissa, exponent) with self = mantissa * 2^exponent, 0.5 <= |mantissa| < 1;
-        the exponent is int32; d mantissa / d self = 2^-exponent."""
+        the exponent is int32; d mantissa / d self = 2^-exponent (differentiable, as PyTorch's).
+        The mantissa is self * 2^-exponent in two exact halves, 2^-(e // 2) then the rest: one
+        factor 2^-e overflows for a subnormal self (2^1070 in float64, 2^23 in float16)."""
         if self._data.dtype.kind not in FLOAT_KINDS:
             raise TypeError(f"frexp(): expected a floating-point tensor, got {self.dtype.name}")
         xp = get_array_module(self._data)
         data = self._data
         _, e = xp.frexp(data.astype(xp.float32) if data.dtype.itemsize == 2 else data)
-        scale = xp.ldexp(xp.ones_like(self._data, dtype=xp.float64), -e).astype(self._data.dtype)
-        mantissa = self * self._make(scale, False)
+        one = xp.ones_like(data, dtype=xp.float64)
+        half = -(e // 2)
+        first = self._make(xp.ldexp(one, half).astype(data.dtype), False)
+        rest = self._make(xp.ldexp(one, -e - half).astype(data.dtype), False)
+        mantissa = self * first * rest
         return Frexp(mantissa, self._make(e.astype(xp.int32), False))
 
     def ldexp(self, other):

@@ -154,19 +154,21 @@ class Det(Op):
 
 
 class SlogDet(Op):
-    """(sign, log|det A|);   g_logabsdet -> gA = g A^-T (the sign is piecewise constant)."""
+    """(sign, log|det A|);   g_logabsdet -> gA = g A^-T. The sign is piecewise constant: it
+    requires grad, as PyTorch's does, and its gradient is zero."""
 
     @staticmethod
     def forward(ctx, a):
         check_matrices(a, "linalg.slogdet")
         sign, logabsdet = get_array_module(a).linalg.slogdet(a)
         ctx.save_for_backward(a)
-        ctx.mark_non_differentiable(sign)
         return sign, logabsdet
 
     @staticmethod
     def backward(ctx, g_sign, g_logabsdet):
         (a,) = ctx.saved_tensors
+        if g_logabsdet is None:  # only the sign was used: its gradient is zero
+            return a.new_zeros(a.shape)
         return g_logabsdet.unsqueeze(-1).unsqueeze(-1) * Inverse.apply(a).mT
 
 

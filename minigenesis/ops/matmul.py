@@ -61,9 +61,9 @@ class MatMul(Op):
     @staticmethod
     def forward(ctx, a, b):
         if a.ndim < 2 or b.ndim < 2:
-            raise ValueError("MatMul expects operands with at least 2 dims; use Tensor.__matmul__")
+            raise RuntimeError("MatMul expects operands with at least 2 dims; use matmul")
         if a.shape[-1] != b.shape[-2]:
-            raise ValueError(
+            raise RuntimeError(
                 f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be multiplied "
                 f"({a.shape[-1]} != {b.shape[-2]})"
             )
@@ -86,20 +86,23 @@ def matmul(a: Any, b: Any, op: str = "matmul") -> Any:
     if a._data.dtype != b._data.dtype:  # (autocast may still make them one: it casts in apply)
         check_same_dtype(op, LOWER, m1=a, m2=b)
     if a.ndim == 0 or b.ndim == 0:
-        raise ValueError(f"matmul: both operands need at least 1 dim, got {a.shape} and {b.shape}")
+        raise RuntimeError(
+            f"both arguments to {op} need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"
+        )
     if a.ndim == 1 and b.ndim == 1:
         if a.shape != b.shape:
-            raise ValueError(f"matmul: vectors of shapes {a.shape} and {b.shape} differ in length")
+            raise RuntimeError(
+                f"{op}: vectors of shapes {tuple(a.shape)} and {tuple(b.shape)} differ in length"
+            )
         return MatMul.apply(a.unsqueeze(0), b.unsqueeze(1)).reshape(())
     if a.ndim == 1:
         return MatMul.apply(a.unsqueeze(0), b).squeeze(-2)
     if b.ndim == 1:
         return MatMul.apply(a, b.unsqueeze(1)).squeeze(-1)
     try:
-        return MatMul.apply(a, b)
-    except ValueError as err:
-        if "cannot be multiplied" in str(err):
-            raise
-        raise ValueError(
-            f"matmul: batch dims of shapes {a.shape} and {b.shape} cannot be broadcast"
+        np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+    except ValueError:  # PyTorch raises RuntimeError for shapes that do not fit
+        raise RuntimeError(
+            f"{op}: batch dims of shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be broadcast"
         ) from None
+    return MatMul.apply(a, b)

@@ -101,8 +101,10 @@ def test_torch_svd_returns_v_and_linalg_svd_returns_vh():
 
 
 def test_cross_kron_matrix_power_match_numpy():
-    a, b = rng.standard_normal((4, 3)), rng.standard_normal((2, 1, 3))
+    a, b = rng.standard_normal((1, 4, 3)), rng.standard_normal((2, 1, 3))
     np.testing.assert_allclose(mg.linalg.cross(mg.tensor(a), mg.tensor(b)).numpy(), np.cross(a, b))
+    with pytest.raises(RuntimeError, match="same number of dimensions"):  # as PyTorch: no new dims
+        mg.linalg.cross(mg.tensor(a[0]), mg.tensor(b))
     at, bt = rng.standard_normal((3, 5)), rng.standard_normal((3, 5))
     got = mg.cross(mg.tensor(at), mg.tensor(bt), dim=0)
     np.testing.assert_allclose(got.numpy(), np.cross(at, bt, axis=0))

@@ -161,10 +161,11 @@ ENTRIES = [
         lambda a, b, dim=-1: np.cross(a, b, axis=dim),
         lambda m: [
             S(m(3), m(3)),
-            S(m(2, 3), m(3)),
+            S(m(2, 3), m(1, 3), desc="broadcast"),
             S(m(3, 2), m(3, 2), dim=0),
         ],
         aliases=("cross", "Tensor.cross"),
+        errors=lambda m: [(S(m(2, 3), m(3), desc="ndims differ"), RuntimeError)],
     ),
     op(
         "linalg.vecdot",

@@ -154,8 +154,8 @@ ENTRIES += [
             S(m(2, 3, layout="transposed")),
             S(m.of([0.0, -0.0, 1.0, 0.5, 1e-310, -3.0]), desc="zeros, subnormal", grad=False),
             S(m(2, 3, dtype="float32")),
+            S(m.of([6e-8, -3e-5, 1e-7, 65504.0], dtype="float16"), desc="subnormal", grad=False),
         ],
-        differentiable=False,
         out=True,
     ),
     op(
