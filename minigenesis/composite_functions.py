@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ._tensor import Tensor
+from .out_arg import with_out
 
 __all__ = [
     "positive", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "asinh_", "acosh_",
@@ -37,12 +38,13 @@ def _method_form(name: str) -> Callable[..., Any]:
 
 
 positive = _method_form("positive")
-asinh = _method_form("asinh")
-acosh = _method_form("acosh")
-atanh = _method_form("atanh")
-arcsinh = _method_form("arcsinh")
-arccosh = _method_form("arccosh")
-arctanh = _method_form("arctanh")
+# out= as PyTorch's (an in-place alias cannot take it, nor a function returning its input)
+asinh = with_out(_method_form("asinh"))
+acosh = with_out(_method_form("acosh"))
+atanh = with_out(_method_form("atanh"))
+arcsinh = with_out(_method_form("arcsinh"))
+arccosh = with_out(_method_form("arccosh"))
+arctanh = with_out(_method_form("arctanh"))
 asinh_ = _method_form("asinh_")
 acosh_ = _method_form("acosh_")
 atanh_ = _method_form("atanh_")
@@ -50,7 +52,7 @@ isposinf = _method_form("isposinf")
 isneginf = _method_form("isneginf")
 isreal = _method_form("isreal")
 floor_divide = _method_form("floor_divide")
-nextafter = _method_form("nextafter")
+nextafter = with_out(_method_form("nextafter"))
 bitwise_left_shift = _method_form("bitwise_left_shift")
 bitwise_right_shift = _method_form("bitwise_right_shift")
 addr = _method_form("addr")

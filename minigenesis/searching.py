@@ -14,6 +14,7 @@ import numpy as np
 
 from ._tensor import Tensor
 from .backend import get_array_module
+from .out_arg import write_out
 
 
 def _as_tensor(x: Any, like: Tensor | None = None) -> Tensor:
@@ -45,11 +46,13 @@ def searchsorted(
     right: bool = False,
     side: str | None = None,
     sorter: Tensor | None = None,
+    out: Tensor | None = None,
 ) -> Tensor:
     """Indices into the innermost dim of ``sorted_sequence`` where the values of ``input`` would
     be inserted to keep it sorted. A 1-D sequence serves every value; an N-D one has one sorted
     row per leading index, and ``input`` must match its leading dims. ``input`` may be a number
-    (a 0-d result). ``sorter`` holds the indices that sort an unsorted sequence."""
+    (a 0-d result). ``sorter`` holds the indices that sort an unsorted sequence. ``out``: a
+    tensor to write into, int32 with ``out_int32``, else int64 (PyTorch's rule)."""
     seq = sorted_sequence
     if not isinstance(seq, Tensor):
         raise TypeError(
@@ -82,7 +85,18 @@ def searchsorted(
         rows, vals = data.reshape(-1, data.shape[-1]), v.reshape(-1, v.shape[-1])
         idx = xp.stack([xp.searchsorted(r, q, side=s) for r, q in zip(rows, vals, strict=True)])
         idx = idx.reshape(v.shape)
-    return Tensor._make(xp.asarray(idx).astype(np.int32 if out_int32 else np.int64), False)
+    result = Tensor._make(xp.asarray(idx).astype(np.int32 if out_int32 else np.int64), False)
+    if out is None:
+        return result
+    message = _OUT_DTYPE + f" and out_int32 flag is {out_int32}"
+    return write_out("searchsorted", result, out, message)
+
+
+_OUT_DTYPE = (
+    "torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or "
+    "Long(int64) depending on whether out_int32 flag is True, but we got output tensor's dtype "
+    "{out}"
+)
 
 
 def bucketize(
@@ -91,6 +105,7 @@ def bucketize(
     *,
     out_int32: bool = False,
     right: bool = False,
+    out: Tensor | None = None,
 ) -> Tensor:
     """The bucket of each value of ``input`` among the 1-D increasing ``boundaries``: i with
     boundaries[i-1] < x <= boundaries[i] (right=False) or boundaries[i-1] <= x < boundaries[i]
@@ -98,7 +113,7 @@ def bucketize(
     if not isinstance(boundaries, Tensor) or boundaries.ndim != 1:
         got = boundaries.ndim if isinstance(boundaries, Tensor) else type(boundaries).__name__
         raise RuntimeError(f"bucketize(): boundaries tensor must be 1 dimension, but got {got}")
-    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
 
 
 def isin(

@@ -14,6 +14,7 @@ from ._tensor import Tensor
 from .backend import get_array_module
 from .ops import special_functions as _SF
 from .ops.erfcx import Erfcx as _Erfcx
+from .out_arg import with_out
 from .promotion import float_in as _float_in
 
 
@@ -76,6 +77,7 @@ def digamma(input: Tensor) -> Tensor:  # noqa: A002
 psi = digamma
 
 
+@with_out
 def polygamma(n: int, input: Tensor) -> Tensor:  # noqa: A002
     """The n-th derivative of digamma."""
     return input.polygamma(n)
@@ -147,15 +149,21 @@ def i1(input: Tensor) -> Tensor:  # noqa: A002
 
 
 def i0e(input: Tensor) -> Tensor:  # noqa: A002
-    """e^-|x| I0(x), the exponentially scaled I0 (0 at x = +-inf, its limit, as PyTorch)."""
+    """e^-|x| I0(x), the exponentially scaled I0 (0 at x = +-inf, its limit, as PyTorch; so is
+    its gradient there: the product is taken at a finite stand-in, or inf * 0 makes it NaN)."""
     x = _float_in(input)
-    return (x.i0() * (-x.abs()).exp()).where(~x.isinf(), 0.0)
+    finite = ~x.isinf()
+    xs = x.where(finite, 0.0)
+    return (xs.i0() * (-xs.abs()).exp()).where(finite, 0.0)
 
 
 def i1e(input: Tensor) -> Tensor:  # noqa: A002
-    """e^-|x| I1(x), the exponentially scaled I1 (+-0 at x = +-inf, its limit, as PyTorch)."""
+    """e^-|x| I1(x), the exponentially scaled I1 (+-0 at x = +-inf, its limit, as PyTorch; its
+    gradient there is 0, the product taken at a finite stand-in as in i0e)."""
     x = _float_in(input)
-    return (i1(x) * (-x.abs()).exp()).where(~x.isinf(), x.sign() * 0.0)
+    finite = ~x.isinf()
+    xs = x.where(finite, 0.0)
+    return (i1(xs) * (-xs.abs()).exp()).where(finite, x.sign().detach() * 0.0)
 
 
 def entr(input: Tensor) -> Tensor:  # noqa: A002

@@ -12,6 +12,7 @@ from typing import Any
 
 from ._tensor import Tensor
 from .ops.shape import Cat
+from .out_arg import write_outs
 from .size import norm_dim
 
 
@@ -27,8 +28,27 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:  # noqa: A
     return input.mode(dim, keepdim)
 
 
-def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:  # noqa: A002
-    return input.kthvalue(k, dim, keepdim)
+def kthvalue(
+    input: Tensor,  # noqa: A002
+    k: int,
+    dim: int = -1,
+    keepdim: bool = False,
+    *,
+    out: tuple | None = None,
+) -> Any:
+    """(values, indices) of the k-th smallest along ``dim``; ``out``: a pair to write into."""
+    result = input.kthvalue(k, dim, keepdim)
+    if out is None:
+        return result
+    return write_outs(
+        "kthvalue",
+        result,
+        out,
+        (
+            "output values must be of same type as input",
+            "output indices must be of scalar type Long",
+        ),
+    )
 
 
 def quantile(

@@ -11,6 +11,7 @@ from typing import Any
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..backend import get_array_module
+from ..out_arg import write_outs
 from ._common import _check, _t, _with_out
 
 
@@ -184,8 +185,21 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
     return input.heaviside(values)
 
 
-def frexp(input: Tensor) -> Any:  # noqa: A002
-    return input.frexp()
+def frexp(input: Tensor, *, out: tuple | None = None) -> Any:  # noqa: A002
+    """(mantissa, exponent) with input = mantissa * 2^exponent; ``out``: a pair to write into
+    (the mantissa of input's dtype, the exponent int32)."""
+    result = input.frexp()
+    if out is None:
+        return result
+    return write_outs(
+        "frexp",
+        result,
+        out,
+        (
+            "torch.frexp() expects mantissa to have dtype {want} but got {out}",
+            "torch.frexp() expects exponent to have int dtype but got {out}",
+        ),
+    )
 
 
 @_with_out
@@ -218,6 +232,7 @@ def digamma(x: Tensor) -> Tensor:
     return x.digamma()
 
 
+@_with_out
 def polygamma(n: int, x: Tensor) -> Tensor:
     """psi^(n)(x): PyTorch's argument order, the order first."""
     return x.polygamma(n)

@@ -9,6 +9,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..backend import get_array_module
+from ..out_arg import write_out, write_outs
 from ._common import _check, _t, _with_out
 
 
@@ -119,8 +120,24 @@ def equal(a: Tensor, b: Tensor) -> bool:
     return a.equal(b)
 
 
-def sort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
-    return x.sort(dim, descending, stable)
+# PyTorch's messages for an out= tensor of another dtype than the result's
+_PAIR = (
+    "Expected out tensor to have dtype {want}, but got {out} instead",
+    "Expected out tensor to have dtype Long, but got {out} instead",
+)
+
+
+def sort(
+    x: Tensor,
+    dim: int = -1,
+    descending: bool = False,
+    *,
+    stable: bool = False,
+    out: tuple | None = None,
+) -> Any:
+    """(values, indices) sorted along ``dim``; ``out``: a (values, indices) pair to write into."""
+    result = x.sort(dim, descending, stable)
+    return result if out is None else write_outs("sort", result, out, _PAIR)
 
 
 def argsort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
@@ -133,8 +150,13 @@ def topk(
     dim: Any = None,
     largest: bool = True,
     sorted: bool = True,  # noqa: A002
+    *,
+    out: tuple | None = None,
 ) -> Any:
-    return x.topk(k, dim, largest, sorted)
+    """The k largest (smallest) values along ``dim`` and their indices; ``out``: a (values,
+    indices) pair to write into."""
+    result = x.topk(k, dim, largest, sorted)
+    return result if out is None else write_outs("topk", result, out, _PAIR)
 
 
 def unique(
@@ -151,8 +173,25 @@ def bincount(input: Tensor, weights: Any = None, minlength: int = 0) -> Tensor: 
     return _check(input, "bincount").bincount(weights, minlength)
 
 
-def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:  # noqa: A002
-    return _check(input, "histc").histc(bins, min, max)
+def histc(
+    input: Tensor,  # noqa: A002
+    bins: int = 100,
+    min: Any = 0,  # noqa: A002
+    max: Any = 0,  # noqa: A002
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
+    """Counts in ``bins`` equal bins over [min, max], in input's dtype (``out`` must have it)."""
+    result = _check(input, "histc").histc(bins, min, max)
+    if out is None:
+        return result
+    return write_out("histc", result, out, _HISTC_DTYPE)
+
+
+_HISTC_DTYPE = (
+    "torch.histogram: input tensor and hist tensor should have the same dtype, but got input "
+    "{want} and hist {out}"
+)
 
 
 def multinomial(

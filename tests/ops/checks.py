@@ -218,21 +218,33 @@ def check_variants(entry: OpEntry, samples: list[Sample]) -> list[str]:
 
 
 def check_out(entry: OpEntry, samples: list[Sample]) -> list[str]:
-    """``out=`` writes the function's result into the given tensor and returns that tensor."""
+    """``out=`` writes the function's result into the given tensor and returns that tensor; an
+    op with several results (sort's values and indices ...) takes and returns a tuple of them,
+    as PyTorch's."""
     fails = []
     for s in samples:
         try:
-            first = outputs(run(entry, MG, s))[0]
+            result = run(entry, MG, s)
         except Exception:  # noqa: BLE001 - check_forward reports it
             continue
-        if not isinstance(first, mg.Tensor):
+        want = outputs(result)
+        if not isinstance(want[0], mg.Tensor):
             continue
         args, kwargs = MG.build(s)
-        out = mg.empty(*first.shape, dtype=first.dtype)
+        several = isinstance(result, tuple)
+        outs = tuple(mg.empty(*w.shape, dtype=w.dtype) for w in (want if several else want[:1]))
         try:
-            got = MG.call(entry, args, {**kwargs, "out": out})
-            bad = None if got is out else "out= did not return its out tensor"
-            bad = bad or _same(out, first)
+            got = MG.call(entry, args, {**kwargs, "out": outs if several else outs[0]})
+            if several:
+                same = isinstance(got, tuple) and len(got) == len(outs)
+                bad = (
+                    None
+                    if same and all(g is o for g, o in zip(got, outs))
+                    else ("out= did not return its out tensors")
+                )
+            else:
+                bad = None if got is outs[0] else "out= did not return its out tensor"
+            bad = bad or next(filter(None, (_same(o, w) for o, w in zip(outs, want))), None)
         except Exception as e:  # noqa: BLE001
             bad = f"raised {describe_error(e)}"
         if bad:
