@@ -7,6 +7,7 @@ without it, and asking for ``"cuda"`` without it raises an error that says what 
 
 from __future__ import annotations
 
+import functools
 import importlib
 import math
 import os
@@ -422,9 +423,35 @@ def quiet_fp(func):
     """``func`` with NumPy's floating-point warnings off (0/0, x/0, log 0, sqrt(-1), overflow).
 
     PyTorch computes the same inf and NaN silently; NumPy also prints a RuntimeWarning ("divide
-    by zero encountered in log") that would only puzzle a learner. Only ops that can meet such
-    inputs are wrapped (division, the log/power/trig families, exp, softmax, ...), not the hot
-    add/mul chain. A decorator, not a ``with np.errstate(...)`` block inside the function: it
-    costs about half as much (0.5-0.9 us a call), and nothing is set at import time. CuPy never
-    warns: the setting is NumPy's alone."""
-    return np.errstate(divide="ignore", invalid="ignore", over="ignore")(func)
+    by zero encountered in log", "overflow encountered in multiply") that would only puzzle a
+    learner. The ops that can meet such inputs are wrapped (arithmetic, casts, sums, products,
+    the log/power/trig families, exp, softmax, ...). Nothing is set at import time, and the
+    user's own NumPy code keeps its settings. CuPy never warns: the setting is NumPy's alone.
+
+    How: ``np.errstate`` keeps NumPy's setting in a context variable; setting that variable
+    directly around the call (and resetting it after, exceptions included) is what
+    ``np.errstate(...)(func)`` does, at a third of its cost (about 0.4 us a call instead of
+    1-2 us, measured on a 16-element add), which matters on the add/mul chain. Where NumPy has no
+    such variable (before 2.0) the decorator is used as it is."""
+    if _FP_VAR is None:
+        return np.errstate(divide="ignore", invalid="ignore", over="ignore")(func)
+    quiet, set_fp, reset_fp = _QUIET_FP, _FP_VAR.set, _FP_VAR.reset
+
+    @functools.wraps(func)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        token = set_fp(quiet)
+        try:
+            return func(*args, **kwargs)
+        finally:
+            reset_fp(token)
+
+    return call
+
+
+try:  # NumPy >= 2.0: np.errstate's context variable and how it makes a setting
+    from numpy._core._multiarray_umath import _extobj_contextvar as _FP_VAR
+    from numpy._core._multiarray_umath import _make_extobj
+
+    _QUIET_FP = _make_extobj(divide="ignore", invalid="ignore", over="ignore")
+except ImportError:  # pragma: no cover - older NumPy: quiet_fp falls back to np.errstate
+    _FP_VAR = _QUIET_FP = None

@@ -49,6 +49,7 @@ class Add(Op):
     autocast = PROMOTE
 
     @staticmethod
+    @quiet_fp  # overflow to inf (3e38 + 3e38 in float32), as in PyTorch
     def forward(ctx, x, y):
         if _BF16 is getattr(x, "dtype", None) is getattr(y, "dtype", None):
             return kernels.elementwise.bfloat16_binary(operator.add, x, y)
@@ -65,6 +66,7 @@ class Sub(Op):
     autocast = PROMOTE
 
     @staticmethod
+    @quiet_fp  # overflow to inf, inf - inf = NaN, as in PyTorch
     def forward(ctx, x, y):
         if _BF16 is getattr(x, "dtype", None) is getattr(y, "dtype", None):
             return kernels.elementwise.bfloat16_binary(operator.sub, x, y)
@@ -93,6 +95,7 @@ class Mul(Op):
     autocast = PROMOTE
 
     @staticmethod
+    @quiet_fp  # overflow to inf, 0 * inf = NaN, as in PyTorch
     def forward(ctx, x, y):
         need_x, need_y = ctx.needs_input_grad
         ctx.save_for_backward(x if need_y else None, y if need_x else None)  # only what's used
@@ -550,6 +553,7 @@ class Cast(Op):
     """y = x converted to another dtype;   the gradient is cast back to x's dtype."""
 
     @staticmethod
+    @quiet_fp  # 1e5 to float16: inf, as in PyTorch
     def forward(ctx, x, dtype):
         ctx.src_dtype = x.dtype
         return x.astype(dtype)

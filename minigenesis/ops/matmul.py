@@ -18,7 +18,7 @@ import numpy as np
 
 from ..autocast_policy import LOWER
 from ..autograd.function import Op
-from ..backend import get_array_module
+from ..backend import get_array_module, quiet_fp
 from .same_dtype import check_same_dtype
 
 
@@ -31,6 +31,7 @@ def _via_float32(xp, a, b) -> bool:
     return xp is np or (a.dtype.kind == "V" and (a.ndim != 2 or b.ndim != 2))
 
 
+@quiet_fp  # overflow to inf, inf * 0 = NaN inside the product, as in PyTorch
 def matmul_arrays(a, b, bias=None):
     """a @ b (+ bias) on arrays; 2-byte floats where the library has no 2-byte product are
     multiplied in float32 and rounded once (_matmul_via_float32)."""
@@ -100,9 +101,8 @@ def matmul(a: Any, b: Any, op: str = "matmul") -> Any:
     if b.ndim == 1:
         return MatMul.apply(a, b.unsqueeze(1)).squeeze(-1)
     try:
-        np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
-    except ValueError:  # PyTorch raises RuntimeError for shapes that do not fit
+        return MatMul.apply(a, b)
+    except ValueError:  # NumPy's, for batch dims that do not broadcast: PyTorch's RuntimeError
         raise RuntimeError(
             f"{op}: batch dims of shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be broadcast"
         ) from None
-    return MatMul.apply(a, b)

@@ -52,6 +52,7 @@ class Sum(Op):
     autocast = FLOAT32
 
     @staticmethod
+    @quiet_fp  # overflow to inf, inf - inf = NaN, as in PyTorch
     def forward(ctx, x, axis, keepdims):
         axis = _axes(x, axis)
         ctx.in_shape = x.shape
@@ -71,6 +72,7 @@ class Mean(Op):
     autocast = FLOAT32
 
     @staticmethod
+    @quiet_fp  # overflow to inf, as in PyTorch
     def forward(ctx, x, axis, keepdims):
         axis = _axes(x, axis)
         ctx.in_shape = x.shape
@@ -152,6 +154,7 @@ class PNorm(Op):
     or clipping at a zero gradient stays finite."""
 
     @staticmethod
+    @quiet_fp  # |x|^p overflows to inf, as in PyTorch
     def forward(ctx, x, p, axis, keepdims):
         axis = _axes(x, axis)
         xp = get_array_module(x)
