@@ -307,7 +307,8 @@ def _erf_erfc_series(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     f = np.zeros_like(xl)
     for k in range(60, 0, -1):
         f = (k / 2.0) / (xl + f)
-    with np.errstate(invalid="ignore"):  # a = inf: exp(-inf) / inf is NaN, made 0 (NaN stays)
+    # a = inf: exp(-inf) / inf is NaN, made 0 (NaN stays); a = 1e300: a * a overflows to inf
+    with np.errstate(invalid="ignore", over="ignore"):
         tail = np.exp(-xl * xl) / math.sqrt(math.pi) / (xl + f)
         erfc[~small] = np.where(np.isinf(xl), 0.0, tail)
     erf_abs[~small] = 1.0 - erfc[~small]

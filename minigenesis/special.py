@@ -14,7 +14,7 @@ from ._tensor import Tensor
 from .backend import get_array_module
 from .ops import special_functions as _SF
 from .ops.erfcx import Erfcx as _Erfcx
-from .out_arg import with_out
+from .out_arg import with_out as _with_out
 from .promotion import float_in as _float_in
 
 
@@ -77,7 +77,7 @@ def digamma(input: Tensor) -> Tensor:  # noqa: A002
 psi = digamma
 
 
-@with_out
+@_with_out
 def polygamma(n: int, input: Tensor) -> Tensor:  # noqa: A002
     """The n-th derivative of digamma."""
     return input.polygamma(n)

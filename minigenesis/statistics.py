@@ -12,7 +12,7 @@ from typing import Any
 
 from ._tensor import Tensor
 from .ops.shape import Cat
-from .out_arg import write_outs
+from .out_arg import write_outs as _write_outs
 from .size import norm_dim
 
 
@@ -40,7 +40,7 @@ def kthvalue(
     result = input.kthvalue(k, dim, keepdim)
     if out is None:
         return result
-    return write_outs(
+    return _write_outs(
         "kthvalue",
         result,
         out,

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from .autograd.tensor_base import TensorBase
-from .backend import get_array_module
+from .backend import get_array_module, quiet_fp
 from .deprecated_overloads import scalar_first
 from .ops import activation as A
 from .ops import elementwise as E
@@ -416,6 +416,7 @@ class TensorMath:
         smallest finite values)."""
         return E.NanToNum.apply(self, nan, posinf, neginf)
 
+    @quiet_fp  # |a - b| of huge opposite values overflows to inf: not close, silently
     def isclose(self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
         """|self - other| <= atol + rtol * |other| elementwise (equal infinities are close; NaN is
         close to NaN only with ``equal_nan``). A bool tensor without gradient."""

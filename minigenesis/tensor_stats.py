@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .autograd.tensor_base import TensorBase
-from .backend import get_array_module, to_numpy
+from .backend import get_array_module, quiet_fp, to_numpy
 from .ops import shape as S
 from .ops import sorting as SO
 from .ops.selection import quickselect_index
@@ -301,6 +301,7 @@ class TensorStatistics:
         return self._make(xp.asarray(xp.count_nonzero(self._data, axis=axis), np.int64), False)
 
     # ------------------------------------------------------------------ histogram and differences
+    @quiet_fp  # a range of +-3e38 overflows NumPy's bin width: inf/NaN, silently as PyTorch
     def histogram(self, bins=100, *, range=None, weight=None, density: bool = False):  # noqa: A002
         """(hist, bin_edges) of the flattened tensor: ``bins`` equal bins over ``range`` (the
         min and max by default) or the given increasing edges; the last bin includes its right

@@ -142,6 +142,7 @@ class SigmoidGrad(Op):
     d gx/d gy = y (1 - y),   d gx/d y = gy (1 - 2y)."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, gy, y):
         ctx.save_for_backward(gy, y)
         if type(y) is not ndarray and (gx := kernels.activation.sigmoid_grad(gy, y)) is not None:
@@ -178,6 +179,7 @@ class TanhGrad(Op):
     """gx = gy (1 - y^2), fused into one op;   d gx/d gy = 1 - y^2,   d gx/d y = -2 y gy."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, gy, y):
         ctx.save_for_backward(gy, y)
         if type(y) is not ndarray and (gx := kernels.activation.tanh_grad(gy, y)) is not None:
@@ -251,6 +253,7 @@ class GELUSlope(Op):
         return gs * curv, None, None
 
 
+@quiet_fp
 def _gelu(xf, approximate: str, want_slope: bool) -> tuple:
     """(gelu(x), its slope or None) for float32/float64 x by the formulas: the exact form through
     backend.erf, the tanh form by its own."""
@@ -301,6 +304,7 @@ def _gelu_curvature(xf, approximate: str):
     return curv
 
 
+@quiet_fp
 def _normal_pdf(x):
     """phi(x) = e^(-x^2/2) / sqrt(2 pi) as a new array."""
     xp = get_array_module(x)
@@ -315,6 +319,7 @@ class SiLU(Op):
     """y = x sigmoid(x);   dy/dx = s (1 + x (1 - s)),  s = sigmoid(x)."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x):
         ctx.save_for_backward(x)
         if type(x) is not ndarray and (y := kernels.activation.silu(x)) is not None:
@@ -417,6 +422,7 @@ class Softplus(Op):
     float16/bfloat16 are computed in float32 and rounded once, as PyTorch's CPU kernel does."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x, beta, threshold):
         ctx.save_for_backward(x)
         ctx.beta, ctx.threshold = beta, threshold

@@ -44,7 +44,7 @@ from numpy import ndarray
 from .. import kernels
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
-from ..backend import device_of, get_array_module
+from ..backend import device_of, get_array_module, quiet_fp
 from ..random import bernoulli_mask
 from .matmul import matmul_arrays
 
@@ -212,6 +212,7 @@ class SDPA(Op):
     (kernels/attention.py); a causal mask is made once per shape (_causal_bias)."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, q, k, v, mask, dropout_p, is_causal, scale):
         xp = get_array_module(q)
         L, S = q.shape[-2], k.shape[-2]

@@ -27,7 +27,7 @@ from numpy import ndarray
 
 from .. import kernels
 from ..autograd.function import Op
-from ..backend import get_array_module
+from ..backend import get_array_module, quiet_fp
 
 # Axis orders of the columns, as a permutation of the strided view's (N, C, kh, kw, H_out, W_out).
 CONV_ORDER = (1, 2, 3, 0, 4, 5)  # (C, kh, kw, N, H_out, W_out): reshapes to (C*kh*kw, N*L)
@@ -106,6 +106,7 @@ class Col2Im(Op):
     """
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, cols, x_shape, kernel, stride, dilation, padding, order):
         xp = get_array_module(cols)
         (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation

@@ -30,7 +30,7 @@ import numpy as np
 from ..autocast_policy import LOWER
 from ..autograd.function import Op
 from ..autograd.tensor_base import TensorBase
-from ..backend import get_array_module
+from ..backend import get_array_module, quiet_fp
 
 LETTERS = string.ascii_letters  # PyTorch's subscripts: a-z and A-Z
 
@@ -119,6 +119,7 @@ def sizes_of(inputs: tuple[str, ...], shapes: tuple[tuple, ...]) -> dict[str, in
     return sizes
 
 
+@quiet_fp
 def einsum_arrays(inputs: tuple[str, ...], output: str, arrays: list) -> Any:
     """The einsum of arrays whose letters are already spelled out (no '...').
 

@@ -496,6 +496,7 @@ class Clamp(Op):
     hi < lo (then every output is hi). All three are selections (see SelectGrad)."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x, lo, hi):
         xp = get_array_module(x)
         inside = xp.ones(x.shape, dtype=bool)

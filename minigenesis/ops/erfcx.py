@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from ..autograd.function import Op
-from ..backend import _erf_erfc_series, cupyx_module, get_array_module
+from ..backend import _erf_erfc_series, cupyx_module, get_array_module, quiet_fp
 
 _DEPTHS = ((2.0, 60), (1.0, 200), (0.5, 800))  # (lower end of a's range, continued-fraction depth)
 
@@ -37,6 +37,7 @@ def _continued_fraction(a: np.ndarray, depth: int) -> np.ndarray:
     return 1.0 / math.sqrt(math.pi) / (a + f)
 
 
+@quiet_fp
 def _exp_square(x: np.ndarray) -> np.ndarray:
     """exp(x^2) to within its own rounding: x = hi + lo with hi's 26 upper bits, so hi * hi is
     exact and the rest, (2 hi + lo) lo, is small."""

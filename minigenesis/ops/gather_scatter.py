@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
-from ..backend import cupyx_module, get_array_module, to_numpy
+from ..backend import cupyx_module, get_array_module, quiet_fp, to_numpy
 from .indexing import check_index_range
 
 
@@ -105,6 +105,7 @@ def _identity(reduce: str, dtype, xp):
     return info.min if reduce == "amax" else info.max
 
 
+@quiet_fp
 def _fold_at(xp, reduce: str, out, where, values) -> None:
     """out[where] = out[where] (reduce) values, unbuffered (a repeated place takes every value)."""
     name = _UFUNCS[reduce]

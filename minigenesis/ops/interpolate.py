@@ -21,7 +21,7 @@ import types
 
 from ..autograd.function import Op
 from ..autograd.node_names import UPSAMPLE_KERNELS
-from ..backend import get_array_module
+from ..backend import get_array_module, quiet_fp
 
 
 def _along(weights, ndim: int, axis: int):
@@ -50,6 +50,7 @@ class Resample(Op):
     ``lam`` None: nearest, y[o] = x[i0[o]]).   dL/dx = M^T dL/dy (ResampleAdjoint)."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x, axis, i0, i1, lam):
         ctx.plan, ctx.n = (axis, i0, i1, lam), x.shape[axis]
         y = x.take(i0, axis=axis)

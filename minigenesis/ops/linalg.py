@@ -27,7 +27,7 @@ from numpy.linalg import LinAlgError as NumpyLinAlgError  # what LAPACK failures
 from ..autocast_policy import FLOAT32
 from ..autograd.function import Op
 from ..autograd.tensor_base import TensorBase
-from ..backend import get_array_module
+from ..backend import get_array_module, quiet_fp
 from .einsum import Einsum, parse
 
 
@@ -132,6 +132,7 @@ class Det(Op):
     """det(A);   gA = g det(A) A^-T (the cofactor matrix, from an SVD where A is singular)."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, a):
         check_matrices(a, "linalg.det")
         out = get_array_module(a).linalg.det(a)
@@ -158,6 +159,7 @@ class SlogDet(Op):
     requires grad, as PyTorch's does, and its gradient is zero."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, a):
         check_matrices(a, "linalg.slogdet")
         sign, logabsdet = get_array_module(a).linalg.slogdet(a)
@@ -525,6 +527,7 @@ class MatrixExp(Op):
         return MatrixExp.apply(block)[..., :n, n:]
 
 
+@quiet_fp
 def expm_array(a: Any) -> Any:
     """exp(A) of arrays: scale A by 2^-s until its 1-norm is below 1/2, sum the Taylor series to
     the dtype's precision (18 terms in float64), square s times."""

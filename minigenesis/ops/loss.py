@@ -13,7 +13,7 @@ from .. import kernels
 from ..autocast_policy import FLOAT32
 from ..autograd.function import Op
 from ..autograd.grad_mode import state
-from ..backend import get_array_module
+from ..backend import get_array_module, quiet_fp
 from .activation import _f32
 
 
@@ -94,6 +94,7 @@ class CrossEntropyIndices(Op):
     (N, C) batch (NumPy's take_along_axis builds the same index in Python on every call)."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x, target, valid, reduction):
         xp = get_array_module(x)
         xw = _f32(x)
@@ -120,6 +121,7 @@ class CrossEntropyIndices(Op):
         return loss.astype(x.dtype, copy=False)
 
     @staticmethod
+    @quiet_fp
     def backward(ctx, gl):
         (x,) = ctx.saved_tensors
         if state.grad_enabled:  # create_graph: Tensor ops, differentiable in x and in gl

@@ -26,11 +26,12 @@ import numpy as np
 
 from ..autograd.function import Op
 from ..autograd.tensor_base import TensorBase
-from ..backend import get_array_module
+from ..backend import get_array_module, quiet_fp
 from .linalg import check_matrices, solve_triangular
 from .shape import Cat
 
 
+@quiet_fp
 def lu_factor_array(a: Any) -> tuple[Any, Any, Any]:
     """(LU packed, pivots (int32, 1-based), info (int32: 0, or the first k with U[k, k] = 0,
     1-based, as LAPACK's getrf)) of a batch of m x n matrices."""

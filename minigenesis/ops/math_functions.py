@@ -159,6 +159,7 @@ class Hypot(Op):
     infinite (even against NaN, as C's hypot);   dz/da = a / z,  dz/db = b / z."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
         xp = get_array_module(a)
@@ -304,6 +305,7 @@ class Erf(Op):
     (How erf itself is evaluated: ``backend.erf``.)"""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x):
         ctx.save_for_backward(x)
         return erf(x)
@@ -319,6 +321,7 @@ class Erfinv(Op):
     dy/dx = 1 / erf'(y) = sqrt(pi)/2 e^(y^2)."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x):
         y = erfinv(x)
         ctx.save_for_backward(y)

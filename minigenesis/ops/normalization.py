@@ -31,7 +31,7 @@ from .. import kernels
 from ..autocast_policy import FLOAT32
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
-from ..backend import get_array_module
+from ..backend import get_array_module, quiet_fp
 
 
 def _wide(x):
@@ -41,6 +41,7 @@ def _wide(x):
     return x
 
 
+@quiet_fp
 def normalize_stats(x, axes: tuple, center: bool):
     """(mu, var) over ``axes``, keepdims, in at least float32 (mu is 0.0 when not centering)."""
     if type(x) is not ndarray and (fast := kernels.normalization.stats(x, axes, center)):
@@ -71,6 +72,7 @@ class Normalize(Op):
     autocast = FLOAT32
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x, w, b, axes, eps, center, stats):
         n = math.prod(x.shape[a] for a in axes)
         ctx.rows = stats is None and axes == tuple(range(x.ndim - len(axes), x.ndim)) and x.size > 0
@@ -112,6 +114,7 @@ class Normalize(Op):
         return y.astype(x.dtype, copy=False)
 
     @staticmethod
+    @quiet_fp
     def backward(ctx, gy):
         if is_grad_enabled():  # create_graph=True: a graph of Tensor ops, see _backward_graph
             return _backward_graph(ctx, gy) + (None, None, None, None)
@@ -143,6 +146,7 @@ class Normalize(Op):
         return tuple(None if a is None else T._make(a) for a in (gx, gw, gb)) + (None,) * 4
 
 
+@quiet_fp
 def _backward_rows(ctx, gy) -> tuple:
     """Normalize's gradients (gx, gw, gb) when x is (groups, n) rows: the module docstring's
     closed form, with mean(g) = g_y . w / n and mean(g xhat) = (g_y xhat) . w / n per row, and
@@ -176,6 +180,7 @@ def _backward_rows(ctx, gy) -> tuple:
 # NumPy's reductions along an axis (mean(axis=-1), sum(axis=0)) are slow loops next to BLAS:
 # on a (1024, 128) float32 matrix a row mean took 50 us as a reduction and 12 us as the product
 # with a vector of 1/n, a column sum 33 us against 13 us. Same sums, in float32 (or float64).
+@quiet_fp
 def _row_mean(a, n: int):
     """The mean of each row of a 2-D array, as a vector (a matrix-vector product)."""
     return a @ get_array_module(a).full(n, 1.0 / n, a.dtype)

@@ -95,6 +95,7 @@ class Var(Op):
     autocast = FLOAT32
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x, axis, correction, keepdims):
         axis = _axes(x, axis)
         ctx.kept = _kept_shape(x.shape, axis)
@@ -369,6 +370,7 @@ class CumSum(Op):
     of the gradient taken from the end (reverse, cumsum, reverse)."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x, dim):
         ctx.dim = dim
         xp = get_array_module(x)
@@ -390,6 +392,7 @@ class Cumprod(Op):
     made of differentiable ops, so second derivatives are right with zeros too."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x, dim):
         xp = get_array_module(x)
         y = xp.cumprod(_scan_accumulator(x), axis=dim).astype(x.dtype, copy=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
-from ..backend import get_array_module
+from ..backend import get_array_module, quiet_fp
 
 
 def _zeros_like(g):
@@ -58,6 +58,7 @@ class Round(Op):
     """y = round(x * 10^d) / 10^d, halves to even (as PyTorch and NumPy);   dy/dx = 0."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x, decimals):
         xp = get_array_module(x)
         if x.dtype.kind == "b" or (x.dtype.kind in "iu" and decimals != 0):
@@ -93,6 +94,7 @@ class DivFloor(Op):
     gradient, not an error as for ``//``). Integer division by zero raises."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x, y):
         _refuse_int_zero_division(x, y)
         xp = get_array_module(x if hasattr(x, "dtype") else y)
@@ -110,6 +112,7 @@ class DivTrunc(DivFloor):
     not 0 and the operands' signs differ (C's integer division)."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x, y):
         _refuse_int_zero_division(x, y)
         xp = get_array_module(x if hasattr(x, "dtype") else y)

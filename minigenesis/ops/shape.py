@@ -11,7 +11,7 @@ import numpy as np
 
 from ..autocast_policy import PROMOTE
 from ..autograd.function import Op
-from ..backend import get_array_module
+from ..backend import get_array_module, quiet_fp
 
 
 class Reshape(Op):
@@ -70,6 +70,7 @@ class Expand(Op):
         return gy.sum_to_shape(ctx.in_shape), None
 
 
+@quiet_fp
 def sum_to_shape_array(g, shape: tuple):
     """Sum an array down to ``shape`` (the inverse of broadcasting): drop leading dims, then sum
     the dims that were 1 in ``shape``."""

@@ -13,7 +13,7 @@ one scatter-add of the scaled rows of D, never the dense A. Its gradients, for t
 from __future__ import annotations
 
 from ..autograd.function import Op
-from ..backend import cupyx_module, get_array_module
+from ..backend import cupyx_module, get_array_module, quiet_fp
 from . import indexing as I
 
 
@@ -29,6 +29,7 @@ class SparseDenseMM(Op):
     """Y = A @ D with A given by (values, rows, cols) and ``n_rows`` rows; D dense (n, k)."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, values, dense, rows, cols, n_rows):
         ctx.rows, ctx.cols, ctx.n_in = rows, cols, dense.shape[0]
         ctx.save_for_backward(values, dense)

@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from ..autograd.function import Op
-from ..backend import cupyx_module, get_array_module
+from ..backend import cupyx_module, get_array_module, quiet_fp
 
 _LARGE = 12.0  # where the asymptotic series take over
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
@@ -75,6 +75,7 @@ def _lgamma_near_two(z):
     return out
 
 
+@quiet_fp
 def _lgamma_stirling(x):
     """lgamma(x) for x >= _LARGE:
     (x - 1/2) log x - x + log sqrt(2 pi) + sum_k B_2k / (2k (2k-1) x^(2k-1))."""
@@ -107,6 +108,7 @@ def _lgamma_positive(x):
     return out
 
 
+@quiet_fp
 def _lgamma(x):
     """log |Gamma(x)| of a float64 array."""
     xp = get_array_module(x)
@@ -123,6 +125,7 @@ def _lgamma(x):
     return out
 
 
+@quiet_fp
 def _cot_pi(x):
     """cot(pi x), exact in the period: x is reduced to r = x - floor(x) in [0, 1) first (pi x
     itself would lose |x|'s leading digits), and r > 1/2 is read as -cot(pi (1 - r))."""
@@ -157,6 +160,7 @@ def _horner(coefs: tuple, c):
     return out
 
 
+@quiet_fp
 def _digamma_positive(x):
     z, acc = _shift_up(x, lambda t: 1.0 / t)  # psi(x) = psi(x + k) - sum 1/(x + i)
     inv2 = 1.0 / (z * z)
@@ -206,6 +210,7 @@ def _polygamma(n: int, x):
     return out
 
 
+@quiet_fp
 def _apply(fn, cupy_name: str, x, *extra):
     """Evaluate in float64 (here on NumPy arrays, with cupyx.scipy.special on the GPU); the
     result in x's dtype."""

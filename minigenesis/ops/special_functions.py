@@ -14,7 +14,7 @@ import numpy as np
 
 from ..autograd.function import Op
 from ..backend import erfc as _erfc
-from ..backend import get_array_module
+from ..backend import get_array_module, quiet_fp
 
 
 def _f64(x):
@@ -26,6 +26,7 @@ class Erfc(Op):
     """y = erfc x = 1 - erf x;   dy/dx = -2/sqrt(pi) e^(-x^2)."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x):
         ctx.save_for_backward(x)
         return _erfc(x)
@@ -36,6 +37,7 @@ class Erfc(Op):
         return gy * (-(x * x)).exp() * (-2 / math.sqrt(math.pi))
 
 
+@quiet_fp
 def _i1(x):
     """I1(x) = sum_k (x/2)^(2k+1) / (k! (k+1)!), summed until the terms are negligible (the
     largest term is near k = |x|/2, so |x| + 30 terms reach float64's precision)."""
@@ -56,6 +58,7 @@ class I0(Op):
     dy/dx = I1(x)."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x):
         ctx.save_for_backward(x)
         xp, xd = _f64(x)
@@ -97,6 +100,7 @@ class LogCumSumExp(Op):
     second derivative of the other part."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x, dim):
         ctx.dim = dim
         xp, xd = _f64(x)
@@ -136,6 +140,7 @@ class Xlogy(Op):
     (x / (1 + y)). PyTorch's rules: the x = 0 convention fixes the value, not the slope in x."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x, y, plus_one):
         xp = get_array_module(x)
         ctx.plus_one = plus_one
@@ -164,6 +169,7 @@ class Entr(Op):
     (+inf at 0 and NaN below it, as PyTorch)."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x):
         xp = get_array_module(x)
         ctx.save_for_backward(x)

@@ -18,7 +18,7 @@ import itertools
 from typing import Any
 
 from ..autograd.function import Op
-from ..backend import get_array_module
+from ..backend import get_array_module, quiet_fp
 
 CONV, POOL = "conv", "pool"
 
@@ -86,6 +86,7 @@ class ScatterWindowsNd(Op):
     each adding one strided slab of the image, never over positions."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, cols, x_shape, kernel, stride, dilation, padding, layout):
         xp = get_array_module(cols)
         d = len(kernel)
