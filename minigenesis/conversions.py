@@ -15,7 +15,12 @@ import numpy as np
 
 from . import dtypes as _dt
 from .autograd.tensor_base import TensorBase
-from .backend import as_device, to_device, to_numpy
+from .backend import as_device, quiet_fp, to_device, to_numpy
+
+
+@quiet_fp  # 1e5 into float16 is inf, 1e300 into float32 too, silently as in PyTorch
+def _cast(arr: Any, dtype: Any) -> Any:
+    return arr.astype(dtype)
 
 
 def as_array(data: Any, dtype: Any = None, device: Any = None) -> Any:
@@ -31,7 +36,7 @@ def as_array(data: Any, dtype: Any = None, device: Any = None) -> Any:
     else:
         arr = _from_python(data, target)
     if target is not None and arr.dtype != target.numpy_dtype:
-        arr = arr.astype(target.numpy_dtype)
+        arr = _cast(arr, target.numpy_dtype)
     else:
         _dt.from_numpy_dtype(arr.dtype)  # refuse dtypes minigenesis has no name for
     if dev is not None:

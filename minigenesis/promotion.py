@@ -27,7 +27,7 @@ import numpy as np
 from . import autocast_policy as _autocast
 from . import dtypes as _dt
 from .autograd.tensor_base import TensorBase
-from .backend import get_array_module
+from .backend import get_array_module, quiet_fp
 from .conversions import as_array
 from .ops import elementwise as E
 from .ops.elementwise import Where
@@ -288,6 +288,7 @@ def alpha_scaled(t: Any, other: Any, alpha: Any) -> Any:
     return other * alpha
 
 
+@quiet_fp
 def where(condition: Any, x: Any, y: Any) -> Any:
     """Elementwise ``x if condition else y``; x and y broadcast and promote like ``x + y``.
 

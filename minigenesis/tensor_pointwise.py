@@ -19,7 +19,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from .autograd.tensor_base import TensorBase
-from .backend import get_array_module
+from .backend import get_array_module, quiet_fp
 from .ops import math_functions as MF
 from .ops import special as SP
 from .ops import special_functions as SF
@@ -120,6 +120,7 @@ class TensorPointwise:
         a, b = _float_pair(self, other, "copysign")
         return MF.Copysign.apply(a, b)
 
+    @quiet_fp
     def heaviside(self, values):
         """0 where self < 0, ``values`` where self == 0, 1 where self > 0 (not differentiable)."""
         if not isinstance(values, TensorBase) or values.dtype is not self.dtype:
@@ -167,6 +168,7 @@ class TensorPointwise:
         x, y = _float_pair(self, other, "xlogy")
         return SF.Xlogy.apply(x, y, False)
 
+    @quiet_fp
     def logit(self, eps=None):
         """log(p / (1 - p)), with p clamped to [eps, 1 - eps] when ``eps`` is given;
         d/dp = 1 / (p (1 - p)) inside the clamp, 0 outside it (PyTorch's rule). Without eps, p

@@ -109,6 +109,7 @@ class LeakyReLU(Op):
     leaky_relu_backward, which keeps x in the gradient's graph: see SelectGrad)."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x, slope):
         ctx.slope = slope
         ctx.save_for_backward(x)
@@ -117,6 +118,7 @@ class LeakyReLU(Op):
         return get_array_module(x).where(x > 0, x, x * slope).astype(x.dtype, copy=False)
 
     @staticmethod
+    @quiet_fp
     def backward(ctx, gy):
         (x,) = ctx.saved_tensors
         return select_grad(gy, x._data > 0, x, ctx.slope), None
@@ -351,6 +353,7 @@ class ELU(Op):
     float16/bfloat16 are computed in float32 and rounded once."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x, alpha, scale, k):
         ctx.save_for_backward(x)
         ctx.alpha, ctx.scale, ctx.k = alpha, scale, k
@@ -404,6 +407,7 @@ class Hardswish(Op):
         return y.astype(x.dtype, copy=False)
 
     @staticmethod
+    @quiet_fp
     def backward(ctx, gy):
         (x,) = ctx.saved_tensors
         a = x._data

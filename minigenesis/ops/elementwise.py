@@ -221,6 +221,7 @@ class Pow(Op):
         return z
 
     @staticmethod
+    @quiet_fp
     def backward(ctx, gz):
         x, y, z = ctx.saved_tensors
         need_x, need_y = ctx.needs_input_grad
@@ -406,6 +407,7 @@ class _Extremum(Op):
     ufunc = "maximum"
 
     @classmethod
+    @quiet_fp
     def forward(cls, ctx, x, y):
         xp = get_array_module(x)
         z = getattr(xp, cls.ufunc)(x, y)

@@ -53,6 +53,7 @@ class ScatterAlongDim(Op):
     collects every value sent to it);   dL/dg = gather(dL/dx, idx)."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, g, idx, dim, shape, distinct):
         ctx.idx, ctx.dim, ctx.distinct = idx, dim, distinct
         xp = get_array_module(g)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ..autograd.function import Op
-from ..backend import cupyx_module, get_array_module, to_numpy
+from ..backend import cupyx_module, get_array_module, quiet_fp, to_numpy
 from .elementwise import select_grad
 
 
@@ -127,6 +127,7 @@ class IndexAddGrad(Op):
     its own gradient is g' = dL/dx[index]."""
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, g, index, shape):
         ctx.index = index
         xp = get_array_module(g)

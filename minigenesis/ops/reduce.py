@@ -211,6 +211,7 @@ class MaxAll(Op):
     sign = 1
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x):
         xp = get_array_module(x)
         y = xp.asarray(x.max() if ctx.sign > 0 else x.min())
@@ -271,6 +272,7 @@ class MaxDim(Op):
     anchored = False
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x, dim, keepdim):
         xp = get_array_module(x)
         idx = xp.argmax(x, axis=dim) if ctx.sign > 0 else xp.argmin(x, axis=dim)
@@ -420,6 +422,7 @@ class Cumprod(Op):
         return gx.movedim(0, d), None
 
 
+@quiet_fp
 def _running(fn, a, axis: int):
     """fn.accumulate(a, axis) for fn = maximum / minimum. CuPy has no accumulate for these, so
     there it is a scan in log2(n) steps: after the step of width w, each place holds fn over

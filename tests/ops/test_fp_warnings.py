@@ -2,7 +2,7 @@
 "divide by zero encountered in log"): PyTorch computes the same inf and NaN silently. Every entry
 of the op database runs forward and backward with warnings turned into errors, on its samples and
 on the samples with extreme values put in (+-3e38, +-1e308, +-inf, NaN, subnormals, 7e4 for
-float16, exp's and log's edges).
+float16, exp's and log's edges), those also in bfloat16 and float16.
 
 An op is silenced by wrapping its array code in ``backend.quiet_fp``. The entries listed in
 ``LEAKS`` still warn on some of those inputs; an entry that warns and is not listed fails, and so
@@ -29,6 +29,7 @@ EXTREMES = np.array(
 # the gradient of an output used twice is the sum of two arrays in the backward engine
 # (autograd/engine.py's _sum), which is not silenced yet: inf + -inf there warns
 LEAKS = {
+    "linalg.cross",
     "F.binary_cross_entropy_with_logits",
     "F.kl_div",
     "F.poisson_nll_loss",
@@ -43,11 +44,19 @@ def _extreme(t):
     return dataclasses.replace(t, values=np.resize(EXTREMES, t.values.size).reshape(t.values.shape))
 
 
-def _with_extremes(s: Sample) -> Sample:
+def _with_extremes(s: Sample, dtype: str | None = None) -> Sample:
+    """The sample with extreme values in its float tensors (made ``dtype`` where given)."""
+
+    def change(t):
+        t = _extreme(t)
+        return (
+            dataclasses.replace(t, dtype=dtype) if dtype and isinstance(t, T) and t.is_float else t
+        )
+
     return dataclasses.replace(
         s,
-        args=tuple(map_specs(a, _extreme) for a in s.args),
-        kwargs={k: map_specs(v, _extreme) for k, v in s.kwargs.items()},
+        args=tuple(map_specs(a, change) for a in s.args),
+        kwargs={k: map_specs(v, change) for k, v in s.kwargs.items()},
     )
 
 
@@ -56,7 +65,14 @@ def _fp_warnings(entry: OpEntry) -> list[str]:
     found = []
 
     for s in entry.samples():
-        for sample in (s, _with_extremes(s)):
+        # bfloat16's comparisons (ml_dtypes') warn on NaN where NumPy's float16 ones do not
+        variants = (
+            s,
+            _with_extremes(s),
+            _with_extremes(s, "bfloat16"),
+            _with_extremes(s, "float16"),
+        )
+        for sample in variants:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # building the inputs is the test's own work
                 made = {}
@@ -110,6 +126,8 @@ def test_no_numpy_floating_point_warning_leaks(entry: OpEntry) -> None:
         lambda: mg.tensor([3e38, 3e38]).sum(),
         lambda: mg.tensor([3e38, 3e38]).mean(),
         lambda: mg.tensor([[3e38]]) @ mg.tensor([[10.0]]),
+        lambda: mg.tensor(np.array([1e5]), dtype=mg.float16),
+        lambda: mg.tensor([1e300], dtype=mg.float32),
     ],
 )
 def test_overflow_and_division_by_zero_give_inf_silently(compute) -> None:
@@ -117,3 +135,13 @@ def test_overflow_and_division_by_zero_give_inf_silently(compute) -> None:
         warnings.simplefilter("error")
         got = compute()
     assert not bool(mg.isfinite(got).all())
+
+
+@pytest.mark.parametrize("dtype", [mg.bfloat16, mg.float16])
+def test_two_byte_comparisons_with_nan_and_huge_numbers_are_silent(dtype) -> None:
+    x = mg.tensor([1.0, float("nan")], dtype=dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert (x < x).tolist() == [False, False]
+        assert (x < 1e6).tolist() == [True, False]  # 1e6 is inf in float16: 1 < inf
+        assert x.clamp(0, 2).isnan().tolist() == [False, True]

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..._tensor import Tensor
 from ...autocast_policy import FLOAT32, autocast_function
-from ...backend import get_array_module
+from ...backend import get_array_module, quiet_fp
 from ...functions import cat
 from .losses import reduction_mode
 
@@ -42,6 +42,7 @@ def _lengths(x: Any, n: int, name: str) -> list[int]:
 
 
 @autocast_function(FLOAT32)
+@quiet_fp
 def ctc_loss(
     log_probs: Tensor,
     targets: Tensor,

@@ -14,7 +14,7 @@ from ... import dtypes as _dt
 from ..._tensor import Tensor
 from ...autocast_policy import FLOAT32, autocast_function, cast_args
 from ...autograd.grad_mode import state
-from ...backend import get_array_module
+from ...backend import get_array_module, quiet_fp
 from ...conversions import as_array
 from ...functions import where
 from ...ops.anchor import anchor
@@ -117,6 +117,7 @@ def _check_class_target(input, target, name: str) -> None:
         )
 
 
+@quiet_fp
 def _weighted_mean(total, w_t):
     """total / sum_i w[t_i]. When every target is ignored that is 0/0: the value is NaN (as in
     PyTorch) but the gradient is 0, so the division uses 1 and a constant NaN is added instead."""
@@ -128,6 +129,7 @@ def _weighted_mean(total, w_t):
     return total / Tensor._make(divisor, False) + Tensor._make(offset, False)
 
 
+@quiet_fp
 def _nll(logp, target, weight, ignore_index: int, reduction: str, name: str):
     """nll_loss on a batched (N, C, d...) input: the shared core of nll_loss and cross_entropy.
     Returns (loss, per-sample weights w[t_i] (0 where ignored), valid mask)."""
@@ -317,6 +319,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mea
     return _reduce((input - target).abs(), reduction)
 
 
+@quiet_fp
 def _all_in_unit_interval(a) -> bool:
     """Every entry in [0, 1] (False for NaN): PyTorch's check of probabilities."""
     return not a.size or bool(((a >= 0) & (a <= 1)).all())
