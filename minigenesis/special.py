@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from . import dtypes as _dt
 from ._tensor import Tensor
 from .backend import get_array_module
 from .ops import special_functions as _SF
@@ -115,6 +116,7 @@ def log_ndtr(input: Tensor) -> Tensor:  # noqa: A002
     - x < -20: the asymptotic series of Mills' ratio,
       log Phi(x) = -x^2/2 - log(-x) - log(2 pi)/2 + log(1 - 1/x^2 + 3/x^4 - 15/x^6 + ...),
       whose terms at |x| >= 20 fall below float64's precision by the 9th."""
+    _refuse_two_byte_floats(input, "log_ndtr_cpu")
     x = _float_in(input)
     x64 = x.double()
     r2 = 1 / math.sqrt(2)
@@ -135,7 +137,15 @@ def log_ndtr(input: Tensor) -> Tensor:  # noqa: A002
 
 def ndtri(input: Tensor) -> Tensor:  # noqa: A002
     """Phi^-1(p) = sqrt(2) erfinv(2p - 1), the standard normal quantile function."""
+    _refuse_two_byte_floats(input, "ndtri_cpu")
     return (_float_in(input) * 2 - 1).erfinv() * math.sqrt(2)
+
+
+def _refuse_two_byte_floats(x: Tensor, kernel: str) -> None:
+    """PyTorch's CPU kernel of log_ndtr / ndtri has no float16 or bfloat16 version."""
+    if x.dtype in (_dt.float16, _dt.bfloat16):
+        name = _dt.scalar_type_name(x.dtype)
+        raise NotImplementedError(f'"{kernel}" not implemented for {name!r}')
 
 
 def i0(input: Tensor) -> Tensor:  # noqa: A002
@@ -184,6 +194,12 @@ def log1p(input: Tensor) -> Tensor:  # noqa: A002
 
 
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001, A002
+    """Round half to even (``decimals`` places); floating-point input only, as PyTorch's
+    special.round (mg.round / Tensor.round take integers too)."""
+    if not input.is_floating_point():
+        raise NotImplementedError(
+            f'"round_vml_cpu" not implemented for {_dt.scalar_type_name(input.dtype)!r}'
+        )
     return input.round(decimals)
 
 

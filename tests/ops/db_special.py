@@ -77,7 +77,14 @@ def _multigammaln(x, p):
 
 ENTRIES = [
     pointwise("special.ndtr", _ndtr, lo=-4.0, hi=4.0, out=False),
-    pointwise("special.log_ndtr", _log_ndtr, lo=-8.0, hi=3.0, out=False),
+    pointwise(
+        "special.log_ndtr",
+        _log_ndtr,
+        lo=-8.0,
+        hi=3.0,
+        out=False,
+        refused=("float16", "bfloat16"),  # PyTorch's CPU kernel has neither
+    ),
     pointwise(
         "special.ndtri",
         lambda p: math.sqrt(2) * erfinv(2 * np.asarray(p, np.float64) - 1),
@@ -85,12 +92,21 @@ ENTRIES = [
         hi=0.95,
         edges=(*SA.EDGES, 0.5, 2.0),
         out=False,
+        refused=("float16", "bfloat16"),
     ),
     pointwise("special.i1", _i1, lo=-3.0, hi=3.0, out=False),
     pointwise("special.i0e", _vec(_scaled(lambda v: float(np.i0(v)))), lo=-4, hi=4, out=False),
     pointwise("special.i1e", _vec(_scaled(_i1_one)), lo=-4.0, hi=4.0, out=False),
     pointwise("special.entr", _entr, lo=0.1, hi=3.0, out=False),
-    pointwise("special.round", np.round, ints="same", lo=-3, hi=3, out=False),
+    pointwise(
+        "special.round",
+        np.round,
+        ints="same",
+        lo=-3,
+        hi=3,
+        out=False,
+        refused=("int64", "int32", "uint8", "bool"),  # PyTorch's special.round: floats only
+    ),
     op(
         "special.multigammaln",
         _multigammaln,

@@ -50,11 +50,18 @@ def pointwise(
     """An entry for ``mg.<name>`` (method and in-place forms where the Tensor has them).
 
     ints: how integer / bool inputs are treated: "float" (computed in float32), "same" (the
-    dtype is kept), "bool" (a predicate), None (refused; not sampled)."""
+    dtype is kept), "bool" (a predicate), None (refused; not sampled). ``refused``: dtypes
+    PyTorch's kernel does not implement (NotImplementedError): error samples, not samples."""
     # bool inputs: PyTorch refuses them for the arithmetic that keeps the dtype (abs, neg,
     # floor ...): an error sample there, unless the op keeps bools (sign)
     bools = extra.pop("bools", ints != "same")
     dtypes = FLOATS + (INT_DTYPES[:-1] if ints else ()) + (("bool",) if ints and bools else ())
+    refused = extra.pop("refused", ())
+    if refused:
+        dtypes = tuple(d for d in dtypes if d not in refused)
+        extra["errors"] = lambda: (
+            (Sample((T(np.array([0.0, 1.0]), d),), {}, d), NotImplementedError) for d in refused
+        )
     if ints == "same" and not bools:
         extra.setdefault("errors", _bool_error)
     dtype = extra.pop(

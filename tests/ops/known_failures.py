@@ -22,9 +22,6 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     ("topk", "torch"): "of tied values PyTorch's pick is its C++ sort's order (no fixed rule)",
     ("topk", "grad_torch"): "of tied values PyTorch's pick is its C++ sort's order: the gradient "
     "follows it",
-    ("special.log_ndtr", "torch"): "log_ndtr computes in float16/bfloat16 (PyTorch: not there)",
-    ("special.ndtri", "torch"): "ndtri computes in float16/bfloat16 (PyTorch: not implemented)",
-    ("special.round", "torch"): "special.round computes on integers (PyTorch: not implemented)",
     ("special.i1", "torch"): "i1(+-inf) is +-inf (the limit); PyTorch's CPU kernel gives NaN",
     ("special.i1", "grad_torch"): "i1's gradient at NaN / +-inf differs from PyTorch's",
     ("special.i1e", "grad_torch"): "not our bug: at NaN PyTorch's gradient is 0.5 (ours NaN)",
