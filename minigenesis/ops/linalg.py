@@ -235,12 +235,10 @@ class SolveTriangular(Op):
         check_matrices(a, "linalg.solve_triangular")
         _check_rhs(a, b, "linalg.solve_triangular")
         t = _triangle(get_array_module(a), a, upper, unitriangular)
-        x = _solve_broadcast(
-            t,
-            b,
-            "linalg.solve_triangular",
-            "the triangular matrix has a zero on its diagonal (it is singular)",
-        )
+        try:
+            x = _solve_broadcast(t, b, "linalg.solve_triangular", "singular")
+        except LinAlgError:  # a zero on the diagonal: PyTorch's trsm divides by it (inf, NaN)
+            x = _substitute(t, b, upper)
         ctx.upper, ctx.unit = upper, unitriangular
         ctx.save_for_backward(a, x)
         return x
@@ -255,6 +253,23 @@ class SolveTriangular(Op):
             ga = -(gb @ x.mT)
             ga = ga.triu(1 if unit else 0) if upper else ga.tril(-1 if unit else 0)
         return ga, gb if ctx.needs_input_grad[1] else None, None, None
+
+
+@quiet_fp  # x / 0 where the diagonal has a zero: inf or NaN, as PyTorch's
+def _substitute(t: Any, b: Any, upper: bool) -> Any:
+    """X with T X = B by substitution, row by row from the end (upper) or the start (lower):
+    x_i = (b_i - sum_{j after i} t_ij x_j) / t_ii, as LAPACK's trsm, which divides by a zero
+    t_ii too."""
+    xp = get_array_module(t)
+    batch = np.broadcast_shapes(t.shape[:-2], b.shape[:-2])
+    t, b = xp.broadcast_to(t, batch + t.shape[-2:]), xp.broadcast_to(b, batch + b.shape[-2:])
+    n = t.shape[-1]
+    x = xp.zeros(b.shape, xp.result_type(t, b))
+    for i in range(n - 1, -1, -1) if upper else range(n):
+        rest = slice(i + 1, n) if upper else slice(0, i)
+        done = xp.matmul(t[..., i : i + 1, rest], x[..., rest, :])[..., 0, :]
+        x[..., i, :] = (b[..., i, :] - done) / t[..., i, i, None]
+    return x
 
 
 def _triangle(xp, a, upper: bool, unit: bool) -> Any:

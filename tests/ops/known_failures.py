@@ -47,8 +47,6 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     },  # fmt: skip
     ("positive", "requires_grad"): "positive returns its input itself, as PyTorch's does",
     ("floor_divide", "requires_grad"): "floor_divide's result requires grad, as PyTorch's does",
-    ("linalg.lu_factor_ex", "grad_torch"): "at a singular matrix the gradient raises (U has a "
-    "zero pivot); PyTorch's divides by it",
     ("linalg.lu", "requires_grad"): "not our bug: P is a constant, as PyTorch's (no grad)",
 }
 
