@@ -22,10 +22,10 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     ("topk", "torch"): "of tied values PyTorch's pick is its C++ sort's order (no fixed rule)",
     ("topk", "grad_torch"): "of tied values PyTorch's pick is its C++ sort's order: the gradient "
     "follows it",
-    ("special.i1", "torch"): "i1(+-inf) is +-inf (the limit); PyTorch's CPU kernel gives NaN",
-    ("special.i1", "grad_torch"): "i1's gradient at NaN / +-inf differs from PyTorch's",
+    ("special.i1", "torch"): "not our bug: i1(+-inf) is +-inf, the limit (PyTorch: NaN)",
+    ("special.i1", "grad_torch"): "not our bug: at NaN PyTorch's gradient is 0.5 (ours NaN)",
     ("special.i1e", "grad_torch"): "not our bug: at NaN PyTorch's gradient is 0.5 (ours NaN)",
-    ("polygamma", "grad_torch"): "polygamma's gradient at inf is -0.0 (PyTorch: NaN)",
+    ("polygamma", "grad_torch"): "not our bug: at inf it is -0.0, the limit (PyTorch: NaN)",
     ("ldexp", "grad_torch"): "not our bug: PyTorch's d/dx is 0 for a negative int exponent",
     ("F.dropout", "requires_grad"): "p = 0 or eval returns the input itself, as PyTorch's does",
     # Not bugs: the property returns the parameter tensor it holds, as PyTorch's does, so it
