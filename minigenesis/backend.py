@@ -453,6 +453,6 @@ try:  # NumPy >= 2.0: np.errstate's context variable and how it makes a setting
     from numpy._core._multiarray_umath import _extobj_contextvar as _FP_VAR
     from numpy._core._multiarray_umath import _make_extobj
 
-    _QUIET_FP = _make_extobj(divide="ignore", invalid="ignore", over="ignore")
+    _QUIET_FP = _make_extobj(divide="ignore", invalid="ignore", over="ignore", under="ignore")
 except ImportError:  # pragma: no cover - older NumPy: quiet_fp falls back to np.errstate
     _FP_VAR = _QUIET_FP = None
