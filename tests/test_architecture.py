@@ -168,10 +168,13 @@ def test_one_training_step_reads_no_more_of_the_package_than_it_does_now():
     user's `.grad = value` was checked in a function of its own. 76, 1,065, 25 before Linear's
     backward multiplied arrays (no Tensor.mT view, inplace.py, ops/shape.py), cross_entropy's
     usual call went straight to its op, and errors and rare cases (F.linear's checks, Module
-    hooks, zero_grad(set_to_none=False), weight decay) moved into functions of their own."""
+    hooks, zero_grad(set_to_none=False), weight decay) moved into functions of their own.
+    56, 746, 23 before add, mul, sum and matmul computed overflow to inf silently as PyTorch
+    does: they run under backend.quiet_fp, whose one wrapper (NumPy's warnings off around the
+    call, 6 lines) is on the path, and their decorators are read with them."""
     functions, lines, files = _trace_one_training_step()
-    assert functions <= 56, functions
-    assert lines <= 746, lines
+    assert functions <= 57, functions
+    assert lines <= 756, lines
     assert files <= 23, files
 
 
