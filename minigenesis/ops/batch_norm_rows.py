@@ -24,10 +24,11 @@ from __future__ import annotations
 from ..autocast_policy import FLOAT32
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
-from ..backend import get_array_module
+from ..backend import get_array_module, quiet_fp
 from .normalization import _wide
 
 
+@quiet_fp
 def row_stats(x) -> tuple:
     """(mu, var) per column of the (N, C) array ``x``: the mean and biased variance, (C,)
     vectors in at least float32."""
@@ -46,6 +47,7 @@ class BatchNormRows(Op):
     autocast = FLOAT32
 
     @staticmethod
+    @quiet_fp
     def forward(ctx, x, w, b, mu, var, eps):
         xp = get_array_module(x)
         r = 1.0 / xp.sqrt(var + eps)
@@ -58,6 +60,7 @@ class BatchNormRows(Op):
         return y.astype(x.dtype, copy=False)
 
     @staticmethod
+    @quiet_fp
     def backward(ctx, gy):
         x, w = ctx.saved_tensors
         if is_grad_enabled():  # create_graph=True: Tensor ops, statistics rebuilt from x
