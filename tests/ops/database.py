@@ -75,10 +75,17 @@ OTHER_NAMES = {
 
 
 def _with_method_aliases(entry: OpEntry) -> None:
-    """An alias that is also a Tensor method (``arccos``) is checked in both forms."""
+    """An alias that is also a Tensor method (``arccos``) is checked in both forms, and its
+    in-place form too, except for an op whose result is bool (``not_equal_`` writes the
+    comparison into self's own dtype and shape: not the function's result)."""
+    in_place = entry.dtype != "bool"
     extra = tuple(
         f"Tensor.{a}" for a in entry.aliases if "." not in a and hasattr(mg.Tensor, a)
-    ) + tuple(f"Tensor.{a}_" for a in entry.aliases if "." not in a and hasattr(mg.Tensor, f"{a}_"))
+    ) + tuple(
+        f"Tensor.{a}_"
+        for a in entry.aliases
+        if in_place and "." not in a and hasattr(mg.Tensor, f"{a}_")
+    )
     entry.aliases = tuple(dict.fromkeys(entry.aliases + extra + OTHER_NAMES.get(entry.id, ())))
 
 

@@ -83,5 +83,13 @@ def covered_names(entries) -> set[str]:
             names.add(f"Tensor.{e.method}")
         if e.inplace:
             names.add(f"Tensor.{e.inplace}")
+            # an alias's in-place form that is the very same method (not_equal_ is ne_) is
+            # tested by the entry's in-place check
+            same = getattr(mg.Tensor, e.inplace, None)
+            names.update(
+                f"Tensor.{a}_"
+                for a in e.aliases
+                if "." not in a and same is not None and getattr(mg.Tensor, f"{a}_", 0) is same
+            )
         names.update(e.aliases)
     return names
