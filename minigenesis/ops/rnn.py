@@ -36,12 +36,15 @@ from .shape import Cat
 
 @np.errstate(over="ignore")  # e^-x overflows for x < -88: the sigmoid is then exactly 0, correct
 def _sigmoid_(v):
-    """v <- 1 / (1 + e^-v), in place (v may be a view into the gate array)."""
+    """v <- 1 / (1 + e^-v), in place (v may be a view into the gate array).
+
+    -v goes to a new array: NumPy 2.4's in-place ``negative(v, out=v)`` on a one-column view
+    of a wider array (an LSTM gate block of hidden size 1) reads the wrong elements."""
     xp = get_array_module(v)
-    xp.negative(v, out=v)
-    xp.exp(v, out=v)
-    v += 1
-    xp.reciprocal(v, out=v)
+    e = xp.negative(v)
+    xp.exp(e, out=e)
+    e += 1
+    xp.reciprocal(e, out=v)
     return v
 
 
