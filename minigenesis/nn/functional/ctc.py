@@ -14,7 +14,7 @@ alpha_{T-1}(2S - 1)). The recursion runs over time for the whole batch at once, 
 differentiable Tensor ops, so the gradient is autograd's: d loss / d log_probs exactly. (PyTorch's
 own backward adds exp(log_probs), which cancels after the log_softmax that always comes before
 CTC: gradients to the logits agree.) Impossible alignments (a target longer than the input allows)
-give an infinite loss, or 0 with ``zero_infinity``.
+give an infinite loss with a NaN gradient, as in PyTorch, or 0 (gradient 0) with ``zero_infinity``.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import Any
 
 from ..._tensor import Tensor
 from ...autocast_policy import FLOAT32, autocast_function
+from ...autograd.function import Op
 from ...backend import get_array_module, quiet_fp
 from ...functions import cat
 from .losses import reduction_mode
@@ -86,8 +87,7 @@ def ctc_loss(
     no_skip = Tensor._make(xp.where(skip, 0.0, _LOG_ZERO).astype(dt), False)
     index = Tensor._make(ext, False)
     start = xp.full((n, s_max), _LOG_ZERO, dtype=dt)
-    start[:, 0] = 0.0
-    start[:, 1] = 0.0
+    start[:, : min(2, s_max)] = 0.0  # s_max is 1 when every target is empty
     alpha = Tensor._make(start, False) + lp[0].gather(1, index)
     for t in range(1, t_max):
         one = _shift(alpha, 1, neg)
@@ -100,13 +100,38 @@ def ctc_loss(
     last = last.where(Tensor._make(xp.asarray([[True, k > 0] for k in tg_len]), False), _LOG_ZERO)
     loss = -_logsumexp2(last[:, 0], last[:, 1])
     impossible = Tensor._make(xp.asarray(loss._data > -_IMPOSSIBLE), False)
-    loss = loss.where(~impossible, 0.0 if zero_infinity else math.inf)  # (gradient 0 there)
+    if zero_infinity:
+        loss = loss.where(~impossible, 0.0)  # (gradient 0 there)
+    elif impossible._data.any():
+        loss = loss.where(~impossible, _infinite_loss(lp, in_len, impossible._data))
     if reduction == "mean":
         lengths = Tensor._make(xp.asarray([max(k, 1) for k in tg_len], dtype=dt), False)
         return (loss / lengths).mean()
     if reduction == "sum":
         return loss.sum()
     return loss.squeeze(0) if unbatched else loss
+
+
+class _InfiniteLoss(Op):
+    """+inf, with a NaN gradient: the loss of an impossible alignment is infinite and its
+    gradient undefined (PyTorch's, with zero_infinity=False, is NaN, so a training run notices)."""
+
+    @staticmethod
+    def forward(ctx, used):
+        return get_array_module(used).full(used.shape, math.inf, dtype=used.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * math.nan
+
+
+def _infinite_loss(lp: Tensor, in_len: list[int], impossible: Any) -> Tensor:
+    """+inf per sequence, with a NaN gradient on the time steps of the impossible sequences
+    (those their input length covers) and 0 elsewhere."""
+    xp = get_array_module(lp._data)
+    steps = xp.arange(lp.shape[0])[:, None] < xp.asarray(in_len)[None, :]
+    mask = Tensor._make((steps & impossible[None, :])[:, :, None], False)
+    return _InfiniteLoss.apply(lp.where(mask, 0.0).sum((0, 2)))
 
 
 def _shift(a: Tensor, k: int, fill: Tensor) -> Tensor:
