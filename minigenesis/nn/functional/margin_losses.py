@@ -107,7 +107,8 @@ def multi_margin_loss(
 @autocast_function(FLOAT32)
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
     """sum over target classes j and non-target classes i of [1 - (x[j] - x[i])]+, divided by C.
-    ``target`` holds class indices, read up to the first -1 (PyTorch's layout)."""
+    ``target`` holds class indices, read up to the first -1 (PyTorch's layout); j runs over
+    that list, so a class listed twice counts twice."""
     reduction = reduction_mode(size_average, reduce, reduction, "multilabel_margin_loss")
     x = input.unsqueeze(0) if input.ndim == 1 else input
     y = target.unsqueeze(0) if target.ndim == 1 else target
@@ -115,12 +116,12 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     n, c = x.shape
     idx = y._data.astype(xp.int64)
     valid = xp.cumprod(idx >= 0, axis=1).astype(bool)  # up to the first -1
-    is_target = xp.zeros((n, c), dtype=bool)
-    rows = xp.broadcast_to(xp.arange(n)[:, None], idx.shape)
-    is_target[rows[valid], idx[valid]] = True
+    # a class listed twice counts twice as j (PyTorch sums over the list's entries)
+    listed = (idx[:, :, None] == xp.arange(c)) & valid[:, :, None]  # (N, list entry, class)
+    count = listed.sum(1).astype(x._data.dtype)
     # pairs (j target, i not target): [1 - x_j + x_i]+, as an (N, C, C) grid masked to the pairs
     pairs = _relu(1 - x.unsqueeze(2) + x.unsqueeze(1))
-    mask = Tensor._make((is_target[:, :, None] & ~is_target[:, None, :]).astype(x._data.dtype))
+    mask = Tensor._make(count[:, :, None] * (count == 0)[:, None, :])
     loss = (pairs * mask).sum(dim=(1, 2)) / c
     return _reduce(loss if input.ndim == 2 else loss.squeeze(0), reduction)
 
