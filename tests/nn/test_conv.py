@@ -304,9 +304,30 @@ def test_pad_errors():
     with pytest.raises(ValueError, match="even number"):
         F.pad(x, (1, 2, 3))
     with pytest.raises(ValueError, match="reflect padding"):
-        F.pad(x, (3, 0), mode="reflect")
+        F.pad(x[0], (3, 0), mode="reflect")
     with pytest.raises(ValueError, match="mode must be"):
         F.pad(x, (1, 1), mode="mirror")
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize(("ndim", "amounts"), [(1, 2), (4, 2), (5, 2), (2, 4), (5, 4), (3, 6)])
+def test_non_constant_pad_refuses_inputs_without_a_channel_dim_or_with_extra_dims(
+    mode, ndim, amounts
+):
+    """Reflect, replicate and circular padding of k dims take a (batch, channel, *k dims) or
+    (channel, *k dims) input, as PyTorch's (which raises NotImplementedError otherwise)."""
+    x = mg.randn(*(3,) * ndim)
+    with pytest.raises(NotImplementedError, match=f"{ndim}-d"):
+        F.pad(x, (1,) * amounts, mode=mode)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize(("ndim", "amounts"), [(2, 2), (3, 2), (3, 4), (4, 4), (4, 6), (5, 6)])
+def test_non_constant_pad_of_k_dims_accepts_k_plus_one_or_two_dims(mode, ndim, amounts):
+    x = mg.randn(*(3,) * ndim)
+    out = F.pad(x, (1,) * amounts, mode=mode)
+    k = amounts // 2
+    assert out.shape == (3,) * (ndim - k) + (5,) * k
 
 
 # ------------------------------------------------------------------------------------------------

@@ -27,6 +27,13 @@ def pad(x, pad: tuple | list, mode: str = "constant", value: float | None = None
         raise ValueError(
             f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got {mode!r}"
         )
+    if mode != "constant" and not (k <= 3 and x.ndim in (k + 1, k + 2)):
+        # PyTorch's rule: the last k dims are padded, behind a channel dim and maybe a batch dim
+        raise NotImplementedError(
+            f"pad: mode {mode!r} pads the last 1, 2 or 3 dims of a (batch, channel, *dims) or "
+            f"(channel, *dims) input: {len(pad)} amounts need a {k + 1}-d or {k + 2}-d input, "
+            f"got {x.ndim}-d"
+        )
     # Negative amounts crop. Constant and circular padding crop first and pad what is left;
     # reflect and replicate index the uncropped input (PyTorch's results in both cases).
     for (lo, hi), d in zip(pairs, dims):
