@@ -49,9 +49,9 @@ def _geometry(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode, name
     if 0 in k or 0 in s or 0 in d:
         raise RuntimeError(f"{name}: kernel_size, stride and dilation must be positive")
     for i in range(3):
-        if p[i] > (d[i] * (k[i] - 1) + 1) // 2:
+        if p[i] > k[i] // 2:  # PyTorch bounds the pad by the kernel, not the dilated span
             raise RuntimeError(
-                f"{name}: pad should be at most half of effective kernel size, but got "
+                f"{name}: pad should be at most half of kernel size, but got "
                 f"pad={p[i]}, kernel_size={k[i]} and dilation={d[i]}"
             )
     dims = [pool_geometry(x.shape[2 + i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(3)]
