@@ -131,6 +131,12 @@ def group_norm(
             f"group_norm: expected number of channels in input to be divisible by num_groups, "
             f"but got input of shape {tuple(input.shape)} and num_groups={num_groups}"
         )
+    if n * (c // num_groups) * math.prod(input.shape[2:]) == 1:
+        # PyTorch's check (its message too): N * C/G * spatial values, counted over the batch
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input size "
+            f"{tuple(input.shape)}"
+        )
     check_param_dtypes("group_norm", input, weight=weight, bias=bias)
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != (c,):
