@@ -13,6 +13,8 @@ import numpy as np
 from ..._tensor import Tensor
 from ...backend import get_array_module
 from ...ops.interpolate import UPSAMPLE_OPS, Resample
+from .adaptive_pool3d import adaptive_avg_pool3d
+from .interpolation_weights import antialias_matrix, bicubic_matrix, resample
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
 
 # ----------------------------------------------------------------------------------------------
@@ -81,15 +83,21 @@ def interpolate(
     antialias: bool = False,
 ) -> Tensor:
     """Resize the spatial dims of a (N, C, L), (N, C, H, W) or (N, C, D, H, W) input to ``size``,
-    or to floor(in * scale_factor). Modes: 'nearest', 'nearest-exact' and 'linear' / 'bilinear' /
-    'trilinear' (3-d / 4-d / 5-d input). Each dim is resampled on its own (last dim first, as
-    PyTorch's kernel weights them), y = M x with a sparse matrix M whose source coordinates are
-    given in ``_source_plan``; dL/dx = M^T dL/dy. ``scale_factor`` also sets the source
-    coordinate's ratio (1 / scale_factor) unless ``recompute_scale_factor`` is True, which uses
-    in / out from the computed size, as PyTorch does."""
+    or to floor(in * scale_factor). Modes: 'nearest', 'nearest-exact', 'area' and 'linear' /
+    'bilinear' / 'trilinear' (3-d / 4-d / 5-d input); 'bicubic' and antialias=True (4-d input)
+    resample by dense weight matrices (interpolation_weights.py). Each dim is resampled on its
+    own (last dim first, as PyTorch's kernel weights them), y = M x with a sparse matrix M whose
+    source coordinates are given in ``_source_plan``; dL/dx = M^T dL/dy. ``scale_factor`` also
+    sets the source coordinate's ratio (1 / scale_factor) unless ``recompute_scale_factor`` is
+    True, which uses in / out from the computed size, as PyTorch does."""
     if not isinstance(input, Tensor):
         raise TypeError(f"interpolate: input must be a Tensor, got {type(input).__name__}")
     k = input.ndim - 2
+    if align_corners is not None and mode not in (*_LINEAR_MODES, "bicubic"):
+        raise ValueError(
+            "align_corners option can only be set with the interpolating modes: "
+            "linear | bilinear | bicubic | trilinear"
+        )
     if mode == "area":  # each output cell the mean of its input window, as PyTorch does it
         return _interpolate_area(input, size, scale_factor, recompute_scale_factor, k)
     if input._data.dtype == np.uint8 and mode in ("nearest", "nearest-exact", "bilinear"):
@@ -99,49 +107,24 @@ def interpolate(
         if mode != "bilinear":
             return out.to(input.dtype)  # nearest copies values: exact
         return _bilinear_bytes(input, tuple(out.shape[2:]), scale_factor, align_corners)
+    if mode == "bicubic" or antialias:
+        return _interpolate_by_matrices(
+            input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias
+        )
     if mode not in ("nearest", "nearest-exact", *_LINEAR_MODES) or k not in (1, 2, 3):
         raise NotImplementedError(
             f"interpolate: only 3-d, 4-d and 5-d inputs are supported, for the modes nearest | "
             f"nearest-exact | linear | bilinear | trilinear (got {input.ndim}-d input, "
             f"mode {mode!r})"
         )
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported")
     if mode in _LINEAR_MODES:
         if _LINEAR_MODES[mode] != input.ndim:
             raise NotImplementedError(
                 f"Got {input.ndim}D input, but {mode} mode needs {_LINEAR_MODES[mode]}D input"
             )
         align_corners = bool(align_corners)
-    elif align_corners is not None:
-        raise ValueError(
-            "align_corners option can only be set with the interpolating modes: "
-            "linear | bilinear | bicubic | trilinear"
-        )
-    if (size is None) == (scale_factor is None):
-        raise ValueError(
-            "only one of size or scale_factor should be defined"
-            if size is not None
-            else "either size or scale_factor should be defined"
-        )
     in_sizes = list(input.shape[2:])
-    if size is not None:
-        if recompute_scale_factor:
-            raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
-        out_sizes, scales = _per_dim(size, k, "output size"), [None] * k
-    else:
-        scales = [float(s) for s in _per_dim(scale_factor, k, "scale_factor")]
-        out_sizes = [math.floor(n * s) for n, s in zip(in_sizes, scales)]
-        if recompute_scale_factor:
-            scales = [None] * k  # the kernel then uses in / out
-    for m in out_sizes:
-        if not isinstance(m, (int, np.integer)) or m <= 0:
-            raise ValueError(
-                f"interpolate: the output size must be positive ints, got {tuple(out_sizes)} "
-                f"(input spatial size {tuple(in_sizes)})"
-            )
-    if input._data.dtype.kind not in "fV":
-        raise TypeError(f"interpolate: expected a floating-point input, got {input.dtype.name}")
+    out_sizes, scales = _output_sizes(input, size, scale_factor, recompute_scale_factor)
     xp = get_array_module(input._data)
     # last dim first. Nearest to the same size is a copy: skipped, unless every dim is one (then
     # one copy is made, so the output is still a new tensor with PyTorch's node)
@@ -160,6 +143,67 @@ def interpolate(
         # the last resampling is recorded as PyTorch's node for the call (UpsampleNearest2D ...)
         op = UPSAMPLE_OPS[mode, k] if axis == axes[-1] else Resample
         y = op.apply(y, axis, i0, i1, lam)
+    return y
+
+
+def _output_sizes(input, size, scale_factor, recompute_scale_factor) -> tuple:  # noqa: A002
+    """(output sizes, scales the kernel uses) per spatial dim, with PyTorch's checks: a scale is
+    1 / scale_factor unless the size is given or recompute_scale_factor (then in / out)."""
+    k = input.ndim - 2
+    if (size is None) == (scale_factor is None):
+        raise ValueError(
+            "only one of size or scale_factor should be defined"
+            if size is not None
+            else "either size or scale_factor should be defined"
+        )
+    if size is not None:
+        if recompute_scale_factor:
+            raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+        out_sizes, scales = _per_dim(size, k, "output size"), [None] * k
+    else:
+        scales = [float(s) for s in _per_dim(scale_factor, k, "scale_factor")]
+        out_sizes = [math.floor(n * s) for n, s in zip(input.shape[2:], scales)]
+        if recompute_scale_factor:
+            scales = [None] * k  # the kernel then uses in / out
+    for m in out_sizes:
+        if not isinstance(m, (int, np.integer)) or m <= 0:
+            raise ValueError(
+                f"interpolate: the output size must be positive ints, got {tuple(out_sizes)} "
+                f"(input spatial size {tuple(input.shape[2:])})"
+            )
+    if input._data.dtype.kind not in "fV":
+        raise TypeError(f"interpolate: expected a floating-point input, got {input.dtype.name}")
+    return out_sizes, scales
+
+
+def _interpolate_by_matrices(
+    input,
+    size,
+    scale_factor,
+    mode,
+    align_corners,
+    recompute_scale_factor,
+    antialias,  # noqa: A002
+) -> Tensor:
+    """mode='bicubic', and antialias=True (bilinear or bicubic): each spatial dim resampled by
+    a dense weight matrix (interpolation_weights.py), last dim first."""
+    if antialias and (mode not in ("bilinear", "bicubic") or input.ndim != 4):
+        raise NotImplementedError(
+            "Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D "
+            f"tensor as input (got mode {mode!r}, {input.ndim}-d input)"
+        )
+    if input.ndim != 4:
+        raise NotImplementedError(f"Got {input.ndim}D input, but bicubic mode needs 4D input")
+    align_corners = bool(align_corners)
+    out_sizes, scales = _output_sizes(input, size, scale_factor, recompute_scale_factor)
+    y = input
+    for axis in (3, 2):
+        n, m, scale = input.shape[axis], int(out_sizes[axis - 2]), scales[axis - 2]
+        if antialias:
+            w = antialias_matrix(n, m, scale, align_corners, mode)
+        else:
+            w = bicubic_matrix(n, m, scale, align_corners)
+        y = resample(y, axis, w)
     return y
 
 
@@ -208,7 +252,9 @@ def _interpolate_area(input, size, scale_factor, recompute_scale_factor, k: int)
         return adaptive_avg_pool1d(input, size[0])
     if k == 2:
         return adaptive_avg_pool2d(input, tuple(size))
-    raise NotImplementedError("interpolate(mode='area') supports 3-d and 4-d inputs")
+    if k == 3:
+        return adaptive_avg_pool3d(input, tuple(size))
+    raise NotImplementedError("interpolate(mode='area') supports 3-d, 4-d and 5-d inputs")
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):  # noqa: A002
