@@ -186,10 +186,10 @@ def conv_transpose2d(
         )
     ho = (h - 1) * s[0] - 2 * p[0] + d[0] * (kh - 1) + op[0] + 1
     wo = (w - 1) * s[1] - 2 * p[1] + d[1] * (kw - 1) + op[1] + 1
-    if ho < 0 or wo < 0:  # an output size of exactly 0 is an empty result, as in PyTorch
+    if ho <= 0 or wo <= 0:
         raise RuntimeError(
-            f"conv_transpose2d: the output of input {tuple(input.shape)} would have a negative "
-            f"size ({ho}x{wo}) with kernel {(kh, kw)}, stride {s}, padding {p} and dilation {d}"
+            f"conv_transpose2d: the output of input {tuple(input.shape)} would be empty "
+            f"({ho}x{wo}) with kernel {(kh, kw)}, stride {s}, padding {p} and dilation {d}"
         )
     # columns (groups, C_out/g * kh * kw, N*H*W) = W_g^T @ x_g, then scattered into the image
     k = c_out_g * kh * kw

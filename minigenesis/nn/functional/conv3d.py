@@ -156,10 +156,10 @@ def conv_transpose3d(
     # the whole uncropped volume: (size - 1) s + d (k - 1) + 1, plus output_padding at the end
     # (positions no window reaches: zero before the bias), then cropped by p on each side
     full = tuple((sizes[i] - 1) * s[i] + d[i] * (kernel[i] - 1) + 1 + op[i] for i in range(3))
-    if any(full[i] - 2 * p[i] < 0 for i in range(3)):  # size 0: an empty result, as PyTorch
+    if any(full[i] - 2 * p[i] <= 0 for i in range(3)):
         raise RuntimeError(
-            f"conv_transpose3d: the output of input {tuple(input.shape)} would have a negative "
-            f"size with kernel {kernel}, stride {s}, padding {p} and dilation {d}"
+            f"conv_transpose3d: the output of input {tuple(input.shape)} would be empty with "
+            f"kernel {kernel}, stride {s}, padding {p} and dilation {d}"
         )
     k = c_out_g * kernel[0] * kernel[1] * kernel[2]
     x_g = x.permute(1, 0, 2, 3, 4).reshape(groups, c_in // groups, -1)
