@@ -28,6 +28,11 @@ class Unflatten(Module):
         self.dim, self.unflattened_size = dim, tuple(unflattened_size)
 
     def forward(self, input: Tensor) -> Tensor:
+        if not -input.ndim <= self.dim < input.ndim:
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [{-input.ndim}, "
+                f"{input.ndim - 1}], but got {self.dim})"
+            )
         d = self.dim % input.ndim
         shape = input.shape[:d] + self.unflattened_size + input.shape[d + 1 :]
         return input.reshape(shape)

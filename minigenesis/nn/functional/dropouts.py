@@ -63,7 +63,16 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, nam
     dims: y[n, c] = x[n, c] m[n, c] / (1 - p), m ~ Bernoulli(1 - p) (one draw per channel)."""
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if input.ndim not in (dims + 1, dims + 2):
+    if dims == 3 and input.ndim not in (4, 5):
+        # PyTorch only warns here (deprecated) and reads the input as unbatched: one draw per
+        # index of dim 0
+        warnings.warn(
+            f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated and "
+            f"will result in an error in a future release. To retain the behavior and silence "
+            f"this warning, please use dropout instead.",
+            stacklevel=3,
+        )
+    elif input.ndim not in (dims + 1, dims + 2):
         raise RuntimeError(
             f"{name}: Expected {dims + 1}D or {dims + 2}D input, but received a {input.ndim}D "
             f"input of shape {tuple(input.shape)} (channel dim, {dims} spatial dim(s), and an "
@@ -78,7 +87,7 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, nam
             return t * 0.0
         # one mask entry per (sample, channel), broadcast over the spatial dims
         lead = tuple(t.shape[:2]) if batched else tuple(t.shape[:1])
-        mask = bernoulli_mask(lead + (1,) * dims, 1.0 - p, t._data)
+        mask = bernoulli_mask(lead + (1,) * (t.ndim - len(lead)), 1.0 - p, t._data)
         mask *= mask.dtype.type(1.0 / (1.0 - p))
         return t * type(t)._make(mask, False)
 

@@ -155,7 +155,7 @@ def _nll(logp, target, weight, ignore_index: int, reduction: str, name: str):
 
 
 def _batched(input, target, name: str):
-    """An unbatched (C,) input with a 0-d target is treated as a batch of one."""
+    """An unbatched (C,) input with a 0-d (or (1,)) target is treated as a batch of one."""
     if input.ndim == 0:
         raise ValueError(f"{name}: input must have a class dim, got a 0-d tensor")
     if not input.is_floating_point():
@@ -166,10 +166,12 @@ def _batched(input, target, name: str):
             f"of them (target.to(input.device))"
         )
     if input.ndim == 1:
+        if target._data.dtype.kind in "iu" and target.ndim == 1 and target.shape[0] == 1:
+            return input.unsqueeze(0), target, True  # PyTorch also takes a target of shape (1,)
         if target.ndim != 0 and target._data.dtype.kind in "iu":
             raise ValueError(
                 f"{name}: for an unbatched input of shape {tuple(input.shape)} the class-index "
-                f"target must be 0-d, got shape {tuple(target.shape)}"
+                f"target must be 0-d or of shape (1,), got shape {tuple(target.shape)}"
             )
         return input.unsqueeze(0), target.unsqueeze(0), True
     return input, target, False

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 from ..._tensor import Tensor
 from ...autocast_policy import FLOAT32, autocast_function
 from ...backend import get_array_module
@@ -38,6 +40,12 @@ def _relu(z: Tensor) -> Tensor:
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):  # noqa: A002
     """log(1 + exp(-y x)) per element (y = +-1), computed as softplus(-y x)."""
     reduction = reduction_mode(size_average, reduce, reduction, "soft_margin_loss")
+    if np.broadcast_shapes(tuple(input.shape), tuple(target.shape)) != tuple(input.shape):
+        # PyTorch writes the loss into an input-shaped output: a larger target is refused
+        raise RuntimeError(
+            f"soft_margin_loss: target of shape {tuple(target.shape)} does not broadcast to the "
+            f"input's shape {tuple(input.shape)}"
+        )
     z = -target * input
     return _reduce(z.clamp(min=0) + (-z.abs()).exp().log1p(), reduction)
 
@@ -52,13 +60,14 @@ def multilabel_soft_margin_loss(
     reduction: str = "mean",  # noqa: A002
 ):
     """-(y log sigmoid(x) + (1 - y) log sigmoid(-x)), times ``weight`` per class, averaged over
-    the classes (the last dim): one value per sample."""
+    the classes (the input's last dim, as PyTorch; after broadcasting with a target of more dims
+    that is not the last dim of the loss): one value per sample."""
     reduction = reduction_mode(size_average, reduce, reduction, "multilabel_soft_margin_loss")
     log_p, log_not_p = _log_sigmoid(input), _log_sigmoid(-input)
     loss = -(target * log_p + (1 - target) * log_not_p)
     if weight is not None:
         loss = loss * weight
-    return _reduce(loss.sum(dim=-1) / input.shape[-1], reduction)
+    return _reduce(loss.sum(dim=input.ndim - 1) / input.shape[-1], reduction)
 
 
 def _log_sigmoid(x: Tensor) -> Tensor:
@@ -110,6 +119,11 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     ``target`` holds class indices, read up to the first -1 (PyTorch's layout); j runs over
     that list, so a class listed twice counts twice."""
     reduction = reduction_mode(size_average, reduce, reduction, "multilabel_margin_loss")
+    if tuple(target.shape) != tuple(input.shape) or input.ndim not in (1, 2):
+        raise RuntimeError(
+            f"multilabel_margin_loss: inconsistent target size: {tuple(target.shape)} for input "
+            f"of size: {tuple(input.shape)} (both (C,) or (N, C))"
+        )
     x = input.unsqueeze(0) if input.ndim == 1 else input
     y = target.unsqueeze(0) if target.ndim == 1 else target
     xp = get_array_module(x._data)
