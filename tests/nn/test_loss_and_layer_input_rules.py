@@ -75,3 +75,17 @@ def test_dropout3d_of_another_rank_warns_and_drops_whole_slices_of_dim_0() -> No
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert F.dropout3d(mg.ones(2, 2, 2, 2), 0.5, True).shape == (2, 2, 2, 2)
+
+
+@pytest.mark.parametrize(
+    ("s1", "s2", "st"), [((4,), (4, 4), (4,)), ((3, 4), (3, 4), ()), ((4,), (4,), (4,))]
+)
+def test_cosine_embedding_loss_needs_inputs_one_dim_above_the_target(s1, s2, st) -> None:
+    with pytest.raises(RuntimeError, match="target tensor expects"):
+        F.cosine_embedding_loss(mg.ones(*s1), mg.ones(*s2), mg.ones(*st))
+
+
+def test_cosine_embedding_loss_of_one_pair_is_one_minus_the_cosine() -> None:
+    a, b = np.array([1.0, 2.0, 2.0]), np.array([2.0, 0.0, 1.0])
+    got = F.cosine_embedding_loss(mg.tensor(a), mg.tensor(b), mg.tensor(1.0))
+    np.testing.assert_allclose(got.item(), 1 - a @ b / 3 / np.sqrt(5), rtol=1e-9)

@@ -77,8 +77,12 @@ def conv_transpose(rng: np.random.Generator) -> Case:
     }
     shape = _batch(rng, d, cin, 2, 5)
     call = {}
-    if rng.random() < 0.2 and len(shape) == d + 2:
-        call = {}  # output_size is drawn below from the valid range
+    if rng.random() < 0.3:  # output_size: the smallest size plus 0 .. stride - 1 (or one past)
+        per = [v if isinstance(v, tuple) else (v,) * d for v in (k, kw["padding"])]
+        low = [(n - 1) * st - 2 * pd + dd * (kk - 1) + 1
+               for n, st, pd, dd, kk in zip(shape[-d:], s, per[1], dl, per[0])]  # fmt: skip
+        extra = [int(rng.integers(0, st + (1 if rng.random() < 0.05 else 0))) for st in s]
+        call = {"output_size": [lo + e for lo, e in zip(low, extra)]}
     return Case(
         f"nn.ConvTranspose{d}d",
         (cin, cout, k),

@@ -1,6 +1,7 @@
 """Bad input for the nn differential test (``nn_diff``): a valid case of any family, with its
 first input's shape changed (one dim one larger, the leading dim dropped, or a dim of 2 added in
-front). Some changes stay valid (a longer sequence, a larger image) and are compared as usual;
+front), or with all its inputs in the other float dtype than the module's parameters. Some
+changes stay valid (a longer sequence, a larger image) and are compared as usual;
 the others must raise in minigenesis wherever PyTorch raises, not return garbage."""
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ def mutated(gen: Callable) -> Callable:
 
     def draw(rng: np.random.Generator) -> Case:
         case = gen(rng)
+        if rng.random() < 0.25 and case.target.startswith("nn."):
+            # the module in one float dtype, its inputs in the other
+            case.input_dtype = "float64" if case.dtype == "float32" else "float32"
+            return case
         if case.target in CRASHES_PYTORCH and len(case.inputs) > 1:
             return case
         for i, v in enumerate(case.inputs):

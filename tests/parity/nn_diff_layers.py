@@ -119,7 +119,10 @@ def rnn(rng: np.random.Generator) -> Case:
     if not unbatched and rng.random() < 0.3:
         lengths = sorted((_n(rng, 1, seq) for _ in range(batch)), reverse=True)
         lengths[0] = seq
-        inputs = [Packed(x, lengths, kw["batch_first"], True)]
+        ordered = rng.random() < 0.5
+        if not ordered:
+            lengths = list(rng.permutation(lengths).tolist())
+        inputs = [Packed(x, lengths, kw["batch_first"], ordered)]
     if rng.random() < 0.5:
         hshape = (kw["num_layers"] * dirs, *(() if unbatched else (batch,)))
         h0 = T(rng.standard_normal((*hshape, hout)))

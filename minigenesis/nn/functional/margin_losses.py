@@ -180,6 +180,14 @@ def cosine_embedding_loss(
     """1 - cos(x1, x2) where y = 1, [cos(x1, x2) - margin]+ where y = -1; cos along dim 1 (or
     the only dim), with PyTorch's 1e-12 added to each squared norm."""
     reduction = reduction_mode(size_average, reduce, reduction, "cosine_embedding_loss")
+    if target.ndim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input1.ndim != target.ndim + 1 or input2.ndim != target.ndim + 1:
+        # PyTorch's rule: (N, D) inputs with an (N,) target, or (D,) inputs with a 0-d one
+        raise RuntimeError(
+            f"{target.ndim}D target tensor expects {target.ndim + 1}D input tensors, but found "
+            f"inputs with sizes {tuple(input1.shape)} and {tuple(input2.shape)}."
+        )
     dim = input1.ndim - 1
     dot = (input1 * input2).sum(dim=dim)
     norms = ((input1 * input1).sum(dim=dim) + 1e-12) * ((input2 * input2).sum(dim=dim) + 1e-12)
