@@ -343,8 +343,16 @@ def _ctc(lib: _Lib, x: Any, *args: Any, **kwargs: Any) -> Any:
     return lib.F.ctc_loss(x.log_softmax(-1), *args, **kwargs)
 
 
+def _inplace_activation(lib: _Lib, x: Any, name: str, kwargs: dict) -> Any:
+    """An activation module with inplace=True applied to x * 1: (its output, the written
+    tensor), which must be equal, and a gradient that flows back to x."""
+    y = x * 1.0
+    out = getattr(lib.nn, name)(**kwargs, inplace=True)(y)
+    return out, y
+
+
 # Targets "X.name": small programs over several functions, called as CUSTOM[name](lib, ...)
-CUSTOM: dict = {"max_unpool": _max_unpool, "ctc": _ctc}
+CUSTOM: dict = {"max_unpool": _max_unpool, "ctc": _ctc, "inplace_activation": _inplace_activation}
 
 
 def sweep(generators: dict, n: int, seed0: int = 0, known: Callable | None = None) -> list:

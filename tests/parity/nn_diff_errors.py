@@ -1,8 +1,8 @@
-"""Bad input for the nn differential test (``nn_diff``): a valid case of any family, with its
-first input's shape changed (one dim one larger, the leading dim dropped, or a dim of 2 added in
-front), or with all its inputs in the other float dtype than the module's parameters. Some
-changes stay valid (a longer sequence, a larger image) and are compared as usual;
-the others must raise in minigenesis wherever PyTorch raises, not return garbage."""
+"""Bad input for the nn differential test (``nn_diff``): a valid case of any family with its
+first input's shape changed (one dim one larger, the leading dim dropped or made 0, or a dim of
+2 added in front), or with its inputs in the other float dtype than the module's parameters.
+Some changes stay valid (a longer sequence, a larger image, an empty batch) and are compared as
+usual; the others must raise in minigenesis wherever PyTorch raises, not return garbage."""
 
 from __future__ import annotations
 
@@ -18,8 +18,10 @@ from .nn_diff_loss import GENERATORS as LOSS
 
 def _reshaped(t: T, rng: np.random.Generator) -> T:
     shape = list(t.data.shape)
-    how = rng.integers(0, 3) if shape else 2
-    if how == 0:
+    how = rng.integers(0, 4) if shape else 2
+    if how == 3:  # an empty batch (or an empty leading dim): PyTorch accepts it in most layers
+        shape[0] = 0
+    elif how == 0:
         d = int(rng.integers(0, len(shape)))
         shape[d] += 1
     elif how == 1:

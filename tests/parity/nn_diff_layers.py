@@ -326,7 +326,18 @@ def activation(rng: np.random.Generator) -> Case:
     inputs = [T(x)]
     if name in ("CosineSimilarity", "PairwiseDistance"):
         inputs.append(T(rng.standard_normal(shape)))
-    return Case(f"nn.{name}", (), kw, inputs, dtype=dtype(rng), train=name != "RReLU")
+    train = name != "RReLU"
+    if name in INPLACE and rng.random() < 0.3:
+        if rng.random() < 0.3:  # in place on a leaf that requires grad: both must refuse
+            return Case(f"nn.{name}", (), {**kw, "inplace": True}, inputs, dtype=dtype(rng))
+        # in place on an intermediate result: the output, the written tensor and the gradient
+        return Case("X.inplace_activation", (name, kw), {}, inputs, dtype=dtype(rng))
+    return Case(f"nn.{name}", (), kw, inputs, dtype=dtype(rng), train=train)
+
+
+# the activations with an ``inplace`` argument
+INPLACE = ("ELU", "CELU", "SELU", "Hardsigmoid", "Hardswish", "Hardtanh", "ReLU6", "LeakyReLU",
+           "Mish", "ReLU", "SiLU", "Threshold")  # fmt: skip
 
 
 GENERATORS = {

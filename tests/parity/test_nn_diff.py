@@ -76,6 +76,22 @@ KNOWN = [
         lambda case, p: _ours_raised(p, "would be empty") and case.kwargs.get("dilation") != 1,
     ),
     (
+        "in-place leaky_relu with a negative slope: PyTorch cannot tell the input's sign from "
+        "the output it saved and refuses the backward; ours keeps what it needs and gives the "
+        "gradient of the out-of-place form",
+        lambda case, p: "In-place leakyReLu backward" in p,
+    ),
+    (
+        "InstanceNorm with running statistics of another float dtype than its input: PyTorch's "
+        "instance_norm accepts it (its BatchNorm refuses: 'mixed dtype'); ours refuses both",
+        lambda case, p: case.target.startswith("nn.InstanceNorm") and _ours_raised(p, "mixed"),
+    ),
+    (
+        "nll_loss of a (C,) input and a (1,) target with reduction='none': PyTorch's forward "
+        "runs, its backward fails on the shapes; ours differentiates it",
+        lambda case, p: p.startswith("backward: torch raised") and "size mismatch" in p,
+    ),
+    (
         "BatchNorm without affine parameters or running statistics on an input of another "
         "channel count: PyTorch never looks at num_features; ours raises ValueError",
         lambda case, p: case.target.startswith("nn.BatchNorm") and _ours_raised(p, "channels"),
