@@ -14,6 +14,11 @@ def _n(rng, lo, hi):
     return int(rng.integers(lo, hi + 1))
 
 
+def _big(rng) -> float:
+    """The logits' scale: now and then large enough that a naive log-sum-exp overflows."""
+    return float(rng.choice([2.0, 2.0, 3.0, 200.0]))
+
+
 def _red(rng) -> dict:
     return {"reduction": str(rng.choice(["none", "mean", "sum"]))}
 
@@ -53,7 +58,7 @@ def bce(rng: np.random.Generator) -> Case:
             "nn.BCEWithLogitsLoss",
             (),
             kw,
-            [T(rng.standard_normal(shape) * 3), T(y)],
+            [T(rng.standard_normal(shape) * _big(rng)), T(y)],
             dtype=dtype(rng),
         )
     p = rng.uniform(0.02, 0.98, shape)
@@ -84,7 +89,7 @@ def cross_entropy(rng: np.random.Generator) -> Case:
         kw["ignore_index"] = int(rng.choice([-100, 0, c - 1]))
     if name == "CrossEntropyLoss" and rng.random() < 0.4:
         kw["label_smoothing"] = float(rng.choice([0.1, 0.5, 1.0]))
-    x = rng.standard_normal(shape) * 2
+    x = rng.standard_normal(shape) * _big(rng)
     if name == "NLLLoss":
         x = x - np.log(np.exp(x).sum(axis=0 if unbatched else 1, keepdims=True))
     if probs:

@@ -9,6 +9,7 @@ pooled to m, output i covers [floor(i n / m), ceil((i + 1) n / m)).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..._tensor import Tensor
@@ -57,7 +58,8 @@ def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = 
         + wh[None, :, None, None, :, None] * w_in
         + ww[None, None, :, None, None, :]
     ).reshape(*sizes, -1)
-    windows = x._data.reshape(*x.shape[:2], -1)[:, :, flat]  # (N, C, d, h, w, K)
+    volume = math.prod(x.shape[2:])  # (not -1: the batch may be empty)
+    windows = x._data.reshape(*x.shape[:2], volume)[:, :, flat]  # (N, C, d, h, w, K)
     best = xp.argmax(windows, axis=-1)[..., None]
     index = xp.take_along_axis(xp.broadcast_to(flat, windows.shape), best, axis=-1)[..., 0]
     indices = Tensor._make(xp.ascontiguousarray(index, dtype=xp.int64), False)

@@ -93,8 +93,11 @@ def batch_norm(
         if b is not None:
             shift = shift + b
         return (input * scale + shift).to(input.dtype)
-    count = input.numel() // c
-    if count <= 1:
+    count = input.numel() // c if c else 0
+    if count == 0:  # an empty batch: an empty output, running statistics untouched (PyTorch's)
+        y = input if w is None else input * w
+        return y if b is None else y + b
+    if count == 1:
         raise ValueError(
             f"Expected more than 1 value per channel when training, got input size "
             f"{tuple(input.shape)}"
@@ -144,7 +147,7 @@ def group_norm(
                 f"group_norm: {name} must have shape ({c},) for an input of shape "
                 f"{tuple(input.shape)}, got {tuple(t.shape)}"
             )
-    grouped = input.reshape(n, num_groups, -1)
+    grouped = input.reshape(n, num_groups, (c // num_groups) * math.prod(input.shape[2:]))
     y = Normalize.apply(grouped, None, None, (2,), float(eps), True, None).reshape(input.shape)
     per_channel = (1, c) + (1,) * (input.ndim - 2)
     if weight is not None:
@@ -215,7 +218,8 @@ def local_response_norm(
             f"dimensions)"
         )
     n, c = input.shape[:2]
-    sq = (input * input).reshape(n, 1, c, -1)  # channels as the height of a one-channel image
+    # channels as the height of a one-channel image
+    sq = (input * input).reshape(n, 1, c, math.prod(input.shape[2:]))
     sq = pad(sq, (0, 0, size // 2, (size - 1) // 2))
     div = avg_pool2d(sq, (size, 1), stride=1).reshape(input.shape)
     return input / (div * alpha + k) ** beta

@@ -34,6 +34,11 @@ def pad(x, pad: tuple | list, mode: str = "constant", value: float | None = None
             f"(channel, *dims) input: {len(pad)} amounts need a {k + 1}-d or {k + 2}-d input, "
             f"got {x.ndim}-d"
         )
+    if mode in ("reflect", "replicate") and 0 in x.shape[x.ndim - k - 1 :]:
+        raise RuntimeError(
+            f"pad: mode {mode!r} expects a {k + 1}-d or {k + 2}-d (batch mode) input with possibly "
+            f"0 batch size and other non-zero dims, got shape {tuple(x.shape)}"
+        )
     # Negative amounts crop. Constant and circular padding crop first and pad what is left;
     # reflect and replicate index the uncropped input (PyTorch's results in both cases).
     for (lo, hi), d in zip(pairs, dims):

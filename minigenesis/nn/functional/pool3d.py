@@ -85,7 +85,7 @@ def avg_pool3d(
     k, s, d, pads, outs, p = _geometry(x, kernel_size, stride, padding, 1, ceil_mode, "avg_pool3d")
     n, c = x.shape[:2]
     cols = WindowsNd.apply(x, k, s, d, pads, outs, POOL, 0)
-    total = cols.reshape(n, c, *outs, -1).sum(dim=-1)
+    total = cols.reshape(n, c, *outs, math.prod(k)).sum(dim=-1)
     xp = get_array_module(x._data)
     if divisor_override is not None:
         if divisor_override == 0:
@@ -134,7 +134,7 @@ def max_pool3d(
         lowest = int(xp.iinfo(xp.int64).min)
         x = x._cast(xp.int64)
     n, c = x.shape[:2]
-    cols = WindowsNd.apply(x, k, s, d, pads, outs, POOL, lowest).reshape(n, c, *outs, -1)
+    cols = WindowsNd.apply(x, k, s, d, pads, outs, POOL, lowest).reshape(n, c, *outs, math.prod(k))
     a = cols._data
     arg = xp.argmax(a, axis=-1)  # the first maximum (NumPy's argmax also stops at a NaN ...)
     if dt.kind in "fV":

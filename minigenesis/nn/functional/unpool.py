@@ -13,6 +13,7 @@ within a stride of it, as PyTorch allows (a pooled odd size, e.g.).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..._tensor import Tensor
@@ -81,7 +82,7 @@ def _max_unpool(
     volume = 1
     for s in size:
         volume *= s
-    flat_idx = idx.reshape(batch, channels, -1)
+    flat_idx = idx.reshape(batch, channels, math.prod(idx.shape[2:]))
     if flat_idx.numel() and (int(flat_idx.min()) < 0 or int(flat_idx.max()) >= volume):
         bad = int(flat_idx.max()) if int(flat_idx.max()) >= volume else int(flat_idx.min())
         raise RuntimeError(
@@ -89,7 +90,7 @@ def _max_unpool(
             f"{'x'.join(str(s) for s in size)})"
         )
     zeros = x.new_zeros((batch, channels, volume))
-    out = zeros.scatter(2, flat_idx, x.reshape(batch, channels, -1))
+    out = zeros.scatter(2, flat_idx, x.reshape(batch, channels, math.prod(x.shape[2:])))
     out = out.reshape(batch, channels, *size)
     return out.squeeze(0) if unbatched else out
 
