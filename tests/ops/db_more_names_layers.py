@@ -231,7 +231,75 @@ def _lu_solve_call(lib, a, b, **kw):
     return lib.L.linalg.lu_solve(lu, piv, b, **kw)
 
 
+# ------------------------------------------------------------------------------ fold / unfold
+def _blocks(size, k, d, p, s):
+    return [(size[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(2)]
+
+
+def _pairs(*values):
+    return [tuple(v) if isinstance(v, (tuple, list)) else (v, v) for v in values]
+
+
+def _unfold(x, kernel_size, dilation=1, padding=0, stride=1):
+    """out[n, (c, i, j), (oh, ow)] = xpad[n, c, oh s + i d, ow s + j d], one offset at a time."""
+    x = _f(x)
+    unbatched = x.ndim == 3
+    x = x[None] if unbatched else x
+    k, d, p, s = _pairs(kernel_size, dilation, padding, stride)
+    xp = np.pad(x, ((0, 0), (0, 0), (p[0], p[0]), (p[1], p[1])))
+    ho, wo = _blocks(x.shape[2:], k, d, p, s)
+    out = np.zeros((x.shape[0], x.shape[1], k[0], k[1], ho, wo))
+    for i, j in itertools.product(range(k[0]), range(k[1])):
+        rows = slice(i * d[0], i * d[0] + s[0] * (ho - 1) + 1, s[0])
+        cols = slice(j * d[1], j * d[1] + s[1] * (wo - 1) + 1, s[1])
+        out[:, :, i, j] = xp[:, :, rows, cols]
+    out = out.reshape(x.shape[0], -1, ho * wo)
+    return out[0] if unbatched else out
+
+
+def _fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """The adjoint of _unfold: every column entry added back to its pixel, padding cropped."""
+    x = _f(x)
+    unbatched = x.ndim == 2
+    x = x[None] if unbatched else x
+    (h, w), k, d, p, s = _pairs(output_size, kernel_size, dilation, padding, stride)
+    ho, wo = _blocks((h, w), k, d, p, s)
+    cols = x.reshape(x.shape[0], -1, k[0], k[1], ho, wo)
+    img = np.zeros((x.shape[0], cols.shape[1], h + 2 * p[0], w + 2 * p[1]))
+    for i, j in itertools.product(range(k[0]), range(k[1])):
+        rows = slice(i * d[0], i * d[0] + s[0] * (ho - 1) + 1, s[0])
+        cc = slice(j * d[1], j * d[1] + s[1] * (wo - 1) + 1, s[1])
+        img[:, :, rows, cc] += cols[:, :, i, j]
+    img = img[:, :, p[0] : p[0] + h, p[1] : p[1] + w]
+    return img[0] if unbatched else img
+
+
 ENTRIES = [
+    op(
+        "F.unfold",
+        _unfold,
+        lambda m: [
+            S(m(2, 3, 5, 6), (2, 3), dilation=(1, 2), padding=(1, 0), stride=(2, 1)),
+            S(m(3, 4, 4, layout="transposed"), 2, desc="unbatched, transposed"),
+            S(m(1, 2, 3, 3), 3, padding=1, desc="padding"),
+        ],
+        method=False,
+        errors=lambda m: [(S(m(4, 4), 2), RuntimeError), (S(m(1, 1, 2, 2), 3), RuntimeError)],
+    ),
+    op(
+        "F.fold",
+        _fold,
+        lambda m: [
+            S(m(2, 12, 9), (4, 4), 2),
+            S(m(18, 6), (5, 6), (2, 3), dilation=(1, 2), padding=(1, 0), stride=(2, 1)),
+            S(m(1, 4, 4, layout="transposed"), (3, 3), 2, desc="transposed"),
+        ],
+        method=False,
+        errors=lambda m: [
+            (S(m(1, 12, 8), (4, 4), 2), RuntimeError),
+            (S(m(12), (4, 4), 2), RuntimeError),
+        ],
+    ),
     op(
         "F.conv3d",
         _conv3d,

@@ -235,6 +235,23 @@ def channel_shuffle(rng: np.random.Generator) -> Case:
     return Case("nn.ChannelShuffle", (g,), {}, [T(rng.standard_normal(shape))], dtype=dtype(rng))
 
 
+def fold_unfold(rng: np.random.Generator) -> Case:
+    """nn.Unfold on an image, or nn.Fold of columns drawn for a matching image size."""
+    k, dl, pd, st = (_tup(rng, 2, lo, hi) for lo, hi in ((1, 3), (1, 2), (0, 1), (1, 2)))
+    per = [v if isinstance(v, tuple) else (v, v) for v in (k, dl, pd, st)]
+    size = tuple(int(v) for v in rng.integers(3, 7, 2))
+    kw = {"dilation": dl, "padding": pd, "stride": st}
+    c = int(rng.integers(1, 3))
+    lead = () if rng.random() < 0.2 else (int(rng.integers(1, 3)),)
+    if rng.random() < 0.5:
+        shape = (*lead, c, *size)
+        return Case("nn.Unfold", (k,), kw, [T(rng.standard_normal(shape))], dtype=dtype(rng))
+    blocks = [(n + 2 * p - d * (kk - 1) - 1) // s + 1 for n, kk, d, p, s in zip(size, *per)]
+    length = blocks[0] * blocks[1] + (1 if rng.random() < 0.05 else 0)  # one too many: raise
+    shape = (*lead, c * per[0][0] * per[0][1], max(length, 1))
+    return Case("nn.Fold", (size, k), kw, [T(rng.standard_normal(shape))], dtype=dtype(rng))
+
+
 GENERATORS = {
     "conv": conv,
     "conv_transpose": conv_transpose,
@@ -248,4 +265,5 @@ GENERATORS = {
     "upsample": upsample,
     "pixel_shuffle": pixel_shuffle,
     "channel_shuffle": channel_shuffle,
+    "fold_unfold": fold_unfold,
 }
