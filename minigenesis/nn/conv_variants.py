@@ -64,7 +64,8 @@ class _ConvTransposeNd(_ConvNd):
     def _output_padding(self, input: Tensor, output_size: Any) -> tuple:  # noqa: A002
         """The output_padding that makes the output's spatial size the last entries of
         ``output_size``: size - smallest, where the smallest output is
-        (L - 1) s - 2 p + d (k - 1) + 1, checked to lie in [0, max(stride, dilation))."""
+        (L - 1) s - 2 p + d (k - 1) + 1, checked to lie in [0, stride) as PyTorch checks it
+        (an output_padding argument may reach max(stride, dilation) - 1; a size may not)."""
         n = len(self.kernel_size)
         size = tuple(output_size)[-n:]
         in_size = tuple(input.shape[-n:])
@@ -73,10 +74,10 @@ class _ConvTransposeNd(_ConvNd):
             zip(in_size, self.kernel_size, self.stride, self.padding, self.dilation)
         ):
             smallest = (length - 1) * s - 2 * p + d * (k - 1) + 1
-            if not 0 <= size[i] - smallest < max(s, d):
+            if not 0 <= size[i] - smallest < s:
                 raise ValueError(
                     f"{type(self).__name__}: requested an output size of {size}, but valid sizes "
-                    f"along dim {i} range from {smallest} to {smallest + max(s, d) - 1}"
+                    f"along dim {i} range from {smallest} to {smallest + s - 1}"
                 )
             extra.append(size[i] - smallest)
         return tuple(extra)

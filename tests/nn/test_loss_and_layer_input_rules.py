@@ -89,3 +89,20 @@ def test_cosine_embedding_loss_of_one_pair_is_one_minus_the_cosine() -> None:
     a, b = np.array([1.0, 2.0, 2.0]), np.array([2.0, 0.0, 1.0])
     got = F.cosine_embedding_loss(mg.tensor(a), mg.tensor(b), mg.tensor(1.0))
     np.testing.assert_allclose(got.item(), 1 - a @ b / 3 / np.sqrt(5), rtol=1e-9)
+
+
+def test_transposed_conv_output_size_range_is_set_by_the_stride_not_the_dilation() -> None:
+    """Smallest output (L - 1) s - 2 p + d (k - 1) + 1; a requested size may add up to s - 1."""
+    conv = mg.nn.ConvTranspose2d(1, 1, 1, stride=(3, 1), dilation=2)
+    x = mg.zeros(1, 1, 4, 4)  # smallest output: 10 x 4
+    assert tuple(conv(x, output_size=[12, 4]).shape) == (1, 1, 12, 4)
+    with pytest.raises(ValueError, match="range from 4 to 4"):
+        conv(x, output_size=[10, 5])  # dilation 2 does not widen the range along dim 1
+
+
+def test_glu_of_an_empty_dim_is_empty() -> None:
+    y = mg.nn.GLU(0)(mg.zeros(0, 3, 2))
+    assert tuple(y.shape) == (0, 3, 2)
+    x = np.random.default_rng(3).standard_normal((4, 3))
+    got = F.glu(mg.tensor(x), 0).numpy()
+    np.testing.assert_allclose(got, x[:2] / (1 + np.exp(-x[2:])), rtol=1e-12)

@@ -260,7 +260,8 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
         raise RuntimeError(
             f"glu: Halving dimension must be even, but dimension {d} is size {input.shape[d]}"
         )
-    a, b = input.chunk(2, d)
+    half = input.shape[d] // 2
+    a, b = input.narrow(d, 0, half), input.narrow(d, half, half)  # (chunk gives 1 piece of 0)
     return a * b.sigmoid()
 
 
