@@ -274,7 +274,37 @@ def _fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
     return img[0] if unbatched else img
 
 
+def _lp_pool(x, norm_type, kernel_size, stride=None):
+    """(sum of x^p over each window)^(1/p), the windows as a strided view (ceil_mode off)."""
+    x = _f(x)
+    d = {3: 1, 4: 2, 5: 3}[x.ndim]  # the samples are batched
+    k = tuple(kernel_size) if np.ndim(kernel_size) else (kernel_size,) * d
+    s = k if stride is None else (tuple(stride) if np.ndim(stride) else (stride,) * d)
+    windows = np.lib.stride_tricks.sliding_window_view(x**norm_type, k, axis=tuple(range(-d, 0)))
+    windows = windows[(Ellipsis, *(slice(None, None, st) for st in s)) + (slice(None),) * d]
+    return windows.sum(axis=tuple(range(-d, 0))) ** (1.0 / norm_type)
+
+
 ENTRIES = [
+    op(
+        "F.lp_pool1d",
+        _lp_pool,
+        lambda m: [S(m(2, 3, 7), 2.0, 3, 2), S(m(1, 2, 6, lo=0.1, hi=2), 1.5, 2)],
+        method=False,
+        errors=lambda m: [(S(m(1, 2, 2), 2.0, 3), ValueError)],
+    ),
+    op(
+        "F.lp_pool2d",
+        _lp_pool,
+        lambda m: [S(m(2, 2, 5, 6), 2.0, (2, 3)), S(m(1, 2, 4, 4, lo=0.1, hi=2), 3.0, 2, 1)],
+        method=False,
+    ),
+    op(
+        "F.lp_pool3d",
+        _lp_pool,
+        lambda m: [S(m(1, 2, 4, 5, 4), 2.0, 2), S(m(1, 1, 3, 4, 4, lo=0.1, hi=2), 1.5, (1, 2, 2))],
+        method=False,
+    ),
     op(
         "F.unfold",
         _unfold,

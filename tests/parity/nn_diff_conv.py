@@ -235,6 +235,20 @@ def channel_shuffle(rng: np.random.Generator) -> Case:
     return Case("nn.ChannelShuffle", (g,), {}, [T(rng.standard_normal(shape))], dtype=dtype(rng))
 
 
+def lp_pool(rng: np.random.Generator) -> Case:
+    d = int(rng.integers(1, 4))
+    k = int(rng.integers(1, 4)) if d == 1 else _tup(rng, d, 1, 3)
+    stride = (
+        None if rng.random() < 0.4 else (int(rng.integers(1, 4)) if d == 1 else _tup(rng, d, 1, 3))
+    )
+    p = float(rng.choice([1.0, 2.0, 3.0, 1.5]))
+    shape = _batch(rng, d, int(rng.integers(1, 3)), 3, 6)
+    x = rng.standard_normal(shape)
+    x = np.abs(x) + 0.1 if p == 1.5 else x  # a fractional power of a negative number is NaN
+    return Case(f"nn.LPPool{d}d", (p, k), {"stride": stride, "ceil_mode": bool(rng.random() < 0.4)},
+                [T(x)], dtype=dtype(rng))  # fmt: skip
+
+
 def fold_unfold(rng: np.random.Generator) -> Case:
     """nn.Unfold on an image, or nn.Fold of columns drawn for a matching image size."""
     k, dl, pd, st = (_tup(rng, 2, lo, hi) for lo, hi in ((1, 3), (1, 2), (0, 1), (1, 2)))
@@ -266,4 +280,5 @@ GENERATORS = {
     "pixel_shuffle": pixel_shuffle,
     "channel_shuffle": channel_shuffle,
     "fold_unfold": fold_unfold,
+    "lp_pool": lp_pool,
 }

@@ -100,4 +100,5 @@ from .margin_losses import (
 from .likelihood_losses import gaussian_nll_loss, poisson_nll_loss
 from .adaptive_pool3d import adaptive_avg_pool3d, adaptive_max_pool3d
 from .fold import fold, unfold
+from .lp_pool import lp_pool1d, lp_pool2d, lp_pool3d
 from .ctc import ctc_loss
