@@ -42,6 +42,7 @@ MODULE_PATHS = {
     "torch.nn.modules.dropout": ["AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
                                  "FeatureAlphaDropout"],
     "torch.nn.modules.flatten": ["Flatten", "Unflatten"],
+    "torch.nn.modules.fold": ["Fold", "Unfold"],
     "torch.nn.modules.instancenorm": ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
                                       "LazyInstanceNorm1d", "LazyInstanceNorm2d",
                                       "LazyInstanceNorm3d"],
@@ -129,7 +130,6 @@ MISSING_PATHS = {
     "torch.utils.data.graph": "DataPipe graphs are out of scope",
     "torch.utils.data.graph_settings": "DataPipe graphs are out of scope",
     "torch.nn.modules.adaptive": "AdaptiveLogSoftmaxWithLoss is not implemented",
-    "torch.nn.modules.fold": "Fold / Unfold (F.fold, F.unfold) are not implemented",
     "torch.nn.modules.linear_cross_entropy": "a fused loss PyTorch keeps internal",
     "torch.nn.modules.linear_cross_entropy_options": "a fused loss PyTorch keeps internal",
     "torch.nn.utils.fusion": "conv-bn fusion for inference is not implemented",
@@ -157,10 +157,8 @@ MISSING_NAMES = {
         "full_backward_hook", "full_backward_pre_hook", "module_registration_hook",
         "parameter_registration_hook")},
     ("torch.nn.modules.normalization", "CrossMapLRN2d"): "a legacy Lua-Torch layer",
-    **{("torch.nn.modules.pooling", n): _3D for n in (
-        "FractionalMaxPool3d", "LPPool3d")},
-    **{("torch.nn.modules.pooling", n): "this pooling layer is not implemented" for n in (
-        "FractionalMaxPool2d", "LPPool1d", "LPPool2d")},
+    ("torch.nn.modules.pooling", "FractionalMaxPool3d"): _3D,
+    ("torch.nn.modules.pooling", "FractionalMaxPool2d"): "this pooling layer is not implemented",
     ("torch.nn.utils.parametrizations", "orthogonal"): "the orthogonal parametrization is not "
     "implemented",
     ("torch.nn.utils.parametrizations", "spectral_norm"): "spectral_norm is not implemented",

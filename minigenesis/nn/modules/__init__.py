@@ -17,6 +17,7 @@ from . import (  # noqa: F401
     distance,
     dropout,
     flatten,
+    fold,
     instancenorm,
     linear,
     loss,
@@ -122,6 +123,8 @@ from .distance import PairwiseDistance, CosineSimilarity  # noqa: F401
 from .channelshuffle import ChannelShuffle  # noqa: F401
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d  # noqa: F401
 from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: F401
+from .fold import Fold, Unfold  # noqa: F401
+from .pooling import LPPool1d, LPPool2d, LPPool3d  # noqa: F401
 
 __all__ = [
     "module",
@@ -132,6 +135,7 @@ __all__ = [
     "dropout",
     "sparse",
     "flatten",
+    "fold",
     "normalization",
     "batchnorm",
     "instancenorm",

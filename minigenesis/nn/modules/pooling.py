@@ -1,5 +1,6 @@
 """PyTorch's ``torch.nn.modules.pooling``: the same classes as ``mg.nn``'s own files."""
 
+from ..lp_pool import LPPool1d, LPPool2d, LPPool3d, _LPPoolNd  # noqa: F401
 from ..pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -26,6 +27,10 @@ from ..pooling3d import (  # noqa: F401
 )
 
 __all__ = [
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
+    "_LPPoolNd",
     "MaxPool1d",
     "MaxPool2d",
     "MaxPool3d",
