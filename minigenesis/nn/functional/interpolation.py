@@ -196,13 +196,13 @@ def _interpolate_by_matrices(
         raise NotImplementedError(f"Got {input.ndim}D input, but bicubic mode needs 4D input")
     align_corners = bool(align_corners)
     out_sizes, scales = _output_sizes(input, size, scale_factor, recompute_scale_factor)
-    y = input
+    y, xp = input, get_array_module(input._data)
     for axis in (3, 2):
         n, m, scale = input.shape[axis], int(out_sizes[axis - 2]), scales[axis - 2]
         if antialias:
-            w = antialias_matrix(n, m, scale, align_corners, mode)
+            w = antialias_matrix(xp, n, m, scale, align_corners, mode)
         else:
-            w = bicubic_matrix(n, m, scale, align_corners)
+            w = bicubic_matrix(xp, n, m, scale, align_corners)
         y = resample(y, axis, w)
     return y
 

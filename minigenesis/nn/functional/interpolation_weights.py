@@ -24,18 +24,15 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from ..._tensor import Tensor
-from ...backend import get_array_module
 
 
-def _cubic(x: np.ndarray, a: float) -> np.ndarray:
+def _cubic(xp, x, a: float):
     """Keys' cubic convolution kernel of |x| (0 for |x| >= 2)."""
-    x = np.abs(x)
+    x = xp.abs(x)
     near = ((a + 2) * x - (a + 3)) * x * x + 1
     far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-    return np.where(x <= 1, near, np.where(x < 2, far, 0.0))
+    return xp.where(x <= 1, near, xp.where(x < 2, far, 0.0))
 
 
 def _ratio(n: int, m: int, scale: float | None, align_corners: bool) -> float:
@@ -45,43 +42,43 @@ def _ratio(n: int, m: int, scale: float | None, align_corners: bool) -> float:
     return 1.0 / scale if scale is not None and scale > 0 else n / m
 
 
-def bicubic_matrix(n: int, m: int, scale: float | None, align_corners: bool) -> np.ndarray:
-    """The (m, n) weights of bicubic resampling of one dim from n to m samples."""
+def bicubic_matrix(xp, n: int, m: int, scale: float | None, align_corners: bool):
+    """The (m, n) float64 weights of bicubic resampling of one dim from n to m samples
+    (``xp``: the array module of the input)."""
     r = _ratio(n, m, scale, align_corners)
-    o = np.arange(m, dtype=np.float64)
+    o = xp.arange(m, dtype=xp.float64)
     src = r * o if align_corners else r * (o + 0.5) - 0.5
-    base = np.floor(src)
+    base = xp.floor(src)
     t = src - base
-    weights = [_cubic(t + 1, -0.75), _cubic(t, -0.75), _cubic(1 - t, -0.75), _cubic(2 - t, -0.75)]
-    w = np.zeros((m, n))
-    for k, wk in enumerate(weights):
-        idx = np.clip(base.astype(np.int64) - 1 + k, 0, n - 1)
-        np.add.at(w, (np.arange(m), idx), wk)  # clamped taps at the border add up
+    taps = (t + 1, t, 1 - t, 2 - t)
+    columns = xp.arange(n)[None, :]
+    w = xp.zeros((m, n))
+    for k, x in enumerate(taps):
+        idx = xp.clip(base.astype(xp.int64) - 1 + k, 0, n - 1)
+        # a tap clamped to the border adds to the border column
+        w += _cubic(xp, x, -0.75)[:, None] * (idx[:, None] == columns)
     return w
 
 
-def antialias_matrix(
-    n: int, m: int, scale: float | None, align_corners: bool, mode: str
-) -> np.ndarray:
-    """The (m, n) weights of antialiased bilinear or bicubic resampling of one dim."""
+def antialias_matrix(xp, n: int, m: int, scale: float | None, align_corners: bool, mode: str):
+    """The (m, n) float64 weights of antialiased bilinear or bicubic resampling of one dim."""
     r = _ratio(n, m, scale, align_corners)
     half = 1.0 if mode == "bilinear" else 2.0
     support = half * r if r >= 1.0 else half
     inv = 1.0 / r if r >= 1.0 else 1.0
-    w = np.zeros((m, n))
+    w = xp.zeros((m, n))
     for o in range(m):
         centre = r * (o + 0.5)
         lo = max(math.trunc(centre - support + 0.5), 0)
         hi = min(math.trunc(centre + support + 0.5), n)
-        x = (np.arange(lo, hi) - centre + 0.5) * inv
-        f = np.maximum(0.0, 1.0 - np.abs(x)) if mode == "bilinear" else _cubic(x, -0.5)
-        total = f.sum()
+        x = (xp.arange(lo, hi) - centre + 0.5) * inv
+        f = xp.maximum(0.0, 1.0 - xp.abs(x)) if mode == "bilinear" else _cubic(xp, x, -0.5)
+        total = float(f.sum())
         w[o, lo:hi] = f / total if total != 0 else f
     return w
 
 
-def resample(x: Tensor, axis: int, w: np.ndarray) -> Tensor:
+def resample(x: Tensor, axis: int, w) -> Tensor:
     """y = W x along ``axis`` (a matmul over that dim, so autograd gives W^T dL/dy)."""
-    xp = get_array_module(x._data)
-    weights = Tensor._make(xp.asarray(w.T, dtype=x._data.dtype), False)
+    weights = Tensor._make(w.T.astype(x._data.dtype), False)
     return (x.movedim(axis, -1) @ weights).movedim(-1, axis)
