@@ -95,8 +95,8 @@ def batch_norm(
         return (input * scale + shift).to(input.dtype)
     count = input.numel() // c if c else 0
     if count == 0:  # an empty batch: an empty output, running statistics untouched (PyTorch's)
-        y = input if w is None else input * w
-        return y if b is None else y + b
+        y = input if weight is None else input * weight.reshape(bshape)
+        return y if bias is None else y + bias.reshape(bshape)
     if count == 1:
         raise ValueError(
             f"Expected more than 1 value per channel when training, got input size "
