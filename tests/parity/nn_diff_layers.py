@@ -239,6 +239,27 @@ def embedding(rng: np.random.Generator) -> Case:
     return Case("nn.Embedding", (num, dim), kw, [T(idx, "long", False)], dtype=dtype(rng))
 
 
+def embedding_bag(rng: np.random.Generator) -> Case:
+    """nn.EmbeddingBag over a 2-d input (one bag per row) or a 1-d input with offsets."""
+    num, dim = _n(rng, 2, 6), _n(rng, 1, 4)
+    mode = str(rng.choice(["sum", "mean", "max"]))
+    kw: dict = {"mode": mode}
+    if rng.random() < 0.3:
+        kw["padding_idx"] = int(rng.integers(0, num))
+    call: dict = {}
+    if rng.random() < 0.5:
+        idx = rng.integers(0, num, (_n(rng, 1, 3), _n(rng, 1, 4)))
+    else:
+        idx = rng.integers(0, num, _n(rng, 1, 6))
+        cuts = np.sort(rng.integers(0, idx.size + 1, _n(rng, 1, 3)))
+        cuts[0] = 0  # the first bag starts at 0
+        kw["include_last_offset"] = bool(rng.random() < 0.3)
+        call["offsets"] = T(cuts, "long", False)
+    if mode == "sum" and rng.random() < 0.4:
+        call["per_sample_weights"] = T(rng.standard_normal(idx.shape))
+    return Case("nn.EmbeddingBag", (num, dim), kw, [T(idx, "long", False)], call, dtype=dtype(rng))
+
+
 def linear(rng: np.random.Generator) -> Case:
     lead = tuple(_n(rng, 1, 3) for _ in range(_n(rng, 0, 2)))
     i, o = _n(rng, 1, 4), _n(rng, 1, 4)
@@ -351,6 +372,7 @@ GENERATORS = {
     "multihead_attention": multihead_attention,
     "transformer_layer": transformer_layer,
     "embedding": embedding,
+    "embedding_bag": embedding_bag,
     "linear": linear,
     "activation": activation,
 }
