@@ -124,8 +124,8 @@ MODULE_PATHS = {
 
 # Reviewed: PyTorch paths minigenesis does not have, and why
 MISSING_PATHS = {
-    "torch.utils.data.backward_compatibility": "worker processes are not used (num_workers is "
-    "accepted and ignored)",
+    "torch.utils.data.backward_compatibility": "a deprecated no-op worker_init_fn for DataPipe "
+    "sharding",
     "torch.utils.data.datapipes": "DataPipes (deprecated in PyTorch) are out of scope",
     "torch.utils.data.graph": "DataPipe graphs are out of scope",
     "torch.utils.data.graph_settings": "DataPipe graphs are out of scope",

@@ -9,11 +9,11 @@ samples into tensors::
         ...
 
 Shuffling draws a permutation from the minigenesis RNG (``mg.manual_seed`` makes it repeat) or
-from a private ``generator=mg.Generator()``. Loading runs in the main process: ``num_workers``
-and ``pin_memory`` are accepted so PyTorch code runs unchanged, and ignored.
+from a private ``generator=mg.Generator()``. ``num_workers=N`` loads in N worker processes
+(``get_worker_info()`` tells a dataset which one it runs in); ``pin_memory`` has no effect.
 """
 
-from . import dataloader, dataset, distributed, sampler
+from . import dataloader, dataset, distributed, sampler, worker
 from .dataloader import DataLoader, default_collate, default_convert, get_worker_info
 from .dataset import (
     ChainDataset,
@@ -59,4 +59,5 @@ __all__ = [
     "dataset",
     "distributed",
     "sampler",
+    "worker",
 ]

@@ -1,14 +1,24 @@
 """``torch.utils.data.dataloader``: the DataLoader, which cuts a sampler's order into batches
 and *collates* each batch's samples into tensors (``default_collate``).
 
-Loading runs in the main process: ``num_workers`` and ``pin_memory`` are accepted so PyTorch code
-runs unchanged, and ignored (``get_worker_info()`` is therefore always None).
+With ``num_workers=0`` loading runs in the main process; with N > 0 in N worker processes
+(``multiprocess.py`` the main side, ``worker.py`` the workers'). ``pin_memory`` is accepted and
+has no effect.
 """
 
 from __future__ import annotations
 
-import numbers
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+import copy
+import multiprocessing
+from collections.abc import (
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    MutableMapping,
+    MutableSequence,
+    Sequence,
+)
 from typing import Any
 
 import numpy as np
@@ -16,8 +26,11 @@ import numpy as np
 from ... import creation, functions
 from ..._tensor import Tensor
 from ...random import Generator
-from .dataset import Dataset, IterableDataset, Subset
+from .dataset import Dataset, IterableDataset
+from .fetch import FetchPlan, fetch_map, fetch_stream
+from .multiprocess import MultiProcessIter, draw_base_seed
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
+from .worker import get_worker_info
 
 __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]
 
@@ -26,12 +39,13 @@ def default_collate(batch: Sequence[Any]) -> Any:
     """Merge a list of samples into a batch, following the structure of the first sample.
 
     tensors -> ``mg.stack`` (a new leading batch dimension); NumPy arrays and scalars -> stacked
-    tensors; Python floats -> float64 tensor, ints -> int64, bools -> bool (as PyTorch); strings
-    stay a list; dicts collate per key; tuples and lists collate per position (a list comes back,
-    a namedtuple stays a namedtuple).
+    tensors; Python floats -> a float64 tensor, ints (and bools) -> ``mg.tensor(batch)``'s dtype
+    (int64, bool, or float32 when a float follows an int: PyTorch's rule); strings and bytes stay
+    a list; mappings collate per key and keep their type (an OrderedDict stays one); tuples and
+    lists collate per position (a tuple comes back as a list, a namedtuple stays a namedtuple).
     """
     if len(batch) == 0:
-        raise ValueError("default_collate: got an empty batch")
+        raise IndexError("default_collate: got an empty batch (no first sample to follow)")
     elem = batch[0]
     if isinstance(elem, Tensor):
         shapes = {tuple(b.shape) for b in batch}
@@ -41,69 +55,79 @@ def default_collate(batch: Sequence[Any]) -> Any:
                 "pad them or pass a collate_fn"
             )
         return functions.stack(list(batch))
-    if isinstance(elem, np.ndarray | np.generic) and not isinstance(elem, np.str_ | np.bytes_):
-        if elem.dtype == object:
-            raise TypeError("default_collate: NumPy arrays of dtype object cannot be batched")
-        return creation.tensor(np.stack([np.asarray(b) for b in batch]))
-    if isinstance(elem, bool):
-        return creation.tensor(list(batch), dtype="bool")
-    if isinstance(elem, numbers.Integral):
-        return creation.tensor(list(batch), dtype="int64")
-    if isinstance(elem, numbers.Real):
-        return creation.tensor([float(b) for b in batch], dtype="float64")
+    if isinstance(elem, np.ndarray):
+        if elem.dtype.kind in "OSUa":  # strings and objects have no tensor dtype
+            raise TypeError(_COLLATE_TYPES.format(elem.dtype))
+        return default_collate([functions.as_tensor(b) for b in batch])
+    if isinstance(elem, np.bool_ | np.number):  # NumPy scalars keep their dtype
+        return functions.as_tensor(np.asarray(batch))
+    if isinstance(elem, float):
+        return creation.tensor(list(batch), dtype="float64")
+    if isinstance(elem, int):  # bool is an int: all-bool batches give a bool tensor
+        return creation.tensor(list(batch))
     if isinstance(elem, str | bytes):
         return list(batch)
     if isinstance(elem, Mapping):
-        return {key: default_collate([d[key] for d in batch]) for key in elem}
+        return _same_mapping(elem, {key: default_collate([d[key] for d in batch]) for key in elem})
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
         return type(elem)(*(default_collate(list(field)) for field in zip(*batch)))
     if isinstance(elem, Sequence):
         if len({len(b) for b in batch}) != 1:
-            raise RuntimeError("default_collate: each sample in a batch must have the same length")
-        return [default_collate(list(field)) for field in zip(*batch)]
-    raise TypeError(
-        f"default_collate: cannot batch samples of type {type(elem).__name__}; expected tensors, "
-        "NumPy arrays, numbers, strings, dicts, tuples or lists (or pass a collate_fn)"
-    )
+            raise RuntimeError("each element in list of batch should be of equal size")
+        fields = [default_collate(list(field)) for field in zip(*batch)]
+        return fields if isinstance(elem, tuple) else _same_sequence(elem, fields)
+    raise TypeError(_COLLATE_TYPES.format(type(elem)))
+
+
+_COLLATE_TYPES = (
+    "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
+    "found {} (pass a collate_fn for other types)"
+)
+
+
+def _same_mapping(elem: Mapping, values: dict) -> Any:
+    """``values`` in a mapping of ``elem``'s type (a copy of it for a mutable mapping, so a
+    defaultdict keeps its factory), or a dict when that type cannot be built from a dict."""
+    try:
+        if isinstance(elem, MutableMapping):
+            clone = copy.copy(elem)
+            clone.update(values)
+            return clone
+        return type(elem)(values)
+    except TypeError:
+        return values
+
+
+def _same_sequence(elem: Sequence, values: list) -> Any:
+    """``values`` in a sequence of ``elem``'s type (a list subclass stays one), else a list."""
+    try:
+        if isinstance(elem, MutableSequence):
+            clone = copy.copy(elem)
+            for i, value in enumerate(values):
+                clone[i] = value
+            return clone
+        return type(elem)(values)
+    except TypeError:
+        return values
 
 
 def default_convert(data: Any) -> Any:
     """What a DataLoader with ``batch_size=None`` does to each sample: NumPy arrays and scalars
     become tensors, containers are converted element by element (a tuple comes back as a list,
-    a namedtuple stays one), anything else is returned as it is."""
+    a namedtuple and a mapping keep their type), anything else is returned as it is."""
     if isinstance(data, Tensor):
         return data
     if isinstance(data, np.ndarray | np.generic) and not isinstance(data, np.str_ | np.bytes_):
         return data if data.dtype.kind in "OSUa" else functions.as_tensor(data)
     if isinstance(data, Mapping):
-        return {key: default_convert(data[key]) for key in data}
+        return _same_mapping(data, {key: default_convert(data[key]) for key in data})
     if isinstance(data, tuple) and hasattr(data, "_fields"):  # namedtuple
         return type(data)(*(default_convert(d) for d in data))
-    if isinstance(data, Sequence) and not isinstance(data, str | bytes):
+    if isinstance(data, tuple):
         return [default_convert(d) for d in data]
+    if isinstance(data, Sequence) and not isinstance(data, str | bytes):
+        return _same_sequence(data, [default_convert(d) for d in data])
     return data
-
-
-def get_worker_info() -> None:
-    """Information about the loading worker process the caller runs in, or None in the main
-    process. Loading always runs in the main process here, so this is always None (a dataset's
-    ``__iter__`` that splits its work by ``worker_info.id`` then takes all of it)."""
-    return None
-
-
-def _gather_batch(dataset: Dataset, indices: list[int]) -> Any:
-    """Fast path: a whole batch in one fancy-index per tensor, or None when there is none.
-
-    A dataset may define ``_get_batch(indices)`` returning exactly what
-    ``default_collate([dataset[i] for i in indices])`` would (TensorDataset does, and so do the
-    file-backed readers); a Subset forwards to its dataset. This skips building one small tensor
-    per sample, which dominates the loading time of small samples.
-    """
-    while type(dataset) is Subset:
-        indices = [dataset.indices[i] for i in indices]
-        dataset = dataset.dataset
-    get_batch = getattr(dataset, "_get_batch", None)
-    return None if get_batch is None else get_batch(indices)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -115,46 +139,84 @@ class DataLoader:
     ``batch_size=None`` yields single samples without collation. ``shuffle=True`` draws a new
     permutation each epoch from ``generator`` (or the minigenesis RNG); ``drop_last`` skips a
     final short batch; ``collate_fn`` turns a list of samples into a batch (``default_collate``).
+    ``num_workers=N > 0`` loads in N worker processes (``multiprocess.py``), ``prefetch_factor``
+    batches ahead each; ``timeout`` bounds the wait for one batch; ``worker_init_fn(id)`` runs in
+    each worker first; ``persistent_workers`` keeps them from one epoch to the next.
+    ``pin_memory`` is accepted and has no effect (there is no page-locked host memory here).
     """
 
     def __init__(
         self,
         dataset: Dataset,
         batch_size: int | None = 1,
-        shuffle: bool = False,
+        shuffle: bool | None = None,
         sampler: Iterable[int] | None = None,
         batch_sampler: Iterable[list[int]] | None = None,
         num_workers: int = 0,
         collate_fn: Callable[[list], Any] | None = None,
         pin_memory: bool = False,
         drop_last: bool = False,
+        timeout: float = 0,
+        worker_init_fn: Callable[[int], None] | None = None,
+        multiprocessing_context: Any = None,
         generator: Generator | None = None,
-        **_ignored: Any,  # timeout, prefetch_factor, persistent_workers ...: no workers here
+        *,
+        prefetch_factor: int | None = None,
+        persistent_workers: bool = False,
+        pin_memory_device: str = "",
+        in_order: bool = True,
     ) -> None:
-        if not isinstance(num_workers, int) or num_workers < 0:
-            raise ValueError(f"num_workers must be a non-negative integer, got {num_workers!r}")
+        _check_worker_options(
+            num_workers, timeout, multiprocessing_context, prefetch_factor, persistent_workers
+        )
         self.dataset = dataset
-        self.num_workers, self.pin_memory = num_workers, pin_memory
+        self.num_workers, self.pin_memory, self.timeout = num_workers, pin_memory, timeout
+        self.worker_init_fn, self.multiprocessing_context = worker_init_fn, multiprocessing_context
+        self.prefetch_factor = 2 if num_workers > 0 and prefetch_factor is None else prefetch_factor
+        self.persistent_workers, self.in_order = persistent_workers, in_order
+        self.pin_memory_device = pin_memory_device
         self.generator = generator
+        self._iterator: Any = None  # the persistent workers' iterator
         self._iterable = isinstance(dataset, IterableDataset)
-        if self._iterable and (shuffle or sampler is not None or batch_sampler is not None):
-            raise ValueError("DataLoader: an IterableDataset cannot be shuffled or sampled")
+        if self._iterable:
+            for name, value in (("shuffle", shuffle), ("sampler", sampler)):
+                if value not in (None, False):
+                    raise ValueError(
+                        f"DataLoader with IterableDataset: expected unspecified {name} option, "
+                        f"but got {name}={value}"
+                    )
+            if batch_sampler is not None:
+                raise ValueError(
+                    "DataLoader with IterableDataset: expected unspecified batch_sampler option"
+                )
         if sampler is not None and shuffle:
-            raise ValueError("DataLoader: pass either sampler or shuffle=True, not both")
-        if batch_sampler is not None and (batch_size != 1 or shuffle or sampler or drop_last):
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError(
+                    "batch_sampler option is mutually exclusive with batch_size, shuffle, "
+                    "sampler, and drop_last"
+                )
+            batch_size, drop_last = None, False
+        elif batch_size is None and drop_last:
             raise ValueError(
-                "DataLoader: batch_sampler excludes batch_size, shuffle, sampler and drop_last"
+                "batch_size=None option disables auto-batching and is mutually exclusive with "
+                "drop_last"
+            )
+        if batch_size is not None and (
+            not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0
+        ):
+            raise ValueError(
+                f"batch_size should be a positive integer value, but got batch_size={batch_size}"
             )
         if sampler is None and not self._iterable:
             sampler = (
-                RandomSampler(dataset, generator=generator)
+                RandomSampler(dataset, generator=generator)  # type: ignore[arg-type]
                 if shuffle
-                else SequentialSampler(dataset)
+                else SequentialSampler(dataset)  # type: ignore[arg-type]
             )
         if batch_sampler is None and batch_size is not None and not self._iterable:
-            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
-        elif batch_size is not None and (not isinstance(batch_size, int) or batch_size <= 0):
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)  # type: ignore[arg-type]
         self.sampler, self.batch_sampler = sampler, batch_sampler
         self.batch_size, self.drop_last = batch_size, drop_last
         self._auto_collate = collate_fn is None
@@ -163,40 +225,102 @@ class DataLoader:
             collate_fn = default_collate if batching else default_convert
         self.collate_fn = collate_fn
 
-    def __iter__(self) -> Iterator[Any]:
-        if self._iterable:
-            yield from self._iter_stream()
-            return
-        if self.batch_sampler is None:  # batch_size=None: samples one by one, as they are
-            for index in self.sampler:
-                yield self.collate_fn(self.dataset[index])
-            return
-        for indices in self.batch_sampler:
-            batch = _gather_batch(self.dataset, indices) if self._auto_collate else None
-            if batch is None:
-                batch = self.collate_fn([self.dataset[i] for i in indices])
-            yield batch
+    def _index_sampler(self) -> Iterable[Any]:
+        """What one task is drawn from: the batch sampler (lists of indices) when batching,
+        the sampler (single indices) when not."""
+        return self.batch_sampler if self.batch_sampler is not None else self.sampler
 
-    def _iter_stream(self) -> Iterator[Any]:
-        if self.batch_size is None:
-            for sample in self.dataset:
-                yield self.collate_fn(sample)
-            return
-        chunk: list = []
-        for sample in self.dataset:
-            chunk.append(sample)
-            if len(chunk) == self.batch_size:
-                yield self.collate_fn(chunk)
-                chunk = []
-        if chunk and not self.drop_last:
-            yield self.collate_fn(chunk)
+    def __iter__(self) -> Iterator[Any]:
+        if self.num_workers > 0:
+            if not self.persistent_workers:
+                return MultiProcessIter(self)
+            if self._iterator is None:
+                self._iterator = MultiProcessIter(self)
+            else:
+                self._iterator._reset()
+            return self._iterator
+        # one draw, as with workers (their base seed), so a seeded shuffle gives the same order
+        # whatever num_workers is (PyTorch draws it in both cases too)
+        draw_base_seed(self.generator)
+        return self._iter_in_process()
+
+    def _fetch_plan(self) -> FetchPlan:
+        return FetchPlan(
+            dataset=self.dataset,
+            iterable=self._iterable,
+            auto_collation=self.batch_sampler is not None or self.batch_size is not None,
+            batch_size=self.batch_size,
+            drop_last=self.drop_last,
+            collate_fn=self.collate_fn,
+            fast_collate=self._auto_collate,
+        )
+
+    def _iter_in_process(self) -> Iterator[Any]:
+        plan = self._fetch_plan()
+        if self._iterable:
+            stream = iter(self.dataset)
+            while True:
+                try:
+                    batch = fetch_stream(plan, stream)
+                except StopIteration:
+                    return
+                yield batch
+        for index in self._index_sampler():
+            yield fetch_map(plan, index)
 
     def __len__(self) -> int:
+        """The number of batches one pass yields. An IterableDataset has one only if it defines
+        ``__len__`` (its sample count; with N workers each must yield its own share)."""
         if self._iterable:
-            raise TypeError("DataLoader over an IterableDataset has no len()")
-        if self.batch_sampler is None:
-            return len(self.sampler)
-        return len(self.batch_sampler)
+            n = len(self.dataset)  # type: ignore[arg-type]  # TypeError without __len__
+            if self.batch_size is None:
+                return n
+            return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+        return len(self._index_sampler())  # type: ignore[arg-type]
+
+
+def _check_worker_options(
+    num_workers: Any,
+    timeout: Any,
+    multiprocessing_context: Any,
+    prefetch_factor: Any,
+    persistent_workers: bool,
+) -> None:
+    """PyTorch's checks of the worker options, with its messages."""
+    if not isinstance(num_workers, int) or isinstance(num_workers, bool) or num_workers < 0:
+        raise ValueError(
+            "num_workers option should be non-negative; use num_workers=0 to disable "
+            f"multiprocessing, got num_workers={num_workers!r}"
+        )
+    if timeout < 0:
+        raise ValueError("timeout option should be non-negative")
+    if num_workers == 0 and prefetch_factor is not None:
+        raise ValueError(
+            "prefetch_factor option could only be specified in multiprocessing. Let "
+            "num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to None."
+        )
+    if prefetch_factor is not None and prefetch_factor < 0:
+        raise ValueError("prefetch_factor option should be non-negative")
+    if persistent_workers and num_workers == 0:
+        raise ValueError("persistent_workers option needs num_workers > 0")
+    if multiprocessing_context is not None:
+        if num_workers == 0:
+            raise ValueError(
+                "multiprocessing_context can only be used with multi-process loading "
+                f"(num_workers > 0), but got num_workers={num_workers}"
+            )
+        if isinstance(multiprocessing_context, str):
+            methods = multiprocessing.get_all_start_methods()
+            if multiprocessing_context not in methods:
+                raise ValueError(
+                    "multiprocessing_context option should specify a valid start method in "
+                    f"{methods!r}, but got multiprocessing_context={multiprocessing_context!r}"
+                )
+        elif not isinstance(multiprocessing_context, multiprocessing.context.BaseContext):
+            raise TypeError(
+                "multiprocessing_context option should be a valid context object or a string "
+                f"specifying the start method, but got {multiprocessing_context!r}"
+            )
 
 
 # mg.utils.data.DistributedSampler, as torch.utils.data exports it (its home: distributed.py)

@@ -44,6 +44,9 @@ class IterableDataset(Dataset):
     def __iter__(self) -> Iterator[Any]:
         raise NotImplementedError(f"{type(self).__name__} must define __iter__")
 
+    def __add__(self, other: Dataset) -> ChainDataset:  # type: ignore[override]
+        return ChainDataset([self, other])
+
 
 class TensorDataset(Dataset):
     """Sample ``i`` is ``(t[i] for t in tensors)``; every tensor must have the same first size."""
@@ -54,7 +57,11 @@ class TensorDataset(Dataset):
         sizes = [t.shape[0] if t.ndim else None for t in tensors]
         if None in sizes or len(set(sizes)) != 1:
             shapes = ", ".join(str(tuple(t.shape)) for t in tensors)
-            raise ValueError(f"TensorDataset: tensors must share their first size, got {shapes}")
+            # AssertionError, as PyTorch's (an assert there)
+            raise AssertionError(
+                f"Size mismatch between tensors: TensorDataset's tensors must share their first "
+                f"size, got {shapes}"
+            )
         self.tensors = tensors
 
     def __getitem__(self, index: int) -> tuple:
@@ -75,9 +82,14 @@ class ConcatDataset(Dataset):
 
     def __init__(self, datasets: Iterable[Dataset]) -> None:
         self.datasets = list(datasets)
+        # AssertionErrors, as PyTorch's (asserts there)
         if not self.datasets:
-            raise ValueError("ConcatDataset needs at least one dataset")
-        self.cumulative_sizes = list(np.cumsum([len(d) for d in self.datasets]))
+            raise AssertionError("datasets should not be an empty iterable")
+        if any(isinstance(d, IterableDataset) for d in self.datasets):
+            raise AssertionError(
+                "ConcatDataset does not support IterableDataset (ChainDataset does)"
+            )
+        self.cumulative_sizes = [int(c) for c in np.cumsum([len(d) for d in self.datasets])]
 
     def __len__(self) -> int:
         return int(self.cumulative_sizes[-1])
@@ -85,6 +97,8 @@ class ConcatDataset(Dataset):
     def __getitem__(self, index: int) -> Any:
         n = len(self)
         if index < 0:
+            if -index > n:
+                raise ValueError("absolute value of index should not exceed dataset length")
             index += n
         if not 0 <= index < n:
             raise IndexError(f"index {index} out of range for ConcatDataset of length {n}")
@@ -148,9 +162,17 @@ class Subset(Dataset):
         self.indices = [int(i) for i in indices]
 
     def __getitem__(self, index: int) -> Any:
-        if isinstance(index, list):
-            return [self.dataset[self.indices[i]] for i in index]
+        if isinstance(index, list):  # the dataset indexed with the list, as PyTorch does
+            return self.dataset[[self.indices[i] for i in index]]
         return self.dataset[self.indices[index]]
+
+    def __getitems__(self, indices: list[int]) -> list:
+        """The samples at ``indices`` (a DataLoader's batch), read in one call when the dataset
+        has a batched ``__getitems__`` of its own."""
+        getitems = getattr(self.dataset, "__getitems__", None)
+        if getitems is not None:
+            return getitems([self.indices[i] for i in indices])
+        return [self.dataset[self.indices[i]] for i in indices]
 
     def __len__(self) -> int:
         return len(self.indices)
@@ -163,11 +185,14 @@ def random_split(
 
     ``lengths`` are counts summing to ``len(dataset)``, or fractions summing to 1: each subset then
     gets ``floor(frac * n)`` samples and the leftover ones go round-robin to the first subsets
-    (PyTorch's rule).
+    (PyTorch's rule; like PyTorch, any lengths summing to 1, such as ``[1, 0]``, are fractions).
     """
     n = len(dataset)
     lengths = list(lengths)
-    if lengths and all(isinstance(x, float) for x in lengths) and math.isclose(sum(lengths), 1.0):
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:  # fractions (PyTorch's test)
+        for i, frac in enumerate(lengths):
+            if not 0 <= frac <= 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
         counts = [int(math.floor(n * frac)) for frac in lengths]
         for i in range(n - sum(counts)):
             counts[i % len(counts)] += 1

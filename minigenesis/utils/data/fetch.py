@@ -1,0 +1,77 @@
+"""How one task becomes one batch (``torch.utils.data._utils.fetch``), the same in the main
+process (``num_workers=0``) and in a worker.
+
+A map-style task is a list of indices (batching) or one index; its samples come from
+``dataset.__getitems__(indices)`` when the dataset defines it (a batched read), else from
+``dataset[i]`` one by one, and ``collate_fn`` merges them. An iterable task is "the next
+``batch_size`` samples of the stream".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .dataset import Subset
+
+__all__ = ["FetchPlan", "fetch_map", "fetch_stream"]
+
+
+@dataclass(frozen=True)
+class FetchPlan:
+    """How a task turns into a batch: the DataLoader's settings (pickled once per worker)."""
+
+    dataset: Any
+    iterable: bool
+    auto_collation: bool  # batches (batch_size or batch_sampler given) or single samples
+    batch_size: int | None
+    drop_last: bool
+    collate_fn: Callable[[Any], Any]
+    fast_collate: bool  # the default collate: a dataset's _get_batch may do the whole batch
+
+
+def gather_batch(dataset: Any, indices: list[int]) -> Any:
+    """Fast path: a whole batch in one fancy-index per tensor, or None when there is none.
+
+    A dataset may define ``_get_batch(indices)`` returning exactly what
+    ``default_collate([dataset[i] for i in indices])`` would (TensorDataset does, and so do the
+    file-backed readers); a Subset forwards to its dataset. This skips building one small tensor
+    per sample, which dominates the loading time of small samples. A dataset with its own
+    ``__getitems__`` decides what a batch is, so it gets no fast path.
+    """
+    while type(dataset) is Subset:
+        indices = [dataset.indices[i] for i in indices]
+        dataset = dataset.dataset
+    get_batch = getattr(dataset, "_get_batch", None)
+    if get_batch is None or hasattr(dataset, "__getitems__"):
+        return None
+    return get_batch(indices)
+
+
+def fetch_map(plan: FetchPlan, index: Any) -> Any:
+    """One task of a map-style dataset: a list of indices (batching) or one index."""
+    dataset = plan.dataset
+    if not plan.auto_collation:
+        return plan.collate_fn(dataset[index])
+    if plan.fast_collate:
+        batch = gather_batch(dataset, index)
+        if batch is not None:
+            return batch
+    getitems = getattr(dataset, "__getitems__", None)
+    samples = getitems(index) if getitems else [dataset[i] for i in index]
+    return plan.collate_fn(samples)
+
+
+def fetch_stream(plan: FetchPlan, stream: Iterator[Any]) -> Any:
+    """The next batch (or sample) of an IterableDataset; StopIteration when it is exhausted."""
+    if not plan.auto_collation:
+        return plan.collate_fn(next(stream))
+    chunk = []
+    for sample in stream:
+        chunk.append(sample)
+        if len(chunk) == plan.batch_size:
+            break
+    if not chunk or (plan.drop_last and len(chunk) < plan.batch_size):
+        raise StopIteration
+    return plan.collate_fn(chunk)

@@ -1,0 +1,199 @@
+"""The main process's side of multi-process loading (``DataLoader(num_workers=N)``, N > 0).
+
+``MultiProcessIter`` starts N worker processes (``worker.worker_loop``), keeps
+``prefetch_factor * N`` tasks in flight (task k goes to the next worker still running, round
+robin), and yields the batches in task order: a batch that arrives early waits in
+``self._arrived`` until the ones before it have been yielded.
+
+Every wait is bounded. With ``timeout > 0`` a batch that takes longer raises
+``RuntimeError("DataLoader timed out ...")``; otherwise the wait is cut into short slices, and
+between two slices the workers are checked: one that died (killed, ``os._exit``, out of memory)
+raises ``RuntimeError("DataLoader worker (pid ...) exited unexpectedly")`` instead of a hang.
+The workers are shut down when the epoch ends, when the iterator is dropped (a ``break`` out of
+the loop) and before a fatal error is raised.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import queue
+from typing import Any
+
+import numpy as np
+
+from ...random import generator_for
+from .worker import STATUS_CHECK_INTERVAL, ExceptionWrapper, ResumeIteration, StreamEnd, worker_loop
+
+__all__ = ["MultiProcessIter", "draw_base_seed"]
+
+
+def draw_base_seed(generator: Any) -> int:
+    """The workers' base seed: one 63-bit draw from the loader's generator (or the global one),
+    so ``mg.manual_seed`` or ``generator=`` makes the workers' random numbers repeat."""
+    return int(generator_for(np, generator).integers(0, 2**63))
+
+
+class MultiProcessIter:
+    """One pass over a DataLoader with worker processes (reused across passes when the loader
+    has ``persistent_workers=True``)."""
+
+    def __init__(self, loader: Any) -> None:
+        self._loader = loader
+        self._num_workers = loader.num_workers
+        self._prefetch = loader.prefetch_factor * loader.num_workers
+        self._timeout = loader.timeout
+        self._persistent = loader.persistent_workers
+        self._shutdown = False
+        ctx = loader.multiprocessing_context
+        if ctx is None:
+            ctx = multiprocessing.get_context()
+        elif isinstance(ctx, str):
+            ctx = multiprocessing.get_context(ctx)
+        plan = loader._fetch_plan()
+        base_seed = draw_base_seed(loader.generator)
+        self._result_queue = ctx.Queue()
+        self._done_event = ctx.Event()
+        self._index_queues, self._workers = [], []
+        for worker_id in range(self._num_workers):
+            index_queue = ctx.Queue()
+            index_queue.cancel_join_thread()  # a dead worker must not block our exit
+            args = (plan, index_queue, self._result_queue, self._done_event, base_seed)
+            args += (loader.worker_init_fn, worker_id, self._num_workers)
+            w = ctx.Process(target=worker_loop, args=args, daemon=True)
+            w.start()
+            self._index_queues.append(index_queue)
+            self._workers.append(w)
+        self._epoch = 0
+        self._start_epoch()
+
+    # --- one epoch ---------------------------------------------------------------------------
+    def _start_epoch(self) -> None:
+        loader = self._loader
+        self._tasks = iter(loader._index_sampler()) if not loader._iterable else itertools.count()
+        self._active = [True] * self._num_workers
+        self._next_worker = itertools.cycle(range(self._num_workers))
+        self._sent = self._received = 0  # task numbers: next to send, next to yield
+        self._owner: dict[int, int] = {}  # task number -> worker, for tasks not yet yielded
+        self._arrived: dict[int, Any] = {}  # batches that came before their turn
+        for _ in range(self._prefetch):
+            self._send_task()
+
+    def _reset(self) -> None:
+        """A new epoch on the same (persistent) workers: restart their streams, drop stale
+        batches, refill the pipeline."""
+        self._epoch += 1
+        marker = ResumeIteration(self._epoch)
+        for q in self._index_queues:
+            q.put(marker)
+        acks = 0
+        while acks < self._num_workers:
+            number, _ = self._get()
+            acks += number == marker
+        self._start_epoch()
+
+    def _send_task(self) -> None:
+        if not any(self._active):
+            return
+        try:
+            index = next(self._tasks)
+        except StopIteration:
+            return
+        worker = next(self._next_worker)
+        while not self._active[worker]:
+            worker = next(self._next_worker)
+        self._index_queues[worker].put((self._sent, index))
+        self._owner[self._sent] = worker
+        self._sent += 1
+
+    def __iter__(self) -> MultiProcessIter:
+        return self
+
+    def __next__(self) -> Any:
+        while True:
+            # skip tasks whose worker's stream ended before answering them
+            while self._received < self._sent:
+                if self._received in self._arrived or self._active[self._owner[self._received]]:
+                    break
+                del self._owner[self._received]
+                self._received += 1
+            else:
+                if not self._persistent:
+                    self._shutdown_workers()
+                raise StopIteration
+            if self._received in self._arrived:
+                data = self._arrived.pop(self._received)
+            else:
+                number, data = self._get()
+                if isinstance(number, ResumeIteration):
+                    continue  # a late ack from a reset; not a batch
+                if isinstance(data, StreamEnd):
+                    self._active[data.worker_id] = False  # its later tasks are skipped
+                    self._send_task()
+                    continue
+                if number != self._received:
+                    self._arrived[number] = data
+                    continue
+            del self._owner[self._received]
+            self._received += 1
+            self._send_task()
+            if isinstance(data, ExceptionWrapper):
+                data.reraise()  # the loader may still be iterated on, as in PyTorch
+            return data
+
+    def __len__(self) -> int:
+        return len(self._loader)
+
+    # --- waiting, bounded ------------------------------------------------------------------
+    def _get(self) -> tuple[Any, Any]:
+        """The next ``(task number, batch)`` from any worker, within ``timeout`` seconds."""
+        if self._timeout > 0:
+            try:
+                return self._result_queue.get(timeout=self._timeout)
+            except queue.Empty:
+                self._raise_if_a_worker_died()
+                self._shutdown_workers()
+                raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds") from None
+        while True:
+            try:
+                return self._result_queue.get(timeout=STATUS_CHECK_INTERVAL)
+            except queue.Empty:
+                self._raise_if_a_worker_died()
+
+    def _raise_if_a_worker_died(self) -> None:
+        dead = [w for w in self._workers if not w.is_alive()]
+        if dead:
+            pids = ", ".join(str(w.pid) for w in dead)
+            codes = ", ".join(str(w.exitcode) for w in dead)
+            self._shutdown_workers()
+            raise RuntimeError(
+                f"DataLoader worker (pid(s) {pids}) exited unexpectedly (exit code(s) {codes})"
+            )
+
+    # --- cleanup -----------------------------------------------------------------------------
+    def _shutdown_workers(self) -> None:
+        """Stop every worker and release the queues; safe to call twice. Each join is bounded:
+        a worker that does not stop in time is terminated."""
+        if self._shutdown:
+            return
+        self._shutdown = True
+        self._done_event.set()
+        for q in self._index_queues:
+            try:
+                q.put(None)
+            except (OSError, ValueError):  # the queue is already closed
+                pass
+        for w in self._workers:
+            w.join(timeout=5 * STATUS_CHECK_INTERVAL)
+            if w.is_alive():
+                w.terminate()
+                w.join(timeout=5 * STATUS_CHECK_INTERVAL)
+        for q in [*self._index_queues, self._result_queue]:
+            q.cancel_join_thread()
+            q.close()
+        if self._loader._iterator is self:
+            self._loader._iterator = None
+
+    def __del__(self) -> None:
+        if getattr(self, "_workers", None) is not None and not getattr(self, "_shutdown", True):
+            self._shutdown_workers()
