@@ -291,6 +291,12 @@ def test_bad_worker_and_batching_options_raise(kwargs, error, match):
         DataLoader(TensorDataset(mg.arange(4)), **kwargs)
 
 
+def test_zero_prefetch_with_workers_raises_instead_of_an_empty_epoch():
+    loader = DataLoader(TensorDataset(mg.arange(4)), num_workers=1, prefetch_factor=0)
+    with pytest.raises(AssertionError, match="prefetch_factor"):
+        iter(loader)
+
+
 def test_batch_sampler_with_an_empty_sampler_is_still_exclusive():
     class Empty:
         def __iter__(self):

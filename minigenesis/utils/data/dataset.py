@@ -7,6 +7,7 @@ one is a stream (``for sample in dataset``). ``random_split`` cuts one into rand
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -196,6 +197,12 @@ def random_split(
         counts = [int(math.floor(n * frac)) for frac in lengths]
         for i in range(n - sum(counts)):
             counts[i % len(counts)] += 1
+        for i, count in enumerate(counts):
+            if count == 0:
+                warnings.warn(
+                    f"Length of split at index {i} is 0. This might result in an empty dataset.",
+                    stacklevel=2,
+                )
         lengths = counts
     if any(int(x) != x or x < 0 for x in lengths) or sum(lengths) != n:
         raise ValueError(

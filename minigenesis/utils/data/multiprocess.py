@@ -39,6 +39,11 @@ class MultiProcessIter:
     has ``persistent_workers=True``)."""
 
     def __init__(self, loader: Any) -> None:
+        if not loader.prefetch_factor > 0:  # none in flight would yield an empty epoch
+            raise AssertionError(  # PyTorch's type (an assert there)
+                "prefetch_factor must be greater than 0 for loading with workers, got "
+                f"prefetch_factor={loader.prefetch_factor}"
+            )
         self._loader = loader
         self._num_workers = loader.num_workers
         self._prefetch = loader.prefetch_factor * loader.num_workers
