@@ -17,6 +17,7 @@ from minigenesis.utils.data import (
     DataLoader,
     Dataset,
     IterableDataset,
+    Sampler,
     Subset,
     TensorDataset,
     default_collate,
@@ -158,3 +159,26 @@ def test_seeded_shuffle_order_does_not_depend_on_num_workers():
         return [int(i) for (b,) in loader for i in b.tolist()]
 
     assert order(0) == order(2) and sorted(order(0)) == list(range(17))
+
+
+def test_datasets_and_samplers_take_a_type_parameter():
+    class Pairs(Dataset[tuple[mg.Tensor, int]]):
+        def __len__(self):
+            return 3
+
+        def __getitem__(self, i):
+            return mg.tensor([float(i)]), i
+
+    class Every2nd(Sampler[int]):
+        def __iter__(self):
+            return iter([0, 2])
+
+        def __len__(self):
+            return 2
+
+    class Counting(IterableDataset[int]):
+        def __iter__(self):
+            return iter(range(2))
+
+    batch = next(iter(DataLoader(Pairs(), batch_size=2, sampler=Every2nd())))
+    assert batch[1].tolist() == [0, 2] and list(Counting()) == [0, 1]

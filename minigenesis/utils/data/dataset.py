@@ -9,13 +9,15 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
 from ..._tensor import Tensor
 from ...random import Generator
 from .sampler import _permutation
+
+T_co = TypeVar("T_co", covariant=True)  # the type of one sample
 
 __all__ = [
     "Dataset",
@@ -29,8 +31,9 @@ __all__ = [
 ]
 
 
-class Dataset:
-    """A map-style dataset: subclasses define ``__getitem__(i)`` and ``__len__()``."""
+class Dataset(Generic[T_co]):
+    """A map-style dataset: subclasses define ``__getitem__(i)`` and ``__len__()``.
+    ``Dataset[SampleType]`` names the sample type for type checkers, as in PyTorch."""
 
     def __getitem__(self, index: int) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must define __getitem__")
@@ -39,7 +42,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[T_co]):
     """A stream of samples: subclasses define ``__iter__`` (no indexing, no shuffling)."""
 
     def __iter__(self) -> Iterator[Any]:

@@ -7,6 +7,7 @@ draws with replacement); a ``BatchSampler`` groups them into lists, one list per
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence, Sized
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -24,14 +25,16 @@ __all__ = [
     "BatchSampler",
 ]
 
+T_co = TypeVar("T_co", covariant=True)  # what the sampler yields
+
 
 def _permutation(n: int, generator: Generator | None) -> list[int]:
     """A permutation of 0..n-1 drawn from ``generator`` or the minigenesis CPU generator."""
     return generator_for(np, generator).permutation(n).tolist()
 
 
-class Sampler:
-    """Yields dataset indices."""
+class Sampler(Generic[T_co]):
+    """Yields dataset indices (``Sampler[int]``; a batch sampler is a ``Sampler[list[int]]``)."""
 
     def __iter__(self) -> Iterator[int]:
         raise NotImplementedError
