@@ -211,6 +211,40 @@ def test_a_worker_exception_is_raised_in_the_main_process_with_its_traceback():
         assert "__getitem__" in msg and "no sample 4" in msg
 
 
+def _next_or_error(it):
+    try:
+        return canon(next(it))
+    except StopIteration:
+        return "stop"
+    except Exception as e:  # the type and the first line of the message are compared
+        return type(e).__name__, str(e).splitlines()[0]
+
+
+def test_errors_in_worker_init_and_mid_stream_then_the_loader_goes_on():
+    def program(lib, data):
+        def init(worker_id):
+            if worker_id == 1:
+                raise OSError("no disk for worker 1")
+
+        ds = data.TensorDataset(lib.arange(10))
+        it = iter(data.DataLoader(ds, batch_size=2, num_workers=2, worker_init_fn=init))
+        out = [_next_or_error(it) for _ in range(3)]
+
+        class Records(data.IterableDataset):
+            def __iter__(self):
+                info = data.get_worker_info()
+                for k in range(4):
+                    if k == 2 and info.id == 0:
+                        raise ValueError("bad record")
+                    yield k * 10 + info.id
+
+        it = iter(data.DataLoader(Records(), batch_size=None, num_workers=2))
+        return out + [_next_or_error(it) for _ in range(8)]
+
+    out = assert_same(program)
+    assert ("ValueError", "Caught ValueError in DataLoader worker process 0.") in out
+
+
 @pytest.mark.slow  # PyTorch's worker finishes its sleep before it is joined
 def test_an_expired_timeout_raises_runtime_error():
     def program(lib, data):
