@@ -67,6 +67,12 @@ def test_collate_errors_follow_pytorch_types():
         default_collate([[1, 2], [3]])
 
 
+def test_strings_in_tuple_samples_stay_the_field_tuple():
+    names, ids = default_collate([("a", 1), ("b", 2)])
+    assert names == ("a", "b") and ids.tolist() == [1, 2]
+    assert default_collate(["a", "b"]) == ["a", "b"]
+
+
 def test_collated_numpy_scalars_keep_their_dtype():
     out = default_collate([np.int16(1), np.int16(7)])
     assert out.dtype == mg.int16 and out.tolist() == [1, 7]

@@ -338,6 +338,11 @@ def _samples(lib):
         "namedtuples": [Pair(1, t([1.0])), Pair(2, t([2.0]))],
         "ordered dict": [OrderedDict(b=1, a=2.0), OrderedDict(b=3, a=4.0)],
         "lists": [[1, 2], [3, 4]],
+        "tuples with strings": [("a", 1), ("b", 2)],
+        "mixed dtype tensors": [t([1], dtype=lib.int32), t([2.5], dtype=lib.float16)],
+        "numpy 0-d arrays": [np.array(1.5), np.array(2.5)],
+        "float then int": [1.5, 2],
+        "bool then int": [True, 2],
         # errors
         "mixed shapes": [t([1.0]), t([1.0, 2.0])],
         "numpy mixed shapes": [np.ones(2), np.ones(3)],

@@ -176,7 +176,8 @@ def test_worker_init_fn_and_worker_info_in_each_worker():
 
         def __getitem__(self, i):
             info = get_worker_info()
-            return os.environ["MG_TEST_INIT"], f"{info.id}:{info.seed}", info.dataset is self
+            same = info.dataset is self and info.seed == mg.initial_seed()
+            return os.environ["MG_TEST_INIT"], f"{info.id}:{info.seed}", same
 
     for env, info, same in DataLoader(Env(), batch_size=None, num_workers=2, worker_init_fn=init):
         seen.append((env, info, same))

@@ -40,9 +40,10 @@ def default_collate(batch: Sequence[Any]) -> Any:
 
     tensors -> ``mg.stack`` (a new leading batch dimension); NumPy arrays and scalars -> stacked
     tensors; Python floats -> a float64 tensor, ints (and bools) -> ``mg.tensor(batch)``'s dtype
-    (int64, bool, or float32 when a float follows an int: PyTorch's rule); strings and bytes stay
-    a list; mappings collate per key and keep their type (an OrderedDict stays one); tuples and
-    lists collate per position (a tuple comes back as a list, a namedtuple stays a namedtuple).
+    (int64, bool, or float32 when a float follows an int: PyTorch's rule); strings and bytes are
+    returned as given (the loader's list; a tuple per field of tuple samples); mappings collate
+    per key and keep their type (an OrderedDict stays one); tuples and lists collate per
+    position (a tuple comes back as a list, a namedtuple stays a namedtuple).
     """
     if len(batch) == 0:
         raise IndexError("default_collate: got an empty batch (no first sample to follow)")
@@ -66,15 +67,15 @@ def default_collate(batch: Sequence[Any]) -> Any:
     if isinstance(elem, int):  # bool is an int: all-bool batches give a bool tensor
         return creation.tensor(list(batch))
     if isinstance(elem, str | bytes):
-        return list(batch)
+        return batch  # as given: a list from the loader, a tuple for a tuple field
     if isinstance(elem, Mapping):
         return _same_mapping(elem, {key: default_collate([d[key] for d in batch]) for key in elem})
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
-        return type(elem)(*(default_collate(list(field)) for field in zip(*batch)))
+        return type(elem)(*(default_collate(field) for field in zip(*batch)))
     if isinstance(elem, Sequence):
         if len({len(b) for b in batch}) != 1:
             raise RuntimeError("each element in list of batch should be of equal size")
-        fields = [default_collate(list(field)) for field in zip(*batch)]
+        fields = [default_collate(field) for field in zip(*batch)]
         return fields if isinstance(elem, tuple) else _same_sequence(elem, fields)
     raise TypeError(_COLLATE_TYPES.format(type(elem)))
 

@@ -24,7 +24,8 @@ from .sampler import Sampler, _permutation
 
 
 class DistributedSampler(Sampler):
-    """Rank ``rank``'s share of ``dataset`` (PyTorch's semantics and index lists)."""
+    """Rank ``rank``'s share of ``dataset``: PyTorch's semantics, and its index lists when
+    ``shuffle=False`` (a shuffled order is drawn from minigenesis's generator, not PyTorch's)."""
 
     def __init__(
         self,
