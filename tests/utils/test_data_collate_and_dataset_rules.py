@@ -188,3 +188,11 @@ def test_datasets_and_samplers_take_a_type_parameter():
 
     batch = next(iter(DataLoader(Pairs(), batch_size=2, sampler=Every2nd())))
     assert batch[1].tolist() == [0, 2] and list(Counting()) == [0, 1]
+
+
+def test_the_loader_refuses_a_batching_setting_changed_after_construction():
+    loader = DataLoader(TensorDataset(mg.arange(8)), batch_size=4)
+    with pytest.raises(ValueError, match="batch_size attribute should not be set"):
+        loader.batch_size = 2  # it would be ignored: the batch sampler already has 4
+    assert len(loader) == 2
+    loader.num_workers = 0  # the others may change, as in PyTorch

@@ -251,9 +251,14 @@ def test_persistent_workers_serve_every_epoch_and_stop_with_the_loader(no_childr
     epochs.append([(int(i), int(p)) for b in loader for i, p in zip(*b)])
     assert all([i for i, _ in e] == list(range(9)) for e in epochs)
     assert len({p for e in epochs for _, p in e}) == 2  # the same two processes throughout
+    shuffled = DataLoader(Pids(9), batch_size=2, shuffle=True, num_workers=2,
+                          persistent_workers=True,
+                          multiprocessing_context=multiprocessing.get_context("fork"))  # fmt: skip
+    orders = [[int(i) for b in shuffled for i in b[0]] for _ in range(2)]
+    assert orders[0] != orders[1] and sorted(orders[0]) == sorted(orders[1]) == list(range(9))
     stream = DataLoader(Shards(7), batch_size=2, num_workers=2, persistent_workers=True)
     assert [_flat(stream) for _ in range(2)] == [[0, 2, 1, 3, 4, 6, 5]] * 2
-    del loader, stream
+    del loader, stream, shuffled
     gc.collect()
     assert no_children_left()
 

@@ -225,6 +225,25 @@ class DataLoader:
             batching = batch_size is not None or batch_sampler is not None
             collate_fn = default_collate if batching else default_convert
         self.collate_fn = collate_fn
+        self._initialized = True
+
+    # These decide the batches through the samplers built above: changed later, they would be
+    # silently ignored (a new batch_size, say), so PyTorch refuses the change, and so do we.
+    _FROZEN = (
+        "batch_size",
+        "batch_sampler",
+        "sampler",
+        "drop_last",
+        "dataset",
+        "persistent_workers",
+    )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in self._FROZEN and self.__dict__.get("_initialized"):
+            raise ValueError(
+                f"{name} attribute should not be set after {type(self).__name__} is initialized"
+            )
+        super().__setattr__(name, value)
 
     def _index_sampler(self) -> Iterable[Any]:
         """What one task is drawn from: the batch sampler (lists of indices) when batching,
