@@ -217,16 +217,14 @@ class Trainer:
         c = self.config
         self.model.train()
         seed = c.seed * 1_000_003  # + epoch: this epoch's order
-        if self.world == 1:
-            order = Generator().manual_seed(seed + self.epoch)
-            loader = DataLoader(self.train_ds, batch_size=c.batch_size, shuffle=True,
-                                generator=order)  # fmt: skip
-        else:  # the same order, cut so that process r takes positions r, r + N, ... of it:
-            # the N shares of batch i are together exactly batch i of a single process
-            sampler = DistributedSampler(self.train_ds, self.world, self.rank, seed=seed)
-            sampler.set_epoch(self.epoch)
-            loader = DataLoader(self.train_ds, batch_size=c.batch_size // self.world,
-                                sampler=sampler)  # fmt: skip
+        # The epoch's shuffled order (seed + epoch), cut so that process r takes positions
+        # r, r + N, ... of it: the N shares of batch i are together exactly batch i of a single
+        # process (N = 1: the whole order). The loader's one draw per epoch (a base seed for
+        # worker processes) comes from a private generator, not from the model's random stream.
+        sampler = DistributedSampler(self.train_ds, self.world, self.rank, seed=seed)
+        sampler.set_epoch(self.epoch)
+        loader = DataLoader(self.train_ds, batch_size=c.batch_size // self.world,
+                            sampler=sampler, generator=Generator())  # fmt: skip
         n_batches = self.batches_per_epoch
         step_loss = 0.0  # mean loss of the micro-batches of the current optimizer step
         part = [0.0, 0, 0]  # loss * n, correct, n over the micro-batches of the current step
