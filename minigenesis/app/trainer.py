@@ -304,7 +304,9 @@ class Trainer:
         c = self.config
         self.model.eval()
         total_loss = correct = count = 0
-        for xb, yb in DataLoader(self.val_ds, batch_size=512):
+        # a private generator: the loader's per-pass draw must not move the model's random
+        # stream (a resumed run replays it bit for bit)
+        for xb, yb in DataLoader(self.val_ds, batch_size=512, generator=Generator()):
             xb, yb = xb.to(c.device), yb.to(c.device)
             logits, loss = self._forward(xb, yb)
             total_loss += float(loss.item()) * yb.shape[0]
