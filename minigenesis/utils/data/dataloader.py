@@ -143,7 +143,8 @@ class DataLoader:
     ``num_workers=N > 0`` loads in N worker processes (``multiprocess.py``), ``prefetch_factor``
     batches ahead each; ``timeout`` bounds the wait for one batch; ``worker_init_fn(id)`` runs in
     each worker first; ``persistent_workers`` keeps them from one epoch to the next.
-    ``pin_memory`` is accepted and has no effect (there is no page-locked host memory here).
+    ``pin_memory`` is accepted and has no effect (there is no page-locked host memory here);
+    batches always come in order (``in_order=False`` is accepted and changes nothing).
     """
 
     def __init__(
