@@ -26,7 +26,7 @@ import pickle
 import subprocess
 import sys
 import time
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -165,9 +165,9 @@ class MPIBackend:
         length = np.array([len(data)], dtype=np.int64)
         self._wait(self.comm.Ibcast(length, root=src), op)
         buf = np.frombuffer(data, dtype=np.uint8).copy() if self.rank == src else \
-            np.empty(int(length[0]), dtype=np.uint8)  # fmt: skip
+            self._receive_buffer(int(length[0]), src, op)  # fmt: skip
         self._wait(self.comm.Ibcast(buf, root=src), op)
-        return obj if self.rank == src else pickle.loads(buf.tobytes())
+        return obj if self.rank == src else self._unpickle(buf, src, op)
 
     def allgather_object(self, obj: Any, name: str = "all_gather_object", count: bool = True
                          ) -> list:  # fmt: skip
@@ -176,10 +176,39 @@ class MPIBackend:
         data = np.frombuffer(pickle.dumps(obj), dtype=np.uint8)
         lengths = np.empty(self.size, dtype=np.int64)
         self._wait(self.comm.Iallgather(np.array([data.size], dtype=np.int64), lengths), op)
-        recv = np.empty(int(lengths.sum()), dtype=np.uint8)
+        for r, n in enumerate(lengths.tolist()):
+            if n < 0:
+                self._garbage(op, r, f"announced a length of {n} bytes")
+        recv = self._receive_buffer(int(lengths.sum()), None, op)
         self._wait(self.comm.Iallgatherv(data, [recv, lengths.tolist()]), op)
-        ends = np.cumsum(lengths)
-        return [pickle.loads(recv[e - n : e].tobytes()) for e, n in zip(ends, lengths)]
+        starts = np.cumsum(lengths) - lengths
+        return [
+            self._unpickle(recv[a : a + n], r, op) for r, (a, n) in enumerate(zip(starts, lengths))
+        ]
+
+    # ------------------------------------------------------------------ object messages
+    # The ranks trust each other's objects (pickle, as PyTorch does), but a rank that runs a
+    # *different* collective here sends bytes that are no length and no pickle: say so.
+    def _receive_buffer(self, n: int, src: int | None, op: _Op) -> np.ndarray:
+        if n < 0:
+            self._garbage(op, src, f"announced a length of {n} bytes")
+        try:
+            return np.empty(n, dtype=np.uint8)
+        except (MemoryError, ValueError) as err:
+            self._garbage(op, src, f"announced {n} bytes, which cannot be allocated ({err})")
+
+    def _unpickle(self, buf: np.ndarray, src: int | None, op: _Op) -> Any:
+        try:
+            return pickle.loads(buf.tobytes())
+        except Exception as err:  # noqa: BLE001  (any failure of foreign bytes is the same error)
+            self._garbage(op, src, f"sent {buf.size} bytes that are not a pickled object "
+                                   f"({type(err).__name__}: {err})")  # fmt: skip
+
+    def _garbage(self, op: _Op, src: int | None, what: str) -> NoReturn:
+        who = "a rank" if src is None else f"rank {src}"
+        self._fail(f"[rank {self.rank}] {op}: {who} {what}; the ranks called different "
+                   "collectives (every rank must call the same ones, in the same order; set "
+                   "MINIGENESIS_DISTRIBUTED_DEBUG=DETAIL to check each one)")  # fmt: skip
 
     # ------------------------------------------------------------------ requests
     def _begin(self, name: str, detail: str, count: bool = True) -> _Op:
@@ -274,7 +303,7 @@ class MPIBackend:
         del asks  # never waited for: a stopped rank never takes them
         self._fail(roll_call_message(self.rank, op, self.timeout, others, answers, grace))
 
-    def _fail(self, message: str) -> None:
+    def _fail(self, message: str) -> NoReturn:
         self.broken = message
         raise DistBackendError(message)
 

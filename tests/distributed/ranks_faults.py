@@ -46,6 +46,12 @@ try:
         mg.nn.parallel.DistributedDataParallel(mg.nn.Sequential(*layers))
     elif scenario == "order" and rank == 1:
         dist.broadcast(t, 0)
+    elif scenario in ("objects", "huge_object"):  # rank 0 broadcasts tensors, rank 1 an object
+        if rank == 0:
+            dist.broadcast(mg.tensor([5 if scenario == "objects" else 2**50]), 0)
+            dist.broadcast(mg.tensor([1, 2, 3, 4, 5], dtype=mg.uint8), 0)
+        else:
+            dist.broadcast_object_list([None], src=0)
     else:
         dist.all_reduce(t)
 except RuntimeError as err:

@@ -154,6 +154,21 @@ def test_ranks_in_different_collectives_say_so():
     assert any("is in all_reduce #2" in m or "is in broadcast #2" in m for m in messages)
 
 
+@pytest.mark.parametrize("scenario, says", [
+    ("objects", "rank 0 sent 5 bytes that are not a pickled object"),
+    ("huge_object", "rank 0 announced 1125899906842624 bytes, which cannot be allocated"),
+])  # fmt: skip
+def test_an_object_broadcast_fed_by_a_tensor_broadcast_is_a_clear_error(scenario, says):
+    # without DETAIL the two calls pair up in MPI; the receiver gets a length and bytes that
+    # are no pickle: a DistBackendError naming the collective, not UnpicklingError/MemoryError
+    rc, reports, output, _ = _run_faults(scenario, "3")
+    assert rc != 0
+    got = reports[1]
+    assert got["error"] == "DistBackendError", output
+    assert got["message"].startswith("[rank 1] broadcast_object_list #2 (from rank 0): " + says)
+    assert "the ranks called different collectives" in got["message"]
+
+
 def test_detail_mode_checks_each_collectives_shapes_on_every_rank():
     rc, reports, output, _ = _run_faults("sizes", "3",
                                          env={timeouts.DEBUG_ENV: "DETAIL"})  # fmt: skip
