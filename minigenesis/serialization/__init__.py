@@ -78,7 +78,11 @@ def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
 
 
 def load(
-    f: str | os.PathLike | BinaryIO, map_location: Any = None, weights_only: bool = True
+    f: str | os.PathLike | BinaryIO,
+    map_location: Any = None,
+    weights_only: bool | None = None,
+    *,
+    mmap: bool | None = None,
 ) -> Any:
     """Read an object written by ``save``.
 
@@ -87,17 +91,24 @@ def load(
     ``weights_only=True`` (default) loads plain data only (tensors, numeric arrays and scalars,
     builtin containers and scalars, OrderedDict) and refuses anything else with
     ``UnsafeCheckpointError``; pass False only for files you trust, since unpickling them can run
-    arbitrary code. A damaged or malformed file raises ``CheckpointError`` naming it; a missing
-    one FileNotFoundError. Errors of ``map_location`` itself come through unchanged.
+    arbitrary code. ``weights_only=None`` means True, as in PyTorch 2.6 and later.
+    ``mmap=True`` maps the file instead of reading it (a path, or a file with a fileno): the
+    arrays are private copy-on-write views of its pages, which the OS reads as they are touched.
+    A damaged or malformed file raises ``CheckpointError`` naming it; a missing one
+    FileNotFoundError. Errors of ``map_location`` itself come through unchanged.
     """
+    if weights_only is None:  # PyTorch's default since 2.6: the safe loader, never the other
+        weights_only = True
     name = getattr(f, "name", None) if hasattr(f, "read") else os.fspath(f)
     name = str(name) if name is not None else f"<{type(f).__name__}>"
+    if isinstance(f, io.TextIOBase):
+        raise TypeError(f"{name}: the file is open in text mode; open it with 'rb'")
     place = make_placer(map_location, name)  # a bad map_location fails before any reading
     if hasattr(f, "read"):
-        payload, buffers = read_checkpoint(f, name)
+        payload, buffers = read_checkpoint(f, name, mmap=bool(mmap))
     else:
         with open(f, "rb", buffering=0) as fh:
-            payload, buffers = read_checkpoint(fh, name)
+            payload, buffers = read_checkpoint(fh, name, mmap=bool(mmap))
     try:
         if weights_only:
             return restricted_load(payload, buffers, name, place)

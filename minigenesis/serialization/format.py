@@ -31,6 +31,7 @@ Why this layout:
 from __future__ import annotations
 
 import io
+import mmap as _mmap
 import pickle
 import queue
 import struct
@@ -134,14 +135,23 @@ def write_checkpoint(
     f.write(struct.pack("<I", value) + END)
 
 
-def read_checkpoint(f: BinaryIO, name: str) -> tuple[bytes, list[np.ndarray]]:
+def read_checkpoint(f: BinaryIO, name: str, mmap: bool = False) -> tuple[bytes, list[np.ndarray]]:
     """Check and read a checkpoint: ``(pickle bytes, out-of-band buffers)``.
 
     Every structural fact is checked against the file size before anything is allocated, and the
     checksum is compared before anything is unpickled; each failure raises ``CheckpointError``
-    naming ``name`` and what is wrong.
+    naming ``name`` and what is wrong. With ``mmap=True`` the buffers are views of a private
+    (copy-on-write) memory map of the file instead of fresh allocations: pages are read when
+    first touched (the checksum touches each once) and writes to them never reach the file.
     """
-    base = f.tell()  # a file object may hold a checkpoint after other data: it runs to the end
+    try:
+        base = f.tell()
+        f.seek(base)
+    except (AttributeError, OSError, ValueError) as err:  # a pipe, a socket: the footer is last
+        raise CheckpointError(
+            f"{name}: cannot read a checkpoint from a stream that cannot seek ({err}); save it to "
+            "a file, or read it into io.BytesIO first"
+        ) from None  # a file object may hold a checkpoint after other data: it runs to the end
     size = f.seek(0, io.SEEK_END) - base
     if size == 0:
         raise CheckpointError(f"{name}: the file is empty (0 bytes), so it holds no checkpoint")
@@ -154,11 +164,14 @@ def read_checkpoint(f: BinaryIO, name: str) -> tuple[bytes, list[np.ndarray]]:
     header = _read_exact(f, _HEADER.size, name)
     magic, version, _ = _HEADER.unpack(header)
     if magic != MAGIC:
-        hint = (
-            " (it looks like a plain pickle: if you trust it, read it with pickle.load)"
-            if header[:1] == b"\x80"
-            else ""
-        )
+        hint = ""
+        if header[:1] == b"\x80":
+            hint = " (it looks like a plain pickle: if you trust it, read it with pickle.load)"
+        elif header[:4] == b"PK\x03\x04":  # torch.save's format since PyTorch 1.6 is a zip
+            hint = (
+                " (it is a zip archive, as torch.save writes: read it with torch.load(path, "
+                "weights_only=True) and convert each tensor with mg.tensor(t.numpy()))"
+            )
         raise CheckpointError(
             f"{name}: not a minigenesis checkpoint: it starts with {header[:8]!r}, "
             f"not {MAGIC!r}{hint}"
@@ -195,13 +208,22 @@ def read_checkpoint(f: BinaryIO, name: str) -> tuple[bytes, list[np.ndarray]]:
 
     # Sequential pass: read everything once, checksumming as it arrives.
     f.seek(base + _HEADER.size)
+    mapped = _map_file(f, name) if mmap else None
     buffers = []
     with _RunningCrc(threaded=size >= _THREAD_MIN) as crc:
         crc.feed(header)
+        at = base + _HEADER.size
         for length in lengths:
-            buf = np.empty(length, dtype=np.uint8)  # becomes the array's memory (no second copy)
-            _readinto(f, buf, crc, name)
+            if mapped is not None:  # a view of the file's pages; its only reference is the map
+                buf = np.frombuffer(mapped, dtype=np.uint8, count=length, offset=at)
+                for piece in _pieces(buf):
+                    crc.feed(piece)
+            else:
+                buf = np.empty(length, dtype=np.uint8)  # becomes the array's memory (no copy)
+                _readinto(f, buf, crc, name)
             buffers.append(buf)
+            at += length
+        f.seek(at)
         payload = _read_exact(f, pickle_length, name)  # bytes as read: no second copy of it
         crc.feed(payload)
         crc.feed(index)
@@ -213,6 +235,18 @@ def read_checkpoint(f: BinaryIO, name: str) -> tuple[bytes, list[np.ndarray]]:
             f"0x{stored_crc:08x}, computed 0x{computed:08x}); it was damaged after it was written"
         )
     return payload, buffers
+
+
+def _map_file(f: BinaryIO, name: str) -> _mmap.mmap:
+    """A private, writable memory map of the whole file (MAP_PRIVATE: what the loaded tensors
+    write stays in this process, as with ``torch.load(mmap=True)``)."""
+    try:
+        return _mmap.mmap(f.fileno(), 0, access=_mmap.ACCESS_COPY)
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation) as err:
+        raise ValueError(
+            f"{name}: mmap=True needs a file on disk (a path, or a file object with a fileno), "
+            f"got {type(f).__name__} ({err})"
+        ) from None
 
 
 def _read_exact(f: BinaryIO, n: int, name: str) -> bytes:
