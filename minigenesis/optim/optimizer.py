@@ -357,6 +357,7 @@ class Optimizer:
                 "(as returned by optimizer.state_dict())"
             )
         saved_groups = state_dict["param_groups"]
+        _check_layout(saved_groups, state_dict["state"])
         if len(saved_groups) != len(self.param_groups):
             raise ValueError(
                 f"loaded state dict has {len(saved_groups)} parameter groups, this optimizer has "
@@ -406,6 +407,28 @@ class Optimizer:
             lines.append(f"Parameter Group {i}")
             lines += [f"    {k}: {group[k]}" for k in sorted(group) if k != "params"]
         return "\n".join(lines) + "\n)"
+
+
+def _check_layout(groups: Any, state: Any) -> None:
+    """ValueError naming the first piece of a loaded state_dict that has the wrong kind: a list
+    of groups, each a dict whose "params" is a list of ids; a dict of per-parameter dicts."""
+    if not isinstance(groups, (list, tuple)):
+        raise ValueError(f"state_dict['param_groups'] must be a list, got {type(groups).__name__}")
+    for i, group in enumerate(groups):
+        if not isinstance(group, dict) or not isinstance(group.get("params"), (list, tuple)):
+            raise ValueError(
+                f"state_dict['param_groups'][{i}] must be a dict with a 'params' list, got "
+                f"{type(group).__name__}" + (f" with keys {sorted(map(str, group))}"
+                                             if isinstance(group, dict) else "")
+            )  # fmt: skip
+    if not isinstance(state, dict):
+        raise ValueError(f"state_dict['state'] must be a dict, got {type(state).__name__}")
+    for key, value in state.items():
+        if not isinstance(value, dict):
+            raise ValueError(
+                f"state_dict['state'][{key!r}] must be a dict of per-parameter state, got "
+                f"{type(value).__name__}"
+            )
 
 
 # The 0-d scalars of the state, kept on the CPU (NAdam's product, ASGD's eta and mu, the counts)

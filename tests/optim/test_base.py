@@ -329,6 +329,21 @@ def test_load_state_dict_rejects_mismatched_groups():
         opt.load_state_dict({"lr": 0.1})
 
 
+@pytest.mark.parametrize("param_groups, state, message", [
+    (5, {}, "'param_groups'] must be a list, got int"),
+    ([5], {}, r"'param_groups'\]\[0\] must be a dict with a 'params' list, got int"),
+    ([{"lr": 0.1}], {}, r"\[0\] must be a dict with a 'params' list, got dict with keys \['lr'\]"),
+    ([{"params": 0, "lr": 0.1}], {}, "must be a dict with a 'params' list"),
+    ([{"params": [0], "lr": 0.1}], [1], r"'state'\] must be a dict, got list"),
+    ([{"params": [0], "lr": 0.1}], {0: 3.0}, r"'state'\]\[0\] must be a dict of per-parameter"),
+])  # fmt: skip
+def test_load_state_dict_names_a_malformed_layout(param_groups, state, message):
+    opt = mg.optim.SGD([mg.zeros(2, requires_grad=True)], lr=0.1)
+    with pytest.raises(ValueError, match=message):
+        opt.load_state_dict({"state": state, "param_groups": param_groups})
+    assert opt.param_groups[0]["lr"] == 0.1  # nothing was loaded
+
+
 def test_repr_lists_groups():
     opt = mg.optim.SGD([mg.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9)
     text = repr(opt)
