@@ -39,6 +39,7 @@ from .state import (
 )  # fmt: skip
 
 DEFAULTS = TrainConfig()
+MAX_DIST_TIMEOUT = 365 * 24 * 3600.0
 
 
 def add_train_arguments(parser: argparse.ArgumentParser) -> None:
@@ -213,6 +214,9 @@ def _dist_timeout(args: argparse.Namespace) -> timedelta | None:
         return None
     if not (seconds > 0 and seconds != float("inf")):
         raise TrainError(f"--dist-timeout must be a positive number of seconds, got {seconds}")
+    if seconds > MAX_DIST_TIMEOUT:  # timedelta itself stops near 8.6e13 s, with OverflowError
+        raise TrainError(f"--dist-timeout must be at most {MAX_DIST_TIMEOUT:g} seconds (a year), "
+                         f"got {seconds:g}")  # fmt: skip
     return timedelta(seconds=seconds)
 
 

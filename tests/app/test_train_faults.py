@@ -165,3 +165,11 @@ def test_a_world_size_without_a_launcher_is_a_one_line_error(value, message, mon
 def test_dist_timeout_must_be_positive(value, tmp_path, capsys):
     assert main(["train", *TINY, "--dist-timeout", value, "--out", str(tmp_path / "r")]) == 2
     assert "--dist-timeout must be a positive number of seconds" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["1e300", "31536001"])
+def test_a_dist_timeout_beyond_a_year_is_an_option_error_not_an_overflow(value, tmp_path, capsys):
+    assert main(["train", *TINY, "--dist-timeout", value, "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --dist-timeout must be at most 3.1536e+07 seconds (a year)")
+    assert err.count("\n") == 1 and "Traceback" not in err
