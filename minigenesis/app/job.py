@@ -25,6 +25,7 @@ from .. import backend, cuda
 from .. import distributed as dist
 from ..distributed._mpi import launched_world
 from ..distributed.run import main as launch
+from ..distributed.run import max_processes
 from ..distributed.timeouts import DistBackendError
 from .config import FIXED_ON_RESUME, TrainConfig, describe_model
 from .ranks import agree
@@ -224,6 +225,9 @@ def _check_nproc(args: argparse.Namespace, config: TrainConfig) -> None:
     n = args.nproc
     if not isinstance(n, int) or n < 1:
         raise TrainError(f"--nproc must be a positive integer, got {n}")
+    if n > max_processes():
+        raise TrainError(f"--nproc {n} is more processes than this machine can run: at most "
+                         f"{max_processes()} (4 per CPU core, at least 64)")  # fmt: skip
     world = max(n, _launched_world())
     if config.batch_size % world:
         raise TrainError(

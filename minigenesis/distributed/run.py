@@ -83,10 +83,23 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def max_processes() -> int:
+    """The most processes one machine may start: 4 per core, at least 64. Each is a whole Python
+    interpreter (tens of MB before any work), so a typo such as 100000 would fork until the
+    machine stops answering, and a launcher killed meanwhile leaves MPI's process manager
+    still forking."""
+    return max(64, 4 * (os.cpu_count() or 1))
+
+
 def build_command(opts: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
     """The mpiexec command line and the environment it starts with."""
     if opts.nproc < 1:
         raise ValueError(f"--nproc-per-node must be at least 1, got {opts.nproc}")
+    if opts.nproc > max_processes():
+        raise ValueError(
+            f"--nproc-per-node {opts.nproc} is more processes than this machine can run: at "
+            f"most {max_processes()} (4 per CPU core, at least 64)"
+        )
     if opts.nnodes < 1:
         raise ValueError(f"--nnodes must be at least 1, got {opts.nnodes}")
     hosts = [h for h in (opts.hosts or "").split(",") if h]

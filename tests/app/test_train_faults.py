@@ -173,3 +173,12 @@ def test_a_dist_timeout_beyond_a_year_is_an_option_error_not_an_overflow(value, 
     err = capsys.readouterr().err
     assert err.startswith("error: --dist-timeout must be at most 3.1536e+07 seconds (a year)")
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_an_nproc_beyond_the_machine_is_an_option_error_that_starts_nothing(tmp_path, capsys):
+    # the batch divides evenly, so only the process count can refuse it (before any fork)
+    argv = ["train", *TINY, "--batch-size", "131072", "--nproc", "131072"]
+    assert main([*argv, "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --nproc 131072 is more processes than this machine can run")
+    assert not (tmp_path / "r").exists()

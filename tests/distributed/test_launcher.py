@@ -54,6 +54,7 @@ def test_a_failing_script_fails_the_launch(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--nproc-per-node", "0", "x.py"], "--nproc-per-node must be at least 1"),
     (["--nnodes", "2", "x.py"], "--nnodes 2 needs --hosts with 2 host names"),
+    (["--nproc-per-node", "100000", "x.py"], "--nproc-per-node 100000 is more processes than"),
 ])  # fmt: skip
 def test_bad_options_exit_with_status_2(args, message, capsys):
     assert launcher.main(args) == 2
