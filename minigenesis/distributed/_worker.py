@@ -8,6 +8,7 @@ processes of this machine), GROUP_RANK = RANK // LOCAL_WORLD_SIZE (the machine's
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import runpy
 import sys
@@ -26,6 +27,16 @@ def torchrun_env(environ: dict[str, str], nproc_per_node: int) -> dict[str, str]
     }  # fmt: skip
 
 
+def _check_module(name: str) -> None:
+    """Exit with one line (not a traceback per process) when the module to run is not found."""
+    try:
+        found = importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError) as err:  # a parent package that is not there, or ''
+        raise SystemExit(f"error: cannot run -m {name}: {err}") from None
+    if not found:
+        raise SystemExit(f"error: cannot run -m {name}: no module named {name!r}")
+
+
 def main(argv: list[str]) -> None:
     if len(argv) < 3 or argv[0] != "--nproc-per-node":
         raise SystemExit("usage: python -m minigenesis.distributed.run ... (not run directly)")
@@ -34,6 +45,7 @@ def main(argv: list[str]) -> None:
     rest = argv[2:]
     if rest[0] == "-m":
         sys.argv = [rest[1], *rest[2:]]
+        _check_module(rest[1])
         runpy.run_module(rest[1], run_name="__main__", alter_sys=True)
     else:
         sys.argv = rest

@@ -102,9 +102,13 @@ def build_command(opts: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
         )
     if opts.nnodes < 1:
         raise ValueError(f"--nnodes must be at least 1, got {opts.nnodes}")
+    if not 0 <= opts.master_port <= 65535:
+        raise ValueError(f"--master-port must lie in [0, 65535], got {opts.master_port}")
     hosts = [h for h in (opts.hosts or "").split(",") if h]
     if opts.nnodes > 1 and len(hosts) != opts.nnodes:
         raise ValueError(f"--nnodes {opts.nnodes} needs --hosts with {opts.nnodes} host names")
+    if not hosts:  # (on other machines the script is theirs to find)
+        _check_target(opts)
     world = opts.nproc * opts.nnodes
     env = dict(os.environ)
     env.update({
@@ -124,6 +128,25 @@ def build_command(opts: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
         target = [sys.executable, "-m", WORKER, "--nproc-per-node", str(opts.nproc)]
         target += ["-m", opts.script] if opts.module else [opts.script]
     return cmd + target + list(opts.args), env
+
+
+def _check_target(opts: argparse.Namespace) -> None:
+    """FileNotFoundError for a script or program that is not on this machine, before any process
+    starts (every rank would otherwise print the same traceback). A module (-m) is looked up by each
+    process itself, where its package path is the script's (``_worker.py``)."""
+    script = opts.script
+    if opts.module:
+        return
+    if opts.no_python:
+        if shutil.which(script) is None:
+            raise FileNotFoundError(f"--no-python: no program {script!r} (not a path to an "
+                                    "executable file, nor found on PATH)")  # fmt: skip
+        return
+    if os.path.isdir(script):
+        if not os.path.isfile(os.path.join(script, "__main__.py")):
+            raise FileNotFoundError(f"the script {script} is a directory without a __main__.py")
+    elif not os.path.isfile(script):
+        raise FileNotFoundError(f"the script {script} does not exist (or is not a file)")
 
 
 def _die_with_parent() -> Any:

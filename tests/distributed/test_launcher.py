@@ -44,6 +44,13 @@ def test_every_process_gets_torchruns_variables_and_its_arguments(as_module):
         assert v["argv"] == ["--lr", "0.1"] and v["main"] == "__main__"
 
 
+def test_a_module_that_is_not_there_is_one_line_not_a_traceback():
+    rc, _, output = _launch("--nproc-per-node", "1", "-m", "no_such_package.train")
+    assert rc != 0
+    assert "error: cannot run -m no_such_package.train: No module named 'no_such_package'" in output
+    assert "Traceback" not in output
+
+
 def test_a_failing_script_fails_the_launch(tmp_path):
     script = tmp_path / "fail.py"
     script.write_text("import sys\nsys.exit(3)\n")
@@ -55,6 +62,10 @@ def test_a_failing_script_fails_the_launch(tmp_path):
     (["--nproc-per-node", "0", "x.py"], "--nproc-per-node must be at least 1"),
     (["--nnodes", "2", "x.py"], "--nnodes 2 needs --hosts with 2 host names"),
     (["--nproc-per-node", "100000", "x.py"], "--nproc-per-node 100000 is more processes than"),
+    (["--nproc-per-node", "2", "no_such_script.py"], "the script no_such_script.py does not exist"),
+    (["--nproc-per-node", "2", "."], "the script . is a directory without a __main__.py"),
+    (["--no-python", "/no/such/program"], "--no-python: no program '/no/such/program'"),
+    (["--master-port", "70000", "x.py"], "--master-port must lie in [0, 65535], got 70000"),
 ])  # fmt: skip
 def test_bad_options_exit_with_status_2(args, message, capsys):
     assert launcher.main(args) == 2
