@@ -127,6 +127,21 @@ def _check_out(out: Path) -> None:
             raise TrainError(f"--out {out}: {file} is read-only, and the run would replace it")
 
 
+def _check_path_name(option: str, value: str | None) -> None:
+    """TrainError for a path the OS will not even look up (a name over 255 bytes, a path over
+    4096, a NUL byte): Path.exists() raises OSError for those instead of answering False."""
+    if value is None:
+        return
+    shown = value if len(value) <= 100 else f"{value[:60]}...{value[-20:]} ({len(value)} chars)"
+    try:
+        os.stat(value)
+    except (FileNotFoundError, NotADirectoryError):
+        return  # fine: --out may be created, and --resume says "no such file" itself
+    except (OSError, ValueError) as err:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise TrainError(f"--{option} {shown}: {reason}") from None
+
+
 def make_run_dir(out: Path) -> None:
     """Create the run directory (and checkpoints/); an OSError becomes a TrainError."""
     try:
@@ -142,6 +157,7 @@ def prepare(args: argparse.Namespace) -> tuple[TrainConfig, Path, dict | None]:
     for option, what in (("out", "a directory"), ("resume", "a checkpoint or run directory")):
         if getattr(args, option) == "":  # an empty value would silently mean "not given"
             raise TrainError(f"--{option} is empty; name {what}")
+        _check_path_name(option, getattr(args, option))
     if args.resume:
         path = resolve_resume(args.resume)
         ckpt = load_training_checkpoint(path)

@@ -73,3 +73,20 @@ def test_a_bad_cupy_standin_warns_and_the_package_still_imports():
     out = proc.stdout.splitlines()
     assert out[0] == "cuda False"
     assert out[1].startswith("CUDA was requested but MINIGENESIS_CUPY='nope' names no usable")
+
+
+@pytest.mark.parametrize("option", ["--out", "--resume"])
+@pytest.mark.parametrize("name, reason", [
+    ("x" * 300, "File name too long"),  # one component over 255 bytes
+    ("loop", "Too many levels of symbolic links"),  # a symlink to itself
+])  # fmt: skip
+def test_a_path_the_os_cannot_look_up_is_one_line_naming_the_option(
+    tmp_path, capsys, monkeypatch, option, name, reason
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "loop").symlink_to("loop")
+    assert main(["train", option, name, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {option} ") and err.count("\n") == 1, err
+    assert reason in err and len(err) < 200  # a long name is shortened, not printed whole
+    assert sorted(os.listdir(tmp_path)) == ["loop"]  # nothing was written
