@@ -49,6 +49,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -58,15 +59,38 @@ from .autograd.function import Function
 from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
 
-LOWER = "lower"
-FLOAT32 = "float32"
-PROMOTE = "promote"
+# What autocast does to one op's tensor arguments on one device type (see the module docstring).
+_LOWER, _FLOAT32, _PROMOTE = "lower", "float32", "promote"
 
 
-def policy() -> dict[type, str]:
+@dataclass(frozen=True)
+class Rule:
+    """An op's autocast rule per device type: ``cpu`` for NumPy tensors, ``cuda`` for CuPy
+    tensors, each "lower", "float32", "promote" or None (the op runs as it comes there).
+
+    PyTorch keeps one list per device type, and they differ: its CUDA lists run exp, softmax and
+    sum in float32; its CPU lists leave them in the input's dtype and run LAPACK's linear algebra
+    in float32 instead."""
+
+    cpu: str | None
+    cuda: str | None
+
+    def on(self, device: str) -> str | None:
+        """The rule on ``device`` ("cpu" or "cuda")."""
+        return self.cpu if device == "cpu" else self.cuda
+
+
+LOWER = Rule(_LOWER, _LOWER)  # on both of PyTorch's lower-precision lists (matmul, conv, linear)
+FLOAT32 = Rule(_FLOAT32, _FLOAT32)  # on both float32 lists (prod, cdist, most losses)
+PROMOTE = Rule(_PROMOTE, _PROMOTE)  # mixed float inputs -> the widest (cat, stack, add ...)
+CUDA_FLOAT32 = Rule(None, _FLOAT32)  # float32 on CUDA only (exp, log, pow, softmax, sum, norms)
+CPU_FLOAT32 = Rule(_FLOAT32, None)  # float32 on the CPU only (linalg, binary_cross_entropy)
+
+
+def policy() -> dict[type, Rule]:
     """The whole table, read off the op classes: ``{op class: rule}`` for every class of
     ``Function`` (ops and their subclasses) that has an ``autocast`` rule."""
-    table: dict[type, str] = {}
+    table: dict[type, Rule] = {}
     stack = [Function]
     while stack:
         cls = stack.pop()
@@ -76,8 +100,8 @@ def policy() -> dict[type, str]:
     return table
 
 
-def rule_for(op: type) -> str | None:
-    """The rule of an op class (``LOWER``, ``FLOAT32``, ``PROMOTE``) or None: run as it comes."""
+def rule_for(op: type) -> Rule | None:
+    """The rule of an op class (a :class:`Rule`, e.g. ``LOWER``) or None: run as it comes."""
     return op.autocast
 
 
@@ -93,7 +117,7 @@ class AutocastSetting:
     def __init__(self, cpu: Any = None, cuda: Any = None, cache_enabled: bool = True) -> None:
         self.cpu, self.cuda, self.cache_enabled = cpu, cuda, cache_enabled
 
-    def cast(self, rule: str, args: tuple) -> tuple:
+    def cast(self, rule: Rule, args: tuple) -> tuple:
         """Called by ``Function.apply`` for an op with an ``autocast`` rule while this setting is
         on: the op's arguments with the tensors cast as ``rule`` says."""
         return cast_args(rule, args, self)
@@ -185,19 +209,27 @@ def rounded_copy(a: Any, low: np.dtype, setting: AutocastSetting) -> Any:
     return out
 
 
-def cast_args(rule: str, args: tuple, setting: AutocastSetting | None = None) -> tuple:
-    """The arguments of one op, with the tensors cast as ``rule`` says (others unchanged)."""
+def _device(t: Any) -> str:
+    """ "cpu" for a NumPy tensor, "cuda" for a CuPy one."""
+    return "cpu" if isinstance(t._data, np.ndarray) else "cuda"
+
+
+def cast_args(rule: Rule, args: tuple, setting: AutocastSetting | None = None) -> tuple:
+    """The arguments of one op, with the tensors cast as ``rule`` says for their device type
+    (others unchanged)."""
     setting = state.autocast_dtype if setting is None else setting
-    low = None
-    for a in args:  # the device of the first tensor decides which low dtype applies
-        if isinstance(a, TensorBase):
-            low = setting.cpu if isinstance(a._data, np.ndarray) else setting.cuda
-            break
-    if low is None:
+    first = next((a for a in args if isinstance(a, TensorBase)), None)
+    if first is None:
         return args
-    if rule is LOWER:
+    # the device of the first tensor decides which low dtype and which list apply
+    device = _device(first)
+    low = setting.cpu if device == "cpu" else setting.cuda
+    kind = rule.on(device)
+    if low is None or kind is None:
+        return args
+    if kind == _LOWER:
         return tuple(_to_low(a, low, setting) if isinstance(a, TensorBase) else a for a in args)
-    if rule is FLOAT32:
+    if kind == _FLOAT32:
         return tuple(
             a._cast(np.float32)
             if isinstance(a, TensorBase)
@@ -221,7 +253,7 @@ def cast_args(rule: str, args: tuple, setting: AutocastSetting | None = None) ->
     )
 
 
-def dtype_after(rule: str | None, t: Any) -> np.dtype:
+def dtype_after(rule: Rule | None, t: Any) -> np.dtype:
     """The dtype tensor ``t`` has once autocast applied ``rule`` to it: its own dtype while
     autocast is off for its device (or for ``rule`` None). ``ops/same_dtype.py`` asks, so that an
     op autocast will cast is checked on the dtypes it will compute in."""
@@ -229,41 +261,45 @@ def dtype_after(rule: str | None, t: Any) -> np.dtype:
     setting = state.autocast_dtype
     if setting is None or rule is None or not _is_float(d) or d == np.float64:
         return d
-    low = setting.cpu if isinstance(t._data, np.ndarray) else setting.cuda
+    device = _device(t)
+    low = setting.cpu if device == "cpu" else setting.cuda
+    kind = rule.on(device)
     if low is None:
         return d
-    if rule is LOWER:
+    if kind == _LOWER:
         return np.dtype(low)
-    if rule is FLOAT32 and d.itemsize == 2:
+    if kind == _FLOAT32 and d.itemsize == 2:
         return np.dtype(np.float32)
     return d
 
 
 def _rule_here(op: type, t: Any) -> str | None:
-    """``op``'s rule when autocast is on for tensor ``t``'s device, else None."""
+    """``op``'s rule on tensor ``t``'s device type when autocast is on there, else None."""
     setting = state.autocast_dtype
-    if setting is None:
+    rule = rule_for(op)
+    if setting is None or rule is None:
         return None
-    low = setting.cpu if isinstance(t._data, np.ndarray) else setting.cuda
-    return None if low is None else rule_for(op)
+    device = _device(t)
+    low = setting.cpu if device == "cpu" else setting.cuda
+    return None if low is None else rule.on(device)
 
 
 def casts_to_float32(op: type, t: Any) -> bool:
     """True when autocast is on for tensor ``t``'s device and ``op`` runs in float32 there.
 
     ``promotion.binary_op`` asks before rounding a bfloat16 op's float32 result back to bfloat16
-    (NumPy upcasts ``bf16_array ** 2.0``; PyTorch keeps bfloat16): under autocast, ``pow`` is
-    float32 on purpose."""
-    return _rule_here(op, t) == FLOAT32
+    (NumPy upcasts ``bf16_array ** 2.0``; PyTorch keeps bfloat16): under CUDA autocast, ``pow``
+    is float32 on purpose."""
+    return _rule_here(op, t) == _FLOAT32
 
 
 def lowers(op: type, t: Any) -> bool:
     """True when autocast is on for tensor ``t``'s device and casts ``op``'s operands to its low
     dtype (``F.linear`` asks, so it leaves the casting to autocast instead of promoting first)."""
-    return _rule_here(op, t) == LOWER
+    return _rule_here(op, t) == _LOWER
 
 
-def autocast_function(rule: str) -> Callable:
+def autocast_function(rule: Rule) -> Callable:
     """Decorator: make a Python function of several ops one policy unit.
 
     ``@autocast_function(LOWER) def conv2d(x, weight, bias=None, ...)`` casts the tensor arguments
@@ -271,8 +307,8 @@ def autocast_function(rule: str) -> Callable:
     bfloat16 and the result is bfloat16, as PyTorch's single conv2d kernel gives. With autocast off
     the only cost is one attribute check.
     """
-    if rule not in (LOWER, FLOAT32, PROMOTE):
-        raise ValueError(f"autocast rule must be one of {LOWER!r}, {FLOAT32!r}, {PROMOTE!r}")
+    if not isinstance(rule, Rule):
+        raise ValueError(f"autocast rule must be an autocast_policy.Rule (LOWER ...), got {rule!r}")
 
     def decorate(fn: Callable) -> Callable:
         @functools.wraps(fn)

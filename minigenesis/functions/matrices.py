@@ -12,6 +12,7 @@ import math as _math
 from typing import Any
 
 from .._tensor import Tensor
+from ..autocast_policy import FLOAT32, autocast_function
 from ..backend import get_array_module
 from ..ops.distance import EuclideanDistMM
 from ..ops.einsum import Einsum, parse, sublist_equation
@@ -133,6 +134,7 @@ _CDIST_MODES = (
 )
 
 
+@autocast_function(FLOAT32)  # on both of PyTorch's float32 lists
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = None) -> Tensor:
     """The p-norm distance between each row of x1 (*, P, M) and each row of x2 (*, R, M):
     out[..., i, j] = ||x1[..., i, :] - x2[..., j, :]||_p, shape (*, P, R), batch dims broadcast.

@@ -18,7 +18,7 @@ import numpy as np
 from numpy import ndarray
 
 from .. import kernels
-from ..autocast_policy import FLOAT32
+from ..autocast_policy import CUDA_FLOAT32
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import erf, get_array_module, quiet_fp
@@ -472,7 +472,7 @@ class Softmax(Op):
     """y_i = e^(x_i - m) / sum_j e^(x_j - m), m = max x (no overflow: see _row_max);
     dL/dx = y * (dL/dy - sum_j dL/dy_j y_j)."""
 
-    autocast = FLOAT32
+    autocast = CUDA_FLOAT32
 
     @staticmethod
     @quiet_fp  # a row of all -inf: -inf - -inf = NaN, as in PyTorch
@@ -501,7 +501,7 @@ class Softmax(Op):
 class LogSoftmax(Op):
     """y_i = x_i - logsumexp(x);   dL/dx = dL/dy - softmax(x) * sum_j dL/dy_j."""
 
-    autocast = FLOAT32
+    autocast = CUDA_FLOAT32
 
     @staticmethod
     @quiet_fp  # a row of all -inf: -inf - -inf = NaN, as in PyTorch

@@ -21,7 +21,6 @@ Float16/bfloat16 inputs are computed in float32 and rounded once at the end, as 
 
 from __future__ import annotations
 
-from ..autocast_policy import FLOAT32
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module, quiet_fp
@@ -43,8 +42,6 @@ def row_stats(x) -> tuple:
 class BatchNormRows(Op):
     """y = (x - mu) / sqrt(var + eps) * w + b per column of (N, C) x, with the batch's
     statistics ``mu``, ``var`` (from ``row_stats(x)``); see the module docstring."""
-
-    autocast = FLOAT32
 
     @staticmethod
     @quiet_fp

@@ -15,7 +15,7 @@ import ml_dtypes
 import numpy as np
 
 from .. import kernels
-from ..autocast_policy import FLOAT32, PROMOTE
+from ..autocast_policy import CUDA_FLOAT32, PROMOTE
 from ..autograd.function import Op
 from ..backend import device_of, get_array_module, quiet_fp, to_device
 from .anchor import keep_in_graph
@@ -209,7 +209,7 @@ class Fmod(Mod):
 class Pow(Op):
     """z = x ** y;   dz/dx = y * x^(y-1),  dz/dy = z * ln(x).  Either side may be a scalar."""
 
-    autocast = FLOAT32
+    autocast = CUDA_FLOAT32
 
     @staticmethod
     @quiet_fp
@@ -277,7 +277,7 @@ def _zero_where(cond, g):
 class Exp(Op):
     """y = e^x;   dy/dx = e^x = y."""
 
-    autocast = FLOAT32
+    autocast = CUDA_FLOAT32
 
     @staticmethod
     @quiet_fp
@@ -295,7 +295,7 @@ class Exp(Op):
 class Log(Op):
     """y = ln x;   dy/dx = 1/x."""
 
-    autocast = FLOAT32
+    autocast = CUDA_FLOAT32
 
     @staticmethod
     @quiet_fp

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.linalg import LinAlgError as NumpyLinAlgError  # what LAPACK failures raise
 
-from ..autocast_policy import FLOAT32
+from ..autocast_policy import CPU_FLOAT32
 from ..autograd.function import Op
 from ..autograd.tensor_base import TensorBase
 from ..backend import get_array_module, quiet_fp
@@ -178,7 +178,7 @@ class SlogDet(Op):
 class Inverse(Op):
     """Y = A^-1;   dY = -Y dA Y  ->  gA = -Y^T g Y^T."""
 
-    autocast = FLOAT32  # as PyTorch's CPU autocast: LAPACK has no bfloat16
+    autocast = CPU_FLOAT32  # PyTorch's CPU list (LAPACK has no bfloat16); CUDA's lists none
 
     @staticmethod
     def forward(ctx, a):
@@ -206,7 +206,7 @@ class Solve(Op):
     """X = A^-1 B for B a batch of matrices (batch dims broadcast);
     A dX = dB - dA X  ->  gB = A^-T g,  gA = -gB X^T."""
 
-    autocast = FLOAT32  # as PyTorch's CPU autocast: LAPACK has no bfloat16
+    autocast = CPU_FLOAT32  # PyTorch's CPU list (LAPACK has no bfloat16); CUDA's lists none
 
     @staticmethod
     def forward(ctx, a, b):
@@ -293,7 +293,7 @@ class Cholesky(Op):
     """A = L L^T, L lower (``upper``: U = L^T).   With Phi(X) = tril(X) with its diagonal halved,
     gA = sym(L^-T Phi(L^T gL) L^-1), sym(X) = (X + X^T)/2 (A is symmetric: the gradient is too)."""
 
-    autocast = FLOAT32  # as PyTorch's CPU autocast: LAPACK has no bfloat16
+    autocast = CPU_FLOAT32  # PyTorch's CPU list (LAPACK has no bfloat16); CUDA's lists none
 
     @staticmethod
     def forward(ctx, a, upper):
@@ -352,7 +352,7 @@ class QR(Op):
     tril(M, -1)^T. For m < n, A = [X | Y], R = [U | V]: X = QU is the square case, and V = Q^T Y
     adds Y gV^T to gQ and gives gY = Q gV."""
 
-    autocast = FLOAT32  # as PyTorch's CPU autocast: LAPACK has no bfloat16
+    autocast = CPU_FLOAT32  # PyTorch's CPU list (LAPACK has no bfloat16); CUDA's lists none
 
     @staticmethod
     def forward(ctx, a, mode):
@@ -414,7 +414,7 @@ class Eigh(Op):
     When only the eigenvalues are used (no gV) that is V diag(gw) V^T, with no division: right
     for repeated eigenvalues too (eigvalsh)."""
 
-    autocast = FLOAT32  # as PyTorch's CPU autocast: LAPACK has no bfloat16
+    autocast = CPU_FLOAT32  # PyTorch's CPU list (LAPACK has no bfloat16); CUDA's lists none
 
     @staticmethod
     def forward(ctx, a, uplo):
@@ -449,7 +449,7 @@ class SVD(Op):
     When only S is used (svdvals, norms, cond) that is U diag(gS) V^T, with no division by
     S_j^2 - S_i^2: right for repeated singular values too (dS_i = u_i^T dA v_i)."""
 
-    autocast = FLOAT32  # as PyTorch's CPU autocast: LAPACK has no bfloat16
+    autocast = CPU_FLOAT32  # PyTorch's CPU list (LAPACK has no bfloat16); CUDA's lists none
 
     @staticmethod
     def forward(ctx, a, full_matrices):

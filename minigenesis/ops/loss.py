@@ -10,7 +10,7 @@ import numpy as np
 from numpy import ndarray
 
 from .. import kernels
-from ..autocast_policy import FLOAT32
+from ..autocast_policy import CPU_FLOAT32
 from ..autograd.function import Op
 from ..autograd.grad_mode import state
 from ..backend import get_array_module, quiet_fp
@@ -23,8 +23,6 @@ from .activation import _f32
 class LogSigmoid(Op):
     """y = log sigmoid(x) = min(x, 0) - log(1 + e^-|x|)  (stable for any x);
     dy/dx = 1 - sigmoid(x) = sigmoid(-x)."""
-
-    autocast = FLOAT32
 
     @staticmethod
     def forward(ctx, x):
@@ -173,7 +171,7 @@ class BinaryCrossEntropy(Op):
     """l = -(y log x + (1 - y) log(1 - x)), each log clamped at -100;
     dl/dx = (x - y) / max(x (1 - x), 1e-12),   dl/dy = log(1 - x) - log x = -logit(x)."""
 
-    autocast = FLOAT32
+    autocast = CPU_FLOAT32
 
     @staticmethod
     def forward(ctx, x, y):

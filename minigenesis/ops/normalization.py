@@ -28,7 +28,6 @@ import math
 from numpy import ndarray
 
 from .. import kernels
-from ..autocast_policy import FLOAT32
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module, quiet_fp
@@ -68,8 +67,6 @@ class Normalize(Op):
     (no temporary): forward makes 4 passes over x, backward 7 passes and 5 products. Other axes
     (BatchNorm) take NumPy reductions. On the GPU both cases run as fused kernels
     (kernels/normalization.py)."""
-
-    autocast = FLOAT32
 
     @staticmethod
     @quiet_fp

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from ..autocast_policy import FLOAT32
+from ..autocast_policy import CUDA_FLOAT32, FLOAT32
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module, quiet_fp
@@ -49,7 +49,7 @@ def _low_precision(x) -> bool:
 class Sum(Op):
     """y = sum_i x_i over ``axis``;   dy/dx_i = 1, so the gradient is broadcast back."""
 
-    autocast = FLOAT32
+    autocast = CUDA_FLOAT32
 
     @staticmethod
     @quiet_fp  # overflow to inf, inf - inf = NaN, as in PyTorch
@@ -68,8 +68,6 @@ class Sum(Op):
 
 class Mean(Op):
     """y = (1/N) sum_i x_i;   dy/dx_i = 1/N."""
-
-    autocast = FLOAT32
 
     @staticmethod
     @quiet_fp  # overflow to inf, as in PyTorch
@@ -91,8 +89,6 @@ class Mean(Op):
 
 class Var(Op):
     """v = sum_i (x_i - mean)^2 / (N - c);   dv/dx_i = 2 (x_i - mean) / (N - c),  c = correction."""
-
-    autocast = FLOAT32
 
     @staticmethod
     @quiet_fp
@@ -327,7 +323,7 @@ class LogSumExp(Op):
     """y = log sum_i exp(x_i) = m + log sum_i exp(x_i - m), m = max x (no overflow);
     dy/dx_i = exp(x_i - y) (the softmax)."""
 
-    autocast = FLOAT32
+    autocast = CUDA_FLOAT32
 
     @staticmethod
     @quiet_fp  # all -inf: log 0 = -inf, as in PyTorch

@@ -48,6 +48,12 @@ def _lower_cases():
 
 
 def _float32_cases():
+    """On both of PyTorch's float32 lists (CPU and CUDA)."""
+    return {R.Prod: lambda dt: _t(3, 4, dtype=dt).prod(dim=1)}
+
+
+def _cuda_float32_cases():
+    """On PyTorch's CUDA float32 list only: under CPU autocast they run as they come."""
     pos = lambda dt: (mg.rand(3, 4) + 0.5).to(dt)  # noqa: E731  (log needs x > 0)
     return {
         A.Softmax: lambda dt: _t(3, 4, dtype=dt).softmax(-1),
@@ -56,13 +62,13 @@ def _float32_cases():
         E.Log: lambda dt: pos(dt).log(),
         E.Pow: lambda dt: pos(dt) ** 2.0,
         R.Sum: lambda dt: _t(3, 4, dtype=dt).sum(),
-        R.Mean: lambda dt: _t(3, 4, dtype=dt).mean(dim=0),
-        R.Var: lambda dt: _t(3, 4, dtype=dt).var(dim=1),
         R.LogSumExp: lambda dt: _t(3, 4, dtype=dt).logsumexp(dim=1),
-        R.Prod: lambda dt: _t(3, 4, dtype=dt).prod(dim=1),
-        N.Normalize: lambda dt: F.layer_norm(_t(3, 4, dtype=dt), (4,)),
-        BN.BatchNormRows: lambda dt: F.batch_norm(_t(3, 4, dtype=dt), None, None, training=True),
-        LS.LogSigmoid: lambda dt: LS.LogSigmoid.apply(_t(3, 4, dtype=dt)),
+    }
+
+
+def _cpu_float32_cases():
+    """On PyTorch's CPU float32 list only (LAPACK's linear algebra, binary cross entropy)."""
+    return {
         LS.BinaryCrossEntropy: lambda dt: LS.BinaryCrossEntropy.apply(
             mg.rand(3, 4).to(dt) * 0.8 + 0.1, mg.rand(3, 4).to(dt)
         ),
@@ -72,6 +78,20 @@ def _float32_cases():
         LA.QR: lambda dt: mg.linalg.qr(_square(dt))[1],
         LA.Eigh: lambda dt: mg.linalg.eigh(_square(dt))[0],
         LA.SVD: lambda dt: mg.linalg.svdvals(_square(dt)),
+    }
+
+
+def _unlisted_cases():
+    """Ops on none of PyTorch's lists (CPU or CUDA): they run as they come, so a 2-byte input
+    stays 2-byte under autocast."""
+    return {
+        R.Mean: lambda dt: _t(3, 4, dtype=dt).mean(dim=0),
+        R.Var: lambda dt: _t(3, 4, dtype=dt).var(dim=1),
+        N.Normalize: lambda dt: N.Normalize.apply(
+            _t(3, 4, dtype=dt), None, None, (1,), 1e-5, True, None
+        ),
+        BN.BatchNormRows: lambda dt: F.batch_norm(_t(3, 4, dtype=dt), None, None, training=True),
+        LS.LogSigmoid: lambda dt: LS.LogSigmoid.apply(_t(3, 4, dtype=dt)),
     }
 
 
@@ -102,17 +122,23 @@ def _promote_cases():
 
 
 def test_every_op_class_of_the_table_is_tested_here():
-    tested = {**_lower_cases(), **_float32_cases(), **_promote_cases()}
-    assert set(P.policy()) == set(tested)
-    for cls in tested:
-        expected = (
-            P.LOWER
-            if cls in _lower_cases()
-            else P.FLOAT32
-            if cls in _float32_cases()
-            else P.PROMOTE
-        )
-        assert P.rule_for(cls) == expected
+    expected = {
+        **dict.fromkeys(_lower_cases(), P.LOWER),
+        **dict.fromkeys(_float32_cases(), P.FLOAT32),
+        **dict.fromkeys(_cuda_float32_cases(), P.CUDA_FLOAT32),
+        **dict.fromkeys(_cpu_float32_cases(), P.CPU_FLOAT32),
+        **dict.fromkeys(_promote_cases(), P.PROMOTE),
+    }
+    assert set(P.policy()) == set(expected)
+    for cls, rule in expected.items():
+        assert P.rule_for(cls) == rule, cls.__name__
+    assert all(P.rule_for(cls) is None for cls in _unlisted_cases())
+
+
+def test_a_rule_is_one_cast_per_device_type():
+    assert (P.LOWER.on("cpu"), P.LOWER.on("cuda")) == ("lower", "lower")
+    assert (P.CUDA_FLOAT32.on("cpu"), P.CUDA_FLOAT32.on("cuda")) == (None, "float32")
+    assert (P.CPU_FLOAT32.on("cpu"), P.CPU_FLOAT32.on("cuda")) == ("float32", None)
 
 
 def test_an_op_declares_its_rule_on_its_class_and_the_table_is_read_off_the_classes():
@@ -149,10 +175,12 @@ def test_lower_ops_run_in_the_low_dtype(cls, low):
         assert fn(F64).dtype is F64  # float64 is never cast (PyTorch)
 
 
-@pytest.mark.parametrize("cls", list(_float32_cases()), ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "cls", list(_float32_cases()) + list(_cpu_float32_cases()), ids=lambda c: c.__name__
+)
 @pytest.mark.parametrize("low", [BF16, F16], ids=["bf16", "f16"])
-def test_float32_ops_run_in_float32(cls, low):
-    fn = _float32_cases()[cls]
+def test_float32_ops_run_in_float32_on_the_cpu(cls, low):
+    fn = {**_float32_cases(), **_cpu_float32_cases()}[cls]
     if cls.__module__ == LA.__name__:  # outside autocast linalg refuses 2-byte floats (PyTorch)
         with pytest.raises(NotImplementedError, match="Low precision"):
             fn(low)
@@ -162,6 +190,18 @@ def test_float32_ops_run_in_float32(cls, low):
         assert fn(low).dtype is F32
         assert fn(F32).dtype is F32
         assert fn(F64).dtype is F64
+
+
+@pytest.mark.parametrize(
+    "cls", list(_cuda_float32_cases()) + list(_unlisted_cases()), ids=lambda c: c.__name__
+)
+@pytest.mark.parametrize("low", [BF16, F16], ids=["bf16", "f16"])
+def test_ops_off_the_cpu_lists_run_as_they_come_under_cpu_autocast(cls, low):
+    """PyTorch's CPU autocast keeps softmax, exp, sum, the norms ... in the input's dtype."""
+    fn = {**_cuda_float32_cases(), **_unlisted_cases()}[cls]
+    with mg.autocast("cpu", dtype=low):
+        assert fn(low).dtype is low
+        assert fn(F32).dtype is F32
 
 
 @pytest.mark.parametrize("cls", list(_promote_cases()), ids=lambda c: c.__name__)
@@ -374,9 +414,11 @@ def test_float32_parameters_get_float32_gradients():
     w1, b1 = _t(5, 6, requires_grad=True), _t(5, requires_grad=True)
     w2 = _t(5, 3, requires_grad=True)
 
-    def loss_fn():
+    target = mg.tensor([0, 1, 2, 0, 1, 2, 0, 1])
+
+    def loss_fn():  # cross_entropy: on PyTorch's CPU float32 list
         h = F.linear(x, w1, b1).relu()
-        return (h @ w2).log_softmax(-1).sum()
+        return F.cross_entropy(h @ w2, target, reduction="sum")
 
     with mg.autocast():
         loss = loss_fn()
@@ -395,9 +437,9 @@ def test_float32_parameters_get_float32_gradients():
 def test_low_precision_leaf_gets_low_precision_gradient():
     x = _t(3, 4, dtype=BF16, requires_grad=True)
     with mg.autocast():
-        y = x.softmax(-1)  # runs in float32
+        y = x.prod(-1)  # runs in float32 (on both of PyTorch's float32 lists)
     assert y.dtype is F32
-    (y * mg.arange(4).float()).sum().backward()
+    (y * mg.arange(3).float()).sum().backward()
     assert x.grad.dtype is BF16
 
 
@@ -416,7 +458,8 @@ def test_autocast_function_makes_a_composite_one_policy_unit():
 
 
 def test_composite_units_of_nn_follow_pytorchs_autocast():
-    # conv2d and attention: low precision; losses, norms: float32 (whatever the input dtype)
+    # conv2d and attention: low precision; losses: float32 (whatever the input dtype); the norms
+    # are on no CPU list (PyTorch's CPU autocast leaves them in the input's dtype)
     x, w, b = _t(2, 3, 8, 8), _t(4, 3, 3, 3), _t(4)
     q = _t(2, 5, 8)
     target = mg.randint(0, 4, (6,))
@@ -427,8 +470,10 @@ def test_composite_units_of_nn_follow_pytorchs_autocast():
         assert logits.dtype is BF16
         assert F.cross_entropy(logits, target).dtype is F32
         assert F.mse_loss(logits, _t(6, 4), reduction="none").dtype is F32
-        assert F.layer_norm(logits, (4,)).dtype is F32
-        assert F.batch_norm(logits, None, None, training=True).dtype is F32
+        assert F.layer_norm(logits, (4,)).dtype is BF16
+        assert F.layer_norm(logits, (4,), _t(4), _t(4)).dtype is BF16
+        assert F.batch_norm(logits, None, None, training=True).dtype is BF16
+        assert F.prelu(_t(6, 4), _t(1)).dtype is BF16  # on both lower-precision lists
     assert F.conv2d(x, w, b).dtype is F32
 
 

@@ -112,3 +112,42 @@ def test_grad_scaler_kernels_give_the_cpus_numbers_in_one_launch_per_gradient(ke
     scaler.unscale_(opt)
     scaler.update()
     assert names == ["inverse_scale", "unscale_and_check", "update_scale"]
+
+
+def test_cuda_ops_follow_pytorchs_cuda_lists():
+    """On CUDA, exp, softmax, sum, the norms ... run in float32 (PyTorch's CUDA float32 list)
+    where CPU autocast leaves them in the input's dtype; mean, batch_norm and the linear algebra
+    are on no CUDA list and run as they come."""
+    F = mg.nn.functional
+    h = mg.randn(4, 6, device="cuda").half()
+    w, b = mg.ones(6, device="cuda"), mg.zeros(6, device="cuda")
+    with mg.autocast("cuda", dtype=mg.float16):
+        float32 = {
+            "softmax": h.softmax(-1),
+            "log_softmax": h.log_softmax(-1),
+            "exp": h.exp(),
+            "log": h.abs().log(),
+            "pow": h**2.0,
+            "sum": h.sum(),
+            "logsumexp": h.logsumexp(-1),
+            "layer_norm": F.layer_norm(h, (6,), w, b),
+            "group_norm": F.group_norm(h, 2),
+            "softplus": F.softplus(h),
+            "cosine_similarity": F.cosine_similarity(h, h),
+            "prod": h.prod(-1),
+            "mse_loss": F.mse_loss(h, h),
+        }
+        as_it_comes = {
+            "mean": h.mean(),
+            "var": h.var(),
+            "batch_norm": F.batch_norm(h, None, None, w, b, training=True),
+            "logsigmoid": F.logsigmoid(h),
+        }
+        with pytest.raises(NotImplementedError, match="Low precision"):
+            mg.linalg.inv(mg.eye(3, device="cuda").half())  # LAPACK's ops: float32 on CPU only
+    assert {k: v.dtype for k, v in float32.items()} == dict.fromkeys(float32, mg.float32)
+    assert {k: v.dtype for k, v in as_it_comes.items()} == dict.fromkeys(as_it_comes, mg.float16)
+    x = mg.randn(4, 6).half()
+    with mg.autocast("cpu", dtype=mg.float16):  # the same ops on the CPU: as they come
+        assert x.softmax(-1).dtype is mg.float16 and x.sum().dtype is mg.float16
+        assert mg.linalg.inv(mg.eye(3).half()).dtype is mg.float32

@@ -10,7 +10,7 @@ from typing import Any
 
 from ... import dtypes as _dt
 from ..._tensor import Tensor
-from ...autocast_policy import LOWER
+from ...autocast_policy import CUDA_FLOAT32, LOWER, autocast_function
 from ...backend import get_array_module
 from ...functions import where
 from ...ops import activation as A
@@ -63,6 +63,7 @@ def sigmoid(input: Tensor) -> Tensor:
     return input.sigmoid()
 
 
+@autocast_function(CUDA_FLOAT32)  # on PyTorch's CUDA float32 list, not the CPU's
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + e^(beta x)) / beta, and x itself where beta x > threshold (as PyTorch)."""
     return A.Softplus.apply(input, float(beta), float(threshold))
@@ -142,6 +143,7 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return leaky_relu(input, negative_slope, inplace=True)
 
 
+@autocast_function(LOWER)  # on both of PyTorch's lower-precision lists
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """x if x > 0 else a x, with one learned slope a per channel (dim 1), or one shared slope;
     dy/dx = 1 or a,   dy/da = x where x <= 0."""

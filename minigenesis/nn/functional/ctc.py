@@ -23,7 +23,7 @@ import math
 from typing import Any
 
 from ..._tensor import Tensor
-from ...autocast_policy import FLOAT32, autocast_function
+from ...autocast_policy import CPU_FLOAT32, autocast_function
 from ...autograd.function import Op
 from ...backend import get_array_module, quiet_fp
 from ...functions import cat
@@ -42,7 +42,7 @@ def _lengths(x: Any, n: int, name: str) -> list[int]:
     return [int(v) for v in values]
 
 
-@autocast_function(FLOAT32)
+@autocast_function(CPU_FLOAT32)  # on PyTorch's CPU float32 list; CUDA's lists no ctc_loss
 @quiet_fp
 def ctc_loss(
     log_probs: Tensor,

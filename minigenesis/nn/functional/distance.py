@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor
+from ...autocast_policy import CUDA_FLOAT32, autocast_function
 from ...size import norm_dim
 
 
@@ -31,6 +32,7 @@ def _clamped_norm(x: Tensor, dim: int, eps: float) -> Tensor:
     return n + (n.detach().clamp_min(eps) - n.detach())
 
 
+@autocast_function(CUDA_FLOAT32)  # on PyTorch's CUDA float32 list, not the CPU's
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """sum(x1/max(||x1||, eps) * x2/max(||x2||, eps)) along ``dim``, x1 and x2 broadcast.
     Each vector is divided by its own norm first (as PyTorch 2.x): the result stays in [-1, 1]."""

@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ..._tensor import Tensor
-from ...autocast_policy import FLOAT32, autocast_function, cast_args
+from ...autocast_policy import CPU_FLOAT32, FLOAT32, autocast_function, cast_args
 from ...autograd.grad_mode import state
 from ...backend import get_array_module, quiet_fp
 from ...conversions import as_array
@@ -327,7 +327,7 @@ def _all_in_unit_interval(a) -> bool:
     return not a.size or bool(((a >= 0) & (a <= 1)).all())
 
 
-@autocast_function(FLOAT32)
+@autocast_function(CPU_FLOAT32)  # CPU's float32 list (PyTorch's CUDA autocast refuses it)
 def binary_cross_entropy(
     input, target, weight=None, size_average=None, reduce=None, reduction: str = "mean"
 ):

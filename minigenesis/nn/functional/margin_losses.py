@@ -50,8 +50,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction: s
     return _reduce(z.clamp(min=0) + (-z.abs()).exp().log1p(), reduction)
 
 
-@autocast_function(FLOAT32)
-def multilabel_soft_margin_loss(
+def multilabel_soft_margin_loss(  # on neither autocast list: its ops' rules apply
     input,
     target,
     weight=None,

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor
+from ...autocast_policy import CUDA_FLOAT32, autocast_function
 from ...ops.batch_norm_rows import BatchNormRows, row_stats
 from ...ops.normalization import Normalize, normalize_stats
 from ...ops.same_dtype import check_param_dtypes
@@ -31,6 +32,7 @@ def _last_axes(x: Tensor, normalized_shape: tuple, name: str) -> tuple:
     return tuple(range(x.ndim - k, x.ndim))
 
 
+@autocast_function(CUDA_FLOAT32)  # on PyTorch's CUDA float32 list; the CPU's lists no norm
 def layer_norm(
     input: Tensor,
     normalized_shape: Any,
@@ -45,6 +47,7 @@ def layer_norm(
     return Normalize.apply(input, weight, bias, axes, float(eps), True, None)
 
 
+@autocast_function(CUDA_FLOAT32)
 def rms_norm(
     input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: float | None = None
 ) -> Tensor:
@@ -117,6 +120,7 @@ def batch_norm(
     return Normalize.apply(input, w, b, axes, float(eps), True, (mu, var))
 
 
+@autocast_function(CUDA_FLOAT32)
 def group_norm(
     input: Tensor,
     num_groups: int,
