@@ -508,3 +508,20 @@ def test_linear_under_autocast_takes_a_low_precision_input_as_it_is():
     np.testing.assert_array_equal(y.detach().float().numpy(), expected.float().numpy())
     y.float().sum().backward()
     assert x.grad is not None and x.grad.shape == x.shape
+
+
+@pytest.mark.parametrize("low", [BF16, F16], ids=["bf16", "f16"])
+def test_cpu_softmax_and_sum_of_a_low_precision_input_are_rounded_float32_results(low):
+    """Off the CPU lists, softmax and sum keep a 2-byte input's dtype: the float32 (float64
+    here) result of the rounded input, rounded once to the low dtype."""
+    x = _t(5, 7, dtype=low)
+    x64 = x.to(F64).numpy()
+    e = np.exp(x64 - x64.max(-1, keepdims=True))
+    with mg.autocast("cpu", dtype=low):
+        y, s = x.softmax(-1), x.sum()
+    assert y.dtype is low and s.dtype is low
+    want_y = mg.tensor(e / e.sum(-1, keepdims=True)).to(low).to(F64).numpy()
+    want_s = mg.tensor(x64.sum()).to(low).to(F64).numpy()
+    ulp = 2.0**-7 if low is BF16 else 2.0**-10
+    np.testing.assert_allclose(y.to(F64).numpy(), want_y, rtol=ulp, atol=0)
+    np.testing.assert_allclose(s.to(F64).numpy(), want_s, rtol=ulp, atol=0)

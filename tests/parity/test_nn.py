@@ -358,11 +358,18 @@ def test_autocast_matches_torch_cpu_where_the_op_lists_agree(dtype):
     assert_grads([mx, mw, mb], [tx, tw, tb], rtol=2 * RTOL_ACC[dtype], atol=RTOL_ACC[dtype])
 
 
-def test_autocast_softmax_of_a_bfloat16_input_documented_difference():
-    """lessons 09 / autocast_policy: minigenesis applies PyTorch's CUDA autocast lists on every
-    device, so softmax runs in float32; PyTorch's CPU list leaves it in bfloat16."""
-    m, t = pair(torch, data((2, 3), "float64", 84), "bfloat16")
-    with mg.autocast(device_type="cpu", dtype=mg.bfloat16):
-        assert F.softmax(m, -1).dtype is mg.float32
-    with torch.autocast("cpu", dtype=torch.bfloat16):
-        assert TF.softmax(t, -1).dtype is torch.bfloat16
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_autocast_softmax_of_a_low_precision_input_matches_torch_cpu(dtype):
+    """PyTorch's CPU autocast lists no softmax: a 2-byte input gives a 2-byte softmax (computed
+    in float32 inside the op, rounded once), forward and backward."""
+    m, t = pair(torch, data((2, 3), "float64", 84), dtype, requires_grad=True)
+    with mg.autocast(device_type="cpu", dtype=getattr(mg, dtype)):
+        m_y = F.softmax(m, -1)
+    with torch.autocast("cpu", dtype=getattr(torch, dtype)):
+        t_y = TF.softmax(t, -1)
+    assert m_y.dtype is getattr(mg, dtype) and t_y.dtype is getattr(torch, dtype)
+    assert_same(m_y, t_y, rtol=RTOL_ACC[dtype], atol=RTOL_ACC[dtype])
+    m_w, t_w = pair(torch, data((2, 3), "float64", 85), dtype)
+    (m_y * m_w).sum().backward()
+    (t_y * t_w).sum().backward()
+    assert_grads([m], [t], rtol=2 * RTOL_ACC[dtype], atol=RTOL_ACC[dtype])
