@@ -34,10 +34,10 @@ def autocast_predictions() -> dict[str, tuple[mg.DType, str]]:
     - "loss":     ``mg.nn.functional.cross_entropy(h, labels)``
 
     Return a dict from those names to ``(dtype, rule)``: the DType each produces (e.g.
-    ``mg.float32``) and the rule of the policy that decides it, one of ``"lower"`` (the
+    ``mg.float32``) and the rule of the CPU's policy that decides it, one of ``"lower"`` (the
     low-precision list), ``"float32"`` (the float32 list), ``"promote"`` (mixed inputs become the
-    widest) or ``"none"`` (no rule: the op keeps its input's dtype). A prediction from the rules,
-    not a measurement: the check fails an answer that runs minigenesis to find out.
+    widest) or ``"none"`` (no rule on the CPU: the op keeps its input's dtype). A prediction from
+    the rules, not a measurement: the check fails an answer that runs minigenesis to find out.
     """
     raise NotImplementedError(
         "Exercise 9.2: return {name: (the DType you predict, the rule)} for the six expressions"

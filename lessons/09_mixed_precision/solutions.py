@@ -35,18 +35,20 @@ def autocast_predictions() -> dict[str, tuple[mg.DType, str]]:
     - "loss":     ``mg.nn.functional.cross_entropy(h, labels)``
 
     Return a dict from those names to ``(dtype, rule)``: the DType each produces (e.g.
-    ``mg.float32``) and the rule of the policy that decides it, one of ``"lower"`` (the
+    ``mg.float32``) and the rule of the CPU's policy that decides it, one of ``"lower"`` (the
     low-precision list), ``"float32"`` (the float32 list), ``"promote"`` (mixed inputs become the
-    widest) or ``"none"`` (no rule: the op keeps its input's dtype). A prediction from the rules,
-    not a measurement: the check fails an answer that runs minigenesis to find out.
+    widest) or ``"none"`` (no rule on the CPU: the op keeps its input's dtype). A prediction from
+    the rules, not a measurement: the check fails an answer that runs minigenesis to find out.
     """
     return {
         "matmul": (mg.bfloat16, "lower"),  # low-precision list: runs in bfloat16
         "relu": (mg.bfloat16, "none"),  # not on any list: runs in its input's dtype
         "add": (mg.float32, "promote"),  # mixed inputs promote to the widest type
-        "softmax": (mg.float32, "float32"),  # float32 list: exp and sums need range and precision
-        "sum": (mg.float32, "float32"),  # reductions accumulate in float32
-        "loss": (mg.float32, "float32"),  # every loss runs in float32
+        # softmax and sum are float32 on CUDA only (float16 overflows); on the CPU they keep their
+        # bfloat16 input's dtype (float32's range; the kernel accumulates in float32)
+        "softmax": (mg.bfloat16, "none"),
+        "sum": (mg.bfloat16, "none"),
+        "loss": (mg.float32, "float32"),  # every loss runs in float32, on both devices
     }
 
 

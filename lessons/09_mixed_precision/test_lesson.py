@@ -87,18 +87,20 @@ def test_9_2_each_prediction_names_the_rule_that_decides_it(impl) -> None:
     ``autocast`` attribute), the independent record of why each dtype comes out."""
     from minigenesis.autocast_policy import policy
 
-    rules = {op.__name__: rule for op, rule in policy().items()}  # the policy the engine runs
-    assert rules.get("MatMul") == "lower" and rules.get("Softmax") == "float32"
+    table = {op.__name__: rule for op, rule in policy().items()}  # the policy the engine runs
+    rules = {name: rule.on("cpu") for name, rule in table.items()}  # its CPU column
+    assert rules.get("MatMul") == "lower" and rules.get("Softmax") is None
+    assert table["Softmax"].on("cuda") == "float32" and table["Sum"].on("cuda") == "float32"
     expected = {
         "matmul": "lower",
         "relu": "none",  # Relu has no rule
         "add": "promote",
-        "softmax": "float32",
-        "sum": "float32",
+        "softmax": "none",  # float32 on CUDA only
+        "sum": "none",
         "loss": "float32",
     }
-    assert "Relu" not in rules and rules.get("Add") == "promote" and rules.get("Sum") == "float32"
-    # (losses are "float32" units too: autocast_function(FLOAT32) in nn/functional/losses.py)
+    assert "Relu" not in rules and rules.get("Add") == "promote" and rules.get("Sum") is None
+    # (losses are "float32" units: autocast_function(FLOAT32) in nn/functional/losses.py)
     got = {k: v[1] for k, v in impl.autocast_predictions().items()}
     wrong = {k: (got.get(k), want) for k, want in expected.items() if got.get(k) != want}
     assert not wrong, f"the rule you named vs the policy's: {wrong}"

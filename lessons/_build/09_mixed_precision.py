@@ -20,7 +20,7 @@
 #
 # - the weights stay float32 (the "master weights");
 # - inside `mg.autocast()` the matrix multiplications run in 16 bits;
-# - sums, softmax, normalisation and losses run in float32;
+# - the losses run in float32 (and, on a GPU, sums, softmax and normalisation too);
 # - with float16, the loss is multiplied by a large *scale* before backward so that small
 #   gradients do not round to zero, and divided again before the optimizer step (`GradScaler`).
 #
@@ -145,29 +145,34 @@ plt.show()
 #
 # Casting a whole model to float16 breaks it: sums of thousands of terms lose their small terms,
 # `exp` overflows, and the tiny updates `lr * grad` vanish next to large weights. `mg.autocast`
-# casts **per op** instead: each op class carries one of three rules (`autocast = "lower"` next to
-# `MatMul`'s forward; `minigenesis/autocast_policy.py` applies them), modelled on PyTorch's CUDA
-# autocast lists:
+# casts **per op** instead. Each op class carries its rule (`autocast = LOWER` next to
+# `MatMul`'s forward; `minigenesis/autocast_policy.py` applies them), and a rule says what to do
+# **per device type**, because PyTorch, whose lists minigenesis follows, keeps one set of lists
+# for the CPU and another for CUDA:
 #
-# - **lower precision**: `matmul`, `linear`, convolution, attention. Float32 inputs are cast to the
-#   low dtype. This is where the time goes, and tensor cores accumulate in float32 anyway.
-# - **float32**: `exp`, `log`, `pow`, `softmax`, `log_softmax`, sums and means, normalisation
-#   layers and every loss. Low-precision inputs are cast up.
+# - **lower precision** (both devices): `matmul`, `linear`, convolution, attention. Float32
+#   inputs are cast to the low dtype. This is where the time goes, and the hardware accumulates
+#   in float32 anyway.
+# - **float32**, both devices: every loss (`cross_entropy`, `mse_loss` ...), `prod`, `cdist`.
+#   Low-precision inputs are cast up.
+# - **float32 on CUDA only**: `exp`, `log`, `pow`, `softmax`, `log_softmax`, `sum`, `logsumexp`,
+#   `layer_norm` and `group_norm`: float16, with 5 exponent bits, overflows in `exp` and in long
+#   sums. On the CPU they run as they come: the low dtype there is bfloat16, with float32's range,
+#   and its kernels accumulate in float32 and round the result once.
+# - **float32 on the CPU only**: the linear algebra of LAPACK (`inv`, `solve`, `cholesky`, `qr`,
+#   `eigh`, `svd`), which has no bfloat16, and `binary_cross_entropy`.
 # - **promote**: ops with several inputs (`+`, `*`, `where`, `cat`) cast them all to the widest.
 #
-# Every other op (`relu`, `reshape`, indexing ...) runs in whatever dtype it is given. On the CPU
-# the default low dtype is bfloat16, on a GPU float16. On the CPU, NumPy has no fast 16-bit
-# matmul, so minigenesis rounds the inputs to bfloat16, multiplies in float32 and rounds the
-# result: the same numbers a tensor core produces.
-#
-# minigenesis uses these rules on every device. PyTorch keeps separate lists per device, and
-# its CPU float32 list is shorter: under `torch.autocast("cpu")`, `softmax`, `sum` and `exp` of a
-# bfloat16 tensor stay bfloat16 (losses and matmuls behave as here).
+# Every other op (`relu`, `reshape`, `mean`, `batch_norm`, indexing ...) runs in whatever dtype it
+# is given, on either device. On the CPU the default low dtype is bfloat16, on a GPU float16. On
+# the CPU, NumPy has no fast 16-bit matmul, so minigenesis rounds the inputs to bfloat16,
+# multiplies in float32 and rounds the result: the same numbers a tensor core produces.
 #
 # **Exercise 9.2**: before running the next cell, predict each dtype in
-# `autocast_predictions()`, with the rule that decides it (`"lower"`, `"float32"`, `"promote"` or
-# `"none"`). Reason from the rules above: the check fails an answer that runs the code to find
-# out. The cell then compares your prediction with minigenesis.
+# `autocast_predictions()`, under CPU autocast, with the rule that decides it on the CPU
+# (`"lower"`, `"float32"`, `"promote"` or `"none"`). Reason from the rules above: the check fails
+# an answer that runs the code to find out. The cell then compares your prediction with
+# minigenesis.
 
 # %%
 mg.manual_seed(0)
@@ -377,8 +382,9 @@ for step in range(60):
 #   exponent sets the range, the mantissa the precision.
 # - float16 overflows above 65504 and flushes gradients below ~6e-8 to zero; bfloat16 has
 #   float32's range but only ~2-3 significant decimal digits.
-# - autocast casts per op from one policy table: matmuls low, reductions/softmax/losses float32,
-#   mixed inputs promoted; weights and their gradients stay float32.
+# - autocast casts per op, by rules per device type (PyTorch's CPU and CUDA lists): matmuls low,
+#   losses float32, and on CUDA also exp/sums/softmax/norms; on the CPU LAPACK's linear algebra
+#   float32; mixed inputs promoted; weights and their gradients stay float32.
 # - GradScaler multiplies the loss by S, unscales the gradients, skips steps with inf/NaN, halves
 #   S on overflow and doubles it after a run of clean steps.
 
@@ -422,8 +428,8 @@ for step in range(60):
 # - (d) the inf says the scale was too large for this step: the true gradient is unknown, so the
 #   step is dropped and the scale halved
 #
-# **q4.** Why is a matmul on autocast's low-precision list while softmax and the loss are on its
-# float32 list?
+# **q4.** Why is a matmul on CUDA autocast's low-precision list while softmax and the loss are on
+# its float32 list?
 #
 # - (a) softmax cannot be written for bfloat16 tensors
 # - (b) a matmul is where the time goes and accumulates in float32 anyway; exp, log and long sums
