@@ -1,4 +1,5 @@
-"""The autocast cast policy: which ops run in the low dtype, which in float32, which promote.
+"""The autocast cast policy: which ops run in the low dtype, which in float32, which promote,
+on each device type.
 
 Autocast (``mg.autocast()``, ``mg.enable_autocast = True``) does not change any op. Each op class
 that autocast should cast says so next to its forward, in one class attribute::
@@ -7,20 +8,40 @@ that autocast should cast says so next to its forward, in one class attribute::
         autocast = LOWER
 
 and while autocast is on, ``Function.apply`` hands the op's rule and arguments to the active
-setting (:meth:`AutocastSetting.cast`), which casts the tensor arguments:
+setting (:meth:`AutocastSetting.cast`), which casts the tensor arguments by what the rule says for
+their device type (the first tensor's: NumPy is "cpu", CuPy "cuda"):
 
-- ``LOWER``: float32 tensors become the low dtype (bfloat16 on the CPU, float16 on the GPU by
+- "lower": float32 tensors become the low dtype (bfloat16 on the CPU, float16 on the GPU by
   default). Matmul-like ops: they are where low precision pays (tensor cores; half the memory for
   the activations they save) and they accumulate in float32 anyway.
-- ``FLOAT32``: float16/bfloat16 tensors become float32. Ops whose result loses too much in 8 or 11
-  bits of mantissa, or overflows float16's range of 65504: exp, log, pow, sums and means, softmax,
-  normalisation, losses.
-- ``PROMOTE``: mixed float inputs become the widest of them (bf16 + f32 -> f32), so that an op that
+- "float32": float16/bfloat16 tensors become float32. Ops whose result loses too much in 8 or 11
+  bits of mantissa, or overflows float16's range of 65504.
+- "promote": mixed float inputs become the widest of them (bf16 + f32 -> f32), so that an op that
   takes several tensors never mixes dtypes.
 
-Ops without a rule (relu, reshape, indexing ...) run in whatever dtype their input has, so a
-bfloat16 activation stays bfloat16 from one matmul to the next. :func:`policy` reads the whole
-table off the op classes.
+A :class:`Rule` holds one of these (or None) per device type, because PyTorch 2.13, the contract,
+keeps separate lists for ``autocast("cpu")`` and ``autocast("cuda")``, and they differ:
+
+==================  =====================================================================
+``LOWER``           both: matmul, mm, bmm, addmm, baddbmm, einsum, linear, conv1d/2d/3d,
+                    conv_transpose1d/2d/3d, prelu, scaled_dot_product_attention
+``FLOAT32``         both: prod, cdist, cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1,
+                    huber, kl_div, poisson_nll, binary_cross_entropy_with_logits, the margin
+                    losses (soft_margin, multi_margin, multilabel_margin, hinge_embedding,
+                    margin_ranking, cosine_embedding, triplet_margin)
+``CUDA_FLOAT32``    CUDA only: exp, expm1, log, log1p, log2, log10, pow, reciprocal, tan, asin,
+                    acos, sinh, cosh, erfinv, softmax, log_softmax, sum, cumsum, cumprod,
+                    logsumexp, layer_norm, rms_norm, group_norm, softplus, cosine_similarity,
+                    the upsample kernels (the CPU's low dtype, bfloat16, has float32's range,
+                    and its kernels accumulate in float32)
+``CPU_FLOAT32``     CPU only: inv, solve, cholesky, qr, eigh, svd (LAPACK has no bfloat16),
+                    binary_cross_entropy, ctc_loss
+``PROMOTE``         both: cat, stack, and the elementwise ops' usual type promotion
+==================  =====================================================================
+
+Ops without a rule (relu, reshape, mean, var, batch_norm, logsigmoid, indexing ...) run in
+whatever dtype their input has, so a bfloat16 activation stays bfloat16 from one matmul to the
+next. :func:`policy` reads the whole table off the op classes.
 
 float64 tensors are never cast (as PyTorch). The casts are ordinary differentiable ``Cast`` ops, so
 backward sends each gradient back through them: a float32 parameter used in a bfloat16 matmul gets
@@ -40,8 +61,11 @@ weight, and no rounding of a weight gradient that would be widened again at once
 **Composite ops.** An op written as a Python function of several ops (``conv2d`` = im2col + matmul
 + bias add) is made one policy unit with the decorator :func:`autocast_function`: its tensor
 arguments are cast first, so the bias add sees two bfloat16 tensors and the result stays
-bfloat16. The units so marked (all in ``nn/functional/``): ``LOWER`` for ``conv2d`` and
-``scaled_dot_product_attention``; ``FLOAT32`` for every loss.
+bfloat16. The units so marked: ``LOWER`` for the convolutions, ``prelu``, ``addmm``/``baddbmm``
+and ``scaled_dot_product_attention``; ``FLOAT32`` for ``cdist`` and the losses on both lists;
+``CUDA_FLOAT32`` for ``layer_norm``, ``rms_norm``, ``group_norm`` and ``cosine_similarity``;
+``CPU_FLOAT32`` for ``binary_cross_entropy`` and ``ctc_loss``. ``gaussian_nll_loss`` and
+``multilabel_soft_margin_loss`` are on no list: their ops' rules apply.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """``autocast``: run a region of code in mixed precision; the global ``mg.enable_autocast`` flag.
 
 Inside ``with mg.autocast():`` each op casts its inputs as its class's ``autocast`` rule says
-(``minigenesis/autocast_policy.py``): matmuls and linear layers in the low dtype, exp/log/softmax/
-sums/norms/losses in float32, mixed inputs promoted. The parameters stay float32 ("master
-weights"); only the copies the ops compute with are low precision.
+(``minigenesis/autocast_policy.py``), per device type as PyTorch's lists: matmuls, convolutions
+and linear layers in the low dtype, losses in float32, on CUDA also exp/log/softmax/sums/norms,
+on the CPU also the LAPACK linear algebra; mixed inputs promoted. The parameters stay float32
+("master weights"); only the copies the ops compute with are low precision.
 
 The state is per thread (a region in one thread never changes another) and nests: an inner
 ``autocast(enabled=False)`` turns autocast off only inside itself. ``mg.enable_autocast = True``

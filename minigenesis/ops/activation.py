@@ -425,6 +425,8 @@ class Softplus(Op):
     log1p keeps e^z's value when it is tiny (log(1 + e^z) would round 1 + e^-30 to 1 and give 0);
     float16/bfloat16 are computed in float32 and rounded once, as PyTorch's CPU kernel does."""
 
+    autocast = CUDA_FLOAT32
+
     @staticmethod
     @quiet_fp
     def forward(ctx, x, beta, threshold):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import types
 
+from ..autocast_policy import CUDA_FLOAT32
 from ..autograd.function import Op
 from ..autograd.node_names import UPSAMPLE_KERNELS
 from ..backend import get_array_module, quiet_fp
@@ -48,6 +49,8 @@ def interpolation_matrix(i0, i1, lam, n: int, dtype):
 class Resample(Op):
     """y = M x along ``axis``: y[o] = (1 - lam[o]) x[i0[o]] + lam[o] x[i1[o]] (indexing that axis;
     ``lam`` None: nearest, y[o] = x[i0[o]]).   dL/dx = M^T dL/dy (ResampleAdjoint)."""
+
+    autocast = CUDA_FLOAT32  # the upsample kernels: on PyTorch's CUDA float32 list
 
     @staticmethod
     @quiet_fp
@@ -85,8 +88,8 @@ class ResampleAdjoint(Op):
 
 # One Resample subclass per PyTorch kernel (UpsampleBilinear2D ...), for the last resampling of
 # an F.interpolate call: its node is then named as PyTorch's (UpsampleBilinear2DBackward0).
-# No autocast rule, as in PyTorch (whose CPU autocast lists no upsample kernel): an interpolation
-# runs in its input's dtype, bfloat16 in bfloat16 out, float32 in float32 out.
+# Autocast: float32 on CUDA only (Resample's rule), as PyTorch, whose CPU autocast lists no
+# upsample kernel: on the CPU an interpolation runs in its input's dtype, bfloat16 in bfloat16 out.
 UPSAMPLE_OPS: dict[tuple[str, int], type[Resample]] = {
     key: types.new_class(name, (Resample,), {}, lambda ns: ns.update(__module__=__name__))
     for key, name in UPSAMPLE_KERNELS.items()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from ..autocast_policy import CUDA_FLOAT32
 from ..autograd.function import Op
 from ..backend import erf, erfinv, get_array_module, quiet_fp
 
@@ -75,6 +76,8 @@ class Cos(Op):
 class Tan(Op):
     """y = tan x;   dy/dx = 1 / cos^2 x = 1 + y^2."""
 
+    autocast = CUDA_FLOAT32
+
     @staticmethod
     def forward(ctx, x):
         y = _unary("tan", x)
@@ -90,6 +93,8 @@ class Tan(Op):
 class Asin(Op):
     """y = asin x (|x| <= 1);   dy/dx = 1 / sqrt(1 - x^2)."""
 
+    autocast = CUDA_FLOAT32
+
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
@@ -103,6 +108,8 @@ class Asin(Op):
 
 class Acos(Op):
     """y = acos x (|x| <= 1);   dy/dx = -1 / sqrt(1 - x^2)."""
+
+    autocast = CUDA_FLOAT32
 
     @staticmethod
     def forward(ctx, x):
@@ -203,6 +210,8 @@ class Copysign(Op):
 class Sinh(Op):
     """y = sinh x;   dy/dx = cosh x."""
 
+    autocast = CUDA_FLOAT32
+
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
@@ -217,6 +226,8 @@ class Sinh(Op):
 class Cosh(Op):
     """y = cosh x;   dy/dx = sinh x."""
 
+    autocast = CUDA_FLOAT32
+
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
@@ -230,6 +241,8 @@ class Cosh(Op):
 
 class Expm1(Op):
     """y = e^x - 1 (exact for small x, where exp(x) - 1 cancels);   dy/dx = e^x = y + 1."""
+
+    autocast = CUDA_FLOAT32
 
     @staticmethod
     def forward(ctx, x):
@@ -246,6 +259,8 @@ class Expm1(Op):
 class Log1p(Op):
     """y = ln(1 + x) (exact for small x);   dy/dx = 1 / (1 + x)."""
 
+    autocast = CUDA_FLOAT32
+
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
@@ -259,6 +274,8 @@ class Log1p(Op):
 
 class Log2(Op):
     """y = log2 x;   dy/dx = 1 / (x ln 2)."""
+
+    autocast = CUDA_FLOAT32
 
     @staticmethod
     def forward(ctx, x):
@@ -274,6 +291,8 @@ class Log2(Op):
 class Log10(Op):
     """y = log10 x;   dy/dx = 1 / (x ln 10)."""
 
+    autocast = CUDA_FLOAT32
+
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
@@ -287,6 +306,8 @@ class Log10(Op):
 
 class Reciprocal(Op):
     """y = 1 / x;   dy/dx = -1 / x^2 = -y^2."""
+
+    autocast = CUDA_FLOAT32
 
     @staticmethod
     def forward(ctx, x):
@@ -319,6 +340,8 @@ class Erf(Op):
 class Erfinv(Op):
     """y = erfinv x, the inverse of erf on (-1, 1);
     dy/dx = 1 / erf'(y) = sqrt(pi)/2 e^(y^2)."""
+
+    autocast = CUDA_FLOAT32
 
     @staticmethod
     @quiet_fp

@@ -367,6 +367,8 @@ class CumSum(Op):
     """y_i = sum_{j <= i} x_j along ``dim``;   dL/dx_j = sum_{i >= j} dL/dy_i, the cumulative sum
     of the gradient taken from the end (reverse, cumsum, reverse)."""
 
+    autocast = CUDA_FLOAT32
+
     @staticmethod
     @quiet_fp
     def forward(ctx, x, dim):
@@ -388,6 +390,8 @@ class Cumprod(Op):
     is undefined, so the sum is taken directly: every i at once, from the cumulative products of
     x with x_i replaced by 1 (an (n, ...) stack, n = the size along ``dim``). Both paths are
     made of differentiable ops, so second derivatives are right with zeros too."""
+
+    autocast = CUDA_FLOAT32
 
     @staticmethod
     @quiet_fp

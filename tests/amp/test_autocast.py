@@ -14,9 +14,11 @@ from minigenesis import autocast_policy as P
 from minigenesis.ops import activation as A
 from minigenesis.ops import batch_norm_rows as BN
 from minigenesis.ops import elementwise as E
+from minigenesis.ops import interpolate as IP
 from minigenesis.ops import linalg as LA
 from minigenesis.ops import linear as L
 from minigenesis.ops import loss as LS
+from minigenesis.ops import math_functions as MF
 from minigenesis.ops import matmul as M
 from minigenesis.ops import normalization as N
 from minigenesis.ops import reduce as R
@@ -63,7 +65,27 @@ def _cuda_float32_cases():
         E.Pow: lambda dt: pos(dt) ** 2.0,
         R.Sum: lambda dt: _t(3, 4, dtype=dt).sum(),
         R.LogSumExp: lambda dt: _t(3, 4, dtype=dt).logsumexp(dim=1),
+        R.CumSum: lambda dt: _t(3, 4, dtype=dt).cumsum(1),
+        R.Cumprod: lambda dt: _t(3, 4, dtype=dt).cumprod(1),
+        A.Softplus: lambda dt: F.softplus(_t(3, 4, dtype=dt)),
+        MF.Tan: lambda dt: _unit(dt).tan(),
+        MF.Asin: lambda dt: _unit(dt).asin(),
+        MF.Acos: lambda dt: _unit(dt).acos(),
+        MF.Sinh: lambda dt: _unit(dt).sinh(),
+        MF.Cosh: lambda dt: _unit(dt).cosh(),
+        MF.Expm1: lambda dt: _unit(dt).expm1(),
+        MF.Log1p: lambda dt: _unit(dt).log1p(),
+        MF.Log2: lambda dt: pos(dt).log2(),
+        MF.Log10: lambda dt: pos(dt).log10(),
+        MF.Reciprocal: lambda dt: pos(dt).reciprocal(),
+        MF.Erfinv: lambda dt: _unit(dt).erfinv(),
+        IP.Resample: lambda dt: F.interpolate(_t(1, 2, 4, dtype=dt), scale_factor=2.0),
     }
+
+
+def _unit(dt):
+    """Values in (0, 0.5): inside every domain of the math functions above."""
+    return (mg.rand(3, 4) * 0.5).to(dt)
 
 
 def _cpu_float32_cases():
@@ -128,6 +150,8 @@ def test_every_op_class_of_the_table_is_tested_here():
         **dict.fromkeys(_cuda_float32_cases(), P.CUDA_FLOAT32),
         **dict.fromkeys(_cpu_float32_cases(), P.CPU_FLOAT32),
         **dict.fromkeys(_promote_cases(), P.PROMOTE),
+        # the per-kernel subclasses of Resample (UpsampleBilinear2D ...) inherit its rule
+        **dict.fromkeys(IP.UPSAMPLE_OPS.values(), P.CUDA_FLOAT32),
     }
     assert set(P.policy()) == set(expected)
     for cls, rule in expected.items():

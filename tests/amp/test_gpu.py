@@ -135,6 +135,9 @@ def test_cuda_ops_follow_pytorchs_cuda_lists():
             "softplus": F.softplus(h),
             "cosine_similarity": F.cosine_similarity(h, h),
             "prod": h.prod(-1),
+            "cumsum": h.cumsum(0),
+            "expm1": h.expm1(),
+            "interpolate": F.interpolate(h[None], scale_factor=2.0),
             "mse_loss": F.mse_loss(h, h),
         }
         as_it_comes = {

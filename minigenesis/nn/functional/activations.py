@@ -10,7 +10,7 @@ from typing import Any
 
 from ... import dtypes as _dt
 from ..._tensor import Tensor
-from ...autocast_policy import CUDA_FLOAT32, LOWER, autocast_function
+from ...autocast_policy import LOWER, autocast_function
 from ...backend import get_array_module
 from ...functions import where
 from ...ops import activation as A
@@ -63,7 +63,6 @@ def sigmoid(input: Tensor) -> Tensor:
     return input.sigmoid()
 
 
-@autocast_function(CUDA_FLOAT32)  # on PyTorch's CUDA float32 list, not the CPU's
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + e^(beta x)) / beta, and x itself where beta x > threshold (as PyTorch)."""
     return A.Softplus.apply(input, float(beta), float(threshold))
