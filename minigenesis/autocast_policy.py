@@ -308,6 +308,14 @@ def _rule_here(op: type, t: Any) -> str | None:
     return None if low is None else rule.on(device)
 
 
+def on_for(t: Any, device: str) -> bool:
+    """True when tensor ``t`` is on ``device`` ("cpu" or "cuda") and autocast is on for it."""
+    setting = state.autocast_dtype
+    if setting is None or _device(t) != device:
+        return False
+    return (setting.cpu if device == "cpu" else setting.cuda) is not None
+
+
 def casts_to_float32(op: type, t: Any) -> bool:
     """True when autocast is on for tensor ``t``'s device and ``op`` runs in float32 there.
 

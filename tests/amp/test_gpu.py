@@ -154,3 +154,21 @@ def test_cuda_ops_follow_pytorchs_cuda_lists():
     with mg.autocast("cpu", dtype=mg.float16):  # the same ops on the CPU: as they come
         assert x.softmax(-1).dtype is mg.float16 and x.sum().dtype is mg.float16
         assert mg.linalg.inv(mg.eye(3).half()).dtype is mg.float32
+
+
+def test_binary_cross_entropy_is_refused_under_cuda_autocast():
+    """As PyTorch: under CUDA autocast F.binary_cross_entropy raises and points to the logits
+    form; under CPU autocast it runs in float32."""
+    F = mg.nn.functional
+    p = mg.rand(4, device="cuda") * 0.8 + 0.1
+    with mg.autocast("cuda", dtype=mg.float16):
+        with pytest.raises(RuntimeError, match="unsafe to autocast"):
+            F.binary_cross_entropy(p, p)
+        with pytest.raises(RuntimeError, match="with_logits"):
+            mg.nn.BCELoss()(p, p)
+        assert F.binary_cross_entropy_with_logits(p, p).dtype is mg.float32
+        q = p.cpu().half()
+        assert F.binary_cross_entropy(q, q).dtype is mg.float16  # CPU: autocast is off there
+    with mg.autocast("cpu", dtype=mg.float16):
+        assert F.binary_cross_entropy(q, q).dtype is mg.float32
+    assert F.binary_cross_entropy(p, p).dtype is mg.float32  # autocast off: as it comes

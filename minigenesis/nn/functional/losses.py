@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ..._tensor import Tensor
-from ...autocast_policy import CPU_FLOAT32, FLOAT32, autocast_function, cast_args
+from ...autocast_policy import CPU_FLOAT32, FLOAT32, autocast_function, cast_args, on_for
 from ...autograd.grad_mode import state
 from ...backend import get_array_module, quiet_fp
 from ...conversions import as_array
@@ -334,6 +334,13 @@ def binary_cross_entropy(
     """l_i = -w_i (y_i log x_i + (1 - y_i) log(1 - x_i)), x a probability in [0, 1]; each log
     is clamped at -100 so x = 0 or 1 stays finite (PyTorch's rule)."""
     name = "binary_cross_entropy"
+    if isinstance(input, Tensor) and on_for(input, "cuda"):  # PyTorch's CUDA autocast refuses
+        raise RuntimeError(
+            "minigenesis.nn.functional.binary_cross_entropy and minigenesis.nn.BCELoss are unsafe "
+            "to autocast on CUDA: in float16, log x of a probability near 0 or 1 loses its "
+            "digits. Combine the sigmoid and the loss with binary_cross_entropy_with_logits "
+            "(nn.BCEWithLogitsLoss), which is safe to autocast."
+        )
     reduction = reduction_mode(size_average, reduce, reduction, name)
     if isinstance(target, Tensor):  # one kernel over input and target: one dtype (PyTorch)
         check_same_dtype(name, input=input, target=target)
