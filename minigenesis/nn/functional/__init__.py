@@ -14,6 +14,7 @@ from .activations import (
     SELU_ALPHA,
     SELU_SCALE,
     celu,
+    celu_,
     elu,
     elu_,
     gelu,
@@ -33,7 +34,9 @@ from .activations import (
     relu_,
     relu6,
     rrelu,
+    rrelu_,
     selu,
+    selu_,
     sigmoid,
     silu,
     softmax,
@@ -44,6 +47,8 @@ from .activations import (
     tanh,
     tanhshrink,
     threshold,
+    threshold_,
+    gumbel_softmax,
 )
 from .dropouts import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
 from .normalization import (
@@ -102,3 +107,11 @@ from .adaptive_pool3d import adaptive_avg_pool3d, adaptive_max_pool3d
 from .fold import fold, unfold
 from .lp_pool import lp_pool1d, lp_pool2d, lp_pool3d
 from .ctc import ctc_loss
+from .pool_indices import (
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d_with_indices,
+    max_pool1d_with_indices,
+    max_pool2d_with_indices,
+    max_pool3d_with_indices,
+)

@@ -314,3 +314,51 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """0 where -lambd <= x <= lambd, else x;   dy/dx = 0 in that dead zone, else 1.
     (NaN is not in the dead zone: it propagates, its gradient too, as in PyTorch.)"""
     return anchor(where((input >= -lambd) & (input <= lambd), 0.0, input), input)
+
+
+_threshold = threshold  # threshold_'s own argument is named threshold, as in PyTorch
+
+
+# The remaining in-place functional forms PyTorch names (each is its layer's inplace=True)
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    """F.celu(x, alpha, inplace=True)."""
+    return celu(input, alpha, inplace=True)
+
+
+def selu_(input: Tensor) -> Tensor:  # noqa: A002
+    """F.selu(x, inplace=True)."""
+    return selu(input, inplace=True)
+
+
+def rrelu_(
+    input: Tensor,  # noqa: A002
+    lower: float = 1.0 / 8,
+    upper: float = 1.0 / 3,
+    training: bool = False,
+) -> Tensor:
+    """F.rrelu(x, lower, upper, training, inplace=True)."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
+    """F.threshold(x, threshold, value, inplace=True)."""
+    return _threshold(input, threshold, value, inplace=True)
+
+
+def gumbel_softmax(
+    logits: Tensor, tau: float = 1.0, hard: bool = False, eps: float = 1e-10, dim: int = -1
+) -> Tensor:
+    """A differentiable sample of a categorical distribution (Jang et al., 2017):
+    y = softmax((logits + g) / tau) along ``dim``, g = -log(E) with E ~ Exp(1) (Gumbel noise,
+    drawn from the minigenesis generator). ``hard``: the one-hot vector of y's largest entry in
+    the forward pass, y's gradient in the backward pass (straight-through: one_hot - y.detach()
+    + y). ``eps`` is deprecated and unused (a warning, as PyTorch)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    noise = logits.detach().new_empty(tuple(logits.shape)).exponential_().log().neg()
+    y_soft = ((logits + noise) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.detach().argmax(dim, keepdim=True)
+    y_hard = y_soft.detach().new_zeros(tuple(logits.shape)).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
