@@ -13,10 +13,15 @@ from typing import Any
 from . import dtypes as _dt
 from ._tensor import Tensor
 from .backend import get_array_module
+from .ops import bessel as _B
+from .ops import orthogonal_polynomials as _OP
 from .ops import special_functions as _SF
 from .ops.erfcx import Erfcx as _Erfcx
+from .ops.incomplete_gamma import HurwitzZeta as _Zeta
+from .ops.incomplete_gamma import IncompleteGamma as _IncompleteGamma
 from .out_arg import with_out as _with_out
 from .promotion import float_in as _float_in
+from .tensor_pointwise import _float_pair
 
 
 def erf(input: Tensor) -> Tensor:  # noqa: A002
@@ -215,3 +220,182 @@ def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:  # noq
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:  # noqa: A002
     return input.logsumexp(dim, keepdim)
+
+
+# ------------------------------------------------------------------------------------------------
+# Incomplete gamma and Hurwitz zeta (ops/incomplete_gamma.py): differentiable in x / q only
+# ------------------------------------------------------------------------------------------------
+def _float_operands(input: Any, other: Any, name: str) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """Two operands (a tensor and a tensor or number, either first) in their promoted float
+    dtype, broadcast to one shape."""
+    if isinstance(input, Tensor):
+        a, b = _float_pair(input, other, name)
+    elif isinstance(other, Tensor):
+        b, a = _float_pair(other, input, name)
+    else:
+        raise TypeError(f"{name}(): expected a Tensor argument, got {type(input).__name__}")
+    return a, b
+
+
+def gammainc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """P(a, x) = int_0^x t^(a-1) e^-t dt / Gamma(a), the regularized lower incomplete gamma
+    function (a = input, x = other; NaN for a < 0 or x < 0). Differentiable in x only."""
+    a, x = _float_operands(input, other, "gammainc")
+    return _IncompleteGamma.apply(a, x, False)
+
+
+def gammaincc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """Q(a, x) = 1 - P(a, x), the regularized upper incomplete gamma function."""
+    a, x = _float_operands(input, other, "gammaincc")
+    return _IncompleteGamma.apply(a, x, True)
+
+
+def zeta(input: Any, other: Any) -> Tensor:  # noqa: A002
+    """Hurwitz's zeta(x, q) = sum_{k >= 0} (k + q)^-x (x = input > 1); zeta(x, 1) is Riemann's.
+    Differentiable in q only."""
+    x, q = _float_operands(input, other, "zeta")
+    return _Zeta.apply(x, q)
+
+
+# ------------------------------------------------------------------------------------------------
+# Bessel, Airy and the orthogonal polynomials (ops/bessel.py, ops/orthogonal_polynomials.py):
+# PyTorch gives them no gradient, so the result never requires grad.
+# ------------------------------------------------------------------------------------------------
+def _no_grad_unary(fn: Any, input: Tensor) -> Tensor:  # noqa: A002
+    """fn (an array function, float64) on the input's values; the input's float dtype (the
+    default float dtype for integers), rounded from float64, and no gradient."""
+    x = _float_in(input)
+    data = x._data
+    xp = get_array_module(data)
+    out = fn(xp.asarray(data, dtype=xp.float64)).astype(data.dtype)
+    return Tensor._make(out, False)
+
+
+def bessel_j0(input: Tensor) -> Tensor:  # noqa: A002
+    """J0(x), the Bessel function of the first kind of order 0."""
+    return _no_grad_unary(lambda a: _B.bessel_jy(a, 0, "j"), input)
+
+
+def bessel_j1(input: Tensor) -> Tensor:  # noqa: A002
+    """J1(x), the Bessel function of the first kind of order 1."""
+    return _no_grad_unary(lambda a: _B.bessel_jy(a, 1, "j"), input)
+
+
+def bessel_y0(input: Tensor) -> Tensor:  # noqa: A002
+    """Y0(x), the Bessel function of the second kind of order 0 (-inf at 0, NaN for x < 0)."""
+    return _no_grad_unary(lambda a: _B.bessel_jy(a, 0, "y"), input)
+
+
+def bessel_y1(input: Tensor) -> Tensor:  # noqa: A002
+    """Y1(x), the Bessel function of the second kind of order 1 (-inf at 0, NaN for x < 0)."""
+    return _no_grad_unary(lambda a: _B.bessel_jy(a, 1, "y"), input)
+
+
+def modified_bessel_i0(input: Tensor) -> Tensor:  # noqa: A002
+    """I0(x) (the same values as i0, without a gradient, as PyTorch)."""
+    return Tensor._make(i0(_float_in(input).detach())._data, False)
+
+
+def modified_bessel_i1(input: Tensor) -> Tensor:  # noqa: A002
+    """I1(x) (the same values as i1, without a gradient, as PyTorch)."""
+    return Tensor._make(i1(_float_in(input).detach())._data, False)
+
+
+def modified_bessel_k0(input: Tensor) -> Tensor:  # noqa: A002
+    """K0(x), the modified Bessel function of the second kind (inf at 0, NaN for x < 0)."""
+    return _no_grad_unary(lambda a: _B.bessel_k(a, 0, False), input)
+
+
+def modified_bessel_k1(input: Tensor) -> Tensor:  # noqa: A002
+    """K1(x), the modified Bessel function of the second kind of order 1."""
+    return _no_grad_unary(lambda a: _B.bessel_k(a, 1, False), input)
+
+
+def scaled_modified_bessel_k0(input: Tensor) -> Tensor:  # noqa: A002
+    """e^x K0(x): finite where K0 underflows (about sqrt(pi / (2x)) for large x)."""
+    return _no_grad_unary(lambda a: _B.bessel_k(a, 0, True), input)
+
+
+def scaled_modified_bessel_k1(input: Tensor) -> Tensor:  # noqa: A002
+    """e^x K1(x)."""
+    return _no_grad_unary(lambda a: _B.bessel_k(a, 1, True), input)
+
+
+def spherical_bessel_j0(input: Tensor) -> Tensor:  # noqa: A002
+    """j0(x) = sin(x) / x (1 at 0)."""
+    return _no_grad_unary(_B.spherical_j0, input)
+
+
+def airy_ai(input: Tensor) -> Tensor:  # noqa: A002
+    """Ai(x), the solution of y'' = x y that decays as x -> inf (NaN at +-inf, as PyTorch)."""
+    return _no_grad_unary(_B.airy_ai, input)
+
+
+def _polynomial(family: str, input: Any, n: Any) -> Tensor:  # noqa: A002
+    """p_n(x) of the family, x and n tensors or numbers (broadcast; the promoted float dtype);
+    n truncated to an integer, p_n = 0 for n < 0; no gradient."""
+    x, nn = _float_operands(input, n, f"{family}_polynomial")
+    xp = get_array_module(x._data)
+    x64, n64 = (xp.asarray(t._data, dtype=xp.float64) for t in (x, nn))
+    x64, n64 = xp.broadcast_arrays(x64, n64)
+    return Tensor._make(_OP.polynomial(family, x64, n64).astype(x._data.dtype), False)
+
+
+def chebyshev_polynomial_t(input: Any, n: Any) -> Tensor:  # noqa: A002
+    """T_n(x): T_n(cos t) = cos(n t)."""
+    return _polynomial("chebyshev_t", input, n)
+
+
+def chebyshev_polynomial_u(input: Any, n: Any) -> Tensor:  # noqa: A002
+    """U_n(x): U_n(cos t) = sin((n + 1) t) / sin t."""
+    return _polynomial("chebyshev_u", input, n)
+
+
+def chebyshev_polynomial_v(input: Any, n: Any) -> Tensor:  # noqa: A002
+    """V_n(x): V_n(cos t) = cos((n + 1/2) t) / cos(t / 2)."""
+    return _polynomial("chebyshev_v", input, n)
+
+
+def chebyshev_polynomial_w(input: Any, n: Any) -> Tensor:  # noqa: A002
+    """W_n(x): W_n(cos t) = sin((n + 1/2) t) / sin(t / 2)."""
+    return _polynomial("chebyshev_w", input, n)
+
+
+def shifted_chebyshev_polynomial_t(input: Any, n: Any) -> Tensor:  # noqa: A002
+    """T_n(2x - 1), orthogonal on [0, 1]."""
+    return _polynomial("shifted_chebyshev_t", input, n)
+
+
+def shifted_chebyshev_polynomial_u(input: Any, n: Any) -> Tensor:  # noqa: A002
+    """U_n(2x - 1)."""
+    return _polynomial("shifted_chebyshev_u", input, n)
+
+
+def shifted_chebyshev_polynomial_v(input: Any, n: Any) -> Tensor:  # noqa: A002
+    """V_n(2x - 1)."""
+    return _polynomial("shifted_chebyshev_v", input, n)
+
+
+def shifted_chebyshev_polynomial_w(input: Any, n: Any) -> Tensor:  # noqa: A002
+    """W_n(2x - 1)."""
+    return _polynomial("shifted_chebyshev_w", input, n)
+
+
+def hermite_polynomial_h(input: Any, n: Any) -> Tensor:  # noqa: A002
+    """H_n(x), the physicists' Hermite polynomial (weight e^-x^2)."""
+    return _polynomial("hermite_h", input, n)
+
+
+def hermite_polynomial_he(input: Any, n: Any) -> Tensor:  # noqa: A002
+    """He_n(x), the probabilists' Hermite polynomial (weight e^-x^2/2)."""
+    return _polynomial("hermite_he", input, n)
+
+
+def laguerre_polynomial_l(input: Any, n: Any) -> Tensor:  # noqa: A002
+    """L_n(x), the Laguerre polynomial (weight e^-x on [0, inf))."""
+    return _polynomial("laguerre_l", input, n)
+
+
+def legendre_polynomial_p(input: Any, n: Any) -> Tensor:  # noqa: A002
+    """P_n(x), the Legendre polynomial (weight 1 on [-1, 1])."""
+    return _polynomial("legendre_p", input, n)
