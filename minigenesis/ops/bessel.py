@@ -172,7 +172,8 @@ _AIP0 = 0.258819403792806798405  # -Ai'(0) = 1 / (3^(1/3) Gamma(1/3))
 def airy_ai(x):
     """Ai(x): the decaying solution of y'' = x y. x > 1: through K_{1/3}; -7 <= x <= 1: the
     Maclaurin series Ai(0) f(x) - (-Ai'(0)) g(x); x < -7: the asymptotic form
-    pi^-1/2 |x|^-1/4 [sin(z + pi/4) P - cos(z + pi/4) Q], z = 2/3 |x|^{3/2}, summed while its terms decrease."""
+    pi^-1/2 |x|^-1/4 [sin(z + pi/4) P - cos(z + pi/4) Q], z = 2/3 |x|^{3/2}, summed while
+    its terms decrease."""
     xp = get_array_module(x)
     pos = (x > 1) & xp.isfinite(x)
     xpos = xp.where(pos, x, 2.0)
