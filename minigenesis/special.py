@@ -21,6 +21,7 @@ from .ops.incomplete_gamma import HurwitzZeta as _Zeta
 from .ops.incomplete_gamma import IncompleteGamma as _IncompleteGamma
 from .out_arg import with_out as _with_out
 from .promotion import float_in as _float_in
+from .promotion import result_type as _result_type
 from .tensor_pointwise import _float_pair
 
 
@@ -225,6 +226,33 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:  # noqa
 # ------------------------------------------------------------------------------------------------
 # Incomplete gamma and Hurwitz zeta (ops/incomplete_gamma.py): differentiable in x / q only
 # ------------------------------------------------------------------------------------------------
+_KERNEL_TYPE_NAMES = {
+    "float16": "Half", "bfloat16": "BFloat16", "int64": "Long", "int32": "Int",
+    "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+}  # fmt: skip
+
+
+def _refuse(t: Tensor, kernel: str, kinds: tuple) -> None:
+    """PyTorch's CPU kernels of these functions exist for some dtypes only: the others raise
+    NotImplementedError naming the kernel and the dtype, as PyTorch's do."""
+    if t.dtype.name in kinds:
+        raise NotImplementedError(
+            f"\"{kernel}_cpu\" not implemented for '{_KERNEL_TYPE_NAMES[t.dtype.name]}'"
+        )
+
+
+_HALF = ("float16", "bfloat16")
+
+
+def _refuse_integral(input: Any, other: Any, kernel: str) -> None:  # noqa: A002
+    """igamma has no integer kernel: PyTorch refuses operands whose promoted dtype is integral."""
+    dtype = _result_type(input, other)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"{kernel}_cpu\" not implemented for '{_KERNEL_TYPE_NAMES[dtype.name]}'"
+        )
+
+
 def _float_operands(input: Any, other: Any, name: str) -> tuple[Tensor, Tensor]:  # noqa: A002
     """Two operands (a tensor and a tensor or number, either first) in their promoted float
     dtype, broadcast to one shape."""
@@ -240,12 +268,14 @@ def _float_operands(input: Any, other: Any, name: str) -> tuple[Tensor, Tensor]:
 def gammainc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """P(a, x) = int_0^x t^(a-1) e^-t dt / Gamma(a), the regularized lower incomplete gamma
     function (a = input, x = other; NaN for a < 0 or x < 0). Differentiable in x only."""
+    _refuse_integral(input, other, "igamma")
     a, x = _float_operands(input, other, "gammainc")
     return _IncompleteGamma.apply(a, x, False)
 
 
 def gammaincc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """Q(a, x) = 1 - P(a, x), the regularized upper incomplete gamma function."""
+    _refuse_integral(input, other, "igammac")
     a, x = _float_operands(input, other, "gammaincc")
     return _IncompleteGamma.apply(a, x, True)
 
@@ -254,6 +284,7 @@ def zeta(input: Any, other: Any) -> Tensor:  # noqa: A002
     """Hurwitz's zeta(x, q) = sum_{k >= 0} (k + q)^-x (x = input > 1); zeta(x, 1) is Riemann's.
     Differentiable in q only."""
     x, q = _float_operands(input, other, "zeta")
+    _refuse(x, "zeta", _HALF)
     return _Zeta.apply(x, q)
 
 
@@ -261,10 +292,11 @@ def zeta(input: Any, other: Any) -> Tensor:  # noqa: A002
 # Bessel, Airy and the orthogonal polynomials (ops/bessel.py, ops/orthogonal_polynomials.py):
 # PyTorch gives them no gradient, so the result never requires grad.
 # ------------------------------------------------------------------------------------------------
-def _no_grad_unary(fn: Any, input: Tensor) -> Tensor:  # noqa: A002
+def _no_grad_unary(fn: Any, input: Tensor, name: str) -> Tensor:  # noqa: A002
     """fn (an array function, float64) on the input's values; the input's float dtype (the
     default float dtype for integers), rounded from float64, and no gradient."""
     x = _float_in(input)
+    _refuse(x, name, _HALF)
     data = x._data
     xp = get_array_module(data)
     out = fn(xp.asarray(data, dtype=xp.float64)).astype(data.dtype)
@@ -273,68 +305,73 @@ def _no_grad_unary(fn: Any, input: Tensor) -> Tensor:  # noqa: A002
 
 def bessel_j0(input: Tensor) -> Tensor:  # noqa: A002
     """J0(x), the Bessel function of the first kind of order 0."""
-    return _no_grad_unary(lambda a: _B.bessel_jy(a, 0, "j"), input)
+    return _no_grad_unary(lambda a: _B.bessel_jy(a, 0, "j"), input, "bessel_j0")
 
 
 def bessel_j1(input: Tensor) -> Tensor:  # noqa: A002
     """J1(x), the Bessel function of the first kind of order 1."""
-    return _no_grad_unary(lambda a: _B.bessel_jy(a, 1, "j"), input)
+    return _no_grad_unary(lambda a: _B.bessel_jy(a, 1, "j"), input, "bessel_j1")
 
 
 def bessel_y0(input: Tensor) -> Tensor:  # noqa: A002
     """Y0(x), the Bessel function of the second kind of order 0 (-inf at 0, NaN for x < 0)."""
-    return _no_grad_unary(lambda a: _B.bessel_jy(a, 0, "y"), input)
+    return _no_grad_unary(lambda a: _B.bessel_jy(a, 0, "y"), input, "bessel_y0")
 
 
 def bessel_y1(input: Tensor) -> Tensor:  # noqa: A002
     """Y1(x), the Bessel function of the second kind of order 1 (-inf at 0, NaN for x < 0)."""
-    return _no_grad_unary(lambda a: _B.bessel_jy(a, 1, "y"), input)
+    return _no_grad_unary(lambda a: _B.bessel_jy(a, 1, "y"), input, "bessel_y1")
 
 
 def modified_bessel_i0(input: Tensor) -> Tensor:  # noqa: A002
     """I0(x) (the same values as i0, without a gradient, as PyTorch)."""
+    _refuse(_float_in(input), "modified_bessel_i0", _HALF)
     return Tensor._make(i0(_float_in(input).detach())._data, False)
 
 
 def modified_bessel_i1(input: Tensor) -> Tensor:  # noqa: A002
     """I1(x) (the same values as i1, without a gradient, as PyTorch)."""
+    _refuse(_float_in(input), "modified_bessel_i1", _HALF)
     return Tensor._make(i1(_float_in(input).detach())._data, False)
 
 
 def modified_bessel_k0(input: Tensor) -> Tensor:  # noqa: A002
     """K0(x), the modified Bessel function of the second kind (inf at 0, NaN for x < 0)."""
-    return _no_grad_unary(lambda a: _B.bessel_k(a, 0, False), input)
+    return _no_grad_unary(lambda a: _B.bessel_k(a, 0, False), input, "modified_bessel_k0")
 
 
 def modified_bessel_k1(input: Tensor) -> Tensor:  # noqa: A002
     """K1(x), the modified Bessel function of the second kind of order 1."""
-    return _no_grad_unary(lambda a: _B.bessel_k(a, 1, False), input)
+    return _no_grad_unary(lambda a: _B.bessel_k(a, 1, False), input, "modified_bessel_k1")
 
 
 def scaled_modified_bessel_k0(input: Tensor) -> Tensor:  # noqa: A002
     """e^x K0(x): finite where K0 underflows (about sqrt(pi / (2x)) for large x)."""
-    return _no_grad_unary(lambda a: _B.bessel_k(a, 0, True), input)
+    return _no_grad_unary(lambda a: _B.bessel_k(a, 0, True), input, "scaled_modified_bessel_k0")
 
 
 def scaled_modified_bessel_k1(input: Tensor) -> Tensor:  # noqa: A002
     """e^x K1(x)."""
-    return _no_grad_unary(lambda a: _B.bessel_k(a, 1, True), input)
+    return _no_grad_unary(lambda a: _B.bessel_k(a, 1, True), input, "scaled_modified_bessel_k1")
 
 
 def spherical_bessel_j0(input: Tensor) -> Tensor:  # noqa: A002
     """j0(x) = sin(x) / x (1 at 0)."""
-    return _no_grad_unary(_B.spherical_j0, input)
+    return _no_grad_unary(_B.spherical_j0, input, "spherical_bessel_j0")
 
 
 def airy_ai(input: Tensor) -> Tensor:  # noqa: A002
     """Ai(x), the solution of y'' = x y that decays as x -> inf (NaN at +-inf, as PyTorch)."""
-    return _no_grad_unary(_B.airy_ai, input)
+    return _no_grad_unary(_B.airy_ai, input, "airy_ai")
 
 
 def _polynomial(family: str, input: Any, n: Any) -> Tensor:  # noqa: A002
     """p_n(x) of the family, x and n tensors or numbers (broadcast; the promoted float dtype);
     n truncated to an integer, p_n = 0 for n < 0; no gradient."""
-    x, nn = _float_operands(input, n, f"{family}_polynomial")
+    base, letter = family.rsplit("_", 1)
+    name = f"{base}_polynomial_{letter}"  # PyTorch's name: chebyshev_polynomial_t ...
+    x, nn = _float_operands(input, n, name)
+    _refuse(x, name, _HALF)
     xp = get_array_module(x._data)
     x64, n64 = (xp.asarray(t._data, dtype=xp.float64) for t in (x, nn))
     x64, n64 = xp.broadcast_arrays(x64, n64)
