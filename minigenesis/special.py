@@ -244,6 +244,16 @@ def _refuse(t: Tensor, kernel: str, kinds: tuple) -> None:
 _HALF = ("float16", "bfloat16")
 
 
+def _tensors_only(input: Any, other: Any, name: str) -> None:  # noqa: A002
+    """gammainc and gammaincc take two tensors (PyTorch has no overload with a number)."""
+    for position, (arg, value) in enumerate((("input", input), ("other", other)), start=1):
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"{name}(): argument '{arg}' (position {position}) must be Tensor, "
+                f"not {type(value).__name__}"
+            )
+
+
 def _refuse_integral(input: Any, other: Any, kernel: str) -> None:  # noqa: A002
     """igamma has no integer kernel: PyTorch refuses operands whose promoted dtype is integral."""
     dtype = _result_type(input, other)
@@ -268,6 +278,7 @@ def _float_operands(input: Any, other: Any, name: str) -> tuple[Tensor, Tensor]:
 def gammainc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """P(a, x) = int_0^x t^(a-1) e^-t dt / Gamma(a), the regularized lower incomplete gamma
     function (a = input, x = other; NaN for a < 0 or x < 0). Differentiable in x only."""
+    _tensors_only(input, other, "special_gammainc")
     _refuse_integral(input, other, "igamma")
     a, x = _float_operands(input, other, "gammainc")
     return _IncompleteGamma.apply(a, x, False)
@@ -275,6 +286,7 @@ def gammainc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 def gammaincc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """Q(a, x) = 1 - P(a, x), the regularized upper incomplete gamma function."""
+    _tensors_only(input, other, "special_gammaincc")
     _refuse_integral(input, other, "igammac")
     a, x = _float_operands(input, other, "gammaincc")
     return _IncompleteGamma.apply(a, x, True)
@@ -324,15 +336,17 @@ def bessel_y1(input: Tensor) -> Tensor:  # noqa: A002
 
 
 def modified_bessel_i0(input: Tensor) -> Tensor:  # noqa: A002
-    """I0(x) (the same values as i0, without a gradient, as PyTorch)."""
-    _refuse(_float_in(input), "modified_bessel_i0", _HALF)
-    return Tensor._make(i0(_float_in(input).detach())._data, False)
+    """I0(x) (i0's values, NaN at +-inf, without a gradient, as PyTorch)."""
+    x = _float_in(input).detach()
+    _refuse(x, "modified_bessel_i0", _HALF)
+    return Tensor._make(i0(x).where(~x.isinf(), math.nan)._data, False)  # NaN at +-inf
 
 
 def modified_bessel_i1(input: Tensor) -> Tensor:  # noqa: A002
-    """I1(x) (the same values as i1, without a gradient, as PyTorch)."""
-    _refuse(_float_in(input), "modified_bessel_i1", _HALF)
-    return Tensor._make(i1(_float_in(input).detach())._data, False)
+    """I1(x) (i1's values, NaN at +-inf, without a gradient, as PyTorch)."""
+    x = _float_in(input).detach()
+    _refuse(x, "modified_bessel_i1", _HALF)
+    return Tensor._make(i1(x).where(~x.isinf(), math.nan)._data, False)  # NaN at +-inf
 
 
 def modified_bessel_k0(input: Tensor) -> Tensor:  # noqa: A002

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 
-from ..backend import get_array_module
+from ..backend import get_array_module, quiet_fp
 
 EULER_GAMMA = 0.57721566490153286061
 _HANKEL_FROM = 25.0
@@ -90,33 +90,42 @@ def _j_small_and_y(x, need_y: bool):
     return js[0], js[1], y0, y1
 
 
+@quiet_fp
 def bessel_jy(x, order: int, kind: str):
     """J_order (kind "j") or Y_order (kind "y") of a float64 array, order 0 or 1, with
-    PyTorch's edges: J(+-inf) = 0, Y(0) = -inf, Y(x < 0) = NaN, Y(inf) = 0."""
+    PyTorch's edges: NaN at +-inf, Y(0) = -inf, Y(x < 0) = NaN."""
     xp = get_array_module(x)
     ax = xp.abs(x)
-    small = (ax < _HANKEL_FROM) & (ax > 0)
+    small = (ax < _HANKEL_FROM) & (ax >= 1e-5)
     xs = xp.where(small, x, 1.0)
     j0, j1, y0, y1 = _j_small_and_y(xs if kind == "j" else xp.abs(xs), kind == "y")
-    xl = xp.where(small | ~xp.isfinite(ax), _HANKEL_FROM, ax)
+    xl = xp.where((ax < _HANKEL_FROM) | ~xp.isfinite(ax), _HANKEL_FROM, ax)
     p, q = _hankel(xl, order)
     chi = xl - (order / 2 + 0.25) * math.pi
     amp = xp.sqrt(2 / (math.pi * xl))
+    # |x| < 1e-5 (where 2n/x would overflow the recurrence): the series' first terms
+    tiny = ax < 1e-5
+    xt = xp.where(tiny & (ax > 0), ax, 1e-5)
+    log_term = xp.log(xt / 2) + EULER_GAMMA
     if kind == "j":
         near = j0 if order == 0 else j1
+        series = 1 - x * x / 4 if order == 0 else x / 2 - x**3 / 16
         far = amp * (p * xp.cos(chi) - q * xp.sin(chi))
         if order == 1:
             far = xp.where(x < 0, -far, far)  # J1 is odd
-        out = xp.where(small, near, far)
-        out = xp.where(ax == 0, 1.0 if order == 0 else 0.0 * x, out)
-        out = xp.where(xp.isinf(ax), 0.0, out)
+        out = xp.where(small & ~tiny, near, xp.where(tiny, series, far))
     else:
         near = y0 if order == 0 else y1
+        series = (
+            2 / math.pi * (log_term * (1 - xt * xt / 4) + xt * xt / 4)
+            if order == 0
+            else -2 / (math.pi * xt) + xt / math.pi * (log_term - 0.5)
+        )
         far = amp * (p * xp.sin(chi) + q * xp.cos(chi))
-        out = xp.where(small, near, far)
+        out = xp.where(small & ~tiny, near, xp.where(tiny, series, far))
         out = xp.where(x == 0, -math.inf, out)
-        out = xp.where(xp.isinf(x) & (x > 0), 0.0, out)
         out = xp.where(x < 0, math.nan, out)
+    out = xp.where(xp.isinf(x), math.nan, out)  # PyTorch's J and Y at +-inf are NaN
     return xp.where(xp.isnan(x), x, out)
 
 
@@ -140,6 +149,7 @@ def scaled_k(x, nu: float):
     return h * total
 
 
+@quiet_fp
 def bessel_k(x, order: int, scaled: bool):
     """K_order(x) (or e^x K_order(x)) with PyTorch's edges: inf at 0, NaN below, 0 at inf."""
     xp = get_array_module(x)
@@ -152,6 +162,7 @@ def bessel_k(x, order: int, scaled: bool):
     return xp.where(xp.isnan(x), x, out)
 
 
+@quiet_fp
 def spherical_j0(x):
     """j0(x) = sin(x) / x, 1 at 0 (a Taylor form near 0, where sin x / x loses nothing but
     needs 0/0 avoided), 0 at +-inf."""
@@ -169,6 +180,7 @@ _AI0 = 0.355028053887817239260  # Ai(0) = 1 / (3^(2/3) Gamma(2/3))
 _AIP0 = 0.258819403792806798405  # -Ai'(0) = 1 / (3^(1/3) Gamma(1/3))
 
 
+@quiet_fp
 def airy_ai(x):
     """Ai(x): the decaying solution of y'' = x y. x > 1: through K_{1/3}; -7 <= x <= 1: the
     Maclaurin series Ai(0) f(x) - (-Ai'(0)) g(x); x < -7: the asymptotic form

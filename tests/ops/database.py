@@ -26,6 +26,7 @@ from . import (
     db_reductions,
     db_shape,
     db_special,
+    db_special_more,
     db_stats,
     db_unary,
 )
@@ -48,6 +49,7 @@ ENTRIES: list[OpEntry] = [
     *db_more_names_layers.ENTRIES,
     *db_more_names_losses.ENTRIES,
     *db_special.ENTRIES,
+    *db_special_more.ENTRIES,
     *db_distributions.ENTRIES,
 ]
 
