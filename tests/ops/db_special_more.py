@@ -162,7 +162,8 @@ ENTRIES = [
            0.01, 600, _K_EDGES),
     _unary("scaled_modified_bessel_k1", _bessel_ref(lambda x: _kn(1, x, True), {math.inf: 0.0}),
            0.01, 600, _K_EDGES),
-    _unary("spherical_bessel_j0", _bessel_ref(lambda x: math.sin(x) / x, _SINC_EDGES), -20, 20, [0.0, 1e-9, -0.3, math.inf, math.nan]),
+    _unary("spherical_bessel_j0", _bessel_ref(lambda x: math.sin(x) / x, _SINC_EDGES), -20, 20,
+           [0.0, 1e-9, -0.3, math.inf, math.nan]),
     _unary("airy_ai", _bessel_ref(_airy, {}), -6, 6, [0.0, 1e-300, -7.0, -7.01, -12.0, 3.0,
                                                      math.inf, -math.inf, math.nan]),
 ]  # fmt: skip
