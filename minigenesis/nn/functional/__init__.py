@@ -85,7 +85,7 @@ from .pooling import (
 )
 from .interpolation import interpolate, upsample, upsample_bilinear, upsample_nearest
 from .padding import pad
-from .distance import cosine_similarity, normalize, pairwise_distance
+from .distance import cosine_similarity, normalize, pairwise_distance, pdist
 from .pixelshuffle import channel_shuffle, pixel_shuffle, pixel_unshuffle
 from .attention import scaled_dot_product_attention
 from .conv3d import conv3d, conv_transpose3d

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autocast_policy import CUDA_FLOAT32, autocast_function
+from ...backend import get_array_module
 from ...size import norm_dim
 
 
@@ -51,3 +52,33 @@ def pairwise_distance(
     if last < 0:  # two 0-d inputs: the distance of one number
         return diff.abs()
     return diff.norm(p, last, keepdim)
+
+
+@autocast_function(CUDA_FLOAT32)  # on PyTorch's CUDA float32 list, as cosine_similarity
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:  # noqa: A002
+    """The p-norm distances between the rows of an (N, M) input, every pair i < j once, in row
+    order: ||x_0 - x_1||, ||x_0 - x_2||, ..., ||x_{N-2} - x_{N-1}|| (N (N - 1) / 2 values).
+    The gradient of a zero distance is 0 (PyTorch's)."""
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input.is_floating_point():
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if not p >= 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    rows, cols = np.triu_indices(n, 1)
+    xp = get_array_module(input._data)
+    diff = input[xp.asarray(rows)] - input[xp.asarray(cols)]
+    return _norm_rows(diff, float(p))
+
+
+def _norm_rows(diff: Tensor, p: float) -> Tensor:
+    """||row||_p of each row, with a zero gradient at a zero row (where the p-norm's slope
+    divides 0 by 0)."""
+    if diff.shape[1] == 0 or diff.shape[0] == 0:  # no pairs, or rows of no columns
+        return diff.abs().sum(1)
+    zero = (diff == 0).all(1, keepdim=True)
+    safe = diff.where(~zero, 1.0)  # a zero row's gradient flows through a row of ones, then 0
+    if p == 0:  # the count of nonzero entries: a step function, gradient 0 (kept in the graph)
+        return (diff != 0).sum(1).to(diff.dtype) + diff.sum(1) * 0.0
+    return safe.norm(p, 1).where(~zero.squeeze(1), 0.0)

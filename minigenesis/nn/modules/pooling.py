@@ -51,4 +51,8 @@ __all__ = [
     "_AvgPoolNd",
     "_AdaptiveAvgPoolNd",
     "_AdaptiveMaxPoolNd",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
+    "_LPPoolNd",
 ]
