@@ -16,6 +16,7 @@ from . import (
     db_common_names,
     db_conv,
     db_distributions,
+    db_functional_more,
     db_indexing,
     db_linalg,
     db_loss,
@@ -51,6 +52,7 @@ ENTRIES: list[OpEntry] = [
     *db_special.ENTRIES,
     *db_special_more.ENTRIES,
     *db_distributions.ENTRIES,
+    *db_functional_more.ENTRIES,
 ]
 
 # The same op under other public names (mg.special, nn.functional): the variants check calls

@@ -22,7 +22,7 @@ NOT_COMPUTING = {
     Tensor.bernoulli Tensor.bernoulli_ Tensor.cauchy_ Tensor.exponential_ Tensor.geometric_
     Tensor.log_normal_ Tensor.normal_ Tensor.random_ Tensor.uniform_ Tensor.multinomial
     F.dropout1d F.dropout2d F.dropout3d F.alpha_dropout F.feature_alpha_dropout
-    F.rrelu
+    F.rrelu F.gumbel_softmax
 """,
     # the library's settings, I/O and predicates on types
     "settings and I/O": """
