@@ -142,7 +142,6 @@ MISSING_PATHS = {
 
 # Reviewed: names of a present path that minigenesis does not have
 _LAZY = "lazy instance norms are not implemented (LazyLinear, LazyConv*, LazyBatchNorm* are)"
-_3D = "this 3-d pooling layer is not implemented"
 _FUNCTIONAL_OPTIM = "the functional optimizer forms (torch.optim.adam.adam ...) are not public API"
 MISSING_NAMES = {
     ("torch.nn.modules.batchnorm", "SyncBatchNorm"): "cross-process batch statistics are not "
@@ -157,8 +156,6 @@ MISSING_NAMES = {
         "full_backward_hook", "full_backward_pre_hook", "module_registration_hook",
         "parameter_registration_hook")},
     ("torch.nn.modules.normalization", "CrossMapLRN2d"): "a legacy Lua-Torch layer",
-    ("torch.nn.modules.pooling", "FractionalMaxPool3d"): _3D,
-    ("torch.nn.modules.pooling", "FractionalMaxPool2d"): "this pooling layer is not implemented",
     ("torch.nn.utils.parametrizations", "orthogonal"): "the orthogonal parametrization is not "
     "implemented",
     ("torch.nn.utils.parametrizations", "spectral_norm"): "spectral_norm is not implemented",

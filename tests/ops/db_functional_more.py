@@ -194,3 +194,81 @@ ENTRIES += [
         threshold=0.5, value=-2.0,
     ),
 ]  # fmt: skip
+
+
+# ------------------------------------------------------------------ fractional max pooling
+def _fractional_starts(u: float, n: int, m: int, k: int) -> list[int]:
+    """Graham's pseudo-random window starts: floor((i + u) alpha) - floor(u alpha), i < m - 1,
+    alpha = (n - k) / (m - 1); the last window ends at the input's end."""
+    if m == 1:
+        return [n - k]
+    alpha = (n - k) / (m - 1)
+    return [int((i + u) * alpha) - int(u * alpha) for i in range(m - 1)] + [n - k]
+
+
+def _fractional(nd, always_indices=False):
+    def ref(x, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+            _random_samples=None):  # fmt: skip
+        x = _f(x)
+        unbatched = x.ndim == nd + 1
+        x = x[None] if unbatched else x
+        shape = x.shape[2:]
+        k = _tuple(kernel_size, nd)
+        outs = (_tuple(output_size, nd) if output_size is not None
+                else tuple(int(s * r) for s, r in zip(shape, output_ratio)))  # fmt: skip
+        which = (1, 0) if nd == 2 else (0, 1, 2)  # PyTorch's sample per axis
+        values = np.zeros(x.shape[:2] + outs)
+        index = np.zeros(values.shape, np.int64)
+        for b, c in itertools.product(range(x.shape[0]), range(x.shape[1])):
+            starts = [_fractional_starts(float(_random_samples[b, c, which[a]]), shape[a],
+                                         outs[a], k[a]) for a in range(nd)]  # fmt: skip
+            for pos in itertools.product(*(range(o) for o in outs)):
+                best, at = -np.inf, 0
+                for off in itertools.product(*(range(kk) for kk in k)):
+                    cell = tuple(starts[a][pos[a]] + off[a] for a in range(nd))
+                    if x[(b, c, *cell)] > best:
+                        best, at = x[(b, c, *cell)], np.ravel_multi_index(cell, shape)
+                values[(b, c, *pos)], index[(b, c, *pos)] = best, at
+        if unbatched:
+            values, index = values[0], index[0]
+        return (values, index) if return_indices or always_indices else values
+
+    return ref
+
+
+def _fractional_samples(nd):
+    def samples(m):
+        u = lambda *s: m(*s, lo=0.0, hi=1.0, grad=False)  # noqa: E731
+        if nd == 2:
+            return [
+                S(m(2, 3, 9, 11), (2, 3), (4, 5), _random_samples=u(2, 3, 2)),
+                S(m(3, 10, 10), 3, (5, 7), _random_samples=u(1, 3, 2), desc="unbatched"),
+                S(m(1, 2, 8, 8), 2, None, (0.5, 0.75), True, _random_samples=u(1, 2, 2),
+                  desc="output_ratio, return_indices"),
+                S(m(1, 1, 5, 5), 2, (4, 4), _random_samples=u(1, 1, 2), desc="dense"),
+            ]  # fmt: skip
+        return [
+            S(m(2, 2, 7, 8, 9), (2, 3, 2), (3, 4, 5), _random_samples=u(2, 2, 3)),
+            S(m(2, 6, 6, 7), 2, (3, 3, 3), True, _random_samples=u(1, 2, 3), desc="unbatched"),
+        ]
+
+    return samples
+
+
+def _fractional_errors(nd):
+    def errors(m):
+        big = (m(1, 1, 5, 5) if nd == 2 else m(1, 1, 5, 5, 5),)
+        return [
+            (S(*big, 2), ValueError),  # neither output_size nor output_ratio
+            (S(*big, 4, 3), RuntimeError),  # window + output - 1 > input
+        ] + ([(S(*big, 2, None, 0.5), TypeError)] if nd == 2 else [])  # 2-d F: a tuple of ratios
+
+    return errors
+
+
+ENTRIES += [
+    op(f"F.fractional_max_pool{nd}d{tail}", _fractional(nd, bool(tail)),
+       _fractional_samples(nd), method=False, dtype=lambda s: s.args[0].dtype,
+       errors=_fractional_errors(nd))
+    for nd in (2, 3) for tail in ("", "_with_indices")
+]  # fmt: skip

@@ -115,3 +115,9 @@ from .pool_indices import (
     max_pool2d_with_indices,
     max_pool3d_with_indices,
 )
+from .fractional_pool import (
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)

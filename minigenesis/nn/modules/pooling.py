@@ -1,5 +1,10 @@
 """PyTorch's ``torch.nn.modules.pooling``: the same classes as ``mg.nn``'s own files."""
 
+from ..fractional_pool import (  # noqa: F401
+    FractionalMaxPool2d,
+    FractionalMaxPool3d,
+    _FractionalMaxPoolNd,  # noqa: F401
+)
 from ..lp_pool import LPPool1d, LPPool2d, LPPool3d, _LPPoolNd  # noqa: F401
 from ..pooling import (
     AdaptiveAvgPool1d,
@@ -55,4 +60,7 @@ __all__ = [
     "LPPool2d",
     "LPPool3d",
     "_LPPoolNd",
+    "FractionalMaxPool2d",
+    "FractionalMaxPool3d",
+    "_FractionalMaxPoolNd",
 ]
