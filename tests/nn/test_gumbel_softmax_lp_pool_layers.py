@@ -107,3 +107,31 @@ def test_lp_pool_of_norm_one_is_the_window_sum() -> None:
     want = x.numpy().reshape(1, 1, 3, 2).sum(-1)
     assert np.allclose(got, want)
     assert math.isclose(float(F.lp_pool1d(mg.tensor([[[3.0, 4.0]]]), 2, 2)), 5.0)
+
+
+def test_fractional_max_pool_layer_options_are_checked() -> None:
+    with pytest.raises(ValueError, match="either an output size"):
+        nn.FractionalMaxPool2d(2)
+    with pytest.raises(ValueError, match="only one of"):
+        nn.FractionalMaxPool2d(2, output_size=3, output_ratio=0.5)
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        nn.FractionalMaxPool3d(2, output_ratio=1.5)
+
+
+def test_fractional_max_pool_fixed_samples_repeat_and_drawn_ones_follow_the_seed() -> None:
+    x = mg.randn(2, 3, 12, 12)
+    samples = mg.rand(2, 3, 2)
+    fixed = nn.FractionalMaxPool2d(2, output_size=(5, 7), _random_samples=samples)
+    assert np.array_equal(fixed(x).numpy(), fixed(x).numpy())
+    assert "_random_samples" in dict(fixed.named_buffers())
+    drawn = nn.FractionalMaxPool2d(3, output_ratio=0.5, return_indices=True)
+    mg.manual_seed(5)
+    a, ia = drawn(x)
+    mg.manual_seed(5)
+    b, ib = drawn(x)
+    assert tuple(a.shape) == (2, 3, 6, 6)
+    assert np.array_equal(a.numpy(), b.numpy()) and np.array_equal(ia.numpy(), ib.numpy())
+    # each value is the input at its index
+    flat = x.numpy().reshape(2, 3, -1)
+    assert np.array_equal(np.take_along_axis(flat, ia.numpy().reshape(2, 3, -1), -1),
+                          a.numpy().reshape(2, 3, -1))  # fmt: skip
