@@ -1,9 +1,9 @@
-"""nn.functional's Lp pooling, pdist, the ``*_with_indices`` max poolings and the in-place
-activations celu_, selu_, rrelu_ (eval: the mean slope) and threshold_.
+"""nn.functional's pdist, fractional max pooling, the ``*_with_indices`` max poolings and the
+in-place activations celu_, selu_, rrelu_ (eval: the mean slope) and threshold_.
 
-The references are brute force over every output position in NumPy: a window's sum of x^p to
-the power 1/p; each pair of rows' p-norm distance; a window's maximum and the flat index
-(within the spatial dims) of its first maximum.
+The references are brute force in NumPy: each pair of rows' p-norm distance; each window's
+maximum and the flat index (within the spatial dims) of its first maximum, the windows of
+fractional pooling placed by Graham's formula.
 """
 
 from __future__ import annotations
@@ -42,23 +42,6 @@ def _windows(shape, nd, kernel, stride, padding=0, dilation=1, ceil_mode=False):
             inside = all(0 <= i < n for i, n in zip(idx, shape))
             cells.append(idx if inside else None)
         yield pos, cells, outs
-
-
-def _lp_pool(nd):
-    def ref(x, norm_type, kernel_size, stride=None, ceil_mode=False):
-        x = _f(x)
-        shape = x.shape[-nd:]
-        outs = next(_windows(shape, nd, kernel_size, stride, 0, 1, ceil_mode))[2]
-        out = np.zeros(x.shape[:-nd] + tuple(outs))
-        count = math.prod(_tuple(kernel_size, nd))
-        for pos, cells, _ in _windows(shape, nd, kernel_size, stride, 0, 1, ceil_mode):
-            inside = [c for c in cells if c is not None]
-            total = sum(x[(..., *c)] ** norm_type for c in inside)
-            mean = total / len(inside) * count  # avg_pool's divisor: the cells inside
-            out[(..., *pos)] = np.maximum(mean, 0) ** (1 / norm_type)
-        return out
-
-    return ref
 
 
 def _max_with_indices(nd):
@@ -124,20 +107,6 @@ def _with_indices_entry(name, ref, samples):
 
 
 ENTRIES = [
-    op("F.lp_pool1d", _lp_pool(1), lambda m: [
-        S(m(2, 3, 7, lo=0.1, hi=2.0), 2.0, 3),
-        S(m(2, 7, lo=0.1, hi=2.0), 3, 2, 1, desc="unbatched, overlapping, int p"),
-        S(m(1, 2, 8, lo=0.1, hi=2.0, dtype="float32"), 1.5, 3, 2, True, desc="ceil_mode"),
-    ], method=False, dtype="same", tol={"float64": (1e-9, 1e-11)}),
-    op("F.lp_pool2d", _lp_pool(2), lambda m: [
-        S(m(2, 2, 5, 6, lo=0.1, hi=2.0), 2.0, (2, 3)),
-        S(m(2, 5, 5, lo=0.1, hi=2.0, layout="transposed"), 3.0, 2, 1, desc="overlapping"),
-        S(m(1, 2, 5, 5, lo=0.1, hi=2.0, dtype="float32"), 2.0, 2, desc="float32"),
-    ], method=False, dtype="same", tol={"float64": (1e-9, 1e-11)}),
-    op("F.lp_pool3d", _lp_pool(3), lambda m: [
-        S(m(1, 2, 4, 4, 5, lo=0.1, hi=2.0), 2.0, 2),
-        S(m(2, 3, 4, 4, lo=0.1, hi=2.0), 1.5, (2, 2, 3), 1, desc="unbatched, overlapping"),
-    ], method=False, dtype="same", tol={"float64": (1e-9, 1e-11)}),
     op("F.pdist", _pdist, lambda m: [
         S(m(5, 3)),
         S(m(4, 6), 1.0),

@@ -1,9 +1,8 @@
 """F.gumbel_softmax (a random draw: its law and its straight-through gradient) and the
-nn.LPPool1d/2d/3d layers."""
+nn.FractionalMaxPool2d/3d layers (their F functions are in the op database)."""
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
@@ -82,31 +81,6 @@ def test_gumbel_softmax_eps_is_deprecated() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         F.gumbel_softmax(mg.randn(2, 3))
-
-
-@pytest.mark.parametrize(
-    ("layer", "fn", "shape", "kernel"),
-    [
-        (nn.LPPool1d, F.lp_pool1d, (2, 3, 8), 3),
-        (nn.LPPool2d, F.lp_pool2d, (2, 3, 6, 6), (2, 3)),
-        (nn.LPPool3d, F.lp_pool3d, (1, 2, 4, 4, 4), 2),
-    ],
-)
-def test_lp_pool_layers_call_their_function(layer, fn, shape, kernel) -> None:
-    x = mg.rand(*shape) + 0.1
-    m = layer(2, kernel, stride=1)
-    assert np.allclose(m(x).numpy(), fn(x, 2.0, kernel, 1).numpy())
-    assert repr(m) == (
-        f"{layer.__name__}(norm_type=2, kernel_size={kernel}, stride=1, ceil_mode=False)"
-    )
-
-
-def test_lp_pool_of_norm_one_is_the_window_sum() -> None:
-    x = mg.rand(1, 1, 6) + 0.1
-    got = F.lp_pool1d(x, 1, 2).numpy()
-    want = x.numpy().reshape(1, 1, 3, 2).sum(-1)
-    assert np.allclose(got, want)
-    assert math.isclose(float(F.lp_pool1d(mg.tensor([[[3.0, 4.0]]]), 2, 2)), 5.0)
 
 
 def test_fractional_max_pool_layer_options_are_checked() -> None:
