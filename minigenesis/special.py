@@ -275,6 +275,7 @@ def _float_operands(input: Any, other: Any, name: str) -> tuple[Tensor, Tensor]:
     return a, b
 
 
+@_with_out
 def gammainc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """P(a, x) = int_0^x t^(a-1) e^-t dt / Gamma(a), the regularized lower incomplete gamma
     function (a = input, x = other; NaN for a < 0 or x < 0). Differentiable in x only."""
@@ -284,6 +285,7 @@ def gammainc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     return _IncompleteGamma.apply(a, x, False)
 
 
+@_with_out
 def gammaincc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """Q(a, x) = 1 - P(a, x), the regularized upper incomplete gamma function."""
     _tensors_only(input, other, "special_gammaincc")
@@ -292,6 +294,7 @@ def gammaincc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     return _IncompleteGamma.apply(a, x, True)
 
 
+@_with_out
 def zeta(input: Any, other: Any) -> Tensor:  # noqa: A002
     """Hurwitz's zeta(x, q) = sum_{k >= 0} (k + q)^-x (x = input > 1); zeta(x, 1) is Riemann's.
     Differentiable in q only."""
@@ -315,26 +318,31 @@ def _no_grad_unary(fn: Any, input: Tensor, name: str) -> Tensor:  # noqa: A002
     return Tensor._make(out, False)
 
 
+@_with_out
 def bessel_j0(input: Tensor) -> Tensor:  # noqa: A002
     """J0(x), the Bessel function of the first kind of order 0."""
     return _no_grad_unary(lambda a: _B.bessel_jy(a, 0, "j"), input, "bessel_j0")
 
 
+@_with_out
 def bessel_j1(input: Tensor) -> Tensor:  # noqa: A002
     """J1(x), the Bessel function of the first kind of order 1."""
     return _no_grad_unary(lambda a: _B.bessel_jy(a, 1, "j"), input, "bessel_j1")
 
 
+@_with_out
 def bessel_y0(input: Tensor) -> Tensor:  # noqa: A002
     """Y0(x), the Bessel function of the second kind of order 0 (-inf at 0, NaN for x < 0)."""
     return _no_grad_unary(lambda a: _B.bessel_jy(a, 0, "y"), input, "bessel_y0")
 
 
+@_with_out
 def bessel_y1(input: Tensor) -> Tensor:  # noqa: A002
     """Y1(x), the Bessel function of the second kind of order 1 (-inf at 0, NaN for x < 0)."""
     return _no_grad_unary(lambda a: _B.bessel_jy(a, 1, "y"), input, "bessel_y1")
 
 
+@_with_out
 def modified_bessel_i0(input: Tensor) -> Tensor:  # noqa: A002
     """I0(x) (i0's values, NaN at +-inf, without a gradient, as PyTorch)."""
     x = _float_in(input).detach()
@@ -342,6 +350,7 @@ def modified_bessel_i0(input: Tensor) -> Tensor:  # noqa: A002
     return Tensor._make(i0(x).where(~x.isinf(), math.nan)._data, False)  # NaN at +-inf
 
 
+@_with_out
 def modified_bessel_i1(input: Tensor) -> Tensor:  # noqa: A002
     """I1(x) (i1's values, NaN at +-inf, without a gradient, as PyTorch)."""
     x = _float_in(input).detach()
@@ -349,31 +358,37 @@ def modified_bessel_i1(input: Tensor) -> Tensor:  # noqa: A002
     return Tensor._make(i1(x).where(~x.isinf(), math.nan)._data, False)  # NaN at +-inf
 
 
+@_with_out
 def modified_bessel_k0(input: Tensor) -> Tensor:  # noqa: A002
     """K0(x), the modified Bessel function of the second kind (inf at 0, NaN for x < 0)."""
     return _no_grad_unary(lambda a: _B.bessel_k(a, 0, False), input, "modified_bessel_k0")
 
 
+@_with_out
 def modified_bessel_k1(input: Tensor) -> Tensor:  # noqa: A002
     """K1(x), the modified Bessel function of the second kind of order 1."""
     return _no_grad_unary(lambda a: _B.bessel_k(a, 1, False), input, "modified_bessel_k1")
 
 
+@_with_out
 def scaled_modified_bessel_k0(input: Tensor) -> Tensor:  # noqa: A002
     """e^x K0(x): finite where K0 underflows (about sqrt(pi / (2x)) for large x)."""
     return _no_grad_unary(lambda a: _B.bessel_k(a, 0, True), input, "scaled_modified_bessel_k0")
 
 
+@_with_out
 def scaled_modified_bessel_k1(input: Tensor) -> Tensor:  # noqa: A002
     """e^x K1(x)."""
     return _no_grad_unary(lambda a: _B.bessel_k(a, 1, True), input, "scaled_modified_bessel_k1")
 
 
+@_with_out
 def spherical_bessel_j0(input: Tensor) -> Tensor:  # noqa: A002
     """j0(x) = sin(x) / x (1 at 0)."""
     return _no_grad_unary(_B.spherical_j0, input, "spherical_bessel_j0")
 
 
+@_with_out
 def airy_ai(input: Tensor) -> Tensor:  # noqa: A002
     """Ai(x), the solution of y'' = x y that decays as x -> inf (NaN at +-inf, as PyTorch)."""
     return _no_grad_unary(_B.airy_ai, input, "airy_ai")
@@ -392,61 +407,73 @@ def _polynomial(family: str, input: Any, n: Any) -> Tensor:  # noqa: A002
     return Tensor._make(_OP.polynomial(family, x64, n64).astype(x._data.dtype), False)
 
 
+@_with_out
 def chebyshev_polynomial_t(input: Any, n: Any) -> Tensor:  # noqa: A002
     """T_n(x): T_n(cos t) = cos(n t)."""
     return _polynomial("chebyshev_t", input, n)
 
 
+@_with_out
 def chebyshev_polynomial_u(input: Any, n: Any) -> Tensor:  # noqa: A002
     """U_n(x): U_n(cos t) = sin((n + 1) t) / sin t."""
     return _polynomial("chebyshev_u", input, n)
 
 
+@_with_out
 def chebyshev_polynomial_v(input: Any, n: Any) -> Tensor:  # noqa: A002
     """V_n(x): V_n(cos t) = cos((n + 1/2) t) / cos(t / 2)."""
     return _polynomial("chebyshev_v", input, n)
 
 
+@_with_out
 def chebyshev_polynomial_w(input: Any, n: Any) -> Tensor:  # noqa: A002
     """W_n(x): W_n(cos t) = sin((n + 1/2) t) / sin(t / 2)."""
     return _polynomial("chebyshev_w", input, n)
 
 
+@_with_out
 def shifted_chebyshev_polynomial_t(input: Any, n: Any) -> Tensor:  # noqa: A002
     """T_n(2x - 1), orthogonal on [0, 1]."""
     return _polynomial("shifted_chebyshev_t", input, n)
 
 
+@_with_out
 def shifted_chebyshev_polynomial_u(input: Any, n: Any) -> Tensor:  # noqa: A002
     """U_n(2x - 1)."""
     return _polynomial("shifted_chebyshev_u", input, n)
 
 
+@_with_out
 def shifted_chebyshev_polynomial_v(input: Any, n: Any) -> Tensor:  # noqa: A002
     """V_n(2x - 1)."""
     return _polynomial("shifted_chebyshev_v", input, n)
 
 
+@_with_out
 def shifted_chebyshev_polynomial_w(input: Any, n: Any) -> Tensor:  # noqa: A002
     """W_n(2x - 1)."""
     return _polynomial("shifted_chebyshev_w", input, n)
 
 
+@_with_out
 def hermite_polynomial_h(input: Any, n: Any) -> Tensor:  # noqa: A002
     """H_n(x), the physicists' Hermite polynomial (weight e^-x^2)."""
     return _polynomial("hermite_h", input, n)
 
 
+@_with_out
 def hermite_polynomial_he(input: Any, n: Any) -> Tensor:  # noqa: A002
     """He_n(x), the probabilists' Hermite polynomial (weight e^-x^2/2)."""
     return _polynomial("hermite_he", input, n)
 
 
+@_with_out
 def laguerre_polynomial_l(input: Any, n: Any) -> Tensor:  # noqa: A002
     """L_n(x), the Laguerre polynomial (weight e^-x on [0, inf))."""
     return _polynomial("laguerre_l", input, n)
 
 
+@_with_out
 def legendre_polynomial_p(input: Any, n: Any) -> Tensor:  # noqa: A002
     """P_n(x), the Legendre polynomial (weight 1 on [-1, 1])."""
     return _polynomial("legendre_p", input, n)

@@ -130,6 +130,7 @@ def _unary(name: str, ref, lo: float, hi: float, edges: list, extra=()) -> objec
         method=False,
         dtype="float",
         differentiable=False,
+        out=True,
         errors=lambda m: [(S(m(3, dtype="float16")), NotImplementedError)],
     )
 
@@ -228,15 +229,16 @@ def _zeta_samples(m):
 
 ENTRIES += [
     op("special.gammainc", _elementwise(_lower_gamma_closed), _gamma_samples, method=False,
-       dtype="promote", gradgrad=False,
+       dtype="promote", gradgrad=False, out=True,
        errors=lambda m: [(S(m(3, dtype="int64"), m(3, dtype="int64")), NotImplementedError),
                          (S(m(3), 2.5), TypeError)]),
     op("special.gammaincc", _elementwise(_upper_gamma_closed), _gamma_samples, method=False,
-       dtype="promote", gradgrad=False,
+       dtype="promote", gradgrad=False, out=True,
        errors=lambda m: [(S(m(3, dtype="int64"), m(3, dtype="int64")), NotImplementedError),
                          (S(m(3), 2.5), TypeError)]),
     op("special.zeta", _elementwise(_zeta_ref), _zeta_samples, method=False, dtype="float",
-       gradgrad=False, errors=lambda m: [(S(m(3, dtype="float16"), 2.0), NotImplementedError)]),
+       gradgrad=False, out=True,
+       errors=lambda m: [(S(m(3, dtype="float16"), 2.0), NotImplementedError)]),
 ]  # fmt: skip
 
 
@@ -301,6 +303,7 @@ def _polynomial_entry(name: str, evaluate, shift: bool = False):
         method=False,
         dtype="float",
         differentiable=False,
+        out=True,
         tol={"float64": (1e-10, 1e-10)},
         errors=lambda m: [(S(m(3, dtype="bfloat16"), 2), NotImplementedError)],
     )
