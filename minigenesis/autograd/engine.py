@@ -109,6 +109,7 @@ class _Backward:
         self.buffers: dict[Any, list] = {}  # vertex -> the gradient of each output, summed so far
         self.ready: list[Function] = []  # nodes whose gradients are complete
         self.private: set = set()  # leaves whose buffered gradient nothing else holds
+        self.sums: set = set()  # (vertex, output_nr) whose buffer holds a sum made by this pass
         # autograd.grad: (id of vertex, output_nr) of each input -> its place in the results
         self.capture = inputs is not None
         self.wanted = {(id(t.grad_fn or t), t._output_nr): i for i, t in enumerate(inputs or ())}
@@ -117,7 +118,7 @@ class _Backward:
     def run_ready(self, retain_graph: bool) -> None:
         """Run each complete node's backward and send each of its inputs its gradient, until no
         node is left ready (sending completes more of them)."""
-        ready, buffers = self.ready, self.buffers
+        ready, buffers, wanted, anomaly = self.ready, self.buffers, self.wanted, self.anomaly
         while ready:
             node = ready.pop()
             edges = node.next_edges
@@ -125,7 +126,7 @@ class _Backward:
             if grads is None:  # no gradient reached this node: it only releases its inputs
                 in_grads = (None,) * len(edges)
             else:
-                if len(grads) > 1 or node._grad_hooks or self.wanted:  # (a slot per output)
+                if len(grads) > 1 or node._grad_hooks or wanted:  # (a slot per output)
                     grads = self._grad_outputs(node, grads)
                 in_grads = node.backward(node, *grads)
                 grads = None  # (not held here while its inputs' gradients are sent)
@@ -137,7 +138,7 @@ class _Backward:
                     in_grads = (in_grads,)
             if len(in_grads) != len(edges):
                 raise _count_error(node, in_grads, edges)
-            if self.anomaly:
+            if anomaly:
                 _check_finite(type(node).__name__, "backward", enumerate(in_grads))
             for k, edge in enumerate(edges):  # (not zip: its reused tuple would hold a g)
                 if edge is not None:
@@ -193,6 +194,7 @@ class _Backward:
         leaf tensor gets its gradient at once. ``private``: nothing but this pass holds ``g``, so
         a leaf may keep it as its .grad without a copy (see grad_reuse.py)."""
         vertex, nr, shape, dtype = edge
+        is_node = isinstance(vertex, Function)  # (else a leaf tensor)
         if g is not None:
             data = g._data
             if data.shape != shape:  # the input was broadcast: sum over the broadcast axes
@@ -202,18 +204,36 @@ class _Backward:
             buffer = self.buffers.get(vertex)
             if buffer is None:  # one slot per output of a node (a leaf tensor has one)
                 buffer = self.buffers[vertex] = [None] * vertex._n_outputs
-            if buffer[nr] is not None:
-                g, private = _sum(buffer[nr], g, self.create_graph), True
+            elif buffer[nr] is not None:
+                g, private = self._sum(buffer[nr], g, (vertex, nr)), True
             buffer[nr] = g
-            if not isinstance(vertex, Function):
+            if not is_node:
                 (self.private.add if private else self.private.discard)(vertex)
         waiting = self.waiting
         left = waiting[vertex] = waiting[vertex] - 1
         if left == 0:
-            if isinstance(vertex, Function):
+            if is_node:
                 self.ready.append(vertex)
             else:
                 self._finish_leaf(vertex)
+
+    def _sum(self, a: Any, b: Any, slot: tuple) -> Any:
+        """Two gradients of one output (``slot``: its vertex and output_nr), summed. With
+        create_graph the sum is an op of the graph (it may be differentiated); otherwise nothing
+        records, and the arrays are added directly (the op machinery costs far more than the
+        addition on small arrays): into a new array the first time, and from then on into that
+        same array, which nothing outside this pass can see until the vertex is complete (a
+        weight used at each of 32 time steps: one weight-sized array made, not 31)."""
+        if self.create_graph:
+            return a + b
+        if slot in self.sums:
+            a._data += b._data
+            return a
+        self.sums.add(slot)
+        total = a._data + b._data
+        if total.ndim == 0:  # NumPy sums two 0-d arrays to a scalar
+            total = get_array_module(a._data).asarray(total)
+        return TensorBase._make(total)
 
     def _finish_leaf(self, leaf: Any) -> None:
         """All gradients for ``leaf`` are in: run its hooks, then add the gradient into ``.grad``,
@@ -255,30 +275,18 @@ def _count_edges_into(starts: list) -> dict[Any, int]:
     """For each vertex (node or leaf tensor) reachable from the ``starts`` edges: how many
     edges lead into it (the starting ones included)."""
     count: dict[Any, int] = {}
-    stack = [edge[0] for edge in starts]
-    while stack:
-        vertex = stack.pop()
-        if vertex in count:
-            count[vertex] += 1
-            continue
-        count[vertex] = 1  # the first visit: walk on (a leaf tensor ends the walk)
-        if isinstance(vertex, Function):
-            for edge in vertex.next_edges:
-                if edge is not None:
-                    stack.append(edge[0])
-    return count
-
-
-def _sum(a: Any, b: Any, create_graph: bool) -> Any:
-    """Two gradients of one output, summed. With create_graph the sum is an op of the graph
-    (it may be differentiated); otherwise nothing records, and adding the arrays directly skips
-    the op machinery, which costs far more than the addition on small arrays."""
-    if create_graph:
-        return a + b
-    total = a._data + b._data
-    if total.ndim == 0:  # NumPy sums two 0-d arrays to a scalar
-        total = get_array_module(a._data).asarray(total)
-    return TensorBase._make(total)
+    to_walk, edges = [], starts  # (nodes reached whose own edges are not counted yet)
+    while True:
+        for edge in edges:
+            if edge is not None and edge[0] in count:
+                count[edge[0]] += 1
+            elif edge is not None:  # its first edge: walk on from it (a leaf ends the walk)
+                count[edge[0]] = 1
+                if isinstance(edge[0], Function):
+                    to_walk.append(edge[0])
+        if not to_walk:
+            return count
+        edges = to_walk.pop().next_edges
 
 
 def _run_hooks(hooks: list | None, g: Any) -> Any:

@@ -323,7 +323,7 @@ def _resolve_saved(node: Function, args: tuple, results: tuple, outputs: tuple) 
             break
     else:
         return to_save
-    records = []
+    records, hooks = [], state.saved_tensors_hooks
     for value in to_save:
         if value is None or type(value) in _PLAIN:  # a constant: the common case, at once
             records.append((_CONST, value, None, None))
@@ -350,7 +350,6 @@ def _resolve_saved(node: Function, args: tuple, results: tuple, outputs: tuple) 
                 value = value.detach() if isinstance(value, TensorBase) else TensorBase._make(value)
                 records.append((_CONST, value, None, None))
                 continue
-        hooks = state.saved_tensors_hooks
         records.append(record if hooks is None else _pack(record, hooks))
     return records
 

@@ -29,6 +29,30 @@ def test_shared_subgraph_sums_both_paths() -> None:
     assert x.grad.item() == pytest.approx(28.0)
 
 
+def test_many_gradients_of_one_tensor_sum_without_changing_the_ones_shared(device: str) -> None:
+    """A tensor used many times sums its gradients in the engine (into the first sum, in place,
+    from the third on): the total is right, and a gradient the engine handed to two tensors at
+    once (``a + b`` passes its one gradient to both), or that a hook keeps, is left unchanged."""
+    rng = np.random.default_rng(0)
+    xs, ws = rng.standard_normal((2, 3)), rng.standard_normal((5, 3))
+    x = mg.tensor(xs, requires_grad=True, device=device)
+    h = x * 1.0  # a non-leaf used five times: its hook sees the total
+    seen = []
+    h.register_hook(lambda g: seen.append(g.cpu().numpy().copy()))
+    shared = []
+    terms = []
+    for w in ws:
+        s = h + mg.tensor(w, device=device)  # Add hands one gradient to h and to the constant
+        s.register_hook(lambda g: shared.append(g))
+        terms.append((s * s).sum())
+    sum(terms).backward()
+    total = sum(2 * (xs + w) for w in ws)  # d/dh of sum_w |h + w|^2
+    np.testing.assert_allclose(seen[0], total, rtol=1e-12)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), total, rtol=1e-12)
+    for g, w in zip(shared, ws[::-1], strict=True):  # (backward reaches the last term first)
+        np.testing.assert_allclose(g.cpu().numpy(), 2 * (xs + w), rtol=1e-12)
+
+
 def test_grad_is_not_aliased_between_leaves(device: str) -> None:
     a = mg.ones(3, requires_grad=True, device=device)
     b = mg.ones(3, requires_grad=True, device=device)
