@@ -143,9 +143,9 @@ class _Backward:
             for k, edge in enumerate(edges):  # (not zip: its reused tuple would hold a g)
                 if edge is not None:
                     g = in_grads[k]
-                    # (only a leaf keeps its gradient; in_grads and g hold it here)
-                    leaf = not isinstance(edge[0], Function)
-                    private = leaf and grad_reuse.held_only_here(g, held_here=2)
+                    # (a leaf may keep its last gradient as it is; in_grads and g hold it here)
+                    last = not isinstance(edge[0], Function) and self.waiting[edge[0]] == 1
+                    private = last and grad_reuse.held_only_here(g, held_here=2)
                     self.send(edge, g, private)
             g = None  # (a gradient held here would not count as private later)
             if not retain_graph:  # free the saved values: their memory is needed no more
