@@ -171,9 +171,10 @@ def test_one_training_step_reads_no_more_of_the_package_than_it_does_now():
     hooks, zero_grad(set_to_none=False), weight decay) moved into functions of their own.
     56, 746, 23 before add, mul, sum and matmul computed overflow to inf silently as PyTorch
     does: they run under backend.quiet_fp, whose one wrapper (NumPy's warnings off around the
-    call, 6 lines) is on the path, and their decorators are read with them."""
+    call, 6 lines) is on the path, and their decorators are read with them. 57, 756, 23 before
+    F.linear checked its bias in its own body."""
     functions, lines, files = _trace_one_training_step()
-    assert functions <= 57, functions
+    assert functions <= 56, functions
     assert lines <= 756, lines
     assert files <= 23, files
 

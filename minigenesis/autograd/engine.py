@@ -272,10 +272,8 @@ def _count_error(node: Function, in_grads: tuple, edges: Any) -> RuntimeError:
 
 
 def _count_edges_into(starts: list) -> dict[Any, int]:
-    """For each vertex (node or leaf tensor) reachable from the ``starts`` edges: how many
-    edges lead into it (the starting ones included)."""
-    count: dict[Any, int] = {}
-    to_walk, edges = [], starts  # (nodes reached whose own edges are not counted yet)
+    """How many edges lead into each vertex (node or leaf) reachable from ``starts`` (included)."""
+    count, to_walk, edges = {}, [], starts  # (to_walk: nodes whose edges are not counted yet)
     while True:
         for edge in edges:
             if edge is not None and edge[0] in count:

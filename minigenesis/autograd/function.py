@@ -115,8 +115,10 @@ class Function:
     def needs_input_grad(self) -> tuple[bool, ...]:
         """Per forward argument: does it want a gradient? (Forward can ask too, to save less.)"""
         edges = self.next_edges
-        if len(edges) == 2:  # most ops take two arguments: this is read by their forward
+        if len(edges) == 2:  # most ops take two arguments, Linear three: written out for those
             return (edges[0] is not None, edges[1] is not None)
+        if len(edges) == 3:  # (a comprehension is a call of its own, 10x the cost of this)
+            return (edges[0] is not None, edges[1] is not None, edges[2] is not None)
         return tuple([edge is not None for edge in edges])
 
     @property

@@ -19,7 +19,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y = x W^T + b for x of shape (..., in_features), W (out_features, in_features)."""
     w = weight._data  # (the arrays' dtypes and shapes: compared as they are, no lookup)
     plain = isinstance(input, Tensor) and input._data.dtype == w.dtype and w.dtype.kind != "b"
-    if not plain or w.ndim != 2 or input._data.ndim == 0 or _bias_mismatch(bias, w):
+    bias_ok = bias is None or (bias._data.dtype == w.dtype and bias._data.shape == w.shape[:1])
+    if not plain or not bias_ok or w.ndim != 2 or input._data.ndim == 0:
         _check_linear_args(input, weight, bias)  # (raises, unless autocast casts them to one)
     autocast_on = state.autocast_dtype is not None  # (one read: nothing of autocast when off)
     if autocast_on and weight.is_floating_point() and autocast_policy.lowers(Linear, input):
@@ -28,10 +29,6 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         # first would cast it twice and keep a second copy of it for backward.
         return autocast_linear(input, weight, bias)
     return Linear.apply(input, weight, bias)
-
-
-def _bias_mismatch(bias: Tensor | None, w) -> bool:
-    return bias is not None and (bias._data.dtype != w.dtype or bias._data.shape != w.shape[:1])
 
 
 def _check_linear_args(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
