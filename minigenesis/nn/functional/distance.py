@@ -66,9 +66,9 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:  # noqa: A002
     if not p >= 0:
         raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]
-    rows, cols = np.triu_indices(n, 1)
     xp = get_array_module(input._data)
-    diff = input[xp.asarray(rows)] - input[xp.asarray(cols)]
+    rows, cols = xp.triu_indices(n, 1)
+    diff = input[rows] - input[cols]
     return _norm_rows(diff, float(p))
 
 

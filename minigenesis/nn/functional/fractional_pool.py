@@ -12,12 +12,13 @@ maximum; a NaN wins) is gathered from the input, so the gradient goes to that el
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from ..._tensor import Tensor
-from ...backend import get_array_module, to_numpy
+from ...backend import get_array_module, quiet_fp
 from ...creation import rand
 
 
@@ -28,12 +29,13 @@ def _ntuple(value: Any, nd: int, name: str) -> tuple:
     return values
 
 
-def _starts(u: np.ndarray, n: int, m: int, k: int, dtype: Any) -> np.ndarray:
+def _starts(u: Any, n: int, m: int, k: int, dtype: Any) -> Any:
     """Window starts (…, m) for the samples u (…,), computed in ``dtype`` as PyTorch's kernel."""
-    out = np.empty(u.shape + (m,), np.int64)
+    xp = get_array_module(u)
+    out = xp.empty(u.shape + (m,), np.int64)
     if m > 1:
         alpha = dtype(n - k) / dtype(m - 1)
-        i = np.arange(m - 1).astype(dtype)
+        i = xp.arange(m - 1).astype(dtype)
         first = (u[..., None].astype(dtype) + i) * alpha
         out[..., :-1] = (
             first.astype(np.int64) - (u * alpha).astype(dtype).astype(np.int64)[..., None]
@@ -42,6 +44,7 @@ def _starts(u: np.ndarray, n: int, m: int, k: int, dtype: Any) -> np.ndarray:
     return out
 
 
+@quiet_fp  # samples outside [0, 1) (as _random_samples) overflow the window starts silently
 def _fractional_max_pool(
     input: Tensor,  # noqa: A002
     nd: int,
@@ -78,7 +81,8 @@ def _fractional_max_pool(
     batch, channels = x.shape[0], x.shape[1]
     if random_samples is None:
         random_samples = rand(batch, channels, nd, dtype=input.dtype, device=input.device)
-    u = to_numpy(random_samples.detach()._data).astype(np.float64)
+    xp = get_array_module(x._data)
+    u = random_samples.detach()._data.astype(np.float64)
     if u.shape != (batch, channels, nd):
         raise RuntimeError(
             f"{name}(): expected _random_samples of shape {(batch, channels, nd)}, got {u.shape}"
@@ -87,36 +91,38 @@ def _fractional_max_pool(
     # PyTorch's 2-d kernel takes sample 0 for the width and 1 for the height; the 3-d one
     # takes 0, 1, 2 for depth, height, width
     which = (1, 0) if nd == 2 else (0, 1, 2)
-    index = np.zeros((batch, channels) + outs + kernel, np.int64)
+    index = xp.zeros((batch, channels) + outs + kernel, np.int64)
     for axis in range(nd):
         starts = _starts(u[..., which[axis]], spatial[axis], outs[axis], kernel[axis], dtype)
-        cells = starts[..., None] + np.arange(kernel[axis])  # (N, C, m, k)
+        cells = starts[..., None] + xp.arange(kernel[axis])  # (N, C, m, k)
         shape = [batch, channels] + [1] * (2 * nd)
         shape[2 + axis], shape[2 + nd + axis] = outs[axis], kernel[axis]
-        stride = int(np.prod(spatial[axis + 1 :]))
+        stride = math.prod(spatial[axis + 1 :])
         index = index + cells.reshape(shape) * stride
-    xp = get_array_module(x._data)
     flat = x.reshape(batch, channels, -1)
     window = index.reshape(batch, channels, -1)
-    values = to_numpy(flat.detach()._data)[
-        np.arange(batch)[:, None, None], np.arange(channels)[None, :, None], window
-    ].reshape(index.shape[: 2 + nd] + (-1,))
+    values = (
+        flat.detach()
+        ._data[xp.arange(batch)[:, None, None], xp.arange(channels)[None, :, None], window]
+        .reshape(index.shape[: 2 + nd] + (-1,))
+    )
     best = _first_max(values)
-    chosen = np.take_along_axis(index.reshape(values.shape), best[..., None], -1)[..., 0]
-    idx = Tensor._make(xp.asarray(chosen), False)
+    chosen = xp.take_along_axis(index.reshape(values.shape), best[..., None], -1)[..., 0]
+    idx = Tensor._make(chosen, False)
     out = flat.gather(2, idx.reshape(batch, channels, -1)).reshape(batch, channels, *outs)
     if input.ndim == nd + 1:
         return out.squeeze(0), idx.squeeze(0)
     return out, idx
 
 
-def _first_max(values: np.ndarray) -> np.ndarray:
+def _first_max(values: Any) -> Any:
     """The position of each window's first maximum (last axis); a window with NaN: its last
     NaN (PyTorch's kernel replaces its pick at every NaN)."""
-    nan = np.isnan(values)
-    best = np.argmax(np.where(nan, -np.inf, values), -1)
-    last_nan = values.shape[-1] - 1 - np.argmax(nan[..., ::-1], -1)
-    return np.where(nan.any(-1), last_nan, best)
+    xp = get_array_module(values)
+    nan = xp.isnan(values)
+    best = xp.argmax(xp.where(nan, -np.inf, values), -1)
+    last_nan = values.shape[-1] - 1 - xp.argmax(nan[..., ::-1], -1)
+    return xp.where(nan.any(-1), last_nan, best)
 
 
 def fractional_max_pool2d_with_indices(
