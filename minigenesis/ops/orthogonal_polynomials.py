@@ -12,7 +12,9 @@ The shifted Chebyshev polynomials are the Chebyshev ones at 2x - 1.
 
 from __future__ import annotations
 
-from ..backend import get_array_module
+from ..backend import get_array_module, quiet_fp
+
+MAX_DEGREE = 1_000_000  # the largest n computed (one vectorised step per degree)
 
 # p_1 of each family and its step (k, x, p_k, p_{k-1}) -> p_{k+1}
 _FAMILIES = {
@@ -27,6 +29,7 @@ _FAMILIES = {
 }
 
 
+@quiet_fp  # large |x| or n overflow to +-inf (and inf - inf to NaN), as in PyTorch
 def polynomial(family: str, x, n):
     """p_n(x) of the family ("chebyshev_t" ... "legendre_p", or "shifted_chebyshev_t" ...),
     x and n float64 arrays of one (broadcast) shape."""
@@ -35,7 +38,13 @@ def polynomial(family: str, x, n):
         return polynomial(family[len("shifted_") :], 2 * x - 1, n)
     first, step = _FAMILIES[family]
     n = xp.trunc(xp.where(xp.isnan(n), -1.0, n))
-    top = int(float(n.max())) if n.size else 0
+    top = float(n.max()) if n.size else 0.0
+    if top > MAX_DEGREE:  # (the recurrence takes n steps: a degree of 1e30 would never end)
+        raise ValueError(
+            f"{family}: degree n = {top:g} is above {MAX_DEGREE:,}; the three-term recurrence "
+            f"runs n steps"
+        )
+    top = int(top)
     prev, cur = 1.0 + 0 * x, first(x)
     out = xp.where(n == 0, prev, xp.where(n == 1, cur, 0.0 * x))
     for k in range(1, top):

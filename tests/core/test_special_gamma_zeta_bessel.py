@@ -85,3 +85,17 @@ def test_bessel_j_satisfies_the_wronskian_over_the_whole_range() -> None:
                                                           "bessel_y1"))  # fmt: skip
     xs = x.numpy()
     assert np.allclose((j1 * y0 - j0 * y1) * np.pi * xs / 2, 1.0, rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize("degree", [3e38, float("inf"), 2e6])
+def test_a_polynomial_of_an_enormous_degree_is_refused_at_once_instead_of_running_forever(degree):
+    """The orthogonal polynomials run their recurrence n steps: n = 3e38 would never end, so a
+    degree above a million is refused with the reason."""
+    x = mg.tensor([0.5, 2.0], dtype=mg.float64)
+    for fn in (mg.special.chebyshev_polynomial_t, mg.special.legendre_polynomial_p):
+        with pytest.raises(ValueError, match="degree n"):
+            fn(x, mg.tensor([3.0, degree], dtype=mg.float64))
+    np.testing.assert_allclose(
+        mg.special.legendre_polynomial_p(x, mg.tensor(3.0, dtype=mg.float64)).numpy(),
+        [(5 * 0.5**3 - 3 * 0.5) / 2, (5 * 8.0 - 6.0) / 2],
+    )
