@@ -121,3 +121,4 @@ from .fractional_pool import (
     fractional_max_pool3d,
     fractional_max_pool3d_with_indices,
 )
+from .grid_sample import affine_grid, grid_sample
