@@ -266,6 +266,45 @@ def fold_unfold(rng: np.random.Generator) -> Case:
     return Case("nn.Fold", (size, k), kw, [T(rng.standard_normal(shape))], dtype=dtype(rng))
 
 
+def grid_sample(rng: np.random.Generator) -> Case:
+    """Points inside, outside and far outside (reflection wraps several times), both
+    align_corners, 2-D and 3-D; now and then a mode, padding or grid PyTorch refuses."""
+    d = int(rng.choice([2, 2, 3]))
+    mode = str(
+        rng.choice(["bilinear", "nearest", "bicubic"] if d == 2 else ["bilinear", "nearest"])
+    )
+    pm = str(rng.choice(["zeros", "border", "reflection"]))
+    if rng.random() < 0.03:
+        mode = "bicubic"  # 3-D bicubic, or fine in 2-D
+    if rng.random() < 0.03:
+        pm = "circular"  # not a grid_sample padding: both raise ValueError
+    n = int(rng.integers(1, 3))
+    spatial = tuple(int(v) for v in rng.integers(1, 6, d))
+    out = tuple(int(v) for v in rng.integers(1, 5, d))
+    reach = float(rng.choice([1.0, 1.5, 4.0]))
+    grid = rng.uniform(-reach, reach, (n, *out, d))
+    if rng.random() < 0.03:
+        grid = grid[..., :1]  # the last dim must be the input's spatial rank
+    x = T(rng.standard_normal((n, int(rng.integers(1, 4)), *spatial)))
+    kw = {"mode": mode, "padding_mode": pm, "align_corners": bool(rng.random() < 0.5)}
+    return Case("F.grid_sample", (), kw, [x, T(grid)], dtype=dtype(rng))
+
+
+def affine_grid(rng: np.random.Generator) -> Case:
+    """2-D and 3-D sizes, unit sizes, both align_corners; now and then a theta of the wrong
+    shape or a size of 0 (both raise)."""
+    d = int(rng.choice([2, 3]))
+    n = int(rng.integers(1, 3))
+    size = (n, int(rng.integers(1, 4)), *(int(v) for v in rng.integers(1, 6, d)))
+    theta = rng.standard_normal((n, d, d + 1))
+    if rng.random() < 0.04:
+        theta = theta[..., :d]  # not N x d x (d + 1)
+    if rng.random() < 0.04:
+        size = (*size[:-1], 0)
+    kw = {"align_corners": bool(rng.random() < 0.5)}
+    return Case("F.affine_grid", (size,), kw, [T(theta)], dtype=dtype(rng))
+
+
 GENERATORS = {
     "conv": conv,
     "conv_transpose": conv_transpose,
@@ -281,4 +320,6 @@ GENERATORS = {
     "channel_shuffle": channel_shuffle,
     "fold_unfold": fold_unfold,
     "lp_pool": lp_pool,
+    "grid_sample": grid_sample,
+    "affine_grid": affine_grid,
 }

@@ -174,10 +174,15 @@ def _check_sample_args(input: Tensor, grid: Tensor, mode: str, padding_mode: str
         )
 
 
-def _unnormalize(g: Tensor, n: int, align_corners: bool) -> Tensor:
-    """A normalised coordinate in [-1, 1] as a pixel coordinate of a dim of size n."""
+def _unnormalize(g: Tensor, n: int, align_corners: bool, d: int) -> Tensor:
+    """A normalised coordinate in [-1, 1] as a pixel coordinate of a dim of size n, rounded as
+    PyTorch's CPU kernels round it: (g + 1) * s - 0.5 or (g + 1) * s (s = n / 2 or (n - 1) / 2)
+    in 2-D, ((g + 1) * n - 1) / 2 or (g + 1) / 2 * (n - 1) in 3-D (equal but for the last bit,
+    which decides float32's nearest ties)."""
+    if d == 2:
+        return (g + 1) * ((n - 1) / 2) if align_corners else (g + 1) * (n / 2) - 0.5
     if align_corners:
-        return (g + 1) * ((n - 1) / 2)
+        return (g + 1) / 2 * (n - 1)
     return ((g + 1) * n - 1) / 2
 
 
@@ -274,7 +279,7 @@ def grid_sample(
     flat = input.reshape(batch, channels, math.prod(spatial))
     g = grid.reshape(batch, points, d)
     # grid's last dim is (x, y[, z]): x indexes the last spatial dim, so reverse it
-    coords = [_unnormalize(g[..., d - 1 - k], spatial[k], align_corners) for k in range(d)]
+    coords = [_unnormalize(g[..., d - 1 - k], spatial[k], align_corners, d) for k in range(d)]
     if mode == "bicubic":
         out = _bicubic(flat, spatial, coords, padding_mode, align_corners, xp)
     else:
