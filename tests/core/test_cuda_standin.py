@@ -32,6 +32,7 @@ GPU_TEST_FILES = [
     "tests/nn/test_normalization_gpu.py",
     "tests/nn/test_conv_gpu.py",
     "tests/nn/test_rnn_gpu.py",
+    "tests/nn/test_grid_sample_gpu.py",
     "tests/optim/test_gpu.py",
     "tests/serialization/test_roundtrip.py",
     "tests/app/test_gpu.py",
