@@ -71,6 +71,7 @@ from .padding import (  # noqa: E402,F401
 )
 from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle  # noqa: E402,F401
 from .fold import Fold, Unfold  # noqa: E402,F401
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402,F401
 from .lp_pool import LPPool1d, LPPool2d, LPPool3d  # noqa: E402,F401
 from .module import Module  # noqa: E402,F401
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, RMSNorm  # noqa: E402,F401

@@ -7,6 +7,7 @@ and only then summed. Flattening the batch dims first makes every gradient a sin
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,7 @@ class Linear(Op):
         if x.shape[-1] != w.shape[1]:
             raise _features_error(x, w)
         ctx.save_for_backward(x, w)
-        x2 = x.reshape(-1, x.shape[-1])
+        x2 = _rows(x)
         # (on the CPU, BLAS adds the product into the bias instead of a pass adding b after it)
         y = kernels.blas.linear(x2, w, b) if type(x) is ndarray else None
         if y is None:
@@ -45,8 +46,8 @@ class Linear(Op):
         if state.grad_enabled:  # create_graph: the same products as recorded ops
             return _linear_grads_recorded(ctx, gy, x, w)
         need_x, need_w, need_b = ctx.needs_input_grad
-        g = gy._data.reshape(-1, gy._data.shape[-1])  # one row per position: 2-D products
-        x2, make = x._data.reshape(-1, x._data.shape[-1]), TensorBase._make
+        g = _rows(gy._data)  # one row per position: 2-D products
+        x2, make = _rows(x._data), TensorBase._make
         gx = make(matmul_arrays(g, w._data).reshape(x._data.shape)) if need_x else None
         gw = make(matmul_arrays(g.T, x2)) if need_w else None
         gb = None
@@ -54,6 +55,12 @@ class Linear(Op):
             s = kernels.blas.column_sum(g) if type(g) is ndarray else None
             gb = make(s) if s is not None else make(g).sum(dim=0)
         return gx, gw, gb
+
+
+def _rows(a):
+    """a as (positions, features); the count is spelled out, as reshape's -1 is ambiguous when
+    there are no features (a hidden layer of width 0)."""
+    return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
 
 
 def _features_error(x, w) -> ValueError:
@@ -67,9 +74,9 @@ def _linear_grads_recorded(ctx, gy, x, w) -> tuple:
     """Linear's gradients written with ops that record (``create_graph=True``), so that they can
     be differentiated again: the same products as ``Linear.backward``'s arrays."""
     need_x, need_w, need_b = ctx.needs_input_grad
-    g2 = gy if gy.ndim == 2 else gy.reshape(-1, gy.shape[-1])
+    g2 = gy if gy.ndim == 2 else _rows(gy)
     gx = MatMul.apply(g2, w) if need_x else None
-    gw = MatMul.apply(g2.mT, x if x.ndim == 2 else x.reshape(-1, x.shape[-1])) if need_w else None
+    gw = MatMul.apply(g2.mT, x if x.ndim == 2 else _rows(x)) if need_w else None
     gb = g2.sum(dim=0) if need_b else None
     return (gx if gx is None or x.ndim == 2 else gx.reshape(x.shape)), gw, gb
 

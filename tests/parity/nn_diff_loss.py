@@ -245,6 +245,31 @@ def ctc(rng: np.random.Generator) -> Case:
     )
 
 
+def adaptive_log_softmax(rng: np.random.Generator) -> Case:
+    """Cutoffs, div_value and head bias drawn; batched or an unbatched row; now and then a
+    target out of range or bad cutoffs (both raise)."""
+    n_classes = _n(rng, 3, 12)
+    k = _n(rng, 1, min(3, n_classes - 1))
+    cutoffs = sorted(int(c) for c in rng.choice(np.arange(1, n_classes), k, replace=False))
+    if rng.random() < 0.04:
+        cutoffs = cutoffs[::-1] if k > 1 else [n_classes]  # unsorted or too large
+    features = _n(rng, 2, 9)
+    kw = {"div_value": float(rng.choice([1.5, 2.0, 4.0])), "head_bias": bool(rng.random() < 0.5)}
+    high = n_classes + (1 if rng.random() < 0.04 else 0)  # one past the last class now and then
+    if rng.random() < 0.15:
+        x, target = rng.standard_normal(features), T(np.array(rng.integers(0, high)), "long", False)
+    else:
+        n = _n(rng, 1, 6)
+        x, target = rng.standard_normal((n, features)), T(rng.integers(0, high, n), "long", False)
+    return Case(
+        "nn.AdaptiveLogSoftmaxWithLoss",
+        (features, n_classes, cutoffs),
+        kw,
+        [T(x), target],
+        dtype=dtype(rng),
+    )
+
+
 GENERATORS = {
     "regression": regression,
     "bce": bce,
@@ -253,4 +278,5 @@ GENERATORS = {
     "margin": margin,
     "triplet": triplet,
     "ctc": ctc,
+    "adaptive_log_softmax": adaptive_log_softmax,
 }

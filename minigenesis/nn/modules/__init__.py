@@ -10,6 +10,7 @@ absent from its submodule.
 
 from . import (  # noqa: F401
     activation,
+    adaptive,
     batchnorm,
     channelshuffle,
     container,
@@ -124,6 +125,7 @@ from .channelshuffle import ChannelShuffle  # noqa: F401
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d  # noqa: F401
 from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: F401
 from .fold import Fold, Unfold  # noqa: F401
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
 from .pooling import LPPool1d, LPPool2d, LPPool3d  # noqa: F401
 
 __all__ = [
@@ -149,4 +151,5 @@ __all__ = [
     "upsampling",
     "pixelshuffle",
     "utils",
+    "adaptive",
 ]
