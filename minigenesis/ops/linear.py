@@ -33,7 +33,7 @@ class Linear(Op):
         if x.shape[-1] != w.shape[1]:
             raise _features_error(x, w)
         ctx.save_for_backward(x, w)
-        x2 = _rows(x)
+        x2 = x.reshape(math.prod(x.shape[:-1]), x.shape[-1])  # (-1: ambiguous with 0 features)
         # (on the CPU, BLAS adds the product into the bias instead of a pass adding b after it)
         y = kernels.blas.linear(x2, w, b) if type(x) is ndarray else None
         if y is None:
@@ -46,8 +46,8 @@ class Linear(Op):
         if state.grad_enabled:  # create_graph: the same products as recorded ops
             return _linear_grads_recorded(ctx, gy, x, w)
         need_x, need_w, need_b = ctx.needs_input_grad
-        g = _rows(gy._data)  # one row per position: 2-D products
-        x2, make = _rows(x._data), TensorBase._make
+        g = gy._data.reshape(math.prod(gy._data.shape[:-1]), gy._data.shape[-1])  # per position
+        x2, make = x._data.reshape(g.shape[0], x._data.shape[-1]), TensorBase._make
         gx = make(matmul_arrays(g, w._data).reshape(x._data.shape)) if need_x else None
         gw = make(matmul_arrays(g.T, x2)) if need_w else None
         gb = None
