@@ -430,8 +430,14 @@ def main(
         description="Train chapter 13's capstone with the engine pieces you have written "
         "(the rest from minigenesis), then with minigenesis alone, and compare.",
     )
-    parser.add_argument("--mine", action="store_true", help="use your pieces (what this does)")
-    parser.add_argument("--path", help="the lessons folder (default: ./lessons)")
+    parser.add_argument(
+        "--mine",
+        action="store_true",
+        help="required: train with your pieces (without it, this help)",
+    )
+    parser.add_argument(
+        "--path", help="the lessons folder (default: ./lessons, else this checkout's lessons/)"
+    )
     parser.add_argument(
         "--solutions", action="store_true", help="the reference answers as your pieces"
     )

@@ -75,6 +75,9 @@ class Chapter:
         return self.path.name
 
 
+PATH_HELP = "the lessons folder (default: ./lessons, else this checkout's lessons/)"
+
+
 def find_lessons_dir(path: str | None = None) -> Path:
     """``--path``, else ./lessons, else the lessons/ folder this file lives in."""
     candidates = [Path(path)] if path else [Path.cwd() / "lessons", Path(__file__).resolve().parent]
@@ -210,7 +213,7 @@ def _reset_or_update(argv: list[str], parser_class: type[argparse.ArgumentParser
     parser.add_argument(
         "chapters", nargs="+" if command == "reset" else "*", help="numbers or folder names"
     )
-    parser.add_argument("--path", help="the lessons folder (default: ./lessons)")
+    parser.add_argument("--path", help=PATH_HELP)
     args = parser.parse_args(rest)
     try:
         lessons = find_lessons_dir(args.path)
@@ -315,7 +318,7 @@ def main(
         "engine's pieces.",
     )
     parser.add_argument("chapters", nargs="*", help="only these chapters (numbers or folder names)")
-    parser.add_argument("--path", help="the lessons folder (default: ./lessons)")
+    parser.add_argument("--path", help=PATH_HELP)
     parser.add_argument(
         "--solutions",
         action="store_true",

@@ -195,7 +195,8 @@ print(inspect.getsource(mg.ops.elementwise.Exp))
 # your depth-first search: it first counts, for every node, how many edges lead into it, then runs
 # a node only when all of its consumers have delivered their gradients (Kahn's algorithm). It is
 # the same guarantee, "a node's gradient is complete before it is used", without recursion. Its
-# docstring says so; read `run_backward` in that file for the loop itself:
+# docstring says so; read `run_backward` and `_Backward.run_ready` in that file for the loop
+# itself:
 
 # %%
 print(mg.autograd.engine.__doc__)

@@ -12,8 +12,8 @@ without recursion so a 100,000-op chain works:
 This is Kahn's topological order: a node's gradient is complete before it is used.
 
 This file is also the ONE place where broadcasting is undone: a gradient arriving for an input of
-shape (3, 1) from an output of shape (3, 4) is summed back to (3, 1) here (``_send``), and cast
-back to the input's dtype, so no op has to repeat that logic.
+shape (3, 1) from an output of shape (3, 4) is summed back to (3, 1) here (``_Backward.send``),
+and cast back to the input's dtype, so no op has to repeat that logic.
 """
 
 from __future__ import annotations
