@@ -60,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
         help="draw a learning-rate schedule into a PNG",
         description="Draw the learning rate of a scheduler over N steps.",
     )
-    plot.add_argument("--scheduler", help="schedule name (--list shows them)")
+    plot.add_argument("--scheduler", help="schedule name, required (--list shows them)")
     plot.add_argument("--steps", type=int, default=1000, help="steps to draw (default 1000)")
     plot.add_argument("--lr", type=float, default=1e-3, help="base learning rate (default 1e-3)")
     plot.add_argument("--warmup", type=int, help="warm-up steps (default steps/10)")

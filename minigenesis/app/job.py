@@ -68,9 +68,12 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     a("--seed", type=int, help=f"seed of data, split, weights and order (default {d.seed})")
     a("--samples", type=int, help=f"spiral points in all (default {d.samples})")
     a("--hidden", type=int, help=f"hidden width of the MLP (default {d.hidden})")
-    a("--ckpt-every", type=int, help=f"periodic checkpoint every N epochs (default {d.ckpt_every})")
+    a("--ckpt-every", type=int,
+      help=f"periodic checkpoint every N epochs, 0 = none (default {d.ckpt_every})")  # fmt: skip
     a("--out", help="run directory (default runs/train-<date>-<time>)")
-    a("--resume", metavar="PATH_OR_DIR", help="continue a run from its checkpoint or directory")
+    a("--resume", metavar="PATH_OR_DIR",
+      help="continue a run from its checkpoint or directory; with --epochs N beyond the run's "
+      "own, extend it to N epochs (the schedule is stretched)")  # fmt: skip
     a("--quiet", action="store_true", help="no progress bar, no per-epoch lines")
     a("--nproc", type=int, default=1,
       help="data-parallel processes (default 1): each takes batch-size/N of every batch, and "
