@@ -241,8 +241,10 @@ print("exercise 1.5:", ex.contiguous_strides((3, 4), 4))
 # %% [markdown]
 # ## One code path for CPU and GPU
 #
-# minigenesis never calls `np.exp` on tensor data directly. Each op asks the backend which module
-# owns the array and uses that, so the same line runs NumPy on the CPU and CuPy on a GPU:
+# minigenesis's ops never call `np.exp` on tensor data directly. Each op asks the backend which
+# module owns the array and uses that, so the same line runs NumPy on the CPU and CuPy on a GPU.
+# (The speed layer, `minigenesis/kernels/`, adds a few fast paths written for one device, each
+# taken only for an array of its kind; the op's portable line stays the reference.)
 
 
 # %%
