@@ -31,6 +31,7 @@ from .backend import get_array_module, quiet_fp
 from .conversions import as_array
 from .ops import elementwise as E
 from .ops.elementwise import Where
+from .size import broadcast_error
 
 SCALARS = (int, float, bool)
 NUMBERS = frozenset((int, float))  # Python numbers that keep a float tensor's dtype (not bool)
@@ -90,10 +91,8 @@ def binary_op(op: Any, a: Any, b: Any) -> Any:
     except ValueError as err:
         if "broadcast" not in str(err):
             raise
-        sa, sb = (tuple(x.shape) if isinstance(x, TensorBase) else "scalar" for x in (a, b))
-        raise ValueError(
-            f"{op.__name__.lower()}: shapes {sa} and {sb} cannot be broadcast together"
-        ) from None
+        shapes = [tuple(x.shape) for x in (a, b) if isinstance(x, TensorBase)]
+        raise broadcast_error(*shapes) from None
     if low is not None and out._data.dtype != low and not _autocast.casts_to_float32(op, t):
         out = out._cast(low)
     return out
@@ -318,7 +317,12 @@ def where(condition: Any, x: Any, y: Any) -> Any:
         x, y = _tensor(x, ref), _tensor(y, ref)
     if x._data.dtype != y._data.dtype:  # as x + y: a 0-d tensor does not widen its category
         x, y, _ = promote(x, y)
-    return Where.apply(cond, x, y)
+    try:
+        return Where.apply(cond, x, y)
+    except ValueError as err:  # checked only on failure: the shapes do not broadcast
+        if "broadcast" not in str(err):
+            raise
+        raise broadcast_error(cond.shape, x.shape, y.shape) from None
 
 
 def _tensor(x: Any, like: Any) -> Any:

@@ -9,6 +9,7 @@ or multiplying it by an int gives a Size again, as in PyTorch.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from typing import Any
@@ -95,3 +96,42 @@ def norm_dim(dim: Any, ndim: int) -> tuple | None:
             raise IndexError(f"dim {d} is out of range for a tensor with {ndim} dims")
         out.append(d % limit)
     return tuple(sorted(out))
+
+
+def broadcast_error(*shapes: tuple) -> RuntimeError:
+    """PyTorch's error for shapes that do not broadcast together, to raise when NumPy refused.
+
+    Shapes are folded left to right as PyTorch's ``infer_size`` does: the running broadcast shape
+    is tensor a, the next shape tensor b, and the first right-aligned dimension where both sizes
+    differ and neither is 1 is named by its index in the wider of the two.
+    """
+    acc: tuple = ()
+    for shape in (tuple(s) for s in shapes):
+        n = max(len(acc), len(shape))
+        a, b = (1,) * (n - len(acc)) + acc, (1,) * (n - len(shape)) + shape
+        for dim in range(n - 1, -1, -1):
+            if a[dim] != b[dim] and a[dim] != 1 and b[dim] != 1:
+                return RuntimeError(
+                    f"The size of tensor a ({a[dim]}) must match the size of tensor b "
+                    f"({b[dim]}) at non-singleton dimension {dim}"
+                )
+        acc = tuple(y if x == 1 else x for x, y in zip(a, b))
+    return RuntimeError(f"shapes {', '.join(str(list(s)) for s in shapes)} cannot be broadcast")
+
+
+def broadcast_checked(fn: Any) -> Any:
+    """``fn`` with NumPy's ValueError for shapes that do not broadcast turned into PyTorch's
+    RuntimeError (``broadcast_error`` of the arguments that have a shape); costs one call frame,
+    so it is kept off the hottest ops, which catch the error inline."""
+
+    @functools.wraps(fn)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except ValueError as err:
+            if "broadcast" not in str(err):
+                raise
+            shapes = [a.shape for a in args if hasattr(a, "shape")]
+            raise broadcast_error(*shapes) from None
+
+    return checked

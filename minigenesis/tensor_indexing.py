@@ -29,7 +29,7 @@ from .ops.indexing import check_index_range
 from .ops.same_dtype import check_same_dtype
 from .promotion import alpha_scaled, written_int
 from .promotion import where as _where
-from .size import norm_dim
+from .size import broadcast_error, norm_dim
 
 _OLDER_REDUCE = {"add": "sum", "multiply": "prod"}  # scatter(reduce=...) -> scatter_reduce
 
@@ -411,7 +411,12 @@ class TensorIndexing:
                 filled = _where(mask, value.to(self.dtype), self)
                 return filled if filled.shape == self.shape else filled.expand(*self.shape)
             value = value.item()
-        return I.MaskedFill.apply(self, m, value)
+        try:
+            return I.MaskedFill.apply(self, m, value)
+        except ValueError as err:  # checked only on failure: the shapes do not broadcast
+            if "broadcast" not in str(err):
+                raise
+            raise broadcast_error(m.shape, self.shape) from None
 
     def masked_fill_(self, mask, value):
         return self._inplace(lambda x: x.masked_fill(mask, value))

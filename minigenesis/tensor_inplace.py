@@ -160,8 +160,8 @@ class TensorInPlace:
         return self._inplace(update, tensor1, tensor2)
 
     def lerp_(self, end, weight):
-        """self += weight * (end - self)"""
-        return self._inplace(lambda x, e: x + (e - x) * weight, end)
+        """self += weight * (end - self), as ``lerp`` (its checks and error messages)"""
+        return self._inplace(lambda x, e: x.lerp(e, weight), end)
 
     def cumprod_(self, dim: int):
         return self._inplace(lambda x: x.cumprod(dim))

@@ -40,14 +40,20 @@ from .promotion import (
     need_float,
     result_type,
 )
-from .size import norm_dim
+from .size import broadcast_checked, broadcast_error, norm_dim
 
 
 def _compare(a: Any, b: Any, fn: Any) -> Any:
     """``fn`` of the arrays of ``a`` and ``b`` in their promoted dtype, outside the graph."""
-    if isinstance(b, TensorBase) and a._data.dtype == b._data.dtype and a._data.itemsize > 2:
-        return TensorBase._make(fn(a._data, b._data), False)  # (NumPy's own never warn)
-    return _compare_quietly(a, b, fn)
+    try:
+        if isinstance(b, TensorBase) and a._data.dtype == b._data.dtype and a._data.itemsize > 2:
+            return TensorBase._make(fn(a._data, b._data), False)  # (NumPy's own never warn)
+        return _compare_quietly(a, b, fn)
+    except ValueError as err:  # checked only on failure: the shapes do not broadcast
+        if "broadcast" not in str(err):
+            raise
+        shapes = [x.shape for x in (a, b) if hasattr(x, "shape")]
+        raise broadcast_error(*shapes) from None
 
 
 @quiet_fp  # ml_dtypes' bfloat16 comparisons warn on NaN; a cast to float16 may overflow
@@ -272,6 +278,7 @@ class TensorMath:
     def atan(self):
         return MF.Atan.apply(float_in(self))
 
+    @broadcast_checked
     def atan2(self, other):
         """The angle of the point (other, self): atan2(y=self, x=other), in (-pi, pi]."""
         if not isinstance(other, TensorBase):
@@ -424,6 +431,7 @@ class TensorMath:
         return E.NanToNum.apply(self, nan, posinf, neginf)
 
     @quiet_fp  # |a - b| of huge opposite values overflows to inf: not close, silently
+    @broadcast_checked
     def isclose(self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
         """|self - other| <= atol + rtol * |other| elementwise (equal infinities are close; NaN is
         close to NaN only with ``equal_nan``). A bool tensor without gradient."""
@@ -456,4 +464,10 @@ class TensorMath:
         # one dtype, as PyTorch's kernel; only a 0-d weight tensor may differ (a scalar to it)
         w = weight if isinstance(weight, TensorBase) and weight.ndim > 0 else None
         check_same_dtype("lerp", input=self, end=end, weight=w)
-        return self + weight * (end - self)
+        try:
+            return self + weight * (end - self)
+        except RuntimeError as err:  # name the operands in PyTorch's order: self, end, weight
+            if "must match the size" not in str(err):
+                raise
+            shapes = [x.shape for x in (self, end, weight) if isinstance(x, TensorBase)]
+            raise broadcast_error(*shapes) from None

@@ -24,7 +24,7 @@ from .ops import math_functions as MF
 from .ops import special as SP
 from .ops import special_functions as SF
 from .promotion import FLOAT_KINDS, float_in, result_type
-from .size import norm_dim
+from .size import broadcast_checked, norm_dim
 
 Frexp = namedtuple("Frexp", ["mantissa", "exponent"])
 
@@ -72,6 +72,7 @@ class TensorPointwise:
     __slots__ = ()
 
     # ----------------------------------------------------------------- logical and bitwise
+    @broadcast_checked
     def _logical(self, other, fn: str):
         xp = get_array_module(self._data)
         return self._make(getattr(xp, fn)(self._data, _data(other, self)), False)
@@ -114,12 +115,14 @@ class TensorPointwise:
         """True where the sign bit is set: negative numbers and -0.0 (a bool tensor)."""
         return self._make(get_array_module(self._data).signbit(self._data), False)
 
+    @broadcast_checked
     def copysign(self, other):
         """|self| with the sign of ``other`` (-0.0 counts as negative);
         d/dself = +-1 (0 at self = 0, NaN at NaN), d/dother = 0, as in PyTorch."""
         a, b = _float_pair(self, other, "copysign")
         return MF.Copysign.apply(a, b)
 
+    @broadcast_checked
     @quiet_fp
     def heaviside(self, values):
         """0 where self < 0, ``values`` where self == 0, 1 where self > 0 (not differentiable)."""
@@ -157,11 +160,13 @@ class TensorPointwise:
         ln2 = math.log(2)
         return (a * ln2).logaddexp(b * ln2) / ln2
 
+    @broadcast_checked
     def hypot(self, other):
         """sqrt(a^2 + b^2) (inf where a or b is infinite);   d/da = a / hypot(a, b)."""
         a, b = _float_pair(self, other, "hypot")
         return MF.Hypot.apply(a, b)
 
+    @broadcast_checked
     def xlogy(self, other):
         """x * log(y), and 0 where x = 0 (even for y = 0 or y = inf; NaN stays NaN);
         d/dx = log y (0 where x = 0 and y <= 0), d/dy = x / y (ops/special_functions.py)."""
@@ -183,6 +188,7 @@ class TensorPointwise:
         with np.errstate(divide="ignore", invalid="ignore"):  # p = 0 or 1: -inf or inf, quietly
             return p.log() - (-p).log1p()
 
+    @broadcast_checked
     def xlog1py(self, other):
         """x * log1p(y), and 0 where x = 0 (unless y is NaN)."""
         x, y = _float_pair(self, other, "xlog1py")
