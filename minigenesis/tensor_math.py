@@ -358,9 +358,19 @@ class TensorMath:
         return self._make(get_array_module(self._data).isfinite(self._data), False)
 
     def maximum(self, other):
+        if not isinstance(other, TensorBase):  # PyTorch: a tensor only (clamp takes numbers)
+            raise TypeError(
+                "maximum(): argument 'other' (position 2) must be Tensor, not "
+                f"{type(other).__name__}"
+            )
         return binary_op(E.Maximum, self, other)
 
     def minimum(self, other):
+        if not isinstance(other, TensorBase):  # PyTorch: a tensor only (clamp takes numbers)
+            raise TypeError(
+                "minimum(): argument 'other' (position 2) must be Tensor, not "
+                f"{type(other).__name__}"
+            )
         return binary_op(E.Minimum, self, other)
 
     def neg(self):

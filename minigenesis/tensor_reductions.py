@@ -72,6 +72,20 @@ def _numpy_spelling(dim: Any, keepdim: bool, axis: Any, keepdims: bool | None) -
     return dim, (keepdim if keepdims is None else bool(keepdims))
 
 
+def _sort_args(name: str, args: tuple, dim: Any, descending: bool, stable: Any) -> tuple:
+    """(dim, descending) of sort/argsort: positional only without ``stable`` (PyTorch's rule)."""
+    if args and stable is not None:
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments: with stable=, dim and "
+            "descending must be given by keyword"
+        )
+    if len(args) > 2:
+        raise TypeError(f"{name}() takes at most 2 positional arguments ({len(args)} given)")
+    if len(args) == 1:
+        return args[0], descending
+    return args if args else (dim, descending)
+
+
 class TensorReductions:
     """Mixin of Tensor: reductions, scans, sorting and counting."""
 
@@ -262,16 +276,24 @@ class TensorReductions:
         return ValuesIndices(*op.apply(self, d))
 
     # ------------------------------------------------------------------------- sorting and counting
-    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
-        """(values, indices) sorted along ``dim`` (always stable; NaN sorts as the largest)."""
+    def sort(self, *args, dim: int = -1, descending: bool = False, stable: bool | None = None):
+        """(values, indices) sorted along ``dim`` (always stable; NaN sorts as the largest).
+
+        PyTorch's two forms: ``sort(dim=-1, descending=False)`` positionally, or with ``stable``
+        every argument by keyword (``sort(1, stable=True)`` is a TypeError there and here)."""
+        dim, descending = _sort_args("sort", args, dim, descending, stable)
         return ValuesIndices(*SO.sort(self, dim, descending))
 
-    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+    def argsort(self, *args, dim: int = -1, descending: bool = False, stable: bool | None = None):
+        """The indices of ``sort`` (the same two forms of arguments)."""
+        dim, descending = _sort_args("argsort", args, dim, descending, stable)
         return SO.sort(self, dim, descending)[1]
 
     def topk(self, k: int, dim=None, largest: bool = True, sorted: bool = True):  # noqa: A002
         """(values, indices) of the k largest (smallest) entries along ``dim`` (last by
         default), always in sorted order (a valid answer for sorted=False too)."""
+        if self._data.dtype.kind == "b":
+            raise RuntimeError("topk does not support bool dtypes on CPU")
         return ValuesIndices(*SO.topk(self, k, -1 if dim is None else dim, largest))
 
     def unique(

@@ -107,6 +107,9 @@ class TensorStatistics:
         return self._median("nanmedian", dim, keepdim, skip_nan=True)
 
     def _median(self, name: str, dim, keepdim: bool, skip_nan: bool):
+        if self._data.dtype.kind == "b":  # PyTorch's median kernels have no bool instance
+            kernel = "median_cpu" if dim is None else "median_out"
+            raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
         if dim is None:
             flat = self.reshape(-1)
             if flat.shape[0] == 0:

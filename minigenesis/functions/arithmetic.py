@@ -76,12 +76,12 @@ def fmod(x: Any, other: Any) -> Tensor:
 
 @_with_out
 def maximum(a: Tensor, b: Any) -> Tensor:
-    return binary_op(E.Maximum, a, b)
+    return a.maximum(b)
 
 
 @_with_out
 def minimum(a: Tensor, b: Any) -> Tensor:
-    return binary_op(E.Minimum, a, b)
+    return a.minimum(b)
 
 
 @_with_out

@@ -128,20 +128,17 @@ _PAIR = (
 
 
 def sort(
-    x: Tensor,
-    dim: int = -1,
-    descending: bool = False,
-    *,
-    stable: bool = False,
-    out: tuple | None = None,
+    x: Tensor, *args: Any, stable: bool | None = None, out: tuple | None = None, **kwargs: Any
 ) -> Any:
-    """(values, indices) sorted along ``dim``; ``out``: a (values, indices) pair to write into."""
-    result = x.sort(dim, descending, stable)
+    """(values, indices) sorted along ``dim``; ``out``: a (values, indices) pair to write into.
+    ``dim`` and ``descending`` may be positional only without ``stable``, as in PyTorch."""
+    result = x.sort(*args, stable=stable, **kwargs)
     return result if out is None else write_outs("sort", result, out, _PAIR)
 
 
-def argsort(x: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
-    return x.argsort(dim, descending, stable)
+def argsort(x: Tensor, *args: Any, stable: bool | None = None, **kwargs: Any) -> Tensor:
+    """The indices of ``sort`` (``dim``, ``descending`` positional only without ``stable``)."""
+    return x.argsort(*args, stable=stable, **kwargs)
 
 
 def topk(

@@ -439,7 +439,7 @@ def test_gradient_reaches_float16_input_as_float16() -> None:
 
 
 def test_shape_mismatch_names_op_and_shapes() -> None:
-    with pytest.raises(ValueError, match=r"add: shapes \(3,\) and \(4,\)"):
+    with pytest.raises(RuntimeError, match=r"tensor a \(3\) must match .* tensor b \(4\)"):
         mg.ones(3) + mg.ones(4)
     with pytest.raises(RuntimeError, match=r"\(2, 3\) and \(4, 5\)"):  # PyTorch's type
         mg.ones(2, 3) @ mg.ones(4, 5)

@@ -53,13 +53,13 @@ class IterableDataset(Dataset[T_co]):
 
 
 class TensorDataset(Dataset):
-    """Sample ``i`` is ``(t[i] for t in tensors)``; every tensor must have the same first size."""
+    """Sample ``i`` is ``(t[i] for t in tensors)``; every tensor must have the same first size.
+
+    With no tensors it is built, as PyTorch's, and only ``len`` fails (IndexError)."""
 
     def __init__(self, *tensors: Tensor) -> None:
-        if not tensors:
-            raise ValueError("TensorDataset needs at least one tensor")
         sizes = [t.shape[0] if t.ndim else None for t in tensors]
-        if None in sizes or len(set(sizes)) != 1:
+        if None in sizes or len(set(sizes)) > 1:
             shapes = ", ".join(str(tuple(t.shape)) for t in tensors)
             # AssertionError, as PyTorch's (an assert there)
             raise AssertionError(
