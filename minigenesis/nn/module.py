@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
-from ..backend import as_device, get_array_module, module_for, to_device
+from ..backend import as_device, module_for, to_device
 from ..conversions import ToShortcuts, parse_to_args
 from .parameter import Parameter
 
@@ -414,16 +414,12 @@ class Module(ToShortcuts):
             if key not in state_dict:
                 continue
             value = state_dict[key]
-            if not isinstance(value, Tensor):
-                arr = None
-                try:
-                    arr = get_array_module(target._data).asarray(value)
-                except (TypeError, ValueError):
-                    pass
-                if arr is None or arr.dtype.kind not in "biufV":
-                    errors.append(f'"{key}" holds a {type(value).__name__}, not a tensor')
-                    continue
-                value = Tensor._make(arr, False)
+            if not isinstance(value, Tensor):  # a list, number or array: refused, as PyTorch
+                errors.append(  # ("parameter" for buffers too: PyTorch's words)
+                    f'While copying the parameter named "{key}", expected Tensor or Tensor-like '
+                    f"object from checkpoint but received {type(value)}"
+                )
+                continue
             if tuple(value.shape) != tuple(target.shape):
                 errors.append(
                     f"size mismatch for {key}: copying a param with shape {tuple(value.shape)} "
