@@ -17,6 +17,7 @@ from .backend import get_array_module
 from .deprecated_overloads import scalar_first, value_first
 from .ops import elementwise as E
 from .promotion import result_type, written_int
+from .size import broadcast_error
 
 
 class TensorInPlace:
@@ -160,8 +161,14 @@ class TensorInPlace:
         return self._inplace(update, tensor1, tensor2)
 
     def lerp_(self, end, weight):
-        """self += weight * (end - self), as ``lerp`` (its checks and error messages)"""
-        return self._inplace(lambda x, e: x.lerp(e, weight), end)
+        """self += weight * (end - self)"""
+        try:
+            return self._inplace(lambda x, e: x + (e - x) * weight, end)
+        except RuntimeError as err:  # name the operands in PyTorch's order: self, end, weight
+            if "must match the size" not in str(err):
+                raise
+            shapes = [t.shape for t in (self, end, weight) if isinstance(t, TensorBase)]
+            raise broadcast_error(*shapes) from None
 
     def cumprod_(self, dim: int):
         return self._inplace(lambda x: x.cumprod(dim))
