@@ -102,3 +102,14 @@ def test_bad_arguments_are_named() -> None:
         F.embedding_bag(mg.tensor([1, 2]), w, mg.tensor([1]))
     with pytest.raises(NotImplementedError, match="only supported for mode='sum'"):
         F.embedding_bag(mg.tensor([1, 2]), w, mg.tensor([0]), per_sample_weights=mg.ones(2))
+
+
+@pytest.mark.parametrize("psw_dtype", ["float64", "float16", "int64"])
+def test_per_sample_weights_of_another_dtype_than_the_weight_are_refused(psw_dtype) -> None:
+    w = mg.ones(5, 3)  # float32
+    psw = mg.ones(2, dtype=getattr(mg, psw_dtype))
+    with pytest.raises(RuntimeError, match=f"weight's dtype float32, got {psw_dtype}"):
+        F.embedding_bag(mg.tensor([1, 2]), w, mg.tensor([0]), mode="sum", per_sample_weights=psw)
+    bag = mg.nn.EmbeddingBag(5, 3, mode="sum")
+    with pytest.raises(RuntimeError, match="per_sample_weights must have the weight's dtype"):
+        bag(mg.tensor([1, 2]), mg.tensor([0]), per_sample_weights=psw)

@@ -117,11 +117,6 @@ KNOWN = [
         ),
     ),
     (
-        "NOT FIXED YET: EmbeddingBag's per_sample_weights of another float dtype than the "
-        "weight is promoted where PyTorch raises RuntimeError",
-        lambda case, p: case.target == "nn.EmbeddingBag" and "per_sample_weights" in p,
-    ),
-    (
         "BatchNorm without affine parameters or running statistics on an input of another "
         "channel count: PyTorch never looks at num_features; ours raises ValueError",
         lambda case, p: case.target.startswith("nn.BatchNorm") and _ours_raised(p, "channels"),

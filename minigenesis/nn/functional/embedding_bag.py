@@ -58,6 +58,11 @@ def embedding_bag(
                 f"not None, then it must have the same shape as the input "
                 f"({tuple(input.shape)})"
             )
+        if per_sample_weights.dtype is not weight.dtype:  # PyTorch's kernel takes one dtype
+            raise RuntimeError(
+                "embedding_bag: per_sample_weights must have the weight's dtype "
+                f"{weight.dtype.name}, got {per_sample_weights.dtype.name}"
+            )
     flat, starts, n_bags = _bags(input, offsets, include_last_offset)
     xp = get_array_module(flat)
     # the bag each position belongs to: the last start at or before it
