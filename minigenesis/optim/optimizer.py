@@ -293,7 +293,12 @@ class Optimizer:
                 if not state:  # lazy: buffers appear on the first step with a gradient
                     state.update(self.init_state(p, options))
                 array = self._dense_grad(grad, options) if grad.is_sparse else grad._data
-                self.update(p._data, array, state, options)
+                try:
+                    self.update(p._data, array, state, options)
+                except ValueError as err:  # checked only on failure: a loaded state's shape
+                    if "broadcast" not in str(err):
+                        raise
+                    raise _state_shape_error(type(self).__name__, p, state) from None
                 p._bump_version()
         return loss
 
@@ -487,3 +492,19 @@ def lerp_(start: Any, end: Any, weight: float, out: Any = None) -> Any:
         diff *= 1.0 - weight
         xp.subtract(end, diff, out=start)
     return diff
+
+
+def _state_shape_error(name: str, p: Any, state: dict[str, Any]) -> RuntimeError:
+    """RuntimeError (PyTorch's type) for a state tensor that does not fit its parameter's shape,
+    as a ``load_state_dict`` of another model's state leaves it: names both shapes."""
+    shape = tuple(p.shape)
+    bad = [
+        f"'{k}' of shape {tuple(v.shape)}"
+        for k, v in state.items()
+        if getattr(v, "ndim", 0) > 0 and tuple(v.shape) != shape
+    ]
+    what = ", ".join(bad) if bad else "a state tensor"
+    return RuntimeError(
+        f"{name}.step: the state {what} does not fit its parameter of shape {shape} "
+        "(was the state loaded from another model?)"
+    )
