@@ -347,3 +347,12 @@ def test_spawned_workers_match_the_single_process_loader(no_children_left):
     serial, parallel = _serial_and_parallel(2, 3, False, True, context="spawn")
     assert parallel == serial
     assert no_children_left()
+
+
+def test_in_order_false_yields_batches_as_they_complete(no_children_left):
+    # sample 0 sleeps: with in_order=False the batches after it come first, and every sample
+    # still comes exactly once; in_order=True (the default) keeps the sampler's order
+    loader = DataLoader(Pids(sleep_first=0.5), batch_size=1, num_workers=3, in_order=False)
+    ids = [int(i) for b in loader for i in b[0].tolist()]
+    assert sorted(ids) == list(range(12))
+    assert ids[0] != 0 and ids.index(0) > 0

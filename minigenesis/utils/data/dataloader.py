@@ -144,7 +144,9 @@ class DataLoader:
     batches ahead each; ``timeout`` bounds the wait for one batch; ``worker_init_fn(id)`` runs in
     each worker first; ``persistent_workers`` keeps them from one epoch to the next.
     ``pin_memory`` is accepted and has no effect (there is no page-locked host memory here);
-    batches always come in order (``in_order=False`` is accepted and changes nothing).
+    batches come in the sampler's order; with workers, ``in_order=False`` yields each batch as
+    soon as a worker delivers it (a slow batch does not hold back later ones; the order then
+    varies from run to run). Without workers it changes nothing.
     """
 
     def __init__(

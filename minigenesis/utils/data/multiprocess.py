@@ -3,7 +3,9 @@
 ``MultiProcessIter`` starts N worker processes (``worker.worker_loop``), keeps
 ``prefetch_factor * N`` tasks in flight (task k goes to the next worker still running, round
 robin), and yields the batches in task order: a batch that arrives early waits in
-``self._arrived`` until the ones before it have been yielded.
+``self._arrived`` until the ones before it have been yielded. With ``in_order=False`` a batch
+is yielded as soon as it arrives (a slow batch no longer holds back the ones after it); the
+task-order pass then skips the tasks already yielded.
 
 Every wait is bounded. With ``timeout > 0`` a batch that takes longer raises
 ``RuntimeError("DataLoader timed out ...")``; otherwise the wait is cut into short slices, and
@@ -118,6 +120,9 @@ class MultiProcessIter:
         while True:
             # skip tasks whose worker's stream ended before answering them
             while self._received < self._sent:
+                if self._received not in self._owner:  # yielded out of order (in_order=False)
+                    self._received += 1
+                    continue
                 if self._received in self._arrived or self._active[self._owner[self._received]]:
                     break
                 del self._owner[self._received]
@@ -137,8 +142,14 @@ class MultiProcessIter:
                     self._send_task()
                     continue
                 if number != self._received:
-                    self._arrived[number] = data
-                    continue
+                    if self._loader.in_order:
+                        self._arrived[number] = data
+                        continue
+                    del self._owner[number]  # in_order=False: yield it as it completes
+                    self._send_task()
+                    if isinstance(data, ExceptionWrapper):
+                        data.reraise()
+                    return data
             del self._owner[self._received]
             self._received += 1
             self._send_task()
