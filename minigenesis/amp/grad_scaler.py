@@ -255,7 +255,7 @@ class GradScaler:
         if new_scale is not None:
             if isinstance(new_scale, Tensor):
                 if new_scale.numel() != 1 or new_scale.requires_grad:
-                    raise ValueError(
+                    raise AssertionError(  # PyTorch's type (an assert there)
                         "new_scale should be a float or a 1-element tensor with "
                         "requires_grad=False."
                     )

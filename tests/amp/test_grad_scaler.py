@@ -309,8 +309,13 @@ def test_update_with_new_scale_and_setters():
     assert scaler.get_scale() == 4.0
     scaler.update(new_scale=mg.tensor(32.0))
     assert scaler.get_scale() == 32.0
-    with pytest.raises(ValueError, match="1-element"):
+    with pytest.raises(AssertionError, match="1-element"):  # PyTorch's type
         scaler.update(new_scale=mg.ones(2))
+    with pytest.raises(AssertionError, match="requires_grad=False"):
+        scaler.update(new_scale=mg.tensor(2.0, requires_grad=True))
+    # a float64 (or integer) 1-element tensor is copied into the float32 scale, as PyTorch's
+    scaler.update(new_scale=mg.tensor(8.0, dtype=mg.float64))
+    assert scaler.get_scale() == 8.0
     scaler.set_growth_factor(3.0)
     scaler.set_backoff_factor(0.1)
     scaler.set_growth_interval(9)
