@@ -13,33 +13,87 @@ from . import constraints
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .categorical import Categorical
+from .cauchy import Cauchy, HalfCauchy
+from .chi2 import Chi2
+from .constraint_registry import biject_to, transform_to
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .log_normal import LogNormal
 from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .poisson import Poisson
+from .studentT import StudentT
+from .transformed_distribution import TransformedDistribution
+from .transforms import (
+    AbsTransform,
+    AffineTransform,
+    ComposeTransform,
+    ExpTransform,
+    IndependentTransform,
+    PowerTransform,
+    ReshapeTransform,
+    SigmoidTransform,
+    SoftmaxTransform,
+    SoftplusTransform,
+    StickBreakingTransform,
+    TanhTransform,
+    Transform,
+    identity_transform,
+)
 from .uniform import Uniform
 
 __all__ = [
+    "AbsTransform",
+    "AffineTransform",
     "Bernoulli",
     "Beta",
     "Categorical",
+    "Cauchy",
+    "Chi2",
+    "ComposeTransform",
     "Distribution",
+    "ExpTransform",
     "Exponential",
+    "ExponentialFamily",
     "Gamma",
+    "Geometric",
+    "Gumbel",
+    "HalfCauchy",
+    "HalfNormal",
     "Independent",
+    "IndependentTransform",
     "Laplace",
+    "LogNormal",
     "MixtureSameFamily",
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",
+    "Poisson",
+    "PowerTransform",
+    "ReshapeTransform",
+    "SigmoidTransform",
+    "SoftmaxTransform",
+    "SoftplusTransform",
+    "StickBreakingTransform",
+    "StudentT",
+    "TanhTransform",
+    "Transform",
+    "TransformedDistribution",
     "Uniform",
+    "biject_to",
     "constraints",
+    "identity_transform",
     "kl_divergence",
     "register_kl",
+    "transform_to",
 ]
