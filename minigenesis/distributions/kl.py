@@ -19,11 +19,16 @@ from .categorical import Categorical
 from .distribution import Distribution
 from .exponential import Exponential
 from .gamma import Gamma
+from .geometric import Geometric
+from .gumbel import _EULER, Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal, _half_log_det, _solve_lower
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .poisson import Poisson
+from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 from .utils import softplus, sum_rightmost
 
@@ -182,3 +187,44 @@ def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
             "KL between Independent distributions with different reinterpreted_batch_ndims"
         )
     return sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p: TransformedDistribution, q: TransformedDistribution) -> Tensor:
+    """KL is invariant under one bijection applied to both: KL(f(X) || f(Y)) = KL(X || Y)."""
+    if p.transforms != q.transforms:
+        raise NotImplementedError("KL between TransformedDistributions with other transforms")
+    if p.event_shape != q.event_shape:
+        raise NotImplementedError("KL between TransformedDistributions with other event shapes")
+    return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p: HalfNormal, q: HalfNormal) -> Tensor:
+    """The Normals' KL at loc 0: folding both at 0 keeps the density ratio."""
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
+    """l_p log(l_p / l_q) - (l_p - l_q)."""
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p: Geometric, q: Geometric) -> Tensor:
+    """-H(p) - E_p[k] log(1 - q) - log q, with E_p[k] + 1 = 1 / p_p (logits_q = log q/(1-q))."""
+    return -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p: Gumbel, q: Gumbel) -> Tensor:
+    """-log(b_p / b_q) + (mu_p - mu_q) / b_q + gamma_E b_p / b_q
+    + exp((mu_q - mu_p) / b_q + lgamma(1 + b_p / b_q)) - (1 + gamma_E)."""
+    ct1 = p.scale / q.scale
+    ct2 = q.loc / q.scale
+    ct3 = p.loc / q.scale
+    t1 = -ct1.log() - ct2 + ct3
+    t2 = ct1 * _EULER
+    t3 = (ct2 + (1 + ct1).lgamma() - ct3).exp()
+    return t1 + t2 + t3 - (1 + _EULER)

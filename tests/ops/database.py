@@ -16,6 +16,7 @@ from . import (
     db_common_names,
     db_conv,
     db_distributions,
+    db_distributions_more,
     db_functional_more,
     db_grid_sample,
     db_indexing,
@@ -55,6 +56,7 @@ ENTRIES: list[OpEntry] = [
     *db_special_more.ENTRIES,
     *db_distributions.ENTRIES,
     *db_functional_more.ENTRIES,
+    *db_distributions_more.ENTRIES,
 ]
 
 # The same op under other public names (mg.special, nn.functional): the variants check calls

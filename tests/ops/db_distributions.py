@@ -48,6 +48,8 @@ def build(lib, cls: str, kw: dict):
         n = kw.pop("reinterpreted_batch_ndims", 1)
         validate = kw.pop("validate_args", None)
         return D.Independent(D.Normal(**kw, validate_args=validate), n, validate_args=validate)
+    if cls == "TransformedDistribution":  # a logit-normal: a Normal through a sigmoid
+        return D.TransformedDistribution(D.Normal(**kw), [D.SigmoidTransform()])
     if cls == "MixtureSameFamily":  # Normal components, weighted by a Categorical
         mix = D.Categorical(logits=kw.pop("logits"))
         return D.MixtureSameFamily(mix, D.Normal(**kw))

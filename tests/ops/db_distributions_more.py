@@ -1,0 +1,196 @@
+"""mg.distributions, continued: the distributions built on transforms (LogNormal, HalfNormal,
+HalfCauchy, Gumbel, a logit-normal TransformedDistribution), the heavy-tailed ones (Cauchy,
+StudentT), Chi2, and the counting ones (Poisson, Geometric). Entries as in
+``db_distributions.py`` (same builders, same tolerances), against the float64 closed forms of
+``references_distributions_more.py``."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from . import db_distributions as DB
+from . import references_distributions_more as RM
+from .core import OpEntry
+from .db_distributions import Family, _loc_scale_params, _pos, _real
+from .public_api import distribution_names
+from .simple import Maker, T
+
+
+@dataclasses.dataclass
+class MoreFamily(Family):
+    @property
+    def refs(self) -> dict:
+        return RM.FAMILIES[self.cls]
+
+
+def _positive_value(m, shape):
+    return m(*shape, lo=0.1, hi=3)
+
+
+def _scale_params(m):
+    return [
+        ({"scale": _pos(m, 3)}, "batch (3,)", (3,)),
+        ({"scale": _pos(m)}, "0-d", ()),
+        ({"scale": _pos(m, 2, 3, layout="strided")}, "strided", (2, 3)),
+    ]
+
+
+def _counts(m, shape):
+    return T(m.rng.integers(0, 6, shape).astype(np.float64), grad=False)
+
+
+def _student(m):
+    return [
+        ({"df": _pos(m, 3, lo=2.5, hi=6), "loc": m(3), "scale": _pos(m, 3)}, "batch (3,)", (3,)),
+        ({"df": _pos(m, 2, 3, lo=2.5, hi=6), "loc": m(2, 3)}, "scale 1 by default", (2, 3)),
+        ({"df": _pos(m, lo=3, hi=5), "loc": m(2, 3), "scale": _pos(m)}, "broadcast", (2, 3)),
+    ]
+
+
+def _geometric(m):
+    return [
+        ({"probs": m(3, lo=0.1, hi=0.9)}, "probs", (3,)),
+        ({"logits": m(2, 3)}, "logits", (2, 3)),
+    ]
+
+
+_HALF_OUTSIDE = lambda m: ({"scale": _pos(m, 2)}, T(np.array([1.0, -0.5])))  # noqa: E731
+_BAD_SCALE = lambda m: [{"scale": T(np.array([1.0, -1.0]))}]  # noqa: E731
+_BAD_LOC_SCALE = lambda m: [{"loc": m(2), "scale": T(np.array([1.0, 0.0]))}]  # noqa: E731
+
+FAMILIES = [
+    MoreFamily(
+        "LogNormal",
+        _loc_scale_params,
+        _positive_value,
+        outside=lambda m: ({"loc": m(2), "scale": _pos(m, 2)}, T(np.array([1.0, -0.5]))),
+        bad_params=_BAD_LOC_SCALE,
+        icdf_domain=True,
+    ),
+    MoreFamily(
+        "HalfNormal",
+        _scale_params,
+        _positive_value,
+        edges=lambda m: [({"scale": _pos(m, 3)}, T(np.zeros(3)), "x = 0")],
+        outside=_HALF_OUTSIDE,
+        bad_params=_BAD_SCALE,
+        icdf_domain=True,
+    ),
+    MoreFamily(
+        "HalfCauchy",
+        _scale_params,
+        _positive_value,
+        edges=lambda m: [({"scale": _pos(m, 3)}, T(np.zeros(3)), "x = 0")],
+        outside=_HALF_OUTSIDE,
+        bad_params=_BAD_SCALE,
+        icdf_domain=True,
+    ),
+    MoreFamily("Cauchy", _loc_scale_params, _real, bad_params=_BAD_LOC_SCALE, icdf_domain=True),
+    MoreFamily("Gumbel", _loc_scale_params, _real, bad_params=_BAD_LOC_SCALE, icdf_domain=True),
+    MoreFamily(
+        "Chi2",
+        lambda m: [
+            ({"df": _pos(m, 3, lo=0.5, hi=6)}, "batch (3,)", (3,)),
+            ({"df": _pos(m, 2, 3, lo=2.5, hi=6, layout="strided")}, "strided", (2, 3)),
+        ],
+        _positive_value,
+        outside=lambda m: ({"df": _pos(m, 2)}, T(np.array([1.0, -0.5]))),
+        bad_params=lambda m: [{"df": T(np.array([1.0, 0.0]))}],
+    ),
+    MoreFamily(
+        "StudentT",
+        _student,
+        _real,
+        edges=lambda m: [
+            (
+                {"df": T(np.array([0.5, 1.0, 1.5, 2.0, 3.0])), "loc": m(5)},
+                None,
+                "df at and below 1 and 2",
+            )
+        ],
+        bad_params=lambda m: [{"df": T(np.array([1.0, -1.0]))}],
+    ),
+    MoreFamily(
+        "Poisson",
+        lambda m: [
+            ({"rate": _pos(m, 3, lo=0.5, hi=4)}, "batch (3,)", (3,)),
+            ({"rate": _pos(m, 2, 3, lo=0.5, hi=4, layout="strided")}, "strided", (2, 3)),
+        ],
+        _counts,
+        outside=lambda m: ({"rate": _pos(m, 2)}, T(np.array([1.0, 0.5]), grad=False)),
+        bad_params=lambda m: [{"rate": T(np.array([1.0, -1.0]))}],
+    ),
+    MoreFamily(
+        "Geometric",
+        _geometric,
+        _counts,
+        outside=lambda m: ({"probs": m(2, lo=0.1, hi=0.9)}, T(np.array([1.0, -1.0]), grad=False)),
+        bad_params=lambda m: [{"probs": T(np.array([0.5, 1.5]))}],
+    ),
+    MoreFamily(
+        "TransformedDistribution",
+        lambda m: [
+            ({"loc": m(3), "scale": _pos(m, 3)}, "batch (3,)", (3,)),
+            ({"loc": m(2, 3), "scale": _pos(m)}, "broadcast", (2, 3)),
+        ],
+        lambda m, shape: m(*shape, lo=0.05, hi=0.95),
+        outside=lambda m: ({"loc": m(2), "scale": _pos(m, 2)}, T(np.array([0.5, 1.5]))),
+        icdf_domain=True,
+    ),
+]
+
+# constants made fresh (an infinite variance, a zero mode) and floors: no graph, as PyTorch's
+NOT_DIFFERENTIABLE = {
+    ("Cauchy", "mean"),
+    ("Cauchy", "variance"),
+    ("Cauchy", "stddev"),
+    ("HalfCauchy", "mean"),
+    ("HalfCauchy", "mode"),
+    ("HalfCauchy", "variance"),
+    ("HalfCauchy", "stddev"),
+    ("HalfNormal", "mode"),
+    ("Poisson", "mode"),
+    ("Geometric", "mode"),
+}
+
+
+def _kl_entry(fam: Family) -> OpEntry:
+    def ref(p: str, q: str, **kw):
+        split = [{k[2:]: v for k, v in kw.items() if k.startswith(x)} for x in ("p_", "q_")]
+        return RM.KL[fam.cls](*split)
+
+    entry = OpEntry(
+        name="distributions.kl_divergence",
+        variant=f"{fam.cls},{fam.cls}",
+        samples=lambda: DB._kl_samples(fam, Maker(entry.rng().integers(1 << 30))),
+        ref=ref,
+        call=DB._kl_call,
+        dtype=DB._param_dtype,
+        tol=DB.TOL,
+    )
+    return entry
+
+
+def _value_entry(fam: Family, attr: str) -> OpEntry:
+    entry = DB._entry(fam, attr)
+    if (fam.cls, attr) in NOT_DIFFERENTIABLE:
+        entry = dataclasses.replace(entry, differentiable=False)
+    return entry
+
+
+def _attrs(fam: Family) -> list[str]:
+    public = distribution_names()
+    return [a for a in fam.refs if f"distributions.{fam.cls}.{a}" in public]
+
+
+def _has(fam: Family, attr: str) -> bool:
+    return f"distributions.{fam.cls}.{attr}" in distribution_names()
+
+
+ENTRIES = [
+    *(_value_entry(fam, attr) for fam in FAMILIES for attr in _attrs(fam)),
+    *(DB._rsample_entry(fam) for fam in FAMILIES if _has(fam, "rsample")),
+    *(_kl_entry(fam) for fam in FAMILIES if fam.cls in RM.KL),
+]
