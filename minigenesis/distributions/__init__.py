@@ -16,6 +16,7 @@ from .categorical import Categorical
 from .cauchy import Cauchy, HalfCauchy
 from .chi2 import Chi2
 from .constraint_registry import biject_to, transform_to
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
@@ -24,6 +25,7 @@ from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
@@ -31,6 +33,7 @@ from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .poisson import Poisson
 from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
@@ -51,6 +54,7 @@ from .transforms import (
     identity_transform,
 )
 from .uniform import Uniform
+from .weibull import Weibull
 
 __all__ = [
     "AbsTransform",
@@ -61,6 +65,7 @@ __all__ = [
     "Cauchy",
     "Chi2",
     "ComposeTransform",
+    "Dirichlet",
     "Distribution",
     "ExpTransform",
     "Exponential",
@@ -72,12 +77,14 @@ __all__ = [
     "HalfNormal",
     "Independent",
     "IndependentTransform",
+    "InverseGamma",
     "Laplace",
     "LogNormal",
     "MixtureSameFamily",
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",
+    "Pareto",
     "Poisson",
     "PowerTransform",
     "ReshapeTransform",
@@ -90,6 +97,7 @@ __all__ = [
     "Transform",
     "TransformedDistribution",
     "Uniform",
+    "Weibull",
     "biject_to",
     "constraints",
     "identity_transform",

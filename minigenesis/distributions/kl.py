@@ -16,6 +16,7 @@ from .._tensor import Tensor
 from .bernoulli import Bernoulli
 from .beta import Beta, log_beta
 from .categorical import Categorical
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exponential import Exponential
 from .gamma import Gamma
@@ -27,6 +28,7 @@ from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal, _half_log_det, _solve_lower
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
@@ -228,3 +230,25 @@ def _kl_gumbel_gumbel(p: Gumbel, q: Gumbel) -> Tensor:
     t2 = ct1 * _EULER
     t3 = (ct2 + (1 + ct1).lgamma() - ct3).exp()
     return t1 + t2 + t3 - (1 + _EULER)
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p: Pareto, q: Pareto) -> Tensor:
+    """a_q log(m_p / m_q) - log(a_q / a_p) + a_q / a_p - 1 (m: scale, a: alpha); infinite where
+    q's support [m_q, inf) misses p's lower part (m_p < m_q)."""
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * scale_ratio.log() - alpha_ratio.log() + alpha_ratio - 1
+    return _infinite_where(result, p.scale < q.scale)
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
+    """lgamma(a0_p) - lgamma(a0_q) - sum (lgamma(a_p) - lgamma(a_q))
+    + sum (a_p - a_q)(psi(a_p) - psi(a0_p))."""
+    a, b = p.concentration, q.concentration
+    a0, b0 = a.sum(-1), b.sum(-1)
+    t1 = a0.lgamma() - b0.lgamma()
+    t2 = (a.lgamma() - b.lgamma()).sum(-1)
+    t4 = a.digamma() - a0.digamma().unsqueeze(-1)
+    return t1 - t2 + ((a - b) * t4).sum(-1)

@@ -28,6 +28,9 @@ CONTINUOUS = {
     "Gumbel": (lambda: D.Gumbel(_t(0.5), _t(1.5)), (-8.0, 60.0)),
     "Chi2": (lambda: D.Chi2(_t(3.5)), (1e-12, 80.0)),
     "StudentT": (lambda: D.StudentT(_t(4.0), _t(-0.5), _t(2.0)), (-3e3, 3e3)),
+    "Weibull": (lambda: D.Weibull(_t(1.5), _t(1.7)), (1e-12, 30.0)),
+    "Pareto": (lambda: D.Pareto(_t(0.4), _t(2.5)), (0.4, 4e4)),
+    "InverseGamma": (lambda: D.InverseGamma(_t(3.0), _t(2.0)), (1e-9, 4e4)),
 }
 
 
@@ -45,10 +48,10 @@ def test_density_integrates_to_one(name):
     assert total == pytest.approx(1.0, abs=2e-3)
 
 
-@pytest.mark.parametrize("name", sorted(set(CONTINUOUS) - {"Chi2", "StudentT"}))  # (no cdf)
+@pytest.mark.parametrize("name", sorted(set(CONTINUOUS) - {"Chi2", "StudentT", "InverseGamma"}))
 def test_cdf_is_the_integral_of_the_density(name):
     d = CONTINUOUS[name][0]()
-    a, b = np.array([0.3]), np.array([2.5])
+    a, b = np.array([0.5]), np.array([2.5])
     grid = np.linspace(a[0], b[0], 20001)
     mass = np.trapezoid(np.exp(d.log_prob(_t(grid)).numpy()), grid)
     assert float(d.cdf(_t(b)) - d.cdf(_t(a))) == pytest.approx(mass, rel=1e-6)
@@ -85,8 +88,22 @@ def test_probabilities_sum_to_one_and_give_the_moments(make, support):
         lambda: D.StudentT(_t([5.0, 9.0]), _t([1.0, -2.0]), _t([0.5, 2.0])),
         lambda: D.Poisson(_t([0.7, 12.0])),
         lambda: D.Geometric(_t([0.2, 0.8])),
+        lambda: D.Weibull(_t([0.5, 2.0]), _t([0.8, 3.0])),
+        lambda: D.Pareto(_t([0.5, 2.0]), _t([9.0, 12.0])),
+        lambda: D.InverseGamma(_t([9.0, 12.0]), _t([0.5, 2.0])),
     ],
-    ids=["LogNormal", "HalfNormal", "Gumbel", "Chi2", "StudentT", "Poisson", "Geometric"],
+    ids=[
+        "LogNormal",
+        "HalfNormal",
+        "Gumbel",
+        "Chi2",
+        "StudentT",
+        "Poisson",
+        "Geometric",
+        "Weibull",
+        "Pareto",
+        "InverseGamma",
+    ],
 )
 def test_sample_moments_match_mean_and_variance(make):
     d = make()
@@ -115,6 +132,8 @@ def test_cauchy_samples_follow_the_cdf():
         (D.Cauchy, [0.2, 0.7]),
         (D.HalfCauchy, [0.9]),
         (D.Gumbel, [0.2, 0.7]),
+        (D.Weibull, [0.8, 1.7]),
+        (D.Pareto, [0.8, 2.5]),
     ],
     ids=lambda v: getattr(v, "__name__", ""),
 )
@@ -141,6 +160,8 @@ KL_PAIRS = [
     (lambda: D.Chi2(_t(3.0)), lambda: D.Chi2(_t(5.0))),
     (lambda: D.Poisson(_t(3.0)), lambda: D.Poisson(_t(4.5))),
     (lambda: D.Geometric(_t(0.3)), lambda: D.Geometric(_t(0.6))),
+    (lambda: D.Pareto(_t(1.0), _t(2.0)), lambda: D.Pareto(_t(0.7), _t(3.0))),
+    (lambda: D.Dirichlet(_t([0.5, 2.0, 3.0])), lambda: D.Dirichlet(_t([1.5, 1.0, 0.7]))),
 ]
 
 
@@ -227,3 +248,28 @@ def test_values_outside_the_support_raise_and_shapes_expand():
         assert type(e) is type(d) and tuple(e.batch_shape) == (4, 1)
         assert tuple(e.sample((2,)).shape) == (2, 4, 1)
         np.testing.assert_allclose(e.mean.numpy(), np.broadcast_to(d.mean.numpy(), (4, 1)))
+
+
+def test_pareto_kl_is_infinite_where_q_misses_part_of_p():
+    kl = D.kl_divergence(D.Pareto(_t([1.0]), _t([2.0])), D.Pareto(_t([1.5]), _t([2.0])))
+    assert float(kl) == math.inf
+
+
+def test_dirichlet_density_integrates_to_one_over_the_simplex_and_moments_match():
+    a = np.array([1.5, 2.0, 3.0])
+    d = D.Dirichlet(_t(a))
+    n = 1500
+    u = (np.arange(n) + 0.5) / n  # midpoints of a grid on the triangle x1 + x2 < 1
+    x1, x2 = np.meshgrid(u, u, indexing="ij")
+    inside = x1 + x2 < 1
+    pts = np.stack([x1[inside], x2[inside], 1 - x1[inside] - x2[inside]], -1)
+    dens = np.exp(d.log_prob(_t(pts)).numpy())
+    assert dens.sum() / n**2 == pytest.approx(1.0, abs=5e-3)
+    mg.manual_seed(3)
+    s = d.sample((40000,)).numpy()
+    np.testing.assert_allclose(s.sum(-1), 1, atol=1e-12)
+    np.testing.assert_allclose(s.mean(0), d.mean.numpy(), atol=5e-3)
+    np.testing.assert_allclose(s.var(0), d.variance.numpy(), rtol=0.05)
+    np.testing.assert_allclose(d.mode.numpy(), (a - 1) / (a.sum() - 3))
+    mc = -np.log(np.exp(d.log_prob(_t(s)).numpy())).mean()
+    assert float(d.entropy()) == pytest.approx(mc, abs=0.02)

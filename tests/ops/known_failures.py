@@ -12,6 +12,9 @@ from fnmatch import fnmatchcase
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
     ("i0", "grad_torch"): "not our bug: i0' = i1 is -inf/+inf at -inf/+inf (the limit); "
     "PyTorch's CPU kernel gives NaN there, as for special.i1",
+    ("distributions.Dirichlet.log_prob", "grad_torch"): (
+        "float32: log x + digamma(a0) - digamma(a) cancels; 3 ulp from PyTorch's (float64 agrees)"
+    ),
     # Not our bugs: at a pole PyTorch's gradient is not the limit; ours is (the float64 truth).
     ("logit", "grad_torch"): "at x = -0.0 PyTorch's gradient is +inf; 1/(x(1-x)) is -inf",
     ("digamma", "grad_torch"): "at x = -1, -2 PyTorch's trigamma is finite (6.6e32); it is inf",
@@ -50,6 +53,7 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
             "Poisson.variance",
             "Geometric.probs",
             "Geometric.logits",
+            "Pareto.mode",
         )
     },  # fmt: skip
     ("positive", "requires_grad"): "positive returns its input itself, as PyTorch's does",

@@ -257,7 +257,21 @@ def _kl_poisson(p, q):
     return a * np.log(a / b) - a + b
 
 
+def _kl_dirichlet(p, q):
+    a, b = np.broadcast_arrays(_f(p["concentration"]), _f(q["concentration"]))
+    a0, b0 = a.sum(-1), b.sum(-1)
+    return (
+        lgamma(a0)
+        - lgamma(b0)
+        - (lgamma(a) - lgamma(b)).sum(-1)
+        + ((a - b) * (digamma(a) - digamma(a0)[..., None])).sum(-1)
+    )
+
+
+# (Pareto's KL is infinite where p's scale is below q's: central differences across that edge
+# are NaN, so it is checked in tests/distributions against Monte Carlo and PyTorch instead)
 KL = {
+    "Dirichlet": _kl_dirichlet,
     "LogNormal": _kl_lognormal,
     "HalfNormal": lambda p, q: _kl_normal0(p["scale"], q["scale"]),
     "Gumbel": _kl_gumbel,
@@ -265,6 +279,132 @@ KL = {
     "Poisson": _kl_poisson,
     "Geometric": _kl_geometric,
 }
+
+
+# ------------------------------------------------------------------ power laws and the simplex
+def _weibull_z(x, scale):
+    return _f(x) / scale
+
+
+WEIBULL = {
+    "log_prob": lambda x, scale, concentration: (
+        np.log(_f(concentration) / scale)
+        + (_f(concentration) - 1) * np.log(_weibull_z(x, scale))
+        - _weibull_z(x, scale) ** concentration
+    ),
+    "cdf": lambda x, scale, concentration: -np.expm1(-(_weibull_z(x, scale) ** concentration)),
+    "icdf": lambda p, scale, concentration: scale * (-np.log1p(-_f(p))) ** (1 / _f(concentration)),
+    "entropy": lambda scale, concentration: (
+        EULER * (1 - 1 / _f(concentration)) + np.log(_f(scale) / concentration) + 1
+    ),
+    "mean": lambda scale, concentration: scale * np.exp(lgamma(1 + 1 / _f(concentration))),
+    "mode": lambda scale, concentration: (
+        scale * ((_f(concentration) - 1) / concentration) ** (1 / _f(concentration))
+    ),
+    "variance": lambda scale, concentration: _weibull_var(scale, concentration),
+    "stddev": lambda scale, concentration: np.sqrt(_weibull_var(scale, concentration)),
+}
+
+
+def _weibull_var(scale, k):
+    g1, g2 = np.exp(lgamma(1 + 1 / _f(k))), np.exp(lgamma(1 + 2 / _f(k)))
+    return _f(scale) ** 2 * (g2 - g1**2)
+
+
+def _pareto_mean(scale, alpha):
+    a = np.broadcast_to(_f(alpha), np.broadcast_shapes(np.shape(scale), np.shape(alpha)))
+    with np.errstate(all="ignore"):
+        return np.where(a > 1, a * _f(scale) / (a - 1), np.inf)
+
+
+def _pareto_var(scale, alpha):
+    a = np.broadcast_to(_f(alpha), np.broadcast_shapes(np.shape(scale), np.shape(alpha)))
+    with np.errstate(all="ignore"):
+        return np.where(a > 2, _f(scale) ** 2 * a / ((a - 1) ** 2 * (a - 2)), np.inf)
+
+
+PARETO = {
+    "log_prob": lambda x, scale, alpha: (
+        np.log(alpha) + alpha * np.log(scale) - (_f(alpha) + 1) * np.log(x)
+    ),
+    "cdf": lambda x, scale, alpha: 1 - (_f(scale) / x) ** alpha,
+    "icdf": lambda p, scale, alpha: scale * (1 - _f(p)) ** (-1 / _f(alpha)),
+    "entropy": lambda scale, alpha: np.log(_f(scale) / alpha) + 1 / _f(alpha) + 1,
+    "mean": _pareto_mean,
+    "mode": lambda scale, alpha: full(scale, alpha),
+    "variance": _pareto_var,
+    "stddev": lambda scale, alpha: np.sqrt(_pareto_var(scale, alpha)),
+}
+
+
+def _inv_gamma_mean(concentration, rate):
+    a = np.broadcast_to(
+        _f(concentration), np.broadcast_shapes(np.shape(concentration), np.shape(rate))
+    )
+    with np.errstate(all="ignore"):
+        return np.where(a > 1, rate / (a - 1), np.inf)
+
+
+def _inv_gamma_var(concentration, rate):
+    a = np.broadcast_to(
+        _f(concentration), np.broadcast_shapes(np.shape(concentration), np.shape(rate))
+    )
+    with np.errstate(all="ignore"):
+        return np.where(a > 2, _f(rate) ** 2 / ((a - 1) ** 2 * (a - 2)), np.inf)
+
+
+INVERSE_GAMMA = {
+    "log_prob": lambda x, concentration, rate: (
+        concentration * np.log(rate)
+        - lgamma(full(concentration, rate))
+        - (_f(concentration) + 1) * np.log(x)
+        - rate / _f(x)
+    ),
+    "entropy": lambda concentration, rate: (
+        concentration
+        + np.log(rate)
+        + lgamma(full(concentration, rate))
+        - (1 + _f(concentration)) * digamma(full(concentration, rate))
+    ),
+    "mean": _inv_gamma_mean,
+    "mode": lambda concentration, rate: rate / (_f(concentration) + 1),
+    "variance": _inv_gamma_var,
+    "stddev": lambda concentration, rate: np.sqrt(_inv_gamma_var(concentration, rate)),
+}
+
+
+def _dirichlet_var(concentration):
+    a = _f(concentration)
+    a0 = a.sum(-1, keepdims=True)
+    return a * (a0 - a) / (a0**2 * (a0 + 1))
+
+
+DIRICHLET = {
+    "log_prob": lambda x, concentration: (
+        ((_f(concentration) - 1) * np.log(x)).sum(-1)
+        + lgamma(_f(concentration).sum(-1))
+        - lgamma(concentration).sum(-1)
+    ),
+    "entropy": lambda concentration: (
+        lgamma(concentration).sum(-1)
+        - lgamma(_f(concentration).sum(-1))
+        + (_f(concentration).sum(-1) - _f(concentration).shape[-1])
+        * digamma(_f(concentration).sum(-1))
+        - ((_f(concentration) - 1) * digamma(concentration)).sum(-1)
+    ),
+    "mean": lambda concentration: _f(concentration) / _f(concentration).sum(-1, keepdims=True),
+    "mode": lambda concentration: (
+        (_f(concentration) - 1)
+        / (_f(concentration).sum(-1, keepdims=True) - np.shape(concentration)[-1])
+    ),
+    "variance": _dirichlet_var,
+    "stddev": lambda concentration: np.sqrt(_dirichlet_var(concentration)),
+}
+
+FAMILIES.update(
+    {"Weibull": WEIBULL, "Pareto": PARETO, "InverseGamma": INVERSE_GAMMA, "Dirichlet": DIRICHLET}
+)
+
 
 for _refs in FAMILIES.values():  # perplexity = exp(entropy), for every family with an entropy
     if "entropy" in _refs:

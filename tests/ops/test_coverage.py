@@ -82,12 +82,22 @@ NOT_COMPUTING = {
     distributions.LogNormal.support distributions.TransformedDistribution.support
     distributions.LogNormal.loc distributions.LogNormal.scale distributions.HalfNormal.scale
     distributions.HalfCauchy.scale
+    distributions.Weibull.sample distributions.Pareto.sample distributions.InverseGamma.sample
+    distributions.Dirichlet.sample distributions.Weibull.expand distributions.Pareto.expand
+    distributions.InverseGamma.expand distributions.Dirichlet.expand
+    distributions.Weibull.has_rsample distributions.Pareto.has_rsample
+    distributions.InverseGamma.has_rsample distributions.Weibull.support
+    distributions.Pareto.support distributions.InverseGamma.support
+    distributions.InverseGamma.concentration distributions.InverseGamma.rate
 """,
-    # raise NotImplementedError, as PyTorch's: Chi2's cdf (Gamma's: no incomplete gamma), the
+    # raise NotImplementedError: Chi2's and InverseGamma's cdf (Gamma's: no incomplete gamma
+    # here), InverseGamma's rsample (Gamma's draws are not pathwise here); as PyTorch's: the
     # exponential-family entropy where the carrier measure's mean has no closed form (Poisson)
     # or on the abstract base itself
     "distributions without the formula": """
     distributions.Chi2.cdf distributions.Poisson.entropy distributions.Poisson.perplexity
+    distributions.InverseGamma.cdf distributions.InverseGamma.icdf
+    distributions.InverseGamma.rsample
     distributions.ExponentialFamily.entropy distributions.ExponentialFamily.perplexity
 """,
 }
