@@ -12,6 +12,7 @@ closed-form KL divergences.
 from . import constraints
 from .bernoulli import Bernoulli
 from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy, HalfCauchy
 from .chi2 import Chi2
@@ -61,6 +62,7 @@ __all__ = [
     "AffineTransform",
     "Bernoulli",
     "Beta",
+    "Binomial",
     "Categorical",
     "Cauchy",
     "Chi2",

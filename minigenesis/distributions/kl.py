@@ -15,6 +15,7 @@ from .. import linalg
 from .._tensor import Tensor
 from .bernoulli import Bernoulli
 from .beta import Beta, log_beta
+from .binomial import Binomial
 from .categorical import Categorical
 from .dirichlet import Dirichlet
 from .distribution import Distribution
@@ -252,3 +253,13 @@ def _kl_dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
     t2 = (a.lgamma() - b.lgamma()).sum(-1)
     t4 = a.digamma() - a0.digamma().unsqueeze(-1)
     return t1 - t2 + ((a - b) * t4).sum(-1)
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p: Binomial, q: Binomial) -> Tensor:
+    """n (p log(p/q) + (1-p) log((1-p)/(1-q))) for equal n; infinite where p's n exceeds q's
+    (p puts mass where q has none); not implemented for a smaller n (as PyTorch)."""
+    if bool((p.total_count < q.total_count).any()):
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    return _infinite_where(kl, p.total_count > q.total_count)

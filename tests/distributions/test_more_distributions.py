@@ -273,3 +273,34 @@ def test_dirichlet_density_integrates_to_one_over_the_simplex_and_moments_match(
     np.testing.assert_allclose(d.mode.numpy(), (a - 1) / (a.sum() - 3))
     mc = -np.log(np.exp(d.log_prob(_t(s)).numpy())).mean()
     assert float(d.entropy()) == pytest.approx(mc, abs=0.02)
+
+
+def test_binomial_probabilities_sum_to_one_and_give_the_moments():
+    n, p = 7.0, np.array([0.15, 0.5, 0.9])
+    d = D.Binomial(_t(n), _t(p))
+    ks = np.arange(8.0)[:, None]
+    logp = d.log_prob(_t(np.broadcast_to(ks, (8, 3)).copy())).numpy()
+    choose = np.array([math.comb(7, int(k)) for k in ks[:, 0]])[:, None]
+    np.testing.assert_allclose(logp, np.log(choose * p**ks * (1 - p) ** (n - ks)), rtol=1e-12)
+    probs = np.exp(logp)
+    np.testing.assert_allclose(probs.sum(0), 1, rtol=1e-12)
+    np.testing.assert_allclose(d.mean.numpy(), (probs * ks).sum(0))
+    np.testing.assert_allclose(d.entropy().numpy(), -(probs * logp).sum(0), rtol=1e-12)
+    mg.manual_seed(9)
+    s = d.sample((40000,)).numpy()
+    assert set(np.unique(s)) <= set(range(8))
+    np.testing.assert_allclose(s.var(0), d.variance.numpy(), rtol=0.05)
+
+
+def test_binomial_validates_and_its_kl_matches_monte_carlo():
+    with pytest.raises(ValueError):
+        D.Binomial(_t([2.5]), _t([0.5]))
+    with pytest.raises(ValueError):
+        D.Binomial(_t([3.0]), _t([0.5])).log_prob(_t([4.0]))
+    with pytest.raises(NotImplementedError):
+        D.Binomial(_t([2.0, 3.0]), _t([0.5, 0.5])).entropy()
+    p, q = D.Binomial(_t(6.0), _t(0.3)), D.Binomial(_t(6.0), _t(0.6))
+    mg.manual_seed(4)
+    x = p.sample((200000,))
+    mc = (p.log_prob(x) - q.log_prob(x)).numpy().mean()
+    assert float(D.kl_divergence(p, q)) == pytest.approx(mc, abs=0.01)

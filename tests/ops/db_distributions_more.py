@@ -49,6 +49,11 @@ def _student(m):
     ]
 
 
+def _n(*shape):
+    """Binomial's total_count: 5 trials (a constant, so a KL pair has equal counts)."""
+    return T(np.full(shape, 5.0), grad=False)
+
+
 def _geometric(m):
     return [
         ({"probs": m(3, lo=0.1, hi=0.9)}, "probs", (3,)),
@@ -206,6 +211,20 @@ FAMILIES = [
         bad_params=lambda m: [{"concentration": T(np.array([1.0, -1.0, 2.0]))}],
     ),
     MoreFamily(
+        "Binomial",
+        lambda m: [
+            ({"total_count": _n(3), "probs": m(3, lo=0.1, hi=0.9)}, "probs", (3,)),
+            ({"total_count": _n(2, 3), "logits": m(2, 3)}, "logits", (2, 3)),
+            ({"total_count": _n(), "logits": m(3)}, "n broadcast", (3,)),
+        ],
+        lambda m, shape: T(m.rng.integers(0, 6, shape).astype(np.float64), grad=False),
+        outside=lambda m: (
+            {"total_count": _n(2), "probs": m(2, lo=0.1, hi=0.9)},
+            T(np.array([1.0, 6.0]), grad=False),
+        ),
+        bad_params=lambda m: [{"total_count": _n(2), "probs": T(np.array([0.5, 1.5]))}],
+    ),
+    MoreFamily(
         "TransformedDistribution",
         lambda m: [
             ({"loc": m(3), "scale": _pos(m, 3)}, "batch (3,)", (3,)),
@@ -229,6 +248,8 @@ NOT_DIFFERENTIABLE = {
     ("HalfNormal", "mode"),
     ("Poisson", "mode"),
     ("Geometric", "mode"),
+    ("Binomial", "mode"),
+    ("Binomial", "enumerate_support"),
 }
 
 

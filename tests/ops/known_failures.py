@@ -54,6 +54,8 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
             "Geometric.probs",
             "Geometric.logits",
             "Pareto.mode",
+            "Binomial.probs",
+            "Binomial.logits",
         )
     },  # fmt: skip
     ("positive", "requires_grad"): "positive returns its input itself, as PyTorch's does",

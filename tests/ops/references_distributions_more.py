@@ -270,7 +270,16 @@ def _kl_dirichlet(p, q):
 
 # (Pareto's KL is infinite where p's scale is below q's: central differences across that edge
 # are NaN, so it is checked in tests/distributions against Monte Carlo and PyTorch instead)
+def _kl_binomial(p, q):
+    a, b = (
+        geometric_p(**{k: v for k, v in p.items() if k != "total_count"}),
+        geometric_p(**{k: v for k, v in q.items() if k != "total_count"}),
+    )
+    return _f(p["total_count"]) * (a * np.log(a / b) + (1 - a) * np.log((1 - a) / (1 - b)))
+
+
 KL = {
+    "Binomial": _kl_binomial,
     "Dirichlet": _kl_dirichlet,
     "LogNormal": _kl_lognormal,
     "HalfNormal": lambda p, q: _kl_normal0(p["scale"], q["scale"]),
@@ -404,6 +413,43 @@ DIRICHLET = {
 FAMILIES.update(
     {"Weibull": WEIBULL, "Pareto": PARETO, "InverseGamma": INVERSE_GAMMA, "Dirichlet": DIRICHLET}
 )
+
+
+# ------------------------------------------------------------------------------- Binomial
+def _binomial_log_prob(x, total_count, **k):
+    n, x, p = _f(total_count), _f(x), geometric_p(**k)
+    log_choose = lgamma(n + 1) - lgamma(x + 1) - lgamma(n - x + 1)
+    return log_choose + x * np.log(p) + (n - x) * np.log1p(-p)
+
+
+def _binomial_support(total_count, **k):
+    n = int(np.max(total_count))
+    shape = np.broadcast_shapes(np.shape(total_count), np.shape(geometric_p(**k)))
+    return np.broadcast_to(np.arange(n + 1.0).reshape(-1, *(1,) * len(shape)), (n + 1, *shape))
+
+
+def _binomial_entropy(total_count, **k):
+    ks = _binomial_support(total_count, **k)
+    logp = _binomial_log_prob(ks, total_count, **k)
+    return -(np.exp(logp) * logp).sum(0)
+
+
+BINOMIAL = {
+    "log_prob": _binomial_log_prob,
+    "entropy": _binomial_entropy,
+    "mean": lambda total_count, **k: total_count * geometric_p(**k),
+    "mode": lambda total_count, **k: np.minimum(
+        np.floor((_f(total_count) + 1) * geometric_p(**k)), total_count
+    ),
+    "variance": lambda total_count, **k: total_count * geometric_p(**k) * (1 - geometric_p(**k)),
+    "stddev": lambda total_count, **k: np.sqrt(
+        total_count * geometric_p(**k) * (1 - geometric_p(**k))
+    ),
+    "probs": lambda total_count, **k: full(geometric_p(**k), total_count),
+    "logits": lambda total_count, **k: full(_geometric_logits(**k), total_count),
+    "enumerate_support": _binomial_support,
+}
+FAMILIES["Binomial"] = BINOMIAL
 
 
 for _refs in FAMILIES.values():  # perplexity = exp(entropy), for every family with an entropy

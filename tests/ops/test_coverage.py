@@ -89,6 +89,7 @@ NOT_COMPUTING = {
     distributions.InverseGamma.has_rsample distributions.Weibull.support
     distributions.Pareto.support distributions.InverseGamma.support
     distributions.InverseGamma.concentration distributions.InverseGamma.rate
+    distributions.Binomial.sample distributions.Binomial.expand distributions.Binomial.support
 """,
     # raise NotImplementedError: Chi2's and InverseGamma's cdf (Gamma's: no incomplete gamma
     # here), InverseGamma's rsample (Gamma's draws are not pathwise here); as PyTorch's: the
