@@ -33,7 +33,9 @@ from .log_normal import LogNormal
 from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .negative_binomial import NegativeBinomial
 from .one_hot_categorical import OneHotCategorical
+from .one_hot_straight_through import OneHotCategoricalStraightThrough
 from .pareto import Pareto
 from .poisson import Poisson
 from .studentT import StudentT
@@ -85,7 +87,9 @@ __all__ = [
     "MixtureSameFamily",
     "MultivariateNormal",
     "Normal",
+    "NegativeBinomial",
     "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
     "Pareto",
     "Poisson",
     "PowerTransform",

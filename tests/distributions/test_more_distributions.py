@@ -304,3 +304,41 @@ def test_binomial_validates_and_its_kl_matches_monte_carlo():
     x = p.sample((200000,))
     mc = (p.log_prob(x) - q.log_prob(x)).numpy().mean()
     assert float(D.kl_divergence(p, q)) == pytest.approx(mc, abs=0.01)
+
+
+def test_negative_binomial_probabilities_sum_to_one_and_give_the_moments():
+    r, p = np.array([0.7, 3.0]), np.array([0.3, 0.6])
+    d = D.NegativeBinomial(_t(r), _t(p))
+    ks = np.arange(300.0)[:, None]
+    logp = d.log_prob(_t(np.broadcast_to(ks, (300, 2)).copy())).numpy()
+    expected = [
+        math.lgamma(k + ri)
+        - math.lgamma(k + 1)
+        - math.lgamma(ri)
+        + k * math.log(pi)
+        + ri * math.log(1 - pi)
+        for k in (0.0, 5.0)
+        for ri, pi in zip(r, p)
+    ]
+    np.testing.assert_allclose(logp[[0, 5]].ravel(), expected, rtol=1e-12)
+    probs = np.exp(logp)
+    np.testing.assert_allclose(probs.sum(0), 1, rtol=1e-10)
+    np.testing.assert_allclose(d.mean.numpy(), (probs * ks).sum(0), rtol=1e-10)
+    np.testing.assert_allclose(d.variance.numpy(), (probs * (ks - d.mean.numpy()) ** 2).sum(0))
+    mg.manual_seed(8)
+    s = d.sample((40000,)).numpy()
+    assert np.all(np.abs(s.mean(0) - d.mean.numpy()) < 5 * np.sqrt(d.variance.numpy() / 40000))
+
+
+def test_straight_through_draws_are_one_hot_with_the_probabilities_gradient():
+    logits = mg.tensor([0.1, 0.5, -0.3], dtype=mg.float64, requires_grad=True)
+    d = D.OneHotCategoricalStraightThrough(logits=logits)
+    mg.manual_seed(2)
+    x = d.rsample((4,))
+    np.testing.assert_array_equal(x.detach().numpy().sum(-1), 1)
+    assert set(np.unique(x.detach().numpy())) <= {0.0, 1.0}
+    c = np.array([1.0, 2.0, 3.0])
+    (x * mg.tensor(c)).sum().backward()
+    p = np.exp([0.1, 0.5, -0.3]) / np.exp([0.1, 0.5, -0.3]).sum()
+    # d/dl_j of 4 sum_i c_i p_i = 4 p_j (c_j - sum_i c_i p_i)
+    np.testing.assert_allclose(logits.grad.numpy(), 4 * p * (c - (c * p).sum()), rtol=1e-12)

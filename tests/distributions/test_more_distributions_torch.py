@@ -34,6 +34,10 @@ CASES = {
     "InverseGamma": ((_pos(4, lo=0.5, hi=4), _pos(4)), _pos(4)),
     "Dirichlet": ((_pos(2, 4, lo=0.3, hi=3),), rng.dirichlet(np.ones(4), 2)),
     "Binomial": ((np.full(4, 6.0), rng.uniform(0.05, 0.95, 4)), rng.integers(0, 7, 4) * 1.0),
+    "NegativeBinomial": (
+        (_pos(4, lo=0.3, hi=5), rng.uniform(0.05, 0.95, 4)),
+        rng.integers(0, 9, 4) * 1.0,
+    ),
 }
 ATTRS = ("log_prob", "cdf", "icdf", "entropy", "mean", "mode", "variance", "stddev")
 

@@ -225,6 +225,29 @@ FAMILIES = [
         bad_params=lambda m: [{"total_count": _n(2), "probs": T(np.array([0.5, 1.5]))}],
     ),
     MoreFamily(
+        "NegativeBinomial",
+        lambda m: [
+            (
+                {"total_count": _pos(m, 3, lo=0.5, hi=4), "probs": m(3, lo=0.1, hi=0.9)},
+                "probs",
+                (3,),
+            ),
+            ({"total_count": _pos(m, lo=1.5, hi=4), "logits": m(2, 3)}, "logits", (2, 3)),
+        ],
+        _counts,
+        outside=lambda m: (
+            {"total_count": _pos(m, 2), "probs": m(2, lo=0.1, hi=0.9)},
+            T(np.array([1.0, 0.5]), grad=False),
+        ),
+        bad_params=lambda m: [{"total_count": _pos(m, 2), "probs": T(np.array([0.5, 1.0]))}],
+    ),
+    MoreFamily(
+        "OneHotCategoricalStraightThrough",
+        lambda m: [(kw, d, (*shape, 4)) for kw, d, shape in DB._categorical(m)],
+        DB._one_hot,
+        bad_params=lambda m: [{"probs": T(np.array([0.5, -0.1, 0.6]))}],
+    ),
+    MoreFamily(
         "TransformedDistribution",
         lambda m: [
             ({"loc": m(3), "scale": _pos(m, 3)}, "batch (3,)", (3,)),
@@ -249,6 +272,9 @@ NOT_DIFFERENTIABLE = {
     ("Poisson", "mode"),
     ("Geometric", "mode"),
     ("Binomial", "mode"),
+    ("NegativeBinomial", "mode"),
+    ("OneHotCategoricalStraightThrough", "mode"),
+    ("OneHotCategoricalStraightThrough", "enumerate_support"),
     ("Binomial", "enumerate_support"),
 }
 
@@ -294,11 +320,13 @@ def _has(fam: Family, attr: str) -> bool:
 
 ENTRIES = [
     *(_value_entry(fam, attr) for fam in FAMILIES for attr in _attrs(fam)),
-    # (InverseGamma's rsample raises: its Gamma base has no pathwise draws here)
+    # (InverseGamma's rsample raises: its Gamma base has no pathwise draws here; the
+    # straight-through gradient is not the draws' derivative by design)
     *(
         DB._rsample_entry(fam)
         for fam in FAMILIES
-        if _has(fam, "rsample") and fam.cls != "InverseGamma"
+        if _has(fam, "rsample")
+        and fam.cls not in ("InverseGamma", "OneHotCategoricalStraightThrough")
     ),
     *(_kl_entry(fam) for fam in FAMILIES if fam.cls in RM.KL),
 ]

@@ -56,6 +56,8 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
             "Pareto.mode",
             "Binomial.probs",
             "Binomial.logits",
+            "NegativeBinomial.probs",
+            "NegativeBinomial.logits",
         )
     },  # fmt: skip
     ("positive", "requires_grad"): "positive returns its input itself, as PyTorch's does",

@@ -10,7 +10,15 @@ import math
 import numpy as np
 
 from .references import digamma, erfinv, lgamma
-from .references_distributions import GAMMA, HALF_LOG_2PI, NORMAL, _f, full, kl_gamma
+from .references_distributions import (
+    GAMMA,
+    HALF_LOG_2PI,
+    NORMAL,
+    ONE_HOT_CATEGORICAL,
+    _f,
+    full,
+    kl_gamma,
+)
 
 EULER = 0.57721566490153286060
 _erf = np.vectorize(math.erf, otypes=[np.float64])
@@ -450,6 +458,35 @@ BINOMIAL = {
     "enumerate_support": _binomial_support,
 }
 FAMILIES["Binomial"] = BINOMIAL
+
+
+# ----------------------------------------------------------------------- NegativeBinomial
+def _negbin_log_prob(x, total_count, **k):
+    r, x, p = _f(total_count), _f(x), geometric_p(**k)
+    return lgamma(x + r) - lgamma(x + 1) - lgamma(r) + x * np.log(p) + r * np.log1p(-p)
+
+
+def _negbin_mean(total_count, **k):
+    p = geometric_p(**k)
+    return total_count * p / (1 - p)
+
+
+NEGATIVE_BINOMIAL = {
+    "log_prob": _negbin_log_prob,
+    "mean": _negbin_mean,
+    "mode": lambda total_count, **k: np.maximum(
+        np.floor((_f(total_count) - 1) * geometric_p(**k) / (1 - geometric_p(**k))), 0
+    ),
+    "variance": lambda total_count, **k: _negbin_mean(total_count, **k) / (1 - geometric_p(**k)),
+    "stddev": lambda total_count, **k: np.sqrt(
+        _negbin_mean(total_count, **k) / (1 - geometric_p(**k))
+    ),
+    "probs": lambda total_count, **k: full(geometric_p(**k), total_count),
+    "logits": lambda total_count, **k: full(_geometric_logits(**k), total_count),
+}
+FAMILIES["NegativeBinomial"] = NEGATIVE_BINOMIAL
+# the straight-through estimator changes rsample's gradient only: the rest is OneHotCategorical's
+FAMILIES["OneHotCategoricalStraightThrough"] = ONE_HOT_CATEGORICAL
 
 
 for _refs in FAMILIES.values():  # perplexity = exp(entropy), for every family with an entropy

@@ -47,7 +47,8 @@ NOT_COMPUTING = {
     Tensor.is_shared Tensor.share_memory_ Tensor.to_dense Tensor.to_sparse sparse_coo_tensor
     Tensor.resize_ Tensor.squeeze_ Tensor.unsqueeze_ Tensor.t_ Tensor.transpose_
 """,
-    # a distribution's draws (random: tests/distributions checks their law), its parameters
+    # a distribution's draws (random: tests/distributions checks their law; the straight-through
+    # gradient, not a derivative by design, is checked there too), its parameters
     # broadcast to a batch (expand) and its bookkeeping (shapes, flags, constraint objects);
     # register_kl files a function; Gamma.cdf raises NotImplementedError (no incomplete gamma)
     "distributions": """
@@ -90,6 +91,11 @@ NOT_COMPUTING = {
     distributions.Pareto.support distributions.InverseGamma.support
     distributions.InverseGamma.concentration distributions.InverseGamma.rate
     distributions.Binomial.sample distributions.Binomial.expand distributions.Binomial.support
+    distributions.NegativeBinomial.sample distributions.NegativeBinomial.expand
+    distributions.OneHotCategoricalStraightThrough.sample
+    distributions.OneHotCategoricalStraightThrough.expand
+    distributions.OneHotCategoricalStraightThrough.param_shape
+    distributions.OneHotCategoricalStraightThrough.rsample
 """,
     # raise NotImplementedError: Chi2's and InverseGamma's cdf (Gamma's: no incomplete gamma
     # here), InverseGamma's rsample (Gamma's draws are not pathwise here); as PyTorch's: the
