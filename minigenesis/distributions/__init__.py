@@ -38,6 +38,7 @@ from .one_hot_categorical import OneHotCategorical
 from .one_hot_straight_through import OneHotCategoricalStraightThrough
 from .pareto import Pareto
 from .poisson import Poisson
+from .relaxed_bernoulli import RelaxedBernoulli
 from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import (
@@ -93,6 +94,7 @@ __all__ = [
     "Pareto",
     "Poisson",
     "PowerTransform",
+    "RelaxedBernoulli",
     "ReshapeTransform",
     "SigmoidTransform",
     "SoftmaxTransform",

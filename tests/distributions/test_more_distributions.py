@@ -342,3 +342,36 @@ def test_straight_through_draws_are_one_hot_with_the_probabilities_gradient():
     p = np.exp([0.1, 0.5, -0.3]) / np.exp([0.1, 0.5, -0.3]).sum()
     # d/dl_j of 4 sum_i c_i p_i = 4 p_j (c_j - sum_i c_i p_i)
     np.testing.assert_allclose(logits.grad.numpy(), 4 * p * (c - (c * p).sum()), rtol=1e-12)
+
+
+def test_relaxed_bernoulli_density_integrates_to_one_and_draws_follow_it():
+    d = D.RelaxedBernoulli(_t(0.7), logits=_t(0.4))
+    grid = np.linspace(1e-9, 1 - 1e-9, 400001)
+    dens = np.exp(d.log_prob(_t(grid)).numpy())
+    assert np.trapezoid(dens, grid) == pytest.approx(1.0, abs=2e-3)
+    mg.manual_seed(6)
+    s = d.rsample((40000,)).numpy()
+    assert np.all((s > 0) & (s < 1))
+    for a in (0.2, 0.5, 0.8):  # P(Y <= a) from the draws vs the integrated density
+        inside = grid <= a
+        assert (s <= a).mean() == pytest.approx(np.trapezoid(dens[inside], grid[inside]), abs=0.01)
+
+
+def test_relaxed_bernoulli_tends_to_a_bernoulli_at_low_temperature():
+    d = D.RelaxedBernoulli(_t(0.01), probs=_t(0.3))
+    mg.manual_seed(1)
+    s = d.sample((20000,)).numpy()
+    assert np.mean((s > 0.01) & (s < 0.99)) < 0.02
+    assert (s > 0.5).mean() == pytest.approx(0.3, abs=0.015)
+
+
+def test_relaxed_bernoulli_rsample_gradient_matches_central_differences():
+    def draws(logit):
+        mg.manual_seed(12)
+        return D.RelaxedBernoulli(_t(0.8), logits=_t(logit)).rsample((5,)).numpy().sum()
+
+    leaf = mg.tensor(0.3, dtype=mg.float64, requires_grad=True)
+    mg.manual_seed(12)
+    D.RelaxedBernoulli(_t(0.8), logits=leaf).rsample((5,)).sum().backward()
+    h = 1e-6
+    assert float(leaf.grad) == pytest.approx((draws(0.3 + h) - draws(0.3 - h)) / (2 * h), rel=1e-6)

@@ -125,3 +125,12 @@ def test_transformed_distribution_shapes_match_pytorch():
     np.testing.assert_allclose(
         ours.log_prob(mg.tensor(y.numpy())).numpy(), theirs.log_prob(y).numpy(), rtol=1e-10
     )
+
+
+def test_relaxed_bernoulli_log_prob_matches_pytorch():
+    t, logits, y = _pos(4, lo=0.2, hi=2), rng.normal(size=4), rng.uniform(0.05, 0.95, 4)
+    ours = D.RelaxedBernoulli(mg.tensor(t), logits=mg.tensor(logits)).log_prob(mg.tensor(y))
+    theirs = TD.RelaxedBernoulli(torch.tensor(t), logits=torch.tensor(logits)).log_prob(
+        torch.tensor(y)
+    )
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-10)

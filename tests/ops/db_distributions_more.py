@@ -54,6 +54,13 @@ def _n(*shape):
     return T(np.full(shape, 5.0), grad=False)
 
 
+def _relaxed(m):
+    return [
+        ({"temperature": _pos(m, 3, lo=0.3, hi=2), "logits": m(3)}, "logits", (3,)),
+        ({"temperature": _pos(m, lo=0.3, hi=2), "probs": m(2, 3, lo=0.1, hi=0.9)}, "probs", (2, 3)),
+    ]
+
+
 def _geometric(m):
     return [
         ({"probs": m(3, lo=0.1, hi=0.9)}, "probs", (3,)),
@@ -246,6 +253,16 @@ FAMILIES = [
         lambda m: [(kw, d, (*shape, 4)) for kw, d, shape in DB._categorical(m)],
         DB._one_hot,
         bad_params=lambda m: [{"probs": T(np.array([0.5, -0.1, 0.6]))}],
+    ),
+    MoreFamily(
+        "RelaxedBernoulli",
+        _relaxed,
+        lambda m, shape: m(*shape, lo=0.05, hi=0.95),
+        outside=lambda m: (
+            {"temperature": _pos(m), "logits": m(2)},
+            T(np.array([0.5, 1.5])),
+        ),
+        bad_params=lambda m: [{"temperature": _pos(m), "probs": T(np.array([0.5, 1.5]))}],
     ),
     MoreFamily(
         "TransformedDistribution",

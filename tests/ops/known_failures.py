@@ -58,6 +58,8 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
             "Binomial.logits",
             "NegativeBinomial.probs",
             "NegativeBinomial.logits",
+            "RelaxedBernoulli.probs",
+            "RelaxedBernoulli.logits",
         )
     },  # fmt: skip
     ("positive", "requires_grad"): "positive returns its input itself, as PyTorch's does",

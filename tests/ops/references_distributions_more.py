@@ -489,6 +489,22 @@ FAMILIES["NegativeBinomial"] = NEGATIVE_BINOMIAL
 FAMILIES["OneHotCategoricalStraightThrough"] = ONE_HOT_CATEGORICAL
 
 
+# --------------------------------------------------------------------- relaxed Bernoulli
+def _logit_relaxed_log_prob(x, temperature, **k):
+    d = _geometric_logits(**k) - _f(temperature) * x
+    return np.log(temperature) + d - 2 * np.logaddexp(0, d)
+
+
+RELAXED_BERNOULLI = {
+    "log_prob": lambda y, temperature, **k: (
+        _logit_relaxed_log_prob(_logit(y), temperature, **k) - np.log(y) - np.log1p(-_f(y))
+    ),
+    "probs": lambda temperature, **k: geometric_p(**k),
+    "logits": lambda temperature, **k: _geometric_logits(**k),
+}
+FAMILIES["RelaxedBernoulli"] = RELAXED_BERNOULLI
+
+
 for _refs in FAMILIES.values():  # perplexity = exp(entropy), for every family with an entropy
     if "entropy" in _refs:
         _refs["perplexity"] = lambda *a, _h=_refs["entropy"], **k: np.exp(_h(*a, **k))

@@ -96,6 +96,9 @@ NOT_COMPUTING = {
     distributions.OneHotCategoricalStraightThrough.expand
     distributions.OneHotCategoricalStraightThrough.param_shape
     distributions.OneHotCategoricalStraightThrough.rsample
+    distributions.RelaxedBernoulli.expand
+    distributions.RelaxedBernoulli.sample distributions.RelaxedBernoulli.has_rsample
+    distributions.RelaxedBernoulli.support distributions.RelaxedBernoulli.temperature
 """,
     # raise NotImplementedError: Chi2's and InverseGamma's cdf (Gamma's: no incomplete gamma
     # here), InverseGamma's rsample (Gamma's draws are not pathwise here); as PyTorch's: the
@@ -105,6 +108,7 @@ NOT_COMPUTING = {
     distributions.Chi2.cdf distributions.Poisson.entropy distributions.Poisson.perplexity
     distributions.InverseGamma.cdf distributions.InverseGamma.icdf
     distributions.InverseGamma.rsample
+    distributions.RelaxedBernoulli.cdf distributions.RelaxedBernoulli.icdf
     distributions.ExponentialFamily.entropy distributions.ExponentialFamily.perplexity
 """,
 }
