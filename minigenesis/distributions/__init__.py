@@ -21,6 +21,7 @@ from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .fisher_snedecor import FisherSnedecor
 from .gamma import Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
@@ -75,6 +76,7 @@ __all__ = [
     "ExpTransform",
     "Exponential",
     "ExponentialFamily",
+    "FisherSnedecor",
     "Gamma",
     "Geometric",
     "Gumbel",

@@ -375,3 +375,14 @@ def test_relaxed_bernoulli_rsample_gradient_matches_central_differences():
     D.RelaxedBernoulli(_t(0.8), logits=leaf).rsample((5,)).sum().backward()
     h = 1e-6
     assert float(leaf.grad) == pytest.approx((draws(0.3 + h) - draws(0.3 - h)) / (2 * h), rel=1e-6)
+
+
+def test_fisher_snedecor_density_integrates_to_one_and_moments_match():
+    d = D.FisherSnedecor(_t(6.0), _t(14.0))
+    grid = np.concatenate([np.linspace(1e-12, 30, 300001), np.geomspace(30.0001, 1e6, 20001)])
+    assert np.trapezoid(np.exp(d.log_prob(_t(grid)).numpy()), grid) == pytest.approx(1, abs=1e-3)
+    mg.manual_seed(13)
+    s = d.sample((60000,)).numpy()
+    assert abs(s.mean() - float(d.mean)) < 5 * math.sqrt(float(d.variance) / 60000)
+    assert s.var() == pytest.approx(float(d.variance), rel=0.1)
+    assert np.isnan(float(D.FisherSnedecor(_t(1.0), _t(2.0)).mean))

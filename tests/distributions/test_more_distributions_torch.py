@@ -33,6 +33,7 @@ CASES = {
     "Pareto": ((_pos(4, lo=0.2, hi=1), _pos(4, lo=0.5, hi=4)), _pos(4, lo=1.0, hi=3)),
     "InverseGamma": ((_pos(4, lo=0.5, hi=4), _pos(4)), _pos(4)),
     "Dirichlet": ((_pos(2, 4, lo=0.3, hi=3),), rng.dirichlet(np.ones(4), 2)),
+    "FisherSnedecor": ((_pos(4, lo=0.5, hi=8), _pos(4, lo=1, hi=9)), _pos(4)),
     "Binomial": ((np.full(4, 6.0), rng.uniform(0.05, 0.95, 4)), rng.integers(0, 7, 4) * 1.0),
     "NegativeBinomial": (
         (_pos(4, lo=0.3, hi=5), rng.uniform(0.05, 0.95, 4)),

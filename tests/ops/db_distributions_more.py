@@ -265,6 +265,23 @@ FAMILIES = [
         bad_params=lambda m: [{"temperature": _pos(m), "probs": T(np.array([0.5, 1.5]))}],
     ),
     MoreFamily(
+        "FisherSnedecor",
+        lambda m: [
+            ({"df1": _pos(m, 3, lo=2.5, hi=8), "df2": _pos(m, 3, lo=4.5, hi=9)}, "batch", (3,)),
+            ({"df1": _pos(m, lo=2.5, hi=8), "df2": _pos(m, 2, 3, lo=4.5, hi=9)}, "bcast", (2, 3)),
+        ],
+        _positive_value,
+        edges=lambda m: [
+            (
+                {"df1": T(np.array([1.0, 3.0, 5.0])), "df2": T(np.array([1.5, 3.0, 6.0]))},
+                None,
+                "df1 <= 2, df2 <= 2 and <= 4",
+            )
+        ],
+        outside=lambda m: ({"df1": _pos(m, 2), "df2": _pos(m, 2)}, T(np.array([1.0, -0.5]))),
+        bad_params=lambda m: [{"df1": T(np.array([1.0, 0.0])), "df2": _pos(m, 2)}],
+    ),
+    MoreFamily(
         "TransformedDistribution",
         lambda m: [
             ({"loc": m(3), "scale": _pos(m, 3)}, "batch (3,)", (3,)),

@@ -505,6 +505,46 @@ RELAXED_BERNOULLI = {
 FAMILIES["RelaxedBernoulli"] = RELAXED_BERNOULLI
 
 
+# ------------------------------------------------------------------------ FisherSnedecor
+def _f_log_prob(x, df1, df2):
+    a, b, x = _f(df1) / 2, _f(df2) / 2, _f(x)
+    return (
+        lgamma(a + b)
+        - lgamma(a)
+        - lgamma(b)
+        + a * np.log(_f(df1) / df2)
+        + (a - 1) * np.log(x)
+        - (a + b) * np.log1p(_f(df1) / df2 * x)
+    )
+
+
+def _f_variance(df1, df2):
+    d1, d2 = np.broadcast_arrays(_f(df1), _f(df2))
+    with np.errstate(all="ignore"):
+        v = 2 * d2**2 * (d1 + d2 - 2) / (d1 * (d2 - 2) ** 2 * (d2 - 4))
+    return np.where(d2 > 4, v, np.nan)
+
+
+def _f_mean(df1, df2):
+    d1, d2 = np.broadcast_arrays(_f(df1), _f(df2))
+    with np.errstate(all="ignore"):
+        return np.where(d2 > 2, d2 / (d2 - 2), np.nan)
+
+
+def _f_mode(df1, df2):
+    d1, d2 = np.broadcast_arrays(_f(df1), _f(df2))
+    return np.where(d1 > 2, (d1 - 2) / d1 * d2 / (d2 + 2), np.nan)
+
+
+FAMILIES["FisherSnedecor"] = {
+    "log_prob": _f_log_prob,
+    "mean": _f_mean,
+    "mode": _f_mode,
+    "variance": _f_variance,
+    "stddev": lambda df1, df2: np.sqrt(_f_variance(df1, df2)),
+}
+
+
 for _refs in FAMILIES.values():  # perplexity = exp(entropy), for every family with an entropy
     if "entropy" in _refs:
         _refs["perplexity"] = lambda *a, _h=_refs["entropy"], **k: np.exp(_h(*a, **k))

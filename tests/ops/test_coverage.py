@@ -96,7 +96,8 @@ NOT_COMPUTING = {
     distributions.OneHotCategoricalStraightThrough.expand
     distributions.OneHotCategoricalStraightThrough.param_shape
     distributions.OneHotCategoricalStraightThrough.rsample
-    distributions.RelaxedBernoulli.expand
+    distributions.RelaxedBernoulli.expand distributions.FisherSnedecor.expand
+    distributions.FisherSnedecor.sample
     distributions.RelaxedBernoulli.sample distributions.RelaxedBernoulli.has_rsample
     distributions.RelaxedBernoulli.support distributions.RelaxedBernoulli.temperature
 """,
