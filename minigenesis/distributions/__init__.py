@@ -34,6 +34,7 @@ from .log_normal import LogNormal
 from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .multinomial import Multinomial
 from .negative_binomial import NegativeBinomial
 from .one_hot_categorical import OneHotCategorical
 from .one_hot_straight_through import OneHotCategoricalStraightThrough
@@ -90,6 +91,7 @@ __all__ = [
     "MixtureSameFamily",
     "MultivariateNormal",
     "Normal",
+    "Multinomial",
     "NegativeBinomial",
     "OneHotCategorical",
     "OneHotCategoricalStraightThrough",

@@ -386,3 +386,22 @@ def test_fisher_snedecor_density_integrates_to_one_and_moments_match():
     assert abs(s.mean() - float(d.mean)) < 5 * math.sqrt(float(d.variance) / 60000)
     assert s.var() == pytest.approx(float(d.variance), rel=0.1)
     assert np.isnan(float(D.FisherSnedecor(_t(1.0), _t(2.0)).mean))
+
+
+def test_multinomial_probabilities_sum_to_one_over_all_count_vectors():
+    p = np.array([0.2, 0.5, 0.3])
+    d = D.Multinomial(4, _t(p))
+    xs = np.array([(a, b, 4 - a - b) for a in range(5) for b in range(5 - a)], dtype=np.float64)
+    logp = d.log_prob(_t(xs)).numpy()
+    fact = np.array([math.factorial(int(v)) for v in xs.ravel()]).reshape(xs.shape).prod(-1)
+    np.testing.assert_allclose(logp, np.log(24 / fact * (p**xs).prod(-1)), rtol=1e-12)
+    probs = np.exp(logp)
+    assert probs.sum() == pytest.approx(1.0, abs=1e-12)
+    np.testing.assert_allclose(d.mean.numpy(), (probs[:, None] * xs).sum(0), rtol=1e-12)
+    np.testing.assert_allclose(d.variance.numpy(), (probs[:, None] * (xs - 4 * p) ** 2).sum(0))
+    mg.manual_seed(10)
+    s = d.sample((20000,)).numpy()
+    np.testing.assert_array_equal(s.sum(-1), 4)
+    np.testing.assert_allclose(s.mean(0), 4 * p, atol=0.03)
+    with pytest.raises(ValueError):
+        d.log_prob(_t([1.0, 1.0, 1.5]))

@@ -135,3 +135,13 @@ def test_relaxed_bernoulli_log_prob_matches_pytorch():
         torch.tensor(y)
     )
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-10)
+
+
+def test_multinomial_matches_pytorch():
+    p = rng.dirichlet(np.ones(4), 3)
+    x = rng.multinomial(5, [0.25] * 4, 3).astype(np.float64)
+    ours, theirs = D.Multinomial(5, mg.tensor(p)), TD.Multinomial(5, torch.tensor(p))
+    np.testing.assert_allclose(
+        ours.log_prob(mg.tensor(x)).numpy(), theirs.log_prob(torch.tensor(x)).numpy(), rtol=1e-10
+    )
+    np.testing.assert_allclose(ours.variance.numpy(), theirs.variance.numpy(), rtol=1e-12)

@@ -282,6 +282,21 @@ FAMILIES = [
         bad_params=lambda m: [{"df1": T(np.array([1.0, 0.0])), "df2": _pos(m, 2)}],
     ),
     MoreFamily(
+        "Multinomial",
+        lambda m: [
+            (dict(kw, total_count=6), d, (*shape, 4)) for kw, d, shape in DB._categorical(m)
+        ],
+        lambda m, shape: T(
+            m.rng.multinomial(6, np.full(shape[-1], 1 / shape[-1]), shape[:-1]).astype(np.float64),
+            grad=False,
+        ),
+        outside=lambda m: (
+            {"total_count": 6, "logits": m(2, 4)},
+            T(np.array([[6.0, 0, 0, 0], [3.0, 3.5, 0, 0]]), grad=False),
+        ),
+        bad_params=lambda m: [{"total_count": 6, "probs": T(np.array([0.5, -0.1, 0.6]))}],
+    ),
+    MoreFamily(
         "TransformedDistribution",
         lambda m: [
             ({"loc": m(3), "scale": _pos(m, 3)}, "batch (3,)", (3,)),

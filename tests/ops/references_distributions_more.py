@@ -16,6 +16,8 @@ from .references_distributions import (
     NORMAL,
     ONE_HOT_CATEGORICAL,
     _f,
+    categorical_logits,
+    categorical_p,
     full,
     kl_gamma,
 )
@@ -542,6 +544,28 @@ FAMILIES["FisherSnedecor"] = {
     "mode": _f_mode,
     "variance": _f_variance,
     "stddev": lambda df1, df2: np.sqrt(_f_variance(df1, df2)),
+}
+
+
+# --------------------------------------------------------------------------- Multinomial
+def _multinomial_log_prob(x, total_count, **k):
+    p, x = categorical_p(**k), _f(x)
+    with np.errstate(divide="ignore"):
+        log_p = np.where(x == 0, 0.0, np.log(p))
+    return math.lgamma(total_count + 1) - lgamma(x + 1).sum(-1) + (x * log_p).sum(-1)
+
+
+FAMILIES["Multinomial"] = {
+    "log_prob": _multinomial_log_prob,
+    "mean": lambda total_count, **k: total_count * categorical_p(**k),
+    "variance": lambda total_count, **k: (
+        total_count * categorical_p(**k) * (1 - categorical_p(**k))
+    ),
+    "stddev": lambda total_count, **k: np.sqrt(
+        total_count * categorical_p(**k) * (1 - categorical_p(**k))
+    ),
+    "probs": lambda total_count, **k: categorical_p(**k),
+    "logits": lambda total_count, **k: categorical_logits(**k),
 }
 
 

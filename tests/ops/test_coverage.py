@@ -97,7 +97,9 @@ NOT_COMPUTING = {
     distributions.OneHotCategoricalStraightThrough.param_shape
     distributions.OneHotCategoricalStraightThrough.rsample
     distributions.RelaxedBernoulli.expand distributions.FisherSnedecor.expand
-    distributions.FisherSnedecor.sample
+    distributions.FisherSnedecor.sample distributions.Multinomial.sample
+    distributions.Multinomial.expand distributions.Multinomial.support
+    distributions.Multinomial.param_shape
     distributions.RelaxedBernoulli.sample distributions.RelaxedBernoulli.has_rsample
     distributions.RelaxedBernoulli.support distributions.RelaxedBernoulli.temperature
 """,
