@@ -272,12 +272,10 @@ class Optimizer:
                         _fill_with_zeros(p.grad)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient, once; returns ``closure()``'s loss
-        (``closure`` re-evaluates the model, for methods that look at the loss several times).
-        The loop every optimizer shares: a parameter's state is made on its first step with a
-        gradient (``init_state``), then ``update`` applies the optimizer's maths to the arrays in
-        place (a sparse gradient made dense, or refused: ``_dense_grad``), and the parameter's
-        version moves on (a backward that saved the old value refuses to run with the new one)."""
+        """Update every parameter that has a gradient, once; returns ``closure()``'s loss (a
+        closure re-evaluates the model). The loop every optimizer shares: lazy state on a first
+        gradient (``init_state``), the maths on the arrays in place (``update``; a sparse gradient
+        made dense or refused), then the version moves on (a backward that saved it refuses)."""
         loss = None
         if closure is not None:  # re-evaluate the model, with gradients on
             with enable_grad():
@@ -296,9 +294,7 @@ class Optimizer:
                 try:
                     self.update(p._data, array, state, options)
                 except ValueError as err:  # checked only on failure: a loaded state's shape
-                    if "broadcast" not in str(err):
-                        raise
-                    raise _state_shape_error(type(self).__name__, p, state) from None
+                    raise _state_shape_error(type(self).__name__, p, state, err) from None
                 p._bump_version()
         return loss
 
@@ -494,9 +490,12 @@ def lerp_(start: Any, end: Any, weight: float, out: Any = None) -> Any:
     return diff
 
 
-def _state_shape_error(name: str, p: Any, state: dict[str, Any]) -> RuntimeError:
+def _state_shape_error(name: str, p: Any, state: dict[str, Any], err: ValueError) -> Exception:
     """RuntimeError (PyTorch's type) for a state tensor that does not fit its parameter's shape,
-    as a ``load_state_dict`` of another model's state leaves it: names both shapes."""
+    as a ``load_state_dict`` of another model's state leaves it: names both shapes. Another
+    ValueError of the update (not NumPy's failure to broadcast) is given back as it was."""
+    if "broadcast" not in str(err):
+        return err
     shape = tuple(p.shape)
     bad = [
         f"'{k}' of shape {tuple(v.shape)}"
