@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from types import GeneratorType
 from typing import Any
 
-from ..backend import get_array_module
+from ..backend import get_array_module, quiet_fp
 from . import grad_reuse
 from .function import Function, _check_finite
 from .grad_mode import state
@@ -65,6 +65,7 @@ def _seed_error(i: int, out: Any) -> RuntimeError:
     )
 
 
+@quiet_fp  # summed gradients overflow to inf, inf - inf is NaN: silently, as in PyTorch
 def run_backward(
     tensors: Sequence[Any],
     grad_tensors: Sequence[Any],

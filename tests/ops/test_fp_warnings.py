@@ -5,8 +5,8 @@ on the samples with extreme values put in (+-3e38, +-1e308, +-inf, NaN, subnorma
 float16, exp's and log's edges), those also in bfloat16 and float16.
 
 An op is silenced by wrapping its array code in ``backend.quiet_fp``. The entries listed in
-``LEAKS`` still warn on some of those inputs; an entry that warns and is not listed fails, and so
-does a listed one that no longer warns, so the list only shrinks."""
+``LEAKS`` (empty now) would still warn on some of those inputs; an entry that warns and is not
+listed fails, and so does a listed one that no longer warns, so the list only shrinks."""
 
 from __future__ import annotations
 
@@ -26,16 +26,9 @@ EXTREMES = np.array(
      1e30, -1e30, 88.8, 710.0, -745.0, 1e-45, 2.0, -1.0]
 )  # fmt: skip
 
-# the gradient of an output used twice is the sum of two arrays in the backward engine
-# (autograd/engine.py's _sum), which is not silenced yet: inf + -inf there warns
-LEAKS = {
-    "linalg.cross",
-    "F.binary_cross_entropy_with_logits",
-    "F.kl_div",
-    "F.poisson_nll_loss",
-    "sinc",
-    "square",
-}
+# entries that still warn on some extreme input (none: the backward engine's sums are silenced
+# too, since an output used twice gets inf + -inf there)
+LEAKS: set[str] = set()
 
 
 def _extreme(t):

@@ -36,7 +36,7 @@ import warnings
 from typing import Any
 
 from ..._tensor import Tensor
-from ...backend import get_array_module
+from ...backend import get_array_module, quiet_fp
 
 _ALIGN_WARNING = (
     "Default grid_sample and affine_grid behavior has changed to align_corners=False since "
@@ -258,6 +258,7 @@ def _cubic_weights(t: Tensor) -> list[Tensor]:
     return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
+@quiet_fp  # NaN or far-out grid points: NaN or 0 samples, silently, as in PyTorch
 def grid_sample(
     input: Tensor,  # noqa: A002
     grid: Tensor,
