@@ -16,20 +16,10 @@ from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logit
 __all__ = ["Binomial"]
 
 
-class Binomial(Distribution):
-    """P(k) = C(n, k) p^k (1 - p)^(n - k), k = 0..n;  n = total_count, p = sigmoid(logits).
-
-    In logits, log P(k) = log C(n, k) + k l - n softplus(l) (stable for any l). Mean n p,
-    variance n p (1 - p), mode floor((n + 1) p) (at most n); the entropy sums over the support
-    (one total_count for the whole batch). Discrete: sample() only.
-    """
-
-    arg_constraints = {
-        "total_count": constraints.nonnegative_integer,
-        "probs": constraints.unit_interval,
-        "logits": constraints.real,
-    }
-    has_enumerate_support = True
+class CountAndProbability(Distribution):
+    """A count of trials ``total_count`` and a success probability, given as ``probs`` or as
+    ``logits`` (one of them; the other is made from it on first use), broadcast to one batch
+    shape: the parameters of Binomial and NegativeBinomial."""
 
     def __init__(
         self,
@@ -58,11 +48,27 @@ class Binomial(Distribution):
     def logits(self) -> Tensor:
         return probs_to_logits(self.probs, is_binary=True)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> Binomial:
+    def expand(self, batch_shape: Any, _instance: Any = None) -> CountAndProbability:
         name = "probs" if "probs" in self.__dict__ else "logits"
         return self._expanded(
             batch_shape, _instance, total_count=self.total_count, **{name: self.__dict__[name]}
         )
+
+
+class Binomial(CountAndProbability):
+    """P(k) = C(n, k) p^k (1 - p)^(n - k), k = 0..n;  n = total_count, p = sigmoid(logits).
+
+    In logits, log P(k) = log C(n, k) + k l - n softplus(l) (stable for any l). Mean n p,
+    variance n p (1 - p), mode floor((n + 1) p) (at most n); the entropy sums over the support
+    (one total_count for the whole batch). Discrete: sample() only.
+    """
+
+    arg_constraints = {
+        "total_count": constraints.nonnegative_integer,
+        "probs": constraints.unit_interval,
+        "logits": constraints.real,
+    }
+    has_enumerate_support = True
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> constraints.Constraint:

@@ -10,14 +10,14 @@ from ..autograd.grad_mode import no_grad
 from ..backend import get_array_module
 from ..random import generator_for
 from . import constraints
-from .distribution import Distribution
+from .binomial import CountAndProbability
 from .gamma import standard_gamma
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits, softplus
+from .utils import softplus
 
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(CountAndProbability):
     """P(k) = Gamma(k + r) / (k! Gamma(r)) p^k (1 - p)^r, k = 0, 1, ...; r = total_count > 0
     (real), p = probs = sigmoid(logits) the success probability.
 
@@ -40,31 +40,7 @@ class NegativeBinomial(Distribution):
         logits: Any = None,
         validate_args: bool | None = None,
     ) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-            shape = self.probs.shape
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-            shape = self.logits.shape
-        super().__init__(shape, validate_args=validate_args)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> NegativeBinomial:
-        name = "probs" if "probs" in self.__dict__ else "logits"
-        return self._expanded(
-            batch_shape, _instance, total_count=self.total_count, **{name: self.__dict__[name]}
-        )
+        super().__init__(total_count, probs, logits, validate_args)
 
     @property
     def mean(self) -> Tensor:
