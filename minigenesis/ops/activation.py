@@ -20,7 +20,8 @@ from numpy import ndarray
 from .. import kernels
 from ..autocast_policy import CUDA_FLOAT32
 from ..autograd.function import Op
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import is_grad_enabled, state
+from ..autograd.tensor_base import TensorBase
 from ..backend import erf, get_array_module, quiet_fp
 from .elementwise import select_grad
 
@@ -101,7 +102,9 @@ class ReLU(Op):
         keep = kernels.activation.relu_mask(a) if fast else None
         if keep is None:
             keep = get_array_module(a).logical_not(a <= 0)
-        return select_grad(gy, keep, y)
+        if state.grad_enabled or not a.ndim:  # create_graph (or a 0-d y): the recorded op
+            return select_grad(gy, keep, y)
+        return TensorBase._make(kernels.elementwise.where_or_zero(keep, gy._data))
 
 
 class LeakyReLU(Op):

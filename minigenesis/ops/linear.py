@@ -19,6 +19,7 @@ from ..autocast_policy import LOWER
 from ..autograd.function import Op
 from ..autograd.grad_mode import state
 from ..autograd.tensor_base import TensorBase
+from ..backend import get_array_module
 from .matmul import MatMul, matmul_arrays
 
 
@@ -48,8 +49,10 @@ class Linear(Op):
         need_x, need_w, need_b = ctx.needs_input_grad
         g = gy._data.reshape(math.prod(gy._data.shape[:-1]), gy._data.shape[-1])  # per position
         x2, make = x._data.reshape(g.shape[0], x._data.shape[-1]), TensorBase._make
-        gx = make(matmul_arrays(g, w._data).reshape(x._data.shape)) if need_x else None
-        gw = make(matmul_arrays(g.T, x2)) if need_w else None
+        # BLAS's gemm through NumPy's matmul (2-byte floats: in float32, see matmul_arrays)
+        matmul = matmul_arrays if g.dtype.itemsize == 2 else get_array_module(g).matmul
+        gx = make(matmul(g, w._data).reshape(x._data.shape)) if need_x else None
+        gw = make(matmul(g.T, x2)) if need_w else None
         gb = None
         if need_b:  # the column sums of g: BLAS's ones @ g on the CPU (kernels/blas.py), or Sum
             s = kernels.blas.column_sum(g) if type(g) is ndarray else None
