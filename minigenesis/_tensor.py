@@ -238,11 +238,9 @@ class Tensor(
     def backward(
         self, gradient: Any = None, retain_graph: bool | None = None, create_graph: bool = False
     ) -> None:
-        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``.
-
-        A scalar needs no ``gradient``; otherwise it is the vector of the vector-Jacobian product.
-        The graph is freed afterwards unless ``retain_graph=True``.
-        """
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``. A scalar needs no
+        ``gradient``; otherwise it is the vector of the vector-Jacobian product. The graph is
+        freed afterwards unless ``retain_graph=True``."""
         grads = seed_grads([self], None if gradient is None else [gradient])
         if retain_graph is None:
             retain_graph = create_graph

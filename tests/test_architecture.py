@@ -179,18 +179,19 @@ def test_one_training_step_reads_no_more_of_the_package_than_it_does_now():
     SelectGrad, in ops/elementwise.py, only under create_graph), Linear's backward multiplies
     with NumPy's matmul (ops/matmul.py's matmul_arrays only for 2-byte floats) and
     cross_entropy checks its classes with one max where it uses them (ops/indexing.py's
-    check_index_range only to name a bad one)."""
+    check_index_range only to name a bad one). 49, 700, 20 since a loaded plain-number step
+    count is made a tensor on load only, _bump_version makes a counter itself, Adam's fused
+    update is one call, and errors and long-winded docstrings on the path were shortened."""
     functions, lines, files = _trace_one_training_step()
-    assert functions <= 50, functions
-    assert lines <= 716, lines
+    assert functions <= 49, functions
+    assert lines <= 700, lines
     assert files <= 20, files
 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="the step enters 23 files: the CPU speed paths that do real work there (BLAS's gemm "
-    "and column sums, the bit-mask select of ReLU's gradient, the engine's gradient reuse) and "
-    "the ops they hand off from",
+    reason="the step enters 20 files: the CPU speed paths that do real work there (BLAS's gemm "
+    "and column sums, the bit-mask select of ReLU's gradient, the engine's gradient reuse)",
 )
 def test_one_training_step_is_readable_in_an_afternoon():
     """The goal: one MLP + Adam step enters at most 70 functions, 700 lines, 18 files."""

@@ -42,11 +42,15 @@ def seed_grads(outputs: list, grad_outputs: list | None) -> list:
         elif not isinstance(g, TensorBase):
             g = TensorBase._make(xp.asarray(g, dtype=out._data.dtype))
         if g._data.shape != out._data.shape:
-            raise RuntimeError(
-                f"gradient has shape {tuple(g.shape)} but the output has shape {tuple(out.shape)}"
-            )
+            raise _seed_shape_error(g, out)
         grads.append(g)
     return grads
+
+
+def _seed_shape_error(g: Any, out: Any) -> RuntimeError:
+    return RuntimeError(
+        f"gradient has shape {tuple(g.shape)} but the output has shape {tuple(out.shape)}"
+    )
 
 
 def _seed_error(i: int, out: Any) -> RuntimeError:
@@ -74,21 +78,16 @@ def run_backward(
     inputs: Sequence[Any] | None = None,
     allow_unused: bool = False,
 ) -> tuple | None:
-    """Propagate ``grad_tensors`` back from ``tensors``.
-
-    Without ``inputs`` the gradients accumulate into the ``.grad`` of leaf tensors
-    (``Tensor.backward``). With ``inputs`` nothing accumulates: the gradients reaching those tensors
-    are returned instead (``autograd.grad``).
-    """
+    """Send ``grad_tensors`` back from ``tensors``: into the ``.grad`` of the leaf tensors
+    (``Tensor.backward``), or, given ``inputs``, returned for those (``autograd.grad``)."""
     # The edges the starting gradients are sent along (taken as they are: seed_grads checked them)
     starts = [
         (t.grad_fn or t, t._output_nr, g._data.shape, g._data.dtype)
         for t, g in zip(tensors, grad_tensors)
     ]
     task = _Backward(starts, create_graph, inputs)
-    # detect_anomaly checks what each node's backward returns (in _Backward.run), not the ops
-    # that run inside those backwards: the per-op check is off for the whole pass.
-    # The ops inside backward record a graph only for create_graph.
+    # detect_anomaly checks what each backward returns (run_ready), not each op inside it; the
+    # ops inside a backward record a graph only for create_graph.
     task.anomaly, state.anomaly = state.anomaly, False
     grad_enabled, state.grad_enabled = state.grad_enabled, create_graph
     try:

@@ -197,9 +197,8 @@ class Function:
         else:
             result = _tensor_forward(cls, node, args)
         if type(result) is not tuple:  # one output: the common case
-            # The output tensor: TensorBase._make(result), written out here because this is
-            # the one place every op passes through, where the call would cost as much as the
-            # rest of making the tensor (a NumPy scalar becomes a 0-d array, see _make).
+            # The output tensor: TensorBase._make(result), written out as every op passes here,
+            # and the call would cost as much as the rest (a NumPy scalar: a 0-d array, see _make)
             out = tensor_base._new(tensor_base._ops_return)
             if type(result) is np.ndarray or not isinstance(result, np.generic):
                 out._data = result

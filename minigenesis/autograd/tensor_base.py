@@ -94,7 +94,12 @@ class TensorBase:
         return self._vc[0] if self._vc is not None else 0
 
     def _bump_version(self) -> None:
-        self._version_counter()[0] += 1
+        """One more in-place write (the first makes the counter: see _version_counter)."""
+        vc = self._vc
+        if vc is None:
+            self._vc = [1]
+        else:
+            vc[0] += 1
 
     def detach(self) -> Any:
         """The same memory, cut from the graph (shares the version counter, as in PyTorch)."""

@@ -93,10 +93,8 @@ class Adam(Optimizer):
         max_sq = state["max_exp_avg_sq"]._data if group["amsgrad"] else None
         step_size = lr / (1 - beta1**step)  # the bias corrections, in Python floats
         bias_correction2_sqrt = (1 - beta2**step) ** 0.5
-        fused = kernels.optim.adam  # one GPU launch (kernels/optim.py)
-        moments = (exp_avg, exp_avg_sq, max_sq)
-        if type(param) is not ndarray and fused(
-            param, grad, *moments, group, step_size, bias_correction2_sqrt
+        if type(param) is not ndarray and kernels.optim.adam(  # one GPU launch (kernels/optim.py)
+            param, grad, exp_avg, exp_avg_sq, max_sq, group, step_size, bias_correction2_sqrt
         ):
             return
         g = grad  # (plus weight decay, minus when maximizing: _decayed_grad)

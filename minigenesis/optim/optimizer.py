@@ -104,10 +104,9 @@ def _scalar_state(value: float = 0.0, dtype: Any = None) -> Tensor:
 
 
 def _count_step(state: dict[str, Any]) -> int:
-    """Add one to ``state["step"]`` in place; return the new count for the update's formulas."""
+    """Add one to ``state["step"]`` in place (a 0-d tensor: a loaded plain number became one, see
+    _cast_state); return the new count for the update's formulas."""
     step = state["step"]
-    if not isinstance(step, Tensor):  # a state_dict saved while counts were plain numbers
-        step = state["step"] = _scalar_state(step)
     step._data += 1
     return int(step._data)
 
@@ -471,12 +470,10 @@ def _cast_state(param: Tensor, key: str, value: Any) -> Any:
 
 
 def lerp_(start: Any, end: Any, weight: float, out: Any = None) -> Any:
-    """``start <- start + weight * (end - start)``, in place, as PyTorch's ``lerp_`` computes it.
-
-    PyTorch switches formula at weight 0.5 (``end - (end - start) * (1 - weight)`` above it) so the
-    result is exact at both ends; we do the same, so moving averages round as they do there.
-    Returns the scratch array it used (``out`` if given), which the caller may reuse.
-    """
+    """``start <- start + weight * (end - start)``, in place, as PyTorch's ``lerp_`` computes it:
+    PyTorch switches formula at weight 0.5 (``end - (end - start) * (1 - weight)`` above it) so
+    the result is exact at both ends; we do the same, so moving averages round as they do there.
+    Returns the scratch array it used (``out`` if given), which the caller may reuse."""
     xp = get_array_module(start)
     if out is None:  # a real array even for a 0-d parameter (NumPy returns 0-d results as scalars)
         out = xp.empty_like(start)

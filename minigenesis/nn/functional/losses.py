@@ -223,10 +223,9 @@ def cross_entropy(
             input, target, weight, size_average, ignore_index, reduce, reduction, label_smoothing
         )
     valid = target._data != ignore_index
-    safe = np.where(valid, target._data, 0)  # (ignored: class 0, masked)
+    safe = get_array_module(valid).where(valid, target._data, 0)  # (ignored: class 0, masked)
     c = input._data.shape[1]
-    # classes in [0, C): one max, a negative class read as a huge unsigned one
-    if safe.size and int(safe.view(np.uint64).max()) >= c:  # (the error names the bad one)
+    if safe.size and int(safe.view("uint64").max()) >= c:  # >= C, or < 0 (huge unsigned)
         check_index_range(safe, c, "cross_entropy", "target", f" or ignore_index={ignore_index}")
     return CrossEntropyIndices.apply(input, safe, valid, reduction)
 
