@@ -188,6 +188,26 @@ def test_one_training_step_reads_no_more_of_the_package_than_it_does_now():
     assert files <= 20, files
 
 
+def test_the_afternoon_reading_names_functions_that_exist():
+    """ "Read the engine in an afternoon" cannot rot: every file it names exists, and every
+    ``Class.member`` and ``_helper`` it names is defined in one of those files."""
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    section = text.split("## Read the engine in an afternoon", 1)[1].split("\n## ", 1)[0]
+    quoted = re.findall(r"`([^`]+)`", section)
+    files = [q for q in quoted if q.endswith(".py") and not q.startswith("tests/")]
+    assert len(files) > 10, "the section was not read"
+    assert not [f for f in files if not (PACKAGE / f).is_file()], files
+    source = "\n".join((PACKAGE / f).read_text(encoding="utf-8") for f in files)
+    defined = set(re.findall(r"^\s*(?:def|class) (\w+)", source, re.MULTILINE))
+    dotted = [q.split(".") for q in quoted if re.fullmatch(r"_?[A-Z]\w+\.\w+", q)]
+    helpers = [q for q in quoted if re.fullmatch(r"_[a-z]\w*", q)]
+    missing = [".".join(d) for d in dotted if not set(d) <= defined]
+    missing += [h for h in helpers if h not in defined]
+    assert not missing, (
+        f"named in the afternoon's reading but defined in none of its files: {missing}"
+    )
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="the step enters 20 files: the CPU speed paths that do real work there (BLAS's gemm "
