@@ -49,7 +49,7 @@ class Linear(Op):
         need_x, need_w, need_b = ctx.needs_input_grad
         g = gy._data.reshape(math.prod(gy._data.shape[:-1]), gy._data.shape[-1])  # per position
         x2, make = x._data.reshape(g.shape[0], x._data.shape[-1]), TensorBase._make
-        # BLAS's gemm through NumPy's matmul (2-byte floats: in float32, see matmul_arrays)
+        # NumPy's matmul, BLAS's gemm (the pass is quiet_fp already); 2-byte floats: matmul_arrays
         matmul = matmul_arrays if g.dtype.itemsize == 2 else get_array_module(g).matmul
         gx = make(matmul(g, w._data).reshape(x._data.shape)) if need_x else None
         gw = make(matmul(g.T, x2)) if need_w else None
