@@ -30,3 +30,24 @@ def test_relu_gradient_passes_where_x_is_positive_or_nan_and_is_plus_zero_elsewh
     mg.relu(x).backward(mg.tensor(gy))
     expected = np.array([np.inf, 0.0, 0.0, 0.0, -0.0, 5.0, 0.0], np.float32)
     assert x.grad.numpy().tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("value, expected", [(3.0, 1.0), (-2.0, 0.0), (np.nan, 1.0)])
+def test_relu_gradient_of_a_zero_dim_tensor(value, expected):
+    """A 0-d output is selected by the recorded op (the bit select takes arrays of 1+ dims)."""
+    x = mg.tensor(np.float32(value), requires_grad=True)
+    mg.relu(x).backward()
+    assert x.grad.shape == () and x.grad.item() == expected
+
+
+def test_relu_gradient_under_create_graph_is_the_plain_pass_gradient_and_stays_in_the_graph():
+    x0 = np.array([[1.5, -2.0, 0.0], [-0.0, 3.0, np.nan]], np.float32)
+    gy = np.array([[2.0, np.inf, 4.0], [5.0, -1.0, 7.0]], np.float32)
+    x = mg.tensor(x0, requires_grad=True)
+    mg.relu(x).backward(mg.tensor(gy))
+    x2 = mg.tensor(x0, requires_grad=True)
+    (g,) = mg.autograd.grad(mg.relu(x2), x2, mg.tensor(gy), create_graph=True)
+    assert g.detach().numpy().tobytes() == x.grad.numpy().tobytes()
+    assert g.requires_grad  # (differentiable again: zeros for x, as PyTorch's)
+    (gg,) = mg.autograd.grad(g.sum(), x2, allow_unused=True)
+    assert gg is None or not np.any(gg.numpy())
