@@ -481,3 +481,17 @@ def test_fused_cross_entropy_with_every_target_ignored_is_nan_with_zero_gradient
     assert np.isnan(loss.item())
     loss.backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.zeros((3, 4), np.float32))
+
+
+@pytest.mark.parametrize("bad", [-1, 4, -101, 2**40])
+def test_cross_entropy_refuses_a_class_outside_the_logits_naming_it(bad):
+    logits = mg.randn(3, 4)
+    with pytest.raises(IndexError, match=rf"target {bad} is out of bounds: .*\[0, 4\)"):
+        mg.nn.functional.cross_entropy(logits, mg.tensor([0, bad, 1]))
+
+
+def test_cross_entropy_takes_ignored_targets_that_are_no_class():
+    x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    loss = mg.nn.functional.cross_entropy(mg.tensor(x), mg.tensor([2, -100, 3]))
+    logp = x - np.log(np.exp(x).sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(loss.item(), -(logp[0, 2] + logp[2, 3]) / 2, rtol=1e-6)
