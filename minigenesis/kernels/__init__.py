@@ -29,6 +29,7 @@ from . import (  # noqa: F401  (the families, as kernels.activation.sigmoid ...)
     batch_norm,
     blas,
     conv,
+    conv_phases,
     cuda,
     elementwise,
     gelu,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from .. import kernels
 from ..autograd.function import Op
+from .conv_phases import PhaseConv2d
 
 
 def _full_padding(kernel: tuple, padding: tuple) -> tuple:
@@ -86,8 +87,13 @@ def _full(kernel: tuple, padding: tuple) -> tuple:
 
 def shifted_conv2d(x, weight, bias, stride: tuple, dilation: tuple, groups: int, padding: tuple):
     """F.conv2d's hand-off: the convolution of Tensors x (N, C, H, W) and weight as a
-    ShiftedConv2d, or None where ``kernels.conv.shifted_conv_applies`` says im2col is the way."""
-    if kernels.conv.shifted_conv_applies(x._data, weight._data, stride, dilation, groups, padding):
-        if bias is None or bias._data.dtype == x._data.dtype:
-            return ShiftedConv2d.apply(x, weight, bias, padding)
+    ShiftedConv2d (stride 1) or a PhaseConv2d (other strides, ``ops/conv_phases.py``), or None
+    where the speed layer's ``*_applies`` says im2col is the way."""
+    if bias is not None and bias._data.dtype != x._data.dtype:
+        return None
+    args = (x._data, weight._data, stride, dilation, groups, padding)
+    if kernels.conv.shifted_conv_applies(*args):
+        return ShiftedConv2d.apply(x, weight, bias, padding)
+    if kernels.conv_phases.phase_conv_applies(*args):
+        return PhaseConv2d.apply(x, weight, bias, stride, padding)
     return None

@@ -1,5 +1,6 @@
-"""The convolutions: conv1d/conv2d (im2col + matmul, or the shifted-view form of stride 1) and the
-transposed ones (col2im); the geometry and the ops are in ops/conv.py and ops/conv_shifted.py.
+"""The convolutions: conv1d/conv2d (im2col + matmul, or on the CPU shifted views of the padded
+input, or of its stride phases) and the transposed ones (col2im); the geometry and the ops are in
+ops/conv.py, ops/conv_shifted.py and ops/conv_phases.py.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def conv2d(
     n = x.shape[0]
     pad4 = conv_padding(padding, (kh, kw), dilation, stride)
     if (out := shifted_conv2d(x, weight, bias, stride, dilation, groups, pad4)) is not None:
-        return out.squeeze(0) if unbatched else out  # stride 1 on the CPU: ops/conv_shifted.py
+        return out.squeeze(0) if unbatched else out  # the CPU's shifted views: ops/conv_shifted.py
     cols = Im2Col.apply(x, (kh, kw), stride, dilation, pad4, CONV_ORDER, 0.0)
     ho, wo = cols.shape[4:]
     k = c_in_g * kh * kw
