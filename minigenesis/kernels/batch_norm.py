@@ -1,80 +1,51 @@
-"""BatchNorm's training step on the CPU: per-channel sums as BLAS products, the rest in place.
+"""BatchNorm's training step on the CPU: a few channels at a time, each block's passes in the cache.
 
 ``ops/normalization.py``'s Normalize computes BatchNorm over the axes (0, 2, 3, ...) of an
 (N, C, *) array with NumPy reductions over those axes and one new array per step of the formula.
 Both are slow in NumPy: a reduction over non-adjacent axes walks the array in short strided runs
 (0.24 ms for a 32x16x32x32 float32 conv output, against 0.04 ms for a dot product of the same
-data laid out as rows), and a pass that writes a fresh array costs 2-3x one that updates an array
-in place (0.15 against 0.06 ms: the new pages are not in the cache).
+data laid out as rows), and every pass over a 2 MB array goes to memory (0.15 ms), where the
+same pass over a block that sits in the cache costs a fraction of that.
 
-So here x is seen as a 2-D matrix of rows, each row one (sample, channel) or (channel, sample)
-pair over the spatial positions, without a copy when x is laid out either way:
+So x is taken channels first, xc = x.transpose(1, 0, ...) (C, N, S) whatever its memory layout
+(the convolutions' outputs are (C, N, H, W) arrays, or views of a larger grid), a block of whole
+channels at a time (about 512 KiB): copied into a contiguous buffer where it is not one already,
+it is a matrix of rows, one row per (channel, sample) over the S positions:
 
-    "nc"  x C-contiguous (N, C, S)         rows (N*C, S), row i is channel i % C
-    "cn"  x's (C, N, S) transpose is       rows (C*N, S), row i is channel i // N
-          C-contiguous (the convolutions' outputs on the CPU are laid out this way)
+- statistics: each row's sum is a matrix-vector product with a vector of ones, then x - mu
+  into a second buffer and each row's sum of squares a ``vecdot`` (no temporary); the per-row
+  sums are added per channel in float64, so a sum over N*S elements rounds like one over S,
+  and the variance is taken about the mean (E[x^2] - mu^2 would lose every digit of a large
+  mean). x is read once.
+- y = (x - mu) * (r w) + b: the subtraction writes the block of y, the product and the sum
+  update it while it is in the cache: x read once, y written once.
+- backward: g and d = x - mu for the block, sum g and sum g d per channel, and then at once
+  (the block holds whole channels, so its coefficients are known) dL/dx = a g - a mean(g) -
+  d a r^2 mean(g d) with a = r w, as in-cache passes over the two buffers and one write of
+  the block of dL/dx: x and g read once, dL/dx written once (was 9 passes over memory).
 
-and any other layout is copied once into "cn". Each row's sum is a matrix-vector product with a
-vector of ones and each row's sum of products a ``vecdot`` (one pass, no temporary); the per-row
-sums are then added per channel in float64, so a sum over N*S elements rounds like one over S.
-
-Forward (statistics, then y): 1 copy or read for the row sums, x - mu into a new array, its
-``vecdot`` with itself, then y = (x - mu) * (r w) + b as a new array and two in-place passes.
-Backward: x - mu again (PyTorch keeps only x too), two row products (sum g and sum g (x - mu)),
-and dL/dx = a g - a mean(g) - (x - mu) a r^2 mean(g (x - mu)) with a = r w per channel, as
-two in-place passes over x - mu, one new array a g, and one in-place add. The same closed form
-as the op's own code, in another order of operations: float rounding apart, the same numbers.
+y and dL/dx come out channels first (C, N, S) in memory, as the convolutions take them. The
+same closed form as the op's own code, in another order of operations: float rounding apart,
+the same numbers. Measured on 32 x 16 x 32 x 32 float32, one core, x a view of a convolution's
+(C, N, 33, 33) grid as ResNet's are: statistics 0.63 -> 0.34 ms, y 0.57 -> 0.38, backward 1.33 ->
+0.84 against the whole-array passes this replaced (blocks of 64 KiB: 0.47 / 0.41 / 0.96, Python's
+calls per block; 1 MiB: 0.40 / 0.37 / 1.03, out of the cache).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _rows(a: np.ndarray, layout: str) -> np.ndarray:
-    """``a`` (N, C, *) as the 2-D matrix of rows of ``layout`` (a view)."""
-    if layout == "nc":
-        return a.reshape(a.shape[0] * a.shape[1], -1)
-    return a.transpose(1, 0, *range(2, a.ndim)).reshape(a.shape[0] * a.shape[1], -1)
-
-
-def _layout(a: np.ndarray) -> str | None:
-    """ "nc" or "cn" if ``a`` can be seen as rows without a copy (see the module docstring)."""
-    if a.flags.c_contiguous:
-        return "nc"
-    if a.transpose(1, 0, *range(2, a.ndim)).flags.c_contiguous:
-        return "cn"
-    return None
-
-
-def _per_channel(row_values: np.ndarray, shape: tuple, layout: str) -> np.ndarray:
-    """Per-row sums -> per-channel sums (float64 vector of length C)."""
-    n, c = shape[:2]
-    if layout == "nc":
-        return row_values.reshape(n, c).sum(axis=0, dtype=np.float64)
-    return row_values.reshape(c, n).sum(axis=1, dtype=np.float64)
-
-
-def _per_row(v: np.ndarray, shape: tuple, layout: str) -> np.ndarray:
-    """A per-channel vector as a column over the rows of ``layout`` (broadcasts against them)."""
-    n = shape[0]
-    return (np.tile(v, n) if layout == "nc" else np.repeat(v, n))[:, None]
-
-
-def _empty(shape: tuple, dtype, layout: str) -> np.ndarray:
-    """A new (N, C, *) array laid out as ``layout``."""
-    if layout == "nc":
-        return np.empty(shape, dtype)
-    n, c = shape[:2]
-    return np.empty((c, n, *shape[2:]), dtype).transpose(1, 0, *range(2, len(shape)))
-
-
 # Rows shorter than this (BatchNorm1d's (N, C) input has rows of 1) make the row products and the
 # per-row columns cost more than NumPy's reductions over axis 0 (measured: 124 against 67 us for
 # the forward of a 32 x 200 BatchNorm1d); such inputs keep the op's own code.
 MIN_ROW = 16
+_BLOCK_BYTES = 2**19  # a block of whole channels, ~512 KiB: it and its buffers stay in L2
 
 
 def _applies(x, axes: tuple, *others) -> bool:
@@ -90,24 +61,60 @@ def _applies(x, axes: tuple, *others) -> bool:
     )
 
 
+def _channels_first(a: np.ndarray) -> np.ndarray:
+    """(N, C, *) -> its (C, N, *) view."""
+    return a.transpose(1, 0, *range(2, a.ndim))
+
+
+def _blocks(shape: tuple, itemsize: int):
+    """Slices of whole channels, about _BLOCK_BYTES each."""
+    c, per_channel = shape[1], itemsize * (math.prod(shape) // shape[1])
+    k = max(1, min(c, _BLOCK_BYTES // per_channel))
+    return [slice(c0, min(c0 + k, c)) for c0 in range(0, c, k)]
+
+
+def _rows(block: np.ndarray, buffer: np.ndarray) -> np.ndarray:
+    """A (k, N, *) block as a (k*N, S) matrix of rows: a view where it is contiguous, else its
+    copy into ``buffer``."""
+    k, n = block.shape[:2]
+    if not block.flags.c_contiguous:
+        out = buffer[: block.size].reshape(block.shape)
+        np.copyto(out, block)
+        block = out
+    return block.reshape(k * n, -1)
+
+
+def _per_channel(row_values: np.ndarray, k: int) -> np.ndarray:
+    """Per-row sums of a block of k channels -> per-channel sums (float64, length k)."""
+    return row_values.reshape(k, -1).sum(axis=1, dtype=np.float64)
+
+
 def stats(x, axes: tuple) -> tuple | None:
     """(mu, var) of x over BatchNorm's ``axes``, keepdims (biased var), or None where this path
     does not apply."""
     if not _applies(x, axes):
         return None
-    layout = _layout(x)
-    if layout is None:  # one copy, channels first; then the "cn" rows are contiguous
-        x = np.ascontiguousarray(x.transpose(1, 0, *range(2, x.ndim))).transpose(
-            1, 0, *range(2, x.ndim)
-        )
-        layout = "cn"
-    rows = _rows(x, layout)
-    count = rows.size // x.shape[1]
-    mu = _per_channel(rows @ np.ones(rows.shape[1], x.dtype), x.shape, layout) / count
-    d = rows - _per_row(mu.astype(x.dtype), x.shape, layout)
-    var = _per_channel(np.vecdot(d, d), x.shape, layout) / count
-    keep = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    c, xc = x.shape[1], _channels_first(x)
+    count = x.size // c
+    mu, var = np.empty(c, np.float64), np.empty(c, np.float64)
+    blocks = _blocks(x.shape, x.itemsize)
+    size = (blocks[0].stop - blocks[0].start) * count
+    buf, d = np.empty(size, x.dtype), np.empty(size, x.dtype)
+    ones = np.ones(math.prod(x.shape[2:]), x.dtype)
+    for ch in blocks:
+        k = ch.stop - ch.start
+        rows = _rows(xc[ch], buf)
+        mu[ch] = _per_channel(rows @ ones, k) / count
+        dr = d[: rows.size].reshape(rows.shape)
+        np.subtract(rows.reshape(k, -1), mu[ch, None].astype(x.dtype), out=dr.reshape(k, -1))
+        var[ch] = _per_channel(np.vecdot(dr, dr), k) / count
+    keep = (1, c) + (1,) * (x.ndim - 2)
     return mu.astype(x.dtype).reshape(keep), var.astype(x.dtype).reshape(keep)
+
+
+def _empty_channels_first(shape: tuple, dtype) -> np.ndarray:
+    """A new (N, C, *) array laid out (C, N, *) in memory."""
+    return _channels_first(np.empty((shape[1], shape[0], *shape[2:]), dtype))
 
 
 def forward(x, w, b, mu, var, eps: float, axes: tuple):
@@ -115,15 +122,20 @@ def forward(x, w, b, mu, var, eps: float, axes: tuple):
     (keepdims, per channel); None where this path does not apply."""
     if not _applies(x, axes, w, b, mu, var):
         return None
-    layout = _layout(x) or "cn"
+    c = x.shape[1]
     r = 1.0 / np.sqrt(var + eps)
-    scale = r if w is None else r * w
-    y = _empty(x.shape, x.dtype, layout)
-    np.subtract(x, mu, out=y)
-    rows, c = _rows(y, layout), x.shape[1]
-    rows *= _per_row(scale.reshape(c), x.shape, layout)
-    if b is not None:
-        rows += _per_row(b.reshape(c), x.shape, layout)
+    scale = (r if w is None else r * w).reshape(c, 1)
+    shift = None if b is None else b.reshape(c, 1)
+    mu_c = mu.reshape(c, *(1,) * (x.ndim - 1))
+    y = _empty_channels_first(x.shape, x.dtype)
+    xc, yc = _channels_first(x), _channels_first(y)
+    for ch in _blocks(x.shape, x.itemsize):
+        k = ch.stop - ch.start
+        out = yc[ch].reshape(k, -1)  # contiguous: a view
+        np.subtract(xc[ch], mu_c[ch], out=yc[ch])
+        out *= scale[ch]
+        if shift is not None:
+            out += shift[ch]
     return y, r
 
 
@@ -141,29 +153,37 @@ def backward(ctx, x, w, gy) -> tuple | None:
     )
     if not _applies(x, ctx.axes, w, gy, mu, r):
         return None
-    layout = _layout(gy)
-    if layout is None:
-        gy = np.ascontiguousarray(gy)
-        layout = "nc"
-    shape, c = x.shape, x.shape[1]
+    shape, c, dtype = x.shape, x.shape[1], x.dtype
+    count = x.size // c
     keep = (1, c) + (1,) * (x.ndim - 2)
-    d = _empty(shape, x.dtype, layout)
-    np.subtract(x, mu, out=d)
-    g_rows, d_rows = _rows(gy, layout), _rows(d, layout)
-    count = g_rows.size // c
-    sum_g = _per_channel(g_rows @ np.ones(g_rows.shape[1], x.dtype), shape, layout)
-    sum_gd = _per_channel(np.vecdot(g_rows, d_rows), shape, layout)
     rv = r.reshape(c).astype(np.float64)
-    gw = (sum_gd * rv).astype(x.dtype).reshape(keep) if needs[1] else None
-    gb = sum_g.astype(x.dtype).reshape(keep) if needs[2] else None
-    gx = None
-    if needs[0]:
-        a = rv if w is None else rv * w.reshape(c)
-        # dL/dx = a g - a mean(g) - d a r^2 mean(g d): the last two in place over d
-        d_rows *= _per_row((-a * rv * rv * sum_gd / count).astype(x.dtype), shape, layout)
-        d_rows -= _per_row((a * sum_g / count).astype(x.dtype), shape, layout)
-        gx = _empty(shape, x.dtype, layout)
-        gx_rows = _rows(gx, layout)
-        np.multiply(g_rows, _per_row(a.astype(x.dtype), shape, layout), out=gx_rows)
-        gx_rows += d_rows
+    a = rv if w is None else rv * w.reshape(c)
+    sum_g, sum_gd = np.empty(c, np.float64), np.empty(c, np.float64)
+    xc, gc = _channels_first(x), _channels_first(gy)
+    gx = _empty_channels_first(shape, dtype) if needs[0] else None
+    blocks = _blocks(shape, x.itemsize)
+    size = (blocks[0].stop - blocks[0].start) * count
+    g_buf, d = np.empty(size, dtype), np.empty(size, dtype)
+    ones = np.ones(math.prod(shape[2:]), dtype)
+    mu_c = mu.reshape(c, *(1,) * (x.ndim - 1))
+    for ch in blocks:
+        k = ch.stop - ch.start
+        g_rows = _rows(gc[ch], g_buf)
+        d_block = d[: k * count].reshape(xc[ch].shape)
+        np.subtract(xc[ch], mu_c[ch], out=d_block)
+        d_rows = d_block.reshape(g_rows.shape)
+        sum_g[ch] = _per_channel(g_rows @ ones, k)
+        sum_gd[ch] = _per_channel(np.vecdot(g_rows, d_rows), k)
+        if gx is None:
+            continue
+        # dL/dx = a g - a mean(g) - d a r^2 mean(g d), per channel of the block, in the cache
+        ak = a[ch]
+        d2 = d_rows.reshape(k, -1)
+        d2 *= (-ak * rv[ch] ** 2 * sum_gd[ch] / count).astype(dtype)[:, None]
+        d2 -= (ak * sum_g[ch] / count).astype(dtype)[:, None]
+        out = _channels_first(gx)[ch].reshape(k, -1)
+        np.multiply(g_rows.reshape(k, -1), ak.astype(dtype)[:, None], out=out)
+        out += d2
+    gw = (sum_gd * rv).astype(dtype).reshape(keep) if needs[1] else None
+    gb = sum_g.astype(dtype).reshape(keep) if needs[2] else None
     return gx, gw, gb

@@ -35,6 +35,11 @@ def layout(a, how):
     perm = (1, 0, *range(2, a.ndim))
     if how == "cn":
         return np.ascontiguousarray(a.transpose(perm)).transpose(perm)
+    if how == "grid":  # a convolution's output: channels first, cut from a larger grid
+        grid = np.zeros((a.shape[1], a.shape[0]) + tuple(s + 1 for s in a.shape[2:]), a.dtype)
+        view = grid[(slice(None), slice(None)) + tuple(slice(0, s) for s in a.shape[2:])]
+        view[...] = a.transpose(perm)
+        return view.transpose(perm)
     pad = np.zeros(a.shape[:-1] + (a.shape[-1] + 3,), a.dtype)  # a strided view of neither
     pad[..., 1 : 1 + a.shape[-1]] = a
     return pad[..., 1 : 1 + a.shape[-1]]
@@ -44,10 +49,15 @@ SHAPES = [(8, 5, 6, 7), (16, 12), (6, 4, 17)]
 
 
 @pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("x_layout", ["nc", "cn", "strided"])
+@pytest.mark.parametrize("x_layout", ["nc", "cn", "strided", "grid"])
 @pytest.mark.parametrize("g_layout", ["nc", "cn", "strided"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_batch_norm_training_step_matches_float64_in_every_layout(shape, x_layout, g_layout, dtype):
+@pytest.mark.parametrize("block_bytes", [None, 3000])  # one block of channels; 2-3, the last short
+def test_batch_norm_training_step_matches_float64_in_every_layout(
+    shape, x_layout, g_layout, dtype, block_bytes, monkeypatch
+):
+    if block_bytes is not None:  # several blocks, the last one short
+        monkeypatch.setattr(kbn, "_BLOCK_BYTES", block_bytes)
     rng = np.random.default_rng(1)
     c = shape[1]
     x = (rng.standard_normal(shape) * 3 + 2).astype(dtype)
