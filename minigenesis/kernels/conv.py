@@ -103,17 +103,19 @@ _BLOCK_BYTES = 2**19  # a block of partial products: 512 KiB, inside a core's L2
 def shifted_conv_applies(x, w, stride: tuple, dilation: tuple, groups: int, padding: tuple):
     """True where ``conv2d_shifted`` is the faster way on the CPU: stride 1, dilation 1, one
     group, float32/float64 NumPy arrays, padding at most kernel - 1 (so the input gradient is one
-    too), enough channels each way for BLAS (at least 4: with 1-3 input channels, im2col's one
-    matmul over kh*kw*C rows wins and its copy is small), and a grid with few dropped positions
-    (at most 1.5x) for the forward or the input gradient: each call takes the grid where its
-    own pays, im2col's columns where it does not (see "One direction" below)."""
+    too), at least 4 output channels, and a grid with few dropped positions (at most 1.5x) for
+    the forward or the input gradient: each call takes the grid where its own pays, im2col's
+    columns where it does not (see "One direction" below). With 1-3 input channels the forward
+    and the weight gradient always take the columns (im2col's one matmul over kh*kw*C rows wins
+    and its copy is small), and the input gradient, whose convolution has >= 4 input channels,
+    the grid where it pays."""
     if type(x) is not np.ndarray or x.dtype not in _FLOATS or w.dtype != x.dtype:
         return False
     if tuple(stride) != (1, 1) or tuple(dilation) != (1, 1) or groups != 1 or x.ndim != 4:
         return False
     c_out, c_in, kh, kw = w.shape
     top, bottom, left, right = padding
-    if max(top, bottom) > kh - 1 or max(left, right) > kw - 1 or min(c_in, c_out) < _MIN_CHANNELS:
+    if max(top, bottom) > kh - 1 or max(left, right) > kw - 1 or c_out < _MIN_CHANNELS:
         return False
     h, wd = x.shape[2:]
     ho, wo = h + top + bottom - kh + 1, wd + left + right - kw + 1
@@ -159,18 +161,20 @@ def _padded_grid(x, padding: tuple, kernel: tuple):
     return flat, hq, wq
 
 
-def conv2d_shifted(x, w, bias, padding: tuple):
-    """y (N, C_out, Ho, Wo) = conv2d(x, w, bias, stride 1, ``padding`` (top, bottom, left,
-    right)) for NumPy arrays, as kh*kw matmuls over shifted views (see the notes above). The
-    result is a view of a (C_out, N, Hq, Wq) array, as im2col's is of a (C_out, N, Ho, Wo) one."""
+def conv2d_shifted(x, w, bias, padding: tuple) -> tuple:
+    """(y, cols): y (N, C_out, Ho, Wo) = conv2d(x, w, bias, stride 1, ``padding`` (top, bottom,
+    left, right)) for NumPy arrays, as kh*kw matmuls over shifted views (see the notes above),
+    a view of a (C_out, N, Hq, Wq) array as im2col's is of a (C_out, N, Ho, Wo) one; or, where
+    the columns are the faster way (see "One direction" below), as their one matmul, and then
+    ``cols`` are those columns (else None), which the weight gradient can use again."""
     n = x.shape[0]
     c_out, c_in, kh, kw = w.shape
-    if not _grid_pays(x.shape[2:], padding, (kh, kw)):  # (see "One direction" below)
+    if _takes_columns(x, (kh, kw), padding):
         cols, ho, wo = _columns(x, (kh, kw), padding)
         y = w.reshape(c_out, -1) @ cols
         if bias is not None:
             y += bias[:, None]
-        return y.reshape(c_out, n, ho, wo).transpose(1, 0, 2, 3)
+        return y.reshape(c_out, n, ho, wo).transpose(1, 0, 2, 3), cols
     flat, hq, wq = _padded_grid(x, padding, (kh, kw))
     m = n * hq * wq
     taps = np.ascontiguousarray(w.transpose(2, 3, 0, 1))  # (kh, kw, C_out, C): each tap contiguous
@@ -189,7 +193,13 @@ def conv2d_shifted(x, w, bias, padding: tuple):
         _sum_products_in_blocks(taps, flat, wq, bias, y)
     top, bottom, left, right = padding
     ho, wo = x.shape[2] + top + bottom - kh + 1, x.shape[3] + left + right - kw + 1
-    return y.reshape(c_out, n, hq, wq)[:, :, :ho, :wo].transpose(1, 0, 2, 3)
+    return y.reshape(c_out, n, hq, wq)[:, :, :ho, :wo].transpose(1, 0, 2, 3), None
+
+
+def _takes_columns(x, kernel: tuple, padding: tuple) -> bool:
+    """The forward and the weight gradient of x's convolution take im2col's columns: 1-3 input
+    channels, or a grid that does not pay (see "One direction" below)."""
+    return x.shape[1] < _MIN_CHANNELS or not _grid_pays(x.shape[2:], padding, kernel)
 
 
 def _sum_products_in_blocks(taps, flat, wq: int, bias, y) -> None:
@@ -218,14 +228,15 @@ def _sum_products_in_blocks(taps, flat, wq: int, bias, y) -> None:
 # the same sums.
 
 
-def conv2d_shifted_weight_grad(x, gy, kernel: tuple, padding: tuple):
+def conv2d_shifted_weight_grad(x, gy, kernel: tuple, padding: tuple, cols=None):
     """dL/dw (C_out, C, kh, kw) of ``conv2d_shifted(x, w, b, padding)`` given dL/dy: kh*kw
     matmuls X[:, s : s + N*Hq*Wq] (C, M) @ dY^T (M, C_out), dY zero-padded to the input's grid
-    and laid out pixel by pixel (see below)."""
+    and laid out pixel by pixel (see below); or one matmul over im2col's columns (``cols``, the
+    forward's, or None: copied again here) where the forward took them."""
     kh, kw = kernel
     n, c_out, ho, wo = gy.shape
-    if not _grid_pays(x.shape[2:], padding, kernel):  # (see "One direction" below)
-        cols = _columns(x, kernel, padding)[0]
+    if _takes_columns(x, kernel, padding):  # (see "One direction" below)
+        cols = _columns(x, kernel, padding)[0] if cols is None else cols
         g = gy.transpose(1, 0, 2, 3).reshape(c_out, -1)
         return (cols @ g.T).T.reshape(c_out, x.shape[1], kh, kw)
     flat, hq, wq = _padded_grid(x, padding, kernel)

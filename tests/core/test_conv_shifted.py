@@ -122,7 +122,7 @@ def test_conv2d_hands_3x3_stride1_convolutions_to_the_shifted_op():
     "args",
     [
         ((2, 16, 16, 16), (16, 16, 3, 3), (1, 1), (1, 1), 1, (1, 1, 1, 1)),
-        ((2, 3, 16, 16), (16, 3, 3, 3), (1, 1), (1, 1), 1, (1, 1, 1, 1)),  # 3 channels: im2col
+        ((2, 16, 16, 16), (3, 16, 3, 3), (1, 1), (1, 1), 1, (1, 1, 1, 1)),  # 3 out: im2col
         ((2, 16, 4, 4), (16, 16, 3, 3), (1, 1), (1, 1), 1, (1, 1, 1, 1)),  # 36 cells for 16
         ((2, 16, 16, 16), (16, 16, 3, 3), (1, 1), (1, 1), 1, (3, 3, 3, 3)),  # padding > k - 1
         ((2, 16, 16, 16), (16, 16, 3, 3), (2, 2), (1, 1), 1, (1, 1, 1, 1)),
@@ -131,7 +131,8 @@ def test_conv2d_hands_3x3_stride1_convolutions_to_the_shifted_op():
 def test_shifted_conv_applies_only_where_it_is_faster_and_defined(args):
     x_shape, w_shape, stride, dilation, groups, padding = args
     x, w = np.zeros(x_shape, np.float32), np.zeros(w_shape, np.float32)
-    expected = args[0] == (2, 16, 16, 16) and stride == (1, 1) and padding == (1, 1, 1, 1)
+    expected = x_shape == (2, 16, 16, 16) and w_shape[0] == 16
+    expected = expected and stride == (1, 1) and padding == (1, 1, 1, 1)
     assert kernels.conv.shifted_conv_applies(x, w, stride, dilation, groups, padding) == expected
 
 
@@ -139,16 +140,18 @@ def test_shifted_conv_without_cblas_sums_the_same_products(monkeypatch):
     rng = np.random.default_rng(5)
     x, w = rng.standard_normal((2, 16, 9, 7)), rng.standard_normal((8, 16, 3, 3))
     b = rng.standard_normal(8)
-    with_blas = kernels.conv.conv2d_shifted(x, w, b, (1, 1, 1, 1))
+    with_blas, _ = kernels.conv.conv2d_shifted(x, w, b, (1, 1, 1, 1))
     monkeypatch.setattr(kernels.conv, "_cblas_gemm", lambda dtype: None)
     monkeypatch.setattr(kernels.conv, "_BLOCK_BYTES", 4096)  # several blocks
-    without = kernels.conv.conv2d_shifted(x, w, b, (1, 1, 1, 1))
+    without, _ = kernels.conv.conv2d_shifted(x, w, b, (1, 1, 1, 1))
     np.testing.assert_allclose(without, reference(x, w, b, (1, 1, 1, 1)), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(without, with_blas, rtol=1e-13, atol=1e-13)
 
 
-@pytest.mark.parametrize("c_in, c_out, expected", [(4, 16, True), (16, 4, True), (3, 32, False)])
-def test_shifted_conv_takes_four_or_more_channels_each_way(c_in, c_out, expected):
+@pytest.mark.parametrize(
+    "c_in, c_out, expected", [(4, 16, True), (16, 4, True), (3, 32, True), (32, 3, False)]
+)
+def test_shifted_conv_takes_four_or_more_output_channels(c_in, c_out, expected):
     x, w = np.zeros((2, c_in, 16, 16), np.float32), np.zeros((c_out, c_in, 3, 3), np.float32)
     applies = kernels.conv.shifted_conv_applies(x, w, (1, 1), (1, 1), 1, (1, 1, 1, 1))
     assert applies == expected
@@ -167,3 +170,30 @@ def test_each_direction_takes_the_grid_only_where_its_grid_pays(monkeypatch):
     xt = mg.tensor(np.ones((2, 8, 12, 12), np.float32), requires_grad=True)
     F.conv2d(xt, mg.tensor(np.ones((16, 8, 5, 5), np.float32))).sum().backward()
     assert grids == [(2, 16, 8, 8)]  # only the input gradient's convolution, of dL/dy
+
+
+@pytest.mark.parametrize("c_in", [1, 3, 8])
+def test_forward_on_columns_hands_them_to_the_weight_gradient(c_in, monkeypatch):
+    """1-3 input channels (the first layer of a CNN), or a grid that does not pay (LeNet's
+    8->16 5x5 layer on 12x12): the forward runs on im2col's columns and the weight gradient
+    multiplies those same columns: one copy of the windows per step, not two."""
+    rng = np.random.default_rng(c_in)
+    x, w = rng.standard_normal((2, c_in, 12, 12)), rng.standard_normal((16, c_in, 5, 5))
+    b = rng.standard_normal(16)
+    padding = (2, 2, 2, 2) if c_in < 4 else (0, 0, 0, 0)
+    assert kernels.conv.shifted_conv_applies(x, w, (1, 1), (1, 1), 1, padding)
+    copies = []
+    real = kernels.conv._columns
+    monkeypatch.setattr(
+        kernels.conv, "_columns", lambda a, *r: copies.append(a.shape) or real(a, *r)
+    )
+    wt, bt = mg.tensor(w, requires_grad=True), mg.tensor(b, requires_grad=True)
+    y = ShiftedConv2d.apply(mg.tensor(x), wt, bt, padding)
+    want = reference(x, w, b, padding)
+    np.testing.assert_allclose(y.detach().numpy(), want, rtol=1e-12, atol=1e-12)
+    gy = rng.standard_normal(want.shape)
+    y.backward(mg.tensor(gy))
+    assert copies == [x.shape]
+    _, gw, gb = reference_grads(x, w, gy, padding)
+    np.testing.assert_allclose(wt.grad.numpy(), gw, rtol=1e-12, atol=1e-12 * np.abs(gw).max())
+    np.testing.assert_allclose(bt.grad.numpy(), gb, rtol=1e-12, atol=1e-12)
