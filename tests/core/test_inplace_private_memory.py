@@ -93,3 +93,21 @@ def test_inplace_on_an_op_result_with_a_saved_output_still_refuses_backward():
     y.add_(1.0)
     with pytest.raises(RuntimeError, match="modified by an in-place operation"):
         y.sum().backward()
+
+
+@pytest.mark.parametrize("write", [lambda h, y: h.__iadd__(y), lambda h, y: h.add_(y)])
+def test_residual_add_inplace_in_a_graph_takes_the_result_array_without_copies(write):
+    """``out += shortcut`` in a graph on an op's fresh result: nothing else sees out's memory,
+    so out takes the sum's array (one pass) instead of a copy of its old value, the sum, and a
+    copy back; the values and gradients are the out-of-place ones."""
+    rng = np.random.default_rng(4)
+    a, b = rng.standard_normal((2, 3, 4, 4)), rng.standard_normal((2, 3, 4, 4))
+    x, y = mg.tensor(a, requires_grad=True), mg.tensor(b, requires_grad=True)
+    h = x * 2.0
+    before = h._data.ctypes.data  # (an int: holds no reference to the memory)
+    write(h, y)
+    assert h._data.ctypes.data != before
+    (h * h).sum().backward()
+    np.testing.assert_allclose(h.detach().numpy(), 2 * a + b)
+    np.testing.assert_allclose(x.grad.numpy(), 4 * (2 * a + b))
+    np.testing.assert_allclose(y.grad.numpy(), 2 * (2 * a + b))
