@@ -162,13 +162,13 @@ def _padded_grid(x, padding: tuple, kernel: tuple):
 
 
 def conv2d_shifted(x, w, bias, padding: tuple) -> tuple:
-    """(y, x_copy): y (N, C_out, Ho, Wo) = conv2d(x, w, bias, stride 1, ``padding`` (top,
-    bottom, left, right)) for NumPy arrays, as kh*kw matmuls over shifted views (see the notes
-    above), a view of a (C_out, N, Hq, Wq) array as im2col's is of a (C_out, N, Ho, Wo) one; or,
-    where the columns are the faster way (see "One direction" below), as their one matmul.
-    ``x_copy`` is x as laid out here, the padded grid (flat, Hq, Wq) or the columns, which the
-    weight gradient reads again (keeping it costs 1.06x x's memory for the grid of a 3x3
-    convolution on 32x32, and saves the weight gradient its copy: 0.24 ms for 32x16x32x32)."""
+    """(y, cols): y (N, C_out, Ho, Wo) = conv2d(x, w, bias, stride 1, ``padding`` (top, bottom,
+    left, right)) for NumPy arrays, as kh*kw matmuls over shifted views (see the notes above),
+    a view of a (C_out, N, Hq, Wq) array as im2col's is of a (C_out, N, Ho, Wo) one; or, where
+    the columns are the faster way (see "One direction" below), as their one matmul, and then
+    ``cols`` are those columns (else None), which the weight gradient can use again, as
+    im2col's path keeps them. (The grid is not kept: that would hold a second copy of x until
+    backward, for 0.24 ms of 32x16x32x32's weight gradient.)"""
     n = x.shape[0]
     c_out, c_in, kh, kw = w.shape
     if _takes_columns(x, (kh, kw), padding):
@@ -195,7 +195,7 @@ def conv2d_shifted(x, w, bias, padding: tuple) -> tuple:
         _sum_products_in_blocks(taps, flat, wq, bias, y)
     top, bottom, left, right = padding
     ho, wo = x.shape[2] + top + bottom - kh + 1, x.shape[3] + left + right - kw + 1
-    return y.reshape(c_out, n, hq, wq)[:, :, :ho, :wo].transpose(1, 0, 2, 3), (flat, hq, wq)
+    return y.reshape(c_out, n, hq, wq)[:, :, :ho, :wo].transpose(1, 0, 2, 3), None
 
 
 def _takes_columns(x, kernel: tuple, padding: tuple) -> bool:
@@ -230,18 +230,18 @@ def _sum_products_in_blocks(taps, flat, wq: int, bias, y) -> None:
 # the same sums.
 
 
-def conv2d_shifted_weight_grad(x, gy, kernel: tuple, padding: tuple, x_copy=None):
+def conv2d_shifted_weight_grad(x, gy, kernel: tuple, padding: tuple, cols=None):
     """dL/dw (C_out, C, kh, kw) of ``conv2d_shifted(x, w, b, padding)`` given dL/dy: kh*kw
     matmuls X[:, s : s + N*Hq*Wq] (C, M) @ dY^T (M, C_out), dY zero-padded to the input's grid
-    and laid out pixel by pixel (see below); or one matmul over im2col's columns where the
-    forward took them. ``x_copy``: the forward's grid or columns of x, or None (made here)."""
+    and laid out pixel by pixel (see below); or one matmul over im2col's columns (``cols``, the
+    forward's, or None: copied again here) where the forward took them."""
     kh, kw = kernel
     n, c_out, ho, wo = gy.shape
     if _takes_columns(x, kernel, padding):  # (see "One direction" below)
-        cols = _columns(x, kernel, padding)[0] if x_copy is None else x_copy
+        cols = _columns(x, kernel, padding)[0] if cols is None else cols
         g = gy.transpose(1, 0, 2, 3).reshape(c_out, -1)
         return (cols @ g.T).T.reshape(c_out, x.shape[1], kh, kw)
-    flat, hq, wq = _padded_grid(x, padding, kernel) if x_copy is None else x_copy
+    flat, hq, wq = _padded_grid(x, padding, kernel)
     m = n * hq * wq
     g = np.empty((n, hq, wq, c_out), dtype=gy.dtype)
     g[:, ho:] = 0  # the dropped positions

@@ -37,8 +37,8 @@ class ShiftedConv2d(Op):
         need_x, need_w = ctx.needs_input_grad[:2]
         ctx.save_for_backward(x if need_w else None, w if need_x else None)
         ctx.geometry = (w.shape[2:], padding)
-        y, x_copy = kernels.conv.conv2d_shifted(x, w, b, padding)
-        ctx.x_copy = x_copy if need_w else None  # x's grid or columns, for the weight gradient
+        y, cols = kernels.conv.conv2d_shifted(x, w, b, padding)
+        ctx.cols = cols if need_w else None  # im2col's columns, where the forward took them
         return y
 
     @staticmethod
@@ -47,7 +47,7 @@ class ShiftedConv2d(Op):
         kernel, padding = ctx.geometry
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         gx = ShiftedConv2d.apply(gy, _flipped(w), None, _full(kernel, padding)) if need_x else None
-        gw = ShiftedConvWeightGrad.apply(x, gy, kernel, padding, ctx.x_copy) if need_w else None
+        gw = ShiftedConvWeightGrad.apply(x, gy, kernel, padding, ctx.cols) if need_w else None
         gb = gy.sum(dim=(0, 2, 3)) if need_b else None
         return gx, gw, gb, None
 
@@ -55,15 +55,15 @@ class ShiftedConv2d(Op):
 class ShiftedConvWeightGrad(Op):
     """gw[o, c, i, j] = sum_{n, h, w'} gy[n, o, h, w'] xpad[n, c, h + i, w' + j]: ShiftedConv2d's
     weight gradient. Its gradients: dL/dgy = conv(x, dL/dgw, padding), and dL/dx is the input
-    gradient of that same convolution, conv(gy, flipped dL/dgw, full padding). (``x_copy``: x's
-    grid or columns from the forward, or None.)"""
+    gradient of that same convolution, conv(gy, flipped dL/dgw, full padding). (``cols``: the
+    forward's im2col columns of x, or None.)"""
 
     @staticmethod
-    def forward(ctx, x, gy, kernel, padding, x_copy):
+    def forward(ctx, x, gy, kernel, padding, cols):
         need_x, need_gy = ctx.needs_input_grad[:2]
         ctx.save_for_backward(x if need_gy else None, gy if need_x else None)
         ctx.geometry = (kernel, padding)
-        return kernels.conv.conv2d_shifted_weight_grad(x, gy, kernel, padding, x_copy)
+        return kernels.conv.conv2d_shifted_weight_grad(x, gy, kernel, padding, cols)
 
     @staticmethod
     def backward(ctx, ggw):

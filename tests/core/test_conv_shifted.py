@@ -199,9 +199,10 @@ def test_forward_on_columns_hands_them_to_the_weight_gradient(c_in, monkeypatch)
     np.testing.assert_allclose(bt.grad.numpy(), gb, rtol=1e-12, atol=1e-12)
 
 
-def test_weight_gradient_reads_the_forwards_grid_of_x(monkeypatch):
-    """The forward's zero-padded grid of x is the weight gradient's too: one copy of x per
-    step; the input gradient's convolution makes the grid of dL/dy."""
+def test_shifted_conv_keeps_no_second_copy_of_x_for_backward(monkeypatch):
+    """The forward's zero-padded grid of x is not kept for the weight gradient (it would hold
+    a second copy of x until backward): the weight gradient makes it again, after the input
+    gradient's convolution makes the grid of dL/dy."""
     rng = np.random.default_rng(11)
     x, w = rng.standard_normal((2, 16, 9, 7)), rng.standard_normal((8, 16, 3, 3))
     grids = []
@@ -213,7 +214,7 @@ def test_weight_gradient_reads_the_forwards_grid_of_x(monkeypatch):
     y = ShiftedConv2d.apply(xt, wt, None, (1, 1, 1, 1))
     gy = rng.standard_normal(tuple(y.shape))
     y.backward(mg.tensor(gy))
-    assert grids == [x.shape, gy.shape]
+    assert grids == [x.shape, gy.shape, x.shape]
     gx, gw, _ = reference_grads(x, w, gy, (1, 1, 1, 1))
     np.testing.assert_allclose(wt.grad.numpy(), gw, rtol=1e-12, atol=1e-12 * np.abs(gw).max())
     np.testing.assert_allclose(xt.grad.numpy(), gx, rtol=1e-12, atol=1e-12 * np.abs(gx).max())
