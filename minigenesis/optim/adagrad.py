@@ -11,6 +11,7 @@ from numpy import ndarray
 from .. import kernels
 from .._tensor import Tensor
 from ..backend import Array, get_array_module
+from .implementation_flags import check_fused_flags
 from .optimizer import (
     Optimizer,
     _check_options,
@@ -59,6 +60,7 @@ class Adagrad(Optimizer):
             weight_decay=weight_decay,
             initial_accumulator_value=initial_accumulator_value,
         )
+        check_fused_flags(foreach, fused, differentiable)  # (they change no number here)
         defaults.update(
             foreach=foreach,
             maximize=maximize,

@@ -18,6 +18,7 @@ from numpy import ndarray
 from .. import kernels
 from .._tensor import Tensor
 from ..backend import Array, get_array_module
+from .implementation_flags import check_fused_flags
 from .optimizer import (
     Optimizer,
     _check_options,
@@ -60,14 +61,19 @@ class Adam(Optimizer):
         *,
         maximize: bool = False,
         foreach: bool | None = None,
+        capturable: bool = False,
+        differentiable: bool = False,
         fused: bool | None = None,
         decoupled_weight_decay: bool = False,
     ) -> None:
         defaults = _check_options(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay)
+        check_fused_flags(foreach, fused, differentiable)  # (they change no number here)
         defaults.update(
             amsgrad=amsgrad,
             maximize=maximize,
             foreach=foreach,
+            capturable=capturable,
+            differentiable=differentiable,
             fused=fused,
             decoupled_weight_decay=decoupled_weight_decay,
         )
@@ -131,6 +137,8 @@ class AdamW(Adam):
         *,
         maximize: bool = False,
         foreach: bool | None = None,
+        capturable: bool = False,
+        differentiable: bool = False,
         fused: bool | None = None,
     ) -> None:
         super().__init__(
@@ -142,6 +150,8 @@ class AdamW(Adam):
             amsgrad,
             maximize=maximize,
             foreach=foreach,
+            capturable=capturable,
+            differentiable=differentiable,
             fused=fused,
             decoupled_weight_decay=True,
         )

@@ -47,9 +47,10 @@ class RMSprop(Optimizer):
         weight_decay: float = 0.0,
         momentum: float = 0.0,
         centered: bool = False,
-        *,
-        maximize: bool = False,
+        capturable: bool = False,
         foreach: bool | None = None,
+        maximize: bool = False,
+        differentiable: bool = False,
     ) -> None:
         _check_options(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         defaults = dict(
@@ -61,6 +62,8 @@ class RMSprop(Optimizer):
             weight_decay=weight_decay,
             maximize=maximize,
             foreach=foreach,
+            capturable=capturable,
+            differentiable=differentiable,
         )
         super().__init__(params, defaults)
 

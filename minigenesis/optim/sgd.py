@@ -10,6 +10,7 @@ from numpy import ndarray
 from .. import kernels
 from .._tensor import Tensor
 from ..backend import Array
+from .implementation_flags import check_fused_flags
 from .optimizer import Optimizer, _check_options, _decayed_grad
 
 
@@ -41,12 +42,13 @@ class SGD(Optimizer):
         *,
         maximize: bool = False,
         foreach: bool | None = None,
+        differentiable: bool = False,
         fused: bool | None = None,
     ) -> None:
         _check_options(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        # foreach/fused are accepted so PyTorch code runs unchanged; there is one code path here.
+        check_fused_flags(foreach, fused, differentiable)  # (they change no number here)
         defaults = dict(
             lr=lr,
             momentum=momentum,
@@ -55,6 +57,7 @@ class SGD(Optimizer):
             nesterov=nesterov,
             maximize=maximize,
             foreach=foreach,
+            differentiable=differentiable,
             fused=fused,
         )
         super().__init__(params, defaults)

@@ -411,3 +411,24 @@ def test_out_of_range_options_are_refused_with_torchs_message(name):
         assert str(ours.value).startswith(str(theirs.value)), (option, value)
         checked += 1
     assert checked >= 1
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["SGD", "Adam", "AdamW", "Adamax", "Adagrad", "Adadelta", "RMSprop", "NAdam", "RAdam", "Rprop"]
+    + ["ASGD", "LBFGS", "SparseAdam"],
+)
+def test_optimizer_signature_and_group_keys_match_pytorch(name: str) -> None:
+    """The same constructor parameters (the positional ones in the same order), and the same
+    keys in a group (so a state_dict of one library names what the other's names)."""
+    ours, theirs = getattr(mg.optim, name), getattr(torch.optim, name)
+
+    def positional(cls: type) -> list:
+        params = inspect.signature(cls).parameters.values()
+        return [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+
+    assert positional(ours) == positional(theirs)
+    assert set(inspect.signature(ours).parameters) == set(inspect.signature(theirs).parameters)
+    ours_group = ours([mg.zeros(2, requires_grad=True)]).param_groups[0]
+    theirs_group = theirs([torch.zeros(2, requires_grad=True)]).param_groups[0]
+    assert sorted(ours_group) == sorted(theirs_group)
