@@ -432,3 +432,19 @@ def test_optimizer_signature_and_group_keys_match_pytorch(name: str) -> None:
     ours_group = ours([mg.zeros(2, requires_grad=True)]).param_groups[0]
     theirs_group = theirs([torch.zeros(2, requires_grad=True)]).param_groups[0]
     assert sorted(ours_group) == sorted(theirs_group)
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, 0.5, 0.0, float("inf"), "inf"])
+def test_total_norm_then_clip_with_it_matches_pytorch(norm_type) -> None:
+    arrays = [np.linspace(-2, 3, 12).reshape(3, 4), np.array([0.0, 0.0]), np.array(4.0)]
+    norms, grads = [], []
+    for lib in (mg, torch):
+        params = [lib.zeros(a.shape, dtype=lib.float64, requires_grad=True) for a in arrays]
+        for p, a in zip(params, arrays):
+            p.grad = lib.tensor(a)
+        total = lib.nn.utils.get_total_norm([p.grad for p in params], norm_type)
+        lib.nn.utils.clip_grads_with_norm_(params, 1.5, total)
+        norms.append(float(total))
+        grads.append(np.concatenate([p.grad.numpy().ravel() for p in params]))
+    np.testing.assert_allclose(norms[0], norms[1], rtol=1e-14)
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-14)

@@ -5,7 +5,13 @@ padding and packing sequences of different lengths, and reparametrising a layer'
 ``import minigenesis.nn.utils as nn_utils`` and ``mg.nn.utils.clip_grad_norm_`` both work.
 """
 
-from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_  # noqa: F401
+from .clip_grad import (  # noqa: F401
+    clip_grad_norm,
+    clip_grad_norm_,
+    clip_grad_value_,
+    clip_grads_with_norm_,
+    get_total_norm,
+)
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
 from . import rnn  # noqa: F401,E402  (nn.utils.rnn, as in PyTorch)
 from . import parametrizations, parametrize  # noqa: F401,E402
@@ -15,6 +21,8 @@ from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401,E402
 __all__ = [
     "clip_grad_norm_",
     "clip_grad_value_",
+    "clip_grads_with_norm_",
+    "get_total_norm",
     "parameters_to_vector",
     "remove_weight_norm",
     "vector_to_parameters",

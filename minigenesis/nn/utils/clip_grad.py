@@ -53,6 +53,64 @@ def _vector_norm(a: Any, p: float, xp: Any) -> Any:
     return (xp.abs(a) ** p).sum() ** (1.0 / p)
 
 
+def get_total_norm(
+    tensors: Iterable[Tensor] | Tensor,
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach: Any = None,
+) -> Tensor:
+    """The ``norm_type``-norm of all ``tensors`` (gradients, usually) taken as one long vector, a
+    0-d tensor on the first tensor's device (0.0 when there are none). ``error_if_nonfinite``:
+    raise RuntimeError when it is inf or NaN. ``foreach`` changes nothing (one code path)."""
+    # float() first: PyTorch takes the string "inf" for the infinity norm
+    norm_type = check_real(float(norm_type), "norm_type", finite=False)
+    tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    if not tensors:
+        return tensor(0.0)
+    xp = get_array_module(tensors[0]._data)
+    # One 0-d norm per tensor, each on its own device; then one reduction on the first device.
+    per_tensor = [
+        to_device(_vector_norm(t._data, norm_type, get_array_module(t._data)), tensors[0].device)
+        for t in tensors
+    ]
+    dtype = xp.result_type(*[n.dtype for n in per_tensor])
+    stacked = xp.stack([n.astype(dtype, copy=False) for n in per_tensor])
+    # PyTorch takes the norm of the per-tensor norms for every p, 0 included (where that
+    # counts the tensors with a non-zero entry, not the non-zero entries)
+    total = _vector_norm(stacked, norm_type, xp)
+    if error_if_nonfinite and not bool(xp.isfinite(total)):
+        raise RuntimeError(
+            f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
+            f"so it cannot be clipped. To disable this error and scale the gradients by the "
+            f"non-finite norm anyway, set `error_if_nonfinite=False`"
+        )
+    return Tensor._make(xp.asarray(total), False)
+
+
+def clip_grads_with_norm_(
+    parameters: Iterable[Tensor] | Tensor,
+    max_norm: float,
+    total_norm: Tensor | float,
+    foreach: Any = None,
+) -> None:
+    """Scale every gradient in place by ``min(1, max_norm / (total_norm + 1e-6))``: the second
+    half of ``clip_grad_norm_``, for a ``total_norm`` computed before (``get_total_norm``, or a
+    norm gathered across processes)."""
+    grads = _grads(parameters)
+    if not grads:
+        return
+    xp = get_array_module(grads[0]._data)
+    total = total_norm._data if isinstance(total_norm, Tensor) else xp.asarray(total_norm)
+    dtype = total.dtype if total.dtype.kind == "f" else xp.float32
+    # min(1, max_norm / (total + eps)) without reading `total` on the host.
+    coef = xp.minimum(xp.asarray(float(max_norm), dtype=dtype) / (total + 1e-6), 1.0)
+    coef = coef.astype(dtype)
+    for g in grads:
+        c = to_device(coef, g.device)
+        g._data *= c.astype(g._data.dtype)
+        g._bump_version()
+
+
 def clip_grad_norm_(
     parameters: Iterable[Tensor] | Tensor,
     max_norm: float,
@@ -67,36 +125,10 @@ def clip_grad_norm_(
     flip every gradient's sign, which PyTorch does without a word.
     """
     check_real(max_norm, "max_norm", ge=0, finite=False)
-    # float() first: PyTorch takes the string "inf" for the infinity norm
-    norm_type = check_real(float(norm_type), "norm_type", finite=False)
-    grads = _grads(parameters)
-    if not grads:
-        return tensor(0.0)
-    first = grads[0]._data
-    xp = get_array_module(first)
-    # One 0-d norm per gradient, each on its own device; then one reduction on the first device.
-    per_param = [
-        to_device(_vector_norm(g._data, norm_type, get_array_module(g._data)), grads[0].device)
-        for g in grads
-    ]
-    dtype = xp.result_type(*[n.dtype for n in per_param])
-    stacked = xp.stack([n.astype(dtype, copy=False) for n in per_param])
-    # PyTorch takes the norm of the per-parameter norms for every p, 0 included (where that
-    # counts the parameters with a non-zero gradient, not the non-zero entries)
-    total = _vector_norm(stacked, norm_type, xp)
-    if error_if_nonfinite and not bool(xp.isfinite(total)):
-        raise RuntimeError(
-            f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
-            f"so it cannot be clipped. To disable this error and scale the gradients by the "
-            f"non-finite norm anyway, set `error_if_nonfinite=False`"
-        )
-    # min(1, max_norm / (total + eps)) without reading `total` on the host.
-    coef = xp.minimum(xp.asarray(max_norm, dtype=dtype) / (total + 1e-6), 1.0).astype(dtype)
-    for g in grads:
-        c = to_device(coef, g.device)
-        g._data *= c.astype(g._data.dtype)
-        g._bump_version()
-    return Tensor._make(xp.asarray(total), False)
+    parameters = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    total = get_total_norm(_grads(parameters), norm_type, error_if_nonfinite, foreach)
+    clip_grads_with_norm_(parameters, max_norm, total, foreach)
+    return total
 
 
 def clip_grad_value_(
