@@ -66,6 +66,11 @@ and ``scaled_dot_product_attention``; ``FLOAT32`` for ``cdist`` and the losses o
 ``CUDA_FLOAT32`` for ``layer_norm``, ``rms_norm``, ``group_norm`` and ``cosine_similarity``;
 ``CPU_FLOAT32`` for ``binary_cross_entropy`` and ``ctc_loss``. ``gaussian_nll_loss`` and
 ``multilabel_soft_margin_loss`` are on no list: their ops' rules apply.
+
+The other way round, a function PyTorch computes in one kernel that is on no list, but that is
+written here with ops on one (adaptive average pooling and bicubic or antialiased resampling are
+matmuls with averaging or weight matrices), is marked :func:`without_autocast`: autocast is off
+inside it, so it runs in its input's dtype as PyTorch's kernel does.
 """
 
 from __future__ import annotations
@@ -359,3 +364,28 @@ def autocast_function(rule: Rule) -> Callable:
         return wrapper
 
     return decorate
+
+
+def without_autocast(fn: Callable) -> Callable:
+    """Decorator: run ``fn`` with autocast off (see the module docstring: an op on no list of
+    PyTorch's, written with ops that are on one). Outside autocast the cost is one check."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if state.autocast_dtype is None:
+            return fn(*args, **kwargs)
+        own = state.__dict__  # this thread's own setting, if any (else the process-wide one)
+        saved = own.get("autocast_dtype", _NO_OWN_SETTING)
+        state.autocast_dtype = None
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if saved is _NO_OWN_SETTING:
+                del state.autocast_dtype
+            else:
+                state.autocast_dtype = saved
+
+    return wrapper
+
+
+_NO_OWN_SETTING = object()  # marker: the thread had no autocast setting of its own

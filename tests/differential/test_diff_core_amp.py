@@ -127,6 +127,12 @@ def _autocast_cases(L: Any) -> dict:
         "max_pool2d": lambda: F.max_pool2d(img.to(L.bfloat16), 2),
         "avg_pool2d": lambda: F.avg_pool2d(img, 2),
         "interpolate": lambda: F.interpolate(img, scale_factor=2),
+        "interpolate_area": lambda: F.interpolate(img, size=(3, 4), mode="area"),
+        "interpolate_bicubic": lambda: F.interpolate(img, scale_factor=2, mode="bicubic"),
+        "antialias": lambda: F.interpolate(img, size=3, mode="bilinear", antialias=True),
+        "adaptive_avg_pool1d": lambda: F.adaptive_avg_pool1d(img[0], 2),
+        "adaptive_avg_pool2d": lambda: F.adaptive_avg_pool2d(img, 2),
+        "adaptive_avg_pool3d": lambda: F.adaptive_avg_pool3d(img[None], 2),
         "embedding": lambda: F.embedding(target, w),
         "cosine_similarity": lambda: F.cosine_similarity(x, x),
         "cdist": lambda: L.cdist(x, x),
@@ -136,6 +142,19 @@ def _autocast_cases(L: Any) -> dict:
         "nll_loss": lambda: F.nll_loss(xb, target),
         "bce_with_logits": lambda: F.binary_cross_entropy_with_logits(xb, (xb > 0).to(L.bfloat16)),
     }
+
+
+def test_ops_under_cpu_bfloat16_autocast_give_pytorchs_dtypes_and_values() -> None:
+    got, values = {}, {}
+    for lib in (mg, torch):
+        with lib.autocast("cpu", dtype=lib.bfloat16), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outs = {k: f() for k, f in _autocast_cases(lib).items()}
+        got[lib] = {k: str(v.dtype).split(".")[-1] for k, v in outs.items()}
+        values[lib] = {k: v.detach().double().numpy() for k, v in outs.items()}
+    assert got[mg] == got[torch]
+    for k in values[mg]:  # a bfloat16 result may differ by its rounding
+        np.testing.assert_allclose(values[mg][k], values[torch][k], rtol=2e-2, atol=2e-2, err_msg=k)
 
 
 def test_ops_on_cudas_float32_list_only_keep_a_bfloat16_input_under_cpu_autocast() -> None:

@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 from ..._tensor import Tensor
+from ...autocast_policy import without_autocast
 from ...backend import get_array_module
 from ...functions import einsum
 from ...ops.anchor import anchor
@@ -34,6 +35,7 @@ def _sizes(x: Tensor, output_size: Any, name: str) -> tuple[int, int, int]:
     return out  # type: ignore[return-value]
 
 
+@without_autocast  # one kernel in PyTorch, on no autocast list: an einsum here
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002
     """The mean of each adaptive window: three averaging matrices, one einsum (its gradient
     spreads dL/dy evenly over each window)."""

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor
+from ...autocast_policy import without_autocast
 from ...backend import get_array_module
 from ...ops.interpolate import UPSAMPLE_OPS, Resample
 from .adaptive_pool3d import adaptive_avg_pool3d
@@ -176,6 +177,7 @@ def _output_sizes(input, size, scale_factor, recompute_scale_factor) -> tuple:  
     return out_sizes, scales
 
 
+@without_autocast  # one kernel in PyTorch, on no CPU autocast list: matmuls here
 def _interpolate_by_matrices(
     input,
     size,

@@ -8,6 +8,7 @@ import math
 from typing import Any
 
 from ..._tensor import Tensor
+from ...autocast_policy import without_autocast
 from ...backend import get_array_module
 from ...ops.anchor import anchor
 from ...ops.pooling import KeepInput, MaxPool, pool_geometry2d, pool_windows
@@ -123,6 +124,7 @@ def _averaging_matrix(size: int, out: int, like: Tensor) -> Tensor:
     return type(like)._make(a.astype(like._data.dtype), False)
 
 
+@without_autocast  # one kernel in PyTorch, on no autocast list: two matmuls here
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """Average pooling to a fixed (oh, ow): output (i, j) averages the input window of rows
     [floor(i H / oh), ceil((i + 1) H / oh)) and the same for columns; computed as
