@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from ..._tensor import Tensor
 from ...creation import arange, full, tensor
-from ...dtypes import int64
+from ...dtypes import float16, float32, float64, int8, int16, int32, int64, uint8
 from ...functions import cat, stack
 
 
@@ -36,12 +36,56 @@ class PackedSequence(NamedTuple):
     unsorted_indices: Tensor | None = None
 
     def to(self, *args: Any, **kwargs: Any) -> PackedSequence:
-        """The same packing with ``data`` moved or cast (the index tensors stay on the CPU)."""
-        return self._replace(data=self.data.to(*args, **kwargs))
+        """The same packing with ``data`` moved or cast (``self`` if nothing changes). As in
+        PyTorch, ``batch_sizes`` stays on the CPU and the two index tensors follow ``data``."""
+        data = self.data.to(*args, **kwargs)
+        if data is self.data:
+            return self
+        move = [None if t is None else t.to(data.device) for t in self[2:]]
+        return PackedSequence(data, self.batch_sizes, *move)
+
+    def cpu(self) -> PackedSequence:
+        return self.to("cpu")
+
+    def cuda(self, device: Any = None) -> PackedSequence:
+        return self.to("cuda" if device is None else device)
+
+    # the casts of ``data``, as Tensor's: packed.double() is packed.to(float64) ...
+    def double(self) -> PackedSequence:
+        return self.to(float64)
+
+    def float(self) -> PackedSequence:
+        return self.to(float32)
+
+    def half(self) -> PackedSequence:
+        return self.to(float16)
+
+    def long(self) -> PackedSequence:
+        return self.to(int64)
+
+    def int(self) -> PackedSequence:
+        return self.to(int32)
+
+    def short(self) -> PackedSequence:
+        return self.to(int16)
+
+    def char(self) -> PackedSequence:
+        return self.to(int8)
+
+    def byte(self) -> PackedSequence:
+        return self.to(uint8)
 
     @property
     def is_cuda(self) -> bool:
         return self.data.device.type == "cuda"
+
+    def is_pinned(self) -> bool:
+        """False: there is no pinned (page-locked) host memory here."""
+        return False
+
+    def pin_memory(self) -> PackedSequence:
+        """``self``: there is no pinned host memory here (copies to a GPU read ordinary memory)."""
+        return self
 
 
 def _lengths_list(lengths: Any) -> list[int]:
