@@ -25,6 +25,22 @@ def _index(i: int, n: int, kind: str) -> int:
     return i % n
 
 
+def _sequential(other: Any, op: str) -> Sequential:
+    if not isinstance(other, Sequential):
+        raise ValueError(
+            f"{op} operator supports only objects of Sequential class, but {type(other)} is given."
+        )
+    return other
+
+
+def _repeats(seq: Sequential, times: Any) -> int:
+    if not isinstance(times, int):
+        raise TypeError(f"unsupported operand type(s) for *: {type(seq)} and {type(times)}")
+    if times <= 0:
+        raise ValueError(f"Non-positive multiplication factor {times} for {type(seq)}")
+    return times
+
+
 class Sequential(Module):
     """``Sequential(m0, m1, ...)`` or ``Sequential(OrderedDict(name=m))``: ``forward(x)`` is
     ``m_n(...m1(m0(x)))``. Indexable (``model[0]``), sliceable (``model[1:]`` is a Sequential),
@@ -61,12 +77,39 @@ class Sequential(Module):
         )
         for k in doomed:
             del self._modules[k]
+        # the rest renumbered 0..n-1 (names given by an OrderedDict too), as PyTorch does: the
+        # state_dict keys are then those of the same Sequential built without the deleted layers
+        kept = list(self._modules.values())
+        self._modules.clear()
+        self._modules.update((str(i), m) for i, m in enumerate(kept))
+
+    def pop(self, idx: int | slice) -> Any:
+        """Remove the layer at ``idx`` (renumbering the rest) and return it."""
+        layer = self[idx]
+        del self[idx]
+        return layer
 
     def __len__(self) -> int:
         return len(self._modules)
 
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
+
+    # ``a + b``: a new Sequential of a's layers then b's; ``a * k``: a's layers k times (the same
+    # layer objects, so their parameters are shared); ``+=`` and ``*=`` extend ``a`` itself
+    def __add__(self, other: Sequential) -> Sequential:
+        return Sequential().extend(self).extend(_sequential(other, "add"))
+
+    def __iadd__(self, other: Sequential) -> Sequential:
+        return self.extend(_sequential(other, "add"))
+
+    def __mul__(self, times: int) -> Sequential:
+        return Sequential().extend(list(self) * _repeats(self, times))
+
+    __rmul__ = __mul__
+
+    def __imul__(self, times: int) -> Sequential:
+        return self.extend(list(self) * (_repeats(self, times) - 1))
 
     def append(self, module: Module) -> Sequential:
         self.add_module(str(len(self)), module)

@@ -397,7 +397,7 @@ class Module(ToShortcuts):
         if not hasattr(state_dict, "items"):
             raise TypeError(f"load_state_dict expects a dict, got {type(state_dict).__name__}")
         own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict]
+        missing = [k for k in own if k not in state_dict and not _older_state(self, k, state_dict)]
         unexpected = [k for k in state_dict if k not in own]
         errors = []
         if strict:
@@ -463,6 +463,18 @@ class Module(ToShortcuts):
         return head + "\n  " + "\n  ".join(lines) + "\n)"
 
 
+def _older_state(root: Module, key: str, state_dict: Any) -> bool:
+    """Whether a missing ``key`` names state its layer gained in a later version (BatchNorm's
+    ``num_batches_tracked``, see ``_state_added_in_version_2``) and ``state_dict`` gives no
+    version >= 2 for that layer in its ``_metadata``: PyTorch then loads it without the key."""
+    prefix, _, name = key.rpartition(".")
+    layer = root.get_submodule(prefix)
+    if name not in getattr(layer, "_state_added_in_version_2", ()):
+        return False
+    version = getattr(state_dict, "_metadata", {}).get(prefix, {}).get("version")
+    return version is None or version < 2
+
+
 def _check_name(module: Module, name: str, kind: str) -> None:
     if "_parameters" not in module.__dict__:
         raise AttributeError(f"cannot register a {kind} before Module.__init__() is called")
@@ -470,5 +482,10 @@ def _check_name(module: Module, name: str, kind: str) -> None:
         raise TypeError(f"{kind} name should be a string, got {type(name).__name__}")
     if name == "" or "." in name:
         raise KeyError(f'{kind} name can\'t be empty or contain ".", got "{name}"')
-    if hasattr(type(module), name) or name in module.__dict__:
+    # a name taken by a parameter, buffer or child of another kind is taken too (as in PyTorch;
+    # assigning ``module.name = value`` replaces it instead)
+    others = {"parameter": "_parameters", "buffer": "_buffers", "module": "_modules"}
+    others.pop(kind)
+    taken = any(name in module.__dict__[registry] for registry in others.values())
+    if taken or hasattr(type(module), name) or name in module.__dict__:
         raise KeyError(f"attribute '{name}' already exists (cannot register it as a {kind})")

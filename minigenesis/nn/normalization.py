@@ -100,6 +100,11 @@ class _NormBase(Module):
     running_var (1s) and num_batches_tracked (the count of training batches seen) when
     ``track_running_stats``, and the repr. The subclasses set the defaults and the forward."""
 
+    # State PyTorch added in its version 2 of these layers: a checkpoint without it that says no
+    # version (one saved before, or a state_dict rebuilt as a plain dict) still loads, and the
+    # counter keeps its value (Module.load_state_dict)
+    _state_added_in_version_2 = ("num_batches_tracked",)
+
     def __init__(
         self,
         num_features: int,

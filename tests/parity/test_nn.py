@@ -373,3 +373,27 @@ def test_autocast_softmax_of_a_low_precision_input_matches_torch_cpu(dtype):
     (m_y * m_w).sum().backward()
     (t_y * t_w).sum().backward()
     assert_grads([m], [t], rtol=2 * RTOL_ACC[dtype], atol=RTOL_ACC[dtype])
+
+
+def test_sequential_editing_gives_pytorchs_state_dict_keys() -> None:
+    def edits(lib) -> list:
+        n = lib.nn
+        m = n.Sequential(n.Linear(2, 3), n.ReLU(), n.Linear(3, 4), n.Tanh(), n.Linear(4, 1))
+        del m[1]
+        m.pop(-1)
+        both = m + n.Sequential(n.Linear(4, 2))
+        both += n.Sequential(n.BatchNorm1d(2))
+        return [list(m.state_dict()), list(both.state_dict()), len(both * 2), len(3 * m)]
+
+    assert edits(mg) == edits(torch)
+
+
+def test_batchnorm_loading_without_its_counter_follows_pytorch() -> None:
+    outcome = []
+    for lib in (mg, torch):
+        plain = {"weight": lib.ones(2), "bias": lib.zeros(2)}
+        plain.update(running_mean=lib.zeros(2), running_var=lib.ones(2))
+        bn = lib.nn.BatchNorm1d(2)
+        result = bn.load_state_dict(plain)
+        outcome.append((list(result.missing_keys), int(bn.num_batches_tracked)))
+    assert outcome[0] == outcome[1] == ([], 0)
