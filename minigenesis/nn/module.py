@@ -15,6 +15,7 @@ when normal attribute lookup fails, so ordinary attributes cost nothing extra.
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
@@ -80,14 +81,44 @@ class Module(ToShortcuts):
 
     def _call_with_hooks(self, args: tuple, kwargs: dict) -> Any:
         """forward, after the pre-hooks (each may replace the arguments) and before the hooks
-        (each may replace the output)."""
-        for hook in list(self._forward_pre_hooks.values()):
-            result = hook(self, args)
-            if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
-        output = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            result = hook(self, args, output)
+        (each may replace the output). A hook registered ``with_kwargs`` also sees (and a
+        pre-hook may replace) the keyword arguments; one registered ``always_call`` also runs
+        when forward raises (with output None; its own error is then only a warning)."""
+        flags = self.__dict__.get("_hook_flags", {})  # hook id -> (with_kwargs, always_call)
+        for key, hook in list(self._forward_pre_hooks.items()):
+            if flags.get(key, (False,))[0]:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError(
+                            "forward pre-hook must return None or a tuple of (new_args, "
+                            f"new_kwargs), but got {result}."
+                        )
+                    args, kwargs = result
+            else:
+                result = hook(self, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        try:
+            output = self.forward(*args, **kwargs)
+        except Exception:
+            for key, hook in list(self._forward_hooks.items()):
+                with_kwargs, always_call = flags.get(key, (False, False))
+                if always_call:
+                    try:
+                        hook(self, args, kwargs, None) if with_kwargs else hook(self, args, None)
+                    except Exception as err:  # the forward's error is the one raised
+                        warnings.warn(
+                            "forward hook with ``always_call=True`` raised an exception that "
+                            f"was silenced as another error was raised in forward: {err}",
+                            stacklevel=2,
+                        )
+            raise
+        for key, hook in list(self._forward_hooks.items()):
+            if flags.get(key, (False,))[0]:
+                result = hook(self, args, kwargs, output)
+            else:
+                result = hook(self, args, output)
             if result is not None:
                 output = result
         return output
@@ -310,18 +341,38 @@ class Module(ToShortcuts):
         return self
 
     # ------------------------------------------------------------------ hooks
-    def register_forward_pre_hook(self, hook: Callable) -> RemovableHandle:
-        """``hook(module, args)`` runs before ``forward``; returning a value replaces the args."""
-        key = next(_hook_ids)
-        self._forward_pre_hooks[key] = hook
-        return RemovableHandle(self._forward_pre_hooks, key)
+    def register_forward_pre_hook(
+        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
+        """``hook(module, args)`` runs before ``forward``; returning a value replaces the args.
+        ``with_kwargs=True``: ``hook(module, args, kwargs)``, returning None or a new
+        ``(args, kwargs)``. ``prepend=True``: it runs before the hooks registered earlier."""
+        return self._add_hook(self._forward_pre_hooks, hook, prepend, with_kwargs)
 
-    def register_forward_hook(self, hook: Callable) -> RemovableHandle:
+    def register_forward_hook(
+        self,
+        hook: Callable,
+        *,
+        prepend: bool = False,
+        with_kwargs: bool = False,
+        always_call: bool = False,
+    ) -> RemovableHandle:
         """``hook(module, args, output)`` runs after ``forward``; returning a value replaces the
-        output (handy for printing activation statistics)."""
+        output (handy for printing activation statistics). ``with_kwargs=True``:
+        ``hook(module, args, kwargs, output)``. ``prepend=True``: it runs before the hooks
+        registered earlier. ``always_call=True``: it also runs when forward raises."""
+        return self._add_hook(self._forward_hooks, hook, prepend, with_kwargs, always_call)
+
+    def _add_hook(
+        self, hooks: dict, hook: Callable, prepend: bool, with_kwargs: bool, always_call=False
+    ) -> RemovableHandle:
         key = next(_hook_ids)
-        self._forward_hooks[key] = hook
-        return RemovableHandle(self._forward_hooks, key)
+        hooks[key] = hook
+        if prepend:
+            hooks.move_to_end(key, last=False)
+        if with_kwargs or always_call:  # (a plain hook, the common case, has no entry)
+            self.__dict__.setdefault("_hook_flags", {})[key] = (with_kwargs, always_call)
+        return RemovableHandle(hooks, key)
 
     # ------------------------------------------------------------------ dtype and device
     def _convert(self, fn: Callable[[Any], Any], floating_only: bool) -> Module:
