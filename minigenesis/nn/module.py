@@ -232,6 +232,42 @@ class Module(ToShortcuts):
             mod = mod._modules[part]
         return mod
 
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Put ``module`` at the dotted path ``target``, replacing what is there (with
+        ``strict=True`` something must be there already)."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{type(parent).__name__} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")
+        setattr(parent, name, module)
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at the dotted path ``target`` (``"encoder.0.weight"``)."""
+        layer, name = self._owner_of(target)
+        if not isinstance(getattr(layer, name), Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return getattr(layer, name)
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at the dotted path ``target`` (``"bn.running_mean"``)."""
+        layer, name = self._owner_of(target)
+        if name not in layer._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return layer._buffers[name]
+
+    def _owner_of(self, target: str) -> tuple[Module, str]:
+        path, _, name = target.rpartition(".")
+        layer = self.get_submodule(path)
+        if not hasattr(layer, name):
+            raise AttributeError(f"{type(layer).__name__} has no attribute `{name}`")
+        return layer, name
+
     # ------------------------------------------------------------------ traversal
     def named_modules(
         self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True
