@@ -396,6 +396,42 @@ class ParameterDict(Module):
         for key, value in items:
             self[key] = value
 
+    def copy(self) -> ParameterDict:
+        """A new ParameterDict holding the same parameters (not copies of them)."""
+        return ParameterDict(OrderedDict(self.items()))
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        """``self[key]``, after setting it to ``default`` if the key is new."""
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def popitem(self) -> tuple[str, Any]:
+        """Remove and return the last inserted ``(key, parameter)``."""
+        if not self._keys:
+            raise KeyError("popitem(): ParameterDict is empty")
+        key = next(reversed(self._keys))
+        return key, self.pop(key)
+
+    def fromkeys(self, keys: Iterable[str], default: Any = None) -> ParameterDict:
+        """A new ParameterDict with ``keys``, each set to ``default``."""
+        return ParameterDict((k, default) for k in keys)
+
+    # ``a | b``: a new dict with a's entries updated by b's; ``a |= b`` updates a
+    def __or__(self, other: ParameterDict) -> ParameterDict:
+        merged = self.copy()
+        merged.update(other)
+        return merged
+
+    def __ror__(self, other: ParameterDict) -> ParameterDict:
+        merged = other.copy()
+        merged.update(self)
+        return merged
+
+    def __ior__(self, other: ParameterDict) -> ParameterDict:
+        self.update(other)
+        return self
+
     def extra_repr(self) -> str:
         return "\n".join(
             f"  ({k}): {_describe(v, v.type() if isinstance(v, Tensor) else '')}"
