@@ -21,6 +21,7 @@ from .autocast_mode import (
     is_autocast_enabled,
     set_autocast_globally,
 )
+from .custom_functions import custom_bwd, custom_fwd, is_autocast_available
 from .grad_scaler import GradScaler, OptState
 from .underflow import UnderflowDemo, underflow_demo
 
@@ -30,7 +31,10 @@ __all__ = [
     "UnderflowDemo",
     "autocast",
     "autocast_enabled_globally",
+    "custom_bwd",
+    "custom_fwd",
     "get_autocast_dtype",
+    "is_autocast_available",
     "is_autocast_enabled",
     "set_autocast_globally",
     "underflow_demo",
