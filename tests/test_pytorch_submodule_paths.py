@@ -158,7 +158,6 @@ MISSING_NAMES = {
     ("torch.nn.modules.normalization", "CrossMapLRN2d"): "a legacy Lua-Torch layer",
     ("torch.nn.utils.parametrizations", "orthogonal"): "the orthogonal parametrization is not "
     "implemented",
-    ("torch.nn.utils.parametrizations", "spectral_norm"): "spectral_norm is not implemented",
     **{(f"torch.optim.{n}", n): _FUNCTIONAL_OPTIM for n in (
         "adadelta", "adagrad", "adam", "adamax", "adamw", "nadam", "radam", "rmsprop", "sgd",
         "rprop", "asgd")},

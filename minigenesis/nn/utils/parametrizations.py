@@ -3,16 +3,25 @@
 ``weight_norm(layer)``: ``layer.weight`` becomes g v / ||v|| computed from two learned tensors,
 ``parametrizations.weight.original0`` (g, the lengths) and ``original1`` (v, the directions), as
 PyTorch stores them; the norm is over every dim but ``dim`` (see ``_weight_norm_math.py``).
+
+``spectral_norm(layer)``: ``layer.weight`` becomes W / sigma(W), sigma the largest singular value
+of W seen as a matrix (rows: dim ``dim``), estimated by power iteration with two buffers u, v that
+persist across calls (Miyato et al., "Spectral Normalization for GANs").
 """
 
 from __future__ import annotations
 
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ...functions import mv
+from ..conv_variants import _ConvTransposeNd
+from ..functional import normalize
 from ..module import Module
 from . import parametrize
 from ._weight_norm_math import norm_except_dim
 from ._weight_norm_math import weight_norm as _weight_norm
 
-__all__ = ["weight_norm"]
+__all__ = ["spectral_norm", "weight_norm"]
 
 
 class _WeightNorm(Module):
@@ -32,4 +41,81 @@ class _WeightNorm(Module):
 def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Module:
     """Weight normalisation as a parametrization of ``module.<name>``; returns the module."""
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+    return module
+
+
+class _SpectralNorm(Module):
+    """W -> W / sigma with sigma = u . (W_mat v), u and v the power iteration's singular vectors
+    (buffers ``_u``, ``_v``; one more iteration per call in training mode, none in eval). A 1-d
+    weight is only normalised (its one singular value is its norm)."""
+
+    def __init__(self, weight, n_power_iterations: int = 1, dim: int = 0, eps: float = 1e-12):
+        super().__init__()
+        ndim = weight.ndim
+        if dim >= ndim or dim < -ndim:
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [-{ndim}, {ndim - 1}] but "
+                f"got {dim})"
+            )
+        if n_power_iterations <= 0:
+            raise ValueError(
+                "Expected n_power_iterations to be positive, but got "
+                f"n_power_iterations={n_power_iterations}"
+            )
+        self.dim = dim if dim >= 0 else dim + ndim
+        self.eps = eps
+        if ndim > 1:
+            self.n_power_iterations = n_power_iterations
+            weight_mat = self._reshape_weight_to_matrix(weight)
+            h, w = weight_mat.shape
+            u = weight_mat.new_empty(h).normal_(0, 1)
+            v = weight_mat.new_empty(w).normal_(0, 1)
+            self.register_buffer("_u", normalize(u, dim=0, eps=eps))
+            self.register_buffer("_v", normalize(v, dim=0, eps=eps))
+            self._power_method(weight_mat, 15)  # start from good estimates, as PyTorch does
+
+    def _reshape_weight_to_matrix(self, weight):
+        """(size of dim ``dim``, everything else): the rows are what the layer outputs."""
+        if self.dim != 0:
+            weight = weight.permute(self.dim, *(d for d in range(weight.ndim) if d != self.dim))
+        return weight.flatten(1)
+
+    def _power_method(self, weight_mat, n_power_iterations: int) -> None:
+        """u <- W v / ||W v||, v <- W^T u / ||W^T u||: in place in the buffers, no graph."""
+        with no_grad():
+            for _ in range(n_power_iterations):
+                self._u.copy_(normalize(mv(weight_mat, self._v), dim=0, eps=self.eps))
+                self._v.copy_(normalize(mv(weight_mat.t(), self._u), dim=0, eps=self.eps))
+
+    def forward(self, weight):
+        if weight.ndim == 1:
+            return normalize(weight, dim=0, eps=self.eps)
+        weight_mat = self._reshape_weight_to_matrix(weight)
+        if self.training:
+            self._power_method(weight_mat, self.n_power_iterations)
+        u, v = self._u.clone(), self._v.clone()  # (the next call writes into the buffers)
+        sigma = (u * mv(weight_mat, v)).sum()
+        return weight / sigma
+
+    def right_inverse(self, value):
+        return value
+
+
+def spectral_norm(
+    module: Module,
+    name: str = "weight",
+    n_power_iterations: int = 1,
+    eps: float = 1e-12,
+    dim: int | None = None,
+) -> Module:
+    """Spectral normalisation as a parametrization of ``module.<name>``; returns the module.
+    ``dim`` (the output dim) defaults to 1 for transposed convolutions, 0 otherwise."""
+    weight = getattr(module, name, None)
+    if not isinstance(weight, Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if dim is None:
+        dim = 1 if isinstance(module, _ConvTransposeNd) else 0
+    parametrize.register_parametrization(
+        module, name, _SpectralNorm(weight, n_power_iterations, dim, eps)
+    )
     return module
