@@ -25,6 +25,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..backend import as_device, module_for, to_device
 from ..conversions import ToShortcuts, parse_to_args
+from .backward_hooks import bracket_for
 from .parameter import Parameter
 
 _hook_ids = itertools.count()
@@ -75,7 +76,7 @@ class Module(ToShortcuts):
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._forward_pre_hooks or self._forward_hooks:
+        if self._forward_pre_hooks or self._forward_hooks or "_backward_hooks" in self.__dict__:
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
 
@@ -99,6 +100,9 @@ class Module(ToShortcuts):
                 result = hook(self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
+        bracket = bracket_for(self, args)  # full backward hooks: identity nodes around the call
+        if bracket is not None:
+            args = bracket.wrap_inputs(args)
         try:
             output = self.forward(*args, **kwargs)
         except Exception:
@@ -121,7 +125,7 @@ class Module(ToShortcuts):
                 result = hook(self, args, output)
             if result is not None:
                 output = result
-        return output
+        return output if bracket is None else bracket.wrap_outputs(output)
 
     # ------------------------------------------------------------------ registration
     def __setattr__(self, name: str, value: Any) -> None:
@@ -398,6 +402,21 @@ class Module(ToShortcuts):
         ``hook(module, args, kwargs, output)``. ``prepend=True``: it runs before the hooks
         registered earlier. ``always_call=True``: it also runs when forward raises."""
         return self._add_hook(self._forward_hooks, hook, prepend, with_kwargs, always_call)
+
+    def register_full_backward_pre_hook(
+        self, hook: Callable, prepend: bool = False
+    ) -> RemovableHandle:
+        """``hook(module, grad_output)`` when the outputs' gradient is known; returning a tuple
+        replaces it (``backward_hooks.py``)."""
+        self.__dict__.setdefault("_backward_hooks", OrderedDict())
+        hooks = self.__dict__.setdefault("_backward_pre_hooks", OrderedDict())
+        return self._add_hook(hooks, hook, prepend, False)
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_input, grad_output)`` when the gradient reached the inputs;
+        returning a tuple replaces grad_input (``backward_hooks.py``)."""
+        hooks = self.__dict__.setdefault("_backward_hooks", OrderedDict())
+        return self._add_hook(hooks, hook, prepend, False)
 
     def _add_hook(
         self, hooks: dict, hook: Callable, prepend: bool, with_kwargs: bool, always_call=False
