@@ -7,6 +7,7 @@ sched = mg.optim.get_cosine_schedule_with_warmup(opt, 100, 1000)
 
 from . import lr_scheduler
 from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from . import adamw  # noqa: F401  (torch.optim.adamw, PyTorch's path)
 from .adam import Adam, AdamW
@@ -49,6 +50,7 @@ __all__ = [
     "AdamW",
     "RMSprop",
     "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adamax",
     "NAdam",

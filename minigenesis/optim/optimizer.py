@@ -246,10 +246,10 @@ class Optimizer:
                     f"parameter {name}"
                 )
             group.setdefault(name, default)
-        # a group's own options get the constructor's checks (a group may set lr=inf itself)
-        group.update(
-            _check_options(**{k: v for k, v in group.items() if k == "betas" or k in _OPTION_RULES})
-        )
+        # a group's own options get the constructor's checks (a group may set lr=inf itself),
+        # but for an option a subclass gives another meaning (Adafactor's eps is a pair)
+        rules = {k for k in _OPTION_RULES if k not in self._options_of_its_own} | {"betas"}
+        group.update(_check_options(**{k: v for k, v in group.items() if k in rules}))
         ids = [id(p) for p in tensors]
         if len(ids) != len(set(ids)):
             raise ValueError("a parameter group contains the same parameter more than once")
@@ -301,6 +301,8 @@ class Optimizer:
     # update with the dense one (SGD, Adagrad: zero rows change nothing that would not change
     # anyway) takes it, made dense; the others refuse it, as PyTorch's do.
     accepts_sparse_grads = False
+    # options a subclass checks itself, with a meaning of its own (not _OPTION_RULES' checks)
+    _options_of_its_own: tuple[str, ...] = ()
 
     def _dense_grad(self, grad: Any, group: dict[str, Any]) -> Any:
         """A sparse gradient's array for ``update``, made dense where that is allowed."""

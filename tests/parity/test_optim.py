@@ -416,7 +416,7 @@ def test_out_of_range_options_are_refused_with_torchs_message(name):
 @pytest.mark.parametrize(
     "name",
     ["SGD", "Adam", "AdamW", "Adamax", "Adagrad", "Adadelta", "RMSprop", "NAdam", "RAdam", "Rprop"]
-    + ["ASGD", "LBFGS", "SparseAdam"],
+    + ["ASGD", "LBFGS", "SparseAdam", "Adafactor"],
 )
 def test_optimizer_signature_and_group_keys_match_pytorch(name: str) -> None:
     """The same constructor parameters (the positional ones in the same order), and the same
