@@ -33,6 +33,7 @@ from . import (  # noqa: F401  (the families, as kernels.activation.sigmoid ...)
     cuda,
     elementwise,
     gelu,
+    layer_norm,
     loss,
     memory,
     normalization,

@@ -1,5 +1,5 @@
 """GELU's fast paths: one GPU kernel for y, its slope and its curvature; the exact GELU in float32
-as a rational approximation of the normal tail (30 float32 passes, where erf in float64 takes
+as a rational approximation of the normal tail (~30 float32 passes, where erf in float64 takes
 ~25 float64 passes for Phi alone); and, for 2-byte floats on the CPU, tables of every value.
 
 The definition is GELU's plain code in ``ops/activation.py`` (the formulas): read that first.
@@ -68,16 +68,17 @@ def _gelu_tables(dtype, approximate: str, formula: Callable) -> tuple:
 # ---------------------------------------------------------------- the exact GELU in float32
 # With E = Phi(-|x|), the normal tail (no cancellation in it: relative accuracy kept for all x):
 #
-#     Phi(x)   = E + [x >= 0] (1 - 2 E)           (1 - E for x >= 0, and E itself below 0)
+#     Phi(x)   = |[x >= 0] - E|                   (1 - E for x >= 0, and E itself below 0)
 #     gelu(x)  = x Phi(x),   gelu'(x) = Phi(x) + x phi(x),   phi(x) = e^(-x^2/2) / sqrt(2 pi)
 #
 # E = e^(-a^2/2) R(a), a = |x|, where R(a) = Phi(-a) e^(a^2/2) is smooth and slowly varying
 # (1/2 at 0, ~1/(a sqrt(2 pi)) for large a): R = P/Q with P, Q polynomials of degrees 4 and 5,
 # all coefficients positive (no cancellation, no poles), fitted for least maximum relative error
 # on [0, 15]: 6e-9, a tenth of float32's resolution, and P(0)/Q(0) = 1/2 exactly. Beyond a = 15,
-# e^(-a^2/2) is 0 in float32, so a is clamped there (R stays finite for infinite x).
+# e^(-a^2/2) is 0 in float32, so a is clamped there (R stays finite for infinite x); on the CPU
+# only when some |x| exceeds 15 (one max over the block instead of a pass that rewrites it).
 #
-# Cost: 30 float32 passes over x and one exp (which takes as long as ~8 passes) for gelu, 3 more
+# Cost: 27 float32 passes over x and one exp (which takes as long as ~4 passes) for gelu, 3 more
 # for gelu', each written into a buffer in place (backend.erf's float64 evaluation made ~25
 # passes over float64 temporaries for Phi alone). Accuracy: within 4 ulp of the true gelu
 # for x >= -1 (NumPy's float32 exp alone errs by up to 2.3 ulp; PyTorch's float32 gelu by up to
@@ -87,26 +88,27 @@ _GELU_P = (48.45803, 42.478283, 17.758734, 3.9381046, 0.3989469)
 _GELU_Q = (96.91606, 162.28444, 116.54321, 45.500042, 9.871989)  # and a^5: Q is monic
 
 
-def _gelu_float32_passes(x, want_slope: bool) -> tuple:
-    """(gelu(x), gelu'(x) or None) for a 1-D float32 array x (see the notes above)."""
+def _gelu_float32_passes(x, want_slope: bool, y=None, slope=None, work=None) -> tuple:
+    """(gelu(x), gelu'(x) or None) for a 1-D float32 array x (see the notes above), written into
+    ``y`` and ``slope`` where given; ``work``: four scratch arrays of x's shape (else made)."""
     xp, f32 = get_array_module(x), x.dtype.type
-    u = xp.multiply(x, x)
+    u, a, e, cdf = work if work is not None else [xp.empty_like(x) for _ in range(4)]
+    xp.square(x, out=u)
     u *= f32(-0.5)
     xp.exp(u, out=u)  # e^(-x^2/2) = sqrt(2 pi) phi(x)
-    a = xp.abs(x)
-    xp.minimum(a, f32(15), out=a)  # the same E, and R finite for infinite x
-    e = _polynomial(a, _GELU_P, xp.empty_like(x))
-    cdf = _polynomial(a, _GELU_Q + (1.0,), xp.empty_like(x))
+    xp.abs(x, out=a)
+    if xp is not np or not a.max() <= 15:  # (a NaN is clamped too: E stays NaN)
+        xp.minimum(a, f32(15), out=a)  # the same E, and R finite for infinite x
+    _polynomial(a, _GELU_P, e)
+    _polynomial(a, _GELU_Q + (1.0,), cdf)
     xp.divide(e, cdf, out=e)  # R(a)
     e *= u  # E
-    xp.multiply(e, f32(-2), out=cdf)
-    cdf += f32(1)
-    cdf *= x >= 0
-    cdf += e  # Phi(x)
-    y = xp.multiply(x, cdf, out=a)  # (at x = -inf: -inf * 0 = NaN, as in PyTorch)
+    xp.subtract(x >= 0, e, out=cdf)
+    xp.abs(cdf, out=cdf)  # Phi(x) = |[x >= 0] - E|
+    y = xp.multiply(x, cdf, out=a if y is None else y)  # (x = -inf: -inf * 0 = NaN, as PyTorch)
     if not want_slope:
         return y, None
-    slope = xp.multiply(x, u, out=u)
+    slope = xp.multiply(x, u, out=u if slope is None else slope)
     slope *= f32(_INV_SQRT_2PI)
     slope += cdf
     return y, slope
@@ -124,10 +126,11 @@ def _gelu_float32(x, want_slope: bool) -> tuple:
     return _gelu_float32_passes(x, want_slope)
 
 
-# On the CPU the ~33 passes above each stream the whole array through memory when it is larger
+# On the CPU the ~30 passes above each stream the whole array through memory when it is larger
 # than the cache (a 16 x 64 x 512 activation: 2 MiB per float32 temporary). Evaluated over
-# blocks of 32,768 elements (128 KiB per temporary, six of them: inside a core's 2 MiB L2), every
-# pass after the first reads what the previous one just wrote in the cache. Each element goes
+# blocks of 32,768 elements (128 KiB per temporary, four of them, reused by every block: inside
+# a core's 2 MiB L2), every pass after the first reads what the previous one just wrote in the
+# cache, and the last ones write y and gelu' straight into the outputs. Each element goes
 # through the same operations either way, so the values are the same bits
 # (tests/core/test_gelu_blocks.py). Measured on 16 x 64 x 512 (Xeon, one core): y and slope
 # 5.9-6.7 -> 3.2-4.6 ms, y alone 5.4-6.6 -> 2.7 ms.
@@ -140,12 +143,17 @@ def _gelu_float32_blocks(x, want_slope: bool) -> tuple:
         return _gelu_float32_numpy(x, want_slope)
     y = np.empty_like(x)
     slope = np.empty_like(x) if want_slope else None
+    work = [np.empty(_GELU_BLOCK, x.dtype) for _ in range(4)]
     for start in range(0, x.size, _GELU_BLOCK):
         stop = min(start + _GELU_BLOCK, x.size)
-        y_block, slope_block = _gelu_float32_numpy(x[start:stop], want_slope)
-        y[start:stop] = y_block
-        if want_slope:
-            slope[start:stop] = slope_block
+        n = stop - start
+        _gelu_float32_numpy(
+            x[start:stop],
+            want_slope,
+            y[start:stop],
+            slope[start:stop] if want_slope else None,
+            [w[:n] for w in work],
+        )
     return y, slope
 
 
@@ -170,7 +178,7 @@ def _polynomial(t, coefs: tuple, out):
 # takes Phi(x) = erfc(-x / sqrt 2) / 2 from CUDA's erfc (within 4 ulp): the same number as
 # (1 + erf(x / sqrt 2)) / 2, without that form's cancellation for x << 0, so the negative tail
 # keeps its relative accuracy as _gelu_float32 does (about 1e-5 down to x = -13, from the
-# rounding of x / sqrt 2). One launch where _gelu_float32 makes 33 (float64: ~10).
+# rounding of x / sqrt 2). One launch where _gelu_float32 makes ~30 (float64: ~10).
 _GELU_TEMPORARIES = {
     "none": (
         f"T cdf = erfc(-x / (T){math.sqrt(2)!r}) * (T)0.5;",

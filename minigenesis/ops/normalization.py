@@ -85,6 +85,9 @@ class Normalize(Op):
             return y
         xp = get_array_module(x)
         xw = _wide(x)
+        if ctx.rows and (fast := kernels.layer_norm.forward(xw, w, b, axes, eps, center)):
+            y, ctx.mu, ctx.r = fast  # the same on the CPU, fewer passes (BLAS outer products)
+            return y.astype(x.dtype, copy=False)
         if ctx.rows:  # x as (groups, n): statistics per row, as vectors
             y = xw.reshape(-1, n)
             mu = _row_mean(y, n) if center else 0.0
@@ -118,9 +121,11 @@ class Normalize(Op):
         if type(gy._data) is not ndarray and (fast := kernels.normalization.backward(ctx, gy)):
             return fast + (None,) * 4
         x, w = ctx.saved_tensors
+        T = type(x)
+        if ctx.rows and (fast := kernels.layer_norm.backward(ctx, x, w, gy)):  # fewer passes
+            return tuple(None if a is None else T._make(a) for a in fast) + (None,) * 4
         if ctx.rows:
             return _backward_rows(ctx, gy) + (None,) * 4
-        T = type(x)
         if fast := kernels.batch_norm.backward(ctx, x, w, gy):  # BatchNorm's, on the CPU
             return tuple(None if a is None else T._make(a) for a in fast) + (None,) * 4
         need_x, need_w, need_b = ctx.needs_input_grad[:3]

@@ -36,3 +36,30 @@ def test_gelu_of_a_large_tensor_matches_the_float64_definition():
     np.testing.assert_allclose(y.detach().numpy(), x64 * phi, rtol=1e-5, atol=1e-7)
     slope = phi + x64 * np.exp(-(x64**2) / 2) / np.sqrt(2 * np.pi)
     np.testing.assert_allclose(t.grad.numpy(), slope, rtol=1e-5, atol=1e-6)
+
+
+def test_blocks_with_and_without_values_past_the_clamp_give_the_whole_array_bits():
+    # a block whose |x| stay below 15 skips the clamp; one with 40 or inf takes it
+    x = np.random.default_rng(5).standard_normal(G._GELU_BLOCK * 2 + 9).astype(np.float32)
+    x[G._GELU_BLOCK + 3] = 40.0
+    x[-1] = -np.inf
+    y, slope = G._gelu_float32_blocks(x, True)
+    y_ref, slope_ref = G._gelu_float32_numpy(x, True)
+    assert np.array_equal(y.view(np.uint32), y_ref.view(np.uint32))
+    assert np.array_equal(slope.view(np.uint32), slope_ref.view(np.uint32))
+
+
+def test_gelu_of_a_strided_tensor_matches_the_float64_definition():
+    rng = np.random.default_rng(7)
+    base = (rng.standard_normal((96, 2 * 700)) * 3).astype(np.float32)  # 67,200 of them used
+    t = mg.tensor(base, requires_grad=True)
+    view = t[:, ::2]  # not contiguous, not a multiple of the block
+    F.gelu(view).sum().backward()
+    x64 = base[:, ::2].astype(np.float64)
+    erfc = np.vectorize(__import__("math").erfc)
+    phi = 0.5 * erfc(-x64 / np.sqrt(2))
+    y = F.gelu(view).detach().numpy()
+    np.testing.assert_allclose(y, x64 * phi, rtol=1e-5, atol=1e-7)
+    slope = phi + x64 * np.exp(-(x64**2) / 2) / np.sqrt(2 * np.pi)
+    np.testing.assert_allclose(t.grad.numpy()[:, ::2], slope, rtol=1e-5, atol=1e-6)
+    assert not t.grad.numpy()[:, 1::2].any()

@@ -1,0 +1,135 @@
+"""LayerNorm (and RMSNorm) over rows on the CPU: the per-row broadcasts as BLAS rank-1 products.
+
+``ops/normalization.py``'s Normalize sees x as a matrix of rows (m, n), one row per normalised
+group, and spends most of its time on passes that broadcast a per-row number (mu, r) or a
+per-column one (w, b) across the matrix: NumPy runs those as one short loop per row, 1.5-2x the
+cost of a pass over two whole arrays (on (1024, 128) float32: x - mu[:, None] 54 us, x * w 47 us,
+x * A 32 us, on a 2-core Xeon). BLAS's gemm with an inner dimension of 1 writes or adds an outer
+product u v^T in one pass at about the cost of a plain copy:
+
+    x - mu 1^T      a copy of x, then gemm adds (-mu) 1^T into it           54 -> 34 us
+    (x - mu) r w^T  gemm writes the outer product r w^T, one flat product   101 -> 59 us
+    ... + 1 b^T     gemm adds 1 b^T into y                                  47 -> 21 us
+
+Forward: mu (a matrix-vector product), d = x - mu as above, var = sum(d * d) / n per row (an
+einsum, no temporary), y = d * (r w^T) + 1 b^T. Backward, with the module docstring of
+ops/normalization.py's closed form written per row:
+
+    dL/dx = g_y * (r w^T) - d * (r c1) 1^T - (r c2) 1^T,   c1 = r^2 mean(g d),  c2 = mean(g)
+
+(g = g_y w), c1, c2 and dL/dw, dL/db as matrix-vector products, the outer products by gemm.
+The same closed form in another order of operations: float rounding apart, the same numbers
+(x - mu and the bias's add are the same bits; r w is rounded before it multiplies d, where the
+op rounds d r first). Measured on (16, 64, 128) float32 (the char GPT's LayerNorm), one thread,
+the op's own code against this path: forward 196 -> 154 us (the arithmetic alone), the module's
+forward 0.217 -> 0.198 ms and forward + backward 0.77 -> 0.66 ms (PyTorch: 0.09 and 0.29).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .blas import NO_TRANS, ROW_MAJOR, cblas_gemm
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _outer(c: np.ndarray, u: np.ndarray, v: np.ndarray, alpha: float, beta: float) -> None:
+    """c = alpha u v^T + beta c for a C-contiguous (m, n) matrix c and contiguous vectors u (m,)
+    and v (n,) of c's dtype: gemm with an inner dimension of 1 (beta = 0: c is only written)."""
+    m, n = c.shape
+    cblas_gemm(c.dtype)(ROW_MAJOR, NO_TRANS, NO_TRANS, m, n, 1, alpha, u.ctypes.data, 1,
+                        v.ctypes.data, n, beta, c.ctypes.data, n)  # fmt: skip
+
+
+def _vector(p, shape: tuple, dtype):
+    """A weight or bias of exactly x's normalised shape and dtype as a vector of the columns;
+    None for None, False for anything else (the op's own code computes then)."""
+    if p is None:
+        return None
+    if type(p) is not np.ndarray or p.shape != shape or p.dtype != dtype:
+        return False
+    return np.ascontiguousarray(p).reshape(-1)
+
+
+def _applies(x) -> bool:
+    """A non-empty float32/float64 NumPy array, and BLAS found."""
+    return type(x) is np.ndarray and x.dtype in _FLOATS and x.size > 0 and cblas_gemm(x.dtype)
+
+
+def forward(x, w, b, axes: tuple, eps: float, center: bool) -> tuple | None:
+    """(y of x's shape, mu per row or 0.0, r per row) for x (already float32/float64) normalised
+    over its last dims ``axes``; None where this path does not apply (the op computes)."""
+    if not _applies(x):
+        return None
+    shape = x.shape[x.ndim - len(axes) :]
+    wv, bv = _vector(w, shape, x.dtype), _vector(b, shape, x.dtype)
+    if wv is False or bv is False:
+        return None
+    n = math.prod(shape)
+    d = np.array(x, order="C").reshape(-1, n)  # a copy, x - mu below
+    ones_n = np.ones(n, x.dtype)
+    mu = 0.0
+    if center:
+        mu = d @ np.full(n, 1.0 / n, x.dtype)
+        _outer(d, mu, ones_n, -1.0, 1.0)  # d = x - mu 1^T
+    var = np.einsum("ij,ij->i", d, d) / n  # (no d * d temporary)
+    r = 1.0 / np.sqrt(var + eps)
+    y = np.empty_like(d)
+    _outer(y, r, ones_n if wv is None else wv, 1.0, 0.0)  # y = r w^T
+    y *= d
+    if bv is not None:
+        _outer(y, np.ones(len(y), x.dtype), bv, 1.0, 1.0)  # y += 1 b^T
+    return y.reshape(x.shape), mu, r
+
+
+def _wide(a):
+    """2-byte floats are computed in float32 (as the op does)."""
+    return a.astype(np.float32) if a.dtype.itemsize == 2 and a.dtype.kind in "fV" else a
+
+
+def backward(ctx, x, w, gy) -> tuple | None:
+    """(dL/dx, dL/dw, dL/db) as arrays, each None where not wanted (dL/dw and dL/db in w's
+    shape), for Normalize's rows (``ctx`` holds mu, r, center and needs_input_grad; x, w, gy
+    are its Tensors); None where this path does not apply."""
+    xd, r = _wide(x._data), ctx.r
+    g_y = _wide(gy._data)
+    n = r.size and xd.size // r.size
+    if not _applies(xd) or type(g_y) is not np.ndarray or g_y.dtype != xd.dtype or not n:
+        return None
+    wv = None if w is None else _vector(w._data, w.shape, xd.dtype)
+    if wv is False or (wv is not None and wv.size != n):
+        return None
+    gx, gw, gb = _gradients(xd, wv, g_y, ctx.mu, r, ctx.center, ctx.needs_input_grad[:3])
+    if gx is not None:
+        gx = gx.astype(x._data.dtype, copy=False)
+    shape = (n,) if w is None else w.shape  # (the engine sums it on to w's / b's own shape)
+    return gx, None if gw is None else gw.reshape(shape), None if gb is None else gb.reshape(shape)
+
+
+def _gradients(x, wv, g_y, mu, r, center: bool, needs: tuple) -> tuple:
+    """backward's arithmetic on arrays (see the module docstring)."""
+    n = r.size and x.size // r.size
+    need_x, need_w, need_b = needs
+    g2 = np.ascontiguousarray(g_y).reshape(-1, n)
+    ones_n = np.ones(n, x.dtype)
+    d = np.array(x, order="C").reshape(-1, n)  # a copy, x - mu below
+    if center:
+        _outer(d, mu, ones_n, -1.0, 1.0)  # d = x - mu 1^T
+    gy_d = g2 * d
+    gw = r @ gy_d if need_w else None  # column sums of g_y xhat = g_y d r
+    gb = np.ones(len(g2), x.dtype) @ g2 if need_b else None
+    gx = None
+    if need_x:
+        w_n = np.full(n, 1.0 / n, x.dtype) if wv is None else wv / n
+        gx = np.empty_like(d)
+        _outer(gx, r, ones_n if wv is None else wv, 1.0, 0.0)  # r w^T
+        gx *= g2
+        d *= (r * r * r * (gy_d @ w_n))[:, None]  # d r c1, c1 = r^2 mean(g d)
+        gx -= d
+        if center:
+            _outer(gx, r * (g2 @ w_n), ones_n, -1.0, 1.0)  # - r mean(g) 1^T
+        gx = gx.reshape(x.shape)
+    return gx, gw, gb
