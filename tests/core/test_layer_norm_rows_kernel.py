@@ -61,6 +61,8 @@ CASES = [  # (shape, dtype, weight, bias, center)
     ((9, 17), np.float32, True, False, True),
     ((4, 6, 31), np.float32, True, False, False),
     ((4, 6, 31), np.float64, False, False, False),
+    ((3, 5, 300), np.float32, True, True, True),  # rows past the rank-1 products' range
+    ((4, 600), np.float64, True, True, True),
 ]
 
 
