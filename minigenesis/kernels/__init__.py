@@ -11,7 +11,7 @@ What lives here:
   GradScaler's (``amp``): GPU kernels, each the same arithmetic in the same order as the plain
   code it stands for, and a few CPU paths (bfloat16 arithmetic through float32, a select as bit
   arithmetic, max pooling in fewer passes, the exact GELU in float32 and GELU's tables for
-  2-byte floats);
+  2-byte floats, LayerNorm's rows with BLAS outer products: ``layer_norm``);
 - ``blas.py``: NumPy's own OpenBLAS through ctypes, where NumPy's matmul leaves work undone: a
   product added into an array (a layer's bias, a convolution's kernel offsets) and column sums;
 - ``memory.py``: ``keep_freed_memory()``, the opt-in malloc setting a training loop calls so that
