@@ -27,6 +27,8 @@ def gelu(x, approximate: str, want_slope: bool, formula: Callable) -> tuple | No
     if _two_byte_float(x):  # looked up: the bits of the float32 computation below
         y_table, slope_table = _gelu_tables(x.dtype, approximate, formula)
         index = x.view(np.uint16)
+        if want_slope:  # take converts 16-bit indices to intp each call: once for both tables
+            index = index.astype(np.intp)  # (1.14 -> 0.91 ms on 16 x 64 x 512 bfloat16)
         return np.asarray(y_table.take(index)), slope_table.take(index) if want_slope else None
     xf = _f32(x)
     if kernel_fits(xf, contiguous=True):  # one launch (see _gelu_kernel)
