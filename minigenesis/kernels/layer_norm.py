@@ -82,7 +82,8 @@ def _vector(p, shape: tuple, dtype):
 
 def _applies(x) -> bool:
     """A non-empty float32/float64 NumPy array, and BLAS found."""
-    return type(x) is np.ndarray and x.dtype in _FLOATS and x.size > 0 and cblas_gemm(x.dtype)
+    found = type(x) is np.ndarray and x.dtype in _FLOATS and x.size > 0
+    return found and cblas_gemm(x.dtype) is not None
 
 
 def forward(x, w, b, axes: tuple, eps: float, center: bool) -> tuple | None:
