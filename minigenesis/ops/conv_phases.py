@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from .. import kernels
 from ..autograd.function import Op
+from ..backend import quiet_fp
 
 
 class PhaseConv2d(Op):
@@ -28,6 +29,7 @@ class PhaseConv2d(Op):
     kh, kw), b (C_out,) or None, stride (sh, sw), padding (top, bottom, left, right))."""
 
     @staticmethod
+    @quiet_fp  # overflow to inf is silent, as in PyTorch's convolution
     def forward(ctx, x, w, b, stride, padding):
         need_x, need_w = ctx.needs_input_grad[:2]
         ctx.save_for_backward(x if need_w else None, w if need_x else None)
@@ -57,6 +59,7 @@ class PhaseConvTranspose(Op):
     convolution of dL/dgx, given gy."""
 
     @staticmethod
+    @quiet_fp  # overflow to inf is silent, as in PyTorch's convolution
     def forward(ctx, gy, w, x_shape, stride, padding):
         need_gy, need_w = ctx.needs_input_grad[:2]
         ctx.save_for_backward(gy if need_w else None, w if need_gy else None)
@@ -79,6 +82,7 @@ class PhaseConvWeightGrad(Op):
     conv^T(gy, dL/dgw), dL/dgy = conv(x, dL/dgw)."""
 
     @staticmethod
+    @quiet_fp  # overflow to inf is silent, as in PyTorch's convolution
     def forward(ctx, x, gy, kernel, stride, padding, phases):
         need_x, need_gy = ctx.needs_input_grad[:2]
         ctx.save_for_backward(x if need_gy else None, gy if need_x else None)

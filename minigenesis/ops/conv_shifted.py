@@ -19,13 +19,8 @@ from __future__ import annotations
 
 from .. import kernels
 from ..autograd.function import Op
+from ..backend import quiet_fp
 from .conv_phases import PhaseConv2d
-
-
-def _full_padding(kernel: tuple, padding: tuple) -> tuple:
-    """The padding of the input gradient's convolution (``padding`` must be <= kernel - 1)."""
-    (kh, kw), (top, bottom, left, right) = kernel, padding
-    return (kh - 1 - top, kh - 1 - bottom, kw - 1 - left, kw - 1 - right)
 
 
 class ShiftedConv2d(Op):
@@ -33,6 +28,7 @@ class ShiftedConv2d(Op):
     C, kh, kw), b (C_out,) or None, padding (top, bottom, left, right), each <= kernel - 1)."""
 
     @staticmethod
+    @quiet_fp  # overflow to inf is silent, as in PyTorch's convolution
     def forward(ctx, x, w, b, padding):
         need_x, need_w = ctx.needs_input_grad[:2]
         ctx.save_for_backward(x if need_w else None, w if need_x else None)
@@ -59,6 +55,7 @@ class ShiftedConvWeightGrad(Op):
     forward's im2col columns of x, or None.)"""
 
     @staticmethod
+    @quiet_fp  # overflow to inf is silent, as in PyTorch's convolution
     def forward(ctx, x, gy, kernel, padding, cols):
         need_x, need_gy = ctx.needs_input_grad[:2]
         ctx.save_for_backward(x if need_gy else None, gy if need_x else None)
