@@ -32,7 +32,13 @@ import pickle
 from typing import Any, BinaryIO
 
 from .atomic import atomic_write, sweep_stale_temps
-from .format import FORMAT_VERSION, CheckpointError, read_checkpoint, write_checkpoint
+from .format import (
+    FORMAT_VERSION,
+    CheckpointError,
+    open_checkpoint,
+    read_checkpoint,
+    write_checkpoint,
+)
 from .location import make_placer
 from .pickling import (
     CheckpointPickler,
@@ -94,8 +100,9 @@ def load(
     arbitrary code. ``weights_only=None`` means True, as in PyTorch 2.6 and later.
     ``mmap=True`` maps the file instead of reading it (a path, or a file with a fileno): the
     arrays are private copy-on-write views of its pages, which the OS reads as they are touched.
-    A damaged or malformed file raises ``CheckpointError`` naming it; a missing one
-    FileNotFoundError. Errors of ``map_location`` itself come through unchanged.
+    A damaged or malformed file raises ``CheckpointError`` naming it, and so does a path that is
+    not a regular file (a FIFO, a device); a missing one FileNotFoundError. Errors of
+    ``map_location`` itself come through unchanged.
     """
     if weights_only is None:  # PyTorch's default since 2.6: the safe loader, never the other
         weights_only = True
@@ -107,7 +114,7 @@ def load(
     if hasattr(f, "read"):
         payload, buffers = read_checkpoint(f, name, mmap=bool(mmap))
     else:
-        with open(f, "rb", buffering=0) as fh:
+        with open_checkpoint(f, name) as fh:
             payload, buffers = read_checkpoint(fh, name, mmap=bool(mmap))
     try:
         if weights_only:

@@ -21,12 +21,18 @@ process, however it dies. So every save first sweeps the folder: a temporary fil
 whose lock can be taken belongs to nobody and is removed, one whose lock is held belongs to a
 live writer (in this process, another one, or another PID namespace) and is left alone. Without
 ``fcntl`` (Windows) nothing is swept: a leftover wastes space but never hurts a live writer.
+
+Only a regular file is replaced. A path that names a device or a pipe (``os.devnull``, a FIFO a
+process reads from) has no old contents to keep, and renaming a file onto it would replace the
+device itself (``/dev/null`` becoming a plain file, for root): it is written into, as ``open``
+would. A pipe is opened without waiting, so one that no process reads is an error, not a hang.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import os
 import re
 import secrets
@@ -152,11 +158,25 @@ def _check_destination(path: str | os.PathLike) -> str:
     return path
 
 
+_NAME_MAX = 255  # bytes in one file name (Linux, macOS, Windows)
+
+
+def _temp_base(base: str, tail: str) -> str:
+    """``base`` cut short enough that ``.<base><tail>`` fits in one file name: a target whose
+    own name is near the limit still gets a temporary file (the sweep's pattern matches any
+    non-empty base)."""
+    room = _NAME_MAX - 1 - len(os.fsencode(tail))
+    while len(os.fsencode(base)) > room:
+        base = base[: -max(1, (len(os.fsencode(base)) - room) // 4)]
+    return base
+
+
 def _create_temp(directory: str, base: str) -> tuple[int, str]:
     """Create and lock a fresh temporary file next to the target; return (descriptor, path)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     while True:
-        name = f".{base}.{_HOST}.{os.getpid()}.{secrets.token_hex(4)}{SUFFIX}"
+        tail = f".{_HOST}.{os.getpid()}.{secrets.token_hex(4)}{SUFFIX}"
+        name = f".{_temp_base(base, tail)}{tail}"
         temp = os.path.join(directory, name)
         try:
             fd = os.open(temp, flags, 0o666)  # 0o666 & ~umask, as open() would give
@@ -171,10 +191,39 @@ def _create_temp(directory: str, base: str) -> tuple[int, str]:
         os.close(fd)
 
 
+def _is_special(path: str) -> bool:
+    """True if ``path`` exists and is a device, a pipe or a socket rather than a regular file."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:  # not there yet: a new regular file
+        return False
+
+
+def _open_special(path: str) -> BinaryIO:
+    """Open a device or a pipe for writing into it. O_NONBLOCK makes opening a FIFO that no
+    process reads fail at once (ENXIO) instead of waiting for a reader; the writes block as
+    usual."""
+    try:
+        fd = os.open(path, os.O_WRONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as err:
+        if err.errno != errno.ENXIO:
+            raise
+        raise OSError(
+            err.errno, f"cannot save to {path}: it is a FIFO or socket that no process is reading"
+        ) from None
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "wb")
+
+
 @contextlib.contextmanager
 def atomic_write(path: str | os.PathLike) -> Iterator[BinaryIO]:
-    """Yield a binary file whose contents replace ``path`` atomically when the block succeeds."""
+    """Yield a binary file whose contents replace ``path`` atomically when the block succeeds
+    (or, for a device or a pipe, the device itself: see the module docstring)."""
     path = _check_destination(path)
+    if _is_special(path):
+        with _open_special(path) as f:
+            yield f
+        return
     directory, base = os.path.split(path)
     sweep_stale_temps(directory)
     fd, temp = _create_temp(directory, base)

@@ -30,10 +30,13 @@ Why this layout:
 
 from __future__ import annotations
 
+import errno
 import io
 import mmap as _mmap
+import os
 import pickle
 import queue
+import stat
 import struct
 import threading
 import zlib
@@ -133,6 +136,34 @@ def write_checkpoint(
         write(struct.pack("<QQ", len(lengths), len(payload)))
         value = crc.result()
     f.write(struct.pack("<I", value) + END)
+
+
+def open_checkpoint(path: str | os.PathLike, name: str) -> BinaryIO:
+    """Open the file at ``path`` for ``read_checkpoint`` (unbuffered: arrays are read into place).
+
+    A checkpoint is read by seeking to its footer, so only a regular file (or a block device)
+    holds one. The open does not wait (O_NONBLOCK): opening a FIFO would otherwise block until
+    some process opens it for writing, a hang; a FIFO, a socket or a character device
+    (``/dev/zero``) is refused by name instead.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", os.fspath(path))
+        if not (stat.S_ISREG(mode) or stat.S_ISBLK(mode)):
+            kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else (
+                "a character device")  # fmt: skip
+            raise CheckpointError(
+                f"{name}: not a regular file but {kind}; a checkpoint is read from a file (its "
+                "footer is found by seeking): save it to a file, or read it into io.BytesIO first"
+            )
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb", buffering=0)
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def read_checkpoint(f: BinaryIO, name: str, mmap: bool = False) -> tuple[bytes, list[np.ndarray]]:
