@@ -216,7 +216,9 @@ class Trainer:
     def _train_epoch(self, writer: SummaryWriter, bar: Any) -> None:
         c = self.config
         self.model.train()
-        seed = c.seed * 1_000_003  # + epoch: this epoch's order
+        # + epoch: this epoch's order. Kept below 2**64 - 2**20 so that seed + epoch stays a
+        # valid 64-bit seed for any --seed up to 2**64 - 1 (unchanged below ~1.8e13).
+        seed = c.seed * 1_000_003 % (2**64 - 2**20)
         # The epoch's shuffled order (seed + epoch), cut so that process r takes positions
         # r, r + N, ... of it: the N shares of batch i are together exactly batch i of a single
         # process (N = 1: the whole order). The loader's one draw per epoch (a base seed for
