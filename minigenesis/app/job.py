@@ -1,13 +1,13 @@
 """``python -m minigenesis train``: options -> a Trainer -> a short summary, and clean errors.
 
-Exit codes: 0 done; 1 training diverged (the loss became inf or NaN) or a file could not be
-written (the checkpoints saved before stay as they were); 2 a problem with the options, ``--out``
-or the ``--resume`` checkpoint (one line on stderr, no traceback, nothing written); 0 also for
-a ``--resume`` of a finished run, which trains nothing and says how to extend it; 130 stopped
-by Ctrl-C (a checkpoint was saved). In a data-parallel run (``--nproc N``), a process that
-another one keeps waiting longer than ``--dist-timeout`` seconds (default 300, or
-MINIGENESIS_DISTRIBUTED_TIMEOUT) ends with exit 1 and one line naming the collective and the
-rank that did not come; the whole job is then stopped.
+Exit codes: 0 done; 1 training diverged (the loss became inf or NaN) or a file could not be written
+(the checkpoints saved before stay as they were); 2 a problem with the options, ``--out`` or the
+``--resume`` checkpoint (one line on stderr, no traceback, nothing written); 0 also for a
+``--resume`` of a finished run, which trains nothing and says how to extend it; 130 stopped by
+Ctrl-C, 143 by SIGTERM (a checkpoint was saved). In a data-parallel run (``--nproc N``), a process
+that another one keeps waiting longer than ``--dist-timeout`` seconds (default 300, or
+MINIGENESIS_DISTRIBUTED_TIMEOUT) ends with exit 1 and one line naming the collective and the rank
+that did not come; the whole job is then stopped.
 """
 
 from __future__ import annotations
@@ -353,7 +353,7 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     elapsed = time.perf_counter() - started
     if not finished:
-        return 130
+        return 128 + trainer.stop_signal  # 130 after Ctrl-C, 143 after SIGTERM
     h, best = trainer.history, trainer.best
     print(f"done: {trainer.epoch} epochs, {trainer.step} optimizer steps in {elapsed:.1f} s")
     if h["val_acc"]:

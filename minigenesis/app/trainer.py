@@ -14,7 +14,9 @@ One optimizer step (``_train_epoch``)::
 After each epoch: validation, metrics (CSV + TensorBoard), the last/best/periodic checkpoints.
 Ctrl-C asks the loop to stop at the next optimizer step; it saves ``last.pth`` there and returns.
 A second Ctrl-C stops at once. Neither can split an optimizer step or a checkpoint write: those
-run as units that hold Ctrl-C until they are complete (``signals.py``).
+run as units that hold Ctrl-C until they are complete (``signals.py``). SIGTERM (what a job
+scheduler or ``kill`` sends) stops the same way as a first Ctrl-C; a second SIGTERM changes
+nothing, so that no signal but SIGKILL can cut the final save short.
 """
 
 from __future__ import annotations
@@ -108,6 +110,7 @@ class Trainer:
         # saved in the checkpoints, so that a resumed run's plot covers the whole run.
         self.grad_flow = GradFlowSummary()
         self._stop_requested = False
+        self.stop_signal = signal.SIGINT  # what stopped fit(): SIGTERM, else Ctrl-C (exit code)
         self.extended_from: int | None = None  # a resumed run's epochs when --epochs extends it
         self.resumed_lr: float | None = None
         if checkpoint is not None:
@@ -435,7 +438,8 @@ class Trainer:
             # this save short, and is dropped once the save is done.
             with contextlib.suppress(KeyboardInterrupt), sigint_deferred():
                 path = self._save(st.LAST)
-                self.echo(f"interrupted at step {self.step} (epoch {self.epoch + 1}): saved "
+                what = "terminated" if self.stop_signal == signal.SIGTERM else "interrupted"
+                self.echo(f"{what} at step {self.step} (epoch {self.epoch + 1}): saved "
                           f"{path}; continue with --resume {self.out}")  # fmt: skip
         finally:
             restore_handler()
@@ -483,7 +487,9 @@ class Trainer:
 
     def _install_sigint_handler(self) -> Callable[[], None]:
         """First Ctrl-C: finish the current optimizer step, save, stop. Second: stop at once
-        (after the step or checkpoint in progress, see ``signals.py``), save, return."""
+        (after the step or checkpoint in progress, see ``signals.py``), save, return.
+        SIGTERM: as the first Ctrl-C, however often it comes (it only sets the flag, so it is
+        safe inside any unit of work; SIGKILL remains the way to stop at once)."""
         previous = signal.getsignal(signal.SIGINT)
         if threading.current_thread() is not threading.main_thread() or previous is None:
             return lambda: None  # signals reach only the main thread; None: not Python's handler
@@ -493,8 +499,19 @@ class Trainer:
                 raise KeyboardInterrupt
             self._stop_requested = True
 
+        def terminate(signum: int, frame: Any) -> None:
+            self._stop_requested = True
+            self.stop_signal = signal.SIGTERM
+
         signal.signal(signal.SIGINT, handler)
-        return lambda: signal.signal(signal.SIGINT, previous)
+        previous_term = signal.signal(signal.SIGTERM, terminate)
+
+        def restore() -> None:
+            signal.signal(signal.SIGINT, previous)
+            if previous_term is not None:  # None: a handler set outside Python, cannot restore
+                signal.signal(signal.SIGTERM, previous_term)
+
+        return restore
 
 
 class _Silent:

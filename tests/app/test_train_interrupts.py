@@ -53,9 +53,9 @@ if where == "kill":  # SIGKILL inside the write of last.pth at the end of epoch 
         return write(out, obj, *a, **k)
     ser.write_checkpoint = write_or_die
 
-def ctrl_c():
+def ctrl_c():  # (`term`: SIGTERM, as a job scheduler or `kill` sends, instead of Ctrl-C)
     for _ in range(times):
-        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGTERM if where == "term" else signal.SIGINT)
 
 init = T.Trainer.__init__
 def patched_init(self, *args, **kwargs):
@@ -155,6 +155,22 @@ def test_ctrl_c_at_any_moment_resumes_bit_identical(straight, tmp_path, where, a
     assert same(_training_state(_load(out)), _training_state(_load(straight)))
     for name in (st.BEST, st.LAST):
         assert same(_load(out, name)["model_state_dict"], _load(straight, name)["model_state_dict"])
+
+
+@pytest.mark.parametrize("at, times", [(4, 1), (4, 3), (6, 2)])
+def test_sigterm_saves_at_the_step_boundary_and_resumes_bit_identical(straight, tmp_path, at,
+                                                                      times):  # fmt: skip
+    """SIGTERM inside optimizer step ``at`` (once or several times, as a scheduler may send it):
+    the step completes, last.pth is saved there, exit 143; resuming matches a straight run."""
+    out = tmp_path / "run"
+    proc = _child(out, "term", at, times)
+    assert proc.returncode == 128 + signal.SIGTERM, (proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr and proc.stderr.strip() == "", proc.stderr
+    assert f"terminated at step {at} " in proc.stdout
+    ckpt = _load(out)
+    assert ckpt["step"] == at and ckpt["scheduler_state_dict"]["last_epoch"] == at
+    assert main(["train", "--resume", str(out), "--quiet"]) == 0
+    assert same(_training_state(_load(out)), _training_state(_load(straight)))
 
 
 def test_crash_while_writing_last_keeps_best_consistent(straight, tmp_path, monkeypatch):
