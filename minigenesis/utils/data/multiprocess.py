@@ -19,13 +19,21 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
+import os
 import queue
 from typing import Any
 
 import numpy as np
 
 from ...random import generator_for
-from .worker import STATUS_CHECK_INTERVAL, ExceptionWrapper, ResumeIteration, StreamEnd, worker_loop
+from .worker import (
+    STATUS_CHECK_INTERVAL,
+    ExceptionWrapper,
+    ResultQueue,
+    ResumeIteration,
+    StreamEnd,
+    worker_loop,
+)
 
 __all__ = ["MultiProcessIter", "draw_base_seed"]
 
@@ -52,6 +60,7 @@ class MultiProcessIter:
         self._timeout = loader.timeout
         self._persistent = loader.persistent_workers
         self._shutdown = False
+        self._pid = os.getpid()  # the workers are this process's children, and only its
         ctx = loader.multiprocessing_context
         if ctx is None:
             ctx = multiprocessing.get_context()
@@ -59,7 +68,7 @@ class MultiProcessIter:
             ctx = multiprocessing.get_context(ctx)
         plan = loader._fetch_plan()
         base_seed = draw_base_seed(loader.generator)
-        self._result_queue = ctx.Queue()
+        self._result_queue = ResultQueue(ctx)  # reports a batch that cannot be pickled
         self._done_event = ctx.Event()
         self._index_queues, self._workers = [], []
         for worker_id in range(self._num_workers):
@@ -211,5 +220,9 @@ class MultiProcessIter:
             self._loader._iterator = None
 
     def __del__(self) -> None:
+        # A forked process (another loader's worker) holds a copy of this object; when it
+        # collects the copy it must not stop the workers (it shares their done event and queues)
+        if getattr(self, "_pid", None) != os.getpid():
+            return
         if getattr(self, "_workers", None) is not None and not getattr(self, "_shutdown", True):
             self._shutdown_workers()

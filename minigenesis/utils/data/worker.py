@@ -7,12 +7,16 @@ hands out tasks round robin and puts the batches back in task order.
 
 A worker never lets an exception escape: it sends an ``ExceptionWrapper`` with the formatted
 traceback instead, and the main process raises it there (same type, the worker's traceback in the
-message). A worker also exits by itself when the main process is gone, so nothing is left behind.
+message). A batch or an exception that cannot be pickled is reported the same way
+(``ResultQueue``), never dropped. A worker also exits by itself when the main process is gone, so
+nothing is left behind.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.queues
+import pickle
 import queue
 import random
 import sys
@@ -67,8 +71,12 @@ class ExceptionWrapper:
 
     def __init__(self, where: str) -> None:
         exc_type, exc, _ = sys.exc_info()
-        self.exc_type = exc_type
         self.message = "".join(traceback.format_exception(exc))
+        try:  # the type travels by name: a class defined inside a function has none
+            pickle.dumps(exc_type)
+        except Exception:
+            exc_type = RuntimeError  # the message still names the original type
+        self.exc_type = exc_type
         self.where = where
 
     def reraise(self) -> None:
@@ -87,6 +95,28 @@ class KeyErrorMessage(str):
 
     def __repr__(self) -> str:
         return self
+
+
+class ResultQueue(multiprocessing.queues.Queue):
+    """The workers' result queue. ``put`` pickles in a background thread, and where pickling
+    fails (a lock, a generator or an open file in the batch) multiprocessing only prints the
+    error and drops the item: the main process would then wait for that batch forever. Here the
+    failure is sent in its place, as that task's error."""
+
+    def __init__(self, ctx: Any) -> None:
+        super().__init__(ctx=ctx)
+
+    def _on_queue_feeder_error(self, e: Exception, obj: Any) -> None:
+        number = obj[0] if type(obj) is tuple and len(obj) == 2 else None
+        worker = f"process {_worker_info.id}" if _worker_info is not None else "process"
+        try:
+            raise RuntimeError(
+                f"a batch could not be sent from the DataLoader worker to the main process: "
+                f"{type(e).__name__}: {e} (a batch must be picklable: tensors, arrays, numbers, "
+                "strings and containers of them)"
+            ) from e
+        except RuntimeError:
+            self.put((number, ExceptionWrapper(f"in DataLoader worker {worker}")))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,98 @@
+"""DataLoader workers meeting what cannot cross a process boundary: a batch or an exception
+that cannot be pickled must come back as that batch's error (it was dropped by the queue's
+feeder thread, and the main process waited for it forever), and a forked copy of a loader's
+iterator must not stop the workers of the original. Each loader has a ``timeout`` so that a
+regression fails in seconds instead of hanging the suite."""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import os
+import threading
+import time
+
+import pytest
+
+from minigenesis.utils.data import DataLoader, Dataset
+
+FORK = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() \
+    else None  # fmt: skip
+
+
+class Numbers(Dataset):
+    def __len__(self) -> int:
+        return 8
+
+    def __getitem__(self, i: int) -> int:
+        return i
+
+
+def lock_in_batch_one(samples: list) -> object:
+    """A collate_fn whose second batch holds a lock (which pickle refuses)."""
+    return threading.Lock() if 2 in samples else list(samples)
+
+
+class RaisesALocalClass(Dataset):
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, i: int) -> int:
+        if i == 1:
+
+            class LocalError(Exception):  # defined in a function: pickle cannot name it
+                pass
+
+            raise LocalError(f"sample {i} is corrupt")
+        return i
+
+
+def test_a_batch_that_cannot_be_pickled_is_that_batchs_error_and_the_loader_goes_on():
+    loader = DataLoader(Numbers(), batch_size=2, num_workers=2, collate_fn=lock_in_batch_one,
+                        timeout=10)  # fmt: skip
+    it = iter(loader)
+    start = time.monotonic()
+    assert next(it) == [0, 1]
+    with pytest.raises(RuntimeError, match="could not be sent from the DataLoader worker to the "
+                       "main process: .*lock.*a batch must be picklable"):  # fmt: skip
+        next(it)
+    assert [next(it), next(it)] == [[4, 5], [6, 7]]
+    with pytest.raises(StopIteration):
+        next(it)
+    assert time.monotonic() - start < 5
+
+
+def test_an_exception_whose_class_cannot_be_pickled_is_raised_as_runtime_error():
+    loader = DataLoader(RaisesALocalClass(), batch_size=1, num_workers=2, timeout=10)
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match="Caught RuntimeError in DataLoader worker process 1") \
+            as info:  # fmt: skip
+        list(loader)
+    assert "LocalError: sample 1 is corrupt" in str(info.value)
+    assert time.monotonic() - start < 5
+    del info
+    gc.collect()
+
+
+@pytest.mark.skipif(FORK is None, reason="needs the fork start method")
+def test_a_forked_copy_of_an_iterator_leaves_the_original_workers_running():
+    """A process forked while a loader is being iterated (another loader's worker, a
+    subprocess) holds a copy of the iterator; collecting that copy must not shut down the
+    parent's workers, which the copy can reach through the shared event and queues."""
+    loader = DataLoader(Numbers(), batch_size=1, num_workers=2, persistent_workers=True,
+                        multiprocessing_context=FORK, timeout=10)  # fmt: skip
+    it = iter(loader)
+    assert next(it) == 0
+    pid = os.fork()
+    if pid == 0:  # the child: drop its copies and collect them, then leave without cleanup
+        try:
+            del it, loader
+            gc.collect()
+        finally:
+            os._exit(0)
+    assert os.waitpid(pid, 0)[1] == 0
+    time.sleep(0.5)  # a stop signal sent by the child would have reached the workers by now
+    assert [int(next(it)) for _ in range(7)] == list(range(1, 8))
+    assert [int(b) for b in loader] == list(range(8))  # a second epoch on the same workers
+    del it, loader
+    gc.collect()
