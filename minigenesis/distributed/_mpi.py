@@ -30,10 +30,13 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from .timeouts import DistBackendError, poll_until, seconds
+from .timeouts import DistBackendError, DistError, poll_until, seconds
 
 INSTALL_HINT = 'pip install -e ".[distributed]"'
 ASK, ANSWER = 1, 2  # the roll call's message tags (on its own communicator)
+# The length a rank announces for an object it could not pickle: the others then raise at once
+# instead of waiting for bytes that never come (a value no real length, nor a stray int64, is).
+PICKLE_FAILED = -0x7069636B6C65  # "pickle" in ASCII, negated
 
 
 def import_mpi() -> Any:
@@ -161,9 +164,14 @@ class MPIBackend:
     def bcast_object(self, obj: Any, src: int, name: str = "broadcast_object_list") -> Any:
         """Rank src's picklable ``obj`` on every rank: its length, then its bytes."""
         op = self._begin(name, f"from rank {src}")
-        data = pickle.dumps(obj) if self.rank == src else b""
-        length = np.array([len(data)], dtype=np.int64)
+        data, failure = _pickled(obj) if self.rank == src else (b"", None)
+        length = np.array([len(data) if failure is None else PICKLE_FAILED], dtype=np.int64)
         self._wait(self.comm.Ibcast(length, root=src), op)
+        if failure is not None:  # the others were told, and raise too: the group stays usable
+            raise failure
+        if int(length[0]) == PICKLE_FAILED:
+            raise DistError(f"[rank {self.rank}] {op}: rank {src} could not pickle the object "
+                            "it broadcasts (its own error says why)")  # fmt: skip
         buf = np.frombuffer(data, dtype=np.uint8).copy() if self.rank == src else \
             self._receive_buffer(int(length[0]), src, op)  # fmt: skip
         self._wait(self.comm.Ibcast(buf, root=src), op)
@@ -173,9 +181,19 @@ class MPIBackend:
                          ) -> list:  # fmt: skip
         """Every rank's picklable ``obj``, in rank order: the lengths, then the bytes."""
         op = self._begin(name, "", count)
-        data = np.frombuffer(pickle.dumps(obj), dtype=np.uint8)
+        raw, failure = _pickled(obj)
+        data = np.frombuffer(raw, dtype=np.uint8)
         lengths = np.empty(self.size, dtype=np.int64)
-        self._wait(self.comm.Iallgather(np.array([data.size], dtype=np.int64), lengths), op)
+        mine = data.size if failure is None else PICKLE_FAILED
+        self._wait(self.comm.Iallgather(np.array([mine], dtype=np.int64), lengths), op)
+        if failure is not None:  # every rank saw it and raises: the group stays usable
+            raise failure
+        failed = [r for r, n in enumerate(lengths.tolist()) if n == PICKLE_FAILED]
+        if failed:
+            raise DistError(f"[rank {self.rank}] {op}: rank{'s' * (len(failed) > 1)} "
+                            f"{', '.join(map(str, failed))} could not pickle "
+                            f"{'their' if len(failed) > 1 else 'its'} object (its own error "
+                            "says why)")  # fmt: skip
         for r, n in enumerate(lengths.tolist()):
             if n < 0:
                 self._garbage(op, r, f"announced a length of {n} bytes")
@@ -316,6 +334,14 @@ class MPIBackend:
             self.comm.Free()
             self.talk.Free()
         self.pending = []
+
+
+def _pickled(obj: Any) -> tuple[bytes, Exception | None]:
+    """``(pickle.dumps(obj), None)``, or ``(b"", the error)`` for an object pickle refuses."""
+    try:
+        return pickle.dumps(obj), None
+    except Exception as err:  # noqa: BLE001  (any failure: reported to the others, then raised)
+        return b"", err
 
 
 def roll_call_message(rank: int, op: _Op, timeout: float, others: list[int],
