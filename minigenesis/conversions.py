@@ -81,6 +81,9 @@ def _checked_array(plain: Any, np_dtype: Any) -> np.ndarray:
         ) from None
 
 
+MAX_DIMS = 64  # PyTorch's and NumPy's limit on a tensor's number of dims
+
+
 def _describe(data: Any, dim: int, leading: bool) -> tuple[tuple, _dt.DType | None]:
     """(shape, dtype) of nested Python data with PyTorch's inference: Python bools, ints and
     floats give bool, int64 and the default float; NumPy values and tensors keep their dtype;
@@ -106,6 +109,9 @@ def _describe(data: Any, dim: int, leading: bool) -> tuple[tuple, _dt.DType | No
             f"tensor: could not infer a dtype for {type(data).__name__} {data!r}: expected "
             f"numbers, nested lists or tuples of numbers, arrays or tensors"
         )
+    if dim >= MAX_DIMS:  # before recursing deeper: a list nested 10**5 deep, or inside itself
+        raise ValueError(f"too many dimensions '{type(data).__name__}' (a tensor has at most "
+                         f"{MAX_DIMS}; is a list nested in itself?)")  # fmt: skip
     if len(data) == 0:
         return (0,), None
     shape, dtype = _describe(data[0], dim + 1, leading)

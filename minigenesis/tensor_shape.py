@@ -24,6 +24,20 @@ def _tuple(x: Any) -> tuple:
     return x if isinstance(x, tuple) else (x,)
 
 
+def _check_sizes(shape: tuple) -> None:
+    """RuntimeError for a size below -1, as PyTorch's (NumPy reads any negative size as -1, the
+    inferred one, so ``reshape(-2)`` would pass)."""
+    try:
+        bad = min(shape, default=0) < -1
+    except TypeError:  # not all numbers: NumPy's error names the bad one
+        return
+    if bad:
+        at = next(i for i, n in enumerate(shape) if n < -1)
+        raise RuntimeError(
+            f"invalid shape dimension {shape[at]} at index {at} of shape {list(shape)}"
+        )
+
+
 class TensorShape:
     """Mixin of Tensor: the shape methods."""
 
@@ -36,6 +50,7 @@ class TensorShape:
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         try:
             shape = tuple(shape)
+            _check_sizes(shape)
             return S.Reshape.apply(self, shape)._view_of(self, lambda b: S.Reshape.apply(b, shape))
         except ValueError:
             raise ValueError(

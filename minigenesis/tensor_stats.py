@@ -165,9 +165,9 @@ class TensorStatistics:
         x = _as_1d(self)
         xp = get_array_module(x._data)
         rows = xp.moveaxis(x._data, d, -1)
-        flat = rows.reshape(-1, rows.shape[-1])
-        if flat.shape[1] == 0:
+        if rows.shape[-1] == 0:  # (before the reshape: -1 cannot be inferred next to a 0)
             raise IndexError(f"mode(): cannot compute mode over dim {dim} of size 0")
+        flat = rows.reshape(-1, rows.shape[-1])
         picks = np.empty(flat.shape[0], np.int64)
         for r, row in enumerate(to_numpy(flat)):  # one slice at a time, on the host
             values, counts = np.unique(row, return_counts=True)

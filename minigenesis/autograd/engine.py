@@ -288,12 +288,27 @@ def _count_edges_into(starts: list) -> dict[Any, int]:
 
 
 def _run_hooks(hooks: list | None, g: Any) -> Any:
-    """Each hook sees the gradient; one that returns a tensor replaces it."""
+    """Each hook sees the gradient; one that returns a tensor replaces it (a tensor of the same
+    shape, dtype and device, as PyTorch checks: anything else would reach .grad unnoticed)."""
     for hook in hooks or ():
         r = hook(g)
         if r is not None:
+            _check_hook_result(hook, g, r)
             g = r
     return g
+
+
+def _check_hook_result(hook: Any, g: Any, r: Any) -> None:
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if not isinstance(r, TensorBase):
+        raise TypeError(f"expected Tensor, but hook returned '{type(r).__name__}'")
+    a, b = g._data, r._data
+    for what, was, got in (("size", a.shape, b.shape), ("type", a.dtype, b.dtype),
+                           ("device", type(a).__module__, type(b).__module__)):  # fmt: skip
+        if was != got:
+            raise RuntimeError(
+                f"hook '{name}' has changed the {what} of value (was {was}, got {got})"
+            )
 
 
 def _accumulate(leaf: Any, g: Any, create_graph: bool, private: bool = False) -> None:
