@@ -76,6 +76,10 @@ class TrainConfig:
             raise ValueError(f"val_fraction must lie in (0, 1), got {self.val_fraction}")
         if self.samples // self.classes < 2:
             raise ValueError(f"--samples {self.samples} is too small for {self.classes} classes")
+        points = self.samples // self.classes * self.classes  # what make_spirals draws
+        if points - _n_val(points, self.val_fraction) < 1:  # (else a schedule of 0 steps)
+            raise ValueError(f"val_fraction {self.val_fraction} of {points} points leaves no "
+                             "training point")  # fmt: skip
 
 
 # The allowed range of each number. The upper ends catch typos (an extra zero or two) before they
@@ -95,6 +99,11 @@ def _option(name: str) -> str:
     return name if name in NOT_OPTIONS else "--" + name.replace("_", "-")
 
 
+def _n_val(points: int, val_fraction: float) -> int:
+    """How many of the points go to validation (at least one)."""
+    return max(1, int(round(points * val_fraction)))
+
+
 def build_datasets(config: TrainConfig) -> tuple[Subset, Subset]:
     """3-class spirals (noise 0.2), split into train and validation with the run's seed.
 
@@ -103,7 +112,7 @@ def build_datasets(config: TrainConfig) -> tuple[Subset, Subset]:
     X, y = make_spirals(n_samples=config.samples, n_classes=config.classes, noise=0.2,
                         seed=config.seed)  # fmt: skip
     full = TensorDataset(X, y)
-    n_val = max(1, int(round(len(full) * config.val_fraction)))
+    n_val = _n_val(len(full), config.val_fraction)
     split_rng = Generator().manual_seed(config.seed)
     train, val = random_split(full, [len(full) - n_val, n_val], generator=split_rng)
     return train, val

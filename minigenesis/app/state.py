@@ -104,6 +104,9 @@ def _top_level_problem(ckpt: dict[str, Any]) -> str | None:
     if lengths - {ckpt["epoch"]}:
         return (f"its history should hold {ckpt['epoch']} rows (one per epoch) in every column, "
                 f"got {sorted(lengths)}")  # fmt: skip
+    best = ckpt.get("best", {}).get("epoch")
+    if best is not None and not 1 <= best <= ckpt["epoch"]:  # (loss.png marks it on the curves)
+        return f"its best['epoch'] should be an epoch of the run (1 to {ckpt['epoch']}), got {best}"
     return None
 
 

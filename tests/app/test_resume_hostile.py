@@ -111,6 +111,11 @@ EDITS: dict[str, tuple[Callable[[dict], None], str]] = {
         _set(("grad_flow", "layers", "0.weight", 0), 13), "counts 13 steps of the 12"),
     "grad_flow beyond the run's steps": (
         lambda c: c["grad_flow"].update(steps=99), "seen 99 steps, more than the run's 12"),
+    # these two resumed, then ended in a traceback (the plot's best epoch, a 0-step schedule)
+    "best epoch beyond the run": (
+        _set(("best", "epoch"), 99), "best['epoch'] should be an epoch of the run (1 to 2)"),
+    "val_fraction leaving no training point": (
+        _set(("config", "val_fraction"), 0.999), "leaves no training point"),
 }  # fmt: skip
 
 
