@@ -96,3 +96,15 @@ def test_a_forked_copy_of_an_iterator_leaves_the_original_workers_running():
     assert [int(b) for b in loader] == list(range(8))  # a second epoch on the same workers
     del it, loader
     gc.collect()
+
+
+@pytest.mark.parametrize("timeout", [-1.0, float("nan")])
+def test_a_negative_or_nan_timeout_is_refused_by_name(timeout):
+    with pytest.raises(ValueError, match="timeout option should be non-negative, got timeout="):
+        DataLoader(Numbers(), num_workers=1, timeout=timeout)
+
+
+def test_an_infinite_timeout_waits_as_long_as_it_takes():
+    """queue.get(timeout=inf) raises OverflowError; inf means what 0 means: no deadline."""
+    loader = DataLoader(Numbers(), batch_size=4, num_workers=1, timeout=float("inf"))
+    assert [b.tolist() for b in loader] == [[0, 1, 2, 3], [4, 5, 6, 7]]

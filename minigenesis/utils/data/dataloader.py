@@ -315,8 +315,8 @@ def _check_worker_options(
             "num_workers option should be non-negative; use num_workers=0 to disable "
             f"multiprocessing, got num_workers={num_workers!r}"
         )
-    if timeout < 0:
-        raise ValueError("timeout option should be non-negative")
+    if not timeout >= 0:  # (NaN too)
+        raise ValueError(f"timeout option should be non-negative, got timeout={timeout!r}")
     if num_workers == 0 and prefetch_factor is not None:
         raise ValueError(
             "prefetch_factor option could only be specified in multiprocessing. Let "

@@ -57,7 +57,8 @@ class MultiProcessIter:
         self._loader = loader
         self._num_workers = loader.num_workers
         self._prefetch = loader.prefetch_factor * loader.num_workers
-        self._timeout = loader.timeout
+        # timeout=inf: wait as long as it takes (as 0 does; a queue cannot wait an infinite time)
+        self._timeout = loader.timeout if loader.timeout != float("inf") else 0
         self._persistent = loader.persistent_workers
         self._shutdown = False
         self._pid = os.getpid()  # the workers are this process's children, and only its
