@@ -14,7 +14,9 @@ index, the two counts), so any change to the file is caught before a single byte
 Why this layout:
 - Streaming. Pickle protocol 5 hands every large array to a callback as a ``PickleBuffer`` (a view,
   not a copy) instead of copying it into the pickle stream. The callback writes it to the file at
-  once and feeds it to the running checksum, so saving never holds a second copy of the state dict.
+  once and feeds it to the running checksum, in 128 KiB copies (the checksum must cover exactly
+  the bytes written, even while another thread changes the array), so saving never holds a
+  second copy of the state dict.
   The arrays come first because they are written while pickling is still going on; the index that
   says where each one ends comes last, when it is known.
 - Loading reads each array straight into its own fresh allocation (``readinto``), which then
@@ -51,6 +53,7 @@ FORMAT_VERSION = 1
 _HEADER = struct.Struct("<8sII")  # magic, version, reserved
 _FOOTER = struct.Struct("<QQI8s")  # n_buffers, pickle_length, crc32, END
 _CHUNK = 4 << 20  # I/O and checksum go in 4 MiB pieces, overlapped (see _RunningCrc)
+_SNAPSHOT = 128 << 10  # a save copies the arrays in pieces this small (see write_checkpoint)
 _THREAD_MIN = 8 << 20  # below this a load checksums inline (a thread costs more than it saves)
 MIN_SIZE = _HEADER.size + _FOOTER.size
 
@@ -68,9 +71,9 @@ class _RunningCrc:
     is stopped on any exit) and read ``result()`` after every piece has been fed.
     """
 
-    def __init__(self, threaded: bool) -> None:
-        self._value = 0
-        self._queue: queue.SimpleQueue | None = queue.SimpleQueue() if threaded else None
+    def __init__(self, threaded: bool, max_pending: int = 0) -> None:
+        self._value = 0  # max_pending: pieces fed but not yet summed (0: any number)
+        self._queue: queue.Queue | None = queue.Queue(max_pending) if threaded else None
         if self._queue is not None:
             self._thread = threading.Thread(target=self._run, name="checkpoint-crc", daemon=True)
             self._thread.start()
@@ -99,10 +102,10 @@ class _RunningCrc:
         self.result()
 
 
-def _pieces(data: Any) -> Iterator[memoryview]:
+def _pieces(data: Any, size: int = _CHUNK) -> Iterator[memoryview]:
     view = memoryview(data).cast("B")
-    for start in range(0, len(view), _CHUNK):
-        yield view[start : start + _CHUNK]
+    for start in range(0, len(view), size):
+        yield view[start : start + size]
 
 
 def write_checkpoint(
@@ -114,12 +117,18 @@ def write_checkpoint(
     decides how tensors and arrays reduce); every buffer it reports is written out of band.
     """
     lengths: list[int] = []
-    with _RunningCrc(threaded=True) as crc:
+    with _RunningCrc(threaded=True, max_pending=2) as crc:
 
         def write(data: Any) -> None:
-            for piece in _pieces(data):
-                crc.feed(piece)  # checksummed on the helper thread while it is being written
-                f.write(piece)
+            # Each piece is copied first, and the copy is both written and checksummed: another
+            # thread may be changing the arrays while they are saved (a training step during a
+            # background save), and a checksum of other bytes than the written ones would make
+            # the file unloadable. So the file may be torn, as PyTorch's is, but it loads. The
+            # copies are small and at most 3 wait for the checksum: memory stays flat.
+            for piece in _pieces(data, _SNAPSHOT):
+                snapshot = bytes(piece)
+                crc.feed(snapshot)  # checksummed on the helper thread while it is being written
+                f.write(snapshot)
 
         def on_buffer(buf: pickle.PickleBuffer) -> bool:
             view = buf.raw()  # a flat byte view of the array's memory, no copy
