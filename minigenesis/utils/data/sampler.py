@@ -56,6 +56,21 @@ class SequentialSampler(Sampler):
         return len(self.data_source)
 
 
+_EAGER = 1 << 20  # a pass of up to this many indices is drawn whole when it starts
+_PIECE = 1 << 16  # ... a longer one (with replacement) this many at a time
+
+
+def _lazily(rng: np.random.Generator, n: int, wanted: int, replacement: bool) -> Iterator[int]:
+    """RandomSampler's indices drawn piece by piece (with replacement ``_PIECE`` at a time,
+    without a permutation at a time): asking for 10**9 samples no longer allocates 10**9
+    Python ints (~36 GB) before the first batch."""
+    while wanted > 0:
+        piece = rng.integers(0, n, size=min(wanted, _PIECE)) if replacement else \
+            rng.permutation(n)[:wanted]  # fmt: skip
+        wanted -= len(piece)
+        yield from piece.tolist()
+
+
 class RandomSampler(Sampler):
     """Random indices of ``data_source``, drawn afresh when each pass starts.
 
@@ -93,6 +108,8 @@ class RandomSampler(Sampler):
     def __iter__(self) -> Iterator[int]:
         n, wanted = len(self.data_source), self.num_samples
         rng = generator_for(np, self.generator)
+        if wanted > _EAGER:  # a long pass (iteration-based training): drawn as it goes, as
+            return _lazily(rng, n, wanted, self.replacement)  # PyTorch's; memory stays flat
         if self.replacement:
             return iter(rng.integers(0, n, size=wanted).tolist())
         passes = [rng.permutation(n) for _ in range(-(-wanted // n))]
