@@ -83,7 +83,9 @@ def topological_order(root: Node) -> list[Node]:
     node AFTER all of its parents.
 
     Use an explicit stack rather than recursion: a chain of 5,000 ops must work (Python's
-    recursion limit is 1,000). Nodes are compared by identity (``id(node)``).
+    recursion limit is 1,000). Nodes are compared by identity (``id(node)``). Expand each node
+    once: remember every node you have reached and skip it when another path reaches it again
+    (``y = y + y`` 40 times is 41 nodes but 2**40 paths).
     """
     raise NotImplementedError("Exercise 2.3: depth-first search from root with an explicit stack")
 

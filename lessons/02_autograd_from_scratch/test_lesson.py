@@ -21,6 +21,7 @@ import minigenesis as mg
 #      backward returns gy * (1 - a)                               -> central difference
 # 2.3  recursive post-order DFS after sys.setrecursionlimit(100000) -> call-depth watch
 #      pre-order DFS reversed (a shared node can come too early)   -> parents first
+#      seen-set checked only when a node is emitted (pushed once per path) -> each node once
 # 2.4  gradients accumulated without zeroing them first            -> backward twice
 #      breadth-first from the root (a node sends before it has its whole gradient)
 #                                                                  -> diamond vs minigenesis
@@ -75,7 +76,12 @@ def test_topological_order_puts_parents_first(impl):
     _, nodes = _leaves(impl)
     root, ab = _diamond(impl, nodes)
     order = impl.topological_order(root)
-    assert len(order) == len({id(n) for n in order}) == 7  # 3 leaves, ab, exp, ab + c, root
+    repeated = len(order) - len({id(n) for n in order})
+    assert not repeated, (
+        f"{repeated} node(s) appear more than once in your order of {len(order)}: a node reached "
+        "by two paths (here a + b, used twice) must be emitted once"
+    )
+    assert len(order) == 7, f"{len(order)} nodes, not 7 (3 leaves, a+b, exp, (a+b)+c, the root)"
     position = {id(n): i for i, n in enumerate(order)}
     assert order[-1] is root and id(ab) in position
     for node in order:
@@ -104,6 +110,46 @@ def test_topological_order_is_not_recursive(impl):
         "you push and pop), not recursion"
     )
     assert len(order) == 5001 and order[0] is x and order[-1] is y
+
+
+@pytest.mark.exercise("2.3")
+def test_topological_order_expands_each_node_once(impl):
+    """y = y + y, 40 times: 41 nodes, but 2**40 paths from the root to the leaf. A walk that
+    skips only nodes it has already emitted pushes a shared node once per path and never ends;
+    one that remembers every node it has reached expands each once. The check counts the reads
+    of ``.parents`` (a correct walk needs one or two per node) and stops the walk past a budget."""
+    budget = 41 * 4
+
+    class CountedNode(impl.Node):
+        reads = 0
+
+        @property
+        def parents(self):
+            CountedNode.reads += 1
+            if CountedNode.reads > budget:
+                raise RuntimeError("read budget exceeded")
+            return self._parents
+
+        @parents.setter
+        def parents(self, value):
+            self._parents = value
+
+    x = CountedNode(np.array([0.5]))
+    y = x
+    for _ in range(40):
+        y = CountedNode(y.data + y.data, (y, y), lambda g: (g, g), "add")
+    try:
+        order = impl.topological_order(y)
+    except RuntimeError as err:
+        if "read budget exceeded" not in str(err):
+            raise
+        pytest.fail(
+            f"your walk read node.parents more than {budget} times on a graph of 41 nodes where "
+            "each node is used twice: it expands a node once per path to it (2**40 paths). Mark "
+            "a node as seen the first time you reach it and skip it when you reach it again.",
+            pytrace=False,
+        )
+    assert len(order) == 41 and order[0] is x and order[-1] is y
 
 
 @pytest.mark.exercise("2.4")

@@ -12,6 +12,9 @@ from _quiz import answers_of, check_answer
 import minigenesis as mg
 from minigenesis import nn
 
+# Shortcuts tried against these checks; each fails the check named after the arrow.
+# 4.1  bias left at zeros, or drawn from U(0, k)                  -> initialisation statistics
+
 
 def _t(a, requires_grad=False):
     return mg.tensor(np.asarray(a, dtype=np.float64), dtype=mg.float64, requires_grad=requires_grad)
@@ -40,6 +43,13 @@ def test_my_linear_initialisation_is_pytorchs(impl):
     assert abs(w.mean()) < 0.02 * k
     assert abs(w.std() / (k / math.sqrt(3)) - 1) < 0.02
     assert np.abs(w).max() > 0.99 * k  # the whole interval is used, not a narrower one
+    # the bias too: 300 draws of U(-k, k) have a mean within 0.2 k of 0 and a standard deviation
+    # within 20% of k / sqrt(3) (both more than 5 standard errors), which zeros or U(0, k) miss
+    assert abs(b.mean()) < 0.2 * k, f"bias mean {b.mean():.4f}: draw it from U(-k, k), k = {k}"
+    assert abs(b.std() / (k / math.sqrt(3)) - 1) < 0.2, (
+        f"bias standard deviation {b.std():.4f}, U(-k, k) has {k / math.sqrt(3):.4f}: draw the "
+        "bias from U(-k, k) like the weight"
+    )
 
 
 @pytest.mark.exercise("4.1")

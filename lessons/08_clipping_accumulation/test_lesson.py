@@ -3,14 +3,37 @@ identical model, a single full-batch backward, and minigenesis.diagnostics."""
 
 from __future__ import annotations
 
+import importlib
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
+from _checks import watch_calls
 from _quiz import answers_of, check_answer
 
 import minigenesis as mg
 from minigenesis import diagnostics
+
+# Shortcuts tried against these checks; each fails the check named after the arrow.
+# 8.1  each gradient clipped by its own norm                      -> vs clip_grad_norm_
+#      always the 2-norm, whatever norm_type                       -> vs clip_grad_norm_
+#      scaled by max_norm / norm even when the norm is smaller     -> vs clip_grad_norm_
+#      return mg.nn.utils.clip_grad_norm_(...) (the oracle)         -> by-hand watch
+# 8.2  return mg.nn.utils.clip_grad_value_(...) (the oracle)        -> by-hand watch
+
+# The oracles of 8.1 and 8.2: none of their code may run inside the answers.
+CLIP_GRAD = importlib.import_module("minigenesis.nn.utils.clip_grad")
+
+
+def _by_hand(call, what: str, how: str) -> None:
+    with watch_calls() as seen:
+        call()
+    used = [Path(u).name for u in seen.used(CLIP_GRAD)]
+    assert not used, (
+        f"{what} ran minigenesis's own clipping ({', '.join(used)}), the function the check "
+        f"compares it with: {how} yourself"
+    )
 
 
 class _Net(mg.nn.Module):
@@ -62,6 +85,16 @@ def test_8_1_keeps_the_direction_and_caps_the_norm(impl) -> None:
     np.testing.assert_allclose(after * np.linalg.norm(before), before, rtol=1e-4, atol=1e-6)
 
 
+@pytest.mark.exercise("8.1")
+def test_8_1_is_written_by_hand(impl) -> None:
+    model = _model_with_grads(scale=5.0)
+    _by_hand(
+        lambda: impl.clip_grad_norm(model.parameters(), 0.1),
+        "clip_grad_norm",
+        "compute the total norm and scale the gradients",
+    )
+
+
 # ----------------------------------------------------------------------------- 8.2
 @pytest.mark.exercise("8.2")
 @pytest.mark.parametrize("clip_value", [1e-3, 0.05, 10.0])
@@ -72,6 +105,16 @@ def test_8_2_matches_clip_grad_value_(impl, clip_value: float) -> None:
     for a, b in zip(_grads(ours_model), _grads(ref_model)):
         np.testing.assert_array_equal(a, b)
         assert np.abs(a).max() <= clip_value
+
+
+@pytest.mark.exercise("8.2")
+def test_8_2_is_written_by_hand(impl) -> None:
+    model = _model_with_grads()
+    _by_hand(
+        lambda: impl.clip_grad_value(model.parameters(), 0.01),
+        "clip_grad_value",
+        "clamp each gradient",
+    )
 
 
 # ----------------------------------------------------------------------------- 8.3

@@ -16,6 +16,12 @@ from _quiz import answers_of, check_answer
 
 import minigenesis as mg
 
+# Shortcuts tried against these checks; each fails the check named after the arrow.
+# 10.2 open(path, "wb") and pickle.dump into it                    -> failed save keeps the old file
+#      pickle.dumps first, then a direct write to path             -> fsynced in the same directory
+#      a temporary file from tempfile.mkstemp() (in /tmp)          -> fsynced in the same directory
+#      os.rename instead of os.replace, or no fsync                -> fsynced in the same directory
+
 
 class _RunsPrint:
     """Unpickling this calls print(): harmless, but visible, proof that loading ran code."""
@@ -111,8 +117,19 @@ def test_10_2_temporary_file_is_fsynced_in_the_same_directory(impl, tmp_path, mo
 
     monkeypatch.setattr(os, "replace", replace)
     impl.atomic_save([1, 2], tmp_path / "x.pkl")
-    assert calls[0] == "fsync", "flush and fsync before the rename"
-    assert calls[-1] == ("replace", tmp_path, tmp_path / "x.pkl")
+    replaces = [c for c in calls if c != "fsync"]
+    assert replaces, (
+        "os.replace was never called: write the pickle to a temporary file and os.replace it "
+        "onto path (a write straight into path leaves a half-written file after a crash; "
+        "os.rename cannot overwrite a file on Windows)"
+    )
+    assert calls[0] == "fsync", "flush and os.fsync the temporary file before the os.replace"
+    _, folder, target = calls[-1]
+    assert target == tmp_path / "x.pkl", f"os.replace onto {target}, not onto the path given"
+    assert folder == tmp_path, (
+        f"the temporary file was in {folder}, not in the checkpoint's folder {tmp_path}: "
+        "os.replace is atomic only within one file system (tempfile's dir= argument)"
+    )
 
 
 # ----------------------------------------------------------------------------- 10.3

@@ -77,7 +77,9 @@ print(inspect.getsource(ex.exp))
 #
 # - `topological_order(root)` (2.3): all nodes, each one after its parents. A depth-first search
 #   emits a node after its parents; use an explicit stack, as real engines do, so that a graph
-#   5,000 ops deep does not hit Python's recursion limit.
+#   5,000 ops deep does not hit Python's recursion limit, and remember every node you have
+#   reached, so that a node many paths lead to is expanded once (`y = y + y` forty times has 41
+#   nodes but 2^40 paths).
 # - `backward(root)` (2.4): set `root.grad = 1`, then walk the order **in reverse** and let each
 #   node hand its gradient to its parents (`+=`, because of shared nodes like `u` above).
 #

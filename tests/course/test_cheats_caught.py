@@ -206,6 +206,51 @@ CASES = {
                             p.sub_(lr * g)
         """,
     }, ["6.1"], ["test_sgd_takes_param_groups_and_reads_lr_each_step"]),
+    # a walk that skips only the nodes it has emitted: right order, but each shared node is
+    # expanded once per path to it (exponential on a graph of values used twice)
+    "02-expand-once-per-path": ("02_autograd_from_scratch", "", {
+        "topological_order": """
+            def topological_order(root):
+                order, stack, emitted = [], [(root, False)], set()
+                while stack:
+                    node, parents_done = stack.pop()
+                    if parents_done:
+                        if id(node) not in emitted:
+                            emitted.add(id(node))
+                            order.append(node)
+                        continue
+                    stack.append((node, True))
+                    for parent in node.parents:
+                        stack.append((parent, False))
+                return order
+        """,
+    }, ["2.3"], ["test_topological_order_expands_each_node_once"]),
+    # the bias left at zeros (within [-k, k], so a bound alone passes it)
+    "04-bias-left-at-zero": ("04_modules_and_layers", "import math\n", {
+        "MyLinear": """
+            class MyLinear(nn.Module):
+                def __init__(self, in_features, out_features, bias=True):
+                    super().__init__()
+                    k = 1 / math.sqrt(in_features)
+                    self.weight = nn.Parameter(mg.rand(out_features, in_features) * 2 * k - k)
+                    self.bias = nn.Parameter(mg.zeros(out_features)) if bias else None
+
+                def forward(self, x):
+                    y = x @ self.weight.T
+                    return y if self.bias is None else y + self.bias
+        """,
+    }, ["4.1"], ["test_my_linear_initialisation_is_pytorchs"]),
+    # the oracles themselves
+    "08-call-minigenesis-clipping": ("08_clipping_accumulation", "", {
+        "clip_grad_norm": """
+            def clip_grad_norm(parameters, max_norm, norm_type=2.0):
+                return mg.nn.utils.clip_grad_norm_(parameters, max_norm, norm_type).item()
+        """,
+        "clip_grad_value": """
+            def clip_grad_value(parameters, clip_value):
+                mg.nn.utils.clip_grad_value_(parameters, clip_value)
+        """,
+    }, ["8.1", "8.2"], ["test_8_1_is_written_by_hand", "test_8_2_is_written_by_hand"]),
     # the loss scaler driving an optimizer of chapter 6's (two groups, an overflow in the second)
     "09-unscale-the-first-group-only": ("09_mixed_precision", "", {
         "ManualGradScaler": _FIRST_GROUP_ONLY,
@@ -247,9 +292,13 @@ def test_shortcuts_fail_their_exercises_checks(tmp_path: Path, case: str):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("MINIGENESIS_SOLUTIONS", None)
     env.pop("MINIGENESIS_STUBS", None)
-    # the checks of the exercises cheated on (chapters 2 and 6 name their checks without numbers)
+    # the checks of the exercises cheated on (chapters 2, 4 and 6 name them without numbers)
     keyword = " or ".join(f"test_{n.replace('.', '_')}_" for n in numbers)
-    unnumbered = chapter in ("02_autograd_from_scratch", "06_optimizers_by_hand")
+    unnumbered = chapter in (
+        "02_autograd_from_scratch",
+        "04_modules_and_layers",
+        "06_optimizers_by_hand",
+    )
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:nbmake", "-rf"]
         + ["-p", "no:hypothesispytest", "-q", f"lessons/{chapter}/test_lesson.py"]
