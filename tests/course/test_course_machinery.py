@@ -392,3 +392,44 @@ def test_chapter_16_answer_using_mg_without_importing_it_fails_its_check(tmp_pat
     )
     run = _pytest(["lessons/16_distributed", "-k", "16_5"], tmp_path)
     assert run.returncode == 0 and "2 passed" in run.stdout, run.stdout
+
+
+def test_chapter_16_ring_on_mpi_processes_runs_the_reference_chunks(tmp_path: Path):
+    """16.2's check on real MPI processes loads the answers in each process: there too the
+    learner's ring runs with the reference 16.1 (``chunks``), so a right ring passes while 16.1
+    is still a stub."""
+    pytest.importorskip("mpi4py")
+    if not (Path(sys.executable).parent / "mpiexec").exists():
+        pytest.skip("no mpiexec")
+    lessons = tmp_path / "lessons"
+    chapter = lessons / "16_distributed"
+    shutil.copytree(
+        LESSONS / chapter.name,
+        chapter,
+        ignore=shutil.ignore_patterns("exercises.py", "exercises.*.py", "*.ipynb"),
+    )
+    shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
+    for name in ("conftest.py", "_course.py", "_progress.py", "_moves.py", "_checks.py"):
+        shutil.copy(LESSONS / name, lessons / name)
+    shutil.copy(LESSONS / "_quiz.py", lessons / "_quiz.py")
+    template = (chapter / TEMPLATE).read_text()
+    stub = (
+        '    raise NotImplementedError("Exercise 16.2: N-1 reduce-scatter steps, then N-1 '
+        'all-gather steps")\n'
+    )
+    assert stub in template
+    ring = (  # the reference ring, which calls chunks() (16.1, left a stub here)
+        "    r, n = comm.Get_rank(), comm.Get_size()\n"
+        "    out = np.array(x, copy=True)\n"
+        "    bounds = chunks(out.size, n)\n"
+        "    right, left = (r + 1) % n, (r - 1) % n\n"
+        "    part = lambda i: out[bounds[i % n][0] : bounds[i % n][1]]\n"
+        "    for s in range(n - 1):\n"
+        "        part(r - s - 1)[...] += comm.sendrecv(part(r - s), dest=right, source=left)\n"
+        "    for s in range(n - 1):\n"
+        "        part(r - s)[...] = comm.sendrecv(part(r + 1 - s), dest=right, source=left)\n"
+        "    return out\n"
+    )
+    (chapter / "exercises.py").write_text(template.replace(stub, ring))
+    run = _pytest(["lessons/16_distributed", "-k", "mpi_processes"], tmp_path)
+    assert run.returncode == 0 and "1 passed" in run.stdout, run.stdout
