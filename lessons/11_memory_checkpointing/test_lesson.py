@@ -3,13 +3,20 @@ minigenesis.utils.checkpoint_sequential with plain backprop."""
 
 from __future__ import annotations
 
+import importlib
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pytest
+from _checks import watch_calls
 from _quiz import answers_of, check_answer
 
 import minigenesis as mg
+
+# Shortcuts tried against these checks; each fails the check named after the arrow.
+# 11.3 return mg.utils.checkpoint_sequential(...) (the oracle)     -> by-hand watch
+#      the first segments run under mg.no_grad() (no graph at all) -> gradients reach every layer
 
 MB = 1 << 20
 
@@ -83,6 +90,13 @@ def test_11_3_same_output_and_gradients_as_checkpoint_sequential(impl, segments:
     x = mg.randn(16, 64, requires_grad=True)
     out = impl.checkpointed_forward(list(model), x, segments)
     out.pow(2).sum().backward()
+    missing = [n for n, p in model.named_parameters() if p.grad is None]
+    missing += ["the input x"] if x.grad is None else []
+    assert not missing, (
+        f"no gradient reached {', '.join(missing)}: a segment that runs under mg.no_grad() keeps "
+        "no graph at all; mg.utils.checkpoint keeps the segment's input and recomputes the rest "
+        "during backward"
+    )
     ours = [p.grad.numpy().copy() for p in model.parameters()] + [x.grad.numpy().copy()]
 
     model.zero_grad()
@@ -94,6 +108,27 @@ def test_11_3_same_output_and_gradients_as_checkpoint_sequential(impl, segments:
     np.testing.assert_allclose(out.detach().numpy(), ref_out.detach().numpy(), rtol=1e-6)
     for a, b in zip(ours, ref):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.exercise("11.3")
+def test_11_3_is_written_by_hand(impl) -> None:
+    """mg.utils.checkpoint_sequential is the oracle: the answer builds the segments itself and
+    calls mg.utils.checkpoint on each (checkpoint_sequential's own code must not run)."""
+    oracle = importlib.import_module("minigenesis.utils.checkpoint")
+    model = _mlp()
+    x = mg.randn(4, 64, requires_grad=True)
+    with watch_calls() as seen:
+        impl.checkpointed_forward(list(model), x, 3).sum().backward()
+    in_oracle = {
+        code.co_name
+        for code in seen.deepest_by_code
+        if Path(code.co_filename).resolve() == Path(oracle.__file__).resolve()
+    }
+    assert "checkpoint_sequential" not in in_oracle, (
+        "checkpointed_forward ran mg.utils.checkpoint_sequential, the function the checks "
+        "compare it with: cut the blocks into segments and mg.utils.checkpoint each yourself"
+    )
+    assert "checkpoint" in in_oracle, "no segment went through mg.utils.checkpoint"
 
 
 @pytest.mark.exercise("11.3")

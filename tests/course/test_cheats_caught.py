@@ -251,6 +251,12 @@ CASES = {
                 mg.nn.utils.clip_grad_value_(parameters, clip_value)
         """,
     }, ["8.1", "8.2"], ["test_8_1_is_written_by_hand", "test_8_2_is_written_by_hand"]),
+    "11-call-checkpoint-sequential": ("11_memory_checkpointing", "", {
+        "checkpointed_forward": """
+            def checkpointed_forward(blocks, x, segments):
+                return mg.utils.checkpoint_sequential(mg.nn.Sequential(*blocks), segments, x)
+        """,
+    }, ["11.3"], ["test_11_3_is_written_by_hand"]),
     # the loss scaler driving an optimizer of chapter 6's (two groups, an overflow in the second)
     "09-unscale-the-first-group-only": ("09_mixed_precision", "", {
         "ManualGradScaler": _FIRST_GROUP_ONLY,
