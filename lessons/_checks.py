@@ -16,6 +16,7 @@ imported under another name).
 
 from __future__ import annotations
 
+import inspect
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -63,6 +64,12 @@ class CallLog:
                 if c.co_qualname.startswith(qualname_prefix)
             }
         )
+
+    def ran_any(self, *functions) -> list[str]:
+        """The qualified names of those of ``functions`` (functions or methods, decorated or
+        not) whose own code ran. Empty when none did."""
+        codes = {inspect.unwrap(f).__code__: f.__qualname__ for f in functions}
+        return sorted(name for code, name in codes.items() if code in self.deepest_by_code)
 
     def used(self, module) -> list[str]:
         """What of a package (``numpy``, ``mg.optim``) ran: its Python files, and ``module.name``

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from _checks import watch_calls
 from _quiz import answers_of, check_answer
 
 import minigenesis as mg
@@ -14,6 +15,7 @@ from minigenesis import nn
 
 # Shortcuts tried against these checks; each fails the check named after the arrow.
 # 4.1  bias left at zeros, or drawn from U(0, k)                  -> initialisation statistics
+# 4.3  return F.layer_norm(...) (the oracle)                      -> by-hand watch
 
 
 def _t(a, requires_grad=False):
@@ -109,6 +111,19 @@ def test_layer_norm_matches_nn_layernorm(impl):
     np.testing.assert_allclose(x2.grad.numpy(), x1.grad.numpy(), rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(w.grad.numpy(), ref.weight.grad.numpy(), rtol=1e-10)
     np.testing.assert_allclose(b.grad.numpy(), ref.bias.grad.numpy(), rtol=1e-10)
+
+
+@pytest.mark.exercise("4.3")
+def test_layer_norm_is_written_by_hand(impl):
+    x = mg.randn(2, 6, requires_grad=True)
+    w, b = mg.ones(6, requires_grad=True), mg.zeros(6, requires_grad=True)
+    with watch_calls() as seen:
+        impl.layer_norm(x, w, b).sum().backward()
+    used = seen.ran_any(nn.functional.layer_norm, nn.LayerNorm.forward)
+    assert not used, (
+        f"layer_norm ran minigenesis's own {', '.join(used)}, what the checks compare it with: "
+        "write it from Tensor ops (mean, subtraction, sqrt, division)"
+    )
 
 
 @pytest.mark.exercise("4.3")

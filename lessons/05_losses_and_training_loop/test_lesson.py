@@ -7,12 +7,30 @@ import copy
 
 import numpy as np
 import pytest
+from _checks import watch_calls
 from _quiz import answers_of, check_answer
 
 import minigenesis as mg
 from minigenesis import nn
 
 F = nn.functional
+
+# Shortcuts tried against these checks; each fails the check named after the arrow.
+# 5.1  return F.log_softmax(x, dim) / x.log_softmax(dim) (the oracle) -> by-hand watch
+# 5.2  return F.cross_entropy(...) or F.nll_loss of a log-softmax  -> by-hand watch
+# 5.3  return F.binary_cross_entropy_with_logits(...)             -> by-hand watch
+# 5.4  no zero_grad: gradients add up over the steps              -> vs mg.optim.SGD
+
+
+def _by_hand(call, oracles, what: str) -> None:
+    """Run ``call()`` watching that none of the ``oracles`` (the checks' own references) ran."""
+    with watch_calls() as seen:
+        call()
+    used = seen.ran_any(*oracles)
+    assert not used, (
+        f"{what} ran minigenesis's own {', '.join(used)}, what the checks compare it with: "
+        "write it from Tensor ops (exp, log, max, sum, indexing)"
+    )
 
 
 def _t(a, requires_grad=False):
@@ -30,6 +48,33 @@ def test_log_softmax_matches_minigenesis(impl):
         got.backward(g)
         want.backward(g)
         np.testing.assert_allclose(x1.grad.numpy(), x2.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.exercise("5.1")
+def test_log_softmax_is_written_by_hand(impl):
+    x = mg.randn(3, 5, requires_grad=True)
+    oracles = (F.log_softmax, mg.log_softmax, mg.Tensor.log_softmax, F.softmax)
+    _by_hand(lambda: impl.log_softmax(x, dim=-1).sum().backward(), oracles, "log_softmax")
+
+
+@pytest.mark.exercise("5.2")
+def test_cross_entropy_is_written_by_hand(impl):
+    logits, target = mg.randn(6, 4, requires_grad=True), mg.tensor([0, 3, 1, 1, 2, -100])
+    _by_hand(
+        lambda: impl.cross_entropy(logits, target, label_smoothing=0.1).backward(),
+        (F.cross_entropy, F.nll_loss),
+        "cross_entropy",
+    )
+
+
+@pytest.mark.exercise("5.3")
+def test_bce_with_logits_is_written_by_hand(impl):
+    logits, targets = mg.randn(8, requires_grad=True), (mg.randn(8) > 0).float()
+    _by_hand(
+        lambda: impl.bce_with_logits(logits, targets).backward(),
+        (F.binary_cross_entropy_with_logits, F.binary_cross_entropy),
+        "bce_with_logits",
+    )
 
 
 @pytest.mark.exercise("5.1")

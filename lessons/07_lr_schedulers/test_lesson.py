@@ -3,11 +3,18 @@ step, as in training) and the closed forms of the schedules."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from _checks import watch_calls
 from _quiz import answers_of, check_answer
 
 import minigenesis as mg
 from minigenesis.optim import lr_scheduler as sched
+
+# Shortcuts tried against these checks; each fails the check named after the arrow.
+# 7.1  warmup (step + 1) / warmup, one step ahead                  -> vs the scheduler, landmarks
+#      get_cosine_schedule_with_warmup(...).lr_lambdas[0] (the oracle) -> by-hand watch
 
 
 def _optimizer(lr: float = 0.1) -> mg.optim.Optimizer:
@@ -42,6 +49,20 @@ def test_7_1_closed_form_landmarks(impl) -> None:
     assert f(100) == pytest.approx(1.0)  # the end of warmup: the full learning rate
     assert f(600) == pytest.approx(0.5)  # half way through the cosine
     assert f(1100) == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.exercise("7.1")
+def test_7_1_is_written_by_hand(impl) -> None:
+    """The schedulers are the oracle: none of their code may run to build or evaluate the
+    multiplier (it is a closed form of the step)."""
+    with watch_calls() as seen:
+        f = impl.warmup_cosine_lambda(10, 100)
+        [f(step) for step in range(101)]
+    used = [Path(u).name for u in seen.used(sched)]
+    assert not used, (
+        f"warmup_cosine_lambda ran minigenesis's schedulers ({', '.join(used)}), what the checks "
+        "compare it with: write the multiplier as a closed form of the step"
+    )
 
 
 # ----------------------------------------------------------------------------- 7.2
