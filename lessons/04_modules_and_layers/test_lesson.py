@@ -16,6 +16,9 @@ from minigenesis import nn
 # Shortcuts tried against these checks; each fails the check named after the arrow.
 # 4.1  bias left at zeros, or drawn from U(0, k)                  -> initialisation statistics
 # 4.3  return F.layer_norm(...) (the oracle)                      -> by-hand watch
+# 4.4  return F.dropout(x, p, training)                           -> by-hand watch
+# 4.5  running_var updated with the biased variance               -> running_var is unbiased
+#      F.batch_norm on the module's buffers (the oracle)          -> by-hand watch
 
 
 def _t(a, requires_grad=False):
@@ -113,16 +116,53 @@ def test_layer_norm_matches_nn_layernorm(impl):
     np.testing.assert_allclose(b.grad.numpy(), ref.bias.grad.numpy(), rtol=1e-10)
 
 
+def _by_hand(call, oracles, what: str, how: str) -> None:
+    """Run ``call()`` watching that none of the ``oracles`` (the checks' references) ran."""
+    with watch_calls() as seen:
+        call()
+    used = seen.ran_any(*oracles)
+    assert not used, (
+        f"{what} ran minigenesis's own {', '.join(used)}, what the checks compare it with: {how}"
+    )
+
+
 @pytest.mark.exercise("4.3")
 def test_layer_norm_is_written_by_hand(impl):
     x = mg.randn(2, 6, requires_grad=True)
     w, b = mg.ones(6, requires_grad=True), mg.zeros(6, requires_grad=True)
-    with watch_calls() as seen:
-        impl.layer_norm(x, w, b).sum().backward()
-    used = seen.ran_any(nn.functional.layer_norm, nn.LayerNorm.forward)
-    assert not used, (
-        f"layer_norm ran minigenesis's own {', '.join(used)}, what the checks compare it with: "
-        "write it from Tensor ops (mean, subtraction, sqrt, division)"
+    _by_hand(
+        lambda: impl.layer_norm(x, w, b).sum().backward(),
+        (nn.functional.layer_norm, nn.LayerNorm.forward),
+        "layer_norm",
+        "write it from Tensor ops (mean, subtraction, sqrt, division)",
+    )
+
+
+@pytest.mark.exercise("4.4")
+def test_dropout_is_written_by_hand(impl):
+    x = mg.ones(4, 8, requires_grad=True)
+    _by_hand(
+        lambda: impl.MyDropout(0.3).train()(x).sum().backward(),
+        (nn.functional.dropout, nn.Dropout.forward),
+        "MyDropout",
+        "draw the mask with mg.rand_like and rescale the survivors",
+    )
+
+
+@pytest.mark.exercise("4.5")
+def test_batchnorm_is_written_by_hand(impl):
+    x = mg.randn(6, 3, requires_grad=True)
+
+    def train_then_eval():
+        bn = impl.MyBatchNorm1d(3)
+        bn(x).sum().backward()
+        bn.eval()(x)
+
+    _by_hand(
+        train_then_eval,
+        (nn.functional.batch_norm, nn.BatchNorm1d.forward),
+        "MyBatchNorm1d",
+        "normalise with the batch's (or the running) statistics from Tensor ops",
     )
 
 

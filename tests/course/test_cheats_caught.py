@@ -251,12 +251,46 @@ CASES = {
                 mg.nn.utils.clip_grad_value_(parameters, clip_value)
         """,
     }, ["8.1", "8.2"], ["test_8_1_is_written_by_hand", "test_8_2_is_written_by_hand"]),
-    "04-call-layer-norm": ("04_modules_and_layers", "", {
+    "04-call-the-layers": ("04_modules_and_layers", "", {
         "layer_norm": """
             def layer_norm(x, weight, bias, eps=1e-5):
                 return mg.nn.functional.layer_norm(x, (x.shape[-1],), weight, bias, eps)
         """,
-    }, ["4.3"], ["test_layer_norm_is_written_by_hand"]),
+        "MyDropout": """
+            class MyDropout(nn.Module):
+                def __init__(self, p=0.5):
+                    super().__init__()
+                    if not 0 <= p <= 1:
+                        raise ValueError(f"p must be in [0, 1], got {p}")
+                    self.p = p
+
+                def forward(self, x):
+                    return nn.functional.dropout(x, self.p, self.training)
+        """,
+        "MyBatchNorm1d": """
+            class MyBatchNorm1d(nn.Module):
+                def __init__(self, num_features, eps=1e-5, momentum=0.1):
+                    super().__init__()
+                    self.eps, self.momentum = eps, momentum
+                    self.weight = nn.Parameter(mg.ones(num_features))
+                    self.bias = nn.Parameter(mg.zeros(num_features))
+                    self.register_buffer("running_mean", mg.zeros(num_features))
+                    self.register_buffer("running_var", mg.ones(num_features))
+                    self.register_buffer("num_batches_tracked", mg.tensor(0))
+
+                def forward(self, x):
+                    if self.training:
+                        self.num_batches_tracked.add_(1)
+                    return nn.functional.batch_norm(
+                        x, self.running_mean, self.running_var, self.weight, self.bias,
+                        self.training, self.momentum, self.eps,
+                    )
+        """,
+    }, ["4.3", "4.4", "4.5"], [
+        "test_layer_norm_is_written_by_hand",
+        "test_dropout_is_written_by_hand",
+        "test_batchnorm_is_written_by_hand",
+    ]),
     "05-call-the-losses": ("05_losses_and_training_loop", "", {
         "log_softmax": """
             def log_softmax(x, dim=-1):
