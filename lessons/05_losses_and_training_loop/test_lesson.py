@@ -20,6 +20,7 @@ F = nn.functional
 # 5.2  return F.cross_entropy(...) or F.nll_loss of a log-softmax  -> by-hand watch
 # 5.3  return F.binary_cross_entropy_with_logits(...)             -> by-hand watch
 # 5.4  no zero_grad: gradients add up over the steps              -> vs mg.optim.SGD
+# 5.5  the plain mean of the batch means                          -> weighted by batch size
 
 
 def _by_hand(call, oracles, what: str) -> None:
@@ -184,6 +185,23 @@ def test_fit_uses_partial_last_batches(impl):
     model.register_forward_hook(lambda m, inp, out: seen.append(inp[0].shape[0]))
     impl.fit(model, mg.tensor(x), mg.tensor(y), epochs=1, batch_size=4, lr=0.01)
     assert seen == [4, 4, 2]
+
+
+@pytest.mark.exercise("5.5")
+def test_fit_weights_the_epoch_loss_by_batch_size(impl):
+    """With lr = 0 the model never changes, so the size-weighted mean of the batch losses is the
+    loss over all 10 examples, whatever the shuffle; the plain mean of the three batch means
+    counts the 2 examples of the last batch twice as much as the others."""
+    mg.manual_seed(9)
+    x, y = (mg.tensor(a) for a in _regression(seed=10, n=10))
+    model = nn.Linear(3, 1)
+    with mg.no_grad():
+        whole = F.mse_loss(model(x), y).item()
+    (got,) = impl.fit(model, x, y, epochs=1, batch_size=4, lr=0.0)
+    assert got == pytest.approx(whole, rel=1e-5), (
+        f"epoch loss {got:.6f}, the loss over all examples is {whole:.6f}: weight each batch's "
+        "loss by its size (the last batch holds 2 examples, not 4)"
+    )
 
 
 # ----------------------------------------------------------------------------- 5.6

@@ -27,6 +27,7 @@ F = nn.functional
 #      lr and decay read from self.defaults (fixed when built)     -> param groups, lr each step
 # 6.4  every parameter in the decayed group                        -> split by dimension
 #      "bias" in the name decides (LayerNorm's weight gets decayed) -> split by dimension
+#      the frozen parameter put in a group                          -> split by dimension
 # The two on param groups and the lr (6.1, 6.3) run in tests/course/test_cheats_caught.py, which
 # checks that "param groups, lr each step" is the one check that fails.
 
@@ -144,10 +145,13 @@ def test_param_groups_split_by_dimension(impl):
     model[0].bias.requires_grad_(False)
     groups = impl.param_groups_for_weight_decay(model, 0.1)
     assert [g["weight_decay"] for g in groups] == [0.1, 0.0]
-    ids = [[id(p) for p in g["params"]] for g in groups]
-    expected_decay = [id(model[0].weight), id(model[3].weight)]
-    expected_none = [id(model[2].weight), id(model[2].bias), id(model[3].bias)]
-    assert ids == [expected_decay, expected_none]
+    name = {id(p): n for n, p in model.named_parameters()}
+    got = [[name.get(id(p), "a tensor not of the model") for p in g["params"]] for g in groups]
+    want = [["0.weight", "3.weight"], ["2.weight", "2.bias", "3.bias"]]
+    assert got == want, (
+        f"groups {got}, expected {want}: matrices (ndim >= 2) decay, vectors (biases, the "
+        "LayerNorm 2's weight) do not, and 0.bias is frozen (requires_grad False): in no group"
+    )
 
 
 @pytest.mark.exercise("6.4")

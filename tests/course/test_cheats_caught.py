@@ -311,6 +311,23 @@ CASES = {
         "test_cross_entropy_is_written_by_hand",
         "test_bce_with_logits_is_written_by_hand",
     ]),
+    # the epoch's loss as the plain mean of the batch means (the last, smaller batch overweighted)
+    "05-mean-of-batch-means": ("05_losses_and_training_loop", "", {
+        "fit": """
+            def fit(model, x, y, epochs, batch_size, lr):
+                model.train()
+                history = []
+                for _ in range(epochs):
+                    perm = mg.randperm(len(x))
+                    losses = [
+                        train_step(model, mg.nn.functional.mse_loss, x[perm[s : s + batch_size]],
+                                   y[perm[s : s + batch_size]], lr)
+                        for s in range(0, len(x), batch_size)
+                    ]
+                    history.append(sum(losses) / len(losses))
+                return history
+        """,
+    }, ["5.5"], ["test_fit_weights_the_epoch_loss_by_batch_size"]),
     "07-the-schedulers-own-lambda": ("07_lr_schedulers", "import minigenesis as mg\n", {
         "warmup_cosine_lambda": """
             def warmup_cosine_lambda(num_warmup_steps, num_training_steps):
