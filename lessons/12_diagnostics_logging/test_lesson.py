@@ -8,11 +8,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _checks import watch_calls
 from _quiz import answers_of, check_answer
 
 import minigenesis as mg
 from minigenesis import diagnostics
 from minigenesis.utils.tensorboard import SummaryWriter
+
+# Shortcuts tried against these checks; each fails the check named after the arrow.
+# 12.1 k counted from 0 in the debiasing, or no debiasing        -> the closed form
+# 12.3 hooks registered and never removed                          -> hooks removed
 
 
 # ----------------------------------------------------------------------------- 12.1
@@ -103,6 +108,33 @@ def test_12_3_nested_and_clean_models(impl) -> None:
     clean.register_forward_hook(lambda m, i, o: calls.append(1))
     clean(mg.randn(2, 4))  # only this hook may remain: the exercise removed its own
     assert calls == [1]
+
+
+class _Boom(mg.nn.Module):
+    def forward(self, x: mg.Tensor) -> mg.Tensor:
+        raise RuntimeError("a forward that fails")
+
+
+@pytest.mark.exercise("12.3")
+def test_12_3_hooks_are_removed_even_when_forward_raises(impl) -> None:
+    """After the call, a forward of the model runs none of the answer's code (a hook left
+    registered would run on every later forward), also when the forward raised."""
+    answer_file = Path(impl.first_nonfinite_module.__code__.co_filename).resolve()
+    clean = mg.nn.Sequential(mg.nn.Linear(4, 3), mg.nn.ReLU())
+    failing = mg.nn.Sequential(mg.nn.Linear(4, 3), _Boom())
+    impl.first_nonfinite_module(clean, mg.randn(4, 4))
+    try:
+        impl.first_nonfinite_module(failing, mg.randn(4, 4))
+    except RuntimeError:
+        pass  # the forward's own error may pass through
+    for model, when in ((clean, "after a call"), (failing[0], "after a forward that raised")):
+        with watch_calls() as seen:
+            model(mg.randn(2, 4))
+        ran = [f for f in seen.files if Path(f).resolve() == answer_file]
+        assert not ran, (
+            f"{when}, the model still runs your hooks: keep the handles register_forward_hook "
+            "returns and call .remove() on each in a finally block"
+        )
 
 
 # ----------------------------------------------------------------------------- 12.4

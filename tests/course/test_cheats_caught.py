@@ -343,6 +343,25 @@ CASES = {
                 return mg.utils.checkpoint_sequential(mg.nn.Sequential(*blocks), segments, x)
         """,
     }, ["11.3"], ["test_11_3_is_written_by_hand"]),
+    # hooks removed only when the forward returns (no finally): a failing forward leaves them
+    "12-hooks-left-after-an-error": ("12_diagnostics_logging", "", {
+        "first_nonfinite_module": """
+            def first_nonfinite_module(model, x):
+                found, handles = [], []
+                name_of = {id(m): n for n, m in model.named_modules()}
+
+                def hook(module, inputs, output):
+                    if not found and not bool(mg.isfinite(output).all()):
+                        found.append(name_of[id(module)])
+
+                for _, m in model.named_modules():
+                    handles.append(m.register_forward_hook(hook))
+                model(x)
+                for h in handles:
+                    h.remove()
+                return found[0] if found else None
+        """,
+    }, ["12.3"], ["test_12_3_hooks_are_removed_even_when_forward_raises"]),
     # the loss scaler driving an optimizer of chapter 6's (two groups, an overflow in the second)
     "09-unscale-the-first-group-only": ("09_mixed_precision", "", {
         "ManualGradScaler": _FIRST_GROUP_ONLY,
