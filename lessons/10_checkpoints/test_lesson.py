@@ -21,6 +21,7 @@ import minigenesis as mg
 #      pickle.dumps first, then a direct write to path             -> fsynced in the same directory
 #      a temporary file from tempfile.mkstemp() (in /tmp)          -> fsynced in the same directory
 #      os.rename instead of os.replace, or no fsync                -> fsynced in the same directory
+# 10.4 the RNG state, the scheduler or the optimizer not loaded     -> resume is exact
 
 
 class _RunsPrint:
@@ -203,15 +204,31 @@ def test_10_4_resume_is_exact(impl, tmp_path: Path) -> None:
 
     model, optimizer, scheduler = _build(seed=0)
     first = _train(model, optimizer, scheduler, steps=4)
+    saved_weights = {k: v.numpy().copy() for k, v in model.state_dict().items()}
+    saved_rng = mg.get_rng_state().numpy().copy()
     impl.save_training_state(tmp_path / "run.ckpt", model, optimizer, scheduler, step=4)
     mg.manual_seed(12345)  # anything that happens after the save must not matter
 
     model, optimizer, scheduler = _build(seed=99)  # a fresh process would start elsewhere
     step = impl.load_training_state(tmp_path / "run.ckpt", model, optimizer, scheduler)
-    assert step == 4
-    assert math.isclose(scheduler.get_last_lr()[0], optimizer.param_groups[0]["lr"])
+    assert step == 4, f"load_training_state returned {step!r}, the step saved was 4"
+    for name, value in model.state_dict().items():
+        assert np.array_equal(value.numpy(), saved_weights[name]), f"{name} was not restored"
+    lr, scheduled = optimizer.param_groups[0]["lr"], scheduler.get_last_lr()[0]
+    assert math.isclose(scheduled, lr), (
+        f"after loading, the optimizer's lr is {lr} but the scheduler's last lr is {scheduled}: "
+        "load both state_dicts (the lr lives in the optimizer's param groups, the count of "
+        "steps in the scheduler)"
+    )
+    assert np.array_equal(mg.get_rng_state().numpy(), saved_rng), (
+        "the random-number state is not the one saved: the batches and dropout masks after the "
+        "resume would differ; save mg.get_rng_state() and restore it with mg.set_rng_state"
+    )
     second = _train(model, optimizer, scheduler, steps=4)
-    assert first + second == straight
+    assert first + second == straight, (
+        "the resumed run's losses differ from the uninterrupted run's: something the steps "
+        "depend on (Adam's moments, the step count) was not saved or not loaded"
+    )
 
 
 # ----------------------------------------------------------------------------- 10.5
