@@ -281,9 +281,15 @@ def alpha_scaled(t: Any, other: Any, alpha: Any) -> Any:
         raise RuntimeError(
             "For integral input tensors, argument alpha must not be a floating point number."
         )
-    if isinstance(other, TensorBase) and isinstance(t, TensorBase) and is_float(t):
-        if not is_float(other):  # an integer tensor times a float alpha would be float32: cast
-            other = other._cast(result_type(t, other).numpy_dtype)  # first (float16 stays)
+    if is_bool(t) and is_bool(other):  # PyTorch casts alpha to bool: other AND alpha
+        return other if alpha else other & False
+    if isinstance(other, TensorBase) and isinstance(t, TensorBase):
+        target = result_type(t, other).numpy_dtype
+        # other in the result's dtype first: a bool or int8 other times an int alpha would be
+        # int64 (int16 + bool * 3 is int16), an integer other times a float alpha float32
+        # (float16 stays float16)
+        if other._data.dtype != target and (is_float(t) or not is_float(other)):
+            other = other._cast(target)
     return other * alpha
 
 

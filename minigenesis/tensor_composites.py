@@ -21,7 +21,7 @@ from .backend import get_array_module
 from .ops import indexing as I
 from .ops.inverse_hyperbolic import Acosh, Asinh, Atanh
 from .ops.nextafter import NextAfter
-from .promotion import as_tensor_like, float_in, is_bool, is_float
+from .promotion import as_tensor_like, float_in, is_bool, is_float, result_type
 
 MinMax = namedtuple("aminmax", ["min", "max"])
 
@@ -149,7 +149,11 @@ class TensorComposites:
     def _shift(self, other, name: str, left: bool):
         _integer_operands(self, other, name)
         s = other._data if isinstance(other, TensorBase) else other
-        dtype = np.result_type(self._data, s) if isinstance(other, TensorBase) else self._data.dtype
+        # a 0-d tensor count does not widen a tensor with dims (int32 >> int64 0-d is int32)
+        if isinstance(other, TensorBase):
+            dtype = result_type(self, other).numpy_dtype
+        else:
+            dtype = self._data.dtype
         if dtype == np.bool_:  # bool << 1 counts in int64, as PyTorch
             dtype = np.dtype(np.int64)
         return self._make(_shift(self._data.astype(dtype), s, left), False)

@@ -9,8 +9,6 @@ import pytest
 
 import minigenesis as mg
 
-HALF_TO_NUMPY = {"float16": np.float16, "float32": np.float32, "float64": np.float64}
-
 
 def _as_float64(t: mg.Tensor) -> np.ndarray:
     return t.to(mg.float64).numpy()
@@ -45,3 +43,48 @@ def test_round_with_decimals_is_the_stored_value_rounded_in_float64(dtype, value
     got = mg.round(x, decimals=decimals)
     assert got.dtype is x.dtype
     np.testing.assert_array_equal(_as_float64(got), _as_float64(want))
+
+
+@pytest.mark.parametrize(
+    ("self_dtype", "other_dtype", "want_dtype"),
+    [("int16", "bool", "int16"), ("int8", "int16", "int16"), ("uint8", "bool", "uint8")],
+)
+def test_add_and_sub_with_alpha_keep_the_promoted_integer_dtype(
+    self_dtype, other_dtype, want_dtype
+):
+    """self + alpha * other computes in result_type(self, other): alpha, a Python int, does not
+    widen a bool or int8 other to int64 first."""
+    a, b = np.array([1, 2, 3]), np.array([1, 0, 1])
+    x, y = mg.tensor(a, dtype=getattr(mg, self_dtype)), mg.tensor(b, dtype=getattr(mg, other_dtype))
+    for op, sign in ((mg.add, 1), (mg.sub, -1)):
+        if other_dtype == "bool" and sign < 0:
+            continue  # subtracting a bool tensor is refused, as in PyTorch
+        got = op(x, y, alpha=3)
+        assert got.dtype is getattr(mg, want_dtype)
+        np.testing.assert_array_equal(got.numpy(), (a + sign * 3 * b).astype(want_dtype))
+    inplace = x.clone().add_(y, alpha=3)
+    assert inplace.dtype is x.dtype
+
+
+def test_add_with_alpha_of_two_bools_is_a_logical_or_with_alpha_as_a_bool():
+    a, b = np.array([True, False, False]), np.array([False, True, False])
+    for other in (mg.tensor(b), True):
+        for alpha, scaled in ((3, b if other is not True else True), (0, False)):
+            got = mg.add(mg.tensor(a), other, alpha=alpha)
+            assert got.dtype is mg.bool
+            np.testing.assert_array_equal(got.numpy(), a | scaled)
+    got = mg.tensor(a).index_add(0, mg.tensor([0, 1, 1]), mg.tensor([False, True, True]), alpha=2)
+    assert got.dtype is mg.bool
+    np.testing.assert_array_equal(got.numpy(), [True, True, False])
+
+
+@pytest.mark.parametrize("shift", ["bitwise_left_shift", "bitwise_right_shift"])
+def test_shift_by_a_zero_dim_tensor_keeps_the_dimensioned_operand_dtype(shift):
+    """A 0-d tensor of the same category does not widen a tensor with dims (as in a + b)."""
+    a = np.array([-6, -4, 5], dtype=np.int32)
+    got = getattr(mg, shift)(mg.tensor(a), mg.tensor(2))  # the 0-d count is int64
+    assert got.dtype is mg.int32
+    want = np.left_shift(a, 2) if shift == "bitwise_left_shift" else np.right_shift(a, 2)
+    np.testing.assert_array_equal(got.numpy(), want)
+    got = getattr(mg, shift)(mg.tensor(6), mg.tensor([1, 2], dtype=mg.int8))
+    assert got.dtype is mg.int8

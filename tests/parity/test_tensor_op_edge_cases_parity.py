@@ -37,3 +37,36 @@ def test_round_with_decimals_matches_pytorch_in_every_float_dtype(dtype, decimal
     theirs = torch.round(torch.tensor(a).to(getattr(torch, dtype)), decimals=decimals)
     _assert_same(ours, theirs)
     assert np.array_equal(np.signbit(_host(ours)[2]), np.signbit(_host(theirs)[2]))
+
+
+INT_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64"]
+
+
+@pytest.mark.parametrize("self_dtype", INT_DTYPES)
+@pytest.mark.parametrize("other_dtype", INT_DTYPES)
+@pytest.mark.parametrize("zero_dim", [False, True])
+def test_add_with_alpha_and_shifts_promote_integers_as_pytorch(self_dtype, other_dtype, zero_dim):
+    a, b = np.array([1, 0, 2]), np.array([0, 1, 1])
+    b = b[1] if zero_dim else b
+
+    def run(lib, fn):
+        x = lib.tensor(a).to(getattr(lib, self_dtype))
+        y = lib.tensor(b).to(getattr(lib, other_dtype))
+        try:
+            return fn(lib, x, y)
+        except RuntimeError:
+            return None
+
+    forms = [
+        lambda lib, x, y: lib.add(x, y, alpha=3),
+        lambda lib, x, y: lib.add(x, y, alpha=0),
+        lambda lib, x, y: lib.add(x, bool(b.flat[0]), alpha=2),
+        lambda lib, x, y: lib.sub(x, y, alpha=2),
+    ]
+    if "bool" not in (self_dtype, other_dtype):
+        forms += [lambda lib, x, y: x << y, lambda lib, x, y: x >> y]
+    for form in forms:
+        ours, theirs = run(mg, form), run(torch, form)
+        assert (ours is None) == (theirs is None)
+        if theirs is not None:
+            _assert_same(ours, theirs)
