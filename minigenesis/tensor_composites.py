@@ -286,7 +286,10 @@ class TensorComposites:
         """self with the positions where mask (broadcast) is True filled, in order, with the
         first elements of source."""
         xp = get_array_module(self._data)
-        full_mask = xp.broadcast_to(mask._data, self._data.shape)
+        shape = xp.broadcast_shapes(self._data.shape, mask._data.shape)
+        if not shape:  # 0-d: as a 1-element 1-d tensor (NumPy has no nonzero of a 0-d array)
+            return self.reshape(1).masked_scatter(mask.reshape(1), source).reshape(())
+        full_mask = xp.broadcast_to(mask._data, shape)
         count = int(full_mask.sum())
         if source.numel() < count:
             raise RuntimeError(

@@ -337,8 +337,13 @@ class TensorIndexing:
         """out = x[..., index, ...] with index on dim (a copy, rows may repeat)."""
         d = norm_dim(dim, self.ndim)[0]
         idx = _index_1d(self, index, d, "index_select", int32_ok=True)
-        if self.ndim == 0:
-            return self.reshape(1)[idx].reshape(index.shape)
+        if self.ndim == 0:  # the one element, 0-d, as PyTorch (which refuses more indices)
+            if idx.size != 1:
+                raise RuntimeError(
+                    f"index_select(): Index to scalar can have only 1 value, got {idx.size} "
+                    "value(s)"
+                )
+            return self.reshape(1)[idx].reshape(())
         return self[(slice(None),) * d + (type(self)._make(idx, False),)]
 
     def index_add(self, dim: int, index, source, *, alpha=1):

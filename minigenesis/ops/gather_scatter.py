@@ -102,6 +102,8 @@ def _identity(reduce: str, dtype, xp):
         return 1
     if dtype.kind in "fV":
         return -xp.inf if reduce == "amax" else xp.inf
+    if dtype.kind == "b":  # (NumPy's iinfo has no bool)
+        return reduce == "amin"
     info = xp.iinfo(dtype)
     return info.min if reduce == "amax" else info.max
 

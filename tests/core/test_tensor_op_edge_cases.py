@@ -88,3 +88,38 @@ def test_shift_by_a_zero_dim_tensor_keeps_the_dimensioned_operand_dtype(shift):
     np.testing.assert_array_equal(got.numpy(), want)
     got = getattr(mg, shift)(mg.tensor(6), mg.tensor([1, 2], dtype=mg.int8))
     assert got.dtype is mg.int8
+
+
+def test_index_select_of_a_zero_dim_tensor_is_its_one_element_zero_dim():
+    x = mg.tensor(5.0, requires_grad=True)
+    for index in (mg.tensor([0]), mg.tensor(0)):
+        got = x.index_select(0, index)
+        assert got.shape == () and got.item() == 5.0
+    got.backward(mg.tensor(2.0))
+    assert x.grad.item() == 2.0
+    with pytest.raises(RuntimeError, match="only 1 value, got 2"):
+        x.index_select(0, mg.tensor([0, 0]))
+
+
+def test_masked_scatter_of_a_zero_dim_tensor_and_with_a_broadcast_mask():
+    assert mg.tensor(2.0).masked_scatter(mg.tensor(True), mg.tensor([7.0, 8.0])).item() == 7.0
+    assert mg.tensor(2.0).masked_scatter(mg.tensor(False), mg.tensor([7.0, 8.0])).item() == 2.0
+    # the out-of-place form broadcasts self and mask together: (2,) with (2, 1) fills (2, 2)
+    a, mask = np.array([2.0, 3.0]), np.array([[True], [False]])
+    got = mg.tensor(a).masked_scatter(mg.tensor(mask), mg.tensor([7.0, 8.0, 9.0]))
+    want = np.broadcast_to(a, (2, 2)).copy()
+    want[np.broadcast_to(mask, (2, 2))] = [7.0, 8.0]
+    np.testing.assert_array_equal(got.numpy(), want)
+
+
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+def test_scatter_reduce_of_bools_without_self_is_any_or_all_of_the_scattered_values(reduce):
+    x, src = np.array([True, False, True]), np.array([False, True, False, False])
+    index = np.array([0, 0, 1, 1])
+    got = mg.tensor(x).scatter_reduce(
+        0, mg.tensor(index), mg.tensor(src), reduce, include_self=False
+    )
+    fold = np.any if reduce == "amax" else np.all
+    want = [fold(src[index == i]) if (index == i).any() else x[i] for i in range(3)]
+    assert got.dtype is mg.bool
+    np.testing.assert_array_equal(got.numpy(), want)

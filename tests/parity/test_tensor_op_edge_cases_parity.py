@@ -70,3 +70,25 @@ def test_add_with_alpha_and_shifts_promote_integers_as_pytorch(self_dtype, other
         assert (ours is None) == (theirs is None)
         if theirs is not None:
             _assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        lambda lib: lib.tensor(5.0).index_select(0, lib.tensor([0])),
+        lambda lib: lib.tensor(5.0).index_select(0, lib.tensor(0)),
+        lambda lib: lib.tensor(2.0).masked_scatter(lib.tensor(True), lib.tensor([7.0, 8.0])),
+        lambda lib: lib.tensor(2.0).masked_scatter(lib.tensor([True, False]), lib.tensor([7.0])),
+        lambda lib: lib.tensor([2.0, 3.0]).masked_scatter(
+            lib.tensor([[True], [False]]), lib.tensor([7.0, 8.0, 9.0])
+        ),
+        lambda lib: lib.tensor([True, False]).scatter_reduce(
+            0, lib.tensor([0, 0]), lib.tensor([False, True]), "amin", include_self=False
+        ),
+        lambda lib: lib.tensor(True).scatter_reduce(
+            0, lib.tensor(0), lib.tensor(False), "amax", include_self=False
+        ),
+    ],
+)
+def test_zero_dim_and_bool_index_ops_match_pytorch(form):
+    _assert_same(form(mg), form(torch))
