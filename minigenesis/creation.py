@@ -217,9 +217,24 @@ def arange(
         n = max(math.ceil((end - start) / step), 0)
         arr = xp.asarray(acc(start)) + xp.asarray(acc(step)) * xp.arange(n, dtype=acc)
     else:
-        arr = xp.arange(start, end, step)
+        arr = _integer_range(start, end, step, dt is _dt.int64, xp)
     t = Tensor._make(arr.astype(dt.numpy_dtype), False)
     return t.requires_grad_(True) if requires_grad else t
+
+
+def _integer_range(start: float, end: float, step: float, is_int64: bool, xp: Any) -> Any:
+    """PyTorch's integer arange: value i = trunc(start) + i * trunc(step). int64 truncates end
+    too and counts from the integers (arange(0, 3, 1.5) has 3 values, a truncated step of 0 is
+    refused); the narrower types count ceil((end - start) / step) from the numbers given
+    (arange(0, 3, 1.5, dtype=int32) is [0, 1])."""
+    first, stride = int(start), int(step)
+    if is_int64:
+        if stride == 0:
+            raise ValueError(f"arange: step must be nonzero (step {step} truncates to 0 in int64)")
+        n = max(-((int(end) - first) // -stride), 0)  # ceil of the integer quotient
+    else:
+        n = max(math.ceil((end - start) / step), 0)
+    return first + stride * xp.arange(n, dtype=np.int64)
 
 
 def linspace(
@@ -471,9 +486,15 @@ def logspace(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    """``steps`` values base^e for e evenly spaced from start to end (both included)."""
+    """``steps`` values base^e for e evenly spaced from start to end (both included). An
+    integer dtype truncates start and end to integers first, as PyTorch (and linspace) do:
+    logspace(2, 3.5, 3, dtype=int64) is [100, 316, 1000] (one step is base^start untruncated,
+    as in PyTorch's kernel)."""
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     _check_not_bool(dt, "logspace", creation_device(device))
+    if not dt.is_floating_point and steps != 1:
+        start = int(_number_arg(start, "logspace", "start"))
+        end = int(_number_arg(end, "logspace", "end"))
     exps = linspace(start, end, steps, dtype=_dt.float64, device=device)._data
     base = _number_arg(base, "logspace", "base")
     arr = float(base) ** exps

@@ -123,3 +123,35 @@ def test_scatter_reduce_of_bools_without_self_is_any_or_all_of_the_scattered_val
     want = [fold(src[index == i]) if (index == i).any() else x[i] for i in range(3)]
     assert got.dtype is mg.bool
     np.testing.assert_array_equal(got.numpy(), want)
+
+
+@pytest.mark.parametrize(
+    ("args", "want_int64", "want_int32"),
+    [
+        ((-3, 3, 1.5), [-3, -2, -1, 0, 1, 2], [-3, -2, -1, 0]),  # step 1.5 truncates to 1
+        ((2.5,), [0, 1], [0, 1, 2]),  # int64 truncates the end too
+        ((0, 10, 2.9), [0, 2, 4, 6, 8], [0, 2, 4, 6]),
+        ((-2.7, 3, 2), [-2, 0, 2], [-2, 0, 2]),
+        ((1e-9,), [], [0]),
+        ((1, 0, -0.3), None, [1, 1, 1, 1]),  # a step truncated to 0: refused in int64 only
+    ],
+)
+def test_integer_arange_truncates_float_arguments_as_pytorch(args, want_int64, want_int32):
+    """value i = trunc(start) + i * trunc(step); int64 counts from the truncated integers, the
+    narrower types count ceil((end - start) / step) from the numbers given."""
+    if want_int64 is None:
+        with pytest.raises(ValueError, match="step must be nonzero"):
+            mg.arange(*args, dtype=mg.int64)
+    else:
+        assert mg.arange(*args, dtype=mg.int64).tolist() == want_int64
+    for dtype in (mg.int32, mg.int16, mg.int8):
+        got = mg.arange(*args, dtype=dtype)
+        assert got.dtype is dtype and got.tolist() == want_int32
+
+
+def test_integer_logspace_truncates_start_and_end_first():
+    got = mg.logspace(2, 3.5, 3, dtype=mg.int64)  # exponents 2, 2.5, 3
+    np.testing.assert_array_equal(got.numpy(), np.trunc(10.0 ** np.array([2, 2.5, 3])))
+    got = mg.logspace(0.5, 2.9, 3, base=2, dtype=mg.int32)  # exponents 0, 1, 2
+    np.testing.assert_array_equal(got.numpy(), [1, 2, 4])
+    assert mg.logspace(0.77, 5, 1, dtype=mg.int64).tolist() == [int(10**0.77)]

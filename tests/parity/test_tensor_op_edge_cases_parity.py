@@ -92,3 +92,32 @@ def test_add_with_alpha_and_shifts_promote_integers_as_pytorch(self_dtype, other
 )
 def test_zero_dim_and_bool_index_ops_match_pytorch(form):
     _assert_same(form(mg), form(torch))
+
+
+def _arange_outcome(lib, dtype: str, *args):
+    """lib.arange(*args, dtype=dtype), or the type of the error it raised."""
+    try:
+        return lib.arange(*args, dtype=getattr(lib, dtype))
+    except (RuntimeError, ValueError) as err:
+        return type(err)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8"])
+def test_integer_arange_and_logspace_from_float_arguments_match_pytorch(dtype):
+    rng = np.random.default_rng(7)
+    for _ in range(150):
+        start, end = (float(v) for v in np.round(rng.uniform(-20, 20, 2), 1))
+        step = float(np.round(rng.uniform(0.3, 6), 1)) * (1 if end > start else -1)
+        ours = _arange_outcome(mg, dtype, start, end, step)
+        theirs = _arange_outcome(torch, dtype, start, end, step)
+        if isinstance(theirs, type):
+            assert ours is theirs
+        else:
+            _assert_same(ours, theirs)
+    if dtype == "uint8":
+        return  # PyTorch refuses a negative start there, kept here
+    for _ in range(100):
+        start, end = (float(v) for v in np.round(rng.uniform(-3, 4, 2), 2))
+        steps = int(rng.integers(0, 7))
+        ours = mg.logspace(start, end, steps, base=3, dtype=getattr(mg, dtype))
+        _assert_same(ours, torch.logspace(start, end, steps, base=3, dtype=getattr(torch, dtype)))
