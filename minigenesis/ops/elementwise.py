@@ -19,6 +19,7 @@ from ..autocast_policy import CUDA_FLOAT32, PROMOTE
 from ..autograd.function import Op
 from ..backend import device_of, get_array_module, quiet_fp, to_device
 from .anchor import keep_in_graph
+from .rounding import refuse_integer_zero_divisor
 
 # bfloat16 arithmetic runs through float32 (kernels/elementwise.py: ml_dtypes' own loops are 3-4x
 # slower). The test is by identity, written out in each op (a call would cost as much as the test
@@ -136,7 +137,7 @@ class Div(Op):
 
 class FloorDiv(Op):
     """z = floor(x / y) (Python's //), after the tensor methods' type promotion. Integer division
-    by zero raises ZeroDivisionError, and bool // bool is refused, as in PyTorch.
+    by zero raises PyTorch's RuntimeError (a ZeroDivisionError too), and bool // bool is refused.
 
     Not differentiable, as in PyTorch: the result is in the graph (requires_grad when x or y
     does), and a backward that reaches it raises. (Its derivative would be 0 almost everywhere,
@@ -151,8 +152,7 @@ class FloorDiv(Op):
         if all(k in ("b", bool) for k in kinds):
             raise TypeError(f"{cls.ufunc} of two bool operands is not supported (as in PyTorch)")
         xp = get_array_module(x if hasattr(x, "dtype") else y)
-        if all(k in ("b", "i", "u", bool, int) for k in kinds) and bool(xp.any(xp.asarray(y) == 0)):
-            raise ZeroDivisionError(f"integer {cls.ufunc} by zero")
+        refuse_integer_zero_divisor(x, y, cls.ufunc)
         if cls is FloorDiv and y.__class__ in _NUMBERS:  # (x // s; not %, whose s is rounded)
             z = opmath_scalar(xp.floor_divide, x, y)
             if z is not None:

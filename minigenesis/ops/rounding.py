@@ -137,12 +137,23 @@ def _is_integral(v) -> bool:
     return v.dtype.kind in "biu" if hasattr(v, "dtype") else isinstance(v, (bool, int))
 
 
+class IntegerDivisionByZero(RuntimeError, ZeroDivisionError):
+    """An integer division by zero: PyTorch's RuntimeError, and Python's ZeroDivisionError."""
+
+
+def refuse_integer_zero_divisor(x, y, name: str) -> None:
+    """PyTorch's error for an integer x / 0 (//, %, fmod, rounded div): raised only where a
+    division happens, so not for an empty x (whose broadcast result is empty)."""
+    if not (_is_integral(x) and _is_integral(y)):
+        return
+    xp = get_array_module(x if hasattr(x, "dtype") else y)
+    if xp.asarray(x).size and bool(xp.any(xp.asarray(y) == 0)):
+        raise IntegerDivisionByZero(f"integer {name} by zero")
+
+
 def _refuse_int_zero_division(x, y) -> None:
     """PyTorch's errors: no rounded division of two bools, no integer division by zero."""
     kinds = [v.dtype.kind if hasattr(v, "dtype") else type(v) for v in (x, y)]
     if all(k in ("b", bool) for k in kinds):
         raise NotImplementedError("rounded division is not implemented for 'Bool'")
-    if _is_integral(x) and _is_integral(y):
-        xp = get_array_module(x if hasattr(x, "dtype") else y)
-        if bool(xp.any(xp.asarray(y) == 0)):
-            raise ZeroDivisionError("integer division by zero")
+    refuse_integer_zero_divisor(x, y, "division")

@@ -155,3 +155,24 @@ def test_integer_logspace_truncates_start_and_end_first():
     got = mg.logspace(0.5, 2.9, 3, base=2, dtype=mg.int32)  # exponents 0, 1, 2
     np.testing.assert_array_equal(got.numpy(), [1, 2, 4])
     assert mg.logspace(0.77, 5, 1, dtype=mg.int64).tolist() == [int(10**0.77)]
+
+
+@pytest.mark.parametrize(
+    "divide",
+    [
+        lambda x, y: x // y,
+        lambda x, y: x % y,
+        lambda x, y: mg.fmod(x, y),
+        lambda x, y: x.div(y, rounding_mode="trunc"),
+        lambda x, y: x.div(y, rounding_mode="floor"),
+    ],
+)
+def test_integer_division_by_zero_is_a_runtime_error_unless_nothing_is_divided(divide):
+    """PyTorch raises RuntimeError("ZeroDivisionError") (kept a ZeroDivisionError here too); an
+    empty dividend broadcast with a zero divisor divides nothing and gives an empty result."""
+    with pytest.raises(RuntimeError, match="by zero"):
+        divide(mg.tensor([3, 4]), mg.tensor([1, 0]))
+    with pytest.raises(ZeroDivisionError):
+        divide(mg.tensor([3, 4]), 0)
+    got = divide(mg.tensor([], dtype=mg.int16), mg.tensor([0], dtype=mg.int16))
+    assert got.shape == (0,) and got.dtype is mg.int16
