@@ -112,9 +112,10 @@ class TensorStatistics:
             raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
         if dim is None:
             flat = self.reshape(-1)
-            if flat.shape[0] == 0:
+            if flat.shape[0] == 0:  # NaN; an integer dtype gets NaN's cast, as PyTorch's
                 xp = get_array_module(self._data)
-                return self._make(xp.asarray(xp.nan, dtype=self._data.dtype), False)
+                with np.errstate(invalid="ignore"):
+                    return self._make(xp.asarray(xp.nan).astype(self._data.dtype), False)
             m = flat._median(name, 0, False, skip_nan).values
             if self._data.dtype.kind not in FLOAT_KINDS:  # no gradient to share
                 return m
@@ -153,6 +154,8 @@ class TensorStatistics:
         d = _one_dim(self, dim, "kthvalue")
         x = _as_1d(self)
         n = x.shape[d]
+        if n == 0:
+            raise IndexError(f"kthvalue(): cannot compute kthvalue over dim {dim} of size 0")
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= n:
             raise RuntimeError(f"kthvalue(): selected number k={k!r} out of range [1, {n}]")
         pos = get_array_module(x._data).full(x.shape[:d] + (1,) + x.shape[d + 1 :], k - 1)

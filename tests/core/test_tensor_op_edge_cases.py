@@ -176,3 +176,28 @@ def test_integer_division_by_zero_is_a_runtime_error_unless_nothing_is_divided(d
         divide(mg.tensor([3, 4]), 0)
     got = divide(mg.tensor([], dtype=mg.int16), mg.tensor([0], dtype=mg.int16))
     assert got.shape == (0,) and got.dtype is mg.int16
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "int64", "float32"])
+def test_median_of_an_empty_tensor_is_nan_in_its_dtype(dtype):
+    """NaN, which an integer dtype holds as NaN's cast (as PyTorch's kernel stores it)."""
+    with np.errstate(invalid="ignore"):
+        want = np.asarray(np.nan).astype(dtype)
+    for fn in (mg.median, mg.nanmedian):
+        got = fn(mg.empty(2, 0, dtype=getattr(mg, dtype)))
+        assert got.shape == () and got.dtype is getattr(mg, dtype)
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
+@pytest.mark.parametrize(
+    "select",
+    [
+        lambda x: x.mode(1),
+        lambda x: x.kthvalue(1, 1),
+        lambda x: x.median(1),
+        lambda x: x.nanmedian(-1),
+    ],
+)
+def test_selecting_along_an_empty_dim_is_an_index_error(select):
+    with pytest.raises(IndexError, match="size 0"):
+        select(mg.empty(2, 0))
