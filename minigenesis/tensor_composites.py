@@ -225,8 +225,9 @@ class TensorComposites:
     # ------------------------------------------------------------------ selection
     def aminmax(self, *, dim=None, keepdim: bool = False):
         """(min, max) in one call, over everything or along dim."""
-        if dim is None:
-            return MinMax(self.amin(), self.amax())
+        if dim is None:  # keepdim keeps every dim, with size 1
+            shape = (1,) * self.ndim if keepdim else ()
+            return MinMax(self.amin().reshape(shape), self.amax().reshape(shape))
         return MinMax(self.amin(dim, keepdim), self.amax(dim, keepdim))
 
     def argwhere(self):

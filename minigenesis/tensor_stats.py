@@ -13,6 +13,7 @@ are built of.
 from __future__ import annotations
 
 import builtins
+import functools
 from collections import namedtuple
 from typing import Any
 
@@ -20,6 +21,7 @@ import numpy as np
 
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module, quiet_fp, to_numpy
+from .dtypes import promote_types
 from .ops import shape as S
 from .ops import sorting as SO
 from .ops.selection import quickselect_index
@@ -366,7 +368,8 @@ class TensorStatistics:
                         f"diff(): prepend and append must have as many dims as the input "
                         f"({self.ndim}), got {p.ndim}"
                     )
-            x = S.Cat.apply(d, *(p._cast(self._data.dtype) for p in parts))
+            target = functools.reduce(promote_types, (p.dtype for p in parts))  # as in cat
+            x = S.Cat.apply(d, *(p._cast(target.numpy_dtype) for p in parts))
         for _ in builtins.range(n):
             length = x.shape[d]
             if length == 0:

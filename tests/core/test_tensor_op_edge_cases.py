@@ -201,3 +201,22 @@ def test_median_of_an_empty_tensor_is_nan_in_its_dtype(dtype):
 def test_selecting_along_an_empty_dim_is_an_index_error(select):
     with pytest.raises(IndexError, match="size 0"):
         select(mg.empty(2, 0))
+
+
+def test_diff_promotes_prepend_and_append_with_the_input_as_cat_does():
+    """uint8 with an int8 prepend computes in int16 (was uint8, wrapping -5 to 251)."""
+    a, before = np.array([1, 3, 5, 1]), np.array([6])
+    got = mg.diff(mg.tensor(a, dtype=mg.uint8), prepend=mg.tensor(before, dtype=mg.int8))
+    assert got.dtype is mg.int16
+    np.testing.assert_array_equal(got.numpy(), np.diff(np.concatenate([before, a])))
+    got = mg.diff(mg.tensor([1, 2, 4]), prepend=mg.tensor([0.5]), append=mg.tensor([True]))
+    assert got.dtype is mg.float32
+    np.testing.assert_array_equal(got.numpy(), np.diff([0.5, 1, 2, 4, 1]))
+
+
+def test_aminmax_without_dim_keeps_every_dim_with_keepdim():
+    a = np.array([[1.0, 5.0], [-2.0, 3.0]])
+    low, high = mg.aminmax(mg.tensor(a), keepdim=True)
+    assert low.shape == (1, 1) and high.shape == (1, 1)
+    assert (low.item(), high.item()) == (a.min(), a.max())
+    assert mg.aminmax(mg.tensor(a)).min.shape == ()

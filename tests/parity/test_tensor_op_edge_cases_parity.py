@@ -121,3 +121,20 @@ def test_integer_arange_and_logspace_from_float_arguments_match_pytorch(dtype):
         steps = int(rng.integers(0, 7))
         ours = mg.logspace(start, end, steps, base=3, dtype=getattr(mg, dtype))
         _assert_same(ours, torch.logspace(start, end, steps, base=3, dtype=getattr(torch, dtype)))
+
+
+@pytest.mark.parametrize("other_dtype", ["bool", "uint8", "int8", "int32", "float16", "float64"])
+def test_diff_with_prepend_and_append_of_another_dtype_matches_pytorch(other_dtype):
+    def run(lib):
+        x = lib.tensor([1, 3, 5, 1], dtype=lib.uint8)
+        other = lib.tensor([1]).to(getattr(lib, other_dtype))
+        return lib.diff(x, n=2, prepend=other, append=other)
+
+    _assert_same(run(mg), run(torch))
+
+
+def test_aminmax_keepdim_without_dim_matches_pytorch():
+    ours = mg.aminmax(mg.arange(6.0).reshape(2, 3, 1), keepdim=True)
+    theirs = torch.aminmax(torch.arange(6.0).reshape(2, 3, 1), keepdim=True)
+    _assert_same(ours.min, theirs.min)
+    _assert_same(ours.max, theirs.max)
