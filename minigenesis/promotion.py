@@ -264,10 +264,11 @@ def float_in(t: Any) -> Any:
     return t
 
 
-def need_float(t: Any, name: str) -> None:
-    """PyTorch's float-only ops (var, std, norm, softmax ...) refuse bool/integer tensors."""
+def need_float(t: Any, name: str, error: type = RuntimeError) -> None:
+    """PyTorch's float-only ops (var, std, norm, softmax ...) refuse bool/integer tensors, with
+    its RuntimeError, or NotImplementedError where it has no kernel for the dtype (softmax)."""
     if t._data.dtype.kind not in FLOAT_KINDS:
-        raise TypeError(
+        raise error(
             f"{name}() needs a floating-point tensor, got {t.dtype.name}: call .float() first"
         )
 

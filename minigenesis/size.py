@@ -94,6 +94,8 @@ def norm_dim(dim: Any, ndim: int) -> tuple | None:
     for d in dims:
         if not -limit <= d < limit:
             raise IndexError(f"dim {d} is out of range for a tensor with {ndim} dims")
+        if d % limit in out:  # (NumPy would say "duplicate value in 'axis'")
+            raise RuntimeError(f"dim {d % limit} appears multiple times in the list of dims")
         out.append(d % limit)
     return tuple(sorted(out))
 

@@ -64,7 +64,9 @@ def _integer_operands(a: Any, b: Any, name: str) -> None:
     for x in (a, b):
         if is_float(x):
             kind = x.dtype.name if isinstance(x, TensorBase) else "float"
-            raise TypeError(f"{name} is only defined for bool and integer operands, got {kind}")
+            raise NotImplementedError(
+                f"{name} is only defined for bool and integer operands, got {kind}"
+            )
 
 
 class TensorComposites:

@@ -67,7 +67,7 @@ def _bitwise(a: Any, b: Any, fn: Any, name: str) -> Any:
     for x in (a, b):
         if is_float(x):
             kind = x.dtype.name if isinstance(x, TensorBase) else "float"
-            raise TypeError(
+            raise NotImplementedError(
                 f"bitwise_{name} is only defined for bool and integer operands, got {kind}"
             )
     return _compare(a, b, fn)
@@ -97,7 +97,7 @@ def _bool_pow(t: Any, exponent: Any) -> Any:
             return t.clone()
         return t._make(get_array_module(t._data).ones_like(t._data), False)
     if is_bool(exponent):
-        raise TypeError("pow of two bool operands is not supported, as in PyTorch")
+        raise NotImplementedError("pow of two bool operands is not supported, as in PyTorch")
     if isinstance(exponent, int):
         t = t._cast(np.int64)
     return binary_op(E.Pow, t, exponent)
@@ -174,7 +174,7 @@ class TensorMath:
 
     def __rpow__(self, other):
         if self._data.dtype.kind == "b" and other.__class__ is bool:
-            raise TypeError("pow of two bool operands is not supported, as in PyTorch")
+            raise NotImplementedError("pow of two bool operands is not supported, as in PyTorch")
         return binary_op(E.Pow, other, self)
 
     def __neg__(self):
@@ -321,7 +321,7 @@ class TensorMath:
 
     def abs(self):
         if self._data.dtype.kind == "b":
-            raise TypeError("abs() of a bool tensor is not supported, as in PyTorch")
+            raise NotImplementedError("abs() of a bool tensor is not supported, as in PyTorch")
         return E.Abs.apply(self)
 
     def sign(self):
@@ -331,7 +331,7 @@ class TensorMath:
 
     def clamp(self, min=None, max=None):  # noqa: A002 (PyTorch's names)
         if min is None and max is None:
-            raise ValueError("clamp() needs at least one of min and max")
+            raise RuntimeError("clamp(): at least one of min and max must not be None")
         # the bounds take part in the type promotion (bool.clamp(2) is int64, int.clamp(0.5)
         # float32), and tensor bounds are cast to the result's dtype
         target = result_type(self, min, max).numpy_dtype
@@ -389,7 +389,7 @@ class TensorMath:
     # ------------------------------------------------------------------ activations used as methods
     def relu(self):
         if self._data.dtype.kind == "b":
-            raise TypeError("relu() of a bool tensor is not supported, as in PyTorch")
+            raise RuntimeError("relu() of a bool tensor is not supported, as in PyTorch")
         return A.ReLU.apply(self)
 
     def tanh(self):
@@ -399,11 +399,11 @@ class TensorMath:
         return A.Sigmoid.apply(float_in(self))
 
     def softmax(self, dim: int = -1):
-        need_float(self, "softmax")
+        need_float(self, "softmax", NotImplementedError)
         return A.Softmax.apply(self, norm_dim(dim, self.ndim)[0])
 
     def log_softmax(self, dim: int = -1):
-        need_float(self, "log_softmax")
+        need_float(self, "log_softmax", NotImplementedError)
         return A.LogSoftmax.apply(self, norm_dim(dim, self.ndim)[0])
 
     def gelu(self, approximate: str = "none"):
@@ -432,7 +432,7 @@ class TensorMath:
 
     def frac(self):
         """x - trunc(x): the fractional part, with x's sign."""
-        need_float(self, "frac")
+        need_float(self, "frac", NotImplementedError)
         return RD.Frac.apply(self)
 
     def nan_to_num(self, nan: float = 0.0, posinf=None, neginf=None):
@@ -470,7 +470,7 @@ class TensorMath:
         """self + weight * (end - self); ``weight`` a number or a tensor (all three broadcast)."""
         if not isinstance(end, TensorBase):
             raise TypeError(f"lerp(): end must be a Tensor, got {type(end).__name__}")
-        need_float(self, "lerp")
+        need_float(self, "lerp", NotImplementedError)
         # one dtype, as PyTorch's kernel; only a 0-d weight tensor may differ (a scalar to it)
         w = weight if isinstance(weight, TensorBase) and weight.ndim > 0 else None
         check_same_dtype("lerp", input=self, end=end, weight=w)

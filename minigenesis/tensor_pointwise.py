@@ -49,7 +49,7 @@ def _float_pair(a: Any, b: Any, name: str) -> tuple:
 
 def _need_int_or_bool(t: Any, name: str) -> None:
     if t._data.dtype.kind in FLOAT_KINDS:
-        raise TypeError(
+        raise NotImplementedError(
             f"{name}(): only bool and integer tensors are supported, got {t.dtype.name}"
         )
 
@@ -128,7 +128,8 @@ class TensorPointwise:
         """0 where self < 0, ``values`` where self == 0, 1 where self > 0 (not differentiable)."""
         if not isinstance(values, TensorBase) or values.dtype is not self.dtype:
             got = values.dtype.name if isinstance(values, TensorBase) else type(values).__name__
-            raise TypeError(
+            # PyTorch: a TypeError for a number, a RuntimeError for a tensor of another dtype
+            raise (RuntimeError if isinstance(values, TensorBase) else TypeError)(
                 f"heaviside(): 'values' must be a tensor of the input's dtype {self.dtype.name}, "
                 f"got {got}"
             )
@@ -323,3 +324,9 @@ class TensorPointwise:
 
     def short(self):
         return self.to(_dt.int16)
+
+    def char(self):
+        return self.to(_dt.int8)
+
+    def byte(self):
+        return self.to(_dt.uint8)

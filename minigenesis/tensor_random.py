@@ -62,7 +62,7 @@ class TensorRandom:
         if p is not None:
             out = self._make(get_array_module(self._data).empty_like(self._data), False)
             return out.bernoulli_(p, generator=generator)
-        need_float(self, "bernoulli")
+        need_float(self, "bernoulli", NotImplementedError)
         _check_probabilities(self._data, "bernoulli")
         return sampling.bernoulli(self, generator)
 

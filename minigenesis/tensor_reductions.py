@@ -166,7 +166,7 @@ class TensorReductions:
     def _arg_extreme(self, name: str, dim, keepdim: bool):
         """argmax / argmin: the (first) index of the extreme, over all elements or along ``dim``."""
         if self._data.dtype.kind == "b":
-            raise TypeError(f"{name}() of a bool tensor is not supported, as in PyTorch")
+            raise RuntimeError(f"{name}() of a bool tensor is not supported, as in PyTorch")
         xp = get_array_module(self._data)
         fn = getattr(xp, name)
         if dim is None:

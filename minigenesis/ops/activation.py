@@ -84,7 +84,7 @@ class ReLU(Op):
     @staticmethod
     def forward(ctx, x):
         if x.dtype.kind == "b":
-            raise TypeError("relu() of a bool tensor is not supported, as in PyTorch")
+            raise RuntimeError("relu() of a bool tensor is not supported, as in PyTorch")
         # maximum(0, x), not maximum(x, 0): of two equal zeros NumPy's loops return the second
         # operand, so -0 stays -0 (checked over SIMD bodies and tails by the parity tests);
         # a form defined for zeros (where(x < 0, 0, x), or a mask of x < 0) took 1.3-9x as long.

@@ -150,7 +150,9 @@ class FloorDiv(Op):
     def forward(cls, ctx, x, y):
         kinds = [v.dtype.kind if hasattr(v, "dtype") else type(v) for v in (x, y)]
         if all(k in ("b", bool) for k in kinds):
-            raise TypeError(f"{cls.ufunc} of two bool operands is not supported (as in PyTorch)")
+            raise NotImplementedError(
+                f"{cls.ufunc} of two bool operands is not supported (as in PyTorch)"
+            )
         xp = get_array_module(x if hasattr(x, "dtype") else y)
         refuse_integer_zero_divisor(x, y, cls.ufunc)
         if cls is FloorDiv and y.__class__ in _NUMBERS:  # (x // s; not %, whose s is rounded)

@@ -26,7 +26,9 @@ class _Rounding(Op):
     @classmethod
     def forward(cls, ctx, x):
         if x.dtype.kind == "b":
-            raise TypeError(f"{cls.fn}() of a bool tensor is not supported, as in PyTorch")
+            raise NotImplementedError(
+                f"{cls.fn}() of a bool tensor is not supported, as in PyTorch"
+            )
         if x.dtype.kind in "iu":
             return x.copy()
         return getattr(get_array_module(x), cls.fn)(x)
@@ -68,7 +70,9 @@ class Round(Op):
     def forward(ctx, x, decimals):
         xp = get_array_module(x)
         if x.dtype.kind == "b" or (x.dtype.kind in "iu" and decimals != 0):
-            raise TypeError(f"round(decimals={decimals}) of a {x.dtype} tensor is not supported")
+            raise NotImplementedError(
+                f"round(decimals={decimals}) of a {x.dtype} tensor is not supported"
+            )
         if x.dtype.kind in "iu":
             return x.copy()
         if decimals == 0:

@@ -189,9 +189,9 @@ def test_bitwise_augmented_assignment_with_a_python_bool_keeps_a_bool_mask():
 @pytest.mark.parametrize("name", BITWISE_OPS)
 def test_bitwise_augmented_assignment_on_a_float_tensor_is_refused(name):
     iop, _ = BITWISE_OPS[name]
-    with pytest.raises(TypeError, match="bitwise_.* bool and integer .* float32"):
+    with pytest.raises(NotImplementedError, match="bitwise_.* bool and integer .* float32"):
         iop(mg.ones(3), 1)
-    with pytest.raises(TypeError, match="bitwise_"):
+    with pytest.raises(RuntimeError, match="bitwise_"):
         iop(mg.ones(3, dtype=mg.int64), mg.ones(3))
 
 

@@ -36,7 +36,7 @@ def test_bitwise_ops_match_numpy_and_refuse_floats(name):
     got = getattr(mg, name)(mg.tensor(I), mg.tensor(J))
     assert got.dtype is mg.int64
     np.testing.assert_array_equal(got.numpy(), getattr(np, name)(I, J))
-    with pytest.raises(TypeError, match="bool and integer"):
+    with pytest.raises(NotImplementedError, match="bool and integer"):
         getattr(mg, name)(mg.tensor([1.0]), mg.tensor([2.0]))
 
 
@@ -86,7 +86,7 @@ def test_heaviside_and_its_dtype_check():
     np.testing.assert_array_equal(
         mg.heaviside(x, mg.tensor([0.5])).numpy(), np.heaviside(x.numpy(), 0.5)
     )
-    with pytest.raises(TypeError, match="values"):
+    with pytest.raises(RuntimeError, match="values"):
         mg.heaviside(x, mg.tensor([1]))
 
 

@@ -220,3 +220,42 @@ def test_aminmax_without_dim_keeps_every_dim_with_keepdim():
     assert low.shape == (1, 1) and high.shape == (1, 1)
     assert (low.item(), high.item()) == (a.min(), a.max())
     assert mg.aminmax(mg.tensor(a)).min.shape == ()
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        (lambda: mg.tensor([1, 2]).std(), RuntimeError),
+        (lambda: mg.tensor([1, 2]).var(0), RuntimeError),
+        (lambda: mg.tensor([1, 2]).norm(), RuntimeError),
+        (lambda: mg.tensor([True]).argmax(), RuntimeError),
+        (lambda: mg.tensor([True]).relu(), RuntimeError),
+        (lambda: mg.tensor([1, 2]).softmax(0), NotImplementedError),
+        (lambda: mg.tensor([1, 2]).frac(), NotImplementedError),
+        (lambda: mg.tensor([True]).abs(), NotImplementedError),
+        (lambda: mg.tensor([True]).floor(), NotImplementedError),
+        (lambda: mg.tensor([1]).round(decimals=1), NotImplementedError),
+        (lambda: mg.tensor([True]) ** mg.tensor([True]), NotImplementedError),
+        (lambda: mg.tensor([1.0]) & 1, NotImplementedError),
+        (lambda: mg.tensor([1.0]) << 1, NotImplementedError),
+        (lambda: mg.tensor([1.0]).bitwise_not(), NotImplementedError),
+        (lambda: mg.heaviside(mg.tensor([1.0]), mg.tensor([1])), RuntimeError),
+        (lambda: mg.ones(2, 3).sum((1, -1)), RuntimeError),
+        (lambda: mg.ones(2, 3).std((0, 0)), RuntimeError),
+        (lambda: mg.ones(2).clamp(), RuntimeError),
+    ],
+)
+def test_ops_without_a_kernel_for_the_dtype_raise_pytorchs_runtime_errors(call, error):
+    """PyTorch raises RuntimeError, or its subclass NotImplementedError where no kernel exists
+    for the dtype (a TypeError here would escape ``except RuntimeError``); a dim named twice is
+    a RuntimeError too (NumPy's own ValueError was let through)."""
+    with pytest.raises(error):
+        call()
+
+
+def test_byte_and_char_convert_to_uint8_and_int8_wrapping_as_numpy():
+    a = np.array([-1, 127, 128, 300, 0])
+    x = mg.tensor(a)
+    assert x.byte().dtype is mg.uint8 and x.char().dtype is mg.int8
+    np.testing.assert_array_equal(x.byte().numpy(), a.astype(np.uint8))
+    np.testing.assert_array_equal(x.char().numpy(), a.astype(np.int8))

@@ -138,3 +138,36 @@ def test_aminmax_keepdim_without_dim_matches_pytorch():
     theirs = torch.aminmax(torch.arange(6.0).reshape(2, 3, 1), keepdim=True)
     _assert_same(ours.min, theirs.min)
     _assert_same(ours.max, theirs.max)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib: lib.tensor([1, 2]).std(),
+        lambda lib: lib.tensor([1, 2]).norm(),
+        lambda lib: lib.tensor([True]).argmax(),
+        lambda lib: lib.tensor([True]).relu(),
+        lambda lib: lib.tensor([1, 2]).softmax(0),
+        lambda lib: lib.tensor([1, 2]).log_softmax(0),
+        lambda lib: lib.tensor([1, 2]).frac(),
+        lambda lib: lib.tensor([1, 2]).lerp(lib.tensor([3, 4]), 0.5),
+        lambda lib: lib.tensor([True]).abs(),
+        lambda lib: lib.tensor([True]).ceil(),
+        lambda lib: lib.tensor([3]).round(decimals=-1),
+        lambda lib: lib.tensor([True]) ** lib.tensor([True]),
+        lambda lib: lib.tensor([1.0]) | 1,
+        lambda lib: lib.tensor([1.0]) >> 1,
+        lambda lib: lib.tensor([1.0]).bitwise_not(),
+        lambda lib: lib.heaviside(lib.tensor([1.0]), lib.tensor([1])),
+        lambda lib: lib.ones(2, 3).amax((1, -1)),
+        lambda lib: lib.ones(2, 3).mean([0, 0]),
+        lambda lib: lib.tensor([3]) // lib.tensor([0]),
+        lambda lib: lib.empty(2, 0).mode(1),
+        lambda lib: lib.empty(2, 0).kthvalue(1, 1),
+    ],
+)
+def test_refused_dtype_and_dim_arguments_raise_pytorchs_exception_type(call):
+    with pytest.raises(Exception) as theirs:  # noqa: PT011 (the type is what is compared)
+        call(torch)
+    with pytest.raises(type(theirs.value)):
+        call(mg)
