@@ -3,7 +3,8 @@
 ``with_out(fn)`` gives ``fn`` the keyword: the result is written into ``out`` (resized if its
 shape differs, with PyTorch's warning when it had elements) and ``out`` is returned. As in
 PyTorch, ``out=`` refuses autograd (no graph can lead into memory written in place) and a result
-that cannot be cast to ``out``'s dtype (a float into an int tensor ...).
+that cannot be cast to ``out``'s dtype (a float into an int tensor ...). The sums and products
+(``with_out_as_dtype``) compute in ``out``'s dtype instead, as PyTorch's do.
 
 An op with several results (sort, topk, kthvalue, frexp) takes a tuple of tensors, one per
 result, each of exactly the dtype PyTorch asks for (``write_outs``); an op whose one result has a
@@ -45,6 +46,25 @@ def with_out(fn: Callable) -> Callable:
         def call(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
             result = fn(*args, **kwargs)
             return result if out is None else write_out(name, result, out)
+
+    return functools.wraps(fn)(call)
+
+
+def with_out_as_dtype(fn: Callable) -> Callable:
+    """``with_out`` for the sums and products (sum, nansum, prod, cumsum, cumprod), whose
+    ``out=`` also chooses the dtype they compute in: PyTorch reads ``out``'s dtype as ``dtype=``
+    when none is given, so ``sum(x, out=int8_tensor)`` sums x's values cast to int8 (wrapping
+    as int8 does) instead of casting the sum."""
+    name = fn.__name__
+    signature = inspect.signature(fn)
+
+    def call(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
+        if out is None:
+            return fn(*args, **kwargs)
+        bound = signature.bind(*args, **kwargs)
+        if bound.arguments.get("dtype") is None and isinstance(out, Tensor):
+            bound.arguments["dtype"] = out.dtype
+        return write_out(name, fn(*bound.args, **bound.kwargs), out)
 
     return functools.wraps(fn)(call)
 
@@ -135,4 +155,4 @@ def _can_cast(src: _dt.DType, dst: _dt.DType) -> bool:
 _type_name = _dt.scalar_type_name
 
 
-__all__ = ["with_out", "write_out", "write_outs"]
+__all__ = ["with_out", "with_out_as_dtype", "write_out", "write_outs"]

@@ -12,6 +12,7 @@ from typing import Any
 
 from ._tensor import Tensor
 from .ops.shape import Cat
+from .out_arg import with_out_as_dtype
 from .out_arg import write_outs as _write_outs
 from .size import norm_dim
 
@@ -77,6 +78,7 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
     return input.nanmean(dim, keepdim, dtype=dtype)
 
 
+@with_out_as_dtype
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A002
     return input.nansum(dim, keepdim, dtype=dtype)
 

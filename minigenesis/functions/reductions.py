@@ -9,11 +9,11 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..backend import get_array_module
-from ..out_arg import write_out, write_outs
+from ..out_arg import with_out_as_dtype, write_out, write_outs
 from ._common import _check, _t, _with_out
 
 
-@_with_out
+@with_out_as_dtype
 def sum(
     x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None, **numpy_names
 ) -> Tensor:  # noqa: A001
@@ -27,7 +27,7 @@ def mean(
     return x.mean(dim, keepdim, dtype, **numpy_names)  # numpy_names: axis=, keepdims=
 
 
-@_with_out
+@with_out_as_dtype
 def prod(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     return x.prod(dim, keepdim, dtype)
 
@@ -85,12 +85,12 @@ def std(
     return x.std(dim, unbiased, keepdim, correction)
 
 
-@_with_out
+@with_out_as_dtype
 def cumsum(x: Tensor, dim: int, dtype: Any = None) -> Tensor:
     return x.cumsum(dim, dtype)
 
 
-@_with_out
+@with_out_as_dtype
 def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
     return _check(input, "cumprod").cumprod(dim, dtype)
 

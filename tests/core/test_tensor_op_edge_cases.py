@@ -259,3 +259,25 @@ def test_byte_and_char_convert_to_uint8_and_int8_wrapping_as_numpy():
     assert x.byte().dtype is mg.uint8 and x.char().dtype is mg.int8
     np.testing.assert_array_equal(x.byte().numpy(), a.astype(np.uint8))
     np.testing.assert_array_equal(x.char().numpy(), a.astype(np.int8))
+
+
+@pytest.mark.parametrize(
+    ("reduce", "numpy_reduce"),
+    [
+        (lambda x, out: mg.sum(x, 0, out=out), lambda a: a.sum(0)),
+        (lambda x, out: mg.nansum(x, 0, out=out), lambda a: a.sum(0)),
+        (lambda x, out: mg.prod(x, 0, out=out), lambda a: a.prod(0)),
+        (lambda x, out: mg.cumsum(x, 0, out=out), lambda a: a.cumsum(0)),
+        (lambda x, out: mg.cumprod(x, 0, out=out), lambda a: a.cumprod(0)),
+    ],
+)
+@pytest.mark.parametrize("out_dtype", ["int8", "uint8", "int64"])
+def test_sums_and_products_compute_in_the_dtype_of_out(reduce, numpy_reduce, out_dtype):
+    """out= acts as dtype=: the values are cast to out's dtype first, then reduced there (a sum
+    of floats into an int8 out sums the truncated values, with int8's wrap-around)."""
+    a = np.array([1.7, 2.6, -1.2, 100.0, 90.0])
+    out = mg.empty(0, dtype=getattr(mg, out_dtype))
+    got = reduce(mg.tensor(a), out)
+    assert got is out and out.dtype is getattr(mg, out_dtype)
+    want = numpy_reduce(a.astype(np.int64).astype(out_dtype))  # (NumPy keeps the int dtype)
+    np.testing.assert_array_equal(out.numpy(), want.astype(out_dtype))

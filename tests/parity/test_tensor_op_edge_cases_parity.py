@@ -171,3 +171,16 @@ def test_refused_dtype_and_dim_arguments_raise_pytorchs_exception_type(call):
         call(torch)
     with pytest.raises(type(theirs.value)):
         call(mg)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "cumsum", "cumprod"])
+@pytest.mark.parametrize("out_dtype", ["int8", "uint8", "int32", "float16", "float64"])
+def test_sums_and_products_into_out_of_another_dtype_match_pytorch(name, out_dtype):
+    a = np.array([[1.7, 2.6, -1.2], [100.0, 90.0, 0.4]])
+
+    def run(lib):
+        out = lib.empty(0, dtype=getattr(lib, out_dtype))
+        getattr(lib, name)(lib.tensor(a, dtype=lib.float32), 0, out=out)
+        return out
+
+    _assert_same(run(mg), run(torch))
