@@ -184,10 +184,18 @@ def written_int(value: Any, np_dtype: Any) -> Any:
     """A Python int about to be written into an integer tensor (``x[i] = v``, ``fill_``,
     ``masked_fill``), as PyTorch converts it: checked, an int out of the dtype's range refused
     with PyTorch's RuntimeError, except that an unsigned dtype takes a negative int down to
-    minus its maximum, wrapped (``uint8`` stores -1 as 255). Anything else passes unchanged."""
-    if value.__class__ is not int or np_dtype.kind not in "iu":
+    minus its maximum, wrapped (``uint8`` stores -1 as 255). A Python float must lie in the
+    dtype's range (it is then truncated: 2.7 is 2; -0.5 does not fit uint8, NaN nothing).
+    Anything else passes unchanged."""
+    if np_dtype.kind not in "iu" or value.__class__ not in (int, float):
         return value
     info = np.iinfo(np_dtype)
+    if value.__class__ is float:
+        if not info.min <= value <= info.max:  # (False for NaN)
+            raise RuntimeError(
+                f"value cannot be converted to type {np_dtype.name}_t without overflow"
+            )
+        return value
     if info.min <= value <= info.max:
         return value
     if info.min == 0 and -info.max <= value < 0:

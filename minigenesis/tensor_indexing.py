@@ -415,7 +415,7 @@ class TensorIndexing:
             if value.requires_grad and is_grad_enabled():
                 filled = _where(mask, value.to(self.dtype), self)
                 return filled if filled.shape == self.shape else filled.expand(*self.shape)
-            value = value.item()
+            value = written_int(value.item(), self._data.dtype)  # checked as a number
         try:
             return I.MaskedFill.apply(self, m, value)
         except ValueError as err:  # checked only on failure: the shapes do not broadcast

@@ -206,7 +206,8 @@ class TensorInPlace:
                 )
             if state.grad_enabled and (self.requires_grad or value.requires_grad):
                 return self.copy_(value)
-            value = value.item()
+            # cast as copy_ casts (uint8 takes 300.5 as 44, as PyTorch's), then written
+            value = value._data.astype(self._data.dtype).item()
         # A computed tensor takes the fill's graph node, so its old history gets no gradient;
         # anything else (no graph to keep) is written directly.
         if state.grad_enabled and self.grad_fn is not None:

@@ -281,3 +281,37 @@ def test_sums_and_products_compute_in_the_dtype_of_out(reduce, numpy_reduce, out
     assert got is out and out.dtype is getattr(mg, out_dtype)
     want = numpy_reduce(a.astype(np.int64).astype(out_dtype))  # (NumPy keeps the int dtype)
     np.testing.assert_array_equal(out.numpy(), want.astype(out_dtype))
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda x, v: x.fill_(v),
+        lambda x, v: x.masked_fill(mg.tensor([True, False]), v),
+        lambda x, v: x.index_fill(0, mg.tensor([0]), v),
+        lambda x, v: x.__setitem__(0, v),
+    ],
+)
+def test_a_float_written_into_an_integer_tensor_must_fit_its_range(write):
+    """PyTorch refuses a Python float outside the dtype's range (or NaN) with RuntimeError, and
+    truncates one inside it (NumPy's own OverflowError escaped before)."""
+    for value in (-1.7, -0.5, 255.5, float("nan")):
+        with pytest.raises(RuntimeError, match="cannot be converted to type uint8"):
+            write(mg.zeros(2, dtype=mg.uint8), value)
+    x = mg.zeros(2, dtype=mg.int16)
+    got = write(x, -2.7)
+    assert (got if got is not None else x)[0].item() == -2
+
+
+def test_fill_with_a_zero_dim_tensor_casts_it_as_copy_does_and_masked_fill_checks_it():
+    """fill_ casts a 0-d tensor value as a tensor copy (C casts: 300.5 -> uint8 44), masked_fill
+    takes its number, checked as a Python number is."""
+    for v in (300.5, -1.7, -1):
+        got = mg.zeros(2, dtype=mg.uint8).fill_(mg.tensor(v))
+        want = np.asarray(v).astype(np.int64).astype(np.uint8)  # truncate, then wrap mod 256
+        np.testing.assert_array_equal(got.numpy(), [want, want])
+    mask = mg.tensor([True, False])
+    got = mg.zeros(2, dtype=mg.uint8).masked_fill(mask, mg.tensor(-1, dtype=mg.int8))
+    np.testing.assert_array_equal(got.numpy(), [255, 0])
+    with pytest.raises(RuntimeError, match="int8"):
+        mg.zeros(2, dtype=mg.int8).masked_fill(mask, mg.tensor(200))
