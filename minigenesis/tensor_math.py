@@ -39,6 +39,7 @@ from .promotion import (
     is_float,
     need_float,
     result_type,
+    written_int,
 )
 from .size import broadcast_checked, broadcast_error, norm_dim
 
@@ -335,7 +336,12 @@ class TensorMath:
         # the bounds take part in the type promotion (bool.clamp(2) is int64, int.clamp(0.5)
         # float32), and tensor bounds are cast to the result's dtype
         target = result_type(self, min, max).numpy_dtype
-        lo, hi = (b._cast(target) if isinstance(b, TensorBase) else b for b in (min, max))
+        # an int bound converts to an integer dtype as a written value does (uint8 takes -1 as
+        # 255, as PyTorch; int8 refuses 300)
+        lo, hi = (
+            b._cast(target) if isinstance(b, TensorBase) else written_int(b, target)
+            for b in (min, max)
+        )
         return E.Clamp.apply(self._cast(target), lo, hi)
 
     clip = clamp

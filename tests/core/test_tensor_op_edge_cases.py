@@ -315,3 +315,15 @@ def test_fill_with_a_zero_dim_tensor_casts_it_as_copy_does_and_masked_fill_check
     np.testing.assert_array_equal(got.numpy(), [255, 0])
     with pytest.raises(RuntimeError, match="int8"):
         mg.zeros(2, dtype=mg.int8).masked_fill(mask, mg.tensor(200))
+
+
+def test_clamp_converts_an_int_bound_to_the_integer_dtype_as_a_written_value():
+    """uint8 takes -1 as 255 (so clamp(min=-1) is all 255 and clamp(-1, 2) all 2, min > max
+    giving max), int8 refuses 300 (NumPy raised OverflowError before)."""
+    a = np.array([0, 6, 200], dtype=np.uint8)
+    x = mg.tensor(a)
+    np.testing.assert_array_equal(x.clamp(min=-1).numpy(), np.maximum(a, 255))
+    np.testing.assert_array_equal(x.clamp(-1, 2).numpy(), np.minimum(np.maximum(a, 255), 2))
+    np.testing.assert_array_equal(x.clamp(max=-2).numpy(), np.minimum(a, 254))
+    with pytest.raises(RuntimeError, match="int8"):
+        mg.zeros(2, dtype=mg.int8).clamp(max=300)
