@@ -31,13 +31,14 @@ def _inplace_of(name: str) -> Any:
 
 
 def _integer_pair(a: Any, b: Any, name: str) -> tuple[Any, Any]:
-    """gcd / lcm operands: two integer tensors, as arrays of their promoted dtype."""
+    """gcd / lcm operands: as arrays of their promoted dtype, which must be an integer one (a
+    bool operand promotes with an integer one, as in PyTorch; two bools or a float do not)."""
     if not isinstance(b, TensorBase):
         raise TypeError(f"{name}(): argument 'other' must be Tensor, not {type(b).__name__}")
-    for t in (a, b):
-        if t._data.dtype.kind not in "iu":  # PyTorch has no kernel for bool or floats
-            raise NotImplementedError(f'"{name}" not implemented for {t.dtype!r}')
-    dtype = result_type(a, b).numpy_dtype
+    target = result_type(a, b)
+    if target.numpy_dtype.kind not in "iu":  # PyTorch has no kernel for bool or floats
+        raise NotImplementedError(f'"{name}" not implemented for {target!r}')
+    dtype = target.numpy_dtype
     return a._data.astype(dtype, copy=False), b._data.astype(dtype, copy=False)
 
 

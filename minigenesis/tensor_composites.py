@@ -133,13 +133,12 @@ class TensorComposites:
     def nextafter(self, other):
         """The float next to self in the direction of other."""
         other = as_tensor_like(other, self)
-        if self.dtype != other.dtype or not self.is_floating_point():
-            raise RuntimeError(
-                f"nextafter: expected two floating tensors of one dtype, got {self.dtype} and "
-                f"{other.dtype}"
-            )
-        shape = np.broadcast_shapes(self.shape, other.shape)
-        return NextAfter.apply(self.expand(shape), other.expand(shape))
+        target = result_type(self, other)  # the operands promote, as in a + b
+        if not target.is_floating_point:
+            raise NotImplementedError(f"nextafter: not implemented for {target.name} tensors")
+        a, b = self._cast(target.numpy_dtype), other._cast(target.numpy_dtype)
+        shape = np.broadcast_shapes(a.shape, b.shape)
+        return NextAfter.apply(a.expand(shape), b.expand(shape))
 
     # ------------------------------------------------------------------ shifts and bitwise
     def bitwise_left_shift(self, other):

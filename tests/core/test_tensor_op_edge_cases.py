@@ -327,3 +327,22 @@ def test_clamp_converts_an_int_bound_to_the_integer_dtype_as_a_written_value():
     np.testing.assert_array_equal(x.clamp(max=-2).numpy(), np.minimum(a, 254))
     with pytest.raises(RuntimeError, match="int8"):
         mg.zeros(2, dtype=mg.int8).clamp(max=300)
+
+
+def test_nextafter_promotes_its_operands_as_a_binary_op():
+    got = mg.nextafter(mg.tensor([1.0], dtype=mg.float16), mg.tensor([2.0]))  # -> float32
+    assert got.dtype is mg.float32
+    np.testing.assert_array_equal(got.numpy(), np.nextafter(np.float32(1), np.float32(2)))
+    got = mg.nextafter(mg.tensor([1.0], dtype=mg.float64), mg.tensor(0.0, dtype=mg.bfloat16))
+    assert got.dtype is mg.float64 and got.item() == np.nextafter(1.0, 0.0)
+    with pytest.raises(NotImplementedError):
+        mg.nextafter(mg.tensor([1]), mg.tensor([2]))
+
+
+def test_gcd_and_lcm_take_a_bool_operand_promoted_with_an_integer_one():
+    a, b = np.array([4, 0, 6]), np.array([True, False, True])
+    assert mg.gcd(mg.tensor(a), mg.tensor(b)).tolist() == np.gcd(a, b.astype(int)).tolist()
+    got = mg.lcm(mg.tensor(b), mg.tensor(a, dtype=mg.uint8))
+    assert got.dtype is mg.uint8 and got.tolist() == np.lcm(a, b.astype(int)).tolist()
+    with pytest.raises(NotImplementedError):
+        mg.gcd(mg.tensor([True]), mg.tensor([False]))
