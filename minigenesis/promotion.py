@@ -30,6 +30,7 @@ from .autograd.tensor_base import TensorBase
 from .backend import get_array_module, quiet_fp
 from .conversions import as_array
 from .ops import elementwise as E
+from .ops import rounding as RD
 from .ops.elementwise import Where
 from .size import broadcast_error
 
@@ -66,7 +67,7 @@ def binary_op(op: Any, a: Any, b: Any) -> Any:
             and isinstance(s, TensorBase)
             and s._data.ndim == 0
             and t._data.ndim > 0
-            and (t is a or op is not E.FloorDiv)
+            and (t is a or op not in _ROUNDED_DIVISIONS)
             and t._data.dtype.itemsize == 2
             and t._data.dtype.kind in FLOAT_KINDS
             and s._data.dtype.kind in "fiub"
@@ -111,7 +112,7 @@ def _half_with_number(op: Any, a: Any, b: Any, t: Any, s: Any) -> Any:
     first, then computes as for two tensors. ``s`` may also be the value of a 0-d CPU tensor
     (PyTorch's kernels take one as a scalar operand), rounded to float32."""
     low = t._data.dtype
-    if op in _OPMATH_SCALAR_OPS and (t is a or op is not E.FloorDiv):
+    if op in _OPMATH_SCALAR_OPS and (t is a or op not in _ROUNDED_DIVISIONS):
         # the op's forward reads the number in float32 (ops/elementwise.py, opmath_scalar)
         return op.apply(t, s) if t is a else op.apply(s, t)
     if s.__class__ in NUMBERS:  # rounded to the tensor's type (ml_dtypes' bfloat16 would not)
@@ -123,7 +124,8 @@ def _half_with_number(op: Any, a: Any, b: Any, t: Any, s: Any) -> Any:
 
 
 _np_float32 = np.dtype(np.float32)
-_OPMATH_SCALAR_OPS = frozenset((E.Mul, E.Div, E.FloorDiv))
+_OPMATH_SCALAR_OPS = frozenset((E.Mul, E.Div, E.FloorDiv, RD.DivFloor, RD.DivTrunc))
+_ROUNDED_DIVISIONS = frozenset((E.FloorDiv, RD.DivFloor, RD.DivTrunc))
 
 
 def same_device(a: Any, b: Any) -> tuple:

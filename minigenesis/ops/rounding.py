@@ -111,8 +111,9 @@ class DivFloor(Op):
     def forward(ctx, x, y):
         _refuse_int_zero_division(x, y)
         xp = get_array_module(x if hasattr(x, "dtype") else y)
+        dtype, (x, y) = _in_float32_if_half(xp, x, y)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return xp.floor_divide(x, y)
+            return xp.floor_divide(x, y).astype(dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gz):
@@ -131,10 +132,26 @@ class DivTrunc(DivFloor):
         xp = get_array_module(x if hasattr(x, "dtype") else y)
         z = xp.floor_divide(x, y) if _is_integral(x) and _is_integral(y) else None
         if z is None:
+            dtype, (x, y) = _in_float32_if_half(xp, x, y)
             with np.errstate(divide="ignore", invalid="ignore"):
-                return xp.trunc(xp.true_divide(x, y)).astype(xp.result_type(x, y), copy=False)
+                return xp.trunc(xp.true_divide(x, y)).astype(dtype, copy=False)
         inexact = (x - z * y != 0) & ((xp.asarray(x) < 0) != (xp.asarray(y) < 0))
         return z + inexact.astype(z.dtype)
+
+
+def _in_float32_if_half(xp, x, y) -> tuple:
+    """(the result's dtype, the operands): a float16/bfloat16 quotient is computed in float32,
+    PyTorch's "opmath" type, a Python number read in float32 too (not rounded to 11 or 8 bits
+    first: x // 0.001 divides by 0.001, not by float16's 0.0010004). A float32 quotient of
+    2-byte floats is exact enough that no 2.9997 rounds to the integer 3 before the floor."""
+    arrays = [v for v in (x, y) if hasattr(v, "dtype")]
+    if len(arrays) == 2 or arrays[0].dtype.kind in "biu":
+        dtype = xp.result_type(x, y)
+    else:  # a float array and a number: the array's dtype (NumPy would widen bfloat16)
+        dtype = arrays[0].dtype
+    if dtype.itemsize == 2 and dtype.kind not in "biu":
+        return dtype, tuple(xp.asarray(v, np.float32) for v in (x, y))
+    return dtype, (x, y)
 
 
 def _is_integral(v) -> bool:

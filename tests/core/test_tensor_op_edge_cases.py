@@ -346,3 +346,28 @@ def test_gcd_and_lcm_take_a_bool_operand_promoted_with_an_integer_one():
     assert got.dtype is mg.uint8 and got.tolist() == np.lcm(a, b.astype(int)).tolist()
     with pytest.raises(NotImplementedError):
         mg.gcd(mg.tensor([True]), mg.tensor([False]))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("mode", ["trunc", "floor"])
+def test_rounded_division_of_2_byte_floats_rounds_the_exact_quotient(dtype, mode):
+    """Two 2-byte tensors: trunc/floor of the exact quotient of the stored values (float64),
+    not of the quotient rounded to 11 or 8 bits first (2.9997 rounded to the integer 3). A
+    number divisor is read in float32, as PyTorch's kernels do: x // 0.001 divides by float32's
+    0.001 (not float16's 0.0010004), in float32."""
+    rng = np.random.default_rng(3)
+    x = mg.tensor(np.round(rng.standard_normal(4000) * 20, 2)).to(getattr(mg, dtype))
+    y = mg.tensor(np.round(rng.uniform(0.05, 2, 4000), 2)).to(getattr(mg, dtype))
+    rounding = np.trunc if mode == "trunc" else np.floor
+    a = _as_float64(x)
+    got = x.div(y, rounding_mode=mode)
+    want = mg.tensor(rounding(a / _as_float64(y))).to(x.dtype)
+    assert got.dtype is x.dtype
+    np.testing.assert_array_equal(_as_float64(got), _as_float64(want))
+    for number in (0.001, -0.7, 3):
+        got = x.div(number, rounding_mode=mode)
+        a32, s32 = a.astype(np.float32), np.float32(number)
+        # C's floor division (via fmod, exact) or the truncated quotient, in float32
+        rounded = np.floor_divide(a32, s32) if mode == "floor" else np.trunc(a32 / s32)
+        want = mg.tensor(rounded.astype(np.float64)).to(x.dtype)
+        np.testing.assert_array_equal(_as_float64(got), _as_float64(want))

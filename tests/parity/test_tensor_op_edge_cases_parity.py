@@ -210,3 +210,14 @@ def test_out_of_range_numbers_written_into_integer_tensors_match_pytorch(value, 
         if isinstance(value, float) and value != value:
             continue  # NaN cast to an integer: the platform's value
         _assert_same(form(mg, value), theirs)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("mode", ["trunc", "floor"])
+def test_rounded_division_of_2_byte_floats_by_a_number_matches_pytorch(dtype, mode):
+    a = np.round(np.random.default_rng(5).standard_normal(3000) * 20, 2)
+    for number in (0.001, 0.4, -0.7, 3):
+        for wrap in (lambda lib, n: n, lambda lib, n: lib.tensor(n)):  # a number, a 0-d tensor
+            ours = mg.tensor(a).to(getattr(mg, dtype)).div(wrap(mg, number), rounding_mode=mode)
+            theirs = torch.tensor(a).to(getattr(torch, dtype))
+            _assert_same(ours, theirs.div(wrap(torch, number), rounding_mode=mode))
