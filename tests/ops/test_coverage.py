@@ -39,7 +39,8 @@ NOT_COMPUTING = {
     "tensor API": """
     Tensor.backward Tensor.bfloat16 Tensor.bool Tensor.cpu Tensor.cuda Tensor.detach
     Tensor.detach_ Tensor.dim Tensor.double Tensor.element_size Tensor.float Tensor.half
-    Tensor.int Tensor.long Tensor.short Tensor.is_complex Tensor.is_contiguous
+    Tensor.int Tensor.long Tensor.short Tensor.char Tensor.byte Tensor.is_complex
+    Tensor.is_contiguous
     Tensor.is_floating_point Tensor.is_inference Tensor.item Tensor.nelement Tensor.numel
     Tensor.numpy Tensor.register_hook Tensor.register_post_accumulate_grad_hook
     Tensor.requires_grad_ Tensor.retain_grad Tensor.size Tensor.to Tensor.tolist Tensor.type
