@@ -1,4 +1,4 @@
-"""Thirty-eight PyTorch programs in the styles people write them (a DataLoader loop, a CNN with
+"""Fifty-three PyTorch programs in the styles people write them (a DataLoader loop, a CNN with
 in-place ReLUs, a char-GRU, a GCN over a sparse adjacency, a VAE, a transformer classifier,
 custom autograd Functions, checkpoint and resume, a seq2seq GRU with attention and teacher
 forcing, a DCGAN, a WGAN-GP, early stopping with ReduceLROnPlateau, a triplet-loss embedding,
@@ -6,8 +6,15 @@ SimCLR's NT-Xent, a mixture density network, Bayes by backprop, a RealNVP flow, 
 PINN through autograd.grad(create_graph=True), knowledge distillation, word2vec with sparse
 embeddings and SparseAdam, an EmbeddingBag text classifier, a GAT, an LSTMCell forecaster, the
 char-RNN name classifier tutorial, a U-Net with Dice loss, a small ResNet with augmentation,
-an advantage actor-critic), kept in ``scripts/`` as written for PyTorch with only ``import
-torch`` spelled ``import minigenesis as torch``. Each checks its own outcome (an accuracy, a
+an advantage actor-critic; a conditional DCGAN on 32x32 images, an LSTM encoder-decoder with
+Luong attention, a convolutional VAE with the closed-form KL, nn.Transformer with its masks, a
+segmentation net with F.interpolate and a confusion-matrix mIoU, a Siamese network with
+CosineEmbeddingLoss, CBOW with negative sampling, the docs' custom Functions with gradgradcheck,
+1-d CNN distillation with hints, a variable-length data pipeline with ConcatDataset and
+WeightedRandomSampler, every container with nn.init, accumulation under autocast, an exact resume
+with OneCycleLR, generator-driven reproducibility, a top-2 mixture of experts), kept in
+``scripts/`` as written for PyTorch with only ``import torch`` spelled ``import minigenesis as
+torch``. Each checks its own outcome (an accuracy, a
 closed form, an equality with a reference path) and must run unchanged. All of them run on
 PyTorch 2.13 as well (``tests/parity/test_written_programs_on_pytorch.py``)."""
 
@@ -24,7 +31,7 @@ SCRIPTS = sorted((Path(__file__).parent / "scripts").glob("*.py"))
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 38
+    assert len(SCRIPTS) == 53
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
