@@ -19,7 +19,7 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .gradcheck import GradcheckError, gradcheck
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .tensor_base import TensorBase
 from .variable import Variable
 
@@ -115,6 +115,7 @@ __all__ = [
     "grad",
     "backward",
     "gradcheck",
+    "gradgradcheck",
     "GradcheckError",
     "detect_anomaly",
     "set_detect_anomaly",

@@ -23,6 +23,7 @@ Tensors are known here as :class:`TensorBase` (``tensor_base.py`` says why).
 
 from __future__ import annotations
 
+import functools
 import types
 from typing import Any
 
@@ -81,6 +82,12 @@ class Function:
     # ------------------------------------------------------------------ the op author's interface
     @staticmethod
     def forward(ctx: Function, *args: Any) -> Any:
+        raise NotImplementedError
+
+    @staticmethod
+    def setup_context(ctx: Function, inputs: tuple, output: Any) -> None:
+        """Override it to write ``forward(*args)`` without ``ctx``: it is called after forward
+        with the arguments of ``apply`` and forward's result, and saves for backward."""
         raise NotImplementedError
 
     @staticmethod
@@ -286,9 +293,16 @@ class Op(Function):
 
 
 def _tensor_forward(cls, ctx: Function, inputs: tuple) -> Any:
-    """Run a user's PyTorch-style forward (Tensors in, Tensors out) and return its arrays."""
+    """Run a user's PyTorch-style forward (Tensors in, Tensors out) and return its arrays.
+
+    A class that defines ``setup_context(ctx, inputs, output)`` (PyTorch 2's form) has a
+    forward without ``ctx``; setup_context then saves what backward needs."""
     with no_grad():
-        result = cls.forward(ctx, *inputs)
+        if cls.setup_context is Function.setup_context:
+            result = cls.forward(ctx, *inputs)
+        else:
+            result = cls.forward(*inputs)
+            cls.setup_context(ctx, inputs, result)
     results = result if isinstance(result, tuple) else (result,)
     if not all(isinstance(r, TensorBase) for r in results):
         raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of Tensors")
@@ -397,3 +411,51 @@ def _check_finite(op: str, where: str, numbered: Any) -> None:
                     f"Function '{op}' returned NaN or Inf values in its {where} output {i} "
                     f"(detected by minigenesis.autograd.detect_anomaly)"
                 )
+
+
+# ---------------------------------------------------------------------- once_differentiable
+class _OnceDifferentiable(Function):
+    """Stands between a @once_differentiable backward's gradients and a second backward: the
+    gradients pass through unchanged, and differentiating them raises."""
+
+    @staticmethod
+    def forward(ctx: Function, grad: Any) -> Any:
+        return grad.clone()
+
+    @staticmethod
+    def backward(ctx: Function, grad_output: Any) -> Any:
+        raise RuntimeError(
+            "trying to differentiate twice a function that was marked with @once_differentiable"
+        )
+
+
+def once_differentiable(backward: Any) -> Any:
+    """Decorate a custom Function's ``backward`` that is written in code autograd cannot follow
+    (or need not): it runs without recording a graph, and a double backward through it
+    (``create_graph=True``, then differentiating the gradients) raises instead of silently
+    giving zero (PyTorch's ``torch.autograd.function.once_differentiable``)."""
+
+    @functools.wraps(backward)
+    def wrapper(ctx: Function, *grad_outputs: Any) -> Any:
+        with no_grad():
+            grads = backward(ctx, *grad_outputs)
+        recording = state.grad_enabled and any(
+            isinstance(g, TensorBase) and g.requires_grad for g in grad_outputs
+        )
+        if not recording:  # the usual backward (create_graph=False): nothing to guard
+            return grads
+        if not isinstance(grads, tuple):
+            return _guard(grads)
+        return tuple(_guard(g) for g in grads)
+
+    return wrapper
+
+
+def _guard(grad: Any) -> Any:
+    """A gradient made without a graph, given one node that raises when it is differentiated
+    (a detached alias that requires grad goes in, so the node is recorded)."""
+    if not isinstance(grad, TensorBase):
+        return grad
+    alias = grad.detach()
+    alias.requires_grad = True
+    return _OnceDifferentiable.apply(alias)

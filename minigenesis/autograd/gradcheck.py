@@ -78,13 +78,37 @@ def gradcheck(
     atol: float = 1e-5,
     rtol: float = 1e-3,
     raise_exception: bool = True,
+    *,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_batched_forward_grad: bool = False,
+    check_forward_ad: bool = False,
+    check_backward_ad: bool = True,
+    fast_mode: bool = False,
+    masked: bool | None = None,
 ) -> bool:
     """Check backward against finite differences for every input that requires grad.
 
     Returns True when ``|analytical - numerical| <= atol + rtol |numerical|`` everywhere; otherwise
     raises GradcheckError naming the input and the worst element (or returns False when
     ``raise_exception=False``).
+
+    PyTorch's other keywords are accepted: the backward here is deterministic (``nondet_tol``),
+    casts each gradient to its input's dtype (``check_grad_dtypes``) and gives zeros for an
+    output no gradient reached (``check_undefined_grad``); ``fast_mode`` makes the full check
+    (stricter than its random projection); ``masked`` concerns sparse inputs only. The checks
+    that need vmap or forward-mode AD, which minigenesis does not have, raise when asked for.
     """
+    _refuse(
+        "gradcheck",
+        check_batched_grad=check_batched_grad,
+        check_batched_forward_grad=check_batched_forward_grad,
+        check_forward_ad=check_forward_ad,
+    )
+    if not check_backward_ad:
+        return True
     inputs = _as_tuple(inputs)
     for t in inputs:
         if isinstance(t, TensorBase) and t.requires_grad and t.dtype.name != "float64":
@@ -94,6 +118,13 @@ def gradcheck(
             )
     numerical = numerical_jacobian(fn, inputs, eps)
     analytical = analytical_jacobian(fn, inputs)
+    return _agree(analytical, numerical, atol, rtol, raise_exception)
+
+
+def _agree(
+    analytical: list, numerical: list, atol: float, rtol: float, raise_exception: bool
+) -> bool:
+    """gradcheck's verdict on the two lists of Jacobians (see gradcheck)."""
     for k, (a, n) in enumerate(zip(analytical, numerical)):
         bad = np.abs(a - n) > atol + rtol * np.abs(n)
         if bad.any():
@@ -106,3 +137,76 @@ def gradcheck(
                 raise GradcheckError(msg)
             return False
     return True
+
+
+def gradgradcheck(
+    fn: Callable,
+    inputs: Any,
+    grad_outputs: Any = None,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    gen_non_contig_grad_outputs: bool = False,
+    raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_fwd_over_rev: bool = False,
+    check_rev_over_rev: bool = True,
+    fast_mode: bool = False,
+    masked: bool = False,
+) -> bool:
+    """Check second derivatives: gradcheck of the map (inputs, v) -> v^T J(inputs), the
+    vector-Jacobian product that backward computes with ``create_graph=True``. Its Jacobian
+    holds the Hessian-vector products (d/d inputs) and J itself (d/d v), so the check covers
+    backward's own backward. ``v`` (``grad_outputs``) defaults to random values in [-1, 1) in
+    each output's dtype, themselves requiring grad (PyTorch draws them from its global
+    generator; here from a fixed stream: a check does not advance the program's RNG).
+    ``gen_non_contig_grad_outputs`` changes nothing here (arrays are laid out by NumPy)."""
+    _refuse(
+        "gradgradcheck",
+        check_batched_grad=check_batched_grad,
+        check_fwd_over_rev=check_fwd_over_rev,
+    )
+    if not check_rev_over_rev:
+        return True
+    inputs = _as_tuple(inputs)
+    if grad_outputs is None:
+        grad_outputs = _random_cotangents([o for o in _as_tuple(fn(*inputs)) if o.requires_grad])
+    grad_outputs = _as_tuple(grad_outputs)
+    n = len(inputs)
+
+    def vjp(*args: Any) -> tuple:
+        primal, cotangents = args[:n], args[n:]
+        outs = [o for o in _as_tuple(fn(*primal)) if o.requires_grad]
+        diff = [t for t in primal if isinstance(t, TensorBase) and t.requires_grad]
+        grads = run_backward(outs, list(cotangents), True, True, diff, True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(
+        vjp, inputs + grad_outputs, eps, atol, rtol, raise_exception, nondet_tol=nondet_tol
+    )
+
+
+def _random_cotangents(outputs: list) -> list:
+    """One tensor per output, values uniform in [-1, 1) in its dtype and device, requiring grad."""
+    rng = np.random.default_rng(0)
+    cotangents = []
+    for o in outputs:
+        xp = get_array_module(o._data)
+        v = xp.asarray(rng.uniform(-1.0, 1.0, o.shape)).astype(o._data.dtype)
+        cotangents.append(TensorBase._make(v, True))
+    return cotangents
+
+
+def _refuse(caller: str, **checks: bool) -> None:
+    """The checks that need vmap or forward-mode AD, which minigenesis does not have: asked for
+    (True), they raise rather than pass unmade."""
+    for name, wanted in checks.items():
+        if wanted:
+            raise NotImplementedError(
+                f"{caller}: {name}=True needs vmap or forward-mode AD, which minigenesis does "
+                f"not have; pass {name}=False"
+            )
