@@ -5,6 +5,7 @@ PyTorch's own layers when PyTorch is installed)."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -98,6 +99,38 @@ def test_trunc_normal_stays_in_bounds_with_the_truncated_moments():
     assert a.std() == pytest.approx(math.sqrt(var), rel=0.01)
     with pytest.raises(ValueError, match="a < b"):
         init.trunc_normal_(sample((2, 2)), a=1.0, b=0.0)
+
+
+def _truncated_moments(mean, std, a, b):
+    """Mean and standard deviation of N(mean, std^2) truncated to [a, b] (closed form)."""
+    alpha, beta = (a - mean) / std, (b - mean) / std
+    phi = lambda z: math.exp(-z * z / 2) / math.sqrt(2 * math.pi)  # noqa: E731
+    cdf = lambda z: 0.5 * (1 + math.erf(z / math.sqrt(2)))  # noqa: E731
+    z = cdf(beta) - cdf(alpha)
+    m = (phi(alpha) - phi(beta)) / z
+    var = 1 + (alpha * phi(alpha) - beta * phi(beta)) / z - m**2
+    return mean + std * m, std * math.sqrt(var)
+
+
+@pytest.mark.parametrize(
+    "mean, std, a, b",
+    [(0.0, 1.0, 5.0, 6.0), (0.0, 0.02, 0.04, 0.2), (1.0, 1.0, -4.0, -3.0), (0.0, 1.0, 0.0, 0.1)],
+)
+def test_trunc_normal_draws_intervals_far_in_the_tail(mean, std, a, b):
+    """[a, b] may hold almost none of the normal's mass (N(0, 1) on [5, 6]: 3e-7), as PyTorch
+    allows (with a warning when the mean is more than 2 std away)."""
+    mg.manual_seed(5)
+    t = mg.empty(100_000, dtype=mg.float64)
+    far = mean < a - 2 * std or mean > b + 2 * std
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        init.trunc_normal_(t, mean=mean, std=std, a=a, b=b)
+    assert any("more than 2 std" in str(w.message) for w in caught) == far
+    x = t.numpy()
+    assert x.min() >= a and x.max() <= b
+    want_mean, want_std = _truncated_moments(mean, std, a, b)
+    assert x.mean() == pytest.approx(want_mean, abs=0.01 * want_std)
+    assert x.std() == pytest.approx(want_std, rel=0.02)
 
 
 def test_init_is_reproducible_and_leaves_no_graph():
