@@ -23,8 +23,9 @@
 # deep learning cares about three different 16/32-bit layouts), how an array is laid out in memory,
 # and how one code path serves both NumPy and CuPy.
 #
-# Exercises for this chapter are in `exercises.py`; check them with
-# `python -m pytest lessons/01_tensors_and_dtypes`.
+# Exercises for this chapter are in `exercises.py`, next to this notebook (a copy of
+# `exercises_template.py`, made the first time the notebook or the checks run); check them from
+# the repository's folder with `python -m pytest lessons/01_tensors_and_dtypes`.
 
 # %%
 import sys
