@@ -26,7 +26,7 @@ class Net(nn.Module):
     def __init__(self, width):
         super().__init__()
         self.features = nn.Sequential(
-            nn.Conv1d(1, width, kernel_size=7, padding=3), nn.BatchNorm1d(width), nn.ReLU(),
+            nn.Conv1d(1, width, kernel_size=7, padding=3, bias=False), nn.BatchNorm1d(width), nn.ReLU(),
             nn.MaxPool1d(2),
             nn.Conv1d(width, width, kernel_size=5, padding=2), nn.ReLU(),
             nn.AdaptiveAvgPool1d(8))
