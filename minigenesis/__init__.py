@@ -439,6 +439,13 @@ from .utils.threads import (  # noqa: E402
     set_num_threads,
 )
 from .backends import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
+from .backends.deterministic import (  # noqa: E402
+    are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode,
+    use_deterministic_algorithms,
+)
 from .amp import autocast, get_autocast_dtype  # noqa: E402  (mg.autocast is mg.amp.autocast)
 
 
