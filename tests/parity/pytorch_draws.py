@@ -1,0 +1,159 @@
+"""Run a program of ``tests/programs/scripts`` on minigenesis with every random draw taken from
+PyTorch's generators, drawn where and as PyTorch's own code draws it, so that its printed numbers
+can be compared with the same program run on PyTorch (``test_programs_with_pytorchs_draws.py``).
+
+    python tests/parity/pytorch_draws.py minigenesis SCRIPT   # minigenesis, PyTorch's draws
+    python tests/parity/pytorch_draws.py torch SCRIPT         # the program on PyTorch itself
+
+What is replaced, on minigenesis's side only (a tool for the parity suite, never the package):
+
+- each ``minigenesis.Generator``'s NumPy generator by a stand-in that answers NumPy's calls
+  (``standard_normal``, ``random``, ``integers``, ``permutation``) with ``torch.randn``,
+  ``torch.rand``, ``torch.randint`` and ``torch.randperm`` on the matching torch generator (the
+  default one for ``mg.default_generator``, a private one seeded alike for the others), and
+  ``get_rng_state`` / ``set_rng_state`` by PyTorch's;
+- the three places whose draws PyTorch makes in another form: dropout's mask
+  (``bernoulli_(1 - p)`` in PyTorch), ``multinomial``, and ``RandomSampler``'s order (a seed
+  drawn from the default generator for a private generator, then ``randperm``).
+
+Everything else, every op, layer, loss and optimizer, is minigenesis's own.
+"""
+
+from __future__ import annotations
+
+import runpy
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+TORCH_DTYPE = {np.dtype(np.float32): torch.float32, np.dtype(np.float64): torch.float64}
+
+
+def _shape(shape) -> tuple:
+    if shape is None:
+        return ()
+    return (shape,) if isinstance(shape, int) else tuple(shape)
+
+
+class TorchDraws:
+    """NumPy's Generator interface, drawn by a torch.Generator."""
+
+    def __init__(self, generator: torch.Generator) -> None:
+        self.g = generator
+
+    def standard_normal(self, shape, dtype=np.float64):
+        dtype = TORCH_DTYPE[np.dtype(dtype)]
+        return torch.randn(_shape(shape), dtype=dtype, generator=self.g).numpy()
+
+    def random(self, shape=None, dtype=np.float64):
+        dtype = TORCH_DTYPE[np.dtype(dtype)]
+        return torch.rand(_shape(shape), dtype=dtype, generator=self.g).numpy()
+
+    def integers(self, low, high=None, size=None, dtype=np.int64):
+        if high is None:
+            low, high = 0, low
+        if size is None and high >= 2**62:  # a seed, as PyTorch draws one
+            return torch.empty((), dtype=torch.int64).random_(generator=self.g).item()
+        return torch.randint(low, high, _shape(size), generator=self.g).numpy()
+
+    def permutation(self, n):
+        return torch.randperm(n, generator=self.g).numpy()
+
+    def __getattr__(self, name):
+        raise NotImplementedError(f"pytorch_draws: NumPy's {name} has no PyTorch twin here")
+
+
+def _replace_everywhere(name: str, old, new) -> None:
+    """Rebind ``name`` in every minigenesis module that imported ``old`` under that name."""
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith("minigenesis"):
+            if getattr(module, name, None) is old:
+                setattr(module, name, new)
+
+
+def use_pytorchs_draws() -> None:
+    import minigenesis as mg
+    import minigenesis.ops.sorting as sorting
+    import minigenesis.random as mrand
+    from minigenesis.utils.data import sampler
+
+    seed_numpy = mrand.Generator.manual_seed
+
+    def manual_seed(self, seed):
+        seed_numpy(self, seed)
+        if self is mrand.default_generator:
+            torch.manual_seed(seed)
+            self._np = TorchDraws(torch.default_generator)
+        else:
+            self._np = TorchDraws(torch.Generator().manual_seed(seed))
+        return self
+
+    mrand.Generator.manual_seed = manual_seed
+    mrand.Generator.get_state = lambda self: mg.tensor(self._np.g.get_state().numpy())
+    mrand.Generator.set_state = lambda self, s: self._np.g.set_state(torch.from_numpy(s.numpy()))
+    mrand.default_generator._np = TorchDraws(torch.default_generator)
+    _replace_everywhere(
+        "get_rng_state", mrand.get_rng_state, lambda: mg.tensor(torch.get_rng_state().numpy())
+    )
+    _replace_everywhere(
+        "set_rng_state",
+        mrand.set_rng_state,
+        lambda s: torch.set_rng_state(torch.from_numpy(s.numpy().copy())),
+    )
+
+    def bernoulli_mask(shape, keep, like, generator=None):
+        g = mrand.generator_for(np, generator).g
+        return torch.empty(tuple(shape)).bernoulli_(keep, generator=g).numpy().astype(like.dtype)
+
+    _replace_everywhere("bernoulli_mask", mrand.bernoulli_mask, bernoulli_mask)
+
+    def multinomial_indices(w, num_samples, replacement, generator=None):
+        g = mrand.generator_for(np, generator).g
+        probs = torch.from_numpy(np.asarray(w, dtype=np.float64))
+        return torch.multinomial(probs, num_samples, replacement, generator=g).numpy()
+
+    _replace_everywhere("multinomial_indices", sorting.multinomial_indices, multinomial_indices)
+
+    def random_sampler_order(self):  # torch.utils.data.RandomSampler.__iter__
+        n = len(self.data_source)
+        if self.generator is None:
+            seed = int(torch.empty((), dtype=torch.int64).random_().item())
+            generator = torch.Generator().manual_seed(seed)
+        else:
+            generator = self.generator._np.g
+        if self.replacement:
+            for _ in range(self.num_samples // 32):
+                yield from torch.randint(high=n, size=(32,), generator=generator).tolist()
+            yield from torch.randint(
+                high=n, size=(self.num_samples % 32,), generator=generator
+            ).tolist()
+        else:
+            for _ in range(self.num_samples // n):
+                yield from torch.randperm(n, generator=generator).tolist()
+            yield from torch.randperm(n, generator=generator).tolist()[: self.num_samples % n]
+
+    sampler.RandomSampler.__iter__ = random_sampler_order
+
+
+def main(library: str, script: str) -> None:
+    path = Path(script)
+    torch.set_num_threads(1)  # one thread: PyTorch's own reductions in one order, run to run
+    if library == "torch":
+        import tempfile
+
+        source = path.read_text().replace("minigenesis", "torch")
+        path = Path(tempfile.mkdtemp()) / path.name
+        path.write_text(source)
+        torch.manual_seed(0)
+    else:
+        import minigenesis as mg
+
+        use_pytorchs_draws()
+        mg.manual_seed(0)
+    runpy.run_path(str(path), run_name="__main__")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])
