@@ -18,6 +18,7 @@ import numpy as np
 
 from ..autocast_policy import LOWER
 from ..autograd.function import Op
+from ..autograd.grad_mode import state
 from ..backend import get_array_module, quiet_fp
 from .same_dtype import check_same_dtype
 
@@ -76,9 +77,21 @@ class MatMul(Op):
     def backward(ctx, gc):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
+        if not state.grad_enabled:  # nothing records: the two products on arrays (as Linear's)
+            return _matmul_grads_on_arrays(gc, a, b)
         ga = gc @ b.mT if need_a else None
         gb = a.mT @ gc if need_b else None
         return ga, gb
+
+
+def _matmul_grads_on_arrays(gc, a, b) -> tuple:
+    """MatMul's gradients gc @ b^T and a^T @ gc on the arrays (None for the one not needed):
+    the same products, without two ops and two transposed views of recording machinery each."""
+    g, make = gc._data, type(gc)._make
+    swap = get_array_module(g).swapaxes
+    ga = None if b is None else make(matmul_arrays(g, swap(b._data, -1, -2)))
+    gb = None if a is None else make(matmul_arrays(swap(a._data, -1, -2), g))
+    return ga, gb
 
 
 def matmul(a: Any, b: Any, op: str = "matmul") -> Any:

@@ -146,9 +146,12 @@ class LSTMCell(Op):
         hs = c.shape[-1]
         gates = matmul_arrays(h, w_hh.T, b_hh)
         gates += xw
-        _sigmoid_(gates[..., : 2 * hs])  # i and f
-        xp.tanh(gates[..., 2 * hs : 3 * hs], out=gates[..., 2 * hs : 3 * hs])  # g
-        _sigmoid_(gates[..., 3 * hs :])  # o
+        g_pre = gates[..., 2 * hs : 3 * hs].copy()
+        # i, f and o are sigmoids, g a tanh: one sigmoid over all four blocks, then g's block
+        # written over from its kept pre-activation (4 + 2 array passes instead of 4 + 4 + 1,
+        # the same numbers: each element goes through the same formula as before)
+        _sigmoid_(gates)
+        xp.tanh(g_pre, out=gates[..., 2 * hs : 3 * hs])
         i, f, g, o = (gates[..., k * hs : (k + 1) * hs] for k in range(4))
         c_new = f * c
         c_new += i * g

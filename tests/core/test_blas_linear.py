@@ -30,7 +30,10 @@ def _layouts(m: int, k: int, dtype):
 
 @pytest.mark.parametrize("dtype, tol", [(np.float32, 2e-6), (np.float64, 1e-14)])
 @pytest.mark.parametrize("m, k, n", [(64, 16, 24), (7, 5, 3), (1, 9, 1), (33, 1, 8)])
-def test_linear_adds_the_bias_inside_the_product_for_every_operand_layout(m, k, n, dtype, tol):
+def test_linear_adds_the_bias_inside_the_product_for_every_operand_layout(
+    monkeypatch, m, k, n, dtype, tol
+):
+    monkeypatch.setattr(kernels.blas, "LINEAR_MIN_OUTPUT", 0)  # gemm at every size
     base, xs = _layouts(m, k, dtype)
     w = RNG.standard_normal((n, k)).astype(dtype)
     b = RNG.standard_normal(n).astype(dtype)
@@ -43,7 +46,8 @@ def test_linear_adds_the_bias_inside_the_product_for_every_operand_layout(m, k, 
             assert np.all(np.abs(y - ref) <= tol * scale)
 
 
-def test_linear_keeps_special_values_as_the_sum_would():
+def test_linear_keeps_special_values_as_the_sum_would(monkeypatch):
+    monkeypatch.setattr(kernels.blas, "LINEAR_MIN_OUTPUT", 0)
     x = np.array([[1.0, 2.0], [np.inf, 0.0], [np.nan, 1.0]], np.float32)
     w = np.array([[1.0, 1.0], [0.0, 1.0]], np.float32)
     b = np.array([-np.inf, 0.5], np.float32)
@@ -64,6 +68,19 @@ def test_linear_declines_what_it_does_not_compute():
     assert kernels.blas.linear(x, w.astype(np.float64), np.ones(2, np.float32)) is None
     assert kernels.blas.linear(np.ones((0, 3), np.float32), w, np.ones(2, np.float32)) is None
     assert kernels.blas.linear(x, np.ones((2, 4), np.float32), np.ones(2, np.float32)) is None
+
+
+def test_linear_leaves_small_outputs_to_matmul_and_takes_large_ones():
+    """Below LINEAR_MIN_OUTPUT outputs the fixed cost of the ctypes call outweighs the pass it
+    saves: the op's matmul + add computes them. From there on gemm does, to float precision."""
+    w = RNG.standard_normal((128, 51))
+    b = RNG.standard_normal(128)
+    small = RNG.standard_normal((kernels.blas.LINEAR_MIN_OUTPUT // 128 - 1, 51))
+    assert kernels.blas.linear(small, w, b) is None
+    if kernels.blas.cblas_gemm(np.dtype(np.float64)) is None:
+        pytest.skip("no CBLAS in this NumPy build")
+    large = RNG.standard_normal((kernels.blas.LINEAR_MIN_OUTPUT // 128, 51))
+    np.testing.assert_allclose(kernels.blas.linear(large, w, b), large @ w.T + b, atol=1e-12)
 
 
 def test_column_sum_is_the_float64_sum_of_each_column():
