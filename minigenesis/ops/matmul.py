@@ -39,7 +39,13 @@ def matmul_arrays(a, b, bias=None):
     xp = get_array_module(a)
     if a.dtype.itemsize == 2 and _via_float32(xp, a, b):
         return _matmul_via_float32(xp, a, b, bias)
-    out = xp.matmul(a, b)
+    if xp is np and a.ndim == 2 and b.ndim == 2:
+        # np.dot: the same BLAS product for matrices, with less dispatch than the matmul
+        # gufunc (0.3-0.4 us a call) and a product over K = 1 as an outer product (1.4 us, where
+        # matmul's gemm takes 6: an LSTM's scalar input times W_ih)
+        out = np.dot(a, b)
+    else:
+        out = xp.matmul(a, b)
     if bias is not None:
         out += bias.astype(out.dtype, copy=False)
     return out
