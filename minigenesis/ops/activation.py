@@ -139,7 +139,21 @@ class Sigmoid(Op):
     @staticmethod
     def backward(ctx, gy):
         (y,) = ctx.saved_tensors
+        if not state.grad_enabled:  # nothing records: the gradient on arrays, not as an op
+            return type(gy)._make(_sigmoid_grad(gy._data, y._data))
         return SigmoidGrad.apply(gy, y)
+
+
+def _sigmoid_grad(gy, y):
+    """gy (1 - y) y on arrays."""
+    if type(y) is not ndarray and (gx := kernels.activation.sigmoid_grad(gy, y)) is not None:
+        return gx
+    gx = _one(y) - y  # one temporary, reused in place
+    if not gx.ndim:  # NumPy returns a scalar for a 0-d array; in place needs an array
+        gx = get_array_module(y).asarray(gx)
+    gx *= gy  # in PyTorch's order, (gy (1 - y)) y: the same roundings, the same numbers
+    gx *= y
+    return gx
 
 
 class SigmoidGrad(Op):
@@ -150,14 +164,7 @@ class SigmoidGrad(Op):
     @quiet_fp
     def forward(ctx, gy, y):
         ctx.save_for_backward(gy, y)
-        if type(y) is not ndarray and (gx := kernels.activation.sigmoid_grad(gy, y)) is not None:
-            return gx
-        gx = _one(y) - y  # one temporary, reused in place
-        if not gx.ndim:  # NumPy returns a scalar for a 0-d array; in place needs an array
-            gx = get_array_module(y).asarray(gx)
-        gx *= gy  # in PyTorch's order, (gy (1 - y)) y: the same roundings, the same numbers
-        gx *= y
-        return gx
+        return _sigmoid_grad(gy, y)
 
     @staticmethod
     def backward(ctx, ggx):
@@ -177,7 +184,22 @@ class Tanh(Op):
     @staticmethod
     def backward(ctx, gy):
         (y,) = ctx.saved_tensors
+        if not state.grad_enabled:  # nothing records: the gradient on arrays, not as an op
+            return type(gy)._make(_tanh_grad(gy._data, y._data))
         return TanhGrad.apply(gy, y)
+
+
+def _tanh_grad(gy, y):
+    """gy (1 - y^2) on arrays."""
+    if type(y) is not ndarray and (gx := kernels.activation.tanh_grad(gy, y)) is not None:
+        return gx
+    xp = get_array_module(y)
+    gx = y * y  # one temporary, reused in place: backward's peak memory is what counts here
+    if not gx.ndim:  # NumPy returns a scalar for a 0-d array; out= needs an array
+        gx = xp.asarray(gx)
+    xp.subtract(_one(gx), gx, out=gx)
+    gx *= gy
+    return gx
 
 
 class TanhGrad(Op):
@@ -187,15 +209,7 @@ class TanhGrad(Op):
     @quiet_fp
     def forward(ctx, gy, y):
         ctx.save_for_backward(gy, y)
-        if type(y) is not ndarray and (gx := kernels.activation.tanh_grad(gy, y)) is not None:
-            return gx
-        xp = get_array_module(y)
-        gx = y * y  # one temporary, reused in place: backward's peak memory is what counts here
-        if not gx.ndim:  # NumPy returns a scalar for a 0-d array; out= needs an array
-            gx = xp.asarray(gx)
-        xp.subtract(_one(gx), gx, out=gx)
-        gx *= gy
-        return gx
+        return _tanh_grad(gy, y)
 
     @staticmethod
     def backward(ctx, ggx):

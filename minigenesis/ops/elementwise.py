@@ -17,6 +17,7 @@ import numpy as np
 from .. import kernels
 from ..autocast_policy import CUDA_FLOAT32, PROMOTE
 from ..autograd.function import Op
+from ..autograd.grad_mode import state
 from ..backend import device_of, get_array_module, quiet_fp, to_device
 from .anchor import keep_in_graph
 from .rounding import refuse_integer_zero_divisor
@@ -90,6 +91,16 @@ class Neg(Op):
         return -gz
 
 
+def _mul_arrays(x, y):
+    """x * y on arrays (or an array and a Python number), as PyTorch's kernels compute it:
+    bfloat16 through float32, a number times a 2-byte float read in float32 (opmath_scalar)."""
+    if _BF16 is getattr(x, "dtype", None) is getattr(y, "dtype", None):
+        return kernels.elementwise.bfloat16_binary(operator.mul, x, y)
+    if x.__class__ is not y.__class__ and (z := opmath_scalar(operator.mul, x, y)) is not None:
+        return z
+    return x * y
+
+
 class Mul(Op):
     """z = x * y;   dz/dx = y, dz/dy = x."""
 
@@ -100,15 +111,15 @@ class Mul(Op):
     def forward(ctx, x, y):
         need_x, need_y = ctx.needs_input_grad
         ctx.save_for_backward(x if need_y else None, y if need_x else None)  # only what's used
-        if _BF16 is getattr(x, "dtype", None) is getattr(y, "dtype", None):
-            return kernels.elementwise.bfloat16_binary(operator.mul, x, y)
-        if x.__class__ is not y.__class__ and (z := opmath_scalar(operator.mul, x, y)) is not None:
-            return z
-        return x * y
+        return _mul_arrays(x, y)
 
     @staticmethod
     def backward(ctx, gz):
         x, y = ctx.saved_tensors  # forward kept y only if x wants a gradient, and x for y
+        if not state.grad_enabled:  # nothing records: the products on arrays, not as two ops
+            g, make = gz._data, type(gz)._make
+            gx = None if y is None else make(_mul_arrays(g, getattr(y, "_data", y)))
+            return gx, (None if x is None else make(_mul_arrays(g, getattr(x, "_data", x))))
         return (gz * y if y is not None else None), (gz * x if x is not None else None)
 
 

@@ -43,7 +43,7 @@ def matmul_arrays(a, b, bias=None):
         # np.dot: the same BLAS product for matrices, with less dispatch than the matmul
         # gufunc (0.3-0.4 us a call) and a product over K = 1 as an outer product (1.4 us, where
         # matmul's gemm takes 6: an LSTM's scalar input times W_ih)
-        out = np.dot(a, b)
+        out = xp.dot(a, b)
     else:
         out = xp.matmul(a, b)
     if bias is not None:
