@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from ..autograd.function import Op
+from ..autograd.grad_mode import state
 from ..backend import cupyx_module, get_array_module, quiet_fp, to_numpy
 from .elementwise import select_grad
 
@@ -96,6 +97,8 @@ class GetItem(Op):
 
     @staticmethod
     def backward(ctx, gy):
+        if not state.grad_enabled:  # nothing records: the scatter on arrays, not as an op
+            return type(gy)._make(_scatter_add(gy._data, ctx.index, ctx.in_shape)), None
         return IndexAddGrad.apply(gy, ctx.index, ctx.in_shape), None
 
 
@@ -122,6 +125,23 @@ def add_rows_at(out, flat, rows) -> None:
         out[ordered[starts]] += xp.add.reduceat(rows[order], starts, axis=0)
 
 
+def _scatter_add(g, index, shape):
+    """zeros(shape) with g added at ``index`` (repeated indices accumulate), on arrays."""
+    xp = get_array_module(g)
+    out = xp.zeros(shape, dtype=g.dtype)
+    basic, advanced = split_index(index, len(shape))
+    if advanced is None:
+        out[basic] = g
+    elif basic == _ALL and len(advanced) == 1 and advanced[0].dtype.kind in "iu":  # x[idx]
+        flat, width = advanced[0].reshape(-1), math.prod(shape[1:])
+        add_rows_at(out.reshape(shape[0], width), flat, g.reshape(flat.size, width))
+    elif xp.__name__ == "numpy":
+        xp.add.at(out[basic], advanced, g)  # out[basic] is a view: the sums land in out
+    else:  # cupyx.scatter_add is CuPy's unbuffered add.at
+        cupyx_module().scatter_add(out[basic], advanced, g)
+    return out
+
+
 class IndexAddGrad(Op):
     """x = zeros(shape); x[index] += g (repeated indices accumulate);
     its own gradient is g' = dL/dx[index]."""
@@ -130,19 +150,7 @@ class IndexAddGrad(Op):
     @quiet_fp
     def forward(ctx, g, index, shape):
         ctx.index = index
-        xp = get_array_module(g)
-        out = xp.zeros(shape, dtype=g.dtype)
-        basic, advanced = split_index(index, len(shape))
-        if advanced is None:
-            out[basic] = g
-        elif basic == _ALL and len(advanced) == 1 and advanced[0].dtype.kind in "iu":  # x[idx]
-            flat, width = advanced[0].reshape(-1), math.prod(shape[1:])
-            add_rows_at(out.reshape(shape[0], width), flat, g.reshape(flat.size, width))
-        elif xp.__name__ == "numpy":
-            xp.add.at(out[basic], advanced, g)  # out[basic] is a view: the sums land in out
-        else:  # cupyx.scatter_add is CuPy's unbuffered add.at
-            cupyx_module().scatter_add(out[basic], advanced, g)
-        return out
+        return _scatter_add(g, index, shape)
 
     @staticmethod
     def backward(ctx, gx):

@@ -1,7 +1,7 @@
-"""Ops whose backward computes on arrays when nothing records (MatMul, Mul, Tanh, Sigmoid) give
-the same gradients, to the bit, as their recorded form (create_graph=True, which runs the
-gradient as ops so that it can be differentiated again), in every float dtype, with broadcasting
-and Python-number operands; and those gradients agree with float64 closed forms."""
+"""Ops whose backward computes on arrays when nothing records (MatMul, Mul, Tanh, Sigmoid,
+indexing) give the same gradients, to the bit, as their recorded form (create_graph=True, which
+runs the gradient as ops so that it can be differentiated again), in every float dtype, with
+broadcasting and Python-number operands; and those gradients agree with float64 closed forms."""
 
 from __future__ import annotations
 
@@ -41,6 +41,9 @@ def _leaf(shape, dtype):
         ("sigmoid", lambda a: a.sigmoid(), [(4, 6)]),
         ("matmul", lambda a, b: a @ b, [(5, 3), (3, 4)]),
         ("batched matmul", lambda a, b: a @ b, [(2, 5, 3), (3, 4)]),
+        ("basic index", lambda a: a[:, 2], [(3, 4, 2)]),
+        ("repeated rows", lambda a: a[mg.tensor([0, 2, 0, 0])], [(3, 5)]),
+        ("index pairs", lambda a: a[mg.tensor([1, 1, 0]), mg.tensor([2, 2, 0])], [(2, 3)]),
     ],
 )
 def test_gradient_on_arrays_is_the_recorded_gradient_to_the_bit(dtype, name, fn, shapes):
