@@ -110,9 +110,8 @@ class CrossEntropyIndices(Op):
             lse = m + log_total
             if reduction == "sum":
                 loss = loss.sum()
-            elif reduction == "mean":
-                with np.errstate(invalid="ignore"):  # all ignored: 0/0 = NaN, as in PyTorch
-                    loss = xp.asarray(loss.sum() / count.astype(loss.dtype))
+            elif reduction == "mean":  # all ignored: 0/0 = NaN (quietly: quiet_fp), as PyTorch
+                loss = xp.asarray(loss.sum() / count.astype(loss.dtype))
         ctx.lse, ctx.target, ctx.at, ctx.valid, ctx.count = lse, target, at, valid, count
         ctx.reduction = reduction
         ctx.save_for_backward(x)
