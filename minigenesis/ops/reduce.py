@@ -13,7 +13,7 @@ import numpy as np
 
 from ..autocast_policy import CUDA_FLOAT32, FLOAT32
 from ..autograd.function import Op
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import is_grad_enabled, state
 from ..backend import get_array_module, quiet_fp
 from .elementwise import Where, select_grad
 from .gather_scatter import ScatterAlongDim
@@ -63,7 +63,18 @@ class Sum(Op):
 
     @staticmethod
     def backward(ctx, gy):
+        if not state.grad_enabled:  # nothing records: the broadcast on arrays, not as two ops
+            return _broadcast_back(gy, gy._data, ctx), None, None
         return gy.reshape(ctx.kept).expand(ctx.in_shape), None, None
+
+
+def _broadcast_back(gy, g, ctx):
+    """The reduction's gradient (array g, from gy) with its reduced dims put back as 1s and
+    broadcast to the input's shape (a read-only view, as ``Tensor.expand``'s), as a Tensor."""
+    g = g.reshape(ctx.kept)
+    if g.shape != ctx.in_shape:
+        g = get_array_module(g).broadcast_to(g, ctx.in_shape)
+    return type(gy)._make(g)
 
 
 class Mean(Op):
@@ -84,6 +95,9 @@ class Mean(Op):
 
     @staticmethod
     def backward(ctx, gy):
+        g = gy._data
+        if not state.grad_enabled and g.dtype.kind == "f" and g.dtype.itemsize >= 4:
+            return _broadcast_back(gy, g / ctx.n, ctx), None, None  # (2-byte: Div's rules)
         return (gy / ctx.n).reshape(ctx.kept).expand(ctx.in_shape), None, None
 
 

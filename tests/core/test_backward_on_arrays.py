@@ -1,7 +1,8 @@
 """Ops whose backward computes on arrays when nothing records (MatMul, Mul, Tanh, Sigmoid,
-indexing) give the same gradients, to the bit, as their recorded form (create_graph=True, which
-runs the gradient as ops so that it can be differentiated again), in every float dtype, with
-broadcasting and Python-number operands; and those gradients agree with float64 closed forms."""
+indexing, sum and mean) give the same gradients, to the bit, as their recorded form
+(create_graph=True, which runs the gradient as ops so that it can be differentiated again), in
+every float dtype, with broadcasting and Python-number operands; and those gradients agree with
+float64 closed forms."""
 
 from __future__ import annotations
 
@@ -42,6 +43,11 @@ def _leaf(shape, dtype):
         ("matmul", lambda a, b: a @ b, [(5, 3), (3, 4)]),
         ("batched matmul", lambda a, b: a @ b, [(2, 5, 3), (3, 4)]),
         ("basic index", lambda a: a[:, 2], [(3, 4, 2)]),
+        ("sum", lambda a: a.sum(dim=1), [(3, 4, 2)]),
+        ("sum keepdim", lambda a: a.sum(dim=(0, 2), keepdim=True), [(3, 4, 2)]),
+        ("sum all", lambda a: a.sum().reshape(1), [(3, 4)]),
+        ("mean", lambda a: a.mean(dim=0), [(5, 3)]),
+        ("mean size-1 dim", lambda a: a.mean(dim=1, keepdim=True), [(5, 1)]),
         ("repeated rows", lambda a: a[mg.tensor([0, 2, 0, 0])], [(3, 5)]),
         ("index pairs", lambda a: a[mg.tensor([1, 1, 0]), mg.tensor([2, 2, 0])], [(2, 3)]),
     ],
