@@ -11,6 +11,7 @@ import numpy as np
 
 from ..autocast_policy import PROMOTE
 from ..autograd.function import Op
+from ..autograd.grad_mode import state
 from ..backend import get_array_module, quiet_fp
 
 
@@ -24,6 +25,8 @@ class Reshape(Op):
 
     @staticmethod
     def backward(ctx, gy):
+        if not state.grad_enabled:  # nothing records: the array reshaped, not as an op
+            return type(gy)._make(gy._data.reshape(ctx.in_shape)), None
         return gy.reshape(ctx.in_shape), None
 
 
@@ -40,6 +43,8 @@ class Permute(Op):
         inverse = [0] * len(ctx.dims)
         for i, d in enumerate(ctx.dims):
             inverse[d] = i
+        if not state.grad_enabled:  # nothing records: the array's dims reordered, not as an op
+            return type(gy)._make(gy._data.transpose(inverse)), None
         return gy.permute(*inverse), None
 
 

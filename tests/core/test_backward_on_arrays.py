@@ -1,8 +1,8 @@
 """Ops whose backward computes on arrays when nothing records (MatMul, Mul, Tanh, Sigmoid,
-indexing, sum and mean) give the same gradients, to the bit, as their recorded form
-(create_graph=True, which runs the gradient as ops so that it can be differentiated again), in
-every float dtype, with broadcasting and Python-number operands; and those gradients agree with
-float64 closed forms."""
+indexing, sum, mean, reshape, permute) give the same gradients, to the bit, as their recorded
+form (create_graph=True, which runs the gradient as ops so that it can be differentiated again),
+in every float dtype, with broadcasting and Python-number operands; and those gradients agree
+with float64 closed forms."""
 
 from __future__ import annotations
 
@@ -44,6 +44,9 @@ def _leaf(shape, dtype):
         ("batched matmul", lambda a, b: a @ b, [(2, 5, 3), (3, 4)]),
         ("basic index", lambda a: a[:, 2], [(3, 4, 2)]),
         ("sum", lambda a: a.sum(dim=1), [(3, 4, 2)]),
+        ("view", lambda a: a.view(2, 6), [(3, 4)]),
+        ("reshape of a transpose", lambda a: a.mT.reshape(-1), [(3, 4)]),
+        ("permute", lambda a: a.permute(2, 0, 1), [(3, 4, 2)]),
         ("sum keepdim", lambda a: a.sum(dim=(0, 2), keepdim=True), [(3, 4, 2)]),
         ("sum all", lambda a: a.sum().reshape(1), [(3, 4)]),
         ("mean", lambda a: a.mean(dim=0), [(5, 3)]),
