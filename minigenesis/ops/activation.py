@@ -521,6 +521,10 @@ class Softmax(Op):
             and (gx := kernels.activation.softmax_grad(gy._data, y._data, ctx.dim)) is not None
         ):
             return type(gy)._make(gx), None
+        g, yd = gy._data, y._data
+        if not state.grad_enabled and g.dtype.itemsize >= 4 and g.dtype is yd.dtype:
+            # nothing records: the same three passes on arrays, not as four ops
+            return type(gy)._make(yd * (g - (g * yd).sum(axis=ctx.dim, keepdims=True))), None
         return y * (gy - (gy * y).sum(dim=ctx.dim, keepdim=True)), None
 
 

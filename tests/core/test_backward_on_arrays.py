@@ -1,8 +1,8 @@
 """Ops whose backward computes on arrays when nothing records (MatMul, Mul, Tanh, Sigmoid,
-indexing, sum, mean, reshape, permute) give the same gradients, to the bit, as their recorded
-form (create_graph=True, which runs the gradient as ops so that it can be differentiated again),
-in every float dtype, with broadcasting and Python-number operands; and those gradients agree
-with float64 closed forms."""
+softmax, indexing, sum, mean, reshape, permute) give the same gradients, to the bit, as their
+recorded form (create_graph=True, which runs the gradient as ops so that it can be
+differentiated again), in every float dtype, with broadcasting and Python-number operands; and
+those gradients agree with float64 closed forms."""
 
 from __future__ import annotations
 
@@ -40,6 +40,8 @@ def _leaf(shape, dtype):
         ("number mul", lambda a: -0.3 * a, [(2, 3)]),
         ("tanh", lambda a: a.tanh(), [(4, 6)]),
         ("sigmoid", lambda a: a.sigmoid(), [(4, 6)]),
+        ("softmax", lambda a: a.softmax(dim=1), [(4, 6)]),
+        ("softmax first dim", lambda a: a.softmax(dim=0), [(4, 6, 2)]),
         ("matmul", lambda a, b: a @ b, [(5, 3), (3, 4)]),
         ("batched matmul", lambda a, b: a @ b, [(2, 5, 3), (3, 4)]),
         ("basic index", lambda a: a[:, 2], [(3, 4, 2)]),
