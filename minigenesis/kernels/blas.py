@@ -8,14 +8,16 @@ thread, float32: x (1024, 128) W^T (128, 512) + b 1.07-1.11 ms as matmul + add, 
 fill + gemm; (1024, 128) -> 384 0.79 -> 0.74 ms. PyTorch's addmm does the same.
 
 The saving is one pass over the output; the price is a fixed ~8 us of ctypes (three pointers read
-off the arrays, fourteen arguments converted), which NumPy's own matmul does in C. Below
-``LINEAR_MIN_OUTPUT`` output elements the pass saved is worth less than that, and matmul + add
-wins: on (16, 51) -> 204 float64, an LSTM cell's step, 27 us against 20; (32, 128) -> 128 float32
-26 against 19; break-even near 32,768 outputs (64 x 512, 256 x 128), float32 and float64 alike.
+off the arrays, fourteen arguments converted), which NumPy's own product does in C. Below
+``LINEAR_MIN_OUTPUT`` output elements the pass saved is worth less than that, and ``linear``
+takes NumPy's product and an add instead: on (16, 51) -> 204 float64, an LSTM cell's step, 27 us
+against 20; (32, 128) -> 128 float32 26 against 19; break-even near 32,768 outputs (64 x 512,
+256 x 128), float32 and float64 alike.
 
 NumPy's wheels ship OpenBLAS with a CBLAS interface (64-bit integers); it is called here through
 ctypes, on the same library NumPy itself uses (same threads, same kernels). Where it is not found
-(another NumPy build), every function here returns None and the op computes as it always does.
+(another NumPy build), a function here that needs it returns None and the op computes as it always
+does.
 
 Column sums (a bias's gradient, the sum of dL/dy over rows) as ``ones @ G``, a matrix-vector
 product: NumPy's sum over axis 0 is a loop of strided adds, 3-5x slower on (1024, 65-512)
@@ -31,6 +33,8 @@ import glob
 import os
 
 import numpy as np
+
+from ..backend import quiet_fp
 
 ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112  # <cblas.h>
 LINEAR_MIN_OUTPUT = 32768  # outputs (rows x features) from which fill + gemm beats matmul + add
@@ -76,19 +80,24 @@ def _operand(a) -> tuple:
     return np.ascontiguousarray(a), NO_TRANS, cols
 
 
+@quiet_fp  # NumPy's product and add: overflow to inf quietly, as in PyTorch (gemm never warns)
 def linear(x, w, b):
-    """y = x w^T + b for 2-D float32/float64 NumPy arrays x (M, K), w (N, K) and b (N,), as the
-    bias written first and gemm adding the product into it; None where this does not apply
-    (another array type or dtype, no bias, an empty operand, fewer than ``LINEAR_MIN_OUTPUT``
-    outputs, no CBLAS found)."""
+    """y = x w^T + b for 2-D float32/float64 NumPy arrays x (M, K), w (N, K) and b (N,): below
+    ``LINEAR_MIN_OUTPUT`` outputs NumPy's product and an add, from there the bias written first
+    and gemm adding the product into it; None where this does not apply (another array type or
+    dtype, no bias, no CBLAS found or no K for a large product)."""
     if b is None or type(x) is not np.ndarray or type(w) is not np.ndarray:
         return None
-    if x.ndim != 2 or b.ndim != 1 or x.shape[0] * b.shape[0] < LINEAR_MIN_OUTPUT:
+    if x.ndim != 2 or b.ndim != 1:
         return None
     dtype, (m, k), n = x.dtype, x.shape, b.shape[0]
     if dtype not in _FLOATS or w.dtype != dtype or b.dtype != dtype or w.shape != (n, k):
         return None
-    gemm = cblas_gemm(dtype) if m and n and k else None
+    if m * n < LINEAR_MIN_OUTPUT:  # the ctypes call would cost more than the pass it saves
+        y = np.dot(x, w.T)
+        y += b
+        return y
+    gemm = cblas_gemm(dtype) if k else None
     if gemm is None:
         return None
     (x, tx, ldx), (wt, tw, ldw) = _operand(x), _operand(w.T)  # B = w^T: w read transposed

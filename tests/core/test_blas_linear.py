@@ -5,6 +5,8 @@ the gradients through F.linear, a second derivative, and the fallbacks where it 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -57,7 +59,7 @@ def test_linear_keeps_special_values_as_the_sum_would(monkeypatch):
     np.testing.assert_array_equal(y, expected)
 
 
-def test_linear_declines_what_it_does_not_compute():
+def test_linear_declines_what_it_does_not_compute():  # (an empty batch it computes)
     x = np.ones((4, 3), np.float32)
     w = np.ones((2, 3), np.float32)
     assert kernels.blas.linear(x, w, None) is None  # no bias: matmul alone
@@ -66,21 +68,32 @@ def test_linear_declines_what_it_does_not_compute():
         is None
     )
     assert kernels.blas.linear(x, w.astype(np.float64), np.ones(2, np.float32)) is None
-    assert kernels.blas.linear(np.ones((0, 3), np.float32), w, np.ones(2, np.float32)) is None
+    empty = kernels.blas.linear(np.ones((0, 3), np.float32), w, np.ones(2, np.float32))
+    assert empty.shape == (0, 2)  # (an empty batch: NumPy's empty product)
     assert kernels.blas.linear(x, np.ones((2, 4), np.float32), np.ones(2, np.float32)) is None
 
 
-def test_linear_leaves_small_outputs_to_matmul_and_takes_large_ones():
+def test_linear_small_outputs_are_numpys_product_and_add_large_ones_gemm():
     """Below LINEAR_MIN_OUTPUT outputs the fixed cost of the ctypes call outweighs the pass it
-    saves: the op's matmul + add computes them. From there on gemm does, to float precision."""
+    saves: NumPy's product and an add compute them (the op's own plain numbers, to the bit), and
+    with CBLAS missing too. From there on gemm does, to float precision."""
     w = RNG.standard_normal((128, 51))
     b = RNG.standard_normal(128)
     small = RNG.standard_normal((kernels.blas.LINEAR_MIN_OUTPUT // 128 - 1, 51))
-    assert kernels.blas.linear(small, w, b) is None
+    np.testing.assert_array_equal(kernels.blas.linear(small, w, b), small @ w.T + b)
     if kernels.blas.cblas_gemm(np.dtype(np.float64)) is None:
         pytest.skip("no CBLAS in this NumPy build")
     large = RNG.standard_normal((kernels.blas.LINEAR_MIN_OUTPUT // 128, 51))
     np.testing.assert_allclose(kernels.blas.linear(large, w, b), large @ w.T + b, atol=1e-12)
+
+
+def test_linear_overflows_quietly_as_pytorch():
+    x = np.full((4, 3), 3e38, np.float32)
+    w = np.full((2, 3), 3e38, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = kernels.blas.linear(x, w, np.array([-np.inf, 1.0], np.float32))
+    assert np.isnan(y[:, 0]).all() and np.isposinf(y[:, 1]).all()
 
 
 def test_column_sum_is_the_float64_sum_of_each_column():
