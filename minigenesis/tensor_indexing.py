@@ -65,6 +65,8 @@ def _unwrap_index(index: Any, like: Any) -> Any:
     def one(i: Any) -> Any:
         if isinstance(i, TensorBase):
             return _index_array(i._data)
+        if isinstance(i, slice) and i.step is not None and i.step < 0:
+            raise ValueError("step must be greater than zero")  # no reversed views: use flip
         if isinstance(i, float):
             raise IndexError(
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "

@@ -181,10 +181,12 @@ def test_one_training_step_reads_no_more_of_the_package_than_it_does_now():
     cross_entropy checks its classes with one max where it uses them (ops/indexing.py's
     check_index_range only to name a bad one). 49, 700, 20 since a loaded plain-number step
     count is made a tensor on load only, _bump_version makes a counter itself, Adam's fused
-    update is one call, and errors and long-winded docstrings on the path were shortened."""
+    update is one call, and errors and long-winded docstrings on the path were shortened.
+    48, 696, 20 since a small Linear (under 32,768 outputs) multiplies with NumPy's product and
+    adds its bias instead of calling BLAS's gemm through ctypes (a fixed ~8 us)."""
     functions, lines, files = _trace_one_training_step()
-    assert functions <= 49, functions
-    assert lines <= 700, lines
+    assert functions <= 48, functions
+    assert lines <= 696, lines
     assert files <= 20, files
 
 

@@ -392,8 +392,7 @@ class CumSum(Op):
 
     @staticmethod
     def backward(ctx, gy):
-        flip = (slice(None),) * ctx.dim + (slice(None, None, -1),)
-        return CumSum.apply(gy[flip], ctx.dim)[flip], None
+        return CumSum.apply(gy.flip(ctx.dim), ctx.dim).flip(ctx.dim), None
 
 
 class Cumprod(Op):
