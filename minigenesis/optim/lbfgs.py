@@ -324,7 +324,7 @@ class LBFGS(Optimizer):
                     H_diag = ys / dot(y, y)
                 # two-loop recursion: d = -H g
                 num_old = len(old_dirs)
-                al: list[Any] = [None] * num_old
+                al = state.setdefault("al", [None] * history_size)  # kept, as PyTorch keeps it
                 q = -flat_grad
                 for i in range(num_old - 1, -1, -1):
                     al[i] = dot(old_stps[i], q) * ro[i]
@@ -384,6 +384,8 @@ class LBFGS(Optimizer):
         state["old_dirs"] = [_tensor(a) for a in old_dirs]
         state["old_stps"] = [_tensor(a) for a in old_stps]
         state["ro"] = [_number(r) for r in ro]
+        if "al" in state:
+            state["al"] = [_number(a) for a in state["al"]]
         state["H_diag"] = _number(H_diag)
         state["prev_flat_grad"] = _tensor(prev_flat_grad)
         state["prev_loss"] = prev_loss

@@ -286,14 +286,14 @@ class Optimizer:
             for p in group["params"]:
                 if (grad := p.grad) is None:
                     continue
-                state = self.state[p]
-                if not state:  # lazy: buffers appear on the first step with a gradient
-                    state.update(self.init_state(p, options))
+                state = self.state.get(p) or self.init_state(p, options)  # lazy, on a first grad
                 array = self._dense_grad(grad, options) if grad.is_sparse else grad._data
                 try:
                     self.update(p._data, array, state, options)
                 except ValueError as err:  # checked only on failure: a loaded state's shape
                     raise _state_shape_error(type(self).__name__, p, state, err) from None
+                if state:  # none kept empty (SGD without momentum), as in PyTorch
+                    self.state[p] = state
                 p._bump_version()
         return loss
 
