@@ -39,7 +39,7 @@ def _sizes(x: Tensor, output_size: Any, name: str) -> tuple[int, int, int]:
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002
     """The mean of each adaptive window: three averaging matrices, one einsum (its gradient
     spreads dL/dy evenly over each window)."""
-    x, unbatched = _volume_input(input, "adaptive_avg_pool3d", "fV")
+    x, unbatched = _volume_input(input, "adaptive_avg_pool3d", "fV", adaptive=True)
     d, h, w = _sizes(x, output_size, "adaptive_avg_pool3d")
     a_d, a_h, a_w = (_averaging_matrix(x.shape[2 + i], s, x) for i, s in enumerate((d, h, w)))
     out = anchor(einsum("ncxyz,ix,jy,kz->ncijk", x, a_d, a_h, a_w), x)
@@ -49,7 +49,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A00
 def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
     """The largest element of each adaptive window (the first of equal ones); with
     ``return_indices`` also its flat position in the input volume."""
-    x, unbatched = _volume_input(input, "adaptive_max_pool3d", "fV")
+    x, unbatched = _volume_input(input, "adaptive_max_pool3d", "fV", adaptive=True)
     sizes = _sizes(x, output_size, "adaptive_max_pool3d")
     xp = get_array_module(x._data)
     d_in, h_in, w_in = x.shape[2:]

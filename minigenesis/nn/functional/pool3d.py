@@ -21,11 +21,13 @@ from ..._tensor import Tensor
 from ...backend import get_array_module
 from ...ops.pooling import KeepInput, pool_geometry
 from ...ops.windows_nd import POOL, WindowsNd, ntuple
+from .pooling import check_adaptive_sizes
 
 
-def _volume_input(input: Any, name: str, kinds: str) -> tuple[Tensor, bool]:  # noqa: A002
+def _volume_input(input: Any, name: str, kinds: str, adaptive: bool = False) -> tuple[Tensor, bool]:  # noqa: A002
     """A (N, C, D, H, W) tensor of a dtype kind in ``kinds``, or an unbatched (C, D, H, W) one
-    made a batch of one."""
+    made a batch of one. Only the batch may be empty; for an ``adaptive`` pooling the first dim
+    (an unbatched input's channels too, as PyTorch allows: see check_adaptive_sizes)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}: input must be a Tensor, got {type(input).__name__}")
     if input.ndim not in (4, 5):
@@ -33,7 +35,9 @@ def _volume_input(input: Any, name: str, kinds: str) -> tuple[Tensor, bool]:  # 
             f"{name}: expected a 5-d input (N, C, D, H, W) or a 4-d unbatched one (C, D, H, W), "
             f"got shape {tuple(input.shape)}"
         )
-    if 0 in input.shape[-4:]:
+    if adaptive:
+        check_adaptive_sizes(input, name)
+    elif 0 in input.shape[-4:]:
         raise RuntimeError(f"{name}: only the batch dim may be empty, got {tuple(input.shape)}")
     if input._data.dtype.kind not in kinds:
         raise NotImplementedError(f'"{name}" not implemented for {input.dtype.name}')

@@ -15,9 +15,23 @@ from ...ops.pooling import KeepInput, MaxPool, pool_geometry2d, pool_windows
 from .._utils import single
 
 
-def _pool_input(input: Any, name: str, kinds: str = "fV") -> tuple[Tensor, bool]:
+def check_adaptive_sizes(input: Tensor, name: str, first: int = 1) -> None:
+    """PyTorch's rule for an adaptive pooling's input: no dim from ``first`` on may be empty.
+    Max pooling allows an empty first dim only, the batch of a batched input or the channels of
+    an unbatched one; average pooling any empty dim before the spatial ones (``first``)."""
+    if 0 in input.shape[first:]:
+        raise RuntimeError(
+            f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input "
+            f"has sizes {list(input.shape)} with dimension {input.shape.index(0, first)} being "
+            "empty"
+        )
+
+
+def _pool_input(
+    input: Any, name: str, kinds: str = "fV", adaptive: bool = False
+) -> tuple[Tensor, bool]:
     """A (N, C, H, W) tensor of a dtype kind in ``kinds``, or an unbatched (C, H, W) one made a
-    batch of one."""
+    batch of one. Only the batch may be empty; for an ``adaptive`` pooling the first dim."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}: input must be a Tensor, got {type(input).__name__}")
     if input.ndim not in (3, 4):
@@ -25,7 +39,9 @@ def _pool_input(input: Any, name: str, kinds: str = "fV") -> tuple[Tensor, bool]
             f"{name}: expected a 4-d input (N, C, H, W) or a 3-d unbatched one (C, H, W), got "
             f"shape {tuple(input.shape)}"
         )
-    if 0 in input.shape[-3:]:
+    if adaptive:
+        check_adaptive_sizes(input, name)
+    elif 0 in input.shape[-3:]:
         raise ValueError(
             f"{name}: only the batch dim may be empty, got shape {tuple(input.shape)} (as PyTorch)"
         )
@@ -147,8 +163,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
                 f"adaptive_avg_pool2d: output_size must hold positive ints (or None), got "
                 f"{output_size!r}"
             )
-    if h == 0 or w == 0:
-        raise ValueError(f"adaptive_avg_pool2d: empty spatial dims in input {tuple(input.shape)}")
+    check_adaptive_sizes(input, "adaptive_avg_pool2d", first=input.ndim - 2)
     a_h = _averaging_matrix(h, oh, input)
     a_w = _averaging_matrix(w, ow, input)
     return anchor(a_h @ input @ a_w.transpose(0, 1), input)
@@ -216,6 +231,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A00
     """Average pooling to a fixed length o: output i averages x[floor(i L / o) : ceil((i+1) L / o)]
     (adaptive_avg_pool2d with a unit height)."""
     x, unbatched = _pool1d_input(input, "adaptive_avg_pool1d")
+    check_adaptive_sizes(input, "adaptive_avg_pool1d", first=input.ndim - 1)
     o = single(output_size, "output_size")
     return _pool1d_output(adaptive_avg_pool2d(x, (1, o)), unbatched)
 
@@ -234,7 +250,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     [floor(i H / oh), ceil((i + 1) H / oh)) and the same for columns (a None size keeps the
     input's). The first maximum in row-major order wins; its flat index h * W + w picks the value
     by a gather, so dL/dx is dL/dy scatter-added to the maxima."""
-    x, unbatched = _pool_input(input, "adaptive_max_pool2d")
+    x, unbatched = _pool_input(input, "adaptive_max_pool2d", adaptive=True)
     h, w = x.shape[2:]
     sizes = output_size if isinstance(output_size, (tuple, list)) else (output_size,) * 2
     if len(sizes) != 2:
@@ -264,6 +280,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
     """Max pooling to a fixed length o over PyTorch's adaptive windows (adaptive_max_pool2d with a
     unit height); ``return_indices``: each maximum's position in L."""
-    x, unbatched = _pool1d_input(input, "adaptive_max_pool1d")
-    o = single(output_size, "output_size")
-    return _pool1d_output(adaptive_max_pool2d(x, (1, o), return_indices), unbatched)
+    _pool1d_input(input, "adaptive_max_pool1d")  # (its checks)
+    check_adaptive_sizes(input, "adaptive_max_pool1d")
+    o = single(output_size, "output_size")  # an unbatched (C, L) pools as (C, 1, L): C may be 0
+    return _pool1d_output(adaptive_max_pool2d(input.unsqueeze(-2), (1, o), return_indices), False)
