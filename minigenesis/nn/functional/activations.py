@@ -158,7 +158,9 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         a = weight.reshape(())
     else:
         a = weight.reshape((1, channels) + (1,) * (input.ndim - 2))
-    return where(input > 0, input, a * input)
+    # anchored: under create_graph the gradient is an op of x and a, as in PyTorch (whose
+    # prelu backward is one), so differentiating it again gives zeros, not "no graph"
+    return anchor(where(input > 0, input, a * input), input, weight)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
