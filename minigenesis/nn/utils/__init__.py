@@ -1,6 +1,7 @@
 """nn.utils: gradient clipping, flattening parameters into one vector, (``nn.utils.rnn``)
 padding and packing sequences of different lengths, and reparametrising a layer's tensors
-(``parametrize``, ``parametrizations.weight_norm`` and the older hook-based ``weight_norm``).
+(``parametrize``, ``parametrizations.weight_norm`` and the older hook-based ``weight_norm``),
+and folding an eval-mode BatchNorm into the layer before it (``fusion``).
 
 ``import minigenesis.nn.utils as nn_utils`` and ``mg.nn.utils.clip_grad_norm_`` both work.
 """
@@ -14,7 +15,13 @@ from .clip_grad import (  # noqa: F401
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
 from . import rnn  # noqa: F401,E402  (nn.utils.rnn, as in PyTorch)
-from . import parametrizations, parametrize  # noqa: F401,E402
+from . import fusion, parametrizations, parametrize  # noqa: F401,E402
+from .fusion import (  # noqa: F401,E402
+    fuse_conv_bn_eval,
+    fuse_conv_bn_weights,
+    fuse_linear_bn_eval,
+    fuse_linear_bn_weights,
+)
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401,E402
 
 
@@ -22,6 +29,10 @@ __all__ = [
     "clip_grad_norm_",
     "clip_grad_value_",
     "clip_grads_with_norm_",
+    "fuse_conv_bn_eval",
+    "fuse_conv_bn_weights",
+    "fuse_linear_bn_eval",
+    "fuse_linear_bn_weights",
     "get_total_norm",
     "parameters_to_vector",
     "remove_weight_norm",
