@@ -118,6 +118,7 @@ MODULE_PATHS = {
                                    "transfer_parametrizations_and_params",
                                    "type_before_parametrizations"],
     "torch.nn.utils.weight_norm": ["WeightNorm", "remove_weight_norm", "weight_norm"],
+    "torch.nn.utils.spectral_norm": ["SpectralNorm", "remove_spectral_norm", "spectral_norm"],
     "torch.optim.swa_utils": ["AveragedModel", "SWALR", "get_ema_avg_fn", "get_ema_multi_avg_fn",
                               "get_swa_avg_fn", "get_swa_multi_avg_fn", "update_bn"],
     "torch.nn.utils.rnn": ["PackedSequence", "invert_permutation", "pack_padded_sequence",
@@ -137,7 +138,6 @@ MISSING_PATHS = {
     "torch.nn.utils.init": "skip_init needs the meta device, which is not implemented",
     "torch.nn.utils.memory_format": "memory formats (channels_last) are not modelled",
     "torch.nn.utils.prune": "pruning is not implemented",
-    "torch.nn.utils.spectral_norm": "spectral_norm is not implemented",
     "torch.nn.utils.stateless": "functional_call is not implemented",
 }
 
@@ -170,7 +170,10 @@ MISSING_NAMES = {
 
 # Names that are a different object from the parent's name, in PyTorch too
 # (nn.utils.weight_norm is the older hook form; parametrizations.weight_norm the new one)
-NOT_THE_PARENTS = {("torch.nn.utils.parametrizations", "weight_norm")}
+NOT_THE_PARENTS = {  # one name, two functions in PyTorch too (the parametrization and the hook)
+    ("torch.nn.utils.parametrizations", "weight_norm"),
+    ("torch.nn.utils.parametrizations", "spectral_norm"),
+}
 
 PARENTS = {  # where PyTorch exports the same names one level up
     "torch.utils.data": "minigenesis.utils.data",

@@ -1,6 +1,7 @@
 """nn.utils: gradient clipping, flattening parameters into one vector, (``nn.utils.rnn``)
 padding and packing sequences of different lengths, and reparametrising a layer's tensors
-(``parametrize``, ``parametrizations.weight_norm`` and the older hook-based ``weight_norm``),
+(``parametrize``, ``parametrizations.weight_norm`` and the older hook-based ``weight_norm``
+and ``spectral_norm``),
 and folding an eval-mode BatchNorm into the layer before it (``fusion``).
 
 ``import minigenesis.nn.utils as nn_utils`` and ``mg.nn.utils.clip_grad_norm_`` both work.
@@ -22,6 +23,7 @@ from .fusion import (  # noqa: F401,E402
     fuse_linear_bn_eval,
     fuse_linear_bn_weights,
 )
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401,E402
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401,E402
 
 
@@ -35,7 +37,9 @@ __all__ = [
     "fuse_linear_bn_weights",
     "get_total_norm",
     "parameters_to_vector",
+    "remove_spectral_norm",
     "remove_weight_norm",
+    "spectral_norm",
     "vector_to_parameters",
     "weight_norm",
 ]

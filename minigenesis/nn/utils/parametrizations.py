@@ -12,12 +12,11 @@ persist across calls (Miyato et al., "Spectral Normalization for GANs").
 from __future__ import annotations
 
 from ..._tensor import Tensor
-from ...autograd.grad_mode import no_grad
-from ...functions import mv
 from ..conv_variants import _ConvTransposeNd
 from ..functional import normalize
 from ..module import Module
 from . import parametrize
+from ._spectral_norm_math import power_iteration_, sigma, weight_to_matrix
 from ._weight_norm_math import norm_except_dim
 from ._weight_norm_math import weight_norm as _weight_norm
 
@@ -75,17 +74,11 @@ class _SpectralNorm(Module):
             self._power_method(weight_mat, 15)  # start from good estimates, as PyTorch does
 
     def _reshape_weight_to_matrix(self, weight):
-        """(size of dim ``dim``, everything else): the rows are what the layer outputs."""
-        if self.dim != 0:
-            weight = weight.permute(self.dim, *(d for d in range(weight.ndim) if d != self.dim))
-        return weight.flatten(1)
+        return weight_to_matrix(weight, self.dim)
 
     def _power_method(self, weight_mat, n_power_iterations: int) -> None:
         """u <- W v / ||W v||, v <- W^T u / ||W^T u||: in place in the buffers, no graph."""
-        with no_grad():
-            for _ in range(n_power_iterations):
-                self._u.copy_(normalize(mv(weight_mat, self._v), dim=0, eps=self.eps))
-                self._v.copy_(normalize(mv(weight_mat.t(), self._u), dim=0, eps=self.eps))
+        power_iteration_(weight_mat, self._u, self._v, n_power_iterations, self.eps, u_first=True)
 
     def forward(self, weight):
         if weight.ndim == 1:
@@ -94,8 +87,7 @@ class _SpectralNorm(Module):
         if self.training:
             self._power_method(weight_mat, self.n_power_iterations)
         u, v = self._u.clone(), self._v.clone()  # (the next call writes into the buffers)
-        sigma = (u * mv(weight_mat, v)).sum()
-        return weight / sigma
+        return weight / sigma(weight_mat, u, v)
 
     def right_inverse(self, value):
         return value
