@@ -162,10 +162,6 @@ MISSING_NAMES = {
     **{(f"torch.optim.{n}", n): _FUNCTIONAL_OPTIM for n in (
         "adadelta", "adagrad", "adam", "adamax", "adamw", "nadam", "radam", "rmsprop", "sgd",
         "rprop", "asgd")},
-    ("torch.optim.optimizer", "register_optimizer_step_post_hook"): "global optimizer hooks are "
-    "not implemented",
-    ("torch.optim.optimizer", "register_optimizer_step_pre_hook"): "global optimizer hooks are "
-    "not implemented",
 }  # fmt: skip
 
 # Names that are a different object from the parent's name, in PyTorch too

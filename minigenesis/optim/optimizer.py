@@ -28,6 +28,16 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from ..backend import CPU, device_of, get_array_module, to_device
 from ..dtypes import float64, get_default_dtype
+from .hooks import (  # noqa: F401  (the global step hooks: torch.optim.optimizer's names)
+    OptimizerHooks,
+    init_hook_dicts,
+    load_post_hooks,
+    load_pre_hooks,
+    on_new_optimizer_class,
+    register_optimizer_step_post_hook,
+    register_optimizer_step_pre_hook,
+    state_dict_with_hooks,
+)
 
 
 class _RequiredParameter:
@@ -152,14 +162,19 @@ def _typename(x: Any) -> str:
     return f"{type(x).__module__}.{type(x).__qualname__}"
 
 
-class Optimizer:
+class Optimizer(OptimizerHooks):
     """Base class of all optimizers.
 
     Subclasses call ``super().__init__(params, defaults)`` and implement ``init_state`` and
     ``update`` (or, for a method that is no per-parameter update, ``step``). ``params`` is an
     iterable of tensors, of ``(name, tensor)`` pairs, or of dicts (parameter groups), as in
     PyTorch; a bare tensor, a set, or an empty iterable is refused with an error saying why.
+    Hooks around ``step``, ``state_dict`` and ``load_state_dict``: see ``hooks.py``.
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        on_new_optimizer_class(cls)  # (a global step hook wraps a class's own step)
 
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         self.defaults = defaults
@@ -187,6 +202,7 @@ class Optimizer:
             )
         self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
+        init_hook_dicts(self)
         if not isinstance(param_groups[0], dict):
             param_groups = [{"params": param_groups}]
         for group in param_groups:
@@ -335,8 +351,11 @@ class Optimizer:
         Parameters are replaced by their position across all groups (0, 1, 2 ...), as in PyTorch,
         so the dict can be loaded into a fresh optimizer over a fresh model. As in PyTorch, the
         state tensors are the optimizer's own (not copies): save or deep-copy the dict before
-        training on if you want a snapshot.
+        training on if you want a snapshot. Hooks: ``register_state_dict_pre_hook``/``post_hook``.
         """
+        return state_dict_with_hooks(self, self._state_dict_without_hooks)
+
+    def _state_dict_without_hooks(self) -> dict[str, Any]:
         index: dict[int, int] = {}
         groups = []
         for group in self.param_groups:
@@ -352,7 +371,9 @@ class Optimizer:
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Load a dict made by ``state_dict``: options per group, and per-parameter state cast to
-        each parameter's dtype (floating state) and device. The loaded buffers are copies."""
+        each parameter's dtype (floating state) and device. The loaded buffers are copies.
+        Hooks: ``register_load_state_dict_pre_hook``/``post_hook``."""
+        state_dict = load_pre_hooks(self, state_dict)
         if not isinstance(state_dict, dict) or not {"state", "param_groups"} <= state_dict.keys():
             raise ValueError(
                 "optimizer state_dict must be a dict with 'state' and 'param_groups' entries "
@@ -392,12 +413,14 @@ class Optimizer:
                 group["param_names"] = mine["param_names"]
             new_groups.append(group)
         self.__setstate__({"state": state, "param_groups": new_groups})
+        load_post_hooks(self)
 
     def __getstate__(self) -> dict[str, Any]:
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        init_hook_dicts(self)  # (hooks are never saved: an unpickled optimizer has none)
         for group in self.param_groups:  # groups saved by an older version lack newer options
             for name, default in self.defaults.items():
                 if default is not required:
