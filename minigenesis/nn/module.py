@@ -18,15 +18,15 @@ import itertools
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 from .. import dtypes as _dt
 from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
 from ..backend import as_device, module_for, to_device
 from ..conversions import ToShortcuts, parse_to_args
 from .backward_hooks import bracket_for
 from .parameter import Parameter
+from .state_dict_hooks import IncompatibleKeys, StateDictMixin  # noqa: F401
 
 _hook_ids = itertools.count()
 
@@ -47,14 +47,7 @@ class RemovableHandle:
         self.remove()
 
 
-class IncompatibleKeys(NamedTuple):
-    """What ``load_state_dict(strict=False)`` could not match."""
-
-    missing_keys: list
-    unexpected_keys: list
-
-
-class Module(ToShortcuts):
+class Module(StateDictMixin, ToShortcuts):
     """Base class for layers: subclass it, assign parameters and submodules in ``__init__``, and
     write ``forward``. Call the module (``model(x)``), not ``forward``, so hooks run."""
 
@@ -470,84 +463,6 @@ class Module(ToShortcuts):
             )
         return self
 
-    # ------------------------------------------------------------------ state dict
-    def state_dict(
-        self, destination: dict | None = None, prefix: str = "", keep_vars: bool = False
-    ) -> OrderedDict:
-        """name -> tensor for every parameter and persistent buffer (``"0.weight"``), in
-        registration order. The tensors share memory with the model (detached unless
-        ``keep_vars``); saving copies them."""
-        if destination is None:
-            destination = OrderedDict()
-        for name, p in self._parameters.items():
-            if p is not None:
-                destination[prefix + name] = p if keep_vars else p.detach()
-        for name, b in self._buffers.items():
-            if b is not None and name not in self._non_persistent_buffers:
-                destination[prefix + name] = b if keep_vars else b.detach()
-        for name, child in self._modules.items():
-            if child is not None:
-                child.state_dict(destination, prefix + name + ".", keep_vars)
-        return destination
-
-    def load_state_dict(
-        self, state_dict: dict, strict: bool = True, assign: bool = False
-    ) -> IncompatibleKeys:
-        """Copy values from ``state_dict`` INTO the existing parameters and buffers (cast to their
-        dtype and moved to their device), so an optimizer holding them keeps working.
-
-        Everything is checked before anything is copied. A shape mismatch is always an error;
-        with ``strict=True`` (the default) so are missing and unexpected keys. All problems are
-        reported together in one RuntimeError.
-        """
-        if not hasattr(state_dict, "items"):
-            raise TypeError(f"load_state_dict expects a dict, got {type(state_dict).__name__}")
-        own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict and not _older_state(self, k, state_dict)]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
-        if strict:
-            if unexpected:
-                errors.append(
-                    "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected)
-                )
-            if missing:
-                errors.append(
-                    "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing)
-                )
-        pairs = []
-        for key, target in own.items():
-            if key not in state_dict:
-                continue
-            value = state_dict[key]
-            if not isinstance(value, Tensor):  # a list, number or array: refused, as PyTorch
-                errors.append(  # ("parameter" for buffers too: PyTorch's words)
-                    f'While copying the parameter named "{key}", expected Tensor or Tensor-like '
-                    f"object from checkpoint but received {type(value)}"
-                )
-                continue
-            if tuple(value.shape) != tuple(target.shape):
-                errors.append(
-                    f"size mismatch for {key}: copying a param with shape {tuple(value.shape)} "
-                    f"from checkpoint, the shape in current model is {tuple(target.shape)}"
-                )
-                continue
-            pairs.append((target, value))
-        if errors:
-            raise RuntimeError(
-                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
-                + "\n\t".join(errors)
-            )
-        with no_grad():
-            for target, value in pairs:
-                src = to_device(value._data, target.device)
-                if assign:
-                    target._data = src.astype(target._data.dtype, copy=True)
-                else:
-                    target._data[...] = src.astype(target._data.dtype, copy=False)
-                target._bump_version()
-        return IncompatibleKeys(missing, unexpected)
-
     # ------------------------------------------------------------------ printing
     def extra_repr(self) -> str:
         """The text inside the parentheses of ``repr`` (layers override it)."""
@@ -567,18 +482,6 @@ class Module(ToShortcuts):
         if len(lines) == 1 and not self._modules:
             return head + lines[0] + ")"
         return head + "\n  " + "\n  ".join(lines) + "\n)"
-
-
-def _older_state(root: Module, key: str, state_dict: Any) -> bool:
-    """Whether a missing ``key`` names state its layer gained in a later version (BatchNorm's
-    ``num_batches_tracked``, see ``_state_added_in_version_2``) and ``state_dict`` gives no
-    version >= 2 for that layer in its ``_metadata``: PyTorch then loads it without the key."""
-    prefix, _, name = key.rpartition(".")
-    layer = root.get_submodule(prefix)
-    if name not in getattr(layer, "_state_added_in_version_2", ()):
-        return False
-    version = getattr(state_dict, "_metadata", {}).get(prefix, {}).get("version")
-    return version is None or version < 2
 
 
 def _check_name(module: Module, name: str, kind: str) -> None:
