@@ -104,3 +104,22 @@ def test_spectral_norm_refuses_bad_use():
         spectral_norm(m)
     with pytest.raises(ValueError, match="n_power_iterations to be positive"):
         spectral_norm(mg.nn.Linear(3, 2), n_power_iterations=0)
+
+
+def test_state_dict_round_trip_and_the_old_format_without_weight_v():
+    mg.manual_seed(3)
+    m = spectral_norm(mg.nn.Linear(4, 3).double())
+    m(mg.zeros(1, 4, dtype=mg.float64))
+    fresh = spectral_norm(mg.nn.Linear(4, 3).double())
+    fresh.load_state_dict(m.state_dict())  # the current format: loaded as it is
+    np.testing.assert_array_equal(fresh.weight_v.numpy(), m.weight_v.numpy())
+    # the format before version 1: weight saved, weight_v not; v is solved so u . W v = sigma
+    w = m.weight_orig.detach().numpy()
+    old = {"weight_orig": m.weight_orig.detach(), "weight_u": m.weight_u, "bias": m.bias.detach()}
+    old["weight"] = m.weight_orig.detach() / 2.5
+    fresh.load_state_dict(old)
+    u, v = fresh.weight_u.numpy(), fresh.weight_v.numpy()
+    np.testing.assert_allclose(u @ w @ v, 2.5, rtol=1e-10)
+    remove_spectral_norm(fresh)
+    assert not fresh.__dict__.get("_state_dict_hooks")
+    assert not fresh.__dict__.get("_load_state_dict_pre_hooks")

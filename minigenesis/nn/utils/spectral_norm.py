@@ -7,6 +7,9 @@ forward pre-hook sets ``layer.weight = weight_orig / sigma`` before every call, 
 sigma = u . (W v) the estimate of W's largest singular value (W: ``weight_orig`` as a matrix whose
 rows are dim ``dim``); in training mode it first runs ``n_power_iterations`` more iterations.
 ``remove_spectral_norm`` makes ``weight`` a Parameter again, holding the current W / sigma.
+Two state-dict hooks, as PyTorch's: saving records the format's version in the metadata, and
+loading an old-format state (``weight`` saved, no ``weight_v``) solves for the v that gives the
+saved sigma.
 """
 
 from __future__ import annotations
@@ -14,13 +17,21 @@ from __future__ import annotations
 from typing import Any
 
 from ...autograd.grad_mode import no_grad
+from ...functions import mv
+from ...linalg import multi_dot
 from ..conv_variants import _ConvTransposeNd
 from ..functional import normalize
 from ..module import Module
 from ..parameter import Parameter
 from ._spectral_norm_math import power_iteration_, sigma, weight_to_matrix
 
-__all__ = ["SpectralNorm", "remove_spectral_norm", "spectral_norm"]
+__all__ = [
+    "SpectralNorm",
+    "SpectralNormLoadStateDictPreHook",
+    "SpectralNormStateDictHook",
+    "remove_spectral_norm",
+    "spectral_norm",
+]
 
 
 class SpectralNorm:
@@ -64,6 +75,12 @@ class SpectralNorm:
     def __call__(self, module: Module, inputs: Any) -> None:
         setattr(module, self.name, self.compute_weight(module, module.training))
 
+    def _solve_v_and_rescale(self, weight_mat: Any, u: Any, target_sigma: Any) -> Any:
+        """A v with u . (W v) = target_sigma: the least-squares v of W v = u, rescaled."""
+        v = multi_dot([weight_mat.t().mm(weight_mat).pinverse(), weight_mat.t(), u.unsqueeze(1)])
+        v = v.squeeze(1)
+        return v * (target_sigma / (u * mv(weight_mat, v)).sum())
+
     @staticmethod
     def apply(module: Module, name: str, n_power_iterations: int, dim: int, eps: float):
         for hook in module._forward_pre_hooks.values():
@@ -85,7 +102,56 @@ class SpectralNorm:
         module.register_buffer(name + "_u", u)
         module.register_buffer(name + "_v", v)
         module.register_forward_pre_hook(fn)
+        module._register_state_dict_hook(SpectralNormStateDictHook(fn))
+        module._register_load_state_dict_pre_hook(SpectralNormLoadStateDictPreHook(fn))
         return fn
+
+
+class SpectralNormStateDictHook:
+    """Saving: records ``<name>.version`` in the module's metadata under "spectral_norm"."""
+
+    def __init__(self, fn: SpectralNorm) -> None:
+        self.fn = fn
+
+    def __call__(self, module: Module, state_dict: Any, prefix: str, local_metadata: dict):
+        versions = local_metadata.setdefault("spectral_norm", {})
+        key = self.fn.name + ".version"
+        if key in versions:
+            raise RuntimeError(f"Unexpected key in metadata['spectral_norm']: {key}")
+        versions[key] = self.fn._version
+
+
+class SpectralNormLoadStateDictPreHook:
+    """Loading a state saved before version 1 (``weight`` and ``weight_orig``, ``weight_u``, no
+    ``weight_v``): sigma = mean(weight_orig / weight), and v solved so that u . (W v) = sigma."""
+
+    def __init__(self, fn: SpectralNorm) -> None:
+        self.fn = fn
+
+    def __call__(self, state_dict, prefix, local_metadata, strict, missing, unexpected, errors):
+        fn = self.fn
+        version = local_metadata.get("spectral_norm", {}).get(fn.name + ".version", None)
+        if version is not None and version >= 1:
+            return
+        key = prefix + fn.name
+        if (
+            version is None
+            and key not in state_dict
+            and all(key + s in state_dict for s in ("_orig", "_u", "_v"))
+        ):
+            return  # the current format, saved without metadata
+        absent = [key + s for s in ("_orig", "", "_u") if key + s not in state_dict]
+        if absent:
+            if strict:
+                missing.extend(absent)
+            return
+        with no_grad():
+            weight_orig = state_dict[key + "_orig"]
+            weight = state_dict.pop(key)
+            sigma = (weight_orig / weight).mean()
+            weight_mat = fn.reshape_weight_to_matrix(weight_orig)
+            u = state_dict[key + "_u"]
+            state_dict[key + "_v"] = fn._solve_v_and_rescale(weight_mat, u, sigma)
 
 
 def spectral_norm(
@@ -109,5 +175,16 @@ def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
         if isinstance(hook, SpectralNorm) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[key]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+            break
+    else:
+        raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    for registry, kind in (
+        ("_state_dict_hooks", SpectralNormStateDictHook),
+        ("_load_state_dict_pre_hooks", SpectralNormLoadStateDictPreHook),
+    ):
+        hooks = module.__dict__.get(registry, {})
+        for key, hook in list(hooks.items()):
+            if isinstance(hook, kind) and hook.fn.name == name:
+                del hooks[key]
+                break
+    return module
