@@ -104,6 +104,7 @@ class _NormBase(Module):
     # version (one saved before, or a state_dict rebuilt as a plain dict) still loads, and the
     # counter keeps its value (Module.load_state_dict)
     _state_added_in_version_2 = ("num_batches_tracked",)
+    _version = 2  # (the version a state_dict hook's local_metadata gives, as PyTorch's)
 
     def __init__(
         self,

@@ -139,3 +139,15 @@ def test_extra_state_is_saved_and_loaded_under_extra_state():
         mg.nn.Linear(1, 1).load_state_dict({**mg.nn.Linear(1, 1).state_dict(), "_extra_state": 1})
     with pytest.raises(RuntimeError, match="should never be called"):
         mg.nn.Linear(1, 1).get_extra_state()
+
+
+def test_state_dict_hooks_get_each_layers_version_in_local_metadata():
+    for lib in (mg, torch):
+        model = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.BatchNorm1d(2))
+        versions = []
+        for m in model:
+            m.register_state_dict_post_hook(
+                lambda mod, sd, prefix, meta, v=versions: v.append(meta["version"])
+            )
+        model.state_dict()
+        assert versions == [1, 2]
