@@ -62,3 +62,24 @@ def test_prelu_module_gradient_penalty_reaches_the_input():
     (g * g).sum().backward()  # a gradient penalty: works, gives x zeros, the slope 2 a count
     np.testing.assert_array_equal(x.grad.numpy(), np.zeros_like(X))
     np.testing.assert_allclose(m.weight.grad.numpy(), 2 * 0.2 * (X < 0).sum(0))
+
+
+def test_prelu_second_derivatives_at_zero_follow_pytorchs_double_backward():
+    """At x = 0 the first derivative is the slope a (x > 0 is false), but PyTorch's double
+    backward takes x >= 0: d gx/d gy = 1 and d gx/da = 0 there, so d^2(y^2)/dx^2 = 2 a (not
+    2 a^2) and d/da sum(dy/dx) counts only x < 0."""
+    x0, a0 = np.array([0.0, -1.5, 2.0]), np.array([0.25])
+    results = []
+    for lib in (mg, torch):
+        x, w = lib.tensor(x0, requires_grad=True), lib.tensor(a0, requires_grad=True)
+        y = lib.nn.functional.prelu(x, w)
+        (gx,) = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        hxx = lib.autograd.grad(gx.sum(), x)[0]
+        gx1, gw1 = lib.autograd.grad(lib.nn.functional.prelu(x, w).sum(), (x, w), create_graph=True)
+        hxw, hxx1 = lib.autograd.grad(gx1.sum(), (w, x), retain_graph=True)
+        (hww,) = lib.autograd.grad(gw1.sum(), w)
+        results.append([t.detach().numpy() for t in (gx1, hxx, hxw, hxx1, hww)])
+    expected = [[0.25, 0.25, 1.0], [2 * 0.25, 2 * 0.25**2, 2.0], [1.0], [0, 0, 0], [0.0]]
+    for ours, theirs, closed in zip(*results, expected):
+        np.testing.assert_allclose(ours, closed, rtol=1e-12)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)

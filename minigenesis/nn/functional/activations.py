@@ -19,6 +19,7 @@ from ...ops.loss import LogSigmoid
 from ...ops.same_dtype import check_same_dtype
 from ...random import _draw as draw_samples
 from ...size import norm_dim
+from .prelu_ops import PReLU
 
 
 # ----------------------------------------------------------------------------------------------
@@ -158,9 +159,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         a = weight.reshape(())
     else:
         a = weight.reshape((1, channels) + (1,) * (input.ndim - 2))
-    # anchored: under create_graph the gradient is an op of x and a, as in PyTorch (whose
-    # prelu backward is one), so differentiating it again gives zeros, not "no graph"
-    return anchor(where(input > 0, input, a * input), input, weight)
+    return PReLU.apply(input, a)  # (its derivatives to every order as PyTorch's: prelu_ops.py)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
