@@ -24,27 +24,10 @@ from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..backend import as_device, module_for, to_device
 from ..conversions import ToShortcuts, parse_to_args
+from ..hook_handle import RemovableHandle, add_hook
 from .backward_hooks import bracket_for
 from .parameter import Parameter
 from .state_dict_hooks import IncompatibleKeys, StateDictMixin  # noqa: F401
-
-_hook_ids = itertools.count()
-
-
-class RemovableHandle:
-    """Returned by ``register_*_hook``: ``handle.remove()`` unregisters the hook."""
-
-    def __init__(self, hooks: dict, key: int) -> None:
-        self._hooks, self.id = hooks, key
-
-    def remove(self) -> None:
-        self._hooks.pop(self.id, None)
-
-    def __enter__(self) -> RemovableHandle:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.remove()
 
 
 class Module(StateDictMixin, ToShortcuts):
@@ -414,13 +397,10 @@ class Module(StateDictMixin, ToShortcuts):
     def _add_hook(
         self, hooks: dict, hook: Callable, prepend: bool, with_kwargs: bool, always_call=False
     ) -> RemovableHandle:
-        key = next(_hook_ids)
-        hooks[key] = hook
-        if prepend:
-            hooks.move_to_end(key, last=False)
+        handle = add_hook(hooks, hook, prepend)
         if with_kwargs or always_call:  # (a plain hook, the common case, has no entry)
-            self.__dict__.setdefault("_hook_flags", {})[key] = (with_kwargs, always_call)
-        return RemovableHandle(hooks, key)
+            self.__dict__.setdefault("_hook_flags", {})[handle.id] = (with_kwargs, always_call)
+        return handle
 
     # ------------------------------------------------------------------ dtype and device
     def _convert(self, fn: Callable[[Any], Any], floating_only: bool) -> Module:

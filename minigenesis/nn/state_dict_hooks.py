@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..backend import to_device
+from ..hook_handle import add_hook
 
 _EXTRA_STATE = "_extra_state"
 
@@ -41,15 +42,11 @@ class IncompatibleKeys(NamedTuple):
 
 
 def _handle(module: Any, registry: str, hook: Callable) -> Any:
-    from .module import RemovableHandle, _hook_ids  # (module.py builds on this file)
-
     hooks = module.__dict__.get(registry)
     if hooks is None:
         hooks = OrderedDict()
         object.__setattr__(module, registry, hooks)
-    key = next(_hook_ids)
-    hooks[key] = hook
-    return RemovableHandle(hooks, key)
+    return add_hook(hooks, hook)
 
 
 def _hooks(module: Any, registry: str) -> list:

@@ -26,14 +26,14 @@ writes one) in :func:`run_hooked_step`; removing the last global hook unwraps th
 from __future__ import annotations
 
 import functools
-import itertools
 import types
 from collections import OrderedDict
 from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
-_ids = itertools.count()
+from ..hook_handle import RemovableHandle, add_hook
+
 _global_optimizer_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
 _global_optimizer_post_hooks: OrderedDict[int, Callable] = OrderedDict()
 _wrapped_classes: dict[type, Callable] = {}  # class -> the step it wrote, while it is wrapped
@@ -46,34 +46,6 @@ _HOOK_DICTS = (
     "_optimizer_load_state_dict_pre_hooks",
     "_optimizer_load_state_dict_post_hooks",
 )
-
-
-class RemovableHandle:
-    """Returned by a ``register_*`` of an optimizer hook: ``handle.remove()`` unregisters it
-    (also as a context manager: the hook is removed on leaving the ``with`` block)."""
-
-    def __init__(self, hooks: dict, on_remove: Callable[[], None] | None = None) -> None:
-        self._hooks, self._on_remove = hooks, on_remove
-        self.id = next(_ids)
-
-    def remove(self) -> None:
-        self._hooks.pop(self.id, None)
-        if self._on_remove is not None:
-            self._on_remove()
-
-    def __enter__(self) -> RemovableHandle:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.remove()
-
-
-def _add(hooks: dict, hook: Callable, prepend: bool = False, on_remove=None) -> RemovableHandle:
-    handle = RemovableHandle(hooks, on_remove)
-    hooks[handle.id] = hook
-    if prepend:
-        hooks.move_to_end(handle.id, last=False)  # type: ignore[attr-defined]
-    return handle
 
 
 def init_hook_dicts(optimizer: Any) -> None:
@@ -180,7 +152,7 @@ def on_new_optimizer_class(cls: type) -> None:
 def register_optimizer_step_pre_hook(hook: Callable) -> RemovableHandle:
     """A pre-hook of every optimizer's step: ``hook(optimizer, args, kwargs)``, returning None
     or ``(new_args, new_kwargs)``; it runs before an optimizer's own pre-hooks."""
-    handle = _add(_global_optimizer_pre_hooks, hook, on_remove=_sync_class_wrappers)
+    handle = add_hook(_global_optimizer_pre_hooks, hook, on_remove=_sync_class_wrappers)
     _sync_class_wrappers()
     return handle
 
@@ -188,7 +160,7 @@ def register_optimizer_step_pre_hook(hook: Callable) -> RemovableHandle:
 def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
     """A post-hook of every optimizer's step: ``hook(optimizer, args, kwargs)``; it runs after
     an optimizer's own post-hooks."""
-    handle = _add(_global_optimizer_post_hooks, hook, on_remove=_sync_class_wrappers)
+    handle = add_hook(_global_optimizer_post_hooks, hook, on_remove=_sync_class_wrappers)
     _sync_class_wrappers()
     return handle
 
@@ -200,34 +172,34 @@ class OptimizerHooks:
         """``hook(self, args, kwargs)`` before each ``step``; may return (new_args, new_kwargs)."""
         init_hook_dicts(self)
         _hook_the_instance(self)
-        return _add(self._optimizer_step_pre_hooks, hook)
+        return add_hook(self._optimizer_step_pre_hooks, hook)
 
     def register_step_post_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(self, args, kwargs)`` after each ``step``."""
         init_hook_dicts(self)
         _hook_the_instance(self)
-        return _add(self._optimizer_step_post_hooks, hook)
+        return add_hook(self._optimizer_step_post_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook: Callable, prepend: bool = False):
         """``hook(self)`` before ``state_dict`` builds the dict (``prepend``: run it first)."""
         init_hook_dicts(self)
-        return _add(self._optimizer_state_dict_pre_hooks, hook, prepend)
+        return add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
 
     def register_state_dict_post_hook(self, hook: Callable, prepend: bool = False):
         """``hook(self, state_dict)`` on the built dict; a dict it returns replaces it."""
         init_hook_dicts(self)
-        return _add(self._optimizer_state_dict_post_hooks, hook, prepend)
+        return add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
 
     def register_load_state_dict_pre_hook(self, hook: Callable, prepend: bool = False):
         """``hook(self, state_dict)`` before loading (a shallow copy of the caller's dict); a
         dict it returns is loaded instead."""
         init_hook_dicts(self)
-        return _add(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+        return add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
 
     def register_load_state_dict_post_hook(self, hook: Callable, prepend: bool = False):
         """``hook(self)`` after ``load_state_dict`` has loaded."""
         init_hook_dicts(self)
-        return _add(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+        return add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
 
 def state_dict_with_hooks(optimizer: Any, build: Callable[[], dict]) -> dict:
