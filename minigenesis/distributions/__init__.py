@@ -17,6 +17,7 @@ from .categorical import Categorical
 from .cauchy import Cauchy, HalfCauchy
 from .chi2 import Chi2
 from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -29,8 +30,11 @@ from .half_normal import HalfNormal
 from .independent import Independent
 from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
@@ -41,6 +45,7 @@ from .one_hot_straight_through import OneHotCategoricalStraightThrough
 from .pareto import Pareto
 from .poisson import Poisson
 from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
 from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import (
@@ -60,6 +65,7 @@ from .transforms import (
     identity_transform,
 )
 from .uniform import Uniform
+from .von_mises import VonMises
 from .weibull import Weibull
 
 __all__ = [
@@ -72,6 +78,7 @@ __all__ = [
     "Cauchy",
     "Chi2",
     "ComposeTransform",
+    "ContinuousBernoulli",
     "Dirichlet",
     "Distribution",
     "ExpTransform",
@@ -86,19 +93,23 @@ __all__ = [
     "Independent",
     "IndependentTransform",
     "InverseGamma",
+    "Kumaraswamy",
     "Laplace",
     "LogNormal",
+    "LogisticNormal",
+    "LowRankMultivariateNormal",
     "MixtureSameFamily",
-    "MultivariateNormal",
-    "Normal",
     "Multinomial",
+    "MultivariateNormal",
     "NegativeBinomial",
+    "Normal",
     "OneHotCategorical",
     "OneHotCategoricalStraightThrough",
     "Pareto",
     "Poisson",
     "PowerTransform",
     "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
     "ReshapeTransform",
     "SigmoidTransform",
     "SoftmaxTransform",
@@ -109,6 +120,7 @@ __all__ = [
     "Transform",
     "TransformedDistribution",
     "Uniform",
+    "VonMises",
     "Weibull",
     "biject_to",
     "constraints",
