@@ -13,12 +13,17 @@ import numpy as np
 
 from .. import linalg
 from .._tensor import Tensor
+from ..autograd import grad as _grad
+from ..autograd.grad_mode import enable_grad
 from .bernoulli import Bernoulli
 from .beta import Beta, log_beta
 from .binomial import Binomial
 from .categorical import Categorical
+from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
@@ -26,6 +31,11 @@ from .gumbel import _EULER, Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import (
+    LowRankMultivariateNormal,
+    _batch_lowrank_logdet,
+    _batch_lowrank_mahalanobis,
+)
 from .multivariate_normal import MultivariateNormal, _half_log_det, _solve_lower
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -69,7 +79,8 @@ def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
     fn = _lookup(type(p), type(q))
     if fn is None:
         raise NotImplementedError(
-            f"No KL(p || q) is implemented for p = {type(p).__name__}, q = {type(q).__name__}"
+            f"No KL(p || q) is implemented for p type {type(p).__name__} and q type "
+            f"{type(q).__name__}"
         )
     return fn(p, q)
 
@@ -263,3 +274,121 @@ def _kl_binomial_binomial(p: Binomial, q: Binomial) -> Tensor:
         raise NotImplementedError("KL between Binomials where q.total_count > p.total_count")
     kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
     return _infinite_where(kl, p.total_count > q.total_count)
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p: Cauchy, q: Cauchy) -> Tensor:
+    """log(((g_p + g_q)^2 + (m_p - m_q)^2) / (4 g_p g_q)) (Chyzak and Nielsen, 2019)."""
+    t1 = ((p.scale + q.scale) ** 2 + (p.loc - q.loc) ** 2).log()
+    t2 = (4 * p.scale * q.scale).log()
+    return t1 - t2
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(
+    p: ContinuousBernoulli, q: ContinuousBernoulli
+) -> Tensor:
+    """E_p[x] (t_p - t_q) + log C_p + log(1 - l_p) - log C_q - log(1 - l_q) (t: logits)."""
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + (-p.probs).log1p()
+    t3 = -q._cont_bern_log_norm() - (-q.probs).log1p()
+    return t1 + t2 + t3
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p: ExponentialFamily, q: ExponentialFamily) -> Tensor:
+    """The Bregman divergence of the log-normaliser A (grad A by autograd):
+    A(theta_q) - A(theta_p) - <theta_q - theta_p, grad A(theta_p)>; one family only."""
+    if type(p) is not type(q):
+        raise NotImplementedError(
+            "The cross KL-divergence between different exponential families cannot be "
+            "computed using Bregman divergences"
+        )
+    with enable_grad():
+        p_nparams = [t.detach().requires_grad_() for t in p._natural_params]
+        lg_normal = p._log_normalizer(*p_nparams)
+        gradients = _grad(lg_normal.sum(), p_nparams, create_graph=True)
+    result = q._log_normalizer(*q._natural_params) - lg_normal
+    for pnp, qnp, g in zip(p_nparams, q._natural_params, gradients):
+        result = result - sum_rightmost((qnp - pnp) * g, len(q.event_shape))
+    return result
+
+
+def _trace_xxt(x: Tensor) -> Tensor:
+    """tr(X X^T) = sum of the squares of X's entries, per batch element."""
+    return (x**2).sum(-1).sum(-1)
+
+
+def _check_event_shapes(p: Distribution, q: Distribution, what: str) -> None:
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            f"KL-divergence between two {what} with different event shapes cannot be computed"
+        )
+
+
+def _lowrank_precision_root(q: LowRankMultivariateNormal) -> Tensor:
+    """A = L_C^-1 W^T D^-1, so that Sigma_q^-1 = D^-1 - A^T A (Woodbury)."""
+    wt_dinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
+    return linalg.solve_triangular(q._capacitance_tril, wt_dinv, upper=False)
+
+
+def _lowrank_logdet(d: LowRankMultivariateNormal) -> Tensor:
+    return _batch_lowrank_logdet(
+        d._unbroadcasted_cov_factor, d._unbroadcasted_cov_diag, d._capacitance_tril
+    )
+
+
+def _lowrank_mahalanobis(q: LowRankMultivariateNormal, x: Tensor) -> Tensor:
+    return _batch_lowrank_mahalanobis(
+        q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, x, q._capacitance_tril
+    )
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrank_lowrank(p: LowRankMultivariateNormal, q: LowRankMultivariateNormal) -> Tensor:
+    """(log det S_q - log det S_p + tr(S_q^-1 S_p) + |mu_q - mu_p|^2_{S_q^-1} - k) / 2, with
+    tr(S_q^-1 S_p) = tr((D_q^-1 - A^T A)(D_p + W_p W_p^T)) expanded into four traces."""
+    _check_event_shapes(p, q, "Low Rank Multivariate Normals")
+    term1 = _lowrank_logdet(q) - _lowrank_logdet(p)
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
+    a = _lowrank_precision_root(q)
+    p_w, p_d = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag
+    q_d = q._unbroadcasted_cov_diag
+    term21 = (p_d / q_d).sum(-1)
+    term22 = _trace_xxt(p_w * q_d.rsqrt().unsqueeze(-1))
+    term23 = _trace_xxt(a * p_d.sqrt().unsqueeze(-2))
+    term24 = _trace_xxt(a @ p_w)
+    return 0.5 * (term1 + term21 + term22 - term23 - term24 + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_mvn_lowrank(p: MultivariateNormal, q: LowRankMultivariateNormal) -> Tensor:
+    """As above with S_p = L_p L_p^T: tr(S_q^-1 S_p) = |D_q^-1/2 L_p|_F^2 - |A L_p|_F^2."""
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    lp = p._unbroadcasted_scale_tril
+    term1 = _lowrank_logdet(q) - 2 * _half_log_det(lp)
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
+    a = _lowrank_precision_root(q)
+    term21 = _trace_xxt(lp * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term22 = _trace_xxt(a @ lp)
+    return 0.5 * (term1 + term21 - term22 + term3 - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrank_mvn(p: LowRankMultivariateNormal, q: MultivariateNormal) -> Tensor:
+    """As above with S_q = L_q L_q^T: tr(S_q^-1 S_p) = |L_q^-1 W_p|_F^2 + |L_q^-1 D_p^1/2|_F^2."""
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    lq = q._unbroadcasted_scale_tril
+    term1 = 2 * _half_log_det(lq) - _lowrank_logdet(p)
+    diff = q.loc - p.loc
+    shape = np.broadcast_shapes(tuple(lq.shape[:-2]), tuple(diff.shape[:-1]))
+    k = p.event_shape[0]
+    term3 = (_solve_lower(lq.expand(*shape, k, k), diff.expand(*shape, k)) ** 2).sum(-1)
+    batch = np.broadcast_shapes(tuple(lq.shape[:-2]), tuple(p._unbroadcasted_cov_factor.shape[:-2]))
+    lq_b = lq.expand(*batch, k, k)
+    w = p._unbroadcasted_cov_factor
+    w = w.expand(*batch, k, w.shape[-1])
+    d_sqrt = p._unbroadcasted_cov_diag.sqrt().diag_embed().expand(*batch, k, k)
+    term21 = _trace_xxt(linalg.solve_triangular(lq_b, w, upper=False))
+    term22 = _trace_xxt(linalg.solve_triangular(lq_b, d_sqrt, upper=False))
+    return 0.5 * (term1 + term21 + term22 + term3 - k)
