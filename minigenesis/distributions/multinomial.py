@@ -10,6 +10,7 @@ from ..autograd.grad_mode import no_grad
 from ..backend import get_array_module
 from ..random import generator_for
 from . import constraints
+from .binomial import Binomial
 from .categorical import Categorical
 from .distribution import Distribution
 
@@ -34,6 +35,7 @@ class Multinomial(Distribution):
 
     log P(x) = lgamma(n + 1) - sum_i lgamma(x_i + 1) + sum_i x_i log p_i (0 log 0 = 0 where
     x_i = 0). Mean n p, variance n p (1 - p) (per category). Discrete: sample() only.
+    Entropy n H(p) - log n! + sum_i E[log x_i!], each x_i ~ Binomial(n, p_i).
     ``total_count`` is one integer for the whole batch (as PyTorch).
     """
 
@@ -108,3 +110,16 @@ class Multinomial(Distribution):
         log_factorial_n = math.lgamma(self.total_count + 1)
         log_factorial_xs = (value + 1).lgamma().sum(-1)
         return log_factorial_n - log_factorial_xs + log_powers
+
+    def entropy(self) -> Tensor:
+        """-E[log P(x)] = n H(Categorical(p)) - log n! + sum_i E[log x_i!], where the marginal
+        count x_i is Binomial(n, p_i): E[log x_i!] = sum_{k=1..n} P(x_i = k) log k!
+        (k = 0 adds log 0! = 0)."""
+        n = self.total_count
+        # (PyTorch takes lgamma of an integer tensor, so log n! in float32: ~1e-7 apart)
+        term1 = n * self._categorical.entropy() - math.lgamma(n + 1)
+        binomial = Binomial(n, self.probs, validate_args=False)
+        support = binomial.enumerate_support(expand=False)[1:]  # (n, 1, ..., 1) over batch + K
+        binomial_probs = binomial.log_prob(support).exp()
+        weights = (support + 1).lgamma()
+        return term1 + (binomial_probs * weights).sum(0).sum(-1)

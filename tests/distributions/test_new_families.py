@@ -349,3 +349,24 @@ def test_logistic_normal_density_by_the_change_of_variables():
     np.testing.assert_allclose(d.scale.numpy(), scale)
     with pytest.raises(ValueError, match="scale"):
         D.LogisticNormal(_t(loc), _t(-scale))
+
+
+# ---------------------------------------------------------------- Multinomial.entropy
+@pytest.mark.parametrize("n", [1, 4, 7])
+def test_multinomial_entropy_is_the_sum_over_all_count_vectors(n):
+    probs = np.array([[0.2, 0.5, 0.3], [0.0, 0.6, 0.4]])  # a zero probability: 0 log 0 = 0
+    xs = np.array([(a, b, n - a - b) for a in range(n + 1) for b in range(n + 1 - a)])
+    log_fact = np.vectorize(lambda v: math.lgamma(v + 1))
+    expected = []
+    for p in probs:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x_log_p = np.where(xs > 0, xs * np.log(p), 0.0).sum(-1)  # 0 log 0 = 0
+        terms = math.lgamma(n + 1) - log_fact(xs).sum(-1) + x_log_p
+        pmf = np.exp(terms)
+        expected.append(-(pmf * np.where(pmf > 0, terms, 0.0)).sum())
+    got = D.Multinomial(n, _t(probs)).entropy()
+    assert tuple(got.shape) == (2,)
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-12, atol=1e-14)
+    logits = _t(np.log([0.2, 0.5, 0.3]))
+    from_logits = D.Multinomial(n, logits=logits).entropy()
+    assert float(from_logits) == pytest.approx(expected[0], rel=1e-12)

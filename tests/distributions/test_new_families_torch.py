@@ -178,3 +178,12 @@ def test_bad_arguments_raise_what_pytorch_raises(label, make):
         make(mg)
     first = str(expected.value).split(":")[0].split("(")[0].split("torch")[0]
     assert str(got.value).startswith(first)
+
+
+@pytest.mark.parametrize("n", [1, 6])
+def test_multinomial_entropy_matches_pytorch(n):
+    probs = rng.dirichlet(np.ones(4), (2, 3))
+    expected = TD.Multinomial(n, torch.tensor(probs)).entropy().numpy()
+    got = D.Multinomial(n, mg.tensor(probs)).entropy().numpy()
+    # PyTorch's log n! is a float32 lgamma (of an integer tensor): within 1e-7
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-7)
