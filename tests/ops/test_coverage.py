@@ -119,7 +119,45 @@ NOT_COMPUTING = {
 
 # Computing ops without an entry yet: the database grows family by family (pointwise, binary,
 # reductions first). Each one added to the database is removed from this list.
+# (ContinuousBernoulli, Kumaraswamy, LogisticNormal, LowRankMultivariateNormal,
+# RelaxedOneHotCategorical, VonMises and Multinomial.entropy: checked against NumPy closed forms
+# and quadrature in tests/distributions/test_new_families.py, not in the database yet.)
 NO_ENTRY_YET = """
+distributions.ContinuousBernoulli.cdf distributions.ContinuousBernoulli.entropy
+distributions.ContinuousBernoulli.expand distributions.ContinuousBernoulli.icdf
+distributions.ContinuousBernoulli.log_prob distributions.ContinuousBernoulli.logits
+distributions.ContinuousBernoulli.mean distributions.ContinuousBernoulli.param_shape
+distributions.ContinuousBernoulli.perplexity distributions.ContinuousBernoulli.probs
+distributions.ContinuousBernoulli.rsample distributions.ContinuousBernoulli.stddev
+distributions.ContinuousBernoulli.variance distributions.Kumaraswamy.cdf
+distributions.Kumaraswamy.entropy distributions.Kumaraswamy.expand
+distributions.Kumaraswamy.has_rsample distributions.Kumaraswamy.icdf
+distributions.Kumaraswamy.log_prob distributions.Kumaraswamy.mean distributions.Kumaraswamy.mode
+distributions.Kumaraswamy.perplexity distributions.Kumaraswamy.rsample
+distributions.Kumaraswamy.sample distributions.Kumaraswamy.stddev
+distributions.Kumaraswamy.support distributions.Kumaraswamy.variance
+distributions.LogisticNormal.cdf distributions.LogisticNormal.expand
+distributions.LogisticNormal.has_rsample distributions.LogisticNormal.icdf
+distributions.LogisticNormal.loc distributions.LogisticNormal.log_prob
+distributions.LogisticNormal.rsample distributions.LogisticNormal.sample
+distributions.LogisticNormal.scale distributions.LogisticNormal.support
+distributions.LowRankMultivariateNormal.covariance_matrix
+distributions.LowRankMultivariateNormal.entropy distributions.LowRankMultivariateNormal.expand
+distributions.LowRankMultivariateNormal.log_prob distributions.LowRankMultivariateNormal.mean
+distributions.LowRankMultivariateNormal.mode distributions.LowRankMultivariateNormal.perplexity
+distributions.LowRankMultivariateNormal.precision_matrix
+distributions.LowRankMultivariateNormal.rsample
+distributions.LowRankMultivariateNormal.scale_tril
+distributions.LowRankMultivariateNormal.stddev distributions.LowRankMultivariateNormal.variance
+distributions.Multinomial.entropy distributions.Multinomial.perplexity
+distributions.RelaxedOneHotCategorical.cdf distributions.RelaxedOneHotCategorical.expand
+distributions.RelaxedOneHotCategorical.has_rsample distributions.RelaxedOneHotCategorical.icdf
+distributions.RelaxedOneHotCategorical.log_prob distributions.RelaxedOneHotCategorical.logits
+distributions.RelaxedOneHotCategorical.probs distributions.RelaxedOneHotCategorical.rsample
+distributions.RelaxedOneHotCategorical.sample distributions.RelaxedOneHotCategorical.support
+distributions.RelaxedOneHotCategorical.temperature distributions.VonMises.expand
+distributions.VonMises.log_prob distributions.VonMises.mean distributions.VonMises.mode
+distributions.VonMises.sample distributions.VonMises.stddev distributions.VonMises.variance
 """
 
 
