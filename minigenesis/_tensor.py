@@ -360,8 +360,9 @@ class Tensor(
         return int(self.item())
 
     def __index__(self) -> int:
-        if self._data.dtype.kind not in "iub":
-            raise TypeError("only integer tensors can be used as an index")
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            # (PyTorch's words: also what ``float_tensor * [1, 2]`` raises, through list's *)
+            raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
     def __bool__(self) -> bool:

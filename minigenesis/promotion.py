@@ -35,6 +35,10 @@ from .ops.elementwise import Where
 from .size import broadcast_error
 
 SCALARS = (int, float, bool)
+# A list or tuple is no operand of PyTorch's arithmetic: its operators return NotImplemented
+# (so Python raises TypeError, or repeats the list for ``int_tensor * [1, 2]``) and its methods
+# and functions raise TypeError (``refuse_sequence``). NumPy arrays are still taken.
+SEQUENCES = (list, tuple)
 NUMBERS = frozenset((int, float))  # Python numbers that keep a float tensor's dtype (not bool)
 FLOAT_KINDS = "fV"  # 'V' is how NumPy reports ml_dtypes' bfloat16
 CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2, "V": 2}  # bool < integer < floating
@@ -49,8 +53,18 @@ def as_tensor_like(x: Any, ref: Any) -> Any:
     return TensorBase._make(as_array(x, None, ref.device), False)
 
 
+def refuse_sequence(name: str, other: Any, position: int = 1, arg: str = "other") -> None:
+    """PyTorch's TypeError for a list or tuple given where a tensor (or number) goes."""
+    if isinstance(other, SEQUENCES):
+        raise TypeError(
+            f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
+            f"{type(other).__name__}"
+        )
+
+
 def binary_op(op: Any, a: Any, b: Any) -> Any:
-    """Run ``op(a, b)`` after PyTorch's type promotion. One of a, b is a Tensor."""
+    """Run ``op(a, b)`` after PyTorch's type promotion. One of a, b is a Tensor; NotImplemented
+    when the other is a list or tuple (``SEQUENCES``)."""
     t, s = (a, b) if isinstance(a, TensorBase) else (b, a)  # the tensor, and the other operand
     # Every arithmetic operator comes here, so the common cases go straight to the op: a
     # floating-point tensor with a Python float or int (NumPy keeps the tensor's dtype, as
@@ -85,7 +99,9 @@ def binary_op(op: Any, a: Any, b: Any) -> Any:
             if type(s._data) is not type(t._data):
                 a, b = same_device(a, b)
         elif not isinstance(s, SCALARS):
-            s = as_tensor_like(s, t)  # an array, list or NumPy scalar: a tensor (or a number)
+            if isinstance(s, SEQUENCES):
+                return NotImplemented  # (the operators' protocol; methods raise: refuse_sequence)
+            s = as_tensor_like(s, t)  # an array or NumPy scalar: a tensor (or a number)
             a, b = (t, s) if t is a else (s, t)
         a, b, low = promote(a, b)
         out = op.apply(a, b)

@@ -21,7 +21,15 @@ from .backend import get_array_module
 from .ops import indexing as I
 from .ops.inverse_hyperbolic import Acosh, Asinh, Atanh
 from .ops.nextafter import NextAfter
-from .promotion import as_tensor_like, float_in, is_bool, is_float, result_type
+from .promotion import (
+    SEQUENCES,
+    as_tensor_like,
+    float_in,
+    is_bool,
+    is_float,
+    refuse_sequence,
+    result_type,
+)
 
 MinMax = namedtuple("aminmax", ["min", "max"])
 
@@ -148,6 +156,7 @@ class TensorComposites:
         return self._shift(other, "bitwise_right_shift", left=False)
 
     def _shift(self, other, name: str, left: bool):
+        refuse_sequence(name, other)  # (<< too: PyTorch's operator gives Python's TypeError)
         _integer_operands(self, other, name)
         s = other._data if isinstance(other, TensorBase) else other
         # a 0-d tensor count does not widen a tensor with dims (int32 >> int64 0-d is int32)
@@ -159,22 +168,31 @@ class TensorComposites:
             dtype = np.dtype(np.int64)
         return self._make(_shift(self._data.astype(dtype), s, left), False)
 
-    __lshift__, __rshift__ = bitwise_left_shift, bitwise_right_shift
+    # the operators return NotImplemented for a list or tuple, as PyTorch's: Python's TypeError
+    def __lshift__(self, other):
+        return NotImplemented if isinstance(other, SEQUENCES) else self.bitwise_left_shift(other)
+
+    def __rshift__(self, other):
+        return NotImplemented if isinstance(other, SEQUENCES) else self.bitwise_right_shift(other)
 
     def __rlshift__(self, other):  # 1 << t
+        if isinstance(other, SEQUENCES):
+            return NotImplemented
         return _number_as_tensor(other, self).bitwise_left_shift(self)
 
     def __rrshift__(self, other):
+        if isinstance(other, SEQUENCES):
+            return NotImplemented
         return _number_as_tensor(other, self).bitwise_right_shift(self)
 
     def __rand__(self, other):  # 3 & t: & is symmetric
-        return self & other
+        return NotImplemented if isinstance(other, SEQUENCES) else self & other
 
     def __ror__(self, other):
-        return self | other
+        return NotImplemented if isinstance(other, SEQUENCES) else self | other
 
     def __rxor__(self, other):
-        return self ^ other
+        return NotImplemented if isinstance(other, SEQUENCES) else self ^ other
 
     # ------------------------------------------------------------------ products
     def addr(self, vec1, vec2, *, beta=1, alpha=1):

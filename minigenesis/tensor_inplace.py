@@ -16,8 +16,21 @@ from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .deprecated_overloads import scalar_first, value_first
 from .ops import elementwise as E
-from .promotion import result_type, written_int
+from .promotion import SEQUENCES, refuse_sequence, result_type, written_int
 from .size import broadcast_error
+
+
+def _augmented(method: Any) -> Any:
+    """``+=`` and its kin: the in-place method, or NotImplemented for a list or tuple operand,
+    as PyTorch's (Python then raises "unsupported operand type(s) for +=")."""
+
+    def op(self, other):
+        if isinstance(other, SEQUENCES):
+            return NotImplemented
+        return method(self, other)
+
+    op.__doc__ = method.__doc__
+    return op
 
 
 class TensorInPlace:
@@ -29,64 +42,81 @@ class TensorInPlace:
 
     def add_(self, other, *deprecated, alpha=1):
         other, alpha = scalar_first(other, deprecated, alpha, "add_")
+        refuse_sequence("add_", other)
         if alpha == 1:  # (one pass where it can be: inplace.py)
             return self._inplace_ufunc("add", lambda x, o: x + o, other)
         return self._inplace(lambda x, o: x + o * alpha, other)
 
     def sub_(self, other, *deprecated, alpha=1):
         other, alpha = scalar_first(other, deprecated, alpha, "sub_")
+        refuse_sequence("sub_", other)
         # sub refuses a bool operand before alpha would turn it into a number
         if alpha == 1:
             return self._inplace_ufunc("subtract", lambda x, o: x - o, other)
         return self._inplace(lambda x, o: x.sub(o, alpha=alpha), other)
 
     def mul_(self, other):
+        refuse_sequence("mul_", other)
         return self._inplace_ufunc("multiply", lambda x, o: x * o, other)
 
     def div_(self, other, *, rounding_mode=None):
+        refuse_sequence("div_", other)
         return self._inplace(lambda x, o: x.div(o, rounding_mode=rounding_mode), other)
 
     def pow_(self, exponent):
+        refuse_sequence("pow_", exponent, arg="exponent")
         return self._inplace(lambda x, o: x**o, exponent)
 
     # Augmented assignment is the in-place op, as in PyTorch (``p -= lr * p.grad`` changes p).
     # Without these Python falls back to ``p = p - lr * p.grad``: the name is rebound and the
     # parameter never changes. There is no ``__imatmul__``, as in PyTorch: ``a @= b`` rebinds a.
-    __iadd__, __isub__, __imul__, __itruediv__, __ipow__ = add_, sub_, mul_, div_, pow_
+    __iadd__, __isub__, __imul__ = _augmented(add_), _augmented(sub_), _augmented(mul_)
+    __itruediv__, __ipow__ = _augmented(div_), _augmented(pow_)
 
+    @_augmented
     def __ifloordiv__(self, other):
         return self._inplace(lambda x, o: x // o, other)
 
+    @_augmented
     def __imod__(self, other):
         return self._inplace(lambda x, o: x % o, other)
 
+    @_augmented
     def __iand__(self, other):
         return self._inplace(lambda x, o: x & o, other)
 
+    @_augmented
     def __ior__(self, other):
         return self._inplace(lambda x, o: x | o, other)
 
+    @_augmented
     def __ixor__(self, other):
         return self._inplace(lambda x, o: x ^ o, other)
 
     # comparisons in place: self becomes 1 where the comparison holds and 0 elsewhere, in its
     # own dtype (PyTorch's lt_ ...); the operands compare in their promoted dtype, as ``<`` does
     def lt_(self, other):
+        refuse_sequence("lt_", other)
         return self._inplace(lambda x, o: x < o, other)
 
     def le_(self, other):
+        refuse_sequence("le_", other)
         return self._inplace(lambda x, o: x <= o, other)
 
     def gt_(self, other):
+        refuse_sequence("gt_", other)
         return self._inplace(lambda x, o: x > o, other)
 
     def ge_(self, other):
+        refuse_sequence("ge_", other)
         return self._inplace(lambda x, o: x >= o, other)
 
     def eq_(self, other):
+        refuse_sequence("eq_", other)
         return self._inplace(lambda x, o: x == o, other)
 
     def ne_(self, other):
+        refuse_sequence("ne_", other)
         return self._inplace(lambda x, o: x != o, other)
 
     less_, less_equal_, greater_, greater_equal_, not_equal_ = lt_, le_, gt_, ge_, ne_

@@ -30,6 +30,7 @@ from .ops import rounding as RD
 from .ops.same_dtype import check_same_dtype
 from .promotion import (
     FLOAT_KINDS,
+    SEQUENCES,
     alpha_scaled,
     as_tensor_like,
     binary_op,
@@ -38,6 +39,7 @@ from .promotion import (
     is_bool,
     is_float,
     need_float,
+    refuse_sequence,
     result_type,
     written_int,
 )
@@ -45,7 +47,10 @@ from .size import broadcast_checked, broadcast_error, norm_dim
 
 
 def _compare(a: Any, b: Any, fn: Any) -> Any:
-    """``fn`` of the arrays of ``a`` and ``b`` in their promoted dtype, outside the graph."""
+    """``fn`` of the arrays of ``a`` and ``b`` in their promoted dtype, outside the graph
+    (NotImplemented for a list or tuple ``b``, as PyTorch's operators: ``t == [1]`` is False)."""
+    if isinstance(b, SEQUENCES):
+        return NotImplemented
     try:
         if isinstance(b, TensorBase) and a._data.dtype == b._data.dtype and a._data.itemsize > 2:
             return TensorBase._make(fn(a._data, b._data), False)  # (NumPy's own never warn)
@@ -104,6 +109,21 @@ def _bool_pow(t: Any, exponent: Any) -> Any:
     return binary_op(E.Pow, t, exponent)
 
 
+def _method(operator: Any, name: str) -> Any:
+    """The method form of an operator (``t.mul(o)`` of ``t * o``): where the operator returns
+    NotImplemented, for a list or tuple operand, the method raises PyTorch's TypeError."""
+
+    def method(self, other):
+        out = operator(self, other)
+        if out is NotImplemented:
+            refuse_sequence(name, other)
+        return out
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = operator.__doc__
+    return method
+
+
 class TensorMath:
     """Mixin of Tensor: the operators and pointwise math, each built on ``self._data`` and ops."""
 
@@ -160,10 +180,11 @@ class TensorMath:
     def __rmod__(self, other):
         return binary_op(E.Mod, other, self)
 
-    remainder = __mod__  # x - floor(x / other) * other: the sign of other
+    remainder = _method(__mod__, "remainder")  # x - floor(x / other) * other: other's sign
 
     def fmod(self, other):
         """x - trunc(x / other) * other (the sign of x)."""
+        refuse_sequence("fmod", other)
         return binary_op(E.Fmod, self, other)
 
     def __pow__(self, other):
@@ -188,9 +209,13 @@ class TensorMath:
         return self.abs()
 
     def __matmul__(self, other):
+        if isinstance(other, SEQUENCES):
+            return NotImplemented
         return M.matmul(self, other)
 
     def __rmatmul__(self, other):
+        if isinstance(other, SEQUENCES):
+            return NotImplemented
         return M.matmul(as_tensor_like(other, self), self)
 
     def __invert__(self):
@@ -224,14 +249,17 @@ class TensorMath:
     def __ne__(self, other):  # type: ignore[override]
         return _compare(self, other, lambda a, b: a != b)
 
-    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+    eq, ne = _method(__eq__, "eq"), _method(__ne__, "ne")
+    lt, le = _method(__lt__, "lt"), _method(__le__, "le")
+    gt, ge = _method(__gt__, "gt"), _method(__ge__, "ge")
     greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
-    mul, matmul = __mul__, __matmul__
+    mul, matmul = _method(__mul__, "mul"), _method(__matmul__, "matmul")
 
     def div(self, other, *, rounding_mode=None):
         """self / other; ``rounding_mode="floor"`` rounds the quotient down, ``"trunc"``
         towards zero (integer inputs keep their promoted integer dtype; the gradient is 0)."""
+        refuse_sequence("div", other)
         if rounding_mode is None:
             return self.__truediv__(other)
         return binary_op(_rounded_division(rounding_mode), self, other)
@@ -239,16 +267,18 @@ class TensorMath:
     def add(self, other, *deprecated, alpha=1):
         """self + alpha * other"""
         other, alpha = scalar_first(other, deprecated, alpha, "add")
+        refuse_sequence("add", other)
         return self + alpha_scaled(self, other, alpha)
 
     def sub(self, other, *deprecated, alpha=1):
         """self - alpha * other"""
         other, alpha = scalar_first(other, deprecated, alpha, "sub")
+        refuse_sequence("sub", other)
         if self._data.dtype.kind == "b" or is_bool(other):  # before alpha makes it a number
             _refuse_bool_sub()
         return self - alpha_scaled(self, other, alpha)
 
-    pow = __pow__
+    pow = _method(__pow__, "pow")
 
     # ----------------------------------------------------------------------------------- unary math
     def exp(self):
@@ -390,7 +420,8 @@ class TensorMath:
 
     negative = neg
 
-    multiply, divide, true_divide, subtract = __mul__, div, __truediv__, sub
+    multiply, divide, subtract = mul, div, sub
+    true_divide = _method(__truediv__, "true_divide")
 
     # ------------------------------------------------------------------ activations used as methods
     def relu(self):

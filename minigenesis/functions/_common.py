@@ -1,7 +1,7 @@
 """What every ``mg.*`` form shares: PyTorch's ``out=`` keyword (``_with_out``, written in
 out_arg.py: the result written into a given tensor, with PyTorch's checks), a Python number made
 a tensor on its partner's device (``_t``, ``_first``) and the check that the input is a tensor
-(``_check``)."""
+(``_check``), and PyTorch's TypeError for a list or tuple operand (``_operands``)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 from .._tensor import Tensor
 from ..conversions import as_array
 from ..out_arg import with_out as _with_out  # noqa: F401 (each functions/ file takes it here)
+from ..promotion import refuse_sequence
 
 
 def _t(x: Any, like: Tensor | None = None) -> Tensor:
@@ -27,3 +28,10 @@ def _check(x: Any, name: str) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"{name}(): argument 'input' must be a Tensor, got {type(x).__name__}")
     return x
+
+
+def _operands(name: str, x: Any, other: Any) -> None:
+    """mg.add(x, other) and its kin take tensors and numbers: a list or tuple in either place
+    is PyTorch's TypeError (naming the argument and its position)."""
+    refuse_sequence(name, x, 1, "input")
+    refuse_sequence(name, other, 2)

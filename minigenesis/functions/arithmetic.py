@@ -12,24 +12,27 @@ from typing import Any
 from .._tensor import Tensor
 from ..ops import elementwise as E
 from ..promotion import binary_op
-from ._common import _first, _t, _with_out
+from ._common import _first, _operands, _t, _with_out
 
 
 @_with_out
 def add(x: Any, other: Any, *deprecated: Any, alpha: Any = 1) -> Tensor:
     """x + alpha * other (and the old order add(x, alpha, other))"""
+    _operands("add", x, other)
     return _t(x, other if isinstance(other, Tensor) else None).add(other, *deprecated, alpha=alpha)
 
 
 @_with_out
 def sub(x: Any, other: Any, *deprecated: Any, alpha: Any = 1) -> Tensor:
     """x - alpha * other (and the old order sub(x, alpha, other))"""
+    _operands("sub", x, other)
     return _t(x, other if isinstance(other, Tensor) else None).sub(other, *deprecated, alpha=alpha)
 
 
 @_with_out
 def mul(x: Any, other: Any) -> Tensor:
     """x * other"""
+    _operands("mul", x, other)
     return _first(x, other) * other
 
 
@@ -37,6 +40,7 @@ def mul(x: Any, other: Any) -> Tensor:
 def div(x: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     """x / other (true division); ``rounding_mode="floor"`` rounds the quotient down,
     ``"trunc"`` towards zero (both with integer results for integer inputs, as in PyTorch)."""
+    _operands("div", x, other)
     return _first(x, other).div(other, rounding_mode=rounding_mode)
 
 
@@ -52,6 +56,7 @@ def square(x: Tensor) -> Tensor:
 
 @_with_out
 def pow(x: Any, exponent: Any) -> Tensor:  # noqa: A001
+    _operands("pow", x, exponent)
     return x**exponent if isinstance(x, Tensor) else binary_op(E.Pow, x, exponent)
 
 
@@ -65,22 +70,26 @@ def float_power(input: Any, exponent: Any) -> Tensor:  # noqa: A002
 @_with_out
 def remainder(x: Any, other: Any) -> Tensor:
     """x - floor(x / other) * other (Python's %: the sign of ``other``)."""
+    _operands("remainder", x, other)
     return binary_op(E.Mod, x, other)
 
 
 @_with_out
 def fmod(x: Any, other: Any) -> Tensor:
     """x - trunc(x / other) * other (C's fmod: the sign of ``x``)."""
+    _operands("fmod", x, other)
     return binary_op(E.Fmod, x, other)
 
 
 @_with_out
 def maximum(a: Tensor, b: Any) -> Tensor:
+    _operands("maximum", a, b)
     return a.maximum(b)
 
 
 @_with_out
 def minimum(a: Tensor, b: Any) -> Tensor:
+    _operands("minimum", a, b)
     return a.minimum(b)
 
 

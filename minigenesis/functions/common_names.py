@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import dtypes as _dt
 from .._tensor import Tensor
+from ..promotion import refuse_sequence
 from ..promotion import result_type as _promoted
 from ..size import Size
 from ._common import _check, _with_out
@@ -48,6 +49,7 @@ not_equal = _comparison("ne", "not_equal")
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
     """other - alpha * input (``sub`` with its operands swapped)."""
     _check(input, "rsub")
+    refuse_sequence("rsub", other, 2)
     if isinstance(other, Tensor):
         return other.sub(input, alpha=alpha)
     return (input if alpha == 1 else input * alpha).__rsub__(other)

@@ -12,7 +12,7 @@ from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..backend import get_array_module
 from ..out_arg import write_outs
-from ._common import _check, _t, _with_out
+from ._common import _check, _operands, _t, _with_out
 
 
 @_with_out
@@ -88,6 +88,7 @@ def atan(x: Tensor) -> Tensor:
 @_with_out
 def atan2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """The angle of the point (other, input) in (-pi, pi]."""
+    _operands("atan2", input, other)
     return input.atan2(other)
 
 
