@@ -26,6 +26,7 @@ the NumPy code next to each is the same arithmetic, and what runs on the CPU.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections import defaultdict
 from enum import Enum
@@ -59,6 +60,11 @@ def _fresh_optimizer_state() -> dict:
 
 
 _HINT = "This may indicate your script did not use scaler.scale(loss or outputs) earlier."
+
+
+class _NewScaleTypeError(TypeError, AttributeError):
+    """update(new_scale=) given neither a float nor a tensor: a TypeError, and PyTorch's
+    AttributeError (its update reads ``new_scale.device``), so either ``except`` catches it."""
 
 
 class GradScaler:
@@ -122,8 +128,10 @@ class GradScaler:
         self._growth_tracker = xp.full((), self._init_growth_tracker, dtype=np.int32)
 
     def _check_initialised(self, name: str) -> None:
-        if self._scale is None:
-            raise RuntimeError(f"Attempted {name} but the scale has not been initialised. {_HINT}")
+        if self._scale is None:  # (AssertionError: PyTorch's type, an assert there)
+            raise AssertionError(
+                f"Attempted {name} but the scale has not been initialised. {_HINT}"
+            )
 
     def scale(self, outputs: Any) -> Any:
         """``outputs * scale``: a tensor, or every tensor in a (nested) list/tuple/dict of them."""
@@ -234,7 +242,7 @@ class GradScaler:
         if st["stage"] is OptState.READY:
             self.unscale_(optimizer)
         if not st["found_inf_per_device"]:
-            raise RuntimeError(
+            raise AssertionError(  # PyTorch's type
                 "No inf checks were recorded for this optimizer: none of its parameters has a "
                 "gradient. Did backward() reach them?"
             )
@@ -253,14 +261,7 @@ class GradScaler:
             return
         self._check_initialised("update")
         if new_scale is not None:
-            if isinstance(new_scale, Tensor):
-                if new_scale.numel() != 1 or new_scale.requires_grad:
-                    raise AssertionError(  # PyTorch's type (an assert there)
-                        "new_scale should be a float or a 1-element tensor with "
-                        "requires_grad=False."
-                    )
-                new_scale = new_scale.item()
-            self._scale[...] = np.float32(check_real(new_scale, "new_scale", gt=0))
+            self._scale[...] = self._new_scale_value(new_scale)
         else:
             founds = [
                 to_device(f, device_of(self._scale))
@@ -268,12 +269,46 @@ class GradScaler:
                 for f in st["found_inf_per_device"].values()
             ]
             if not founds:
-                raise RuntimeError("No inf checks were recorded prior to update().")
+                raise AssertionError("No inf checks were recorded prior to update().")
             found = founds[0]
             for f in founds[1:]:
                 found = found + f
             self._update_scale(found)
         self._per_optimizer_states = defaultdict(_fresh_optimizer_state)
+
+    def _new_scale_value(self, new_scale: Any) -> np.float32:
+        """update(new_scale=)'s value, PyTorch's rules: a Python float (float32 must hold it),
+        or a one-element tensor of shape () on the scale's device without requires_grad,
+        whose value is copied (later changes to it do not reach the scale). Anything else
+        is PyTorch's AttributeError (raised as an error that is also a TypeError). Beyond
+        PyTorch, a scale that cannot work (<= 0, inf, NaN) is refused: ValueError."""
+        if isinstance(new_scale, Tensor):
+            if (
+                new_scale.device.type != device_of(self._scale).type
+                or new_scale.numel() != 1
+                or new_scale.requires_grad
+            ):
+                raise AssertionError(  # PyTorch's type (an assert there)
+                    "new_scale should be a float or a 1-element tensor with requires_grad=False "
+                    "on the scaler's device."
+                )
+            if new_scale.dim() != 0:  # PyTorch copies it into the 0-d scale, which cannot grow
+                shape = list(new_scale.shape)
+                raise RuntimeError(
+                    f"output with shape [] doesn't match the broadcast shape {shape}"
+                )
+            value = float(new_scale.item())
+        elif isinstance(new_scale, float):
+            value = new_scale
+            if math.isfinite(value) and abs(value) > float(np.finfo(np.float32).max):
+                raise RuntimeError("value cannot be converted to type float without overflow")
+        else:
+            raise _NewScaleTypeError(
+                f"new_scale should be a float or a 1-element tensor, got "
+                f"{type(new_scale).__name__} {new_scale!r}"
+            )
+        check_real(value, "new_scale", gt=0)
+        return np.float32(value)
 
     def _update_scale(self, found_inf: Any) -> None:
         """PyTorch's ``_amp_update_scale_``, written with array ops (no host sync):
