@@ -62,6 +62,24 @@ def _fresh_optimizer_state() -> dict:
 _HINT = "This may indicate your script did not use scaler.scale(loss or outputs) earlier."
 
 
+class _FactorError(ValueError, AssertionError):
+    """A growth factor <= 1 or a backoff factor outside (0, 1): a ValueError, and PyTorch's
+    AssertionError (its constructor asserts growth > 1 and backoff < 1)."""
+
+
+class _OutputsError(TypeError, ValueError):
+    """scale() of neither a tensor nor a list/tuple/dict of them: a TypeError, and PyTorch's
+    ValueError."""
+
+
+def _check_factor(value: Any, name: str, **bounds: Any) -> float:
+    """check_real, its range error raised as _FactorError (a type error stays a TypeError)."""
+    try:
+        return check_real(value, name, **bounds)
+    except ValueError as err:
+        raise _FactorError(str(err)) from None
+
+
 class _NewScaleTypeError(TypeError, AttributeError):
     """update(new_scale=) given neither a float nor a tensor: a TypeError, and PyTorch's
     AttributeError (its update reads ``new_scale.device``), so either ``except`` catches it."""
@@ -100,8 +118,8 @@ class GradScaler:
             )
         # checked even when disabled: a typo should not wait for the day the scaler is enabled
         check_real(init_scale, "init_scale", gt=0, label="initial scale")
-        check_real(growth_factor, "growth_factor", gt=1, label="growth factor")
-        check_real(backoff_factor, "backoff_factor", gt=0, lt=1, label="backoff factor")
+        _check_factor(growth_factor, "growth_factor", gt=1, label="growth factor")
+        _check_factor(backoff_factor, "backoff_factor", gt=0, lt=1, label="backoff factor")
         growth_interval = check_int(growth_interval, "growth_interval", ge=1)
         self._enabled = bool(enabled)
         if self._enabled and _names_cuda(device) and cuda_device_count() == 0:
@@ -149,7 +167,7 @@ class GradScaler:
             return type(outputs)(self.scale(o) for o in outputs)
         if isinstance(outputs, dict):
             return {k: self.scale(v) for k, v in outputs.items()}
-        raise TypeError(
+        raise _OutputsError(
             "scale() expects a Tensor or a list/tuple/dict of Tensors, got "
             f"{type(outputs).__name__}"
         )

@@ -86,3 +86,15 @@ def test_update_before_scale_or_without_inf_checks_is_an_assertion_error():
     with pytest.raises(AssertionError, match="No inf checks were recorded prior to update"):
         _scaled().update()
     GradScaler(enabled=False).update(new_scale="anything")  # a disabled scaler does nothing
+
+
+def test_factor_and_outputs_errors_are_both_the_clear_and_pytorchs_types():
+    for kwargs in ({"growth_factor": 1.0}, {"backoff_factor": 1.5}):
+        with pytest.raises(ValueError, match="factor") as err:
+            GradScaler(**kwargs)
+        assert isinstance(err.value, AssertionError)  # PyTorch's constructor asserts
+    with pytest.raises(TypeError, match="growth_factor must be a real number"):
+        GradScaler(growth_factor="2")
+    with pytest.raises(TypeError, match="expects a Tensor") as err:
+        GradScaler().scale(3)
+    assert isinstance(err.value, ValueError)  # PyTorch's type

@@ -61,3 +61,20 @@ def test_update_before_scale_and_without_inf_checks_match_pytorch():
         scaler.scale(lib.tensor(1.0))
         with pytest.raises(AssertionError, match="No inf checks were recorded prior to update"):
             scaler.update()
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"growth_factor": 1.0}, {"growth_factor": 0.5}, {"backoff_factor": 1.0}]
+)
+def test_constructor_factor_errors_are_pytorchs_assertion_error(kwargs):
+    with pytest.raises(AssertionError):
+        torch.amp.GradScaler("cpu", **kwargs)
+    with pytest.raises(AssertionError, match="factor"):
+        mg.amp.GradScaler("cpu", **kwargs)
+
+
+def test_scale_of_a_number_is_pytorchs_value_error():
+    with pytest.raises(ValueError):
+        torch.amp.GradScaler("cpu").scale(3)
+    with pytest.raises(ValueError, match="expects a Tensor"):
+        mg.amp.GradScaler("cpu").scale(3)
