@@ -116,8 +116,10 @@ def test_tanh_gradient_matches_torch_to_rounding():
         assert np.all(np.abs(got - want) <= 2 * np.finfo(dtype).eps * np.abs(gd))
 
 
-def test_arithmetic_with_a_list_names_both_shapes_when_they_do_not_broadcast():
+def test_arithmetic_with_an_array_names_both_shapes_when_they_do_not_broadcast():
     with pytest.raises(
         RuntimeError, match=r"size of tensor a \(3\) must match the size of tensor b \(2\)"
     ):
+        mg.ones(3) * np.array([1.0, 2.0])
+    with pytest.raises(TypeError):  # a list is no operand (PyTorch 2.13: Python's TypeError)
         mg.ones(3) * [1.0, 2.0]
