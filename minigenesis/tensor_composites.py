@@ -30,6 +30,7 @@ from .promotion import (
     refuse_sequence,
     result_type,
 )
+from .size import broadcast_error
 
 MinMax = namedtuple("aminmax", ["min", "max"])
 
@@ -303,10 +304,13 @@ class TensorComposites:
     index_put_ = _inplace_of("index_put")
 
     def masked_scatter(self, mask, source):
-        """self with the positions where mask (broadcast) is True filled, in order, with the
-        first elements of source."""
+        """self with the positions where mask is True filled, in order, with the first
+        elements of source (self and mask broadcast together, as PyTorch's)."""
         xp = get_array_module(self._data)
-        shape = xp.broadcast_shapes(self._data.shape, mask._data.shape)
+        try:
+            shape = xp.broadcast_shapes(self._data.shape, mask._data.shape)
+        except ValueError:
+            raise broadcast_error(mask.shape, self.shape) from None  # (PyTorch's order)
         if not shape:  # 0-d: as a 1-element 1-d tensor (NumPy has no nonzero of a 0-d array)
             return self.reshape(1).masked_scatter(mask.reshape(1), source).reshape(())
         full_mask = xp.broadcast_to(mask._data, shape)
@@ -317,10 +321,13 @@ class TensorComposites:
                 f"{source.numel()}"
             )
         positions = tuple(xp.nonzero(full_mask))
-        self_b = self.expand(full_mask.shape) if self._data.shape != full_mask.shape else self
+        self_b = self.expand(shape) if self._data.shape != shape else self
         return self_b.index_put(positions, source.reshape(-1)[:count])
 
-    masked_scatter_ = _inplace_of("masked_scatter")
+    def masked_scatter_(self, mask, source):
+        """In-place masked_scatter: the mask must expand to self's shape (self cannot grow)."""
+        mask.expand(self.shape)  # (RuntimeError where it cannot, as PyTorch's)
+        return self._inplace(lambda x, m, s: x.masked_scatter(m, s), mask, source)
 
     def fill_diagonal_(self, fill_value, wrap: bool = False):
         """Write fill_value on the main diagonal (all indices equal); ``wrap`` restarts it every

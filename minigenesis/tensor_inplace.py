@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
@@ -213,6 +215,16 @@ class TensorInPlace:
         """Copy src's values (broadcast, cast, moved across devices) into self."""
         if not isinstance(src, TensorBase):
             src = TensorBase._make(get_array_module(self._data).asarray(src), False)
+        if src._data.shape != self._data.shape:  # src broadcasts to self; self cannot grow
+            try:
+                shape = np.broadcast_shapes(self._data.shape, src._data.shape)
+            except ValueError:
+                raise broadcast_error(self.shape, src.shape) from None
+            if shape != self._data.shape:
+                raise RuntimeError(
+                    f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+                    f"{list(shape)}"
+                )
         # the gradient flows to src, and the old self's history gets a zero gradient (PyTorch's
         # copy_ backward), not none
 
