@@ -370,3 +370,55 @@ def test_multinomial_entropy_is_the_sum_over_all_count_vectors(n):
     logits = _t(np.log([0.2, 0.5, 0.3]))
     from_logits = D.Multinomial(n, logits=logits).entropy()
     assert float(from_logits) == pytest.approx(expected[0], rel=1e-12)
+
+
+# ---------------------------------------------------------------- GeneralizedPareto
+@pytest.mark.parametrize("xi", [-1.0, -0.4, 0.0, 0.3])
+def test_generalized_pareto_density_moments_and_entropy(xi):
+    loc, scale = 0.5, 1.5
+    d = D.GeneralizedPareto(_t(loc), _t(scale), _t(xi))
+    hi = loc - scale / xi if xi < 0 else loc + 4000.0
+    if xi < 0:  # a bounded support [loc, loc - scale / xi]
+        x = np.linspace(loc, hi, 400001)
+    else:
+        x = np.concatenate(
+            [np.linspace(loc, loc + 20, 400001), np.geomspace(loc + 20, hi, 20001)[1:]]
+        )
+    z = (x - loc) / scale
+    if xi == 0:
+        expected = -np.log(scale) - z
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):  # (log 0 at the upper end)
+            expected = -np.log(scale) - (1 / xi + 1) * np.log1p(xi * z)
+    logp = d.log_prob(_t(x)).numpy()
+    inside = slice(None, -1) if xi < 0 else slice(None)  # (the closed form is 0 * inf at hi)
+    np.testing.assert_allclose(logp[inside], expected[inside], rtol=1e-12, atol=1e-12)
+    p = np.exp(logp)
+    tail = (1 + xi * (hi - loc) / scale) ** (-1 / xi) if xi > 0 else 0.0  # S(hi) beyond the grid
+    assert _integral(p, x) + tail == pytest.approx(1.0, abs=1e-6)
+    mean = float(d.mean)
+    assert mean == pytest.approx(loc + scale / (1 - xi), rel=1e-12)
+    assert float(d.variance) == pytest.approx(scale**2 / ((1 - xi) ** 2 * (1 - 2 * xi)), rel=1e-12)
+    if xi <= 0:  # (the heavy tail of xi > 0 is beyond a grid's reach for the entropy)
+        p_log_p = p * np.where(p > 0, logp, 0.0)
+        assert float(d.entropy()) == pytest.approx(-_integral(p_log_p, x), abs=1e-5)
+    xs = np.array([loc + 0.1, loc + 0.5 * scale])
+    survival = (
+        np.exp(-(xs - loc) / scale) if xi == 0 else (1 + xi * (xs - loc) / scale) ** (-1 / xi)
+    )
+    np.testing.assert_allclose(d.cdf(_t(xs)).numpy(), 1 - survival, rtol=1e-12)
+    np.testing.assert_allclose(d.icdf(_t(1 - survival)).numpy(), xs, rtol=1e-12)
+
+
+def test_generalized_pareto_moments_are_nan_where_they_diverge_and_it_validates():
+    d = D.GeneralizedPareto(_t([0.0, 0.0]), _t([1.0, 1.0]), _t([0.7, 1.5]))
+    assert np.isnan(d.variance.numpy()).all()
+    assert np.isfinite(d.mean.numpy()[0]) and np.isnan(d.mean.numpy()[1])
+    _check_rsample_gradient(D.GeneralizedPareto, [0.3, 1.4, 0.2])
+    _check_rsample_gradient(D.GeneralizedPareto, [0.3, 1.4, -0.3])
+    with pytest.raises(ValueError, match="scale"):
+        D.GeneralizedPareto(_t(0.0), _t(-1.0), _t(0.1))
+    with pytest.raises(ValueError, match="support"):
+        D.GeneralizedPareto(_t(0.0), _t(1.0), _t(-0.5)).log_prob(_t(2.5))  # above loc + 2
+    e = D.GeneralizedPareto(_t([0.0]), _t([1.0]), _t([0.1])).expand((3, 1))
+    assert type(e) is D.GeneralizedPareto and tuple(e.rsample((2,)).shape) == (2, 3, 1)

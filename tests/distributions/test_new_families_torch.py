@@ -187,3 +187,29 @@ def test_multinomial_entropy_matches_pytorch(n):
     got = D.Multinomial(n, mg.tensor(probs)).entropy().numpy()
     # PyTorch's log n! is a float32 lgamma (of an integer tensor): within 1e-7
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-7)
+
+
+def test_generalized_pareto_matches_pytorch_in_float32():
+    # (float32: PyTorch's log_prob compares concentration with a float32 zero, so float64
+    # parameters raise there)
+    loc = rng.normal(size=6).astype(np.float32)
+    scale = rng.uniform(0.5, 2, 6).astype(np.float32)
+    xi = np.array([-1.0, -0.3, 0.0, 1e-9, 0.4, 1.2], dtype=np.float32)
+    x = (loc + scale * rng.uniform(0.05, 0.9, 6)).astype(np.float32)
+    u = rng.uniform(0.05, 0.95, 6).astype(np.float32)
+    td = TD.GeneralizedPareto(*map(torch.tensor, (loc, scale, xi)))
+    md = D.GeneralizedPareto(*map(mg.tensor, (loc, scale, xi)))
+    for name in ("log_prob", "cdf", "log_cdf", "log_survival_function"):
+        expected = getattr(td, name)(torch.tensor(x)).numpy()
+        np.testing.assert_allclose(
+            getattr(md, name)(mg.tensor(x)).numpy(), expected, rtol=2e-6, atol=1e-7
+        )
+    np.testing.assert_allclose(
+        md.icdf(mg.tensor(u)).numpy(), td.icdf(torch.tensor(u)).numpy(), rtol=1e-6
+    )
+    for name in ("mean", "variance", "mode", "stddev"):
+        np.testing.assert_allclose(getattr(md, name).numpy(), getattr(td, name).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(md.entropy().numpy(), td.entropy().numpy(), rtol=1e-6)
+    assert tuple(md.expand((3, 6)).rsample((2,)).shape) == tuple(
+        td.expand((3, 6)).rsample((2,)).shape
+    )

@@ -119,7 +119,7 @@ NOT_COMPUTING = {
 
 # Computing ops without an entry yet: the database grows family by family (pointwise, binary,
 # reductions first). Each one added to the database is removed from this list.
-# (ContinuousBernoulli, Kumaraswamy, LogisticNormal, LowRankMultivariateNormal,
+# (ContinuousBernoulli, GeneralizedPareto, Kumaraswamy, LogisticNormal, LowRankMultivariateNormal,
 # RelaxedOneHotCategorical, VonMises and Multinomial.entropy: checked against NumPy closed forms
 # and quadrature in tests/distributions/test_new_families.py, not in the database yet.)
 NO_ENTRY_YET = """
@@ -129,7 +129,14 @@ distributions.ContinuousBernoulli.log_prob distributions.ContinuousBernoulli.log
 distributions.ContinuousBernoulli.mean distributions.ContinuousBernoulli.param_shape
 distributions.ContinuousBernoulli.perplexity distributions.ContinuousBernoulli.probs
 distributions.ContinuousBernoulli.rsample distributions.ContinuousBernoulli.stddev
-distributions.ContinuousBernoulli.variance distributions.Kumaraswamy.cdf
+distributions.ContinuousBernoulli.variance distributions.GeneralizedPareto.cdf
+distributions.GeneralizedPareto.entropy distributions.GeneralizedPareto.expand
+distributions.GeneralizedPareto.icdf distributions.GeneralizedPareto.log_cdf
+distributions.GeneralizedPareto.log_prob distributions.GeneralizedPareto.log_survival_function
+distributions.GeneralizedPareto.mean distributions.GeneralizedPareto.mode
+distributions.GeneralizedPareto.perplexity distributions.GeneralizedPareto.rsample
+distributions.GeneralizedPareto.stddev distributions.GeneralizedPareto.support
+distributions.GeneralizedPareto.variance distributions.Kumaraswamy.cdf
 distributions.Kumaraswamy.entropy distributions.Kumaraswamy.expand
 distributions.Kumaraswamy.has_rsample distributions.Kumaraswamy.icdf
 distributions.Kumaraswamy.log_prob distributions.Kumaraswamy.mean distributions.Kumaraswamy.mode
