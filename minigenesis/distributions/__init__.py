@@ -66,6 +66,11 @@ from .transforms import (
     Transform,
     identity_transform,
 )
+from .transforms_matrix import (
+    CumulativeDistributionTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
+)
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
@@ -81,6 +86,7 @@ __all__ = [
     "Chi2",
     "ComposeTransform",
     "ContinuousBernoulli",
+    "CumulativeDistributionTransform",
     "Dirichlet",
     "Distribution",
     "ExpTransform",
@@ -101,6 +107,7 @@ __all__ = [
     "LogNormal",
     "LogisticNormal",
     "LowRankMultivariateNormal",
+    "LowerCholeskyTransform",
     "MixtureSameFamily",
     "Multinomial",
     "MultivariateNormal",
@@ -110,6 +117,7 @@ __all__ = [
     "OneHotCategoricalStraightThrough",
     "Pareto",
     "Poisson",
+    "PositiveDefiniteTransform",
     "PowerTransform",
     "RelaxedBernoulli",
     "RelaxedOneHotCategorical",

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import constraints, transforms
+from .transforms_matrix import LowerCholeskyTransform, PositiveDefiniteTransform
 
 __all__ = ["ConstraintRegistry", "biject_to", "transform_to"]
 
@@ -94,3 +95,6 @@ biject_to.register(constraints.independent, _biject_to_independent)
 transform_to.register(constraints.independent, _transform_to_independent)
 biject_to.register(constraints.simplex, lambda c: transforms.StickBreakingTransform())
 transform_to.register(constraints.simplex, lambda c: transforms.SoftmaxTransform())
+# (not bijections onto these sets: transform_to only, as PyTorch)
+transform_to.register(constraints.lower_cholesky, lambda c: LowerCholeskyTransform())
+transform_to.register(constraints.positive_definite, lambda c: PositiveDefiniteTransform())
