@@ -34,6 +34,9 @@ NOT_COMPUTING = {
     set_num_interop_threads set_num_threads set_printoptions set_rng_state load
     load_checkpoint save save_checkpoint special.get_array_module promote_types is_tensor
     is_complex is_floating_point numel result_type broadcast_shapes
+    use_deterministic_algorithms are_deterministic_algorithms_enabled
+    is_deterministic_algorithms_warn_only_enabled set_deterministic_debug_mode
+    get_deterministic_debug_mode
 """,
     # the Tensor's own API: autograd, devices, dtype casts, sizes, conversions out of the tensor
     "tensor API": """
