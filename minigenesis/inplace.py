@@ -26,7 +26,7 @@ from typing import Any
 from .autograd.grad_mode import no_grad, state
 from .autograd.grad_reuse import memory_is_private
 from .autograd.tensor_base import TensorBase
-from .backend import get_array_module
+from .backend import get_array_module, quiet_fp
 from .dtypes import scalar_type_name
 from .ops import indexing as I
 from .ops import shape as S
@@ -150,7 +150,7 @@ class InPlace:
         else:
             o = other
         self._check_can_write_inplace()
-        getattr(get_array_module(data), ufunc)(data, o, out=data)
+        _ufunc_into(getattr(get_array_module(data), ufunc), data, o)
         self._bump_version()
         return self
 
@@ -229,3 +229,9 @@ def check_inplace_cast(out: Any, target: Any) -> None:
             f"{scalar_type_name(target.dtype)} (an in-place op keeps self's dtype; the "
             "out-of-place op promotes)"
         )
+
+
+@quiet_fp  # inf - inf is NaN and a product past the range is inf, silently, as in PyTorch
+def _ufunc_into(ufunc: Any, data: Any, other: Any) -> None:
+    """data = ufunc(data, other), written into data's own memory."""
+    ufunc(data, other, out=data)
