@@ -422,6 +422,13 @@ from .functions.common_names import (  # noqa: E402  (mg.eq, mg.greater, mg.rsub
     rsub,
 )
 from .sparse_coo import sparse_coo, sparse_coo_tensor, spmm, strided  # noqa: E402
+from .memory_format import (  # noqa: E402
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
 from .creation import empty_strided, logspace, tril_indices, triu_indices  # noqa: E402
 from .random import seed  # noqa: E402
 

@@ -36,6 +36,7 @@ from .tensor_indexing import TensorIndexing
 from .tensor_inplace import TensorInPlace
 from .tensor_linalg import TensorLinalg
 from .tensor_math import TensorMath
+from .tensor_memory import TensorMemory
 from .tensor_pointwise import TensorPointwise
 from .tensor_random import TensorRandom
 from .tensor_reductions import TensorReductions
@@ -73,6 +74,7 @@ class Tensor(
     TensorStatistics,
     TensorComposites,
     TensorCommon,
+    TensorMemory,
     InPlace,
     ToShortcuts,
     TensorBase,
@@ -163,10 +165,6 @@ class Tensor(
         return int(self._data.size)
 
     nelement = numel  # PyTorch's older name
-
-    def is_contiguous(self) -> bool:
-        """True when the elements lie in memory in row-major order (so .view() needs no copy)."""
-        return bool(self._data.flags.c_contiguous)
 
     def size(self, dim: int | None = None):
         return _new_size(Size, self._data.shape) if dim is None else self._data.shape[dim]
@@ -444,9 +442,11 @@ class Tensor(
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other_tensor)``; returns self
-        when nothing changes. Differentiable."""
+        when nothing changes. ``memory_format=`` lays the result out in that format (``x.to(
+        memory_format=mg.channels_last)``). Differentiable."""
+        fmt = kwargs.pop("memory_format", None)
         dtype, dev, copy = parse_to_args("to", args, kwargs, allow_copy=True)
-        out = self
+        out = self if fmt is None else self._to_memory_format(fmt)
         if dev is not None:
             dev = as_device(dev)
             module_for(dev)  # raises a clear error for "cuda" without CuPy/GPU
@@ -528,14 +528,6 @@ class Tensor(
             arr = arr.copy()
         t = Tensor._make(arr, False)
         return t.requires_grad_(True) if requires_grad else t
-
-    def clone(self) -> Tensor:
-        return S.Clone.apply(self)
-
-    def contiguous(self) -> Tensor:
-        if self._data.flags.c_contiguous:
-            return self
-        return S.Contiguous.apply(self)
 
 
 class _HookHandle:

@@ -17,6 +17,7 @@ from . import dtypes as _dt
 from ._tensor import Tensor
 from .backend import creation_device, get_array_module, module_for
 from .conversions import _from_python, as_array
+from .memory_format import check_format, contiguous_format, copy_like_as, preserve_format
 from .ops import sampling
 from .random import _draw, generator_for
 from .size import Size, as_shape
@@ -126,15 +127,21 @@ def full(
     return _new(fill, _shape((size,), "full"), dt, device, requires_grad)
 
 
-def _like(fn, t: Tensor, dtype: Any, device: Any, requires_grad: bool, *args: Any) -> Tensor:
+def _like(fn, t: Tensor, dtype: Any, device: Any, requires_grad: bool, *args: Any,
+          memory_format: Any = preserve_format) -> Tensor:  # fmt: skip
     _check_tensor(t, f"{fn.__name__}_like")
-    return fn(
-        *args,
-        t.shape,
-        dtype=dtype or t.dtype,
-        device=device or t.device,
-        requires_grad=requires_grad,
-    )
+    out = fn(*args, t.shape, dtype=dtype or t.dtype, device=device or t.device)
+    return _laid_out(out, t, memory_format).requires_grad_(requires_grad)
+
+
+def _laid_out(out: Tensor, t: Tensor, memory_format: Any) -> Tensor:
+    """``out`` (new, row-major, shaped like ``t``) laid out as ``memory_format`` asks: in that
+    format, or for ``preserve_format`` with ``t``'s strides (PyTorch's ``*_like`` default)."""
+    fmt = check_format(memory_format, "*_like")
+    if fmt is contiguous_format or (fmt is preserve_format and t._data.flags.c_contiguous):
+        return out
+    out._data = copy_like_as(get_array_module(out._data), out._data, t._data, fmt)
+    return out
 
 
 def _check_tensor(t: Any, name: str) -> None:
@@ -142,29 +149,28 @@ def _check_tensor(t: Any, name: str) -> None:
         raise TypeError(f"{name}: input must be a Tensor, got {type(t).__name__}")
 
 
-def zeros_like(t: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False):
-    return _like(zeros, t, dtype, device, requires_grad)
+def zeros_like(t: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+               *, memory_format: Any = preserve_format) -> Tensor:  # fmt: skip
+    return _like(zeros, t, dtype, device, requires_grad, memory_format=memory_format)
 
 
-def ones_like(t: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False):
-    return _like(ones, t, dtype, device, requires_grad)
+def ones_like(t: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+               *, memory_format: Any = preserve_format) -> Tensor:  # fmt: skip
+    return _like(ones, t, dtype, device, requires_grad, memory_format=memory_format)
 
 
-def empty_like(t: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False):
-    return _like(empty, t, dtype, device, requires_grad)
+def empty_like(t: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+               *, memory_format: Any = preserve_format) -> Tensor:  # fmt: skip
+    return _like(empty, t, dtype, device, requires_grad, memory_format=memory_format)
 
 
 def full_like(
-    t: Tensor, fill_value: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
-) -> Tensor:
+    t: Tensor, fill_value: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+    *, memory_format: Any = preserve_format,
+) -> Tensor:  # fmt: skip
     _check_tensor(t, "full_like")
-    return full(
-        t.shape,
-        fill_value,
-        dtype=dtype or t.dtype,
-        device=device or t.device,
-        requires_grad=requires_grad,
-    )
+    out = full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device)
+    return _laid_out(out, t, memory_format).requires_grad_(requires_grad)
 
 
 _ARANGE = ("start", "end", "step")
@@ -341,14 +347,18 @@ def randn(
     return _random("normal", size, dtype, device, requires_grad, generator, 0.0, 1.0)
 
 
-def rand_like(t: Tensor, dtype: Any = None, device: Any = None) -> Tensor:
+def rand_like(t: Tensor, dtype: Any = None, device: Any = None, *,
+              memory_format: Any = preserve_format) -> Tensor:  # fmt: skip
     _check_tensor(t, "rand_like")
-    return rand(t.shape, dtype=dtype or t.dtype, device=device or t.device)
+    out = rand(t.shape, dtype=dtype or t.dtype, device=device or t.device)
+    return _laid_out(out, t, memory_format)
 
 
-def randn_like(t: Tensor, dtype: Any = None, device: Any = None) -> Tensor:
+def randn_like(t: Tensor, dtype: Any = None, device: Any = None, *,
+              memory_format: Any = preserve_format) -> Tensor:  # fmt: skip
     _check_tensor(t, "randn_like")
-    return randn(t.shape, dtype=dtype or t.dtype, device=device or t.device)
+    out = randn(t.shape, dtype=dtype or t.dtype, device=device or t.device)
+    return _laid_out(out, t, memory_format)
 
 
 def randint(

@@ -26,11 +26,12 @@ from ..backend import as_device, module_for, to_device
 from ..conversions import ToShortcuts, parse_to_args
 from ..hook_handle import RemovableHandle, add_hook
 from .backward_hooks import bracket_for
+from .module_memory import ModuleMemory
 from .parameter import Parameter
 from .state_dict_hooks import IncompatibleKeys, StateDictMixin  # noqa: F401
 
 
-class Module(StateDictMixin, ToShortcuts):
+class Module(StateDictMixin, ModuleMemory, ToShortcuts):
     """Base class for layers: subclass it, assign parameters and submodules in ``__init__``, and
     write ``forward``. Call the module (``model(x)``), not ``forward``, so hooks run."""
 
@@ -425,8 +426,10 @@ class Module(StateDictMixin, ToShortcuts):
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
-        """``to(dtype)``, ``to(device)``, ``to(device, dtype)`` or ``to(tensor)``. A dtype applies
-        to floating-point parameters and buffers only (an integer counter stays an integer)."""
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(tensor)``, ``memory_format=``.
+        A dtype applies to floating-point parameters and buffers only (an integer stays one)."""
+        if (fmt := kwargs.pop("memory_format", None)) is not None:  # 4-d and 5-d tensors
+            self._to_memory_format(fmt)
         dtype, dev, _ = parse_to_args("Module.to", args, kwargs)
         if dtype is not None:
             dtype = _dt.to_dtype(dtype)
