@@ -429,6 +429,7 @@ from .memory_format import (  # noqa: E402
     memory_format,
     preserve_format,
 )
+from .tensor_memory import TypedStorage, UntypedStorage  # noqa: E402
 from .creation import empty_strided, logspace, tril_indices, triu_indices  # noqa: E402
 from .random import seed  # noqa: E402
 

@@ -1,10 +1,18 @@
 """Tensor methods about memory: layouts (``contiguous``, ``clone`` and ``is_contiguous`` with a
-``memory_format``)."""
+``memory_format``), addresses (``data_ptr``, ``untyped_storage``, ``storage``) and the
+element-by-element Python maps ``apply_`` and ``map_``."""
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from . import dtypes as _dt
+from .autograd.tensor_base import TensorBase
+from .backend import device_of, get_array_module
 from .memory_format import (
     check_format,
     contiguous_format,
@@ -17,8 +25,74 @@ from .ops import shape as S
 from .ops.layout import ToMemoryFormat
 
 
+def _address(arr: Any) -> int:
+    """The address of an array's first element (NumPy's data pointer, CuPy's device pointer)."""
+    if isinstance(arr, np.ndarray):
+        return int(arr.__array_interface__["data"][0])
+    return int(arr.data.ptr)
+
+
+def _owner(arr: Any) -> Any:
+    """The array that owns ``arr``'s memory: its views' ``.base`` chain, followed to its end."""
+    while isinstance(getattr(arr, "base", None), type(arr)):
+        arr = arr.base
+    return arr
+
+
+class UntypedStorage:
+    """The block of memory behind a tensor, in bytes (PyTorch's ``torch.UntypedStorage``):
+    every view of a tensor has the same storage, starting at the same address."""
+
+    def __init__(self, owner: Any) -> None:
+        self._owner = owner  # the array that owns the memory
+
+    def data_ptr(self) -> int:
+        """The address of the first byte (0 for an empty storage, as PyTorch)."""
+        return _address(self._owner) if self._owner.nbytes else 0
+
+    def nbytes(self) -> int:
+        return int(self._owner.nbytes)
+
+    def size(self) -> int:
+        """The number of bytes (an untyped storage's elements are bytes)."""
+        return self.nbytes()
+
+    __len__ = size
+
+    def element_size(self) -> int:
+        return 1
+
+    @property
+    def device(self):
+        return device_of(self._owner)
+
+    def __repr__(self) -> str:
+        return f"UntypedStorage(nbytes={self.nbytes()}, device={self.device})"
+
+
+class TypedStorage(UntypedStorage):
+    """The storage seen as elements of the tensor's dtype (``x.storage()``, deprecated in
+    PyTorch in favour of ``untyped_storage()``)."""
+
+    def __init__(self, owner: Any, dtype: _dt.DType) -> None:
+        super().__init__(owner)
+        self.dtype = dtype
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    def size(self) -> int:
+        """The number of elements of ``dtype`` the memory holds."""
+        return self.nbytes() // self.element_size()
+
+    __len__ = size
+
+    def __repr__(self) -> str:
+        return f"TypedStorage(size={self.size()}, dtype={self.dtype}, device={self.device})"
+
+
 class TensorMemory:
-    """Mixin of Tensor: memory formats."""
+    """Mixin of Tensor: memory formats, addresses, storages, and apply_/map_."""
 
     __slots__ = ()
 
@@ -61,3 +135,73 @@ class TensorMemory:
         if fmt is preserve_format or suggest_format(self._data) is fmt:
             return self
         return ToMemoryFormat.apply(self, fmt)
+
+    # ------------------------------------------------------------------ addresses
+    def data_ptr(self) -> int:
+        """The address of the first element: equal for a tensor and its views that start at the
+        same element, ``offset * element_size()`` apart for a slice (0 for an empty tensor)."""
+        return _address(self._data) if self._data.size else 0
+
+    def storage_offset(self) -> int:
+        """How many elements past the start of its storage this tensor's first element lies
+        (0 for a tensor that owns its memory, 5 for ``x[1]`` of a (4, 5) ``x``)."""
+        start = _address(_owner(self._data))
+        return (_address(self._data) - start) // self._data.itemsize
+
+    def untyped_storage(self) -> UntypedStorage:
+        """The memory behind this tensor and all its views, in bytes."""
+        return UntypedStorage(_owner(self._data))
+
+    def storage(self) -> TypedStorage:
+        """The memory behind this tensor, as elements of its dtype (deprecated, as in PyTorch:
+        use ``untyped_storage()``)."""
+        warnings.warn(
+            "TypedStorage is deprecated. It will be removed in the future and UntypedStorage "
+            "will be the only storage class. This should only matter to you if you are using "
+            "storages directly.  To access UntypedStorage directly, use tensor.untyped_storage() "
+            "instead of tensor.storage()",
+            UserWarning,
+            stacklevel=2,
+        )
+        return TypedStorage(_owner(self._data), _dt.from_numpy_dtype(self._data.dtype))
+
+    # ------------------------------------------------------------------ Python maps
+    def _check_python_map(self, name: str) -> None:
+        if self.requires_grad:  # PyTorch refuses even under no_grad: no graph could follow
+            raise RuntimeError(
+                f"Can't call {name}() on Variable that requires grad. Use "
+                f"var.detach().{name}() instead."
+            )
+        if not isinstance(self._data, np.ndarray):
+            raise TypeError(f"{name} is only implemented on CPU tensors")
+        self._check_can_write_inplace()
+
+    def _write_python_values(self, values: list) -> Any:
+        """Write the Python numbers ``values`` (row-major) into self; a non-number is refused
+        with PyTorch's TypeError."""
+        for v in values:
+            if not isinstance(v, int | float | complex | np.number | np.bool_):
+                raise TypeError(f"must be real number, not {type(v).__name__}")
+        self._data[...] = np.asarray(values).astype(self._data.dtype).reshape(self._data.shape)
+        self._bump_version()
+        return self
+
+    def apply_(self, callable: Callable[[Any], Any]):  # noqa: A002  (PyTorch's name)
+        """x[i] = callable(x[i]) for every element, as Python numbers (slow; CPU only)."""
+        self._check_python_map("apply_")
+        return self._write_python_values([callable(v) for v in self._data.ravel().tolist()])
+
+    def map_(self, tensor: TensorBase, callable: Callable[[Any, Any], Any]):  # noqa: A002
+        """x[i] = callable(x[i], tensor[i]) for every element, ``tensor`` broadcast to x's
+        shape (slow; CPU only)."""
+        self._check_python_map("map_")
+        other = get_array_module(self._data).asarray(tensor._data)
+        try:
+            other = np.broadcast_to(other, self._data.shape)
+        except ValueError:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({tuple(other.shape)}) must match the existing "
+                f"size ({tuple(self._data.shape)}): map_'s tensor must broadcast to self's shape"
+            ) from None
+        pairs = zip(self._data.ravel().tolist(), other.ravel().tolist())
+        return self._write_python_values([callable(a, b) for a, b in pairs])
