@@ -20,6 +20,7 @@ attention output instead of NaN (as PyTorch's scaled_dot_product_attention alrea
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from .._tensor import Tensor
@@ -129,6 +130,9 @@ class MultiheadAttention(Module):
                 f"(unbatched), got shapes {tuple(query.shape)}, {tuple(key.shape)}, "
                 f"{tuple(value.shape)}"
             )
+        key_padding_mask, attn_mask = matched_masks(
+            key_padding_mask, "key_padding_mask", attn_mask, "attn_mask", query
+        )
         batched = query.ndim == 3
         if batched and self.batch_first:
             query, key, value = (t.transpose(0, 1) for t in (query, key, value))
@@ -242,6 +246,22 @@ class MultiheadAttention(Module):
         if mask is not None and self.bias_k is not None:
             mask = F.pad(mask, (0, 1))  # the bias key is never masked
         return mask
+
+
+def matched_masks(padding: Any, padding_name: str, other: Any, other_name: str, like: Tensor):
+    """A key padding mask and the attention mask beside it, as PyTorch's ``_canonical_mask``
+    passes them on: when one is bool and the other float (or the floats differ), PyTorch warns
+    that mixing them is deprecated, and a bool mask becomes 0 / -inf in ``like``'s dtype (the
+    same additive mask the attention builds), so the layers below see matching types and do
+    not warn again."""
+    if padding is None or other is None or padding.dtype == other.dtype:
+        return padding, other
+    warnings.warn(
+        f"Support for mismatched {padding_name} and {other_name} is deprecated. Use same type "
+        "for both instead.",
+        stacklevel=3,
+    )
+    return (m if m.dtype.is_floating_point else _additive(m, like) for m in (padding, other))
 
 
 def _additive(mask: Tensor, like: Tensor) -> Tensor:

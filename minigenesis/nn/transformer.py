@@ -21,6 +21,7 @@ themselves when it is left as None); without a mask it asks for the causal mask.
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -29,7 +30,8 @@ from .._tensor import Tensor
 from ..creation import full
 from . import functional as F
 from . import init
-from .attention import MultiheadAttention
+from .activation import GELU, ReLU
+from .attention import MultiheadAttention, matched_masks
 from .containers import ModuleList
 from .dropout import Dropout
 from .linear import Linear
@@ -108,6 +110,15 @@ class TransformerEncoderLayer(Module):
         self.dropout2 = Dropout(dropout)
         self.batch_first = batch_first
         self.activation = _activation(activation)
+        # PyTorch's flag for its fast path: 1 for ReLU, 2 for GELU, 0 for another activation
+        act = self.activation
+        self.activation_relu_or_gelu = (
+            1
+            if act is F.relu or isinstance(act, ReLU)
+            else 2
+            if act is F.gelu or isinstance(act, GELU)
+            else 0
+        )
 
     def forward(
         self,
@@ -119,6 +130,9 @@ class TransformerEncoderLayer(Module):
         """src (S, N, E), (N, S, E) with batch_first, or unbatched (S, E) -> the same shape."""
         _check_mask(src_mask, "src_mask")
         _check_mask(src_key_padding_mask, "src_key_padding_mask")
+        src_key_padding_mask, src_mask = matched_masks(
+            src_key_padding_mask, "src_key_padding_mask", src_mask, "src_mask", src
+        )
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -255,6 +269,29 @@ def _clones(layer: Module, n: int) -> ModuleList:
     return ModuleList([copy.deepcopy(layer) for _ in range(n)])
 
 
+def _why_not_nested(layer: Module) -> str:
+    """Why PyTorch's TransformerEncoder cannot run ``layer`` on nested tensors (its fast
+    inference path), in PyTorch's words; "" when it can. The first reason found is given."""
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    attn = layer.self_attn
+    reasons = (
+        (layer.norm_first, f"{name}.norm_first was True"),
+        (
+            not attn.batch_first,
+            f"{name}.self_attn.batch_first was not True(use batch_first for better inference "
+            "performance)",
+        ),
+        (not attn._qkv_same_embed_dim, f"{name}.self_attn._qkv_same_embed_dim was not True"),
+        (attn.in_proj_bias is None, f"{name}.self_attn was passed bias=False"),
+        (not layer.activation_relu_or_gelu, f"{name}.activation_relu_or_gelu was not True"),
+        (layer.norm1.eps != layer.norm2.eps, f"{name}.norm1.eps was not equal to {name}.norm2.eps"),
+        (attn.num_heads % 2 == 1, f"{name}.self_attn.num_heads is odd"),
+    )
+    return next((why for failed, why in reasons if failed), "")
+
+
 class TransformerEncoder(Module):
     """``num_layers`` copies of ``encoder_layer`` one after another, then ``norm`` if given."""
 
@@ -268,11 +305,20 @@ class TransformerEncoder(Module):
     ) -> None:
         super().__init__()
         # enable_nested_tensor / mask_check select PyTorch's fast inference path; there is
-        # only one path here, so they are accepted and have no effect.
+        # only one path here, so they have no effect, but PyTorch's warning that the layer
+        # rules its fast path out is given as PyTorch gives it.
         self.layers = _clones(encoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
         self.enable_nested_tensor, self.mask_check = enable_nested_tensor, mask_check
+        why_not = _why_not_nested(encoder_layer)
+        if enable_nested_tensor and why_not:
+            warnings.warn(
+                f"enable_nested_tensor is True, but self.use_nested_tensor is False because "
+                f"{why_not}",
+                stacklevel=2,
+            )
+        self.use_nested_tensor = enable_nested_tensor and not why_not
 
     def forward(
         self,
@@ -283,6 +329,9 @@ class TransformerEncoder(Module):
     ) -> Tensor:
         _check_mask(mask, "mask")
         _check_mask(src_key_padding_mask, "src_key_padding_mask")
+        src_key_padding_mask, mask = matched_masks(
+            src_key_padding_mask, "src_key_padding_mask", mask, "mask", src
+        )
         batch_first = bool(self.layers) and self.layers[0].batch_first
         is_causal = _detect_is_causal(mask, is_causal, _seq_len(src, batch_first))
         out = src
