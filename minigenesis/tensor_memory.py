@@ -29,7 +29,7 @@ def _address(arr: Any) -> int:
     """The address of an array's first element (NumPy's data pointer, CuPy's device pointer)."""
     if isinstance(arr, np.ndarray):
         return int(arr.__array_interface__["data"][0])
-    return int(arr.data.ptr)
+    return int(arr.__cuda_array_interface__["data"][0])
 
 
 def _owner(arr: Any) -> Any:

@@ -55,6 +55,7 @@ GPU_TEST_FILES = [
     "tests/core/test_tensor_functions_device.py",
     "tests/distributions/test_gpu.py",
     "tests/core/test_activation_attention_kernels.py",
+    "tests/core/test_memory_format.py",
 ]
 
 

@@ -147,3 +147,14 @@ def test_memory_formats_print_and_pickle_as_themselves():
     assert repr(mg.channels_last) == "minigenesis.channels_last"
     assert isinstance(mg.preserve_format, mg.memory_format)
     assert pickle.loads(pickle.dumps(mg.channels_last)) is mg.channels_last
+
+
+def test_channels_last_layouts_data_ptr_and_like_work_on_either_device(device):
+    x = mg.arange(120.0).reshape(2, 3, 4, 5).to(device)
+    y = x.to(memory_format=mg.channels_last)
+    assert y.device.type == device and y.stride() == _channels_last_strides(2, 3, 4, 5)
+    assert (y + 1).stride() == y.clone().stride() == mg.empty_like(y).stride() == y.stride()
+    assert y.contiguous().is_contiguous()
+    np.testing.assert_array_equal(y.cpu().numpy(), np.arange(120.0).reshape(2, 3, 4, 5))
+    assert x[1].data_ptr() - x.data_ptr() == 60 * 4
+    assert x[1].untyped_storage().data_ptr() == x.data_ptr()

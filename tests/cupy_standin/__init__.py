@@ -310,6 +310,20 @@ class ndarray:  # noqa: N801  (CuPy's name)
         return self._a.flags
 
     @property
+    def __cuda_array_interface__(self) -> dict:
+        """CuPy's export of the device pointer (version 3); here the backing array's address."""
+        a = self._a
+        strides = None if a.flags.c_contiguous else a.strides
+        data = (a.__array_interface__["data"][0], False)
+        return {
+            "shape": a.shape,
+            "typestr": a.dtype.str,
+            "data": data,
+            "strides": strides,
+            "version": 3,
+        }
+
+    @property
     def base(self):
         if self._base is not None:  # the device array this one is a view of
             return self._base
