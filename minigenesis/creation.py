@@ -114,7 +114,12 @@ def ones(
 def empty(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
 ) -> Tensor:
-    return _new(None, _shape(size, "empty", _size_kw(kw, "empty")), dtype, device, requires_grad)
+    """Uninitialised memory of ``size``; ``memory_format=`` lays it out (mg.channels_last)."""
+    fmt = check_format(kw.pop("memory_format", contiguous_format), "empty")
+    out = _new(None, _shape(size, "empty", _size_kw(kw, "empty")), dtype, device, requires_grad)
+    if fmt is preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    return out if fmt is contiguous_format else _laid_out(out, out, fmt)
 
 
 def full(

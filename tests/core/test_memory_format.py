@@ -158,3 +158,12 @@ def test_channels_last_layouts_data_ptr_and_like_work_on_either_device(device):
     np.testing.assert_array_equal(y.cpu().numpy(), np.arange(120.0).reshape(2, 3, 4, 5))
     assert x[1].data_ptr() - x.data_ptr() == 60 * 4
     assert x[1].untyped_storage().data_ptr() == x.data_ptr()
+
+
+def test_empty_takes_a_memory_format():
+    assert mg.empty(2, 3, 4, 5, memory_format=mg.channels_last).stride() == (60, 1, 15, 3)
+    assert mg.empty((2, 3, 4, 5), memory_format=mg.contiguous_format).is_contiguous()
+    with pytest.raises(RuntimeError, match="unsupported memory format Preserve"):
+        mg.empty(2, 3, 4, 5, memory_format=mg.preserve_format)
+    with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last"):
+        mg.empty(3, 4, 5, memory_format=mg.channels_last)
