@@ -182,23 +182,29 @@ class ToShortcuts:
     def to(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover - provided by the class
         raise NotImplementedError
 
-    def cuda(self, device: Any = None) -> Any:
+    def cuda(self, device: Any = None, *, memory_format: Any = None) -> Any:
         """``cuda()``, ``cuda(1)`` or ``cuda("cuda:1")``."""
         if device is None:
-            return self.to("cuda")
-        return self.to(f"cuda:{device}" if isinstance(device, int) else device)
+            return self.to("cuda", **_layout(memory_format))
+        dev = f"cuda:{device}" if isinstance(device, int) else device
+        return self.to(dev, **_layout(memory_format))
 
-    def cpu(self) -> Any:
-        return self.to("cpu")
+    def cpu(self, *, memory_format: Any = None) -> Any:
+        return self.to("cpu", **_layout(memory_format))
 
-    def half(self) -> Any:
-        return self.to(_dt.float16)
+    def half(self, *, memory_format: Any = None) -> Any:
+        return self.to(_dt.float16, **_layout(memory_format))
 
-    def float(self) -> Any:
-        return self.to(_dt.float32)
+    def float(self, *, memory_format: Any = None) -> Any:
+        return self.to(_dt.float32, **_layout(memory_format))
 
-    def double(self) -> Any:
-        return self.to(_dt.float64)
+    def double(self, *, memory_format: Any = None) -> Any:
+        return self.to(_dt.float64, **_layout(memory_format))
 
-    def bfloat16(self) -> Any:
-        return self.to(_dt.bfloat16)
+    def bfloat16(self, *, memory_format: Any = None) -> Any:
+        return self.to(_dt.bfloat16, **_layout(memory_format))
+
+
+def _layout(memory_format: Any) -> dict:
+    """The ``memory_format=`` keyword to pass on to ``to``, when one was given."""
+    return {} if memory_format is None else {"memory_format": memory_format}

@@ -167,3 +167,11 @@ def test_empty_takes_a_memory_format():
         mg.empty(2, 3, 4, 5, memory_format=mg.preserve_format)
     with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last"):
         mg.empty(3, 4, 5, memory_format=mg.channels_last)
+
+
+def test_dtype_and_device_shortcuts_pass_a_memory_format_on():
+    x = mg.ones(2, 3, 4, 5, dtype=mg.float64)
+    for y in (x.float(memory_format=mg.channels_last), x.cpu(memory_format=mg.channels_last)):
+        assert y.stride() == (60, 1, 15, 3)
+    assert x.float(memory_format=mg.channels_last).dtype == mg.float32
+    assert x.double() is x and x.cpu() is x
