@@ -67,8 +67,8 @@ def is_contiguous_as(arr: Any, fmt: memory_format) -> bool:
     """True when ``arr``'s strides are those of ``fmt``: walking the dims from fastest to
     slowest, each dim's stride is the product of the sizes of the faster dims. Dims of size 1
     may have any stride (PyTorch's rule); a rank the format does not fit is never contiguous."""
-    if fmt is preserve_format:
-        raise RuntimeError("is_contiguous(): preserve_format is not a layout to test against")
+    if fmt is preserve_format:  # PyTorch's is_contiguous reads it as the row-major test
+        fmt = contiguous_format
     if fmt in _ORDER and arr.ndim != _ORDER[fmt][1]:
         return False
     strides, expected = _element_strides(arr), 1

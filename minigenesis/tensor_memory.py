@@ -99,16 +99,16 @@ class TensorMemory:
     _data: Any
 
     # ------------------------------------------------------------------ memory formats
-    def is_contiguous(self, memory_format: memory_format = contiguous_format) -> bool:
+    def is_contiguous(self, *, memory_format: memory_format = contiguous_format) -> bool:
         """True when the elements lie in memory in the order of ``memory_format``: row-major by
         default (so .view() needs no copy), NHWC for ``channels_last``. Dims of size 1 do not
         count; a tensor of another rank than the format's is not contiguous in it."""
         fmt = check_format(memory_format, "is_contiguous")
-        if fmt is contiguous_format:
+        if fmt in (contiguous_format, preserve_format):  # preserve: the row-major test, as PyTorch
             return bool(self._data.flags.c_contiguous)
         return is_contiguous_as(self._data, fmt)
 
-    def contiguous(self, memory_format: memory_format = contiguous_format):
+    def contiguous(self, *, memory_format: memory_format = contiguous_format):
         """Self when already laid out in ``memory_format``, else a copy that is (differentiable;
         ``preserve_format`` is refused, as PyTorch refuses it)."""
         fmt = check_format(memory_format, "contiguous")

@@ -175,3 +175,16 @@ def test_dtype_and_device_shortcuts_pass_a_memory_format_on():
         assert y.stride() == (60, 1, 15, 3)
     assert x.float(memory_format=mg.channels_last).dtype == mg.float32
     assert x.double() is x and x.cpu() is x
+
+
+def test_memory_format_arguments_are_keyword_only_and_preserve_tests_row_major():
+    x = mg.ones(2, 3, 4, 5)
+    with pytest.raises(TypeError):
+        x.is_contiguous(mg.channels_last)
+    with pytest.raises(TypeError):
+        x.contiguous(mg.channels_last)
+    with pytest.raises(TypeError):
+        x.clone(mg.channels_last)
+    assert x.is_contiguous(memory_format=mg.preserve_format)
+    assert not x.transpose(2, 3).is_contiguous(memory_format=mg.preserve_format)
+    assert not x.to(memory_format=mg.channels_last).is_contiguous(memory_format=mg.preserve_format)
