@@ -17,6 +17,8 @@ gradient's own gradients are two convolutions).
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import kernels
 from ..autograd.function import Op
 from ..backend import quiet_fp
@@ -35,7 +37,7 @@ class ShiftedConv2d(Op):
         ctx.geometry = (w.shape[2:], padding)
         y, cols = kernels.conv.conv2d_shifted(x, w, b, padding)
         ctx.cols = cols if need_w else None  # im2col's columns, where the forward took them
-        return y
+        return np.ascontiguousarray(y)  # y is a view of a (C_out, N, ...) grid; PyTorch's is NCHW
 
     @staticmethod
     def backward(ctx, gy):
@@ -60,7 +62,9 @@ class ShiftedConvWeightGrad(Op):
         need_x, need_gy = ctx.needs_input_grad[:2]
         ctx.save_for_backward(x if need_gy else None, gy if need_x else None)
         ctx.geometry = (kernel, padding)
-        return kernels.conv.conv2d_shifted_weight_grad(x, gy, kernel, padding, cols)
+        return np.ascontiguousarray(
+            kernels.conv.conv2d_shifted_weight_grad(x, gy, kernel, padding, cols)
+        )
 
     @staticmethod
     def backward(ctx, ggw):
