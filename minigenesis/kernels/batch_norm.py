@@ -124,15 +124,17 @@ def forward(x, w, b, mu, var, eps: float, axes: tuple):
         return None
     c = x.shape[1]
     r = 1.0 / np.sqrt(var + eps)
-    scale = (r if w is None else r * w).reshape(c, 1)
-    shift = None if b is None else b.reshape(c, 1)
-    mu_c = mu.reshape(c, *(1,) * (x.ndim - 1))
-    y = _empty_channels_first(x.shape, x.dtype)
+    per_channel = (c, *(1,) * (x.ndim - 1))
+    scale = (r if w is None else r * w).reshape(per_channel)
+    shift = None if b is None else b.reshape(per_channel)
+    mu_c = mu.reshape(per_channel)
+    # y in x's layout where x is C-contiguous (PyTorch's BatchNorm keeps a contiguous input's
+    # layout, so y.view(n, -1) works), else channels first as the convolutions' grids are
+    y = np.empty_like(x) if x.flags.c_contiguous else _empty_channels_first(x.shape, x.dtype)
     xc, yc = _channels_first(x), _channels_first(y)
     for ch in _blocks(x.shape, x.itemsize):
-        k = ch.stop - ch.start
-        out = yc[ch].reshape(k, -1)  # contiguous: a view
-        np.subtract(xc[ch], mu_c[ch], out=yc[ch])
+        out = yc[ch]  # a view: the passes write y in place
+        np.subtract(xc[ch], mu_c[ch], out=out)
         out *= scale[ch]
         if shift is not None:
             out += shift[ch]

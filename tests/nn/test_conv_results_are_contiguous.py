@@ -57,3 +57,14 @@ def test_conv2d_output_and_gradients_are_contiguous(geometry) -> None:
     y.sum().backward()
     assert x.grad.is_contiguous() and w.grad.is_contiguous()
     assert x.grad.view(-1).shape == (x_np.size,) and w.grad.view(-1).shape == (w_np.size,)
+
+
+def test_batch_norm_of_a_contiguous_input_is_contiguous() -> None:
+    """Conv -> BatchNorm2d (training) -> view(n, -1): y keeps the contiguous input's layout."""
+    x_np = RNG.standard_normal((4, 6, 8, 8))
+    bn = mg.nn.BatchNorm2d(6)
+    y = bn(mg.tensor(x_np, dtype=mg.float32))
+    assert y.is_contiguous()
+    mu = x_np.mean(axis=(0, 2, 3), keepdims=True)
+    expected = (x_np - mu) / np.sqrt(x_np.var(axis=(0, 2, 3), keepdims=True) + bn.eps)
+    np.testing.assert_allclose(y.view(4, -1).detach().numpy(), expected.reshape(4, -1), atol=1e-5)
