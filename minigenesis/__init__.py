@@ -482,6 +482,8 @@ install_package_module_class(_sys.modules[__name__])
 _LAZY = ("viz", "datasets", "diagnostics")
 # mg.distributions (torch.distributions): fifteen modules most programs never touch
 _LAZY += ("distributions",)
+# mg.func (torch.func): grad, vmap, jacrev, functional_call ...
+_LAZY += ("func",)
 
 
 def __getattr__(name: str):

@@ -77,7 +77,7 @@ predictions2 = [m(minibatch) for m in models]
 params, buffers = stack_module_state(models)
 assert params["fc1.weight"].shape == (5, 16, 6) and params["fc1.weight"].requires_grad
 base_model = copy.deepcopy(models[0])
-base_model = base_model.to("meta")
+
 
 
 def fmodel(params, buffers, x):
