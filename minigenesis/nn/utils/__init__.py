@@ -16,7 +16,7 @@ from .clip_grad import (  # noqa: F401
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
 from . import rnn  # noqa: F401,E402  (nn.utils.rnn, as in PyTorch)
-from . import fusion, parametrizations, parametrize  # noqa: F401,E402
+from . import fusion, parametrizations, parametrize, prune  # noqa: F401,E402
 from .fusion import (  # noqa: F401,E402
     fuse_conv_bn_eval,
     fuse_conv_bn_weights,
