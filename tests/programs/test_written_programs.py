@@ -33,7 +33,7 @@ import minigenesis as mg
 
 SCRIPTS = sorted((Path(__file__).parent / "scripts").glob("*.py"))
 # the ones that take over ~3 s on a loaded two-core machine
-SLOW = {"bilstm_crf", "fgsm_adversarial", "nn_really_refactor", "polynomial_examples"}
+SLOW = {"bilstm_crf", "nn_really_refactor", "polynomial_examples"}
 
 
 def test_the_programs_are_there() -> None:
