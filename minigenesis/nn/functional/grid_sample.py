@@ -37,6 +37,7 @@ from typing import Any
 
 from ..._tensor import Tensor
 from ...backend import get_array_module, quiet_fp
+from ...creation import linspace
 
 _ALIGN_WARNING = (
     "Default grid_sample and affine_grid behavior has changed to align_corners=False since "
@@ -58,12 +59,21 @@ def _align(align_corners: Any) -> bool:
 
 
 def _base_coords(steps: int, align_corners: bool, like: Tensor) -> Any:
-    """linspace(-1, 1, steps), times (steps - 1) / steps without align_corners; [0] for one step."""
+    """linspace(-1, 1, steps), times (steps - 1) / steps without align_corners; [0] for one step.
+
+    Rounded as PyTorch rounds them (its linspace, then ``range * (steps - 1) / steps``: a product
+    and a quotient, each in the dtype): the identity map lands on pixel centres up to rounding,
+    where one ulp more or less moves bilinear's floor to the next pixel and the gradient with
+    respect to the grid (one-sided there) to the next pair of pixels: a spatial transformer
+    starting at the identity takes PyTorch's first step only with PyTorch's coordinates."""
     xp = get_array_module(like._data)
     if steps <= 1:
         return xp.zeros(1, dtype=like._data.dtype)
-    coords = xp.linspace(-1.0, 1.0, steps, dtype=like._data.dtype)
-    return coords if align_corners else coords * ((steps - 1) / steps)
+    coords = linspace(-1.0, 1.0, steps, dtype=like.dtype, device=like.device)._data
+    if align_corners:
+        return coords
+    kind = coords.dtype.type
+    return (coords * kind(steps - 1)) / kind(steps)
 
 
 def affine_grid(theta: Tensor, size: Any, align_corners: Any = None) -> Tensor:
