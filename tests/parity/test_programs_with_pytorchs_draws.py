@@ -34,6 +34,12 @@ CHAOTIC = {
     "mixture_density": "variances collapsing under Adam: identical to epoch 80, then apart",
     "pinn_oscillator": "final residuals at 1e-6, after Adam and LBFGS",
     "realnvp_flow": "identical to 1e-7 at step 0, 3e-3 apart at step 70",
+    # bilinear sampling's gradient jumps where a sample crosses a pixel: 1e-7 apart through
+    # epoch 4, 1e-5 at epoch 5, 2e-2 at epoch 6 (with or without dropout)
+    "spatial_transformer": "theta's samples crossing pixels: identical to epoch 4, then apart",
+    # the closure's clamp_ under LBFGS: 2e-7 apart at the 4th evaluation, 2e-5 at the 5th;
+    # without the clamp the two agree to 1e-4 at the 20th
+    "style_transfer_lbfgs": "LBFGS on a clamped image: identical for 4 evaluations, then apart",
     # a thin class's IoU moves by 0.003 per pixel; PyTorch's own runs differ by a pixel there
     "segmentation_interpolate_miou": "losses agree to 1e-4; one pixel of the thin class apart",
 }

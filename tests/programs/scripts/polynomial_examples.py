@@ -102,8 +102,8 @@ for t in range(1000):
     loss.backward()
     optimizer.step()
 linear_layer = model[0]
-print(f"RMSprop: loss {loss.item():.3f}, y = {linear_layer.bias.item():.4f} + {linear_layer.weight[:, 0].item():.4f} x"
-      f" + {linear_layer.weight[:, 1].item():.4f} x^2 + {linear_layer.weight[:, 2].item():.4f} x^3")
+print(f"RMSprop: y = {linear_layer.bias.item():.2f} + {linear_layer.weight[:, 0].item():.2f} x"
+      f" + {linear_layer.weight[:, 1].item():.2f} x^2 + {linear_layer.weight[:, 2].item():.2f} x^3")
 assert loss.item() < 10
 # the least-squares cubic of sin on [-pi, pi]: x - 0.1551 x^3 roughly
 assert abs(linear_layer.weight[:, 0].item() - 0.857) < 0.05 and abs(linear_layer.weight[:, 2].item() + 0.093) < 0.01

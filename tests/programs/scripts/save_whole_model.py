@@ -51,7 +51,7 @@ with tempfile.TemporaryDirectory() as tmp:
         torch.load(PATH)
         raise AssertionError("weights_only=True loaded a whole pickled module")
     except pickle.UnpicklingError as e:
-        print("weights_only=True refuses it:", str(e).splitlines()[0][:60])
+        print("weights_only=True refuses it:", type(e).__name__)
     loaded = torch.load(PATH, weights_only=False)
     loaded.eval()
     assert type(loaded) is TheModelClass and loaded is not model
@@ -63,7 +63,7 @@ with tempfile.TemporaryDirectory() as tmp:
         trusted = torch.load(PATH)  # the classes it names are now allowed
         print("with add_safe_globals:", type(trusted).__name__)
     except pickle.UnpicklingError as e:  # a pickled module needs more than its classes (its internals)
-        print("add_safe_globals is not enough for a whole module:", str(e).splitlines()[0][:60])
+        print("add_safe_globals is not enough for a whole module:", type(e).__name__)
     torch.serialization.clear_safe_globals()
 
     SD = os.path.join(tmp, "model_weights.pth")
