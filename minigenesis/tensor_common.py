@@ -1,6 +1,7 @@
 """Tensor methods common PyTorch programs call that are composed of existing ops: the in-place
-forms of more pointwise math (``expm1_``, ``log1p_``, ``sinh_`` ...), ``dist``, ``gcd`` / ``lcm``,
-``renorm``, ``stride()`` and ``unfold`` (sliding windows, a view).
+forms of more pointwise math (``expm1_``, ``log1p_``, ``sinh_``, ``asin_`` ...) and of the
+arithmetic aliases (``true_divide_``, ``subtract_`` ...), the shifts in place (``<<=``),
+``dist``, ``gcd`` / ``lcm``, ``renorm``, ``stride()`` and ``unfold`` (sliding windows, a view).
 
 The differentiable ones are written with ops that have gradients (``dist`` is a norm of a
 difference, ``renorm`` a scale by a factor computed from a norm), so their derivatives follow by
@@ -57,6 +58,52 @@ class TensorCommon:
     tan_ = _inplace_of("tan")
     log2_ = _inplace_of("log2")
     log10_ = _inplace_of("log10")
+    asin_ = arcsin_ = _inplace_of("asin")
+    acos_ = arccos_ = _inplace_of("acos")
+    atan_ = arctan_ = _inplace_of("atan")
+
+    def absolute(self):
+        """|x|, PyTorch's other name for abs."""
+        return self.abs()
+
+    absolute_ = _inplace_of("abs")
+
+    # PyTorch's other names for the in-place arithmetic, each the method it names
+    def true_divide_(self, other):
+        return self._inplace(lambda x, o: x.div(o), other)
+
+    def divide_(self, other, *, rounding_mode=None):
+        return self._inplace(lambda x, o: x.div(o, rounding_mode=rounding_mode), other)
+
+    def multiply_(self, other):
+        return self._inplace(lambda x, o: x * o, other)
+
+    def subtract_(self, other, *, alpha=1):
+        return self._inplace(lambda x, o: x.sub(o, alpha=alpha), other)
+
+    def arctan2_(self, other):
+        return self._inplace(lambda x, o: x.atan2(o), other)
+
+    def nextafter_(self, other):
+        return self._inplace(lambda x, o: x.nextafter(o), other)
+
+    def polygamma_(self, n: int):
+        return self._inplace(lambda x: x.polygamma(n))
+
+    def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        """self = beta * self + alpha * (batch1 @ batch2), batch by batch."""
+        return self._inplace(
+            lambda x, a, b: x.baddbmm(a, b, beta=beta, alpha=alpha), batch1, batch2
+        )
+
+    # the shifts in place; ``x <<= k`` and ``x >>= k`` are these, as in PyTorch
+    def bitwise_left_shift_(self, other):
+        return self._inplace(lambda x, o: x.bitwise_left_shift(o), other)
+
+    def bitwise_right_shift_(self, other):
+        return self._inplace(lambda x, o: x.bitwise_right_shift(o), other)
+
+    __ilshift__, __irshift__ = bitwise_left_shift_, bitwise_right_shift_
 
     # ------------------------------------------------------------------ distances
     def dist(self, other, p: float = 2):
