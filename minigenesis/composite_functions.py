@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ._tensor import Tensor
-from .out_arg import with_out
+from .out_arg import with_out, write_out
 
 __all__ = [
     "positive", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "asinh_", "acosh_",
@@ -37,6 +37,22 @@ def _method_form(name: str) -> Callable[..., Any]:
     return function
 
 
+def _bool_out(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with an ``out=`` that must be a bool tensor (isposinf, isneginf: PyTorch refuses
+    any other dtype rather than casting the mask)."""
+    name = fn.__name__
+
+    def function(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+        result = fn(input)
+        if out is None:
+            return result
+        return write_out(name, result, out, f"{name} does not support non-boolean outputs.")
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = fn.__doc__
+    return function
+
+
 positive = _method_form("positive")
 # out= as PyTorch's (an in-place alias cannot take it, nor a function returning its input)
 asinh = with_out(_method_form("asinh"))
@@ -48,13 +64,13 @@ arctanh = with_out(_method_form("arctanh"))
 asinh_ = _method_form("asinh_")
 acosh_ = _method_form("acosh_")
 atanh_ = _method_form("atanh_")
-isposinf = _method_form("isposinf")
-isneginf = _method_form("isneginf")
+isposinf = _bool_out(_method_form("isposinf"))
+isneginf = _bool_out(_method_form("isneginf"))
 isreal = _method_form("isreal")
-floor_divide = _method_form("floor_divide")
+floor_divide = with_out(_method_form("floor_divide"))
 nextafter = with_out(_method_form("nextafter"))
-bitwise_left_shift = _method_form("bitwise_left_shift")
-bitwise_right_shift = _method_form("bitwise_right_shift")
+bitwise_left_shift = with_out(_method_form("bitwise_left_shift"))
+bitwise_right_shift = with_out(_method_form("bitwise_right_shift"))
 addr = _method_form("addr")
 addmv = _method_form("addmv")
 addbmm = _method_form("addbmm")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._tensor import Tensor
+from ..out_arg import write_out
 from ..promotion import where as _where
 from ._common import _check, _with_out
 
@@ -68,5 +69,17 @@ def masked_select(input: Tensor, mask: Any) -> Tensor:  # noqa: A002
     return _check(input, "masked_select").masked_select(mask)
 
 
-def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
-    return _check(input, "nonzero").nonzero(as_tuple=as_tuple)
+def nonzero(input: Tensor, *, as_tuple: bool = False, out: Any = None) -> Any:  # noqa: A002
+    """The indices of the nonzero elements, one row each (int64); ``out``: an int64 tensor
+    to write them into (not with ``as_tuple``, as in PyTorch)."""
+    if out is not None and as_tuple:
+        raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
+    result = _check(input, "nonzero").nonzero(as_tuple=as_tuple)
+    if out is None:
+        return result
+    return write_out(
+        "nonzero",
+        result,
+        out,
+        "nonzero: Expected out tensor to have scalar type Long but got scalar type{out}",
+    )

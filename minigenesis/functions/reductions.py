@@ -32,12 +32,25 @@ def prod(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -
     return x.prod(dim, keepdim, dtype)
 
 
-def max(x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
-    return x.max(dim, keepdim)
+def max(x: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:  # noqa: A001
+    """The largest element; along ``dim`` the (values, indices) pair; of two tensors, the
+    elementwise maximum. ``out``: one tensor, or with ``dim`` a (values, indices) pair."""
+    return _extremum_out("max", x.max(dim, keepdim), dim, out)
 
 
-def min(x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
-    return x.min(dim, keepdim)
+def min(x: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:  # noqa: A001
+    """The smallest element; along ``dim`` the (values, indices) pair (see ``max``)."""
+    return _extremum_out("min", x.min(dim, keepdim), dim, out)
+
+
+def _extremum_out(name: str, result: Any, dim: Any, out: Any) -> Any:
+    """max / min's ``out=``: a (values, indices) pair when reduced along a dim, else one
+    tensor (the whole reduction, or the elementwise form ``max(x, other)``)."""
+    if out is None:
+        return result
+    if isinstance(result, Tensor):
+        return write_out(name, result, out)
+    return write_outs(name, result, out, _PAIR)
 
 
 def argmax(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
@@ -48,12 +61,21 @@ def argmin(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     return x.argmin(dim, keepdim)
 
 
-def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
-    return _check(input, "amax").amax(dim, keepdim)
+def amax(input: Tensor, dim=(), keepdim: bool = False, *, out: Any = None) -> Tensor:  # noqa: A002
+    result = _check(input, "amax").amax(dim, keepdim)
+    return result if out is None else write_out("amax", result, out, _SAME_DTYPE)
 
 
-def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
-    return _check(input, "amin").amin(dim, keepdim)
+def amin(input: Tensor, dim=(), keepdim: bool = False, *, out: Any = None) -> Tensor:  # noqa: A002
+    result = _check(input, "amin").amin(dim, keepdim)
+    return result if out is None else write_out("amin", result, out, _SAME_DTYPE)
+
+
+# amax / amin's out= must have the input's dtype exactly (PyTorch's message)
+_SAME_DTYPE = (
+    "Expected the dtype for input and out to match, but got {want} for input's dtype and "
+    "{out} for out's dtype."
+)
 
 
 @_with_out
