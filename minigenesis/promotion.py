@@ -363,3 +363,19 @@ def _tensor(x: Any, like: Any) -> Any:
     if isinstance(x, TensorBase):
         return x
     return TensorBase._make(as_array(x, None, like.device if like is not None else None), False)
+
+
+_ADDCDIV_INTEGERS = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will "
+    "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+    "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer "
+    "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+    "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
+    "dtypes."
+)
+
+
+def refuse_integer_addcdiv(tensor1: Any, tensor2: Any) -> None:
+    """addcdiv's check: PyTorch refuses two integer (or bool) operands with its long message."""
+    if all(isinstance(t, TensorBase) and t._data.dtype.kind in "biu" for t in (tensor1, tensor2)):
+        raise RuntimeError(_ADDCDIV_INTEGERS)

@@ -27,6 +27,7 @@ from .promotion import (
     float_in,
     is_bool,
     is_float,
+    refuse_integer_addcdiv,
     refuse_sequence,
     result_type,
 )
@@ -213,7 +214,9 @@ class TensorComposites:
         return self + value * tensor1 * tensor2 if value != 1 else self + tensor1 * tensor2
 
     def addcdiv(self, tensor1, tensor2, *, value=1):
-        """self + value * tensor1 / tensor2"""
+        """self + value * tensor1 / tensor2 (refused when both operands are integers, as
+        PyTorch, whose historic addcdiv rounded that quotient)."""
+        refuse_integer_addcdiv(tensor1, tensor2)
         return self + value * tensor1 / tensor2 if value != 1 else self + tensor1 / tensor2
 
     def inner(self, other):

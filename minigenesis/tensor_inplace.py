@@ -18,7 +18,13 @@ from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .deprecated_overloads import scalar_first, value_first
 from .ops import elementwise as E
-from .promotion import SEQUENCES, refuse_sequence, result_type, written_int
+from .promotion import (
+    SEQUENCES,
+    refuse_integer_addcdiv,
+    refuse_sequence,
+    result_type,
+    written_int,
+)
 from .size import broadcast_error
 
 
@@ -180,6 +186,7 @@ class TensorInPlace:
     def addcdiv_(self, tensor1, tensor2, *deprecated, value=1):
         """self += value * tensor1 / tensor2"""
         tensor1, tensor2, value = value_first(tensor1, tensor2, deprecated, value, "addcdiv_")
+        refuse_integer_addcdiv(tensor1, tensor2)
         return self._addc(lambda a, b: a / b, tensor1, tensor2, value)
 
     def _addc(self, op, tensor1, tensor2, value):
@@ -194,8 +201,8 @@ class TensorInPlace:
 
     def lerp_(self, end, weight):
         """self += weight * (end - self)"""
-        try:
-            return self._inplace(lambda x, e: x + (e - x) * weight, end)
+        try:  # lerp checks the dtypes (one dtype, as PyTorch's kernel)
+            return self._inplace(lambda x, e: x.lerp(e, weight), end)
         except RuntimeError as err:  # name the operands in PyTorch's order: self, end, weight
             if "must match the size" not in str(err):
                 raise

@@ -507,10 +507,11 @@ class TensorMath:
         """self + weight * (end - self); ``weight`` a number or a tensor (all three broadcast)."""
         if not isinstance(end, TensorBase):
             raise TypeError(f"lerp(): end must be a Tensor, got {type(end).__name__}")
-        need_float(self, "lerp", NotImplementedError)
-        # one dtype, as PyTorch's kernel; only a 0-d weight tensor may differ (a scalar to it)
+        # one dtype, as PyTorch's kernel; only a 0-d weight tensor may differ (a scalar to it);
+        # checked before the float check, as PyTorch (int lerp float is a dtype mismatch)
         w = weight if isinstance(weight, TensorBase) and weight.ndim > 0 else None
         check_same_dtype("lerp", input=self, end=end, weight=w)
+        need_float(self, "lerp", NotImplementedError)
         try:
             return self + weight * (end - self)
         except RuntimeError as err:  # name the operands in PyTorch's order: self, end, weight

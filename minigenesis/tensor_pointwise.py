@@ -288,6 +288,9 @@ class TensorPointwise:
     def logcumsumexp(self, dim: int):
         """log(cumsum(exp(x))) along ``dim``, without overflow (ops/special_functions.py)."""
         (d,) = norm_dim(dim, self.ndim)
+        if self._data.dtype.kind not in FLOAT_KINDS:  # PyTorch has no integer or bool kernel
+            name = _dt.scalar_type_name(self.dtype)
+            raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for {name!r}')
         x = float_in(self)
         if not self.ndim:  # a 0-d tensor is its own running logsumexp
             return SF.LogCumSumExp.apply(x.reshape(1), 0).reshape(())

@@ -192,7 +192,8 @@ class TensorReductions:
             norm_dim(dim, 0)  # range check only
         return R.Prod.apply(x, axis, keepdim)
 
-    def logsumexp(self, dim=None, keepdim: bool = False):
+    def logsumexp(self, dim, keepdim: bool = False):
+        """log(sum(exp(x))) over ``dim``, which PyTorch requires (no whole-tensor default)."""
         return R.LogSumExp.apply(float_in(self), norm_dim(dim, self.ndim), keepdim)
 
     def norm(self, p="fro", dim=None, keepdim: bool = False):

@@ -21,7 +21,7 @@ import numpy as np
 
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module, quiet_fp, to_numpy
-from .dtypes import promote_types
+from .dtypes import promote_types, scalar_type_name
 from .ops import shape as S
 from .ops import sorting as SO
 from .ops.selection import quickselect_index
@@ -290,11 +290,12 @@ class TensorStatistics:
         """The mean of the non-NaN elements: nansum / their count (NaN where there are none);
         the gradient is 1/count on each non-NaN element and 0 on the NaNs (also in an all-NaN
         slice, where PyTorch's gradient is NaN)."""
-        x = self if dtype is None else self.to(dtype)
-        if x._data.dtype.kind not in FLOAT_KINDS:
+        if self._data.dtype.kind not in FLOAT_KINDS:  # checked before dtype= casts, as PyTorch
             raise RuntimeError(
-                f"nanmean(): expected input to have floating point dtype but got {x.dtype.name}"
+                "nanmean(): expected input to have floating point or complex dtype but got "
+                f"{scalar_type_name(self.dtype)}"
             )
+        x = self if dtype is None else self.to(dtype)
         keep = x.isnan().logical_not()
         count = keep.sum(dim, keepdim)._cast(x._data.dtype)
         with np.errstate(invalid="ignore"):  # 0 / 0 for an all-NaN slice: NaN, as PyTorch

@@ -154,6 +154,8 @@ def meshgrid(*tensors: Any, indexing: str = "ij") -> tuple:
     for t in ts:
         if t.ndim > 1:
             raise RuntimeError(f"meshgrid: expected 0-d or 1-d tensors, got {t.ndim} dims")
+    if len({t.dtype for t in ts}) > 1:  # PyTorch does not promote the grids
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
     ts = [t.reshape(-1) for t in ts]
     swap = indexing == "xy" and len(ts) >= 2
     if swap:

@@ -79,7 +79,7 @@ _SAME_DTYPE = (
 
 
 @_with_out
-def logsumexp(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+def logsumexp(x: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     return x.logsumexp(dim, keepdim)
 
 

@@ -86,7 +86,6 @@ def test_a_negative_python_int_exponent_of_an_integer_tensor_is_refused_as_pytor
         lambda y, x: y.mul_(0.5),
         lambda y, x: y.sub_(x, alpha=2),
         lambda y, x: y.__iadd__(x),
-        lambda y, x: y.lerp_(x, 0.5),
         lambda y, x: y.clamp_(0.5, 1.5),
     ],
 )
