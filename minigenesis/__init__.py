@@ -203,6 +203,7 @@ from .functions import (  # noqa: E402  (shape and index names: roll, scatter, d
     hstack,
     index_copy,
     index_fill,
+    index_reduce,
     index_select,
     meshgrid,
     moveaxis,
@@ -357,6 +358,7 @@ from .statistics import (  # noqa: E402
     var_mean,
 )
 from .searching import bucketize, isin, searchsorted  # noqa: E402
+from .functions.integration import cumulative_trapezoid, trapezoid, trapz  # noqa: E402
 from . import special  # noqa: E402
 from . import sparse  # noqa: E402  (torch.sparse: sparse.mm ...)
 from .composite_functions import (  # noqa: E402  (mg.take, mg.addr, mg.inner, mg.asinh ...)
@@ -368,6 +370,7 @@ from .composite_functions import (  # noqa: E402  (mg.take, mg.addr, mg.inner, m
     addmv,
     addr,
     aminmax,
+    angle,
     arccosh,
     arcsinh,
     arctanh,
@@ -396,6 +399,7 @@ from .composite_functions import (  # noqa: E402  (mg.take, mg.addr, mg.inner, m
     positive,
     put,
     relu_,
+    renorm,
     sigmoid_,
     take,
     tanh_,

@@ -10,13 +10,14 @@ the chain rule; ``gcd`` / ``lcm`` are integer functions without a gradient, as i
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .ops import shape as S
 from .ops.unfold import UnfoldWindows
-from .promotion import result_type
+from .promotion import float_in, result_type
 from .size import norm_dim
 
 
@@ -104,6 +105,15 @@ class TensorCommon:
         return self._inplace(lambda x, o: x.bitwise_right_shift(o), other)
 
     __ilshift__, __irshift__ = bitwise_left_shift_, bitwise_right_shift_
+
+    def angle(self):
+        """The argument of each (real) number: pi where x < 0, else 0 (NaN stays NaN); integers
+        give floats. Its gradient is 0 (it is constant where it is differentiable)."""
+        x = float_in(self)
+        negative = (x < 0)._cast(x._data.dtype) * math.pi
+        # x * 0 carries the graph (a zero gradient, as PyTorch's) and a NaN through; an infinite
+        # x would make x * 0 NaN, so the finite mask keeps that term to the NaNs
+        return negative + (x * 0).where(x.isnan(), 0.0)
 
     # ------------------------------------------------------------------ distances
     def dist(self, other, p: float = 2):

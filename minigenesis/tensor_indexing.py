@@ -360,6 +360,25 @@ class TensorIndexing:
     def index_add_(self, dim: int, index, source, *, alpha=1):
         return self._inplace(lambda x, s: x.index_add(dim, index, s, alpha=alpha), source)
 
+    def index_reduce(self, dim: int, index, source, reduce: str, *, include_self: bool = True):
+        """A copy of self with source's slices folded by ``reduce`` ("prod", "mean", "amax",
+        "amin") into the slices ``index`` names along dim: out[..., index[i], ...] reduces
+        source[..., i, ...] (and self's own value unless include_self=False). It is
+        scatter_reduce with the index spread over source's shape, so it has its gradients."""
+        if reduce not in ("prod", "mean", "amax", "amin"):
+            raise RuntimeError(
+                "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
+                f"{reduce}."
+            )
+        spread = _check_index_reduce(self, dim, index, source)
+        return self.scatter_reduce(dim, spread, source, reduce, include_self=include_self)
+
+    def index_reduce_(self, dim: int, index, source, reduce: str, *, include_self: bool = True):
+        def update(x, s):
+            return x.index_reduce(dim, index, s, reduce, include_self=include_self)
+
+        return self._inplace(update, source)
+
     def index_fill(self, dim: int, index, value):
         """A copy of x with the slices at index along dim set to value (zero gradient there)."""
         d = norm_dim(dim, self.ndim)[0]
@@ -450,3 +469,48 @@ class TensorIndexing:
             return tuple(self._make(i.astype(xp.int64), False) for i in idx)
         idx = xp.argwhere(data).astype(xp.int64)
         return self._make(idx, False)
+
+
+def _check_index_reduce(self: Any, dim: int, index: Any, source: Any) -> Any:
+    """index_reduce's checks (PyTorch's messages); returns the index spread over source's
+    shape: spread[..., i, ...] = index[i] along dim, as scatter_reduce takes it."""
+    from_ = "index_reduce_(): "
+    if not isinstance(source, TensorBase) or not isinstance(index, TensorBase):
+        raise TypeError(f"{from_}index and source must be Tensors")
+    if self.dtype is not source.dtype:
+        raise RuntimeError(
+            f"{from_}self ({_dt.scalar_type_name(self.dtype)}) and source "
+            f"({_dt.scalar_type_name(source.dtype)}) must have the same scalar type"
+        )
+    if index.dtype.name not in ("int32", "int64"):
+        raise RuntimeError(
+            f"{from_}Expected dtype int32/int64 for index but got: "
+            f"{_dt.scalar_type_name(index.dtype)}"
+        )
+    if index.ndim > 1:
+        raise IndexError(
+            f"{from_}Index is supposed to be a vector, but got dim: {index.ndim} with type: "
+            f"{_dt.scalar_type_name(index.dtype)} and size: {list(index.shape)}"
+        )
+    d = norm_dim(dim, self.ndim)[0]
+    src_shape = tuple(source.shape) if source.ndim else (1,)
+    own_shape = tuple(self.shape) if self.ndim else (1,)
+    if index.numel() != src_shape[d]:
+        raise RuntimeError(
+            f"{from_}Number of indices ({index.numel()}) should be equal to source.size(dim): "
+            f"({src_shape[d]}), for dim: {d}"
+        )
+    if src_shape[:d] + src_shape[d + 1 :] != own_shape[:d] + own_shape[d + 1 :]:
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified "
+            f"dimension. Got self.shape = {list(self.shape)} source.shape = {list(source.shape)}"
+        )
+    idx = index._data.reshape(-1).astype("int64")
+    if idx.size and (idx.min() < 0 or idx.max() >= own_shape[d]):  # no negative indices
+        raise IndexError("index out of range in self")
+    if not source.ndim:
+        return self._make(idx.reshape(()), False)
+    xp = get_array_module(idx)
+    along = [-1 if k == d else 1 for k in range(source.ndim)]
+    spread = xp.broadcast_to(idx.reshape(along), tuple(source.shape))
+    return self._make(xp.ascontiguousarray(spread), False)

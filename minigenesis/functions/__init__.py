@@ -32,8 +32,8 @@ from .reductions import (
     topk, unique, var
 )
 from .indexing import (
-    gather, index_add, index_copy, index_fill, index_select, masked_fill, masked_select,
-    nonzero, scatter, scatter_add, scatter_reduce, take_along_dim, where
+    gather, index_add, index_copy, index_fill, index_reduce, index_select, masked_fill,
+    masked_select, nonzero, scatter, scatter_add, scatter_reduce, take_along_dim, where
 )
 from .shapes import (
     as_tensor, broadcast_to, chunk, clone, diag, diag_embed, diagflat, dsplit, flatten, flip,
@@ -51,4 +51,5 @@ from .matrices import (
     diagonal, dot, einsum, ger, inverse, kron, logdet, matmul, matrix_exp, matrix_power, mm, mv,
     outer, pinverse, qr, slogdet, svd, tensordot, trace
 )
+from .integration import cumulative_trapezoid, trapezoid, trapz
 # fmt: on

@@ -60,6 +60,23 @@ def scatter_reduce(
     return x.scatter_reduce(dim, index, src, reduce, include_self=include_self)
 
 
+def index_reduce(
+    input: Tensor,  # noqa: A002
+    dim: int,
+    index: Tensor,
+    source: Tensor,
+    reduce: str,
+    *,
+    include_self: bool = True,
+    out: Any = None,
+) -> Tensor:
+    """``input.index_reduce(...)``: source's slices folded into input's at ``index`` along dim."""
+    result = _check(input, "index_reduce").index_reduce(
+        dim, index, source, reduce, include_self=include_self
+    )
+    return result if out is None else write_out("index_reduce", result, out)
+
+
 def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:  # noqa: A002
     return _check(input, "masked_fill").masked_fill(mask, value)
 
