@@ -372,6 +372,7 @@ from .composite_functions import (  # noqa: E402  (mg.take, mg.addr, mg.inner, m
     aminmax,
     angle,
     arccosh,
+    as_strided,
     arcsinh,
     arctanh,
     argwhere,

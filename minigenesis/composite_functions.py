@@ -18,7 +18,7 @@ __all__ = [
     "bitwise_left_shift", "bitwise_right_shift", "addr", "addmv", "addbmm", "addcmul", "addcdiv",
     "inner", "aminmax", "argwhere", "msort", "unique_consecutive", "take", "put", "index_put",
     "index_put_", "masked_scatter", "fill_diagonal_", "sigmoid_", "tanh_", "relu_", "erf_",
-    "neg_", "negative_", "broadcast_tensors", "angle", "renorm",
+    "neg_", "negative_", "broadcast_tensors", "angle", "renorm", "as_strided",
 ]  # fmt: skip
 
 
@@ -69,6 +69,7 @@ isneginf = _bool_out(_method_form("isneginf"))
 isreal = _method_form("isreal")
 angle = with_out(_method_form("angle"))
 renorm = with_out(_method_form("renorm"))
+as_strided = _method_form("as_strided")
 floor_divide = with_out(_method_form("floor_divide"))
 nextafter = with_out(_method_form("nextafter"))
 bitwise_left_shift = with_out(_method_form("bitwise_left_shift"))

@@ -16,6 +16,7 @@ from typing import Any
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .ops import shape as S
+from .ops.as_strided import AsStrided, check_geometry
 from .ops.unfold import UnfoldWindows
 from .promotion import float_in, result_type
 from .size import norm_dim
@@ -162,6 +163,25 @@ class TensorCommon:
         return self._inplace(lambda x: x.renorm(p, dim, maxnorm))
 
     # ------------------------------------------------------------------ memory layout
+    def as_strided(self, size, stride, storage_offset: int | None = None):
+        """The view y[i_0, ...] = flat[storage_offset + sum_k i_k stride_k] of this tensor's
+        row-major elements (ops/as_strided.py). The offset counts from this tensor's first
+        element (PyTorch counts from its storage's, the same for a tensor that owns its
+        memory); a non-contiguous tensor is refused, having no row-major memory to read."""
+        size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+        offset = 0 if storage_offset is None else int(storage_offset)
+        if not self.is_contiguous():
+            raise RuntimeError(
+                "as_strided: this tensor is not contiguous; minigenesis reads a contiguous "
+                "tensor's own memory (call .contiguous() first)"
+            )
+        check_geometry(self.numel(), self._data.itemsize, size, stride, offset)
+
+        def strided(b):
+            return AsStrided.apply(b, size, stride, offset)
+
+        return strided(self)._view_of(self, strided)
+
     def stride(self, dim: int | None = None):
         """How many elements one step along each dim moves in memory (a tuple, or one dim's);
         0 along an expanded dim. The array's byte strides divided by the element size."""
