@@ -362,6 +362,7 @@ from .functions.integration import cumulative_trapezoid, trapezoid, trapz  # noq
 from . import special  # noqa: E402
 from . import sparse  # noqa: E402  (torch.sparse: sparse.mm ...)
 from .composite_functions import (  # noqa: E402  (mg.take, mg.addr, mg.inner, mg.asinh ...)
+    absolute,
     acosh,
     acosh_,
     addbmm,

@@ -208,13 +208,45 @@ def check_variants(entry: OpEntry, samples: list[Sample]) -> list[str]:
         except Exception:  # noqa: BLE001 - check_forward reports it
             continue
         for form in forms:
+            written = _inplace_alias_dtype(form, want, s)
+            if written == "refused":
+                # an in-place alias (arcsin_) cannot hold a float result in an integer self:
+                # it must refuse, as the op's own in-place form does (check_inplace)
+                try:
+                    _call_form(entry, form, s)
+                    fails.append(f"{s}: {form} ran where the result cannot be written to self")
+                except RuntimeError:
+                    pass
+                continue
+            if written == "cast":  # written in self's dtype: check_inplace checks that
+                continue
             try:
                 bad = _same(_call_form(entry, form, s), want)
+            except RuntimeError as e:
+                # a result of another shape than self: refused (sub_ of a broadcast pair), or
+                # self takes the result's shape (swapaxes_), as PyTorch
+                bad = "" if written == "shape" else f"raised {describe_error(e)}"
             except Exception as e:  # noqa: BLE001
                 bad = f"raised {describe_error(e)}"
             if bad:
                 fails.append(f"{s}: {form}: {bad}")
     return fails
+
+
+def _inplace_alias_dtype(form: str, want: Any, s: Sample) -> str:
+    """For an in-place alias (``Tensor.arcsin_``): "refused" when the result's dtype cannot be
+    written into the sample's first tensor (PyTorch's rule), "cast" when it is written in
+    another dtype than the result's, "shape" when the result has another shape than self;
+    else (and for any other form) "same"."""
+    if not form.endswith("_") or not isinstance(outputs(want)[0], mg.Tensor):
+        return "same"
+    first, own = outputs(want)[0], MG.build(s)[0][0]
+    result, self_dtype = dtype_name(first), dtype_name(own)
+    if not _can_cast(result, self_dtype):
+        return "refused"
+    if result != self_dtype:
+        return "cast"
+    return "shape" if tuple(first.shape) != tuple(own.shape) else "same"
 
 
 def check_out(entry: OpEntry, samples: list[Sample]) -> list[str]:

@@ -20,6 +20,7 @@ from . import (
     db_functional_more,
     db_grid_sample,
     db_indexing,
+    db_integration_strides,
     db_linalg,
     db_loss,
     db_more_names,
@@ -57,6 +58,7 @@ ENTRIES: list[OpEntry] = [
     *db_distributions.ENTRIES,
     *db_functional_more.ENTRIES,
     *db_distributions_more.ENTRIES,
+    *db_integration_strides.ENTRIES,
 ]
 
 # The same op under other public names (mg.special, nn.functional): the variants check calls

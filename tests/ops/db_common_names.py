@@ -137,7 +137,7 @@ ENTRIES = [
         for name, ref in (("gcd", np.gcd), ("lcm", np.lcm))
     ],
     op(
-        "Tensor.renorm",
+        "renorm",
         _renorm,
         lambda m: [
             S(m(4, 3), 2, 0, 1.0),
@@ -147,6 +147,7 @@ ENTRIES = [
             S(m(3, 4, dtype="float32"), 2, 1, 1.0),
         ],
         inplace="renorm_",
+        out=True,
         errors=lambda m: [
             (S(m(3), 2, 0, 1.0), RuntimeError),
             (S(m(3, 4), 0, 0, 1.0), RuntimeError),

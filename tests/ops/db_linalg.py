@@ -130,6 +130,7 @@ ENTRIES = [
             S(m(3, 2), m(2, 3, 4), m(2, 4, 2), alpha=0.5),
         ],
         out=True,
+        inplace="baddbmm_",
         tol=LOOSE,
     ),
     op(

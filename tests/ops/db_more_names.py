@@ -168,6 +168,7 @@ ENTRIES = [
         lambda m: [S(m(3, 4), m(3, 4)), S(m(2, 3, dtype="float32"), m(2, 3, dtype="float32"))],
         gradgrad=False,
         out=True,
+        inplace="nextafter_",
     ),
     *[
         op(
@@ -178,6 +179,8 @@ ENTRIES = [
                 S(m(3, dtype="int32", lo=0, hi=50), 2, desc="scalar shift"),
             ],
             differentiable=False,
+            out=True,
+            inplace=f"{name}_",
         )
         for name, ref in (
             ("bitwise_left_shift", lambda a, b: np.left_shift(a, b)),

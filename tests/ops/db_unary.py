@@ -132,7 +132,7 @@ def _sigmoid(x):
 
 
 ENTRIES = [
-    pointwise("abs", np.abs, ints="same"),
+    pointwise("abs", np.abs, ints="same", aliases=("absolute",)),
     pointwise("neg", np.negative, ints="same", aliases=("negative",)),
     pointwise("square", np.square, ints="same", bools=True, dtype=_square_dtype),
     pointwise("sign", _sign, ints="same", bools=True, aliases=("sgn",)),

@@ -168,6 +168,7 @@ distributions.RelaxedOneHotCategorical.sample distributions.RelaxedOneHotCategor
 distributions.RelaxedOneHotCategorical.temperature distributions.VonMises.expand
 distributions.VonMises.log_prob distributions.VonMises.mean distributions.VonMises.mode
 distributions.VonMises.sample distributions.VonMises.stddev distributions.VonMises.variance
+Tensor.polygamma_
 """
 
 
