@@ -395,6 +395,7 @@ from .composite_functions import (  # noqa: E402  (mg.take, mg.addr, mg.inner, m
     isreal,
     masked_scatter,
     msort,
+    mvlgamma,
     neg_,
     negative_,
     nextafter,

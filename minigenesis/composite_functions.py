@@ -18,7 +18,8 @@ __all__ = [
     "bitwise_left_shift", "bitwise_right_shift", "addr", "addmv", "addbmm", "addcmul", "addcdiv",
     "inner", "aminmax", "argwhere", "msort", "unique_consecutive", "take", "put", "index_put",
     "index_put_", "masked_scatter", "fill_diagonal_", "sigmoid_", "tanh_", "relu_", "erf_",
-    "neg_", "negative_", "broadcast_tensors", "angle", "absolute", "renorm", "as_strided",
+    "neg_", "negative_", "broadcast_tensors", "angle", "absolute", "mvlgamma", "renorm",
+    "as_strided",
 ]  # fmt: skip
 
 
@@ -69,6 +70,7 @@ isneginf = _bool_out(_method_form("isneginf"))
 isreal = _method_form("isreal")
 angle = with_out(_method_form("angle"))
 absolute = with_out(_method_form("absolute"))
+mvlgamma = with_out(_method_form("mvlgamma"))
 renorm = with_out(_method_form("renorm"))
 as_strided = _method_form("as_strided")
 floor_divide = with_out(_method_form("floor_divide"))

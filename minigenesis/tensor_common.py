@@ -89,6 +89,20 @@ class TensorCommon:
     def nextafter_(self, other):
         return self._inplace(lambda x, o: x.nextafter(o), other)
 
+    def mvlgamma(self, p: int):
+        """log of the multivariate gamma function of dimension p:
+        p (p - 1) / 4 log(pi) + sum_{j=0}^{p-1} lgamma(x - j/2) (integers compute as floats)."""
+        if p < 1:
+            raise RuntimeError("p has to be greater than or equal to 1")
+        x = float_in(self)
+        out = x.lgamma()  # the j = 0 term first: a start of 0 * x would be NaN at x = +-inf
+        for j in range(1, p):
+            out = out + (x - j / 2).lgamma()
+        return out + p * (p - 1) / 4 * math.log(math.pi)
+
+    def mvlgamma_(self, p: int):
+        return self._inplace(lambda x: x.mvlgamma(p))
+
     def polygamma_(self, n: int):
         return self._inplace(lambda x: x.polygamma(n))
 

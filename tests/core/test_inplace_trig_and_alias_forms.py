@@ -3,6 +3,8 @@ polygamma, baddbmm and the shifts (``<<=``, ``>>=``): each writes its out-of-pla
 self, keeps self's dtype (a float result into an integer tensor is refused), and records the
 gradient of the out-of-place op."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -120,3 +122,15 @@ def test_shift_inplace_of_a_float_tensor_is_not_implemented():
     x = mg.tensor([1.0])
     with pytest.raises(NotImplementedError):
         x <<= 1
+
+
+def test_mvlgamma_is_the_log_multivariate_gamma_and_refuses_p_below_one():
+    x = np.array([1.6, 2.5, 4.0])
+    want = sum(np.vectorize(math.lgamma)(x - j / 2) for j in range(3)) + 1.5 * math.log(math.pi)
+    np.testing.assert_allclose(mg.tensor(x).mvlgamma(3).numpy(), want, rtol=1e-14)
+    y = mg.tensor(x)
+    assert y.mvlgamma_(3) is y
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-14)
+    assert mg.mvlgamma(mg.tensor([2, 3]), 1).dtype == mg.float32
+    with pytest.raises(RuntimeError, match="greater than or equal to 1"):
+        mg.tensor(x).mvlgamma(0)

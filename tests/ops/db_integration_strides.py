@@ -8,6 +8,8 @@ it, and the element offset + sum_k i_k stride_k of the row-major values.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .core import T
@@ -60,6 +62,12 @@ def _index_reduce(x, dim, index, source, reduce, include_self=True):
         rows += [out[target]] if include_self else []
         out[target] = fold(np.stack(rows), axis=0)
     return np.moveaxis(out, 0, dim)
+
+
+def _mvlgamma(x, p):
+    x = _f(x)
+    terms = sum(np.vectorize(math.lgamma)(x - j / 2) for j in range(p))
+    return terms + p * (p - 1) / 4 * math.log(math.pi)
 
 
 def _as_strided(x, size, stride, storage_offset=0):
@@ -121,6 +129,18 @@ ENTRIES = [
         for r in ("prod", "mean", "amax", "amin")
         for inc in (True, False)
     ],
+    op(
+        "mvlgamma",
+        _mvlgamma,
+        lambda m: [
+            S(m(3, 4, lo=1.6, hi=4.0), 3),
+            S(m(5, lo=0.6, hi=3.0, dtype="float32"), 1),
+            S(m(2, 3, lo=2.0, hi=6.0, layout="transposed"), 4),
+        ],
+        inplace="mvlgamma_",
+        out=True,
+        errors=lambda m: [(S(m(3, lo=2.0, hi=3.0), 0), RuntimeError)],
+    ),
     op(
         "as_strided",
         _as_strided,
