@@ -174,9 +174,7 @@ def conv2d_shifted(x, w, bias, padding: tuple) -> tuple:
     if _takes_columns(x, (kh, kw), padding):
         cols, ho, wo = _columns(x, (kh, kw), padding)
         y = w.reshape(c_out, -1) @ cols
-        if bias is not None:
-            y += bias[:, None]
-        return y.reshape(c_out, n, ho, wo).transpose(1, 0, 2, 3), cols
+        return nchw(y.reshape(c_out, n, ho, wo).transpose(1, 0, 2, 3), bias), cols
     flat, hq, wq = _padded_grid(x, padding, (kh, kw))
     m = n * hq * wq
     taps = np.ascontiguousarray(w.transpose(2, 3, 0, 1))  # (kh, kw, C_out, C): each tap contiguous
@@ -189,13 +187,25 @@ def conv2d_shifted(x, w, bias, padding: tuple) -> tuple:
             a_ptr, beta = taps[i, j].ctypes.data, 1.0 if t else 0.0
             gemm(_ROW_MAJOR, _NO_TRANS, _NO_TRANS, c_out, m, c_in, 1.0, a_ptr, c_in, b_ptr,
                  flat.shape[1], beta, y.ctypes.data, m)  # fmt: skip
-        if bias is not None:
-            y += bias[:, None]
     else:  # NumPy's matmul: the products summed block by block, each block in the cache
         _sum_products_in_blocks(taps, flat, wq, bias, y)
+        bias = None  # (added there)
     top, bottom, left, right = padding
     ho, wo = x.shape[2] + top + bottom - kh + 1, x.shape[3] + left + right - kw + 1
-    return y.reshape(c_out, n, hq, wq)[:, :, :ho, :wo].transpose(1, 0, 2, 3), None
+    return nchw(y.reshape(c_out, n, hq, wq)[:, :, :ho, :wo].transpose(1, 0, 2, 3), bias), None
+
+
+def nchw(grid, bias=None):
+    """A convolution's output grid (N, C_out, Ho, Wo), a view of a channels-first array, written
+    out NCHW-contiguous, + bias per channel in the same pass. PyTorch's output has this layout
+    (``y.view(n, -1)`` after a convolution works); the crop of the padded grid needs a copy
+    anyway, and the bias's add rides along instead of being a pass of its own."""
+    out = np.empty(grid.shape, dtype=grid.dtype)
+    if bias is None:
+        np.copyto(out, grid)
+    else:
+        np.add(grid, bias[:, None, None], out=out)
+    return out
 
 
 def _takes_columns(x, kernel: tuple, padding: tuple) -> bool:
@@ -240,7 +250,7 @@ def conv2d_shifted_weight_grad(x, gy, kernel: tuple, padding: tuple, cols=None):
     if _takes_columns(x, kernel, padding):  # (see "One direction" below)
         cols = _columns(x, kernel, padding)[0] if cols is None else cols
         g = gy.transpose(1, 0, 2, 3).reshape(c_out, -1)
-        return (cols @ g.T).T.reshape(c_out, x.shape[1], kh, kw)
+        return np.ascontiguousarray((cols @ g.T).T).reshape(c_out, x.shape[1], kh, kw)
     flat, hq, wq = _padded_grid(x, padding, kernel)
     m = n * hq * wq
     g = np.empty((n, hq, wq, c_out), dtype=gy.dtype)
@@ -253,7 +263,7 @@ def conv2d_shifted_weight_grad(x, gy, kernel: tuple, padding: tuple, cols=None):
         for j in range(kw):
             s = i * wq + j
             np.matmul(flat[:, s : s + m], g, out=gw[i, j])
-    return gw.transpose(3, 2, 0, 1)
+    return np.ascontiguousarray(gw.transpose(3, 2, 0, 1))  # a weight's gradient: PyTorch's layout
 
 
 # The weight gradient's products have a long contraction (the N*Hq*Wq pixels) and a small result

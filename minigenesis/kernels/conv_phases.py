@@ -40,6 +40,7 @@ import numpy as np
 from .blas import NO_TRANS as _NO_TRANS
 from .blas import ROW_MAJOR as _ROW_MAJOR
 from .blas import cblas_gemm as _cblas_gemm
+from .conv import nchw
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -149,10 +150,8 @@ def conv2d_phases(x, w, b, stride: tuple, padding: tuple) -> tuple:
     taps = np.ascontiguousarray(w.transpose(2, 3, 0, 1))  # (kh, kw, C_out, C): each tap contiguous
     y = np.empty((c_out, g.m), dtype=x.dtype)
     _gemm_sum([(taps[i, j], flat[p], t) for i, j, p, t in g.taps], y)
-    if b is not None:
-        y += b[:, None]
     grid = y.reshape(c_out, x.shape[0], g.hg, g.wg)
-    return grid[:, :, : g.ho, : g.wo].transpose(1, 0, 2, 3), flat
+    return nchw(grid[:, :, : g.ho, : g.wo].transpose(1, 0, 2, 3), b), flat
 
 
 def _dy_grid(gy, g: _Geometry, front: int):
@@ -177,7 +176,8 @@ def conv2d_phases_input_grad(gy, w, x_shape: tuple, stride: tuple, padding: tupl
     (sh, sw), front = g.stride, g.slack
     dy = _dy_grid(gy, g, front)
     taps = np.ascontiguousarray(w.transpose(2, 3, 1, 0))  # (kh, kw, C, C_out)
-    gx = np.empty((c, n, h, wd), dtype=gy.dtype)
+    gx_nchw = np.empty((n, c, h, wd), dtype=gy.dtype)  # PyTorch's layout, written in place:
+    gx = gx_nchw.transpose(1, 0, 2, 3)  # the phases are filled through this (C, N, H, W) view
     part = np.empty((c, g.m), dtype=gy.dtype)
     for a in range(sh):
         for b in range(sw):
@@ -192,7 +192,7 @@ def conv2d_phases_input_grad(gy, w, x_shape: tuple, stride: tuple, padding: tupl
             target[:, :, :nr, :ns] = grid[:, :, r0 : r0 + nr, s0 : s0 + ns]
             target[:, :, nr:] = 0  # pixels past the grid: no window reads them
             target[:, :, :nr, ns:] = 0
-    return gx.transpose(1, 0, 2, 3)
+    return gx_nchw
 
 
 def conv2d_phases_weight_grad(x, gy, kernel: tuple, stride: tuple, padding: tuple, phases=None):
@@ -215,11 +215,11 @@ def conv2d_phases_weight_grad(x, gy, kernel: tuple, stride: tuple, padding: tupl
         for i, j, p, t in g.taps:
             cols[:, i, j] = flat[p, :, t : t + g.m]
         gw = cols.reshape(c * kh * kw, g.m) @ dy  # (C*kh*kw, C_out)
-        return gw.reshape(c, kh, kw, c_out).transpose(3, 0, 1, 2)
+        return np.ascontiguousarray(gw.reshape(c, kh, kw, c_out).transpose(3, 0, 1, 2))
     gw = np.empty((kh, kw, c, c_out), dtype=x.dtype)
     for i, j, p, t in g.taps:
         np.matmul(flat[p, :, t : t + g.m], dy, out=gw[i, j])
-    return gw.transpose(3, 2, 0, 1)
+    return np.ascontiguousarray(gw.transpose(3, 2, 0, 1))  # a parameter's gradient: PyTorch's
 
 
 _MAX_COLUMNS_BYTES = 2**24  # under glibc's largest mmap threshold (see kernels/memory.py)

@@ -19,8 +19,6 @@ gradient for the input dL/dgx; the weight gradient's are conv^T(g, dL/dgw) and c
 
 from __future__ import annotations
 
-import numpy as np
-
 from .. import kernels
 from ..autograd.function import Op
 from ..backend import quiet_fp
@@ -38,7 +36,7 @@ class PhaseConv2d(Op):
         ctx.geometry = (tuple(x.shape), tuple(w.shape[2:]), stride, padding)
         y, phases = kernels.conv_phases.conv2d_phases(x, w, b, stride, padding)
         ctx.phases = phases if need_w else None  # x's phase layout, for the weight gradient
-        return np.ascontiguousarray(y)  # PyTorch's output is NCHW-contiguous: view(n, -1) works
+        return y
 
     @staticmethod
     def backward(ctx, gy):
@@ -66,9 +64,7 @@ class PhaseConvTranspose(Op):
         need_gy, need_w = ctx.needs_input_grad[:2]
         ctx.save_for_backward(gy if need_w else None, w if need_gy else None)
         ctx.geometry = (tuple(w.shape[2:]), stride, padding)
-        return np.ascontiguousarray(
-            kernels.conv_phases.conv2d_phases_input_grad(gy, w, x_shape, stride, padding)
-        )
+        return kernels.conv_phases.conv2d_phases_input_grad(gy, w, x_shape, stride, padding)
 
     @staticmethod
     def backward(ctx, ggx):
@@ -92,7 +88,7 @@ class PhaseConvWeightGrad(Op):
         ctx.save_for_backward(x if need_gy else None, gy if need_x else None)
         ctx.geometry = (tuple(x.shape), stride, padding)
         weight_grad = kernels.conv_phases.conv2d_phases_weight_grad
-        return np.ascontiguousarray(weight_grad(x, gy, kernel, stride, padding, phases))
+        return weight_grad(x, gy, kernel, stride, padding, phases)
 
     @staticmethod
     def backward(ctx, ggw):

@@ -17,8 +17,6 @@ gradient's own gradients are two convolutions).
 
 from __future__ import annotations
 
-import numpy as np
-
 from .. import kernels
 from ..autograd.function import Op
 from ..backend import quiet_fp
@@ -37,7 +35,7 @@ class ShiftedConv2d(Op):
         ctx.geometry = (w.shape[2:], padding)
         y, cols = kernels.conv.conv2d_shifted(x, w, b, padding)
         ctx.cols = cols if need_w else None  # im2col's columns, where the forward took them
-        return np.ascontiguousarray(y)  # y is a view of a (C_out, N, ...) grid; PyTorch's is NCHW
+        return y
 
     @staticmethod
     def backward(ctx, gy):
@@ -62,9 +60,7 @@ class ShiftedConvWeightGrad(Op):
         need_x, need_gy = ctx.needs_input_grad[:2]
         ctx.save_for_backward(x if need_gy else None, gy if need_x else None)
         ctx.geometry = (kernel, padding)
-        return np.ascontiguousarray(
-            kernels.conv.conv2d_shifted_weight_grad(x, gy, kernel, padding, cols)
-        )
+        return kernels.conv.conv2d_shifted_weight_grad(x, gy, kernel, padding, cols)
 
     @staticmethod
     def backward(ctx, ggw):
