@@ -50,6 +50,8 @@ NOT_COMPUTING = {
     Tensor.type_as Tensor.contiguous Tensor.stride detach
     Tensor.is_shared Tensor.share_memory_ Tensor.to_dense Tensor.to_sparse sparse_coo_tensor
     Tensor.resize_ Tensor.squeeze_ Tensor.unsqueeze_ Tensor.t_ Tensor.transpose_
+    Tensor.data_ptr Tensor.storage Tensor.storage_offset Tensor.untyped_storage
+    Tensor.apply_ Tensor.map_
 """,
     # a distribution's draws (random: tests/distributions checks their law; the straight-through
     # gradient, not a derivative by design, is checked there too), its parameters
