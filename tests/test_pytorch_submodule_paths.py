@@ -118,6 +118,11 @@ MODULE_PATHS = {
                                    "transfer_parametrizations_and_params",
                                    "type_before_parametrizations"],
     "torch.nn.utils.weight_norm": ["WeightNorm", "remove_weight_norm", "weight_norm"],
+    "torch.nn.utils.prune": ["BasePruningMethod", "CustomFromMask", "Identity", "L1Unstructured",
+                             "LnStructured", "PruningContainer", "RandomStructured",
+                             "RandomUnstructured", "custom_from_mask", "global_unstructured",
+                             "identity", "is_pruned", "l1_unstructured", "ln_structured",
+                             "random_structured", "random_unstructured", "remove"],
     "torch.nn.utils.spectral_norm": ["SpectralNorm", "SpectralNormLoadStateDictPreHook",
                                      "SpectralNormStateDictHook", "remove_spectral_norm",
                                      "spectral_norm"],
@@ -139,7 +144,6 @@ MISSING_PATHS = {
     "torch.nn.modules.linear_cross_entropy_options": "a fused loss PyTorch keeps internal",
     "torch.nn.utils.init": "skip_init needs the meta device, which is not implemented",
     "torch.nn.utils.memory_format": "memory formats (channels_last) are not modelled",
-    "torch.nn.utils.prune": "pruning is not implemented",
     "torch.nn.utils.stateless": "functional_call is not implemented",
 }
 
