@@ -84,7 +84,28 @@ class LogitRelaxedBernoulli(Distribution):
         return log_tau + diff - 2 * softplus(diff)
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class Relaxed(TransformedDistribution):
+    """A relaxed distribution as a transform of its base (the logit or log-space one): its
+    temperature and probs / logits are the base's."""
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Relaxed:
+        new = _instance if _instance is not None else object.__new__(type(self))
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def temperature(self) -> Any:
+        return self.base_dist.temperature
+
+    @property
+    def logits(self) -> Tensor:
+        return self.base_dist.logits
+
+    @property
+    def probs(self) -> Tensor:
+        return self.base_dist.probs
+
+
+class RelaxedBernoulli(Relaxed):
     """sigmoid(X) for X ~ LogitRelaxedBernoulli(temperature, probs / logits): a value in (0, 1)
     that tends to a Bernoulli draw as the temperature goes to 0. Its log-density is the
     logit's minus log(y (1 - y)) (the change of variables through the sigmoid)."""
@@ -102,19 +123,3 @@ class RelaxedBernoulli(TransformedDistribution):
     ) -> None:
         base = LogitRelaxedBernoulli(temperature, probs, logits)
         super().__init__(base, SigmoidTransform(), validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedBernoulli:
-        new = _instance if _instance is not None else object.__new__(type(self))
-        return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self) -> Any:
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self.base_dist.probs

@@ -13,7 +13,7 @@ from ..size import Size
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
-from .transformed_distribution import TransformedDistribution
+from .relaxed_bernoulli import Relaxed
 from .transforms import ExpTransform
 from .utils import broadcast_all, clamp_probs
 
@@ -90,7 +90,7 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(Relaxed):
     """exp(X) for X ~ ExpRelaxedCategorical(temperature, probs / logits): a point on the
     simplex, softmax((l + g) / tau), that tends to a one-hot draw as the temperature goes to 0.
     log p(y) is the log-space density minus sum_i log y_i (the Jacobian of exp)."""
@@ -108,19 +108,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     ) -> None:
         base = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
         super().__init__(base, ExpTransform(), validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedOneHotCategorical:
-        new = _instance if _instance is not None else object.__new__(type(self))
-        return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self) -> Any:
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self.base_dist.probs
