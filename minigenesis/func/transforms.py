@@ -50,6 +50,14 @@ def _map(fn: Callable, tree: Any) -> Any:
     return _rebuild(tree, iter([fn(leaf) for leaf in _leaves(tree)]))
 
 
+def _detached(tree: Any, nested: bool) -> Any:
+    """The tree's tensors cut from the graph built inside the transform (kept when an outer
+    transform still needs it): results and aux outputs leave a transform as plain tensors."""
+    if nested:
+        return tree
+    return _map(lambda t: t.detach() if isinstance(t, Tensor) else t, tree)
+
+
 # ------------------------------------------------------------------------------ grad and jacobians
 
 
@@ -111,7 +119,7 @@ def grad_and_value(func: Callable, argnums: int | tuple = 0, has_aux: bool = Fal
             grads = tuple(_rebuild(args[a], flat) for a in nums)
         grads = grads[0] if isinstance(argnums, int) else grads
         value = out if nested else out.detach()
-        return (grads, (value, aux)) if has_aux else (grads, value)
+        return (grads, (value, _detached(aux, nested))) if has_aux else (grads, value)
 
     return wrapper
 
@@ -159,7 +167,7 @@ def jacrev(
                 return jac[0] if isinstance(argnums, int) else jac
 
             jac = _map(jacobian_of, out)
-        return (jac, aux) if has_aux else jac
+        return (jac, _detached(aux, nested)) if has_aux else jac
 
     return wrapper
 
@@ -190,35 +198,141 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         g = iter([x if x is not None else w.detach() * 0 for x, w in zip(g, wrt)])
         return tuple(_rebuild(p, g) for p in primals)
 
-    value = out if nested else _map(lambda t: t.detach(), out)
-    return (value, vjp_fn, aux) if has_aux else (value, vjp_fn)
+    value = _detached(out, nested)
+    return (value, vjp_fn, _detached(aux, nested)) if has_aux else (value, vjp_fn)
 
 
-def jvp(func: Callable, primals: tuple, tangents: tuple, *, has_aux: bool = False) -> tuple:
-    """``(output, J v)`` for a tensor output, through ``autograd.functional.jvp``'s double-vjp."""
-    from ..autograd.functional import jvp as _jvp
+def _structure(tree: Any) -> Any:
+    """A pytree's containers with every leaf replaced by None (equal structures compare equal)."""
+    return _map(lambda _: None, tree)
 
-    value, tangent_out = _jvp(func, tuple(primals), tuple(tangents))
-    return value, tangent_out
+
+def jvp(
+    func: Callable, primals: tuple, tangents: tuple, *, strict: bool = False, has_aux: bool = False
+) -> tuple:
+    """``(output, J v)`` (``(output, J v, aux)`` with has_aux), output and J v pytrees shaped
+    alike. Computed by the double-vjp trick: g(u) = u^T J is linear in u, so the gradient of
+    g(u) . v with respect to u is J v (two reverse passes instead of one forward pass)."""
+    where = "jvp(f, primals, tangents)"
+    if not isinstance(primals, tuple):
+        raise RuntimeError(
+            f"{where}: Expected primals to be a tuple. E.g. it should be valid to call f(*primals)."
+        )
+    if _structure(primals) != _structure(tangents):
+        raise RuntimeError(
+            f"{where}: Expected primals and tangents to have the same python structure. For "
+            "example, if primals is a tuple of 3 tensors, tangents also must be."
+        )
+    for p, t in zip(_leaves(primals), _leaves(tangents)):
+        if tuple(p.shape) != tuple(t.shape):
+            raise RuntimeError(
+                "Trying to set a forward gradient that has a different size than that of the "
+                f"original Tensor: {list(p.shape)} against {list(t.shape)}"
+            )
+    with enable_grad():
+        primals, nested = _watch(primals, tuple(range(len(primals))))
+        result = func(*primals)
+        if has_aux and not (isinstance(result, tuple) and len(result) == 2):
+            raise RuntimeError(
+                f"{where}: output of function f should be a tuple: (output, aux) if has_aux is True"
+            )
+        out, aux = result if has_aux else (result, None)
+        outs = _leaves(out)
+        live = [o for o in outs if o.requires_grad]  # the others do not depend on the primals
+        u = [o.new_zeros(o.shape).requires_grad_() for o in live]
+        u_t_j = autograd.grad(live, _leaves(primals), u, create_graph=True, allow_unused=True)
+        pairs = [
+            (g, t) for g, t in zip(u_t_j, _leaves(tangents)) if g is not None and g.requires_grad
+        ]
+        jv = [None] * len(u)
+        if pairs:
+            jv = autograd.grad(
+                [g for g, _ in pairs],
+                u,
+                [t for _, t in pairs],
+                create_graph=nested,
+                allow_unused=True,
+            )
+    by_output = dict(zip(map(id, live), jv))
+    tangents_out = [
+        by_output.get(id(o)) if by_output.get(id(o)) is not None else o.detach() * 0 for o in outs
+    ]
+    finish = (lambda t: t) if nested else (lambda t: t.detach())
+    value = _map(finish, out)
+    tangent = _rebuild(out, iter([finish(t) for t in tangents_out]))
+    return (value, tangent, _detached(aux, nested)) if has_aux else (value, tangent)
 
 
 # ------------------------------------------------------------------------------------------ vmap
 
 
-def _dims_for(in_dims: Any, args: tuple) -> list:
-    """in_dims broadcast over the args' pytrees: one dim (or None) per leaf."""
-    if isinstance(in_dims, int) or in_dims is None:
-        return [in_dims] * len(_leaves(args))
-    if not isinstance(in_dims, (tuple, list)) or len(in_dims) != len(args):
+def _broadcast_dims(dims: Any, tree: Any) -> list | None:
+    """``dims`` spread over ``tree``'s leaves, one dim (or None) per leaf: an int or None covers
+    a whole subtree, a tuple/list/dict must match the tree's container there. None when the
+    structures do not match."""
+    if dims is None or isinstance(dims, int):
+        return [dims] * len(_leaves(tree))
+    if isinstance(dims, (tuple, list)) and isinstance(tree, (tuple, list)):
+        if len(dims) != len(tree):
+            return None
+        parts = [_broadcast_dims(d, t) for d, t in zip(dims, tree)]
+    elif isinstance(dims, dict) and isinstance(tree, dict) and set(dims) == set(tree):
+        parts = [_broadcast_dims(dims[k], t) for k, t in tree.items()]
+    else:
+        return None
+    return None if any(p is None for p in parts) else [d for p in parts for d in p]
+
+
+def _in_dims_for(in_dims: Any, args: tuple) -> list:
+    """One dim (or None) per leaf of ``args``, checked against the leaves as PyTorch does."""
+    dims = _broadcast_dims(in_dims, args)
+    if dims is None:
         raise ValueError(
-            f"vmap: in_dims is not compatible with the structure of inputs: expected one entry per "
-            f"positional argument ({len(args)}), got {in_dims}"
+            f"vmap: in_dims={in_dims} is not compatible with the structure of the inputs: an int "
+            "or None, or a (nested) tuple with one entry per positional argument"
         )
-    dims = []
-    for d, a in zip(in_dims, args):
-        n = len(_leaves(a))
-        dims.extend([d] * n if isinstance(d, int) or d is None else _leaves(d))
+    for leaf, d in zip(_leaves(args), dims):
+        if d is None:
+            continue
+        if not isinstance(leaf, Tensor):
+            raise ValueError(
+                f"vmap: Got in_dim={d} for an input but the input is of type {type(leaf)}. We "
+                "cannot vmap over non-Tensor arguments, please use None as the respective in_dim"
+            )
+        if not -leaf.dim() <= d < leaf.dim():
+            raise ValueError(
+                f"vmap: Got in_dim={d} for some input, but that input is a Tensor of "
+                f"dimensionality {leaf.dim()} so expected in_dim to satisfy "
+                f"-{leaf.dim()} <= in_dim < {leaf.dim()}."
+            )
     return dims
+
+
+def _stack_outputs(results: list, out_dims: Any) -> Any:
+    """The per-sample results stacked leaf by leaf along ``out_dims``. A leaf with out_dim None
+    is not batched: it must be the same in every sample, and is returned once."""
+    dims = _broadcast_dims(out_dims, results[0])
+    if dims is None:
+        raise ValueError(
+            f"vmap: out_dims={out_dims} is not compatible with the structure of the outputs"
+        )
+    per_sample = [_leaves(r) for r in results]
+    stacked = []
+    for i, d in enumerate(dims):
+        column = [leaves[i] for leaves in per_sample]
+        if not all(isinstance(t, Tensor) for t in column):
+            raise ValueError(
+                f"vmap: the function must only return Tensors, got type {type(column[0])}"
+            )
+        if d is None:
+            if any(t.shape != column[0].shape or not bool((t == column[0]).all()) for t in column):
+                raise ValueError(
+                    "vmap: the function can not return a batched Tensor when out_dim is None"
+                )
+            stacked.append(column[0])
+        else:
+            stacked.append(stack(column, dim=d))
+    return _rebuild(results[0], iter(stacked))
 
 
 def vmap(
@@ -230,14 +344,12 @@ def vmap(
     chunk_size: int | None = None,
 ) -> Callable:
     """``func`` mapped over dim ``in_dims`` of its arguments (None: not mapped), the results
-    stacked along ``out_dims``."""
+    stacked along ``out_dims`` (None: an output that is the same for every sample)."""
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         leaves = _leaves(args)
-        dims = _dims_for(in_dims, args)
-        sizes = {
-            t.shape[d] for t, d in zip(leaves, dims) if d is not None and isinstance(t, Tensor)
-        }
+        dims = _in_dims_for(in_dims, args)
+        sizes = {t.shape[d] for t, d in zip(leaves, dims) if d is not None}
         if not sizes:
             raise ValueError(
                 "vmap: at least one input must be a Tensor mapped along a dim (in_dims all None)"
@@ -252,11 +364,6 @@ def vmap(
         for b in range(size):
             sliced = iter([t.select(d, b) if d is not None else t for t, d in zip(leaves, dims)])
             results.append(func(*_rebuild(args, sliced), **kwargs))
-        per_leaf = [_leaves(r) for r in results]
-        outs = _leaves(out_dims) if not isinstance(out_dims, int) else [out_dims] * len(per_leaf[0])
-        stacked = iter(
-            [stack([r[i] for r in per_leaf], dim=outs[i]) for i in range(len(per_leaf[0]))]
-        )
-        return _rebuild(results[0], stacked)
+        return _stack_outputs(results, out_dims)
 
     return wrapper
