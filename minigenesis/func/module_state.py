@@ -27,20 +27,51 @@ def _owner(module: Module, path: str) -> tuple[Module, str]:
     return module, name
 
 
+def _tie(module: Module, tensors: Mapping[str, Tensor]) -> dict[str, Tensor]:
+    """``tensors`` with each value also given to every other name of the same module tensor
+    (tied weights, e.g. ``b.weight = a.weight``); two different values for one tie are an error."""
+    names_of: dict[int, list[str]] = {}
+    for named in (module.named_parameters, module.named_buffers):
+        for name, t in named(remove_duplicate=False):
+            names_of.setdefault(id(t), []).append(name)
+    tied = {name: names for names in names_of.values() if len(names) > 1 for name in names}
+    out = dict(tensors)
+    for name, value in tensors.items():
+        for other in tied.get(name, ()):
+            if other in tensors and tensors[other] is not value:
+                raise ValueError(
+                    f"functional_call got multiple values for keys {sorted(tied[name])}, which "
+                    "are tied. Consider using tie_weights=False"
+                )
+            out[other] = value
+    return out
+
+
 @contextlib.contextmanager
-def _swapped(module: Module, tensors: Mapping[str, Tensor], strict: bool) -> Iterator[None]:
-    """Named parameters and buffers of ``module`` replaced by the given tensors, then restored."""
+def _swapped(
+    module: Module, tensors: Mapping[str, Tensor], strict: bool, tie_weights: bool
+) -> Iterator[None]:
+    """Named parameters and buffers of ``module`` replaced by the given tensors, then restored;
+    other names become plain attributes for the call (unless ``strict``)."""
     known = dict(module.named_parameters(remove_duplicate=False))
     known.update(dict(module.named_buffers(remove_duplicate=False)))
+    if tie_weights:
+        tensors = _tie(module, tensors)
     unexpected = [k for k in tensors if k not in known]
-    if unexpected:
-        raise RuntimeError(f"functional_call got unexpected key(s): {unexpected}")
-    if strict and (missing := [k for k in known if k not in tensors]):
-        raise RuntimeError(f"functional_call (strict=True) is missing key(s): {missing}")
-    saved = []
+    missing = [k for k in known if k not in tensors]
+    if strict and (unexpected or missing):
+        raise RuntimeError(
+            f"Error(s) in reparametrizing for {type(module).__name__}: "
+            f"Unexpected key(s): {unexpected}. Missing key(s): {missing}."
+        )
+    saved, added = [], []
     try:
         for path, value in tensors.items():
             owner, name = _owner(module, path)
+            if path not in known:
+                object.__setattr__(owner, name, value)
+                added.append((owner, name))
+                continue
             registry = owner._parameters if name in owner._parameters else owner._buffers
             saved.append((registry, name, registry[name]))
             registry[name] = value  # read back through Module.__getattr__'s registries
@@ -48,6 +79,8 @@ def _swapped(module: Module, tensors: Mapping[str, Tensor], strict: bool) -> Ite
     finally:
         for registry, name, old in reversed(saved):
             registry[name] = old
+        for owner, name in added:
+            object.__delattr__(owner, name)
 
 
 def functional_call(
@@ -74,7 +107,7 @@ def functional_call(
         args = ()
     elif not isinstance(args, tuple):
         args = (args,)
-    with _swapped(module, tensors, strict):
+    with _swapped(module, tensors, strict, tie_weights):
         return module(*args, **(kwargs or {}))
 
 
