@@ -75,3 +75,22 @@ def test_bad_amounts_and_removing_unpruned_raise() -> None:
         prune.l1_unstructured(nn.Linear(2, 2), "weight", amount=5)
     with pytest.raises(ValueError, match="has to be pruned"):
         prune.remove(nn.Linear(2, 2), "weight")
+
+
+@pytest.mark.parametrize("method", ["ln", "random"])
+def test_structured_pruning_of_a_vector_is_a_value_error(method):
+    lin = nn.Linear(3, 4)
+    with pytest.raises(ValueError, match="multidimensional"):
+        if method == "ln":
+            prune.ln_structured(lin, "bias", amount=1, n=2, dim=0)
+        else:
+            prune.random_structured(lin, "bias", amount=1, dim=0)
+
+
+@pytest.mark.parametrize("dim", [2, -3])
+def test_structured_pruning_along_a_dim_outside_the_tensor_is_an_index_error(dim):
+    lin = nn.Linear(3, 4)
+    with pytest.raises(IndexError, match="Invalid index"):
+        prune.ln_structured(lin, "weight", amount=1, n=2, dim=dim)
+    with pytest.raises(IndexError, match="Invalid index"):
+        prune.random_structured(nn.Linear(3, 4), "weight", amount=1, dim=dim)

@@ -162,7 +162,7 @@ class PruningContainer(BasePruningMethod):
                 new_mask.dtype
             )
         elif method.PRUNING_TYPE == "structured":
-            dim = method.dim % t.dim()
+            dim = _structured_dim(t, method.dim)
             others = [d for d in range(t.dim()) if d != dim]
             keep = (default_mask.sum(dim=others) != 0).nonzero().flatten()
             part = method.compute_mask(
@@ -248,6 +248,19 @@ class L1Unstructured(BasePruningMethod):
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
 
 
+def _structured_dim(t: Tensor, dim: int) -> int:
+    """``dim`` as a non-negative index into ``t``, refused as PyTorch refuses it: a 1-D tensor has
+    no slices to prune (ValueError), a dim outside ``t`` is an IndexError."""
+    if t.dim() <= 1:
+        raise ValueError(
+            "Structured pruning can only be applied to multidimensional tensors. Found tensor of "
+            f"shape {tuple(t.shape)} with {t.dim()} dims"
+        )
+    if not -t.dim() <= dim < t.dim():
+        raise IndexError(f"Invalid index {dim} for tensor of size {tuple(t.shape)}")
+    return dim % t.dim()
+
+
 def _channel_mask(t: Tensor, dim: int, keep: Tensor, default_mask: Tensor) -> Tensor:
     """1 on the slices ``keep`` along ``dim``, 0 elsewhere, times ``default_mask``."""
     mask = creation.zeros_like(t)
@@ -267,12 +280,13 @@ class RandomStructured(BasePruningMethod):
         self.amount, self.dim = amount, dim
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        size = t.shape[self.dim]
+        dim = _structured_dim(t, self.dim)
+        size = t.shape[dim]
         k = _nparams_toprune(self.amount, size)
         if not k:
             return default_mask.clone()
         keep = creation.rand(size).topk(size - k).indices
-        return _channel_mask(t, self.dim % t.dim(), keep, default_mask)
+        return _channel_mask(t, dim, keep, default_mask)
 
     @classmethod
     def apply(cls, module: Module, name: str, amount: Any, dim: int = -1):  # type: ignore[override]
@@ -289,13 +303,13 @@ class LnStructured(BasePruningMethod):
         self.amount, self.n, self.dim = amount, n, dim
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        dim = self.dim % t.dim()
+        dim = _structured_dim(t, self.dim)
         size = t.shape[dim]
         k = _nparams_toprune(self.amount, size)
         if not k:
             return default_mask.clone()
         others = [d for d in range(t.dim()) if d != dim]
-        norm = t.norm(p=self.n, dim=others) if others else t.abs()
+        norm = t.norm(p=self.n, dim=others)
         keep = norm.topk(size - k, largest=True).indices
         return _channel_mask(t, dim, keep, default_mask)
 
