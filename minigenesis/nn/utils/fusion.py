@@ -111,13 +111,17 @@ def fuse_linear_bn_weights(
     bn_b: Any,
 ) -> tuple[Parameter, Parameter]:
     """(weight, bias) of the fused Linear: rows W_c s_c and (b_c - mean_c) s_c + beta_c, with
-    s_c = gamma_c / sqrt(var_c + eps) (a missing bias is 0). New Parameters, requiring grad as
-    the linear tensors did (a bias made here: none)."""
+    s_c = gamma_c / sqrt(var_c + eps) (a missing bias is 0, a missing gamma 1, beta 0). New
+    Parameters, requiring grad as the linear tensors did (a bias made here: none). A missing bias
+    is one 0 per output, so a one-channel BatchNorm still gives a bias per output (PyTorch keeps
+    BatchNorm's one entry there and lets F.linear broadcast it)."""
     w_dtype = linear_w.dtype
     b_dtype = linear_b.dtype if linear_b is not None else w_dtype
     b_requires_grad = linear_b is not None and linear_b.requires_grad
     with no_grad():
-        linear_b = bn_rm.new_zeros(bn_rm.shape) if linear_b is None else linear_b
+        linear_b = bn_rm.new_zeros(linear_w.shape[:1]) if linear_b is None else linear_b
+        bn_w = bn_rm.new_ones(bn_rm.shape) if bn_w is None else bn_w
+        bn_b = bn_rm.new_zeros(bn_rm.shape) if bn_b is None else bn_b
         scale = bn_w * (bn_rv + bn_eps).rsqrt()
         w = linear_w * scale.unsqueeze(-1).to(dtype=w_dtype)
         b = ((linear_b - bn_rm) * scale + bn_b).to(dtype=b_dtype)
