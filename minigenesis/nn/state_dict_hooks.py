@@ -143,6 +143,9 @@ class StateDictMixin:
             keep_vars = args[2] if len(args) > 2 and keep_vars is False else keep_vars
         if destination is None:
             destination = OrderedDict()
+            # each module's version, by prefix, as PyTorch records it (loading reads it: e.g.
+            # BatchNorm before version 2 had no num_batches_tracked, spectral_norm's format)
+            destination._metadata = OrderedDict()  # type: ignore[attr-defined]
         local_metadata = {"version": self._version}
         if hasattr(destination, "_metadata"):
             destination._metadata[prefix[:-1]] = local_metadata

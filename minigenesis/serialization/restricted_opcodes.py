@@ -314,9 +314,20 @@ def _op_NEWOBJ(u: _Interpreter) -> None:
     u.stack.append(cls.obj.__new__(cls.obj, *args))
 
 
+def _is_state_dict_metadata(state: Any) -> bool:
+    """Whether a BUILD state is ``{"_metadata": dict}``: what pickling a state_dict adds (its
+    modules' versions). Nothing else may be set on an OrderedDict."""
+    return (
+        type(state) is dict and set(state) == {"_metadata"} and type(state["_metadata"]) in _DICTS
+    )
+
+
 def _op_BUILD(u: _Interpreter) -> None:
     state = u.stack.pop()
     inst = u.stack[-1]
+    if type(inst) is collections.OrderedDict and _is_state_dict_metadata(state):
+        inst._metadata = state["_metadata"]  # a state_dict's per-module versions, as PyTorch
+        return
     if not _user.is_user_class(type(inst)):
         u.forbid()
     setstate = getattr(type(inst), "__setstate__", None)

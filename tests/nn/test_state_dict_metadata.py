@@ -1,0 +1,30 @@
+"""state_dict() records each module's version in ``_metadata`` (by prefix), as PyTorch does, and
+the record survives a weights-only save and load."""
+
+import io
+
+from minigenesis import load, nn, save
+from minigenesis.nn.utils import spectral_norm
+
+
+def _model() -> nn.Sequential:
+    return nn.Sequential(spectral_norm(nn.Linear(2, 3)), nn.BatchNorm1d(3))
+
+
+def test_state_dict_records_each_modules_version_by_prefix():
+    meta = _model().state_dict()._metadata
+    assert list(meta) == ["", "0", "1"]
+    assert meta["1"]["version"] == 2  # BatchNorm: the version with num_batches_tracked
+    assert meta["0"]["spectral_norm"] == {"weight.version": 1}
+
+
+def test_state_dict_metadata_survives_a_weights_only_save_and_load():
+    model = _model()
+    buffer = io.BytesIO()
+    save(model.state_dict(), buffer)
+    buffer.seek(0)
+    loaded = load(buffer, weights_only=True)
+    assert loaded._metadata == model.state_dict()._metadata
+    copy = _model()
+    copy.load_state_dict(loaded)
+    assert all((copy.state_dict()[k] == v).all() for k, v in loaded.items())
