@@ -28,3 +28,13 @@ def test_state_dict_metadata_survives_a_weights_only_save_and_load():
     copy = _model()
     copy.load_state_dict(loaded)
     assert all((copy.state_dict()[k] == v).all() for k, v in loaded.items())
+
+
+def test_batchnorm_state_of_the_current_version_reports_a_missing_num_batches_tracked():
+    model = _model()
+    state = model.state_dict()
+    del state["1.num_batches_tracked"]
+    result = model.load_state_dict(state, strict=False)
+    assert result.missing_keys == ["1.num_batches_tracked"]
+    state._metadata["1"]["version"] = 1  # saved before num_batches_tracked existed: filled in
+    assert model.load_state_dict(state).missing_keys == []
