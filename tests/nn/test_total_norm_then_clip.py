@@ -74,3 +74,16 @@ def test_the_two_halves_give_clip_grad_norm() -> None:
     assert float(norm) == float(total)
     for a, b in zip(whole, halves):
         np.testing.assert_array_equal(a.grad.numpy(), b.grad.numpy())
+
+
+def test_get_total_norm_refuses_what_pytorch_refuses():
+    ones = mg.ones(2)
+    with pytest.raises(RuntimeError, match="None"):
+        get_total_norm([ones, None])
+    with pytest.raises(RuntimeError, match="floating point or complex"):
+        get_total_norm([mg.arange(3)])
+    for p in (-1.0, -0.5, float("inf"), float("-inf")):
+        with pytest.raises(RuntimeError, match="empty tensor"):
+            get_total_norm([mg.zeros(0), ones], p)
+    # p = 0 and p > 0 have an identity: an empty tensor counts as 0
+    assert get_total_norm([mg.zeros(0), ones], 0.5).item() == pytest.approx(4.0)

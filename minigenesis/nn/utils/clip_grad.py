@@ -53,6 +53,24 @@ def _vector_norm(a: Any, p: float, xp: Any) -> Any:
     return (xp.abs(a) ** p).sum() ** (1.0 / p)
 
 
+def _check_normable(t: Any, i: int, p: float) -> None:
+    """PyTorch's refusals (RuntimeError): a None entry, a tensor that is not floating point or
+    complex, and an empty tensor for a norm without an identity (p < 0 or p = inf: a min or a
+    max over nothing)."""
+    if t is None:
+        raise RuntimeError(f"get_total_norm: the {i}-th tensor is None, expected a Tensor")
+    if t._data.dtype.kind not in "fc":
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. "
+            f"Got {t.dtype}"
+        )
+    if t.numel() == 0 and (p < 0 or p == math.inf):
+        raise RuntimeError(
+            f"linalg.vector_norm cannot compute the {p} norm on an empty tensor because the "
+            "operation does not have an identity"
+        )
+
+
 def get_total_norm(
     tensors: Iterable[Tensor] | Tensor,
     norm_type: float = 2.0,
@@ -67,6 +85,8 @@ def get_total_norm(
     tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
     if not tensors:
         return tensor(0.0)
+    for i, t in enumerate(tensors):
+        _check_normable(t, i, norm_type)
     xp = get_array_module(tensors[0]._data)
     # One 0-d norm per tensor, each on its own device; then one reduction on the first device.
     per_tensor = [
