@@ -80,6 +80,8 @@ def _watch(args: tuple, nums: tuple) -> tuple[tuple, bool]:
 
 def _differentiate(out: Tensor, wrt: list, nested: bool, retain: bool = False) -> list:
     """d out / d each tensor of ``wrt`` (zeros where out does not depend on it)."""
+    if not out.requires_grad:  # computed from none of the inputs (a constant): all zeros
+        return [w.detach() * 0 for w in wrt]
     grads = autograd.grad(
         out, wrt, retain_graph=retain or nested, create_graph=nested, allow_unused=True
     )
@@ -88,7 +90,7 @@ def _differentiate(out: Tensor, wrt: list, nested: bool, retain: bool = False) -
 
 
 def grad_and_value(func: Callable, argnums: int | tuple = 0, has_aux: bool = False) -> Callable:
-    """``(grad, value)`` (or ``(grad, (value, aux))``) of a function returning a one-element
+    """``(grad, value)`` (or ``(grad, (value, aux))``) of a function returning a 0-d
     tensor: the gradient with respect to the argument(s) ``argnums``, shaped like them."""
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -105,7 +107,7 @@ def grad_and_value(func: Callable, argnums: int | tuple = 0, has_aux: bool = Fal
                 out, aux = result
             else:
                 out, aux = result, None
-            if not isinstance(out, Tensor) or out.numel() != 1:
+            if not isinstance(out, Tensor) or out.dim() != 0:
                 raise RuntimeError(
                     "grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
                     + (
@@ -125,7 +127,7 @@ def grad_and_value(func: Callable, argnums: int | tuple = 0, has_aux: bool = Fal
 
 
 def grad(func: Callable, argnums: int | tuple = 0, has_aux: bool = False) -> Callable:
-    """The gradient of a function returning a one-element tensor (``(grad, aux)`` with has_aux)."""
+    """The gradient of a function returning a 0-d tensor (``(grad, aux)`` with has_aux)."""
     both = grad_and_value(func, argnums, has_aux)
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -190,11 +192,24 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     out, aux = result if has_aux else (result, None)
 
     def vjp_fn(cotangents: Any) -> tuple:
-        outs, cots = _leaves(out), _leaves(cotangents)
+        if _structure(cotangents) != _structure(out):
+            raise RuntimeError(
+                "Expected pytree structure of cotangents to be the same as pytree structure of "
+                "outputs to the function"
+            )
+        # outputs computed from none of the primals (constants) contribute nothing
+        pairs = [(o, c) for o, c in zip(_leaves(out), _leaves(cotangents)) if o.requires_grad]
         wrt = _leaves(primals)
-        g = autograd.grad(
-            outs, wrt, cots, retain_graph=True, create_graph=nested, allow_unused=True
-        )
+        g = [None] * len(wrt)
+        if pairs:
+            g = autograd.grad(
+                [o for o, _ in pairs],
+                wrt,
+                [c for _, c in pairs],
+                retain_graph=True,
+                create_graph=nested,
+                allow_unused=True,
+            )
         g = iter([x if x is not None else w.detach() * 0 for x, w in zip(g, wrt)])
         return tuple(_rebuild(p, g) for p in primals)
 

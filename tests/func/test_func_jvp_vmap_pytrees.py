@@ -82,3 +82,22 @@ def test_aux_outputs_leave_every_transform_detached():
     assert not func.jacrev(lambda a: (a * 1, a * 2), has_aux=True)(x)[1].requires_grad
     assert not func.vjp(lambda a: (a * 1, a * 2), x, has_aux=True)[2].requires_grad
     assert not func.jvp(lambda a: (a * 1, a * 2), (x,), (x,), has_aux=True)[2].requires_grad
+
+
+def test_transforms_of_a_constant_output_are_zeros():
+    x = mg.tensor(_x())
+    const = mg.ones((), dtype=mg.float64)
+    np.testing.assert_array_equal(func.grad(lambda a: const)(x).numpy(), np.zeros(4))
+    jac = func.jacrev(lambda a: mg.ones(2, dtype=mg.float64))(x)
+    np.testing.assert_array_equal(jac.numpy(), np.zeros((2, 4)))
+    (g,) = func.vjp(lambda a: (const, a * 2), x)[1]((const, mg.ones(4, dtype=mg.float64)))
+    np.testing.assert_array_equal(g.numpy(), np.full(4, 2.0))
+
+
+def test_grad_needs_a_0d_output_and_vjp_cotangents_shaped_like_the_outputs():
+    x = mg.tensor(_x())
+    with pytest.raises(RuntimeError, match="scalar Tensor"):
+        func.grad(lambda a: (a * a).sum().reshape(1, 1))(x)
+    _, vjp_fn = func.vjp(lambda a: (a.sin(), a), x)
+    with pytest.raises(RuntimeError, match="pytree structure of cotangents"):
+        vjp_fn(mg.ones(4, dtype=mg.float64))
