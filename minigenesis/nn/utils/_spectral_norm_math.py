@@ -17,10 +17,11 @@ from ..functional import normalize
 
 
 def weight_to_matrix(weight: Any, dim: int) -> Any:
-    """(size of dim ``dim``, everything else): the rows are what the layer outputs."""
+    """(size of dim ``dim``, everything else): the rows are what the layer outputs (a vector is
+    one column)."""
     if dim != 0:
         weight = weight.permute(dim, *(d for d in range(weight.ndim) if d != dim))
-    return weight.flatten(1)
+    return weight.reshape(weight.shape[0], -1)
 
 
 def power_iteration_(

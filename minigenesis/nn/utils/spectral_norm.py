@@ -89,7 +89,9 @@ class SpectralNorm:
                     f"Cannot register two spectral_norm hooks on the same parameter {name}"
                 )
         fn = SpectralNorm(name, n_power_iterations, dim, eps)
-        weight = module._parameters.get(name)
+        if name not in module._parameters:
+            raise KeyError(name)  # (as PyTorch: not a parameter of this module)
+        weight = module._parameters[name]
         if weight is None:
             raise ValueError(f"`SpectralNorm` cannot be applied as parameter `{name}` is None")
         with no_grad():  # random unit vectors: the first calls' iterations refine them
