@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import autograd
+from .. import random as _random
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from ..functions.joining import stack
@@ -359,7 +360,16 @@ def vmap(
     chunk_size: int | None = None,
 ) -> Callable:
     """``func`` mapped over dim ``in_dims`` of its arguments (None: not mapped), the results
-    stacked along ``out_dims`` (None: an output that is the same for every sample)."""
+    stacked along ``out_dims`` (None: an output that is the same for every sample).
+
+    ``randomness`` (the CPU generator): "error" refuses a function that draws random numbers,
+    "same" gives every sample the same draws (the generator rewound before each), "different"
+    lets each sample draw its own."""
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(
+            "Only allowed values for randomness are 'error', 'different', or 'same'. "
+            f"Got {randomness}"
+        )
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         leaves = _leaves(args)
@@ -375,10 +385,19 @@ def vmap(
                 f"got sizes {sorted(sizes)}"
             )
         (size,) = sizes
+        start = _random.get_rng_state()
         results = []
         for b in range(size):
+            if randomness == "same":
+                _random.set_rng_state(start)
             sliced = iter([t.select(d, b) if d is not None else t for t, d in zip(leaves, dims)])
             results.append(func(*_rebuild(args, sliced), **kwargs))
+            if randomness == "error" and _random.get_rng_state().tolist() != start.tolist():
+                raise RuntimeError(
+                    "vmap: called random operation while in randomness error mode. Please "
+                    "either use the 'same' or 'different' randomness flags on vmap or perform "
+                    "the randomness operation out of vmap"
+                )
         return _stack_outputs(results, out_dims)
 
     return wrapper

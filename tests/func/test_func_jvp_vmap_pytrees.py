@@ -101,3 +101,15 @@ def test_grad_needs_a_0d_output_and_vjp_cotangents_shaped_like_the_outputs():
     _, vjp_fn = func.vjp(lambda a: (a.sin(), a), x)
     with pytest.raises(RuntimeError, match="pytree structure of cotangents"):
         vjp_fn(mg.ones(4, dtype=mg.float64))
+
+
+def test_vmap_randomness_error_same_and_different():
+    x = mg.zeros(3, 2)
+    with pytest.raises(RuntimeError, match="randomness error mode"):
+        func.vmap(lambda a: a + mg.rand(2))(x)
+    same = func.vmap(lambda a: a + mg.rand(2), randomness="same")(x).numpy()
+    np.testing.assert_array_equal(same, np.broadcast_to(same[0], same.shape))
+    different = func.vmap(lambda a: a + mg.rand(2), randomness="different")(x).numpy()
+    assert len({tuple(row) for row in different}) == 3
+    with pytest.raises(RuntimeError, match="Only allowed values for randomness"):
+        func.vmap(lambda a: a, randomness="bogus")
