@@ -40,6 +40,17 @@ class IncompatibleKeys(NamedTuple):
     missing_keys: list
     unexpected_keys: list
 
+    def __repr__(self) -> str:
+        """As PyTorch prints the result of ``load_state_dict`` (its class: _IncompatibleKeys)."""
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return (
+            f"_IncompatibleKeys(missing_keys={self.missing_keys!r}, "
+            f"unexpected_keys={self.unexpected_keys!r})"
+        )
+
+    __str__ = __repr__
+
 
 def _handle(module: Any, registry: str, hook: Callable) -> Any:
     hooks = module.__dict__.get(registry)

@@ -38,3 +38,12 @@ def test_batchnorm_state_of_the_current_version_reports_a_missing_num_batches_tr
     assert result.missing_keys == ["1.num_batches_tracked"]
     state._metadata["1"]["version"] = 1  # saved before num_batches_tracked existed: filled in
     assert model.load_state_dict(state).missing_keys == []
+
+
+def test_load_state_dict_result_prints_as_pytorch_prints_it():
+    model = _model()
+    assert repr(model.load_state_dict(model.state_dict())) == "<All keys matched successfully>"
+    state = model.state_dict()
+    state["extra"] = state["1.running_mean"]
+    result = model.load_state_dict(state, strict=False)
+    assert str(result) == "_IncompatibleKeys(missing_keys=[], unexpected_keys=['extra'])"
