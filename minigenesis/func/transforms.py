@@ -63,16 +63,28 @@ def _detached(tree: Any, nested: bool) -> Any:
 
 
 def _argnums_tuple(argnums: int | tuple, nargs: int, fn: str) -> tuple:
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    if not nums or any(not isinstance(a, int) or not -nargs <= a < nargs for a in nums):
+    """``argnums`` as a tuple of non-negative positions, checked as torch.func checks it: an int
+    or a tuple of distinct ints, each naming one of the ``nargs`` positional arguments."""
+    is_int = lambda a: isinstance(a, int) and not isinstance(a, bool)  # noqa: E731
+    if not is_int(argnums) and not (isinstance(argnums, tuple) and all(is_int(a) for a in argnums)):
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+    nums = (argnums,) if is_int(argnums) else argnums
+    if not nums or any(not -nargs <= a < nargs for a in nums):
         raise RuntimeError(f"{fn}: argnums {argnums} out of range for {nargs} positional args")
-    return tuple(a % nargs for a in nums)
+    nums = tuple(a % nargs for a in nums)
+    if len(set(nums)) != len(nums):
+        raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+    return nums
 
 
 def _watch(args: tuple, nums: tuple) -> tuple[tuple, bool]:
     """args with the pytrees at ``nums`` made differentiable; and whether any of those leaves
     already required grad (an outer transform watches them: then results keep their graph)."""
-    nested = any(t.requires_grad for a in nums for t in _leaves(args[a]) if isinstance(t, Tensor))
+    for a in nums:
+        for t in _leaves(args[a]):
+            if not isinstance(t, Tensor):
+                raise ValueError(f"Thing passed to transform API must be Tensor, got {type(t)}")
+    nested = any(t.requires_grad for a in nums for t in _leaves(args[a]))
     args = list(args)
     for a in nums:
         args[a] = _map(lambda t: t if t.requires_grad else t.detach().requires_grad_(), args[a])
@@ -153,6 +165,11 @@ def jacrev(
             wrt = [t for a in nums for t in _leaves(args[a])]
 
             def jacobian_of(o: Tensor) -> Any:
+                if not isinstance(o, Tensor):
+                    raise RuntimeError(
+                        "jacrev(f, *primals): expected f(*primals) to return only tensors, got "
+                        f"unsupported type {type(o)}"
+                    )
                 flat_o = o.reshape(-1)
                 rows = [
                     _differentiate(flat_o[i], wrt, nested, retain=True)

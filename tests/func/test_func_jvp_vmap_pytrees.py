@@ -113,3 +113,18 @@ def test_vmap_randomness_error_same_and_different():
     assert len({tuple(row) for row in different}) == 3
     with pytest.raises(RuntimeError, match="Only allowed values for randomness"):
         func.vmap(lambda a: a, randomness="bogus")
+
+
+def test_argnums_and_inputs_are_checked_as_torch_func_checks_them():
+    x = mg.tensor(_x())
+
+    def f(a, b):
+        return (a * b).sum()
+
+    for bad in ([0, 1], 0.0, (0, 0), (0, -2)):
+        with pytest.raises(RuntimeError, match="argnums"):
+            func.grad(f, argnums=bad)(x, x)
+    with pytest.raises(ValueError, match="must be Tensor"):
+        func.grad(lambda a: a)(3.0)
+    with pytest.raises(RuntimeError, match="only tensors"):
+        func.jacrev(lambda a: 3.0)(x)
