@@ -33,10 +33,16 @@ def _address(arr: Any) -> int:
 
 
 def _owner(arr: Any) -> Any:
-    """The array that owns ``arr``'s memory: its views' ``.base`` chain, followed to its end."""
-    while isinstance(getattr(arr, "base", None), type(arr)):
-        arr = arr.base
-    return arr
+    """The array that owns ``arr``'s memory: its views' ``.base`` chain, followed to its end.
+    NumPy's stride tricks (as_strided, unfold, diagonal) put a holder object between a view and
+    its base; the holder's own ``.base`` is the array, so the chain goes on through it."""
+    while True:
+        base = getattr(arr, "base", None)
+        if not isinstance(base, type(arr)):  # a stride-tricks holder, or the end of the chain
+            base = getattr(base, "base", None)
+        if not isinstance(base, type(arr)):
+            return arr
+        arr = base
 
 
 class UntypedStorage:

@@ -86,3 +86,19 @@ def test_storage_offset_counts_elements_from_the_start_of_the_storage():
     assert x.storage_offset() == x.t().storage_offset() == 0
     assert x[1].storage_offset() == 5 and x[2:, 3].storage_offset() == 13
     assert x[1][2:].storage_offset() == 7
+
+
+def test_strided_views_share_their_base_storage_and_count_their_offset_from_it():
+    # as_strided, unfold and diagonal build their views through NumPy's stride tricks, which
+    # hold the base array in a wrapper object; the storage is still the base's.
+    x = mg.arange(20.0).reshape(4, 5)
+    views = {
+        3: x.as_strided((2, 2), (1, 1), 3),
+        5: x[1:].unfold(1, 2, 1),
+        6: x[1:, 1:].diagonal(),
+    }
+    for offset, view in views.items():
+        assert view.storage_offset() == offset
+        assert view.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+        assert view.untyped_storage().nbytes() == x.untyped_storage().nbytes()
+        assert view.data_ptr() - x.data_ptr() == offset * x.element_size()
