@@ -38,6 +38,22 @@ def _method_form(name: str) -> Callable[..., Any]:
     return function
 
 
+def _number_first_form(name: str, reflected: str) -> Callable[..., Any]:
+    """``mg.name(input, other)`` where PyTorch also takes a Python number as ``input`` (its
+    Scalar-Tensor overload): ``5 << t`` for the shifts, ``5 // t`` for floor_divide, that is
+    the tensor's reflected operator ``other.reflected(input)``; otherwise the method form."""
+    method = _method_form(name)
+
+    def function(input: Any, other: Any) -> Any:  # noqa: A002
+        if isinstance(input, int | float) and isinstance(other, Tensor):
+            return getattr(other, reflected)(input)
+        return method(input, other)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = method.__doc__
+    return function
+
+
 def _bool_out(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` with an ``out=`` that must be a bool tensor (isposinf, isneginf: PyTorch refuses
     any other dtype rather than casting the mask)."""
@@ -73,10 +89,10 @@ absolute = with_out(_method_form("absolute"))
 mvlgamma = with_out(_method_form("mvlgamma"))
 renorm = with_out(_method_form("renorm"))
 as_strided = _method_form("as_strided")
-floor_divide = with_out(_method_form("floor_divide"))
+floor_divide = with_out(_number_first_form("floor_divide", "__rfloordiv__"))
 nextafter = with_out(_method_form("nextafter"))
-bitwise_left_shift = with_out(_method_form("bitwise_left_shift"))
-bitwise_right_shift = with_out(_method_form("bitwise_right_shift"))
+bitwise_left_shift = with_out(_number_first_form("bitwise_left_shift", "__rlshift__"))
+bitwise_right_shift = with_out(_number_first_form("bitwise_right_shift", "__rrshift__"))
 addr = _method_form("addr")
 addmv = _method_form("addmv")
 addbmm = _method_form("addbmm")

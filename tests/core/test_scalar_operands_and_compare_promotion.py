@@ -153,3 +153,18 @@ def test_an_int_written_into_an_integer_tensor_is_converted_with_pytorchs_check(
     with np.errstate(over="ignore"):
         f[0] = 70000  # floats: no check (inf), as PyTorch
     assert f.tolist()[0] == float("inf")
+
+
+def test_shift_and_floor_divide_functions_take_a_number_as_first_operand():
+    counts = mg.tensor([1, 2, 3], dtype=mg.int8)
+    left = mg.bitwise_left_shift(5, counts)
+    assert left.dtype == mg.int8 and left.tolist() == [5 << 1, 5 << 2, 5 << 3]
+    right = mg.bitwise_right_shift(100, counts)
+    assert right.dtype == mg.int8 and right.tolist() == [100 >> 1, 100 >> 2, 100 >> 3]
+    halves = mg.tensor([2.0, 4.0], dtype=mg.float16)
+    quotient = mg.floor_divide(9, halves)
+    assert quotient.dtype == mg.float16 and quotient.tolist() == [4.0, 2.0]
+    out = mg.empty(3, dtype=mg.int64)
+    assert mg.bitwise_left_shift(1, counts, out=out) is out and out.tolist() == [2, 4, 8]
+    with pytest.raises(NotImplementedError):
+        mg.bitwise_left_shift(5.0, counts)  # a float shifts nothing, as in PyTorch
