@@ -70,6 +70,8 @@ def _compare_quietly(a: Any, b: Any, fn: Any) -> Any:
 
 def _bitwise(a: Any, b: Any, fn: Any, name: str) -> Any:
     """&, |, ^ of bool/integer tensors (PyTorch has no bitwise op on floating-point ones)."""
+    if isinstance(b, SEQUENCES):  # refused before any dtype check: Python's TypeError
+        return NotImplemented
     for x in (a, b):
         if is_float(x):
             kind = x.dtype.name if isinstance(x, TensorBase) else "float"

@@ -23,7 +23,7 @@ from .backend import get_array_module, quiet_fp
 from .ops import math_functions as MF
 from .ops import special as SP
 from .ops import special_functions as SF
-from .promotion import FLOAT_KINDS, float_in, result_type
+from .promotion import FLOAT_KINDS, float_in, refuse_sequence, result_type
 from .size import broadcast_checked, norm_dim
 
 Frexp = namedtuple("Frexp", ["mantissa", "exponent"])
@@ -91,14 +91,17 @@ class TensorPointwise:
         return self._make(get_array_module(self._data).logical_not(self._data), False)
 
     def bitwise_and(self, other):
+        refuse_sequence("bitwise_and", other)
         _need_int_or_bool(self, "bitwise_and")
         return self & other
 
     def bitwise_or(self, other):
+        refuse_sequence("bitwise_or", other)
         _need_int_or_bool(self, "bitwise_or")
         return self | other
 
     def bitwise_xor(self, other):
+        refuse_sequence("bitwise_xor", other)
         _need_int_or_bool(self, "bitwise_xor")
         return self ^ other
 

@@ -136,3 +136,14 @@ def test_numpy_arrays_and_numbers_are_still_operands():
     np.testing.assert_array_equal((A * 2).numpy(), [2.0, 4.0])
     np.testing.assert_array_equal(A.add(np.array([1.0, 1.0])).numpy(), [2.0, 3.0])
     np.testing.assert_array_equal((A == np.array([1.0, 0.0])).numpy(), [True, False])
+
+
+@pytest.mark.parametrize("op", ["&", "|", "^"])
+def test_bitwise_operators_refuse_a_list_before_a_float_tensors_dtype(op):
+    # the list is refused first (Python's TypeError), as PyTorch does, not the float dtype
+    fn = {"&": lambda a: a & L, "|": lambda a: a | L, "^": lambda a: a ^ L}[op]
+    with pytest.raises(TypeError, match=f"unsupported operand type\\(s\\) for \\{op}"):
+        fn(A)
+    name = {"&": "bitwise_and", "|": "bitwise_or", "^": "bitwise_xor"}[op]
+    with pytest.raises(TypeError, match="must be Tensor, not list"):
+        getattr(A, name)(L)
