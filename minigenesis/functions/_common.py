@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..conversions import as_array
 from ..out_arg import with_out as _with_out  # noqa: F401 (each functions/ file takes it here)
@@ -14,9 +15,14 @@ from ..promotion import refuse_sequence
 
 
 def _t(x: Any, like: Tensor | None = None) -> Tensor:
+    """``x`` as a tensor on ``like``'s device. A Python float joining a float64 tensor keeps its
+    double precision: the op runs in float64, and the default float32 would round the number
+    first (PyTorch computes with the number as given)."""
     if isinstance(x, Tensor):
         return x
-    return Tensor._make(as_array(x, None, like.device if like is not None else None), False)
+    double = like is not None and isinstance(x, float) and like.dtype == _dt.float64
+    dtype = _dt.float64 if double else None
+    return Tensor._make(as_array(x, dtype, like.device if like is not None else None), False)
 
 
 def _first(x: Any, other: Any) -> Tensor:

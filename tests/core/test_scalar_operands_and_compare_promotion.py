@@ -168,3 +168,23 @@ def test_shift_and_floor_divide_functions_take_a_number_as_first_operand():
     assert mg.bitwise_left_shift(1, counts, out=out) is out and out.tolist() == [2, 4, 8]
     with pytest.raises(NotImplementedError):
         mg.bitwise_left_shift(5.0, counts)  # a float shifts nothing, as in PyTorch
+
+
+def test_a_python_float_first_keeps_its_double_precision_with_a_float64_tensor():
+    # mg.div(7.3, t) is 7.3 / t: the number is not rounded to float32 on the way
+    b = np.random.default_rng(1).uniform(0.5, 3.0, 16)
+    t = mg.tensor(b)
+    expected = {
+        "add": 7.3 + b,
+        "sub": 7.3 - b,
+        "mul": 7.3 * b,
+        "div": 7.3 / b,
+        "true_divide": 7.3 / b,
+        "float_power": 7.3**b,
+    }
+    for name, want in expected.items():
+        got = getattr(mg, name)(7.3, t)
+        assert got.dtype == mg.float64, name
+        np.testing.assert_array_max_ulp(got.numpy(), want, maxulp=1)
+    floor = mg.div(7.3, t, rounding_mode="floor").numpy()
+    np.testing.assert_array_equal(floor, np.floor(7.3 / b))
