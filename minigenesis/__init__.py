@@ -21,7 +21,6 @@ from .autograd import (
 )
 from .backend import device, get_array_module, get_default_device, set_default_device
 from .creation import (
-    arange,
     bernoulli,
     empty,
     empty_like,
@@ -29,7 +28,6 @@ from .creation import (
     from_numpy,
     full,
     full_like,
-    linspace,
     normal,
     ones,
     ones_like,
@@ -359,6 +357,7 @@ from .statistics import (  # noqa: E402
 )
 from .searching import bucketize, isin, searchsorted  # noqa: E402
 from .functions.integration import cumulative_trapezoid, trapezoid, trapz  # noqa: E402
+from .functions.ranges import arange, linspace, logspace  # noqa: E402  (with out=)
 from . import special  # noqa: E402
 from . import sparse  # noqa: E402  (torch.sparse: sparse.mm ...)
 from .composite_functions import (  # noqa: E402  (mg.take, mg.addr, mg.inner, mg.asinh ...)
@@ -437,7 +436,7 @@ from .memory_format import (  # noqa: E402
     preserve_format,
 )
 from .tensor_memory import TypedStorage, UntypedStorage  # noqa: E402
-from .creation import empty_strided, logspace, tril_indices, triu_indices  # noqa: E402
+from .creation import empty_strided, tril_indices, triu_indices  # noqa: E402
 from .random import seed  # noqa: E402
 
 short = int16

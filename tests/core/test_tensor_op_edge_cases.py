@@ -371,3 +371,28 @@ def test_rounded_division_of_2_byte_floats_rounds_the_exact_quotient(dtype, mode
         rounded = np.floor_divide(a32, s32) if mode == "floor" else np.trunc(a32 / s32)
         want = mg.tensor(rounded.astype(np.float64)).to(x.dtype)
         np.testing.assert_array_equal(_as_float64(got), _as_float64(want))
+
+
+def test_arange_writes_into_out_in_outs_dtype():
+    out = mg.empty(5, dtype=mg.int32)
+    assert mg.arange(5, out=out) is out
+    assert out.dtype == mg.int32 and out.tolist() == [0, 1, 2, 3, 4]
+    halves = mg.empty(4, dtype=mg.float16)
+    mg.arange(0, 1, 0.25, out=halves)
+    assert halves.tolist() == [0.0, 0.25, 0.5, 0.75]
+    truncated = mg.empty(3, dtype=mg.int32)
+    assert mg.arange(0.5, 3, out=truncated).tolist() == [0, 1, 2]  # counted from the floats
+    with pytest.raises(RuntimeError, match="does not match dtype of out"):
+        mg.arange(5, dtype=mg.int64, out=mg.empty(5, dtype=mg.int32))
+
+
+def test_linspace_and_logspace_write_into_out_in_outs_dtype():
+    out = mg.empty(3, dtype=mg.float64)
+    assert mg.linspace(0, 0.7, 3, out=out) is out
+    np.testing.assert_array_equal(out.numpy(), [0.0, 0.35, 0.7])
+    integers = mg.linspace(0, 5, 3, out=mg.empty(3, dtype=mg.int32))
+    assert integers.dtype == mg.int32 and integers.tolist() == [0, 2, 5]
+    powers = mg.logspace(0, 1, 3, out=mg.empty(3, dtype=mg.float64))
+    np.testing.assert_allclose(powers.numpy(), 10.0 ** np.array([0.0, 0.5, 1.0]), rtol=1e-15)
+    with pytest.raises(RuntimeError, match="does not match dtype of out"):
+        mg.logspace(0, 1, 3, dtype=mg.float32, out=mg.empty(3, dtype=mg.float64))
