@@ -82,9 +82,10 @@ def _bitwise(a: Any, b: Any, fn: Any, name: str) -> Any:
 
 
 def _rounded_division(mode: Any) -> Any:
-    """The op of ``div(rounding_mode=mode)`` (a bad mode is refused with PyTorch's message)."""
+    """The op of ``div(rounding_mode=mode)`` (a bad mode is refused with PyTorch's
+    RuntimeError and message)."""
     if mode not in ("trunc", "floor"):
-        raise ValueError(
+        raise RuntimeError(
             f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found {mode!r}"
         )
     return RD.DivFloor if mode == "floor" else RD.DivTrunc
