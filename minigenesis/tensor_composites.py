@@ -142,6 +142,7 @@ class TensorComposites:
 
     def nextafter(self, other):
         """The float next to self in the direction of other."""
+        refuse_sequence("nextafter", other)
         other = as_tensor_like(other, self)
         target = result_type(self, other)  # the operands promote, as in a + b
         if not target.is_floating_point:

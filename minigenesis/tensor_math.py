@@ -366,6 +366,8 @@ class TensorMath:
     def clamp(self, min=None, max=None):  # noqa: A002 (PyTorch's names)
         if min is None and max is None:
             raise RuntimeError("clamp(): at least one of min and max must not be None")
+        refuse_sequence("clamp", min, 1, "min")
+        refuse_sequence("clamp", max, 2, "max")
         # the bounds take part in the type promotion (bool.clamp(2) is int64, int.clamp(0.5)
         # float32), and tensor bounds are cast to the result's dtype
         target = result_type(self, min, max).numpy_dtype
@@ -487,6 +489,7 @@ class TensorMath:
         close to NaN only with ``equal_nan``). A bool tensor without gradient."""
         if rtol < 0 or atol < 0:
             raise ValueError(f"isclose: rtol and atol must be non-negative, got {rtol}, {atol}")
+        refuse_sequence("isclose", other)
         if isinstance(other, TensorBase) and other.dtype is not self.dtype:
             raise RuntimeError(  # PyTorch compares in one dtype and promotes nothing
                 f"isclose(): {self.dtype.name} did not match {other.dtype.name}: both tensors "

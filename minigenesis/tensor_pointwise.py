@@ -74,6 +74,7 @@ class TensorPointwise:
     # ----------------------------------------------------------------- logical and bitwise
     @broadcast_checked
     def _logical(self, other, fn: str):
+        refuse_sequence(fn, other)
         xp = get_array_module(self._data)
         return self._make(getattr(xp, fn)(self._data, _data(other, self)), False)
 
@@ -216,6 +217,7 @@ class TensorPointwise:
     def _fmax_fmin(self, other, which: str):
         """a where a wins (a >= b for fmax, a <= b for fmin) or b is NaN, else b: the gradient
         goes to the picked side, so all of it to self at a tie (-0 and +0 included)."""
+        refuse_sequence("fmax" if which == "maximum" else "fmin", other)
         other = other if isinstance(other, TensorBase) else self._make(_data(other, self), False)
         out = getattr(self, which)(other)
         if out._data.dtype.kind not in FLOAT_KINDS:
@@ -244,6 +246,7 @@ class TensorPointwise:
 
     def ldexp(self, other):
         """self * 2^other (float result);   d/dself = 2^other, d/dother = ln 2 * self * 2^other."""
+        refuse_sequence("ldexp", other)
         other = other if isinstance(other, TensorBase) else self._make(_data(other, self), False)
         a, b = _float_pair(self, other, "ldexp")
         return a * b.exp2()

@@ -10,7 +10,7 @@ from typing import Any
 from .._tensor import Tensor
 from ..backend import get_array_module
 from ..out_arg import with_out_as_dtype, write_out, write_outs
-from ._common import _check, _t, _with_out
+from ._common import _check, _operands, _t, _with_out
 
 
 @with_out_as_dtype
@@ -129,6 +129,7 @@ def allclose(
     a: Tensor, b: Any, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False
 ) -> bool:
     """True when |a - b| <= atol + rtol |b| everywhere."""
+    _operands("allclose", a, b)
     b = _t(b, a)
     xp = get_array_module(a._data)
     f = xp.float64 if a._data.dtype == xp.float64 else xp.float32

@@ -147,3 +147,26 @@ def test_bitwise_operators_refuse_a_list_before_a_float_tensors_dtype(op):
     name = {"&": "bitwise_and", "|": "bitwise_or", "^": "bitwise_xor"}[op]
     with pytest.raises(TypeError, match="must be Tensor, not list"):
         getattr(A, name)(L)
+
+
+SEQUENCE_REFUSING = {
+    "fmax": lambda o: A.fmax(o),
+    "fmin": lambda o: mg.fmin(A, o),
+    "ldexp": lambda o: A.ldexp(o),
+    "logical_and": lambda o: A.logical_and(o),
+    "logical_or": lambda o: mg.logical_or(A, o),
+    "logical_xor": lambda o: A.logical_xor(o),
+    "nextafter": lambda o: mg.nextafter(A, o),
+    "isclose": lambda o: A.isclose(o),
+    "allclose": lambda o: mg.allclose(A, o),
+    "clamp": lambda o: A.clamp(o),
+    "clamp_max": lambda o: A.clamp_max(o),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEQUENCE_REFUSING))
+@pytest.mark.parametrize("sequence", [L, tuple(L)])
+def test_binary_functions_refuse_a_list_or_tuple_operand(name, sequence):
+    # PyTorch takes a tensor or a number here; the list was read as a tensor before
+    with pytest.raises(TypeError, match=f"must be Tensor, not {type(sequence).__name__}"):
+        SEQUENCE_REFUSING[name](sequence)
