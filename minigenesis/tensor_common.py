@@ -16,7 +16,7 @@ from typing import Any
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .ops import shape as S
-from .ops.as_strided import AsStrided, check_geometry
+from .ops.as_strided import AsStrided, check_geometry, storage_geometry
 from .ops.unfold import UnfoldWindows
 from .promotion import float_in, result_type
 from .size import norm_dim
@@ -178,18 +178,19 @@ class TensorCommon:
 
     # ------------------------------------------------------------------ memory layout
     def as_strided(self, size, stride, storage_offset: int | None = None):
-        """The view y[i_0, ...] = flat[storage_offset + sum_k i_k stride_k] of this tensor's
-        row-major elements (ops/as_strided.py). The offset counts from this tensor's first
-        element (PyTorch counts from its storage's, the same for a tensor that owns its
-        memory); a non-contiguous tensor is refused, having no row-major memory to read."""
+        """The view y[i_0, ...] = storage[storage_offset + sum_k i_k stride_k] of the memory
+        behind this tensor and its views (ops/as_strided.py), the offset counted from the
+        storage's start as in PyTorch (default: this tensor's own storage_offset())."""
         size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
-        offset = 0 if storage_offset is None else int(storage_offset)
-        if not self.is_contiguous():
+        geometry = storage_geometry(self._data)
+        if geometry is None:
             raise RuntimeError(
-                "as_strided: this tensor is not contiguous; minigenesis reads a contiguous "
-                "tensor's own memory (call .contiguous() first)"
+                "as_strided: this tensor's memory is not one row-major block of its dtype "
+                "(call .contiguous() first)"
             )
-        check_geometry(self.numel(), self._data.itemsize, size, stride, offset)
+        storage, own_offset, _ = geometry
+        offset = own_offset if storage_offset is None else int(storage_offset)
+        check_geometry(storage.size, self._data.itemsize, size, stride, offset)
 
         def strided(b):
             return AsStrided.apply(b, size, stride, offset)

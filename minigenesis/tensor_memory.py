@@ -22,6 +22,7 @@ from .memory_format import (
     suggest_format,
 )
 from .ops import shape as S
+from .ops.as_strided import storage_owner
 from .ops.layout import ToMemoryFormat
 
 
@@ -30,19 +31,6 @@ def _address(arr: Any) -> int:
     if isinstance(arr, np.ndarray):
         return int(arr.__array_interface__["data"][0])
     return int(arr.__cuda_array_interface__["data"][0])
-
-
-def _owner(arr: Any) -> Any:
-    """The array that owns ``arr``'s memory: its views' ``.base`` chain, followed to its end.
-    NumPy's stride tricks (as_strided, unfold, diagonal) put a holder object between a view and
-    its base; the holder's own ``.base`` is the array, so the chain goes on through it."""
-    while True:
-        base = getattr(arr, "base", None)
-        if not isinstance(base, type(arr)):  # a stride-tricks holder, or the end of the chain
-            base = getattr(base, "base", None)
-        if not isinstance(base, type(arr)):
-            return arr
-        arr = base
 
 
 class UntypedStorage:
@@ -151,12 +139,12 @@ class TensorMemory:
     def storage_offset(self) -> int:
         """How many elements past the start of its storage this tensor's first element lies
         (0 for a tensor that owns its memory, 5 for ``x[1]`` of a (4, 5) ``x``)."""
-        start = _address(_owner(self._data))
+        start = _address(storage_owner(self._data))
         return (_address(self._data) - start) // self._data.itemsize
 
     def untyped_storage(self) -> UntypedStorage:
         """The memory behind this tensor and all its views, in bytes."""
-        return UntypedStorage(_owner(self._data))
+        return UntypedStorage(storage_owner(self._data))
 
     def storage(self) -> TypedStorage:
         """The memory behind this tensor, as elements of its dtype (deprecated, as in PyTorch:
@@ -169,7 +157,7 @@ class TensorMemory:
             UserWarning,
             stacklevel=2,
         )
-        return TypedStorage(_owner(self._data), _dt.from_numpy_dtype(self._data.dtype))
+        return TypedStorage(storage_owner(self._data), _dt.from_numpy_dtype(self._data.dtype))
 
     # ------------------------------------------------------------------ Python maps
     def _check_python_map(self, name: str) -> None:

@@ -1,16 +1,17 @@
-"""``as_strided``: a view of a tensor's memory with any sizes and strides,
+"""``as_strided``: a view of a tensor's storage with any sizes and strides,
 
-    y[i_0, ..., i_{m-1}] = flat[offset + sum_k i_k * stride_k],
+    y[i_0, ..., i_{m-1}] = storage[offset + sum_k i_k * stride_k],
 
-where ``flat`` is the tensor's elements in row-major order (it must be contiguous, so that this is
-its memory). Elements may be read more than once (a stride of 0, or overlapping windows), so the
-gradient adds: dL/dflat[j] = the sum of dL/dy over every position of y that reads j, which is
-an index_add of dL/dy at those positions (PyTorch's as_strided backward for such an input).
+where ``storage`` is the memory block behind the tensor and all its views (PyTorch's storage:
+offsets count from its start, so ``x[1:].as_strided(s, t, 0)`` reads from x's first element;
+the offset defaults to the tensor's own). Elements may be read more than once (a stride of 0,
+or overlapping windows), so the gradient adds: dL/dstorage[j] = the sum of dL/dy over every
+position of y that reads j (an index_add of dL/dy at those positions); the input's gradient
+then reads that buffer at the input's own positions, divided by how many of them share a
+place (an expanded input), as PyTorch's as_strided backward does.
 """
 
 from __future__ import annotations
-
-from math import prod
 
 from ..autograd.function import Op
 from ..backend import get_array_module
@@ -48,23 +49,61 @@ def check_geometry(numel: int, itemsize: int, size: tuple, stride: tuple, offset
         )
 
 
+def storage_owner(arr):
+    """The array that owns ``arr``'s memory: its views' ``.base`` chain, followed to its end.
+    NumPy's stride tricks (as_strided, unfold, diagonal) put a holder object between a view and
+    its base; the holder's own ``.base`` is the array, so the chain goes on through it."""
+    while True:
+        base = getattr(arr, "base", None)
+        if not isinstance(base, type(arr)):  # a stride-tricks holder, or the end of the chain
+            base = getattr(base, "base", None)
+        if not isinstance(base, type(arr)):
+            return arr
+        arr = base
+
+
+def _address(arr) -> int:
+    if hasattr(arr, "__array_interface__"):
+        return int(arr.__array_interface__["data"][0])
+    return int(arr.__cuda_array_interface__["data"][0])
+
+
+def storage_geometry(x):
+    """(storage, offset, strides) of the array ``x``: the flat owner of its memory, where x's
+    first element lies in it and x's strides, both counted in elements; None when the owner is
+    not one row-major block of x's dtype (then there is no storage of x's elements to index)."""
+    owner = storage_owner(x)
+    if owner.dtype != x.dtype or not owner.flags.c_contiguous:
+        return None
+    item = x.itemsize
+    offset = (_address(x) - _address(owner)) // item if x.size else 0
+    return owner.reshape(-1), offset, tuple(s // item for s in x.strides)
+
+
 class AsStrided(Op):
-    """y = x's row-major memory seen with ``size`` and ``stride`` from ``offset`` (a view);
-    dL/dx = dL/dy added at the flat positions each element of y reads."""
+    """y = the storage seen with ``size`` and ``stride`` from ``offset`` (a view); dL/dx: dL/dy
+    added into a storage-sized buffer at the positions y reads, read back at x's positions."""
 
     @staticmethod
     def forward(ctx, x, size, stride, offset):
-        ctx.args = (x.shape, size, stride, offset)
         xp = get_array_module(x)
-        flat = x.reshape(-1)  # x is contiguous: a view of its memory
+        storage, x_offset, x_strides = storage_geometry(x)
+        ctx.args = (x.shape, x_strides, x_offset, storage.size, size, stride, offset)
         item = x.itemsize
-        return xp.lib.stride_tricks.as_strided(flat[offset:], size, tuple(s * item for s in stride))
+        return xp.lib.stride_tricks.as_strided(
+            storage[offset:], size, tuple(s * item for s in stride)
+        )
 
     @staticmethod
     def backward(ctx, gy):
-        shape, size, stride, offset = ctx.args
+        shape, x_strides, x_offset, numel, size, stride, offset = ctx.args
         xp = get_array_module(gy._data)
-        positions = gy._make(strided_positions(xp, size, stride, offset).reshape(-1), False)
-        zeros = gy._make(xp.zeros(prod(shape), gy._data.dtype), False)
-        gx = zeros.index_add(0, positions, gy.reshape(-1))
+        make = gy._make
+        read = make(strided_positions(xp, size, stride, offset).reshape(-1), False)
+        buffer = make(xp.zeros(numel, gy._data.dtype), False).index_add(0, read, gy.reshape(-1))
+        own = strided_positions(xp, shape, x_strides, x_offset).reshape(-1)
+        gx = buffer.take(make(own, False))
+        sharing = xp.bincount(own, minlength=numel)[own]  # > 1 where x itself overlaps
+        if (sharing > 1).any():
+            gx = gx / make(sharing.astype(gy._data.dtype), False)
         return gx.reshape(shape), None, None, None

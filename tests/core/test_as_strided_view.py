@@ -70,6 +70,48 @@ def test_as_strided_bad_geometry_raises_pytorchs_errors(size, stride, offset, me
         mg.arange(6.0).as_strided(size, stride, offset)
 
 
-def test_as_strided_refuses_a_non_contiguous_tensor():
-    with pytest.raises(RuntimeError, match="not contiguous"):
-        mg.ones(2, 3).t().as_strided((2,), (1,))
+def test_as_strided_offsets_count_from_the_storage_of_a_view():
+    flat = np.arange(20.0)
+    x = mg.tensor(flat.reshape(4, 5))
+    rows = x[1:]  # starts at storage element 5
+    np.testing.assert_array_equal(rows.as_strided((2,), (1,), 0).numpy(), flat[[0, 1]])
+    default = rows.as_strided((2, 2), (1, 5))  # the offset defaults to the view's own
+    assert default.storage_offset() == 5
+    np.testing.assert_array_equal(default.numpy(), _reference(flat, (2, 2), (1, 5), 5))
+
+
+@pytest.mark.parametrize(
+    "make", [lambda x: x.t(), lambda x: x[:, 1:], lambda x: x[1].expand(3, 5)], ids=str
+)
+def test_as_strided_of_a_non_contiguous_view_reads_the_storage(make):
+    flat = np.arange(20.0)
+    x = mg.tensor(flat.reshape(4, 5))
+    got = make(x).as_strided((3, 2), (1, 2), 1)
+    np.testing.assert_array_equal(got.numpy(), _reference(flat, (3, 2), (1, 2), 1))
+    got.zero_()  # a view still: the write reaches the storage
+    written = flat.copy()
+    written[[1, 2, 3, 4, 5]] = 0  # the places 1 + i + 2 k read
+    np.testing.assert_array_equal(x.numpy().reshape(-1), written)
+
+
+def test_as_strided_gradient_of_a_view_goes_to_the_views_own_elements():
+    a = mg.tensor(np.arange(20.0).reshape(4, 5), requires_grad=True)
+    rows = (a * 2)[1:]  # storage elements 5..19 of a fresh (4, 5) result
+    rows.as_strided((3, 3), (1, 1), 4).sum().backward()
+    # y reads storage 4..8 (4, 5, 6 once or more); only 5..19 belong to rows
+    reads = np.zeros(20)
+    for i in range(3):
+        for k in range(3):
+            reads[4 + i + k] += 1
+    want = np.zeros(20)
+    want[5:] = 2 * reads[5:]
+    np.testing.assert_array_equal(a.grad.numpy().reshape(-1), want)
+
+
+def test_as_strided_gradient_of_an_expanded_input_is_shared_by_its_copies():
+    w = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    wide = w.expand(2, 3)  # both rows are the same three storage elements
+    wide.as_strided((3,), (1,)).sum().backward()
+    # each storage element's gradient 1 is split over the 2 places of wide that hold it,
+    # then summed back by expand: 1 per element of w
+    np.testing.assert_array_equal(w.grad.numpy(), [1.0, 1.0, 1.0])
