@@ -148,3 +148,27 @@ def test_mismatched_mask_warnings_match_pytorch():
     got = _mask_warnings(mg, x, pad)
     assert got == _mask_warnings(torch, x, pad)
     assert [len(w) for w in got] == [1, 1, 1, 3]  # Transformer: encoder, 2 decoder layers
+
+
+VIEWS_FOR_AS_STRIDED = {
+    "rows": lambda t: (t * 2)[1:],
+    "transposed": lambda t: (t * 2).t(),
+    "columns": lambda t: (t * 2)[:, 1:],
+    "expanded": lambda t: t[1].expand(3, 5),
+}
+
+
+@pytest.mark.parametrize("view", sorted(VIEWS_FOR_AS_STRIDED))
+@pytest.mark.parametrize("offset", [None, 0, 3])
+def test_as_strided_of_views_matches_pytorch_values_offsets_and_gradients(view, offset):
+    data = np.random.default_rng(3).normal(size=(4, 5))
+    results = []
+    for lib in (torch, mg):
+        x = lib.tensor(data, requires_grad=True)
+        y = VIEWS_FOR_AS_STRIDED[view](x).as_strided((3, 2), (2, 1), offset)
+        (y * y).sum().backward()
+        results.append((y.detach().numpy(), y.storage_offset(), x.grad.numpy()))
+    (ty, t_off, tg), (my, m_off, mgrad) = results
+    assert m_off == t_off
+    np.testing.assert_allclose(my, ty, rtol=1e-15)
+    np.testing.assert_allclose(mgrad, tg, rtol=1e-15)
