@@ -492,7 +492,13 @@ def _check_index_reduce(self: Any, dim: int, index: Any, source: Any) -> Any:
             f"{from_}Index is supposed to be a vector, but got dim: {index.ndim} with type: "
             f"{_dt.scalar_type_name(index.dtype)} and size: {list(index.shape)}"
         )
+    if self.dtype is _dt.bool_:
+        raise NotImplementedError(f"{from_}not implemented for 'Bool' tensors, as in PyTorch")
     d = norm_dim(dim, self.ndim)[0]
+    if d >= max(source.ndim, 1):
+        raise RuntimeError(
+            f"{from_}Indexing dim {d} is out of bounds of the source tensor with dim {source.ndim}"
+        )
     src_shape = tuple(source.shape) if source.ndim else (1,)
     own_shape = tuple(self.shape) if self.ndim else (1,)
     if index.numel() != src_shape[d]:
@@ -500,7 +506,8 @@ def _check_index_reduce(self: Any, dim: int, index: Any, source: Any) -> Any:
             f"{from_}Number of indices ({index.numel()}) should be equal to source.size(dim): "
             f"({src_shape[d]}), for dim: {d}"
         )
-    if src_shape[:d] + src_shape[d + 1 :] != own_shape[:d] + own_shape[d + 1 :]:
+    others_differ = src_shape[:d] + src_shape[d + 1 :] != own_shape[:d] + own_shape[d + 1 :]
+    if self.ndim != source.ndim or others_differ:
         raise RuntimeError(
             "source tensor shape must match self tensor shape, excluding the specified "
             f"dimension. Got self.shape = {list(self.shape)} source.shape = {list(source.shape)}"

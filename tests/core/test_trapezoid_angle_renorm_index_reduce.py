@@ -163,3 +163,24 @@ def test_index_reduce_gradient_matches_central_differences(reduce):
 def test_index_reduce_bad_arguments_raise_pytorchs_errors(call, error, message):
     with pytest.raises(error, match=message):
         call(mg.ones(2, 3), mg.tensor([0, 1]), mg.ones(2, 3))
+
+
+@pytest.mark.parametrize(
+    ("own", "dim", "index", "source", "error", "message"),
+    [
+        (mg.tensor(2.0), 0, [0], mg.tensor([3.0]), RuntimeError, "source tensor shape"),
+        (mg.tensor([2.0]), 0, [0], mg.tensor(3.0), RuntimeError, "source tensor shape"),
+        (mg.ones(1, 3), 1, [0, 1, 2], mg.ones(3), RuntimeError, "out of bounds of the source"),
+        (mg.tensor([True]), 0, [0], mg.tensor([False]), NotImplementedError, "Bool"),
+    ],
+)
+def test_index_reduce_refuses_rank_mismatches_and_bool_as_pytorch(
+    own, dim, index, source, error, message
+):
+    with pytest.raises(error, match=message):
+        own.index_reduce(dim, mg.tensor(index), source, "prod")
+
+
+def test_index_reduce_of_0d_tensors_multiplies_the_values():
+    got = mg.tensor(2.0).index_reduce(0, mg.tensor([0]), mg.tensor(3.0), "prod")
+    assert got.shape == () and got.item() == 6.0
