@@ -12,7 +12,7 @@ from typing import Any
 from .._tensor import Tensor
 from ..ops import elementwise as E
 from ..promotion import binary_op
-from ._common import _first, _operands, _t, _with_out
+from ._common import _check, _first, _operands, _t, _with_out
 
 
 @_with_out
@@ -78,28 +78,33 @@ def remainder(x: Any, other: Any) -> Tensor:
 def fmod(x: Any, other: Any) -> Tensor:
     """x - trunc(x / other) * other (C's fmod: the sign of ``x``)."""
     _operands("fmod", x, other)
+    _check(x, "fmod")  # a number first is PyTorch's TypeError
     return binary_op(E.Fmod, x, other)
 
 
 @_with_out
 def maximum(a: Tensor, b: Any) -> Tensor:
     _operands("maximum", a, b)
+    _check(a, "maximum")  # a number first is PyTorch's TypeError
     return a.maximum(b)
 
 
 @_with_out
 def minimum(a: Tensor, b: Any) -> Tensor:
     _operands("minimum", a, b)
+    _check(a, "minimum")  # a number first is PyTorch's TypeError
     return a.minimum(b)
 
 
 @_with_out
 def fmax(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    _check(input, "fmax")  # a number first is PyTorch's TypeError
     return input.fmax(other)
 
 
 @_with_out
 def fmin(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    _check(input, "fmin")  # a number first is PyTorch's TypeError
     return input.fmin(other)
 
 

@@ -89,6 +89,7 @@ def atan(x: Tensor) -> Tensor:
 def atan2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     """The angle of the point (other, input) in (-pi, pi]."""
     _operands("atan2", input, other)
+    _check(input, "atan2")  # a number first is PyTorch's TypeError
     return input.atan2(other)
 
 
@@ -147,16 +148,19 @@ def rad2deg(input: Tensor) -> Tensor:  # noqa: A002
 
 @_with_out
 def logaddexp(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    _check(input, "logaddexp")  # a number first is PyTorch's TypeError
     return input.logaddexp(other)
 
 
 @_with_out
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    _check(input, "logaddexp2")  # a number first is PyTorch's TypeError
     return input.logaddexp2(other)
 
 
 @_with_out
 def hypot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    _check(input, "hypot")  # a number first is PyTorch's TypeError
     return input.hypot(other)
 
 
@@ -178,11 +182,13 @@ def logit(input: Tensor, eps: Any = None) -> Tensor:  # noqa: A002
 
 @_with_out
 def copysign(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    _check(input, "copysign")  # a number first is PyTorch's TypeError
     return input.copysign(other)
 
 
 @_with_out
 def heaviside(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
+    _check(input, "heaviside")  # a number first is PyTorch's TypeError
     return input.heaviside(values)
 
 
@@ -205,6 +211,7 @@ def frexp(input: Tensor, *, out: tuple | None = None) -> Any:  # noqa: A002
 
 @_with_out
 def ldexp(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    _check(input, "ldexp")  # a number first is PyTorch's TypeError
     return input.ldexp(other)
 
 
@@ -327,16 +334,19 @@ def isclose(input: Tensor, other: Any, rtol=1e-05, atol=1e-08, equal_nan=False) 
 
 @_with_out
 def logical_and(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    _check(input, "logical_and")  # a number first is PyTorch's TypeError
     return input.logical_and(other)
 
 
 @_with_out
 def logical_or(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    _check(input, "logical_or")  # a number first is PyTorch's TypeError
     return input.logical_or(other)
 
 
 @_with_out
 def logical_xor(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    _check(input, "logical_xor")  # a number first is PyTorch's TypeError
     return input.logical_xor(other)
 
 

@@ -49,3 +49,14 @@ def test_sort_with_stable_needs_dim_by_keyword(name):
     assert idx(getattr(x, name)(0)) == [[1, 0], [0, 1]]
     assert idx(getattr(x, name)(0, True)) == [[0, 1], [1, 0]]  # descending, positionally
     assert idx(getattr(mg, name)(x, descending=True, stable=True)) == [[0, 1], [1, 0]]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["maximum", "minimum", "fmax", "fmin", "fmod", "atan2", "hypot", "copysign", "ldexp",
+     "logaddexp", "logaddexp2", "heaviside", "logical_and", "logical_or", "logical_xor"],
+)  # fmt: skip
+def test_tensor_only_binary_functions_refuse_a_number_as_input(name):
+    # PyTorch has no Scalar-Tensor form of these (add, mul, remainder and the shifts have one)
+    with pytest.raises(TypeError, match="input"):
+        getattr(mg, name)(2, mg.tensor([1.0, 2.0]))
