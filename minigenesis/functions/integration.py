@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .._tensor import Tensor
 from ..promotion import float_in
 from ..size import norm_dim
@@ -30,8 +32,16 @@ def _pair_sums(y: Tensor, x: Any, dx: Any, d: int, name: str) -> Tensor:
         if x.shape[0] != n:
             raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
         spacing = x.diff().reshape([n - 1 if k == d else 1 for k in range(y.ndim)])
-    else:  # spacings along the same dim of an x that broadcasts with y
-        spacing = x.diff(dim=d - y.ndim)
+    else:  # an x that broadcasts with y: its spacings along dim d of the broadcast grid (an x
+        # that does not vary along d, a size-1 or missing dim, has spacings 0 there)
+        try:
+            grid = np.broadcast_shapes(tuple(x.shape), tuple(y.shape))
+        except ValueError:
+            raise RuntimeError(
+                f"{name}: x of shape {list(x.shape)} does not broadcast with y of shape "
+                f"{list(y.shape)}"
+            ) from None
+        spacing = x.expand(grid).diff(dim=d - y.ndim)
     return pairs * spacing
 
 

@@ -184,3 +184,22 @@ def test_index_reduce_refuses_rank_mismatches_and_bool_as_pytorch(
 def test_index_reduce_of_0d_tensors_multiplies_the_values():
     got = mg.tensor(2.0).index_reduce(0, mg.tensor([0]), mg.tensor(3.0), "prod")
     assert got.shape == () and got.item() == 6.0
+
+
+@pytest.mark.parametrize("name", ["trapezoid", "cumulative_trapezoid"])
+def test_trapezoid_with_x_constant_along_dim_has_zero_spacings(name):
+    # x of shape (2, 2) broadcasts over y's dim 0: every sample there has the same x
+    y = mg.tensor(RNG.normal(size=(3, 2, 2)))
+    x = mg.tensor(RNG.normal(size=(2, 2)))
+    got = getattr(mg, name)(y, x, dim=0)
+    np.testing.assert_array_equal(
+        got.numpy(), np.zeros((2, 2) if name == "trapezoid" else (2, 2, 2))
+    )
+
+
+def test_trapezoid_with_a_lower_rank_x_uses_its_spacings_along_the_aligned_dim():
+    y = RNG.normal(size=(3, 4, 5))
+    x = np.sort(RNG.normal(size=(4, 5)), axis=0)
+    want = (np.diff(x, axis=0) * (y[:, 1:] + y[:, :-1]) / 2).sum(axis=1)
+    got = mg.trapezoid(mg.tensor(y), mg.tensor(x), dim=1)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-13)
