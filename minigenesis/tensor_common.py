@@ -16,7 +16,7 @@ from typing import Any
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .ops import shape as S
-from .ops.as_strided import AsStrided, check_geometry, storage_geometry
+from .ops.as_strided import AsStrided, check_geometry, elements_read, storage_geometry
 from .ops.unfold import UnfoldWindows
 from .promotion import float_in, result_type
 from .size import norm_dim
@@ -192,10 +192,20 @@ class TensorCommon:
         offset = own_offset if storage_offset is None else int(storage_offset)
         check_geometry(storage.size, self._data.itemsize, size, stride, offset)
 
-        def strided(b):
-            return AsStrided.apply(b, size, stride, offset)
+        view = AsStrided.apply(self, size, stride, offset)
+        # An in-place write through the view is replayed on other tensors shaped like self (its
+        # new history, the numbers 0..n-1 that find the places written): there the view is the
+        # gather of the elements of self it reads, by their row-major index in self.
+        elements = elements_read(self._data, size, stride, offset)
+        if elements is None:  # it reads storage outside self: no replay can make it from self
+            return view
 
-        return strided(self)._view_of(self, strided)
+        def strided(b):
+            if b is self:
+                return AsStrided.apply(b, size, stride, offset)
+            return b.reshape(-1).take(b._make(elements, False))
+
+        return view._view_of(self, strided)
 
     def stride(self, dim: int | None = None):
         """How many elements one step along each dim moves in memory (a tuple, or one dim's);

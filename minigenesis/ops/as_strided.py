@@ -80,6 +80,19 @@ def storage_geometry(x):
     return owner.reshape(-1), offset, tuple(s // item for s in x.strides)
 
 
+def elements_read(x, size: tuple, stride: tuple, offset: int):
+    """For each element of the view (size, stride, offset) over x's storage, the row-major
+    index in x of the element it reads (an int64 array shaped ``size``); None when the view
+    reads a place of the storage that is not one of x's elements."""
+    xp = get_array_module(x)
+    storage, x_offset, x_strides = storage_geometry(x)
+    own = strided_positions(xp, x.shape, x_strides, x_offset).reshape(-1)
+    index_of = xp.full(storage.size, -1, dtype="int64")
+    index_of[own] = xp.arange(own.size, dtype="int64")
+    read = index_of[strided_positions(xp, size, stride, offset)]
+    return None if (read < 0).any() else read
+
+
 class AsStrided(Op):
     """y = the storage seen with ``size`` and ``stride`` from ``offset`` (a view); dL/dx: dL/dy
     added into a storage-sized buffer at the positions y reads, read back at x's positions."""

@@ -115,3 +115,23 @@ def test_as_strided_gradient_of_an_expanded_input_is_shared_by_its_copies():
     # each storage element's gradient 1 is split over the 2 places of wide that hold it,
     # then summed back by expand: 1 per element of w
     np.testing.assert_array_equal(w.grad.numpy(), [1.0, 1.0, 1.0])
+
+
+@pytest.mark.parametrize(
+    "make", [lambda b: b[1:], lambda b: b[:, 2:], lambda b: b.t(), lambda b: b], ids=str
+)
+def test_in_place_write_through_as_strided_of_a_view_reaches_values_and_gradients(make):
+    data = np.arange(20.0).reshape(4, 5) + 1
+    a = mg.tensor(data, requires_grad=True)
+    b = a * 1
+    view = make(b).as_strided((2, 2), (5, 1))  # storage places o, o+1, o+5, o+6
+    o = view.storage_offset()
+    view.mul_(3)
+    (b * b).sum().backward()
+    tripled = np.zeros(20, dtype=bool)
+    tripled[[o, o + 1, o + 5, o + 6]] = True
+    want_b = np.where(tripled, 3 * data.ravel(), data.ravel())
+    np.testing.assert_array_equal(b.detach().numpy().ravel(), want_b)
+    # d/da of sum(b^2) with b = 3a on the tripled places: 18 a there, 2 a elsewhere
+    want_grad = np.where(tripled, 18 * data.ravel(), 2 * data.ravel())
+    np.testing.assert_array_equal(a.grad.numpy().ravel(), want_grad)
