@@ -482,6 +482,15 @@ class TensorMath:
         smallest finite values)."""
         return E.NanToNum.apply(self, nan, posinf, neginf)
 
+    def allclose(self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
+        """``isclose`` everywhere, as one Python bool (``other`` a tensor of self's dtype)."""
+        if not isinstance(other, TensorBase):
+            raise TypeError(
+                "allclose(): argument 'other' (position 2) must be Tensor, not "
+                f"{type(other).__name__}"
+            )
+        return bool(self.isclose(other, rtol, atol, equal_nan).all())
+
     @quiet_fp  # |a - b| of huge opposite values overflows to inf: not close, silently
     @broadcast_checked
     def isclose(self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):

@@ -8,9 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from .._tensor import Tensor
-from ..backend import get_array_module
 from ..out_arg import with_out_as_dtype, write_out, write_outs
-from ._common import _check, _operands, _t, _with_out
+from ._common import _check, _operands, _with_out
 
 
 @with_out_as_dtype
@@ -128,14 +127,9 @@ def cummin(input: Tensor, dim: int) -> Any:  # noqa: A002
 def allclose(
     a: Tensor, b: Any, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False
 ) -> bool:
-    """True when |a - b| <= atol + rtol |b| everywhere."""
+    """True when |a - b| <= atol + rtol |b| everywhere (a and b tensors of one dtype)."""
     _operands("allclose", a, b)
-    b = _t(b, a)
-    xp = get_array_module(a._data)
-    f = xp.float64 if a._data.dtype == xp.float64 else xp.float32
-    return bool(
-        xp.allclose(a._data.astype(f), b._data.astype(f), rtol=rtol, atol=atol, equal_nan=equal_nan)
-    )
+    return a.allclose(b, rtol, atol, equal_nan)
 
 
 def equal(a: Tensor, b: Tensor) -> bool:
