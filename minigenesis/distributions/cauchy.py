@@ -67,10 +67,6 @@ class HalfCauchy(TransformedDistribution):
         base = Cauchy(0, scale, validate_args=False)
         super().__init__(base, AbsTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> HalfCauchy:
-        new = _instance if _instance is not None else object.__new__(type(self))
-        return super().expand(batch_shape, _instance=new)
-
     @property
     def scale(self) -> Tensor:
         return self.base_dist.scale

@@ -30,10 +30,6 @@ class InverseGamma(TransformedDistribution):
         neg_one = base.rate.new_full((), -1.0)
         super().__init__(base, PowerTransform(neg_one), validate_args=validate_args)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> InverseGamma:
-        new = _instance if _instance is not None else object.__new__(type(self))
-        return super().expand(batch_shape, _instance=new)
-
     @property
     def concentration(self) -> Tensor:
         return self.base_dist.concentration

@@ -29,10 +29,6 @@ class LogNormal(TransformedDistribution):
         base = Normal(loc, scale, validate_args=validate_args)
         super().__init__(base, ExpTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> LogNormal:
-        new = _instance if _instance is not None else object.__new__(type(self))
-        return super().expand(batch_shape, _instance=new)
-
     @property
     def loc(self) -> Tensor:
         return self.base_dist.loc

@@ -28,10 +28,6 @@ class LogisticNormal(TransformedDistribution):
             base = base.expand([1])
         super().__init__(base, StickBreakingTransform(), validate_args=validate_args)
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> LogisticNormal:
-        new = _instance if _instance is not None else object.__new__(type(self))
-        return super().expand(batch_shape, _instance=new)
-
     @property
     def loc(self) -> Tensor:
         return self.base_dist.base_dist.loc

@@ -88,10 +88,6 @@ class Relaxed(TransformedDistribution):
     """A relaxed distribution as a transform of its base (the logit or log-space one): its
     temperature and probs / logits are the base's."""
 
-    def expand(self, batch_shape: Any, _instance: Any = None) -> Relaxed:
-        new = _instance if _instance is not None else object.__new__(type(self))
-        return super().expand(batch_shape, _instance=new)
-
     @property
     def temperature(self) -> Any:
         return self.base_dist.temperature
