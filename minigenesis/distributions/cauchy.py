@@ -8,10 +8,8 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..creation import rand
-from . import constraints
 from .distribution import _LocationScale
-from .transformed_distribution import TransformedDistribution
-from .transforms import AbsTransform
+from .folded import Folded
 
 __all__ = ["Cauchy", "HalfCauchy"]
 
@@ -53,50 +51,19 @@ class Cauchy(_LocationScale):
         return math.log(4 * math.pi) + self.scale.log()
 
 
-class HalfCauchy(TransformedDistribution):
+class HalfCauchy(Folded):
     """p(x) = 2 / (pi gamma (1 + (x / gamma)^2)), x >= 0: |X| for X ~ Cauchy(0, gamma).
 
     Mean and variance infinite, mode 0; cdf 2 atan(x / gamma) / pi; entropy log(2 pi gamma).
     """
 
-    arg_constraints = {"scale": constraints.positive}
-    support = constraints.nonnegative
-    has_rsample = True
-
     def __init__(self, scale: Any, validate_args: bool | None = None) -> None:
-        base = Cauchy(0, scale, validate_args=False)
-        super().__init__(base, AbsTransform(), validate_args=validate_args)
-
-    @property
-    def scale(self) -> Tensor:
-        return self.base_dist.scale
+        super().__init__(Cauchy(0, scale, validate_args=False), validate_args=validate_args)
 
     @property
     def mean(self) -> Tensor:
         return self.scale.new_full(self._extended_shape(), float("inf"))
 
     @property
-    def mode(self) -> Tensor:
-        return self.scale.new_zeros(self._batch_shape)
-
-    @property
     def variance(self) -> Tensor:
         return self.base_dist.variance
-
-    def log_prob(self, value: Tensor) -> Tensor:
-        self._check_sample(value)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return log_prob.masked_fill(value.expand(*log_prob.shape) < 0, float("-inf"))
-
-    def cdf(self, value: Tensor) -> Tensor:
-        self._check_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob: Tensor) -> Tensor:
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self) -> Tensor:
-        return self.base_dist.entropy() - math.log(2)
-
-    def __repr__(self) -> str:
-        return f"HalfCauchy(scale: {self.scale})"
