@@ -120,7 +120,10 @@ def _gelu_float32_passes(x, want_slope: bool, y=None, slope=None, work=None) -> 
     _polynomial(a, _GELU_Q + (1.0,), cdf)
     xp.divide(e, cdf, out=e)  # R(a)
     e *= u  # E
-    xp.subtract(x >= 0, e, out=cdf)
+    # [x >= 0] written as float32 0/1 by the comparison itself (NumPy's subtract of a bool array
+    # from a float32 one casts through a buffer: 19 us per block, against 8 + 4 us this way)
+    xp.greater_equal(x, f32(0), out=cdf, casting="unsafe")
+    xp.subtract(cdf, e, out=cdf)
     xp.abs(cdf, out=cdf)  # Phi(x) = |[x >= 0] - E|
     y = xp.multiply(x, cdf, out=a if y is None else y)  # (x = -inf: -inf * 0 = NaN, as PyTorch)
     if not want_slope:
