@@ -183,7 +183,9 @@ def _weighted_values(p, va, q):
     of (B, L, H, E) memory (q, k, v cut from one projection); PyTorch's CPU kernel then returns
     its output in that order too, so that ``out.transpose(1, 2)`` is contiguous and its
     ``.view(B, L, H * E)`` needs no copy. A matmul writes into the transposed view at the cost
-    of a plain one (0.12 ms on a GPT's (16, 4, 64, 32) heads; the copy it saves ~0.04 ms)."""
+    of a plain one (0.12 ms on a GPT's (16, 4, 64, 32) heads; the copy it saves ~0.04 ms).
+    Backward lays out dQ, dK and dV so (``q`` is then the input whose gradient it is): the
+    heads' transpose and reshape back to (B, L, H * E) are views, not copies."""
     xp = get_array_module(p)
     heads_first_view = q.ndim == 4 and q.strides[1] < q.strides[2] and xp is np
     if not heads_first_view or p.ndim != 4:
@@ -275,8 +277,11 @@ class SDPA(Op):
         if keep is not None:
             drop = keep._data.astype(pa.dtype) * pa.dtype.type(1.0 / (1.0 - ctx.dropout_p))
         gq = gk = gv = None
+        # (each gradient laid out in memory as its input is: see _weighted_values)
         if need_v:
-            gv = matmul_arrays(xp.swapaxes(pa if drop is None else pa * drop, -1, -2), go)
+            gv = _weighted_values(
+                xp.swapaxes(pa if drop is None else pa * drop, -1, -2), go, v._data
+            )
         if need_q or need_k:
             ds = _scores(go, va)  # dP
             if drop is not None:
@@ -285,10 +290,10 @@ class SDPA(Op):
                 ds -= _row_dots(ds, pa)[..., None]
                 ds *= pa  # dS
             if need_q:
-                gq = matmul_arrays(ds, ka)
+                gq = _weighted_values(ds, ka, q._data)
                 gq *= ctx.scale
-            if need_k:
-                gk = matmul_arrays(xp.swapaxes(ds, -1, -2), qa)  # qa = scale Q: scaled already
+            if need_k:  # qa = scale Q: scaled already
+                gk = _weighted_values(xp.swapaxes(ds, -1, -2), qa, k._data)
         T, dtype = type(p), q._data.dtype  # each gradient rounded once to its input's dtype
         grads = (None if g is None else T._make(g.astype(dtype, copy=False)) for g in (gq, gk, gv))
         return tuple(grads) + (None,) * 4
