@@ -178,15 +178,18 @@ def _row_dots(a, b):
     return get_array_module(a).einsum("...ij,...ij->...i", a, b)
 
 
-def _weighted_values(p, va, q):
+def _weighted_values(p, va, q, out=None):
     """P V, laid out in memory as the query is. Attention's heads are usually a transposed view
     of (B, L, H, E) memory (q, k, v cut from one projection); PyTorch's CPU kernel then returns
     its output in that order too, so that ``out.transpose(1, 2)`` is contiguous and its
     ``.view(B, L, H * E)`` needs no copy. A matmul writes into the transposed view at the cost
     of a plain one (0.12 ms on a GPT's (16, 4, 64, 32) heads; the copy it saves ~0.04 ms).
     Backward lays out dQ, dK and dV so (``q`` is then the input whose gradient it is): the
-    heads' transpose and reshape back to (B, L, H * E) are views, not copies."""
+    heads' transpose and reshape back to (B, L, H * E) are views, not copies. ``out``: where
+    to write it instead (an array of the product's shape)."""
     xp = get_array_module(p)
+    if out is not None:
+        return xp.matmul(p, va, out=out)
     heads_first_view = q.ndim == 4 and q.strides[1] < q.strides[2] and xp is np
     if not heads_first_view or p.ndim != 4:
         return matmul_arrays(p, va)
@@ -277,11 +280,15 @@ class SDPA(Op):
         if keep is not None:
             drop = keep._data.astype(pa.dtype) * pa.dtype.type(1.0 / (1.0 - ctx.dropout_p))
         gq = gk = gv = None
-        # (each gradient laid out in memory as its input is: see _weighted_values)
+        # each gradient laid out in memory as its input is (see _weighted_values); on the CPU,
+        # where Q, K and V are views of one array, in one array as they are (kernels/attention.py)
+        outs = (None,) * 3
+        if type(pa) is ndarray and need_q and need_k and need_v and not _low(q._data):
+            outs = kernels.attention.shared_gradients((q._data, k._data, v._data), pa.dtype)
+            outs = outs or (None,) * 3
         if need_v:
-            gv = _weighted_values(
-                xp.swapaxes(pa if drop is None else pa * drop, -1, -2), go, v._data
-            )
+            pd = pa if drop is None else pa * drop
+            gv = _weighted_values(xp.swapaxes(pd, -1, -2), go, v._data, outs[2])
         if need_q or need_k:
             ds = _scores(go, va)  # dP
             if drop is not None:
@@ -290,10 +297,10 @@ class SDPA(Op):
                 ds -= _row_dots(ds, pa)[..., None]
                 ds *= pa  # dS
             if need_q:
-                gq = _weighted_values(ds, ka, q._data)
+                gq = _weighted_values(ds, ka, q._data, outs[0])
                 gq *= ctx.scale
             if need_k:  # qa = scale Q: scaled already
-                gk = _weighted_values(xp.swapaxes(ds, -1, -2), qa, k._data)
+                gk = _weighted_values(xp.swapaxes(ds, -1, -2), qa, k._data, outs[1])
         T, dtype = type(p), q._data.dtype  # each gradient rounded once to its input's dtype
         grads = (None if g is None else T._make(g.astype(dtype, copy=False)) for g in (gq, gk, gv))
         return tuple(grads) + (None,) * 4

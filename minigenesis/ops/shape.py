@@ -7,6 +7,7 @@ undoes the shape change: reshape back, permute by the inverse permutation, sum w
 
 from __future__ import annotations
 
+from .. import kernels
 from ..autocast_policy import PROMOTE
 from ..autograd.function import Op
 from ..autograd.grad_mode import state
@@ -194,7 +195,16 @@ class Split(Op):
 
     @staticmethod
     def backward(ctx, *gys):
+        if not state.grad_enabled and (g := _adjacent_views(gys, ctx.dim)) is not None:
+            return type(gys[0])._make(g), None, None  # (no copy: see _adjacent_views)
         return Cat.apply(ctx.dim, *gys), None, None
+
+
+def _adjacent_views(gys: tuple, dim: int):
+    """The gradients' arrays concatenated along ``dim`` without a copy, where they are views of
+    one NumPy array that follow each other and tile it (attention's Q, K, V gradients: see
+    kernels/attention.py); None otherwise."""
+    return kernels.attention.adjacent_pieces(tuple(g if g is None else g._data for g in gys), dim)
 
 
 class Repeat(Op):
