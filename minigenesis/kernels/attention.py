@@ -67,6 +67,8 @@ def shared_gradients(inputs: tuple, dtype) -> tuple | None:
         return None
     if np.dtype(dtype) != base.dtype or any(a.shape[:-2] != inputs[0].shape[:-2] for a in inputs):
         return None
+    if not all(map(_one_place_per_element, inputs)):  # (an expanded view: its gradient is a sum)
+        return None
     for i, a in enumerate(inputs):
         for b in inputs[i + 1 :]:
             try:
@@ -79,6 +81,17 @@ def shared_gradients(inputs: tuple, dtype) -> tuple | None:
     return tuple(
         np.ndarray(a.shape, a.dtype, memory, a.ctypes.data - start, a.strides) for a in inputs
     )
+
+
+def _one_place_per_element(a) -> bool:
+    """No two elements of the view ``a`` share memory (no stride 0, no dims that interleave):
+    taken dim by dim in order of stride, each stride reaches past all the elements before."""
+    extent = a.itemsize
+    for stride, n in sorted((abs(s), n) for s, n in zip(a.strides, a.shape) if n > 1):
+        if stride < extent:
+            return False
+        extent += (n - 1) * stride
+    return True
 
 
 def adjacent_pieces(pieces: tuple, dim: int):

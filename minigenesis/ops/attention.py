@@ -283,7 +283,8 @@ class SDPA(Op):
         # each gradient laid out in memory as its input is (see _weighted_values); on the CPU,
         # where Q, K and V are views of one array, in one array as they are (kernels/attention.py)
         outs = (None,) * 3
-        if type(pa) is ndarray and need_q and need_k and need_v and not _low(q._data):
+        shared = need_q and need_k and need_v and pa.shape[:-2] == q._data.shape[:-2]
+        if type(pa) is ndarray and shared and not _low(q._data):
             outs = kernels.attention.shared_gradients((q._data, k._data, v._data), pa.dtype)
             outs = outs or (None,) * 3
         if need_v:

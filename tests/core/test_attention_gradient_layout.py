@@ -19,6 +19,11 @@ def _heads(t):
     return t.reshape(B, T, H, E).transpose(1, 2)
 
 
+def flat(a):
+    """(n, H, T, E) heads back to (n, T, H * E)."""
+    return a.transpose(0, 2, 1, 3).reshape(a.shape[0], T, C)
+
+
 def _separate_grads(q, k, v, g, causal: bool) -> list:
     """dL/dq, dL/dk, dL/dv with q, k, v as three contiguous leaves (no shared memory)."""
     leaves = [mg.tensor(np.ascontiguousarray(a), requires_grad=True) for a in (q, k, v)]
@@ -86,3 +91,22 @@ def test_adjacent_pieces_only_when_they_tile_one_array():
     assert attention.adjacent_pieces(tuple(pieces[:2]), 1) is None  # not all of it
     assert attention.adjacent_pieces((pieces[1], pieces[0], pieces[2]), 1) is None  # order
     assert attention.adjacent_pieces((pieces[0], None, pieces[2]), 1) is None
+
+
+def test_expanded_key_view_of_the_projection_gets_the_sum_over_its_copies():
+    rng = np.random.default_rng(3)
+    qkv = mg.tensor(rng.standard_normal((B, T, 3 * C)), requires_grad=True)
+    q = _heads(qkv[:, :, :C])
+    k = qkv[:1, :, C : 2 * C].reshape(1, T, H, E).transpose(1, 2).expand(B, H, T, E)  # stride 0
+    v = _heads(qkv[:, :, 2 * C :])
+    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    g = rng.standard_normal(out.shape)
+    out.backward(mg.tensor(g))
+    gq, gk, gv = _separate_grads(
+        q.detach().numpy(), k.detach().numpy(), v.detach().numpy(), g, True
+    )
+    got = qkv.grad.numpy()
+    np.testing.assert_allclose(got[:, :, :C], flat(gq), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(got[:1, :, C : 2 * C], flat(gk.sum(0, keepdims=True)), rtol=1e-12)
+    np.testing.assert_array_equal(got[1:, :, C : 2 * C], 0.0)
+    np.testing.assert_allclose(got[:, :, 2 * C :], flat(gv), rtol=1e-12, atol=1e-14)
