@@ -58,6 +58,7 @@ CASES = [  # (N, C, O, H, W, kernel, padding (top, bottom, left, right))
     (2, 2, 3, 4, 5, (2, 3), (1, 0, 0, 1)),
     (2, 8, 16, 12, 12, (5, 5), (0, 0, 0, 0)),  # LeNet's: forward on columns, gradient on the grid
     (2, 4, 5, 3, 4, (3, 3), (2, 2, 2, 2)),  # forward on the grid, gradient on columns
+    (2, 6, 4, 8, 11, (5, 5), (1, 0, 2, 1)),  # forward on the windows as rows, uneven padding
 ]
 
 
@@ -175,25 +176,29 @@ def test_each_direction_takes_the_grid_only_where_its_grid_pays(monkeypatch):
 @pytest.mark.parametrize("c_in", [1, 3, 8])
 def test_forward_on_columns_hands_them_to_the_weight_gradient(c_in, monkeypatch):
     """1-3 input channels (the first layer of a CNN), or a grid that does not pay (LeNet's
-    8->16 5x5 layer on 12x12): the forward runs on im2col's columns and the weight gradient
-    multiplies those same columns: one copy of the windows per step, not two."""
+    8->16 5x5 layer on 12x12): the forward runs on im2col's columns (with 4 or more channels on
+    the windows as rows) and the weight gradient multiplies those same windows: one copy of the
+    windows per step, not two."""
     rng = np.random.default_rng(c_in)
     x, w = rng.standard_normal((2, c_in, 12, 12)), rng.standard_normal((16, c_in, 5, 5))
     b = rng.standard_normal(16)
     padding = (2, 2, 2, 2) if c_in < 4 else (0, 0, 0, 0)
     assert kernels.conv.shifted_conv_applies(x, w, (1, 1), (1, 1), 1, padding)
     copies = []
-    real = kernels.conv._columns
-    monkeypatch.setattr(
-        kernels.conv, "_columns", lambda a, *r: copies.append(a.shape) or real(a, *r)
-    )
+    for name in ("_columns", "_window_rows"):
+        real = getattr(kernels.conv, name)
+        monkeypatch.setattr(
+            kernels.conv,
+            name,
+            lambda a, *r, real=real, name=name: copies.append(name) or real(a, *r),
+        )
     wt, bt = mg.tensor(w, requires_grad=True), mg.tensor(b, requires_grad=True)
     y = ShiftedConv2d.apply(mg.tensor(x), wt, bt, padding)
     want = reference(x, w, b, padding)
     np.testing.assert_allclose(y.detach().numpy(), want, rtol=1e-12, atol=1e-12)
     gy = rng.standard_normal(want.shape)
     y.backward(mg.tensor(gy))
-    assert copies == [x.shape]
+    assert copies == ["_columns" if c_in < 4 else "_window_rows"]
     _, gw, gb = reference_grads(x, w, gy, padding)
     np.testing.assert_allclose(wt.grad.numpy(), gw, rtol=1e-12, atol=1e-12 * np.abs(gw).max())
     np.testing.assert_allclose(bt.grad.numpy(), gb, rtol=1e-12, atol=1e-12)
