@@ -495,4 +495,17 @@ _LAZY += ("func",)
 def __getattr__(name: str):
     if name in _LAZY:
         return importlib.import_module(f".{name}", __name__)
+    if name == "vmap":  # torch.vmap is torch.func.vmap (mg.func loads on first use)
+        return importlib.import_module(".func", __name__).vmap
     raise AttributeError(f"module 'minigenesis' has no attribute {name!r}")
+
+
+# torch.conv2d, torch.dropout, torch.abs_, torch.view_copy, torch.range, torch.hann_window ...
+from .top_level import functional_aliases as _functional_aliases  # noqa: E402
+from .top_level import method_forms as _method_forms  # noqa: E402
+from .top_level import names as _names  # noqa: E402
+
+for _module in (_functional_aliases, _names):
+    globals().update({_n: getattr(_module, _n) for _n in _module.__all__})
+for _n, _fn in _method_forms.all_forms().items():
+    globals().setdefault(_n, _fn)

@@ -30,6 +30,7 @@ from .ops import elementwise as E
 from .ops import shape as S
 from .size import Size, as_shape
 from .sparse_coo import SparseCOOTensor, dense_to_sparse, strided
+from .tensor_aliases import TensorAliases
 from .tensor_common import TensorCommon
 from .tensor_composites import TensorComposites
 from .tensor_indexing import TensorIndexing
@@ -75,6 +76,7 @@ class Tensor(
     TensorComposites,
     TensorCommon,
     TensorMemory,
+    TensorAliases,
     InPlace,
     ToShortcuts,
     TensorBase,
@@ -268,6 +270,7 @@ class Tensor(
             raise RuntimeError("retain_grad() on a tensor that does not require grad")
         if self.grad_fn is None:
             return
+        self.__dict__["_retains_grad"] = True  # read by the retains_grad property
         ref = weakref.ref(self)
 
         def keep(g: Tensor) -> None:
