@@ -509,3 +509,6 @@ for _module in (_functional_aliases, _names):
     globals().update({_n: getattr(_module, _n) for _n in _module.__all__})
 for _n, _fn in _method_forms.all_forms().items():
     globals().setdefault(_n, _fn)
+from .dtypes import DType as dtype  # noqa: E402  (isinstance(x, torch.dtype))
+from .sparse_coo import _Layout as layout  # noqa: E402  (isinstance(x, torch.layout))
+from .amp import GradScaler  # noqa: E402  (torch.GradScaler is torch.amp.GradScaler)

@@ -96,6 +96,18 @@ class TensorAliases:
             raise RuntimeError("Cannot access accelerator device when none is available.")
         return self
 
+    def const_data_ptr(self) -> int:
+        """``data_ptr()`` (PyTorch's read-only promise is not enforced here)."""
+        return self.data_ptr()
+
+    def is_set_to(self, tensor: Any) -> bool:
+        """Do both tensors view the same memory with the same geometry?"""
+        return (
+            self.data_ptr() == tensor.data_ptr()
+            and tuple(self.shape) == tuple(tensor.shape)
+            and tuple(self.stride()) == tuple(tensor.stride())
+        )
+
     def dim_order(self) -> tuple[int, ...]:
         """The dims from outermost to innermost in memory (by decreasing stride)."""
         strides = self.stride()
@@ -235,6 +247,14 @@ class TensorAliases:
     def narrow_copy(self, dim: int, start: int, length: int) -> Any:
         """``narrow`` as a new tensor (not a view)."""
         return self.narrow(dim, start, length).clone()
+
+    def nonzero_static(self, *, size: int, fill_value: int = -1) -> Any:
+        """``nonzero()`` cut or padded with ``fill_value`` rows to exactly ``size`` rows."""
+        found = self.nonzero()
+        n = min(size, found.shape[0])
+        out = found.new_full((size, self.ndim), fill_value)
+        out[:n] = found[:n]
+        return out
 
     def resize_as_(self, other: Any) -> Any:
         """``resize_`` to other's shape."""

@@ -28,7 +28,7 @@ METHOD_FORMS = (
     "conj_physical_", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "adjoint",
     "split_with_sizes", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes", "narrow_copy",
     "slice_scatter", "select_scatter", "diagonal_scatter", "as_strided_scatter", "vdot",
-    "igamma", "igammac", "lu_solve", "triangular_solve", "is_inference",
+    "igamma", "igammac", "lu_solve", "triangular_solve", "is_inference", "nonzero_static",
 )  # fmt: skip
 
 # torch.name_copy(input, ...) -> input.name(...), cloned

@@ -18,14 +18,14 @@ from .. import amp, autograd, linalg
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..creation import empty, from_numpy, tensor
-from ..functions import as_tensor, cat
+from ..functions import as_tensor
 from ..tensor_memory import TypedStorage, UntypedStorage
 
 __all__ = [
     "asarray", "range", "scalar_tensor", "unravel_index", "hann_window", "hamming_window",
     "blackman_window", "bartlett_window", "kaiser_window", "chain_matmul", "nuclear_norm",
     "frobenius_norm", "lu_unpack", "can_cast", "typename", "frombuffer", "from_dlpack",
-    "to_dlpack", "empty_permuted", "nonzero_static", "histogramdd", "is_storage",
+    "to_dlpack", "empty_permuted", "real", "imag", "histogramdd", "is_storage",
     "set_default_tensor_type", "set_flush_denormal", "set_warn_always", "is_warn_always_enabled",
     "is_anomaly_enabled", "set_anomaly_enabled", "is_autocast_cpu_enabled",
     "get_autocast_cpu_dtype", "get_autocast_gpu_dtype",
@@ -311,6 +311,16 @@ def is_storage(obj: Any) -> bool:
     return isinstance(obj, TypedStorage | UntypedStorage)
 
 
+def real(input: Tensor) -> Tensor:  # noqa: A002
+    """The real part: input itself, for a real dtype."""
+    return input.real
+
+
+def imag(input: Tensor) -> Tensor:  # noqa: A002
+    """The imaginary part: a real dtype has none (PyTorch's error)."""
+    return input.imag
+
+
 # ---------------------------------------------------------------------- shapes and picks
 def empty_permuted(
     size: Any, physical_layout: Any, *, dtype: Any = None, device: Any = None,
@@ -324,14 +334,6 @@ def empty_permuted(
     physical = empty(*(size[d] for d in layout), dtype=dtype, device=device)
     out = physical.permute(*np.argsort(layout).tolist())
     return out.requires_grad_(requires_grad) if requires_grad else out
-
-
-def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:  # noqa: A002
-    """``nonzero()`` padded with ``fill_value`` rows (or cut) to exactly ``size`` rows."""
-    found = input.nonzero()
-    if found.shape[0] >= size:
-        return found[:size].clone()
-    return cat([found, found.new_full((size - found.shape[0], input.ndim), fill_value)])
 
 
 def histogramdd(
