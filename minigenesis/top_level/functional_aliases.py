@@ -7,6 +7,7 @@ statistics, ``torch.embedding`` takes the weight first, the losses take ``reduct
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from ..nn import functional as F
@@ -196,8 +197,11 @@ def instance_norm(
 
 
 def kl_div(input: Any, target: Any, reduction: int = 1, *, log_target: bool = False) -> Any:  # noqa: A002
-    """``F.kl_div`` (reduction 1 = 'mean', the element mean, as aten's default)."""
-    return F.kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
+    """``F.kl_div`` (reduction 1 = 'mean', the element mean, as aten's default; aten gives
+    no warning about 'batchmean', which F.kl_div's own argument parser does)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="reduction: 'mean' divides", category=UserWarning)
+        return F.kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
 
 
 def ctc_loss(

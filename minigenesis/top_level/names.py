@@ -101,7 +101,7 @@ def unravel_index(indices: Any, shape: Any) -> tuple:
     for size in reversed(shape):  # floor division and modulo, innermost dim first
         coords.append(rest % size)
         rest = rest // size
-    return tuple(from_numpy(c) for c in reversed(coords))
+    return tuple(from_numpy(np.asarray(c)) for c in reversed(coords))
 
 
 # ---------------------------------------------------------------------- windows
