@@ -276,3 +276,21 @@ def test_vmap_is_func_vmap():
     np.testing.assert_allclose(
         mg.vmap(lambda r: r.sum())(_t(np.ones((3, 2)))).numpy(), [2.0, 2.0, 2.0]
     )
+
+
+def test_batch_norm_alias_updates_the_running_statistics_in_training():
+    x = RNG.normal(size=(8, 3))
+    rm, rv = mg.zeros(3, dtype=mg.float64), mg.ones(3, dtype=mg.float64)
+    out = mg.batch_norm(_t(x), None, None, rm, rv, True, 0.1, 1e-5, False)
+    np.testing.assert_allclose(out.numpy(), (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-5))
+    np.testing.assert_allclose(rm.numpy(), 0.1 * x.mean(0))
+    np.testing.assert_allclose(rv.numpy(), 0.9 + 0.1 * x.var(0, ddof=1))
+
+
+def test_embedding_alias_padding_row_gets_no_gradient():
+    weight = _t(RNG.normal(size=(4, 2)), grad=True)
+    mg.embedding(weight, mg.tensor([0, 2, 2, 1]), 2).sum().backward()
+    np.testing.assert_array_equal(weight.grad.numpy(), [[1, 1], [1, 1], [0, 0], [0, 0]])
+    weight.grad = None
+    mg.embedding(weight, mg.tensor([3, 3])).sum().backward()  # -1: no padding row
+    np.testing.assert_array_equal(weight.grad.numpy()[3], [2, 2])
