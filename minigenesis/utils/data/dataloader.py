@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import multiprocessing
+import os
 from collections.abc import (
     Callable,
     Iterable,
@@ -302,6 +303,14 @@ class DataLoader:
         return len(self._index_sampler())  # type: ignore[arg-type]
 
 
+def max_workers() -> int:
+    """The most worker processes one loader may start: 4 per core, at least 64 (the launcher's
+    rule for processes per machine). Each worker is a whole process, so a typo such as
+    ``num_workers=100000`` would otherwise fork until the machine runs out of process ids
+    (PyTorch only warns) and starve every other program of them."""
+    return max(64, 4 * (os.cpu_count() or 1))
+
+
 def _check_worker_options(
     num_workers: Any,
     timeout: Any,
@@ -314,6 +323,11 @@ def _check_worker_options(
         raise ValueError(
             "num_workers option should be non-negative; use num_workers=0 to disable "
             f"multiprocessing, got num_workers={num_workers!r}"
+        )
+    if num_workers > max_workers():
+        raise ValueError(
+            f"num_workers={num_workers} is more worker processes than this machine can run: at "
+            f"most {max_workers()} (4 per CPU core, at least 64)"
         )
     if not timeout >= 0:  # (NaN too)
         raise ValueError(f"timeout option should be non-negative, got timeout={timeout!r}")

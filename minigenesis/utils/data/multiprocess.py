@@ -72,15 +72,19 @@ class MultiProcessIter:
         self._result_queue = ResultQueue(ctx)  # reports a batch that cannot be pickled
         self._done_event = ctx.Event()
         self._index_queues, self._workers = [], []
-        for worker_id in range(self._num_workers):
-            index_queue = ctx.Queue()
-            index_queue.cancel_join_thread()  # a dead worker must not block our exit
-            args = (plan, index_queue, self._result_queue, self._done_event, base_seed)
-            args += (loader.worker_init_fn, worker_id, self._num_workers)
-            w = ctx.Process(target=worker_loop, args=args, daemon=True)
-            w.start()
-            self._index_queues.append(index_queue)
-            self._workers.append(w)
+        try:
+            for worker_id in range(self._num_workers):
+                index_queue = ctx.Queue()
+                index_queue.cancel_join_thread()  # a dead worker must not block our exit
+                self._index_queues.append(index_queue)
+                args = (plan, index_queue, self._result_queue, self._done_event, base_seed)
+                args += (loader.worker_init_fn, worker_id, self._num_workers)
+                w = ctx.Process(target=worker_loop, args=args, daemon=True)
+                w.start()  # may fail: no process left (EAGAIN), arguments spawn cannot pickle
+                self._workers.append(w)
+        except BaseException:
+            self._shutdown_workers()  # the workers already started must not outlive the error
+            raise
         self._epoch = 0
         self._start_epoch()
 

@@ -87,7 +87,14 @@ class ExceptionWrapper:
             exception = self.exc_type(msg)
         except Exception:  # an exception type whose constructor wants other arguments
             raise RuntimeError(msg) from None
-        raise exception
+        try:
+            raise exception
+        finally:
+            # The raised exception's traceback holds this frame; were ``exception`` still a
+            # local here, the two would form a cycle, and the frames above (the loader's
+            # iterator, its worker processes) would live until the garbage collector runs,
+            # which then stops the workers at a random moment and mid-teardown.
+            del exception
 
 
 class KeyErrorMessage(str):
