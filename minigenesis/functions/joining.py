@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import builtins
 import itertools
+import math
 from typing import Any
 
 import numpy as np
@@ -194,8 +195,13 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
         raise RuntimeError(f"combinations: Expect a non-negative number, but got {r}")
     if r == 0:
         return Tensor._make(get_array_module(input._data).zeros((0,), input._data.dtype), False)
+    n = input.shape[0]
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
-    combos = np.asarray(list(pick(range(input.shape[0]), r)), dtype=np.int64).reshape(-1, r)
+    count = math.comb(n + r - 1, r) if with_replacement else math.comb(n, r)
+    # The rows go straight into an array of their known number: its allocation fails at once
+    # (MemoryError naming the size) for a count no memory holds, where a list of tuples first
+    # grew for minutes, at ~10x the array's size, until the machine ran out of memory.
+    combos = np.fromiter(pick(range(n), r), dtype=np.dtype((np.int64, r)), count=count)
     if combos.shape[0] == 0:  # r > n: no combination, shape (0, r)
         return Tensor._make(get_array_module(input._data).zeros((0, r), input._data.dtype), False)
     xp = get_array_module(input._data)

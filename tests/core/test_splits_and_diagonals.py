@@ -3,12 +3,18 @@ atleast_*d, dstack, block_diag, cartesian_prod, combinations, vander, tensordot,
 logspace and empty_strided: against NumPy and itertools, gradients against finite differences."""
 
 import itertools
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import minigenesis as mg
 from minigenesis.autograd import gradcheck
+
+REPO = Path(__file__).resolve().parents[2]
 
 RNG = np.random.default_rng(9)
 A = RNG.normal(size=(4, 6))
@@ -111,6 +117,33 @@ def test_cartesian_prod_and_combinations_follow_itertools():
     rep = list(itertools.combinations_with_replacement(x, 2))
     np.testing.assert_array_equal(mg.combinations(_t(x), with_replacement=True).numpy(), rep)
     gradcheck(lambda t: mg.combinations(t, 2), (_t(x, True),))
+
+
+@pytest.mark.parametrize("r, with_replacement", [(0, False), (1, True), (5, False), (6, False),
+                                                 (7, False), (4, True)])  # fmt: skip
+def test_combinations_of_every_length_follow_itertools(r, with_replacement):
+    x = np.arange(6) * 1.5
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    got = mg.combinations(_t(x), r, with_replacement).numpy()
+    expected = np.array(list(pick(x, r))).reshape(-1, r) if r else np.zeros(0)
+    np.testing.assert_array_equal(got, expected)
+    assert got.shape == expected.shape
+
+
+def test_combinations_too_many_for_any_memory_fail_at_once_naming_the_size():
+    # C(10**4, 4) = 416,416,712,497,500 rows: refused before any is built (they were gathered in
+    # a list first, which grew until the machine ran out of memory). A child process with 1 GiB
+    # of address space, so that a regression fails quickly instead of exhausting this machine.
+    code = (
+        "import resource; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+        "import minigenesis as mg\n"
+        "try:\n    mg.combinations(mg.arange(10**4), 4)\n"
+        "except MemoryError as err:\n    print(err)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "(416416712497500, 4)" in proc.stdout, proc.stdout
 
 
 @pytest.mark.parametrize("n, increasing", [(None, False), (3, True), (6, False)])
