@@ -353,7 +353,7 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     elapsed = time.perf_counter() - started
     if not finished:
-        return 128 + trainer.stop_signal  # 130 after Ctrl-C, 143 after SIGTERM
+        return 128 + trainer.stop_signal  # 130 after Ctrl-C, 143 after SIGTERM, 129 SIGHUP
     h, best = trainer.history, trainer.best
     print(f"done: {trainer.epoch} epochs, {trainer.step} optimizer steps in {elapsed:.1f} s")
     if h["val_acc"]:

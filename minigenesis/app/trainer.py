@@ -16,7 +16,8 @@ Ctrl-C asks the loop to stop at the next optimizer step; it saves ``last.pth`` t
 A second Ctrl-C stops at once. Neither can split an optimizer step or a checkpoint write: those
 run as units that hold Ctrl-C until they are complete (``signals.py``). SIGTERM (what a job
 scheduler or ``kill`` sends) stops the same way as a first Ctrl-C; a second SIGTERM changes
-nothing, so that no signal but SIGKILL can cut the final save short.
+nothing, so that no signal but SIGKILL can cut the final save short. SIGHUP (the terminal or
+SSH session closed) stops as SIGTERM does, unless it is ignored (``nohup``).
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ from .signals import sigint_deferred
 
 METRIC_FIELDS = ["epoch", "step", "train_loss", "train_acc", "val_loss", "val_acc", "lr",
                  "grad_norm", "loss_scale", "seconds"]  # fmt: skip
+
+_SIGHUP = getattr(signal, "SIGHUP", None)  # (no SIGHUP on Windows)
 
 
 class Interrupted(Exception):
@@ -110,7 +113,7 @@ class Trainer:
         # saved in the checkpoints, so that a resumed run's plot covers the whole run.
         self.grad_flow = GradFlowSummary()
         self._stop_requested = False
-        self.stop_signal = signal.SIGINT  # what stopped fit(): SIGTERM, else Ctrl-C (exit code)
+        self.stop_signal = signal.SIGINT  # what stopped fit(): SIGTERM/SIGHUP, else Ctrl-C
         self.extended_from: int | None = None  # a resumed run's epochs when --epochs extends it
         self.resumed_lr: float | None = None
         if checkpoint is not None:
@@ -438,7 +441,8 @@ class Trainer:
             # this save short, and is dropped once the save is done.
             with contextlib.suppress(KeyboardInterrupt), sigint_deferred():
                 path = self._save(st.LAST)
-                what = "terminated" if self.stop_signal == signal.SIGTERM else "interrupted"
+                what = {signal.SIGTERM: "terminated", _SIGHUP: "hung up"}.get(
+                    self.stop_signal, "interrupted")  # fmt: skip
                 self.echo(f"{what} at step {self.step} (epoch {self.epoch + 1}): saved "
                           f"{path}; continue with --resume {self.out}")  # fmt: skip
         finally:
@@ -489,7 +493,9 @@ class Trainer:
         """First Ctrl-C: finish the current optimizer step, save, stop. Second: stop at once
         (after the step or checkpoint in progress, see ``signals.py``), save, return.
         SIGTERM: as the first Ctrl-C, however often it comes (it only sets the flag, so it is
-        safe inside any unit of work; SIGKILL remains the way to stop at once)."""
+        safe inside any unit of work; SIGKILL remains the way to stop at once). SIGHUP, sent when
+        the terminal closes, as SIGTERM: its default would end the run without a save, losing
+        the work since the last checkpoint; one that is ignored (``nohup``) stays ignored."""
         previous = signal.getsignal(signal.SIGINT)
         if threading.current_thread() is not threading.main_thread() or previous is None:
             return lambda: None  # signals reach only the main thread; None: not Python's handler
@@ -501,15 +507,20 @@ class Trainer:
 
         def terminate(signum: int, frame: Any) -> None:
             self._stop_requested = True
-            self.stop_signal = signal.SIGTERM
+            self.stop_signal = signum
 
         signal.signal(signal.SIGINT, handler)
         previous_term = signal.signal(signal.SIGTERM, terminate)
+        previous_hup = None
+        if _SIGHUP is not None and signal.getsignal(_SIGHUP) is signal.SIG_DFL:
+            previous_hup = signal.signal(_SIGHUP, terminate)
 
         def restore() -> None:
             signal.signal(signal.SIGINT, previous)
             if previous_term is not None:  # None: a handler set outside Python, cannot restore
                 signal.signal(signal.SIGTERM, previous_term)
+            if previous_hup is not None:
+                signal.signal(_SIGHUP, previous_hup)
 
         return restore
 

@@ -53,9 +53,14 @@ if where == "kill":  # SIGKILL inside the write of last.pth at the end of epoch 
         return write(out, obj, *a, **k)
     ser.write_checkpoint = write_or_die
 
-def ctrl_c():  # (`term`: SIGTERM, as a job scheduler or `kill` sends, instead of Ctrl-C)
+def ctrl_c():  # (`term`: SIGTERM, as a job scheduler or `kill` sends, instead of Ctrl-C;
+    # `hup`: SIGHUP, as a closing terminal sends; `nohup`: the same, ignored as nohup does)
+    sig = {"term": signal.SIGTERM, "hup": signal.SIGHUP, "nohup": signal.SIGHUP}
     for _ in range(times):
-        os.kill(os.getpid(), signal.SIGTERM if where == "term" else signal.SIGINT)
+        os.kill(os.getpid(), sig.get(where, signal.SIGINT))
+
+if where in ("hup", "nohup"):  # (not inherited: the test may itself run under nohup)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN if where == "nohup" else signal.SIG_DFL)
 
 init = T.Trainer.__init__
 def patched_init(self, *args, **kwargs):
@@ -171,6 +176,28 @@ def test_sigterm_saves_at_the_step_boundary_and_resumes_bit_identical(straight, 
     assert ckpt["step"] == at and ckpt["scheduler_state_dict"]["last_epoch"] == at
     assert main(["train", "--resume", str(out), "--quiet"]) == 0
     assert same(_training_state(_load(out)), _training_state(_load(straight)))
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="needs SIGHUP")
+def test_sighup_saves_like_sigterm_and_resumes_bit_identical(straight, tmp_path):
+    """SIGHUP (the terminal closed) inside optimizer step 4: as SIGTERM, the step completes,
+    last.pth is saved there, exit 129 (its default ended the run without a save)."""
+    out = tmp_path / "run"
+    proc = _child(out, "hup", 4, 1)
+    assert proc.returncode == 128 + signal.SIGHUP, (proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr and proc.stderr.strip() == "", proc.stderr
+    assert "hung up at step 4 " in proc.stdout
+    assert _load(out)["step"] == 4
+    assert main(["train", "--resume", str(out), "--quiet"]) == 0
+    assert same(_training_state(_load(out)), _training_state(_load(straight)))
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="needs SIGHUP")
+def test_an_ignored_sighup_stays_ignored(tmp_path):
+    """Under ``nohup`` (SIGHUP ignored) a hang-up changes nothing: the run trains to the end."""
+    proc = _child(tmp_path / "run", "nohup", 4, 1)
+    assert proc.returncode == 0, proc.stderr
+    assert "hung up" not in proc.stdout and _load(tmp_path / "run")["epoch"] == 2
 
 
 def test_crash_while_writing_last_keeps_best_consistent(straight, tmp_path, monkeypatch):
