@@ -187,12 +187,13 @@ def read_checkpoint(f: BinaryIO, name: str, mmap: bool = False) -> tuple[bytes, 
     try:
         base = f.tell()
         f.seek(base)
+        # (a file of /proc or /sys is "regular" but cannot seek to its end: EINVAL)
+        size = f.seek(0, io.SEEK_END) - base
     except (AttributeError, OSError, ValueError) as err:  # a pipe, a socket: the footer is last
         raise CheckpointError(
             f"{name}: cannot read a checkpoint from a stream that cannot seek ({err}); save it to "
             "a file, or read it into io.BytesIO first"
         ) from None  # a file object may hold a checkpoint after other data: it runs to the end
-    size = f.seek(0, io.SEEK_END) - base
     if size == 0:
         raise CheckpointError(f"{name}: the file is empty (0 bytes), so it holds no checkpoint")
     if size < MIN_SIZE:

@@ -95,6 +95,34 @@ def test_loading_a_character_device_names_it():
         mg.load("/dev/zero")
 
 
+class NoSeekToEnd(io.RawIOBase):
+    """A readable file that cannot seek to its end, as the "regular" files of /proc are."""
+
+    def readable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return 0
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_END:
+            raise OSError(22, "Invalid argument")
+        return offset
+
+
+def test_a_file_that_cannot_seek_to_its_end_is_a_checkpoint_error_naming_it():
+    f = NoSeekToEnd()
+    f.name = "status"
+    with pytest.raises(CheckpointError, match=r"status: cannot read a checkpoint .*Invalid arg"):
+        mg.load(f)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux's /proc")
+def test_loading_a_proc_file_is_a_checkpoint_error_naming_it():
+    with deadline(10), pytest.raises(CheckpointError, match="/proc/self/status: cannot read"):
+        mg.load("/proc/self/status")
+
+
 def test_loading_a_directory_is_still_is_a_directory_error(tmp_path):
     with pytest.raises(IsADirectoryError):
         mg.load(tmp_path)
