@@ -90,6 +90,11 @@ def seed() -> int:
 def generator_for(xp: Any, generator: Generator | None = None) -> Any:
     """The NumPy or CuPy generator that draws arrays for module ``xp``."""
     if generator is not None:
+        if not isinstance(generator, Generator):  # PyTorch's TypeError, naming what came
+            raise TypeError(
+                f"generator must be an mg.Generator (or None), got {type(generator).__name__} "
+                f"{generator!r:.40}"
+            )
         return generator._np
     if xp is np:
         return default_generator._np

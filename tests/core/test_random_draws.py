@@ -171,3 +171,16 @@ def test_draws_on_each_device_have_their_support_and_mean(device):
         assert_mean(draws.cpu().numpy().mean(), mean, var, n)
     ints = mg.empty(n, device=device).random_(2, 5).cpu().numpy()
     assert set(np.unique(ints)) == {2.0, 3.0, 4.0}
+
+
+@pytest.mark.parametrize("draw", [
+    lambda g: mg.randn(3, generator=g),
+    lambda g: mg.randperm(3, generator=g),
+    lambda g: mg.ones(3).normal_(generator=g),
+    lambda g: list(mg.utils.data.RandomSampler(range(3), generator=g)),
+    lambda g: list(mg.utils.data.DataLoader(range(3), shuffle=True, generator=g)),
+])  # fmt: skip
+def test_a_generator_that_is_not_a_generator_is_a_type_error_naming_it(draw):
+    with pytest.raises(TypeError, match="generator must be an mg.Generator .*got int 5"):
+        draw(5)
+    draw(mg.Generator().manual_seed(0))  # a real one still draws
