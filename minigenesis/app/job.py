@@ -29,6 +29,7 @@ from ..distributed.run import max_processes
 from ..distributed.timeouts import DistBackendError
 from .config import FIXED_ON_RESUME, TrainConfig, describe_model
 from .ranks import agree
+from .run_lock import RunDirInUse
 from .state import (
     BEST,
     CHECKPOINT_DIR,
@@ -348,6 +349,9 @@ def _run(args: argparse.Namespace) -> int:
     except Diverged as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
+    except RunDirInUse as err:  # nothing was written
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     except OSError as err:  # disk full, a file made read-only meanwhile: saved files stay whole
         print(f"error: cannot write the run's files: {err}", file=sys.stderr)
         return 1

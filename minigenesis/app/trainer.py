@@ -51,6 +51,7 @@ from ..utils.tensorboard import SummaryWriter  # imports tensorboardX: see _fit
 from ..utils.threads import blas_threads
 from . import state as st
 from .config import TrainConfig, build_datasets, build_model
+from .run_lock import hold_run_dir
 from .signals import sigint_deferred
 
 METRIC_FIELDS = ["epoch", "step", "train_loss", "train_acc", "val_loss", "val_acc", "lr",
@@ -387,11 +388,15 @@ class Trainer:
         waiting BLAS threads on busy cores cost far more than they give (``utils/threads.py``).
         NumPy's overflow warnings are silenced: a diverging run is caught at its first inf/NaN
         loss and reported in one line instead. Freed host memory is kept for the next step
-        (``kernels/memory.py``: no page faults per step, as PyTorch's caching allocator).
+        (``kernels/memory.py``: no page faults per step, as PyTorch's caching allocator). The
+        run directory is locked while it trains (``run_lock.py``: a second run into it raises
+        RunDirInUse at once).
         """
         keep_freed_memory()
         threads = blas_threads(1) if self.device_type == "cpu" else contextlib.nullcontext()
-        with threads, np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        # the one process that writes the run holds its folder (RunDirInUse if another does)
+        held = hold_run_dir(self.out) if self.is_main else contextlib.nullcontext()
+        with held, threads, np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             return self._fit()
 
     def _fit(self) -> bool:
