@@ -235,3 +235,13 @@ def test_interpolate_under_cpu_autocast_keeps_its_input_dtype_as_torch(dtype, mo
         theirs = torch.nn.functional.interpolate(theirs_in, scale_factor=2, mode=mode)
     assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1] == dtype
     assert ours_layer.dtype == ours.dtype
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bicubic", "area"])
+@pytest.mark.parametrize("scale", [float("nan"), float("inf"), -float("inf"), 1e300])
+def test_a_scale_factor_whose_output_size_is_no_int64_is_a_runtime_error_naming_it(mode, scale):
+    # (PyTorch: "value cannot be converted to type int64_t without overflow"; this was a
+    # ValueError or OverflowError from math.floor that did not say where it came from)
+    with pytest.raises(RuntimeError, match=r"interpolate: the output size 4 x scale_factor .* "
+                       "cannot be converted to type int64_t without overflow"):  # fmt: skip
+        F.interpolate(mg.ones(1, 1, 4, 4), scale_factor=scale, mode=mode)

@@ -147,6 +147,18 @@ def interpolate(
     return y
 
 
+def _scaled_sizes(in_sizes: Any, scales: list[float]) -> list[int]:
+    """floor(in * scale) per dim; a product that is no int64 (NaN, inf, > 2**63) is PyTorch's
+    RuntimeError, naming it (math.floor raised ValueError or OverflowError without context)."""
+    for n, f in zip(in_sizes, scales):
+        if not abs(n * f) < 2**63:
+            raise RuntimeError(
+                f"interpolate: the output size {n} x scale_factor {f} = {n * f} cannot be "
+                "converted to type int64_t without overflow"
+            )
+    return [math.floor(n * f) for n, f in zip(in_sizes, scales)]
+
+
 def _output_sizes(input, size, scale_factor, recompute_scale_factor) -> tuple:  # noqa: A002
     """(output sizes, scales the kernel uses) per spatial dim, with PyTorch's checks: a scale is
     1 / scale_factor unless the size is given or recompute_scale_factor (then in / out)."""
@@ -163,7 +175,7 @@ def _output_sizes(input, size, scale_factor, recompute_scale_factor) -> tuple:  
         out_sizes, scales = _per_dim(size, k, "output size"), [None] * k
     else:
         scales = [float(s) for s in _per_dim(scale_factor, k, "scale_factor")]
-        out_sizes = [math.floor(n * s) for n, s in zip(input.shape[2:], scales)]
+        out_sizes = _scaled_sizes(input.shape[2:], scales)
         if recompute_scale_factor:
             scales = [None] * k  # the kernel then uses in / out
     for m in out_sizes:
@@ -248,7 +260,7 @@ def _interpolate_area(input, size, scale_factor, recompute_scale_factor, k: int)
         raise NotImplementedError(f"interpolate(mode='area') is not implemented for {input.dtype}")
     if size is None:
         scales = [float(f) for f in _per_dim(scale_factor, k, "scale_factor")]
-        size = [math.floor(n * f) for n, f in zip(input.shape[2:], scales)]
+        size = _scaled_sizes(input.shape[2:], scales)
     size = _per_dim(size, k, "output size")
     if k == 1:
         return adaptive_avg_pool1d(input, size[0])
