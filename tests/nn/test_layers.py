@@ -361,3 +361,9 @@ def test_layers_match_pytorch_numbers():
     np.testing.assert_allclose(npy(mrms(mx)), trms(tx).detach().numpy(), rtol=1e-5, atol=1e-6)
     assert list(mbn.state_dict()) == list(tbn.state_dict())
     assert list(nn.LayerNorm(3).state_dict()) == list(tln.state_dict())
+
+
+@pytest.mark.parametrize("num_classes", [-1, 3])
+def test_one_hot_of_a_negative_class_says_class_values_must_be_non_negative(num_classes):
+    with pytest.raises(RuntimeError, match="one_hot: class values must be non-negative, got -2"):
+        F.one_hot(mg.tensor([1, -2]), num_classes)

@@ -71,6 +71,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if not isinstance(num_classes, int) or isinstance(num_classes, bool):
         raise TypeError(f"one_hot: num_classes must be an int, got {type(num_classes).__name__}")
     data = tensor._data
+    if data.size and int(data.min()) < 0:  # (before num_classes is inferred from the max)
+        raise RuntimeError(f"one_hot: class values must be non-negative, got {int(data.min())}")
     if num_classes == -1:
         if data.size == 0:
             raise RuntimeError(
