@@ -196,3 +196,9 @@ def test_the_loader_refuses_a_batching_setting_changed_after_construction():
         loader.batch_size = 2  # it would be ignored: the batch sampler already has 4
     assert len(loader) == 2
     loader.num_workers = 0  # the others may change, as in PyTorch
+
+
+@pytest.mark.parametrize("lengths", [[float("nan"), 1.0], [float("inf"), 2], [5, -float("inf")]])
+def test_random_split_refuses_a_length_that_is_not_finite_by_name(lengths):
+    with pytest.raises(ValueError, match=r"random_split: lengths .* must be non-negative counts"):
+        random_split(list(range(10)), lengths)

@@ -207,7 +207,7 @@ def random_split(
                     stacklevel=2,
                 )
         lengths = counts
-    if any(int(x) != x or x < 0 for x in lengths) or sum(lengths) != n:
+    if any(not math.isfinite(x) or int(x) != x or x < 0 for x in lengths) or sum(lengths) != n:
         raise ValueError(
             f"random_split: lengths {lengths} must be non-negative counts summing to the dataset "
             f"length {n} (or fractions summing to 1)"
