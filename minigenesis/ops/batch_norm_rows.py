@@ -1,7 +1,6 @@
 """BatchNorm's training step on (N, C) input (BatchNorm1d after a linear layer) as one op.
 
-Per channel c, over the N rows (statistics given: ``row_stats``, which BatchNorm also needs for
-its running averages):
+Per channel c, over the N rows:
 
     mu  = mean_n x[n, c],   var = mean_n (x[n, c] - mu)^2,   r = 1 / sqrt(var + eps)
     xhat = (x - mu) r,      y = xhat w + b
@@ -27,32 +26,29 @@ from ..backend import get_array_module, quiet_fp
 from .normalization import _wide
 
 
-@quiet_fp
-def row_stats(x) -> tuple:
-    """(mu, var) per column of the (N, C) array ``x``: the mean and biased variance, (C,)
-    vectors in at least float32."""
-    xw = _wide(x)
-    xp = get_array_module(xw)
-    mean = xp.full(xw.shape[0], 1.0 / xw.shape[0], xw.dtype)
-    mu = mean @ xw
-    d = xw - mu
-    return mu, xp.einsum("nc,nc->c", d, d) / xw.shape[0]  # (no d * d temporary)
-
-
 class BatchNormRows(Op):
-    """y = (x - mu) / sqrt(var + eps) * w + b per column of (N, C) x, with the batch's
-    statistics ``mu``, ``var`` (from ``row_stats(x)``); see the module docstring."""
+    """y = (x - mu) / sqrt(var + eps) * w + b per column of (N, C) x, with this batch's
+    statistics; see the module docstring. ``running_mean`` / ``running_var`` (arrays, or None)
+    move towards them in place, as PyTorch's batch_norm updates its buffers inside the op.
+    Keeps xhat (one (N, C) array) for backward, so backward makes no pass to rebuild it."""
 
     @staticmethod
     @quiet_fp
-    def forward(ctx, x, w, b, mu, var, eps):
+    def forward(ctx, x, w, b, running_mean, running_var, momentum, eps):
         xp = get_array_module(x)
+        xw = _wide(x)
+        n = xw.shape[0]
+        mu = xp.full(n, 1.0 / n, xw.dtype) @ xw
+        xhat = xw - mu
+        var = xp.einsum("nc,nc->c", xhat, xhat) / n  # (no xhat * xhat temporary)
+        if running_mean is not None and running_var is not None:
+            _update_running(running_mean, running_var, mu, var * (n / (n - 1)), momentum)
         r = 1.0 / xp.sqrt(var + eps)
-        y = _wide(x) - mu
-        y *= r if w is None else r * w
+        xhat *= r
+        y = xhat.copy() if w is None else xhat * w
         if b is not None:
             y += b
-        ctx.mu, ctx.r, ctx.eps = mu, r, eps
+        ctx.xhat, ctx.r, ctx.eps = xhat, r, eps
         ctx.save_for_backward(x, w)
         return y.astype(x.dtype, copy=False)
 
@@ -66,22 +62,28 @@ class BatchNormRows(Op):
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         xp = get_array_module(x._data)
         g = _wide(gy._data)
-        n = g.shape[0]
-        xhat = _wide(x._data) - ctx.mu
-        xhat *= ctx.r
+        n, xhat = g.shape[0], ctx.xhat
         g_b = xp.ones(n, g.dtype) @ g  # sum_n g
         g_w = xp.einsum("nc,nc->c", g, xhat)  # sum_n g xhat
         gx = None
         if need_x:
-            xhat *= g_w / n
-            xhat += g_b / n
-            gx = g - xhat
+            gx = xhat * (g_w / n)
+            gx += g_b / n
+            xp.subtract(g, gx, out=gx)
             gx *= ctx.r if w is None else ctx.r * _wide(w._data)
             gx = gx.astype(x._data.dtype, copy=False)
         T = type(x)
         gw = T._make(g_w.astype(w._data.dtype, copy=False)) if need_w else None
         gb = T._make(g_b.astype(x._data.dtype, copy=False)) if need_b else None
-        return (None if gx is None else T._make(gx)), gw, gb, None, None, None
+        return (None if gx is None else T._make(gx)), gw, gb, None, None, None, None
+
+
+def _update_running(running_mean, running_var, mu, unbiased_var, momentum: float) -> None:
+    """running = (1 - momentum) running + momentum * batch statistic, in place (the variance
+    unbiased: N / (N - 1) times the batch's)."""
+    for buf, stat in ((running_mean, mu), (running_var, unbiased_var)):
+        buf *= 1 - momentum
+        buf += (momentum * stat).astype(buf.dtype, copy=False)
 
 
 def _backward_graph(x, w, gy, eps: float) -> tuple:
@@ -98,4 +100,4 @@ def _backward_graph(x, w, gy, eps: float) -> tuple:
     scale = r if w is None else r * w
     gx = (scale * (g - g_b / n - xhat * (g_w / n)))._cast(x._data.dtype)
     g_w = None if w is None else g_w._cast(w._data.dtype)
-    return gx, g_w, g_b._cast(x._data.dtype), None, None, None
+    return gx, g_w, g_b._cast(x._data.dtype), None, None, None, None

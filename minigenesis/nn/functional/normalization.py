@@ -11,7 +11,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autocast_policy import CUDA_FLOAT32, autocast_function
-from ...ops.batch_norm_rows import BatchNormRows, row_stats
+from ...ops.batch_norm_rows import BatchNormRows
 from ...ops.normalization import Normalize, normalize_stats
 from ...ops.same_dtype import check_param_dtypes
 from .._utils import shape_tuple
@@ -105,16 +105,21 @@ def batch_norm(
             f"Expected more than 1 value per channel when training, got input size "
             f"{tuple(input.shape)}"
         )
-    rows = input.ndim == 2  # (N, C): one op of its own (ops/batch_norm_rows.py)
-    mu, var = row_stats(input._data) if rows else normalize_stats(input._data, axes, True)
-    if running_mean is not None and running_var is not None:
+    tracked = running_mean is not None and running_var is not None
+    if input.ndim == 2:  # (N, C): one op of its own, which moves the running averages too
+        args = (running_mean._data, running_var._data) if tracked else (None, None)
+        y = BatchNormRows.apply(input, weight, bias, *args, momentum, float(eps))
+        if tracked:
+            running_mean._bump_version()
+            running_var._bump_version()
+        return y
+    mu, var = normalize_stats(input._data, axes, True)
+    if tracked:
         unbiased = var.reshape(c) * (count / (count - 1))
         for buf, stat in ((running_mean, mu.reshape(c)), (running_var, unbiased)):
             buf._data *= 1 - momentum
             buf._data += (momentum * stat).astype(buf._data.dtype, copy=False)
             buf._bump_version()
-    if rows:
-        return BatchNormRows.apply(input, weight, bias, mu, var, float(eps))
     w = None if weight is None else weight.reshape(bshape)
     b = None if bias is None else bias.reshape(bshape)
     return Normalize.apply(input, w, b, axes, float(eps), True, (mu, var))
