@@ -84,7 +84,8 @@ class CrossEntropyIndices(Op):
         dl_i/dx[i, c] = softmax(x)[i, c] - [c == t_i]
 
     ``reduction``: "none", "sum", or "mean" over the valid samples (NaN when there are none,
-    with a gradient of 0). Computed as PyTorch's log_softmax + nll_loss are: m = row max,
+    with a gradient of 0); ``valid`` None: every sample is (no mask to apply). Computed as
+    PyTorch's log_softmax + nll_loss are: m = row max,
     log p_t = (x_t - m) - log sum e^(x - m). Keeps x and the per-sample log-sum-exp; backward
     rebuilds the softmax from them (2 passes over x) and subtracts 1 at each target, in place.
     (Composed from log_softmax, a pick and a weighted mean, the same loss costs ~8 op calls.)
@@ -97,7 +98,7 @@ class CrossEntropyIndices(Op):
         xp = get_array_module(x)
         xw = _f32(x)
         m = xw.max(axis=1, keepdims=True)
-        count = valid.sum()
+        count = valid.sum() if valid is not None else np.int64(target.size)
         at = (xp.arange(len(target)), target) if x.ndim == 2 else _target_index(xp, target)
         fast = None if type(x) is ndarray else kernels.loss.cross_entropy  # (GPU kernels)
         if fast is not None and (done := fast(xw, m, target, valid, count, reduction)) is not None:
@@ -106,7 +107,7 @@ class CrossEntropyIndices(Op):
             shifted = xw - m
             log_total = xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
             logp_t = shifted[at] - log_total.squeeze(1)
-            loss = xp.where(valid, -logp_t, xp.zeros((), dtype=logp_t.dtype))
+            loss = -logp_t if valid is None else xp.where(valid, -logp_t, logp_t.dtype.type(0))
             lse = m + log_total
             if reduction == "sum":
                 loss = loss.sum()
@@ -128,7 +129,9 @@ class CrossEntropyIndices(Op):
         if fast is not None and (g := fast(x._data, *args, gl._data, ctx.reduction)) is not None:
             return type(x)._make(g), None, None, None
         xp = get_array_module(x._data)
-        scale = _per_sample_scale(xp, ctx.valid, ctx.count, ctx.reduction, ctx.lse.dtype)
+        scale = _per_sample_scale(
+            xp, ctx.valid, ctx.count, ctx.reduction, ctx.lse.dtype, ctx.target
+        )
         scale = xp.expand_dims(scale * _f32(gl._data), 1)
         g = _f32(x._data) - ctx.lse
         xp.exp(g, out=g)  # softmax(x)
@@ -144,7 +147,7 @@ def _cross_entropy_grad_recorded(ctx, x, gl):
     T = type(x)
     onehot = xp.zeros(x.shape, dtype=x._data.dtype)
     onehot[ctx.at] = 1
-    scale = _per_sample_scale(xp, ctx.valid, ctx.count, ctx.reduction, x._data.dtype)
+    scale = _per_sample_scale(xp, ctx.valid, ctx.count, ctx.reduction, x._data.dtype, ctx.target)
     return (x.softmax(dim=1) - T._make(onehot)) * (gl * T._make(scale)).unsqueeze(1)
 
 
@@ -158,9 +161,10 @@ def _target_index(xp, target):
     return (grids[0], target, *grids[1:])
 
 
-def _per_sample_scale(xp, valid, count, reduction: str, dtype):
-    """d(reduced loss)/d l_i: 1 for a valid sample (1/count for "mean"), 0 for an ignored one."""
-    scale = valid.astype(dtype)
+def _per_sample_scale(xp, valid, count, reduction: str, dtype, target):
+    """d(reduced loss)/d l_i: 1 for a valid sample (1/count for "mean"), 0 for an ignored one
+    (``valid`` None: every sample of ``target`` is valid)."""
+    scale = xp.ones(target.shape, dtype) if valid is None else valid.astype(dtype)
     if reduction == "mean":  # (an array maximum: no read back from a GPU)
         scale /= xp.maximum(count, 1).astype(dtype)
     return scale

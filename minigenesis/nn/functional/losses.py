@@ -222,9 +222,11 @@ def cross_entropy(
         return _cross_entropy_in_full(
             input, target, weight, size_average, ignore_index, reduce, reduction, label_smoothing
         )
-    valid = target._data != ignore_index
-    safe = get_array_module(valid).where(valid, target._data, 0)  # (ignored: class 0, masked)
-    c = input._data.shape[1]
+    t, c = target._data, input._data.shape[1]
+    if t.size and not 0 <= ignore_index < c and int(t.view("uint64").max()) < c:
+        return CrossEntropyIndices.apply(input, t, None, reduction)  # every target a class
+    valid = t != ignore_index
+    safe = get_array_module(valid).where(valid, t, 0)  # (ignored: class 0, masked)
     if safe.size and int(safe.view("uint64").max()) >= c:  # >= C, or < 0 (huge unsigned)
         check_index_range(safe, c, "cross_entropy", "target", f" or ignore_index={ignore_index}")
     return CrossEntropyIndices.apply(input, safe, valid, reduction)
