@@ -129,9 +129,7 @@ class CrossEntropyIndices(Op):
         if fast is not None and (g := fast(x._data, *args, gl._data, ctx.reduction)) is not None:
             return type(x)._make(g), None, None, None
         xp = get_array_module(x._data)
-        scale = _per_sample_scale(
-            xp, ctx.valid, ctx.count, ctx.reduction, ctx.lse.dtype, ctx.target
-        )
+        scale = _per_sample_scale(xp, ctx, ctx.lse.dtype)
         scale = xp.expand_dims(scale * _f32(gl._data), 1)
         g = _f32(x._data) - ctx.lse
         xp.exp(g, out=g)  # softmax(x)
@@ -147,7 +145,7 @@ def _cross_entropy_grad_recorded(ctx, x, gl):
     T = type(x)
     onehot = xp.zeros(x.shape, dtype=x._data.dtype)
     onehot[ctx.at] = 1
-    scale = _per_sample_scale(xp, ctx.valid, ctx.count, ctx.reduction, x._data.dtype, ctx.target)
+    scale = _per_sample_scale(xp, ctx, x._data.dtype)
     return (x.softmax(dim=1) - T._make(onehot)) * (gl * T._make(scale)).unsqueeze(1)
 
 
@@ -161,12 +159,12 @@ def _target_index(xp, target):
     return (grids[0], target, *grids[1:])
 
 
-def _per_sample_scale(xp, valid, count, reduction: str, dtype, target):
-    """d(reduced loss)/d l_i: 1 for a valid sample (1/count for "mean"), 0 for an ignored one
-    (``valid`` None: every sample of ``target`` is valid)."""
-    scale = xp.ones(target.shape, dtype) if valid is None else valid.astype(dtype)
-    if reduction == "mean":  # (an array maximum: no read back from a GPU)
-        scale /= xp.maximum(count, 1).astype(dtype)
+def _per_sample_scale(xp, ctx, dtype):
+    """d(reduced loss)/d l_i: 1 for a valid sample (1/count for "mean"), 0 for an ignored one."""
+    valid = ctx.valid  # (None: every sample is)
+    scale = xp.ones(ctx.target.shape, dtype) if valid is None else valid.astype(dtype)
+    if ctx.reduction == "mean":  # (an array maximum: no read back from a GPU)
+        scale /= xp.maximum(ctx.count, 1).astype(dtype)
     return scale
 
 

@@ -225,6 +225,12 @@ def cross_entropy(
     t, c = target._data, input._data.shape[1]
     if t.size and not 0 <= ignore_index < c and int(t.view("uint64").max()) < c:
         return CrossEntropyIndices.apply(input, t, None, reduction)  # every target a class
+    return _cross_entropy_masked(input, t, ignore_index, reduction)
+
+
+def _cross_entropy_masked(input, t, ignore_index: int, reduction: str):
+    """cross_entropy's op where a target may be ignore_index (or out of range: refused)."""
+    c = input._data.shape[1]
     valid = t != ignore_index
     safe = get_array_module(valid).where(valid, t, 0)  # (ignored: class 0, masked)
     if safe.size and int(safe.view("uint64").max()) >= c:  # >= C, or < 0 (huge unsigned)
