@@ -128,9 +128,18 @@ def forward(x, w, b, mu, var, eps: float, axes: tuple):
     scale = (r if w is None else r * w).reshape(per_channel)
     shift = None if b is None else b.reshape(per_channel)
     mu_c = mu.reshape(per_channel)
-    # y in x's layout where x is C-contiguous (PyTorch's BatchNorm keeps a contiguous input's
-    # layout, so y.view(n, -1) works), else channels first as the convolutions' grids are
-    y = np.empty_like(x) if x.flags.c_contiguous else _empty_channels_first(x.shape, x.dtype)
+    if x.flags.c_contiguous:
+        # y in x's layout (PyTorch's BatchNorm keeps a contiguous input's layout, so
+        # y.view(n, -1) works), in three passes over the whole array: x's rows of S values are
+        # contiguous already, and the blocks below would walk them channel by channel across
+        # samples (measured, 32 x 16 x 32 x 32 float32: 1.16 ms in blocks, 0.46 ms whole)
+        keep = (1, c) + (1,) * (x.ndim - 2)
+        y = np.subtract(x, mu.reshape(keep))
+        y *= scale.reshape(keep)
+        if shift is not None:
+            y += shift.reshape(keep)
+        return y, r
+    y = _empty_channels_first(x.shape, x.dtype)  # channels first, as the convolutions' grids
     xc, yc = _channels_first(x), _channels_first(y)
     for ch in _blocks(x.shape, x.itemsize):
         out = yc[ch]  # a view: the passes write y in place
