@@ -440,6 +440,7 @@ from .creation import empty_strided, tril_indices, triu_indices  # noqa: E402
 from .random import seed  # noqa: E402
 
 short = int16
+int = int32  # noqa: A001  (torch.int; the builtin int is not used below this line)
 
 from . import amp  # noqa: E402
 from . import accelerator, backends, onnx  # noqa: E402
