@@ -438,6 +438,7 @@ from .memory_format import (  # noqa: E402
 from .tensor_memory import TypedStorage, UntypedStorage  # noqa: E402
 from .creation import empty_strided, tril_indices, triu_indices  # noqa: E402
 from .random import seed  # noqa: E402
+from .foreach import *  # noqa: E402,F403  (torch._foreach_add_, _foreach_lerp_, ...)
 
 short = int16
 int = int32  # noqa: A001  (torch.int; the builtin int is not used below this line)
