@@ -163,8 +163,6 @@ MISSING_NAMES = {
         "full_backward_hook", "full_backward_pre_hook", "module_registration_hook",
         "parameter_registration_hook")},
     ("torch.nn.modules.normalization", "CrossMapLRN2d"): "a legacy Lua-Torch layer",
-    ("torch.nn.utils.parametrizations", "orthogonal"): "the orthogonal parametrization is not "
-    "implemented",
     **{(f"torch.optim.{n}", n): _FUNCTIONAL_OPTIM for n in (
         "adadelta", "adagrad", "adam", "adamax", "adamw", "nadam", "radam", "rmsprop", "sgd",
         "rprop", "asgd")},

@@ -7,6 +7,10 @@ PyTorch stores them; the norm is over every dim but ``dim`` (see ``_weight_norm_
 ``spectral_norm(layer)``: ``layer.weight`` becomes W / sigma(W), sigma the largest singular value
 of W seen as a matrix (rows: dim ``dim``), estimated by power iteration with two buffers u, v that
 persist across calls (Miyato et al., "Spectral Normalization for GANs").
+
+``orthogonal(layer)``: ``layer.weight`` stays an orthogonal matrix (or has orthonormal rows if
+wide), computed by the matrix exponential, the Cayley map or Householder reflectors from an
+unconstrained tensor (see ``_orthogonal.py``).
 """
 
 from __future__ import annotations
@@ -16,11 +20,12 @@ from ..conv_variants import _ConvTransposeNd
 from ..functional import normalize
 from ..module import Module
 from . import parametrize
+from ._orthogonal import Orthogonal, check_orthogonal_map
 from ._spectral_norm_math import power_iteration_, sigma, weight_to_matrix
 from ._weight_norm_math import norm_except_dim
 from ._weight_norm_math import weight_norm as _weight_norm
 
-__all__ = ["spectral_norm", "weight_norm"]
+__all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
 
 class _WeightNorm(Module):
@@ -110,4 +115,23 @@ def spectral_norm(
     parametrize.register_parametrization(
         module, name, _SpectralNorm(weight, n_power_iterations, dim, eps)
     )
+    return module
+
+
+def orthogonal(
+    module: Module,
+    name: str = "weight",
+    orthogonal_map: str | None = None,
+    *,
+    use_trivialization: bool = True,
+) -> Module:
+    """``module.<name>`` parametrized as an orthogonal matrix (PyTorch's defaults: matrix_exp
+    for a square weight, householder otherwise; with the trivialization the weight at
+    registration, orthogonalised by QR, is the starting point). Returns the module."""
+    weight = getattr(module, name, None)
+    if not isinstance(weight, Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    orthogonal_map = check_orthogonal_map(weight, orthogonal_map)
+    orth = Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, orth, unsafe=True)
     return module

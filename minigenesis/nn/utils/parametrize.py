@@ -66,7 +66,10 @@ class ParametrizationList(ModuleList):
             new = original
             for module in reversed(self):  # type: ignore[call-overload]
                 if hasattr(module, "right_inverse"):
-                    new = module.right_inverse(new)
+                    try:
+                        new = module.right_inverse(new)
+                    except NotImplementedError:  # as PyTorch: the original is kept as it is
+                        pass
         requires_grad = original.requires_grad
         self.is_tensor = isinstance(new, Tensor)
         if self.is_tensor:
