@@ -160,7 +160,7 @@ def _foreach_copy_(self, src, non_blocking: bool = False) -> None:
     """``x.copy_(s)`` for every pair (broadcasting and casting as copy_ does)."""
     xs = _tensors("_foreach_copy_", self)
     for x, s in zip(xs, _per_tensor("_foreach_copy_", xs, _tensors("_foreach_copy_", src))):
-        x.copy_(s)  # non_blocking: copies here are synchronous
+        x.copy_(s, non_blocking=non_blocking)
 
 
 def _foreach_zero_(self) -> None:

@@ -218,8 +218,9 @@ class TensorInPlace:
     def triu_(self, diagonal: int = 0):
         return self._inplace(lambda x: x.triu(diagonal))
 
-    def copy_(self, src):
-        """Copy src's values (broadcast, cast, moved across devices) into self."""
+    def copy_(self, src, non_blocking: bool = False):
+        """Copy src's values (broadcast, cast, moved across devices) into self. ``non_blocking``
+        is accepted as PyTorch's is; the copy is synchronous either way."""
         if not isinstance(src, TensorBase):
             src = TensorBase._make(get_array_module(self._data).asarray(src), False)
         if src._data.shape != self._data.shape:  # src broadcasts to self; self cannot grow
