@@ -6,8 +6,10 @@ PyTorch does), so it can be stored in a checkpoint and restored with ``set_rng_s
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -130,6 +132,36 @@ def set_rng_state(state) -> None:
         default_generator._np.bit_generator.state = decoded
     except (ValueError, TypeError, KeyError) as err:
         raise ValueError(f"set_rng_state: not a state from get_rng_state() ({err})") from None
+
+
+@contextlib.contextmanager
+def fork_rng(
+    devices: Any = None,
+    enabled: bool = True,
+    _caller: str = "fork_rng",
+    _devices_kw: str = "devices",
+    device_type: str = "cuda",
+) -> Iterator[None]:
+    """``with torch.random.fork_rng(): ...``: the draws inside come from the global generators
+    as usual, and on exit their states are put back, so the code after the block draws what it
+    would have drawn without it (the CPU generator's state, and that of each GPU generator made
+    so far whose bit generator exposes a ``state``; ``devices`` is accepted as PyTorch's).
+    ``enabled=False`` forks nothing."""
+    if not enabled:
+        yield
+        return
+    cpu_state = default_generator._np.bit_generator.state
+    gpu_states = {
+        dev: gen.bit_generator.state
+        for dev, gen in _cuda_generators.items()
+        if hasattr(gen.bit_generator, "state")
+    }
+    try:
+        yield
+    finally:
+        default_generator._np.bit_generator.state = cpu_state
+        for dev, state in gpu_states.items():
+            _cuda_generators[dev].bit_generator.state = state
 
 
 # ---------------------------------------------------------------------------------------------

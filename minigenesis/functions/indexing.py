@@ -13,10 +13,19 @@ from ._common import _check, _with_out
 
 
 @_with_out
-def where(condition: Tensor, x: Any, y: Any) -> Tensor:
-    """Elementwise ``x if condition else y``; x and y broadcast and promote like ``x + y``
-    (``promotion.where``: a Python scalar only changes the category, as in ``x + 2.5``)."""
-    return _where(condition, x, y)
+def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:  # noqa: A002
+    """Elementwise ``input if condition else other``; they broadcast and promote like
+    ``input + other`` (``promotion.where``: a Python scalar only changes the category, as in
+    ``x + 2.5``). With the condition alone, ``where(condition)`` is
+    ``nonzero(condition, as_tuple=True)``: a tuple of index tensors, one per dim."""
+    if input is None and other is None:
+        return condition.nonzero(as_tuple=True)
+    if input is None or other is None:
+        raise TypeError(
+            "where() takes the condition alone or the condition, input and other; "
+            f"got {'other' if input is None else 'input'} without the other"
+        )
+    return _where(condition, input, other)
 
 
 @_with_out
