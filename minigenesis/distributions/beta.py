@@ -55,16 +55,19 @@ class Beta(Distribution):
 
     @property
     def mode(self) -> Tensor:
-        """(a - 1) / (a + b - 2) for a, b >= 1; with one concentration below 1 the density
-        peaks at that end: (a - 1)+ / ((a - 1)+ + (b - 1)+) is 0 or 1; with both below 1, the
-        end of the larger one (1 on a tie: PyTorch's Dirichlet rule). NaN at a = b = 1."""
+        """(a - 1) / (a + b - 2) for a, b >= 1 (not both 1); with one concentration below 1
+        and the other above, the density peaks at that end: (a - 1)+ / ((a - 1)+ + (b - 1)+)
+        is 0 or 1. With both below 1 the density is unbounded at both ends: 1, as PyTorch
+        (Beta's mode is Dirichlet([a, b])'s first coordinate, and that puts the all-below-1
+        mode on the first corner). 0 / 0 = NaN where neither exceeds 1 otherwise (a = b = 1,
+        or one of them exactly 1 and the other below), as PyTorch."""
         a, b = self.concentration1, self.concentration0
         a1, b1 = (a - 1).clamp(min=0), (b - 1).clamp(min=0)
         both_below = (a < 1) & (b < 1)
         # 1 in the denominator where both are below 1: that branch is replaced below, and a
         # 0 / 0 there would send NaN into the gradient through where
         mode = a1 / (a1 + b1).masked_fill(both_below, 1.0)
-        return mode.where(~both_below, (a >= b).to(mode.dtype))
+        return mode.masked_fill(both_below, 1.0)
 
     @property
     def variance(self) -> Tensor:

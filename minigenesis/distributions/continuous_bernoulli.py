@@ -141,8 +141,9 @@ class ContinuousBernoulli(ExponentialFamily):
         cut = self._cut_probs()
         cdfs = (cut**value * (1.0 - cut) ** (1.0 - value) + cut - 1.0) / (2.0 * cut - 1.0)
         unbounded = cdfs.where(self._outside_unstable_region(), value)
-        inside = unbounded.where(value < 1.0, 1.0)
-        return inside.where(value > 0.0, 0.0)
+        # 0 at and below 0, 1 at and above 1; a NaN value compares false both ways and stays NaN
+        inside = unbounded.masked_fill(value >= 1.0, 1.0)
+        return inside.masked_fill(value <= 0.0, 0.0)
 
     def icdf(self, value: Tensor) -> Tensor:
         """x = (log(1 - l + u (2l - 1)) - log(1 - l)) / (log l - log(1 - l)) (u near l = 1/2)."""

@@ -20,7 +20,7 @@ class Dirichlet(ExponentialFamily):
     Gamma(a_0), a_0 = sum_i a_i.
 
     Mean a / a_0, variance a (a_0 - a) / (a_0^2 (a_0 + 1)), mode (a - 1) / (a_0 - K) (all
-    a_i > 1; the corners otherwise, as PyTorch), entropy
+    a_i > 1; see ``mode`` otherwise), entropy
     log B(a) + (a_0 - K) psi(a_0) - sum_i (a_i - 1) psi(a_i). Draws normalise K Gamma draws
     (not reparameterised here, as Gamma's).
     """
@@ -57,13 +57,18 @@ class Dirichlet(ExponentialFamily):
 
     @property
     def mode(self) -> Tensor:
+        """(a - 1)+ / sum_j (a_j - 1)+: (a - 1) / (a_0 - K) when all a_i > 1, 0 at the
+        coordinates with a_i <= 1 otherwise. When every a_i < 1 the density is unbounded at
+        every corner: the first corner e_0, as PyTorch (its argmax over that all-NaN row picks
+        index 0). NaN (0 / 0) when no a_i exceeds 1 but some equals 1, as PyTorch."""
         a = self.concentration
         am1 = (a - 1).clamp(min=0.0)
-        mode = am1 / am1.sum(-1, keepdim=True).masked_fill((a <= 1).all(-1, keepdim=True), 1.0)
-        # all below 1: the density peaks at the corner of the largest concentration
-        corner = (a == a.max(-1, keepdim=True).values).to(a.dtype)
-        mask = (a < 1).all(-1, keepdim=True)
-        return mode.where(~mask, corner)
+        all_below = (a < 1).all(-1, keepdim=True)
+        # 1 in the denominator of the rows replaced below: no 0 / 0 NaN in their gradient
+        mode = am1 / am1.sum(-1, keepdim=True).masked_fill(all_below, 1.0)
+        first_corner = a.new_zeros(a.shape[-1:])
+        first_corner[0] = 1.0
+        return mode.where(~all_below, first_corner)
 
     @property
     def variance(self) -> Tensor:

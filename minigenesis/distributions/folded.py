@@ -37,7 +37,8 @@ class Folded(TransformedDistribution):
     def log_prob(self, value: Tensor) -> Tensor:
         self._check_sample(value)
         log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return log_prob.masked_fill(value.expand(*log_prob.shape) < 0, float("-inf"))
+        # -inf wherever value >= 0 fails: below 0, and at NaN (as PyTorch)
+        return log_prob.masked_fill(~(value.expand(*log_prob.shape) >= 0), float("-inf"))
 
     def cdf(self, value: Tensor) -> Tensor:
         self._check_sample(value)

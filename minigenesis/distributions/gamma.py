@@ -10,6 +10,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..backend import get_array_module
 from ..random import generator_for
+from ..special import gammainc
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, xlogy
@@ -71,7 +72,10 @@ class Gamma(Distribution):
         return xlogy(a, b) + xlogy(a - 1, value) - b * value - a.lgamma()
 
     def cdf(self, value: Tensor) -> Tensor:
-        raise NotImplementedError("Gamma.cdf needs the incomplete gamma function, not provided")
+        """F(x) = P(a, b x), the regularized lower incomplete gamma function (differentiable in
+        x and the rate, as PyTorch's gammainc; NaN for x < 0 when not validating)."""
+        self._check_sample(value)
+        return gammainc(self.concentration, value * self.rate)
 
     def entropy(self) -> Tensor:
         a = self.concentration

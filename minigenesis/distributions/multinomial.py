@@ -107,7 +107,9 @@ class Multinomial(Distribution):
         # x_i log p_i with 0 * log 0 = 0: a category with p_i = 0 has logit -inf
         logits = logits.masked_fill((value == 0) & (logits == float("-inf")), 0.0)
         log_powers = (logits * value).sum(-1)
-        log_factorial_n = math.lgamma(self.total_count + 1)
+        # n! from the counts themselves (as PyTorch): the support admits sum_i x_i <= n, and a
+        # count vector adding up to m < n gets the probability of m draws
+        log_factorial_n = (value.sum(-1) + 1).lgamma()
         log_factorial_xs = (value + 1).lgamma().sum(-1)
         return log_factorial_n - log_factorial_xs + log_powers
 

@@ -13,14 +13,15 @@ def _t(values, grad=False):
 
 
 def test_beta_mode_lies_at_an_end_when_a_concentration_is_below_one():
-    # density x^(a-1) (1-x)^(b-1): a < 1 <= b peaks at 0, b < 1 <= a at 1; both below 1: the
-    # end of the larger concentration (1 on a tie, PyTorch's rule); a = b = 1 is flat: NaN
-    a = _t([0.5, 2.0, 0.7, 0.5, 0.3, 3.0, 1.0], grad=True)
-    b = _t([2.0, 0.5, 0.7, 0.9, 0.6, 2.0, 1.0], grad=True)
+    # density x^(a-1) (1-x)^(b-1): a < 1 < b peaks at 0, b < 1 < a at 1; both below 1 it is
+    # unbounded at both ends: 1, whichever concentration is larger (PyTorch's Dirichlet rule
+    # takes the first corner); a = b = 1 (flat) and a < 1 = b, a = 1 > b are 0 / 0: NaN
+    a = _t([0.5, 2.0, 0.7, 0.5, 0.3, 3.0, 1.0, 0.5, 1.0], grad=True)
+    b = _t([2.0, 0.5, 0.7, 0.9, 0.6, 2.0, 1.0, 1.0, 0.5], grad=True)
     mode = D.Beta(a, b).mode
-    np.testing.assert_array_equal(mode.detach().numpy()[:5], [0.0, 1.0, 1.0, 0.0, 0.0])
+    np.testing.assert_array_equal(mode.detach().numpy()[:5], [0.0, 1.0, 1.0, 1.0, 1.0])
     np.testing.assert_allclose(mode.detach().numpy()[5], 2.0 / 3.0, rtol=1e-15)
-    assert np.isnan(mode.detach().numpy()[6])
+    assert np.isnan(mode.detach().numpy()[6:]).all()
     mode[:6].sum().backward()
     # the ends do not move with the concentrations; (a-1)/(a+b-2) at a=3, b=2: d/da = 1/9
     np.testing.assert_allclose(a.grad.numpy()[:6], [0, 0, 0, 0, 0, 1 / 9], atol=1e-15)
