@@ -12,7 +12,7 @@ from ..creation import rand
 from ..size import Size
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits, softplus
+from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Geometric"]
 
@@ -20,8 +20,9 @@ __all__ = ["Geometric"]
 class Geometric(Distribution):
     """P(k) = (1 - p)^k p, k = 0, 1, 2, ...;  p = probs = sigmoid(logits), 0 < p <= 1.
 
-    Mean 1/p - 1, mode 0, variance (1/p - 1) / p, entropy (softplus(l) - p l) / p (a Bernoulli's
-    entropy per expected trial). Draws floor(log u / log(1 - p)) (inverse cdf); discrete.
+    Mean 1/p - 1, mode 0, variance (1/p - 1) / p, entropy -log p - (1 - p) log(1 - p) / p (a
+    Bernoulli's entropy per expected trial). Draws floor(log u / log(1 - p)) (inverse cdf);
+    discrete.
     """
 
     arg_constraints = {"probs": constraints.interval(0.0, 1.0), "logits": constraints.real}
@@ -86,5 +87,12 @@ class Geometric(Distribution):
         return value * (-probs_fail).log1p() + self.probs.log()
 
     def entropy(self) -> Tensor:
-        logits, probs = self.logits, self.probs
-        return (softplus(logits) - probs * logits) / probs
+        """H = (-p log p - (1 - p) log(1 - p)) / p = -log p - (1 - p) log1p(-p) / p, from
+        probs alone: logits derived from probs are clamped (p >= eps), and mixing them with
+        an unclamped tiny p (float32, p = 1e-12) gave eps / p instead of about 1 - log p.
+        (1 - p) log1p(-p) / p -> -1 as p -> 0, and is 0 at p = 1 (the certain first success)."""
+        p = self.probs
+        certain = p == 1
+        p_safe = p.masked_fill(certain, 0.5)  # no 0 * log 0 = NaN, in the value or its gradient
+        fail_term = ((1 - p_safe) * (-p_safe).log1p() / p_safe).masked_fill(certain, 0.0)
+        return -p.log() - fail_term

@@ -106,3 +106,30 @@ def test_dirichlet_mode_when_no_concentration_exceeds_one():
     np.testing.assert_array_equal(mode[0], [1.0, 0.0, 0.0])
     assert np.isnan(mode[1:3]).all()
     np.testing.assert_allclose(mode[3], [1 / 3, 2 / 3, 0.0], rtol=1e-15)
+
+
+def _geometric_entropy(p):
+    # (-p log p - (1 - p) log(1 - p)) / p, with 0 log 0 = 0 at p = 1
+    q = 1 - p
+    return (-p * np.log(p) - q * np.log1p(-np.where(q > 0, p, 0.0))) / p
+
+
+def test_geometric_entropy_matches_its_closed_form_from_tiny_to_certain_probs():
+    p = np.array([1e-12, 1e-6, 0.01, 0.3, 0.9, 1.0])
+    got = D.Geometric(_t(p)).entropy().numpy()
+    np.testing.assert_allclose(got, _geometric_entropy(p), rtol=1e-12, atol=1e-15)
+    # float32 with p far below float32's eps: about 1 - log p (was eps / p = 1.2e5)
+    tiny = D.Geometric(mg.tensor(np.array([1e-12], np.float32))).entropy().numpy()
+    np.testing.assert_allclose(tiny, [1 - np.log(1e-12)], rtol=1e-5)
+
+
+def test_geometric_entropy_gradient_matches_central_differences():
+    p0 = np.array([1e-3, 0.2, 0.7, 0.999])
+    p = _t(p0, grad=True)
+    D.Geometric(p).entropy().sum().backward()
+    h = 1e-7
+    want = (_geometric_entropy(p0 + h) - _geometric_entropy(p0 - h)) / (2 * h)
+    np.testing.assert_allclose(p.grad.numpy(), want, rtol=1e-5)
+    certain = _t([1.0], grad=True)
+    D.Geometric(certain).entropy().sum().backward()
+    assert np.isfinite(certain.grad.numpy()).all()
