@@ -27,12 +27,14 @@ __all__ = [
     "integer_interval",
     "interval",
     "is_dependent",
+    "less_than",
     "lower_cholesky",
     "nonnegative",
     "nonnegative_integer",
     "one_hot",
     "positive",
     "positive_definite",
+    "positive_integer",
     "real",
     "real_vector",
     "simplex",
@@ -105,6 +107,19 @@ class _GreaterThan(Constraint):
 
     def __repr__(self) -> str:
         return f"GreaterThan(lower_bound={self.lower_bound})"
+
+
+class _LessThan(Constraint):
+    """(-inf, upper_bound): Uniform's ``low`` is ``less_than(high)``."""
+
+    def __init__(self, upper_bound: Any) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return value < self.upper_bound
+
+    def __repr__(self) -> str:
+        return f"LessThan(upper_bound={self.upper_bound})"
 
 
 class _GreaterThanEq(_GreaterThan):
@@ -233,11 +248,13 @@ positive = _GreaterThan(0.0)
 nonnegative = _GreaterThanEq(0.0)
 greater_than = _GreaterThan
 greater_than_eq = _GreaterThanEq
+less_than = _LessThan
 unit_interval = _Interval(0.0, 1.0)
 interval = _Interval
 half_open_interval = _HalfOpenInterval
 integer_interval = _IntegerInterval
 nonnegative_integer = _IntegerGreaterThan(0)
+positive_integer = _IntegerGreaterThan(1)
 simplex = _Simplex()
 one_hot = _OneHot()
 lower_cholesky = _LowerCholesky()

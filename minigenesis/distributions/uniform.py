@@ -20,19 +20,20 @@ class Uniform(Distribution):
     (high - low)^2 / 12, entropy log(high - low).
     """
 
-    # the bounds constrain each other (low < high): checked in __init__, not one by one
-    arg_constraints = {"low": constraints.dependent, "high": constraints.dependent}
     has_rsample = True
+
+    @property
+    def arg_constraints(self) -> dict[str, constraints.Constraint]:  # type: ignore[override]
+        """The bounds constrain each other, as PyTorch's: low < high, high > low (so
+        ``arg_constraints["low"].check(d.low)`` answers, where a dependent one would raise)."""
+        return {
+            "low": constraints.less_than(self.high),
+            "high": constraints.greater_than(self.low),
+        }
 
     def __init__(self, low: Any, high: Any, validate_args: bool | None = None) -> None:
         self.low, self.high = broadcast_all(low, high)
         super().__init__(self.low.shape, validate_args=validate_args)
-        if self._validate_args and not bool((self.low < self.high).all()):
-            raise ValueError(
-                f"Uniform: expected parameter low ({tuple(self.low.shape)}) to be less than "
-                f"high ({tuple(self.high.shape)}) everywhere, but found low >= high:\n"
-                f"low={self.low}\nhigh={self.high}"
-            )
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self) -> constraints.Constraint:

@@ -133,3 +133,27 @@ def test_geometric_entropy_gradient_matches_central_differences():
     certain = _t([1.0], grad=True)
     D.Geometric(certain).entropy().sum().backward()
     assert np.isfinite(certain.grad.numpy()).all()
+
+
+def test_uniform_arg_constraints_bound_each_other_and_answer_check():
+    low, high = _t([0.0, 1.0, -2.0]), _t([1.0, 3.0, -1.5])
+    d = D.Uniform(low, high)
+    assert d.arg_constraints["low"].check(low).numpy().all()
+    assert d.arg_constraints["high"].check(high).numpy().all()
+    np.testing.assert_array_equal(
+        d.arg_constraints["low"].check(_t([0.5, 3.0, -1.0])).numpy(), [True, False, False]
+    )
+    with pytest.raises(ValueError, match="low"):
+        D.Uniform(_t([0.0, 1.0]), _t([1.0, 1.0]))  # low == high: an empty interval
+    D.Uniform(_t([0.0, 1.0]), _t([1.0, 1.0]), validate_args=False)  # unchecked when asked
+
+
+def test_less_than_and_positive_integer_constraints():
+    c = D.constraints
+    np.testing.assert_array_equal(
+        c.less_than(1.0).check(_t([0.0, 1.0, 2.0])).numpy(), [True, False, False]
+    )
+    np.testing.assert_array_equal(
+        c.positive_integer.check(_t([0.0, 1.0, 2.5, 3.0])).numpy(), [False, True, False, True]
+    )
+    assert c.positive_integer.is_discrete
