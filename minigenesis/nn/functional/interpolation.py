@@ -24,7 +24,16 @@ from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
 _LINEAR_MODES = {"linear": 3, "bilinear": 4, "trilinear": 5}
 
 
-def _source_plan(n: int, m: int, scale: float | None, mode: str, align_corners: bool, dtype, xp):
+def _source_plan(
+    n: int,
+    m: int,
+    scale: float | None,
+    mode: str,
+    align_corners: bool,
+    dtype,
+    xp,
+    shortcuts: bool = True,
+):
     """(i0, i1, lam) of resizing one dim from n to m (see ops/interpolate.py), with PyTorch's
     source coordinate of output o, in float32 (float64 for float64 linear inputs) as its kernels:
 
@@ -34,14 +43,16 @@ def _source_plan(n: int, m: int, scale: float | None, mode: str, align_corners: 
       linear, align_corners=False:  src = max((o + 0.5) * r - 0.5, 0)   (pixel centres map)
       then i0 = min(floor(src), n - 1), i1 = min(i0 + 1, n - 1), lam = clamp(src - i0, 0, 1).
 
-    'nearest' keeps PyTorch's two shortcuts m == n (identity) and m == 2n (o // 2); linear keeps
-    the identity when m == n. (``xp``: the input's array module.)"""
+    'nearest' keeps PyTorch's two shortcuts m == n (identity) and m == 2n (o // 2) where
+    ``shortcuts`` (PyTorch's kernel for 4-d inputs takes them; its 3-d and 5-d kernels apply the
+    formula, so a scale_factor of 1.02 on a size of 7 gives [0, 0, 1, ..., 5] there); linear
+    keeps the identity when m == n. (``xp``: the input's array module.)"""
     o = xp.arange(m)
     if mode in ("nearest", "nearest-exact"):
         r = np.float32(1.0 / scale) if scale is not None and scale > 0 else np.float32(n) / m
-        if mode == "nearest" and m == n:
+        if mode == "nearest" and shortcuts and m == n:
             i0 = o
-        elif mode == "nearest" and m == 2 * n:
+        elif mode == "nearest" and shortcuts and m == 2 * n:
             i0 = o // 2
         elif mode == "nearest":
             i0 = xp.floor(o.astype(np.float32) * r).astype(np.int64)
@@ -127,19 +138,29 @@ def interpolate(
     in_sizes = list(input.shape[2:])
     out_sizes, scales = _output_sizes(input, size, scale_factor, recompute_scale_factor)
     xp = get_array_module(input._data)
-    # last dim first. Nearest to the same size is a copy: skipped, unless every dim is one (then
-    # one copy is made, so the output is still a new tensor with PyTorch's node)
+    # last dim first. Resampling to the same size without a scale_factor is a copy, and so is
+    # 'nearest' in PyTorch's 4-d kernel: skipped, unless every dim is one (then one copy is
+    # made, so the output is still a new tensor with PyTorch's node)
     axes = [
         a
         for a in range(input.ndim - 1, 1, -1)
-        if mode in _LINEAR_MODES or out_sizes[a - 2] != in_sizes[a - 2]
+        if mode in _LINEAR_MODES
+        or out_sizes[a - 2] != in_sizes[a - 2]
+        or not (scales[a - 2] is None or (mode == "nearest" and k == 2))
     ]
     axes = axes or [2]
     y = input
     for axis in axes:
         d = axis - 2
         i0, i1, lam = _source_plan(
-            in_sizes[d], int(out_sizes[d]), scales[d], mode, align_corners, input._data.dtype, xp
+            in_sizes[d],
+            int(out_sizes[d]),
+            scales[d],
+            mode,
+            align_corners,
+            input._data.dtype,
+            xp,
+            shortcuts=k == 2,
         )
         # the last resampling is recorded as PyTorch's node for the call (UpsampleNearest2D ...)
         op = UPSAMPLE_OPS[mode, k] if axis == axes[-1] else Resample
@@ -200,7 +221,8 @@ def _interpolate_by_matrices(
     antialias,  # noqa: A002
 ) -> Tensor:
     """mode='bicubic', and antialias=True (bilinear or bicubic): each spatial dim resampled by
-    a dense weight matrix (interpolation_weights.py), last dim first."""
+    a dense weight matrix (interpolation_weights.py), last dim first; antialiasing keeps a dim
+    whose size does not change (the identity matrix)."""
     if antialias and (mode not in ("bilinear", "bicubic") or input.ndim != 4):
         raise NotImplementedError(
             "Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D "
@@ -213,7 +235,11 @@ def _interpolate_by_matrices(
     y, xp = input, get_array_module(input._data)
     for axis in (3, 2):
         n, m, scale = input.shape[axis], int(out_sizes[axis - 2]), scales[axis - 2]
-        if antialias:
+        if antialias and m == n:
+            # PyTorch's antialiased kernel leaves a dim of unchanged size as it is, whatever the
+            # scale_factor (the filter would otherwise blur it)
+            w = xp.eye(n)
+        elif antialias:
             w = antialias_matrix(xp, n, m, scale, align_corners, mode)
         else:
             w = bicubic_matrix(xp, n, m, scale, align_corners)
