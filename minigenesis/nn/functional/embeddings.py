@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..._tensor import Tensor
@@ -52,13 +53,25 @@ def embedding(
     return out
 
 
+def _row_norms(xp: Any, a: Any, p: float) -> Any:
+    """The p-norm of each row of |w| (``a``), as torch.norm: (sum a^p)^(1/p), max a for p = inf,
+    min a for p = -inf, and the count of nonzeros for p = 0."""
+    if p == math.inf:
+        return a.max(axis=1)
+    if p == -math.inf:
+        return a.min(axis=1)
+    if p == 0:
+        return (a != 0).sum(axis=1).astype(a.dtype)
+    return (a**p).sum(axis=1) ** (1.0 / p)
+
+
 def _renorm_rows(weight: Tensor, idx: Any, max_norm: float, norm_type: float) -> None:
     """In place, outside the graph: rows looked up whose norm exceeds max_norm are scaled down."""
     xp = get_array_module(weight._data)
     rows = xp.unique(idx.reshape(-1))
     w = weight._data[rows]
     acc = xp.float64 if w.dtype == xp.float64 else xp.float32  # half precision: float32 sums
-    norms = (xp.abs(w.astype(acc)) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
+    norms = _row_norms(xp, xp.abs(w.astype(acc)), float(norm_type))
     scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
     weight._data[rows] = (w * scale[:, None]).astype(weight._data.dtype)
     weight._bump_version()
