@@ -22,6 +22,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ..._tensor import Tensor
 from ...autocast_policy import CPU_FLOAT32, autocast_function
 from ...autograd.function import Op
@@ -36,10 +38,32 @@ _IMPOSSIBLE = -1e29
 
 
 def _lengths(x: Any, n: int, name: str) -> list[int]:
-    values = x.tolist() if isinstance(x, Tensor) else list(x) if hasattr(x, "__len__") else [x]
+    """The n lengths as ints: a tensor (0-d for an unbatched input), a sequence or a number."""
+    if isinstance(x, Tensor):
+        values = x.reshape(-1).tolist()
+    else:
+        values = list(x) if isinstance(x, (list, tuple)) else np.asarray(x).reshape(-1).tolist()
     if len(values) != n:
         raise RuntimeError(f"ctc_loss: expected {n} {name}, got {len(values)}")
     return [int(v) for v in values]
+
+
+def _check_targets(shape: tuple, n: int, tg_len: list[int]) -> None:
+    """PyTorch's RuntimeErrors on the targets' shape: 1-d targets are the n targets
+    concatenated (sum(target_lengths) labels), 2-d ones one padded row per sequence, each at
+    least as long as the longest target."""
+    if len(shape) == 1 and shape[0] != sum(tg_len):
+        raise RuntimeError(
+            f"ctc_loss: concatenated targets must hold sum(target_lengths) = {sum(tg_len)} "
+            f"labels, got {shape[0]}"
+        )
+    if len(shape) == 2 and (shape[0] != n or shape[1] < max(tg_len, default=0)):
+        raise RuntimeError(
+            f"ctc_loss: padded targets must be ({n}, S) with S >= max(target_lengths) = "
+            f"{max(tg_len, default=0)}, got {shape}"
+        )
+    if len(shape) not in (1, 2):
+        raise RuntimeError(f"ctc_loss: targets must be 1-d or 2-d, got shape {shape}")
 
 
 @autocast_function(CPU_FLOAT32)  # on PyTorch's CPU float32 list; CUDA's lists no ctc_loss
@@ -68,6 +92,7 @@ def ctc_loss(
     tg_len = _lengths(target_lengths, n, "target_lengths")
     xp = get_array_module(lp._data)
     tg = targets._data.astype(xp.int64)
+    _check_targets(tuple(tg.shape), n, tg_len)
     if unbatched or tg.ndim == 1:  # concatenated targets -> padded rows
         starts = [sum(tg_len[:i]) for i in range(n)]
         rows = [tg.reshape(-1)[s : s + k] for s, k in zip(starts, tg_len)]
