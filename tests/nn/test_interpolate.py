@@ -212,7 +212,9 @@ def test_upsampling_bilinear2d_keeps_the_corners():
         ((1, 1, 4), dict(size=2, mode="bicubic"), NotImplementedError, "bicubic mode needs 4D"),
         ((1, 1, 4, 4), dict(size=2, antialias=True), NotImplementedError, "Anti-alias"),
         ((1, 1, 4, 4), dict(size=(2, 2, 2)), ValueError, "same number of spatial dim"),
-        ((1, 1, 4, 4), dict(scale_factor=0.1), ValueError, "output size must be positive"),
+        ((1, 1, 4, 4), dict(scale_factor=0.1), RuntimeError, "sizes should be greater than 0"),
+        ((1, 1, 4, 4), dict(size=(0, 2), mode="bicubic"), RuntimeError, "greater than 0"),
+        ((1, 1, 4, 4), dict(size=2.0), TypeError, "output size must be ints"),
         ((4, 4), dict(size=2), NotImplementedError, "2-d input"),
     ],
 )

@@ -104,8 +104,9 @@ def test_adaptive_avg_pool2d_gradient_and_errors():
     assert gradcheck(lambda t: F.adaptive_avg_pool2d(t, (3, 3)), (x,))
     with pytest.raises(ValueError, match=r"3-d.*or 4-d.*\(5, 4\)"):
         F.adaptive_avg_pool2d(mg.randn(5, 4), 2)
-    with pytest.raises(ValueError, match="positive ints"):
-        nn.AdaptiveAvgPool2d((0, 2))(mg.randn(1, 2, 3, 3))
+    assert nn.AdaptiveAvgPool2d((0, 2))(mg.randn(1, 2, 3, 3)).shape == (1, 2, 0, 2)
+    with pytest.raises(RuntimeError, match="greater than or equal to 0"):
+        nn.AdaptiveAvgPool2d((-1, 2))(mg.randn(1, 2, 3, 3))
 
 
 # ----------------------------------------------------------------------------------- group norm

@@ -147,10 +147,15 @@ def test_returned_indices_match_torch(name, args):
     [
         (lambda: F.max_pool1d(mg.zeros(4), 2), "3-d input"),
         (lambda: F.avg_pool1d(mg.zeros(1, 2, 3, 4), 2), "3-d input"),
-        (lambda: F.adaptive_max_pool2d(mg.zeros(1, 2, 3, 4), 0), "positive"),
         (lambda: F.adaptive_max_pool2d(mg.zeros(1, 2, 3, 4), (1, 2, 3)), "1 or 2 ints"),
     ],
 )
 def test_pooling_rejects_bad_input_clearly(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_adaptive_max_pooling_to_a_size_of_zero_is_empty_and_a_negative_size_raises():
+    assert F.adaptive_max_pool2d(mg.zeros(1, 2, 3, 4), 0).shape == (1, 2, 0, 0)
+    with pytest.raises(RuntimeError, match="greater than or equal to 0"):
+        F.adaptive_max_pool2d(mg.zeros(1, 2, 3, 4), -1)

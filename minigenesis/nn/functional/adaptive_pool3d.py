@@ -18,7 +18,7 @@ from ...backend import get_array_module
 from ...functions import einsum
 from ...ops.anchor import anchor
 from .pool3d import _volume_input
-from .pooling import _adaptive_windows, _averaging_matrix
+from .pooling import _adaptive_windows, _averaging_matrix, check_adaptive_output
 
 
 def _sizes(x: Tensor, output_size: Any, name: str) -> tuple[int, int, int]:
@@ -27,11 +27,7 @@ def _sizes(x: Tensor, output_size: Any, name: str) -> tuple[int, int, int]:
     if len(sizes) != 3:
         raise ValueError(f"{name}: output_size must be 1 or 3 ints, got {output_size!r}")
     out = tuple(x.shape[2 + i] if s is None else s for i, s in enumerate(sizes))
-    for s in out:
-        if not isinstance(s, int) or isinstance(s, bool) or s <= 0:
-            raise ValueError(
-                f"{name}: output_size must hold positive ints (or None), got {output_size!r}"
-            )
+    check_adaptive_output(out, name, output_size)
     return out  # type: ignore[return-value]
 
 
@@ -52,6 +48,12 @@ def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = 
     x, unbatched = _volume_input(input, "adaptive_max_pool3d", "fV", adaptive=True)
     sizes = _sizes(x, output_size, "adaptive_max_pool3d")
     xp = get_array_module(x._data)
+    if 0 in sizes:  # an empty output: no window to take a maximum of
+        values = x.flatten(2)[..., :0].reshape(*x.shape[:2], *sizes)
+        indices = Tensor._make(xp.zeros(values.shape, xp.int64), False)
+        if unbatched:
+            values, indices = values.squeeze(0), indices.squeeze(0)
+        return (values, indices) if return_indices else values
     d_in, h_in, w_in = x.shape[2:]
     wd, wh, ww = (_adaptive_windows(x.shape[2 + i], s, xp) for i, s in enumerate(sizes))
     # (d, h, w, kd, kh, kw) flat positions of every window element

@@ -200,10 +200,12 @@ def _output_sizes(input, size, scale_factor, recompute_scale_factor) -> tuple:  
         if recompute_scale_factor:
             scales = [None] * k  # the kernel then uses in / out
     for m in out_sizes:
-        if not isinstance(m, (int, np.integer)) or m <= 0:
-            raise ValueError(
-                f"interpolate: the output size must be positive ints, got {tuple(out_sizes)} "
-                f"(input spatial size {tuple(input.shape[2:])})"
+        if not isinstance(m, (int, np.integer)) or isinstance(m, bool):
+            raise TypeError(f"interpolate: the output size must be ints, got {tuple(out_sizes)}")
+        if m <= 0:  # PyTorch's kernels refuse it (RuntimeError)
+            raise RuntimeError(
+                f"interpolate: input and output sizes should be greater than 0, got output "
+                f"{tuple(out_sizes)} (input spatial size {tuple(input.shape[2:])})"
             )
     if input._data.dtype.kind not in "fV":
         raise TypeError(f"interpolate: expected a floating-point input, got {input.dtype.name}")

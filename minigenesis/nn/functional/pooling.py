@@ -27,6 +27,19 @@ def check_adaptive_sizes(input: Tensor, name: str, first: int = 1) -> None:
         )
 
 
+def check_adaptive_output(sizes: tuple, name: str, output_size: Any) -> None:
+    """PyTorch's rule for an adaptive pooling's output sizes: ints (TypeError otherwise), none
+    negative (RuntimeError); a size of 0 gives an empty output."""
+    for size in sizes:
+        if not isinstance(size, int) or isinstance(size, bool):
+            raise TypeError(f"{name}: output_size must hold ints (or None), got {output_size!r}")
+        if size < 0:
+            raise RuntimeError(
+                f"{name}: elements of output_size must be greater than or equal to 0, got "
+                f"{output_size!r}"
+            )
+
+
 def _pool_input(
     input: Any, name: str, kinds: str = "fV", adaptive: bool = False
 ) -> tuple[Tensor, bool]:
@@ -157,12 +170,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
         raise ValueError(f"adaptive_avg_pool2d: output_size must be 1 or 2 ints, got {output_size}")
     h, w = input.shape[-2:]
     oh, ow = (h if sizes[0] is None else sizes[0]), (w if sizes[1] is None else sizes[1])
-    for s in (oh, ow):
-        if not isinstance(s, int) or s <= 0:
-            raise ValueError(
-                f"adaptive_avg_pool2d: output_size must hold positive ints (or None), got "
-                f"{output_size!r}"
-            )
+    check_adaptive_output((oh, ow), "adaptive_avg_pool2d", output_size)
     check_adaptive_sizes(input, "adaptive_avg_pool2d", first=input.ndim - 2)
     a_h = _averaging_matrix(h, oh, input)
     a_w = _averaging_matrix(w, ow, input)
@@ -232,8 +240,17 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A00
     (adaptive_avg_pool2d with a unit height)."""
     x, unbatched = _pool1d_input(input, "adaptive_avg_pool1d")
     check_adaptive_sizes(input, "adaptive_avg_pool1d", first=input.ndim - 1)
-    o = single(output_size, "output_size")
+    o = _adaptive_length(output_size, "adaptive_avg_pool1d")
     return _pool1d_output(adaptive_avg_pool2d(x, (1, o)), unbatched)
+
+
+def _adaptive_length(output_size: Any, name: str) -> int:
+    """A 1-d adaptive pooling's output length: an int or a 1-tuple (checked as the 2-d sizes)."""
+    if isinstance(output_size, (tuple, list)) and len(output_size) == 1:
+        check_adaptive_output(tuple(output_size), name, output_size)
+    elif isinstance(output_size, int):
+        check_adaptive_output((output_size,), name, output_size)
+    return single(output_size, "output_size")
 
 
 def _adaptive_windows(size: int, out: int, xp) -> Any:
@@ -256,13 +273,15 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     if len(sizes) != 2:
         raise ValueError(f"adaptive_max_pool2d: output_size must be 1 or 2 ints, got {output_size}")
     oh, ow = (h if sizes[0] is None else sizes[0]), (w if sizes[1] is None else sizes[1])
-    for size in (oh, ow):
-        if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
-            raise ValueError(
-                f"adaptive_max_pool2d: output_size must hold positive ints (or None), got "
-                f"{output_size!r}"
-            )
+    check_adaptive_output((oh, ow), "adaptive_max_pool2d", output_size)
     xp = get_array_module(x._data)
+    if oh == 0 or ow == 0:  # an empty output: no window to take a maximum of
+        values = x.flatten(-2)[..., :0].reshape(*x.shape[:2], oh, ow)
+        out = (values, Tensor._make(xp.zeros(values.shape, xp.int64), False))
+        out = out if return_indices else values
+        if not unbatched:
+            return out
+        return tuple(t.squeeze(0) for t in out) if return_indices else out.squeeze(0)
     rows, cols = _adaptive_windows(h, oh, xp), _adaptive_windows(w, ow, xp)
     flat = rows[:, None, :, None] * w + cols[None, :, None, :]  # (oh, ow, kh, kw) in H*W
     flat = flat.reshape(oh, ow, -1)
@@ -282,5 +301,6 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
     unit height); ``return_indices``: each maximum's position in L."""
     _pool1d_input(input, "adaptive_max_pool1d")  # (its checks)
     check_adaptive_sizes(input, "adaptive_max_pool1d")
-    o = single(output_size, "output_size")  # an unbatched (C, L) pools as (C, 1, L): C may be 0
+    # an unbatched (C, L) pools as (C, 1, L): C may be 0
+    o = _adaptive_length(output_size, "adaptive_max_pool1d")
     return _pool1d_output(adaptive_max_pool2d(input.unsqueeze(-2), (1, o), return_indices), False)
