@@ -27,6 +27,8 @@ from typing import Any
 
 from .. import dtypes as _dt
 from .._tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import state as grad_state
 from ..creation import full
 from . import functional as F
 from . import init
@@ -304,9 +306,10 @@ class TransformerEncoder(Module):
         mask_check: bool = True,
     ) -> None:
         super().__init__()
-        # enable_nested_tensor / mask_check select PyTorch's fast inference path; there is
-        # only one path here, so they have no effect, but PyTorch's warning that the layer
-        # rules its fast path out is given as PyTorch gives it.
+        # enable_nested_tensor / mask_check select PyTorch's fast inference path, which runs
+        # each sequence of a padded batch at its own length: the values are those of the masked
+        # computation, but the padded positions come out 0 (see _nested_padding). PyTorch's
+        # warning that the layer rules its fast path out is given as PyTorch gives it.
         self.layers = _clones(encoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
@@ -334,6 +337,7 @@ class TransformerEncoder(Module):
         )
         batch_first = bool(self.layers) and self.layers[0].batch_first
         is_causal = _detect_is_causal(mask, is_causal, _seq_len(src, batch_first))
+        padded = self._nested_padding(src, mask, src_key_padding_mask)
         out = src
         for layer in self.layers:
             out = layer(
@@ -342,7 +346,37 @@ class TransformerEncoder(Module):
                 is_causal=is_causal,
                 src_key_padding_mask=src_key_padding_mask,
             )
+        if padded is not None:  # PyTorch's nested tensor back to a padded one: zeros there
+            out = out.masked_fill(padded.unsqueeze(-1), 0.0)
         return self.norm(out) if self.norm is not None else out
+
+    def _nested_padding(self, src: Tensor, mask: Any, padding: Any) -> Tensor | None:
+        """The (N, S) positions that PyTorch's nested-tensor path returns as 0, or None where it
+        takes the ordinary path: inference (the first layer in eval mode, and no gradient to
+        record for src or the first layer's parameters), a batched src with a key padding mask
+        that only pads the ends of the rows (when mask_check: else the mask is taken to), no
+        attention mask, CUDA autocast off, and a layer PyTorch can nest (use_nested_tensor).
+        A float mask pads where it is nonzero."""
+        if not (getattr(self, "use_nested_tensor", False) and self.layers) or padding is None:
+            return None
+        first = self.layers[0]
+        if first.training or src.ndim != 3 or mask is not None:
+            return None
+        if grad_state.autocast_dtype is not None and grad_state.autocast_dtype.cuda is not None:
+            return None
+        attn = first.self_attn
+        params = (attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
+                  attn.out_proj.bias, first.norm1.weight, first.norm1.bias, first.norm2.weight,
+                  first.norm2.bias, first.linear1.weight, first.linear1.bias,
+                  first.linear2.weight, first.linear2.bias)  # fmt: skip
+        if is_grad_enabled() and any(t is not None and t.requires_grad for t in (src, *params)):
+            return None
+        pad = padding if not padding.dtype.is_floating_point else padding != 0
+        keep = (~pad)._data.astype(int)
+        # left-aligned: each row's kept positions come first (no kept one after a padded one)
+        if (keep[:, 1:] > keep[:, :-1]).any():
+            return None
+        return pad
 
 
 class TransformerDecoder(Module):
