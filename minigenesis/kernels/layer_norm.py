@@ -133,7 +133,8 @@ def backward(ctx, x, w, gy) -> tuple | None:
     gx, gw, gb = _gradients(xd, wv, g_y, ctx.mu, r, ctx.center, ctx.needs_input_grad[:3])
     if gx is not None:
         gx = gx.astype(x._data.dtype, copy=False)
-    shape = (n,) if w is None else w.shape  # (the engine sums it on to w's / b's own shape)
+    # the normalized shape (w's and b's shape; either may be None without the other)
+    shape = x.shape[x.ndim - len(ctx.axes) :]
     return gx, None if gw is None else gw.reshape(shape), None if gb is None else gb.reshape(shape)
 
 
