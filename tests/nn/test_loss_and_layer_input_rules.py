@@ -106,3 +106,20 @@ def test_glu_of_an_empty_dim_is_empty() -> None:
     x = np.random.default_rng(3).standard_normal((4, 3))
     got = F.glu(mg.tensor(x), 0).numpy()
     np.testing.assert_allclose(got, x[:2] / (1 + np.exp(-x[2:])), rtol=1e-12)
+
+
+@pytest.mark.parametrize("ignore_index", [0, 3])
+def test_cross_entropy_with_probability_targets_refuses_a_class_to_ignore(ignore_index):
+    x, p = mg.randn(3, 4), mg.softmax(mg.randn(3, 4), dim=1)
+    with pytest.raises(RuntimeError, match="ignore_index is not supported"):
+        F.cross_entropy(x, p, ignore_index=ignore_index)
+    with pytest.raises(RuntimeError, match="ignore_index is not supported"):
+        mg.nn.CrossEntropyLoss(ignore_index=ignore_index, label_smoothing=0.1)(x, p)
+
+
+def test_cross_entropy_with_probability_targets_takes_a_negative_ignore_index():
+    x, p = mg.randn(3, 4), mg.softmax(mg.randn(3, 4), dim=1)
+    expected = -(p.numpy() * mg.log_softmax(x, dim=1).numpy()).sum(1).mean()
+    for ignore_index in (-100, -1):
+        got = float(F.cross_entropy(x, p, ignore_index=ignore_index))
+        np.testing.assert_allclose(got, expected, rtol=1e-6)

@@ -285,6 +285,8 @@ def _cross_entropy_in_full(
         w_b = w_b._cast(logp._data.dtype)
 
     if probabilities:
+        if ignore_index >= 0:  # PyTorch's check: no class to ignore among probabilities
+            raise RuntimeError("ignore_index is not supported for floating point target")
         if tuple(t.shape) != tuple(x.shape):
             raise ValueError(
                 f"{name}: class-probability targets must have the input's shape "
