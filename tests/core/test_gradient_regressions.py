@@ -631,9 +631,21 @@ def test_pad_with_negative_amounts_crops_as_torch(mode, amounts):
     assert_grads([m], [t])
 
 
-def test_pad_refuses_amounts_that_crop_below_nothing():
-    with pytest.raises(ValueError, match="leave -1 elements"):
-        mg.nn.functional.pad(mg.zeros(1, 2, 5), (-3, -3), mode="replicate")
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+def test_pad_refuses_amounts_that_crop_below_nothing(mode):
+    with pytest.raises(RuntimeError, match="leave -1 elements"):
+        mg.nn.functional.pad(mg.zeros(1, 2, 5), (-3, -3), mode=mode)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_reflect_and_replicate_pad_refuse_amounts_that_crop_to_nothing(mode):
+    with pytest.raises(RuntimeError, match="leave 0 elements"):
+        mg.nn.functional.pad(mg.zeros(1, 2, 5), (-3, -2), mode=mode)
+
+
+@pytest.mark.parametrize("mode", ["constant", "circular"])
+def test_constant_and_circular_pad_crop_to_an_empty_dim(mode):
+    assert mg.nn.functional.pad(mg.zeros(1, 2, 5), (-3, -2), mode=mode).shape == (1, 2, 0)
 
 
 # ---------------------------------------------------------------- linear on integers

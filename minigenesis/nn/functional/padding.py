@@ -41,10 +41,12 @@ def pad(x, pad: tuple | list, mode: str = "constant", value: float | None = None
         )
     # Negative amounts crop. Constant and circular padding crop first and pad what is left;
     # reflect and replicate index the uncropped input (PyTorch's results in both cases).
+    # PyTorch's RuntimeError: no dim may end up negative, nor empty in reflect/replicate mode
     for (lo, hi), d in zip(pairs, dims):
-        if lo + x.shape[d] + hi < 0:
-            raise ValueError(
-                f"pad: amounts {pad} leave {lo + x.shape[d] + hi} elements of dim {d} "
+        size = lo + x.shape[d] + hi
+        if size < 0 or (size == 0 and mode in ("reflect", "replicate")):
+            raise RuntimeError(
+                f"pad: amounts {pad} leave {size} elements of dim {d} "
                 f"(size {x.shape[d]}) in mode {mode!r}"
             )
     if mode in ("constant", "circular") and any(lo < 0 or hi < 0 for lo, hi in pairs):
