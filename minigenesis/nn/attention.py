@@ -26,6 +26,7 @@ from typing import Any
 from .._tensor import Tensor
 from ..backend import get_array_module
 from ..creation import empty, zeros
+from ..dtypes import bool_
 from ..functions import cat
 from ..ops.attention import SDPA, attention
 from . import functional as F
@@ -216,6 +217,12 @@ class MultiheadAttention(Module):
         mask broadcastable to (N, H, L, S'); None when there is neither."""
         H = self.num_heads
         mask = None
+        for m, name in ((attn_mask, "attn_mask"), (key_padding_mask, "key_padding_mask")):
+            # PyTorch's check: an integer mask would otherwise be added to the scores as it is
+            if m is not None and m.dtype is not bool_ and not m.dtype.is_floating_point:
+                raise AssertionError(
+                    f"only bool and floating types of {name} are supported, got {m.dtype.name}"
+                )
         if attn_mask is not None:
             if attn_mask.ndim == 2 and tuple(attn_mask.shape) != (L, S):
                 raise ValueError(

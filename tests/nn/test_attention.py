@@ -532,3 +532,13 @@ def test_output_of_heads_cut_from_one_projection_is_laid_out_as_the_query(dtype)
     )
     contiguous = F.scaled_dot_product_attention(q.contiguous(), k.contiguous(), v.contiguous())
     assert contiguous.is_contiguous()
+
+
+@pytest.mark.parametrize("name", ["attn_mask", "key_padding_mask"])
+def test_multihead_attention_refuses_an_integer_mask(name):
+    # an integer 0/1 mask would be added to the scores as numbers, neither masking nor allowed
+    m = nn.MultiheadAttention(4, 2)
+    x = mg.ones(3, 2, 4)
+    mask = mg.zeros(3, 3, dtype=mg.int64) if name == "attn_mask" else mg.zeros(2, 3, dtype=mg.int64)
+    with pytest.raises(AssertionError, match=f"only bool and floating types of {name}"):
+        m(x, x, x, **{name: mask})
