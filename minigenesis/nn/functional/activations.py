@@ -30,6 +30,14 @@ def _inplace(x: Tensor, fn) -> Tensor:
     return x._inplace(fn)
 
 
+def _floating(input: Any, kernel: str) -> None:  # noqa: A002
+    """PyTorch's kernels of the smooth and sloped activations take floating inputs only: an
+    integer or bool input is its NotImplementedError (the result would be truncated to ints)."""
+    dtype = getattr(input, "dtype", None)
+    if dtype is not None and not dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for {dtype.name} input')
+
+
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0)"""
     return _inplace(input, A.ReLU.apply) if inplace else A.ReLU.apply(input)
@@ -37,6 +45,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x if x > 0 else negative_slope * x"""
+    _floating(input, "leaky_relu_cpu")
 
     def fn(t: Tensor) -> Tensor:
         return A.LeakyReLU.apply(t, negative_slope)
@@ -46,6 +55,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x Phi(x) (Phi the standard normal CDF); ``approximate="tanh"`` for the tanh formula."""
+    _floating(input, "GeluKernelImpl")
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return input.gelu(approximate)
@@ -66,6 +76,7 @@ def sigmoid(input: Tensor) -> Tensor:
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + e^(beta x)) / beta, and x itself where beta x > threshold (as PyTorch)."""
+    _floating(input, "softplus_cpu")
     return A.Softplus.apply(input, float(beta), float(threshold))
 
 
@@ -97,6 +108,7 @@ def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Ten
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x if x > 0 else alpha (e^x - 1);   dy/dx = 1 where x > 0, else alpha e^x
     (see ops.activation.ELU: -0 and NaN kept, as in PyTorch)."""
+    _floating(input, "elu_cpu")
 
     def fn(t: Tensor) -> Tensor:
         return A.ELU.apply(t, float(alpha), 1.0, 1.0)
@@ -147,6 +159,7 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """x if x > 0 else a x, with one learned slope a per channel (dim 1), or one shared slope;
     dy/dx = 1 or a,   dy/da = x where x <= 0."""
+    _floating(input, "prelu_cpu")
     check_same_dtype("prelu", LOWER, input=input, weight=weight)
     channels = input.shape[1] if input.ndim >= 2 else 1
     n = weight.numel()
@@ -164,6 +177,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x tanh(softplus(x))."""
+    _floating(input, "mish_cpu")
 
     def fn(t: Tensor) -> Tensor:
         return t * softplus(t).tanh()
@@ -175,6 +189,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 # the branch each boundary point takes is chosen so the gradient there is PyTorch's subgradient.
 def logsigmoid(input: Tensor) -> Tensor:
     """log sigmoid(x) = min(x, 0) - log(1 + e^-|x|);   dy/dx = sigmoid(-x)."""
+    _floating(input, "log_sigmoid_cpu")
     return LogSigmoid.apply(input)
 
 
@@ -202,6 +217,7 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """x relu6(x + 3) / 6: 0 for x <= -3, x (x + 3) / 6 between, x for x >= 3;
     dy/dx = 0 for x <= -3, x/3 + 1/2 for -3 < x < 3, 1 for x >= 3 (PyTorch's choice at +-3).
     Computed by the formula, not by branches (see ops.activation.Hardswish)."""
+    _floating(input, "hardswish_cpu")
 
     def fn(t: Tensor) -> Tensor:
         return A.Hardswish.apply(t)
@@ -234,6 +250,7 @@ SELU_SCALE = 1.0507009873554804934193349852946
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """scale * elu(x, alpha), alpha ~ 1.6733, scale ~ 1.0507 (see SELU_ALPHA, SELU_SCALE);
     dy/dx = scale for x > 0, scale alpha e^x for x <= 0."""
+    _floating(input, "elu_cpu")
 
     def fn(t: Tensor) -> Tensor:
         return A.ELU.apply(t, SELU_ALPHA, SELU_SCALE, 1.0)
@@ -244,6 +261,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """max(0, x) + min(0, alpha (e^(x/alpha) - 1)): an ELU whose slope at 0 is 1 for every alpha
     (continuously differentiable);   dy/dx = 1 for x > 0, e^(x/alpha) for x <= 0."""
+    _floating(input, "elu_cpu")
     if alpha == 0:
         raise ValueError("celu: alpha must not be 0 (the negative branch divides x by alpha)")
 
@@ -255,6 +273,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """The gated linear unit: split x in halves a, b along ``dim``; y = a * sigmoid(b)."""
+    _floating(input, "glu_cpu")
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     d = norm_dim(dim, input.ndim)[0]
@@ -304,6 +323,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """0 for -lambd <= x <= lambd, else x - lambd for x > lambd, x + lambd for x < -lambd;
     dy/dx = 0 where -lambd <= x <= lambd, else 1. NaN falls outside the dead zone, so it
     propagates, its gradient too, as in PyTorch."""
+    _floating(input, "softshrink_check")
     if lambd < 0:
         raise ValueError(f"softshrink: lambda must be greater or equal to 0, but found {lambd}")
     dead = (input >= -lambd) & (input <= lambd)
@@ -314,6 +334,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """0 where -lambd <= x <= lambd, else x;   dy/dx = 0 in that dead zone, else 1.
     (NaN is not in the dead zone: it propagates, its gradient too, as in PyTorch.)"""
+    _floating(input, "hardshrink_cpu")
     return anchor(where((input >= -lambd) & (input <= lambd), 0.0, input), input)
 
 

@@ -1,0 +1,54 @@
+"""The smooth and sloped activations are computed in floating point only: an integer or bool
+input raises NotImplementedError, as PyTorch's kernels do, instead of a result truncated to
+ints (gelu([-2, -1, 0, 1, 2]) came out [0, 0, 0, 0, 1], elu(-2) as 0). Float inputs still give
+the formula's values (NumPy oracle)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+import minigenesis.nn.functional as F
+
+CALLS = {
+    "leaky_relu": lambda x: F.leaky_relu(x),
+    "gelu": lambda x: F.gelu(x),
+    "softplus": lambda x: F.softplus(x),
+    "elu": lambda x: F.elu(x),
+    "selu": lambda x: F.selu(x),
+    "celu": lambda x: F.celu(x),
+    "prelu": lambda x: F.prelu(x, mg.ones(1, dtype=x.dtype)),
+    "mish": lambda x: F.mish(x),
+    "logsigmoid": lambda x: F.logsigmoid(x),
+    "hardswish": lambda x: F.hardswish(x),
+    "glu": lambda x: F.glu(x),
+    "softshrink": lambda x: F.softshrink(x),
+    "hardshrink": lambda x: F.hardshrink(x),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool"])
+def test_activation_of_an_integer_input_raises_not_implemented(name, dtype):
+    x = mg.ones(2, 4, dtype=getattr(mg, dtype))
+    with pytest.raises(NotImplementedError, match="not implemented for"):
+        CALLS[name](x)
+
+
+def test_modules_refuse_integer_inputs_too():
+    with pytest.raises(NotImplementedError):
+        mg.nn.GELU()(mg.tensor([-2, -1, 0, 1, 2]))
+    with pytest.raises(NotImplementedError):
+        mg.nn.ELU()(mg.tensor([-2, -1, 0, 1, 2]))
+
+
+def test_float_inputs_keep_the_formulas():
+    v = np.array([-2.0, -1.0, 0.0, 1.0, 2.0])
+    x = mg.tensor(v)
+    erf = np.vectorize(math.erf)
+    np.testing.assert_allclose(F.gelu(x).numpy(), v * 0.5 * (1 + erf(v / math.sqrt(2))), 1e-12)
+    np.testing.assert_allclose(F.elu(x).numpy(), np.where(v > 0, v, np.expm1(v)), rtol=1e-12)
+    np.testing.assert_allclose(F.leaky_relu(x).numpy(), np.where(v > 0, v, 0.01 * v), 1e-12)
