@@ -74,8 +74,11 @@ def check_param_dtypes(op: str, input: Any, **params: Any) -> None:  # noqa: A00
     """The normalizations' rule (layer, group, batch and instance norm): each named parameter
     (weight, bias, running statistics; None is skipped) has the input's dtype, or is float32
     for a float16 / bfloat16 input (PyTorch's mixed-precision path). Anything else raises
-    PyTorch's RuntimeError: a float64 weight on a float32 input is not quietly promoted."""
+    PyTorch's RuntimeError: a float64 weight on a float32 input is not quietly promoted. The
+    input itself must be floating (PyTorch's NotImplementedError: integers would be truncated)."""
     d = input._data.dtype
+    if d.kind not in "fV":  # (bfloat16 is a "V" dtype)
+        raise NotImplementedError(f'"{op}" not implemented for {d.name} input')
     for name, t in params.items():
         if not isinstance(t, TensorBase) or t._data.dtype == d:
             continue  # the common case: nothing to compare

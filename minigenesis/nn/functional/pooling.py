@@ -163,6 +163,10 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
             f"adaptive_avg_pool2d: expected a 3-d (C, H, W) or 4-d (N, C, H, W) input, got "
             f"shape {tuple(input.shape)}"
         )
+    if input._data.dtype.kind not in "fV":  # PyTorch's: the means would be truncated to ints
+        raise NotImplementedError(
+            f'"adaptive_avg_pool2d" not implemented for {input._data.dtype.name} input'
+        )
     sizes = (
         (output_size, output_size) if not isinstance(output_size, (tuple, list)) else output_size
     )

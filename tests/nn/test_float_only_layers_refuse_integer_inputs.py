@@ -1,7 +1,7 @@
-"""The smooth and sloped activations are computed in floating point only: an integer or bool
-input raises NotImplementedError, as PyTorch's kernels do, instead of a result truncated to
-ints (gelu([-2, -1, 0, 1, 2]) came out [0, 0, 0, 0, 1], elu(-2) as 0). Float inputs still give
-the formula's values (NumPy oracle)."""
+"""The smooth and sloped activations, the normalizations and the adaptive means are computed in
+floating point only: an integer or bool input raises NotImplementedError, as PyTorch's kernels
+do, instead of a result truncated to ints (gelu([-2, -1, 0, 1, 2]) came out [0, 0, 0, 0, 1],
+elu(-2) as 0). Float inputs still give the formula's values (NumPy oracle)."""
 
 from __future__ import annotations
 
@@ -52,3 +52,22 @@ def test_float_inputs_keep_the_formulas():
     np.testing.assert_allclose(F.gelu(x).numpy(), v * 0.5 * (1 + erf(v / math.sqrt(2))), 1e-12)
     np.testing.assert_allclose(F.elu(x).numpy(), np.where(v > 0, v, np.expm1(v)), rtol=1e-12)
     np.testing.assert_allclose(F.leaky_relu(x).numpy(), np.where(v > 0, v, 0.01 * v), 1e-12)
+
+
+NORMS_AND_MEANS = {
+    "batch_norm": lambda x: F.batch_norm(x, None, None, training=True),
+    "instance_norm": lambda x: F.instance_norm(x),
+    "group_norm": lambda x: F.group_norm(x, 1),
+    "layer_norm": lambda x: F.layer_norm(x, (4,)),
+    "adaptive_avg_pool1d": lambda x: F.adaptive_avg_pool1d(x, 2),
+    "adaptive_avg_pool2d": lambda x: F.adaptive_avg_pool2d(x.unsqueeze(0), 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NORMS_AND_MEANS))
+@pytest.mark.parametrize("dtype", ["int64", "uint8", "bool"])
+def test_normalizations_and_adaptive_means_refuse_integer_inputs(name, dtype):
+    # (batch_norm of integers came out all 0, adaptive_avg_pool1d's means truncated to 0)
+    x = mg.ones(2, 3, 4, dtype=getattr(mg, dtype))
+    with pytest.raises(NotImplementedError, match="not implemented for"):
+        NORMS_AND_MEANS[name](x)
