@@ -71,3 +71,22 @@ def test_normalizations_and_adaptive_means_refuse_integer_inputs(name, dtype):
     x = mg.ones(2, 3, 4, dtype=getattr(mg, dtype))
     with pytest.raises(NotImplementedError, match="not implemented for"):
         NORMS_AND_MEANS[name](x)
+
+
+DROPOUTS = ["dropout", "dropout1d", "dropout2d", "alpha_dropout", "feature_alpha_dropout"]
+
+
+@pytest.mark.parametrize("name", DROPOUTS)
+def test_dropout_in_training_refuses_to_scale_an_integer_tensor(name):
+    # the kept elements, 5 / 0.7, would be truncated (dropout returned 5 for them)
+    x = mg.full((2, 3, 8), 5, dtype=mg.int64)
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        getattr(F, name)(x, 0.3, training=True)
+
+
+@pytest.mark.parametrize("name", DROPOUTS)
+def test_dropout_of_an_integer_tensor_is_the_identity_in_eval_and_zero_at_p_one(name):
+    x = mg.full((2, 3, 8), 5, dtype=mg.int64)
+    np.testing.assert_array_equal(getattr(F, name)(x, 0.3, training=False).numpy(), x.numpy())
+    if name in ("dropout", "dropout1d", "dropout2d"):
+        np.testing.assert_array_equal(getattr(F, name)(x, 1.0, training=True).numpy(), 0)

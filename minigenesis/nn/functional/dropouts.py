@@ -15,12 +15,23 @@ from ...random import bernoulli_mask
 # ----------------------------------------------------------------------------------------------
 # Dropout
 # ----------------------------------------------------------------------------------------------
+def _floating_scale(input: Tensor, p: float) -> None:  # noqa: A002
+    """PyTorch scales the kept elements by 1 / (1 - p) in floating point, and refuses to write
+    that into an integer or bool tensor (its RuntimeError): the scaled values would be
+    truncated. (p = 1 writes zeros, which any dtype holds.)"""
+    if p < 1.0 and not input.dtype.is_floating_point:
+        raise RuntimeError(
+            f"result type Float can't be cast to the desired output type {input.dtype.name}"
+        )
+
+
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """y = x * m / (1 - p) with m ~ Bernoulli(1 - p) when ``training``, else y = x."""
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
+    _floating_scale(input, p)
     if inplace:
         return input._inplace(lambda t: Dropout.apply(t, float(p)))
     return Dropout.apply(input, float(p))
@@ -46,6 +57,7 @@ def dropout2d(
         )
     if not training or p == 0.0:
         return input
+    _floating_scale(input, p)
 
     def fn(t: Tensor) -> Tensor:
         shape = tuple(t.shape[:2]) + (1,) * (t.ndim - 2)
@@ -80,6 +92,7 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, nam
         )
     if not training or p == 0.0:
         return input
+    _floating_scale(input, p)
     batched = input.ndim == dims + 2
 
     def fn(t: Tensor) -> Tensor:
@@ -119,6 +132,7 @@ def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, featu
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
+    _floating_scale(input, p)
     if feature and input.ndim < 2:
         raise RuntimeError(
             f"feature_alpha_dropout: expected an input (N, C, *) of at least 2 dims, got shape "
