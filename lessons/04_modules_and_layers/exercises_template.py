@@ -8,6 +8,8 @@ their backward for free. The checks compare them with minigenesis's own layers.
 
 from __future__ import annotations
 
+import math  # noqa: F401  (math.sqrt, for exercise 4.1)
+
 import minigenesis as mg
 from minigenesis import nn
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+import minigenesis as mg  # noqa: F401  (mg.tensor, for exercise 16.5)
 from minigenesis import nn
 
 

@@ -158,6 +158,26 @@ def test_exercises_and_solutions_have_the_same_names_and_signatures(chapter: Pat
             assert str(sig) == str(sol_sig), f"{name}.{meth}"
 
 
+def _imported(path: Path) -> set[str]:
+    """The names a module's top-level imports bind (``import numpy as np`` binds ``np``)."""
+    names = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_the_template_imports_what_the_answers_use(chapter: Path):
+    # a learner writing the reference answer into the template must not meet a NameError
+    # (`mg`, `math`) that the template could have spared them
+    missing = _imported(chapter / "solutions.py") - _imported(chapter / TEMPLATE)
+    assert not missing, (
+        f"{chapter.name}/{TEMPLATE} lacks the imports solutions.py uses: {sorted(missing)} "
+        "(add them, with `# noqa: F401` while no ready-made code uses them)"
+    )
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
 def test_stubs_name_their_exercise(chapter: Path):
     number = int(chapter.name[:2])
