@@ -4,13 +4,39 @@ and minigenesis's promotion table (PyTorch's rules)."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 import pytest
+from _checks import watch_calls
 from _quiz import answers_of, check_answer
 
 import minigenesis as mg
+
+# Shortcuts tried against these checks; each fails the check named after the arrow.
+# 1.3  the bias added in place into the caller's array's uint32 view -> input untouched
+#      x.astype(ml_dtypes.bfloat16) or mg's cast (the oracles)      -> by-hand watch
+# 1.4  np.finfo / ml_dtypes.finfo (the oracles)                     -> by-hand watch
+# 1.5  np.empty(shape, dtype).strides (the oracle)                  -> a shape too big to allocate
+# 1.6  mg.promote_types (the oracle)                                -> by-hand watch
+
+
+def _by_hand(call, function, what: str) -> None:
+    """``call()`` runs neither minigenesis nor ml_dtypes (nor NumPy's finfo), and ``function``
+    names neither: the chapter's point is to work the bits out by hand."""
+    with watch_calls() as seen:
+        call()
+    used = [Path(u).name for u in seen.used(mg) + seen.used(ml_dtypes)]
+    used += [Path(u).name for u in seen.ran_code_under(Path(np.__file__).parent / "_core")
+             if Path(u).name == "getlimits.py"]  # fmt: skip
+    names = set(function.__code__.co_names) & {"ml_dtypes", "bfloat16", "mg", "minigenesis",
+                                                "torch", "finfo"}  # fmt: skip
+    assert not used and not names, (
+        f"{function.__name__} uses {sorted(set(used) | names)}, which the check compares it with: "
+        f"{what}"
+    )
+
 
 STORAGE = {"float32": (np.float32, np.uint32), "float16": (np.float16, np.uint16),
            "bfloat16": (ml_dtypes.bfloat16, np.uint16)}  # fmt: skip
@@ -88,6 +114,34 @@ def test_round_to_bfloat16_is_not_truncation(impl):
     assert impl.round_to_bfloat16(x)[0] == np.float32(1.0 + 2.0**-7)
 
 
+@pytest.mark.exercise("1.3")
+def test_round_to_bfloat16_leaves_its_input_alone(impl):
+    x = np.array([1.0 + 2.0**-7 * 0.75, -3.3, 1e-3], dtype=np.float32)
+    kept = x.copy()
+    impl.round_to_bfloat16(x)
+    assert np.array_equal(x, kept), (
+        "round_to_bfloat16 changed the caller's array: x.view(np.uint32) shares x's memory, so "
+        "`bits += ...` writes into x; use `bits = bits + ...` (a new array)"
+    )
+
+
+@pytest.mark.exercise("1.3")
+def test_round_to_bfloat16_is_written_by_hand(impl):
+    x = np.array([1.0, 1.0 + 2.0**-7 * 0.75, -3.3], dtype=np.float32)
+    _by_hand(
+        lambda: impl.round_to_bfloat16(x),
+        impl.round_to_bfloat16,
+        "add the rounding bias to the uint32 view yourself",
+    )
+
+
+@pytest.mark.exercise("1.4")
+def test_format_limits_are_worked_out_by_hand(impl):
+    _by_hand(
+        lambda: impl.format_limits("bfloat16"), impl.format_limits, "compute them from E and M"
+    )
+
+
 @pytest.mark.exercise("1.4")
 @pytest.mark.parametrize("fmt", ["float32", "float16", "bfloat16"])
 def test_format_limits_match_finfo(impl, fmt):
@@ -106,6 +160,19 @@ def test_contiguous_strides_match_numpy(impl, shape, dtype):
     assert tuple(impl.contiguous_strides(shape, np.dtype(dtype).itemsize)) == want
 
 
+@pytest.mark.exercise("1.5")
+def test_contiguous_strides_of_a_shape_too_big_to_allocate(impl):
+    # 2**60 float64 elements (8 EiB): strides are arithmetic on the shape, no array is needed
+    try:
+        got = impl.contiguous_strides((2**20, 2**20, 2**20), 8)
+    except (MemoryError, ValueError) as err:
+        raise AssertionError(
+            f"contiguous_strides made an array of the shape ({type(err).__name__}: {err}): "
+            "compute the strides from the shape alone, right to left"
+        ) from err
+    assert tuple(got) == (8 * 2**40, 8 * 2**20, 8)
+
+
 NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64",
          "float16", "bfloat16", "float32", "float64"]  # fmt: skip
 
@@ -116,6 +183,13 @@ def test_promote_matches_minigenesis_for_every_pair(impl):
         for b in NAMES:
             want = mg.promote_types(getattr(mg, a), getattr(mg, b)).name
             assert impl.promote(a, b) == want, (a, b)
+
+
+@pytest.mark.exercise("1.6")
+def test_promote_is_written_by_hand(impl):
+    _by_hand(
+        lambda: impl.promote("uint8", "int8"), impl.promote, "apply the docstring's rules yourself"
+    )
 
 
 @pytest.mark.exercise("1.6")

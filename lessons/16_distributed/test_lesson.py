@@ -43,14 +43,22 @@ def test_16_2_ring_all_reduce_sums_on_every_rank(impl, world, n) -> None:
         return impl.ring_all_reduce(comm, xs[comm.Get_rank()]), comm.sent
 
     results = impl.run_ranks(rank, world)
-    want = np.sum(xs, axis=0)
+    for r, (x, k) in enumerate(zip(xs, kept)):  # first: a changed input also spoils the sums
+        assert np.array_equal(x, k), (
+            f"rank {r}'s x was changed by ring_all_reduce: add into a copy "
+            "(np.array(x, copy=True)), never into the caller's array"
+        )
+    want = np.sum(kept, axis=0)
     for r, (got, _) in enumerate(results):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=f"rank {r}")
-    for x, k in zip(xs, kept):
-        np.testing.assert_array_equal(x, k)  # the input was not changed
     # each rank sent 2(N-1) chunks: 2(N-1)/N of the array, give or take the uneven chunks
-    sent = [s for _, s in results]
-    assert sum(sent) == 2 * (world - 1) * n
+    sent = sum(s for _, s in results)
+    assert sent == 2 * (world - 1) * n, (
+        f"the {world} ranks sent {sent} array elements with comm.sendrecv; a ring sends "
+        f"2(N-1) chunks per rank, {2 * (world - 1) * n} elements in all: pass one chunk per "
+        "step to the right neighbour with comm.sendrecv (comm.allreduce is the oracle, and "
+        "passing the whole array sends N times too much)"
+    )
 
 
 @pytest.mark.exercise("16.2")
