@@ -23,8 +23,10 @@ import minigenesis as mg
 #      central difference that perturbs the caller's x in place    -> caller's array untouched
 # 3.4  minigenesis autograd on x @ w.T + b                        -> by-hand watch
 #      gb = grad_out, not summed over the batch                    -> shapes vs minigenesis
+#      grad_out *= ... or x -= ... in place                        -> inputs left alone
 # 3.5  softmax rebuilt in minigenesis from log(y), backward      -> by-hand watch
 #      y * grad_out (the Jacobian's diagonal only)                 -> minigenesis, constant shift
+#      grad_out -= ...; grad_out *= y (the caller's gradient changed) -> inputs left alone
 
 # hypothesis imports libcst when a test fails (to suggest an @example), which warns on import.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:libcst.*")
@@ -176,6 +178,34 @@ def test_softmax_backward_matches_minigenesis(impl):
     y.backward(mg.tensor(g, dtype=mg.float64))
     got = impl.softmax_backward(y.detach().numpy(), g)
     np.testing.assert_allclose(got, t.grad.numpy(), rtol=1e-10, atol=1e-14)
+
+
+def _leaves_inputs_alone(name: str, call, **arrays: np.ndarray) -> None:
+    kept = {k: a.copy() for k, a in arrays.items()}
+    call()
+    changed = [k for k, a in arrays.items() if not np.array_equal(a, kept[k])]
+    assert not changed, (
+        f"{name} changed {', '.join(changed)} in place (`-=`, `*=`, `out=`): the gradient "
+        "a backward receives is shared with the graph's other branches, and the saved tensors "
+        "are needed again; compute into new arrays"
+    )
+
+
+@pytest.mark.exercise("3.4")
+def test_linear_backward_leaves_its_inputs_alone(impl):
+    rng = np.random.default_rng(6)
+    x, w, b, g = (rng.standard_normal(s) for s in [(5, 3), (4, 3), (4,), (5, 4)])
+    _leaves_inputs_alone(
+        "linear_backward", lambda: impl.linear_backward(x, w, b, g), x=x, w=w, b=b, grad_out=g
+    )
+
+
+@pytest.mark.exercise("3.5")
+def test_softmax_backward_leaves_its_inputs_alone(impl):
+    rng = np.random.default_rng(7)
+    x, g = rng.standard_normal((3, 5)), rng.standard_normal((3, 5))
+    y = np.exp(x) / np.exp(x).sum(-1, keepdims=True)
+    _leaves_inputs_alone("softmax_backward", lambda: impl.softmax_backward(y, g), y=y, grad_out=g)
 
 
 @pytest.mark.exercise("3.5")
