@@ -14,6 +14,15 @@ from _quiz import answers_of, check_answer
 
 import minigenesis as mg
 
+# Shortcuts tried against these checks; each fails the check named after the arrow.
+# 13.2  no zero_grad / zero_grad after backward / clip before unscale_ / no unscale_ / the
+#       scheduler stepped first / lr read after it / the norm after clipping / no update()
+#       / the scaled loss returned / no autocast              -> vs the step composed here
+#       optimizer.step() in place of scaler.step(optimizer)   -> a step with inf gradients
+# 13.3  mean of the batch means / no eval() / mode not restored / the last batch dropped
+#                                                            -> vs NumPy cross-entropy
+#       no mg.no_grad() (a graph kept for every batch)       -> evaluates without a graph
+
 
 # ----------------------------------------------------------------------------- 13.1
 @pytest.mark.exercise("13.1")
@@ -66,13 +75,18 @@ def test_13_2_matches_the_step_composed_from_the_parts(impl) -> None:
     mg.manual_seed(5)
     batches = [(mg.randn(16, 1, 12, 12), mg.randint(0, 4, (16,))) for _ in range(5)]
     ours_parts, ref_parts = _setup(), _setup()
-    for x, y in batches:
+    for step, (x, y) in enumerate(batches):
         ours = impl.train_step(*ours_parts, x, y, 0.5)
         ref = _reference_step(*ref_parts, x, y, 0.5)
         assert set(ours) == {"loss", "grad_norm", "lr"}
         assert all(type(v) is float for v in ours.values()), "return Python floats"
         for key in ref:
-            assert ours[key] == pytest.approx(ref[key], rel=1e-5, abs=1e-12), key
+            assert ours[key] == pytest.approx(ref[key], rel=1e-5, abs=1e-12), (
+                f"step {step}: {key} differs from the step composed here (zero_grad, the forward "
+                "under autocast, scaler.scale(loss).backward(), unscale_, clip, the lr, "
+                "scaler.step, scaler.update, scheduler.step; a difference from step 1 on "
+                "means the previous step left something behind, such as gradients)"
+            )
     for p, q in zip(ours_parts[0].parameters(), ref_parts[0].parameters()):
         np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5, atol=1e-7)
 
@@ -96,7 +110,39 @@ def test_13_2_clips_and_follows_the_schedule(impl) -> None:
     assert lrs == pytest.approx([0.0, 0.005, 0.01, 0.01 * 0.5 * (1 + math.cos(math.pi / 4))])
 
 
+@pytest.mark.exercise("13.2")
+@pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step")  # the skipped step
+def test_13_2_a_step_with_inf_gradients_is_skipped(impl) -> None:
+    model, optimizer, scheduler, scaler = _setup()
+    x, y = mg.randn(16, 1, 12, 12), mg.randint(0, 4, (16,))
+    x[0, 0, 0, 0] = math.inf  # its loss and gradients are not finite
+    before = [p.detach().numpy().copy() for p in model.parameters()]
+    impl.train_step(model, optimizer, scheduler, scaler, x, y, max_norm=1.0)
+    changed = [
+        not np.array_equal(b, p.detach().numpy()) for b, p in zip(before, model.parameters())
+    ]
+    assert not any(changed), (
+        "a step whose gradients hold inf/NaN changed the weights: step through the scaler, "
+        "scaler.step(optimizer), which skips optimizer.step() when unscale_ found an inf"
+    )
+    assert scaler.get_scale() == 2.0**7, "call scaler.update() after the step: it halves the scale"
+
+
 # ----------------------------------------------------------------------------- 13.3
+@pytest.mark.exercise("13.3")
+def test_13_3_evaluates_without_a_graph(impl) -> None:
+    model = mg.nn.Sequential(mg.nn.Flatten(), mg.nn.Linear(144, 4))
+    grad_modes = []
+    model.register_forward_hook(
+        lambda module, inputs, output: grad_modes.append(output.requires_grad)
+    )
+    impl.evaluate(model, mg.randn(10, 1, 12, 12), mg.randint(0, 4, (10,)), 4)
+    assert grad_modes and not any(grad_modes), (
+        "evaluate ran the model with gradients on, so every batch kept its graph: run it under "
+        "`with mg.no_grad():`"
+    )
+
+
 @pytest.mark.exercise("13.3")
 @pytest.mark.parametrize("batch_size", [7, 32, 1000])
 @pytest.mark.parametrize("training", [True, False])
