@@ -29,6 +29,7 @@ import minigenesis as mg
 #      the named leaves only, each with an arrow to "Mul"           -> the hand-written graphs
 # 2.6  log(1 + exp(x)), which overflows at x = 800                 -> stable forward
 #      forward and backward in NumPy (no graph for a 2nd derivative) -> gradcheck, 2nd derivative
+#      x.clamp_(min=0) in forward (the caller's x and the saved x) -> input left alone
 
 
 def _leaves(impl, seed: int = 0, n: int = 3, shape=(4,)):
@@ -207,6 +208,19 @@ def test_softplus_gradient_passes_gradcheck(impl):
     y = impl.Softplus.apply(x)
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 1 / (1 + np.exp(-x.detach().numpy())))
+
+
+@pytest.mark.exercise("2.6")
+def test_softplus_leaves_its_input_alone(impl):
+    values = np.array([-3.0, -0.5, 0.0, 2.0])
+    x = mg.tensor(values, dtype=mg.float64, requires_grad=True)
+    impl.Softplus.apply(x).sum().backward()
+    assert np.array_equal(x.detach().numpy(), values), (
+        f"Softplus changed its input x from {values} to {x.detach().numpy()}: an in-place op in "
+        "forward (clamp_, abs_, ...) writes into the caller's tensor and into the x saved for "
+        "backward; use the out-of-place ops (x.clamp(min=0), x.abs())"
+    )
+    np.testing.assert_allclose(x.grad.numpy(), 1 / (1 + np.exp(-values)), rtol=1e-12)
 
 
 @pytest.mark.exercise("2.6")

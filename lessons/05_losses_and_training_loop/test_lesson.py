@@ -20,7 +20,10 @@ F = nn.functional
 # 5.2  return F.cross_entropy(...) or F.nll_loss of a log-softmax  -> by-hand watch
 # 5.3  return F.binary_cross_entropy_with_logits(...)             -> by-hand watch
 # 5.4  no zero_grad: gradients add up over the steps              -> vs mg.optim.SGD
+# 5.4  zero_grad after the update (the model's old gradients used) -> old gradients first
+#      p.sub_(p.grad.mul_(lr)) (this step's gradients changed)     -> keeps its own
 # 5.5  the plain mean of the batch means                          -> weighted by batch size
+#      no model.train() / no shuffle / one shuffle for all epochs  -> training mode, shuffles
 
 
 def _by_hand(call, oracles, what: str) -> None:
@@ -158,6 +161,46 @@ def test_train_step_matches_optim_sgd(impl):
     for p, q in zip(model.parameters(), twin.parameters()):
         np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-6, atol=1e-7)
         assert not p.requires_grad or p.grad_fn is None  # still leaves: updated without a graph
+
+
+@pytest.mark.exercise("5.4")
+def test_train_step_clears_old_gradients_first_and_keeps_its_own(impl):
+    mg.manual_seed(4)
+    model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
+    twin = copy.deepcopy(model)
+    x, y = (mg.tensor(a) for a in _regression())
+    F.mse_loss(model(x * 3), y).backward()  # gradients left over from something else
+    impl.train_step(model, F.mse_loss, x, y, lr=0.05)
+    opt = mg.optim.SGD(twin.parameters(), lr=0.05)
+    F.mse_loss(twin(x), y).backward()
+    opt.step()
+    for (name, p), q in zip(model.named_parameters(), twin.parameters()):
+        assert np.allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-6, atol=1e-7), (
+            f"{name}: the model came with gradients from an earlier backward, and the step used "
+            "them too: call model.zero_grad() BEFORE the forward and backward of this step"
+        )
+        assert np.allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-6, atol=1e-7), (
+            f"{name}.grad after the step is not this step's gradient: leave p.grad as backward "
+            "made it (`p.sub_(lr * p.grad)`, not `p.grad.mul_(lr)`), and do not clear it after"
+        )
+
+
+@pytest.mark.exercise("5.5")
+def test_fit_starts_training_mode_and_shuffles_every_epoch(impl):
+    mg.manual_seed(11)
+    x, y = _regression(seed=12, n=10)
+    model = nn.Linear(3, 1)
+    model.eval()
+    orders = []
+    model.register_forward_hook(lambda m, inp, out: orders.append(inp[0].detach().numpy()))
+    impl.fit(model, mg.tensor(x), mg.tensor(y), epochs=3, batch_size=10, lr=0.0)
+    assert model.training, "fit trains: call model.train() first (the model came in eval mode)"
+    rows = [[int(np.flatnonzero((x == row).all(axis=1))[0]) for row in o] for o in orders]
+    assert rows[0] != list(range(10)), "epoch 1 saw the examples in order: shuffle with randperm"
+    assert rows[0] != rows[1] != rows[2], (
+        f"the epochs saw the examples in the orders {rows}: draw a new perm = "
+        "mg.randperm(len(x)) at the start of EVERY epoch"
+    )
 
 
 @pytest.mark.exercise("5.5")

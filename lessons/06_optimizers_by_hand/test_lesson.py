@@ -20,8 +20,11 @@ F = nn.functional
 # 6.1  step() delegates to an mg.optim.SGD built in __init__       -> by-hand watch
 #      weight decay added after the momentum buffer (decoupled)    -> vs mg.optim.SGD, wd=0.01
 #      every parameter with the first group's settings             -> param groups, lr each step
+#      weight decay added into p.grad in place (g = p.grad; g.add_(wd * p)) -> grads kept
+#      the momentum buffer is p.grad itself (no clone)            -> grads kept
 # 6.2  step() delegates to mg.optim.Adam                           -> by-hand watch
 #      no bias correction (m, v used raw)                          -> first step is lr * sign
+#      weight decay added into p.grad in place                     -> grads kept
 # 6.3  step() delegates to mg.optim.AdamW                          -> by-hand watch
 #      L2 decay through the gradient (Adam's rule)                 -> zero-gradient decay
 #      lr and decay read from self.defaults (fixed when built)     -> param groups, lr each step
@@ -51,10 +54,16 @@ def _compare(impl_opt_factory, ref_opt_factory, steps: int = 6, rtol: float = 1e
     x, y = _data()
     for step in range(steps):
         for m, opt in ((model, mine), (twin, ref)):
-            opt.zero_grad()
+            opt.zero_grad(set_to_none=step % 2 == 0)  # also in place: a buffer aliasing p.grad
             F.mse_loss(m(x), y).backward()
             opt.step()
         for (name, p), q in zip(model.named_parameters(), twin.parameters()):
+            np.testing.assert_allclose(
+                p.grad.numpy(), q.grad.numpy(), rtol=rtol, atol=1e-12,
+                err_msg=f"{name}.grad after step {step + 1} is not what backward left there: "
+                "step() must not write into p.grad (`g = p.grad; g.add_(...)` does; write "
+                "`g = p.grad + ...`), nor keep p.grad itself as a buffer (clone it)",
+            )  # fmt: skip
             np.testing.assert_allclose(
                 p.detach().numpy(), q.detach().numpy(), rtol=rtol, atol=1e-12,
                 err_msg=f"{name} after step {step + 1}",
