@@ -20,6 +20,7 @@ from minigenesis import diagnostics
 #      always the 2-norm, whatever norm_type                       -> vs clip_grad_norm_
 #      scaled by max_norm / norm even when the norm is smaller     -> vs clip_grad_norm_
 #      return mg.nn.utils.clip_grad_norm_(...) (the oracle)         -> by-hand watch
+#      max_norm / total_norm without the 1e-6 (all-zero gradients)  -> zero gradients stay zero
 # 8.2  return mg.nn.utils.clip_grad_value_(...) (the oracle)        -> by-hand watch
 
 # The oracles of 8.1 and 8.2: none of their code may run inside the answers.
@@ -83,6 +84,23 @@ def test_8_1_keeps_the_direction_and_caps_the_norm(impl) -> None:
     assert float(norm) == pytest.approx(np.linalg.norm(before), rel=1e-5)  # the norm before
     assert np.linalg.norm(after) == pytest.approx(1.0, rel=1e-4)
     np.testing.assert_allclose(after * np.linalg.norm(before), before, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.exercise("8.1")
+def test_8_1_all_zero_gradients_stay_zero(impl) -> None:
+    model = _model_with_grads()
+    for p in model.parameters():
+        if p.grad is not None:
+            p.grad.zero_()  # a step where nothing flows back (dead ReLUs, a frozen input)
+    try:
+        norm = impl.clip_grad_norm(model.parameters(), 1.0)
+    except ZeroDivisionError as err:
+        raise AssertionError(
+            "clip_grad_norm divided by a total norm of 0: divide by (total_norm + 1e-6), as the "
+            "docstring says, so that zero gradients stay zero"
+        ) from err
+    assert float(norm) == 0.0
+    assert all(np.all(g == 0) for g in _grads(model)), "zero gradients must stay zero (no NaN)"
 
 
 @pytest.mark.exercise("8.1")
