@@ -17,12 +17,14 @@ from minigenesis import nn
 #       tanh(x W_ih + h W_hh) (weights not transposed)             -> vs nn.RNNCell (non-square)
 # 14.2  np.linalg.matrix_power on w_hh.numpy(), no autograd        -> w_hh.grad closed form
 #       mg.linalg.matrix_power with no backward                    -> w_hh.grad closed form
+#       h @ w_hh, not h @ w_hh.mT (same norm for an orthogonal W)   -> W transposed
 # 14.3  return nn.LSTMCell's result with the weights copied in    -> by-hand watch
 #       gate order i, g, f, o (not PyTorch's i, f, g, o)           -> vs nn.LSTMCell
 # 14.4  an nn.RNN in place of the LSTM                             -> layers and shapes
 #       forward ignores the state it is given                      -> carries the state
 # 14.5  re-read the whole text at every step (the docstring says not to) -> greedy generation
 #       sample instead of argmax                                   -> greedy generation
+#       no model.eval() / no mg.no_grad()                           -> eval mode, no graph
 
 
 def _leaf(shape, k, scale=0.5):
@@ -100,6 +102,22 @@ def test_14_2_gradient_through_time_is_one_times_w_to_the_power_steps(impl, scal
         for t in range(1, steps + 1)
     )
     np.testing.assert_allclose(w_hh.grad.numpy(), want, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.exercise("14.2")
+def test_14_2_multiplies_by_w_transposed(impl) -> None:
+    # not orthogonal, not symmetric: 1 W^s and 1 (W^T)^s have different norms here (an
+    # orthogonal W gives the same norm either way, and the same w_hh.grad)
+    w = np.array([[0.5, 2.0, 0.0], [0.0, 0.3, 0.0], [0.1, 0.0, 0.9]])
+    got = impl.gradient_through_time(mg.tensor(w, dtype=mg.float64, requires_grad=True), 4)
+    expected = np.linalg.norm(np.ones(3) @ np.linalg.matrix_power(w, 4))
+    transposed = np.linalg.norm(np.ones(3) @ np.linalg.matrix_power(w.T, 4))
+    assert got == pytest.approx(expected, rel=1e-9), f"got {got:.6g}, expected {expected:.6g}" + (
+        ": that is the norm for h_t = h_{t-1} W; the RNN multiplies by W^T "
+        "(h @ w_hh.mT, as nn.RNNCell)"
+        if got == pytest.approx(transposed, rel=1e-9)
+        else ""
+    )
 
 
 # ----------------------------------------------------------------------------- 14.3
@@ -195,6 +213,24 @@ def test_14_5_greedy_generation_equals_rereading_the_whole_text(impl) -> None:
             logits, _ = model(mg.tensor([text]))
             text.append(int(logits[0, -1].argmax()))
     assert got == text
+
+
+@pytest.mark.exercise("14.5")
+def test_14_5_generates_in_eval_mode_without_a_graph(impl) -> None:
+    mg.manual_seed(2)
+    model = _Reference(10)
+    model.train()
+    seen = []  # (training?, logits require grad?) at each call of the model
+    model.register_forward_hook(lambda m, i, out: seen.append((m.training, out[0].requires_grad)))
+    impl.generate(model, [3, 1, 4], 4)
+    assert seen and not any(training for training, _ in seen), (
+        "generate ran the model in training mode (dropout would change the text): call "
+        "model.eval() first, and model.train(was_training) at the end"
+    )
+    assert not any(graph for _, graph in seen), (
+        "generate ran the model with gradients on, so every step kept its graph: run it under "
+        "`with mg.no_grad():`"
+    )
 
 
 # ----------------------------------------------------------------------------- by hand

@@ -528,6 +528,31 @@ CASES = {
         "test_13_2_a_step_with_inf_gradients_is_skipped",
         "test_13_3_evaluates_without_a_graph",
     ]),
+    "14-untransposed-and-generating-in-training-mode": ("14_sequence_models", "", {
+        "gradient_through_time": """
+            def gradient_through_time(w_hh, steps):
+                h0 = mg.ones(1, w_hh.shape[0], dtype=w_hh.dtype, requires_grad=True)
+                h = h0
+                for _ in range(steps):
+                    h = h @ w_hh
+                h.sum().backward()
+                return float(h0.grad.norm())
+        """,
+        "generate": """
+            def generate(model, prompt, n):
+                out = list(prompt)
+                logits, state = model(mg.tensor([prompt], dtype=mg.int64))
+                for k in range(n):
+                    nxt = int(logits[0, -1].argmax())
+                    out.append(nxt)
+                    if k < n - 1:
+                        logits, state = model(mg.tensor([[nxt]], dtype=mg.int64), state)
+                return out
+        """,
+    }, ["14.2", "14.5"], [
+        "test_14_2_multiplies_by_w_transposed",
+        "test_14_5_generates_in_eval_mode_without_a_graph",
+    ]),
     "16-ring-into-the-callers-array": ("16_distributed", "", {
         "ring_all_reduce": """
             def ring_all_reduce(comm, x):
