@@ -17,7 +17,10 @@ from minigenesis.utils.tensorboard import SummaryWriter
 
 # Shortcuts tried against these checks; each fails the check named after the arrow.
 # 12.1 k counted from 0 in the debiasing, or no debiasing        -> the closed form
+# 12.2 NaN/Inf looked for in the train losses only; the length test first; the window
+#      one longer; min over the window; elif between the rules    -> rules at their edges
 # 12.3 hooks registered and never removed                          -> hooks removed
+#      isnan only (an Inf output passes); the model itself not hooked -> inf and ''
 
 
 # ----------------------------------------------------------------------------- 12.1
@@ -64,6 +67,25 @@ def test_12_2_agrees_with_diagnose_training(impl, name: str) -> None:
     assert ours == expected
 
 
+@pytest.mark.exercise("12.2")
+@pytest.mark.parametrize(
+    ("train", "val", "want", "why"),
+    [
+        ([0.2] * 11, [0.3] * 10 + [math.inf], ["diverging"], "an Inf in the validation losses"),
+        ([1.0, math.nan], [1.0, 1.0], ["diverging"], "a NaN comes before the length test"),
+        ([0.5] + [0.2] * 10, [0.3] * 11, ["converged"], "t is the last `window` losses"),
+        ([0.1, *np.linspace(1.0, 1.3, 10)], [2.0] * 11, ["diverging"],
+         "1.5 * min over ALL the train losses, not over the window"),
+        (list(np.linspace(0.205, 0.2, 10)), list(np.linspace(0.25, 0.3, 10)),
+         ["overfitting", "converged"], "each rule is tested on its own (if, not elif)"),
+    ],
+    ids=["inf-in-val", "nan-before-length", "last-window", "min-of-all", "rules-apart"],
+)  # fmt: skip
+def test_12_2_rules_at_their_edges(impl, train, val, want, why) -> None:
+    ours = impl.diagnose(train, val, window=10)
+    assert ours == want, f"diagnose gave {ours}, expected {want}: {why}"
+
+
 # ----------------------------------------------------------------------------- 12.3
 class _LinearThenLog(mg.nn.Module):
     """A block whose own forward code (not a child layer) produces the NaN."""
@@ -108,6 +130,31 @@ def test_12_3_nested_and_clean_models(impl) -> None:
     clean.register_forward_hook(lambda m, i, o: calls.append(1))
     clean(mg.randn(2, 4))  # only this hook may remain: the exercise removed its own
     assert calls == [1]
+
+
+class _Exp(mg.nn.Module):
+    def forward(self, x: mg.Tensor) -> mg.Tensor:
+        return (x.abs() * 1000).exp()  # +inf, never NaN
+
+
+@pytest.mark.exercise("12.3")
+def test_12_3_inf_counts_and_the_model_itself_has_a_name(impl) -> None:
+    mg.manual_seed(0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        got = impl.first_nonfinite_module(mg.nn.Sequential(mg.nn.Linear(4, 4), _Exp()),
+                                          mg.randn(3, 4))  # fmt: skip
+        assert got == "1", f"got {got!r}: an output of +inf (no NaN) is not finite either"
+    mg.manual_seed(1)
+    root = _LinearThenLog()
+    with mg.no_grad():
+        root.inner.weight.fill_(0.0)
+        root.inner.bias.fill_(-1.0)  # the Linear's output is finite; the log makes it NaN
+    with np.errstate(invalid="ignore"):
+        got = impl.first_nonfinite_module(root, mg.randn(3, 8))
+    assert got == "", (
+        f"got {got!r}: the model's own forward made the NaN, and named_modules() names the "
+        "model itself '' (hook it too)"
+    )
 
 
 class _Boom(mg.nn.Module):

@@ -528,6 +528,48 @@ CASES = {
         "test_13_2_a_step_with_inf_gradients_is_skipped",
         "test_13_3_evaluates_without_a_graph",
     ]),
+    "12-elif-rules-and-nan-only": ("12_diagnostics_logging", "import math\n", {
+        "diagnose": """
+            def diagnose(train_losses, val_losses, window=10, high_loss=0.5, gap=0.1,
+                         converge_tol=0.01):
+                train, val = [float(x) for x in train_losses], [float(x) for x in val_losses]
+                if any(not math.isfinite(x) for x in train):
+                    return ["diverging"]
+                if len(train) < window:
+                    return ["too_short"]
+                t, v = train[-window:], val[-window:]
+                if t[-1] > t[0] and t[-1] > 1.5 * min(train):
+                    return ["diverging"]
+                if t[-1] < t[0] and v[-1] > v[0]:
+                    return ["overfitting"]
+                if t[-1] > high_loss and abs(t[-1] - v[-1]) < gap:
+                    return ["underfitting"]
+                if abs(t[-1] - t[0]) < converge_tol:
+                    return ["converged"]
+                return []
+        """,
+        "first_nonfinite_module": """
+            def first_nonfinite_module(model, x):
+                first = []
+
+                def hook(module, inputs, output):
+                    if not first and bool(mg.isnan(output).any()):
+                        first.append(names[id(module)])
+
+                names = {id(m): n for n, m in model.named_modules()}
+                handles = [m.register_forward_hook(hook) for m in model.modules()]
+                try:
+                    with mg.no_grad():
+                        model(x)
+                finally:
+                    for h in handles:
+                        h.remove()
+                return first[0] if first else None
+        """,
+    }, ["12.2", "12.3"], [
+        "test_12_2_rules_at_their_edges",
+        "test_12_3_inf_counts_and_the_model_itself_has_a_name",
+    ]),
     "14-untransposed-and-generating-in-training-mode": ("14_sequence_models", "", {
         "gradient_through_time": """
             def gradient_through_time(w_hh, steps):
