@@ -48,6 +48,38 @@ SLOW = {
 }  # fmt: skip
 
 
+# Process-wide settings a program may change (``torch.backends.cudnn.benchmark = True``, a default
+# dtype, grad mode ...): the programs run in this process, so each one's are put back after it.
+_FLAGS = [
+    (mg.backends.cudnn, ("enabled", "benchmark", "deterministic", "allow_tf32")),
+    (mg.backends.cuda.matmul, ("allow_tf32",)),
+]
+_SETTINGS = [
+    (mg.get_default_dtype, mg.set_default_dtype),
+    (mg.is_grad_enabled, mg.set_grad_enabled),
+    (mg.is_anomaly_enabled, mg.set_anomaly_enabled),
+    (mg.is_warn_always_enabled, mg.set_warn_always),
+    (mg.get_float32_matmul_precision, mg.set_float32_matmul_precision),
+    (mg.get_deterministic_debug_mode, mg.set_deterministic_debug_mode),
+]
+
+
+@pytest.fixture
+def process_settings_kept():
+    flags = [(obj, name, getattr(obj, name)) for obj, names in _FLAGS for name in names]
+    settings = [(set_, get()) for get, set_ in _SETTINGS]
+    deterministic = (
+        mg.are_deterministic_algorithms_enabled(),
+        mg.is_deterministic_algorithms_warn_only_enabled(),
+    )
+    yield
+    for obj, name, value in flags:
+        setattr(obj, name, value)
+    for set_, value in settings:
+        set_(value)
+    mg.use_deterministic_algorithms(deterministic[0], warn_only=deterministic[1])
+
+
 def test_the_programs_are_there() -> None:
     assert len(SCRIPTS) == 92
 
@@ -57,7 +89,9 @@ def test_the_programs_are_there() -> None:
     [pytest.param(p, marks=pytest.mark.slow) if p.stem in SLOW else p for p in SCRIPTS],
     ids=lambda p: p.stem,
 )
-def test_program_runs_unchanged(script: Path, capsys: pytest.CaptureFixture) -> None:
+def test_program_runs_unchanged(
+    script: Path, capsys: pytest.CaptureFixture, process_settings_kept: None
+) -> None:
     mg.manual_seed(0)
     runpy.run_path(str(script), run_name="__main__")  # its asserts check its results
     assert capsys.readouterr().out  # each program reports what it computed
