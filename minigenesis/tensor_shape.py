@@ -16,7 +16,9 @@ from typing import Any
 from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
+from .dtypes import DType
 from .ops import shape as S
+from .ops.view_dtype import check_view_dtype, contiguous_strides, view_dtype_array
 from .size import as_shape, norm_dim
 
 
@@ -58,16 +60,37 @@ class TensorShape:
                 f"({self.numel()} elements) into {tuple(shape)}"
             ) from None
 
-    def view(self, *shape):
+    def view(self, *shape: Any, dtype: Any = None, size: Any = None):
         """reshape that never copies: PyTorch's view refuses memory that the new shape cannot
-        describe with strides (e.g. after transpose), where reshape would copy."""
-        out = self.reshape(*shape)
+        describe with strides (e.g. after transpose), where reshape would copy. ``view(dtype)``
+        (or ``view(dtype=...)``) reads the same bytes as another dtype (ops/view_dtype.py)."""
+        if dtype is None and len(shape) == 1 and isinstance(shape[0], DType):
+            dtype, shape = shape[0], ()
+        if (dtype is not None) + (size is not None) + bool(shape) > 1 or any(
+            isinstance(n, DType) for n in shape
+        ):
+            raise TypeError("view() takes either one dtype or a shape (ints, a tuple or size=)")
+        if dtype is not None:
+            return self._view_dtype(dtype)
+        out = self.reshape(*(shape if size is None else (size,)))
         arr, src = out._data, self._data
         if arr is not src and arr.size and not get_array_module(src).may_share_memory(arr, src):
             raise RuntimeError(
                 f"view: a tensor of shape {self.shape} and these strides cannot be viewed as "
                 f"{out.shape} without a copy: use .reshape(...) or .contiguous().view(...)"
             )
+        return out
+
+    def _view_dtype(self, dtype: Any):
+        """The same memory read as ``dtype``: it shares self's version counter, but carries no
+        gradient and is no view for autograd, as in PyTorch."""
+        if not isinstance(dtype, DType):
+            raise TypeError(f"view(): dtype must be a dtype, not {type(dtype).__name__}")
+        shape = self.shape  # (an empty tensor's strides: PyTorch's for a new one, as NumPy's vary)
+        stride = self.stride() if self.numel() else contiguous_strides(shape)
+        check_view_dtype(shape, stride, self.storage_offset(), self.dtype, dtype)
+        out = self._make(view_dtype_array(self._data, dtype), False)
+        out._vc = self._version_counter()
         return out
 
     def view_as(self, other):
