@@ -16,10 +16,12 @@ from typing import Any
 from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
-from .dtypes import DType
+from .dtypes import DType, bool_, float64, int64
 from .ops import shape as S
 from .ops.view_dtype import check_view_dtype, contiguous_strides, view_dtype_array
 from .size import as_shape, norm_dim
+
+_PYTHON_TYPES = {float: float64, int: int64, bool: bool_}  # view(float): PyTorch's dtype
 
 
 def _tuple(x: Any) -> tuple:
@@ -64,10 +66,10 @@ class TensorShape:
         """reshape that never copies: PyTorch's view refuses memory that the new shape cannot
         describe with strides (e.g. after transpose), where reshape would copy. ``view(dtype)``
         (or ``view(dtype=...)``) reads the same bytes as another dtype (ops/view_dtype.py)."""
-        if dtype is None and len(shape) == 1 and isinstance(shape[0], DType):
+        if dtype is None and len(shape) == 1 and isinstance(shape[0], (DType, type)):
             dtype, shape = shape[0], ()
         if (dtype is not None) + (size is not None) + bool(shape) > 1 or any(
-            isinstance(n, DType) for n in shape
+            isinstance(n, (DType, type)) for n in shape
         ):
             raise TypeError("view() takes either one dtype or a shape (ints, a tuple or size=)")
         if dtype is not None:
@@ -84,6 +86,7 @@ class TensorShape:
     def _view_dtype(self, dtype: Any):
         """The same memory read as ``dtype``: it shares self's version counter, but carries no
         gradient and is no view for autograd, as in PyTorch."""
+        dtype = _PYTHON_TYPES.get(dtype, dtype)  # PyTorch's: float is float64 here
         if not isinstance(dtype, DType):
             raise TypeError(f"view(): dtype must be a dtype, not {type(dtype).__name__}")
         shape = self.shape  # (an empty tensor's strides: PyTorch's for a new one, as NumPy's vary)

@@ -95,6 +95,13 @@ def test_float32_one_viewed_as_int32_is_its_ieee_bits():
     assert x.view(dtype=mg.int32).tolist() == [0x3F800000, -0x40000000, 0x3F000000]
 
 
+def test_view_with_a_python_type_reads_it_as_pytorch_does():
+    x = mg.tensor([1.0, 2.0])
+    assert x.view(float).dtype == mg.float64 and x.view(float).shape == (1,)
+    assert x.view(int).dtype == mg.int64 and x.view(bool).dtype == mg.bool
+    assert x.view(float).item() == np.float32([1.0, 2.0]).view(np.float64)[0]
+
+
 def test_view_dtype_writes_through_both_ways_and_shares_the_version_counter():
     x = mg.tensor([[1.0, 2.0], [3.0, 4.0]])
     bits = x.view(mg.int32)
@@ -195,6 +202,7 @@ def test_view_with_a_shape_works_as_before():
         lambda x: x.view(2, dtype=mg.int32),
         lambda x: x.view(dtype=mg.int32, size=(2,)),
         lambda x: x.view(dtype="int32"),
+        lambda x: x.view(dtype=str),
     ],
 )
 def test_view_mixing_a_dtype_and_a_shape_is_a_type_error(call):
