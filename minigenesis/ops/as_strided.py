@@ -71,13 +71,19 @@ def _address(arr) -> int:
 def storage_geometry(x):
     """(storage, offset, strides) of the array ``x``: the flat owner of its memory, where x's
     first element lies in it and x's strides, both counted in elements; None when the owner is
-    not one row-major block of x's dtype (then there is no storage of x's elements to index)."""
+    not one row-major block that x's elements tile (then there is no storage of them to index).
+    An owner of another dtype (x made by ``Tensor.view(dtype)``) is read as x's dtype."""
     owner = storage_owner(x)
-    if owner.dtype != x.dtype or not owner.flags.c_contiguous:
+    if not owner.flags.c_contiguous:
         return None
     item = x.itemsize
-    offset = (_address(x) - _address(owner)) // item if x.size else 0
-    return owner.reshape(-1), offset, tuple(s // item for s in x.strides)
+    start = _address(x) - _address(owner) if x.size else 0  # in bytes
+    if owner.nbytes % item or start % item:
+        return None
+    storage = owner.reshape(-1)
+    if storage.dtype != x.dtype:
+        storage = storage.view(x.dtype)
+    return storage, start // item, tuple(s // item for s in x.strides)
 
 
 def elements_read(x, size: tuple, stride: tuple, offset: int):

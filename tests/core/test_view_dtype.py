@@ -139,6 +139,19 @@ def test_writing_a_dtype_view_of_a_saved_tensor_fails_its_backward():
         y.sum().backward()
 
 
+def test_as_strided_of_a_dtype_view_indexes_the_storage_in_the_new_dtype():
+    a = np.arange(1.0, 5.0, dtype=np.float32)
+    x = mg.tensor(a)
+    v = x.view(mg.int8)
+    got = v.as_strided((2, 3), (3, 1), 1)
+    np.testing.assert_array_equal(got.numpy(), a.view(np.int8)[1:7].reshape(2, 3))
+    w = mg.tensor(a)[1:].view(mg.int16)  # starts 4 bytes in: 2 int16 elements
+    assert w.storage_offset() == 2
+    np.testing.assert_array_equal(w.as_strided((3,), (2,), 0).numpy(), a.view(np.int16)[0:6:2])
+    got[0, 2] = 0  # still a view of the same bytes: the sign/exponent byte of x[0] = 1.0
+    assert a.view(np.int8)[3] == 0x3F and v.numpy()[3] == 0 and x[0].item() < 1e-30
+
+
 def test_view_dtype_on_0d_only_for_the_same_size():
     x = mg.tensor(1.0)
     assert x.view(mg.int32).item() == 0x3F800000 and x.view(mg.int32).shape == ()
