@@ -83,11 +83,12 @@ def from_numpy_dtype(np_dtype: np.dtype) -> DType:
 
 
 def to_dtype(spec) -> DType:
-    """Accept a DType, a NumPy dtype or type, a name, or a Python type (float, int, bool)."""
+    """Accept a DType, a NumPy dtype or type, a name, or a Python type: as in PyTorch, ``float`` is
+    float64 (whatever the default dtype), ``int`` int64 and ``bool`` bool."""
     if isinstance(spec, DType):
         return spec
     if spec is float:
-        return _default_float
+        return float64
     if spec is int:
         return int64
     if spec is bool:

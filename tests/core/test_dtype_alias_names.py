@@ -34,3 +34,21 @@ def test_int_alias_in_casts_and_counts() -> None:
     assert lengths.dtype is mg.int32 and lengths.tolist() == [7] * 4
     assert mg.tensor([1.7, -2.2]).to(mg.int).tolist() == [1, -2]  # truncation, as int32 casts
     assert mg.tensor([True, False]).type(mg.int).dtype is mg.int32
+
+
+def test_the_python_type_float_is_float64_whatever_the_default_dtype() -> None:
+    """PyTorch reads ``dtype=float`` as float64 (and ``int`` as int64, ``bool`` as bool) in every
+    factory and conversion; only Python float *values* follow the default dtype."""
+    x = mg.ones(2)
+    made = [
+        mg.zeros(2, dtype=float),
+        mg.tensor([1], dtype=float),
+        mg.arange(3, dtype=float),
+        x.to(float),
+        x.new_zeros(2, dtype=float),
+        mg.full((2,), 1, dtype=float),
+    ]
+    assert [t.dtype for t in made] == [mg.float64] * len(made)
+    assert mg.zeros(2, dtype=int).dtype == mg.int64 and mg.zeros(2, dtype=bool).dtype == mg.bool
+    assert np.asarray(mg.tensor([0.1], dtype=float)._data)[0] == 0.1  # not rounded to float32
+    assert mg.tensor([0.5]).dtype == mg.float32  # a value still takes the default
