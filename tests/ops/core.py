@@ -101,6 +101,9 @@ class OpEntry:
         returns an array, or a tuple of arrays for an op with several outputs.
     method / inplace: the Tensor method names (None where the op has none); out: takes ``out=``.
     aliases: other public names of the same op (``arccos`` for ``acos``): they must agree.
+    alias_calls: for an alias whose signature differs from the op's (``torch.kl_div`` takes
+        ``reduction`` as an int), ``{alias: call(fn, *args, **kwargs)}`` calls ``fn`` (the
+        alias) with the sample's arguments rewritten to its signature.
     call: how to call the op when not ``name(*args, **kwargs)``: ``call(lib, *args, **kwargs)``.
     dtype: the output dtype rule ("promote", "same", "float", "bool", "int64", or a function of
         the sample's input dtypes) for the first output.
@@ -115,6 +118,7 @@ class OpEntry:
     inplace: str | None = None
     out: bool = False
     aliases: tuple = ()
+    alias_calls: dict = field(default_factory=dict)
     call: Callable | None = None
     dtype: Any = "promote"
     differentiable: bool = True
