@@ -57,7 +57,7 @@ def asarray(
 
 
 def range(  # noqa: A001  (torch.range)
-    start: float, end: float | None = None, step: float = 1, *, dtype: Any = None,
+    start: float, end: float, step: float = 1, *, dtype: Any = None,
     device: Any = None, requires_grad: bool = False,
 ) -> Tensor:  # fmt: skip
     """start, start + step, ... up to and including ``end`` (deprecated in PyTorch for that
@@ -69,8 +69,6 @@ def range(  # noqa: A001  (torch.range)
         UserWarning,
         stacklevel=2,
     )
-    if end is None:
-        start, end = 0, start
     if step == 0 or (end - start) * step < 0:
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     n = math.floor((end - start) / step) + 1

@@ -21,6 +21,7 @@ from . import (
     db_grid_sample,
     db_indexing,
     db_integration_strides,
+    db_legacy_names,
     db_linalg,
     db_loss,
     db_more_names,
@@ -32,6 +33,7 @@ from . import (
     db_special,
     db_special_more,
     db_stats,
+    db_top_level_aliases,
     db_unary,
 )
 from .core import OpEntry
@@ -59,6 +61,7 @@ ENTRIES: list[OpEntry] = [
     *db_functional_more.ENTRIES,
     *db_distributions_more.ENTRIES,
     *db_integration_strides.ENTRIES,
+    *db_legacy_names.ENTRIES,
 ]
 
 # The same op under other public names (mg.special, nn.functional): the variants check calls
@@ -96,7 +99,16 @@ def _with_method_aliases(entry: OpEntry) -> None:
         for a in entry.aliases
         if in_place and "." not in a and hasattr(mg.Tensor, f"{a}_")
     )
-    entry.aliases = tuple(dict.fromkeys(entry.aliases + extra + OTHER_NAMES.get(entry.id, ())))
+    # torch.abs_(x): the top-level form of the in-place method, where there is one
+    top_inplace = tuple(
+        f"{a}_"
+        for a in (entry.name, *entry.aliases)
+        if in_place and entry.inplace and "." not in a and hasattr(mg, f"{a}_")
+    )
+    more = OTHER_NAMES.get(entry.id, ()) + db_top_level_aliases.ALIASES.get(entry.id, ())
+    calls = db_top_level_aliases.ALIAS_CALLS.get(entry.id, {})
+    entry.alias_calls = {**entry.alias_calls, **calls}
+    entry.aliases = tuple(dict.fromkeys(entry.aliases + extra + top_inplace + more + tuple(calls)))
 
 
 for _entry in ENTRIES:

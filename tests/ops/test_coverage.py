@@ -37,6 +37,9 @@ NOT_COMPUTING = {
     use_deterministic_algorithms are_deterministic_algorithms_enabled
     is_deterministic_algorithms_warn_only_enabled set_deterministic_debug_mode
     get_deterministic_debug_mode
+    get_autocast_cpu_dtype get_autocast_gpu_dtype is_autocast_cpu_enabled is_anomaly_enabled
+    set_anomaly_enabled is_warn_always_enabled set_warn_always set_default_tensor_type
+    set_flush_denormal can_cast typename is_storage
 """,
     # the Tensor's own API: autograd, devices, dtype casts, sizes, conversions out of the tensor
     "tensor API": """
@@ -52,6 +55,21 @@ NOT_COMPUTING = {
     Tensor.resize_ Tensor.squeeze_ Tensor.unsqueeze_ Tensor.t_ Tensor.transpose_
     Tensor.data_ptr Tensor.storage Tensor.storage_offset Tensor.untyped_storage
     Tensor.apply_ Tensor.map_
+    Tensor.const_data_ptr Tensor.dense_dim Tensor.sparse_dim Tensor.dim_order Tensor.ndimension
+    Tensor.get_device get_device Tensor.is_pinned Tensor.pin_memory Tensor.is_set_to
+    Tensor.to_sparse_coo Tensor.resize_as_ resize_as_ detach_ is_inference
+""",
+    # facts about a tensor's dtype, flags and shape, not functions of its values
+    # (tests/core/test_tensor_aliases.py, tests/core/test_top_level_names.py); a real tensor
+    # has no imaginary part: imag raises, as PyTorch's
+    "predicates on a tensor": """
+    Tensor.is_conj is_conj Tensor.is_neg is_neg Tensor.is_signed is_signed
+    Tensor.is_same_size is_same_size Tensor.is_nonzero is_nonzero imag
+""",
+    # tensors made from memory another object owns or from nothing (uninitialized): no input
+    # values to compute from (tests/core/test_top_level_names.py checks the sharing)
+    "made from memory": """
+    asarray frombuffer from_dlpack to_dlpack empty_permuted Tensor.new Tensor.new_empty_strided
 """,
     # a distribution's draws (random: tests/distributions checks their law; the straight-through
     # gradient, not a derivative by design, is checked there too), its parameters
