@@ -340,7 +340,9 @@ def histogramdd(
 ) -> tuple:  # fmt: skip
     """(hist, bin_edges): counts of the points (rows of the last dim D) in a D-dim grid of
     bins; bins an int, one int per dim or each dim's edges; edges include the last one."""
-    points = input.detach().numpy().reshape(-1, input.shape[-1])
+    # counted in float64: ml_dtypes' bfloat16 reductions warn on NaN where NumPy's do not; the
+    # edges are cast back to input's dtype below
+    points = input.detach().numpy().astype(np.float64).reshape(-1, input.shape[-1])
     d = points.shape[1]
     if isinstance(bins, int):
         spec: Any = [bins] * d
