@@ -106,11 +106,13 @@ def _kaiser(length, periodic=True, beta=12.0, **kw):
     return np.kaiser(n_points, beta)[:length]
 
 
-def _window_entry(name, ref):
+def _window_entry(name, ref, *params):
+    """Samples: periodic and symmetric, lengths 1 and 0 (all ones, empty), the window's own
+    parameters (hamming's alpha, beta; kaiser's beta) where it has them."""
     return op(
         name,
         ref,
-        lambda m: [S(5), S(6, False), S(1), S(0), S(4, dtype=None)],
+        lambda m: [S(5), S(6, False), S(1), S(0), *(S(7, False, *p) for p in params)],
         method=False,
         dtype="float",
         differentiable=False,
@@ -222,10 +224,12 @@ ENTRIES = [
         differentiable=False,
     ),
     _window_entry("hann_window", _window(lambda: (0.5, 0.5))),
-    _window_entry("hamming_window", _window(lambda alpha=0.54, beta=0.46: (alpha, beta))),
+    _window_entry(
+        "hamming_window", _window(lambda alpha=0.54, beta=0.46: (alpha, beta)), (0.5, 0.5)
+    ),
     _window_entry("blackman_window", _window(lambda: (0.42, 0.5, 0.08))),
     _window_entry("bartlett_window", _bartlett),
-    _window_entry("kaiser_window", _kaiser),
+    _window_entry("kaiser_window", _kaiser, (5.0,)),
     op(
         "range",
         _range,
