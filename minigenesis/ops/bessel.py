@@ -153,9 +153,16 @@ def scaled_k(x, nu: float):
 def bessel_k(x, order: int, scaled: bool):
     """K_order(x) (or e^x K_order(x)) with PyTorch's edges: inf at 0, NaN below, 0 at inf."""
     xp = get_array_module(x)
-    value = scaled_k(x, float(order))
+    # Below 1e-150 the quadrature's end, arccosh(1 + 60 / x), overflows for subnormal x, while
+    # the small-x forms are exact in float64: K0 = -log(x / 2) - gamma (the next term is
+    # x^2 log x / 4), K1 = 1 / x (next: x log(x) / 2), and e^x = 1.
+    tiny = (x > 0) & (x < 1e-150)
+    value = scaled_k(xp.where(tiny, 1.0, x), float(order))
     if not scaled:
         value = value * xp.exp(-xp.where(x > 0, x, 0.0))
+    xt = xp.where(tiny, x, 1.0)
+    small = -(xp.log(xt) - math.log(2.0)) - EULER_GAMMA if order == 0 else 1 / xt
+    value = xp.where(tiny, small, value)
     out = xp.where(x == 0, math.inf, value)
     out = xp.where(x < 0, math.nan, out)
     out = xp.where(xp.isinf(x) & (x > 0), 0.0, out)
