@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -68,21 +69,34 @@ def searchsorted(
                 f"searchsorted(): sorter and sorted_sequence must have the same shape, got "
                 f"{tuple(sorter.shape)} and {tuple(seq.shape)}"
             )
-        data = get_array_module(data).take_along_axis(data, sorter._data.astype(np.int64), -1)
+        order = sorter._data
+        if order.dtype != np.int64:
+            raise RuntimeError(
+                f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
+                f"{sorter.dtype}"
+            )
+        if order.size and (int(order.min()) < 0 or int(order.max()) >= data.shape[-1]):
+            raise RuntimeError("torch.searchsorted(): sorter index out of range")
+        data = get_array_module(data).take_along_axis(data, order, -1)
     xp = get_array_module(data)
     v = values._data
     if seq.ndim == 0:
         raise RuntimeError("searchsorted(): sorted_sequence must have at least one dim")
-    if seq.ndim == 1:
+    if seq.ndim > 1 and (scalar or v.ndim != seq.ndim or v.shape[:-1] != data.shape[:-1]):
+        raise RuntimeError(
+            f"searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+            f"dimensions of boundaries tensor and input value tensor must match, but we got "
+            f"boundaries tensor {list(seq.shape)} and input value tensor {list(v.shape)}"
+        )
+    lead = math.prod(data.shape[:-1])  # (-1 cannot be inferred next to a 0)
+    rows = data.reshape(lead, data.shape[-1])
+    if _has_nan(data) or _has_nan(v):
+        vals = v.reshape(1, v.size) if seq.ndim == 1 else v.reshape(lead, v.shape[-1])
+        idx = _bisect(rows, vals, s == "right").reshape(v.shape)
+    elif seq.ndim == 1:
         idx = xp.searchsorted(data, v, side=s)
     else:
-        if scalar or v.ndim != seq.ndim or v.shape[:-1] != data.shape[:-1]:
-            raise RuntimeError(
-                f"searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
-                f"dimensions of boundaries tensor and input value tensor must match, but we got "
-                f"boundaries tensor {list(seq.shape)} and input value tensor {list(v.shape)}"
-            )
-        rows, vals = data.reshape(-1, data.shape[-1]), v.reshape(-1, v.shape[-1])
+        vals = v.reshape(lead, v.shape[-1])
         idx = xp.stack([xp.searchsorted(r, q, side=s) for r, q in zip(rows, vals, strict=True)])
         idx = idx.reshape(v.shape)
     result = Tensor._make(xp.asarray(idx).astype(np.int32 if out_int32 else np.int64), False)
@@ -90,6 +104,32 @@ def searchsorted(
         return result
     message = _OUT_DTYPE + f" and out_int32 flag is {out_int32}"
     return write_out("searchsorted", result, out, message)
+
+
+def _has_nan(a) -> bool:
+    return a.dtype.kind == "f" and bool(get_array_module(a).isnan(a).any())
+
+
+def _bisect(rows, vals, right: bool):
+    """PyTorch's binary search, step for step, for rows and values with NaN, whose place NumPy
+    decides otherwise (it sorts NaN last). Each value v halves [start, end) of its row: it goes
+    right of mid while not (row[mid] >= v) (side left) or not (row[mid] > v) (side right). A
+    comparison with NaN is false, so a NaN value ends past the row's end and a NaN in the row
+    counts as below every value it is compared with."""
+    xp = get_array_module(rows)
+    n = rows.shape[-1]
+    start = xp.zeros(vals.shape, dtype=np.int64)
+    end = xp.full(vals.shape, n, dtype=np.int64)
+    if n == 0:
+        return start
+    for _ in range(max(n, 1).bit_length()):  # each step at least halves every [start, end)
+        active = start < end
+        mid = start + (end - start) // 2
+        at_mid = xp.take_along_axis(rows, xp.minimum(mid, n - 1), -1)
+        below = ~(at_mid > vals) if right else ~(at_mid >= vals)
+        start = xp.where(active & below, mid + 1, start)
+        end = xp.where(active & ~below, mid, end)
+    return start
 
 
 _OUT_DTYPE = (

@@ -305,7 +305,8 @@ class TensorReductions:
         dim=None,
     ):
         """The distinct elements, sorted (always: ``sorted=False`` is allowed to sort too), and
-        optionally the index of each element in them (shaped like self) and their counts.
+        optionally the index of each element in them (shaped like self) and their counts. Each
+        NaN is distinct (NaN != NaN), sorted after the numbers with a count of 1 each.
 
         With ``dim``, the distinct slices along ``dim`` (sorted lexicographically, as PyTorch);
         the inverse then has one entry per slice: x == values.index_select(dim, inverse)."""
@@ -323,6 +324,7 @@ class TensorReductions:
             return_inverse=True,
             return_counts=True,
             axis=axis,
+            equal_nan=False,  # NaN != NaN: each NaN is a distinct value (last), as in PyTorch
         )
         out = [self._make(values.astype(data.dtype, copy=False), False)]
         if return_inverse:
