@@ -19,7 +19,7 @@ import numpy as np
 from . import dtypes as _dt
 from . import shared_memory
 from ._tensor_str import tensor_repr
-from .autograd.engine import run_backward, seed_grads
+from .autograd.engine import backward_into, run_backward, seed_grads
 from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
 from .axis_alias import AXIS_NAMES, accepts_axis
@@ -236,15 +236,23 @@ class Tensor(
 
     # ------------------------------------------------------------------ autograd interface
     def backward(
-        self, gradient: Any = None, retain_graph: bool | None = None, create_graph: bool = False
+        self,
+        gradient: Any = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Any = None,
     ) -> None:
-        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``. A scalar needs no
-        ``gradient``; otherwise it is the vector of the vector-Jacobian product. The graph is
-        freed afterwards unless ``retain_graph=True``."""
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (into the ``.grad`` of
+        ``inputs`` only, when given). A scalar needs no ``gradient``; otherwise it is the vector
+        of the vector-Jacobian product. The graph is freed afterwards unless
+        ``retain_graph=True``."""
         grads = seed_grads([self], None if gradient is None else [gradient])
         if retain_graph is None:
             retain_graph = create_graph
-        run_backward([self], grads, retain_graph, create_graph)
+        if inputs is not None:
+            backward_into([self], grads, retain_graph, create_graph, inputs)
+        else:
+            run_backward([self], grads, retain_graph, create_graph)
 
     def detach_(self) -> Tensor:
         self.grad_fn = None

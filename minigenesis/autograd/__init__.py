@@ -9,7 +9,7 @@ from typing import Any
 from ..backend import get_array_module
 from . import graph
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
-from .engine import run_backward, seed_grads
+from .engine import backward_into, run_backward, seed_grads
 from .function import Function
 from .grad_mode import (
     enable_grad,
@@ -54,9 +54,20 @@ def grad(
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if grad_outputs is not None and not isinstance(grad_outputs, Sequence):
         grad_outputs = [grad_outputs]
-    grads = seed_grads(outputs, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
+    if is_grads_batched:
+        result = _batched_grad(
+            outputs,
+            inputs,
+            grad_outputs,
+            retain_graph,
+            create_graph,
+            allow_unused,
+            materialize_grads,
+        )
+        return dict(zip(keys, result)) if keys is not None else result
+    grads = seed_grads(outputs, grad_outputs)
     result = run_backward(outputs, grads, retain_graph, create_graph, inputs, allow_unused)
     if materialize_grads:  # zeros where an input got no gradient
         result = tuple(g if g is not None else _zeros_like(x) for g, x in zip(result, inputs))
@@ -80,9 +91,47 @@ def _check_grad_options(
             FutureWarning,
             stacklevel=3,
         )
-    if is_grads_batched:
-        raise NotImplementedError("autograd.grad: is_grads_batched (vmap over grad_outputs)")
     return materialize_grads if allow_unused is None else allow_unused
+
+
+def _batched_grad(
+    outputs: list,
+    inputs: list,
+    grad_outputs: Any,
+    retain_graph: bool,
+    create_graph: bool,
+    allow_unused: bool,
+    materialize_grads: bool,
+) -> tuple:
+    """grad with ``is_grads_batched=True``: the first dim of every grad_output indexes a batch of
+    vector-Jacobian products (PyTorch runs them under vmap); here one backward per batch entry,
+    each input's gradients written into one block of shape (batch, *input.shape)."""
+    if grad_outputs is None or any(g is None for g in grad_outputs):
+        raise RuntimeError("is_grads_batched=True needs a batched tensor for every grad_output")
+    sizes = {g.shape[0] if g.ndim else None for g in grad_outputs}
+    if len(sizes) != 1 or None in sizes:
+        raise RuntimeError(
+            "is_grads_batched=True: every grad_output must have the same size in its first "
+            f"(batch) dim, got shapes {[tuple(g.shape) for g in grad_outputs]}"
+        )
+    n = sizes.pop()
+    blocks: list = [None] * len(inputs)
+    for b in range(n):
+        rows = grad(
+            outputs,
+            inputs,
+            [g[b] for g in grad_outputs],
+            retain_graph=retain_graph if b == n - 1 else True,
+            create_graph=create_graph,
+            allow_unused=allow_unused,
+            materialize_grads=materialize_grads,
+        )
+        for j, row in enumerate(rows):
+            if row is not None:
+                if blocks[j] is None:
+                    blocks[j] = inputs[j].new_zeros((n, *inputs[j].shape))
+                blocks[j][b] = row
+    return tuple(blocks)
 
 
 def _zeros_like(x: Any) -> Any:
@@ -94,15 +143,22 @@ def backward(
     grad_tensors: Any = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
+    grad_variables: Any = None,
+    inputs: Any = None,
 ) -> None:
-    """Accumulate the gradients of ``tensors`` into the leaves' ``.grad``."""
+    """Accumulate the gradients of ``tensors`` into the leaves' ``.grad`` (only into the
+    ``.grad`` of ``inputs``, leaves or not, when given)."""
     tensors = list(tensors) if isinstance(tensors, Sequence) else [tensors]
+    if grad_variables is not None:  # the deprecated name of grad_tensors
+        grad_tensors = grad_variables
     if grad_tensors is not None and not isinstance(grad_tensors, Sequence):
         grad_tensors = [grad_tensors]
     grads = seed_grads(tensors, grad_tensors)
-    run_backward(
-        tensors, grads, create_graph if retain_graph is None else retain_graph, create_graph
-    )
+    retain_graph = create_graph if retain_graph is None else retain_graph
+    if inputs is not None:
+        backward_into(tensors, grads, retain_graph, create_graph, inputs)
+    else:
+        run_backward(tensors, grads, retain_graph, create_graph)
 
 
 # after grad: functional.py is built on it (torch.autograd.functional)

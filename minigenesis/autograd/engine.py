@@ -110,9 +110,12 @@ class _Backward:
         self.ready: list[Function] = []  # nodes whose gradients are complete
         self.private: set = set()  # leaves whose buffered gradient nothing else holds
         self.sums: set = set()  # (vertex, output_nr) whose buffer holds a sum made by this pass
-        # autograd.grad: (id of vertex, output_nr) of each input -> its place in the results
+        # autograd.grad: (id of vertex, output_nr) of each input -> its places in the results
+        # (a list: the same tensor may be asked for twice, and gets its gradient twice)
         self.capture = inputs is not None
-        self.wanted = {(id(t.grad_fn or t), t._output_nr): i for i, t in enumerate(inputs or ())}
+        self.wanted: dict[tuple, list[int]] = {}
+        for i, t in enumerate(inputs or ()):
+            self.wanted.setdefault((id(t.grad_fn or t), t._output_nr), []).append(i)
         self.results = [None] * len(inputs or ())
 
     def run_ready(self, retain_graph: bool) -> None:
@@ -178,8 +181,8 @@ class _Backward:
                 if grads[nr] is not None:
                     grads[nr] = _run_hooks(hooks, grads[nr])
         for nr, g in enumerate(grads):
-            if (id(node), nr) in self.wanted:
-                self.results[self.wanted[id(node), nr]] = g
+            for i in self.wanted.get((id(node), nr), ()):
+                self.results[i] = g
         if node._materialize_grads and any(g is None for g in grads):
             xp = get_array_module(next(g for g in grads if g is not None)._data)
             grads = [
@@ -247,7 +250,8 @@ class _Backward:
         if leaf._hooks:
             g = _run_hooks(leaf._hooks, g)
         if (id(leaf), 0) in self.wanted:
-            self.results[self.wanted[id(leaf), 0]] = g
+            for i in self.wanted[id(leaf), 0]:
+                self.results[i] = g
         elif not self.capture:
             _accumulate(leaf, g, self.create_graph, private)
             for hook in list(leaf._post_accumulate_grad_hooks or ()):
@@ -262,6 +266,35 @@ class _Backward:
                     f"no grad). Pass allow_unused=True if that is intended."
                 )
         return tuple(self.results)
+
+
+def backward_into(
+    tensors: Sequence[Any],
+    grad_tensors: Sequence[Any],
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: Any,
+) -> None:
+    """backward(inputs=...): the gradients of ``tensors`` accumulated into the ``.grad`` of
+    ``inputs`` only (leaves or not), every other tensor's ``.grad`` left as it is."""
+    inputs = [inputs] if isinstance(inputs, TensorBase) else list(inputs)
+    if not inputs:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    unique = list({id(t): t for t in inputs}.values())
+    for t in unique:
+        if not t.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    results = run_backward(tensors, grad_tensors, retain_graph, create_graph, unique, True)
+    for t, g in zip(unique, results, strict=True):
+        if g is not None and not _retains_grad(t):  # (retain_grad's hook has stored it)
+            _accumulate(t, g, create_graph)
+            for hook in list(t._post_accumulate_grad_hooks or ()):
+                hook(t)
+
+
+def _retains_grad(t: Any) -> bool:
+    hooks = (t.grad_fn._grad_hooks or {}).get(t._output_nr, ()) if t.grad_fn is not None else ()
+    return any(getattr(h, "retains_grad", False) for h in hooks)
 
 
 def _count_error(node: Function, in_grads: tuple, edges: Any) -> RuntimeError:

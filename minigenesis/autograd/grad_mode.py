@@ -7,6 +7,7 @@ changes what another thread records.
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from typing import Any
 
@@ -58,21 +59,63 @@ class _GradModeContext:
         state.grad_enabled = self._prev
 
     def __call__(self, fn):
+        return _decorate(fn, self.__class__)
+
+
+def _decorate(fn, make_context):
+    """``fn`` run inside a fresh ``make_context()``. A generator function gets a generator that
+    enters the context each time it resumes and leaves it at each ``yield``, as PyTorch's: the
+    caller's code between two items runs in the caller's own mode."""
+    if not inspect.isgeneratorfunction(fn):
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with self.__class__():
+            with make_context():
                 return fn(*args, **kwargs)
 
         return wrapper
 
+    @functools.wraps(fn)
+    def generator(*args, **kwargs):
+        gen = fn(*args, **kwargs)
+        try:
+            with make_context():
+                item = gen.send(None)
+            while True:
+                try:
+                    request = yield item
+                except GeneratorExit:
+                    with make_context():
+                        gen.close()
+                    raise
+                except BaseException as error:  # thrown in by the caller: on into fn's frame
+                    with make_context():
+                        item = gen.throw(error)
+                else:
+                    with make_context():
+                        item = gen.send(request)
+        except StopIteration as stop:
+            return stop.value
 
-class no_grad(_GradModeContext):  # noqa: N801
+    return generator
+
+
+class _NoArgumentDecorator(_GradModeContext):
+    """A switch that also decorates without parentheses: ``@no_grad`` as ``@no_grad()``."""
+
+    def __new__(cls, fn=None):
+        if fn is None:
+            return super().__new__(cls)
+        return cls()(fn)
+
+
+class no_grad(_NoArgumentDecorator):  # noqa: N801
     """Ops inside do not record a graph (inference, optimizer updates)."""
 
     _mode = False
 
 
-class enable_grad(_GradModeContext):  # noqa: N801
+class enable_grad(_NoArgumentDecorator):  # noqa: N801
     """Turn recording back on inside a ``no_grad`` block."""
 
     _mode = True
@@ -97,13 +140,7 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801
     def __call__(self, fn):
         mode = self._mode
         state.grad_enabled = self._prev  # used as a decorator: do not change the mode now
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with set_grad_enabled(mode):
-                return fn(*args, **kwargs)
-
-        return wrapper
+        return _decorate(fn, lambda: set_grad_enabled(mode))
 
 
 class inference_mode(_GradModeContext):  # noqa: N801
@@ -113,6 +150,11 @@ class inference_mode(_GradModeContext):  # noqa: N801
     may then refuse them in autograd, minigenesis only marks them.
     ``inference_mode(False)`` inside such a block turns recording back on.
     """
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # @inference_mode without parentheses: mode is the function
 
     def __init__(self, mode: bool = True) -> None:
         self._mode = not mode  # the grad mode inside the block
@@ -129,13 +171,7 @@ class inference_mode(_GradModeContext):  # noqa: N801
 
     def __call__(self, fn):
         inference = self._inference
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with inference_mode(inference):
-                return fn(*args, **kwargs)
-
-        return wrapper
+        return _decorate(fn, lambda: inference_mode(inference))
 
 
 def is_inference_mode_enabled() -> bool:
