@@ -165,9 +165,10 @@ class TensorMath:
         return binary_op(E.Div, self, other)
 
     def __rtruediv__(self, other):
-        if self._data.dtype.kind in "iub" and not is_float(other):
-            return binary_op(E.Div, other, self.to(_dt.get_default_dtype()))
-        return binary_op(E.Div, other, self)
+        # number / x is other * (1 / x), as PyTorch computes it (Tensor.__rdiv__): its rounding
+        # (two roundings, not one), and its graph: reciprocal saves its output, not x, so x may
+        # be written in place afterwards
+        return self.reciprocal() * other
 
     # //: PyTorch's promotion (as +). floor(x / y) is in the graph, but a backward through it
     # raises, as PyTorch's floor_divide has no derivative (ops/elementwise.py FloorDiv).

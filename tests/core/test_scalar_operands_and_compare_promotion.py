@@ -27,16 +27,19 @@ def _round(values: np.ndarray, name: str) -> np.ndarray:
 @pytest.mark.parametrize("name", ["float16", "bfloat16"])
 @pytest.mark.parametrize("s", [0.1, 0.3, 1.1, 1e-6, 70000.0])
 def test_half_times_and_divided_by_a_number_round_once_from_float32(name, s):
-    """x * s, s * x, x / s, s / x: the number in float32 (not rounded to the 2-byte type), the
-    product or quotient in float32, then rounded to the tensor's dtype (NumPy float32 here)."""
+    """x * s, s * x, x / s: the number in float32 (not rounded to the 2-byte type), the
+    product or quotient in float32, then rounded to the tensor's dtype (NumPy float32 here).
+    s / x is (1 / x) * s, as PyTorch's Tensor.__rdiv__: the reciprocal rounded to the 2-byte
+    type first."""
     t, a = _low(name)
     a32, s32 = a.astype(np.float32), np.float32(s)
     with np.errstate(all="ignore"):
+        reciprocal = _round(1 / a32, name).astype(np.float32)
         cases = {
             "x*s": (t * s, a32 * s32),
             "s*x": (s * t, s32 * a32),
             "x/s": (t / s, a32 / s32),
-            "s/x": (s / t, s32 / a32),
+            "s/x": (s / t, reciprocal * s32),
             "x*0d": (t * mg.tensor(s, dtype=mg.float64), a32 * s32),
             "x/0d": (t / mg.tensor(s, dtype=mg.float64), a32 / s32),
         }
