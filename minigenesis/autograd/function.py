@@ -58,6 +58,7 @@ class Function:
     _to_save: tuple = ()  # what forward passed to save_for_backward ...
     _saved: list | tuple | None = ()  # ... as records (_resolve_saved); None once freed
     _non_diff = None  # ids of the outputs marked non-differentiable
+    _dirty = None  # the inputs forward wrote into (mark_dirty)
     _materialize_grads = True  # an output no gradient reached: zeros for backward (else None)
     _grad_hooks = None  # output_nr -> hooks (Tensor.register_hook / retain_grad on non-leaves)
     # The class apply records a call with: a subclass named as PyTorch names the node
@@ -110,6 +111,12 @@ class Function:
         """Outputs (e.g. argmax indices) that never require grad. (Only outputs may be marked:
         an op with one output that marks anything has a non-differentiable output.)"""
         self._non_diff = {id(o._data if isinstance(o, TensorBase) else o) for o in outputs}
+
+    def mark_dirty(self, *tensors: Any) -> None:
+        """Inputs that forward modified in place and returns: the call returns those very
+        tensors, whose history is now this node (PyTorch's ``ctx.mark_dirty``); a leaf that
+        requires grad cannot be one."""
+        self._dirty = tensors
 
     def set_materialize_grads(self, value: bool) -> None:
         """Whether backward gets zeros (True, the default) or None for an output that no gradient
@@ -222,11 +229,32 @@ class Function:
                     node._saved = _resolve_saved(node, args, (result,), (out,))
             if modes["anomaly"]:
                 _check_finite(cls.__name__, "forward", ((0, out),))
-            return out
+            return out if node._dirty is None else _dirty_outputs(node, (out,), record)[0]
         outputs = _outputs(node, args, result, record)
         if modes["anomaly"]:
             _check_finite(cls.__name__, "forward", enumerate(outputs))
-        return outputs
+        return outputs if node._dirty is None else _dirty_outputs(node, outputs, record)
+
+
+def _dirty_outputs(node: Function, outputs: tuple, record: bool) -> tuple:
+    """The outputs with each input marked dirty put back in place of the output that holds its
+    array: the same tensor, its version bumped, its history now ``node`` when recorded."""
+    for t in node._dirty:
+        if record and t.requires_grad and t.grad_fn is None:
+            raise RuntimeError(
+                "a leaf Variable that requires grad has been used in an in-place operation."
+            )
+    replaced = []
+    for out in outputs:
+        src = next((t for t in node._dirty if t._data is out._data), None)
+        if src is None:
+            replaced.append(out)
+            continue
+        src._bump_version()
+        if out.grad_fn is node:
+            src.requires_grad, src.grad_fn, src._output_nr = True, node, out._output_nr
+        replaced.append(src)
+    return tuple(replaced)
 
 
 def _unwrap(node: Function, args: tuple, grad_enabled: bool) -> tuple[list, bool]:
