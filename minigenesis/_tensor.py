@@ -242,17 +242,15 @@ class Tensor(
         create_graph: bool = False,
         inputs: Any = None,
     ) -> None:
-        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (into the ``.grad`` of
-        ``inputs`` only, when given). A scalar needs no ``gradient``; otherwise it is the vector
-        of the vector-Jacobian product. The graph is freed afterwards unless
-        ``retain_graph=True``."""
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (only ``inputs``' if given). A
+        scalar needs no ``gradient``; otherwise it is the vector of the vector-Jacobian product.
+        The graph is freed afterwards unless ``retain_graph=True``."""
         grads = seed_grads([self], None if gradient is None else [gradient])
         if retain_graph is None:
             retain_graph = create_graph
         if inputs is not None:
-            backward_into([self], grads, retain_graph, create_graph, inputs)
-        else:
-            run_backward([self], grads, retain_graph, create_graph)
+            return backward_into([self], grads, retain_graph, create_graph, inputs)
+        run_backward([self], grads, retain_graph, create_graph)
 
     def detach_(self) -> Tensor:
         self.grad_fn = None

@@ -89,13 +89,7 @@ def vector_norm(
     """(sum |x_i|^ord)^(1/ord) over ``dim`` (all elements when None); ord=inf is max |x_i|."""
     if isinstance(ord, str):
         raise ValueError(f"vector_norm: ord must be a number, got {ord!r} (see matrix_norm)")
-    if ord < 0 or ord == float("inf"):  # min / max / sum of 1/|x|: no value for no elements
-        dims = range(x.ndim) if dim is None else (dim,) if isinstance(dim, int) else dim
-        if x.numel() == 0 and (x.ndim == 0 or any(x.shape[d] == 0 for d in dims)):
-            raise RuntimeError(
-                f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor because "
-                f"the operation does not have an identity"
-            )
+    L.check_norm_has_identity(x._data, ord, dim)
     if dtype is not None:
         x = x.to(dtype)
     return x.norm(ord, dim, keepdim)
@@ -109,10 +103,7 @@ def matrix_norm(
     1 / -1 the largest / smallest column sum of |x|; inf / -inf the same over rows."""
     if len(dim) != 2:
         raise ValueError(f"matrix_norm: dim must name 2 dims, got {dim!r}")
-    if x.ndim < 2:
-        raise RuntimeError(
-            f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions, got {x.ndim}"
-        )
+    L.check_matrix_shape(x, "linalg.matrix_norm", square=False)
     if dtype is not None:
         x = x.to(dtype)
     if ord == "fro":
@@ -122,10 +113,8 @@ def matrix_norm(
         moved = x.movedim((d0, d1), (-2, -1))
         s = svdvals(moved)
         # (amax / amin: a repeated largest or smallest value shares the gradient, as PyTorch)
-        if ord == 2 and s.shape[-1] == 0:  # an empty matrix: 0, as PyTorch (-2 still raises)
-            out = s.sum(-1)
-        else:
-            out = s.sum(-1) if ord == "nuc" else s.amax(-1) if ord == 2 else s.amin(-1)
+        plain_sum = ord == "nuc" or (ord == 2 and not s.shape[-1])  # (an empty matrix: 0)
+        out = s.sum(-1) if plain_sum else s.amax(-1) if ord == 2 else s.amin(-1)
     elif ord in (1, -1, float("inf"), float("-inf")):
         summed, other = (d0, d1) if ord in (1, -1) else (d1, d0)
         sums = x.abs().sum(summed, keepdim=True)
@@ -368,22 +357,14 @@ def cond(A: Tensor, p: Any = None) -> Tensor:  # noqa: N803
     smallest singular value (-2: its inverse); other p ('fro', 'nuc', 1, -1, inf, -inf) through
     matrix_norm of A and of inv(A)."""
     _tensor(A, "cond")
-    if A.ndim < 2:
-        raise RuntimeError(
-            f"linalg.cond: The input tensor A must have at least 2 dimensions, got {A.ndim}"
-        )
+    L.check_matrix_shape(A, "linalg.cond", square=False)
     if A.numel() == 0:  # NumPy defines no condition number of a 0x0 matrix: 0, as PyTorch
         return A.new_zeros(A.shape[:-2])
-    if p in (None, 2, -2):
+    if p in (None, 2, -2, "nuc"):  # 'nuc': ||A||_* ||A^-1||_* = sum(s) sum(1/s)
         s = svdvals(A)
-        ratio = s[..., 0] / s[..., -1]
+        ratio = s[..., 0] / s[..., -1] if p != "nuc" else s.sum(-1) * s.reciprocal().sum(-1)
         return ratio if p != -2 else 1 / ratio
-    if p == "nuc":  # ||A||_* ||A^-1||_* from the singular values, as PyTorch
-        s = svdvals(A)
-        return s.sum(-1) * s.reciprocal().sum(-1)
-    # A singular matrix (a zero pivot) has condition number inf in these norms, as PyTorch,
-    # where inv would raise
-    inverse, info = inv_ex(A)
+    inverse, info = inv_ex(A)  # singular (a zero pivot): inf, as PyTorch (inv would raise)
     return (matrix_norm(A, p) * matrix_norm(inverse, p)).masked_fill(info > 0, float("inf"))
 
 

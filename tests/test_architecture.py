@@ -183,10 +183,12 @@ def test_one_training_step_reads_no_more_of_the_package_than_it_does_now():
     count is made a tensor on load only, _bump_version makes a counter itself, Adam's fused
     update is one call, and errors and long-winded docstrings on the path were shortened.
     48, 696, 20 since a small Linear (under 32,768 outputs) multiplies with NumPy's product and
-    adds its bias instead of calling BLAS's gemm through ctypes (a fixed ~8 us)."""
+    adds its bias instead of calling BLAS's gemm through ctypes (a fixed ~8 us). 704 since
+    Tensor.backward takes PyTorch's inputs=, Linear saves x and W only for the gradient that
+    reads them, and a leaf asked for twice in autograd.grad gets its gradient twice."""
     functions, lines, files = _trace_one_training_step()
     assert functions <= 48, functions
-    assert lines <= 696, lines
+    assert lines <= 704, lines
     assert files <= 20, files
 
 

@@ -111,11 +111,8 @@ class _Backward:
         self.private: set = set()  # leaves whose buffered gradient nothing else holds
         self.sums: set = set()  # (vertex, output_nr) whose buffer holds a sum made by this pass
         # autograd.grad: (id of vertex, output_nr) of each input -> its places in the results
-        # (a list: the same tensor may be asked for twice, and gets its gradient twice)
         self.capture = inputs is not None
-        self.wanted: dict[tuple, list[int]] = {}
-        for i, t in enumerate(inputs or ()):
-            self.wanted.setdefault((id(t.grad_fn or t), t._output_nr), []).append(i)
+        self.wanted = _places(inputs) if inputs is not None else {}
         self.results = [None] * len(inputs or ())
 
     def run_ready(self, retain_graph: bool) -> None:
@@ -290,6 +287,15 @@ def backward_into(
             _accumulate(t, g, create_graph)
             for hook in list(t._post_accumulate_grad_hooks or ()):
                 hook(t)
+
+
+def _places(inputs: Sequence[Any]) -> dict[tuple, list[int]]:
+    """Each input's (id of vertex, output_nr) -> its indices in ``inputs`` (a list: the same
+    tensor may be asked for twice, and gets its gradient twice)."""
+    places: dict[tuple, list[int]] = {}
+    for i, t in enumerate(inputs):
+        places.setdefault((id(t.grad_fn or t), t._output_nr), []).append(i)
+    return places
 
 
 def _retains_grad(t: Any) -> bool:

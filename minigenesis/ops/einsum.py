@@ -166,14 +166,19 @@ class Einsum(Op):
                 f"einsum(): all operands must have the same dtype, got {sorted(map(str, dtypes))}"
             )
         ctx.spec = spec
-        ctx.save_for_backward(*arrays)
+        ctx.shapes = tuple(tuple(a.shape) for a in arrays)
+        # operand j enters the gradient of every other operand: saved only if one of those
+        # wants a gradient (so an operand nothing needs may be written in place, as PyTorch)
+        need = ctx.needs_input_grad[1:]
+        wanted = sum(need)
+        ctx.save_for_backward(*(a if wanted - need[j] > 0 else None for j, a in enumerate(arrays)))
         return einsum_arrays(inputs, output, list(arrays))
 
     @staticmethod
     def backward(ctx, g):
         inputs, output = ctx.spec
         operands = ctx.saved_tensors
-        sizes = sizes_of(inputs, tuple(tuple(t.shape) for t in operands))
+        sizes = sizes_of(inputs, ctx.shapes)
         grads: list = [None]
         for k, wanted in enumerate(ctx.needs_input_grad[1:]):
             grads.append(_operand_grad(k, g, inputs, output, operands, sizes) if wanted else None)

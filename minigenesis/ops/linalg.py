@@ -67,6 +67,19 @@ def check_matrix_shape(a: Any, name: str, square: bool = True) -> None:
         )
 
 
+def check_norm_has_identity(a: Any, ord: float, dim: Any) -> None:  # noqa: A002
+    """A negative or infinite vector norm (a min, a max or a sum of 1/|x|) has no value over no
+    elements: PyTorch's RuntimeError when a reduced dim (or the whole input) is empty."""
+    if a.size or not (ord < 0 or ord == math.inf):
+        return
+    dims = range(a.ndim) if dim is None else (dim,) if isinstance(dim, int) else dim
+    if a.ndim == 0 or any(a.shape[d] == 0 for d in dims):
+        raise RuntimeError(
+            f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor because "
+            f"the operation does not have an identity"
+        )
+
+
 def _first_failure(fn, a: Any, *rest: Any) -> tuple[str, int]:
     """Which batch element makes ``fn`` raise: ``("(Batch element i): ", i)``, or ``("", 0)``
     for a single matrix. (Only run once something failed: it loops over the batch.)"""

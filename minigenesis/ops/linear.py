@@ -33,7 +33,8 @@ class Linear(Op):
     def forward(ctx, x, w, b):
         if x.shape[-1] != w.shape[1]:
             raise _features_error(x, w)
-        ctx.save_for_backward(x, w)
+        need_x, need_w, ctx.x_shape = *ctx.needs_input_grad[:2], x.shape  # x for W's gradient,
+        ctx.save_for_backward(x if need_w else None, w if need_x else None)  # W for x's only
         x2 = x.reshape(math.prod(x.shape[:-1]), x.shape[-1])  # (-1: ambiguous with 0 features)
         # (on the CPU, BLAS adds the product into the bias instead of a pass adding b after it)
         y = kernels.blas.linear(x2, w, b) if type(x) is ndarray else None
@@ -48,11 +49,11 @@ class Linear(Op):
             return _linear_grads_recorded(ctx, gy, x, w)
         need_x, need_w, need_b = ctx.needs_input_grad
         g = gy._data.reshape(math.prod(gy._data.shape[:-1]), gy._data.shape[-1])  # per position
-        x2, make = x._data.reshape(g.shape[0], x._data.shape[-1]), TensorBase._make
+        make = TensorBase._make
         # NumPy's matmul, BLAS's gemm (the pass is quiet_fp already); 2-byte floats: matmul_arrays
         matmul = matmul_arrays if g.dtype.itemsize == 2 else get_array_module(g).matmul
-        gx = make(matmul(g, w._data).reshape(x._data.shape)) if need_x else None
-        gw = make(matmul(g.T, x2)) if need_w else None
+        gx = make(matmul(g, w._data).reshape(ctx.x_shape)) if need_x else None
+        gw = make(matmul(g.T, x._data.reshape(g.shape[0], ctx.x_shape[-1]))) if need_w else None
         gb = None
         if need_b:  # the column sums of g: BLAS's ones @ g on the CPU (kernels/blas.py), or Sum
             s = kernels.blas.column_sum(g) if type(g) is ndarray else None
@@ -81,7 +82,7 @@ def _linear_grads_recorded(ctx, gy, x, w) -> tuple:
     gx = MatMul.apply(g2, w) if need_x else None
     gw = MatMul.apply(g2.mT, x if x.ndim == 2 else _rows(x)) if need_w else None
     gb = g2.sum(dim=0) if need_b else None
-    return (gx if gx is None or x.ndim == 2 else gx.reshape(x.shape)), gw, gb
+    return (gx if gx is None or len(ctx.x_shape) == 2 else gx.reshape(ctx.x_shape)), gw, gb
 
 
 def _column_sum_array(g):

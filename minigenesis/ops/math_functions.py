@@ -346,11 +346,11 @@ class Erfinv(Op):
     @staticmethod
     @quiet_fp
     def forward(ctx, x):
-        y = erfinv(x)
-        ctx.save_for_backward(y)
-        return y
+        ctx.save_for_backward(x)  # x, not y: as PyTorch, y may be written in place afterwards
+        return erfinv(x)
 
     @staticmethod
     def backward(ctx, gy):
-        (y,) = ctx.saved_tensors
+        (x,) = ctx.saved_tensors
+        y = Erfinv.apply(x)  # recomputed (recorded under create_graph: the next derivative)
         return gy * (y * y).exp() * (math.sqrt(math.pi) / 2)
