@@ -178,9 +178,11 @@ class PNorm(Op):
             n = (a**p).sum(axis=axis, keepdims=True) ** (1.0 / p)
         n = n.astype(x.dtype, copy=False)
         ctx.p, ctx.axis, ctx.kept = p, axis, n.shape
-        ctx.save_for_backward(x, n)
         if not keepdims:
             n = n.reshape([k for i, k in enumerate(x.shape) if i not in (axis or range(x.ndim))])
+        # the output itself (not the keepdims array under it): a write into the output is then
+        # seen by its version, not read silently by backward
+        ctx.save_for_backward(x, n)
         return n
 
     @staticmethod
@@ -188,6 +190,8 @@ class PNorm(Op):
         x, n = ctx.saved_tensors
         if is_grad_enabled():  # create_graph=True: n as a function of x (second derivatives)
             n = PNorm.apply(x, ctx.p, ctx.axis, True)
+        else:
+            n = n.reshape(ctx.kept)
         p, gn, zero = ctx.p, gn.reshape(ctx.kept), n._data == 0
         n = Where.apply(zero, 1.0, n)  # a stand-in where n = 0 (that gradient is set to 0 below)
         if p == 2:

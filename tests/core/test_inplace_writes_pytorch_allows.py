@@ -4,6 +4,7 @@ tensor it would read: the gradient stays the closed form of the values at forwar
 import math
 
 import numpy as np
+import pytest
 
 import minigenesis as mg
 
@@ -45,3 +46,18 @@ def test_einsum_operand_written_in_place_when_no_other_operand_needs_it():
     h.mul_(2)
     out.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), np.full(A.shape, 3.0))
+
+
+def test_writing_into_a_norm_that_backward_reads_is_refused_not_read():
+    # the norm's backward reads the output: a write into it must raise (as PyTorch), where the
+    # keepdims array under the output used to be read silently, with the written values
+    for keepdim in (False, True):
+        x = mg.tensor(A, requires_grad=True)
+        n = x.norm(dim=1, keepdim=keepdim)
+        n.add_(0.5)
+        with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+            n.sum().backward()
+    x = mg.tensor(A, requires_grad=True)
+    n = x.norm(dim=1)
+    n.sum().backward()  # untouched: x / ||x|| per row
+    np.testing.assert_allclose(x.grad.numpy(), A / np.linalg.norm(A, axis=1, keepdims=True))
