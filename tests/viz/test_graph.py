@@ -93,9 +93,12 @@ def test_op_boxes_give_output_shape_and_dtype_and_what_was_saved():
     linear = [n for n in g.nodes if n.name == "Linear"]
     assert sorted(n.shape for n in linear) == [(64, 3), (64, 16)]
     first = next(n for n in linear if n.shape == (64, 16))
-    # Linear saves its input x and weight: their bytes are the arrays' sizes.
-    assert sorted(s.nbytes for s in first.saved) == sorted(
-        [x._data.nbytes, model[0].weight._data.nbytes]
+    # Linear saves its input x for the weight's gradient (and the weight only for x's, which
+    # this x does not want, as PyTorch): the bytes are the array's size.
+    assert [s.nbytes for s in first.saved] == [x._data.nbytes]
+    second = next(n for n in linear if n.shape == (64, 3))  # its input h wants a gradient
+    assert sorted(s.nbytes for s in second.saved) == sorted(
+        [64 * 16 * 4, model[2].weight._data.nbytes]
     )
     assert {s.role for s in first.saved} == {"input"}
     text = "\n".join(first.lines())
@@ -232,7 +235,8 @@ def test_max_nodes_cuts_the_graph_and_says_so():
 
 def test_checkpoint_sequential_marks_the_recomputed_segment():
     model = nn.Sequential(*[m for _ in range(4) for m in (nn.Linear(8, 8), nn.Tanh())])
-    out = checkpoint_sequential(model, 2, mg.randn(4, 8)).sum()
+    # (an input that wants a gradient: Linear keeps its weight only for the input's gradient)
+    out = checkpoint_sequential(model, 2, mg.randn(4, 8, requires_grad=True)).sum()
     g = graph(out, params=model)
     ops = [n for n in g.nodes if n.kind == "op"]
     recomputed = [n for n in ops if n.segment is not None]
@@ -324,7 +328,8 @@ def test_graph_and_plots_of_a_model_on_each_device(device):
     loss.backward(retain_graph=True)
     g = graph(loss, params=model, show_grad=True)
     first = next(n for n in g.nodes if n.name == "Linear" and n.shape == (16, 8))
-    assert sorted(s.nbytes for s in first.saved) == [8 * 2 * 4, 16 * 2 * 4]
+    # x (for W's gradient) only: x wants no gradient, so W is not kept for it, as PyTorch
+    assert sorted(s.nbytes for s in first.saved) == [16 * 2 * 4]
     for name, p in model.named_parameters():
         (leaf,) = [n for n in g.nodes if n.name == name]
         want = np.linalg.norm(p.grad.cpu().numpy().astype(np.float64))
