@@ -74,7 +74,10 @@ def take(x, index):
     basic, advanced = split_index(index, x.ndim)
     y = x[basic]
     if advanced is not None:
-        return y[advanced]
+        # a fresh row-major tensor, as PyTorch's (NumPy lays an index on a later dim out
+        # first, and x[:, idx].view(-1) would then fail)
+        y = y[advanced]
+        return y if y.flags.c_contiguous else get_array_module(y).ascontiguousarray(y)
     return y if is_basic_index(index) else y.copy()  # a tensor index gives a copy, as in PyTorch
 
 
