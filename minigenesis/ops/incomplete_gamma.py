@@ -36,7 +36,7 @@ def _prefactor(xp, a, x):
 @quiet_fp
 def gamma_pq(a, x, upper: bool):
     """P(a, x) (``upper`` False) or Q(a, x) of float64 arrays, with PyTorch's edges: NaN for a < 0
-    or x < 0, P(0, x > 0) = 1, P(a, 0) = 0, P(a, inf) = 1, P(inf, x finite) = 0."""
+    or x < 0, P(0, x > 0) = 1, P(a, 0) = 0, P(inf, x) = 0 (NaN for x = inf), P(a, inf) = 1."""
     xp = get_array_module(a)
     a, x = xp.broadcast_arrays(a, x)
     ok = (a > 0) & (x > 0) & xp.isfinite(a) & xp.isfinite(x)
@@ -73,12 +73,12 @@ def gamma_pq(a, x, upper: bool):
     q = xp.where(series, 1 - p_series, q_cf)
     out = q if upper else p
     one, zero = (0.0, 1.0) if upper else (1.0, 0.0)  # (the value P = 1 as out, P = 0 as out)
-    out = xp.where((a == 0) & (x > 0), one, out)
-    out = xp.where((x == 0) & (a > 0), zero, out)
-    out = xp.where(xp.isinf(x) & (x > 0) & xp.isfinite(a), one, out)
-    out = xp.where(xp.isinf(a) & xp.isfinite(x) & (x >= 0), zero, out)
-    bad = (a < 0) | (x < 0) | ((a == 0) & (x == 0)) | (xp.isinf(a) & xp.isinf(x))
-    return xp.where(bad | xp.isnan(a) | xp.isnan(x), math.nan, out)
+    # PyTorch's edges, tested in its order (the first that holds decides; a comparison with NaN
+    # is false, so P(NaN, 0) = 0 and P(NaN, inf) = 1 while P(NaN, 1) is NaN)
+    nan = math.nan
+    edges = [(x < 0) | (a < 0), a == 0, x == 0, xp.isinf(a), xp.isinf(x)]
+    values = [nan, xp.where(x > 0, one, nan), zero, xp.where(xp.isinf(x), nan, zero), one]
+    return xp.select(edges, values, xp.where(xp.isnan(a) | xp.isnan(x), nan, out))
 
 
 @quiet_fp

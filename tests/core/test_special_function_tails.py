@@ -84,3 +84,16 @@ def test_ndtri_values_and_gradient_in_the_tail():
     want = np.sqrt(2 * np.pi) * np.exp(xd * xd / 2)
     np.testing.assert_allclose(g.numpy(), want, rtol=1e-11)
     assert mg.special.ndtri(mg.tensor([0.0, 1.0, -1.0])).tolist()[:2] == [-math.inf, math.inf]
+
+
+def test_incomplete_gamma_edges_are_decided_in_pytorchs_order():
+    nan, inf = math.nan, math.inf
+    a = mg.tensor([nan, nan, inf, nan, 0.0, inf, -1.0, 2.0], dtype=mg.float64)
+    x = mg.tensor([0.0, inf, nan, 1.0, 0.0, inf, 0.0, 0.0], dtype=mg.float64)
+    # x == 0 before a is looked at; x = inf gives 1; a = inf gives 0 unless x is inf too
+    np.testing.assert_array_equal(
+        mg.special.gammainc(a, x).numpy(), [0.0, 1.0, 0.0, nan, nan, nan, nan, 0.0]
+    )
+    np.testing.assert_array_equal(
+        mg.special.gammaincc(a, x).numpy(), [1.0, 0.0, 1.0, nan, nan, nan, nan, 1.0]
+    )
