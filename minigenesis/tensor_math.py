@@ -167,8 +167,9 @@ class TensorMath:
     def __rtruediv__(self, other):
         # number / x is other * (1 / x), as PyTorch computes it (Tensor.__rdiv__): its rounding
         # (two roundings, not one), and its graph: reciprocal saves its output, not x, so x may
-        # be written in place afterwards
-        return self.reciprocal() * other
+        # be written in place afterwards. (__mul__, not *: an operand it refuses, a list,
+        # gives NotImplemented here too, so Python raises its TypeError for /)
+        return self.reciprocal().__mul__(other)
 
     # //: PyTorch's promotion (as +). floor(x / y) is in the graph, but a backward through it
     # raises, as PyTorch's floor_divide has no derivative (ops/elementwise.py FloorDiv).
