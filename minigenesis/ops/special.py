@@ -117,8 +117,14 @@ def _lgamma(x):
         right = x >= 0.5
         out[right] = _lgamma_positive(x[right])
         left = ~right & ~xp.isnan(x)
-        xl = x[left]  # log|Gamma(x)| = log(pi / |sin(pi x)|) - lgamma(1 - x)
-        out[left] = xp.log(math.pi / xp.abs(xp.sin(math.pi * xl))) - _lgamma_positive(1.0 - xl)
+        xl = x[left]  # log|Gamma(x)| = log pi - log|sin(pi x)| - lgamma(1 - x)
+        # sin(pi x) of the exact remainder x - round(x) (pi x loses digits near the poles), the
+        # logs apart (pi / |sin| overflows for subnormal x), and for |x| < 1e-8 the first terms
+        # -log|x| - gamma x (pi x rounds a subnormal x; the next term, pi^2 x^2 / 12, is < 1e-16)
+        sine = xp.abs(xp.sin(math.pi * (xl - xp.round(xl))))
+        out[left] = math.log(math.pi) - xp.log(sine) - _lgamma_positive(1.0 - xl)
+        tiny = left & (xp.abs(x) < 1e-8)
+        out[tiny] = -xp.log(xp.abs(x[tiny])) - _EULER_GAMMA * x[tiny]
         out[left & (x == xp.floor(x))] = math.inf  # the poles at 0, -1, -2, ...
         out[xp.isnan(x)] = math.nan
         out[x == math.inf] = math.inf
@@ -127,15 +133,14 @@ def _lgamma(x):
 
 @quiet_fp
 def _cot_pi(x):
-    """cot(pi x), exact in the period: x is reduced to r = x - floor(x) in [0, 1) first (pi x
-    itself would lose |x|'s leading digits), and r > 1/2 is read as -cot(pi (1 - r))."""
+    """cot(pi x), exact in the period: x is reduced to r = x - round(x) in [-1/2, 1/2] first
+    (pi x itself would lose |x|'s leading digits). The subtraction is exact (r = x for
+    |x| < 1/2, and x is within a factor 2 of round(x) otherwise), so a tiny negative x keeps
+    its digits, where x - floor(x) rounded -1e-20 to 1 and cot to -inf."""
     xp = get_array_module(x)
-    r = x - xp.floor(x)
-    flip = r > 0.5
-    r = xp.where(flip, 1.0 - r, r)  # (1 - r exact for r >= 1/2)
+    r = x - xp.round(x)
     with np.errstate(divide="ignore"):
-        c = 1.0 / xp.tan(math.pi * r)
-    return xp.where(flip, -c, c)
+        return 1.0 / xp.tan(math.pi * r)
 
 
 @functools.cache

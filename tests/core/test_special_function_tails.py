@@ -97,3 +97,15 @@ def test_incomplete_gamma_edges_are_decided_in_pytorchs_order():
     np.testing.assert_array_equal(
         mg.special.gammaincc(a, x).numpy(), [1.0, 0.0, 1.0, nan, nan, nan, nan, 1.0]
     )
+
+
+def test_digamma_at_tiny_negative_x_is_minus_one_over_x():
+    x = np.array([-1e-20, -1e-300, -1e-10, 1e-20])
+    got = mg.digamma(mg.tensor(x)).numpy()
+    np.testing.assert_allclose(got, -1 / x - 0.5772156649015329, rtol=1e-15)  # psi ~ -1/x - gamma
+
+
+def test_lgamma_at_subnormal_and_near_the_poles_matches_math_lgamma():
+    x = [5e-324, -5e-324, 1e-310, -1e-300, -6.99966542, -2.0000001, -0.9999999, -100.3]
+    got = mg.lgamma(mg.tensor(x, dtype=mg.float64)).numpy()
+    np.testing.assert_allclose(got, [math.lgamma(v) for v in x], rtol=1e-13)
