@@ -537,6 +537,7 @@ def test_no_module_outside_the_backend_computes_with_numpy_on_tensor_data() -> N
         "prod",
         "broadcast_shapes",
         "asarray",
+        "fromiter",  # host-side: an array built from a Python iterator (combinations' indices)
     }
     host_only = {"nn/parameter.py", "amp/underflow.py"}  # unpickling; a host-side demonstration
     tensor = (

@@ -89,9 +89,9 @@ def test_embedding_empty_index_gives_empty_rows():
 def test_one_hot_refuses_classes_out_of_range():
     with pytest.raises(RuntimeError, match=r"class value 3 is out of bounds.*\[0, 3\)"):
         F.one_hot(mg.tensor([0, 3]), 3)
-    with pytest.raises(RuntimeError, match=r"class value -1 is out of bounds"):
+    with pytest.raises(RuntimeError, match=r"[Cc]lass values must be non-negative"):
         F.one_hot(mg.tensor([0, -1]), 3)
-    with pytest.raises(RuntimeError, match=r"class value -1 is out of bounds"):
+    with pytest.raises(RuntimeError, match=r"[Cc]lass values must be non-negative"):
         F.one_hot(mg.tensor([0, -1]))
     with pytest.raises(RuntimeError, match=r"class value 1 is out of bounds.*\[0, 0\)"):
         F.one_hot(mg.tensor([0, 1]), 0)

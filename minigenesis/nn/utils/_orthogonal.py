@@ -17,11 +17,14 @@ move X near 0 (the "dynamic trivialization" of Lezcano-Casado, 2019).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ... import _tensor, linalg
 from ..._tensor import Tensor
 from ...autograd import no_grad
+from ...backend import get_array_module
 from ...creation import eye, randn, zeros_like
 from ...functions import cat
 from ..module import Module
@@ -29,36 +32,40 @@ from ..module import Module
 MAPS = ("matrix_exp", "cayley", "householder")
 
 
-def _numpy(t: Tensor) -> np.ndarray:
-    return np.asarray(t.detach().cpu().numpy())
+def _array(t: Tensor) -> Any:
+    """The tensor's array, on its device (NumPy or CuPy), outside the graph."""
+    return t.detach()._data
 
 
-def _geqrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _geqrf(a: Any) -> tuple[Any, Any]:
     """LAPACK's geqrf of each matrix of ``a`` (..., n, k): R on and above the diagonal, the
-    Householder vectors below it, and their tau (NumPy's ``qr(mode="raw")``)."""
+    Householder vectors below it, and their tau (``qr(mode="raw")``)."""
+    xp = get_array_module(a)
     flat = a.reshape((-1,) + a.shape[-2:])
-    hs, taus = zip(*(np.linalg.qr(m, mode="raw") for m in flat))
-    h = np.stack([x.T for x in hs]).reshape(a.shape)
-    return h, np.stack(taus).reshape(a.shape[:-2] + (min(a.shape[-2:]),))
+    hs, taus = zip(*(xp.linalg.qr(m, mode="raw") for m in flat))
+    h = xp.stack([x.T for x in hs]).reshape(a.shape)
+    return h, xp.stack(taus).reshape(a.shape[:-2] + (min(a.shape[-2:]),))
 
 
 def make_orthogonal(q: Tensor) -> Tensor:
     """The Q of A = QR for a tall A, with diag(R) >= 0 (columns signed by sign(diag R)), so that
     an orthogonal A is returned as it is."""
-    a = _numpy(q)
+    a = _array(q)
+    xp = get_array_module(a)
     h, _ = _geqrf(a)
     flat = a.reshape((-1,) + a.shape[-2:])
-    qs = np.stack([np.linalg.qr(m, mode="reduced")[0] for m in flat]).reshape(a.shape)
-    signs = np.sign(np.diagonal(h, axis1=-2, axis2=-1))[..., None, :]
+    qs = xp.stack([xp.linalg.qr(m, mode="reduced")[0] for m in flat]).reshape(a.shape)
+    signs = xp.sign(xp.diagonal(h, axis1=-2, axis2=-1))[..., None, :]
     return _tensor.Tensor._make((qs * signs).astype(a.dtype))
 
 
 def _is_orthogonal(q: Tensor) -> bool:
     n, k = q.shape[-2], q.shape[-1]
-    eps = 10.0 * n * float(np.finfo(_numpy(q).dtype).eps)
-    a = _numpy(q)
-    gram = np.swapaxes(a, -1, -2) @ a
-    return bool(np.allclose(gram, np.eye(k, dtype=a.dtype), rtol=1e-5, atol=eps))
+    a = _array(q)
+    xp = get_array_module(a)
+    eps = 10.0 * n * float(np.finfo(a.dtype).eps)
+    gram = xp.swapaxes(a, -1, -2) @ a
+    return bool(xp.allclose(gram, xp.eye(k, dtype=a.dtype), rtol=1e-5, atol=eps))
 
 
 class Orthogonal(Module):
@@ -118,11 +125,13 @@ class Orthogonal(Module):
                         "It is not possible to assign to the matrix exponential or the Cayley "
                         "parametrizations when use_trivialization=False."
                     )
-                h, tau = _geqrf(_numpy(Q))
-                diag = np.sign(np.diagonal(h, axis1=-2, axis2=-1)) * np.where(tau == 0, -1, 1)
-                idx = np.arange(k)
+                q_array = _array(Q)
+                xp = get_array_module(q_array)
+                h, tau = _geqrf(q_array)
+                diag = xp.sign(xp.diagonal(h, axis1=-2, axis2=-1)) * xp.where(tau == 0, -1, 1)
+                idx = xp.arange(k)
                 h[..., idx, idx] = diag
-                A = _tensor.Tensor._make(h.astype(_numpy(Q).dtype))
+                A = _tensor.Tensor._make(h.astype(q_array.dtype))
                 return A.mT if transpose else A
             if n == k:
                 Q = make_orthogonal(Q) if not _is_orthogonal(Q) else Q.clone()
