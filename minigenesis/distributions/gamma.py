@@ -13,6 +13,7 @@ from ..random import generator_for
 from ..special import gammainc
 from . import constraints
 from .distribution import Distribution
+from .gamma_grad import StandardGamma
 from .utils import broadcast_all, xlogy
 
 __all__ = ["Gamma"]
@@ -33,12 +34,13 @@ class Gamma(Distribution):
     """p(x) = rate^a x^(a-1) e^(-rate x) / Gamma(a), x > 0, a = concentration.
 
     Mean a / rate, variance a / rate^2, entropy a - log(rate) + lgamma(a) + (1 - a) digamma(a).
-    Draws are not reparameterised here (``has_rsample`` is False, ``rsample`` raises; PyTorch
-    differentiates its draws implicitly through the CDF): use ``log_prob`` for gradients.
+    ``rsample`` draws are differentiable: in the rate through x = z / rate, in the concentration
+    implicitly through the CDF, dz/da = -(dP/da)(a, z) / f(z) (``gamma_grad.py`` derives it).
     """
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
+    has_rsample = True
 
     def __init__(self, concentration: Any, rate: Any, validate_args: bool | None = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
@@ -65,6 +67,14 @@ class Gamma(Distribution):
         shape = self._extended_shape(sample_shape)
         with no_grad():
             return standard_gamma(self.concentration.expand(*shape)) / self.rate.expand(*shape)
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        """z ~ Gamma(a, 1) carrying its implicit gradient in a, then z / rate; draws are clamped
+        to the dtype's smallest positive number (as ``sample``'s are)."""
+        shape = self._extended_shape(sample_shape)
+        a = self.concentration.expand(*shape)
+        z = StandardGamma.apply(a, standard_gamma(a.detach()))
+        return z / self.rate.expand(*shape)
 
     def log_prob(self, value: Tensor) -> Tensor:
         self._check_sample(value)

@@ -363,13 +363,13 @@ def _has(fam: Family, attr: str) -> bool:
 
 ENTRIES = [
     *(_value_entry(fam, attr) for fam in FAMILIES for attr in _attrs(fam)),
-    # (InverseGamma's rsample raises: its Gamma base has no pathwise draws here; the
-    # straight-through gradient is not the draws' derivative by design)
+    # (InverseGamma's draws are its Gamma base's, whose gradient is implicit: see
+    # IMPLICIT_GRADIENT; the straight-through gradient is not the draws' derivative by design)
     *(
         DB._rsample_entry(fam)
         for fam in FAMILIES
         if _has(fam, "rsample")
-        and fam.cls not in ("InverseGamma", "OneHotCategoricalStraightThrough")
+        and fam.cls not in (*DB.IMPLICIT_GRADIENT, "OneHotCategoricalStraightThrough")
     ),
     *(_kl_entry(fam) for fam in FAMILIES if fam.cls in RM.KL),
 ]
