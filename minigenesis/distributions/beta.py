@@ -10,7 +10,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import Distribution
-from .gamma import standard_gamma
+from .gamma import standard_gamma_rsample
 from .utils import broadcast_all, xlogy
 
 __all__ = ["Beta"]
@@ -26,7 +26,7 @@ class Beta(Distribution):
 
     Mean a / (a + b), variance ab / ((a + b)^2 (a + b + 1)), entropy
     log B(a, b) - (a-1) psi(a) - (b-1) psi(b) + (a+b-2) psi(a+b). Draws X / (X + Y) with
-    X ~ Gamma(a), Y ~ Gamma(b); not reparameterised here (``has_rsample`` False, see Gamma).
+    X ~ Gamma(a), Y ~ Gamma(b), reparameterised through Gamma's implicit gradient (``rsample``).
     """
 
     arg_constraints = {
@@ -34,6 +34,7 @@ class Beta(Distribution):
         "concentration0": constraints.positive,
     }
     support = constraints.unit_interval
+    has_rsample = True
 
     def __init__(
         self, concentration1: Any, concentration0: Any, validate_args: bool | None = None
@@ -76,13 +77,19 @@ class Beta(Distribution):
         return a * b / (total**2 * (total + 1))
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
-        shape = self._extended_shape(sample_shape)
         with no_grad():
-            x = standard_gamma(self.concentration1.expand(*shape))
-            y = standard_gamma(self.concentration0.expand(*shape))
-            eps = float(np.finfo(x.dtype.numpy_dtype).eps)
-            tiny = float(np.finfo(x.dtype.numpy_dtype).tiny)
-            return (x / (x + y)).clamp(min=tiny, max=1 - eps)
+            return self.rsample(sample_shape)
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        """X / (X + Y), X ~ Gamma(a, 1), Y ~ Gamma(b, 1) drawn with their implicit gradients,
+        so the draw is differentiable in both concentrations (the first coordinate of
+        Dirichlet([a, b]), as PyTorch's); clamped into (0, 1) as a float of its dtype."""
+        shape = self._extended_shape(sample_shape)
+        x = standard_gamma_rsample(self.concentration1.expand(*shape))
+        y = standard_gamma_rsample(self.concentration0.expand(*shape))
+        eps = float(np.finfo(x.dtype.numpy_dtype).eps)
+        tiny = float(np.finfo(x.dtype.numpy_dtype).tiny)
+        return (x / (x + y)).clamp(min=tiny, max=1 - eps)
 
     def log_prob(self, value: Tensor) -> Tensor:
         self._check_sample(value)

@@ -10,7 +10,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .exp_family import ExponentialFamily
-from .gamma import standard_gamma
+from .gamma import standard_gamma_rsample
 
 __all__ = ["Dirichlet"]
 
@@ -21,12 +21,13 @@ class Dirichlet(ExponentialFamily):
 
     Mean a / a_0, variance a (a_0 - a) / (a_0^2 (a_0 + 1)), mode (a - 1) / (a_0 - K) (all
     a_i > 1; see ``mode`` otherwise), entropy
-    log B(a) + (a_0 - K) psi(a_0) - sum_i (a_i - 1) psi(a_i). Draws normalise K Gamma draws
-    (not reparameterised here, as Gamma's).
+    log B(a) + (a_0 - K) psi(a_0) - sum_i (a_i - 1) psi(a_i). Draws normalise K Gamma draws,
+    reparameterised through Gamma's implicit gradient (``rsample``).
     """
 
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
+    has_rsample = True
 
     def __init__(self, concentration: Tensor, validate_args: bool | None = None) -> None:
         if concentration.dim() < 1:
@@ -39,12 +40,18 @@ class Dirichlet(ExponentialFamily):
         return self._expanded(batch_shape, _instance, concentration=self.concentration)
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
-        shape = self._extended_shape(sample_shape)
         with no_grad():
-            g = standard_gamma(self.concentration.expand(*shape))
-            x = g / g.sum(-1, keepdim=True)
-            tiny = float(np.finfo(x.dtype.numpy_dtype).tiny)
-            return x.clamp(min=tiny, max=1 - tiny)
+            return self.rsample(sample_shape)
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        """x = g / sum_j g_j, g_i ~ Gamma(a_i, 1) drawn with their implicit gradients: the
+        pathwise gradient of this construction is exact (the g_i are independent, and x is a
+        smooth function of them). Clamped into (0, 1) as a float of its dtype."""
+        shape = self._extended_shape(sample_shape)
+        g = standard_gamma_rsample(self.concentration.expand(*shape))
+        x = g / g.sum(-1, keepdim=True)
+        tiny = float(np.finfo(x.dtype.numpy_dtype).tiny)
+        return x.clamp(min=tiny, max=1 - tiny)
 
     def log_prob(self, value: Tensor) -> Tensor:
         self._check_sample(value)

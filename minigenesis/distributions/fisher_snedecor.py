@@ -10,7 +10,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import Distribution
-from .gamma import standard_gamma
+from .gamma import standard_gamma_rsample
 from .utils import broadcast_all
 
 __all__ = ["FisherSnedecor"]
@@ -22,11 +22,13 @@ class FisherSnedecor(Distribution):
 
     Mean d2 / (d2 - 2) (d2 > 2, else NaN), mode (d1 - 2) / d1 * d2 / (d2 + 2) (d1 > 2, else
     NaN), variance 2 d2^2 (d1 + d2 - 2) / (d1 (d2 - 2)^2 (d2 - 4)) (d2 > 4, else NaN). Draws
-    (V1 / d1) / (V2 / d2) for V_i ~ Chi2(d_i); not reparameterised here (Gamma draws).
+    (V1 / d1) / (V2 / d2) for V_i ~ Chi2(d_i) = 2 Gamma(d_i / 2, 1), reparameterised through
+    Gamma's implicit gradient (``rsample``).
     """
 
     arg_constraints = {"df1": constraints.positive, "df2": constraints.positive}
     support = constraints.positive
+    has_rsample = True
 
     def __init__(self, df1: Any, df2: Any, validate_args: bool | None = None) -> None:
         self.df1, self.df2 = broadcast_all(df1, df2)
@@ -55,13 +57,19 @@ class FisherSnedecor(Distribution):
         return (2 * d2**2 * (d1 + d2 - 2) / denom).masked_fill(bad, float("nan"))
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
-        shape = self._extended_shape(sample_shape)
         with no_grad():
-            d1, d2 = self.df1.expand(*shape), self.df2.expand(*shape)
-            x1 = 2 * standard_gamma(0.5 * d1) / d1
-            x2 = 2 * standard_gamma(0.5 * d2) / d2
-            tiny = float(np.finfo(x1.dtype.numpy_dtype).tiny)
-            return (x1 / x2).clamp(min=tiny)
+            return self.rsample(sample_shape)
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        """(V1 / d1) / (V2 / d2), V_i = 2 G_i, G_i ~ Gamma(d_i / 2, 1) drawn with their implicit
+        gradients, so the draw is differentiable in both degrees of freedom; clamped to the
+        dtype's smallest positive number (an underflowed ratio stays in the support)."""
+        shape = self._extended_shape(sample_shape)
+        d1, d2 = self.df1.expand(*shape), self.df2.expand(*shape)
+        x1 = 2 * standard_gamma_rsample(0.5 * d1) / d1
+        x2 = 2 * standard_gamma_rsample(0.5 * d2) / d2
+        tiny = float(np.finfo(x1.dtype.numpy_dtype).tiny)
+        return (x1 / x2).clamp(min=tiny)
 
     def log_prob(self, value: Tensor) -> Tensor:
         self._check_sample(value)

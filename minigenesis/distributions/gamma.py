@@ -30,6 +30,13 @@ def standard_gamma(concentration: Tensor) -> Tensor:
         return Tensor._make(xp.maximum(draws, tiny).astype(arr.dtype))
 
 
+def standard_gamma_rsample(concentration: Tensor) -> Tensor:
+    """Draws of Gamma(concentration, 1) as ``standard_gamma``'s, carrying the implicit gradient
+    dz/da = -(dP/da)(a, z) / f(z) in the concentration (``gamma_grad.py``): the building block
+    of the reparameterised Beta, Dirichlet, StudentT and FisherSnedecor draws."""
+    return StandardGamma.apply(concentration, standard_gamma(concentration.detach()))
+
+
 class Gamma(Distribution):
     """p(x) = rate^a x^(a-1) e^(-rate x) / Gamma(a), x > 0, a = concentration.
 
@@ -72,8 +79,7 @@ class Gamma(Distribution):
         """z ~ Gamma(a, 1) carrying its implicit gradient in a, then z / rate; draws are clamped
         to the dtype's smallest positive number (as ``sample``'s are)."""
         shape = self._extended_shape(sample_shape)
-        a = self.concentration.expand(*shape)
-        z = StandardGamma.apply(a, standard_gamma(a.detach()))
+        z = standard_gamma_rsample(self.concentration.expand(*shape))
         return z / self.rate.expand(*shape)
 
     def log_prob(self, value: Tensor) -> Tensor:

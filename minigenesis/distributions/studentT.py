@@ -11,7 +11,7 @@ from ..autograd.grad_mode import no_grad
 from ..creation import randn
 from . import constraints
 from .distribution import Distribution
-from .gamma import standard_gamma
+from .gamma import standard_gamma_rsample
 from .utils import broadcast_all
 
 __all__ = ["StudentT"]
@@ -24,8 +24,8 @@ class StudentT(Distribution):
     Mean mu for nu > 1 (else NaN), mode mu, variance sigma^2 nu / (nu - 2) for nu > 2 (infinite
     for 1 < nu <= 2, NaN below), entropy
     log sigma + (nu+1)/2 (psi((nu+1)/2) - psi(nu/2)) + log(sqrt(nu) B(nu/2, 1/2)).
-    Draws mu + sigma X / sqrt(V / nu), X ~ N(0, 1), V ~ Chi2(nu); not reparameterised here
-    (the Gamma draw has no pathwise gradient: ``has_rsample`` False).
+    Draws mu + sigma X / sqrt(V / nu), X ~ N(0, 1), V ~ Chi2(nu) = 2 Gamma(nu / 2, 1),
+    reparameterised (``rsample``): pathwise in mu and sigma, implicitly through V in nu.
     """
 
     arg_constraints = {
@@ -34,6 +34,7 @@ class StudentT(Distribution):
         "scale": constraints.positive,
     }
     support = constraints.real
+    has_rsample = True
 
     def __init__(
         self, df: Any, loc: Any = 0.0, scale: Any = 1.0, validate_args: bool | None = None
@@ -61,11 +62,16 @@ class StudentT(Distribution):
         return var.masked_fill(df <= 1, float("nan"))
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
-        shape = self._extended_shape(sample_shape)
         with no_grad():
-            x = randn(*shape, dtype=self.df.dtype, device=self.df.device)
-            v = 2 * standard_gamma(0.5 * self.df.expand(*shape))  # Chi2(df)
-            return self.loc + self.scale * x * (self.df / v).sqrt()
+            return self.rsample(sample_shape)
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        """mu + sigma X sqrt(nu / V), X ~ N(0, 1) and V = 2 G, G ~ Gamma(nu / 2, 1) drawn with
+        its implicit gradient, so the draw is differentiable in df, loc and scale."""
+        shape = self._extended_shape(sample_shape)
+        x = randn(*shape, dtype=self.df.dtype, device=self.df.device)
+        v = 2 * standard_gamma_rsample(0.5 * self.df.expand(*shape))  # Chi2(df)
+        return self.loc + self.scale * x * (self.df / v).sqrt()
 
     def log_prob(self, value: Tensor) -> Tensor:
         self._check_sample(value)

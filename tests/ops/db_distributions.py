@@ -460,8 +460,17 @@ def _rsample_samples(fam: Family, m: Maker) -> list[Sample]:
 # Families whose draws are differentiated implicitly (through the CDF, gamma_grad.py):
 # not the derivative of the sampler at a fixed seed, so no rsample entry for
 # the battery's finite differences; tests/distributions/test_gamma_rsample.py checks the
-# gradient against the CDF's
-IMPLICIT_GRADIENT = {"Gamma", "Chi2", "InverseGamma"}
+# gradient against the CDF's, tests/distributions/test_rsample_from_gamma.py the families
+# built on Gamma draws against closed-form gradients of their expectations
+IMPLICIT_GRADIENT = {
+    "Gamma",
+    "Chi2",
+    "InverseGamma",
+    "Beta",
+    "Dirichlet",
+    "StudentT",
+    "FisherSnedecor",
+}
 
 
 def _rsample_entry(fam: Family) -> OpEntry:

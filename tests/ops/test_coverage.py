@@ -128,9 +128,12 @@ NOT_COMPUTING = {
     distributions.RelaxedBernoulli.support distributions.RelaxedBernoulli.temperature
 """,
     # draws differentiated implicitly through the Gamma CDF, not the sampler's derivative at a
-    # fixed seed: tests/distributions/test_gamma_rsample.py checks them
+    # fixed seed: tests/distributions/test_gamma_rsample.py and test_rsample_from_gamma.py
+    # check them
     "implicit reparameterisation": """
     distributions.Gamma.rsample distributions.Chi2.rsample distributions.InverseGamma.rsample
+    distributions.Beta.rsample distributions.Dirichlet.rsample distributions.StudentT.rsample
+    distributions.FisherSnedecor.rsample
 """,
     # raise NotImplementedError: InverseGamma's icdf (Gamma's: no inverse incomplete gamma
     # here); as PyTorch's: the
