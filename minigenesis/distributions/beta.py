@@ -87,6 +87,10 @@ class Beta(Distribution):
         shape = self._extended_shape(sample_shape)
         x = standard_gamma_rsample(self.concentration1.expand(*shape))
         y = standard_gamma_rsample(self.concentration0.expand(*shape))
+        # both divided by the larger draw first (a constant: x / (x + y) does not depend on
+        # it), so the backward never squares a sum of underflowed draws (1 / (x + y)^2 = inf)
+        m = x.detach().maximum(y.detach())
+        x, y = x / m, y / m
         eps = float(np.finfo(x.dtype.numpy_dtype).eps)
         tiny = float(np.finfo(x.dtype.numpy_dtype).tiny)
         return (x / (x + y)).clamp(min=tiny, max=1 - eps)

@@ -49,6 +49,9 @@ class Dirichlet(ExponentialFamily):
         smooth function of them). Clamped into (0, 1) as a float of its dtype."""
         shape = self._extended_shape(sample_shape)
         g = standard_gamma_rsample(self.concentration.expand(*shape))
+        # divided by the row's largest draw first (a constant: x does not depend on it), so
+        # the quotient's backward never squares a sum of underflowed draws (1 / s^2 = inf)
+        g = g / g.detach().amax(-1, keepdim=True)
         x = g / g.sum(-1, keepdim=True)
         tiny = float(np.finfo(x.dtype.numpy_dtype).tiny)
         return x.clamp(min=tiny, max=1 - tiny)

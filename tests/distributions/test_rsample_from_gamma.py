@@ -160,3 +160,17 @@ def test_fisher_snedecor_rsample_gradients_of_the_mean_and_mean_log() -> None:
     FisherSnedecor(t1, t2).rsample().log().sum().backward()
     _check(t1.grad.numpy(), -1 / d1 + _trigamma(d1 / 2) / 2)
     _check(t2.grad.numpy(), 1 / d2 - _trigamma(d2 / 2) / 2)
+
+
+@pytest.mark.parametrize("dtype", [mg.float32, mg.float64], ids=["float32", "float64"])
+def test_beta_and_dirichlet_gradients_stay_finite_when_the_gamma_draws_underflow(dtype) -> None:
+    """At concentrations ~1e-3 most Gamma draws are below the dtype's smallest normal number;
+    the normalisation's backward must not square their sum (1 / s^2 = inf, inf * 0 = NaN)."""
+    mg.manual_seed(0)
+    c = mg.tensor([[0.01, 0.01], [0.001, 5.0], [0.001, 0.001]], dtype=dtype).requires_grad_()
+    Dirichlet(c).rsample((500,))[..., 0].sum().backward()
+    a = mg.tensor([0.01, 0.001], dtype=dtype).requires_grad_()
+    b = mg.tensor([0.01, 0.001], dtype=dtype).requires_grad_()
+    Beta(a, b).rsample((500,)).sum().backward()
+    for grad in (c.grad, a.grad, b.grad):
+        assert grad.dtype is dtype and np.all(np.isfinite(grad.numpy()))
