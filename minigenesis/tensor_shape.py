@@ -56,10 +56,10 @@ class TensorShape:
             shape = tuple(shape)
             _check_sizes(shape)
             return S.Reshape.apply(self, shape)._view_of(self, lambda b: S.Reshape.apply(b, shape))
-        except ValueError:
-            raise ValueError(
-                f"reshape: cannot reshape a tensor of shape {self.shape} "
-                f"({self.numel()} elements) into {tuple(shape)}"
+        except ValueError:  # NumPy's; PyTorch raises RuntimeError ("shape '[4, 1]' is invalid")
+            raise RuntimeError(
+                f"reshape: shape '{list(shape)}' is invalid for input of size {self.numel()} "
+                f"(a tensor of shape {tuple(self.shape)})"
             ) from None
 
     def view(self, *shape: Any, dtype: Any = None, size: Any = None):
@@ -107,7 +107,10 @@ class TensorShape:
             return self.reshape(1)
         s, e = norm_dim(start_dim, self.ndim)[0], norm_dim(end_dim, self.ndim)[0]
         if s > e:
-            raise ValueError(f"flatten: start_dim {start_dim} cannot come after end_dim {end_dim}")
+            raise RuntimeError(  # PyTorch's type and wording
+                f"flatten() has invalid args: start_dim cannot come after end_dim (got "
+                f"start_dim={start_dim}, end_dim={end_dim})"
+            )
         if s == e:  # nothing to flatten: PyTorch returns the tensor itself
             return self
         shape = self.shape

@@ -158,8 +158,8 @@ class Hardtanh(Module):
         if max_value is not None:
             warnings.warn("keyword argument `max_value` is deprecated, use `max_val`", stacklevel=2)
             max_val = max_value
-        if max_val <= min_val:
-            raise ValueError(
+        if max_val <= min_val:  # PyTorch asserts
+            raise AssertionError(
                 f"Hardtanh: max_val ({max_val}) must be greater than min_val ({min_val})"
             )
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace

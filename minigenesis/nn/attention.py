@@ -59,8 +59,8 @@ class MultiheadAttention(Module):
                 f"MultiheadAttention: embed_dim and num_heads must be positive, got "
                 f"{embed_dim} and {num_heads}"
             )
-        if embed_dim % num_heads:
-            raise ValueError(
+        if embed_dim % num_heads:  # PyTorch asserts
+            raise AssertionError(
                 f"MultiheadAttention: embed_dim ({embed_dim}) must be divisible by num_heads "
                 f"({num_heads})"
             )
@@ -126,7 +126,7 @@ class MultiheadAttention(Module):
         unbatched (L, E). Returns (output like query, weights (N, L, S) averaged over heads, or
         (N, num_heads, L, S), or None when need_weights=False)."""
         if query.ndim not in (2, 3) or key.ndim != query.ndim or value.ndim != query.ndim:
-            raise ValueError(
+            raise AssertionError(  # PyTorch asserts
                 f"MultiheadAttention: query, key and value must all be 3-d (batched) or 2-d "
                 f"(unbatched), got shapes {tuple(query.shape)}, {tuple(key.shape)}, "
                 f"{tuple(value.shape)}"
@@ -178,17 +178,17 @@ class MultiheadAttention(Module):
     def _check_shapes(self, query: Tensor, key: Tensor, value: Tensor) -> None:
         L, N, E = query.shape
         if E != self.embed_dim:
-            raise ValueError(
+            raise AssertionError(  # PyTorch asserts
                 f"MultiheadAttention: query of shape {tuple(query.shape)} has embedding size {E}, "
                 f"expected embed_dim={self.embed_dim}"
             )
         if key.shape[-1] != self.kdim or value.shape[-1] != self.vdim:
-            raise ValueError(
+            raise AssertionError(  # PyTorch asserts
                 f"MultiheadAttention: key {tuple(key.shape)} and value {tuple(value.shape)} must "
                 f"end in kdim={self.kdim} and vdim={self.vdim}"
             )
         if key.shape[:2] != value.shape[:2] or key.shape[1] != N:
-            raise ValueError(
+            raise AssertionError(  # PyTorch asserts
                 f"MultiheadAttention: key {tuple(key.shape)} and value {tuple(value.shape)} must "
                 f"share the sequence and batch dims, with the batch of query {tuple(query.shape)}"
             )
@@ -225,17 +225,17 @@ class MultiheadAttention(Module):
                 )
         if attn_mask is not None:
             if attn_mask.ndim == 2 and tuple(attn_mask.shape) != (L, S):
-                raise ValueError(
+                raise RuntimeError(  # PyTorch's type
                     f"MultiheadAttention: the 2-d attn_mask has shape {tuple(attn_mask.shape)}, "
                     f"but should be (L, S) = {(L, S)}"
                 )
             if attn_mask.ndim == 3 and tuple(attn_mask.shape) != (N * H, L, S):
-                raise ValueError(
+                raise RuntimeError(  # PyTorch's type
                     f"MultiheadAttention: the 3-d attn_mask has shape {tuple(attn_mask.shape)}, "
                     f"but should be (N * num_heads, L, S) = {(N * H, L, S)}"
                 )
             if attn_mask.ndim not in (2, 3):
-                raise ValueError(
+                raise AssertionError(  # PyTorch asserts
                     f"MultiheadAttention: attn_mask must be 2-d or 3-d, got shape "
                     f"{tuple(attn_mask.shape)}"
                 )
@@ -244,7 +244,7 @@ class MultiheadAttention(Module):
                 mask = mask.reshape(N, H, L, S)
         if key_padding_mask is not None:
             if tuple(key_padding_mask.shape) != (N, S):
-                raise ValueError(
+                raise AssertionError(  # PyTorch asserts
                     f"MultiheadAttention: key_padding_mask has shape "
                     f"{tuple(key_padding_mask.shape)}, expected (N, S) = {(N, S)}"
                 )

@@ -176,9 +176,10 @@ class _BatchNorm(_NormBase):
             raise ValueError(
                 f"{type(self).__name__}: expected {dims} input, got shape {tuple(input.shape)}"
             )
-        if input.shape[1] != self.num_features:
-            raise ValueError(
-                f"{type(self).__name__}({self.num_features}): input has {input.shape[1]} "
+        if input.shape[1] != self.num_features:  # PyTorch's RuntimeError (from its buffers)
+            raise RuntimeError(
+                f"{type(self).__name__}({self.num_features}): running_mean should contain "
+                f"{input.shape[1]} elements not {self.num_features}: input has {input.shape[1]} "
                 f"channels in dim 1 (shape {tuple(input.shape)})"
             )
         momentum = 0.0 if self.momentum is None else self.momentum

@@ -41,7 +41,10 @@ class _PadNd(Module):
     def forward(self, input: Tensor) -> Tensor:
         if self.mode != "constant" and input.ndim not in (self.dims + 1, self.dims + 2):
             # the other modes pad the last ``dims`` dims of one sample or of a batch
-            raise ValueError(
+            # PyTorch: ValueError from the circular layers' own check, NotImplementedError
+            # from F.pad for reflect and replicate
+            error = ValueError if self.mode == "circular" else NotImplementedError
+            raise error(
                 f"{type(self).__name__}: expected {self.dims + 1}D or {self.dims + 2}D input "
                 f"(got {input.ndim}D input)"
             )

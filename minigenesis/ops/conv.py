@@ -46,8 +46,8 @@ def pair(value: Any, name: str) -> tuple[int, int]:
         pair_ = (value,)
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in pair_):
         raise TypeError(f"{name} must be an int or a pair of ints, got {value!r}")
-    if len(pair_) != 2 or min(pair_) < 0:
-        raise ValueError(f"{name} must be an int or a pair of non-negative ints, got {value!r}")
+    if len(pair_) != 2 or min(pair_) < 0:  # RuntimeError in PyTorch's conv, pool and fold
+        raise RuntimeError(f"{name} must be an int or a pair of non-negative ints, got {value!r}")
     return pair_  # type: ignore[return-value]
 
 
@@ -81,7 +81,7 @@ class Im2Col(Op):
         n, c, hp, wp = x_pad.shape
         ho, wo = out_size(hp, kh, sh, 0, 0, dh), out_size(wp, kw, sw, 0, 0, dw)
         if ho <= 0 or wo <= 0:
-            raise ValueError(
+            raise RuntimeError(  # PyTorch's ("Kernel size can't be greater than actual input size")
                 f"input of spatial size {tuple(x.shape[2:])} (padded {hp}x{wp}) is smaller than "
                 f"the {kh}x{kw} kernel with dilation {(dh, dw)}: the output would be empty"
             )

@@ -67,10 +67,15 @@ def _rows(a):
     return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
 
 
-def _features_error(x, w) -> ValueError:
-    return ValueError(
-        f"linear: input has {x.shape[-1]} features in its last dim but the weight expects "
-        f"{w.shape[1]} (input shape {tuple(x.shape)}, weight shape {tuple(w.shape)})"
+def _features_error(x, w) -> RuntimeError:
+    """PyTorch's error (a RuntimeError from its matmul of the input's rows by weight.T), with
+    what is wrong in words."""
+    rows = math.prod(x.shape[:-1])
+    return RuntimeError(
+        f"linear: mat1 and mat2 shapes cannot be multiplied ({rows}x{x.shape[-1]} and "
+        f"{w.shape[1]}x{w.shape[0]}): input has {x.shape[-1]} features in its last dim but the "
+        f"weight expects {w.shape[1]} (input shape {tuple(x.shape)}, weight shape "
+        f"{tuple(w.shape)})"
     )
 
 

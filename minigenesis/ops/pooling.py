@@ -46,17 +46,17 @@ def pool_geometry2d(x, kernel, stride, padding, dilation, ceil_mode, name) -> tu
     ph, pw = pair(padding, "padding")
     dh, dw = pair(dilation, "dilation")
     if 0 in (kh, kw, sh, sw, dh, dw):
-        raise ValueError(f"{name}: kernel_size, stride and dilation must be positive")
+        raise RuntimeError(f"{name}: kernel_size, stride and dilation must be positive")
     if ph > kh // 2 or pw > kw // 2:
-        raise ValueError(
+        raise RuntimeError(
             f"{name}: padding {(ph, pw)} should be at most half of kernel_size {(kh, kw)}"
         )
     if x.ndim != 4:
-        raise ValueError(f"{name} expects a 4-d input (N, C, H, W), got shape {tuple(x.shape)}")
+        raise RuntimeError(f"{name} expects a 4-d input (N, C, H, W), got shape {tuple(x.shape)}")
     ho, top, bottom = pool_geometry(x.shape[2], kh, sh, ph, dh, ceil_mode)
     wo, left, right = pool_geometry(x.shape[3], kw, sw, pw, dw, ceil_mode)
     if ho <= 0 or wo <= 0:
-        raise ValueError(
+        raise RuntimeError(
             f"{name}: input of spatial size {tuple(x.shape[2:])} is too small for kernel "
             f"{(kh, kw)} with padding {(ph, pw)}"
         )

@@ -674,7 +674,7 @@ def test_layers_refuse_negative_and_non_int_sizes():
         (lambda: nn.Conv2d(-1, 4, 3), RuntimeError, "negative dimension -1"),
         (lambda: nn.Conv2d(3, 4, 2.5), TypeError, "kernel_size must be an int or a pair of ints"),
         (lambda: nn.Conv2d(3, 4, 3, stride=(1.0, 1)), TypeError, "stride must be an int"),
-        (lambda: nn.Conv2d(3, 4, -1), ValueError, "pair of non-negative ints, got -1"),
+        (lambda: nn.Conv2d(3, 4, -1), RuntimeError, "pair of non-negative ints, got -1"),
         (lambda: nn.Conv2d(3, 4, 3, groups=0), ValueError, "divisible by groups"),
         (lambda: nn.BatchNorm1d(-1), RuntimeError, "negative dimension -1"),
         (lambda: nn.BatchNorm2d(2.5), TypeError, "size must be an int, got float"),

@@ -301,11 +301,11 @@ def test_pad_constant_value_and_negative_crop():
 
 def test_pad_errors():
     x = mg.randn(1, 2, 3, 3)
-    with pytest.raises(ValueError, match="even number"):
+    with pytest.raises(RuntimeError, match="even number"):
         F.pad(x, (1, 2, 3))
-    with pytest.raises(ValueError, match="reflect padding"):
+    with pytest.raises(RuntimeError, match="reflect padding"):
         F.pad(x[0], (3, 0), mode="reflect")
-    with pytest.raises(ValueError, match="mode must be"):
+    with pytest.raises(NotImplementedError, match="mode must be"):
         F.pad(x, (1, 1), mode="mirror")
 
 
@@ -374,25 +374,25 @@ def test_conv2d_module_padding_modes():
 
 def test_conv2d_errors_name_the_shapes():
     conv = nn.Conv2d(3, 8, 3)
-    with pytest.raises(ValueError, match=r"\(2, 4, 8, 8\) has 4 channels.*\(8, 3, 3, 3\)"):
+    with pytest.raises(RuntimeError, match=r"\(2, 4, 8, 8\) has 4 channels.*\(8, 3, 3, 3\)"):
         conv(mg.randn(2, 4, 8, 8))
-    with pytest.raises(ValueError, match="4-d input"):
+    with pytest.raises(RuntimeError, match="4-d input"):
         conv(mg.randn(3, 8))
-    with pytest.raises(ValueError, match="smaller than the 3x3 kernel"):
+    with pytest.raises(RuntimeError, match="smaller than the 3x3 kernel"):
         conv(mg.randn(1, 3, 2, 2))
     with pytest.raises(ValueError, match="divisible by groups"):
         nn.Conv2d(3, 8, 3, groups=2)
     with pytest.raises(ValueError, match="strided"):
         nn.Conv2d(3, 8, 3, stride=2, padding="same")
-    with pytest.raises(ValueError, match="weight must be 4-d"):
+    with pytest.raises(RuntimeError, match="weight must be 4-d"):
         F.conv2d(mg.randn(1, 3, 5, 5), mg.randn(8, 3, 3))
-    with pytest.raises(ValueError, match=r"bias must have shape \(8,\)"):
+    with pytest.raises(RuntimeError, match=r"bias must have shape \(8,\)"):
         F.conv2d(mg.randn(1, 3, 5, 5), mg.randn(8, 3, 3, 3), mg.randn(4))
     with pytest.raises(RuntimeError, match="same dtype, but got: double, float and float"):
         conv(mg.randn(1, 3, 5, 5, dtype=mg.float64))
-    with pytest.raises(ValueError, match=r"padding \(2, 2\) should be at most half"):
+    with pytest.raises(RuntimeError, match=r"padding \(2, 2\) should be at most half"):
         F.max_pool2d(mg.randn(1, 1, 4, 4), 2, padding=2)
-    with pytest.raises(ValueError, match="4-d input"):
+    with pytest.raises(RuntimeError, match="4-d input"):
         F.avg_pool2d(mg.randn(4, 4), 2)
 
 

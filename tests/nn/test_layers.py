@@ -42,7 +42,7 @@ def test_linear_module_shapes_dtype_and_errors():
     assert lin.weight.shape == (4, 3) and lin.bias.shape == (4,)
     assert lin.weight.dtype is mg.float64 and lin(mg.randn(2, 3).double()).shape == (2, 4)
     assert nn.Linear(3, 4, bias=False).bias is None
-    with pytest.raises(ValueError, match="3 features in its last dim but the weight expects 5"):
+    with pytest.raises(RuntimeError, match="3 features in its last dim but the weight expects 5"):
         nn.Linear(5, 2)(mg.randn(2, 3))
     with pytest.raises(ValueError, match=r"bias has shape \(3,\)"):
         F.linear(mg.randn(2, 3), mg.randn(4, 3), mg.randn(3))
@@ -200,7 +200,7 @@ def test_layer_norm_module_low_precision_and_errors():
         got = nn.LayerNorm(6).to(low)(x.to(low))
         assert got.dtype is low
         np.testing.assert_allclose(got.float().detach().numpy(), npy(ref), atol=3e-2)
-    with pytest.raises(ValueError, match=r"does not end with normalized_shape \(5,\)"):
+    with pytest.raises(RuntimeError, match=r"Given normalized_shape=\[5\]"):
         nn.LayerNorm(5)(x)
     assert nn.LayerNorm(6, elementwise_affine=False).weight is None
     assert nn.LayerNorm(6, bias=False).bias is None
@@ -270,7 +270,7 @@ def test_batchnorm_momentum_none_is_a_cumulative_average_and_errors():
         bn(mg.randn(1, 2).double())
     with pytest.raises(ValueError, match="expected 4D input"):
         nn.BatchNorm2d(2)(mg.randn(3, 2))
-    with pytest.raises(ValueError, match="has 3 channels"):
+    with pytest.raises(RuntimeError, match="has 3 channels"):
         nn.BatchNorm1d(2)(mg.randn(4, 3))
     free = nn.BatchNorm1d(2, track_running_stats=False, affine=False)
     free.eval()

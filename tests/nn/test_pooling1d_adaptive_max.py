@@ -143,15 +143,15 @@ def test_returned_indices_match_torch(name, args):
 
 
 @pytest.mark.parametrize(
-    "call, match",
-    [
-        (lambda: F.max_pool1d(mg.zeros(4), 2), "3-d input"),
-        (lambda: F.avg_pool1d(mg.zeros(1, 2, 3, 4), 2), "3-d input"),
-        (lambda: F.adaptive_max_pool2d(mg.zeros(1, 2, 3, 4), (1, 2, 3)), "1 or 2 ints"),
+    "call, error, match",
+    [  # PyTorch's types: RuntimeError for an input of the wrong rank
+        (lambda: F.max_pool1d(mg.zeros(4), 2), RuntimeError, "3-d input"),
+        (lambda: F.avg_pool1d(mg.zeros(1, 2, 3, 4), 2), RuntimeError, "3-d input"),
+        (lambda: F.adaptive_max_pool2d(mg.zeros(1, 2, 3, 4), (1, 2, 3)), ValueError, "1 or 2 ints"),
     ],
 )
-def test_pooling_rejects_bad_input_clearly(call, match):
-    with pytest.raises(ValueError, match=match):
+def test_pooling_rejects_bad_input_clearly(call, error, match):
+    with pytest.raises(error, match=match):
         call()
 
 

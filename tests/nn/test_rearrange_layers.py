@@ -60,7 +60,7 @@ def test_rearrangements_reject_bad_shapes():
         F.pixel_unshuffle(mg.zeros(1, 1, 3, 4), 2)
     with pytest.raises(RuntimeError, match="divisible"):
         F.channel_shuffle(mg.zeros(1, 5, 2), 2)
-    with pytest.raises(ValueError, match="upscale_factor must be a positive int"):
+    with pytest.raises(RuntimeError, match="upscale_factor must be a positive int"):
         F.pixel_shuffle(mg.zeros(1, 4, 2, 2), 0)
 
 

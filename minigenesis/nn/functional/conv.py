@@ -40,31 +40,31 @@ def conv2d(
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
         raise TypeError("conv2d: input and weight must be Tensors")
     if weight.ndim != 4:
-        raise ValueError(
+        raise RuntimeError(
             f"conv2d: weight must be 4-d (C_out, C_in/groups, kh, kw), got shape "
             f"{tuple(weight.shape)}"
         )
     if input.ndim not in (3, 4):
-        raise ValueError(
+        raise RuntimeError(
             f"conv2d: expected a 4-d input (N, C, H, W) or a 3-d unbatched one (C, H, W), got "
             f"shape {tuple(input.shape)}"
         )
     if not isinstance(groups, int) or groups < 1:
-        raise ValueError(f"conv2d: groups must be a positive int, got {groups!r}")
+        raise RuntimeError(f"conv2d: groups must be a positive int, got {groups!r}")
     c_out, c_in_g, kh, kw = weight.shape
     if c_out % groups:
-        raise ValueError(
+        raise RuntimeError(
             f"conv2d: weight of shape {tuple(weight.shape)} has {c_out} output channels, not "
             f"divisible by groups={groups}"
         )
     c_in = input.shape[-3]
     if c_in != c_in_g * groups:
-        raise ValueError(
+        raise RuntimeError(
             f"conv2d: input of shape {tuple(input.shape)} has {c_in} channels, but weight of "
             f"shape {tuple(weight.shape)} with groups={groups} expects {c_in_g * groups}"
         )
     if bias is not None and tuple(bias.shape) != (c_out,):
-        raise ValueError(f"conv2d: bias must have shape ({c_out},), got {tuple(bias.shape)}")
+        raise RuntimeError(f"conv2d: bias must have shape ({c_out},), got {tuple(bias.shape)}")
     check_same_dtype("conv2d", LOWER, input=input, weight=weight, bias=bias)
     stride, dilation = pair(stride, "stride"), pair(dilation, "dilation")
     if 0 in stride or 0 in dilation or 0 in (kh, kw):  # RuntimeError, as PyTorch
@@ -106,11 +106,11 @@ def conv1d(
     input (N, C_in, L) or (C_in, L), weight (C_out, C_in/groups, k). Computed as conv2d over
     a height of 1."""
     if weight.ndim != 3:
-        raise ValueError(
+        raise RuntimeError(
             f"conv1d: weight must be 3-d (C_out, C_in/groups, k), got shape {tuple(weight.shape)}"
         )
     if input.ndim not in (2, 3):
-        raise ValueError(
+        raise RuntimeError(
             f"conv1d: expected a 3-d input (N, C, L) or a 2-d unbatched one (C, L), got shape "
             f"{tuple(input.shape)}"
         )
@@ -147,29 +147,29 @@ def conv_transpose2d(
     (H - 1) s - 2 p + d (k - 1) + output_padding + 1. Computed as col2im(W^T x), so its gradient
     is im2col + matmul: conv2d's forward."""
     if weight.ndim != 4:
-        raise ValueError(
+        raise RuntimeError(
             f"conv_transpose2d: weight must be 4-d (C_in, C_out/groups, kh, kw), got shape "
             f"{tuple(weight.shape)}"
         )
     if input.ndim not in (3, 4):
-        raise ValueError(
+        raise RuntimeError(
             f"conv_transpose2d: expected a 4-d input (N, C, H, W) or a 3-d unbatched one, got "
             f"shape {tuple(input.shape)}"
         )
     if not isinstance(groups, int) or groups < 1:
-        raise ValueError(f"conv_transpose2d: groups must be a positive int, got {groups!r}")
+        raise RuntimeError(f"conv_transpose2d: groups must be a positive int, got {groups!r}")
     c_in, c_out_g, kh, kw = weight.shape
     unbatched = input.ndim == 3
     x = input.unsqueeze(0) if unbatched else input
     n, c, h, w = x.shape
     if c != c_in or c_in % groups:
-        raise ValueError(
+        raise RuntimeError(
             f"conv_transpose2d: input of shape {tuple(input.shape)} has {c} channels, but weight "
             f"of shape {tuple(weight.shape)} expects {c_in} (divisible by groups={groups})"
         )
     c_out = c_out_g * groups
     if bias is not None and tuple(bias.shape) != (c_out,):
-        raise ValueError(
+        raise RuntimeError(
             f"conv_transpose2d: bias must have shape ({c_out},), got {tuple(bias.shape)}"
         )
     check_same_dtype("conv_transpose2d", LOWER, input=input, weight=weight, bias=bias)
@@ -223,12 +223,12 @@ def conv_transpose1d(
     L) or (C_in, L), weight (C_in, C_out/groups, k); output length (L - 1) s - 2 p + d (k - 1) +
     output_padding + 1. Computed as conv_transpose2d over a height of 1."""
     if weight.ndim != 3:
-        raise ValueError(
+        raise RuntimeError(
             f"conv_transpose1d: weight must be 3-d (C_in, C_out/groups, k), got shape "
             f"{tuple(weight.shape)}"
         )
     if input.ndim not in (2, 3):
-        raise ValueError(
+        raise RuntimeError(
             f"conv_transpose1d: expected a 3-d input (N, C, L) or a 2-d unbatched one (C, L), "
             f"got shape {tuple(input.shape)}"
         )

@@ -27,17 +27,17 @@ def _check_volume(name: str, input: Any, weight: Any, groups: Any) -> None:  # n
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
         raise TypeError(f"{name}: input and weight must be Tensors")
     if weight.ndim != 5:
-        raise ValueError(
+        raise RuntimeError(
             f"{name}: weight must be 5-d (channels, channels/groups, kd, kh, kw), got shape "
             f"{tuple(weight.shape)}"
         )
     if input.ndim not in (4, 5):
-        raise ValueError(
+        raise RuntimeError(
             f"{name}: expected a 5-d input (N, C, D, H, W) or a 4-d unbatched one (C, D, H, W), "
             f"got shape {tuple(input.shape)}"
         )
     if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1:
-        raise ValueError(f"{name}: groups must be a positive int, got {groups!r}")
+        raise RuntimeError(f"{name}: groups must be a positive int, got {groups!r}")
 
 
 def _positive_geometry(name: str, kernel: tuple, stride: tuple, dilation: tuple) -> None:

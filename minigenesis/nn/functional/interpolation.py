@@ -110,6 +110,11 @@ def interpolate(
             "align_corners option can only be set with the interpolating modes: "
             "linear | bilinear | bicubic | trilinear"
         )
+    # PyTorch checks the lengths of size and scale_factor against the input's spatial dims
+    # (ValueError) before it looks at the mode (NotImplementedError for a mode's wrong rank)
+    for value, name in ((size, "output size"), (scale_factor, "scale_factor")):
+        if isinstance(value, (tuple, list)):
+            _per_dim(value, k, name)
     if mode == "area":  # each output cell the mean of its input window, as PyTorch does it
         return _interpolate_area(input, size, scale_factor, recompute_scale_factor, k)
     if input._data.dtype == np.uint8 and mode in ("nearest", "nearest-exact", "bilinear"):

@@ -21,6 +21,7 @@ from ...ops.anchor import anchor
 from ...ops.indexing import check_index_dtype, check_index_range
 from ...ops.loss import BinaryCrossEntropy, CrossEntropyIndices, LogSigmoid, PickClass
 from ...ops.same_dtype import check_same_dtype
+from ...size import broadcast_error
 
 # A loss reduces its per-element values with reduction="none" (keep them), "mean" or "sum"
 # (shared with the loss modules of nn/loss.py). Before ``reduction`` existed PyTorch spelled it
@@ -88,8 +89,9 @@ def _same_shape(input, target, name: str, strict: bool) -> None:
         raise ValueError(msg + ": they must be the same")
     try:
         np.broadcast_shapes(tuple(input.shape), tuple(target.shape))
-    except ValueError:
-        raise ValueError(msg + " and they cannot be broadcast together") from None
+    except ValueError:  # PyTorch's broadcast error (RuntimeError); kl_div names target first
+        pair = (target.shape, input.shape) if name == "kl_div" else (input.shape, target.shape)
+        raise RuntimeError(f"{broadcast_error(*pair)} ({msg})") from None
     warnings.warn(msg + "; they are broadcast, which is likely not what you want", stacklevel=3)
 
 
@@ -98,8 +100,8 @@ def _class_weight(weight, c: int, like, name: str):
     if isinstance(weight, Tensor):  # one kernel over input and weight: one dtype (PyTorch)
         check_same_dtype(name, input=like, weight=weight)
     weight = _tensor(weight, like, name)
-    if tuple(weight.shape) != (c,):
-        raise ValueError(
+    if tuple(weight.shape) != (c,):  # RuntimeError, as PyTorch
+        raise RuntimeError(
             f"{name}: weight must have shape ({c},), one entry per class, got {tuple(weight.shape)}"
         )
     return weight
@@ -111,7 +113,9 @@ def _check_class_target(input, target, name: str) -> None:
     shape = tuple(input.shape)
     expected = shape[:1] + shape[2:]
     if tuple(target.shape) != expected:
-        raise ValueError(
+        # PyTorch: ValueError for a batch size that differs, RuntimeError for the other dims
+        batch_differs = target.ndim > 0 and target.shape[0] != shape[0]
+        raise (ValueError if batch_differs else RuntimeError)(
             f"{name}: for an input of shape {tuple(input.shape)} (N, C, d1, ...) the target must "
             f"have shape {expected} (N, d1, ...), got {tuple(target.shape)}"
         )
@@ -263,7 +267,9 @@ def _cross_entropy_in_full(
     name = "cross_entropy"
     reduction = reduction_mode(size_average, reduce, reduction, name)
     if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"{name}: label_smoothing must be in [0, 1], got {label_smoothing}")
+        raise RuntimeError(  # PyTorch's type
+            f"{name}: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}"
+        )
     target = _tensor(target, input, name)
     x, t, unbatched = _batched(input, target, name)
     shape = tuple(x.shape)
@@ -287,8 +293,8 @@ def _cross_entropy_in_full(
     if probabilities:
         if ignore_index >= 0:  # PyTorch's check: no class to ignore among probabilities
             raise RuntimeError("ignore_index is not supported for floating point target")
-        if tuple(t.shape) != tuple(x.shape):
-            raise ValueError(
+        if tuple(t.shape) != tuple(x.shape):  # RuntimeError, as PyTorch
+            raise RuntimeError(
                 f"{name}: class-probability targets must have the input's shape "
                 f"{tuple(input.shape)}, got {tuple(target.shape)}"
             )

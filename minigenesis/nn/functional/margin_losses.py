@@ -23,6 +23,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autocast_policy import FLOAT32, autocast_function
 from ...backend import get_array_module
+from ...size import broadcast_error
 from .losses import reduction_mode
 
 
@@ -40,7 +41,11 @@ def _relu(z: Tensor) -> Tensor:
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):  # noqa: A002
     """log(1 + exp(-y x)) per element (y = +-1), computed as softplus(-y x)."""
     reduction = reduction_mode(size_average, reduce, reduction, "soft_margin_loss")
-    if np.broadcast_shapes(tuple(input.shape), tuple(target.shape)) != tuple(input.shape):
+    try:
+        shape = np.broadcast_shapes(tuple(input.shape), tuple(target.shape))
+    except ValueError:  # PyTorch's broadcast error (RuntimeError), not NumPy's ValueError
+        raise broadcast_error(input.shape, target.shape) from None
+    if shape != tuple(input.shape):
         # PyTorch writes the loss into an input-shaped output: a larger target is refused
         raise RuntimeError(
             f"soft_margin_loss: target of shape {tuple(target.shape)} does not broadcast to the "
@@ -100,7 +105,7 @@ def multi_margin_loss(
     c = x.shape[1]
     xp = get_array_module(x._data)
     if bool(((y._data < 0) | (y._data >= c)).any()):
-        raise IndexError(f"multi_margin_loss: target out of range [0, {c})")
+        raise RuntimeError(f"multi_margin_loss: target out of range [0, {c})")  # as PyTorch
     picked = x.gather(1, y.unsqueeze(1))  # x[y], (N, 1)
     terms = _relu(margin - picked + x)
     if p == 2:

@@ -24,10 +24,17 @@ from .pooling import avg_pool2d
 # ----------------------------------------------------------------------------------------------
 def _last_axes(x: Tensor, normalized_shape: tuple, name: str) -> tuple:
     k = len(normalized_shape)
-    if k == 0 or x.ndim < k or tuple(x.shape[x.ndim - k :]) != normalized_shape:
+    if name == "rms_norm" and x.ndim < k:  # PyTorch's rms_norm checks the rank first
         raise ValueError(
-            f"{name}: input of shape {tuple(x.shape)} does not end with normalized_shape "
-            f"{normalized_shape}"
+            f"rms_norm: Input tensor must have at least {k} dimensions (normalized_shape "
+            f"{list(normalized_shape)}), but got {x.ndim} (shape {tuple(x.shape)})"
+        )
+    if k == 0 or x.ndim < k or tuple(x.shape[x.ndim - k :]) != normalized_shape:
+        # PyTorch's RuntimeError and wording ("Given normalized_shape=[3], expected input ...")
+        raise RuntimeError(
+            f"{name}: Given normalized_shape={list(normalized_shape)}, expected input with shape "
+            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size "
+            f"{list(x.shape)}"
         )
     return tuple(range(x.ndim - k, x.ndim))
 
@@ -136,18 +143,22 @@ def group_norm(
     """Normalise each of ``num_groups`` groups of channels of every sample (N, C, *) to zero
     mean and unit variance (biased), then y = xhat * weight[c] + bias[c]."""
     if input.ndim < 2:
-        raise ValueError(f"group_norm: expected an input (N, C, *), got shape {tuple(input.shape)}")
+        raise RuntimeError(
+            f"group_norm: Expected at least 2 dimensions for input tensor (N, C, *), but got "
+            f"shape {tuple(input.shape)}"
+        )
     n, c = input.shape[:2]
+    if num_groups > 0 and (n * c // num_groups) * math.prod(input.shape[2:]) == 1:
+        # PyTorch's check (its message too), made before the divisibility one: N * C / G
+        # (floored) * spatial values, counted over the batch
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input size "
+            f"{tuple(input.shape)}"
+        )
     if num_groups <= 0 or c % num_groups:
         raise RuntimeError(
             f"group_norm: expected number of channels in input to be divisible by num_groups, "
             f"but got input of shape {tuple(input.shape)} and num_groups={num_groups}"
-        )
-    if n * (c // num_groups) * math.prod(input.shape[2:]) == 1:
-        # PyTorch's check (its message too): N * C/G * spatial values, counted over the batch
-        raise ValueError(
-            f"Expected more than 1 value per channel when training, got input size "
-            f"{tuple(input.shape)}"
         )
     check_param_dtypes("group_norm", input, weight=weight, bias=bias)
     for name, t in (("weight", weight), ("bias", bias)):

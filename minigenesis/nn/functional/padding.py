@@ -15,7 +15,7 @@ def pad(x, pad: tuple | list, mode: str = "constant", value: float | None = None
         raise TypeError(f"pad: amounts must be ints, got {tuple(pad)}")
     pad = tuple(pad)
     if len(pad) % 2 or len(pad) // 2 > x.ndim:
-        raise ValueError(
+        raise RuntimeError(
             f"pad: expected an even number of amounts for at most {x.ndim} dims "
             f"(a tensor of shape {tuple(x.shape)}), got {pad}"
         )
@@ -24,7 +24,7 @@ def pad(x, pad: tuple | list, mode: str = "constant", value: float | None = None
     pairs = [(pad[2 * (k - 1 - i)], pad[2 * (k - 1 - i) + 1]) for i in range(k)]
     dims = list(range(x.ndim - k, x.ndim))
     if mode not in ("constant", "reflect", "replicate", "circular"):
-        raise ValueError(
+        raise NotImplementedError(  # PyTorch's type ("Unrecognised padding mode")
             f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got {mode!r}"
         )
     if mode != "constant" and not (k <= 3 and x.ndim in (k + 1, k + 2)):
@@ -63,7 +63,7 @@ def pad(x, pad: tuple | list, mode: str = "constant", value: float | None = None
     for j, ((lo, hi), d) in enumerate(zip(pairs, dims)):
         n = x.shape[d]
         if mode == "reflect" and max(lo, hi) >= n:
-            raise ValueError(
+            raise RuntimeError(
                 f"pad: reflect padding ({lo}, {hi}) must be less than the size {n} of dim {d}"
             )
         if mode == "circular" and max(lo, hi) > n:

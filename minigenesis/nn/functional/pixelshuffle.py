@@ -13,8 +13,11 @@ from ..._tensor import Tensor
 # Rearranging pixels and channels
 # ----------------------------------------------------------------------------------------------
 def _check_int_factor(value: Any, name: str, arg: str) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"{name}: {arg} must be a positive int, got {value!r}")
+    # PyTorch's types: TypeError for a value that is no int, RuntimeError for one below 1
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{name}: {arg} must be a positive int, got {value!r}")
+    if value < 1:
+        raise RuntimeError(f"{name}: {arg} must be a positive int, got {value!r}")
 
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:

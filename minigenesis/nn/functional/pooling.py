@@ -48,14 +48,14 @@ def _pool_input(
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}: input must be a Tensor, got {type(input).__name__}")
     if input.ndim not in (3, 4):
-        raise ValueError(
+        raise RuntimeError(
             f"{name}: expected a 4-d input (N, C, H, W) or a 3-d unbatched one (C, H, W), got "
             f"shape {tuple(input.shape)}"
         )
     if adaptive:
         check_adaptive_sizes(input, name)
     elif 0 in input.shape[-3:]:
-        raise ValueError(
+        raise RuntimeError(
             f"{name}: only the batch dim may be empty, got shape {tuple(input.shape)} (as PyTorch)"
         )
     if input._data.dtype.kind not in kinds:
@@ -123,7 +123,7 @@ def avg_pool2d(
     overhang = (ho - 1) * sh - ph + kh > h + ph or (wo - 1) * sw - pw + kw > w + pw
     if divisor_override is not None:
         if divisor_override == 0:
-            raise ValueError("avg_pool2d: divisor_override must be non-zero")
+            raise RuntimeError("avg_pool2d: divisor_override must be non-zero")
         out = KeepInput.apply(total / divisor_override, x)
     elif count_include_pad and not overhang:
         out = KeepInput.apply(total / (kh * kw), x)  # the common case: one scalar
@@ -159,7 +159,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     [floor(i H / oh), ceil((i + 1) H / oh)) and the same for columns; computed as
     A_h x A_w^T with two averaging matrices (a None size keeps that input size)."""
     if input.ndim not in (3, 4):
-        raise ValueError(
+        raise RuntimeError(
             f"adaptive_avg_pool2d: expected a 3-d (C, H, W) or 4-d (N, C, H, W) input, got "
             f"shape {tuple(input.shape)}"
         )
@@ -188,7 +188,7 @@ def _pool1d_input(input: Any, name: str) -> tuple[Tensor, bool]:
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}: input must be a Tensor, got {type(input).__name__}")
     if input.ndim not in (2, 3):
-        raise ValueError(
+        raise RuntimeError(
             f"{name}: expected a 3-d input (N, C, L) or a 2-d unbatched one (C, L), got shape "
             f"{tuple(input.shape)}"
         )
