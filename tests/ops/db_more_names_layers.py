@@ -291,7 +291,7 @@ ENTRIES = [
         _lp_pool,
         lambda m: [S(m(2, 3, 7), 2.0, 3, 2), S(m(1, 2, 6, lo=0.1, hi=2), 1.5, 2)],
         method=False,
-        errors=lambda m: [(S(m(1, 2, 2), 2.0, 3), ValueError)],
+        errors=lambda m: [(S(m(1, 2, 2), 2.0, 3), RuntimeError)],
     ),
     op(
         "F.lp_pool2d",
