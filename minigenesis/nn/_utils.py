@@ -16,8 +16,8 @@ def padding_index(padding_idx: int | None, num_embeddings: int) -> int | None:
     """``padding_idx`` in [-num_embeddings, num_embeddings), made non-negative."""
     if padding_idx is None:
         return None
-    if not -num_embeddings <= padding_idx < num_embeddings:
-        raise ValueError(
+    if not -num_embeddings <= padding_idx < num_embeddings:  # PyTorch asserts
+        raise AssertionError(
             f"padding_idx must be within num_embeddings: expected a value in "
             f"[{-num_embeddings}, {num_embeddings}), got {padding_idx}"
         )

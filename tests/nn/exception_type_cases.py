@@ -241,6 +241,26 @@ CASES: list[tuple[str, Callable[[Any], Any], type]] = [
         lambda L: _mha(L, attn_mask=L.zeros(3, 3, 4, dtype=L.bool)),
         R,
     ),
+    (
+        "scaled_dot_product_attention embedding sizes",
+        lambda L: L.nn.functional.scaled_dot_product_attention(
+            L.randn(1, 2, 3, 4), L.randn(1, 2, 3, 5), L.randn(1, 2, 3, 4)
+        ),
+        R,
+    ),
+    (
+        "scaled_dot_product_attention dropout_p 1.5",
+        lambda L: L.nn.functional.scaled_dot_product_attention(
+            *[L.randn(1, 2, 3, 4)] * 3, dropout_p=1.5
+        ),
+        R,
+    ),
+    ("Embedding padding_idx out of range", lambda L: L.nn.Embedding(4, 2, padding_idx=4), A),
+    (
+        "embedding padding_idx out of range",
+        lambda L: L.nn.functional.embedding(L.tensor([0]), L.randn(4, 2), padding_idx=-5),
+        A,
+    ),
     ("Hardtanh min above max", lambda L: L.nn.Hardtanh(1.0, -1.0), A),
     # rearranging
     ("pixel_shuffle factor 0", lambda L: L.nn.functional.pixel_shuffle(L.randn(1, 4, 2, 2), 0), R),

@@ -36,28 +36,29 @@ def scaled_dot_product_attention(
     functional form does: pass 0.0 in eval mode). ``enable_gqa``: key/value may have fewer heads
     (dim -3) than the query; each is shared by a group of query heads."""
     name = "scaled_dot_product_attention"
+    # shape and argument errors are RuntimeError, as PyTorch's kernel raises them
     if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
-        raise ValueError(f"{name}: query, key and value need at least 2 dims (..., seq, embed)")
+        raise RuntimeError(f"{name}: query, key and value need at least 2 dims (..., seq, embed)")
     if key.shape[-1] != query.shape[-1]:
-        raise ValueError(
+        raise RuntimeError(
             f"{name}: query {tuple(query.shape)} and key {tuple(key.shape)} must have the same "
             f"embedding size (last dim)"
         )
     if value.shape[-2] != key.shape[-2]:
-        raise ValueError(
+        raise RuntimeError(
             f"{name}: key {tuple(key.shape)} and value {tuple(value.shape)} must have the same "
             f"sequence length (dim -2)"
         )
     check_same_dtype(name, LOWER, query=query, key=key, value=value)
     if not 0.0 <= dropout_p < 1.0:
-        raise ValueError(f"{name}: dropout_p must be in [0, 1), got {dropout_p}")
+        raise RuntimeError(f"{name}: dropout_p must be in [0, 1), got {dropout_p}")
     if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
         key, value = _repeat_heads(key, query.shape[-3]), _repeat_heads(value, query.shape[-3])
     mask = None
     if attn_mask is not None:
         L, S = query.shape[-2], key.shape[-2]
         if tuple(attn_mask.shape[-2:]) not in ((L, S), (1, S), (L, 1), (1, 1)):
-            raise ValueError(
+            raise RuntimeError(
                 f"{name}: attn_mask of shape {tuple(attn_mask.shape)} does not broadcast to the "
                 f"scores (..., {L}, {S}) of query {tuple(query.shape)} and key {tuple(key.shape)}"
             )
@@ -88,7 +89,7 @@ def _repeat_heads(t, heads: int):
     """(..., Hk, S, E) -> (..., heads, S, E): each of the Hk heads repeated heads/Hk times."""
     hk = t.shape[-3]
     if heads % hk:
-        raise ValueError(
+        raise RuntimeError(
             f"scaled_dot_product_attention: {heads} query heads cannot be grouped over {hk} "
             f"key/value heads"
         )
