@@ -188,7 +188,10 @@ class MultiheadAttention(Module):
                 f"end in kdim={self.kdim} and vdim={self.vdim}"
             )
         if key.shape[:2] != value.shape[:2] or key.shape[1] != N:
-            raise AssertionError(  # PyTorch asserts
+            # PyTorch asserts that key and value match; a batch that differs from the query's
+            # fails in its reshape (RuntimeError)
+            error = AssertionError if key.shape[:2] != value.shape[:2] else RuntimeError
+            raise error(
                 f"MultiheadAttention: key {tuple(key.shape)} and value {tuple(value.shape)} must "
                 f"share the sequence and batch dims, with the batch of query {tuple(query.shape)}"
             )

@@ -150,6 +150,7 @@ CASES: list[tuple[str, Callable[[Any], Any], type]] = [
         lambda L: L.nn.functional.linear(L.randn(5), L.randn(2, 4)),
         R,
     ),
+    ("linear 0-d input", lambda L: L.nn.Linear(4, 2)(L.randn(())), R),
     (
         "Bilinear second input's features",
         lambda L: L.nn.Bilinear(2, 3, 4)(L.randn(5, 2), L.randn(5, 4)),
@@ -193,6 +194,11 @@ CASES: list[tuple[str, Callable[[Any], Any], type]] = [
         R,
     ),
     (
+        "cross_entropy probabilities batch size",
+        lambda L: L.nn.functional.cross_entropy(L.randn(0, 4, 2), L.rand(1, 4, 2)),
+        V,
+    ),
+    (
         "cross_entropy class weight shape",
         lambda L: L.nn.functional.cross_entropy(L.randn(2, 3), L.tensor([0, 1]), weight=L.ones(2)),
         R,
@@ -225,6 +231,20 @@ CASES: list[tuple[str, Callable[[Any], Any], type]] = [
         "MultiheadAttention unbatched query, batched key",
         lambda L: L.nn.MultiheadAttention(2, 1)(L.randn(2, 2), L.randn(1, 2, 2), L.randn(1, 2, 2)),
         A,
+    ),
+    (
+        "MultiheadAttention key and value lengths",
+        lambda L: L.nn.MultiheadAttention(4, 2)(
+            L.randn(3, 2, 4), L.randn(3, 2, 4), L.randn(4, 2, 4)
+        ),
+        A,
+    ),
+    (
+        "MultiheadAttention key batch differs from the query's",
+        lambda L: L.nn.MultiheadAttention(4, 2)(
+            L.randn(3, 2, 4), L.randn(3, 3, 4), L.randn(3, 3, 4)
+        ),
+        R,
     ),
     (
         "MultiheadAttention key_padding_mask",

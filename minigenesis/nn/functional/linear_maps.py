@@ -38,7 +38,9 @@ def _check_linear_args(input: Tensor, weight: Tensor, bias: Tensor | None) -> No
     if weight.ndim != 2:
         raise ValueError(f"linear: weight must be 2-D (out, in), got shape {tuple(weight.shape)}")
     if input.ndim == 0:
-        raise ValueError("linear: input must have at least 1 dim")
+        raise RuntimeError(
+            "linear: input must have at least 1 dim, got a 0-d tensor"
+        )  # PyTorch's type
     # One dtype for input, weight and bias (after autocast's casts), as PyTorch: a float64
     # batch into a float32 layer is an error, not a float64 layer. Integers of one dtype compute
     # in that dtype, as in PyTorch (no gradient); bool does not.

@@ -293,8 +293,10 @@ def _cross_entropy_in_full(
     if probabilities:
         if ignore_index >= 0:  # PyTorch's check: no class to ignore among probabilities
             raise RuntimeError("ignore_index is not supported for floating point target")
-        if tuple(t.shape) != tuple(x.shape):  # RuntimeError, as PyTorch
-            raise RuntimeError(
+        if tuple(t.shape) != tuple(x.shape):
+            # PyTorch: ValueError for a batch size that differs, RuntimeError otherwise
+            batch_differs = t.ndim > 0 and x.ndim > 0 and t.shape[0] != x.shape[0]
+            raise (ValueError if batch_differs else RuntimeError)(
                 f"{name}: class-probability targets must have the input's shape "
                 f"{tuple(input.shape)}, got {tuple(target.shape)}"
             )
