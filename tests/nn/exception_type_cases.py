@@ -220,6 +220,13 @@ CASES: list[tuple[str, Callable[[Any], Any], type]] = [
         lambda L: L.nn.functional.multi_margin_loss(L.rand(2, 3), L.tensor([0, 3])),
         R,
     ),
+    (
+        "ctc_loss negative target length",
+        lambda L: L.nn.functional.ctc_loss(
+            L.randn(4, 1, 3).log_softmax(2), L.tensor([[1, 2]]), [4], [-1]
+        ),
+        R,
+    ),
     # attention
     ("MultiheadAttention embed_dim % num_heads", lambda L: L.nn.MultiheadAttention(5, 2), A),
     (

@@ -45,7 +45,10 @@ def _lengths(x: Any, n: int, name: str) -> list[int]:
         values = list(x) if isinstance(x, (list, tuple)) else np.asarray(x).reshape(-1).tolist()
     if len(values) != n:
         raise RuntimeError(f"ctc_loss: expected {n} {name}, got {len(values)}")
-    return [int(v) for v in values]
+    lengths = [int(v) for v in values]
+    if min(lengths, default=0) < 0:  # PyTorch's RuntimeError (NumPy failed on a negative size)
+        raise RuntimeError(f"ctc_loss: Expected {name} to have value at least 0, got {lengths}")
+    return lengths
 
 
 def _check_targets(shape: tuple, n: int, tg_len: list[int]) -> None:
