@@ -176,7 +176,10 @@ class _BatchNorm(_NormBase):
             raise ValueError(
                 f"{type(self).__name__}: expected {dims} input, got shape {tuple(input.shape)}"
             )
-        if input.shape[1] != self.num_features:  # PyTorch's RuntimeError (from its buffers)
+        # PyTorch's RuntimeError comes from its per-channel buffers and weights: a layer with
+        # neither (affine=False, track_running_stats=False) normalises any number of channels
+        per_channel = self.affine or self.running_mean is not None
+        if per_channel and input.shape[1] != self.num_features:
             raise RuntimeError(
                 f"{type(self).__name__}({self.num_features}): running_mean should contain "
                 f"{input.shape[1]} elements not {self.num_features}: input has {input.shape[1]} "

@@ -106,8 +106,11 @@ def test_histogramdd_range_and_weights():
 def test_range_unravel_scalar_tensor():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for args in [(1, 4), (0, 1, 0.3), (3, 0, -1), (5,)]:
-            _close(mg.range(*args), torch.range(*args) if len(args) > 1 else torch.range(0, 5))
+        for args in [(1, 4), (0, 1, 0.3), (3, 0, -1)]:
+            _close(mg.range(*args), torch.range(*args))
+        for lib in (mg, torch):  # end is required: range(5) is PyTorch's TypeError
+            with pytest.raises(TypeError):
+                lib.range(5)
     for flat in ([7, -1, 8], 5):
         for a, b in zip(mg.unravel_index(mg.tensor(flat), (2, 4)),
                         torch.unravel_index(torch.tensor(flat), (2, 4)), strict=True):  # fmt: skip
