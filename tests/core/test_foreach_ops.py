@@ -47,7 +47,7 @@ def test_binary_foreach_ops_match_the_per_tensor_op(name: str, kind: str) -> Non
     }[kind]
     out = getattr(mg, f"_foreach_{name}")(tensors(A), mg_other)
     xs = tensors(A)
-    assert getattr(mg, f"_foreach_{name}_")(xs, mg_other) is None
+    assert getattr(mg, f"_foreach_{name}_")(xs, mg_other) is xs  # in place: self, as PyTorch
     for a, o, r, x in zip(A, np_other, out, xs):
         want = BINARY[name](a, o)
         np.testing.assert_allclose(r.numpy(), want, rtol=1e-6)
@@ -103,3 +103,51 @@ def test_out_of_place_foreach_is_differentiable_and_in_place_checks_hold() -> No
         mg._foreach_add(tensors(A), [mg.ones(1)])
     with pytest.raises(TypeError, match="list or tuple of Tensors"):
         mg._foreach_add(mg.ones(2), 1.0)
+
+
+MORE_UNARY = {
+    "acos": np.arccos, "asin": np.arcsin, "atan": np.arctan, "ceil": np.ceil, "cos": np.cos,
+    "cosh": np.cosh, "expm1": np.expm1, "floor": np.floor, "log10": np.log10, "log1p": np.log1p,
+    "log2": np.log2, "round": np.round, "sin": np.sin, "sinh": np.sinh, "tan": np.tan,
+    "tanh": np.tanh, "trunc": np.trunc, "frac": lambda v: v - np.trunc(v),
+    "rsqrt": lambda v: 1 / np.sqrt(v), "sigmoid": lambda v: 1 / (1 + np.exp(-v)),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(MORE_UNARY))
+def test_the_remaining_unary_foreach_ops_match_numpy_in_and_out_of_place(name: str) -> None:
+    args = [b / 2.5 for b in B]  # in (0.2, 0.8): inside every domain (acos, log, rsqrt)
+    out = getattr(mg, f"_foreach_{name}")(tensors(args))
+    assert isinstance(out, tuple)
+    xs = tensors(args)
+    assert getattr(mg, f"_foreach_{name}_")(xs) is xs
+    for a, r, x in zip(args, out, xs):
+        np.testing.assert_allclose(r.numpy(), MORE_UNARY[name](a), rtol=2e-6, atol=1e-7)
+        np.testing.assert_allclose(x.numpy(), MORE_UNARY[name](a), rtol=2e-6, atol=1e-7)
+
+
+def test_foreach_returns_tuples_self_in_place_and_rejects_an_empty_list() -> None:
+    assert isinstance(mg._foreach_add(tensors(A), 1.0), tuple)
+    assert isinstance(mg._foreach_norm(tensors(A)), tuple)
+    xs = tensors(A)
+    assert mg._foreach_lerp_(xs, tensors(B), 0.5) is xs
+    assert mg._foreach_copy_(xs, tensors(B)) is xs
+    assert mg._foreach_zero_(xs) is xs
+    assert mg._foreach_addcmul_(xs, tensors(B), tensors(B)) is xs
+    with pytest.raises(RuntimeError, match="at least one tensor"):
+        mg._foreach_neg([])
+    with pytest.raises(RuntimeError, match="at least one tensor"):
+        mg._foreach_add_([], 1.0)
+
+
+def test_foreach_max_clone_and_pow_with_a_number_base() -> None:
+    np.testing.assert_array_equal([m.item() for m in mg._foreach_max(tensors(A))],
+                                  [a.max() for a in A])  # fmt: skip
+    with pytest.raises(RuntimeError, match="empty tensor"):
+        mg._foreach_max([mg.ones(0)])
+    xs = tensors(A)
+    clones = mg._foreach_clone(xs)
+    assert all(c is not x and np.array_equal(c.numpy(), a) for c, x, a in zip(clones, xs, A))
+    out = mg._foreach_pow(2.0, tensors(B))
+    for b, r in zip(B, out):
+        np.testing.assert_allclose(r.numpy(), np.float32(2.0) ** b, rtol=1e-6)
