@@ -105,23 +105,34 @@ def adaptive_max_pool1d(input: Any, output_size: Any) -> tuple:  # noqa: A002
     return F.adaptive_max_pool1d(input, output_size, True)
 
 
+def _check_p(p: float) -> None:
+    """aten's dropouts refuse p outside [0, 1] with RuntimeError (F.dropout's check is a
+    ValueError, so the aten forms check first)."""
+    if not 0.0 <= p <= 1.0:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
 def dropout(input: Any, p: float, train: bool) -> Any:  # noqa: A002
     """``F.dropout(input, p, training=train)``."""
+    _check_p(p)
     return F.dropout(input, p, train)
 
 
 def dropout_(input: Any, p: float, train: bool) -> Any:  # noqa: A002
     """In-place dropout."""
+    _check_p(p)
     return F.dropout(input, p, train, inplace=True)
 
 
 def alpha_dropout(input: Any, p: float, train: bool) -> Any:  # noqa: A002
     """``F.alpha_dropout(input, p, training=train)``."""
+    _check_p(p)
     return F.alpha_dropout(input, p, train)
 
 
 def alpha_dropout_(input: Any, p: float, train: bool) -> Any:  # noqa: A002
     """In-place alpha dropout."""
+    _check_p(p)
     return F.alpha_dropout(input, p, train, inplace=True)
 
 
@@ -135,21 +146,25 @@ def _feature(input: Any) -> Any:  # noqa: A002
 
 def feature_dropout(input: Any, p: float, train: bool) -> Any:  # noqa: A002
     """Zero whole channels (the (N, C) slices) with probability p, scale the rest by 1/(1-p)."""
+    _check_p(p)
     return _feature(input)(input, p, train)
 
 
 def feature_dropout_(input: Any, p: float, train: bool) -> Any:  # noqa: A002
     """In-place feature dropout."""
+    _check_p(p)
     return _feature(input)(input, p, train, inplace=True)
 
 
 def feature_alpha_dropout(input: Any, p: float, train: bool) -> Any:  # noqa: A002
     """``F.feature_alpha_dropout(input, p, training=train)``."""
+    _check_p(p)
     return F.feature_alpha_dropout(input, p, train)
 
 
 def feature_alpha_dropout_(input: Any, p: float, train: bool) -> Any:  # noqa: A002
     """In-place feature alpha dropout."""
+    _check_p(p)
     return F.feature_alpha_dropout(input, p, train, inplace=True)
 
 

@@ -37,6 +37,16 @@ def test_conv_and_pool_aliases_compute_the_sliding_sums_and_maxima():
     np.testing.assert_array_equal(padded, np.pad(x[0, 0], (1, 2), constant_values=5.0))
 
 
+@pytest.mark.parametrize(
+    "name", ["dropout", "dropout_", "alpha_dropout", "feature_dropout", "feature_alpha_dropout"]
+)
+@pytest.mark.parametrize("p", [-0.1, 1.5])
+def test_aten_dropouts_refuse_p_outside_0_1_with_runtime_error(name, p):
+    # aten's check (RuntimeError), not F.dropout's ValueError; also when not training
+    with pytest.raises(RuntimeError, match="between 0 and 1"):
+        getattr(mg, name)(mg.ones(2, 3, 4), p, False)
+
+
 def test_dropout_takes_train_positionally():
     x = mg.ones(1000)
     assert mg.dropout(x, 0.5, False) is x or mg.dropout(x, 0.5, False).equal(x)
