@@ -250,9 +250,22 @@ def _dirty_outputs(node: Function, outputs: tuple, record: bool) -> tuple:
         if src is None:
             replaced.append(out)
             continue
-        src._bump_version()
-        if out.grad_fn is node:
-            src.requires_grad, src.grad_fn, src._output_nr = True, node, out._output_nr
+        source = src.__dict__.get("_view_src") if src._is_view else None
+        if out.grad_fn is node and source is not None:
+            # A view written in place: its base's history records the write (the node's output
+            # put at the view's places), and the view is made again from the base, as for any
+            # in-place op on a view (Tensor._inplace_on_view: PyTorch's rebase).
+            if getattr(source[1], "multiple_views", False):
+                raise RuntimeError(
+                    "a view made by a function that returns several views (split, chunk) is "
+                    "being modified in place by a custom Function (mark_dirty); as PyTorch, "
+                    "this is refused"
+                )
+            src._inplace_on_view(lambda _old, written=out: written, (), *source)
+        else:
+            src._bump_version()
+            if out.grad_fn is node:
+                src.requires_grad, src.grad_fn, src._output_nr = True, node, out._output_nr
         replaced.append(src)
     return tuple(replaced)
 

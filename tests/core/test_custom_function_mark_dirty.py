@@ -50,3 +50,26 @@ def test_mark_dirty_without_gradients_returns_the_input_unrecorded():
     t = mg.ones(2)
     out = Double.apply(t)
     assert out is t and not t.requires_grad and t.tolist() == [2.0, 2.0]
+
+
+def test_mark_dirty_on_a_view_rebases_the_base_history():
+    # h = x * 1; the Function doubles h[1:3] in place, so afterwards h = (x0, 2x1, 2x2, x3):
+    # d sum(h) / dx = (1, 2, 2, 1), the write reaching h's gradient through the view
+    x = mg.tensor([1.0, 2.0, 3.0, 4.0], dtype=mg.float64, requires_grad=True)
+    h = x * 1
+    out = Double.apply(h[1:3])
+    np.testing.assert_array_equal(h.detach().numpy(), [1.0, 4.0, 6.0, 4.0])
+    (h.sum() + (out * out).sum()).backward()  # + d/dx (2x1)^2 + (2x2)^2 = (0, 8x1, 8x2, 0)
+    np.testing.assert_allclose(x.grad.numpy(), [1.0, 2 + 16.0, 2 + 24.0, 1.0])
+    # a strided view (every second element): d sum(arange(4) * h) / dx = arange(4) * (1, 2, 1, 2)
+    x.grad = None
+    h = x * 1
+    Double.apply(h.view(2, 2)[:, 1])
+    (h * mg.arange(4.0, dtype=mg.float64)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0.0, 2.0, 2.0, 6.0])
+
+
+def test_mark_dirty_on_a_split_view_is_refused():
+    h = mg.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True) * 1
+    with pytest.raises(RuntimeError, match="several views"):
+        Double.apply(h.split(2)[0])
