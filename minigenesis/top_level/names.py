@@ -95,6 +95,8 @@ def unravel_index(indices: Any, shape: Any) -> tuple:
     shape = (int(shape),) if isinstance(shape, int) else tuple(int(s) for s in shape)
     if any(s < 0 for s in shape):
         raise ValueError("'shape' cannot have negative values, but got " + str(shape))
+    if 0 in shape and idx.numel() > 0:  # no element to index (PyTorch's floor division by 0)
+        raise RuntimeError("ZeroDivisionError")
     rest, coords = idx.numpy().astype(np.int64), []
     for size in reversed(shape):  # floor division and modulo, innermost dim first
         coords.append(rest % size)
@@ -262,7 +264,11 @@ def frombuffer(
     buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0, requires_grad: bool = False
 ) -> Tensor:
     """A 1-D tensor over an object with the buffer protocol (bytearray, array, mmap), sharing
-    its memory: ``count`` elements (-1: all) from byte ``offset``."""
+    its memory: ``count`` elements (-1: all) from byte ``offset``. An empty buffer or
+    ``count == 0`` is a ValueError, as in PyTorch (a tensor over no memory)."""
+    length = memoryview(buffer).nbytes
+    if length == 0 or count == 0:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
     array = np.frombuffer(buffer, dtype=_dt.to_dtype(dtype).numpy_dtype, count=count, offset=offset)
     if not array.flags.writeable:
         warnings.warn(

@@ -304,3 +304,16 @@ def test_embedding_alias_padding_row_gets_no_gradient():
     weight.grad = None
     mg.embedding(weight, mg.tensor([3, 3])).sum().backward()  # -1: no padding row
     np.testing.assert_array_equal(weight.grad.numpy()[3], [2, 2])
+
+
+def test_unravel_index_into_a_shape_without_elements_is_refused():
+    with pytest.raises(RuntimeError):
+        mg.unravel_index(mg.tensor([0]), (3, 0))
+    rows, cols = mg.unravel_index(mg.tensor([], dtype=mg.int64), (3, 0))  # nothing to index
+    assert rows.shape == cols.shape == (0,)
+
+
+@pytest.mark.parametrize("buf, count", [(b"", -1), (b"abcd", 0)])
+def test_frombuffer_of_no_bytes_is_a_value_error(buf, count):
+    with pytest.raises(ValueError, match="must not be 0"):
+        mg.frombuffer(bytearray(buf), dtype=mg.uint8, count=count)
