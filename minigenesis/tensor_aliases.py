@@ -365,10 +365,11 @@ class TensorAliases:
         transpose: bool = False,
         unitriangular: bool = False,  # noqa: N803
     ) -> TriangularSolve:
-        """(X, A.clone()) with A X = self (``transpose``: A^T X = self), A triangular."""
+        """(X, A.clone()) with A X = self (``transpose``: A^T X = self), A triangular; as
+        PyTorch's, the clone of A is broadcast to the batch dims of X."""
         a = A.mT if transpose else A
         x = L.solve_triangular(a, self, bool(upper) != bool(transpose), True, bool(unitriangular))
-        return TriangularSolve(x, A.clone())
+        return TriangularSolve(x, A.expand(*x.shape[:-2], *A.shape[-2:]).clone())
 
     # ------------------------------------------------------------------ sparse views of dense
     def sparse_dim(self) -> int:

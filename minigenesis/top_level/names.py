@@ -219,7 +219,7 @@ def lu_unpack(
     k = min(m, n)
     p = l_ = u = None
     if unpack_data:
-        eye = Tensor._make(np.eye(m, k, dtype=LU_data.numpy().dtype)).to(LU_data.device)
+        eye = Tensor._make(np.eye(m, k, dtype=LU_data.dtype.numpy_dtype)).to(LU_data.device)
         l_ = LU_data[..., :, :k].tril(-1) + eye
         u = LU_data[..., :k, :].triu()
     if unpack_pivots:
@@ -231,7 +231,7 @@ def lu_unpack(
             b = np.take_along_axis(perm, j[..., None], -1)
             np.put_along_axis(perm, np.full(perm.shape[:-1] + (1,), i), b, -1)
             np.put_along_axis(perm, j[..., None], a, -1)
-        p_np = (perm[..., None, :] == np.arange(m)[:, None]).astype(LU_data.numpy().dtype)
+        p_np = (perm[..., None, :] == np.arange(m)[:, None]).astype(LU_data.dtype.numpy_dtype)
         p = tensor(p_np, dtype=LU_data.dtype, device=LU_data.device)
     empty_ = LU_data.new_empty((0,))
     return (p if p is not None else empty_, l_ if l_ is not None else empty_,

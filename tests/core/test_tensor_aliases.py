@@ -193,3 +193,23 @@ def test_unsafe_forms_and_geometry_facts():
     assert x.is_set_to(x) and not x.is_set_to(x.t()) and x.const_data_ptr() == x.data_ptr()
     y = mg.zeros(1)
     assert y.resize_as_(x).shape == (2, 3)
+
+
+def test_triangular_solve_broadcasts_the_cloned_coefficient_to_the_batch():
+    rng = np.random.default_rng(5)
+    a = np.triu(rng.standard_normal((3, 3))) + 3 * np.eye(3)
+    b = rng.standard_normal((2, 3, 2))
+    x, coeff = mg.tensor(b).triangular_solve(mg.tensor(a))
+    assert coeff.shape == (2, 3, 3)
+    np.testing.assert_array_equal(coeff.numpy(), np.broadcast_to(a, (2, 3, 3)))
+    np.testing.assert_allclose(x.numpy(), np.linalg.solve(a, b), rtol=1e-12)
+
+
+def test_lu_unpack_of_a_tensor_requiring_grad_passes_gradients_to_the_packed_factors():
+    # L = tril(LU, -1) + I, U = triu(LU): d(sum(w1 L) + sum(w2 U)) / dLU = tril(w1, -1) + triu(w2)
+    rng = np.random.default_rng(6)
+    lu = mg.tensor(rng.standard_normal((3, 3)), requires_grad=True)
+    w1, w2 = rng.standard_normal((3, 3)), rng.standard_normal((3, 3))
+    _, l_, u = mg.lu_unpack(lu, mg.tensor([1, 2, 3], dtype=mg.int32))
+    ((l_ * mg.tensor(w1)).sum() + (u * mg.tensor(w2)).sum()).backward()
+    np.testing.assert_allclose(lu.grad.numpy(), np.tril(w1, -1) + np.triu(w2), rtol=1e-12)
