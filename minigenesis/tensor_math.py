@@ -442,13 +442,15 @@ class TensorMath:
     def sigmoid(self):
         return A.Sigmoid.apply(float_in(self))
 
-    def softmax(self, dim: int = -1):
-        need_float(self, "softmax", NotImplementedError)
-        return A.Softmax.apply(self, norm_dim(dim, self.ndim)[0])
+    def softmax(self, dim: int = -1, dtype: Any = None):
+        x = self if dtype is None else self.to(dtype)  # dtype: cast first, as PyTorch
+        need_float(x, "softmax", NotImplementedError)
+        return A.Softmax.apply(x, norm_dim(dim, x.ndim)[0])
 
-    def log_softmax(self, dim: int = -1):
-        need_float(self, "log_softmax", NotImplementedError)
-        return A.LogSoftmax.apply(self, norm_dim(dim, self.ndim)[0])
+    def log_softmax(self, dim: int = -1, dtype: Any = None):
+        x = self if dtype is None else self.to(dtype)
+        need_float(x, "log_softmax", NotImplementedError)
+        return A.LogSoftmax.apply(x, norm_dim(dim, x.ndim)[0])
 
     def gelu(self, approximate: str = "none"):
         return A.GELU.apply(self, approximate)

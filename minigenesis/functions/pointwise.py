@@ -270,12 +270,14 @@ def relu(x: Tensor) -> Tensor:
     return x.relu()
 
 
-def softmax(x: Tensor, dim: int = -1) -> Tensor:
-    return x.softmax(dim)
+def softmax(x: Tensor, dim: int = -1, dtype: Any = None) -> Tensor:
+    """exp(x_i) / sum_j exp(x_j) along dim; ``dtype``: x cast to it first (as PyTorch)."""
+    return x.softmax(dim, dtype)
 
 
-def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
-    return x.log_softmax(dim)
+def log_softmax(x: Tensor, dim: int = -1, dtype: Any = None) -> Tensor:
+    """x_i - log sum_j exp(x_j) along dim; ``dtype``: x cast to it first."""
+    return x.log_softmax(dim, dtype)
 
 
 @_with_out

@@ -317,3 +317,18 @@ def test_unravel_index_into_a_shape_without_elements_is_refused():
 def test_frombuffer_of_no_bytes_is_a_value_error(buf, count):
     with pytest.raises(ValueError, match="must not be 0"):
         mg.frombuffer(bytearray(buf), dtype=mg.uint8, count=count)
+
+
+def test_softmax_and_log_softmax_take_a_dtype_that_casts_the_input_first():
+    x = np.arange(6).reshape(2, 3)
+    e = np.exp(x - x.max(1, keepdims=True))
+    want = e / e.sum(1, keepdims=True)
+    got = mg.softmax(mg.tensor(x), 1, dtype=mg.float64)  # an int input: allowed with a dtype
+    assert got.dtype is mg.float64
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-14)
+    logp = mg.tensor(x).log_softmax(dim=1, dtype=mg.float64)
+    np.testing.assert_allclose(logp.numpy(), np.log(want), rtol=1e-14)
+    xf = mg.tensor(x.astype(np.float32), requires_grad=True)
+    mg.log_softmax(xf, -1, mg.float64)[:, 0].sum().backward()  # d/dx_j = [j == 0] - p_j
+    assert xf.grad.dtype is mg.float32
+    np.testing.assert_allclose(xf.grad.numpy(), np.eye(3)[0] - want, rtol=1e-6)
