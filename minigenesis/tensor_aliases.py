@@ -305,7 +305,12 @@ class TensorAliases:
         return self.dot(other)
 
     def hardshrink(self, lambd: float = 0.5) -> Any:
-        """0 where -lambd <= x <= lambd, else x (NaN passes through)."""
+        """0 where -lambd <= x <= lambd, else x (NaN passes through); floating types only, as
+        F.hardshrink (PyTorch has no integer or bool kernel)."""
+        if not self.dtype.is_floating_point:
+            raise NotImplementedError(
+                f'"hardshrink_cpu" not implemented for {self.dtype.name} input'
+            )
         return self.masked_fill((self >= -lambd) & (self <= lambd), 0)
 
     def prelu(self, weight: Any) -> Any:

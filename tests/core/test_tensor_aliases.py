@@ -213,3 +213,9 @@ def test_lu_unpack_of_a_tensor_requiring_grad_passes_gradients_to_the_packed_fac
     _, l_, u = mg.lu_unpack(lu, mg.tensor([1, 2, 3], dtype=mg.int32))
     ((l_ * mg.tensor(w1)).sum() + (u * mg.tensor(w2)).sum()).backward()
     np.testing.assert_allclose(lu.grad.numpy(), np.tril(w1, -1) + np.triu(w2), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])
+def test_tensor_hardshrink_refuses_integer_and_bool_tensors_as_f_hardshrink(dtype):
+    with pytest.raises(NotImplementedError, match="hardshrink"):
+        mg.tensor([-2, 0, 3], dtype=getattr(mg, dtype)).hardshrink()
