@@ -90,3 +90,36 @@ def check_param_dtypes(op: str, input: Any, **params: Any) -> None:  # noqa: A00
             f"{_C_NAMES.get(d.name, d.name)} (or float for a half-precision input), got "
             f"{_C_NAMES.get(p.name, p.name)}"
         )
+
+
+# PyTorch's kernel errors name the scalar types as ATen spells them
+SCALAR_NAMES = {
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
+
+
+def check_floating(kernel: str, *tensors: Any) -> None:
+    """PyTorch's NotImplementedError for a floating-only kernel given integers or bools:
+    ``"huber_cpu" not implemented for 'Long'``. The kernel runs in the dtype the (tensor)
+    arguments promote to, so a float input with an integer target passes, as in PyTorch; an
+    integer one would otherwise be computed in floats or truncated to integers."""
+    dtypes = [t._data.dtype for t in tensors if isinstance(t, TensorBase)]
+    if not dtypes or any(d.kind in "fcV" for d in dtypes):  # (bfloat16 is a "V" dtype)
+        return
+    d = np.result_type(*dtypes)
+    raise NotImplementedError(
+        f"\"{kernel}\" not implemented for '{SCALAR_NAMES.get(d.name, d.name)}'"
+    )
+
+
+def check_not_bool(kernel: str, input: Any) -> None:  # noqa: A002
+    """PyTorch's NotImplementedError for a kernel with integer cases but no bool one
+    (convolutions, reflection and replication padding): ``"slow_conv2d_cpu" not implemented for
+    'Bool'``."""
+    if isinstance(input, TensorBase) and input._data.dtype.kind == "b":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")

@@ -20,7 +20,7 @@ from ...functions import where
 from ...ops.anchor import anchor
 from ...ops.indexing import check_index_dtype, check_index_range
 from ...ops.loss import BinaryCrossEntropy, CrossEntropyIndices, LogSigmoid, PickClass
-from ...ops.same_dtype import check_same_dtype
+from ...ops.same_dtype import check_floating, check_same_dtype
 from ...size import broadcast_error
 
 # A loss reduces its per-element values with reduction="none" (keep them), "mean" or "sum"
@@ -325,6 +325,7 @@ def _cross_entropy_in_full(
 def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
     """l_i = (x_i - y_i)^2;   dl/dx = 2 (x - y)."""
     reduction = reduction_mode(size_average, reduce, reduction, "mse_loss")
+    check_floating("mse_cpu", input, target)
     target = _tensor(target, input, "mse_loss")
     _same_shape(input, target, "mse_loss", strict=False)
     diff = input - target
@@ -361,6 +362,7 @@ def binary_cross_entropy(
             "(nn.BCEWithLogitsLoss), which is safe to autocast."
         )
     reduction = reduction_mode(size_average, reduce, reduction, name)
+    check_floating(name, input)
     if isinstance(target, Tensor):  # one kernel over input and target: one dtype (PyTorch)
         check_same_dtype(name, input=input, target=target)
     target = _tensor(target, input, name)
@@ -396,6 +398,7 @@ def binary_cross_entropy_with_logits(
     (using log(1 - sigmoid(x)) = log sigmoid(x) - x), with the stable log sigmoid."""
     name = "binary_cross_entropy_with_logits"
     reduction = reduction_mode(size_average, reduce, reduction, name)
+    check_floating("log_sigmoid_cpu", input)
     target = _tensor(target, input, name)
     _same_shape(input, target, name, strict=True)
     # PyTorch builds the loss in a buffer of the target's dtype ((1 - target).mul_(input)...): a
@@ -434,6 +437,7 @@ def smooth_l1_loss(
     reduction = reduction_mode(size_average, reduce, reduction, name)
     if beta < 0:
         raise RuntimeError(f"{name} does not support negative values for beta, got {beta}")
+    check_floating("smooth_l1_cpu", input, target)
     target = _tensor(target, input, name)
     _same_shape(input, target, name, strict=False)
     d = input - target
@@ -457,6 +461,7 @@ def huber_loss(
     reduction = reduction_mode(None, None, reduction, name)
     if delta <= 0:
         raise RuntimeError(f"{name} does not support non-positive values for delta, got {delta}")
+    check_floating("huber_cpu", input, target)
     target = _tensor(target, input, name)
     _same_shape(input, target, name, strict=False)
     d = input - target
@@ -494,6 +499,9 @@ def kl_div(
             "definition.",
             stacklevel=2,
         )
+    for t in (input, target):  # PyTorch refuses an integer or bool input or target
+        if isinstance(t, Tensor) and t._data.dtype.kind not in "fcV":
+            raise RuntimeError(f"{name}: Integral inputs not supported.")
     target = _tensor(target, input, name)
     _same_shape(input, target, name, strict=False)
     if log_target:

@@ -23,6 +23,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autocast_policy import FLOAT32, autocast_function
 from ...backend import get_array_module
+from ...ops.same_dtype import SCALAR_NAMES
 from ...size import broadcast_error
 from .losses import reduction_mode
 
@@ -41,6 +42,12 @@ def _relu(z: Tensor) -> Tensor:
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):  # noqa: A002
     """log(1 + exp(-y x)) per element (y = +-1), computed as softplus(-y x)."""
     reduction = reduction_mode(size_average, reduce, reduction, "soft_margin_loss")
+    if isinstance(input, Tensor) and input._data.dtype.kind not in "fcV":
+        # PyTorch computes exp/log1p into an output of the input's dtype: refused for integers
+        what = "Negation, the `-` operator, on a bool tensor is not supported."
+        if input._data.dtype.kind != "b":
+            what = f"result type Float can't be cast to the desired output type {input.dtype}"
+        raise RuntimeError(f"soft_margin_loss: {what}")
     try:
         shape = np.broadcast_shapes(tuple(input.shape), tuple(target.shape))
     except ValueError:  # PyTorch's broadcast error (RuntimeError), not NumPy's ValueError
@@ -158,7 +165,16 @@ def hinge_embedding_loss(
     zero = input * 0
     below = _relu(margin - input).where(target != 1, zero)
     own = input.where(target != -1, zero)
-    return _reduce(below + own, reduction)
+    loss = below + own
+    dtype = input._data.dtype
+    if dtype.kind in "iu":  # PyTorch keeps an integer input's dtype (margin - x is truncated)
+        if reduction == "mean":
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Input dtype must be either a floating "
+                f"point or complex dtype. Got: {SCALAR_NAMES.get(dtype.name, dtype.name)}"
+            )
+        loss = loss._cast(dtype)
+    return _reduce(loss, reduction)
 
 
 @autocast_function(FLOAT32)
