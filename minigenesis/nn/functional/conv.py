@@ -11,7 +11,7 @@ from ..._tensor import Tensor
 from ...autocast_policy import LOWER, autocast_function
 from ...ops.conv import CONV_ORDER, Col2Im, Im2Col, conv_padding, pair
 from ...ops.conv_shifted import shifted_conv2d
-from ...ops.same_dtype import check_same_dtype
+from ...ops.same_dtype import check_not_bool, check_same_dtype
 from .._utils import single
 from .padding import pad
 
@@ -66,6 +66,7 @@ def conv2d(
     if bias is not None and tuple(bias.shape) != (c_out,):
         raise RuntimeError(f"conv2d: bias must have shape ({c_out},), got {tuple(bias.shape)}")
     check_same_dtype("conv2d", LOWER, input=input, weight=weight, bias=bias)
+    check_not_bool("slow_conv2d_cpu", input)
     stride, dilation = pair(stride, "stride"), pair(dilation, "dilation")
     if 0 in stride or 0 in dilation or 0 in (kh, kw):  # RuntimeError, as PyTorch
         raise RuntimeError(
@@ -173,6 +174,7 @@ def conv_transpose2d(
             f"conv_transpose2d: bias must have shape ({c_out},), got {tuple(bias.shape)}"
         )
     check_same_dtype("conv_transpose2d", LOWER, input=input, weight=weight, bias=bias)
+    check_not_bool("slow_conv_transpose2d_out_cpu", input)
     s, p = pair(stride, "stride"), pair(padding, "padding")
     d, op = pair(dilation, "dilation"), pair(output_padding, "output_padding")
     if 0 in s or 0 in d or 0 in (kh, kw):

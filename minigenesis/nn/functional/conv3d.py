@@ -19,7 +19,7 @@ from typing import Any
 from ..._tensor import Tensor
 from ...autocast_policy import LOWER, autocast_function
 from ...ops.conv import conv_padding
-from ...ops.same_dtype import check_same_dtype
+from ...ops.same_dtype import check_not_bool, check_same_dtype
 from ...ops.windows_nd import CONV, ScatterWindowsNd, WindowsNd, ntuple
 
 
@@ -76,6 +76,7 @@ def conv3d(
     if bias is not None and tuple(bias.shape) != (c_out,):
         raise RuntimeError(f"conv3d: bias must have shape ({c_out},), got {tuple(bias.shape)}")
     check_same_dtype("conv3d", LOWER, input=input, weight=weight, bias=bias)
+    check_not_bool("slow_conv3d_cpu", input)
     stride, dilation = ntuple(stride, 3, "stride"), ntuple(dilation, 3, "dilation")
     _positive_geometry("conv3d", kernel, stride, dilation)
     if isinstance(padding, str):
@@ -145,6 +146,7 @@ def conv_transpose3d(
             f"conv_transpose3d: bias must have shape ({c_out},), got {tuple(bias.shape)}"
         )
     check_same_dtype("conv_transpose3d", LOWER, input=input, weight=weight, bias=bias)
+    check_not_bool("slow_conv_transpose3d_out_cpu", input)
     s, p = ntuple(stride, 3, "stride"), ntuple(padding, 3, "padding")
     d, op = ntuple(dilation, 3, "dilation"), ntuple(output_padding, 3, "output_padding")
     _positive_geometry("conv_transpose3d", kernel, s, d)

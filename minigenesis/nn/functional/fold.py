@@ -17,6 +17,7 @@ from typing import Any
 
 from ..._tensor import Tensor
 from ...ops.conv import Col2Im, Im2Col, out_size, pair
+from ...ops.same_dtype import check_floating
 
 # the column layout PyTorch uses: (N, C, kh, kw, H_out, W_out), flattened to (N, C*kh*kw, L)
 _BLOCK_ORDER = (0, 1, 2, 3, 4, 5)
@@ -46,6 +47,8 @@ def unfold(
             f"unfold: expected a 3-d (C, H, W) or 4-d (N, C, H, W) input, got shape "
             f"{tuple(input.shape)}"
         )
+    if input._data.dtype.kind in "iu":  # PyTorch's im2col has floating and bool cases only
+        check_floating("im2col_out_cpu", input)
     k, d, p, s = _geometry(kernel_size, dilation, padding, stride, "unfold")
     unbatched = input.ndim == 3
     x = input.unsqueeze(0) if unbatched else input

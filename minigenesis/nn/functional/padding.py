@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...backend import get_array_module
 from ...ops.pad import Pad, gather_index
+from ...ops.same_dtype import check_not_bool
 
 
 # ----------------------------------------------------------------------------------------------
@@ -58,6 +59,8 @@ def pad(x, pad: tuple | list, mode: str = "constant", value: float | None = None
         return Pad.apply(x, widths, 0.0 if value is None else value)
     if value not in (None, 0, 0.0):
         raise ValueError(f"pad: value= is only used by mode='constant', not {mode!r}")
+    if mode in ("reflect", "replicate"):  # PyTorch's kernels have no bool case (circular: a copy)
+        check_not_bool(f"{'reflection' if mode == 'reflect' else 'replication'}_pad{k}d", x)
     xp = get_array_module(x._data)
     index: list = [slice(None)] * (x.ndim - k)
     for j, ((lo, hi), d) in enumerate(zip(pairs, dims)):

@@ -12,6 +12,7 @@ from ...autocast_policy import without_autocast
 from ...backend import get_array_module
 from ...ops.anchor import anchor
 from ...ops.pooling import KeepInput, MaxPool, pool_geometry2d, pool_windows
+from ...ops.same_dtype import check_floating
 from .._utils import single
 
 
@@ -216,6 +217,8 @@ def max_pool1d(
     """y[n, c, o] = max of x[n, c, o s - p + j d] over j < kernel_size (padding is -inf); the
     gradient goes to the (first) maximum. ``return_indices``: each maximum's position in L."""
     x, unbatched = _pool1d_input(input, "max_pool1d")
+    if not return_indices:  # PyTorch's values-only kernel is floating-only (with indices: ints too)
+        check_floating("max_pool1d_impl", input)
     k = single(kernel_size, "kernel_size")
     s = k if stride is None or stride == [] else single(stride, "stride")
     p, d = single(padding, "padding"), single(dilation, "dilation")
