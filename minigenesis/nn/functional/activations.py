@@ -125,6 +125,13 @@ def hardtanh(
         raise ValueError(
             f"hardtanh: min_val ({min_val}) cannot be greater than max_val ({max_val})"
         )
+    kind = input._data.dtype.kind if isinstance(input, Tensor) else "f"
+    if kind == "b":  # PyTorch's clamp kernel has no bool case
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if kind == "u" and min_val < 0:  # a negative bound cannot be written in an unsigned dtype
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    if kind in "iu":  # PyTorch converts the bounds to the input's integer type (truncating)
+        min_val, max_val = int(min_val), int(max_val)
 
     def fn(t: Tensor) -> Tensor:
         # written as "at or beyond a bound" so that NaN is not: it passes, gradient too (PyTorch)
@@ -289,6 +296,11 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """value if x <= threshold else x;   dy/dx = 0 where x <= threshold, else 1.
     (Written as PyTorch's kernel: NaN is not <= threshold, so it passes through, gradient too.)"""
+    if isinstance(input, Tensor) and input._data.dtype.kind == "b":
+        raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
+    if isinstance(input, Tensor) and input._data.dtype.kind in "iu":
+        # PyTorch converts both scalars to the input's integer type (truncating toward zero)
+        threshold, value = int(threshold), int(value)
 
     def fn(t: Tensor) -> Tensor:
         return anchor(where(t <= threshold, value, t), t)
