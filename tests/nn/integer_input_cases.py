@@ -1,0 +1,141 @@
+"""Integer and bool tensors given to nn functions: what PyTorch 2.13 does with each, as a table.
+
+Each call is written once against a library ``L`` (``minigenesis`` or ``torch``), so
+``test_integer_inputs.py`` checks minigenesis without PyTorch and ``test_integer_inputs_parity.py``
+checks the table against PyTorch. An expectation is an exception type (PyTorch refuses: its
+floating-only kernels raise NotImplementedError, its Python checks RuntimeError), or a dtype name
+(PyTorch computes, in that dtype: integer max pooling with indices, hinge loss, clamp-like
+activations). Refusing matters: computing an integer loss in floats, or truncating a float result
+to integers, would give numbers PyTorch never gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+R, N = RuntimeError, NotImplementedError
+INTS = ("int64", "int32", "uint8")
+
+
+def _x(L: Any, dtype: str, *shape: int) -> Any:
+    """ones(*shape) of the dtype named ``dtype`` (shape (2, 3, 4) if none is given)."""
+    return L.ones(*(shape or (2, 3, 4)), dtype=getattr(L, dtype))
+
+
+def _f(L: Any) -> Any:
+    return L.nn.functional
+
+
+# (name, call of the library L on a dtype name, the dtypes, what PyTorch does)
+TABLE: list[tuple[str, Callable[[Any, str], Any], tuple[str, ...], Any]] = [
+    ("mse_loss", lambda L, d: _f(L).mse_loss(_x(L, d), _x(L, d)), (*INTS, "bool"), N),
+    ("huber_loss", lambda L, d: _f(L).huber_loss(_x(L, d), _x(L, d)), (*INTS, "bool"), N),
+    ("smooth_l1_loss", lambda L, d: _f(L).smooth_l1_loss(_x(L, d), _x(L, d)), (*INTS, "bool"), N),
+    (
+        "huber_loss sum",
+        lambda L, d: _f(L).huber_loss(_x(L, d), _x(L, d), reduction="sum"),
+        ("int64",),
+        N,
+    ),
+    (
+        "binary_cross_entropy",
+        lambda L, d: _f(L).binary_cross_entropy(_x(L, d), _x(L, d)),
+        (*INTS, "bool"),
+        N,
+    ),
+    (
+        "binary_cross_entropy_with_logits",
+        lambda L, d: _f(L).binary_cross_entropy_with_logits(_x(L, d), _x(L, d)),
+        (*INTS, "bool"),
+        N,
+    ),
+    ("kl_div", lambda L, d: _f(L).kl_div(_x(L, d), _x(L, d), reduction="sum"), (*INTS, "bool"), R),
+    (
+        "kl_div integer target",
+        lambda L, d: _f(L).kl_div(L.ones(2, 3), _x(L, d, 2, 3), reduction="sum"),
+        ("int64",),
+        R,
+    ),
+    (
+        "soft_margin_loss",
+        lambda L, d: _f(L).soft_margin_loss(_x(L, d), _x(L, d)),
+        (*INTS, "bool"),
+        R,
+    ),
+    (
+        "hinge_embedding_loss mean",
+        lambda L, d: _f(L).hinge_embedding_loss(_x(L, d), _x(L, d)),
+        INTS,
+        R,
+    ),
+    (
+        "hinge_embedding_loss none",
+        lambda L, d: _f(L).hinge_embedding_loss(_x(L, d), _x(L, d), reduction="none"),
+        ("int64", "int32"),
+        "same",
+    ),
+    ("max_pool1d", lambda L, d: _f(L).max_pool1d(_x(L, d), 2), (*INTS, "bool"), N),
+    (
+        "max_pool1d with indices",
+        lambda L, d: _f(L).max_pool1d(_x(L, d), 2, return_indices=True)[0],
+        INTS,
+        "same",
+    ),
+    ("max_pool2d", lambda L, d: _f(L).max_pool2d(_x(L, d), 2), INTS, "same"),
+    ("unfold", lambda L, d: _f(L).unfold(_x(L, d, 1, 2, 3, 3), 2), INTS, N),
+    ("unfold bool", lambda L, d: _f(L).unfold(_x(L, d, 1, 2, 3, 3), 2), ("bool",), "same"),
+    (
+        "conv1d bool",
+        lambda L, d: _f(L).conv1d(_x(L, d), L.ones(2, 3, 1, dtype=getattr(L, d))),
+        ("bool",),
+        N,
+    ),
+    (
+        "conv2d bool",
+        lambda L, d: _f(L).conv2d(_x(L, d, 1, 3, 4, 4), L.ones(2, 3, 1, 1, dtype=getattr(L, d))),
+        ("bool",),
+        N,
+    ),
+    (
+        "conv_transpose2d bool",
+        lambda L, d: _f(L).conv_transpose2d(
+            _x(L, d, 1, 3, 4, 4), L.ones(3, 2, 1, 1, dtype=getattr(L, d))
+        ),
+        ("bool",),
+        N,
+    ),
+    ("pad reflect bool", lambda L, d: _f(L).pad(_x(L, d), (1, 1), mode="reflect"), ("bool",), N),
+    (
+        "pad replicate bool",
+        lambda L, d: _f(L).pad(_x(L, d), (1, 1), mode="replicate"),
+        ("bool",),
+        N,
+    ),
+    ("pad reflect", lambda L, d: _f(L).pad(_x(L, d), (1, 1), mode="reflect"), INTS, "same"),
+    (
+        "pad circular bool",
+        lambda L, d: _f(L).pad(_x(L, d), (1, 1), mode="circular"),
+        ("bool",),
+        "same",
+    ),
+    ("hardtanh bool", lambda L, d: _f(L).hardtanh(_x(L, d)), ("bool",), R),
+    ("relu6 bool", lambda L, d: _f(L).relu6(_x(L, d)), ("bool",), R),
+    ("hardtanh unsigned, negative limit", lambda L, d: _f(L).hardtanh(_x(L, d)), ("uint8",), R),
+    ("hardtanh", lambda L, d: _f(L).hardtanh(_x(L, d)), ("int64", "int32"), "same"),
+    ("relu6", lambda L, d: _f(L).relu6(_x(L, d)), INTS, "same"),
+    ("threshold bool", lambda L, d: _f(L).threshold(_x(L, d), 0.5, 2.0), ("bool",), N),
+    ("threshold", lambda L, d: _f(L).threshold(_x(L, d), 0.5, 2.0), INTS, "same"),
+]
+
+# one row per (case, dtype)
+CASES = [(f"{name} {d}", call, d, want) for name, call, dtypes, want in TABLE for d in dtypes]
+
+
+def outcome(call: Callable[[Any, str], Any], L: Any, dtype: str) -> Any:
+    """The exception ``call(L, dtype)`` raises, or the result's dtype name."""
+    try:
+        out = call(L, dtype)
+    except Exception as e:  # noqa: BLE001  (the type is what is checked)
+        return e
+    return str(out.dtype).rsplit(".", 1)[-1]
