@@ -205,6 +205,11 @@ class TensorMath:
         return binary_op(E.Pow, other, self)
 
     def __neg__(self):
+        if self._data.dtype == np.bool_:  # PyTorch's RuntimeError (NumPy's is a TypeError)
+            raise RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                "to invert a mask, use the `~` or `logical_not()` operator instead."
+            )
         return E.Neg.apply(self)
 
     def __pos__(self):
