@@ -126,6 +126,75 @@ TABLE: list[tuple[str, Callable[[Any, str], Any], tuple[str, ...], Any]] = [
     ("relu6", lambda L, d: _f(L).relu6(_x(L, d)), INTS, "same"),
     ("threshold bool", lambda L, d: _f(L).threshold(_x(L, d), 0.5, 2.0), ("bool",), N),
     ("threshold", lambda L, d: _f(L).threshold(_x(L, d), 0.5, 2.0), INTS, "same"),
+    ("silu", lambda L, d: _f(L).silu(_x(L, d)), (*INTS, "bool"), N),
+    ("softmin bool", lambda L, d: _f(L).softmin(_x(L, d), 1), ("bool",), R),
+    ("negation of bool", lambda L, d: -_x(L, d), ("bool",), R),
+    ("rms_norm", lambda L, d: _f(L).rms_norm(_x(L, d), (4,)), (*INTS, "bool"), N),
+    (
+        "cross_entropy integer logits",
+        lambda L, d: _f(L).cross_entropy(_x(L, d, 2, 3), L.tensor([0, 1])),
+        (*INTS, "bool"),
+        N,
+    ),
+    (
+        "nll_loss integer input",
+        lambda L, d: _f(L).nll_loss(_x(L, d, 2, 3), L.tensor([0, 1])),
+        (*INTS, "bool"),
+        N,
+    ),
+    (
+        "scaled_dot_product_attention",
+        lambda L, d: _f(L).scaled_dot_product_attention(_x(L, d), _x(L, d), _x(L, d)),
+        (*INTS, "bool"),
+        R,
+    ),
+    (
+        "linear bool",
+        lambda L, d: _f(L).linear(_x(L, d), L.ones(2, 4, dtype=getattr(L, d))),
+        ("bool",),
+        N,
+    ),
+    (
+        "linear",
+        lambda L, d: _f(L).linear(_x(L, d), L.ones(2, 4, dtype=getattr(L, d))),
+        INTS,
+        "same",
+    ),
+    ("avg_pool1d", lambda L, d: _f(L).avg_pool1d(_x(L, d), 2), ("int32", "uint8", "bool"), N),
+    (
+        "adaptive_max_pool1d",
+        lambda L, d: _f(L).adaptive_max_pool1d(_x(L, d), 2),
+        (*INTS, "bool"),
+        N,
+    ),
+    (
+        "adaptive_max_pool2d",
+        lambda L, d: _f(L).adaptive_max_pool2d(_x(L, d, 1, 2, 4, 4), 2),
+        (*INTS, "bool"),
+        N,
+    ),
+    ("adaptive_avg_pool1d to 2", lambda L, d: _f(L).adaptive_avg_pool1d(_x(L, d), 2), INTS, N),
+    # output size 1 is a mean in PyTorch, which refuses integers with a RuntimeError
+    ("adaptive_avg_pool1d to 1", lambda L, d: _f(L).adaptive_avg_pool1d(_x(L, d), 1), INTS, R),
+    ("adaptive_avg_pool2d to 1", lambda L, d: _f(L).adaptive_avg_pool2d(_x(L, d), 1), INTS, R),
+    (
+        "interpolate linear",
+        lambda L, d: _f(L).interpolate(_x(L, d), scale_factor=2, mode="linear"),
+        (*INTS, "bool"),
+        N,
+    ),
+    (
+        "interpolate nearest",
+        lambda L, d: _f(L).interpolate(_x(L, d), scale_factor=2),
+        ("int64", "int32", "bool"),
+        N,
+    ),
+    (
+        "interpolate bicubic",
+        lambda L, d: _f(L).interpolate(_x(L, d, 1, 1, 2, 2), scale_factor=2, mode="bicubic"),
+        ("int64",),
+        N,
+    ),
 ]
 
 # one row per (case, dtype)

@@ -205,7 +205,7 @@ def test_class_loss_errors_name_the_shapes():
         F.cross_entropy(x, mg.tensor(np.array([0, 1, 2, 0])), reduction="avg")
     with pytest.raises(ValueError, match="label_smoothing"):
         nn.CrossEntropyLoss(label_smoothing=1.5)
-    with pytest.raises(TypeError, match="floating point.*int64"):
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
         F.cross_entropy(mg.tensor(np.array([[1, 2]])), mg.tensor(np.array([0])))
 
 

@@ -63,6 +63,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x sigmoid(x) (also called swish)"""
+    _floating(input, "silu_cpu")
     return _inplace(input, lambda t: t.silu()) if inplace else input.silu()
 
 

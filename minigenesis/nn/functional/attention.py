@@ -11,7 +11,7 @@ from ..._tensor import Tensor
 from ...autocast_policy import LOWER, autocast_function
 from ...backend import get_array_module
 from ...ops.attention import SDPA, attention
-from ...ops.same_dtype import check_same_dtype
+from ...ops.same_dtype import SCALAR_NAMES, check_same_dtype
 
 
 # ----------------------------------------------------------------------------------------------
@@ -50,6 +50,9 @@ def scaled_dot_product_attention(
             f"sequence length (dim -2)"
         )
     check_same_dtype(name, LOWER, query=query, key=key, value=value)
+    if query._data.dtype.kind not in "fV":  # PyTorch's math kernel: floating inputs only
+        d = query._data.dtype.name
+        raise RuntimeError(f"expected scalar type Float but found {SCALAR_NAMES.get(d, d)}")
     if not 0.0 <= dropout_p < 1.0:
         raise RuntimeError(f"{name}: dropout_p must be in [0, 1), got {dropout_p}")
     if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:

@@ -14,6 +14,7 @@ from ..._tensor import Tensor
 from ...autocast_policy import without_autocast
 from ...backend import get_array_module
 from ...ops.interpolate import UPSAMPLE_OPS, Resample
+from ...ops.same_dtype import SCALAR_NAMES
 from .adaptive_pool3d import adaptive_avg_pool3d
 from .interpolation_weights import antialias_matrix, bicubic_matrix, resample
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
@@ -212,8 +213,11 @@ def _output_sizes(input, size, scale_factor, recompute_scale_factor) -> tuple:  
                 f"interpolate: input and output sizes should be greater than 0, got output "
                 f"{tuple(out_sizes)} (input spatial size {tuple(input.shape[2:])})"
             )
-    if input._data.dtype.kind not in "fV":
-        raise TypeError(f"interpolate: expected a floating-point input, got {input.dtype.name}")
+    if input._data.dtype.kind not in "fV":  # PyTorch's index-weight kernels are floating-only
+        d = input._data.dtype.name
+        raise NotImplementedError(
+            f"interpolate: \"upsample\" not implemented for '{SCALAR_NAMES.get(d, d)}' input"
+        )
     return out_sizes, scales
 
 

@@ -46,7 +46,7 @@ def _check_linear_args(input: Tensor, weight: Tensor, bias: Tensor | None) -> No
     # in that dtype, as in PyTorch (no gradient); bool does not.
     check_same_dtype("linear", LOWER, input=input, weight=weight, bias=bias)
     if weight._data.dtype.kind == "b":
-        raise TypeError("linear: bool tensors are not supported (as in PyTorch)")
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     if bias is not None and bias._data.shape != weight._data.shape[:1]:
         raise ValueError(
             f"linear: bias has shape {tuple(bias.shape)}, expected ({weight.shape[0]},)"

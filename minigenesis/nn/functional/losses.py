@@ -162,7 +162,9 @@ def _batched(input, target, name: str):
     """An unbatched (C,) input with a 0-d (or (1,)) target is treated as a batch of one."""
     if input.ndim == 0:
         raise ValueError(f"{name}: input must have a class dim, got a 0-d tensor")
-    if not input.is_floating_point():
+    if not input.is_floating_point():  # PyTorch's log_softmax / nll kernels: floating only
+        kernel = "nll_loss_out_frame" if name == "nll_loss" else "log_softmax_lastdim_kernel_impl"
+        check_floating(kernel, input)
         raise TypeError(f"{name}: input must be floating point (logits), got {input.dtype.name}")
     if target.device != input.device:
         raise ValueError(

@@ -13,7 +13,7 @@ from ..._tensor import Tensor
 from ...autocast_policy import CUDA_FLOAT32, autocast_function
 from ...ops.batch_norm_rows import BatchNormRows
 from ...ops.normalization import Normalize, normalize_stats
-from ...ops.same_dtype import check_param_dtypes
+from ...ops.same_dtype import check_floating, check_param_dtypes
 from .._utils import shape_tuple
 from .padding import pad
 from .pooling import avg_pool2d
@@ -62,6 +62,7 @@ def rms_norm(
     machine epsilon (PyTorch's choice)."""
     shape = shape_tuple(normalized_shape)
     axes = _last_axes(input, shape, "rms_norm")
+    check_floating("rms_norm", input)
     if eps is None:
         eps = float(np.finfo(np.float32 if input.dtype.itemsize == 2 else input._data.dtype).eps)
     return Normalize.apply(input, weight, None, axes, float(eps), False, None)

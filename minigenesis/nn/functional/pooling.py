@@ -12,7 +12,7 @@ from ...autocast_policy import without_autocast
 from ...backend import get_array_module
 from ...ops.anchor import anchor
 from ...ops.pooling import KeepInput, MaxPool, pool_geometry2d, pool_windows
-from ...ops.same_dtype import check_floating
+from ...ops.same_dtype import SCALAR_NAMES, check_floating
 from .._utils import single
 
 
@@ -59,9 +59,9 @@ def _pool_input(
         raise RuntimeError(
             f"{name}: only the batch dim may be empty, got shape {tuple(input.shape)} (as PyTorch)"
         )
-    if input._data.dtype.kind not in kinds:
-        wanted = "a floating-point" if kinds == "fV" else "a floating-point or integer"
-        raise TypeError(f"{name}: expected {wanted} input, got {input.dtype.name}")
+    if input._data.dtype.kind not in kinds:  # PyTorch's kernel has no case for the dtype
+        d = input._data.dtype.name
+        raise NotImplementedError(f"\"{name}\" not implemented for '{SCALAR_NAMES.get(d, d)}'")
     return (input.unsqueeze(0), True) if input.ndim == 3 else (input, False)
 
 
@@ -165,6 +165,12 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
             f"shape {tuple(input.shape)}"
         )
     if input._data.dtype.kind not in "fV":  # PyTorch's: the means would be truncated to ints
+        d = input._data.dtype.name
+        if output_size in (1, (1, 1), [1, 1]):  # PyTorch takes x.mean((-2, -1)) for this size
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Input dtype must be either a floating "
+                f"point or complex dtype. Got: {SCALAR_NAMES.get(d, d)}"
+            )
         raise NotImplementedError(
             f'"adaptive_avg_pool2d" not implemented for {input._data.dtype.name} input'
         )
