@@ -111,7 +111,7 @@ def check_floating(kernel: str, *tensors: Any) -> None:
     dtypes = [t._data.dtype for t in tensors if isinstance(t, TensorBase)]
     if not dtypes or any(d.kind in "fcV" for d in dtypes):  # (bfloat16 is a "V" dtype)
         return
-    d = np.result_type(*dtypes)
+    d = dtypes[0]  # the message names the input's dtype
     raise NotImplementedError(
         f"\"{kernel}\" not implemented for '{SCALAR_NAMES.get(d.name, d.name)}'"
     )
