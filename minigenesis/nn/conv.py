@@ -78,6 +78,8 @@ class _ConvNd(Module):
         # F.pad's amounts for the non-zero padding modes (last dim first: (left, right, top,
         # bottom) in 2-d); computing them also fails now, not at the first forward, for 'same'
         # with a stride or an unknown padding string
+        if padding == "same" and any(s != 1 for s in self.stride):  # the layer's check: ValueError
+            raise ValueError("padding='same' is not supported for strided convolutions")
         if isinstance(padding, str):
             lo_hi = C.conv_padding(padding, self.kernel_size, self.dilation, self.stride)
         else:

@@ -84,9 +84,13 @@ class RNNBase(Module):
         if mode not in _GATES:
             raise ValueError(f"Unrecognized RNN mode: {mode!r} (one of {', '.join(_GATES)})")
         for name, value in (("input_size", input_size), ("hidden_size", hidden_size)):
-            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            if not isinstance(value, int):  # PyTorch's TypeError (a bool is an int there too)
+                raise TypeError(f"{name} should be of type int, got: {type(value).__name__}")
+            if value <= 0:
                 raise ValueError(f"{name} must be an integer greater than zero, got {value!r}")
-        if not isinstance(num_layers, int) or isinstance(num_layers, bool) or num_layers <= 0:
+        if not isinstance(num_layers, int):
+            raise TypeError(f"num_layers should be of type int, got: {type(num_layers).__name__}")
+        if num_layers <= 0:
             raise ValueError(f"num_layers must be an integer greater than zero, got {num_layers!r}")
         if (
             not isinstance(dropout, numbers.Number)
@@ -408,7 +412,9 @@ class RNNCellBase(Module):
     ) -> None:
         super().__init__()
         for name, value in (("input_size", input_size), ("hidden_size", hidden_size)):
-            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            if not isinstance(value, int):  # PyTorch's TypeError (a bool is an int there too)
+                raise TypeError(f"{name} should be of type int, got: {type(value).__name__}")
+            if value <= 0:
                 raise ValueError(f"{name} must be an integer greater than zero, got {value!r}")
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
         g = num_chunks * hidden_size

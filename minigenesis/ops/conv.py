@@ -159,8 +159,8 @@ def conv_padding(padding: Any, kernel: tuple, dilation: tuple, stride: tuple) ->
             return (0,) * (2 * len(kernel))
         if padding != "same":
             raise ValueError(f"padding must be an int, a pair, 'valid' or 'same', got {padding!r}")
-        if any(s != 1 for s in stride):
-            raise ValueError("padding='same' is not supported for strided convolutions")
+        if any(s != 1 for s in stride):  # PyTorch's functional check (RuntimeError)
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
         out = []
         for k, d in zip(kernel, dilation):
             total = d * (k - 1)

@@ -310,6 +310,31 @@ CASES: list[tuple[str, Callable[[Any], Any], type]] = [
         lambda L: L.nn.functional.interpolate(L.randn(2, 4, 5), size=3, mode="bilinear"),
         N,
     ),
+    # padding='same' with a stride: the functional form is a RuntimeError, the layer a ValueError
+    (
+        "conv2d padding='same' with a stride",
+        lambda L: L.nn.functional.conv2d(
+            L.randn(1, 1, 5, 5), L.randn(1, 1, 3, 3), stride=2, padding="same"
+        ),
+        R,
+    ),
+    (
+        "conv1d padding='same' with a stride",
+        lambda L: L.nn.functional.conv1d(
+            L.randn(1, 1, 5), L.randn(1, 1, 3), stride=2, padding="same"
+        ),
+        R,
+    ),
+    (
+        "Conv2d padding='same' with a stride",
+        lambda L: L.nn.Conv2d(1, 1, 3, stride=2, padding="same"),
+        V,
+    ),
+    # recurrent layers: a size that is not an int is a TypeError, a size of 0 a ValueError
+    ("LSTM float hidden_size", lambda L: L.nn.LSTM(4, 2.0), TypeError),
+    ("GRU float input_size", lambda L: L.nn.GRU(4.0, 2), TypeError),
+    ("RNN float num_layers", lambda L: L.nn.RNN(4, 2, num_layers=1.0), TypeError),
+    ("LSTM num_layers 0", lambda L: L.nn.LSTM(4, 2, num_layers=0), V),
 ]
 
 
