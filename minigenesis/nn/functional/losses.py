@@ -268,10 +268,12 @@ def _cross_entropy_in_full(
         input, target, weight = cast_args(FLOAT32, (input, target, weight))
     name = "cross_entropy"
     reduction = reduction_mode(size_average, reduce, reduction, name)
-    if not 0.0 <= label_smoothing <= 1.0:
+    if label_smoothing > 1.0:
         raise RuntimeError(  # PyTorch's type
             f"{name}: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}"
         )
+    if not label_smoothing > 0.0:  # PyTorch smooths only for a positive amount: a negative
+        label_smoothing = 0.0  # one (or NaN) is no smoothing, not an error
     target = _tensor(target, input, name)
     x, t, unbatched = _batched(input, target, name)
     shape = tuple(x.shape)
