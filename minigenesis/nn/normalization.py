@@ -121,8 +121,7 @@ class _NormBase(Module):
         super().__init__()
         check_real(eps, "eps", ge=0)
         if momentum is not None:  # None: a cumulative average over all batches
-            # any real number, as PyTorch: the update (1 - m) r + m x is defined outside [0, 1]
-            check_real(momentum, "momentum", finite=False)
+            check_real(momentum, "momentum", ge=0, le=1)
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         kw = {"dtype": dtype, "device": device}
