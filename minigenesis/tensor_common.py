@@ -18,6 +18,7 @@ from .backend import get_array_module
 from .ops import shape as S
 from .ops.as_strided import AsStrided, check_geometry, elements_read, storage_geometry
 from .ops.unfold import UnfoldWindows
+from .ops.view_dtype import contiguous_strides
 from .promotion import float_in, result_type
 from .size import norm_dim
 
@@ -209,9 +210,13 @@ class TensorCommon:
 
     def stride(self, dim: int | None = None):
         """How many elements one step along each dim moves in memory (a tuple, or one dim's);
-        0 along an expanded dim. The array's byte strides divided by the element size."""
+        0 along an expanded dim. The array's byte strides divided by the element size; for an
+        empty array that NumPy gives all-zero strides, PyTorch's row-major strides, each the
+        product of the later sizes counted as at least 1 (zeros(2, 0, 3): (3, 3, 1))."""
         size = self._data.itemsize
         strides = tuple(s // size for s in self._data.strides)
+        if self._data.size == 0 and not any(strides):  # NumPy keeps no strides for it
+            strides = contiguous_strides(self._data.shape)
         if dim is None:
             return strides
         if not self.ndim:
