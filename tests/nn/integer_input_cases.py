@@ -195,6 +195,59 @@ TABLE: list[tuple[str, Callable[[Any, str], Any], tuple[str, ...], Any]] = [
         ("int64",),
         N,
     ),
+    ("hardsigmoid", lambda L, d: _f(L).hardsigmoid(_x(L, d)), (*INTS, "bool"), N),
+    (
+        "multi_margin_loss",
+        lambda L, d: _f(L).multi_margin_loss(_x(L, d, 2, 3), L.tensor([0, 1])),
+        (*INTS, "bool"),
+        N,
+    ),
+    (
+        "multilabel_margin_loss",
+        lambda L, d: _f(L).multilabel_margin_loss(
+            _x(L, d, 2, 3), L.tensor([[0, -1, 0], [1, -1, 0]])
+        ),
+        (*INTS, "bool"),
+        N,
+    ),
+    (
+        "multilabel_soft_margin_loss",
+        lambda L, d: _f(L).multilabel_soft_margin_loss(_x(L, d, 2, 3), _x(L, d, 2, 3)),
+        INTS,
+        N,
+    ),
+    (
+        "gaussian_nll_loss",
+        lambda L, d: _f(L).gaussian_nll_loss(_x(L, d), _x(L, d), _x(L, d)),
+        (*INTS, "bool"),
+        R,
+    ),
+    (
+        "embedding_bag integer weight",
+        lambda L, d: _f(L).embedding_bag(L.tensor([[0, 1]]), _x(L, d, 3, 2)),
+        (*INTS, "bool"),
+        R,
+    ),
+    (
+        "max_unpool1d",
+        lambda L, d: _f(L).max_unpool1d(_x(L, d, 1, 1, 2), L.tensor([[[0, 2]]]), 2),
+        (*INTS, "bool"),
+        N,
+    ),
+    (
+        "max_unpool2d",
+        lambda L, d: _f(L).max_unpool2d(_x(L, d, 1, 1, 1, 2), L.tensor([[[[0, 2]]]]), (1, 2)),
+        (*INTS, "bool"),
+        N,
+    ),
+    ("fold", lambda L, d: _f(L).fold(_x(L, d, 1, 4, 4), (3, 3), 2), INTS, N),
+    ("fold bool", lambda L, d: _f(L).fold(_x(L, d, 1, 4, 4), (3, 3), 2), ("bool",), "same"),
+    (
+        "ctc_loss",
+        lambda L, d: _f(L).ctc_loss(_x(L, d, 3, 1, 4), L.tensor([[1]]), [3], [1]),
+        (*INTS, "bool"),
+        N,
+    ),
 ]
 
 # one row per (case, dtype)

@@ -235,6 +235,7 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """relu6(x + 3) / 6 = clamp(x/6 + 1/2, 0, 1);   dy/dx = 1/6 strictly inside (-3, 3), else 0."""
+    _floating(input, "hardsigmoid_cpu")
 
     def fn(t: Tensor) -> Tensor:
         inside = (t > -3.0) & (t < 3.0)

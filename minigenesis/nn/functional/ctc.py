@@ -29,6 +29,7 @@ from ...autocast_policy import CPU_FLOAT32, autocast_function
 from ...autograd.function import Op
 from ...backend import get_array_module, quiet_fp
 from ...functions import cat
+from ...ops.same_dtype import check_floating
 from .losses import reduction_mode
 
 # log 0 as a finite number: logsumexp of "impossible" entries stays finite (no inf - inf in the
@@ -83,6 +84,7 @@ def ctc_loss(
     """-log p(target | log_probs) summed over alignments. log_probs (T, N, C) (or (T, C)),
     targets (N, S) padded or the N targets concatenated (1-d); ``reduction='mean'`` divides each
     loss by its target length, then averages over the batch."""
+    check_floating("ctc_loss_cpu", log_probs)
     reduction = reduction_mode(None, None, reduction, "ctc_loss")
     unbatched = log_probs.ndim == 2
     lp = log_probs.unsqueeze(1) if unbatched else log_probs

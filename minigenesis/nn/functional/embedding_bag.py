@@ -42,6 +42,11 @@ def embedding_bag(
     padding_idx: int | None = None,
 ) -> Tensor:
     """(B, embedding_dim): each bag's rows of ``weight`` reduced by ``mode`` (see the module)."""
+    if isinstance(weight, Tensor) and weight._data.dtype.kind not in "fV":  # PyTorch's check
+        raise RuntimeError(
+            "Expected tensor for argument #1 'weight' to have one of the following scalar types: "
+            f"Half, BFloat16, Float, Double; but got {weight.dtype} instead"
+        )
     if mode not in _MODES:
         raise ValueError(f"mode has to be one of sum, mean or max, but got {mode!r}")
     check_index_dtype(input, ("int64", "int32"), "embedding_bag")

@@ -75,6 +75,8 @@ def fold(
 ) -> Tensor:
     """(N, C*kh*kw, L) or (C*kh*kw, L) -> (N, C, H, W) or (C, H, W), H, W = ``output_size``:
     the blocks summed back into the image (the adjoint of ``unfold``)."""
+    if input._data.dtype.kind in "iu":  # PyTorch's col2im has floating and bool cases only
+        check_floating("col2im_out_cpu", input)
     if input.ndim not in (2, 3):
         raise RuntimeError(
             f"fold: expected a 2-d (C*kh*kw, L) or 3-d (N, C*kh*kw, L) input, got shape "

@@ -61,6 +61,12 @@ def gaussian_nll_loss(  # on neither of PyTorch's autocast lists: its ops' rules
     """(log var + (x - y)^2 / var) / 2 per element. ``var`` has the input's shape, or one dim
     fewer (one variance per sample), or a size-1 dim where the input has another size (shared),
     or is a float."""
+    if isinstance(input, Tensor) and input._data.dtype.kind not in "fcV":
+        # PyTorch computes the loss into an output of the input's dtype: integers are refused
+        raise RuntimeError(
+            f"gaussian_nll_loss: result type Float can't be cast to the desired output type "
+            f"{input.dtype}"
+        )
     if isinstance(var, float):
         if var < 0:
             raise ValueError("var has negative entry/entries")

@@ -23,7 +23,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autocast_policy import FLOAT32, autocast_function
 from ...backend import get_array_module
-from ...ops.same_dtype import SCALAR_NAMES
+from ...ops.same_dtype import SCALAR_NAMES, check_floating
 from ...size import broadcast_error
 from .losses import reduction_mode
 
@@ -73,6 +73,7 @@ def multilabel_soft_margin_loss(  # on neither autocast list: its ops' rules app
     """-(y log sigmoid(x) + (1 - y) log sigmoid(-x)), times ``weight`` per class, averaged over
     the classes (the input's last dim, as PyTorch; after broadcasting with a target of more dims
     that is not the last dim of the loss): one value per sample."""
+    check_floating("log_sigmoid_cpu", input)
     reduction = reduction_mode(size_average, reduce, reduction, "multilabel_soft_margin_loss")
     log_p, log_not_p = _log_sigmoid(input), _log_sigmoid(-input)
     loss = -(target * log_p + (1 - target) * log_not_p)
@@ -99,6 +100,7 @@ def multi_margin_loss(
 ):
     """sum over the wrong classes i of w[y] [margin - x[y] + x[i]]+^p, divided by C: the
     multi-class hinge loss. input (N, C) or (C,), target (N,) or 0-d class indices."""
+    check_floating("multi_margin_loss_cpu_kernel", input)
     reduction = reduction_mode(size_average, reduce, reduction, "multi_margin_loss")
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
@@ -129,6 +131,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     """sum over target classes j and non-target classes i of [1 - (x[j] - x[i])]+, divided by C.
     ``target`` holds class indices, read up to the first -1 (PyTorch's layout); j runs over
     that list, so a class listed twice counts twice."""
+    check_floating("multilabel_margin_loss_forward_out_frame", input)
     reduction = reduction_mode(size_average, reduce, reduction, "multilabel_margin_loss")
     if tuple(target.shape) != tuple(input.shape) or input.ndim not in (1, 2):
         raise RuntimeError(

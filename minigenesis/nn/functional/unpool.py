@@ -17,6 +17,7 @@ import math
 from typing import Any
 
 from ..._tensor import Tensor
+from ...ops.same_dtype import check_floating
 from ...ops.windows_nd import ntuple
 
 
@@ -97,16 +98,19 @@ def _max_unpool(
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):  # noqa: A002
     """y[n, c, indices[n, c, i]] = x[n, c, i], zero elsewhere: input (N, C, L) or (C, L)."""
+    check_floating("max_unpool2d", input)  # (PyTorch unpools 1-d as 2-d)
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1)
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):  # noqa: A002
     """y[n, c].flatten()[indices[n, c, i, j]] = x[n, c, i, j], zero elsewhere: input (N, C, H,
     W) or (C, H, W), indices as ``F.max_pool2d(..., return_indices=True)`` gives them."""
+    check_floating("max_unpool2d", input)
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):  # noqa: A002
     """y[n, c].flatten()[indices[n, c, ...]] = x[n, c, ...], zero elsewhere: input (N, C, D,
     H, W) or (C, D, H, W), indices as ``F.max_pool3d(..., return_indices=True)`` gives them."""
+    check_floating("max_unpool3d", input)
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)
