@@ -240,6 +240,18 @@ TABLE: list[tuple[str, Callable[[Any, str], Any], tuple[str, ...], Any]] = [
         (*INTS, "bool"),
         N,
     ),
+    (
+        "bilinear",
+        lambda L, d: _f(L).bilinear(_x(L, d), _x(L, d), _x(L, d, 2, 4, 4)),
+        INTS,
+        "same",
+    ),
+    (
+        "bilinear bool",
+        lambda L, d: _f(L).bilinear(_x(L, d), _x(L, d), _x(L, d, 2, 4, 4)),
+        ("bool",),
+        N,
+    ),
     ("fold", lambda L, d: _f(L).fold(_x(L, d, 1, 4, 4), (3, 3), 2), INTS, N),
     ("fold bool", lambda L, d: _f(L).fold(_x(L, d, 1, 4, 4), (3, 3), 2), ("bool",), "same"),
     (

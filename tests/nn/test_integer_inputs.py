@@ -66,3 +66,16 @@ def test_threshold_and_hardtanh_of_integers_truncate_their_scalars():
     for out, want in cases:
         assert out.dtype == mg.int64
         np.testing.assert_array_equal(np.asarray(out.tolist()), want)
+
+
+def test_bilinear_of_int32_keeps_int32_and_wraps_as_int32():
+    """y_o = sum_ij x1_i A_oij x2_j + b_o in the inputs' dtype (PyTorch's bmm): int32 stays
+    int32 (the sum was widened to int64 before), equal to the int64 sum wrapped to 32 bits."""
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(-3000, 3000, (3, 4)), rng.integers(-3000, 3000, (3, 5))
+    w, bias = rng.integers(-3000, 3000, (2, 4, 5)), np.array([3, -7])
+    args = (mg.tensor(v.astype(np.int32)) for v in (a, b, w, bias))
+    out = F.bilinear(*args)
+    want = (np.einsum("bi,oij,bj->bo", a, w, b) + bias).astype(np.int32)  # wraps mod 2^32
+    assert out.dtype == mg.int32
+    np.testing.assert_array_equal(np.asarray(out.tolist()), want)

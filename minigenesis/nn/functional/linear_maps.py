@@ -70,10 +70,13 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
             f"{tuple(input1.shape)} and {tuple(input2.shape)}"
         )
     check_same_dtype("bilinear", LOWER, input1=input1, input2=input2, weight=weight, bias=bias)
+    if weight._data.dtype.kind == "b":  # PyTorch's bmm has no bool case
+        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
     lead = tuple(input1.shape[:-1])
     # (B, in1) @ (in1, out * in2): row b holds sum_i x1_i A_oij for every (o, j)
     u = input1.reshape((-1, in1)) @ weight.permute((1, 0, 2)).reshape((in1, out_f * in2))
-    y = (u.reshape((-1, out_f, in2)) * input2.reshape((-1, 1, in2))).sum(-1)
+    # summed in the inputs' dtype, as PyTorch's bmm (sum would widen int32 / uint8 to int64)
+    y = (u.reshape((-1, out_f, in2)) * input2.reshape((-1, 1, in2))).sum(-1, dtype=u.dtype)
     if bias is not None:
         y = y + bias
     return y.reshape((*lead, out_f))
