@@ -42,10 +42,12 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        return _encode(self._np.bit_generator.state)
+        """The stream's position and its seed, as a uint8 tensor (PyTorch's state carries the
+        seed too, so ``set_state`` brings ``initial_seed()`` back with the stream)."""
+        return _encode(self._np.bit_generator.state, self._seed)
 
     def set_state(self, state) -> None:
-        self._np.bit_generator.state = _decode(state)
+        self._np.bit_generator.state, self._seed = _decode(state, self._seed)
 
 
 def _seed_bits(seed: Any) -> int:
@@ -108,28 +110,32 @@ def generator_for(xp: Any, generator: Generator | None = None) -> Any:
     return gen
 
 
-def _encode(state: dict):
-    raw = np.frombuffer(json.dumps(state).encode(), dtype=np.uint8).copy()
-    return TensorBase._make(raw, False)
+def _encode(state: dict, seed: int):
+    """The bit generator's state and the seed it started from, as JSON bytes in a uint8 tensor."""
+    raw = np.frombuffer(json.dumps({**state, "initial_seed": seed}).encode(), dtype=np.uint8)
+    return TensorBase._make(raw.copy(), False)
 
 
-def _decode(state) -> dict:
+def _decode(state, current_seed: int) -> tuple[dict, int]:
+    """(bit generator state, seed) from ``_encode``'s tensor; a state saved without its seed
+    (an older checkpoint) leaves the seed as it is."""
     # A state may come back on the GPU (a checkpoint loaded with map_location="cuda"): read it
     # through the backend, never with np.asarray (which CuPy arrays refuse).
     arr = to_numpy(state._data) if hasattr(state, "_data") else np.asarray(state)
-    return json.loads(bytes(arr.astype(np.uint8, copy=False)).decode())
+    decoded = json.loads(bytes(arr.astype(np.uint8, copy=False)).decode())
+    seed = decoded.pop("initial_seed", current_seed)
+    return decoded, seed
 
 
 def get_rng_state():
     """The CPU generator's state, as a uint8 tensor (picklable, checkpoint-safe)."""
-    return _encode(default_generator._np.bit_generator.state)
+    return default_generator.get_state()
 
 
 def set_rng_state(state) -> None:
     """Restore a state from ``get_rng_state()``: the following draws repeat exactly."""
     try:
-        decoded = _decode(state)
-        default_generator._np.bit_generator.state = decoded
+        default_generator.set_state(state)
     except (ValueError, TypeError, KeyError) as err:
         raise ValueError(f"set_rng_state: not a state from get_rng_state() ({err})") from None
 
@@ -151,6 +157,7 @@ def fork_rng(
         yield
         return
     cpu_state = default_generator._np.bit_generator.state
+    cpu_seed = default_generator._seed  # a manual_seed inside must not outlive the block
     gpu_states = {
         dev: gen.bit_generator.state
         for dev, gen in _cuda_generators.items()
@@ -160,6 +167,7 @@ def fork_rng(
         yield
     finally:
         default_generator._np.bit_generator.state = cpu_state
+        default_generator._seed = cpu_seed
         for dev, state in gpu_states.items():
             _cuda_generators[dev].bit_generator.state = state
 
