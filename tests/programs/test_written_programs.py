@@ -1,35 +1,44 @@
-"""Ninety-three PyTorch programs in the styles people write them (a DataLoader loop, a CNN with
-in-place ReLUs, a char-GRU, a GCN over a sparse adjacency, a VAE, a transformer classifier,
+"""A hundred and eight PyTorch programs in the styles people write them (a DataLoader loop, a CNN
+with in-place ReLUs, a char-GRU, a GCN over a sparse adjacency, a VAE, a transformer classifier,
 custom autograd Functions, checkpoint and resume, a seq2seq GRU with attention and teacher
 forcing, a DCGAN, a WGAN-GP, early stopping with ReduceLROnPlateau, a triplet-loss embedding,
-SimCLR's NT-Xent, a mixture density network, Bayes by backprop, a RealNVP flow, a VQ-VAE, a
-PINN through autograd.grad(create_graph=True), knowledge distillation, word2vec with sparse
-embeddings and SparseAdam, an EmbeddingBag text classifier, a GAT, an LSTMCell forecaster, the
-char-RNN name classifier tutorial, a U-Net with Dice loss, a small ResNet with augmentation,
-an advantage actor-critic; a conditional DCGAN on 32x32 images, an LSTM encoder-decoder with
-Luong attention, a convolutional VAE with the closed-form KL, nn.Transformer with its masks, a
-segmentation net with F.interpolate and a confusion-matrix mIoU, a Siamese network with
-CosineEmbeddingLoss, CBOW with negative sampling, the docs' custom Functions with gradgradcheck,
-1-d CNN distillation with hints, a variable-length data pipeline with ConcatDataset and
-WeightedRandomSampler, every container with nn.init, accumulation under autocast, an exact resume
-with OneCycleLR, generator-driven reproducibility, a top-2 mixture of experts; and after the
-official tutorials: Learning PyTorch with Examples' polynomials with a custom Function, What is
-torch.nn really's refactoring steps, torch.func's per-sample gradients and ensembling,
-autograd.functional, FGSM, a spatial transformer, REINFORCE, style transfer with LBFGS on the
-image, pruning and parametrizations, hooks and global switches, whole-module saving, a
-BiLSTM-CRF; then a DDPM on 2-d clusters, SWA and EMA (AveragedModel, SWALR, update_bn, and
-timm's EMA by torch._foreach_lerp_), warmup then cosine by SequentialLR, a nanoGPT with a tied
-head, DQN with a replay buffer and a target network, CTC on a BiGRU, second-order MAML, an LSTM
-by hand against nn.LSTM, a tiny ViT, ESPCN with PixelShuffle, mixup and CutMix, a focal loss on
-CSV text with ROC AUC, matrix factorisation, EM for a Gaussian mixture, a Gumbel-softmax VAE,
-MADE, an RBM by contrastive divergence, activation checkpointing, an LR range test, a streamed
-IterableDataset with a padding collate_fn, a TCN with weight_norm, a heteroscedastic ensemble
-with GaussianNLLLoss and a Poisson GLM, uncertainty-weighted multi-task learning, eleven
-optimizers on the Rosenbrock function, an orthogonal RNN, pseudo-labelling with MC dropout,
-variational inference with Gamma.rsample), kept in ``scripts/`` as written for PyTorch with only
-``import torch`` spelled ``import minigenesis as torch``. Each checks its own outcome (an
-accuracy, a closed form, an equality with a reference path) and must run unchanged. All of them
-run on PyTorch 2.13 as well (``tests/parity/test_written_programs_on_pytorch.py``)."""
+SimCLR's NT-Xent, a mixture density network, Bayes by backprop, a RealNVP flow, a VQ-VAE, a PINN
+through autograd.grad(create_graph=True), knowledge distillation, word2vec with sparse embeddings
+and SparseAdam, an EmbeddingBag text classifier, a GAT, an LSTMCell forecaster, the char-RNN name
+classifier tutorial, a U-Net with Dice loss, a small ResNet with augmentation, an advantage
+actor-critic; a conditional DCGAN on 32x32 images, an LSTM encoder-decoder with Luong attention,
+a convolutional VAE with the closed-form KL, nn.Transformer with its masks, a segmentation net
+with F.interpolate and a confusion-matrix mIoU, a Siamese network with CosineEmbeddingLoss, CBOW
+with negative sampling, the docs' custom Functions with gradgradcheck, 1-d CNN distillation with
+hints, a variable-length data pipeline with ConcatDataset and WeightedRandomSampler, every
+container with nn.init, accumulation under autocast, an exact resume with OneCycleLR,
+generator-driven reproducibility, a top-2 mixture of experts; and after the official tutorials:
+Learning PyTorch with Examples' polynomials with a custom Function, What is torch.nn really's
+refactoring steps, torch.func's per-sample gradients and ensembling, autograd.functional, FGSM, a
+spatial transformer, REINFORCE, style transfer with LBFGS on the image, pruning and
+parametrizations, hooks and global switches, whole-module saving, a BiLSTM-CRF; then a DDPM on
+2-d clusters, SWA and EMA (AveragedModel, SWALR, update_bn, and timm's EMA by
+torch._foreach_lerp_), warmup then cosine by SequentialLR, a nanoGPT with a tied head, DQN with a
+replay buffer and a target network, CTC on a BiGRU, second-order MAML, an LSTM by hand against
+nn.LSTM, a tiny ViT, ESPCN with PixelShuffle, mixup and CutMix, a focal loss on CSV text with ROC
+AUC, matrix factorisation, EM for a Gaussian mixture, a Gumbel-softmax VAE, MADE, an RBM by
+contrastive divergence, activation checkpointing, an LR range test, a streamed IterableDataset
+with a padding collate_fn, a TCN with weight_norm, a heteroscedastic ensemble with
+GaussianNLLLoss and a Poisson GLM, uncertainty-weighted multi-task learning, eleven optimizers on
+the Rosenbrock function, an orthogonal RNN, pseudo-labelling with MC dropout, variational
+inference with Gamma.rsample; the 60-minute blitz's tensor tour with the NumPy bridge, the
+polynomial warm-up four ways (NumPy, manual tensors, autograd, nn) giving equal coefficients, PGD
+against FGSM, autograd mechanics (retain_graph, hooks, a gradient penalty against finite
+differences), checkpoints with map_location and strict=False, a padding collate_fn with
+num_workers=2, ModuleDict and ParameterList, nn.init through apply(), gradient clipping by value
+and by norm against NumPy, seeded runs that repeat (get/set_rng_state, fork_rng), a bag-of-words
+classifier by bincount and scatter_add_, indexing idioms against NumPy, the char-RNN tutorial's
+manual parameter update with a confusion matrix, a frozen backbone with a new head and StepLR,
+and a dict-sample Dataset with transform classes and random_split), kept in ``scripts/`` as
+written for PyTorch with only ``import torch`` spelled ``import minigenesis as torch``. Each
+checks its own outcome (an accuracy, a closed form, an equality with a reference path) and must
+run unchanged. All of them run on PyTorch 2.13 as well
+(``tests/parity/test_written_programs_on_pytorch.py``)."""
 
 from __future__ import annotations
 
@@ -81,7 +90,7 @@ def process_settings_kept():
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 93
+    assert len(SCRIPTS) == 108
 
 
 @pytest.mark.parametrize(
