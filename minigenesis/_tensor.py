@@ -11,6 +11,7 @@ version mismatch and refuses (``Function.saved_tensors``).
 
 from __future__ import annotations
 
+import warnings
 import weakref
 from typing import Any
 
@@ -43,6 +44,14 @@ from .tensor_random import TensorRandom
 from .tensor_reductions import TensorReductions
 from .tensor_shape import TensorShape
 from .tensor_stats import TensorStatistics
+
+# PyTorch's words (a learner searching for them finds the explanations)
+_NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead."
+)
 
 _new_size = tuple.__new__  # Size(shape) without its checks: .shape is on hot paths
 
@@ -188,8 +197,14 @@ class Tensor(
 
     @property
     def grad(self) -> Tensor | None:
-        """dL/d(self), filled in by ``backward`` (leaves, and tensors that ``retain_grad``)."""
-        return self._grad
+        """dL/d(self), filled in by ``backward`` (leaves, and tensors that ``retain_grad``).
+
+        Reading it on a non-leaf tensor that does not retain its gradient warns, as PyTorch
+        does: backward never fills it there, so the ``None`` is almost always a mistake."""
+        g = self._grad
+        if g is None and self.grad_fn is not None and not self.__dict__.get("_retains_grad"):
+            warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return g
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:

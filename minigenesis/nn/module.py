@@ -421,8 +421,8 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
                     continue
                 t._data = new
                 t._bump_version()  # a graph that saved the old values must not use the new ones
-                if t.grad is not None:
-                    t.grad = Tensor._make(fn(t.grad._data), False)
+                if t._grad is not None:  # (a buffer may be a non-leaf: no warning)
+                    t.grad = Tensor._make(fn(t._grad._data), False)
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> Module:

@@ -31,8 +31,8 @@ class ModuleMemory:
                     continue
                 t._data = empty(t._data)
                 t._bump_version()
-                if t.grad is not None:
-                    t.grad._data = empty(t.grad._data)
+                if t._grad is not None:
+                    t._grad._data = empty(t._grad._data)
         return self
 
     def _to_memory_format(self, fmt: Any) -> None:
