@@ -386,6 +386,8 @@ def _resolve_saved(node: Function, args: tuple, results: tuple, outputs: tuple) 
             continue
         for a in args:
             if isinstance(a, TensorBase) and (value is a or value is a._data):
+                if a._inference_tensor:  # its values may change in place unseen (no counter)
+                    raise _inference_saved_error(node)
                 vc = a._vc
                 record = (_INPUT, a, None, 0 if vc is None else vc[0])
                 break
@@ -408,6 +410,15 @@ def _resolve_saved(node: Function, args: tuple, results: tuple, outputs: tuple) 
                 continue
         records.append(record if hooks is None else _pack(record, hooks))
     return records
+
+
+def _inference_saved_error(node: Function) -> RuntimeError:
+    return RuntimeError(
+        f"Inference tensors cannot be saved for backward ({type(node).__name__} needs one). "
+        "Please do not use Tensors created in inference mode in computation tracked by "
+        "autograd. To work around this, you can make a clone to get a normal tensor and use "
+        "it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`."
+    )
 
 
 def _freed_error(node: Function) -> RuntimeError:
