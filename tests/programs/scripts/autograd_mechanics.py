@@ -79,3 +79,25 @@ numeric = (up - down) / (2 * eps)
 print("gp %.6f  dgp/dw analytic %.8f numeric %.8f" % (gp.item(), analytic, numeric))
 assert abs(analytic - numeric) < 1e-6 * max(1.0, abs(numeric))
 torch.set_default_dtype(torch.float32)
+
+# two beginner questions: reading .grad of a non-leaf (a warning, None), and inference tensors
+import warnings
+
+leaf = torch.ones(2, requires_grad=True)
+nonleaf = leaf * 2
+nonleaf.sum().backward()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    assert nonleaf.grad is None
+assert any("not a leaf Tensor" in str(w.message) for w in caught)
+with torch.inference_mode():
+    frozen_batch = torch.ones(2) * 3
+assert frozen_batch.is_inference() and not frozen_batch.requires_grad
+try:
+    leaf * frozen_batch
+    raise AssertionError("an inference tensor must not be saved for backward")
+except RuntimeError as err:
+    assert "Inference tensors cannot be saved for backward" in str(err)
+(leaf * frozen_batch.clone()).sum().backward()
+assert leaf.grad.tolist() == [5.0, 5.0]
+print("non-leaf grad warned; inference tensor refused, its clone accepted")
