@@ -29,7 +29,7 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
         raise ValueError("cat() needs at least one tensor")
     for i, t in enumerate(tensors):
         if t.ndim == 0:
-            raise ValueError(f"cat: tensor {i} is 0-d and cannot be concatenated (use stack)")
+            raise RuntimeError(f"cat: tensor {i} is 0-d and cannot be concatenated (use stack)")
     target = tensors[0].dtype
     for t in tensors[1:]:
         target = _dt.promote_types(target, t.dtype)
@@ -43,7 +43,7 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
         if t.ndim != len(ref) or builtins.any(
             a != b for k, (a, b) in enumerate(zip(t.shape, ref)) if k != d
         ):
-            raise ValueError(
+            raise RuntimeError(  # PyTorch's type for a shape mismatch (its ValueError: no list)
                 f"cat: tensor {i} has shape {t.shape}, which does not match {ref} outside dim {d}"
             )
     tensors = [t._cast(target.numpy_dtype) for t in tensors]
@@ -61,10 +61,10 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
     """Join same-shape tensors along a new dim."""
     tensors = [_t(t) for t in tensors]
     if not tensors:
-        raise ValueError("stack() needs at least one tensor")
+        raise RuntimeError("stack() needs at least one tensor")
     for i, t in enumerate(tensors):
         if t.shape != tensors[0].shape:
-            raise ValueError(
+            raise RuntimeError(
                 f"stack: tensor {i} has shape {t.shape}, tensor 0 has {tensors[0].shape}"
             )
     n = tensors[0].ndim
