@@ -55,6 +55,12 @@ class InPlace:
                 "tensor, where several elements share one memory location, or a read-only "
                 "array); clone() it before the in-place operation"
             )
+        if self._inference_tensor and not state.inference_mode:
+            # it has no version counter: a graph that saved it could not see the change
+            raise RuntimeError(
+                "Inplace update to inference tensor outside InferenceMode is not allowed. You "
+                "can make a clone to get a normal tensor before doing inplace update."
+            )
         if not state.grad_enabled:
             return
         if self.requires_grad and self.grad_fn is None:

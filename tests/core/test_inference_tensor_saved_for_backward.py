@@ -53,3 +53,18 @@ def test_a_custom_function_saving_an_inference_input_raises() -> None:
     x = mg.ones(2, requires_grad=True)
     with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
         Square.apply(x, _inference_ones(2))
+
+
+def test_an_inference_tensor_is_written_in_place_only_inside_inference_mode() -> None:
+    y = _inference_ones(3)
+    for write in (lambda: y.add_(1), lambda: y.__setitem__(0, 5.0), lambda: y.zero_()):
+        with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside"):
+            write()
+        with mg.no_grad(), pytest.raises(RuntimeError, match="Inplace update to inference"):
+            write()
+    assert y.tolist() == [3.0, 3.0, 3.0]
+    with mg.inference_mode():
+        y.mul_(2)
+    z = y.clone()
+    z.add_(1)
+    assert y.tolist() == [6.0, 6.0, 6.0] and z.tolist() == [7.0, 7.0, 7.0]
