@@ -11,7 +11,6 @@ version mismatch and refuses (``Function.saved_tensors``).
 
 from __future__ import annotations
 
-import warnings
 import weakref
 from typing import Any
 
@@ -22,7 +21,7 @@ from . import shared_memory
 from ._tensor_str import tensor_repr
 from .autograd.engine import backward_into, run_backward, seed_grads
 from .autograd.grad_mode import state
-from .autograd.tensor_base import TensorBase
+from .autograd.tensor_base import TensorBase, warn_non_leaf_grad
 from .axis_alias import AXIS_NAMES, accepts_axis
 from .backend import as_device, device_of, get_array_module, module_for, to_numpy
 from .conversions import ToShortcuts, as_array, parse_to_args
@@ -44,14 +43,6 @@ from .tensor_random import TensorRandom
 from .tensor_reductions import TensorReductions
 from .tensor_shape import TensorShape
 from .tensor_stats import TensorStatistics
-
-# PyTorch's words (a learner searching for them finds the explanations)
-_NON_LEAF_GRAD_WARNING = (
-    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
-    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
-    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
-    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead."
-)
 
 _new_size = tuple.__new__  # Size(shape) without its checks: .shape is on hot paths
 
@@ -197,14 +188,10 @@ class Tensor(
 
     @property
     def grad(self) -> Tensor | None:
-        """dL/d(self), filled in by ``backward`` (leaves, and tensors that ``retain_grad``).
-
-        Reading it on a non-leaf tensor that does not retain its gradient warns, as PyTorch
-        does: backward never fills it there, so the ``None`` is almost always a mistake."""
-        g = self._grad
-        if g is None and self.grad_fn is not None and not self.__dict__.get("_retains_grad"):
-            warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
-        return g
+        """dL/d(self), filled in by ``backward`` (leaves, and tensors that ``retain_grad``)."""
+        if self._grad is None and self.grad_fn is not None:
+            warn_non_leaf_grad(self)
+        return self._grad
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
@@ -257,9 +244,8 @@ class Tensor(
         create_graph: bool = False,
         inputs: Any = None,
     ) -> None:
-        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (only ``inputs``' if given). A
-        scalar needs no ``gradient``; otherwise it is the vector of the vector-Jacobian product.
-        The graph is freed afterwards unless ``retain_graph=True``."""
+        """Add d(self)/d(leaf) into each leaf's ``.grad`` (``inputs``' only if given); a
+        non-scalar's ``gradient`` is the vector of the vector-Jacobian product; frees the graph."""
         grads = seed_grads([self], None if gradient is None else [gradient])
         if retain_graph is None:
             retain_graph = create_graph

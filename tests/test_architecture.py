@@ -185,10 +185,12 @@ def test_one_training_step_reads_no_more_of_the_package_than_it_does_now():
     48, 696, 20 since a small Linear (under 32,768 outputs) multiplies with NumPy's product and
     adds its bias instead of calling BLAS's gemm through ctypes (a fixed ~8 us). 704 since
     Tensor.backward takes PyTorch's inputs=, Linear saves x and W only for the gradient that
-    reads them, and a leaf asked for twice in autograd.grad gets its gradient twice."""
+    reads them, and a leaf asked for twice in autograd.grad gets its gradient twice. 706 since
+    reading a non-leaf's .grad warns as PyTorch does, and saving an inference tensor for
+    backward is refused where saved tensors are recorded."""
     functions, lines, files = _trace_one_training_step()
     assert functions <= 48, functions
-    assert lines <= 704, lines
+    assert lines <= 706, lines
     assert files <= 20, files
 
 

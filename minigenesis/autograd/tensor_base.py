@@ -20,6 +20,7 @@ Gradients are Tensors too, so the engine sums, reduces and casts them with Tenso
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -106,3 +107,19 @@ class TensorBase:
         t = TensorBase._make(self._data)
         t._vc = self._version_counter()
         return t
+
+
+# PyTorch's words (a learner searching for them finds the explanations)
+_NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead."
+)
+
+
+def warn_non_leaf_grad(t: TensorBase) -> None:
+    """``.grad`` read on a non-leaf tensor: unless it retains its gradient, warn as PyTorch
+    does (backward never fills it there, so its ``None`` is almost always a slip)."""
+    if not t.__dict__.get("_retains_grad"):
+        warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=3)

@@ -306,6 +306,8 @@ def from_dlpack(ext_tensor: Any) -> Tensor:
     framework's tensor) or of a capsule from ``to_dlpack``."""
     if isinstance(ext_tensor, Tensor):
         return ext_tensor
+    if isinstance(ext_tensor, np.ndarray):  # the same memory, writable: NumPy before 2.1 marks
+        return from_numpy(ext_tensor)  # every array it imports through DLPack read-only
     source = ext_tensor if hasattr(ext_tensor, "__dlpack__") else _Capsule(ext_tensor)
     return from_numpy(np.from_dlpack(source))
 
