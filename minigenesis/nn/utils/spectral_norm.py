@@ -24,6 +24,7 @@ from ..functional import normalize
 from ..module import Module
 from ..parameter import Parameter
 from ._spectral_norm_math import power_iteration_, sigma, weight_to_matrix
+from .weight_norm import remove_reparametrization_hook
 
 __all__ = [
     "SpectralNorm",
@@ -173,13 +174,7 @@ def spectral_norm(
 
 def remove_spectral_norm(module: Module, name: str = "weight") -> Module:
     """Undo spectral_norm: ``<name>`` is one Parameter again, holding W / sigma (no iteration)."""
-    for key, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[key]
-            break
-    else:
-        raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    remove_reparametrization_hook(module, SpectralNorm, name, "spectral_norm")
     for registry, kind in (
         ("_state_dict_hooks", SpectralNormStateDictHook),
         ("_load_state_dict_pre_hooks", SpectralNormLoadStateDictPreHook),

@@ -81,9 +81,15 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
 
 def remove_weight_norm(module: Module, name: str = "weight") -> Module:
     """Undo weight_norm: ``<name>`` is one Parameter again, holding g v / ||v||."""
+    return remove_reparametrization_hook(module, WeightNorm, name, "weight_norm")
+
+
+def remove_reparametrization_hook(module: Module, kind: type, name: str, what: str) -> Module:
+    """Remove the forward pre-hook of class ``kind`` that recomputes ``module.<name>`` (weight
+    norm's, spectral norm's): the hook writes ``<name>`` back as one Parameter, then goes."""
     for key, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, WeightNorm) and hook.name == name:
+        if isinstance(hook, kind) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[key]
             return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    raise ValueError(f"{what} of '{name}' not found in {module}")
