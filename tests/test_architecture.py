@@ -187,11 +187,15 @@ def test_one_training_step_reads_no_more_of_the_package_than_it_does_now():
     Tensor.backward takes PyTorch's inputs=, Linear saves x and W only for the gradient that
     reads them, and a leaf asked for twice in autograd.grad gets its gradient twice. 706 since
     reading a non-leaf's .grad warns as PyTorch does, and saving an inference tensor for
-    backward is refused where saved tensors are recorded."""
+    backward is refused where saved tensors are recorded. 47, 679, 18 since Linear and ReLU's
+    backward hand work to the speed layer only from the size where it pays (a constant read
+    off kernels/, not a call): the step's 8 x 16 gradient is selected with NumPy's where and
+    its bias gradients summed with NumPy's sum, so kernels/blas.py and kernels/elementwise.py
+    left the path."""
     functions, lines, files = _trace_one_training_step()
-    assert functions <= 48, functions
-    assert lines <= 706, lines
-    assert files <= 20, files
+    assert functions <= 47, functions
+    assert lines <= 679, lines
+    assert files <= 18, files
 
 
 def test_the_afternoon_reading_names_functions_that_exist():
@@ -214,11 +218,6 @@ def test_the_afternoon_reading_names_functions_that_exist():
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the step enters 20 files: the CPU speed paths that do real work there (BLAS's gemm "
-    "and column sums, the bit-mask select of ReLU's gradient, the engine's gradient reuse)",
-)
 def test_one_training_step_is_readable_in_an_afternoon():
     """The goal: one MLP + Adam step enters at most 70 functions, 700 lines, 18 files."""
     functions, lines, files = _trace_one_training_step()
@@ -266,18 +265,20 @@ def test_kernel_code_lives_only_in_the_speed_layer():
     assert not outside, f"kernel code outside minigenesis/kernels/: {outside}"
 
 
-def test_the_cpu_path_of_a_training_step_never_enters_the_kernels_machinery():
-    """On the CPU, one MLP + Adam step calls nothing in kernels/cuda.py (kernel_fits included)."""
+def test_the_cpu_path_of_a_small_training_step_never_enters_the_speed_layer():
+    """On the CPU, one step of a small MLP with Adam calls nothing in minigenesis/kernels/: not
+    the CUDA machinery (kernel_fits included), and not the CPU fast paths, which pay only from
+    sizes far above this model's (BLAS's gemm and column sums, the select as bit arithmetic)."""
     import minigenesis as mg
     import minigenesis.nn.functional as F
 
     model = mg.nn.Sequential(mg.nn.Linear(4, 8), mg.nn.ReLU(), mg.nn.Linear(8, 3))
     opt = mg.optim.Adam(model.parameters())
-    cuda = str(PACKAGE / "kernels" / "cuda.py")
+    kernels = str(PACKAGE / "kernels")
     entered = []
 
     def tracer(frame, event, arg):
-        if event == "call" and frame.f_code.co_filename == cuda:
+        if event == "call" and frame.f_code.co_filename.startswith(kernels):
             entered.append(frame.f_code.co_name)
 
     sys.settrace(tracer)

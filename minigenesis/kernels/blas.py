@@ -22,7 +22,10 @@ does.
 Column sums (a bias's gradient, the sum of dL/dy over rows) as ``ones @ G``, a matrix-vector
 product: NumPy's sum over axis 0 is a loop of strided adds, 3-5x slower on (1024, 65-512)
 float32 (29-77 us against 6-42). The sums are the same numbers added in another order (float
-rounding, as any reordering).
+rounding, as any reordering). On few rows the strided adds are short and the vector of ones
+costs more: break-even near ``COLUMN_SUM_MIN_ROWS`` = 64 rows, float32 and float64 alike (one
+thread, the same 2-core Xeon: 8 x 3 0.96 us against 1.76, 32 x 16 1.65 against 1.68, 64 x 16
+2.2 against 2.0, 128 x 16 3.8 against 2.0), below which ops/linear.py sums with NumPy itself.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from ..backend import quiet_fp
 
 ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112  # <cblas.h>
 LINEAR_MIN_OUTPUT = 32768  # outputs (rows x features) from which fill + gemm beats matmul + add
+COLUMN_SUM_MIN_ROWS = 64  # rows from which ones @ g beats NumPy's sum over axis 0
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 

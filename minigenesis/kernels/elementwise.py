@@ -1,5 +1,13 @@
 """Fast paths of the elementwise ops (``ops/elementwise.py``): a select as bit arithmetic (or one
-GPU kernel), and bfloat16 arithmetic through float32 array passes."""
+GPU kernel), and bfloat16 arithmetic through float32 array passes.
+
+The select as bit arithmetic (``where_or_zero``) pays a fixed cost (a view as unsigned integers,
+a multiply with a dtype) that NumPy's ``where`` does not; what it saves is ``where``'s branches
+on an unpredictable mask, which grow with the array. Break-even near ``SELECT_BITS_MIN`` = 4,096
+elements (one thread, a 2-core Xeon, a random mask, float32: 256 elements 1.0 us with where
+against 1.6, 1,024 1.8 against 2.0, 4,096 5.0 against 2.9, 16,384 55 against 6.6); below it the
+ops select with ``where`` themselves.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +16,7 @@ import numpy as np
 from ..backend import get_array_module
 from .cuda import FLOAT16_32_64, ElementwiseKernel, kernel_fits
 
+SELECT_BITS_MIN = 4096  # elements from which the bit select beats np.where
 _WHERE_OR_ZERO = ElementwiseKernel("where_or_zero", "bool keep, T a", "T y", "y = keep ? a : (T)0;")
 
 

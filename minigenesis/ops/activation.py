@@ -6,8 +6,9 @@ inputs are computed in float32 and rounded back (as PyTorch's CPU kernels accumu
 
 Each op is its formulas in NumPy (forward) and Tensor ops (backward). Where a faster path exists
 (a GPU kernel, a 2-byte float's bit trick or table: ``kernels/activation.py`` and
-``kernels/gelu.py``), one line hands the work to it, behind a type test in this file (``type(x)
-is not ndarray``: a GPU array), so the CPU path never enters the speed layer for nothing.
+``kernels/gelu.py``), one line hands the work to it, behind a test in this file (``type(x) is not
+ndarray``: a GPU array; or, for a CPU path that pays only on large arrays, the size from which it
+does, a constant of the kernels module), so the CPU path never enters the speed layer for nothing.
 """
 
 from __future__ import annotations
@@ -97,14 +98,16 @@ class ReLU(Op):
     @staticmethod
     def backward(ctx, gy):
         (y,) = ctx.saved_tensors
-        a = y._data
+        a, g, xp = y._data, gy._data, get_array_module(y._data)
         fast = type(a) is not ndarray or a.dtype.itemsize == 2  # a GPU kernel, or the bits
         keep = kernels.activation.relu_mask(a) if fast else None
         if keep is None:
-            keep = get_array_module(a).logical_not(a <= 0)
+            keep = xp.logical_not(a <= 0)
         if state.grad_enabled or not a.ndim:  # create_graph (or a 0-d y): the recorded op
             return select_grad(gy, keep, y)
-        return TensorBase._make(kernels.elementwise.where_or_zero(keep, gy._data))
+        if type(g) is not ndarray or g.size >= kernels.elementwise.SELECT_BITS_MIN:
+            return TensorBase._make(kernels.elementwise.where_or_zero(keep, g))  # kernel, bits
+        return TensorBase._make(xp.where(keep, g, 0))  # gy where y > 0 (or NaN), else 0
 
 
 class LeakyReLU(Op):

@@ -400,9 +400,12 @@ class SelectGrad(Op):
 
 def where_or_zero(keep, a):
     """``a`` where ``keep`` (a bool array broadcastable to a), else 0 (inf and NaN in ``a`` do not
-    reach the zeros). Float arrays take a faster select (kernels/elementwise.py)."""
-    if a.dtype.kind in "fV" and (fast := kernels.elementwise.where_or_zero(keep, a)) is not None:
-        return fast
+    reach the zeros). GPU arrays and large float arrays take a faster select
+    (kernels/elementwise.py)."""
+    big = type(a) is not np.ndarray or a.size >= kernels.elementwise.SELECT_BITS_MIN
+    fast = big and a.dtype.kind in "fV"
+    if fast and (y := kernels.elementwise.where_or_zero(keep, a)) is not None:
+        return y
     xp = get_array_module(a)
     return xp.where(keep, a, xp.zeros((), a.dtype))
 

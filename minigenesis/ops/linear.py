@@ -19,7 +19,7 @@ from ..autocast_policy import LOWER
 from ..autograd.function import Op
 from ..autograd.grad_mode import state
 from ..autograd.tensor_base import TensorBase
-from ..backend import get_array_module
+from ..backend import get_array_module, quiet_fp
 from .matmul import MatMul, matmul_arrays
 
 
@@ -36,11 +36,11 @@ class Linear(Op):
         need_x, need_w, ctx.x_shape = *ctx.needs_input_grad[:2], x.shape  # x for W's gradient,
         ctx.save_for_backward(x if need_w else None, w if need_x else None)  # W for x's only
         x2 = x.reshape(math.prod(x.shape[:-1]), x.shape[-1])  # (-1: ambiguous with 0 features)
-        # (on the CPU, BLAS adds the product into the bias instead of a pass adding b after it)
-        y = kernels.blas.linear(x2, w, b) if type(x) is ndarray else None
-        if y is None:
-            y = matmul_arrays(x2, w.T, b)
-        return y.reshape(x.shape[:-1] + (w.shape[0],))
+        y_shape = x.shape[:-1] + (w.shape[0],)
+        big = type(x) is ndarray and x2.shape[0] * w.shape[0] >= kernels.blas.LINEAR_MIN_OUTPUT
+        if big and (y := kernels.blas.linear(x2, w, b)) is not None:  # BLAS adds x W^T into b
+            return y.reshape(y_shape)
+        return _affine(x2, w, b).reshape(y_shape)
 
     @staticmethod
     def backward(ctx, gy):
@@ -54,11 +54,32 @@ class Linear(Op):
         matmul = matmul_arrays if g.dtype.itemsize == 2 else get_array_module(g).matmul
         gx = make(matmul(g, w._data).reshape(ctx.x_shape)) if need_x else None
         gw = make(matmul(g.T, x._data.reshape(g.shape[0], ctx.x_shape[-1]))) if need_w else None
-        gb = None
-        if need_b:  # the column sums of g: BLAS's ones @ g on the CPU (kernels/blas.py), or Sum
-            s = kernels.blas.column_sum(g) if type(g) is ndarray else None
-            gb = make(s) if s is not None else make(g).sum(dim=0)
+        gb = make(_column_sums(g)) if need_b else None
         return gx, gw, gb
+
+
+@quiet_fp  # overflow to inf quietly, as in PyTorch (and as gemm does)
+def _affine(x, w, b):
+    """x w^T + b for 2-D arrays x (M, K), w (N, K) and b (N,) or None: NumPy's product (``dot``,
+    less dispatch than the matmul gufunc) and the bias added in place; GPU arrays and 2-byte
+    floats through ops/matmul.py (2-byte floats multiplied in float32 and rounded once)."""
+    if type(x) is not ndarray or x.dtype.itemsize == 2:
+        return matmul_arrays(x, w.T, b)
+    y = x.dot(w.T)
+    if b is not None:
+        y += b
+    return y
+
+
+def _column_sums(g):
+    """The sum of the rows of the 2-D gradient g, dL/db: 2-byte floats summed in float32 and
+    rounded once (as Sum does); from ``COLUMN_SUM_MIN_ROWS`` rows of a NumPy float32/float64 g,
+    BLAS's ``ones @ g`` (kernels/blas.py), faster than NumPy's strided adds from there."""
+    big = type(g) is ndarray and g.shape[0] >= kernels.blas.COLUMN_SUM_MIN_ROWS
+    if big and (s := kernels.blas.column_sum(g)) is not None:
+        return s
+    wide = g.astype(np.float32) if g.dtype.itemsize == 2 else g
+    return wide.sum(axis=0).astype(g.dtype, copy=False)
 
 
 def _rows(a):
@@ -88,12 +109,6 @@ def _linear_grads_recorded(ctx, gy, x, w) -> tuple:
     gw = MatMul.apply(g2.mT, x if x.ndim == 2 else _rows(x)) if need_w else None
     gb = g2.sum(dim=0) if need_b else None
     return (gx if gx is None or len(ctx.x_shape) == 2 else gx.reshape(ctx.x_shape)), gw, gb
-
-
-def _column_sum_array(g):
-    """The sum of a matrix's rows: BLAS's ``ones @ g`` where it applies (kernels/blas.py)."""
-    s = kernels.blas.column_sum(g) if type(g) is ndarray else None
-    return g.sum(axis=0) if s is None else s
 
 
 # ----------------------------------------------------------------------------------------------
@@ -148,10 +163,10 @@ class AutocastLinear(Op):
         ctx.save_for_backward(x if need_w else None, w_low if need_x else None)
         x32, w32 = x.reshape(-1, x.shape[-1]).astype(np.float32), w_low.astype(np.float32)
         b32 = None if b_low is None else b_low.astype(np.float32)
-        # (on the CPU, BLAS adds the product into the bias: see Linear)
-        y = kernels.blas.linear(x32, w32, b32) if type(x) is ndarray else None
+        big = type(x) is ndarray and x32.shape[0] * w.shape[0] >= kernels.blas.LINEAR_MIN_OUTPUT
+        y = kernels.blas.linear(x32, w32, b32) if big else None  # (BLAS: see Linear)
         if y is None:
-            y = matmul_arrays(x32, w32.T, b32)
+            y = _affine(x32, w32, b32)
         return y.astype(x.dtype).reshape(x.shape[:-1] + (w.shape[0],))
 
     @staticmethod
@@ -171,7 +186,7 @@ class AutocastLinear(Op):
             grads[1] = g32.T @ x._data.reshape(-1, x.shape[-1]).astype(np.float32)
             yield 1, _pop_as_tensor(grads, 1)
         if need_b:
-            grads[2] = _column_sum_array(g32)
+            grads[2] = _column_sums(g32)
             yield 2, _pop_as_tensor(grads, 2)
         if need_x:
             gx = (g32 @ w_low._data.astype(np.float32)).astype(gy._data.dtype)
