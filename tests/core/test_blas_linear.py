@@ -138,3 +138,29 @@ def test_bias_gradient_recorded_under_create_graph():
     np.testing.assert_allclose(
         dg.numpy(), np.broadcast_to(2 * db.detach().numpy(), (4, 2)), atol=1e-12
     )
+
+
+@pytest.mark.parametrize("dtype, tol", [(np.float32, 1e-5), (np.float64, 1e-13)])
+@pytest.mark.parametrize("offset", [-1, 0])  # NumPy's sum below the threshold, ones @ g from it
+def test_bias_gradient_is_the_column_sum_on_both_sides_of_the_blas_threshold(dtype, tol, offset):
+    rows = kernels.blas.COLUMN_SUM_MIN_ROWS + offset
+    x0 = RNG.standard_normal((rows, 5)).astype(dtype)
+    gy = RNG.standard_normal((rows, 7)).astype(dtype)
+    x, w, b = (
+        mg.tensor(a, requires_grad=True) for a in (x0, np.ones((7, 5), dtype), np.ones(7, dtype))
+    )
+    F.linear(x, w, b).backward(mg.tensor(gy))
+    assert b.grad.dtype == mg.tensor(gy).dtype
+    ref = gy.astype(np.float64).sum(axis=0)
+    np.testing.assert_allclose(b.grad.numpy(), ref, rtol=0, atol=tol * np.abs(gy).sum(axis=0).max())
+
+
+def test_float16_bias_gradient_is_summed_in_float32_and_rounded_once():
+    """PyTorch accumulates a float16 sum in float32: 2048 + 1 + 1 + ... is exact there, where a
+    float16 running sum would stay at 2048 (its spacing there is 2)."""
+    gy = np.ones((40, 2), np.float16)
+    gy[0] = 2048
+    x, w, b = (mg.tensor(np.ones(s, np.float16), requires_grad=True) for s in ((40, 3), (2, 3), 2))
+    F.linear(x, w, b).backward(mg.tensor(gy))
+    expected = gy.astype(np.float32).sum(axis=0).astype(np.float16)
+    assert b.grad.numpy().dtype == np.float16 and b.grad.numpy().tolist() == expected.tolist()

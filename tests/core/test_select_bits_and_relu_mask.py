@@ -51,3 +51,22 @@ def test_relu_gradient_under_create_graph_is_the_plain_pass_gradient_and_stays_i
     assert g.requires_grad  # (differentiable again: zeros for x, as PyTorch's)
     (gg,) = mg.autograd.grad(g.sum(), x2, allow_unused=True)
     assert gg is None or not np.any(gg.numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("offset", [-1, 3])  # NumPy's where below the threshold, the bits from it
+def test_relu_gradient_is_np_where_on_both_sides_of_the_bit_select_threshold(dtype, offset):
+    from minigenesis import kernels
+
+    n = kernels.elementwise.SELECT_BITS_MIN + offset
+    rng = np.random.default_rng(1)
+    x0 = rng.standard_normal(n).astype(dtype)
+    gy = rng.standard_normal(n).astype(dtype)
+    x0[:4] = [np.nan, -0.0, 1.0, -1.0]
+    gy[:8] = [np.inf, np.nan, -0.0, np.nan, -np.inf, 0.0, -0.0, np.inf]
+    x = mg.tensor(x0, requires_grad=True)
+    mg.relu(x).backward(mg.tensor(gy))
+    with np.errstate(invalid="ignore"):
+        keep = ~(x0 <= 0)  # y > 0, or NaN
+    assert x.grad.numpy().dtype == dtype
+    assert x.grad.numpy().tobytes() == np.where(keep, gy, dtype(0)).tobytes()
