@@ -23,7 +23,8 @@ is written in the op, so the CPU path never enters this package unless it does r
 A CPU path that pays only from some size on is guarded the same way, by that size: a constant
 read off its module (``blas.LINEAR_MIN_OUTPUT``, ``blas.COLUMN_SUM_MIN_ROWS``,
 ``elementwise.SELECT_BITS_MIN``), each a break-even measured and stated in that module's
-docstring. A small model's step (a 4-16-3 MLP) takes NumPy's own product, sum and ``where``.
+docstring (``bench/bench_cpu_thresholds.py`` measures them again). A small model's step (a
+4-16-3 MLP) takes NumPy's own product, sum and ``where``.
 """
 
 from . import (  # noqa: F401  (the families, as kernels.activation.sigmoid ...)
