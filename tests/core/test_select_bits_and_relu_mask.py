@@ -1,6 +1,7 @@
-"""The select behind ReLU's and max pooling's gradients (``kernels.elementwise.where_or_zero``, on
-the bits) gives np.where's elements bit for bit, and ReLU's gradient passes exactly where x > 0
-or x is NaN, never inf or NaN elsewhere."""
+"""The select behind ReLU's and max pooling's gradients from ``SELECT_BITS_MIN`` elements
+(``kernels.elementwise.where_or_zero``, on the bits) gives np.where's elements bit for bit, and
+ReLU's gradient, on either side of that size, passes exactly where x > 0 or x is NaN, never inf
+or NaN elsewhere."""
 
 from __future__ import annotations
 
