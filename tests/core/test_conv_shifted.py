@@ -59,6 +59,7 @@ CASES = [  # (N, C, O, H, W, kernel, padding (top, bottom, left, right))
     (2, 8, 16, 12, 12, (5, 5), (0, 0, 0, 0)),  # LeNet's: forward on columns, gradient on the grid
     (2, 4, 5, 3, 4, (3, 3), (2, 2, 2, 2)),  # forward on the grid, gradient on columns
     (2, 6, 4, 8, 11, (5, 5), (1, 0, 2, 1)),  # forward on the windows as rows, uneven padding
+    (2, 8, 32, 20, 30, (3, 3), (1, 1, 1, 1)),  # weight gradient on stacked taps, 2 pixel blocks
 ]
 
 
