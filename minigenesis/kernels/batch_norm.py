@@ -17,8 +17,10 @@ it is a matrix of rows, one row per (channel, sample) over the S positions:
   sums are added per channel in float64, so a sum over N*S elements rounds like one over S,
   and the variance is taken about the mean (E[x^2] - mu^2 would lose every digit of a large
   mean). x is read once.
-- y = (x - mu) * (r w) + b: the subtraction writes the block of y, the product and the sum
-  update it while it is in the cache: x read once, y written once.
+- y = (x - mu) * (r w) + b, computed as PyTorch's CPU kernel does, x alpha + beta with alpha
+  = r w and beta = b - mu alpha per channel: the product writes the block of y, the sum updates
+  it while it is in the cache: x read once, y written once. (Rounding: x alpha carries an error
+  of about eps |mu| alpha, which is PyTorch's too.)
 - backward: g and d = x - mu for the block, sum g and sum g d per channel, and then at once
   (the block holds whole channels, so its coefficients are known) dL/dx = a g - a mean(g) -
   d a r^2 mean(g d) with a = r w, as in-cache passes over the two buffers and one write of
@@ -119,7 +121,8 @@ def _empty_channels_first(shape: tuple, dtype) -> np.ndarray:
 
 def forward(x, w, b, mu, var, eps: float, axes: tuple):
     """(y, r): y = (x - mu) r w + b with r = 1 / sqrt(var + eps), the statistics given
-    (keepdims, per channel); None where this path does not apply."""
+    (keepdims, per channel), computed as x alpha + beta (alpha = r w, beta = b - mu alpha, as
+    PyTorch's CPU kernel does); None where this path does not apply."""
     if not _applies(x, axes, w, b, mu, var):
         return None
     c = x.shape[1]
@@ -128,25 +131,24 @@ def forward(x, w, b, mu, var, eps: float, axes: tuple):
     scale = (r if w is None else r * w).reshape(per_channel)
     shift = None if b is None else b.reshape(per_channel)
     mu_c = mu.reshape(per_channel)
+    beta = -mu_c * scale if shift is None else shift - mu_c * scale
     if x.flags.c_contiguous:
         # y in x's layout (PyTorch's BatchNorm keeps a contiguous input's layout, so
-        # y.view(n, -1) works), in three passes over the whole array: x's rows of S values are
-        # contiguous already, and the blocks below would walk them channel by channel across
-        # samples (measured, 32 x 16 x 32 x 32 float32: 1.16 ms in blocks, 0.46 ms whole)
+        # y.view(n, -1) works), over the whole array: x's rows of S values are contiguous
+        # already, and the blocks below would walk them channel by channel across samples
+        # (measured, 32 x 16 x 32 x 32 float32: 1.16 ms in blocks, 0.46 ms whole). Two passes,
+        # as PyTorch's CPU kernel computes it: y = x alpha + beta, alpha = r w, beta = b - mu
+        # alpha (0.62 -> 0.43 ms against (x - mu) r w + b's three on 32 x 16 x 32 x 32).
         keep = (1, c) + (1,) * (x.ndim - 2)
-        y = np.subtract(x, mu.reshape(keep))
-        y *= scale.reshape(keep)
-        if shift is not None:
-            y += shift.reshape(keep)
+        y = np.multiply(x, scale.reshape(keep))
+        y += beta.reshape(keep)
         return y, r
     y = _empty_channels_first(x.shape, x.dtype)  # channels first, as the convolutions' grids
     xc, yc = _channels_first(x), _channels_first(y)
     for ch in _blocks(x.shape, x.itemsize):
         out = yc[ch]  # a view: the passes write y in place
-        np.subtract(xc[ch], mu_c[ch], out=out)
-        out *= scale[ch]
-        if shift is not None:
-            out += shift[ch]
+        np.multiply(xc[ch], scale[ch], out=out)
+        out += beta[ch]
     return y, r
 
 
