@@ -17,6 +17,8 @@ from .elementwise import select_grad
 
 def is_basic_index(index) -> bool:
     """True when ``index`` only has ints, slices, None and Ellipsis (so x[index] is a view)."""
+    if hasattr(index, "dtype"):  # one array
+        return False
     items = index if isinstance(index, tuple) else (index,)
     return all(
         i is None or i is Ellipsis or isinstance(i, (int, slice)) and not isinstance(i, bool)
@@ -65,12 +67,22 @@ def split_index(index, ndim: int) -> tuple:
     return tuple(basic), (tuple(advanced) if has_array else None)
 
 
+def _rows_index(index, ndim: int) -> bool:
+    """``index`` is one integer array on an array of ``ndim`` >= 1 dims (a batch drawn by
+    ``X[ix]``, an embedding's ``C[X]``): whole rows picked, where NumPy's rule is PyTorch's and
+    split_index has nothing to split."""
+    return ndim > 0 and getattr(index, "ndim", 0) > 0 and index.dtype.kind in "iu"
+
+
 def _is_bool(i) -> bool:
     return isinstance(i, bool) or (getattr(i, "ndim", None) == 0 and i.dtype.kind == "b")
 
 
 def take(x, index):
     """x[index] with PyTorch's rules (see ``split_index``)."""
+    if _rows_index(index, x.ndim):
+        y = x[index]
+        return y if y.flags.c_contiguous else get_array_module(y).ascontiguousarray(y)
     basic, advanced = split_index(index, x.ndim)
     y = x[basic]
     if advanced is not None:
@@ -132,10 +144,14 @@ def _scatter_add(g, index, shape):
     """zeros(shape) with g added at ``index`` (repeated indices accumulate), on arrays."""
     xp = get_array_module(g)
     out = xp.zeros(shape, dtype=g.dtype)
+    if _rows_index(index, len(shape)):  # x[idx]: rows added at idx
+        flat, width = index.reshape(-1), math.prod(shape[1:])
+        add_rows_at(out.reshape(shape[0], width), flat, g.reshape(flat.size, width))
+        return out
     basic, advanced = split_index(index, len(shape))
     if advanced is None:
         out[basic] = g
-    elif basic == _ALL and len(advanced) == 1 and advanced[0].dtype.kind in "iu":  # x[idx]
+    elif basic == _ALL and len(advanced) == 1 and advanced[0].dtype.kind in "iu":  # x[(idx,)]
         flat, width = advanced[0].reshape(-1), math.prod(shape[1:])
         add_rows_at(out.reshape(shape[0], width), flat, g.reshape(flat.size, width))
     elif xp.__name__ == "numpy":

@@ -86,9 +86,11 @@ def batch_norm(
     """
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected input (N, C, ...), got {tuple(input.shape)}")
-    c = input.shape[1]
     check_param_dtypes("batch_norm", input, weight=weight, bias=bias, running_mean=running_mean,
                        running_var=running_var)  # fmt: skip
+    n, c = input._data.shape[:2]
+    if training and input._data.ndim == 2 and n > 1 and c:  # (N, C): one op of its own
+        return _batch_norm_rows(input, running_mean, running_var, weight, bias, momentum, eps)
     bshape = (1, c) + (1,) * (input.ndim - 2)  # a per-channel vector, broadcast over N and space
     axes = (0,) + tuple(range(2, input.ndim))
     if not training:
@@ -114,13 +116,6 @@ def batch_norm(
             f"{tuple(input.shape)}"
         )
     tracked = running_mean is not None and running_var is not None
-    if input.ndim == 2:  # (N, C): one op of its own, which moves the running averages too
-        args = (running_mean._data, running_var._data) if tracked else (None, None)
-        y = BatchNormRows.apply(input, weight, bias, *args, momentum, float(eps))
-        if tracked:
-            running_mean._bump_version()
-            running_var._bump_version()
-        return y
     mu, var = normalize_stats(input._data, axes, True)
     if tracked:
         unbiased = var.reshape(c) * (count / (count - 1))
@@ -131,6 +126,18 @@ def batch_norm(
     w = None if weight is None else weight.reshape(bshape)
     b = None if bias is None else bias.reshape(bshape)
     return Normalize.apply(input, w, b, axes, float(eps), True, (mu, var))
+
+
+def _batch_norm_rows(input, running_mean, running_var, weight, bias, momentum, eps) -> Tensor:
+    """batch_norm's training step on (N, C) input, N > 1: one op, which moves the running
+    averages too (ops/batch_norm_rows.py)."""
+    if running_mean is None or running_var is None:
+        return BatchNormRows.apply(input, weight, bias, None, None, momentum, float(eps))
+    args = (running_mean._data, running_var._data, momentum, float(eps))
+    y = BatchNormRows.apply(input, weight, bias, *args)
+    running_mean._bump_version()
+    running_var._bump_version()
+    return y
 
 
 @autocast_function(CUDA_FLOAT32)
