@@ -178,7 +178,8 @@ class _BatchNorm(_NormBase):
             )
         # PyTorch's RuntimeError comes from its per-channel buffers and weights: a layer with
         # neither (affine=False, track_running_stats=False) normalises any number of channels
-        per_channel = self.affine or self.running_mean is not None
+        running_mean = self.running_mean  # (each read of a buffer is a Module.__getattr__)
+        per_channel = self.affine or running_mean is not None
         if per_channel and input.shape[1] != self.num_features:
             raise RuntimeError(
                 f"{type(self).__name__}({self.num_features}): running_mean should contain "
@@ -193,11 +194,11 @@ class _BatchNorm(_NormBase):
             if self.momentum is None:  # a cumulative moving average: the plain mean of batches
                 momentum = 1.0 / float(self.num_batches_tracked.item())
         # Batch statistics in training, or always when there are no running averages to use.
-        use_batch = self.training or self.running_mean is None
+        use_batch = self.training or running_mean is None
         track = not self.training or self.track_running_stats
         return F.batch_norm(
             input,
-            self.running_mean if track else None,
+            running_mean if track else None,
             self.running_var if track else None,
             self.weight,
             self.bias,

@@ -21,29 +21,33 @@ Float16/bfloat16 inputs are computed in float32 and rounded once at the end, as 
 from __future__ import annotations
 
 from ..autograd.function import Op
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import state
 from ..backend import get_array_module, quiet_fp
 from .normalization import _wide
 
 
 class BatchNormRows(Op):
     """y = (x - mu) / sqrt(var + eps) * w + b per column of (N, C) x, with this batch's
-    statistics; see the module docstring. ``running_mean`` / ``running_var`` (arrays, or None)
-    move towards them in place, as PyTorch's batch_norm updates its buffers inside the op.
-    Keeps xhat (one (N, C) array) for backward, so backward makes no pass to rebuild it."""
+    statistics; see the module docstring. ``running``: None, or (running_mean, running_var,
+    momentum), whose two arrays move towards the batch's statistics in place, as PyTorch's
+    batch_norm updates its buffers inside the op. Keeps xhat (one (N, C) array) for backward,
+    so backward makes no pass to rebuild it."""
 
     @staticmethod
     @quiet_fp
-    def forward(ctx, x, w, b, running_mean, running_var, momentum, eps):
-        xp = get_array_module(x)
+    def forward(ctx, x, w, b, running, eps):
         xw = _wide(x)
         n = xw.shape[0]
-        mu = xp.full(n, 1.0 / n, xw.dtype) @ xw
+        weights = get_array_module(x).empty(n, xw.dtype)
+        weights.fill(1.0 / n)
+        mu = weights @ xw  # (a mean as one BLAS product: see the module docstring)
         xhat = xw - mu
-        var = xp.einsum("nc,nc->c", xhat, xhat) / n  # (no xhat * xhat temporary)
-        if running_mean is not None and running_var is not None:
-            _update_running(running_mean, running_var, mu, var * (n / (n - 1)), momentum)
-        r = 1.0 / xp.sqrt(var + eps)
+        var = _sum_of_products(xhat, xhat)
+        var /= n
+        if running is not None:
+            _update_running(*running, mu, var * (n / (n - 1)))
+        var += eps  # r = 1 / sqrt(var + eps), in var's own memory
+        r = _reciprocal_sqrt(var)
         xhat *= r
         y = xhat.copy() if w is None else xhat * w
         if b is not None:
@@ -56,29 +60,42 @@ class BatchNormRows(Op):
     @quiet_fp
     def backward(ctx, gy):
         x, w = ctx.saved_tensors
-        if is_grad_enabled():  # create_graph=True: Tensor ops, statistics rebuilt from x
+        if state.grad_enabled:  # create_graph=True: Tensor ops, statistics rebuilt from x
             grads = _backward_graph(x, w, gy, ctx.eps)
             return tuple(g if need else None for g, need in zip(grads, ctx.needs_input_grad))
-        need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        xp = get_array_module(x._data)
+        edges = ctx.next_edges  # (the three arguments that can want a gradient)
         g = _wide(gy._data)
         n, xhat = g.shape[0], ctx.xhat
-        g_b = xp.ones(n, g.dtype) @ g  # sum_n g
-        g_w = xp.einsum("nc,nc->c", g, xhat)  # sum_n g xhat
+        ones = get_array_module(g).empty(n, g.dtype)
+        ones.fill(1)
+        g_b = ones @ g  # sum_n g
+        g_w = _sum_of_products(g, xhat)  # sum_n g xhat
         gx = None
-        if need_x:
+        if edges[0] is not None:
             gx = xhat * (g_w / n)
             gx += g_b / n
-            xp.subtract(g, gx, out=gx)
+            get_array_module(g).subtract(g, gx, out=gx)
             gx *= ctx.r if w is None else ctx.r * _wide(w._data)
             gx = gx.astype(x._data.dtype, copy=False)
         T = type(x)
-        gw = T._make(g_w.astype(w._data.dtype, copy=False)) if need_w else None
-        gb = T._make(g_b.astype(x._data.dtype, copy=False)) if need_b else None
-        return (None if gx is None else T._make(gx)), gw, gb, None, None, None, None
+        gw = T._make(g_w.astype(w._data.dtype, copy=False)) if edges[1] is not None else None
+        gb = T._make(g_b.astype(x._data.dtype, copy=False)) if edges[2] is not None else None
+        return (None if gx is None else T._make(gx)), gw, gb, None, None
 
 
-def _update_running(running_mean, running_var, mu, unbiased_var, momentum: float) -> None:
+def _sum_of_products(a, b):
+    """sum_n a[n, c] b[n, c] per column c, without an (N, C) temporary."""
+    return get_array_module(a).einsum("nc,nc->c", a, b)
+
+
+def _reciprocal_sqrt(v):
+    """1 / sqrt(v), computed in v's memory."""
+    xp = get_array_module(v)
+    xp.sqrt(v, out=v)
+    return xp.divide(1.0, v, out=v)
+
+
+def _update_running(running_mean, running_var, momentum: float, mu, unbiased_var) -> None:
     """running = (1 - momentum) running + momentum * batch statistic, in place (the variance
     unbiased: N / (N - 1) times the batch's)."""
     for buf, stat in ((running_mean, mu), (running_var, unbiased_var)):

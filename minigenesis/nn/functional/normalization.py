@@ -132,9 +132,9 @@ def _batch_norm_rows(input, running_mean, running_var, weight, bias, momentum, e
     """batch_norm's training step on (N, C) input, N > 1: one op, which moves the running
     averages too (ops/batch_norm_rows.py)."""
     if running_mean is None or running_var is None:
-        return BatchNormRows.apply(input, weight, bias, None, None, momentum, float(eps))
-    args = (running_mean._data, running_var._data, momentum, float(eps))
-    y = BatchNormRows.apply(input, weight, bias, *args)
+        return BatchNormRows.apply(input, weight, bias, None, float(eps))
+    running = (running_mean._data, running_var._data, momentum)
+    y = BatchNormRows.apply(input, weight, bias, running, float(eps))
     running_mean._bump_version()
     running_var._bump_version()
     return y
