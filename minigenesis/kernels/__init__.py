@@ -14,6 +14,8 @@ What lives here:
   2-byte floats, LayerNorm's rows with BLAS outer products: ``layer_norm``);
 - ``blas.py``: NumPy's own OpenBLAS through ctypes, where NumPy's matmul leaves work undone: a
   product added into an array (a layer's bias, a convolution's kernel offsets) and column sums;
+- ``sums.py``: NumPy's C einsum without its Python wrapper, for the per-column sums of products
+  of BatchNorm on (N, C) input;
 - ``memory.py``: ``keep_freed_memory()``, the opt-in malloc setting a training loop calls so that
   freed arrays keep their pages for the next step.
 
@@ -44,4 +46,5 @@ from . import (  # noqa: F401  (the families, as kernels.activation.sigmoid ...)
     normalization,
     optim,
     pooling,
+    sums,
 )

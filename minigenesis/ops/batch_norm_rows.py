@@ -20,6 +20,9 @@ Float16/bfloat16 inputs are computed in float32 and rounded once at the end, as 
 
 from __future__ import annotations
 
+from numpy import ndarray
+
+from .. import kernels
 from ..autograd.function import Op
 from ..autograd.grad_mode import state
 from ..backend import get_array_module, quiet_fp
@@ -85,6 +88,8 @@ class BatchNormRows(Op):
 
 def _sum_of_products(a, b):
     """sum_n a[n, c] b[n, c] per column c, without an (N, C) temporary."""
+    if type(a) is ndarray and type(b) is ndarray:  # (einsum without its Python wrapper)
+        return kernels.sums.column_dots(a, b)
     return get_array_module(a).einsum("nc,nc->c", a, b)
 
 
@@ -97,10 +102,12 @@ def _reciprocal_sqrt(v):
 
 def _update_running(running_mean, running_var, momentum: float, mu, unbiased_var) -> None:
     """running = (1 - momentum) running + momentum * batch statistic, in place (the variance
-    unbiased: N / (N - 1) times the batch's)."""
+    unbiased: N / (N - 1) times the batch's). ``mu`` and ``unbiased_var`` are arrays made for
+    this call and needed no more: scaled in their own memory."""
     for buf, stat in ((running_mean, mu), (running_var, unbiased_var)):
+        stat *= momentum
         buf *= 1 - momentum
-        buf += (momentum * stat).astype(buf.dtype, copy=False)
+        buf += stat if stat.dtype == buf.dtype else stat.astype(buf.dtype)
 
 
 def _backward_graph(x, w, gy, eps: float) -> tuple:

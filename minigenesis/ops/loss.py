@@ -107,17 +107,12 @@ class CrossEntropyIndices(Op):
             shifted = xw - m
             log_total = xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
             logp_t = shifted[at] - log_total.squeeze(1)
+            loss = -logp_t if valid is None else xp.where(valid, -logp_t, logp_t.dtype.type(0))
             lse = m + log_total
-            if valid is None and reduction != "none":  # -(sum of logp_t): the same number as
-                loss = -logp_t.sum()  # the sum of -logp_t (negation is exact), one pass fewer
-                if reduction == "mean":
-                    loss = xp.asarray(loss / count.astype(loss.dtype))
-            else:
-                loss = -logp_t if valid is None else xp.where(valid, -logp_t, logp_t.dtype.type(0))
-                if reduction == "sum":
-                    loss = loss.sum()
-                elif reduction == "mean":  # all ignored: 0/0 = NaN (quietly: quiet_fp), as PyTorch
-                    loss = xp.asarray(loss.sum() / count.astype(loss.dtype))
+            if reduction == "sum":
+                loss = loss.sum()
+            elif reduction == "mean":  # all ignored: 0/0 = NaN (quietly: quiet_fp), as PyTorch
+                loss = xp.asarray(loss.sum() / count.astype(loss.dtype))
         ctx.lse, ctx.target, ctx.at, ctx.valid, ctx.count = lse, target, at, valid, count
         ctx.reduction = reduction
         ctx.save_for_backward(x)
@@ -134,12 +129,10 @@ class CrossEntropyIndices(Op):
         if fast is not None and (g := fast(x._data, *args, gl._data, ctx.reduction)) is not None:
             return type(x)._make(g), None, None, None
         xp = get_array_module(x._data)
-        if ctx.valid is None and ctx.reduction != "none":  # one scale for every sample
-            scale = _f32(gl._data) * _reduction_scale(ctx, ctx.lse.dtype)
-            picked = scale
+        if ctx.valid is None and ctx.reduction != "none":  # one number scales every sample
+            scale = picked = _f32(gl._data) * _reduction_scale(ctx, ctx.lse.dtype)
         else:
-            scale = _per_sample_scale(xp, ctx, ctx.lse.dtype)
-            scale = xp.expand_dims(scale * _f32(gl._data), 1)
+            scale = xp.expand_dims(_per_sample_scale(xp, ctx, ctx.lse.dtype) * _f32(gl._data), 1)
             picked = scale.squeeze(1)
         g = _f32(x._data) - ctx.lse
         xp.exp(g, out=g)  # softmax(x)
@@ -170,8 +163,7 @@ def _target_index(xp, target):
 
 
 def _reduction_scale(ctx, dtype):
-    """d(reduced loss)/d l_i when every sample counts: 1/N for "mean", 1 for "sum" (a number
-    of ``dtype``, rounded as _per_sample_scale rounds it)."""
+    """_per_sample_scale's one number when every sample counts: 1/N ("mean") or 1 ("sum")."""
     one = dtype.type(1)
     return one / dtype.type(ctx.count) if ctx.reduction == "mean" and ctx.count else one
 
