@@ -246,10 +246,10 @@ class _Backward:
             return
         if leaf._hooks:
             g = _run_hooks(leaf._hooks, g)
-        if (id(leaf), 0) in self.wanted:
-            for i in self.wanted[id(leaf), 0]:
+        if self.capture:  # autograd.grad: a result, if this leaf is one of its inputs
+            for i in self.wanted.get((id(leaf), 0), ()):
                 self.results[i] = g
-        elif not self.capture:
+        else:
             _accumulate(leaf, g, self.create_graph, private)
             for hook in list(leaf._post_accumulate_grad_hooks or ()):
                 hook(leaf)  # DistributedDataParallel starts a bucket's all-reduce from here
@@ -314,13 +314,13 @@ def _count_edges_into(starts: list) -> dict[Any, int]:
     """How many edges lead into each vertex (node or leaf) reachable from ``starts`` (included)."""
     count, to_walk, edges = {}, [], starts  # (to_walk: nodes whose edges are not counted yet)
     while True:
-        for edge in edges:
-            if edge is not None and edge[0] in count:
-                count[edge[0]] += 1
-            elif edge is not None:  # its first edge: walk on from it (a leaf ends the walk)
-                count[edge[0]] = 1
-                if isinstance(edge[0], Function):
-                    to_walk.append(edge[0])
+        for edge in filter(None, edges):  # (None: an argument that wants no gradient)
+            if (vertex := edge[0]) in count:
+                count[vertex] += 1
+            else:  # its first edge: walk on from it (a leaf ends the walk)
+                count[vertex] = 1
+                if isinstance(vertex, Function):
+                    to_walk.append(vertex)
         if not to_walk:
             return count
         edges = to_walk.pop().next_edges
