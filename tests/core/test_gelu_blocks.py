@@ -63,3 +63,28 @@ def test_gelu_of_a_strided_tensor_matches_the_float64_definition():
     slope = phi + x64 * np.exp(-(x64**2) / 2) / np.sqrt(2 * np.pi)
     np.testing.assert_allclose(t.grad.numpy()[:, ::2], slope, rtol=1e-5, atol=1e-6)
     assert not t.grad.numpy()[:, 1::2].any()
+
+
+def test_each_gelu_value_depends_on_its_input_alone_and_below_minus_8_uses_the_wide_fit():
+    # |x| <= 8 takes the short fit; a block holding some x < -8 computes those again with the
+    # wide fit: a value must not depend on what else is in its block
+    rng = np.random.default_rng(11)
+    x = np.concatenate([rng.uniform(-12, 12, 4000), [-8.0, -8.000001, 8.0, 8.5, -15.5, -40.0]])
+    x = x.astype(np.float32)
+    y, slope = G._gelu_float32_numpy(x, True)
+    for i in range(0, x.size, 97):
+        y1, s1 = G._gelu_float32_numpy(x[i : i + 1].copy(), True)
+        assert y1.view(np.uint32)[0] == y.view(np.uint32)[i]
+        assert s1.view(np.uint32)[0] == slope.view(np.uint32)[i]
+    far = x < -8
+    y_wide, s_wide = G._gelu_float32_passes(x[far], True, fit=G._WIDE_FIT)
+    assert np.array_equal(y[far].view(np.uint32), y_wide.view(np.uint32))
+    assert np.array_equal(slope[far].view(np.uint32), s_wide.view(np.uint32))
+    # the float64 definition: relative accuracy kept in the negative tail (no cancellation; below
+    # -10 the rounding of x^2, amplified by x^2 / 2 in the exponent, alone exceeds 3e-6)
+    x64 = x.astype(np.float64)
+    erfc = np.vectorize(__import__("math").erfc)
+    truth = x64 * 0.5 * erfc(-x64 / np.sqrt(2))
+    kept = x >= -10
+    assert (np.abs(y[kept] - truth[kept]) / np.abs(truth[kept])).max() < 3e-6
+    assert np.array_equal(y[x > 8], x[x > 8])  # E vanishes against 1 there
