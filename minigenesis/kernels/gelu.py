@@ -26,10 +26,9 @@ def gelu(x, approximate: str, want_slope: bool, formula: Callable) -> tuple | No
     is the op's plain code, used to fill the tables of the tanh form."""
     if _two_byte_float(x):  # looked up: the bits of the float32 computation below
         y_table, slope_table = _gelu_tables(x.dtype, approximate, formula)
-        index = x.view(np.uint16)
-        if want_slope:  # take converts 16-bit indices to intp each call: once for both tables
-            index = index.astype(np.intp)  # (1.14 -> 0.91 ms on 16 x 64 x 512 bfloat16)
-        return np.asarray(y_table.take(index)), slope_table.take(index) if want_slope else None
+        if want_slope:
+            return _look_up_both(x, y_table, slope_table)
+        return np.asarray(y_table.take(x.view(np.uint16))), None
     xf = _f32(x)
     if kernel_fits(xf, contiguous=True):  # one launch (see _gelu_kernel)
         if want_slope:
@@ -60,6 +59,26 @@ def times_slope(gy, slope):
 def gelu_curvature(xf, approximate: str):
     """gelu''(x) in one launch, or None (see GELUSlope)."""
     return _gelu_kernel(approximate, ("c",))(xf) if kernel_fits(xf, contiguous=True) else None
+
+
+def _look_up_both(x, y_table, slope_table) -> tuple:
+    """(y_table[x's bits], slope_table[x's bits]) in x's shape. ``take`` converts 16-bit indices
+    to intp on every call, so the two lookups share one conversion; and they run block by block
+    (32,768 indices, 256 KiB as intp, reused by every block), so the indices are read from the
+    cache rather than from an 8-byte-per-element array in memory: 1.13 -> 0.88 ms on
+    16 x 64 x 512 bfloat16 (Xeon, one core; 1.14 with a conversion per lookup). ``mode="clip"``
+    writes straight into ``out`` (every 16-bit index is in range: it clips nothing)."""
+    bits = x.view(np.uint16).reshape(-1)
+    y = np.empty(bits.size, y_table.dtype)
+    slope = np.empty(bits.size, slope_table.dtype)
+    index = np.empty(min(bits.size, _GELU_BLOCK), np.intp)
+    for start in range(0, bits.size, _GELU_BLOCK):
+        stop = min(start + _GELU_BLOCK, bits.size)
+        i = index[: stop - start]
+        np.copyto(i, bits[start:stop], casting="unsafe")
+        y_table.take(i, out=y[start:stop], mode="clip")
+        slope_table.take(i, out=slope[start:stop], mode="clip")
+    return y.reshape(x.shape), slope.reshape(x.shape)
 
 
 _GELU_TABLES: dict = {}

@@ -48,3 +48,19 @@ def test_bfloat16_gradient_is_the_float64_truth_within_one_rounding():
     truth = g64 * (phi + x64 * np.exp(-x64 * x64 / 2) / math.sqrt(2 * math.pi))
     # one bfloat16 rounding of the float32 product: within 2^-8 of |truth| (plus float32's slack)
     np.testing.assert_array_less(np.abs(gx - truth), np.abs(truth) * 2.0**-8 * 1.01 + 1e-30)
+
+
+@pytest.mark.parametrize("shape", [(3, G._GELU_BLOCK + 5), (0, 4), ()])
+def test_two_byte_lookups_by_blocks_give_each_inputs_table_entries(shape):
+    # y and the slope of 2-byte x are the tables' entries at x's bits, over several lookup
+    # blocks, a strided view, an empty and a 0-d array
+    rng = np.random.default_rng(2)
+    base = (rng.standard_normal(shape + (2,)) * 4).astype(mg.bfloat16.numpy_dtype)
+    base.reshape(-1)[:3] = np.array([np.inf, -np.inf, np.nan])[: base.size]
+    x = base[..., 0]  # strided
+    y_table, slope_table = G._gelu_tables(x.dtype, "none", None)
+    y, slope = G.gelu(x, "none", True, None)
+    bits = x.view(np.uint16).astype(np.intp)
+    assert y.shape == slope.shape == x.shape
+    assert np.array_equal(y.view(np.uint16), y_table[bits].view(np.uint16))
+    assert np.array_equal(slope.view(np.uint32), slope_table[bits].view(np.uint32))
