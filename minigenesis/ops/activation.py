@@ -241,16 +241,16 @@ class GELU(Op):
         return y.astype(x.dtype, copy=False)
 
     @staticmethod
+    @quiet_fp  # (dL/dy * slope may overflow to inf, quietly as in PyTorch)
     def backward(ctx, gy):
         x, slope = ctx.saved_tensors
         slope = None if slope is None else slope._data  # (forward's, or None: computed again)
         g = gy._data  # a 2-byte dL/dy: the same product, widened and rounded in one pass
-        if (
-            g.dtype.itemsize == 2
-            and not is_grad_enabled()
-            and (gx := kernels.gelu.times_slope(g, slope)) is not None
-        ):
-            return type(gy)._make(gx), None
+        if not is_grad_enabled() and slope is not None:  # no graph: the product of the arrays
+            if g.dtype.itemsize == 2 and (gx := kernels.gelu.times_slope(g, slope)) is not None:
+                return type(gy)._make(gx), None
+            if g.dtype == slope.dtype and g.shape == slope.shape:
+                return type(gy)._make(g * slope), None
         return gy * GELUSlope.apply(x, ctx.approximate, slope), None
 
 

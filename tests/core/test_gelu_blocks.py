@@ -88,3 +88,29 @@ def test_each_gelu_value_depends_on_its_input_alone_and_below_minus_8_uses_the_w
     kept = x >= -10
     assert (np.abs(y[kept] - truth[kept]) / np.abs(truth[kept])).max() < 3e-6
     assert np.array_equal(y[x > 8], x[x > 8])  # E vanishes against 1 there
+
+
+def test_float32_gelu_gradient_is_dl_dy_times_forwards_slope_with_no_ops_recorded(monkeypatch):
+    # without create_graph, backward multiplies the arrays (no GELUSlope and Mul ops); the
+    # value is dL/dy * the slope forward computed, bit for bit
+    from minigenesis.ops import activation
+
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((7, 300)) * 3).astype(np.float32)
+    g = rng.standard_normal((7, 300)).astype(np.float32)
+    calls = []
+    original = activation.GELUSlope.apply
+    monkeypatch.setattr(
+        activation.GELUSlope, "apply", lambda *a: calls.append(a) or original(*a), raising=True
+    )
+    t = mg.tensor(x, requires_grad=True)
+    F.gelu(t).backward(mg.tensor(g))
+    _, slope = G._gelu_float32_numpy(x.reshape(-1), True)
+    assert np.array_equal(
+        t.grad.numpy().view(np.uint32), (g * slope.reshape(x.shape)).view(np.uint32)
+    )
+    assert calls == []
+    # create_graph keeps the recorded slope: its own derivative is needed
+    t.grad = None
+    (gx,) = mg.autograd.grad(F.gelu(t), t, mg.tensor(g), create_graph=True)
+    assert len(calls) == 1 and gx.requires_grad
