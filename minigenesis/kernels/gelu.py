@@ -121,9 +121,10 @@ def _gelu_tables(dtype, approximate: str, formula: Callable) -> tuple:
 # fewer than the degrees 4/5 (13 against 17 for P and Q). Past 8 that fit is not used: for
 # x > 8, e^(-x^2/2) < 1.3e-14 makes E vanish against 1 whatever R is (R stays positive and
 # finite: all coefficients positive), and the few x < -8 are computed again with the wide fit
-# (one comparison and a gather, only in a block where some |x| exceeds 8). Each element's value
-# depends on it alone. The same accuracy on the test grids (4 ulp on [-1, 10], 2.3e-6 in the
-# negative tail), about a third of the results differ from the wide fit's in their last bits.
+# (one comparison and a gather, only in a block where some |x| exceeds 8; a block made mostly of
+# x < -8 costs about twice what it did). Each element's value depends on it alone. The same
+# accuracy on the test grids (4 ulp on [-1, 10], 2.3e-6 in the negative tail); about a third of
+# the results differ from the wide fit's in their last bits.
 #
 # Cost: 23 float32 passes over x and one exp (which takes as long as ~4 passes) for gelu, 3 more
 # for gelu', each written into a buffer in place (backend.erf's float64 evaluation made ~25
