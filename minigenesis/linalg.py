@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import tensor_linalg as TL
+from . import tensor_linalg
 from ._tensor import Tensor
 from .backend import get_array_module
 from .ops import linalg as L
@@ -326,13 +326,13 @@ def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:  # noqa: N803
 def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # noqa: A002
     """The cross product of 3-vectors along ``dim`` (default the last), inputs broadcast."""
     _tensor(input, "cross", "input")
-    return TL.cross(input, other, dim, "linalg.cross")
+    return tensor_linalg.cross(input, other, dim, "linalg.cross")
 
 
 def matrix_power(A: Tensor, n: int) -> Tensor:  # noqa: N803
     """A^n for an integer n (n < 0: powers of A^-1)."""
     _tensor(A, "matrix_power")
-    return TL.matrix_power(A, n)
+    return tensor_linalg.matrix_power(A, n)
 
 
 def multi_dot(tensors: list) -> Tensor:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from . import autocast_policy as _autocast
+from . import autocast_policy as _policy
 from . import dtypes as _dt
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module, quiet_fp
@@ -110,7 +110,7 @@ def binary_op(op: Any, a: Any, b: Any) -> Any:
             raise
         shapes = [tuple(x.shape) for x in (a, b) if isinstance(x, TensorBase)]
         raise broadcast_error(*shapes) from None
-    if low is not None and out._data.dtype != low and not _autocast.casts_to_float32(op, t):
+    if low is not None and out._data.dtype != low and not _policy.casts_to_float32(op, t):
         out = out._cast(low)
     return out
 
@@ -134,7 +134,7 @@ def _half_with_number(op: Any, a: Any, b: Any, t: Any, s: Any) -> Any:
     if s.__class__ in NUMBERS:  # rounded to the tensor's type (ml_dtypes' bfloat16 would not)
         s = float(np.asarray(float(s)).astype(low))
     out = op.apply(t, s) if t is a else op.apply(s, t)
-    if out._data.dtype != low and not _autocast.casts_to_float32(op, t):
+    if out._data.dtype != low and not _policy.casts_to_float32(op, t):
         out = out._cast(low)
     return out
 

@@ -49,7 +49,7 @@ from ..utils.data import DataLoader, DistributedSampler
 from ..utils.progress import progress
 from ..utils.tensorboard import SummaryWriter  # imports tensorboardX: see _fit
 from ..utils.threads import blas_threads
-from . import state as st
+from . import state
 from .config import TrainConfig, build_datasets, build_model
 from .run_lock import hold_run_dir
 from .signals import sigint_deferred
@@ -131,14 +131,14 @@ class Trainer:
         }
         own = {key: part.state_dict() for key, part in parts.items()}
         own["rng_state"] = get_rng_state()
-        st.check_fits(ckpt, own, list(self.model.parameters()), self.batches_per_epoch,
+        state.check_fits(ckpt, own, list(self.model.parameters()), self.batches_per_epoch,
                       METRIC_FIELDS)  # fmt: skip
         try:
             for key, part in parts.items():
                 part.load_state_dict(ckpt[key])
             set_rng_state(ckpt["rng_state"])
         except Exception as err:  # whatever else an edited file holds: no traceback, no run
-            raise st.TrainError(f"cannot resume: the checkpoint does not fit this run ({err})") \
+            raise state.TrainError(f"cannot resume: the checkpoint does not fit this run ({err})") \
                 from None  # fmt: skip
         self.epoch, self.step = ckpt["epoch"], ckpt["step"]
         self.batch_in_epoch = ckpt["batch_in_epoch"]
@@ -197,18 +197,19 @@ class Trainer:
         if not self.epoch or self.best.get("epoch") != self.epoch or self.batch_in_epoch:
             return False
         try:
-            held = st.load_training_checkpoint(self.out / st.CHECKPOINT_DIR / st.BEST)["step"]
-        except st.TrainError:  # missing or unreadable
+            best = self.out / state.CHECKPOINT_DIR / state.BEST
+            held = state.load_training_checkpoint(best)["step"]
+        except state.TrainError:  # missing or unreadable
             held = None
         if held != self.step:
-            self._save(st.BEST)
+            self._save(state.BEST)
             return True
         return False
 
     def _save(self, name: str) -> Path:
-        path = self.out / st.CHECKPOINT_DIR / name
+        path = self.out / state.CHECKPOINT_DIR / name
         if self.is_main:  # the processes hold the same state: one of them writes it
-            st.save_training_checkpoint(self.state_dict(), path)
+            state.save_training_checkpoint(self.state_dict(), path)
         return path
 
     # ------------------------------------------------------------------ one epoch
@@ -355,10 +356,10 @@ class Trainer:
             # last.pth goes last: a crash before it leaves the previous last.pth, whose resumed
             # run redoes this epoch and writes the same best and periodic files again.
             if is_best:
-                self._save(st.BEST)
+                self._save(state.BEST)
             if self.config.ckpt_every and self.epoch % self.config.ckpt_every == 0:
-                self._save(st.periodic_name(self.epoch))
-            self._save(st.LAST)
+                self._save(state.periodic_name(self.epoch))
+            self._save(state.LAST)
         return (f"epoch {self.epoch:3d}/{self.config.epochs}  train loss {train_loss:.4f} "
                 f"acc {train_acc:6.2%} | val loss {val_loss:.4f} acc {val_acc:6.2%} | "
                 f"lr {row['lr']:.2e} | {seconds:.1f}s")  # fmt: skip
@@ -431,7 +432,7 @@ class Trainer:
                 run_name="hparams",
             )
         except Diverged as err:
-            last = self.out / st.CHECKPOINT_DIR / st.LAST
+            last = self.out / state.CHECKPOINT_DIR / state.LAST
             kept = f"{last} is the last good checkpoint" if last.exists() else "nothing was saved"
             raise Diverged(f"{err} (epoch {self.epoch + 1}): training diverged, try a lower --lr; "
                            f"{kept}") from None  # fmt: skip
@@ -445,7 +446,7 @@ class Trainer:
             # Stopping already, so a further Ctrl-C has nothing left to stop: it must not cut
             # this save short, and is dropped once the save is done.
             with contextlib.suppress(KeyboardInterrupt), sigint_deferred():
-                path = self._save(st.LAST)
+                path = self._save(state.LAST)
                 what = {signal.SIGTERM: "terminated", _SIGHUP: "hung up"}.get(
                     self.stop_signal, "interrupted")  # fmt: skip
                 self.echo(f"{what} at step {self.step} (epoch {self.epoch + 1}): saved "

@@ -11,7 +11,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from .. import creation as C
+from .. import creation
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..out_arg import write_out
@@ -41,6 +41,6 @@ def _with_range_out(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
     return call
 
 
-arange = _with_range_out(C.arange)
-linspace = _with_range_out(C.linspace)
-logspace = _with_range_out(C.logspace)
+arange = _with_range_out(creation.arange)
+linspace = _with_range_out(creation.linspace)
+logspace = _with_range_out(creation.logspace)
