@@ -14,6 +14,7 @@ import numpy as np
 
 from ..backend import get_array_module
 from .cuda import ElementwiseKernel, ReductionKernel, kernel_fits
+from .elementwise import where_or_zero
 
 
 def _f32(x):
@@ -192,8 +193,6 @@ def relu_two_byte(x):
     (above -inf's bits) are kept, as PyTorch's relu keeps them."""
     if not _two_byte_float(x):
         return None
-    from .elementwise import where_or_zero
-
     bits = x.view(np.int16)
     keep = (bits > np.asarray(-np.inf, x.dtype).view(np.int16)) | (bits == _NEGATIVE_ZERO_BITS)
     return where_or_zero(keep, x)

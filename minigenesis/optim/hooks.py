@@ -125,7 +125,7 @@ def _wrap_class(cls: type) -> None:
 def _sync_class_wrappers() -> None:
     """While a global step hook exists, every Optimizer class that writes ``step`` runs it
     through run_hooked_step; once none is left, the classes get their own ``step`` back."""
-    from .optimizer import Optimizer
+    from .optimizer import Optimizer  # optimizer.py imports this module: not at the top
 
     if _global_optimizer_pre_hooks or _global_optimizer_post_hooks:
         todo, seen = [Optimizer], set()

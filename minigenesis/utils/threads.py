@@ -5,6 +5,10 @@ Why: for the small matrices of a toy model, extra BLAS threads buy nothing, and 
 cores are busy (other processes, a CI runner) BLAS threads that wait for each other can make a
 32x128 @ 128x128 product 100x slower. Setting ``OPENBLAS_NUM_THREADS=1`` works only before NumPy
 is imported; ``threadpoolctl`` changes the running library instead, whichever BLAS NumPy loaded.
+
+``threadpoolctl`` is imported where it is called, not at the top: importing it sets
+``KMP_DUPLICATE_LIB_OK=True`` in the process's environment (an OpenMP setting), and
+``import minigenesis`` changes nothing outside its own modules.
 """
 
 from __future__ import annotations
@@ -12,14 +16,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from threadpoolctl import threadpool_info, threadpool_limits
-
 
 @contextmanager
 def blas_threads(n: int = 1) -> Iterator[None]:
     """Within the block, BLAS uses at most ``n`` threads; the previous limits come back after."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"blas_threads: n must be a positive int (threads), got {n!r}")
+    from threadpoolctl import threadpool_limits  # here: its import sets an environment variable
+
     with threadpool_limits(limits=n, user_api="blas"):
         yield
 
@@ -32,11 +36,15 @@ def set_num_threads(n: int) -> None:
     elementwise work is single-threaded in NumPy whatever this says)."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"set_num_threads: n must be a positive int, got {n!r}")
+    from threadpoolctl import threadpool_limits  # here: its import sets an environment variable
+
     threadpool_limits(limits=n, user_api="blas")
 
 
 def get_num_threads() -> int:
     """The BLAS threads matrix products may use now (1 when NumPy's BLAS reports no pool)."""
+    from threadpoolctl import threadpool_info  # here: its import sets an environment variable
+
     pools = [p["num_threads"] for p in threadpool_info() if p.get("user_api") == "blas"]
     return max(pools, default=1)
 
