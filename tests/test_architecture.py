@@ -87,6 +87,25 @@ def test_architecture_layers_match_the_import_contract():
     assert written == [" ".join(layer.split()) for layer in contract["layers"]]
 
 
+def test_architecture_names_every_import_the_contract_exempts():
+    """Each ``ignore_imports`` entry of the contract is named in ARCHITECTURE.md's layers section
+    (both of its modules), with the count of them."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (contract,) = config["tool"]["importlinter"]["contracts"]
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    section = " ".join(text.split("## The layers", 1)[1].split("\n## ", 1)[0].split())
+    words = {1: "One import is", 2: "Two imports are", 3: "Three imports are"}
+    words |= {4: "Four imports are", 5: "Five imports are"}
+    exempt = contract.get("ignore_imports", [])
+    assert words[len(exempt)] + " exempt" in section, len(exempt)
+    for entry in exempt:
+        for module in entry.split(" -> "):
+            name = module.removeprefix("minigenesis.")
+            named = (name, name.replace(".", "/") + ".py", name.rsplit(".", 1)[-1])
+            assert any(f"`{n}`" in section for n in named), f"{entry}: {module} is not named"
+
+
 def test_imports_point_down_the_layers():
     """lint-imports keeps the contract in pyproject.toml: no module imports a layer above it."""
     pytest.importorskip("importlinter")
