@@ -74,6 +74,15 @@ def test_readme_package_map_names_only_real_files():
     assert not missing, f"the README's package map names files that do not exist: {missing}"
 
 
+def test_architecture_names_every_folder_of_the_tests():
+    """The paragraph on what lies outside the package names each folder of tests/."""
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    paragraph = text.split("Outside the package:", 1)[1].split("\n\n", 1)[0]
+    folders = {p.name for p in (ROOT / "tests").iterdir() if p.is_dir() and p.name[0] not in "._"}
+    missing = sorted(f for f in folders if f"`{f}/`" not in paragraph)
+    assert len(folders) > 10 and not missing, f"test folders not in ARCHITECTURE.md: {missing}"
+
+
 def test_architecture_layers_match_the_import_contract():
     """The layer list in ARCHITECTURE.md is the one lint-imports checks, in the same order."""
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
