@@ -1,6 +1,7 @@
-"""A module of the package imported under another name has that one name everywhere, the name
-stands for that one module, and the short capital aliases are the ones ARCHITECTURE.md lists
-("Module aliases"): a reader who learns ``S`` is ``ops.shape`` in one file can rely on it in all."""
+"""Names a reader can rely on. A module of the package imported under another name has that one
+name everywhere, the name stands for that one module, and the short capital aliases are the ones
+ARCHITECTURE.md lists ("Module aliases"): a reader who learns ``S`` is ``ops.shape`` in one file
+can rely on it in all. The Tensor's method mixins are named after their files."""
 
 from __future__ import annotations
 
@@ -73,3 +74,28 @@ def test_the_short_aliases_are_the_ones_architecture_lists():
         f"in the code, not listed: {sorted(set(used.items()) - set(listed.items()))}; "
         f"listed, not in the code: {sorted(set(listed.items()) - set(used.items()))}"
     )
+
+
+def test_each_tensor_mixin_is_named_after_its_file():
+    """``tensor_<family>.py`` holds the mixin ``Tensor<Family>`` (tensor_stats.py:
+    TensorStatistics); the other bases of Tensor are the machinery ARCHITECTURE.md names."""
+    import minigenesis as mg
+
+    bases = {}
+    for cls in mg.Tensor.__bases__:
+        bases[cls.__name__] = cls.__module__.removeprefix("minigenesis.")
+    mixins = {name: module for name, module in bases.items() if module.startswith("tensor_")}
+    assert len(mixins) > 10, bases
+    for name, module in mixins.items():
+        family = module.removeprefix("tensor_").replace("_", "")
+        assert name.startswith("Tensor") and family in name.lower().replace(
+            "statistics", "stats"
+        ), f"{module}.py's mixin is {name}"
+    others = {name: module for name, module in bases.items() if name not in mixins}
+    assert others == {
+        "InPlace": "inplace",
+        "ToShortcuts": "conversions",
+        "TensorBase": "autograd.tensor_base",
+    }, others
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    assert all(f"`{name}`" in text for name in others), "ARCHITECTURE.md names Tensor's bases"
