@@ -67,6 +67,22 @@ def test_every_package_module_is_in_the_architecture_map():
     assert not absent, f"modules missing from ARCHITECTURE.md's map: {absent}"
 
 
+def test_every_file_architecture_names_in_its_prose_exists():
+    """Every `path.py` or `folder/` quoted anywhere in ARCHITECTURE.md exists: in the package,
+    from the repository's root or in tests/, or (a bare name) somewhere in the repository."""
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    quoted = set(re.findall(r"`([\w/.]+\.py)`", text)) | set(re.findall(r"`([\w/]+/)`", text))
+    templates = {"exercises.py", "lessons/NN_topic/"}  # a learner's copy; a chapter's pattern
+    bare = {p.name for p in ROOT.rglob("*.py") if ".git" not in p.parts}
+    missing = [
+        name
+        for name in sorted(quoted - templates)
+        if not (_exists(name) or (ROOT / "tests" / name).exists())
+        and not ("/" not in name and name in bare)
+    ]
+    assert len(quoted) > 50 and not missing, f"ARCHITECTURE.md names missing files: {missing}"
+
+
 def test_readme_package_map_names_only_real_files():
     names = _named_paths(_map_block(ROOT / "README.md", "## A map of the package"))
     assert len(names) > 10, "the README's map was not read"
