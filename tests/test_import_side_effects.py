@@ -78,6 +78,7 @@ print(json.dumps({
     "changed": {k: diff(before[k], after[k]) for k in changed},
     "new": new, "fabricated": fabricated, "swapped": swapped,
     "package class": [c.__qualname__ for c in type(minigenesis).__mro__],
+    "malloc setting applied": sys.modules["minigenesis.kernels.memory"]._applied,
 }))
 """
 
@@ -100,11 +101,13 @@ def _probe() -> dict:
 
 def test_importing_minigenesis_leaves_the_process_state_as_it_was():
     """NumPy's error state and print options, warnings filters, signal handlers, threads, the
-    environment, import hooks, copyreg, the locale, logging, the interpreter's settings."""
+    environment, import hooks, copyreg, the locale, logging, the interpreter's settings; glibc's
+    malloc thresholds are set by a call (kernels/memory.py's keep_freed_memory), not the import."""
     result = _probe()
     assert not result["changed"], result["changed"]
     assert not result["fabricated"], f"sys.modules entries made by hand: {result['fabricated']}"
     assert not result["swapped"], f"modules replaced in sys.modules: {result['swapped']}"
+    assert result["malloc setting applied"] is False, "glibc's malloc was set at import"
 
 
 def test_importing_minigenesis_brings_in_only_its_dependencies_and_pythons_modules():
