@@ -311,6 +311,21 @@ def test_kernel_code_lives_only_in_the_speed_layer():
     assert not outside, f"kernel code outside minigenesis/kernels/: {outside}"
 
 
+def test_the_speed_layer_imports_only_the_backend_from_the_package():
+    """kernels/ reads arrays and the device, nothing that defines what is computed: from the
+    rest of the package it imports backend.py alone (ARCHITECTURE.md, "The speed layer")."""
+    import ast
+
+    found = set()
+    for path in sorted((PACKAGE / "kernels").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level >= 2:
+                found.add((node.module or "").split(".")[0] or "(the package)")
+            elif isinstance(node, ast.Import):
+                found.update(a.name for a in node.names if a.name.startswith("minigenesis"))
+    assert found == {"backend"}, found
+
+
 def test_the_cpu_path_of_a_small_training_step_never_enters_the_speed_layer():
     """On the CPU, one step of a small MLP with Adam calls nothing in minigenesis/kernels/: not
     the CUDA machinery (kernel_fits included), and not the CPU fast paths, which pay only from
