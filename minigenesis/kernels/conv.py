@@ -1,4 +1,8 @@
-"""``ops/conv.py``'s Col2Im as one GPU kernel, for stride 1."""
+"""The convolutions' fast paths: ``ops/conv.py``'s Col2Im as one GPU kernel, for stride 1; and
+on the CPU a stride-1 convolution as kh*kw matmuls over shifted views of the padded input (no
+im2col copy; "The CPU" below), or on im2col's columns where those pay ("One direction"; with 4
+or more input channels each window copied as one row, "Windows as rows"), with its weight
+gradient; ``nchw`` writes a channels-first result out NCHW with the bias added in that pass."""
 
 from __future__ import annotations
 
