@@ -10,11 +10,10 @@ keep their moments as they were, frozen until their next gradient.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad
 from ..backend import get_array_module
 from .optimizer import Optimizer, _zeros_like_param
 
@@ -66,32 +65,23 @@ class SparseAdam(Optimizer):
     def init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         return {"step": 0, "exp_avg": _zeros_like_param(p), "exp_avg_sq": _zeros_like_param(p)}
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One update of every parameter that has a (sparse) gradient; a dense gradient is an
-        error (use Adam)."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
-        self._opt_called = True
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if not p.grad.is_sparse:
-                    raise RuntimeError(
-                        "SparseAdam does not support dense gradients, please consider Adam instead"
-                    )
-                state = self.state[p]
-                if not state:
-                    state.update(self.init_state(p, group))
-                state["step"] = int(state["step"]) + 1  # (a loaded state_dict may hold a tensor)
-                self._update_rows(p, p.grad, state, group)
-                p._bump_version()
-        return loss
+    def _dense_grad(self, grad: Any, group: dict[str, Any]) -> Any:
+        """What ``Optimizer.step`` hands ``update`` for a sparse gradient: here the gradient
+        itself, whose stored rows are the ones updated (the base class makes it dense)."""
+        return grad
+
+    def update(self, param: Any, grad: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
+        """One SparseAdam step of the rows ``grad`` (a sparse tensor) holds; a dense gradient
+        (an array) is refused, as PyTorch refuses it."""
+        if not getattr(grad, "is_sparse", False):
+            raise RuntimeError(
+                "SparseAdam does not support dense gradients, please consider Adam instead"
+            )
+        state["step"] = int(state["step"]) + 1  # (a loaded state_dict may hold a tensor)
+        self._update_rows(param, grad, state, group)
 
     @staticmethod
-    def _update_rows(p: Tensor, grad: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
+    def _update_rows(param: Any, grad: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         """The update of the positions ``grad`` stores (see the class docstring)."""
         grad = grad.coalesce()  # the update is not linear in g: each position once
         if grad._nnz() == 0:
@@ -110,4 +100,4 @@ class SparseAdam(Optimizer):
         exp_avg_sq[at] = v
         step_size = group["lr"] * math.sqrt(1 - beta2**step) / (1 - beta1**step)
         denom = get_array_module(v).sqrt(v) + group["eps"]
-        p._data[at] += -step_size * (m / denom)  # PyTorch's order of operations
+        param[at] += -step_size * (m / denom)  # PyTorch's order of operations

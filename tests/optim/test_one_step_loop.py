@@ -1,7 +1,7 @@
 """The loop over groups and parameters is written once, in Optimizer.step: an optimizer writes
-its maths (init_state, update), not a step of its own. LBFGS (which re-evaluates the model within
-its step) and SparseAdam (which updates the rows a sparse gradient names) are the exceptions
-ARCHITECTURE.md names ("The speed layer")."""
+its maths (init_state, update), not a step of its own. LBFGS, which re-evaluates the model within
+its step, is the exception ARCHITECTURE.md names ("The speed layer"); SparseAdam takes its sparse
+gradient through Optimizer.step too."""
 
 from __future__ import annotations
 
@@ -19,11 +19,11 @@ def _optimizer_classes() -> list[type]:
     return found
 
 
-def test_only_lbfgs_and_sparse_adam_write_their_own_step():
+def test_only_lbfgs_writes_its_own_step():
     classes = _optimizer_classes()
     assert {mg.optim.SGD, mg.optim.Adam, mg.optim.AdamW, mg.optim.Rprop} <= set(classes)
     own_step = sorted(cls.__name__ for cls in classes if "step" in vars(cls))
-    assert own_step == ["LBFGS", "SparseAdam"], own_step
+    assert own_step == ["LBFGS"], own_step
 
 
 def test_every_other_optimizer_writes_its_update():
