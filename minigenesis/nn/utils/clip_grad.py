@@ -18,6 +18,8 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from ..._checks import check_real
 from ..._tensor import Tensor
 from ...backend import get_array_module, to_device
@@ -36,7 +38,13 @@ def _norm_dtype(a: Any, xp: Any) -> Any:
 
 
 def _vector_norm(a: Any, p: float, xp: Any) -> Any:
-    """||a||_p of the flattened array a, as a 0-d array on a's device."""
+    """||a||_p of the flattened array a, as a 0-d array on a's device, in a's dtype: a float16 or
+    bfloat16 norm is accumulated in float32 and rounded back once, as PyTorch returns it."""
+    return _accumulated_norm(a, p, xp).astype(a.dtype, copy=False)
+
+
+def _accumulated_norm(a: Any, p: float, xp: Any) -> Any:
+    """||a||_p of the flattened array a in its accumulation dtype (see _norm_dtype)."""
     a = a.reshape(-1).astype(_norm_dtype(a, xp), copy=False)
     if a.size == 0:
         return xp.zeros((), dtype=a.dtype)
@@ -59,7 +67,7 @@ def _check_normable(t: Any, i: int, p: float) -> None:
     max over nothing)."""
     if t is None:
         raise RuntimeError(f"get_total_norm: the {i}-th tensor is None, expected a Tensor")
-    if t._data.dtype.kind not in "fc":
+    if not (t.is_floating_point() or t.is_complex()):
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. "
             f"Got {t.dtype}"
@@ -121,10 +129,17 @@ def clip_grads_with_norm_(
         return
     xp = get_array_module(grads[0]._data)
     total = total_norm._data if isinstance(total_norm, Tensor) else xp.asarray(total_norm)
-    dtype = total.dtype if total.dtype.kind == "f" else xp.float32
-    # min(1, max_norm / (total + eps)) without reading `total` on the host.
-    coef = xp.minimum(xp.asarray(float(max_norm), dtype=dtype) / (total + 1e-6), 1.0)
-    coef = coef.astype(dtype)
+    dtype = total.dtype if total.dtype.kind in "fV" else xp.float32
+    # min(1, max_norm / (total + eps)) without reading `total` on the host. PyTorch divides a
+    # number by a tensor as reciprocal(tensor) * number, each step computed in float32 at least
+    # and rounded to the norm's dtype; the same steps here give its bits in float16/bfloat16
+    # (where, e.g., an all-zero float16 gradient with max_norm=0 becomes NaN: 1/1e-6 is inf).
+    wide = xp.float64 if dtype == xp.float64 else xp.float32
+    with np.errstate(over="ignore", invalid="ignore"):  # inf and NaN here are PyTorch's too
+        denom = (total.astype(wide) + 1e-6).astype(dtype)
+        recip = (1 / denom.astype(wide)).astype(dtype)
+        coef = (recip.astype(wide) * float(max_norm)).astype(dtype)
+    coef = xp.minimum(coef, xp.asarray(1.0, dtype=dtype))
     for g in grads:
         c = to_device(coef, g.device)
         g._data *= c.astype(g._data.dtype)
