@@ -241,7 +241,8 @@ class Pow(Op):
         xd, yd = getattr(x, "_data", x), getattr(y, "_data", y)
         gx = gy = None
         if need_x:  # d/dx x^0 = 0, also at x = 0 where y x^(y-1) is 0 * inf (PyTorch's rule)
-            gx = _zero_where(yd == 0, gz * y * x ** (y - 1))
+            # gz * (y x^(y-1)), grouped as PyTorch: (gz * y) first overflows a large gz sooner
+            gx = _zero_where(yd == 0, gz * (y * x ** (y - 1)))
         if need_y:  # x^y ln x is taken as 0 at x = 0 for y >= 0 (not 0 * -inf), as in PyTorch
             if hasattr(x, "log"):
                 log_x = x.log()
