@@ -187,6 +187,8 @@ class GradScaler:
                 g = p.grad
                 if g is None:
                     continue
+                if getattr(g, "is_sparse", False):  # Embedding(sparse=True): unscale its values
+                    g = g._values()
                 if not allow_fp16 and g._data.dtype == np.float16:
                     raise ValueError(
                         "Attempting to unscale FP16 gradients: keep the parameters in float32 "
