@@ -30,6 +30,25 @@ from .optimizer import (
 )
 
 
+def _check_tensor_hyperparameters(lr: Any, betas: Any, foreach: Any, capturable: bool) -> None:
+    """PyTorch's Adam/AdamW refusals (ValueError, its words): a tensor lr or beta with
+    foreach=True and capturable=False (its multi-tensor step reads them as numbers), and betas
+    that are not both floats or both tensors (so an int beta such as 0 is refused too)."""
+    if isinstance(lr, Tensor) and foreach and not capturable:
+        raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
+    if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+        return  # _check_betas names that
+    if not (all(isinstance(b, float) for b in betas) or all(isinstance(b, Tensor) for b in betas)):
+        raise ValueError("betas must be either both floats or both Tensors")
+    for i, b in enumerate(betas):
+        if isinstance(b, Tensor) and foreach and not capturable:
+            raise ValueError(
+                f"betas[{i}] as a Tensor is not supported for capturable=False and foreach=True"
+            )
+        if isinstance(b, Tensor) and b.numel() != 1:
+            raise ValueError(f"Tensor betas[{i}] must be 1-element")
+
+
 class Adam(Optimizer):
     r"""Adam as PyTorch computes it. At step ``t`` (1, 2, ...), for parameter ``p``, gradient ``g``:
 
@@ -66,6 +85,7 @@ class Adam(Optimizer):
         fused: bool | None = None,
         decoupled_weight_decay: bool = False,
     ) -> None:
+        _check_tensor_hyperparameters(lr, betas, foreach, capturable)
         defaults = _check_options(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay)
         check_fused_flags(foreach, fused, differentiable)  # (they change no number here)
         defaults.update(

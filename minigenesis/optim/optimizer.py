@@ -88,6 +88,8 @@ def _check_options(**options: Any) -> dict[str, Any]:
     and then the argument and its range. Returns the options as an optimizer keeps them in its
     defaults (betas as a pair of floats). Options without a rule pass unchecked."""
     for name, value in options.items():
+        if name == "lr" and isinstance(value, Tensor) and value.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")  # (PyTorch's check and words)
         if name == "betas":
             options[name] = _check_betas(value)
         elif name in _OPTION_RULES:
