@@ -289,15 +289,16 @@ class LBFGS(Optimizer):
         if abs_max(flat_grad) <= tolerance_grad:  # already optimal
             return orig_loss
 
-        # the state carried over from the previous step
+        # the state carried over from the previous step (PyTorch's own state dict holds t, ro
+        # and H_diag as 0-d tensors: loaded from it, they are read as numbers here)
         d = _array(state.get("d"))
-        t = state.get("t")
+        t = _number(_array(state.get("t")))
         old_dirs = [_array(a) for a in state.get("old_dirs", [])]
         old_stps = [_array(a) for a in state.get("old_stps", [])]
-        ro = list(state.get("ro", []))
-        H_diag = state.get("H_diag")
+        ro = [_number(_array(r)) for r in state.get("ro", [])]
+        H_diag = _number(_array(state.get("H_diag")))
         prev_flat_grad = _array(state.get("prev_flat_grad"))
-        prev_loss = state.get("prev_loss")
+        prev_loss = _number(_array(state.get("prev_loss")))
 
         n_iter = 0
         while n_iter < max_iter:

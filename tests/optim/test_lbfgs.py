@@ -213,6 +213,36 @@ def test_state_dict_round_trip_through_save_and_load_continues_the_same_run():
     np.testing.assert_array_equal(np.array(rest), full[2:])
 
 
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_a_state_dict_holding_pytorchs_scalar_tensors_continues_the_same_run(line_search_fn):
+    # PyTorch's LBFGS keeps t, H_diag and ro as 0-d tensors; such a state dict must load and
+    # step like one holding Python numbers
+    options = {"history_size": 3, "max_iter": 4, "line_search_fn": line_search_fn}
+    full, _, _ = run("rosenbrock", options, 4)
+    first, _, opt = run("rosenbrock", options, 2)
+    saved = opt.state_dict()
+    state = saved["state"][0]
+    for key in ("t", "H_diag", "prev_loss"):
+        state[key] = mg.tensor(state[key], dtype=mg.float64)
+    state["ro"] = [mg.tensor(r, dtype=mg.float64) for r in state["ro"]]
+
+    x = mg.tensor(first[-1], dtype=mg.float64, requires_grad=True)
+    opt2 = mg.optim.LBFGS([x], **options)
+    opt2.load_state_dict(saved)
+
+    def closure():
+        opt2.zero_grad()
+        loss = loss_fn("rosenbrock", x)
+        loss.backward()
+        return loss
+
+    rest = []
+    for _ in range(2):
+        opt2.step(closure)
+        rest.append(x.detach().numpy().copy())
+    np.testing.assert_array_equal(np.array(rest), full[2:])
+
+
 def test_bad_use_gets_a_clear_error():
     w = mg.zeros(2, requires_grad=True)
     with pytest.raises(ValueError, match="line_search_fn must be None or 'strong_wolfe'"):
