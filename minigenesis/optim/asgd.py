@@ -8,7 +8,7 @@ from typing import Any
 
 from .._checks import check_real
 from .._tensor import Tensor
-from ..backend import Array
+from ..backend import CPU, Array, to_device
 from .optimizer import (
     Optimizer,
     _check_options,
@@ -86,6 +86,11 @@ class ASGD(Optimizer):
         else:
             ax[...] = param
         # PyTorch makes each new value a default-dtype scalar tensor (torch.as_tensor of a float)
-        # before copying it in: rounded to float32 even where a load made eta float64
-        eta_t[...] = _scalar_state(lr / ((1 + lambd * lr * step) ** group["alpha"]))._data
+        # before copying it in: rounded to float32 even where a load made eta float64. A tensor
+        # lr instead makes it a tensor of lr's dtype, computed and copied in at that precision.
+        if "lr_tensor" in group:
+            lr_a = to_device(group["lr_tensor"]._data, CPU).reshape(())
+            eta_t[...] = lr_a / ((1 + lambd * lr_a * step) ** group["alpha"])
+        else:
+            eta_t[...] = _scalar_state(lr / ((1 + lambd * lr * step) ** group["alpha"]))._data
         mu_t[...] = _scalar_state(1 / max(1, step - group["t0"]))._data

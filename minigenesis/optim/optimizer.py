@@ -300,7 +300,11 @@ class Optimizer(OptimizerHooks):
         self._opt_called = True  # LRScheduler.step warns when it runs before the first step
         for group in self.param_groups:
             lr = group.get("lr")  # a Tensor lr (PyTorch takes one) reaches update() as a float
-            options = {**group, "lr": float(lr.item())} if isinstance(lr, Tensor) else group
+            # (and as itself under "lr_tensor", for ASGD's eta, which PyTorch keeps in its dtype)
+            if isinstance(lr, Tensor):
+                options = {**group, "lr": float(lr.item()), "lr_tensor": lr}
+            else:
+                options = group
             for p in group["params"]:
                 if (grad := p.grad) is None:
                     continue

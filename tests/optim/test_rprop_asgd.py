@@ -108,3 +108,31 @@ def test_asgd_refuses_bad_hyper_parameters():
         mg.optim.ASGD([mg.zeros(2, requires_grad=True)], weight_decay=-0.1)
     with pytest.raises(ValueError, match="Invalid learning rate"):
         mg.optim.ASGD([mg.zeros(2, requires_grad=True)], lr=-0.1)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_asgd_eta_under_a_tensor_lr_is_computed_in_the_lrs_dtype(dtype):
+    # eta_t = lr / (1 + lambd lr t)^alpha. With a tensor lr PyTorch computes it as a tensor of
+    # lr's dtype and copies it into eta, which a load has made the parameter's dtype (float64):
+    # no rounding to float32 (a float lr's value is rounded, as a default-dtype scalar)
+    lr, lambd, alpha = 0.01, 1e-3, 0.75
+    w = mg.zeros(3, dtype=mg.float64, requires_grad=True)
+
+    def make():
+        return mg.optim.ASGD(
+            [w], lr=mg.tensor(lr, dtype=getattr(mg, np.dtype(dtype).name)), lambd=lambd, alpha=alpha
+        )
+
+    opt = make()
+    for _ in range(3):
+        w.grad = mg.ones(3, dtype=mg.float64)
+        opt.step()
+    saved, opt = opt.state_dict(), make()
+    opt.load_state_dict(saved)
+    assert opt.state[w]["eta"].dtype == mg.float64
+    for t in range(4, 8):
+        w.grad = mg.ones(3, dtype=mg.float64)
+        opt.step()
+        lr_d = dtype(lr)
+        want = lr_d / ((1 + lambd * lr_d * t) ** alpha)  # in lr's dtype (NumPy's scalar rules)
+        assert float(opt.state[w]["eta"]) == float(want)
