@@ -51,11 +51,13 @@ class ASGD(Optimizer):
         capturable: bool = False,
     ) -> None:
         _check_options(lr=lr, weight_decay=weight_decay)
-        defaults = dict(
+        for value, name in ((lambd, "lambd"), (alpha, "alpha"), (t0, "t0")):
+            check_real(value, name)
+        defaults = dict(  # the values as given (an int t0 stays an int, as in PyTorch's groups)
             lr=lr,
-            lambd=check_real(lambd, "lambd"),
-            alpha=check_real(alpha, "alpha"),
-            t0=check_real(t0, "t0"),
+            lambd=lambd,
+            alpha=alpha,
+            t0=t0,
             weight_decay=weight_decay,
             foreach=foreach,
             maximize=maximize,

@@ -48,10 +48,10 @@ class Rprop(Optimizer):
                 f"Invalid eta values: {etas[0]}, {etas[1]} (need 0 < etas[0] < 1 < etas[1])"
             )
         lo, hi = (check_real(s, f"step_sizes[{i}]", ge=0) for i, s in enumerate(step_sizes))
-        defaults = dict(
+        defaults = dict(  # the pairs as given (the default 50 stays an int, as in PyTorch)
             lr=lr,
-            etas=(eta_minus, eta_plus),
-            step_sizes=(lo, hi),
+            etas=etas,
+            step_sizes=step_sizes,
             foreach=foreach,
             maximize=maximize,
             differentiable=differentiable,

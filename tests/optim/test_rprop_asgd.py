@@ -136,3 +136,12 @@ def test_asgd_eta_under_a_tensor_lr_is_computed_in_the_lrs_dtype(dtype):
         lr_d = dtype(lr)
         want = lr_d / ((1 + lambd * lr_d * t) ** alpha)  # in lr's dtype (NumPy's scalar rules)
         assert float(opt.state[w]["eta"]) == float(want)
+
+
+def test_asgd_and_rprop_keep_their_options_as_given_in_the_groups():
+    w = mg.zeros(2, requires_grad=True)
+    group = mg.optim.ASGD([w], t0=10, lambd=1e-4).param_groups[0]
+    assert type(group["t0"]) is int and group["t0"] == 10
+    group = mg.optim.Rprop([w]).param_groups[0]
+    assert group["step_sizes"] == (1e-6, 50) and type(group["step_sizes"][1]) is int
+    assert group["etas"] == (0.5, 1.2)
