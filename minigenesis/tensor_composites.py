@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .autocast_policy import LOWER, autocast_function
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .ops import indexing as I
@@ -206,6 +207,7 @@ class TensorComposites:
         """beta * self + alpha * (mat @ vec)"""
         return _scaled_sum(self, mat @ vec, beta, alpha)
 
+    @autocast_function(LOWER)  # one unit on PyTorch's lower-precision lists, as addmm
     def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
         """beta * self + alpha * sum_b batch1[b] @ batch2[b]"""
         return _scaled_sum(self, (batch1 @ batch2).sum(0), beta, alpha)
@@ -224,6 +226,8 @@ class TensorComposites:
         """The sum over the last dims of both: out[i.., j..] = sum_k self[i.., k] other[j.., k]."""
         if self.ndim == 0 or other.ndim == 0:
             return self * other
+        if self.ndim == 1 and other.ndim == 1:  # PyTorch's dot (so off autocast's lists too)
+            return self.dot(other)
         k = self.shape[-1]
         flat = self.reshape(-1, k) @ other.reshape(-1, k).mT
         return flat.reshape(tuple(self.shape[:-1]) + tuple(other.shape[:-1]))

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .autocast_policy import LOWER, autocast_function
+from .autocast_policy import LOWER, autocast_function, without_autocast
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .ops import elementwise as E
@@ -30,6 +30,11 @@ from .ops.same_dtype import check_same_dtype
 slogdet_result = namedtuple("slogdet", ["sign", "logabsdet"])
 svd_result = namedtuple("svd", ["U", "S", "V"])
 qr_result = namedtuple("qr", ["Q", "R"])
+
+
+# dot (and mv on the CPU) are on none of PyTorch's autocast lists: they run in their inputs'
+# dtype there, where matmul, which computes them here, runs in the low dtype
+_matmul_off_autocast_lists = without_autocast(M.matmul)
 
 
 class TensorLinalg:
@@ -72,13 +77,15 @@ class TensorLinalg:
             raise RuntimeError(
                 f"1D tensors expected, but got {self.ndim}D and {other.ndim}D tensors"
             )
-        return M.matmul(self, other, "dot")
+        return _matmul_off_autocast_lists(self, other, "dot")
 
     def mv(self, vec):
         """Matrix (n, m) times vector (m,) -> (n,)."""
         if self.ndim != 2 or vec.ndim != 1:
             raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.ndim}, {vec.ndim}")
-        return M.matmul(self, vec, "mv")
+        if self.is_cuda:  # on PyTorch's CUDA lower-precision list (not on its CPU one)
+            return M.matmul(self, vec, "mv")
+        return _matmul_off_autocast_lists(self, vec, "mv")
 
     def outer(self, vec2):
         """out[i][j] = x[i] * vec2[j] for two 1-d tensors."""

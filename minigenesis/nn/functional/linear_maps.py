@@ -53,6 +53,7 @@ def _check_linear_args(input: Tensor, weight: Tensor, bias: Tensor | None) -> No
         )
 
 
+@autocast_policy.without_autocast  # on no autocast list of PyTorch's: its inputs' dtype
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y_o = sum_ij x1_i A_oij x2_j + b_o for x1 (*, in1), x2 (*, in2), A (out, in1, in2).
     Computed as one matmul, (x1 A) reshaped to (*, out, in2), times x2, summed over in2."""
