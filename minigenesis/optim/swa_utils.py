@@ -138,11 +138,19 @@ class AveragedModel(Module):
             if n == 0:
                 for a, p in zip(averaged, current):
                     a.copy_(p)
-            elif self.avg_fn is not None:
-                for a, p in zip(averaged, current):
-                    a.copy_(self.avg_fn(a, p, self.n_averaged))
+            elif self.multi_avg_fn is not None:
+                self.multi_avg_fn(averaged, current, self.n_averaged)
             else:
-                (self.multi_avg_fn or get_swa_multi_avg_fn())(averaged, current, self.n_averaged)
+                # PyTorch's default average: get_swa_avg_fn's formula per tensor on the CPU (an
+                # integer buffer such as num_batches_tracked is averaged in float and truncated
+                # by the copy), the in-place multi-tensor lerp on CUDA (its foreach devices)
+                on_cpu = self.avg_fn is not None or not any(a.is_cuda for a in averaged)
+                avg_fn = self.avg_fn or get_swa_avg_fn()
+                if on_cpu:
+                    for a, p in zip(averaged, current):
+                        a.copy_(avg_fn(a, p, self.n_averaged))
+                else:
+                    get_swa_multi_avg_fn()(averaged, current, self.n_averaged)
             if not self.use_buffers:  # the buffers follow the model (update_bn recomputes BN's)
                 for b_avg, b in zip(self.module.buffers(), model.buffers()):
                     b_avg.copy_(b.detach().to(b_avg.device))

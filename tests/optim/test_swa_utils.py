@@ -116,3 +116,37 @@ def test_swalr_anneals_to_the_swa_lr_then_holds(strategy):
     np.testing.assert_allclose(lrs, want, rtol=1e-12)
     with pytest.raises(ValueError, match="anneal_strategy"):
         SWALR(opt, 0.1, anneal_strategy="step")
+
+
+def test_default_average_on_the_cpu_is_the_swa_formula_to_the_last_bit():
+    # PyTorch's CPU path: W_avg + (W - W_avg) / (n + 1) per tensor, rounded at each operation
+    # in float32 (a lerp rounds differently in about a third of the elements)
+    rng = np.random.default_rng(0)
+    ws = [rng.standard_normal((1, 300)).astype(np.float32) for _ in range(6)]
+    lin = mg.nn.Linear(300, 1, bias=False)
+    avg = AveragedModel(lin)
+    want = None
+    for n, w in enumerate(ws):
+        with mg.no_grad():
+            lin.weight.copy_(mg.tensor(w))
+        avg.update_parameters(lin)
+        want = w.copy() if want is None else want + (w - want) / np.float32(n + 1)
+    np.testing.assert_array_equal(avg.module.weight.detach().numpy(), want)
+
+
+def test_averaging_buffers_truncates_an_integer_buffer_as_pytorch_does():
+    # use_buffers=True averages BatchNorm's num_batches_tracked too: the float average is copied
+    # into the int64 buffer, truncated (1 + (2 - 1) / 2 = 1.5 -> 1, and so on: it stays 1)
+    mg.manual_seed(0)
+    model = mg.nn.Sequential(mg.nn.Linear(3, 4), mg.nn.BatchNorm1d(4))
+    avg = AveragedModel(model, use_buffers=True)
+    tracked, means = [], []
+    for _ in range(4):
+        model(mg.randn(8, 3))
+        avg.update_parameters(model)
+        tracked.append(int(avg.module[1].num_batches_tracked))
+        means.append(model[1].running_mean.numpy().copy())
+    assert avg.module[1].num_batches_tracked.dtype == mg.int64
+    assert tracked == [1, 1, 1, 1]
+    # the float buffers are averaged as the parameters are: the mean of the ones seen
+    np.testing.assert_allclose(avg.module[1].running_mean.numpy(), np.mean(means, 0), rtol=1e-6)
