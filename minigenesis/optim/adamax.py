@@ -43,7 +43,7 @@ class Adamax(Optimizer):
         lr: float = 2e-3,
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
-        weight_decay: float = 0.0,
+        weight_decay: float = 0,
         foreach: bool | None = None,
         *,
         maximize: bool = False,

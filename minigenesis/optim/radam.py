@@ -50,7 +50,7 @@ class RAdam(Optimizer):
         lr: float = 1e-3,
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
-        weight_decay: float = 0.0,
+        weight_decay: float = 0,
         decoupled_weight_decay: bool = False,
         *,
         foreach: bool | None = None,

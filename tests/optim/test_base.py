@@ -436,3 +436,26 @@ def test_a_scalar_parameter_trains_like_a_one_element_vector(name, options):
         assert p.shape == shape
         trajectories.append(p.detach().numpy().reshape(-1))
     np.testing.assert_array_equal(trajectories[0], trajectories[1])
+
+
+ZERO_DEFAULTS = {
+    "SGD": ["momentum", "dampening", "weight_decay"],
+    "Adam": ["weight_decay"],
+    "Adagrad": ["lr_decay", "weight_decay", "initial_accumulator_value"],
+    "Adadelta": ["weight_decay"],
+    "Adamax": ["weight_decay"],
+    "NAdam": ["weight_decay"],
+    "RAdam": ["weight_decay"],
+    "RMSprop": ["weight_decay", "momentum"],
+    "ASGD": ["weight_decay"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(ZERO_DEFAULTS))
+def test_zero_defaults_are_the_int_0_of_pytorchs_signatures(name):
+    # a state_dict's param_groups and the optimizer's repr then read "weight_decay: 0" as PyTorch's
+    opt = getattr(mg.optim, name)([mg.zeros(2, requires_grad=True)], lr=0.1)
+    for option in ZERO_DEFAULTS[name]:
+        value = opt.state_dict()["param_groups"][0][option]
+        assert type(value) is int and value == 0, option
+        assert f"    {option}: 0\n" in repr(opt)
