@@ -56,6 +56,7 @@ class BatchNormRows(Op):
         if b is not None:
             y += b
         ctx.xhat, ctx.r, ctx.eps = xhat, r, eps
+        ctx.b_dtype = None if b is None else b.dtype  # dL/db in b's dtype (float32 beside bf16 x)
         ctx.save_for_backward(x, w)
         return y.astype(x.dtype, copy=False)
 
@@ -82,7 +83,7 @@ class BatchNormRows(Op):
             gx = gx.astype(x._data.dtype, copy=False)
         T = type(x)
         gw = T._make(g_w.astype(w._data.dtype, copy=False)) if edges[1] is not None else None
-        gb = T._make(g_b.astype(x._data.dtype, copy=False)) if edges[2] is not None else None
+        gb = T._make(g_b.astype(ctx.b_dtype, copy=False)) if edges[2] is not None else None
         return (None if gx is None else T._make(gx)), gw, gb, None, None
 
 

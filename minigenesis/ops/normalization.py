@@ -136,7 +136,7 @@ class Normalize(Op):
         if need_w:
             gw = g_y * xhat  # the engine sums it to w's shape
         if need_b:
-            gb = gy._data
+            gb = g_y  # widened: a float32 bias sums a bfloat16 gradient in float32
         if need_x:
             g = g_y * w._data if w is not None else g_y.copy()
             xhat *= (g * xhat).mean(axis=ctx.axes, keepdims=True)
