@@ -82,7 +82,9 @@ def sum_to_shape_array(g, shape: tuple):
     axes = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1
     )
-    if axes:
+    if axes and g.dtype.itemsize == 2 and g.dtype.kind in "fV":  # half: a float32 sum, once
+        g = g.sum(axis=axes, keepdims=True, dtype=get_array_module(g).float32).astype(g.dtype)
+    elif axes:
         g = g.sum(axis=axes, keepdims=True)
     if lead:
         g = g.reshape(shape)
