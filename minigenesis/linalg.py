@@ -380,8 +380,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
-    """sum_i x_i y_i along ``dim`` (inputs broadcast)."""
-    return (x * y).sum(dim)
+    """sum_i x_i y_i along ``dim`` (inputs broadcast); on autocast's lower-precision lists."""
+    return tensor_linalg.vecdot_low_precision_unit(x, y, dim)
 
 
 # ---------------------------------------------------------------------- LU and what uses it

@@ -37,6 +37,12 @@ qr_result = namedtuple("qr", ["Q", "R"])
 _matmul_off_autocast_lists = without_autocast(M.matmul)
 
 
+@autocast_function(LOWER)  # linalg_vecdot is on PyTorch's lower-precision lists (CPU and CUDA)
+def vecdot_low_precision_unit(x, y, dim: int):
+    """linalg.vecdot's maths: sum_i x_i y_i along ``dim``."""
+    return (x * y).sum(dim)
+
+
 class TensorLinalg:
     """Mixin of Tensor: the linear-algebra methods."""
 

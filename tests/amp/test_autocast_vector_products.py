@@ -54,3 +54,12 @@ def test_bilinear_is_on_no_autocast_list():
     assert out.dtype == mg.float32
     want = np.einsum("bi,oij,bj->bo", A, w, A)
     np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-5)
+
+
+def test_linalg_vecdot_is_on_the_lower_precision_list():
+    with mg.autocast("cpu", dtype=mg.bfloat16):
+        out = mg.linalg.vecdot(_t(A), _t(A))
+    assert out.dtype == mg.bfloat16
+    bf = A.astype(ml_dtypes.bfloat16).astype(np.float64)
+    np.testing.assert_allclose(out.float().numpy(), (bf * bf).sum(-1), rtol=2**-6)
+    assert mg.linalg.vecdot(_t(A), _t(A)).dtype == mg.float32  # outside autocast: as it comes
