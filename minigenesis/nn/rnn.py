@@ -31,6 +31,7 @@ import warnings
 from typing import Any
 
 from .._tensor import Tensor
+from ..autocast_policy import LOWER, autocast_function
 from ..creation import empty, zeros
 from ..functions import cat
 from ..ops import rnn as rnn_ops
@@ -46,11 +47,18 @@ _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 def _step(mode: str, xw: Tensor, state: Any, w_hh: Tensor, b_hh: Tensor | None, w_hr: Any):
     """One time step of a cell on the projected input ``xw`` = x W_ih^T + b_ih: the new state
     (h, or (h, c) for an LSTM)."""
+    if mode == "LSTM" and w_hr is None:
+        return _lstm_layer_step(xw, state[0], state[1], w_hh, b_hh)
     if mode == "LSTM":
         return rnn_ops.LSTMCell.apply(xw, state[0], state[1], w_hh, b_hh, w_hr)
     if mode == "GRU":
         return rnn_ops.GRUCell.apply(xw, state, w_hh, b_hh)
     return rnn_ops.RNNCell.apply(xw, state, w_hh, b_hh, mode == "RNN_RELU")
+
+
+@autocast_function(LOWER)  # an LSTM layer's step, low under autocast as PyTorch's (an LSTMCell's
+def _lstm_layer_step(xw, h, c, w_hh, b_hh):  # is float32 on the CPU: it stays an op of its own)
+    return rnn_ops.LSTMCell.apply(xw, h, c, w_hh, b_hh, None)
 
 
 def _unstack(x: Tensor) -> tuple:

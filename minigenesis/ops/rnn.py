@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autocast_policy import LOWER
 from ..autograd.function import Op
 from ..autograd.grad_mode import state
 from ..backend import get_array_module
@@ -89,6 +90,8 @@ class RNNCell(Op):
     """h' = act(xw + h W_hh^T + b_hh) (act = tanh, or relu when ``relu``);
     with a = the pre-activation and da = dL/dh' act'(a):
     dL/dxw = da,  dL/dh = da W_hh,  dL/dW_hh = da^T h,  dL/db_hh = sum over the batch of da."""
+
+    autocast = LOWER  # PyTorch's rnn_tanh/relu cells: on its lists (CUDA; linears on the CPU)
 
     @staticmethod
     def forward(ctx, xw, h, w_hh, b_hh, relu):

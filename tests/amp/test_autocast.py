@@ -22,6 +22,7 @@ from minigenesis.ops import math_functions as MF
 from minigenesis.ops import matmul as M
 from minigenesis.ops import normalization as N
 from minigenesis.ops import reduce as R
+from minigenesis.ops import rnn as RO
 from minigenesis.ops import shape as S
 from minigenesis.ops.einsum import Einsum
 
@@ -46,6 +47,9 @@ def _lower_cases():
         M.MatMul: lambda dt: _t(3, 4, dtype=dt) @ _t(4, 5, dtype=dt),
         L.Linear: lambda dt: F.linear(_t(3, 4, dtype=dt), _t(5, 4, dtype=dt), _t(5, dtype=dt)),
         Einsum: lambda dt: mg.einsum("ij,jk->ik", _square(dt), _square(dt)),
+        RO.RNNCell: lambda dt: RO.RNNCell.apply(
+            _t(2, 3, dtype=dt), _t(2, 3, dtype=dt), _t(3, 3, dtype=dt), None, False
+        ),
     }
 
 
