@@ -31,6 +31,7 @@ from .promotion import (
     refuse_integer_addcdiv,
     refuse_sequence,
     result_type,
+    wrap_int,
 )
 from .size import broadcast_error
 
@@ -67,7 +68,9 @@ def _shift(a: Any, s: Any, left: bool) -> Any:
 def _number_as_tensor(x: Any, ref: Any) -> Any:
     """A Python int on the left of a shift, as a tensor of ref's integer dtype (int64 for bool)."""
     _integer_operands(x, ref, "bitwise shift")
-    dtype = ref._data.dtype if ref._data.dtype.kind in "iu" else np.int64
+    dtype = ref._data.dtype if ref._data.dtype.kind in "iu" else np.dtype(np.int64)
+    if x.__class__ is int:  # cast to the dtype as PyTorch does: 300 << int8 shifts 44
+        x = wrap_int(x, dtype)
     return ref._make(get_array_module(ref._data).asarray(x, dtype=dtype), False)
 
 
@@ -170,6 +173,12 @@ class TensorComposites:
             dtype = self._data.dtype
         if dtype == np.bool_:  # bool << 1 counts in int64, as PyTorch
             dtype = np.dtype(np.int64)
+        # PyTorch casts the count to the result's dtype first, wrapping: int8 << 257 shifts by
+        # 1, int8 << 2**53 by 0, and uint8 << a 0-d int16 256 by 0
+        if s.__class__ is int:
+            s = wrap_int(s, dtype)
+        elif isinstance(other, TensorBase):
+            s = s.astype(dtype, copy=False)
         return self._make(_shift(self._data.astype(dtype), s, left), False)
 
     # the operators return NotImplemented for a list or tuple, as PyTorch's: Python's TypeError
