@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .ops import shape as S
@@ -146,9 +148,17 @@ class TensorCommon:
         return self._make(get_array_module(a).gcd(a, b), False)
 
     def lcm(self, other):
-        """The least common multiple of each pair, |a b| / gcd(a, b), >= 0 (0 if either is 0)."""
+        """The least common multiple of each pair, |a b| / gcd(a, b), >= 0 (0 if either is 0).
+
+        Computed as PyTorch does, |(a / gcd) * b| in the dtype, so an lcm too large for the
+        dtype wraps before the absolute value (NumPy's lcm takes the absolute values first)."""
         a, b = _integer_pair(self, other, "lcm")
-        return self._make(get_array_module(a).lcm(a, b), False)
+        xp = get_array_module(a)
+        g = xp.gcd(a, b)
+        zero = g == 0
+        with np.errstate(over="ignore"):  # the wrap is the defined result
+            out = xp.abs((a // xp.where(zero, xp.ones_like(g), g)) * b)
+        return self._make(xp.where(zero, xp.zeros_like(out), out).astype(g.dtype), False)
 
     def gcd_(self, other):
         return self._inplace(lambda x, o: x.gcd(o), other)

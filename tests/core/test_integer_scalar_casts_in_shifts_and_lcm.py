@@ -7,6 +7,8 @@ PyTorch casts a shift's count to the result's integer dtype first (C's wrapping 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -58,3 +60,22 @@ def test_shift_by_zero_dim_tensor_count_is_cast_to_the_result_dtype():
         c = count % 256
         assert got.dtype == mg.uint8
         assert got.tolist() == [_shift_ref(v, c, 8, False, True) for v in (1, 5, 200)]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8"])
+def test_lcm_that_overflows_wraps_before_the_absolute_value(dtype):
+    info = np.iinfo(dtype)
+    lo = info.min + 1 if info.min else 1
+    pairs = [(lo, 2), (info.max, info.max - 1), (info.max, lo), (-6, 4), (0, 5), (0, 0), (6, 4)]
+    pairs = [(a, b) for a, b in pairs if info.min <= a <= info.max and info.min <= b <= info.max]
+    a = mg.tensor(np.array([p[0] for p in pairs], dtype=dtype))
+    b = mg.tensor(np.array([p[1] for p in pairs], dtype=dtype))
+
+    def ref(x: int, y: int) -> int:
+        g = math.gcd(x, y)
+        return 0 if g == 0 else abs(_wrap(x // g * y, info.bits, info.min < 0))
+
+    want = [_wrap(ref(x, y), info.bits, info.min < 0) for x, y in pairs]
+    assert mg.lcm(a, b).tolist() == want
+    assert a.clone().lcm_(b).tolist() == want
+    assert mg.lcm(a, b).dtype == a.dtype
