@@ -80,6 +80,8 @@ def searchsorted(
         data = get_array_module(data).take_along_axis(data, order, -1)
     xp = get_array_module(data)
     v = values._data
+    if data.dtype.kind == "V":  # bfloat16 as its exact float32 values: ml_dtypes' bfloat16
+        data, v = data.astype(np.float32), v.astype(np.float32)  # compares NaN as unordered
     if seq.ndim == 0:
         raise RuntimeError("searchsorted(): sorted_sequence must have at least one dim")
     if seq.ndim > 1 and (scalar or v.ndim != seq.ndim or v.shape[:-1] != data.shape[:-1]):

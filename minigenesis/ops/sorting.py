@@ -35,8 +35,12 @@ def sort_indices(a, dim: int, descending: bool):
 
     Descending without negating (which would overflow int8's -128 and break on bool): sort the
     reversed array ascending, reverse the result, and map the positions back. Equal values then
-    come in their original order, as a stable descending sort requires."""
+    come in their original order, as a stable descending sort requires. bfloat16 sorts as its
+    exact float32 values: ml_dtypes' bfloat16 sort compares NaN as unordered, which scatters the
+    NaNs and misorders the numbers around them."""
     xp = get_array_module(a)
+    if a.dtype.kind == "V":
+        a = a.astype(np.float32)
     if not descending:
         return xp.argsort(a, axis=dim, kind="stable")
     n = a.shape[dim]
