@@ -65,6 +65,21 @@ def _shift(a: Any, s: Any, left: bool) -> Any:
     return xp.right_shift(a, count).astype(a.dtype)  # by bits - 1 for the rest: the sign fill
 
 
+def _addc(x: Any, t1: Any, t2: Any, value: Any, divide: bool) -> Any:
+    """x + value * t1 * t2 (or t1 / t2) as PyTorch's kernel computes it: all three cast to
+    their promoted dtype first (an int8 product must not wrap before it meets a float16 x),
+    float16 and bfloat16 in float32 and rounded once, and value cast to an integer result's
+    dtype (0.5 is 0 for int8, as C's cast)."""
+    dtype = result_type(x, t1, t2).numpy_dtype
+    work = np.dtype(np.float32) if dtype.itemsize == 2 and dtype.kind in "fV" else dtype
+    x, t1, t2 = (t._cast(work) if isinstance(t, TensorBase) else t for t in (x, t1, t2))
+    if dtype.kind in "iu" and isinstance(value, float):
+        value = int(value)
+    part = t1 / t2 if divide else t1 * t2
+    out = x + (part if value == 1 else value * part)
+    return out._cast(dtype) if work != dtype else out
+
+
 def _number_as_tensor(x: Any, ref: Any) -> Any:
     """A Python int on the left of a shift, as a tensor of ref's integer dtype (int64 for bool)."""
     _integer_operands(x, ref, "bitwise shift")
@@ -223,13 +238,13 @@ class TensorComposites:
 
     def addcmul(self, tensor1, tensor2, *, value=1):
         """self + value * tensor1 * tensor2"""
-        return self + value * tensor1 * tensor2 if value != 1 else self + tensor1 * tensor2
+        return _addc(self, tensor1, tensor2, value, divide=False)
 
     def addcdiv(self, tensor1, tensor2, *, value=1):
         """self + value * tensor1 / tensor2 (refused when both operands are integers, as
         PyTorch, whose historic addcdiv rounded that quotient)."""
         refuse_integer_addcdiv(tensor1, tensor2)
-        return self + value * tensor1 / tensor2 if value != 1 else self + tensor1 / tensor2
+        return _addc(self, tensor1, tensor2, value, divide=True)
 
     def inner(self, other):
         """The sum over the last dims of both: out[i.., j..] = sum_k self[i.., k] other[j.., k]."""

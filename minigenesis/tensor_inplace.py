@@ -22,7 +22,6 @@ from .promotion import (
     SEQUENCES,
     refuse_integer_addcdiv,
     refuse_sequence,
-    result_type,
     written_int,
 )
 from .size import broadcast_error
@@ -181,23 +180,13 @@ class TensorInPlace:
     def addcmul_(self, tensor1, tensor2, *deprecated, value=1):
         """self += value * tensor1 * tensor2"""
         tensor1, tensor2, value = value_first(tensor1, tensor2, deprecated, value, "addcmul_")
-        return self._addc(lambda a, b: a * b, tensor1, tensor2, value)
+        return self._inplace(lambda x, a, b: x.addcmul(a, b, value=value), tensor1, tensor2)
 
     def addcdiv_(self, tensor1, tensor2, *deprecated, value=1):
         """self += value * tensor1 / tensor2"""
         tensor1, tensor2, value = value_first(tensor1, tensor2, deprecated, value, "addcdiv_")
         refuse_integer_addcdiv(tensor1, tensor2)
-        return self._addc(lambda a, b: a / b, tensor1, tensor2, value)
-
-    def _addc(self, op, tensor1, tensor2, value):
-        def update(x, a, b):
-            # the product (quotient) is taken in the result's dtype, as PyTorch: two bfloat16
-            # operands added into a float32 tensor are not rounded to bfloat16 first
-            target = result_type(x, a, b).numpy_dtype
-            a, b = (t._cast(target) if isinstance(t, TensorBase) else t for t in (a, b))
-            return x + op(a, b) * value
-
-        return self._inplace(update, tensor1, tensor2)
+        return self._inplace(lambda x, a, b: x.addcdiv(a, b, value=value), tensor1, tensor2)
 
     def lerp_(self, end, weight):
         """self += weight * (end - self)"""
