@@ -528,7 +528,10 @@ class TensorMath:
         return self.shape == other.shape and bool((self == other).all())
 
     def lerp(self, end, weight):
-        """self + weight * (end - self); ``weight`` a number or a tensor (all three broadcast)."""
+        """self + weight * (end - self); ``weight`` a number or a tensor (all three broadcast).
+
+        As PyTorch's kernel: end - (end - self) * (1 - weight) where |weight| >= 0.5, so that
+        weight 1 gives end exactly, and float16 / bfloat16 computed in float32, rounded once."""
         if not isinstance(end, TensorBase):
             raise TypeError(f"lerp(): end must be a Tensor, got {type(end).__name__}")
         # one dtype, as PyTorch's kernel; only a 0-d weight tensor may differ (a scalar to it);
@@ -537,9 +540,24 @@ class TensorMath:
         check_same_dtype("lerp", input=self, end=end, weight=w)
         need_float(self, "lerp", NotImplementedError)
         try:
-            return self + weight * (end - self)
+            return _lerp(self, end, weight)
         except RuntimeError as err:  # name the operands in PyTorch's order: self, end, weight
             if "must match the size" not in str(err):
                 raise
             shapes = [x.shape for x in (self, end, weight) if isinstance(x, TensorBase)]
             raise broadcast_error(*shapes) from None
+
+
+def _lerp(start: Any, end: Any, weight: Any) -> Any:
+    """PyTorch's two-sided lerp: start + w (end - start) for |w| < 0.5, else
+    end - (end - start)(1 - w); 2-byte floats in float32."""
+    dtype = start._data.dtype
+    if dtype.itemsize == 2:  # float16, bfloat16: compute in float32, round once
+        f32 = np.dtype(np.float32)
+        if isinstance(weight, TensorBase):
+            weight = weight._cast(f32)
+        return _lerp(start._cast(f32), end._cast(f32), weight)._cast(dtype)
+    diff = end - start
+    if not isinstance(weight, TensorBase):
+        return start + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
+    return (start + weight * diff).where(weight.abs() < 0.5, end - diff * (1 - weight))
