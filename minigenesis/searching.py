@@ -16,6 +16,7 @@ import numpy as np
 from ._tensor import Tensor
 from .backend import get_array_module
 from .out_arg import write_out
+from .promotion import result_type
 
 
 def _as_tensor(x: Any, like: Tensor | None = None) -> Tensor:
@@ -171,8 +172,14 @@ def isin(
         raise TypeError("isin(): at least one of elements and test_elements must be a Tensor")
     ref = elements if isinstance(elements, Tensor) else test_elements
     e, t = _as_tensor(elements, ref), _as_tensor(test_elements, ref)
+    # compared in the promoted dtype, as ==: float16 2048 is in int32 [2049], which is 2048
+    # in float16; bfloat16 as its exact float32 values (NumPy's isin sorts)
+    dtype = result_type(elements, test_elements).numpy_dtype
+    dtype = np.dtype(np.float32) if dtype.kind == "V" else dtype
     xp = get_array_module(e._data)
-    found = xp.isin(e._data, t._data.reshape(-1), assume_unique=assume_unique, invert=invert)
+    with np.errstate(over="ignore"):  # int32 2**31 - 1 is inf in float16, as in PyTorch
+        ea, ta = e._data.astype(dtype, copy=False), t._data.astype(dtype, copy=False)
+    found = xp.isin(ea, ta.reshape(-1), assume_unique=assume_unique, invert=invert)
     return Tensor._make(xp.asarray(found), False)
 
 
