@@ -109,6 +109,7 @@ def _bool_pow(t: Any, exponent: Any) -> Any:
         raise NotImplementedError("pow of two bool operands is not supported, as in PyTorch")
     if isinstance(exponent, int):
         t = t._cast(np.int64)
+        return t**exponent  # (int64's rules: a negative exponent is refused)
     return binary_op(E.Pow, t, exponent)
 
 

@@ -18,6 +18,14 @@ def test_square_of_a_bool_tensor_is_int64_like_bool_to_the_power_two():
     assert mg.square(mg.tensor([3], dtype=mg.uint8)).dtype is mg.uint8  # others keep their dtype
 
 
+def test_bool_tensor_to_a_negative_int_power_is_refused_like_int64():
+    # bool ** int computes in int64, so a negative exponent gets int64's RuntimeError
+    x = mg.tensor([True, False])
+    for call in (lambda: x**-3, lambda: x.pow(-1), lambda: mg.pow(x, -2)):
+        with pytest.raises(RuntimeError, match="negative integer powers"):
+            call()
+
+
 @pytest.mark.parametrize("power", [mg.linalg.matrix_power, mg.matrix_power, mg.Tensor.matrix_power])
 def test_matrix_power_zero_is_an_identity_in_the_graph_with_zero_gradient(power):
     a = mg.tensor([[1.0, NAN], [3.0, 4.0]], dtype=mg.float64, requires_grad=True)
