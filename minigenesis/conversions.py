@@ -55,16 +55,24 @@ def _from_python(data: Any, target: _dt.DType | None) -> np.ndarray:
     _, inferred = _describe(data, 0, True)
     natural = inferred or _dt.get_default_dtype()  # an empty list is a float tensor
     if target is None or target.is_floating_point or target is _dt.bool_:
+        np_dtype = (target or natural).numpy_dtype
         with np.errstate(over="ignore"):  # 1e40 -> inf in float32, as in PyTorch
-            return _checked_array(_plain(data), (target or natural).numpy_dtype)
+            if np_dtype.kind == "V":  # bfloat16 (ml_dtypes) takes no Python int past int64
+                return _checked_array(_plain(data), np.float64).astype(np_dtype)
+            return _checked_array(_plain(data), np_dtype)
     # integer dtype: convert exactly (int64 or float64), then check the range before narrowing
     wide = _checked_array(_plain(data), np.float64 if natural.is_floating_point else np.int64)
     info = np.iinfo(target.numpy_dtype)
-    # PyTorch wraps negative values into uint8 (-1 -> 255) but refuses any other overflow
-    lo = np.iinfo(np.int64).min if target is _dt.uint8 else info.min
-    if wide.size and not (
-        np.isfinite(wide).all() and wide.min() >= lo and wide.max() < float(info.max) + 1
-    ):
+    # PyTorch wraps negative values down to -255 into uint8 (-1 -> 255) but refuses any other
+    # overflow (-256 too)
+    lo = -info.max if target is _dt.uint8 else info.min
+    if not wide.size:
+        fits = True
+    elif wide.dtype.kind == "i":  # compared as integers: 2**63 - 1 is 2.0**63 as a float
+        fits = int(wide.min()) >= lo and int(wide.max()) <= info.max
+    else:
+        fits = np.isfinite(wide).all() and wide.min() >= lo and wide.max() < float(info.max) + 1
+    if not fits:
         raise RuntimeError(
             f"tensor: a value cannot be converted to {target.name} without overflow "
             f"(the range is [{info.min}, {info.max}])"
