@@ -21,6 +21,7 @@ from .ops.incomplete_gamma import HurwitzZeta as _Zeta
 from .ops.incomplete_gamma import IncompleteGamma as _IncompleteGamma
 from .out_arg import with_out as _with_out
 from .promotion import float_in as _float_in
+from .promotion import in_float32 as _in_float32
 from .promotion import result_type as _result_type
 from .tensor_pointwise import _float_pair
 
@@ -107,7 +108,7 @@ def sinc(input: Tensor) -> Tensor:  # noqa: A002
 
 def ndtr(input: Tensor) -> Tensor:  # noqa: A002
     """Phi(x) = erfc(-x / sqrt 2) / 2, the standard normal CDF."""
-    return (_float_in(input) * (-1 / math.sqrt(2))).erfc() * 0.5
+    return _in_float32(lambda x: (x * (-1 / math.sqrt(2))).erfc() * 0.5, _float_in(input))
 
 
 def log_ndtr(input: Tensor) -> Tensor:  # noqa: A002
@@ -192,7 +193,10 @@ def i0e(input: Tensor) -> Tensor:  # noqa: A002
     """e^-|x| I0(x), the exponentially scaled I0 (0 at x = +-inf, its limit, as PyTorch; so is
     its gradient there: the product is taken at a finite stand-in, or inf * 0 makes it NaN).
     From |x| = 50 on it is Hankel's series (_scaled_i_large), as I0(x) overflows past ~713."""
-    x = _float_in(input)
+    return _in_float32(_i0e, _float_in(input))
+
+
+def _i0e(x: Tensor) -> Tensor:
     finite = ~x.isinf()
     large = x.abs() >= _I_ASYMPTOTIC_FROM
     xs = x.where(finite & ~large, 0.0)
@@ -205,7 +209,10 @@ def i1e(input: Tensor) -> Tensor:  # noqa: A002
     """e^-|x| I1(x), the exponentially scaled I1 (+-0 at x = +-inf, its limit, as PyTorch; its
     gradient there is 0, the product taken at a finite stand-in as in i0e). From |x| = 50 on
     it is sign(x) times Hankel's series (_scaled_i_large), as I1(x) overflows past ~713."""
-    x = _float_in(input)
+    return _in_float32(_i1e, _float_in(input))
+
+
+def _i1e(x: Tensor) -> Tensor:
     finite = ~x.isinf()
     large = x.abs() >= _I_ASYMPTOTIC_FROM
     xs = x.where(finite & ~large, 0.0)
@@ -232,7 +239,7 @@ def _scaled_i_large(x: Tensor, order: int) -> Tensor:
     for k in range(1, 30):
         term = term * (-(mu - (2 * k - 1) ** 2) / (8 * k)) * inv
         total = total + term
-    return total / (x * (2 * math.pi)).sqrt()
+    return total / x.sqrt() * (1 / math.sqrt(2 * math.pi))  # (2 pi x would overflow float32)
 
 
 def entr(input: Tensor) -> Tensor:  # noqa: A002

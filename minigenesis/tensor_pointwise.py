@@ -23,7 +23,7 @@ from .backend import get_array_module, quiet_fp
 from .ops import math_functions as MF
 from .ops import special as SP
 from .ops import special_functions as SF
-from .promotion import FLOAT_KINDS, float_in, refuse_sequence, result_type
+from .promotion import FLOAT_KINDS, float_in, in_float32, refuse_sequence, result_type
 from .size import broadcast_checked, norm_dim
 
 Frexp = namedtuple("Frexp", ["mantissa", "exponent"])
@@ -183,15 +183,7 @@ class TensorPointwise:
         """log(p / (1 - p)), with p clamped to [eps, 1 - eps] when ``eps`` is given;
         d/dp = 1 / (p (1 - p)) inside the clamp, 0 outside it (PyTorch's rule). Without eps, p
         outside [0, 1] gives NaN, and so does its gradient (as PyTorch's)."""
-        p = float_in(self)
-        if eps is not None:
-            p = p.clamp(eps, 1 - eps)
-        else:  # p * (1, or NaN outside [0, 1]): the value is the same, the slope NaN there
-            xp = get_array_module(p._data)
-            inside = (p._data >= 0) & (p._data <= 1)
-            p = p * p._make(xp.where(inside, 1.0, xp.nan).astype(p._data.dtype), False)
-        with np.errstate(divide="ignore", invalid="ignore"):  # p = 0 or 1: -inf or inf, quietly
-            return p.log() - (-p).log1p()
+        return in_float32(lambda p: _logit(p, eps), float_in(self))
 
     @broadcast_checked
     def xlog1py(self, other):
@@ -286,10 +278,7 @@ class TensorPointwise:
 
     def sinc(self):
         """sin(pi x) / (pi x), 1 at x = 0 (where its derivative is 0)."""
-        x = float_in(self)
-        zero = x == 0
-        px = x.where(zero.logical_not(), 1.0) * math.pi
-        return (px.sin() / px).where(zero.logical_not(), 1.0)
+        return in_float32(_sinc, float_in(self))
 
     def logcumsumexp(self, dim: int):
         """log(cumsum(exp(x))) along ``dim``, without overflow (ops/special_functions.py)."""
@@ -339,3 +328,20 @@ class TensorPointwise:
 
     def byte(self):
         return self.to(_dt.uint8)
+
+
+def _sinc(x: Any) -> Any:
+    zero = x == 0
+    px = x.where(zero.logical_not(), 1.0) * math.pi
+    return (px.sin() / px).where(zero.logical_not(), 1.0)
+
+
+def _logit(p: Any, eps: Any) -> Any:
+    if eps is not None:
+        p = p.clamp(eps, 1 - eps)
+    else:  # p * (1, or NaN outside [0, 1]): the value is the same, the slope NaN there
+        xp = get_array_module(p._data)
+        inside = (p._data >= 0) & (p._data <= 1)
+        p = p * p._make(xp.where(inside, 1.0, xp.nan).astype(p._data.dtype), False)
+    with np.errstate(divide="ignore", invalid="ignore"):  # p = 0 or 1: -inf or inf, quietly
+        return p.log() - (-p).log1p()

@@ -17,6 +17,7 @@ from ...ops import activation as A
 from ...ops.anchor import anchor
 from ...ops.loss import LogSigmoid
 from ...ops.same_dtype import check_same_dtype
+from ...promotion import in_float32
 from ...random import _draw as draw_samples
 from ...size import norm_dim
 from .prelu_ops import PReLU
@@ -187,10 +188,15 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x tanh(softplus(x))."""
     _floating(input, "mish_cpu")
 
-    def fn(t: Tensor) -> Tensor:
-        return t * softplus(t).tanh()
+    def fn(t: Tensor) -> Tensor:  # (2-byte floats in float32, rounded once, as PyTorch)
+        return in_float32(lambda x: x * softplus(x).tanh(), t)
 
     return input._inplace(fn) if inplace else fn(input)
+
+
+def _hardsigmoid(t: Tensor) -> Tensor:
+    inside = (t > -3.0) & (t < 3.0)
+    return where(inside, t / 6.0 + 0.5, (t.detach() / 6.0 + 0.5).clamp(0.0, 1.0))
 
 
 # The activations below are compositions of differentiable ops. Where an activation has a kink,
@@ -237,9 +243,8 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """relu6(x + 3) / 6 = clamp(x/6 + 1/2, 0, 1);   dy/dx = 1/6 strictly inside (-3, 3), else 0."""
     _floating(input, "hardsigmoid_cpu")
 
-    def fn(t: Tensor) -> Tensor:
-        inside = (t > -3.0) & (t < 3.0)
-        return where(inside, t / 6.0 + 0.5, (t.detach() / 6.0 + 0.5).clamp(0.0, 1.0))
+    def fn(t: Tensor) -> Tensor:  # (2-byte floats in float32, rounded once, as PyTorch)
+        return in_float32(_hardsigmoid, t)
 
     return _inplace(input, fn) if inplace else fn(input)
 
