@@ -151,19 +151,13 @@ class TensorPointwise:
         """log(e^a + e^b) = max(a, b) + log1p(e^-|a - b|), which cannot overflow;
         d/da = e^a / (e^a + e^b) (1/2 each where a = b)."""
         a, b = _float_pair(self, other, "logaddexp")
-        m = a.maximum(b)
-        with np.errstate(invalid="ignore"):  # inf - inf where both are inf: replaced below
-            out = m + (-(a - b).abs()).exp().log1p()
-        both_inf = (a._data == b._data) & get_array_module(a._data).isinf(a._data)
-        if both_inf.any():  # -inf, -inf -> -inf (not nan from inf - inf); inf, inf -> inf
-            out = out.where(a._make(~both_inf, False), a)
-        return out
+        return in_float32(lambda a: _logaddexp(a, b._cast(a._data.dtype)), a)
 
     def logaddexp2(self, other):
         """log2(2^a + 2^b) = logaddexp(a ln 2, b ln 2) / ln 2."""
         a, b = _float_pair(self, other, "logaddexp2")
-        ln2 = math.log(2)
-        return (a * ln2).logaddexp(b * ln2) / ln2
+        ln2 = math.log(2)  # (2-byte floats in float32, rounded once, as PyTorch)
+        return in_float32(lambda a: _logaddexp(a * ln2, b._cast(a._data.dtype) * ln2) / ln2, a)
 
     @broadcast_checked
     def hypot(self, other):
@@ -345,3 +339,13 @@ def _logit(p: Any, eps: Any) -> Any:
         p = p * p._make(xp.where(inside, 1.0, xp.nan).astype(p._data.dtype), False)
     with np.errstate(divide="ignore", invalid="ignore"):  # p = 0 or 1: -inf or inf, quietly
         return p.log() - (-p).log1p()
+
+
+def _logaddexp(a: Any, b: Any) -> Any:
+    m = a.maximum(b)
+    with np.errstate(invalid="ignore"):  # inf - inf where both are inf: replaced below
+        out = m + (-(a - b).abs()).exp().log1p()
+    both_inf = (a._data == b._data) & get_array_module(a._data).isinf(a._data)
+    if both_inf.any():  # -inf, -inf -> -inf (not nan from inf - inf); inf, inf -> inf
+        out = out.where(a._make(~both_inf, False), a)
+    return out

@@ -69,3 +69,19 @@ def test_scaled_bessel_at_float32_max_does_not_overflow_to_zero():
     want = 1 / np.sqrt(2 * np.pi * np.abs(x64))  # (Hankel's leading term: 1/x is far below ulp)
     np.testing.assert_allclose(mg.special.i0e(x).numpy(), want, rtol=1e-6)
     np.testing.assert_allclose(mg.special.i1e(x).numpy(), want * [1, -1, 1], rtol=1e-6)
+
+
+@pytest.mark.parametrize("np_dtype", [np.float16, BF16], ids=["float16", "bfloat16"])
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+def test_two_byte_float_logaddexp_is_within_one_ulp_of_the_rounded_truth(name, np_dtype):
+    rng = np.random.default_rng(0)
+    a = rng.normal(0, 2, 20000).astype(np_dtype).astype(np.float64)
+    b = rng.normal(0, 2, 20000).astype(np_dtype).astype(np.float64)
+    dtype = mg.float16 if np_dtype is np.float16 else mg.bfloat16
+    ta, tb = (mg.tensor(v.astype(np.float32)).to(dtype) for v in (a, b))
+    got = getattr(ta, name)(tb).float().numpy().astype(np.float64)
+    want = getattr(np, name)(a, b).astype(np_dtype)
+    ulp = np.abs(np.spacing(want) if np_dtype is np.float16 else want.astype(np.float64) * 2**-7)
+    ulp = np.maximum(ulp.astype(np.float64), 2.0**-133)
+    err = np.abs(got - want.astype(np.float64))
+    assert np.all(err <= ulp), (a[err > ulp][:3], b[err > ulp][:3], got[err > ulp][:3])
