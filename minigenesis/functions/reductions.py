@@ -9,7 +9,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..out_arg import with_out_as_dtype, write_out, write_outs
-from ._common import _check, _operands, _with_out
+from ._common import _check, _operands
 
 
 @with_out_as_dtype
@@ -19,11 +19,26 @@ def sum(
     return x.sum(dim, keepdim, dtype, **numpy_names)  # numpy_names: axis=, keepdims=
 
 
-@_with_out
 def mean(
-    x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None, **numpy_names
+    x: Tensor,
+    dim: Any = None,
+    keepdim: bool = False,
+    dtype: Any = None,
+    *,
+    out: Any = None,
+    **numpy_names,
 ) -> Tensor:
-    return x.mean(dim, keepdim, dtype, **numpy_names)  # numpy_names: axis=, keepdims=
+    """The mean; a float ``out`` of a float x is also the dtype it computes in (PyTorch: the
+    mean of float16 values into a float64 out is not rounded to float16 first)."""
+    if _float_out(x, out) and dtype is None:
+        dtype = out.dtype
+    result = x.mean(dim, keepdim, dtype, **numpy_names)  # numpy_names: axis=, keepdims=
+    return result if out is None else write_out("mean", result, out)
+
+
+def _float_out(x: Any, out: Any) -> bool:
+    """A floating-point x and out= tensor, whose dtype the reduction computes in."""
+    return isinstance(out, Tensor) and out.is_floating_point() and x.is_floating_point()
 
 
 @with_out_as_dtype
@@ -77,9 +92,12 @@ _SAME_DTYPE = (
 )
 
 
-@_with_out
-def logsumexp(x: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
-    return x.logsumexp(dim, keepdim)
+def logsumexp(x: Tensor, dim: Any, keepdim: bool = False, *, out: Any = None) -> Tensor:
+    """log sum exp along dim; a float ``out`` is the dtype it computes in, as in PyTorch."""
+    if isinstance(out, Tensor) and out.is_floating_point() and x.dtype != out.dtype:
+        x = x.to(out.dtype)
+    result = x.logsumexp(dim, keepdim)
+    return result if out is None else write_out("logsumexp", result, out)
 
 
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001, A002
