@@ -19,6 +19,7 @@ import numpy as np
 from .autocast_policy import LOWER, autocast_function
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
+from .dtypes import scalar_type_name
 from .ops import indexing as I
 from .ops.inverse_hyperbolic import Acosh, Asinh, Atanh
 from .ops.nextafter import NextAfter
@@ -78,6 +79,13 @@ def _addc(x: Any, t1: Any, t2: Any, value: Any, divide: bool) -> Any:
     part = t1 / t2 if divide else t1 * t2
     out = x + (part if value == 1 else value * part)
     return out._cast(dtype) if work != dtype else out
+
+
+def _long_index(name: str, index: Any) -> None:
+    """take and put_ take int64 positions only (PyTorch: not int32, not a uint8 or bool mask)."""
+    if isinstance(index, TensorBase) and index._data.dtype != np.int64:
+        got = scalar_type_name(index.dtype)
+        raise RuntimeError(f"{name}(): Expected a long tensor for index, but got {got}")
 
 
 def _number_as_tensor(x: Any, ref: Any) -> Any:
@@ -314,10 +322,12 @@ class TensorComposites:
     # ------------------------------------------------------------------ flat indexing
     def take(self, index):
         """Elements of the flattened self at ``index`` (the result has index's shape)."""
+        _long_index("take", index)
         return self.reshape(-1)[index]
 
     def put(self, index, source, accumulate: bool = False):
         """self with the flattened positions ``index`` set to (or, accumulating, added) source."""
+        _long_index("put_", index)
         flat = self.reshape(-1).index_put((index.reshape(-1),), source.reshape(-1), accumulate)
         return flat.reshape(self.shape)
 
@@ -325,7 +335,8 @@ class TensorComposites:
 
     def index_put(self, indices, values, accumulate: bool = False):
         """self with self[indices] = values (accumulate: += values, repeats adding up)."""
-        index = tuple(i._data if isinstance(i, TensorBase) else i for i in indices)
+        # tensors by indexing's rules: a uint8 tensor is a mask, int8/int16 are refused
+        index = tuple(I.index_array(i._data) if isinstance(i, TensorBase) else i for i in indices)
         values = as_tensor_like(values, self)
         if not accumulate:
             return I.IndexPut.apply(self, index, values)

@@ -64,7 +64,7 @@ def _unwrap_index(index: Any, like: Any) -> Any:
 
     def one(i: Any) -> Any:
         if isinstance(i, TensorBase):
-            return _index_array(i._data)
+            return I.index_array(i._data)
         if isinstance(i, slice) and i.step is not None and i.step < 0:
             raise ValueError("step must be greater than zero")  # no reversed views: use flip
         if isinstance(i, float):
@@ -83,25 +83,6 @@ def _unwrap_index(index: Any, like: Any) -> Any:
     if isinstance(index, list) and _sequence_as_tuple(index):
         index = tuple(index)
     return tuple(one(i) for i in index) if isinstance(index, tuple) else one(index)
-
-
-def _index_array(a: Any) -> Any:
-    """A tensor used as an index, by PyTorch's rules: int64 and int32 tensors pick positions,
-    bool tensors are masks, a uint8 tensor is an (old-style, deprecated) mask, and any integer
-    0-d tensor is a plain int. A floating-point tensor is refused, even when it holds whole
-    numbers: x[mg.tensor(1.1)] must not quietly mean x[1]."""
-    kind = a.dtype.kind
-    if a.dtype == np.uint8:
-        warnings.warn(
-            "indexing with dtype minigenesis.uint8 is now deprecated, please use a dtype "
-            "minigenesis.bool instead.",
-            UserWarning,
-            stacklevel=4,
-        )
-        return a.astype(bool)
-    if kind == "b" or a.dtype in (np.int64, np.int32) or (kind == "i" and a.ndim == 0):
-        return a
-    raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
 
 
 def _check_index_add(t: Any, d: int, index: Any, source: Any) -> Any:

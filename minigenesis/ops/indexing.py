@@ -8,6 +8,9 @@ arrays) gathers a copy, and the same element may be picked twice: its gradient m
 from __future__ import annotations
 
 import math
+import warnings
+
+import numpy as np
 
 from ..autograd.function import Op
 from ..autograd.grad_mode import state
@@ -247,3 +250,22 @@ def check_index_dtype(index, allowed: tuple[str, ...], name: str, what: str = "i
         raise RuntimeError(
             f"{name}: {what} must be a tensor of dtype {names}, got {index.dtype.name}"
         )
+
+
+def index_array(a):
+    """A tensor used as an index, by PyTorch's rules: int64 and int32 tensors pick positions,
+    bool tensors are masks, a uint8 tensor is an (old-style, deprecated) mask, and any integer
+    0-d tensor is a plain int. A floating-point tensor is refused, even when it holds whole
+    numbers: x[mg.tensor(1.1)] must not quietly mean x[1]."""
+    kind = a.dtype.kind
+    if a.dtype == np.uint8:
+        warnings.warn(
+            "indexing with dtype minigenesis.uint8 is now deprecated, please use a dtype "
+            "minigenesis.bool instead.",
+            UserWarning,
+            stacklevel=4,
+        )
+        return a.astype(bool)
+    if kind == "b" or a.dtype in (np.int64, np.int32) or (kind == "i" and a.ndim == 0):
+        return a
+    raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
