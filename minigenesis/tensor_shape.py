@@ -131,9 +131,13 @@ class TensorShape:
 
     def narrow(self, dim: int, start: int, length: int):
         """The view ``self[..., start:start + length, ...]`` along ``dim`` (a negative ``start``
-        counts from the end)."""
+        counts from the end); ``start`` may be a 0-d integer tensor."""
         d = norm_dim(dim, self.ndim)[0]
         size = self.shape[d]
+        if isinstance(start, TensorBase):  # (as a Python int: uint8 -size would wrap)
+            if start.ndim or start._data.dtype.kind not in "iu":
+                raise RuntimeError("start must be an 0-dim integral Tensor.")
+            start = int(start._data)
         if not -size <= start <= size:
             raise IndexError(
                 f"start out of range (expected to be in range of [{-size}, {size}], but got "

@@ -43,3 +43,15 @@ def test_take_and_put_take_int64_positions_only(dtype):
     with pytest.raises(RuntimeError, match="put_\\(\\): Expected a long tensor"):
         x.clone().put_(idx, mg.tensor([7.0, 8.0, 9.0]))
     np.testing.assert_array_equal(x.take(mg.tensor([4, 0])).numpy(), [4.0, 0.0])
+
+
+@pytest.mark.parametrize("dtype", [mg.uint8, mg.int8, mg.int32, mg.int64])
+def test_narrow_takes_a_zero_dim_integer_tensor_start(dtype):
+    x = mg.arange(6)
+    np.testing.assert_array_equal(x.narrow(0, mg.tensor(1, dtype=dtype), 2).numpy(), [1, 2])
+    if dtype is not mg.uint8:
+        np.testing.assert_array_equal(x.narrow(0, mg.tensor(-2, dtype=dtype), 2).numpy(), [4, 5])
+    with pytest.raises(RuntimeError, match="0-dim integral Tensor"):
+        x.narrow(0, mg.tensor([1], dtype=dtype), 2)
+    with pytest.raises(RuntimeError, match="0-dim integral Tensor"):
+        x.narrow(0, mg.tensor(1.0), 2)
