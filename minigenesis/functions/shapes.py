@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..backend import get_array_module
 from ..conversions import as_array
@@ -127,8 +130,12 @@ def repeat_interleave(
     0, 1, ... each repeated r[i] times (PyTorch's repeat_interleave(repeats))."""
     if repeats is None:
         counts = _check(x, "repeat_interleave")
+        dtype = counts._data.dtype  # PyTorch's kernel: int32 or int64 counts, indices alike
+        if dtype not in (np.int32, np.int64):
+            name = _dt.scalar_type_name(counts.dtype)
+            raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for {name!r}')
         xp = get_array_module(counts._data)
-        positions = Tensor._make(xp.arange(counts.numel(), dtype=xp.int64), False)
+        positions = Tensor._make(xp.arange(counts.numel(), dtype=dtype), False)
         return positions.repeat_interleave(counts, output_size=output_size)
     return x.repeat_interleave(repeats, dim, output_size=output_size)
 

@@ -55,3 +55,13 @@ def test_narrow_takes_a_zero_dim_integer_tensor_start(dtype):
         x.narrow(0, mg.tensor([1], dtype=dtype), 2)
     with pytest.raises(RuntimeError, match="0-dim integral Tensor"):
         x.narrow(0, mg.tensor(1.0), 2)
+
+
+def test_repeat_interleave_of_counts_keeps_int32_and_refuses_other_dtypes():
+    got = mg.repeat_interleave(mg.tensor([1, 0, 2], dtype=mg.int32))
+    assert got.dtype == mg.int32
+    np.testing.assert_array_equal(got.numpy(), np.repeat(np.arange(3), [1, 0, 2]))
+    assert mg.repeat_interleave(mg.tensor([2, 1])).dtype == mg.int64
+    for dtype in (mg.int8, mg.uint8, mg.int16, mg.bool, mg.float32):
+        with pytest.raises(NotImplementedError, match="repeat_interleave_cpu"):
+            mg.repeat_interleave(mg.tensor([1, 0, 2]).to(dtype))
