@@ -177,7 +177,10 @@ class TensorPointwise:
         """log(p / (1 - p)), with p clamped to [eps, 1 - eps] when ``eps`` is given;
         d/dp = 1 / (p (1 - p)) inside the clamp, 0 outside it (PyTorch's rule). Without eps, p
         outside [0, 1] gives NaN, and so does its gradient (as PyTorch's)."""
-        return in_float32(lambda p: _logit(p, eps), float_in(self))
+        p = float_in(self)
+        if eps is not None:  # clamped in p's dtype, as PyTorch: 1 - eps rounded to float16
+            p = p.clamp(eps, 1 - eps)
+        return in_float32(lambda p: _logit(p, eps is None), p)
 
     @broadcast_checked
     def xlog1py(self, other):
@@ -330,10 +333,8 @@ def _sinc(x: Any) -> Any:
     return (px.sin() / px).where(zero.logical_not(), 1.0)
 
 
-def _logit(p: Any, eps: Any) -> Any:
-    if eps is not None:
-        p = p.clamp(eps, 1 - eps)
-    else:  # p * (1, or NaN outside [0, 1]): the value is the same, the slope NaN there
+def _logit(p: Any, nan_outside: bool) -> Any:
+    if nan_outside:  # p * (1, or NaN outside [0, 1]): the value is the same, the slope NaN there
         xp = get_array_module(p._data)
         inside = (p._data >= 0) & (p._data <= 1)
         p = p * p._make(xp.where(inside, 1.0, xp.nan).astype(p._data.dtype), False)

@@ -85,3 +85,13 @@ def test_two_byte_float_logaddexp_is_within_one_ulp_of_the_rounded_truth(name, n
     ulp = np.maximum(ulp.astype(np.float64), 2.0**-133)
     err = np.abs(got - want.astype(np.float64))
     assert np.all(err <= ulp), (a[err > ulp][:3], b[err > ulp][:3], got[err > ulp][:3])
+
+
+def test_float16_logit_clamps_to_eps_in_float16_before_the_float32_logit():
+    # PyTorch clamps p to [eps, 1 - eps] in p's dtype: 1 - eps is rounded to float16 first
+    eps = np.float16(1e-3)
+    hi, lo = np.float16(1) - eps, eps
+    p = mg.tensor([1.0, 0.0, 0.5], dtype=mg.float16)
+    got = p.logit(1e-3).float().numpy()
+    want = [np.log(float(v) / (1 - float(v))) for v in (hi, lo)] + [0.0]
+    np.testing.assert_array_equal(got, np.array(want).astype(np.float16).astype(np.float32))
