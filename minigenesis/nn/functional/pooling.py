@@ -115,7 +115,18 @@ def avg_pool2d(
     counting the zero padding (``count_include_pad=True``) or only the real pixels; with
     ceil_mode, a window that overhangs the padded input counts only its part inside it (PyTorch's
     rule)."""
-    x, unbatched = _pool_input(input, "avg_pool2d")
+    x, unbatched = _pool_input(input, "avg_pool2d", kinds="fVi")
+    if x._data.dtype.kind == "i" and x._data.dtype.itemsize != 8:  # int64 only, as PyTorch
+        _pool_input(input, "avg_pool2d")  # (raises its NotImplementedError)
+    if x._data.dtype.kind == "i":  # int64: the window's int64 sum / divisor, truncated (C's /)
+
+        def divide(t, d):
+            return t.div(d, rounding_mode="trunc")
+    else:
+
+        def divide(t, d):
+            return t / d
+
     cols, g = pool_windows(x, kernel_size, stride, padding, 1, ceil_mode, 0.0, "avg_pool2d")
     total = cols.sum(dim=-1)
     kh, kw, sh, sw, _, _, ho, wo, (ph, _, pw, _) = g
@@ -125,9 +136,9 @@ def avg_pool2d(
     if divisor_override is not None:
         if divisor_override == 0:
             raise RuntimeError("avg_pool2d: divisor_override must be non-zero")
-        out = KeepInput.apply(total / divisor_override, x)
+        out = KeepInput.apply(divide(total, divisor_override), x)
     elif count_include_pad and not overhang:
-        out = KeepInput.apply(total / (kh * kw), x)  # the common case: one scalar
+        out = KeepInput.apply(divide(total, kh * kw), x)  # the common case: one scalar
     else:
         xp = get_array_module(x._data)
 
@@ -139,7 +150,7 @@ def avg_pool2d(
             return end - start
 
         divisor = counts(ho, kh, sh, ph, h).reshape(ho, 1) * counts(wo, kw, sw, pw, w)
-        out = KeepInput.apply(total / Tensor._make(divisor.astype(x._data.dtype), False), x)
+        out = KeepInput.apply(divide(total, Tensor._make(divisor.astype(x._data.dtype), False)), x)
     return out.squeeze(0) if unbatched else out
 
 
