@@ -125,6 +125,12 @@ def interpolate(
         if mode != "bilinear":
             return out.to(input.dtype)  # nearest copies values: exact
         return _bilinear_bytes(input, tuple(out.shape[2:]), scale_factor, align_corners)
+    dt = input._data.dtype
+    if dt.itemsize == 2 and dt.kind in "fV" and mode in _LINEAR_MODES and not antialias:
+        # float16 / bfloat16: PyTorch weighs the neighbours in float32 and rounds once
+        out = interpolate(input.float(), size, scale_factor, mode, align_corners,
+                          recompute_scale_factor)  # fmt: skip
+        return out.to(input.dtype)
     if mode == "bicubic" or antialias:
         return _interpolate_by_matrices(
             input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias
