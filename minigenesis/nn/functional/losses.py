@@ -21,6 +21,7 @@ from ...ops.anchor import anchor
 from ...ops.indexing import check_index_dtype, check_index_range
 from ...ops.loss import BinaryCrossEntropy, CrossEntropyIndices, LogSigmoid, PickClass
 from ...ops.same_dtype import check_floating, check_same_dtype
+from ...promotion import in_float32, result_type
 from ...size import broadcast_error
 
 # A loss reduces its per-element values with reduction="none" (keep them), "mean" or "sum"
@@ -444,11 +445,17 @@ def smooth_l1_loss(
     check_floating("smooth_l1_cpu", input, target)
     target = _tensor(target, input, name)
     _same_shape(input, target, name, strict=False)
-    d = input - target
-    a = d.abs()
     if beta == 0.0:
-        return _reduce(a, reduction)
-    return _reduce(where(a < beta, d * d * (0.5 / beta), a - 0.5 * beta), reduction)
+        return _reduce((input - target).abs(), reduction)
+    dtype = result_type(input, target).numpy_dtype  # (float32 and float64 give float64)
+    input, target = input._cast(dtype), target._cast(dtype)
+
+    def elementwise(x: Tensor) -> Tensor:  # (2-byte floats in float32, rounded once)
+        d = x - target._cast(x._data.dtype)
+        a = d.abs()
+        return where(a < beta, d * d * (0.5 / beta), a - 0.5 * beta)
+
+    return _reduce(in_float32(elementwise, input), reduction)
 
 
 @autocast_function(FLOAT32)
@@ -468,9 +475,13 @@ def huber_loss(
     check_floating("huber_cpu", input, target)
     target = _tensor(target, input, name)
     _same_shape(input, target, name, strict=False)
-    d = input - target
-    a = d.abs()
-    loss = where(a <= delta, d * d * 0.5, (a - 0.5 * delta) * delta)
+
+    def elementwise(x: Tensor) -> Tensor:  # (2-byte floats in float32, rounded once)
+        d = x - target._cast(x._data.dtype)
+        a = d.abs()
+        return where(a <= delta, d * d * 0.5, (a - 0.5 * delta) * delta)
+
+    loss = in_float32(elementwise, input)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)
