@@ -45,3 +45,15 @@ def test_mixed_dtype_results_follow_pytorch():
     assert F.smooth_l1_loss(x, y, reduction="none").dtype == mg.float64
     assert F.huber_loss(x, y, reduction="none").dtype == mg.float32
     np.testing.assert_array_equal(F.huber_loss(x, y, reduction="none").numpy(), [0.125, 1.5, 3.5])
+
+
+@pytest.mark.parametrize("target_dtype", [mg.float64, mg.bool, mg.int64])
+def test_soft_margin_loss_computes_in_the_input_dtype(target_dtype):
+    x = np.array([0.2, -0.7, 0.4], dtype=np.float32)
+    y = np.array([1, 0, 1])
+    got = F.soft_margin_loss(mg.tensor(x), mg.tensor(y).to(target_dtype), reduction="none")
+    assert got.dtype == mg.float32
+    y32 = y.astype(np.float32)
+    np.testing.assert_allclose(
+        got.numpy(), np.log1p(np.exp(-y32 * x.astype(np.float64))), rtol=1e-6
+    )

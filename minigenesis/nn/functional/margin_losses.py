@@ -58,6 +58,8 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction: s
             f"soft_margin_loss: target of shape {tuple(target.shape)} does not broadcast to the "
             f"input's shape {tuple(input.shape)}"
         )
+    if isinstance(target, Tensor):  # PyTorch computes in the input's dtype (a bool target too)
+        target = target._cast(input._data.dtype)
     z = -target * input
     return _reduce(z.clamp(min=0) + (-z.abs()).exp().log1p(), reduction)
 
