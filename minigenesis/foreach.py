@@ -78,7 +78,8 @@ def _binary(method: str, inplace: bool):
         if method in _BY_NUMBER and not isinstance(y, Tensor):  # maximum(x, 0.5): clamp_min
             return getattr(x, _BY_NUMBER[method] + ("_" if inplace else ""))(y)
         if inplace and not hasattr(Tensor, attr):  # maximum_, minimum_: no Tensor method
-            return x.copy_(getattr(x, method)(y))
+            # (written in place with the in-place dtype rule: int8 with float16 is refused)
+            return x._inplace(lambda a, b: getattr(a, method)(b), y)
         return getattr(x, attr)(y, **kw)
 
     op.__name__ = op.__qualname__ = name

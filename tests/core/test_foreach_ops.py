@@ -151,3 +151,16 @@ def test_foreach_max_clone_and_pow_with_a_number_base() -> None:
     out = mg._foreach_pow(2.0, tensors(B))
     for b, r in zip(B, out):
         np.testing.assert_allclose(r.numpy(), np.float32(2.0) ** b, rtol=1e-6)
+
+
+def test_foreach_maximum_inplace_refuses_a_float_result_into_an_int_tensor():
+    # maximum_ writes in place with the in-place rule (as PyTorch): int8 with float32 is refused,
+    # not truncated; within one dtype it is the elementwise maximum (NumPy's)
+    xs = [mg.tensor([1, 5], dtype=mg.int8)]
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        mg._foreach_maximum_(xs, [mg.tensor([2.5, 1.0])])
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        mg._foreach_minimum_(xs, [mg.tensor([2.5, 1.0])])
+    assert xs[0].tolist() == [1, 5]
+    mg._foreach_maximum_(xs, [mg.tensor([3, 2], dtype=mg.int8)])
+    assert xs[0].tolist() == np.maximum([1, 5], [3, 2]).tolist()
