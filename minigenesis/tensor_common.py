@@ -150,15 +150,19 @@ class TensorCommon:
     def lcm(self, other):
         """The least common multiple of each pair, |a b| / gcd(a, b), >= 0 (0 if either is 0).
 
-        Computed as PyTorch does, |(a / gcd) * b| in the dtype, so an lcm too large for the
-        dtype wraps before the absolute value (NumPy's lcm takes the absolute values first)."""
+        Computed as PyTorch's C++ does, |(a / gcd) * b|: in C's int for the types narrower
+        than int (C promotes them), in the dtype otherwise, and wrapped back into the dtype, so
+        an lcm too large wraps (NumPy's lcm takes the absolute values first)."""
         a, b = _integer_pair(self, other, "lcm")
         xp = get_array_module(a)
         g = xp.gcd(a, b)
         zero = g == 0
+        dtype = g.dtype  # (the promoted dtype)
+        work = np.int32 if dtype.itemsize < 4 else dtype
+        a, b, g = a.astype(work), b.astype(work), g.astype(work)
         with np.errstate(over="ignore"):  # the wrap is the defined result
             out = xp.abs((a // xp.where(zero, xp.ones_like(g), g)) * b)
-        return self._make(xp.where(zero, xp.zeros_like(out), out).astype(g.dtype), False)
+        return self._make(xp.where(zero, xp.zeros_like(out), out).astype(dtype), False)
 
     def gcd_(self, other):
         return self._inplace(lambda x, o: x.gcd(o), other)

@@ -63,19 +63,28 @@ def test_shift_by_zero_dim_tensor_count_is_cast_to_the_result_dtype():
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8"])
-def test_lcm_that_overflows_wraps_before_the_absolute_value(dtype):
+def test_lcm_that_overflows_wraps_as_pytorchs_cpp_computes_it(dtype):
+    # |(a / gcd) * b| in C: in int for the types narrower than int (C promotes them, so the
+    # absolute value comes before the wrap into the dtype), in the dtype otherwise (wrap first)
     info = np.iinfo(dtype)
     lo = info.min + 1 if info.min else 1
     pairs = [(lo, 2), (info.max, info.max - 1), (info.max, lo), (-6, 4), (0, 5), (0, 0), (6, 4)]
+    pairs += [(17, 14), (-17, 14), (100, 3)]
     pairs = [(a, b) for a, b in pairs if info.min <= a <= info.max and info.min <= b <= info.max]
     a = mg.tensor(np.array([p[0] for p in pairs], dtype=dtype))
     b = mg.tensor(np.array([p[1] for p in pairs], dtype=dtype))
+    signed, work_bits = info.min < 0, max(info.bits, 32)
 
     def ref(x: int, y: int) -> int:
         g = math.gcd(x, y)
-        return 0 if g == 0 else abs(_wrap(x // g * y, info.bits, info.min < 0))
+        if g == 0:
+            return 0
+        product = _wrap(x // g * y, work_bits, True if info.bits < 32 else signed)
+        return _wrap(abs(product), info.bits, signed)
 
-    want = [_wrap(ref(x, y), info.bits, info.min < 0) for x, y in pairs]
+    want = [ref(x, y) for x, y in pairs]
     assert mg.lcm(a, b).tolist() == want
     assert a.clone().lcm_(b).tolist() == want
     assert mg.lcm(a, b).dtype == a.dtype
+    if dtype == "int8":
+        assert want[-3] == -18  # 17 * 14 = 238 in int, then int8: -18
