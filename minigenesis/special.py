@@ -53,12 +53,14 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:  # noqa: A002
     return input.logit(eps)
 
 
+@_with_out
 def xlogy(input: Any, other: Any) -> Tensor:  # noqa: A002
     if not isinstance(input, Tensor):  # a number times the log of a tensor
         return _scalar_first(input, other, "xlogy")
     return input.xlogy(other)
 
 
+@_with_out
 def xlog1py(input: Any, other: Any) -> Tensor:  # noqa: A002
     if not isinstance(input, Tensor):
         return _scalar_first(input, other, "xlog1py")

@@ -71,3 +71,14 @@ def test_outer_addmm_baddbmm_write_into_out():
         out = mg.empty(0)
         assert fn(*args, out=out) is out
         np.testing.assert_array_equal(out.numpy(), fn(*args).numpy())
+
+
+def test_special_xlogy_and_xlog1py_write_into_out():
+    x = mg.tensor([0.0, 2.0, 3.0])
+    y = mg.tensor([0.0, 4.0, 0.5])
+    for fn, ref in ((mg.special.xlogy, np.log), (mg.special.xlog1py, np.log1p)):
+        out = mg.empty(3, dtype=mg.float64)
+        assert fn(x, y, out=out) is out
+        with np.errstate(divide="ignore", invalid="ignore"):  # (x = 0 picks 0 there)
+            want = np.where(x.numpy() == 0, 0.0, x.numpy() * ref(y.numpy().astype(np.float64)))
+        np.testing.assert_allclose(out.numpy(), want, rtol=1e-6)
