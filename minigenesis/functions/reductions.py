@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..out_arg import with_out_as_dtype, write_out, write_outs
 from ._common import _check, _operands
@@ -67,12 +68,18 @@ def _extremum_out(name: str, result: Any, dim: Any, out: Any) -> Any:
     return write_outs(name, result, out, _PAIR)
 
 
-def argmax(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    return x.argmax(dim, keepdim)
+def argmax(x: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Tensor:
+    result = x.argmax(dim, keepdim)
+    return result if out is None else write_out("argmax", result, out, _LONG_OUT)
 
 
-def argmin(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    return x.argmin(dim, keepdim)
+def argmin(x: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Tensor:
+    result = x.argmin(dim, keepdim)
+    return result if out is None else write_out("argmin", result, out, _LONG_OUT)
+
+
+# argmax / argmin's out= must be int64 exactly (PyTorch's message)
+_LONG_OUT = "Expected out tensor to have dtype long int, but got {out} instead"
 
 
 def amax(input: Tensor, dim=(), keepdim: bool = False, *, out: Any = None) -> Tensor:  # noqa: A002
@@ -100,12 +107,23 @@ def logsumexp(x: Tensor, dim: Any, keepdim: bool = False, *, out: Any = None) ->
     return result if out is None else write_out("logsumexp", result, out)
 
 
-def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001, A002
-    return input.all(dim, keepdim)
+def all(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Tensor:  # noqa: A001, A002
+    return _bool_out("all", input.all(dim, keepdim), out)
 
 
-def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001, A002
-    return input.any(dim, keepdim)
+def any(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Tensor:  # noqa: A001, A002
+    return _bool_out("any", input.any(dim, keepdim), out)
+
+
+def _bool_out(name: str, result: Tensor, out: Any) -> Tensor:
+    """all / any's out=: a bool tensor (or one of the result's dtype, uint8 for a uint8 input),
+    as PyTorch's; other dtypes are refused with its message."""
+    if out is None:
+        return result
+    if isinstance(out, Tensor) and out.dtype not in (_dt.bool_, result.dtype):
+        got = _dt.scalar_type_name(out.dtype)
+        raise RuntimeError(f"{name} only supports bool tensor for result, got: {got}")
+    return write_out(name, result.bool() if out.dtype is _dt.bool_ else result, out)
 
 
 def norm(x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:

@@ -139,3 +139,21 @@ def test_inverse_hyperbolics_and_nextafter_take_out(name, x, want):
     out = mg.empty(0, dtype=mg.float64)
     assert getattr(mg, name)(*args, out=out) is out
     np.testing.assert_allclose(out.numpy(), want(x), rtol=1e-15)
+
+
+def test_argmax_argmin_all_any_take_out_with_pytorchs_dtype_rules():
+    x = mg.tensor([[3.0, 7.0, 1.0], [9.0, 0.0, 2.0]])
+    out = mg.empty(2, dtype=mg.int64)
+    assert mg.argmax(x, 1, out=out) is out and out.tolist() == np.argmax(x.numpy(), 1).tolist()
+    mg.argmin(x, 1, out=out)
+    assert out.tolist() == np.argmin(x.numpy(), 1).tolist()
+    with pytest.raises(RuntimeError, match="dtype long int"):
+        mg.argmax(x, 1, out=mg.empty(2, dtype=mg.int32))
+    flags = mg.empty(2, dtype=mg.bool)
+    assert mg.all(x, 1, out=flags) is flags and flags.tolist() == [True, False]
+    mg.any(x == 0, 1, out=flags)
+    assert flags.tolist() == [False, True]
+    mg.all(mg.tensor([[1, 2], [0, 3]], dtype=mg.uint8), 1, out=flags)  # uint8 into bool
+    assert flags.tolist() == [True, False]
+    with pytest.raises(RuntimeError, match="only supports bool tensor"):
+        mg.any(x, 1, out=mg.empty(2, dtype=mg.int64))
