@@ -132,7 +132,8 @@ def _half_with_number(op: Any, a: Any, b: Any, t: Any, s: Any) -> Any:
         # the op's forward reads the number in float32 (ops/elementwise.py, opmath_scalar)
         return op.apply(t, s) if t is a else op.apply(s, t)
     if s.__class__ in NUMBERS:  # rounded to the tensor's type (ml_dtypes' bfloat16 would not)
-        s = float(np.asarray(float(s)).astype(low))
+        with np.errstate(over="ignore"):  # 1e5 is inf in float16, silently as in PyTorch
+            s = float(np.asarray(float(s)).astype(low))
     out = op.apply(t, s) if t is a else op.apply(s, t)
     if out._data.dtype != low and not _policy.casts_to_float32(op, t):
         out = out._cast(low)

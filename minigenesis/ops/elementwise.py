@@ -190,6 +190,8 @@ class Mod(FloorDiv):
     @quiet_fp  # the quotient by 0: inf or NaN
     def forward(cls, ctx, x, y):
         z = super().forward(ctx, x, y)
+        if z.dtype.kind in "fV":  # a 0 has x's sign, as PyTorch's fmod-based kernel (not y's)
+            z = get_array_module(z).where(z == 0, get_array_module(z).copysign(z, x), z)
         if ctx.needs_input_grad[1]:  # the quotient, a constant of the graph; x and y: anchors
             ctx.save_for_backward(cls.quotient(get_array_module(z), x, y).astype(z.dtype), x, y)
         return z
