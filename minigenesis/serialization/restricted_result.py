@@ -30,8 +30,13 @@ _PLAIN = frozenset({type(None), bool, int, float, str, bytes, Tensor})  # the co
 
 
 def _children(obj: Any) -> Any:
-    if type(obj) in (dict, collections.OrderedDict):
+    if type(obj) is dict:
         return obj.values()  # the keys are scalars (check_key)
+    if type(obj) is collections.OrderedDict:
+        # A state_dict's ``_metadata`` (set by BUILD) is part of the result too: its values are
+        # checked like the dict's own, so no cycle, deep nesting or uncalled global hides there.
+        metadata = obj.__dict__.get("_metadata")
+        return [*obj.values(), metadata] if metadata is not None else obj.values()
     return obj  # list, tuple, set, frozenset
 
 
