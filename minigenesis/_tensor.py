@@ -564,8 +564,7 @@ for _name in AXIS_NAMES:
 def _rebuild_tensor(array: np.ndarray, requires_grad: bool) -> Tensor:
     """Unpickling entry point for tensors (Parameter has its own, ``nn/parameter.py``)."""
     t = Tensor._make(np.array(array, copy=True) if not array.flags.writeable else array, False)
-    t.requires_grad = bool(requires_grad)
-    return t
+    return t.requires_grad_(bool(requires_grad))  # an int tensor cannot require grad
 
 
 def _check_assigned_grad(t: Tensor, value: Any) -> None:
