@@ -121,9 +121,14 @@ def _plot_lr(args: argparse.Namespace) -> int:
         factory = schedule_factory(args.scheduler, args.steps, args.warmup)
         fig = plot_lr_schedule(factory, args.steps, base_lr=args.lr, log_scale=args.log,
                                title=f"{factory.__name__} ({args.steps} steps)")  # fmt: skip
-        fig.savefig(args.out, dpi=100)
     except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
+        return 2
+    try:
+        fig.savefig(args.out, dpi=100)
+    except (ValueError, OSError) as err:  # an unknown file type, a folder one cannot write in
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else err
+        print(f"error: --out {args.out}: {reason}", file=sys.stderr)
         return 2
     print(f"wrote {args.out} ({factory.__name__}, {args.steps} steps, base lr {args.lr:g})")
     return 0

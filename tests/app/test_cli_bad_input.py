@@ -90,3 +90,17 @@ def test_a_path_the_os_cannot_look_up_is_one_line_naming_the_option(
     assert err.startswith(f"error: {option} ") and err.count("\n") == 1, err
     assert reason in err and len(err) < 200  # a long name is shortened, not printed whole
     assert sorted(os.listdir(tmp_path)) == ["loop"]  # nothing was written
+
+
+@pytest.mark.parametrize("out, reason", [
+    ("lr.txt", "Format 'txt' is not supported"),  # a file type matplotlib cannot write
+    ("x" * 300 + ".png", "File name too long"),  # a file the OS cannot create
+])  # fmt: skip
+def test_plot_lr_an_unwritable_out_is_one_line_naming_the_option(
+    tmp_path, capsys, monkeypatch, out, reason
+):
+    monkeypatch.chdir(tmp_path)
+    assert main(["plot-lr", "--scheduler", "cosine", "--steps", "10", "--out", out]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: --out {out}: {reason}") and err.count("\n") == 1, err
+    assert os.listdir(tmp_path) == []  # nothing was written
