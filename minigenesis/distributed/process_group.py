@@ -38,6 +38,7 @@ class _World:
     local_rank = 0
     joined: Any = None  # the last backend, kept after destroy: was it broken by an error?
     exit_hook = False  # _abort_if_broken is registered
+    uncaught = False  # this process is ending on an uncaught exception (see _note_uncaught)
     gloo_noted = False
 
 
@@ -168,19 +169,38 @@ def init_process_group(
     if not _world.exit_hook:
         _world.exit_hook = True
         atexit.register(_abort_if_broken)
+        sys.excepthook = _note_uncaught(sys.excepthook)
+
+
+def _note_uncaught(previous: Any) -> Any:
+    """An excepthook that remembers that a script ends on an uncaught exception (then calls
+    ``previous``, which prints the traceback): the exit then aborts the job, as torchrun stops
+    every worker when one fails, instead of leaving the other ranks waiting in their next
+    collective for the whole timeout. (An interactive session calls the hook for every error
+    and goes on: there it notes nothing.)"""
+
+    def hook(kind: type, value: BaseException, tb: Any) -> None:
+        if not hasattr(sys, "ps1") and not sys.flags.interactive:
+            _world.uncaught = True
+        previous(kind, value, tb)
+
+    return hook
 
 
 def _abort_if_broken() -> None:
-    """At exit, after a collective failed or timed out: abort the whole job (MPI_Abort), so that
-    no rank is left waiting, a stopped one included (the launcher kills every process)."""
+    """At exit, after a collective failed or timed out, or on an uncaught exception: abort the
+    whole job (MPI_Abort), so that no rank is left waiting, a stopped one included (the launcher
+    kills every process)."""
     joined = _world.joined
-    if joined is not None and getattr(joined, "broken", None) is not None:
+    if joined is None:
+        return
+    if getattr(joined, "broken", None) is not None or _world.uncaught:
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
             except (OSError, ValueError):  # a closed pipe: nothing more can be said
                 pass
-        joined.MPI.COMM_WORLD.Abort(1)
+        import_mpi().COMM_WORLD.Abort(1)
 
 
 def destroy_process_group(group: Any = None) -> None:

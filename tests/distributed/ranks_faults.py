@@ -6,7 +6,8 @@ Scenarios: ``late`` (rank 1 reaches the all-reduce LATE_S seconds late), ``stop`
 itself with SIGSTOP before the all-reduce), ``sizes`` (rank 1's tensor has another size; run
 with MINIGENESIS_DISTRIBUTED_DEBUG=DETAIL), ``order`` (rank 1 calls broadcast where rank 0
 calls all_reduce), ``init`` (rank 1 starts LATE_S seconds late), ``model`` (rank 1 wraps a
-wider model in DistributedDataParallel), ``layers`` (rank 1's model has one layer more).
+wider model in DistributedDataParallel), ``layers`` (rank 1's model has one layer more),
+``raise`` (rank 1 ends on an uncaught exception before the all-reduce).
 Each rank reports the sum it got and how long the all-reduce took, or the error it raised; a
 rank that raised exits with status 3 (after report, so the test reads its message).
 """
@@ -36,6 +37,8 @@ if rank == 1 and scenario == "late":
     time.sleep(late)
 if rank == 1 and scenario == "stop":
     os.kill(os.getpid(), signal.SIGSTOP)
+if rank == 1 and scenario == "raise":
+    raise ValueError("rank 1 failed outside any collective")
 start = time.monotonic()
 try:
     if scenario in ("model", "layers"):

@@ -197,3 +197,12 @@ def test_a_rank_that_never_starts_ends_the_job_at_init():
     assert rc != 0
     assert "[rank 0] init_process_group timed out after 2 s" in output
     assert wall < 15, output
+
+
+def test_a_rank_that_ends_on_an_uncaught_exception_stops_the_job_at_once():
+    # as torchrun stops every worker when one fails: rank 0, waiting in its all-reduce with a
+    # 60 s timeout, is stopped when rank 1 exits on its error, not 60 s later
+    rc, reports, output, wall = _run_faults("raise", "60")
+    assert rc != 0 and reports == {}, output
+    assert "ValueError: rank 1 failed outside any collective" in output
+    assert wall < 30, output  # start-up on a busy machine, not the 60 s timeout
