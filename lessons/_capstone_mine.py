@@ -138,6 +138,14 @@ def read_learner(lessons: Path, solutions: bool = False) -> Learner:
     return learner
 
 
+def _missing_chapters(lessons: Path) -> list[str]:
+    """The chapters the capstone takes pieces from that have no folder with reference answers
+    under ``lessons`` (all of them for a folder that is not the course)."""
+    needed = sorted({p.chapter for p in PIECES})
+    return [c for c in needed if not any((d / _course.SOLUTIONS).is_file()
+                                         for d in lessons.glob(f"{c}_*"))]  # fmt: skip
+
+
 def _reference(lessons: Path, chapter: str) -> ModuleType:
     folder = next(iter(sorted(lessons.glob(f"{chapter}_*"))))
     return _course.load_file(folder / _course.SOLUTIONS)
@@ -446,6 +454,11 @@ def main(
         parser.print_help()
         return 2
     lessons = Path(args.path).resolve() if args.path else lessons
+    missing = _missing_chapters(lessons)
+    if missing:
+        print(f"error: {lessons} is not the course's lessons folder: it lacks chapter(s) "
+              f"{', '.join(missing)} (pass --path lessons/)", file=sys.stderr)  # fmt: skip
+        return 2
     solutions = args.solutions or _course.solutions_mode()
     print(report(compare(lessons, solutions)))
     return 0

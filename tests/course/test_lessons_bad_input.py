@@ -130,3 +130,14 @@ def test_the_lessons_commands_own_argument_errors_are_one_line_and_exit_2(capsys
     option) is one line naming it, without the usage dump, as the other commands."""
     assert cli_main(["lessons", *argv]) == 2
     assert expected in _one_error(capsys)
+
+
+@pytest.mark.parametrize("path", ["--path", "--path="])
+def test_capstone_with_a_path_that_is_not_the_course_is_one_line(tmp_path, capsys, path):
+    """A folder without the course's chapters (here an empty one) is named in one line with the
+    chapters it lacks; it was a StopIteration traceback from looking for chapter 13."""
+    where = [path, str(tmp_path)] if path == "--path" else [path + str(tmp_path)]
+    assert cli_main(["lessons", "capstone", "--mine", *where]) == 2
+    line = _one_error(capsys)
+    assert f"{tmp_path} is not the course's lessons folder" in line
+    assert "lacks chapter(s) 02, 03, 04, 06, 07, 08, 09, 10, 13" in line
