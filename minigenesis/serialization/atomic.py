@@ -144,7 +144,7 @@ def _check_destination(path: str | os.PathLike) -> str:
     if os.fspath(path) in ("", b""):
         raise FileNotFoundError("cannot save: the path is empty")
     # Resolve symlinks: replacing a link would leave its target stale and the link gone.
-    path = os.path.realpath(os.fspath(path))
+    path = os.path.realpath(os.fsdecode(path))  # (a bytes path as open() takes it)
     directory = os.path.dirname(path)
     if not os.path.isdir(directory):
         raise FileNotFoundError(f"cannot save to {path}: directory {directory} does not exist")

@@ -254,3 +254,10 @@ def test_saving_works_where_the_kernel_offers_no_early_writeback(tmp_path, monke
     w = mg.from_numpy(np.arange(9 * 2**20, dtype=np.float32))
     mg.save({"w": w}, tmp_path / "c.mgck")
     assert np.array_equal(mg.load(tmp_path / "c.mgck")["w"].numpy(), w.numpy())
+
+
+def test_a_bytes_path_saves_as_its_str_does(tmp_path):
+    """open() and mg.load take a path as bytes too; save did not (a regex's TypeError)."""
+    mg.save({"w": mg.arange(3)}, os.fsencode(tmp_path / "b.pth"))
+    assert mg.load(tmp_path / "b.pth")["w"].tolist() == [0, 1, 2]
+    assert temps(tmp_path) == []
