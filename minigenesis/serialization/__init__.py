@@ -110,6 +110,10 @@ def load(
     name = str(name) if name is not None else f"<{type(f).__name__}>"
     if isinstance(f, io.TextIOBase):
         raise TypeError(f"{name}: the file is open in text mode; open it with 'rb'")
+    if hasattr(f, "read") and hasattr(f, "readable") and not f.readable():  # 'wb', 'ab'
+        raise io.UnsupportedOperation(
+            f"{name}: the file is not open for reading; open it with 'rb'"
+        )
     place = make_placer(map_location, name)  # a bad map_location fails before any reading
     if hasattr(f, "read"):
         payload, buffers = read_checkpoint(f, name, mmap=bool(mmap))

@@ -78,6 +78,17 @@ def test_a_text_mode_file_is_refused_naming_binary_mode(tmp_path):
             mg.load(f)
 
 
+def test_a_file_open_only_for_writing_is_refused_naming_rb(tmp_path):
+    """PyTorch's type (io.UnsupportedOperation); an 'ab' file sits at its end, and was reported
+    as 'the file is empty' although it holds a whole checkpoint."""
+    path = tmp_path / "m.pth"
+    mg.save({"w": mg.ones(2)}, path)
+    with open(path, "ab") as f:
+        with pytest.raises(io.UnsupportedOperation, match="m.pth: the file is not open for read"):
+            mg.load(f)
+    assert mg.load(path)["w"].tolist() == [1.0, 1.0]  # untouched
+
+
 def test_a_zip_archive_as_torch_save_writes_gets_a_torch_load_hint(tmp_path):
     path = tmp_path / "model.pt"
     with zipfile.ZipFile(path, "w") as z:  # the layout of torch.save, and a traversal name
