@@ -16,6 +16,11 @@ helper for one process per rank).
 from __future__ import annotations
 
 import multiprocessing as _mp
+import os
+import signal
+import sys
+import tempfile
+import traceback
 from collections.abc import Callable
 from multiprocessing import (
     Array,
@@ -55,6 +60,7 @@ from multiprocessing import (
     set_forkserver_preload,
     set_start_method,
 )
+from multiprocessing.connection import wait as _wait_for_any
 from typing import Any
 
 __all__ = [
@@ -91,6 +97,19 @@ class ProcessExitedException(ProcessRaisedException):
     """A process started by ``spawn`` exited with a non-zero code."""
 
 
+def _run_rank(fn: Callable[..., Any], i: int, args: tuple, error_file: str) -> None:
+    """A spawned process's body: ``fn(i, *args)``; an exception's traceback goes to
+    ``error_file`` (the parent puts it in its own error) and the exit status is 1."""
+    try:
+        fn(i, *args)
+    except KeyboardInterrupt:  # stopped by the parent after another process failed
+        pass
+    except Exception:
+        with open(error_file, "w", encoding="utf-8") as f:
+            f.write(traceback.format_exc())
+        sys.exit(1)
+
+
 def spawn(
     fn: Callable[..., Any],
     args: tuple = (),
@@ -100,17 +119,53 @@ def spawn(
     start_method: str = "spawn",
 ) -> list | None:
     """Run ``fn(i, *args)`` for i = 0 .. nprocs-1, each in a new process; with ``join``, wait
-    for all and raise if one failed. Without ``join``, return the processes."""
+    for all and raise if one failed. Without ``join``, return the processes.
+
+    As PyTorch's: the first process to fail stops the others (SIGTERM, then SIGKILL after
+    30 s), so that none is left waiting for it for ever, and its error is raised here:
+    ``ProcessRaisedException`` with its traceback when ``fn`` raised, else
+    ``ProcessExitedException`` naming its exit code or signal."""
     context = _mp.get_context(start_method)
-    processes = [context.Process(target=fn, args=(i, *args), daemon=daemon) for i in range(nprocs)]
-    for p in processes:
-        p.start()
-    if not join:
-        return processes
-    for p in processes:
-        p.join()
-    failed = [(i, p.exitcode) for i, p in enumerate(processes) if p.exitcode != 0]
-    if failed:
-        i, code = failed[0]
-        raise ProcessExitedException(f"process {i} terminated with exit code {code}")
+    with tempfile.TemporaryDirectory(prefix="mg-spawn-") as errors:
+        files = [os.path.join(errors, f"{i}.txt") for i in range(nprocs)]
+        processes = [context.Process(target=_run_rank, args=(fn, i, args, files[i]), daemon=daemon)
+                     for i in range(nprocs)]  # fmt: skip
+        for p in processes:
+            p.start()
+        if not join:  # (their error files go with the folder: they fail as their exit code)
+            return processes
+        failed = _wait_for_all_or_a_failure(processes)
+        if failed is None:
+            return None
+        if os.path.exists(files[failed]):
+            with open(files[failed], encoding="utf-8") as f:
+                trace = f.read()
+            raise ProcessRaisedException(
+                f"\n\n-- Process {failed} terminated with the following error:\n{trace}"
+            )
+    code = processes[failed].exitcode
+    if code < 0:
+        raise ProcessExitedException(f"process {failed} terminated with signal "
+                                     f"{signal.Signals(-code).name}")  # fmt: skip
+    raise ProcessExitedException(f"process {failed} terminated with exit code {code}")
+
+
+def _wait_for_all_or_a_failure(processes: list) -> int | None:
+    """Wait until every process has ended (None) or one ended with a non-zero status: then
+    stop the others and return its index."""
+    waiting = {p.sentinel: i for i, p in enumerate(processes)}
+    while waiting:
+        for sentinel in _wait_for_any(list(waiting)):
+            i = waiting.pop(sentinel)
+            processes[i].join()
+            if processes[i].exitcode != 0:
+                for p in processes:
+                    if p.is_alive():
+                        p.terminate()
+                for p in processes:
+                    p.join(30)
+                    if p.is_alive():  # SIGTERM handled by Python code that is stuck in C
+                        p.kill()
+                        p.join()
+                return i
     return None

@@ -107,3 +107,44 @@ def test_spawn_runs_one_function_per_rank_and_reports_failure(tmp_path: Path) ->
                          cwd=tmp_path, timeout=120)  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "process 1 terminated with exit code 3" in out.stdout
+
+
+def test_spawn_stops_the_others_when_one_process_fails(tmp_path: Path) -> None:
+    """As PyTorch's spawn: rank 0 waits for ever (for a rank 1 that is gone), and the failure
+    of rank 1 stops it and is raised with rank 1's traceback or exit status; spawn joined rank 0
+    first and waited for ever."""
+    script = tmp_path / "ranks.py"
+    script.write_text(textwrap.dedent(
+        """
+        import os, signal, sys, time
+        import minigenesis.multiprocessing as mp
+
+        def work(rank, how):
+            if rank == 0:
+                time.sleep(1000)
+            elif how == "raise":
+                raise ValueError("rank 1 failed")
+            else:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+        if __name__ == "__main__":
+            for how in ("raise", "kill"):
+                try:
+                    mp.spawn(work, args=(how,), nprocs=2)
+                except mp.ProcessRaisedException as err:
+                    print(type(err).__name__, str(err).strip().splitlines()[::-1][:1])
+                    print(str(err).strip().splitlines()[0])
+            print("children left:", len(mp.active_children()))
+        """
+    ))  # fmt: skip
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
+                         cwd=tmp_path, timeout=120)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "ProcessRaisedException ['ValueError: rank 1 failed']",
+        "-- Process 1 terminated with the following error:",
+        "ProcessExitedException ['process 1 terminated with signal SIGKILL']",
+        "process 1 terminated with signal SIGKILL",
+        "children left: 0",
+    ]
