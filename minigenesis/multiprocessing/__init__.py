@@ -97,14 +97,17 @@ class ProcessExitedException(ProcessRaisedException):
     """A process started by ``spawn`` exited with a non-zero code."""
 
 
-def _run_rank(fn: Callable[..., Any], i: int, args: tuple, error_file: str) -> None:
+def _run_rank(fn: Callable[..., Any], i: int, args: tuple, error_file: str | None) -> None:
     """A spawned process's body: ``fn(i, *args)``; an exception's traceback goes to
-    ``error_file`` (the parent puts it in its own error) and the exit status is 1."""
+    ``error_file`` (the parent puts it in its own error; without one, to stderr) and the exit
+    status is 1."""
     try:
         fn(i, *args)
     except KeyboardInterrupt:  # stopped by the parent after another process failed
         pass
     except Exception:
+        if error_file is None:  # spawn(join=False): nobody reads a file
+            raise
         with open(error_file, "w", encoding="utf-8") as f:
             f.write(traceback.format_exc())
         sys.exit(1)
@@ -128,11 +131,12 @@ def spawn(
     context = _mp.get_context(start_method)
     with tempfile.TemporaryDirectory(prefix="mg-spawn-") as errors:
         files = [os.path.join(errors, f"{i}.txt") for i in range(nprocs)]
-        processes = [context.Process(target=_run_rank, args=(fn, i, args, files[i]), daemon=daemon)
+        processes = [context.Process(target=_run_rank, daemon=daemon,
+                                     args=(fn, i, args, files[i] if join else None))
                      for i in range(nprocs)]  # fmt: skip
         for p in processes:
             p.start()
-        if not join:  # (their error files go with the folder: they fail as their exit code)
+        if not join:
             return processes
         failed = _wait_for_all_or_a_failure(processes)
         if failed is None:
