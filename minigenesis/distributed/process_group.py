@@ -194,13 +194,16 @@ def _abort_if_broken() -> None:
     joined = _world.joined
     if joined is None:
         return
+    mpi = import_mpi()
+    if mpi.Is_finalized():  # the script ended MPI itself: nothing left to abort
+        return
     if getattr(joined, "broken", None) is not None or _world.uncaught:
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
             except (OSError, ValueError):  # a closed pipe: nothing more can be said
                 pass
-        import_mpi().COMM_WORLD.Abort(1)
+        mpi.COMM_WORLD.Abort(1)
 
 
 def destroy_process_group(group: Any = None) -> None:
