@@ -104,7 +104,9 @@ def test_a_negative_or_nan_timeout_is_refused_by_name(timeout):
         DataLoader(Numbers(), num_workers=1, timeout=timeout)
 
 
-def test_an_infinite_timeout_waits_as_long_as_it_takes():
-    """queue.get(timeout=inf) raises OverflowError; inf means what 0 means: no deadline."""
-    loader = DataLoader(Numbers(), batch_size=4, num_workers=1, timeout=float("inf"))
+@pytest.mark.parametrize("timeout", [float("inf"), 1e300, 1e10])
+def test_an_infinite_timeout_waits_as_long_as_it_takes(timeout):
+    """queue.get(timeout=inf) raises OverflowError, and so does any timeout past
+    threading.TIMEOUT_MAX (292 years); they mean what 0 means: no deadline."""
+    loader = DataLoader(Numbers(), batch_size=4, num_workers=1, timeout=timeout)
     assert [b.tolist() for b in loader] == [[0, 1, 2, 3], [4, 5, 6, 7]]

@@ -21,6 +21,7 @@ import itertools
 import multiprocessing
 import os
 import queue
+import threading
 from typing import Any
 
 import numpy as np
@@ -57,8 +58,9 @@ class MultiProcessIter:
         self._loader = loader
         self._num_workers = loader.num_workers
         self._prefetch = loader.prefetch_factor * loader.num_workers
-        # timeout=inf: wait as long as it takes (as 0 does; a queue cannot wait an infinite time)
-        self._timeout = loader.timeout if loader.timeout != float("inf") else 0
+        # timeout=inf, or beyond what a queue can wait (threading.TIMEOUT_MAX, 292 years): wait as
+        # long as it takes, as 0 does (a larger one was an OverflowError at the first batch)
+        self._timeout = loader.timeout if loader.timeout < threading.TIMEOUT_MAX else 0
         self._persistent = loader.persistent_workers
         self._shutdown = False
         self._pid = os.getpid()  # the workers are this process's children, and only its
