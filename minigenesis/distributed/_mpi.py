@@ -55,7 +55,7 @@ def import_mpi() -> Any:
 # GIL, until every process of the job has called it, so no thread of this process can time it.
 _INIT_WATCHDOG = """
 import os, select, signal, sys
-ready, _, _ = select.select([0], [], [], float(sys.argv[2]))
+ready, _, _ = select.select([0], [], [], min(float(sys.argv[2]), 2.0**31))  # (select's limit)
 if not ready:
     os.write(2, sys.argv[3].encode() + b"\\n")
     os.kill(int(sys.argv[1]), signal.SIGKILL)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import subprocess
 import sys
 import tempfile
 import time
@@ -20,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from minigenesis.distributed import timeouts
-from minigenesis.distributed._mpi import _Op, roll_call_message
+from minigenesis.distributed._mpi import _INIT_WATCHDOG, _Op, roll_call_message
 from tests.distributed.launch import HERE, RESULTS_ENV, mpiexec, rank_env, run_command
 
 pytestmark = pytest.mark.distributed
@@ -206,3 +207,22 @@ def test_a_rank_that_ends_on_an_uncaught_exception_stops_the_job_at_once():
     assert rc != 0 and reports == {}, output
     assert "ValueError: rank 1 failed outside any collective" in output
     assert wall < 30, output  # start-up on a busy machine, not the 60 s timeout
+
+
+def test_the_init_watchdog_takes_a_timeout_beyond_what_select_can_wait():
+    """A timeout of 1e300 s (allowed: positive and finite) crashed the watchdog of MPI's start
+    (OverflowError from select), which then watched nothing; it waits and leaves quietly."""
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        watchdog = subprocess.Popen(
+            [sys.executable, "-S", "-c", _INIT_WATCHDOG, str(sleeper.pid), "1e300", "late"],
+            stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        time.sleep(0.5)
+        assert watchdog.poll() is None  # still waiting
+        watchdog.stdin.close()  # MPI has started: the watchdog leaves
+        assert watchdog.wait(timeout=30) == 0
+        assert watchdog.stderr.read() == b"" and sleeper.poll() is None
+    finally:
+        sleeper.kill()
+        sleeper.wait()
