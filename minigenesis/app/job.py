@@ -150,8 +150,9 @@ def make_run_dir(out: Path) -> None:
     """Create the run directory (and checkpoints/); an OSError becomes a TrainError."""
     try:
         (out / CHECKPOINT_DIR).mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise TrainError(f"--out {out}: cannot create it ({err.strerror or err})") from None
+    except OSError as err:  # name what is in the way when it is not --out itself
+        what = "it" if err.filename in (None, str(out)) else f"the folder {err.filename}"
+        raise TrainError(f"--out {out}: cannot create {what} ({err.strerror or err})") from None
 
 
 def prepare(args: argparse.Namespace) -> tuple[TrainConfig, Path, dict | None]:

@@ -104,3 +104,15 @@ def test_plot_lr_an_unwritable_out_is_one_line_naming_the_option(
     err = capsys.readouterr().err
     assert err.startswith(f"error: --out {out}: {reason}") and err.count("\n") == 1, err
     assert os.listdir(tmp_path) == []  # nothing was written
+
+
+def test_a_file_in_the_way_of_the_checkpoints_folder_is_named(tmp_path, capsys, monkeypatch):
+    """--out exists, but a file (or a dangling link) named checkpoints sits in it: the error
+    names that file; it said '--out runs/a: cannot create it (File exists)'."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "checkpoints").write_text("")
+    assert main(["train", "--out", "a", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err == "error: --out a: cannot create the folder a/checkpoints (File exists)\n", err
+    assert os.listdir(tmp_path / "a") == ["checkpoints"]  # nothing was written
