@@ -146,8 +146,22 @@ def _check_path_name(option: str, value: str | None) -> None:
         raise TrainError(f"--{option} {shown}: {reason}") from None
 
 
+# What a run writes into --out: files, and the folders of its TensorBoard logs and checkpoints.
+RUN_FILES = ("metrics.csv", "loss.png", "lr.png", "grad_flow.png", f"{CHECKPOINT_DIR}/{LAST}",
+             f"{CHECKPOINT_DIR}/{BEST}")  # fmt: skip
+RUN_FOLDERS = ("tensorboard",)
+
+
 def make_run_dir(out: Path) -> None:
-    """Create the run directory (and checkpoints/); an OSError becomes a TrainError."""
+    """Create the run directory (and checkpoints/); an OSError becomes a TrainError, and so
+    does a folder where the run writes a file, or a file where it makes a folder (found before
+    training, not when the files are written at the end of the run)."""
+    for name in RUN_FILES:
+        if (out / name).is_dir():
+            raise TrainError(f"--out {out}: {out / name} is a folder; the run writes a file there")
+    for name in RUN_FOLDERS:
+        if (out / name).exists() and not (out / name).is_dir():
+            raise TrainError(f"--out {out}: {out / name} is a file; the run makes a folder there")
     try:
         (out / CHECKPOINT_DIR).mkdir(parents=True, exist_ok=True)
     except OSError as err:  # name what is in the way when it is not --out itself

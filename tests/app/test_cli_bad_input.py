@@ -116,3 +116,31 @@ def test_a_file_in_the_way_of_the_checkpoints_folder_is_named(tmp_path, capsys, 
     err = capsys.readouterr().err
     assert err == "error: --out a: cannot create the folder a/checkpoints (File exists)\n", err
     assert os.listdir(tmp_path / "a") == ["checkpoints"]  # nothing was written
+
+
+A_FOLDER, A_FILE = (
+    "is a folder; the run writes a file there",
+    "is a file; the run makes a folder there",
+)
+
+
+@pytest.mark.parametrize("folder, name, what", [
+    ("loss.png", "loss.png", A_FOLDER),
+    ("checkpoints/best_model.pth", "checkpoints/best_model.pth", A_FOLDER),
+    (None, "tensorboard", A_FILE),
+])  # fmt: skip
+def test_a_name_the_run_writes_taken_by_the_wrong_kind_is_refused_before_training(
+    tmp_path, capsys, monkeypatch, folder, name, what
+):
+    """Found at the start (exit 2, nothing written) instead of after the whole run, when the
+    plots were written (exit 1), or at TensorBoard's first event."""
+    monkeypatch.chdir(tmp_path)
+    if folder:
+        (tmp_path / "a" / folder).mkdir(parents=True)
+    else:
+        (tmp_path / "a").mkdir()
+        (tmp_path / "a" / name).write_text("")
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    assert main(["train", "--out", "a", "--epochs", "1", "--samples", "30", "--quiet"]) == 2
+    assert capsys.readouterr().err == f"error: --out a: a/{name} {what}\n"
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
