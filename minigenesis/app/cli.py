@@ -24,6 +24,7 @@ from typing import NoReturn
 from .. import __version__
 from .doctor import run as doctor
 from .job import add_train_arguments, run
+from .output import OutputError, guarded_stdout
 from .schedules import SCHEDULES, schedule_factory
 
 
@@ -159,9 +160,19 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `python -m minigenesis train | head`: the reader left; stop quietly
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (so the exit flush does not fail)
         return 141
+    except OutputError as err:  # `> log` on a full disk: one line, not a traceback
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        print(f"error: cannot write to standard output ({err.strerror}); the run's files hold "
+              "what was done", file=sys.stderr)  # fmt: skip
+        return 1
 
 
 def _main(argv: list[str] | None) -> int:
+    with guarded_stdout():
+        return _command(argv)
+
+
+def _command(argv: list[str] | None) -> int:
     parser = _parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "lessons":  # everything after it belongs to the lessons command

@@ -28,6 +28,7 @@ from ..distributed.run import main as launch
 from ..distributed.run import max_processes
 from ..distributed.timeouts import DistBackendError
 from .config import FIXED_ON_RESUME, TrainConfig, describe_model
+from .output import OutputError
 from .ranks import agree
 from .run_lock import RunDirInUse
 from .state import (
@@ -367,6 +368,8 @@ def _run(args: argparse.Namespace) -> int:
     except RunDirInUse as err:  # nothing was written
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except (BrokenPipeError, OutputError):
+        raise  # the output failed, not the run's files: the command line says so
     except OSError as err:  # disk full, a file made read-only meanwhile: saved files stay whole
         print(f"error: cannot write the run's files: {err}", file=sys.stderr)
         return 1

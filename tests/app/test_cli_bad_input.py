@@ -144,3 +144,22 @@ def test_a_name_the_run_writes_taken_by_the_wrong_kind_is_refused_before_trainin
     assert main(["train", "--out", "a", "--epochs", "1", "--samples", "30", "--quiet"]) == 2
     assert capsys.readouterr().err == f"error: --out a: a/{name} {what}\n"
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("quiet", [[], ["--quiet"]])
+def test_an_output_that_cannot_be_written_is_one_line_not_a_traceback(tmp_path, quiet):
+    """`train > log` on a full disk (/dev/full): print's OSError was a traceback; it is one line
+    that blames the output, not the run's files (exit 1)."""
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "minigenesis", "train", "--out", str(tmp_path / "run"),
+             "--epochs", "1", "--samples", "30", *quiet],
+            cwd=REPO, stdout=full, stderr=subprocess.PIPE, text=True, timeout=120,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr == (
+        "error: cannot write to standard output (No space left on device); the run's files "
+        "hold what was done\n"
+    )
