@@ -298,13 +298,8 @@ class Optimizer(OptimizerHooks):
             with enable_grad():
                 loss = closure()
         self._opt_called = True  # LRScheduler.step warns when it runs before the first step
-        for group in self.param_groups:
-            lr = group.get("lr")  # a Tensor lr (PyTorch takes one) reaches update() as a float
-            # (and as itself under "lr_tensor", for ASGD's eta, which PyTorch keeps in its dtype)
-            if isinstance(lr, Tensor):
-                options = {**group, "lr": float(lr.item()), "lr_tensor": lr}
-            else:
-                options = group
+        for group in self.param_groups:  # (a Tensor lr reaches update() as a float: _float_lr)
+            options = _float_lr(group) if isinstance(group.get("lr"), Tensor) else group
             for p in group["params"]:
                 if (grad := p.grad) is None:
                     continue
@@ -498,6 +493,13 @@ def _cast_state(param: Tensor, key: str, value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return type(value)(_cast_state(param, key, v) for v in value)
     return copy.deepcopy(value)
+
+
+def _float_lr(group: dict[str, Any]) -> dict[str, Any]:
+    """The options ``update`` reads for a group whose lr is a Tensor (PyTorch takes one): the lr
+    as a Python float, and the tensor itself under "lr_tensor" (ASGD's eta, which PyTorch keeps
+    in the tensor's dtype)."""
+    return {**group, "lr": float(group["lr"].item()), "lr_tensor": group["lr"]}
 
 
 def lerp_(start: Any, end: Any, weight: float, out: Any = None) -> Any:
