@@ -264,8 +264,9 @@ def conv2d_shifted_weight_grad(x, gy, kernel: tuple, padding: tuple, cols=None):
             gw = gy.transpose(0, 2, 3, 1).reshape(-1, c_out).T @ rows  # (C_out, kh*kw*C)
             return np.ascontiguousarray(gw.reshape(c_out, kh, kw, -1).transpose(0, 3, 1, 2))
         cols = _columns(x, kernel, padding)[0] if cols is None else cols
-        g = gy.reshape(n, c_out, -1)  # sum over images of dY_n (C_out, Ho*Wo) @ cols_n^T
-        return np.matmul(g, cols.transpose(0, 2, 1)).sum(axis=0).reshape(c_out, -1, kh, kw)
+        g = gy.reshape(n, c_out, ho * wo)  # sum over images of dY_n (C_out, Ho*Wo) @ cols_n^T
+        gw = np.matmul(g, cols.transpose(0, 2, 1)).sum(axis=0)  # (sizes spelled out: N may be 0)
+        return gw.reshape(c_out, x.shape[1], kh, kw)
     flat, hq, wq = _padded_grid(x, padding, kernel)
     m = n * hq * wq
     g = np.empty((n, hq, wq, c_out), dtype=gy.dtype)

@@ -224,3 +224,20 @@ def test_shifted_conv_keeps_no_second_copy_of_x_for_backward(monkeypatch):
     gx, gw, _ = reference_grads(x, w, gy, (1, 1, 1, 1))
     np.testing.assert_allclose(wt.grad.numpy(), gw, rtol=1e-12, atol=1e-12 * np.abs(gw).max())
     np.testing.assert_allclose(xt.grad.numpy(), gx, rtol=1e-12, atol=1e-12 * np.abs(gx).max())
+
+
+@pytest.mark.parametrize(
+    "c_in, c_out, k, p", [(1, 32, 1, 0), (3, 8, 3, 1), (1, 8, 5, 1), (4, 32, 3, 1)]
+)
+def test_empty_batch_gives_zero_weight_and_bias_gradients(c_in, c_out, k, p):
+    """An empty batch (N = 0) of a first layer (1-3 input channels: im2col's per-image columns)
+    has an empty output and zero dL/dw, dL/db: the sum over no images."""
+    x = mg.zeros(0, c_in, 9, 12, requires_grad=True)
+    w = mg.tensor(np.ones((c_out, c_in, k, k), np.float32), requires_grad=True)
+    b = mg.zeros(c_out, requires_grad=True)
+    y = F.conv2d(x, w, b, padding=p)
+    assert tuple(y.shape) == (0, c_out, 9 + 2 * p - k + 1, 12 + 2 * p - k + 1)
+    y.sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), np.zeros((c_out, c_in, k, k), np.float32))
+    np.testing.assert_array_equal(b.grad.numpy(), np.zeros(c_out, np.float32))
+    assert tuple(x.grad.shape) == (0, c_in, 9, 12)
