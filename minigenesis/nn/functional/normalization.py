@@ -88,6 +88,10 @@ def batch_norm(
         raise ValueError(f"batch_norm: expected input (N, C, ...), got {tuple(input.shape)}")
     check_param_dtypes("batch_norm", input, weight=weight, bias=bias, running_mean=running_mean,
                        running_var=running_var)  # fmt: skip
+    if (running_mean is None) != (running_var is None):  # PyTorch's checks, its types
+        raise ValueError("running_mean and running_var must either both be None or neither be None")
+    if not training and running_mean is None:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
     n, c = input._data.shape[:2]
     if training and input._data.ndim == 2 and n > 1 and c:  # (N, C): one op of its own
         return _batch_norm_rows(input, running_mean, running_var, weight, bias, momentum, eps)
@@ -96,8 +100,6 @@ def batch_norm(
     if not training:
         w = None if weight is None else weight.reshape(bshape)
         b = None if bias is None else bias.reshape(bshape)
-        if running_mean is None or running_var is None:
-            raise ValueError("batch_norm: eval mode needs running_mean and running_var")
         # An affine map of x: y = x * scale + shift (plain Tensor ops are exact and cheap here).
         scale = (running_var.reshape(bshape) + eps).rsqrt()
         if w is not None:
