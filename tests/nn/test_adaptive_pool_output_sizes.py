@@ -54,3 +54,19 @@ def test_area_interpolation_to_a_size_of_zero_is_empty():
 def test_interpolation_to_a_size_of_zero_raises_runtime_error(mode):
     with pytest.raises(RuntimeError, match="greater than 0"):
         F.interpolate(mg.randn(1, 3, 2), scale_factor=0.4, mode=mode)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 0, 5), (2, 3, 4, 0), (3, 0, 5)])
+@pytest.mark.parametrize("size", [1, (1, 1)])
+def test_global_average_of_an_empty_plane_is_nan_as_a_mean(shape, size):
+    """Pooled to 1 x 1, the global average is the mean over H and W (PyTorch's path for that
+    size, which checks no sizes): a plane with no elements averages to 0/0 = NaN, and the
+    gradient has the input's (empty) shape. Other output sizes still refuse an empty H or W."""
+    x = mg.zeros(shape, requires_grad=True)
+    y = F.adaptive_avg_pool2d(x, size)
+    assert tuple(y.shape) == shape[:-2] + (1, 1)
+    assert np.isnan(y.detach().numpy()).all()
+    y.sum().backward()
+    assert tuple(x.grad.shape) == shape
+    with pytest.raises(RuntimeError, match="being empty"):
+        F.adaptive_avg_pool2d(x, 2)

@@ -193,9 +193,9 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     h, w = input.shape[-2:]
     oh, ow = (h if sizes[0] is None else sizes[0]), (w if sizes[1] is None else sizes[1])
     check_adaptive_output((oh, ow), "adaptive_avg_pool2d", output_size)
-    check_adaptive_sizes(input, "adaptive_avg_pool2d", first=input.ndim - 2)
     if (oh, ow) == (1, 1):  # a global average: PyTorch takes the mean for this size, as here
-        return input.mean((-2, -1), keepdim=True)
+        return input.mean((-2, -1), keepdim=True)  # (before the size check: empty H or W: NaN)
+    check_adaptive_sizes(input, "adaptive_avg_pool2d", first=input.ndim - 2)
     a_h = _averaging_matrix(h, oh, input)
     a_w = _averaging_matrix(w, ow, input)
     return anchor(a_h @ input @ a_w.transpose(0, 1), input)
