@@ -36,3 +36,26 @@ def test_training_without_running_statistics_still_normalises_by_the_batch():
     y = F.batch_norm(mg.tensor(x), None, None, training=True).numpy()
     expected = (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-5)
     np.testing.assert_allclose(y, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (4, 3, 5)])
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("name", ["weight", "bias", "running_mean", "running_var"])
+@pytest.mark.parametrize("size", [1, 4])
+def test_a_parameter_without_one_element_per_channel_is_refused(shape, training, name, size):
+    """weight, bias and the running statistics hold C elements; one of 1 element (which NumPy
+    would broadcast silently) or of C + 1 is PyTorch's RuntimeError naming it, raised before a
+    running statistic is touched."""
+    x = mg.tensor(np.random.default_rng(0).standard_normal(shape))
+    args = {
+        "weight": mg.ones(3, dtype=mg.float64),
+        "bias": mg.zeros(3, dtype=mg.float64),
+        "running_mean": mg.zeros(3, dtype=mg.float64),
+        "running_var": mg.ones(3, dtype=mg.float64),
+    }
+    args[name] = mg.ones(size, dtype=mg.float64)
+    before = {k: v.numpy().copy() for k, v in args.items()}
+    with pytest.raises(RuntimeError, match=f"{name} should contain 3 elements not {size}"):
+        F.batch_norm(x, training=training, **args)
+    for k, v in args.items():
+        np.testing.assert_array_equal(v.numpy(), before[k])

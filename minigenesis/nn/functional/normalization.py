@@ -93,6 +93,10 @@ def batch_norm(
     if not training and running_mean is None:
         raise RuntimeError("running_mean must be defined in evaluation mode")
     n, c = input._data.shape[:2]
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
+                    ("running_var", running_var)):  # fmt: skip
+        if t is not None and t._data.size != c:  # (NumPy would broadcast a 1-element one)
+            raise RuntimeError(f"{name} should contain {c} elements not {t._data.size}")
     if training and input._data.ndim == 2 and n > 1 and c:  # (N, C): one op of its own
         return _batch_norm_rows(input, running_mean, running_var, weight, bias, momentum, eps)
     bshape = (1, c) + (1,) * (input.ndim - 2)  # a per-channel vector, broadcast over N and space
