@@ -22,9 +22,11 @@ import minigenesis as mg
 # 2.3  recursive post-order DFS after sys.setrecursionlimit(100000) -> call-depth watch
 #      pre-order DFS reversed (a shared node can come too early)   -> parents first
 #      seen-set checked only when a node is emitted (pushed once per path) -> each node once
+#      (a correct Kahn's-algorithm order reads .parents ~5 times a node: within the budget)
 # 2.4  gradients accumulated without zeroing them first            -> backward twice
 #      breadth-first from the root (a node sends before it has its whole gradient)
 #                                                                  -> diamond vs minigenesis
+#      a parent's first gradient stored as is (p.grad = g), += after -> gradients not shared
 # 2.5  return mg.viz.graph(...)'s own boxes and arrows             -> viz-is-not-called watch
 #      the named leaves only, each with an arrow to "Mul"           -> the hand-written graphs
 # 2.6  log(1 + exp(x)), which overflows at x = 800                 -> stable forward
@@ -118,8 +120,10 @@ def test_topological_order_expands_each_node_once(impl):
     """y = y + y, 40 times: 41 nodes, but 2**40 paths from the root to the leaf. A walk that
     skips only nodes it has already emitted pushes a shared node once per path and never ends;
     one that remembers every node it has reached expands each once. The check counts the reads
-    of ``.parents`` (a correct walk needs one or two per node) and stops the walk past a budget."""
-    budget = 41 * 4
+    of ``.parents`` (a depth-first walk needs one or two per node, one that first collects the
+    nodes and then orders them by counting parents, as Kahn's algorithm does, four or five) and
+    stops the walk past a budget that is still far below the 2**40 reads of a walk per path."""
+    budget = 41 * 16
 
     class CountedNode(impl.Node):
         reads = 0
@@ -175,6 +179,24 @@ def test_backward_twice_gives_the_same_gradients(impl):
     impl.backward(root)
     for g, n in zip(first, nodes):
         np.testing.assert_allclose(n.grad, g)
+
+
+@pytest.mark.exercise("2.4")
+def test_backward_gives_each_node_its_own_gradient_array(impl):
+    """z = (a + b) + a. ``add``'s backward hands the SAME array to both parents; a walk that
+    stores a parent's first gradient as is (``p.grad = g``) and adds the next ones in place
+    (``p.grad += g``) makes several nodes share one array, so adding into a's gradient changes
+    b's too. Closed form: dz/da = 2, dz/db = 1."""
+    (_, _, _), (na, nb, _) = _leaves(impl, seed=4)
+    z = impl.add(impl.add(na, nb), na)
+    impl.backward(z)
+    np.testing.assert_allclose(na.grad, np.full(4, 2.0))
+    assert np.allclose(nb.grad, 1.0), (
+        f"b.grad is {nb.grad}, not 1 (z = (a + b) + a): another node's gradient was added into "
+        "b's array. add's backward returns the same array for both parents; store a copy or "
+        "accumulate with a new array (p.grad = p.grad + g), never keep the returned array and "
+        "add into it in place"
+    )
 
 
 @pytest.mark.exercise("2.4")
