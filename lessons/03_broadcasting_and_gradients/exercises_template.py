@@ -17,13 +17,16 @@ def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     """Exercise 3.1: the shape of ``x + y`` for arrays of shapes ``a`` and ``b``.
 
     Align the shapes on the RIGHT (pad the shorter one with 1s on the left); in each position the
-    sizes must be equal or one of them 1, and the result takes the larger. Otherwise raise
+    sizes must be equal or one of them 1, and the result takes the other one (a 1 stretches to
+    any size, even to 0: shapes (1,) and (0,) give (0,), not the larger). Otherwise raise
     ``ValueError`` with a message that names both shapes and the first dimension that disagrees,
     counted from the right as ``dim -1``, ``dim -2``, ... e.g.
     ``"shapes (2, 3) and (4,) cannot be broadcast: 3 vs 4 in dim -1"``. Work on the tuples
     (no NumPy here: the checks compare with NumPy's broadcasting).
     """
-    raise NotImplementedError("Exercise 3.1: align right, pad with 1s, check each dim, take max")
+    raise NotImplementedError(
+        "Exercise 3.1: align right, pad with 1s, check each dim, a 1 takes the other size"
+    )
 
 
 def sum_to(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

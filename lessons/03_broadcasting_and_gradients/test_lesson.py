@@ -81,8 +81,11 @@ SHAPE_PAIRS = [
 @pytest.mark.exercise("3.1")
 @pytest.mark.parametrize("a, b", SHAPE_PAIRS)
 def test_broadcast_shape_matches_numpy(impl, a, b):
-    assert tuple(impl.broadcast_shape(a, b)) == np.broadcast_shapes(a, b)
-    assert tuple(impl.broadcast_shape(b, a)) == np.broadcast_shapes(b, a)
+    for s, t in ((a, b), (b, a)):
+        got, want = tuple(impl.broadcast_shape(s, t)), np.broadcast_shapes(s, t)
+        assert got == want, f"broadcast_shape({s}, {t}) gave {got}, NumPy gives {want}" + (
+            ": a size-1 dim takes the other size, even 0 (not the larger)" if 0 in want else ""
+        )
 
 
 @pytest.mark.exercise("3.1")
@@ -90,7 +93,10 @@ def test_broadcast_shape_matches_numpy(impl, a, b):
 @given(_compatible_shapes())
 def test_broadcast_shape_random_shapes(impl, shapes):
     _, a, b = shapes
-    assert tuple(impl.broadcast_shape(a, b)) == np.broadcast_shapes(a, b)
+    got, want = tuple(impl.broadcast_shape(a, b)), np.broadcast_shapes(a, b)
+    assert got == want, f"broadcast_shape({a}, {b}) gave {got}, NumPy gives {want}" + (
+        ": a size-1 dim takes the other size, even 0 (not the larger)" if 0 in want else ""
+    )
 
 
 @pytest.mark.exercise("3.1")
@@ -113,7 +119,10 @@ def test_sum_to_matches_minigenesis_engine(impl, shape, big):
     # x broadcast up to `big`; the engine sums the upstream gradient back to x's shape
     (x + mg.zeros(*big, dtype=mg.float64)).backward(mg.tensor(upstream, dtype=mg.float64))
     got = impl.sum_to(upstream, shape)
-    assert got.shape == shape
+    assert got.shape == shape, (
+        f"sum_to(grad of shape {big}, {shape}) returned shape {got.shape}: sum over the leading "
+        "dims broadcasting added AND over the dims where the target shape has a 1 (keep those as 1)"
+    )
     np.testing.assert_allclose(got, x.grad.numpy(), rtol=1e-12)
 
 
@@ -126,7 +135,10 @@ def test_sum_to_random_shapes(impl, shapes):
     grad = np.ones(base)
     copies = np.prod(base) / max(np.prod(small), 1) if base else 1.0
     got = impl.sum_to(grad, small)
-    assert got.shape == small
+    assert got.shape == small, (
+        f"sum_to(grad of shape {tuple(base)}, {small}) returned shape {got.shape}: sum over the "
+        "leading dims broadcasting added AND over the dims where the target shape has a 1"
+    )
     np.testing.assert_allclose(got, np.full(small, copies))
 
 
@@ -135,7 +147,12 @@ def test_numerical_grad_of_closed_forms(impl):
     x = np.array([[0.3, -1.2, 2.0], [0.7, 0.1, -0.4]])
     before = x.copy()
     g = impl.numerical_grad(lambda v: float((v**3).sum()), x)
-    np.testing.assert_array_equal(x, before)  # the caller's array is untouched
+    np.testing.assert_array_equal(
+        x,
+        before,
+        err_msg="numerical_grad changed the caller's x: perturb a copy, or put each "
+        "element back exactly (x[i] += eps then x[i] -= 2 * eps leaves rounding behind)",
+    )
     assert g.shape == x.shape
     np.testing.assert_allclose(g, 3 * x**2, rtol=1e-7)
     g = impl.numerical_grad(lambda v: float(np.sin(v).prod()), x)
@@ -164,8 +181,15 @@ def test_linear_backward_matches_minigenesis(impl):
     tx, tw, tb = (mg.tensor(v, dtype=mg.float64, requires_grad=True) for v in (x, w, b))
     (tx @ tw.T + tb).backward(mg.tensor(g, dtype=mg.float64))
     got = impl.linear_backward(x, w, b, g)
-    for mine, t in zip(got, (tx, tw, tb)):
-        assert mine.shape == t.shape
+    for name, mine, t in zip(("dL/dx", "dL/dw", "dL/db"), got, (tx, tw, tb)):
+        assert mine.shape == t.shape, (
+            f"{name} has shape {mine.shape}, not its input's {tuple(t.shape)}"
+            + (
+                ": b was broadcast over the N rows, so sum grad_out over them"
+                if "b" in name
+                else ""
+            )
+        )
         np.testing.assert_allclose(mine, t.grad.numpy(), rtol=1e-12)
 
 
