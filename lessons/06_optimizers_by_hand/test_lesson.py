@@ -28,6 +28,7 @@ F = nn.functional
 # 6.3  step() delegates to mg.optim.AdamW                          -> by-hand watch
 #      L2 decay through the gradient (Adam's rule)                 -> zero-gradient decay
 #      lr and decay read from self.defaults (fixed when built)     -> param groups, lr each step
+#      bias correction with t from 0 or beta1 for v; decay after the update -> constant gradient
 # 6.4  every parameter in the decayed group                        -> split by dimension
 #      "bias" in the name decides (LayerNorm's weight gets decayed) -> split by dimension
 #      the frozen parameter put in a group                          -> split by dimension
@@ -146,6 +147,38 @@ def test_adamw_decay_with_zero_gradient(impl):
         p.grad = mg.zeros_like(p)
         opt.step()
     np.testing.assert_allclose(p.detach().numpy(), np.array([2.0, -4.0]) * 0.95**3, rtol=1e-12)
+
+
+@pytest.mark.exercise("6.3")
+def test_adamw_with_a_constant_gradient_names_the_mistake(impl):
+    """Closed form: with the same gradient g at every step, bias correction makes m_hat = g and
+    v_hat = g^2 at EVERY step t, so each step is p <- p (1 - lr wd) - lr g / (|g| + eps). The
+    check compares the steps one by one and names which part differs."""
+    lr, wd, eps = 0.1, 0.5, 1e-8
+    g = np.array([1000.0, -0.001, 3.0])
+    p = mg.tensor([1.0, -2.0, 0.5], dtype=mg.float64, requires_grad=True)
+    opt = impl.AdamW([p], lr=lr, weight_decay=wd, eps=eps)
+    adam_part = lr * g / (np.abs(g) + eps)
+    for t in range(1, 5):
+        before = p.detach().numpy().copy()
+        opt.zero_grad()
+        (p * mg.tensor(g, dtype=mg.float64)).sum().backward()
+        opt.step()
+        got = p.detach().numpy()
+        if np.allclose(got, (before - adam_part) * (1 - lr * wd), rtol=1e-12):
+            pytest.fail(
+                f"step {t}: the decay p *= 1 - lr * wd was applied AFTER the Adam update; "
+                "AdamW shrinks the parameter first, then takes Adam's step",
+                pytrace=False,
+            )
+        mine = before * (1 - lr * wd) - got  # the Adam part of your step, if the decay is right
+        assert np.allclose(mine, adam_part, rtol=1e-9), (
+            f"step {t}: after the decay p *= 1 - lr * wd, your step moved p by {-mine}, not "
+            f"{-adam_part} = -lr g / (|g| + eps). With a constant gradient, m / (1 - beta1**t) = g "
+            "and v / (1 - beta2**t) = g^2 at every step: check the bias corrections (t counts "
+            "from 1 at the first step, beta1 for m and beta2 for v), and that the gradient Adam "
+            "sees is the raw one (no weight_decay * p added, that is Adam's L2)"
+        )
 
 
 @pytest.mark.exercise("6.4")
