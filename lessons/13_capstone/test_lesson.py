@@ -86,6 +86,11 @@ def test_13_2_matches_the_step_composed_from_the_parts(impl) -> None:
                 "under autocast, scaler.scale(loss).backward(), unscale_, clip, the lr, "
                 "scaler.step, scaler.update, scheduler.step; a difference from step 1 on "
                 "means the previous step left something behind, such as gradients)"
+                + (
+                    ": the lr to return is the one this step used, read before scheduler.step()"
+                    if key == "lr"
+                    else ""
+                )
             )
     for p, q in zip(ours_parts[0].parameters(), ref_parts[0].parameters()):
         np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5, atol=1e-7)
@@ -106,7 +111,10 @@ def test_13_2_clips_and_follows_the_schedule(impl) -> None:
         assert np.linalg.norm(grads) == pytest.approx(1e-3, rel=1e-3)  # clipped, unscaled
         moved = any(not np.array_equal(b, p.detach().numpy())
                     for b, p in zip(before, model.parameters()))  # fmt: skip
-        assert moved == (stats["lr"] > 0)
+        assert moved == (stats["lr"] > 0), (
+            f"the returned lr {stats['lr']} is not the lr this step used (the parameters "
+            f"{'moved' if moved else 'did not move'}): read it before scheduler.step()"
+        )
     assert lrs == pytest.approx([0.0, 0.005, 0.01, 0.01 * 0.5 * (1 + math.cos(math.pi / 4))])
 
 
@@ -159,8 +167,20 @@ def test_13_3_matches_numpy_cross_entropy(impl, batch_size: int, training: bool)
     shifted = logits - logits.max(axis=1, keepdims=True)
     log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
     labels = y.numpy()
-    assert loss == pytest.approx(-log_probs[np.arange(45), labels].mean(), rel=1e-5)
-    assert accuracy == pytest.approx((logits.argmax(axis=1) == labels).mean())
+    per_sample = -log_probs[np.arange(45), labels]
+    batch_means = [per_sample[i : i + batch_size].mean() for i in range(0, 45, batch_size)]
+    assert loss == pytest.approx(per_sample.mean(), rel=1e-5), (
+        f"loss {loss}, the mean over the 45 samples is {per_sample.mean()}"
+        + (
+            ": you averaged the batch means, so the last, smaller batch counts as much as a "
+            "full one; sum the per-sample losses (reduction='sum') and divide by the count"
+            if loss == pytest.approx(np.mean(batch_means), rel=1e-5)
+            else ""
+        )
+    )
+    assert accuracy == pytest.approx((logits.argmax(axis=1) == labels).mean()), (
+        "accuracy: count the hits over all batches and divide by the number of samples"
+    )
 
 
 # ----------------------------------------------------------------------------- 13.4
