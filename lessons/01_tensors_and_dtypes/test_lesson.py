@@ -82,10 +82,19 @@ def test_decode_every_16_bit_pattern(impl, fmt):
         sign, exponent = bits >> 15, (bits >> m_bits) & ((1 << e_bits) - 1)
         got = impl.decode(sign, exponent, bits & ((1 << m_bits) - 1), fmt)
         want = float(expected[bits])
+        case = (
+            "NaN: exponent all ones, mantissa not 0" if math.isnan(want)
+            else "an infinity: exponent all ones, mantissa 0" if math.isinf(want)
+            else "a subnormal: exponent 0 means 2**(1 - bias) * (mantissa / 2**M), no leading 1"
+            if exponent == 0 else "a normal number: 2**(exponent - bias) * (1 + mantissa / 2**M)"
+        )  # fmt: skip
+        where = f"decode({sign}, {exponent}, {bits & ((1 << m_bits) - 1)}, {fmt!r}) gave {got!r}"
         if math.isnan(want):
-            assert math.isnan(got), hex(bits)
+            assert math.isnan(got), f"{where}; the pattern {hex(bits)} is {case}"
         else:
-            assert got == want and math.copysign(1, got) == math.copysign(1, want), hex(bits)
+            assert got == want and math.copysign(1, got) == math.copysign(1, want), (
+                f"{where}, not {want!r}: the pattern {hex(bits)} is {case}"
+            )
 
 
 @pytest.mark.exercise("1.2")
@@ -105,7 +114,12 @@ def test_round_to_bfloat16_matches_minigenesis_cast(impl):
     want = mg.tensor(x).to(mg.bfloat16).float().numpy()
     got = impl.round_to_bfloat16(x)
     assert got.dtype == np.float32 and got.shape == x.shape
-    np.testing.assert_array_equal(got, want)
+    wrong = got != want
+    ties_only = wrong.any() and (x.view(np.uint32)[wrong] & 0xFFFF == 0x8000).all()
+    np.testing.assert_array_equal(
+        got, want, err_msg="every wrong value is an exact tie (low 16 bits 0x8000): ties round "
+        "to EVEN, so add 0x7FFF + ((bits >> 16) & 1), not 0x8000" if ties_only else "",
+    )  # fmt: skip
 
 
 @pytest.mark.exercise("1.3")
@@ -157,7 +171,12 @@ def test_format_limits_match_finfo(impl, fmt):
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64])
 def test_contiguous_strides_match_numpy(impl, shape, dtype):
     want = np.empty(shape, dtype=dtype).strides
-    assert tuple(impl.contiguous_strides(shape, np.dtype(dtype).itemsize)) == want
+    got = tuple(impl.contiguous_strides(shape, np.dtype(dtype).itemsize))
+    assert got == want, (
+        f"contiguous_strides({shape}, {np.dtype(dtype).itemsize}) gave {got}, NumPy's are {want}: "
+        "the last axis steps by the itemsize, and each axis by the itemsize times the sizes of "
+        "the axes AFTER it (not including its own)"
+    )
 
 
 @pytest.mark.exercise("1.5")
