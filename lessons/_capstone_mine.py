@@ -54,6 +54,7 @@ from _capstone_plugs import (  # noqa: E402
     make_walk,
     plugged,
     to_array,
+    walk_of,
 )
 
 import minigenesis as mg  # noqa: E402
@@ -220,7 +221,8 @@ def train(lessons: Path, learner: Learner, mine: set[str], data) -> RunResult:
     patches: list[tuple[Any, str, Any]] = []
     walk = tuple(n for n in ("2.3", "2.4") if n in mine)
     if walk:  # chapter 2's backward, with the learner's topological_order where written
-        patches.append((_tensor, "run_backward", make_walk(ch["02"].backward, guard, walk)))
+        walk_backward = walk_of(ch["02"], _reference(lessons, "02"), mine)
+        patches.append((_tensor, "run_backward", make_walk(walk_backward, guard, walk)))
     if "3.2" in mine:
         patches.append((mg.Tensor, "sum_to_shape", make_sum_to_shape(theirs("3.2"), guard)))
     if "3.4" in mine:

@@ -14,8 +14,9 @@ Nothing here changes minigenesis's files; the patches live only inside ``with pl
 from __future__ import annotations
 
 import contextlib
+import traceback
 from collections import Counter
-from types import GeneratorType
+from types import FunctionType, GeneratorType
 from typing import Any
 
 import numpy as np
@@ -134,7 +135,10 @@ def make_walk(walk_backward, guard: Guard, numbers: tuple[str, ...]):
             return original(tensors, grad_tensors, retain_graph, create_graph, inputs, allow_unused)
         root, vertices = graph
         with mg.no_grad():
-            guard.wrap(numbers, walk_backward)(root)
+            try:
+                guard.wrap(numbers, walk_backward)(root)
+            except PieceFailed as failed:  # name the piece that raised, not both
+                raise PieceFailed(_blame(failed, numbers), failed.why) from failed.__cause__
         leaves = [v for v in vertices.values() if not isinstance(v.thing, Function)]
         bad = [v for v in leaves if not finite(v.grad)]
         if bad:  # the learner's walk, or the model? minigenesis's walk on the same graph says
@@ -151,6 +155,30 @@ def make_walk(walk_backward, guard: Guard, numbers: tuple[str, ...]):
         return None
 
     return run_backward
+
+
+def walk_of(learner02: Any, reference02: Any, mine: set[str]):
+    """Chapter 2's ``backward(root)``: the learner's 2.4 if it is in ``mine``, else the reference
+    answer, calling the learner's 2.3 if that is in ``mine``, else the reference's. A piece taken
+    out after it raised thus no longer runs inside the other one."""
+    backward = (learner02 if "2.4" in mine else reference02).backward
+    order = (learner02 if "2.3" in mine else reference02).topological_order
+    if backward.__globals__.get("topological_order") is order:
+        return backward
+    names = {**backward.__globals__, "topological_order": order}  # backward calls it by name
+    return FunctionType(
+        backward.__code__, names, backward.__name__, backward.__defaults__, backward.__closure__
+    )
+
+
+def _blame(failed: PieceFailed, numbers: tuple[str, ...]) -> tuple[str, ...]:
+    """Which of the walk's pieces raised: 2.3 when the error came from inside
+    ``topological_order``, else 2.4 when it is the learner's (the order can only be 2.3's
+    fault when the backward is the reference answer)."""
+    if len(numbers) < 2 or failed.__cause__ is None:
+        return numbers
+    frames = traceback.extract_tb(failed.__cause__.__traceback__)
+    return ("2.3",) if any(f.name == "topological_order" for f in frames) else ("2.4",)
 
 
 def _as_vertices(tensors, grad_tensors):

@@ -154,3 +154,28 @@ def test_a_chapter_that_does_not_load_is_named(course: Path, reference_run):
     assert result.mine.val_acc == reference_run.val_acc
     text = mine.report(result)
     assert "chapter 4 does not load (" in text and "SyntaxError" in text, text
+
+
+@pytest.mark.parametrize(
+    "raising, working",
+    [("2.4", "2.3"), ("2.3", "2.4")],
+    ids=["backward-raises", "order-raises"],
+)
+def test_the_walk_piece_that_raises_is_named_alone(
+    course: Path, reference_run, raising: str, working: str
+):
+    """2.3 and 2.4 run together in the walk; the one that raised is named and replaced, and the
+    other one still runs (the learner's backward with the reference order, or the reverse)."""
+    text = _solutions("02")
+    if raising == "2.4":
+        broken = "    order = topological_order(root)\n    order[len(order)]\n"
+        text = text.replace("    order = topological_order(root)\n", broken, 1)
+    else:
+        text = text.replace("    order: list[Node] = []\n", "    order: list[Node] = [][0]\n", 1)
+    _answer(course, "02", text)
+    result = mine.compare(course, reference=reference_run)
+    assert result.learner.written == ["2.3", "2.4"]
+    assert set(result.failed) == {raising}, result.failed
+    assert result.failed[raising].startswith("raised IndexError")
+    assert result.used == [working] and result.mine.calls[working] == 48
+    assert result.mine.val_acc == pytest.approx(reference_run.val_acc, abs=0.03)
