@@ -67,7 +67,12 @@ def test_15_1_attention_matches_numpy(impl, masked) -> None:
     )
     ref_out, ref_w = _np_attention(q, k, v, mask)
     assert tuple(out.shape) == (2, 3, 5, 4) and tuple(weights.shape) == (2, 3, 5, 6)
-    np.testing.assert_allclose(weights.detach().numpy(), ref_w, rtol=1e-10, atol=1e-12)
+    got_w, hint = weights.detach().numpy(), ""
+    for wrong, why in ((8.0, "divided the scores by d"), (1.0, "did not scale the scores")):
+        d_instead = _np_attention(q * np.sqrt(8.0) / wrong, k, v, mask)[1]  # scores / wrong
+        if np.allclose(got_w, d_instead, rtol=1e-8):
+            hint = f"you {why}: divide them by sqrt(d), d = {q.shape[-1]}"
+    np.testing.assert_allclose(got_w, ref_w, rtol=1e-10, atol=1e-12, err_msg=hint)
     np.testing.assert_allclose(out.detach().numpy(), ref_out, rtol=1e-10, atol=1e-12)
     if masked:
         assert (weights.detach().numpy()[..., ~mask] == 0).all(), "masked weights must be 0"
@@ -108,7 +113,15 @@ def test_15_1_attention_agrees_with_torch(impl) -> None:
 def test_15_2_causal_mask_is_the_lower_triangle(impl, t) -> None:
     mask = impl.causal_mask(t)
     assert mask.dtype == mg.bool, f"a bool mask, got {mask.dtype}"
-    np.testing.assert_array_equal(mask.numpy(), _np_causal(t))
+    got, want = mask.numpy(), _np_causal(t)
+    hint = (
+        "the diagonal is False: position i may look at itself too (j <= i, not j < i)"
+        if got.shape == want.shape and np.array_equal(got, np.tril(want, -1))
+        else "True marks the FUTURE here: True where j <= i (the lower triangle), False above"
+        if got.shape == want.shape and np.array_equal(got, ~want | np.eye(t, dtype=bool))
+        else ""
+    )
+    np.testing.assert_array_equal(got, want, err_msg=hint)
 
 
 @pytest.mark.exercise("15.2")
