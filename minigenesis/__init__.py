@@ -506,6 +506,7 @@ def __getattr__(name: str):
 from .top_level import functional_aliases as _functional_aliases  # noqa: E402
 from .top_level import method_forms as _method_forms  # noqa: E402
 from .top_level import names as _names  # noqa: E402
+from .top_level.lowrank import pca_lowrank, svd_lowrank  # noqa: E402, F401
 
 for _module in (_functional_aliases, _names):
     globals().update({_n: getattr(_module, _n) for _n in _module.__all__})
