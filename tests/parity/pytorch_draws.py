@@ -12,9 +12,10 @@ What is replaced, on minigenesis's side only (a tool for the parity suite, never
   ``torch.rand``, ``torch.randint`` and ``torch.randperm`` on the matching torch generator (the
   default one for ``mg.default_generator``, a private one seeded alike for the others), and
   ``get_rng_state`` / ``set_rng_state`` by PyTorch's;
-- the three places whose draws PyTorch makes in another form: dropout's mask
-  (``bernoulli_(1 - p)`` in PyTorch), ``multinomial``, and ``RandomSampler``'s order (a seed
-  drawn from the default generator for a private generator, then ``randperm``).
+- the places whose draws PyTorch makes in another form: dropout's mask
+  (``bernoulli_(1 - p)`` in PyTorch), ``torch.bernoulli`` of a tensor of probabilities,
+  ``multinomial``, and ``RandomSampler``'s order (a seed drawn from the default generator for a
+  private generator, then ``randperm``).
 
 Everything else, every op, layer, loss and optimizer, is minigenesis's own.
 """
@@ -108,6 +109,17 @@ def use_pytorchs_draws() -> None:
         return torch.empty(tuple(shape)).bernoulli_(keep, generator=g).numpy().astype(like.dtype)
 
     _replace_everywhere("bernoulli_mask", mrand.bernoulli_mask, bernoulli_mask)
+
+    draw_numpy = mrand.draw
+
+    def draw(kind, shape, dtype, xp, generator=None, *params):
+        if kind == "bernoulli" and np.ndim(params[0]) > 0:  # torch.bernoulli(probs tensor)
+            g = mrand.generator_for(np, generator).g
+            probs = np.array(np.broadcast_to(params[0], shape))  # a writable copy
+            return torch.bernoulli(torch.from_numpy(probs), generator=g).numpy().astype(dtype)
+        return draw_numpy(kind, shape, dtype, xp, generator, *params)
+
+    _replace_everywhere("draw", mrand.draw, draw)
 
     def multinomial_indices(w, num_samples, replacement, generator=None):
         g = mrand.generator_for(np, generator).g
