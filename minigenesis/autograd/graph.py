@@ -44,4 +44,24 @@ class saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
         state.saved_tensors_hooks = self._prev.pop()
 
 
-__all__ = ["saved_tensors_hooks"]
+class save_on_cpu(saved_tensors_hooks):  # noqa: N801 (PyTorch's name)
+    """Saved-tensor hooks that keep each saved value in host memory and move it back to its
+    device when backward needs it: GPU memory traded for copies (a no-op for CPU tensors).
+    ``pin_memory=True`` keeps the host copy in page-locked memory so the copy back can be
+    asynchronous (``non_blocking``)."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        def pack_to_cpu(tensor: Any) -> tuple:
+            packed = tensor.cpu()
+            if pin_memory and tensor.device.type != "cpu":
+                packed = packed.pin_memory()
+            return tensor.device, packed
+
+        def unpack_from_cpu(packed: tuple) -> Any:
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+__all__ = ["save_on_cpu", "saved_tensors_hooks"]
