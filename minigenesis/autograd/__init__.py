@@ -162,7 +162,7 @@ def backward(
 
 
 # after grad: functional.py is built on it (torch.autograd.functional)
-from . import functional  # noqa: E402
+from . import forward_ad, functional  # noqa: E402
 
 __all__ = [
     "Function",

@@ -1,0 +1,131 @@
+"""Forward-mode AD with dual numbers (PyTorch's ``torch.autograd.forward_ad``).
+
+A dual tensor carries a primal value x and a tangent t; every function f applied to it should
+carry the tangent J_f(x) t along, the Jacobian-vector product, without ever forming J_f:
+
+    with fwAD.dual_level():
+        x = fwAD.make_dual(primal, tangent)
+        y = f(x)
+        y_tangent = fwAD.unpack_dual(y).tangent      # = J_f(primal) @ tangent
+
+This engine records only reverse-mode graphs, so the tangent is computed from them by the
+"double-backward trick": for any v, the vector-Jacobian product g(v) = J^T v is linear in v,
+and so is s(v) = <g(v), t> = <v, J t>; its gradient with respect to v is exactly J t. One
+backward with ``create_graph=True`` (the graph of g as a function of v) and one more backward
+of s give the forward-mode tangent. The cost is two backward passes per ``unpack_dual``
+instead of one forward pass, and every op on the way must be twice differentiable, which is
+what ``create_graph`` already asks of them.
+
+``make_dual`` returns a tensor that requires grad (it is what the graph differentiates with
+respect to), so forward-mode AD needs grad mode on, unlike PyTorch's (which has its own
+tangent-propagation rules per op and also works under ``no_grad``).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
+
+# One dict per open level (innermost last): id(dual) -> (dual, leaf, tangent).
+_levels: list[dict] = []
+
+
+def enter_dual_level() -> int:
+    """Open a new dual level and return its index (``dual_level`` does this for a block)."""
+    if _levels:  # PyTorch supports a single level at a time
+        raise RuntimeError(
+            "Entering a new forward AD level but the current level is not valid. "
+            "Make sure you did not modified it directly."
+        )
+    _levels.append({})
+    return len(_levels) - 1
+
+
+def exit_dual_level(*, level: int | None = None) -> None:
+    """Close the current level: its dual tensors stop carrying tangents."""
+    if not _levels:
+        raise RuntimeError("Trying to exit a forward AD level that was not entered")
+    _levels.pop()
+
+
+class dual_level:  # noqa: N801 (PyTorch's name)
+    """Context manager for a forward-AD level: dual tensors made inside live until it ends."""
+
+    def __enter__(self) -> int:
+        return enter_dual_level()
+
+    def __exit__(self, *exc: Any) -> None:
+        exit_dual_level()
+
+
+def _current(level: int | None) -> dict:
+    if not _levels:
+        raise RuntimeError(
+            "To create or unpack a dual tensor, you need to be inside a forward AD level: "
+            "use `with forward_ad.dual_level():`"
+        )
+    return _levels[-1]
+
+
+def make_dual(tensor: Any, tangent: Any, *, level: int | None = None) -> Any:
+    """A tensor equal to ``tensor`` whose forward-mode derivative is ``tangent``."""
+    duals = _current(level)
+    if tuple(tangent.shape) != tuple(tensor.shape):
+        raise RuntimeError(
+            "Trying to set a forward gradient that has a different size than that of the "
+            f"original Tensor, this is not supported. Tensor is of size {list(tensor.shape)} "
+            f"while the given forward gradient is of size {list(tangent.shape)}."
+        )
+    if not tensor.dtype.is_floating_point:
+        raise ValueError(f"Expected primal to be floating point, but got: {tensor.dtype}")
+    # a fresh leaf to differentiate with respect to, and a non-leaf copy of it handed to the
+    # caller (in-place ops on it are then allowed, as on any intermediate result)
+    leaf = tensor.detach().requires_grad_(True)
+    dual = leaf.clone()
+    duals[id(dual)] = (dual, leaf, tangent.detach())
+    return dual
+
+
+def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
+    """(primal, tangent) of ``tensor``; the tangent is None when it does not depend on any dual
+    tensor of the current level."""
+    if not _levels:
+        return UnpackedDualTensor(tensor, None)
+    duals = _levels[-1]
+    if id(tensor) in duals and duals[id(tensor)][0] is tensor:
+        return UnpackedDualTensor(tensor, duals[id(tensor)][2])
+    if not getattr(tensor, "requires_grad", False) or not duals:
+        return UnpackedDualTensor(tensor, None)
+    return UnpackedDualTensor(tensor, _jvp(tensor, list(duals.values())))
+
+
+def _jvp(output: Any, duals: list) -> Any:
+    """J t for the Jacobian J of ``output`` with respect to the duals' leaves, by two backward
+    passes: g = J^T v with v a variable, then d<g, t>/dv."""
+    from . import grad  # the package's autograd.grad (imported here: it imports this module)
+
+    leaves = [leaf for _, leaf, _ in duals]
+    v = output.detach().new_zeros(output.shape).requires_grad_(True)
+    vjps = grad(output, leaves, v, create_graph=True, allow_unused=True)
+    terms = [(g * t).sum() for g, (_, _, t) in zip(vjps, duals) if g is not None]
+    if not terms:
+        return None
+    s = terms[0]
+    for term in terms[1:]:
+        s = s + term
+    if not s.requires_grad:  # J^T v did not depend on v: J t is zero
+        return output.detach().new_zeros(output.shape)
+    (tangent,) = grad(s, [v], allow_unused=True)
+    return output.detach().new_zeros(output.shape) if tangent is None else tangent.detach()
+
+
+__all__ = [
+    "UnpackedDualTensor",
+    "dual_level",
+    "enter_dual_level",
+    "exit_dual_level",
+    "make_dual",
+    "unpack_dual",
+]
