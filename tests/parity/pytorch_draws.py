@@ -8,8 +8,9 @@ can be compared with the same program run on PyTorch (``test_programs_with_pytor
 What is replaced, on minigenesis's side only (a tool for the parity suite, never the package):
 
 - each ``minigenesis.Generator``'s NumPy generator by a stand-in that answers NumPy's calls
-  (``standard_normal``, ``random``, ``integers``, ``permutation``) with ``torch.randn``,
-  ``torch.rand``, ``torch.randint`` and ``torch.randperm`` on the matching torch generator (the
+  (``standard_normal``, ``random``, ``integers``, ``permutation``, ``standard_gamma``,
+  ``poisson``) with ``torch.randn``, ``torch.rand``, ``torch.randint``, ``torch.randperm``,
+  ``torch._standard_gamma`` and ``torch.poisson`` on the matching torch generator (the
   default one for ``mg.default_generator``, a private one seeded alike for the others), and
   ``get_rng_state`` / ``set_rng_state`` by PyTorch's;
 - the places whose draws PyTorch makes in another form: dropout's mask
@@ -61,6 +62,14 @@ class TorchDraws:
 
     def permutation(self, n):
         return torch.randperm(n, generator=self.g).numpy()
+
+    def standard_gamma(self, shape, size=None, dtype=np.float64):
+        alpha = np.array(np.broadcast_to(shape, size if size is not None else np.shape(shape)))
+        return torch._standard_gamma(torch.from_numpy(alpha), generator=self.g).numpy()
+
+    def poisson(self, lam=1.0, size=None):
+        rates = np.array(np.broadcast_to(lam, size if size is not None else np.shape(lam)), float)
+        return torch.poisson(torch.from_numpy(rates), generator=self.g).numpy()
 
     def __getattr__(self, name):
         raise NotImplementedError(f"pytorch_draws: NumPy's {name} has no PyTorch twin here")

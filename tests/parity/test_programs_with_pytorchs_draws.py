@@ -47,6 +47,11 @@ CHAOTIC = {
     "qat_fake_quant": "torch.round of 1-ulp-apart activations: float phase equal, QAT apart",
 }
 
+# Draws the tool cannot replay in PyTorch's order (the closed forms they print agree):
+OTHER_DRAWS = {
+    "beta_dirichlet_bayes": "PyTorch draws Beta through Dirichlet, the two gammas interleaved",
+}
+
 
 def _printed(library: str, script: Path) -> list[str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -64,7 +69,7 @@ def _printed(library: str, script: Path) -> list[str]:
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "script",
-    [p for p in sorted(SCRIPTS.glob("*.py")) if p.stem not in CHAOTIC],
+    [p for p in sorted(SCRIPTS.glob("*.py")) if p.stem not in CHAOTIC | OTHER_DRAWS.keys()],
     ids=lambda p: p.stem,
 )
 def test_program_prints_pytorchs_numbers_given_pytorchs_draws(script: Path) -> None:
