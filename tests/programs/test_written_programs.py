@@ -1,4 +1,4 @@
-"""A hundred and forty-six PyTorch programs in the styles people write them (a DataLoader loop, a
+"""A hundred and forty-seven PyTorch programs in the styles people write them (a DataLoader loop, a
 CNN with in-place ReLUs, a char-GRU, a GCN over a sparse adjacency, a VAE, a transformer classifier,
 custom autograd Functions, checkpoint and resume, a seq2seq GRU with attention and teacher forcing,
 a DCGAN, a WGAN-GP, early stopping with ReduceLROnPlateau, a triplet-loss embedding, SimCLR's
@@ -50,11 +50,12 @@ kdim/vdim and bias_kv recomputed from their weights, and cyclic, warm-restart an
 schedules with max_norm embeddings and EmbeddingBag options against their formulas, forward-mode AD
 with dual numbers, saved-tensor hooks and the optimizer step fused into backward, SN-GAN's spectral
 normalisation, batch augmentation by affine_grid and grid_sample in every padding mode, the
-nn.utils.rnn toolkit on unsorted batches, and Beta/Dirichlet Bayesian updating with Thompson
-sampling), kept in ``scripts/`` as written for PyTorch with only ``import torch`` spelled ``import
-minigenesis as torch``. Each checks its own outcome (an accuracy, a closed form, an equality with a
-reference path) and must run unchanged. All of them run on PyTorch 2.13 as well
-(``tests/parity/test_written_programs_on_pytorch.py``)."""
+nn.utils.rnn toolkit on unsorted batches, Beta/Dirichlet Bayesian updating with Thompson sampling,
+and the options of the losses (weights with ignore_index and label smoothing, soft labels, batchmean
+KL, full Poisson NLL) against NumPy), kept in ``scripts/`` as written for PyTorch with only ``import
+torch`` spelled ``import minigenesis as torch``. Each checks its own outcome (an accuracy, a closed
+form, an equality with a reference path) and must run unchanged. All of them run on PyTorch 2.13 as
+well (``tests/parity/test_written_programs_on_pytorch.py``)."""
 
 from __future__ import annotations
 
@@ -109,7 +110,7 @@ def process_settings_kept():
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 146
+    assert len(SCRIPTS) == 147
 
 
 @pytest.mark.parametrize(
