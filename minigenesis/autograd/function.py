@@ -157,7 +157,7 @@ class Function:
             elif kind == _PACKED:  # saved_tensors_hooks: vc holds unpack; no version check
                 value, vc = vc(value), None
             if vc is not None and vc[0] != version:
-                raise _modified_error(self, vc[0], version)
+                raise _modified_error(self, vc[0], version, value)
             values.append(value)
         return tuple(values)
 
@@ -429,12 +429,19 @@ def _freed_error(node: Function) -> RuntimeError:
     )
 
 
-def _modified_error(node: Function, version: int, expected: int) -> RuntimeError:
+def _modified_error(node: Function, version: int, expected: int, value: Any) -> RuntimeError:
+    """PyTorch's words (programs and answers quote them), then what to do about it."""
+    typename = value.type().replace("minigenesis", "torch")
+    producer = value.grad_fn  # named as PyTorch 2.13 names it here: ExpBackward0 -> "Exp"
+    name = type(producer).__name__.rsplit("Backward", 1)[0]
+    which = f", which is output {value._output_nr} of {name}," if producer else ""
     return RuntimeError(
-        f"one of the tensors needed for {type(node).__name__}'s backward was modified by an "
-        f"in-place operation (its version is {version}, expected {expected}). Use the "
-        f"out-of-place op (e.g. `x = x + 1` instead of `x.add_(1)`), or clone the tensor "
-        f"before changing it."
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{typename} {list(value.shape)}]{which} is at version {version}; expected "
+        f"version {expected} instead. Hint: {type(node).__name__} saved this tensor and it was "
+        "modified by an in-place operation since: use the out-of-place op (e.g. `x = x + 1` "
+        "instead of `x.add_(1)`) or clone the tensor before changing it; "
+        "torch.autograd.set_detect_anomaly(True) shows the forward op that saved it."
     )
 
 
