@@ -1,4 +1,4 @@
-"""A hundred and forty-seven PyTorch programs in the styles people write them (a DataLoader loop, a
+"""A hundred and forty-nine PyTorch programs in the styles people write them (a DataLoader loop, a
 CNN with in-place ReLUs, a char-GRU, a GCN over a sparse adjacency, a VAE, a transformer classifier,
 custom autograd Functions, checkpoint and resume, a seq2seq GRU with attention and teacher forcing,
 a DCGAN, a WGAN-GP, early stopping with ReduceLROnPlateau, a triplet-loss embedding, SimCLR's
@@ -52,7 +52,9 @@ with dual numbers, saved-tensor hooks and the optimizer step fused into backward
 normalisation, batch augmentation by affine_grid and grid_sample in every padding mode, the
 nn.utils.rnn toolkit on unsorted batches, Beta/Dirichlet Bayesian updating with Thompson sampling,
 and the options of the losses (weights with ignore_index and label smoothing, soft labels, batchmean
-KL, full Poisson NLL) against NumPy), kept in ``scripts/`` as written for PyTorch with only ``import
+KL, full Poisson NLL) against NumPy, length-bucketed batching with a custom Sampler as batch_sampler
+and namedtuple collation, and in-place writes and views inside a graph against central differences
+with the version-counter errors), kept in ``scripts/`` as written for PyTorch with only ``import
 torch`` spelled ``import minigenesis as torch``. Each checks its own outcome (an accuracy, a closed
 form, an equality with a reference path) and must run unchanged. All of them run on PyTorch 2.13 as
 well (``tests/parity/test_written_programs_on_pytorch.py``)."""
@@ -110,7 +112,7 @@ def process_settings_kept():
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 147
+    assert len(SCRIPTS) == 149
 
 
 @pytest.mark.parametrize(
