@@ -40,11 +40,11 @@ from minigenesis.app import trainer as T
 where, at, times, argv = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
 
 if where == "kill":  # SIGKILL inside the write of last.pth at the end of epoch `at`
-    write, save, target = ser.write_checkpoint, T.st.save_training_checkpoint, [None]
+    write, save, target = ser.write_checkpoint, T.state.save_training_checkpoint, [None]
     def save_noting_the_name(state, path):
         target[0] = path.name
         save(state, path)
-    T.st.save_training_checkpoint = save_noting_the_name
+    T.state.save_training_checkpoint = save_noting_the_name
     def write_or_die(out, obj, *a, **k):
         if target[0] == "last.pth" and obj["epoch"] == at and obj["batch_in_epoch"] == 0:
             out.write(b"half")
