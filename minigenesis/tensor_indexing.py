@@ -73,6 +73,8 @@ def _unwrap_index(index: Any, like: Any) -> Any:
                 "are valid indices (got float)"
             )
         if isinstance(i, list | tuple):  # a tuple inside the index is a sequence, as a list
+            if not i:  # an empty list picks nothing: int64, as PyTorch (NumPy would make float64)
+                return xp.zeros(0, dtype=np.int64)
             return xp.asarray([j.item() if isinstance(j, TensorBase) else j for j in i])
         if isinstance(i, range):
             return xp.arange(i.start, i.stop, i.step, dtype=np.int64)
