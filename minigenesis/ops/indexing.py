@@ -102,6 +102,10 @@ def put(x, index, v) -> None:
     if advanced is None:
         x[basic] = v
     else:
+        # PyTorch drops a value's leading size-1 dims first (x[mask] = ones(1, k) fills k
+        # places); NumPy refuses a 2-D value under a boolean mask
+        while getattr(v, "ndim", 0) > 1 and v.shape[0] == 1:
+            v = v[0]
         x[basic][advanced] = v  # x[basic] is a view of x: the write lands in x
 
 
