@@ -225,7 +225,11 @@ class TensorIndexing:
                 f"input {tuple(self.shape)}"
             )
         xs, ix = list(self.shape), list(indices.shape)
-        shape = tuple(np.broadcast_shapes(tuple(xs[:d] + xs[d + 1 :]), tuple(ix[:d] + ix[d + 1 :])))
+        x_rest, i_rest = tuple(xs[:d] + xs[d + 1 :]), tuple(ix[:d] + ix[d + 1 :])
+        try:
+            shape = tuple(np.broadcast_shapes(x_rest, i_rest))
+        except ValueError:  # PyTorch's RuntimeError, naming the dims, in place of NumPy's
+            raise broadcast_error(xs[:d] + [1] + xs[d + 1 :], ix[:d] + [1] + ix[d + 1 :]) from None
         x_shape = shape[:d] + (xs[d],) + shape[d:]
         i_shape = shape[:d] + (ix[d],) + shape[d:]
         return self.expand(x_shape).gather(d, indices.expand(i_shape))

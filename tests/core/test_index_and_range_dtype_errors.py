@@ -64,3 +64,11 @@ def test_a_uint8_index_tensor_is_a_deprecated_mask():
 def test_value_ranges_have_no_bool_dtype(make, name):
     with pytest.raises(NotImplementedError, match=f"\"{name}_cpu\" not implemented for 'Bool'"):
         make()
+
+
+def test_take_along_dim_refuses_shapes_that_do_not_broadcast_with_a_runtime_error() -> None:
+    # sizes outside dim must broadcast (3 against 2 at dim 2): PyTorch's RuntimeError naming it
+    x = mg.zeros(2, 4, 3)
+    idx = mg.zeros(2, 2, 2, dtype=mg.int64)
+    with pytest.raises(RuntimeError, match=r"tensor a \(3\).*tensor b \(2\).*dimension 2"):
+        mg.take_along_dim(x, idx, dim=1)
