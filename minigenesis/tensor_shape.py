@@ -17,6 +17,7 @@ from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .dtypes import DType, bool_, float64, int64
+from .memory_format import contiguous_format
 from .ops import shape as S
 from .ops.view_dtype import check_view_dtype, contiguous_strides, view_dtype_array
 from .size import as_shape, norm_dim
@@ -414,7 +415,10 @@ class TensorShape:
         shape = x.shape
         _check_output_size(output_size, shape[d] * repeats)
         wide = x.unsqueeze(d + 1).expand(shape[: d + 1] + (repeats,) + shape[d + 1 :])
-        return wide.reshape(shape[:d] + (shape[d] * repeats,) + shape[d + 1 :])
+        # always a new tensor, as PyTorch's: reshape alone would return a view of x when
+        # repeats is 1 (a write to it would change x) or a stride-0 view when x.shape[d] is 1
+        fresh = x.clone(memory_format=contiguous_format) if repeats == 1 else wide.contiguous()
+        return fresh.reshape(shape[:d] + (shape[d] * repeats,) + shape[d + 1 :])
 
     # ------------------------------------------------------------------ more splits, unflatten
     def unflatten(self, dim: int, sizes):
