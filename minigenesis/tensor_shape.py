@@ -535,7 +535,7 @@ class TensorShape:
         rows = xp.arange(self.shape[-1]) + max(-offset, 0)
         make = type(self)._make
         out[(Ellipsis, make(rows, False), make(rows + offset, False))] = self  # a tracked write
-        return out.movedim((-2, -1), (d1, d2))
+        return out.movedim((-2, -1), (d1, d2)).contiguous()  # row-major, as PyTorch's
 
     def diagflat(self, offset: int = 0):
         """The flattened tensor on diagonal ``offset`` of a square matrix."""
