@@ -174,7 +174,16 @@ class InPlace:
         """PyTorch's rebase for a view ``v = replay(parent)`` changed in place: the op's result
         goes into the parent as an index_put at the places v covers (so the parent's history
         records the change, and the overwritten values get no gradient), and v is made again from
-        the new parent. A parent that is itself a view passes the change on to its own parent."""
+        the new parent. A parent that is itself a view passes the change on to its own parent.
+
+        A parent whose elements overlap in memory (an unfold with step < size, an as_strided)
+        cannot take the write: its other copies of a written element would still hold the old
+        value and could win the write into its own parent. The change then skips it and goes to
+        the parent's parent, at the places of the composed view."""
+        outer = parent.__dict__.get("_view_src")
+        if outer is not None and outer[2] is None and _may_overlap(parent._data):
+            grand, outer_replay, _ = outer
+            return self._inplace_on_view(fn, args, grand, lambda b: replay(outer_replay(b)), None)
         alias = TensorBase._make(self._data.copy(), self.requires_grad)
         alias.grad_fn, alias._output_nr = self.grad_fn, self._output_nr
         out = fn(alias, *args)
@@ -184,6 +193,17 @@ class InPlace:
         self.grad_fn, self._output_nr = view.grad_fn, view._output_nr
         self.requires_grad = view.requires_grad
         return self
+
+
+def _may_overlap(a: Any) -> bool:
+    """False when no two elements of array ``a`` share memory: its dims, sorted by stride, each
+    step past everything the smaller-stride dims span (True is a "maybe", e.g. unfold windows)."""
+    span = a.itemsize
+    for stride, n in sorted((abs(s), n) for s, n in zip(a.strides, a.shape) if n > 1):
+        if stride < span:
+            return True
+        span += stride * (n - 1)
+    return False
 
 
 def _write_into(parent: Any, replay, index: Any):
