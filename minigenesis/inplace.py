@@ -55,6 +55,14 @@ class InPlace:
                 "tensor, where several elements share one memory location, or a read-only "
                 "array); clone() it before the in-place operation"
             )
+        strides = self._data.strides
+        if 0 in strides and any(s == 0 and n > 1 for s, n in zip(strides, self._data.shape)):
+            # a writable view with a stride-0 dim (as_strided(..., (0, 1))): the same refusal
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                "operation."
+            )
         if self._inference_tensor and not state.inference_mode:
             # it has no version counter: a graph that saved it could not see the change
             raise RuntimeError(
