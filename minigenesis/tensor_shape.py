@@ -336,13 +336,15 @@ class TensorShape:
         n = self.shape[d]
         if isinstance(split_size_or_sections, int):
             step = split_size_or_sections
-            if step < 0 or (step == 0 and n > 0):
-                raise ValueError(f"split: the split size must be positive, got {step}")
+            if step < 0 or (step == 0 and n > 0):  # (PyTorch's RuntimeError)
+                raise RuntimeError(f"split: the split size must be positive, got {step}")
             sizes = [min(step, n - i) for i in range(0, n, step)] if n else [0]
         else:
             sizes = list(split_size_or_sections)
+            if any(s < 0 for s in sizes):  # [4, -1] adds up to 3 but is no split of 3
+                raise RuntimeError(f"split: sizes {sizes} must not be negative")
             if sum(sizes) != n:
-                raise ValueError(f"split: sizes {sizes} do not add up to dim {d} of size {n}")
+                raise RuntimeError(f"split: sizes {sizes} do not add up to dim {d} of size {n}")
         sizes = tuple(sizes)
 
         def piece(k):  # the replay of piece k
@@ -358,7 +360,7 @@ class TensorShape:
     def chunk(self, chunks: int, dim: int = 0):
         n = self.shape[norm_dim(dim, self.ndim)[0]]
         if chunks <= 0:
-            raise ValueError(f"chunk: the number of chunks must be greater than 0, got {chunks}")
+            raise RuntimeError(f"chunk: the number of chunks must be greater than 0, got {chunks}")
         step = -(-n // chunks)
         return self.split(step, dim)
 
@@ -370,6 +372,8 @@ class TensorShape:
             raise ValueError(
                 f"repeat: {len(repeats)} repeat counts for a tensor with {self.ndim} dims"
             )
+        if any(r < 0 for r in repeats):  # (NumPy's ValueError; PyTorch's RuntimeError)
+            raise RuntimeError(f"repeat: repeat counts must not be negative, got {tuple(repeats)}")
         return S.Repeat.apply(self, tuple(repeats))
 
     def tile(self, *dims):

@@ -1,0 +1,39 @@
+"""split / chunk / repeat / tile refuse bad sizes with PyTorch's RuntimeError: a split size of 0
+(of a non-empty dim) or below, section sizes that do not add up to the dim, negative section
+sizes even when they add up ([4, -1] of 3 used to give a piece of 3 and a piece of 0), zero or
+negative chunk counts, and negative repeat counts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: x.split(0, 1),
+        lambda x: x.split(-1, 1),
+        lambda x: x.split([1, 1], 1),
+        lambda x: x.split([4, -1], 1),
+        lambda x: x.chunk(0, 1),
+        lambda x: x.chunk(-2, 1),
+        lambda x: x.repeat(1, -1, 1),
+        lambda x: x.tile((-1,)),
+    ],
+)
+def test_bad_split_chunk_repeat_sizes_raise_runtime_error(call) -> None:
+    x = mg.zeros(2, 3, 4)
+    with pytest.raises(RuntimeError):
+        call(x)
+
+
+def test_good_sections_still_split() -> None:
+    a = np.arange(24.0).reshape(2, 3, 4)
+    pieces = mg.tensor(a).split([2, 0, 1], 1)
+    expected = np.split(a, [2, 2], axis=1)
+    assert [tuple(p.shape) for p in pieces] == [e.shape for e in expected]
+    for p, e in zip(pieces, expected, strict=True):
+        np.testing.assert_array_equal(p.numpy(), e)
