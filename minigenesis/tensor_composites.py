@@ -328,6 +328,11 @@ class TensorComposites:
     def put(self, index, source, accumulate: bool = False):
         """self with the flattened positions ``index`` set to (or, accumulating, added) source."""
         _long_index("put_", index)
+        if source.numel() != index.numel():  # one source element per index, never broadcast
+            raise IndexError(
+                f"put_(): Expected source and index to have the same number of elements, but "
+                f"got source.numel() = {source.numel()}, index.numel() = {index.numel()}"
+            )
         flat = self.reshape(-1).index_put((index.reshape(-1),), source.reshape(-1), accumulate)
         return flat.reshape(self.shape)
 
