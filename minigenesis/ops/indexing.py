@@ -98,6 +98,15 @@ def take(x, index):
 
 def put(x, index, v) -> None:
     """x[index] = v with PyTorch's rules, in place."""
+    try:
+        _put(x, index, v)
+    except ValueError as err:  # a value that does not broadcast: PyTorch's RuntimeError
+        if "broadcast" not in str(err):
+            raise
+        raise RuntimeError(str(err)) from None
+
+
+def _put(x, index, v) -> None:
     basic, advanced = split_index(index, x.ndim)
     if advanced is None:
         x[basic] = v
