@@ -56,7 +56,11 @@ class InPlace:
                 "array); clone() it before the in-place operation"
             )
         strides = self._data.strides
-        if 0 in strides and any(s == 0 and n > 1 for s, n in zip(strides, self._data.shape)):
+        if (
+            0 in strides
+            and self._data.size > 1  # (NumPy may give an empty array zero strides)
+            and any(s == 0 and n > 1 for s, n in zip(strides, self._data.shape))
+        ):
             # a writable view with a stride-0 dim (as_strided(..., (0, 1))): the same refusal
             raise RuntimeError(
                 "unsupported operation: more than one element of the written-to tensor refers "

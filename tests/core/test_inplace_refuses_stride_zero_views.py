@@ -27,3 +27,10 @@ def test_write_into_size_one_stride_zero_dim_is_allowed() -> None:
     x[None].add_(1.0)
     x.as_strided((1, 4), (0, 1)).mul_(2.0)
     np.testing.assert_array_equal(x.numpy(), (np.arange(4.0) + 1) * 2)
+
+
+def test_write_into_empty_tensor_with_zero_strides_is_allowed() -> None:
+    x = mg.zeros(2, 0, 3)[None, None]
+    x[...] = 1.0
+    x.add_(1.0)
+    assert tuple(x.shape) == (1, 1, 2, 0, 3)
