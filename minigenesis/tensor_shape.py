@@ -361,6 +361,8 @@ class TensorShape:
         n = self.shape[norm_dim(dim, self.ndim)[0]]
         if chunks <= 0:
             raise RuntimeError(f"chunk: the number of chunks must be greater than 0, got {chunks}")
+        if n == 0:  # PyTorch gives ``chunks`` empty pieces of an empty dim
+            return self.split([0] * chunks, dim)
         step = -(-n // chunks)
         return self.split(step, dim)
 

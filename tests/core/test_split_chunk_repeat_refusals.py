@@ -37,3 +37,11 @@ def test_good_sections_still_split() -> None:
     assert [tuple(p.shape) for p in pieces] == [e.shape for e in expected]
     for p, e in zip(pieces, expected, strict=True):
         np.testing.assert_array_equal(p.numpy(), e)
+
+
+@pytest.mark.parametrize("chunks", [1, 2, 5])
+def test_chunk_of_an_empty_dim_gives_that_many_empty_pieces(chunks) -> None:
+    # PyTorch's rule (np.array_split agrees): n chunks of a dim of size 0 are n empty pieces
+    pieces = mg.zeros(0, 3).chunk(chunks)
+    expected = np.array_split(np.zeros((0, 3)), chunks)
+    assert [tuple(p.shape) for p in pieces] == [e.shape for e in expected]
