@@ -18,6 +18,7 @@ from collections import namedtuple
 from typing import Any
 
 from .autograd.tensor_base import TensorBase
+from .memory_format import contiguous_format
 from .ops import linalg as L
 from .ops import lu as LU
 from .ops.incomplete_gamma import IncompleteGamma
@@ -245,8 +246,8 @@ class TensorAliases:
         return tuple(self.chunk(chunks, dim))
 
     def narrow_copy(self, dim: int, start: int, length: int) -> Any:
-        """``narrow`` as a new tensor (not a view)."""
-        return self.narrow(dim, start, length).clone()
+        """``narrow`` as a new, row-major tensor (not a view)."""
+        return self.narrow(dim, start, length).clone(memory_format=contiguous_format)
 
     def nonzero_static(self, *, size: int, fill_value: int = -1) -> Any:
         """``nonzero()`` cut or padded with ``fill_value`` rows to exactly ``size`` rows."""

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._tensor import Tensor
+from ..memory_format import contiguous_format
 
 # torch.name_(input, ...) -> input.name_(...)
 INPLACE_FORMS = (
@@ -55,9 +56,11 @@ def method_form(name: str) -> Callable[..., Any]:
 
 
 def _cloned(out: Any) -> Any:
+    """The view(s) copied into new row-major memory (PyTorch's ``*_copy`` results are
+    contiguous, whatever the view's strides)."""
     if isinstance(out, tuple | list):
-        return type(out)(t.clone() for t in out)
-    return out.clone()
+        return type(out)(t.clone(memory_format=contiguous_format) for t in out)
+    return out.clone(memory_format=contiguous_format)
 
 
 def copy_form(view: str) -> Callable[..., Any]:
@@ -81,12 +84,12 @@ def slice_copy(
 ) -> Tensor:
     """``input[..., start:end:step, ...]`` along ``dim``, as a new tensor."""
     d = dim % max(input.ndim, 1)
-    return input[(slice(None),) * d + (slice(start, end, step),)].clone()
+    return _cloned(input[(slice(None),) * d + (slice(start, end, step),)])
 
 
 def alias_copy(input: Tensor) -> Tensor:  # noqa: A002
-    """A copy of input (the copy form of aliasing it)."""
-    return input.clone()
+    """A copy of input (the copy form of aliasing it), row-major."""
+    return _cloned(input)
 
 
 def lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple:  # noqa: N803
