@@ -64,7 +64,9 @@ def _unwrap_index(index: Any, like: Any) -> Any:
 
     def one(i: Any) -> Any:
         if isinstance(i, TensorBase):
-            return I.index_array(i._data)
+            a = I.index_array(i._data)
+            # a 0-d integer tensor is a plain int to PyTorch: x[mg.tensor(1)] is x[1], a view
+            return int(a) if a.ndim == 0 and a.dtype.kind in "iu" else a
         if isinstance(i, slice) and i.step is not None and i.step < 0:
             raise ValueError("step must be greater than zero")  # no reversed views: use flip
         if isinstance(i, float):
