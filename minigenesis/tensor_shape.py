@@ -452,6 +452,11 @@ class TensorShape:
         n = self.shape[d]
         spec = indices_or_sections
         if hasattr(spec, "_data"):  # a tensor: 0-d means sections, 1-d indices
+            if spec._data.dtype.name != "int64" or spec.ndim > 1:  # (PyTorch's refusals)
+                raise RuntimeError(
+                    f"tensor_split expected tensor_indices_or_sections to be a 0-d or 1-d tensor "
+                    f"of dtype long, got {spec.ndim}-d {spec.dtype}"
+                )
             spec = int(spec._data) if spec.ndim == 0 else [int(v) for v in spec._data.tolist()]
         if isinstance(spec, int):
             if spec <= 0:

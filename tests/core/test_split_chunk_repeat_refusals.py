@@ -45,3 +45,28 @@ def test_chunk_of_an_empty_dim_gives_that_many_empty_pieces(chunks) -> None:
     pieces = mg.zeros(0, 3).chunk(chunks)
     expected = np.array_split(np.zeros((0, 3)), chunks)
     assert [tuple(p.shape) for p in pieces] == [e.shape for e in expected]
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        mg.tensor([1.0]),
+        mg.tensor([1], dtype=mg.int32),
+        mg.tensor(True),
+        mg.tensor([[1]]),
+    ],
+)
+def test_tensor_split_refuses_a_tensor_that_is_not_0d_or_1d_int64(spec) -> None:
+    # a float tensor of positions must not be read as int positions (PyTorch refuses it)
+    with pytest.raises(RuntimeError, match="tensor_split"):
+        mg.zeros(2, 3).tensor_split(spec, 1)
+
+
+def test_tensor_split_takes_int64_tensor_indices_and_sections() -> None:
+    a = np.arange(12.0).reshape(2, 6)
+    x = mg.tensor(a)
+    got = [p.numpy() for p in x.tensor_split(mg.tensor([1, 4]), 1)]
+    for g, e in zip(got, np.split(a, [1, 4], axis=1), strict=True):
+        np.testing.assert_array_equal(g, e)
+    shapes = [tuple(p.shape) for p in x.tensor_split(mg.tensor(4), 1)]
+    assert shapes == [e.shape for e in np.array_split(a, 4, axis=1)]
