@@ -440,7 +440,10 @@ class TensorIndexing:
         """The elements where ``mask`` (bool, broadcast with self) is True, as a 1-D tensor."""
         xp = get_array_module(self._data)
         m = _bool_mask(mask, self._data, "masked_select: expected BoolTensor for mask, got one")
-        shape = xp.broadcast_shapes(self.shape, m.shape)
+        try:
+            shape = xp.broadcast_shapes(self.shape, m.shape)
+        except ValueError:  # PyTorch's RuntimeError naming the dim, not NumPy's ValueError
+            raise broadcast_error(m.shape, self.shape) from None  # (PyTorch's order)
         x = self if tuple(self.shape) == shape else self.expand(*shape)
         return x[xp.broadcast_to(m, shape)]
 

@@ -85,15 +85,23 @@ def _at_least(t: Any, n: int) -> Any:
     return t if t.ndim >= n else t.reshape((1,) * (n - t.ndim) + tuple(t.shape))
 
 
+def _non_empty(tensors: Any, name: str) -> list:
+    """The tensors as a list, refusing none at all with PyTorch's RuntimeError."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return tensors
+
+
 def hstack(tensors: Any) -> Any:
     """cat along dim 1 (dim 0 for 1-d tensors)."""
-    ts = [_at_least(t, 1) for t in tensors]
+    ts = [_at_least(t, 1) for t in _non_empty(tensors, "hstack")]
     return cat(ts, 0 if ts[0].ndim == 1 else 1)
 
 
 def vstack(tensors: Any) -> Any:
     """cat along dim 0 of the tensors as at least 2-d (a 1-d tensor becomes a row)."""
-    return cat([_at_least(t, 2) for t in tensors], 0)
+    return cat([_at_least(t, 2) for t in _non_empty(tensors, "vstack")], 0)
 
 
 row_stack = vstack
@@ -101,7 +109,8 @@ row_stack = vstack
 
 def column_stack(tensors: Any) -> Any:
     """0-d and 1-d tensors become columns, then cat along dim 1."""
-    return cat([t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors], 1)
+    ts = _non_empty(tensors, "column_stack")
+    return cat([t.reshape(-1, 1) if t.ndim <= 1 else t for t in ts], 1)
 
 
 def _tensors_arg(tensors: tuple) -> tuple:
@@ -144,7 +153,7 @@ def atleast_3d(*tensors: Any) -> Any:
 
 def dstack(tensors: Any) -> Tensor:
     """cat along dim 2 (depth) of the tensors made at least 3-d."""
-    return cat([_at_least_nd(_t(t), 3) for t in tensors], 2)
+    return cat([_at_least_nd(_t(t), 3) for t in _non_empty(tensors, "dstack")], 2)
 
 
 def meshgrid(*tensors: Any, indexing: str = "ij") -> tuple:
