@@ -75,6 +75,16 @@ class InPlace:
             )
         if not state.grad_enabled:
             return
+        if self._is_view and self.__dict__.get("_made_in_no_grad") and self._base.requires_grad:
+            # its history was not recorded, so the write could not reach the base's graph: the
+            # base's gradient would be taken as if the write never happened
+            raise RuntimeError(
+                "A view was created in no_grad mode and is being modified inplace with grad mode "
+                "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+                "You can clarify your code by moving both the view and the inplace either both "
+                "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+                "outside (if you want the inplace to be tracked)."
+            )
         if self.requires_grad and self.grad_fn is None:
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation. "
@@ -241,6 +251,8 @@ def track_view(view: Any, base: Any, replay, index: Any = None) -> None:
     index when it was made by base[index]), so that an in-place change of the view can be passed
     on to base, and a change of base to the view (replay makes it again, in the graph)."""
     view._view_src = (base, replay, index)
+    if not state.grad_enabled:  # (PyTorch refuses to write into it later with grad mode on)
+        view._made_in_no_grad = True
     views = base.__dict__.get("_views")
     if views is None:
         views = base._views = weakref.WeakSet()
