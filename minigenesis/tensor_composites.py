@@ -355,6 +355,15 @@ class TensorComposites:
         """self with the positions where mask is True filled, in order, with the first
         elements of source (self and mask broadcast together, as PyTorch's)."""
         xp = get_array_module(self._data)
+        if mask._data.dtype.kind != "b":  # a float mask of 0.5s must not read as True
+            raise RuntimeError(
+                f"masked_scatter_ only supports boolean masks, but got mask with dtype {mask.dtype}"
+            )
+        if source._data.dtype != self._data.dtype:
+            raise RuntimeError(
+                f"masked_scatter: expected self and source to have same dtypes but got "
+                f"{self.dtype} and {source.dtype}"
+            )
         try:
             shape = xp.broadcast_shapes(self._data.shape, mask._data.shape)
         except ValueError:
