@@ -106,7 +106,7 @@ def test_masked_scatter_of_a_zero_dim_tensor_and_with_a_broadcast_mask():
     assert mg.tensor(2.0).masked_scatter(mg.tensor(False), mg.tensor([7.0, 8.0])).item() == 2.0
     # the out-of-place form broadcasts self and mask together: (2,) with (2, 1) fills (2, 2)
     a, mask = np.array([2.0, 3.0]), np.array([[True], [False]])
-    got = mg.tensor(a).masked_scatter(mg.tensor(mask), mg.tensor([7.0, 8.0, 9.0]))
+    got = mg.tensor(a).masked_scatter(mg.tensor(mask), mg.tensor([7.0, 8.0, 9.0], dtype=mg.float64))
     want = np.broadcast_to(a, (2, 2)).copy()
     want[np.broadcast_to(mask, (2, 2))] = [7.0, 8.0]
     np.testing.assert_array_equal(got.numpy(), want)
