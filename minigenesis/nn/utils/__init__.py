@@ -2,7 +2,9 @@
 padding and packing sequences of different lengths, and reparametrising a layer's tensors
 (``parametrize``, ``parametrizations.weight_norm`` and the older hook-based ``weight_norm``
 and ``spectral_norm``),
-and folding an eval-mode BatchNorm into the layer before it (``fusion``).
+and folding an eval-mode BatchNorm into the layer before it (``fusion``); ``stateless`` runs a
+module with other tensors in place of its parameters and buffers (``torch.func.functional_call``'s
+mechanism).
 
 ``import minigenesis.nn.utils as nn_utils`` and ``mg.nn.utils.clip_grad_norm_`` both work.
 """
@@ -16,7 +18,7 @@ from .clip_grad import (  # noqa: F401
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
 from . import rnn  # noqa: F401,E402  (nn.utils.rnn, as in PyTorch)
-from . import fusion, parametrizations, parametrize, prune  # noqa: F401,E402
+from . import fusion, parametrizations, parametrize, prune, stateless  # noqa: F401,E402
 from .fusion import (  # noqa: F401,E402
     fuse_conv_bn_eval,
     fuse_conv_bn_weights,
