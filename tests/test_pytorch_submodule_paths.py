@@ -118,6 +118,7 @@ MODULE_PATHS = {
                                    "transfer_parametrizations_and_params",
                                    "type_before_parametrizations"],
     "torch.nn.utils.weight_norm": ["WeightNorm", "remove_weight_norm", "weight_norm"],
+    "torch.nn.utils.stateless": ["functional_call"],
     "torch.nn.utils.prune": ["BasePruningMethod", "CustomFromMask", "Identity", "L1Unstructured",
                              "LnStructured", "PruningContainer", "RandomStructured",
                              "RandomUnstructured", "custom_from_mask", "global_unstructured",
@@ -144,7 +145,6 @@ MISSING_PATHS = {
     "torch.nn.modules.linear_cross_entropy_options": "a fused loss PyTorch keeps internal",
     "torch.nn.utils.init": "skip_init needs the meta device, which is not implemented",
     "torch.nn.utils.memory_format": "memory formats (channels_last) are not modelled",
-    "torch.nn.utils.stateless": "functional_call is not implemented",
 }
 
 # Reviewed: names of a present path that minigenesis does not have
