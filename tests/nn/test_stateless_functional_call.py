@@ -236,3 +236,21 @@ def test_a_name_the_module_lacks_is_an_attribute_for_the_call_only():
     m = Scale()
     out = functional_call(m, {"factor": mg.tensor(3.0)}, args=(), kwargs={"x": mg.tensor(2.0)})
     assert float(out) == 6.0 and not hasattr(m, "factor")
+
+
+class Symmetric(nn.Module):
+    """W -> triu(W) + triu(W, 1)^T."""
+
+    def forward(self, w):
+        return w.triu() + w.triu(1).transpose(-1, -2)
+
+
+def test_a_parametrization_is_applied_to_a_given_original():
+    lin = nn.Linear(2, 2, bias=False).double()
+    nn.utils.parametrize.register_parametrization(lin, "weight", Symmetric())
+    original = lin.parametrizations.weight.original
+    w, x = np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[1.0, 0.0], [0.0, 1.0]])
+    given = {"parametrizations.weight.original": mg.tensor(w)}
+    out = functional_call(lin, given, mg.tensor(x))
+    np.testing.assert_array_equal(out.numpy(), x @ np.array([[1.0, 2.0], [2.0, 4.0]]).T)
+    assert lin.parametrizations.weight.original is original
