@@ -350,3 +350,32 @@ def test_a_select_of_float16_against_float_fails_as_nvrtc_refuses_it():
     np.testing.assert_array_equal(cast(g, arg).get(), np.array([1.5, 0.0, 3.0], np.float16))
     # in float32 both sides are floats: no ambiguity
     np.testing.assert_array_equal(ambiguous(g.astype(np.float32), arg).get(), [1.5, 0.0, 3.0])
+
+
+def test_integer_array_indices_out_of_range_wrap_around_as_in_cupy():
+    # CuPy's documented difference from NumPy: x[[1, 3]] on 3 elements is x[[1, 0]], unchecked
+    x = cp.arange(3)
+    np.testing.assert_array_equal(x[[1, 3]].get(), [1, 0])
+    np.testing.assert_array_equal(x[cp.asarray([1, -4, 5])].get(), [1, 2, 2])
+    y = cp.zeros(3)
+    y[[1, 3]] = 10
+    np.testing.assert_array_equal(y.get(), [10.0, 10.0, 0.0])
+    a = cp.arange(6).reshape(2, 3)
+    np.testing.assert_array_equal(a[cp.asarray([2])].get(), [[0, 1, 2]])  # rows wrap by 2
+    np.testing.assert_array_equal(a[:, cp.asarray([4])].get(), [[1], [4]])  # columns by 3
+    np.testing.assert_array_equal(a[..., [-4]].get(), [[2], [5]])
+    np.testing.assert_array_equal(cp.take(x, cp.asarray([4])).get(), [1])
+    np.testing.assert_array_equal(x.take(cp.asarray([-5])).get(), [1])
+    idx = cp.asarray([[3], [7]])
+    np.testing.assert_array_equal(cp.take_along_axis(a, idx, 1).get(), [[0], [4]])
+    for scatter in (cp.cupyx.scatter_add, lambda o, i, v: cp.add.at(o, i, v)):
+        z = cp.zeros(3)
+        scatter(z, cp.asarray([3, 4, -1]), 1.0)
+        np.testing.assert_array_equal(z.get(), [1.0, 1.0, 1.0])
+    z = cp.zeros(3)
+    cp.put(z, cp.asarray([5]), 2.0)
+    np.testing.assert_array_equal(z.get(), [0.0, 0.0, 2.0])
+    with pytest.raises(IndexError):  # a plain integer is still checked, as in CuPy
+        x[3]  # noqa: B018
+    with pytest.raises(IndexError):  # and there is nothing to wrap into in an empty dimension
+        cp.zeros(0)[cp.asarray([0])]  # noqa: B018

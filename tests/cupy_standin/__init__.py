@@ -11,7 +11,7 @@ backend then uses this module wherever it would use ``cupy`` (and ``.cupyx`` for
 - the namespace has exactly the public names of real CuPy 14 (``cupy14_names.json``, recorded from
   the ``cupy-cuda12x`` wheel by ``record_names.py``): ``errstate`` is missing, ``add.at`` is there,
   a ufunc without a bfloat16 loop in CuPy refuses bfloat16 here;
-- ``cuda`` has the pieces minigenesis uses with CuPy's signatures (one device);
+- ``cuda`` has CuPy's signatures (one device); index arrays wrap around (``_indexing.py``);
 - random numbers come from Philox streams, never from the CPU generator's PCG64;
 - ``ElementwiseKernel``/``ReductionKernel`` run a kernel's C body with NumPy, keeping C's types
   (``_kernels.py``), so minigenesis's own CUDA kernels are checked against its CPU path;
@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _kernels
+from . import _indexing, _kernels
 
 _NAMES = json.loads((Path(__file__).with_name("cupy14_names.json")).read_text())
 _PUBLIC = frozenset(_NAMES["cupy"])
@@ -332,7 +332,7 @@ class ndarray:  # noqa: N801  (CuPy's name)
     def __getattr__(self, name: str):
         if name not in _NDARRAY_ATTRS or name.startswith("__"):
             raise AttributeError(f"'cupy.ndarray' object has no attribute '{name}'")
-        value = getattr(self._a, name)
+        value = _indexing.method(self._a, name)  # take/put wrap indices, as CuPy's
         if callable(value):
 
             @functools.wraps(value)
@@ -351,10 +351,10 @@ class ndarray:  # noqa: N801  (CuPy's name)
         return (_wrap(row) for row in self._a)
 
     def __getitem__(self, key):
-        return _wrap(self._a[_unwrap(key, host_ok=True)])
+        return _wrap(self._a[_indexing.wrap_key(_unwrap(key, host_ok=True), self._a.shape)])
 
     def __setitem__(self, key, value) -> None:
-        self._a[_unwrap(key, host_ok=True)] = _unwrap(value, host_ok=True)
+        self._a[_indexing.wrap_key(_unwrap(key, True), self._a.shape)] = _unwrap(value, True)
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -468,7 +468,7 @@ class ufunc:  # noqa: N801
 
             def at(a, indices, b=None):
                 args = (a, indices) if b is None else (a, indices, b)
-                args = _unwrap(args)
+                args = _indexing.wrap_at(_unwrap(args))  # out-of-range indices wrap
                 _check_bf16(self.name, args[:1])
                 method(*args)
 
@@ -599,7 +599,7 @@ def __getattr__(name: str):
         elif isinstance(np_value, type) or not callable(np_value):
             value = np_value  # dtypes (cupy.float32 is numpy.float32), constants, finfo...
         else:
-            value = _function(name, np_value)
+            value = _function(name, _indexing.FUNCTIONS.get(name, np_value))
     _cache[name] = value
     return value
 

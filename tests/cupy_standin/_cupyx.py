@@ -13,21 +13,23 @@ import types
 import numpy as np
 
 from . import _unwrap, _wrap
+from ._indexing import wrap_at
 
 
 def scatter_add(a, slices, value) -> None:
-    """``a[slices] += value`` with repeated indices accumulated (CuPy's unbuffered add)."""
-    np.add.at(_unwrap(a), _unwrap(slices, host_ok=True), _unwrap(value))
+    """``a[slices] += value`` with repeated indices accumulated (CuPy's unbuffered add); indices
+    out of range wrap around, unchecked, as in CuPy's kernel (and in scatter_max/min)."""
+    np.add.at(*wrap_at((_unwrap(a), _unwrap(slices, host_ok=True), _unwrap(value))))
 
 
 def scatter_max(a, slices, value) -> None:
     """``a[slices] = max(a[slices], value)``, every value of a repeated index taken (unbuffered)."""
-    np.maximum.at(_unwrap(a), _unwrap(slices, host_ok=True), _unwrap(value))
+    np.maximum.at(*wrap_at((_unwrap(a), _unwrap(slices, host_ok=True), _unwrap(value))))
 
 
 def scatter_min(a, slices, value) -> None:
     """``a[slices] = min(a[slices], value)``, every value of a repeated index taken (unbuffered)."""
-    np.minimum.at(_unwrap(a), _unwrap(slices, host_ok=True), _unwrap(value))
+    np.minimum.at(*wrap_at((_unwrap(a), _unwrap(slices, host_ok=True), _unwrap(value))))
 
 
 def _elementwise(one):
