@@ -84,11 +84,13 @@ def _is_bool(i) -> bool:
 def take(x, index):
     """x[index] with PyTorch's rules (see ``split_index``)."""
     if _rows_index(index, x.ndim):
+        check_index_arrays((index,), x)
         y = x[index]
         return y if y.flags.c_contiguous else get_array_module(y).ascontiguousarray(y)
     basic, advanced = split_index(index, x.ndim)
     y = x[basic]
     if advanced is not None:
+        check_index_arrays(advanced, y)
         # a fresh row-major tensor, as PyTorch's (NumPy lays an index on a later dim out
         # first, and x[:, idx].view(-1) would then fail)
         y = y[advanced]
@@ -115,7 +117,9 @@ def _put(x, index, v) -> None:
         # places); NumPy refuses a 2-D value under a boolean mask
         while getattr(v, "ndim", 0) > 1 and v.shape[0] == 1:
             v = v[0]
-        x[basic][advanced] = v  # x[basic] is a view of x: the write lands in x
+        target = x[basic]  # a view of x: the write lands in x
+        check_index_arrays(advanced, target)
+        target[advanced] = v
 
 
 class GetItem(Op):
@@ -253,6 +257,33 @@ def _refuse_out_of_range(index, size: int, name: str, what: str, hint: str, erro
     if lo < 0 or hi >= size:
         bad = lo if lo < 0 else hi
         raise error(f"{name}: {what} {bad} is out of bounds: expected values in [0, {size}){hint}")
+
+
+def check_index_arrays(advanced, x) -> None:
+    """On a GPU, refuse integer index arrays outside [-n, n) for the dims of ``x`` they index
+    (n each dim's size), with PyTorch's IndexError. NumPy raises this itself (the CPU path costs
+    nothing), but CuPy wraps an out-of-range index around (i % n) unchecked: x[idx] would read,
+    and x[idx] = v write, another element. One max per array of ``i + n`` read as unsigned (a
+    negative value is then huge), all read back at once: one host sync per op. PyTorch CUDA
+    reports this asynchronously (a device-side assert); a check without the sync is future work.
+    ``advanced`` is a tuple of index items (slices, masks, bools and integer arrays)."""
+    if isinstance(x, np.ndarray):
+        return
+    arrays = [i for i in advanced if getattr(i, "ndim", 0) and i.dtype.kind in "iu" and i.size]
+    if not arrays:
+        return
+    xp, shape = get_array_module(x), x.shape
+    checked, dim = [], 0
+    for i in advanced:
+        if any(i is a for a in arrays):
+            checked.append((i.astype(np.int64, copy=False), dim, shape[dim]))
+        dim += 0 if _is_bool(i) else i.ndim if hasattr(i, "dtype") and i.dtype.kind == "b" else 1
+    tops = to_numpy(xp.stack([(i + n).view(np.uint64).max() for i, _, n in checked])).tolist()
+    for top, (i, d, n) in zip(tops, checked, strict=True):
+        if top >= 2 * n:  # the second look, only for a bad index: the first bad value
+            flat = to_numpy(i).reshape(-1)
+            bad = flat[(flat < -n) | (flat >= n)][0]
+            raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {n}")
 
 
 def check_index_dtype(index, allowed: tuple[str, ...], name: str, what: str = "indices") -> None:

@@ -56,6 +56,7 @@ GPU_TEST_FILES = [
     "tests/distributions/test_gpu.py",
     "tests/core/test_activation_attention_kernels.py",
     "tests/core/test_memory_format.py",
+    "tests/core/test_index_out_of_range.py",
 ]
 
 
