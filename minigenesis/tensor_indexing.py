@@ -156,7 +156,7 @@ def _scatter_where(t: Any, d: int, index: Any, src: Any, name: str) -> tuple:
                 f"{name}: index {tuple(index.shape)} is larger than self {tuple(t.shape)} or "
                 f"src at dim {e}"
             )
-    check_index_range(index._data, t.shape[d], name)
+    check_index_range(index._data, t.shape[d], name, error=RuntimeError)  # (PyTorch's type)
     xp = get_array_module(index._data)
     where = tuple(
         index._data
