@@ -132,6 +132,13 @@ def test_along_one_dim_ops_in_range_match_numpy(device):
     np.testing.assert_array_equal(_np(loss), -np.array([3.0, 4.0, 9.0]))
 
 
+def test_multilabel_margin_loss_refuses_a_target_outside_minus_one_to_c(device):
+    x = _x(device)
+    for bad in ([0, 4, -1, -1], [0, -1, -2, 1]):  # every entry is checked, also after a -1
+        with pytest.raises(RuntimeError, match="'target' is out of range"):
+            F.multilabel_margin_loss(x, _i([bad] * 3, device))
+
+
 @pytest.mark.gpu
 def test_the_device_check_reads_the_host_once_per_op_and_not_in_backward():
     cupy = cupy_module()

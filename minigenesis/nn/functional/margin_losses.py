@@ -22,7 +22,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autocast_policy import FLOAT32, autocast_function
-from ...backend import get_array_module
+from ...backend import get_array_module, to_numpy
 from ...ops.same_dtype import SCALAR_NAMES, check_floating
 from ...size import broadcast_error
 from .losses import reduction_mode
@@ -145,6 +145,10 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     xp = get_array_module(x._data)
     n, c = x.shape
     idx = y._data.astype(xp.int64)
+    # every entry in [-1, C), after the first -1 too, as PyTorch checks: idx + 1 read as unsigned
+    # (-2 and below turn huge), one max read back (a GPU would otherwise compare past C silently)
+    if idx.size and int(to_numpy((idx + 1).view(np.uint64).max())) > c:
+        raise RuntimeError("argument #2 'target' is out of range")
     valid = xp.cumprod(idx >= 0, axis=1).astype(bool)  # up to the first -1
     # a class listed twice counts twice as j (PyTorch sums over the list's entries)
     listed = (idx[:, :, None] == xp.arange(c)) & valid[:, :, None]  # (N, list entry, class)
