@@ -314,7 +314,8 @@ def sparse_coo_tensor(
             f"number of dimensions must be sparse_dim ({idx.shape[0]}) + dense_dim "
             f"({len(dense_dims)}), but got {len(size)}"
         )
-    if nnz and ((idx < 0).any() or (idx.max(axis=1) >= np.asarray(size[: idx.shape[0]])).any()):
+    limits = get_array_module(idx).asarray(size[: idx.shape[0]])  # (on idx's device)
+    if nnz and ((idx < 0).any() or (idx.max(axis=1) >= limits).any()):
         raise RuntimeError(f"sparse_coo_tensor: an index is out of bounds for size {size}")
     if requires_grad:
         value_t = value_t.detach().requires_grad_(True)

@@ -139,6 +139,15 @@ def test_multilabel_margin_loss_refuses_a_target_outside_minus_one_to_c(device):
             F.multilabel_margin_loss(x, _i([bad] * 3, device))
 
 
+def test_sparse_coo_tensor_checks_its_indices_against_the_size_on_every_device(device):
+    values = mg.ones(2, device=device)
+    dense = mg.sparse_coo_tensor(_i([[2, 0]], device), values, (3,)).to_dense()
+    np.testing.assert_array_equal(_np(dense), [1.0, 0.0, 1.0])
+    for bad in ([[0, 3]], [[0, -1]]):
+        with pytest.raises(RuntimeError, match="index is out of bounds for size"):
+            mg.sparse_coo_tensor(_i(bad, device), values, (3,))
+
+
 @pytest.mark.gpu
 def test_the_device_check_reads_the_host_once_per_op_and_not_in_backward():
     cupy = cupy_module()
