@@ -120,9 +120,11 @@ def _check_index_add(t: Any, d: int, index: Any, source: Any) -> Any:
     return idx
 
 
-def _index_1d(t: Any, index: Any, d: int, name: str, int32_ok: bool = False) -> Any:
+def _index_1d(
+    t: Any, index: Any, d: int, name: str, int32_ok: bool = False, negative_ok: bool = False
+) -> Any:
     """The int64 index array of index_select / index_fill / index_copy, range-checked
-    (index_select also takes int32, as PyTorch)."""
+    (index_select also takes int32, as PyTorch; index_fill counts [-n, 0) from the end)."""
     if not isinstance(index, TensorBase):
         raise TypeError(f"{name}: index must be a Tensor, got {type(index).__name__}")
     if index._data.dtype != np.int64 and not (int32_ok and index._data.dtype == np.int32):
@@ -131,7 +133,10 @@ def _index_1d(t: Any, index: Any, d: int, name: str, int32_ok: bool = False) -> 
     if index.ndim > 1:
         raise IndexError(f"{name}: index must be 0-d or 1-d, got {index.ndim} dims")
     idx = index._data.reshape(-1).astype(np.int64, copy=False)
-    check_index_range(idx, t.shape[d] if t.ndim else 1, name)
+    n = t.shape[d] if t.ndim else 1
+    if negative_ok:
+        idx = get_array_module(idx).where((idx < 0) & (idx >= -n), idx + n, idx)
+    check_index_range(idx, n, name, hint=f" or [{-n}, 0)" if negative_ok else "")
     return idx
 
 
@@ -371,7 +376,7 @@ class TensorIndexing:
     def index_fill(self, dim: int, index, value):
         """A copy of x with the slices at index along dim set to value (zero gradient there)."""
         d = norm_dim(dim, self.ndim)[0]
-        idx = _index_1d(self, index, d, "index_fill")
+        idx = _index_1d(self, index, d, "index_fill", negative_ok=True)
         if isinstance(value, TensorBase):
             if value.ndim:
                 raise RuntimeError("index_fill: value must be a number or a 0-d tensor")

@@ -132,6 +132,16 @@ def test_along_one_dim_ops_in_range_match_numpy(device):
     np.testing.assert_array_equal(_np(loss), -np.array([3.0, 4.0, 9.0]))
 
 
+def test_index_fill_counts_negative_indices_from_the_end_as_pytorch(device):
+    got = _x(device).index_fill_(0, _i([-1, -3], device), -1.0)
+    want = X.copy()
+    want[[-1, -3]] = -1.0
+    np.testing.assert_array_equal(_np(got), want)
+    np.testing.assert_array_equal(_np(_x(device).index_fill(1, _i([-4], device), 0.0)[:, 0]), 0)
+    scalar = mg.tensor(5.0, device=device).index_fill_(0, _i([-1], device), 1.0)
+    assert scalar.item() == 1.0
+
+
 def test_multilabel_margin_loss_refuses_a_target_outside_minus_one_to_c(device):
     x = _x(device)
     for bad in ([0, 4, -1, -1], [0, -1, -2, 1]):  # every entry is checked, also after a -1
