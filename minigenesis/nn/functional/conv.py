@@ -14,6 +14,7 @@ from ...ops.conv_shifted import shifted_conv2d
 from ...ops.same_dtype import check_not_bool, check_same_dtype
 from .._utils import single
 from .padding import pad
+from .round_once import in_float32, is_two_byte_float
 
 
 # ----------------------------------------------------------------------------------------------
@@ -67,6 +68,10 @@ def conv2d(
         raise RuntimeError(f"conv2d: bias must have shape ({c_out},), got {tuple(bias.shape)}")
     check_same_dtype("conv2d", LOWER, input=input, weight=weight, bias=bias)
     check_not_bool("slow_conv2d_cpu", input)
+    if is_two_byte_float(input):  # float32 inside, one rounding at the output, as PyTorch
+        return in_float32(
+            conv2d.__wrapped__, input, weight, bias, stride, padding, dilation, groups
+        )
     stride, dilation = pair(stride, "stride"), pair(dilation, "dilation")
     if 0 in stride or 0 in dilation or 0 in (kh, kw):  # RuntimeError, as PyTorch
         raise RuntimeError(
@@ -175,6 +180,11 @@ def conv_transpose2d(
         )
     check_same_dtype("conv_transpose2d", LOWER, input=input, weight=weight, bias=bias)
     check_not_bool("slow_conv_transpose2d_out_cpu", input)
+    if is_two_byte_float(input):  # float32 inside, one rounding at the output, as PyTorch
+        return in_float32(
+            conv_transpose2d.__wrapped__,
+            *(input, weight, bias, stride, padding, output_padding, groups, dilation),
+        )
     s, p = pair(stride, "stride"), pair(padding, "padding")
     d, op = pair(dilation, "dilation"), pair(output_padding, "output_padding")
     if 0 in s or 0 in d or 0 in (kh, kw):
