@@ -361,8 +361,9 @@ class SiLU(Op):
         (x,) = ctx.saved_tensors
         if _gpu_grad(gy) and (gx := kernels.activation.silu_grad(gy._data, x._data)) is not None:
             return type(gy)._make(gx)
-        s = x.sigmoid()
-        return gy * s * (1 + x * (1 - s))
+        xf = _wide(x)  # 2-byte floats in float32, gx rounded once (by the engine's cast)
+        s = xf.sigmoid()
+        return _wide(gy) * s * (1 + xf * (1 - s))
 
 
 def _gpu_grad(gy) -> bool:
@@ -441,8 +442,8 @@ class Hardswish(Op):
         if _gpu_grad(gy) and (gx := kernels.activation.hardswish_grad(gy._data, a)) is not None:
             return type(gy)._make(gx)
         beyond = get_array_module(a).logical_not(a < 3)  # x >= 3, or NaN
-        slope = (x / 3 + 0.5).masked_fill(a <= -3, 0.0).masked_fill(beyond, 1.0)
-        return gy * slope
+        slope = (_wide(x) / 3 + 0.5).masked_fill(a <= -3, 0.0).masked_fill(beyond, 1.0)
+        return _wide(gy) * slope  # float32 for 2-byte floats, rounded once
 
 
 class Softplus(Op):
@@ -478,14 +479,14 @@ class Softplus(Op):
             is not None
         ):
             return type(gy)._make(gx), None, None
-        z = x * ctx.beta
+        z = _wide(x) * ctx.beta  # 2-byte floats in float32, gx rounded once
         # sigmoid(z) as e^z / (e^z + 1), PyTorch's form: for z below about -88.7 it is e^z itself
         # (a subnormal), where 1 / (1 + e^-z) overflows to 1 / inf = 0. Above the threshold 1
         # replaces it; z is held at the threshold from there on so that e^z does not overflow
         # (inf / inf would put NaN in second derivatives, masked or not), as a constant: the
         # second derivative is 0 from z = threshold on, as PyTorch's (z < threshold) mask makes it
         e = z.masked_fill(z._data >= ctx.threshold, ctx.threshold).exp()
-        return gy * (e / (e + 1)).masked_fill(z > ctx.threshold, 1.0), None, None
+        return _wide(gy) * (e / (e + 1)).masked_fill(z > ctx.threshold, 1.0), None, None
 
 
 def _row_max(xf, dim):
@@ -528,6 +529,7 @@ class Softmax(Op):
         if not state.grad_enabled and g.dtype.itemsize >= 4 and g.dtype is yd.dtype:
             # nothing records: the same three passes on arrays, not as four ops
             return type(gy)._make(yd * (g - (g * yd).sum(axis=ctx.dim, keepdims=True))), None
+        y, gy = _wide(y), _wide(gy)  # 2-byte floats in float32, gx rounded once
         return y * (gy - (gy * y).sum(dim=ctx.dim, keepdim=True)), None
 
 
@@ -561,4 +563,5 @@ class LogSoftmax(Op):
             is not None
         ):
             return type(gy)._make(gx), None
+        y, gy = _wide(y), _wide(gy)  # 2-byte floats in float32, gx rounded once
         return gy - y.exp() * gy.sum(dim=ctx.dim, keepdim=True), None
