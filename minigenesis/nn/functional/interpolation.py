@@ -18,7 +18,7 @@ from ...ops.same_dtype import SCALAR_NAMES
 from .adaptive_pool3d import adaptive_avg_pool3d
 from .interpolation_weights import antialias_matrix, bicubic_matrix, resample
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
-from .round_once import in_float32, is_two_byte_float
+from .round_once import cuda_autocast_widens, in_float32, is_two_byte_float
 
 # ----------------------------------------------------------------------------------------------
 # Interpolation (separable resampling along each spatial dim: ops/interpolate.py)
@@ -117,7 +117,8 @@ def interpolate(
     for value, name in ((size, "output size"), (scale_factor, "scale_factor")):
         if isinstance(value, (tuple, list)):
             _per_dim(value, k, name)
-    if is_two_byte_float(input):  # float32 inside, one rounding at the output, as PyTorch
+    if is_two_byte_float(input) and not cuda_autocast_widens(input):
+        # float32 inside, one rounding at the output, as PyTorch's kernels
         return in_float32(interpolate, input, size, scale_factor, mode, align_corners,
                           recompute_scale_factor, antialias)  # fmt: skip
     if mode == "area":  # each output cell the mean of its input window, as PyTorch does it

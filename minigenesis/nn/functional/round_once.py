@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..._tensor import Tensor
-from ...autocast_policy import without_autocast
+from ...autocast_policy import state, without_autocast
 from ...dtypes import bfloat16, float16, float32
 
 TWO_BYTE_FLOATS = (float16, bfloat16)
@@ -40,3 +40,10 @@ def in_float32(fn: Callable, *args: Any, **kwargs: Any) -> Any:
     if isinstance(out, tuple):
         return tuple(o.to(dtype) if isinstance(o, Tensor) else o for o in out)
     return out.to(dtype)
+
+
+def cuda_autocast_widens(t: Tensor) -> bool:
+    """Whether CUDA autocast is on for a CUDA tensor ``t``: ops on its float32 list (upsampling)
+    then widen ``t`` themselves and return float32, which rounding back would undo."""
+    setting = state.autocast_dtype
+    return setting is not None and getattr(setting, "cuda", None) is not None and t.is_cuda
