@@ -56,3 +56,13 @@ def test_conv2d_under_cpu_autocast_is_bfloat16_rounded_once():
     assert y.dtype == mg.bfloat16
     x, w, b = (mg.tensor(rounded(a, "bfloat16")) for a in (x0, w0, b0))
     assert ulp_errors(y, F.conv2d(x, w, b).numpy(), "bfloat16").max() <= HALF_ULP
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_conv3d_rounds_output_and_gradients_once(dtype):
+    _check(F.conv3d, [(2, 2, 4, 5, 4), (3, 2, 2, 3, 2), (3,)], dtype, padding=1)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_conv_transpose3d_rounds_output_and_gradients_once(dtype):
+    _check(F.conv_transpose3d, [(1, 2, 3, 4, 3), (2, 3, 2, 2, 3), (3,)], dtype, stride=2)

@@ -21,6 +21,7 @@ from ...autocast_policy import LOWER, autocast_function
 from ...ops.conv import conv_padding
 from ...ops.same_dtype import check_not_bool, check_same_dtype
 from ...ops.windows_nd import CONV, ScatterWindowsNd, WindowsNd, ntuple
+from .round_once import in_float32, is_two_byte_float
 
 
 def _check_volume(name: str, input: Any, weight: Any, groups: Any) -> None:  # noqa: A002
@@ -77,6 +78,9 @@ def conv3d(
         raise RuntimeError(f"conv3d: bias must have shape ({c_out},), got {tuple(bias.shape)}")
     check_same_dtype("conv3d", LOWER, input=input, weight=weight, bias=bias)
     check_not_bool("slow_conv3d_cpu", input)
+    if is_two_byte_float(input):  # float32 inside, one rounding at the output, as PyTorch
+        args = (input, weight, bias, stride, padding, dilation, groups)
+        return in_float32(conv3d.__wrapped__, *args)
     stride, dilation = ntuple(stride, 3, "stride"), ntuple(dilation, 3, "dilation")
     _positive_geometry("conv3d", kernel, stride, dilation)
     if isinstance(padding, str):
@@ -147,6 +151,9 @@ def conv_transpose3d(
         )
     check_same_dtype("conv_transpose3d", LOWER, input=input, weight=weight, bias=bias)
     check_not_bool("slow_conv_transpose3d_out_cpu", input)
+    if is_two_byte_float(input):  # float32 inside, one rounding at the output, as PyTorch
+        args = (input, weight, bias, stride, padding, output_padding, groups, dilation)
+        return in_float32(conv_transpose3d.__wrapped__, *args)
     s, p = ntuple(stride, 3, "stride"), ntuple(padding, 3, "padding")
     d, op = ntuple(dilation, 3, "dilation"), ntuple(output_padding, 3, "output_padding")
     _positive_geometry("conv_transpose3d", kernel, s, d)

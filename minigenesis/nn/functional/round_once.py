@@ -27,6 +27,12 @@ def is_two_byte_float(t: Any) -> bool:
     return isinstance(t, Tensor) and t.dtype in TWO_BYTE_FLOATS
 
 
+def same_two_byte_float(*tensors: Any) -> bool:
+    """Whether the tensors (None skipped) are all float16, or all bfloat16 (no promotion)."""
+    dtypes = {t.dtype for t in tensors if t is not None}
+    return len(dtypes) == 1 and all(is_two_byte_float(t) for t in tensors if t is not None)
+
+
 def in_float32(fn: Callable, *args: Any, **kwargs: Any) -> Any:
     """fn(*args, **kwargs) with every 2-byte float tensor argument in float32 (autocast off, so
     nothing inside casts back down), the tensor result(s) cast to the first such argument's
