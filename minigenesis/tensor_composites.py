@@ -23,6 +23,7 @@ from .dtypes import scalar_type_name
 from .ops import indexing as I
 from .ops.inverse_hyperbolic import Acosh, Asinh, Atanh
 from .ops.nextafter import NextAfter
+from .ops.round_once import in_float32, same_two_byte_float
 from .promotion import (
     SEQUENCES,
     as_tensor_like,
@@ -233,15 +234,25 @@ class TensorComposites:
     # ------------------------------------------------------------------ products
     def addr(self, vec1, vec2, *, beta=1, alpha=1):
         """beta * self + alpha * outer(vec1, vec2)"""
+        if same_two_byte_float(self, vec1, vec2):  # float32 inside, rounded once, as PyTorch
+            return in_float32(
+                lambda x, a, b: x.addr(a, b, beta=beta, alpha=alpha), self, vec1, vec2
+            )
         return _scaled_sum(self, vec1.outer(vec2), beta, alpha)
 
     def addmv(self, mat, vec, *, beta=1, alpha=1):
         """beta * self + alpha * (mat @ vec)"""
+        if same_two_byte_float(self, mat, vec):  # float32 inside, rounded once, as PyTorch
+            return in_float32(lambda x, a, b: x.addmv(a, b, beta=beta, alpha=alpha), self, mat, vec)
         return _scaled_sum(self, mat @ vec, beta, alpha)
 
     @autocast_function(LOWER)  # one unit on PyTorch's lower-precision lists, as addmm
     def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
         """beta * self + alpha * sum_b batch1[b] @ batch2[b]"""
+        if same_two_byte_float(self, batch1, batch2):  # float32 inside, rounded once
+            return in_float32(
+                lambda x, a, b: x.addbmm(a, b, beta=beta, alpha=alpha), self, batch1, batch2
+            )
         return _scaled_sum(self, (batch1 @ batch2).sum(0), beta, alpha)
 
     def addcmul(self, tensor1, tensor2, *, value=1):

@@ -24,6 +24,7 @@ from .ops import elementwise as E
 from .ops import linalg as L
 from .ops import matmul as M
 from .ops import sorting as SO
+from .ops.round_once import in_float32, same_two_byte_float
 from .ops.same_dtype import check_same_dtype
 
 # torch.return_types.slogdet / svd / qr: tuples whose fields have names
@@ -111,6 +112,10 @@ class TensorLinalg:
                 f"addmm: mat1 and mat2 must be matrices, got {mat1.ndim} and {mat2.ndim} dims"
             )
         check_same_dtype("addmm", LOWER, self=self, mat1=mat1, mat2=mat2)
+        if same_two_byte_float(self, mat1, mat2):  # float32 inside, rounded once, as PyTorch
+            return in_float32(
+                lambda x, a, b: _add_scaled(x, a.mm(b), beta, alpha), self, mat1, mat2
+            )
         return _add_scaled(self, mat1.mm(mat2), beta, alpha)
 
     @autocast_function(LOWER)
@@ -121,6 +126,10 @@ class TensorLinalg:
                 f"baddbmm: batch1 and batch2 must be 3-d, got {batch1.ndim} and {batch2.ndim} dims"
             )
         check_same_dtype("baddbmm", LOWER, self=self, batch1=batch1, batch2=batch2)
+        if same_two_byte_float(self, batch1, batch2):  # float32 inside, rounded once
+            return in_float32(
+                lambda x, a, b: _add_scaled(x, a.bmm(b), beta, alpha), self, batch1, batch2
+            )
         return _add_scaled(self, batch1.bmm(batch2), beta, alpha)
 
     def diag(self, diagonal: int = 0):

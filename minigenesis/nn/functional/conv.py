@@ -11,10 +11,10 @@ from ..._tensor import Tensor
 from ...autocast_policy import LOWER, autocast_function
 from ...ops.conv import CONV_ORDER, Col2Im, Im2Col, conv_padding, pair
 from ...ops.conv_shifted import shifted_conv2d
+from ...ops.round_once import in_float32, is_two_byte_float
 from ...ops.same_dtype import check_not_bool, check_same_dtype
 from .._utils import single
 from .padding import pad
-from .round_once import in_float32, is_two_byte_float
 
 
 # ----------------------------------------------------------------------------------------------

@@ -19,9 +19,9 @@ from typing import Any
 from ..._tensor import Tensor
 from ...autocast_policy import LOWER, autocast_function
 from ...ops.conv import conv_padding
+from ...ops.round_once import in_float32, is_two_byte_float
 from ...ops.same_dtype import check_not_bool, check_same_dtype
 from ...ops.windows_nd import CONV, ScatterWindowsNd, WindowsNd, ntuple
-from .round_once import in_float32, is_two_byte_float
 
 
 def _check_volume(name: str, input: Any, weight: Any, groups: Any) -> None:  # noqa: A002

@@ -14,11 +14,11 @@ from ..._tensor import Tensor
 from ...autocast_policy import without_autocast
 from ...backend import get_array_module
 from ...ops.interpolate import UPSAMPLE_OPS, Resample
+from ...ops.round_once import cuda_autocast_widens, in_float32, is_two_byte_float
 from ...ops.same_dtype import SCALAR_NAMES
 from .adaptive_pool3d import adaptive_avg_pool3d
 from .interpolation_weights import antialias_matrix, bicubic_matrix, resample
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
-from .round_once import cuda_autocast_widens, in_float32, is_two_byte_float
 
 # ----------------------------------------------------------------------------------------------
 # Interpolation (separable resampling along each spatial dim: ops/interpolate.py)

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..._tensor import Tensor
-from ...autocast_policy import state, without_autocast
-from ...dtypes import bfloat16, float16, float32
+from ..autocast_policy import state, without_autocast
+from ..autograd.tensor_base import TensorBase as Tensor
+from ..dtypes import bfloat16, float16, float32
 
 TWO_BYTE_FLOATS = (float16, bfloat16)
 
