@@ -11,6 +11,7 @@ from ..._tensor import Tensor
 from ...autocast_policy import LOWER, autocast_function
 from ...backend import get_array_module
 from ...ops.attention import SDPA, attention
+from ...ops.round_once import in_float32, is_two_byte_float
 from ...ops.same_dtype import SCALAR_NAMES, check_same_dtype
 
 
@@ -82,6 +83,11 @@ def scaled_dot_product_attention(
         else:
             mask = attn_mask if attn_mask.dtype == query.dtype else attn_mask.to(query.dtype)
             if mask.requires_grad:  # a learned additive mask: the composed ops differentiate it
+                if is_two_byte_float(query):  # float32 inside, rounded once, as SDPA's op
+                    return in_float32(
+                        lambda *qkvm: attention(*qkvm, dropout_p, is_causal, scale)[0],
+                        *(query, key, value, mask),
+                    )
                 return attention(query, key, value, mask, dropout_p, is_causal, scale)[0]
             mask = mask._data
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
