@@ -12,6 +12,7 @@ from ...autocast_policy import without_autocast
 from ...backend import get_array_module
 from ...ops.anchor import anchor
 from ...ops.pooling import KeepInput, MaxPool, pool_geometry2d, pool_windows
+from ...ops.round_once import in_float32, is_two_byte_float
 from ...ops.same_dtype import SCALAR_NAMES, check_floating
 from .._utils import single
 
@@ -116,6 +117,9 @@ def avg_pool2d(
     ceil_mode, a window that overhangs the padded input counts only its part inside it (PyTorch's
     rule)."""
     x, unbatched = _pool_input(input, "avg_pool2d", kinds="fVi")
+    if is_two_byte_float(input):  # sums and divisions in float32, rounded once, as PyTorch
+        args = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        return in_float32(avg_pool2d, input, *args)
     if x._data.dtype.kind == "i" and x._data.dtype.itemsize != 8:  # int64 only, as PyTorch
         _pool_input(input, "avg_pool2d")  # (raises its NotImplementedError)
     if x._data.dtype.kind == "i":  # int64: the window's int64 sum / divisor, truncated (C's /)
@@ -196,6 +200,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     if (oh, ow) == (1, 1):  # a global average: PyTorch takes the mean for this size, as here
         return input.mean((-2, -1), keepdim=True)  # (before the size check: empty H or W: NaN)
     check_adaptive_sizes(input, "adaptive_avg_pool2d", first=input.ndim - 2)
+    if is_two_byte_float(input):  # weights and products in float32, rounded once, as PyTorch
+        return in_float32(adaptive_avg_pool2d, input, output_size)
     a_h = _averaging_matrix(h, oh, input)
     a_w = _averaging_matrix(w, ow, input)
     return anchor(a_h @ input @ a_w.transpose(0, 1), input)
