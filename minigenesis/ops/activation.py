@@ -151,12 +151,13 @@ def _sigmoid_grad(gy, y):
     """gy (1 - y) y on arrays."""
     if type(y) is not ndarray and (gx := kernels.activation.sigmoid_grad(gy, y)) is not None:
         return gx
+    dtype, gy, y = gy.dtype, _f32(gy), _f32(y)  # 2-byte floats in float32, rounded once
     gx = _one(y) - y  # one temporary, reused in place
     if not gx.ndim:  # NumPy returns a scalar for a 0-d array; in place needs an array
         gx = get_array_module(y).asarray(gx)
     gx *= gy  # in PyTorch's order, (gy (1 - y)) y: the same roundings, the same numbers
     gx *= y
-    return gx
+    return gx.astype(dtype, copy=False) if dtype.itemsize == 2 else gx
 
 
 class SigmoidGrad(Op):
@@ -197,12 +198,13 @@ def _tanh_grad(gy, y):
     if type(y) is not ndarray and (gx := kernels.activation.tanh_grad(gy, y)) is not None:
         return gx
     xp = get_array_module(y)
+    dtype, gy, y = gy.dtype, _f32(gy), _f32(y)  # 2-byte floats in float32, rounded once
     gx = y * y  # one temporary, reused in place: backward's peak memory is what counts here
     if not gx.ndim:  # NumPy returns a scalar for a 0-d array; out= needs an array
         gx = xp.asarray(gx)
     xp.subtract(_one(gx), gx, out=gx)
     gx *= gy
-    return gx
+    return gx.astype(dtype, copy=False) if dtype.itemsize == 2 else gx
 
 
 class TanhGrad(Op):

@@ -47,3 +47,20 @@ def test_softmax_gradient_is_rounded_once(log, dtype):
         truth = yb * (g0 - (g0 * yb).sum(1, keepdims=True))
     assert gx.dtype == x.dtype
     assert ulp_errors(gx, truth, dtype).max() <= HALF_ULP
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", ["tanh", "sigmoid"])
+def test_tanh_and_sigmoid_gradients_from_the_saved_output_are_rounded_once(name, dtype):
+    rng = np.random.default_rng(3)
+    x0, g0 = (
+        rounded(rng.standard_normal((50, 40)) * 2, dtype),
+        rounded(rng.standard_normal((50, 40)), dtype),
+    )
+    x = mg.tensor(x0).to(getattr(mg, dtype)).requires_grad_(True)
+    y = getattr(mg, name)(x)
+    (gx,) = mg.autograd.grad(y, [x], mg.tensor(g0).to(x.dtype))
+    yb = y.detach().double().numpy()  # PyTorch's backward also uses the rounded output
+    truth = g0 * (1 - yb * yb) if name == "tanh" else g0 * (1 - yb) * yb
+    assert gx.dtype == x.dtype
+    assert ulp_errors(gx, truth, dtype).max() <= HALF_ULP
