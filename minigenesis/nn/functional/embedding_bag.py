@@ -22,7 +22,9 @@ from typing import Any
 from ..._tensor import Tensor
 from ...backend import get_array_module
 from ...creation import zeros
+from ...dtypes import float32
 from ...ops.indexing import check_index_dtype
+from ...ops.round_once import is_two_byte_float
 from .embeddings import embedding
 
 _MODES = ("sum", "mean", "max")
@@ -76,20 +78,26 @@ def embedding_bag(
         padding_idx += weight.shape[0]
     keep = xp.ones(flat.size, dtype=bool) if padding_idx is None else flat != padding_idx
     flat, bag = flat[keep], bag[keep]
+    table = weight
+    if mode != "max" and max_norm is None and not sparse and is_two_byte_float(weight):
+        table = weight.to(float32)  # the weight's gradient summed in float32 too, rounded once
     rows = embedding(
-        Tensor._make(flat), weight, None, max_norm, norm_type, scale_grad_by_freq, sparse
+        Tensor._make(flat), table, None, max_norm, norm_type, scale_grad_by_freq, sparse
     )
     dim = weight.shape[1]
     if mode == "max":
         return _bag_max(rows, bag, n_bags, dim)
-    if per_sample_weights is not None:
-        rows = rows * per_sample_weights.reshape(-1)[Tensor._make(xp.flatnonzero(keep))][:, None]
+    psw = per_sample_weights
+    if is_two_byte_float(weight):  # products, sums and means in float32, rounded once (PyTorch)
+        rows, psw = rows.to(float32), (None if psw is None else psw.to(float32))
+    if psw is not None:
+        rows = rows * psw.reshape(-1)[Tensor._make(xp.flatnonzero(keep))][:, None]
     bag_t = Tensor._make(bag.astype(xp.int64))
-    out = zeros(n_bags, dim, dtype=weight.dtype, device=weight.device).index_add(0, bag_t, rows)
+    out = zeros(n_bags, dim, dtype=rows.dtype, device=weight.device).index_add(0, bag_t, rows)
     if mode == "mean":
         counts = xp.maximum(xp.bincount(bag, minlength=n_bags), 1)  # an empty bag stays zero
-        out = out / Tensor._make(counts[:, None].astype(weight._data.dtype))
-    return out
+        out = out / Tensor._make(counts[:, None].astype(rows._data.dtype))
+    return out.to(weight.dtype)
 
 
 def _bags(input: Tensor, offsets: Tensor | None, include_last_offset: bool) -> tuple:
