@@ -13,6 +13,7 @@ import math
 from ..autocast_policy import CUDA_FLOAT32
 from ..autograd.function import Op
 from ..backend import erf, erfinv, get_array_module, quiet_fp
+from .round_once import widen
 
 
 @quiet_fp  # tan(inf), arcsin(2), log2(0), sinh(100): NaN/inf, silently as in PyTorch
@@ -151,7 +152,7 @@ class Atan2(Op):
 
     @staticmethod
     def backward(ctx, gz):
-        y, x = ctx.saved_tensors
+        (y, x), gz = map(widen, ctx.saved_tensors), widen(gz)  # float32, rounded once
         r2 = x * x + y * y
         zero = r2._data == 0
         recip = r2.masked_fill(zero, 1.0).reciprocal()  # (1 / 0 taken out first: no warning)
@@ -176,7 +177,7 @@ class Hypot(Op):
 
     @staticmethod
     def backward(ctx, gz):
-        a, b = ctx.saved_tensors
+        (a, b), gz = map(widen, ctx.saved_tensors), widen(gz)  # float32, rounded once
         scale = gz / Hypot.apply(a, b)
         return (scale * a if ctx.needs_input_grad[0] else None), (
             scale * b if ctx.needs_input_grad[1] else None
@@ -197,7 +198,7 @@ class Copysign(Op):
 
     @staticmethod
     def backward(ctx, gz):
-        a, b = ctx.saved_tensors
+        (a, b), gz = map(widen, ctx.saved_tensors), widen(gz)  # float32, rounded once
         ga = None
         if ctx.needs_input_grad[0]:
             nonzero = a != 0
@@ -352,5 +353,5 @@ class Erfinv(Op):
     @staticmethod
     def backward(ctx, gy):
         (x,) = ctx.saved_tensors
-        y = Erfinv.apply(x)  # recomputed (recorded under create_graph: the next derivative)
-        return gy * (y * y).exp() * (math.sqrt(math.pi) / 2)
+        y = Erfinv.apply(widen(x))  # recomputed (recorded under create_graph: next derivative)
+        return widen(gy) * (y * y).exp() * (math.sqrt(math.pi) / 2)  # float32, rounded once

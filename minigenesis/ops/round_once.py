@@ -27,6 +27,13 @@ def is_two_byte_float(t: Any) -> bool:
     return isinstance(t, Tensor) and t.dtype in TWO_BYTE_FLOATS
 
 
+def widen(t: Any) -> Any:
+    """A 2-byte float tensor as float32 (a differentiable cast), anything else as it is: a
+    backward formula on widened operands returns a float32 gradient, which the engine rounds to
+    the input's dtype once."""
+    return t.to(float32) if is_two_byte_float(t) else t
+
+
 def same_two_byte_float(*tensors: Any) -> bool:
     """Whether the tensors (None skipped) are all float16, or all bfloat16 (no promotion)."""
     dtypes = {t.dtype for t in tensors if t is not None}
