@@ -38,6 +38,7 @@ from typing import Any
 from ..._tensor import Tensor
 from ...backend import get_array_module, quiet_fp
 from ...creation import linspace
+from ...ops.round_once import in_float32, same_two_byte_float
 
 _ALIGN_WARNING = (
     "Default grid_sample and affine_grid behavior has changed to align_corners=False since "
@@ -280,6 +281,8 @@ def grid_sample(
     whose last dim holds normalised (x, y[, z]): the result is (N, C, H', W') [(N, C, D', H',
     W')]. See the module docstring for the unnormalisation, padding and interpolation rules."""
     _check_sample_args(input, grid, mode, padding_mode)
+    if same_two_byte_float(input, grid):  # float32 inside, rounded once, as PyTorch's kernel
+        return in_float32(grid_sample, input, grid, mode, padding_mode, align_corners)
     align_corners = _align(align_corners)
     xp = get_array_module(input._data)
     d = input.ndim - 2
