@@ -19,6 +19,7 @@ from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .ops import shape as S
 from .ops.as_strided import AsStrided, check_geometry, elements_read, storage_geometry
+from .ops.round_once import in_float32, is_two_byte_float
 from .ops.unfold import UnfoldWindows
 from .ops.view_dtype import contiguous_strides
 from .promotion import float_in, result_type
@@ -182,6 +183,8 @@ class TensorCommon:
             raise RuntimeError("renorm: non-positive-norm not supported")
         if maxnorm < 0:
             raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+        if is_two_byte_float(self):  # norms and scaling in float32, rounded once, as PyTorch
+            return in_float32(lambda x: x.renorm(p, dim, maxnorm), self)
         d = norm_dim(dim, self.ndim)[0]
         others = tuple(i for i in range(self.ndim) if i != d)
         norm = self.norm(p, others, keepdim=True)

@@ -9,6 +9,7 @@ from ..._tensor import Tensor
 from ...autocast_policy import LOWER
 from ...autograd.grad_mode import state
 from ...ops.linear import Linear, autocast_linear
+from ...ops.round_once import in_float32, same_two_byte_float
 from ...ops.same_dtype import check_same_dtype
 
 
@@ -73,6 +74,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     check_same_dtype("bilinear", LOWER, input1=input1, input2=input2, weight=weight, bias=bias)
     if weight._data.dtype.kind == "b":  # PyTorch's bmm has no bool case
         raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
+    if same_two_byte_float(input1, input2, weight, bias):  # float32 inside, rounded once
+        return in_float32(bilinear, input1, input2, weight, bias)
     lead = tuple(input1.shape[:-1])
     # (B, in1) @ (in1, out * in2): row b holds sum_i x1_i A_oij for every (o, j)
     u = input1.reshape((-1, in1)) @ weight.permute((1, 0, 2)).reshape((in1, out_f * in2))

@@ -1,0 +1,35 @@
+"""F.bilinear and renorm of float16/bfloat16 tensors compute in float32 and round once: output and
+gradients within half an ulp (plus float32's own rounding) of the float64 result of the same
+values. bilinear rounded x1 A before multiplying by x2 and summing (up to 6 ulps off); renorm's
+norm, factor and product each rounded, its gradient up to 25 ulps off (PyTorch 4.5)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+from tests.nn.half_precision_oracle import low_and_float64, rounded, ulp_errors
+
+HALF_ULP = 0.6  # the one rounding, plus float32 arithmetic's share where sums cancel
+
+
+def _check(fn, shapes, dtype, scale=1.0):
+    rng = np.random.default_rng(0)
+    arrays = [rounded(rng.standard_normal(s) * scale, dtype) for s in shapes]
+    y, y64, grads, grads64 = low_and_float64(fn, arrays, 1, dtype)
+    assert y.dtype == getattr(mg, dtype)
+    assert ulp_errors(y, y64, dtype).max() <= HALF_ULP
+    for g, g64 in zip(grads, grads64):
+        assert g.dtype == getattr(mg, dtype)
+        assert ulp_errors(g, g64, dtype).max() <= HALF_ULP
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_bilinear_rounds_output_and_gradients_once(dtype):
+    _check(mg.nn.functional.bilinear, [(6, 4), (6, 5), (3, 4, 5), (3,)], dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_renorm_rounds_output_and_gradient_once(dtype):
+    _check(lambda x: x.renorm(2, 0, 3.0), [(5, 4, 3)], dtype)
