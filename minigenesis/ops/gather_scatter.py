@@ -57,21 +57,25 @@ class ScatterAlongDim(Op):
     def forward(ctx, g, idx, dim, shape, distinct):
         ctx.idx, ctx.dim, ctx.distinct = idx, dim, distinct
         xp = get_array_module(g)
-        out = xp.zeros(shape, dtype=g.dtype)
         if distinct:
+            out = xp.zeros(shape, dtype=g.dtype)
             xp.put_along_axis(out, idx, g, axis=dim)
             return out
+        # a repeated index sums several values: 2-byte floats in float32, rounded once at the end
+        low = g.dtype.itemsize == 2 and g.dtype.kind in "fV"
+        out = xp.zeros(shape, dtype=xp.float32 if low else g.dtype)
         # the position of every element of idx: idx itself along dim, its own index elsewhere
         axes = range(idx.ndim)
         where = tuple(
             idx if d == dim else xp.arange(n).reshape([-1 if e == d else 1 for e in axes])
             for d, n in enumerate(idx.shape)
         )
+        values = g.astype(out.dtype) if low else g
         if xp is np:
-            xp.add.at(out, where, g)
+            xp.add.at(out, where, values)
         else:  # cupyx.scatter_add is CuPy's unbuffered add.at
-            cupyx_module().scatter_add(out, where, g)
-        return out
+            cupyx_module().scatter_add(out, where, values)
+        return out.astype(g.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gx):
