@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ..ops.round_once import in_float32, same_two_byte_float
 from ..promotion import float_in
 from ..size import norm_dim
 from ._common import _check
@@ -60,6 +61,9 @@ def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Ten
     y, d = _integrand(y, x, dx, dim, "trapezoid")
     if y.shape[d] == 0:
         return float_in(y).sum(d) * 0
+    if same_two_byte_float(y) and (x is None or same_two_byte_float(y, x)):
+        tensors = (y,) if x is None else (y, x)  # float32 inside, rounded once, as PyTorch
+        return in_float32(lambda t, *xs: trapezoid(t, *xs, dx=dx, dim=d), *tensors)
     return float_in(_pair_sums(y, x, dx, d, "trapezoid").sum(d) / 2)
 
 

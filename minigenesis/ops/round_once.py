@@ -36,8 +36,8 @@ def widen(t: Any) -> Any:
 
 def same_two_byte_float(*tensors: Any) -> bool:
     """Whether the tensors (None skipped) are all float16, or all bfloat16 (no promotion)."""
-    dtypes = {t.dtype for t in tensors if t is not None}
-    return len(dtypes) == 1 and all(is_two_byte_float(t) for t in tensors if t is not None)
+    present = [t for t in tensors if t is not None]
+    return all(map(is_two_byte_float, present)) and len({t.dtype for t in present}) == 1
 
 
 def in_float32(fn: Callable, *args: Any, **kwargs: Any) -> Any:
