@@ -153,10 +153,12 @@ class ScatterReduce(Op):
         where = _positions(idx, dim, xp)
         hit = xp.zeros(x.shape, dtype=bool)
         hit[where] = True
-        out = x.copy()
+        # sums and products of 2-byte floats in float32, rounded once at the end (as PyTorch)
+        wide = x.dtype.itemsize == 2 and x.dtype.kind in "fV" and reduce in ("sum", "mean", "prod")
+        out = x.astype(xp.float32) if wide else x.copy()
         if not include_self:
             out[hit] = _identity(reduce, x.dtype, xp)
-        _fold_at(xp, reduce, out, where, src.astype(x.dtype, copy=False))
+        _fold_at(xp, reduce, out, where, src.astype(out.dtype, copy=False))
         count = None
         if reduce == "mean":
             count = xp.zeros(x.shape, dtype=np.int64)
@@ -166,6 +168,7 @@ class ScatterReduce(Op):
                 out = (out / count).astype(x.dtype, copy=False)
             else:
                 out = xp.floor_divide(out, count).astype(x.dtype, copy=False)
+        out = out.astype(x.dtype, copy=False)
         ctx.args = (idx, where, hit, count, dim, reduce, include_self, differentiable)
         ctx.save_for_backward(x, src, out)
         return out
