@@ -602,6 +602,10 @@ def test_a_file_written_before_the_loader_changed_still_loads():
         assert added_since <= {"capturable", "differentiable"}, added_since
         for key in added_since:
             del group[key]
+        for key, value in loaded.items():  # zero defaults are ints now, as PyTorch's signatures
+            if type(group.get(key)) is int and type(value) is float:  # (0); that file holds 0.0
+                assert group[key] == value, key
+                group[key] = value
     _same(mg.load(path), expected)
     _same(mg.load(path, weights_only=False), expected)  # the trusted loader reads it too
 
