@@ -278,7 +278,7 @@ def check_index_arrays(advanced, x) -> None:
         if any(i is a for a in arrays):
             checked.append((i.astype(np.int64, copy=False), dim, shape[dim]))
         dim += 0 if _is_bool(i) else i.ndim if hasattr(i, "dtype") and i.dtype.kind == "b" else 1
-    tops = to_numpy(xp.stack([(i + n).view(np.uint64).max() for i, _, n in checked])).tolist()
+    tops = to_numpy(xp.stack([(i + n).view("uint64").max() for i, _, n in checked])).tolist()
     for top, (i, d, n) in zip(tops, checked, strict=True):
         if top >= 2 * n:  # the second look, only for a bad index: the first bad value
             flat = to_numpy(i).reshape(-1)

@@ -147,7 +147,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     idx = y._data.astype(xp.int64)
     # every entry in [-1, C), after the first -1 too, as PyTorch checks: idx + 1 read as unsigned
     # (-2 and below turn huge), one max read back (a GPU would otherwise compare past C silently)
-    if idx.size and int(to_numpy((idx + 1).view(np.uint64).max())) > c:
+    if idx.size and int(to_numpy((idx + 1).view("uint64").max())) > c:
         raise RuntimeError("argument #2 'target' is out of range")
     valid = xp.cumprod(idx >= 0, axis=1).astype(bool)  # up to the first -1
     # a class listed twice counts twice as j (PyTorch sums over the list's entries)
