@@ -492,6 +492,8 @@ _LAZY = ("viz", "datasets", "diagnostics")
 _LAZY += ("distributions",)
 # mg.func (torch.func): grad, vmap, jacrev, functional_call ...
 _LAZY += ("func",)
+# mg.profiler (torch.profiler): times ops only while a profile records
+_LAZY += ("profiler",)
 
 
 def __getattr__(name: str):

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..backend import get_array_module
-from . import graph
+from . import graph, profiler, profiler_util
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import backward_into, run_backward, seed_grads
 from .function import Function
