@@ -1,8 +1,8 @@
 """Every public submodule path PyTorch has under ``torch.utils.data``, ``torch.nn.modules``,
-``torch.optim`` and ``torch.nn.utils`` imports from minigenesis as a real module (``from
-minigenesis.utils.data.sampler import RandomSampler``), with every name PyTorch's module lists
-there, except the reviewed skip lists below; and each name is the object the parent package
-exports (``mg.nn.modules.linear.Linear is mg.nn.Linear``).
+``torch.optim``, ``torch.nn.utils`` and ``torch.profiler`` imports from minigenesis as a real
+module (``from minigenesis.utils.data.sampler import RandomSampler``), with every name PyTorch's
+module lists there, except the reviewed skip lists below; and each name is the object the parent
+package exports (``mg.nn.modules.linear.Linear is mg.nn.Linear``).
 ``tests/parity/test_pytorch_submodule_paths.py`` checks these tables against the installed
 PyTorch."""
 
@@ -129,6 +129,8 @@ MODULE_PATHS = {
                                      "spectral_norm"],
     "torch.optim.swa_utils": ["AveragedModel", "SWALR", "get_ema_avg_fn", "get_ema_multi_avg_fn",
                               "get_swa_avg_fn", "get_swa_multi_avg_fn", "update_bn"],
+    "torch.profiler.profiler": ["ExecutionTraceObserver", "ProfilerAction", "profile", "schedule",
+                                "supported_activities", "tensorboard_trace_handler"],
     "torch.nn.utils.rnn": ["PackedSequence", "invert_permutation", "pack_padded_sequence",
                            "pack_sequence", "pad_packed_sequence", "pad_sequence",
                            "unpack_sequence", "unpad_sequence"],
@@ -145,6 +147,9 @@ MISSING_PATHS = {
     "torch.nn.modules.linear_cross_entropy_options": "a fused loss PyTorch keeps internal",
     "torch.nn.utils.init": "skip_init needs the meta device, which is not implemented",
     "torch.nn.utils.memory_format": "memory formats (channels_last) are not modelled",
+    "torch.profiler.itt": "Intel VTune's ITT ranges: no VTune here",
+    "torch.profiler.python_tracer": "Kineto's Python call-stack tracer (with_stack) is not "
+    "modelled",
 }
 
 # Reviewed: names of a present path that minigenesis does not have
@@ -163,6 +168,8 @@ MISSING_NAMES = {
         "full_backward_hook", "full_backward_pre_hook", "module_registration_hook",
         "parameter_registration_hook")},
     ("torch.nn.modules.normalization", "CrossMapLRN2d"): "a legacy Lua-Torch layer",
+    ("torch.profiler.profiler", "ExecutionTraceObserver"): "PyTorch's execution-graph traces "
+    "(Chakra) are not modelled",
     **{(f"torch.optim.{n}", n): _FUNCTIONAL_OPTIM for n in (
         "adadelta", "adagrad", "adam", "adamax", "adamw", "nadam", "radam", "rmsprop", "sgd",
         "rprop", "asgd")},
@@ -180,6 +187,7 @@ PARENTS = {  # where PyTorch exports the same names one level up
     "torch.nn.modules": "minigenesis.nn",
     "torch.optim": "minigenesis.optim",
     "torch.nn.utils": "minigenesis.nn.utils",
+    "torch.profiler": "minigenesis.profiler",
 }
 
 

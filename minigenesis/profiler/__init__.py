@@ -15,13 +15,14 @@ steps, ``on_trace_ready``.
 
 from ..autograd.profiler import record_function
 from ..autograd.profiler_util import EventList, FunctionEvent, FunctionEventAvg
-from .profiler import profile, supported_activities, tensorboard_trace_handler
+from .profiler import kineto_available, profile, supported_activities, tensorboard_trace_handler
 from .schedule import ProfilerAction, ProfilerActivity, schedule
 
 __all__ = [
     "EventList",
     "FunctionEvent",
     "FunctionEventAvg",
+    "kineto_available",
     "ProfilerAction",
     "ProfilerActivity",
     "profile",

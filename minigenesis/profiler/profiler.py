@@ -19,9 +19,22 @@ from typing import Any
 
 from ..autograd import profiler as _recording
 from ..autograd.profiler_util import EventList, FunctionEventAvg
-from .schedule import ProfilerAction, ProfilerActivity, _always_record
+from .schedule import ProfilerAction, ProfilerActivity, _always_record, schedule
+
+__all__ = [
+    "ProfilerAction",
+    "profile",
+    "schedule",
+    "supported_activities",
+    "tensorboard_trace_handler",
+]
 
 _A = ProfilerAction
+
+
+def kineto_available() -> bool:
+    """PyTorch's trace library (Kineto) is not used: the recorder is autograd/profiler.py."""
+    return False
 
 
 def supported_activities() -> set[ProfilerActivity]:

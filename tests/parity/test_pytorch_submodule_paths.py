@@ -1,5 +1,5 @@
 """The tables of tests/test_pytorch_submodule_paths.py against the installed PyTorch: every
-public submodule of the four areas is listed (as present or as a reviewed skip), and every name
+public submodule of the five areas is listed (as present or as a reviewed skip), and every name
 PyTorch's module lists is in its entry."""
 
 from __future__ import annotations
