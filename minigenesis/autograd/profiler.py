@@ -3,8 +3,9 @@
 How ops are timed, at no cost when no profile is on: every op runs through ``SomeOp.apply(...)``,
 and Python looks ``apply`` up on the class at each call. While a profile records, ``Function.apply``
 (the classmethod every op inherits) is *replaced* by a wrapper that notes the time, calls the
-original, and notes the time again; the engine's ``_Backward.run_ready`` (one backward pass) is
-replaced the same way. When the profile stops, the originals are put back (also when the profiled
+original, and notes the time again; the engine's ``_Backward.run_ready`` (one backward pass) and
+each op's ``backward`` (one graph node, named as PyTorch names it: ``MulBackward0``) are replaced
+the same way. When the profile stops, the originals are put back (also when the profiled
 block raises). So the op and engine code has no "is a profiler on?" test in it: a program that
 never profiles runs exactly the code it runs without this module. The price: one profile at a
 time per process (a second, nested or from another thread, is refused with a RuntimeError), and an
@@ -23,6 +24,7 @@ asynchronously), and no GPU-side events are recorded.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import threading
 import time
 from typing import Any
@@ -101,17 +103,62 @@ def start_recording(record_shapes: bool = False) -> tuple[_Recorder, Any]:
         finally:
             recorder.end(event)
 
+    backwards = {  # (a backward of another kind than staticmethod would not run as a node's)
+        c: c.__dict__["backward"]
+        for c in _subclasses(Function)
+        if isinstance(c.__dict__.get("backward"), staticmethod)
+    }
     Function.apply = classmethod(timed_apply)  # type: ignore[method-assign, assignment]
     _Backward.run_ready = timed_run_ready  # type: ignore[method-assign]
+    for cls, backward in backwards.items():
+        cls.backward = _timed_backward(recorder, backward)
 
     def stop() -> None:
         global _active
         Function.apply = classmethod(apply)  # type: ignore[method-assign, assignment]
         _Backward.run_ready = run_ready  # type: ignore[method-assign]
+        for cls, backward in backwards.items():
+            cls.backward = backward
         with _lock:
             _active = None
 
     return recorder, stop
+
+
+def _subclasses(cls: type) -> list[type]:
+    """Every class below ``cls`` (the ops, their graph-node classes, users' Functions)."""
+    found, todo = [], [cls]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            found.append(sub)
+            todo.append(sub)
+    return found
+
+
+def _timed_backward(recorder: _Recorder, backward: staticmethod) -> staticmethod:
+    """An op's backward that records one event, named after the graph node it runs for
+    (``MulBackward0``). A backward written as a generator is timed over all its yields."""
+    fn = backward.__func__
+
+    if inspect.isgeneratorfunction(fn):
+
+        def timed_generator(ctx: Any, *grads: Any) -> Any:
+            event = recorder.begin(type(ctx).__name__)
+            try:
+                yield from fn(ctx, *grads)
+            finally:
+                recorder.end(event)
+
+        return staticmethod(timed_generator)
+
+    def timed(ctx: Any, *grads: Any) -> Any:
+        event = recorder.begin(type(ctx).__name__)
+        try:
+            return fn(ctx, *grads)
+        finally:
+            recorder.end(event)
+
+    return staticmethod(timed)
 
 
 class record_function(contextlib.ContextDecorator):

@@ -17,6 +17,7 @@ from minigenesis.profiler import ProfilerActivity, profile, record_function
 
 APPLY = Function.__dict__["apply"].__func__
 RUN_READY = _Backward.__dict__["run_ready"]
+MUL_BACKWARD = mg.ops.elementwise.Mul.__dict__["backward"]
 
 
 def _mlp():
@@ -33,9 +34,21 @@ def test_calls_per_op_of_a_small_model_are_counted():
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         for _ in range(3):
             model(x).sum().backward()
-    # two Linear layers, one ReLU, one sum and one backward pass per iteration
-    assert _counts(prof) == {"Linear": 6, "ReLU": 3, "Sum": 3, "autograd::engine::run_backward": 3}
-    assert len(prof.events()) == 15
+    # per iteration: two Linear layers, one ReLU, one sum, one backward pass, and the backward of
+    # each graph node, named as the graph names it
+    loss = model(x).sum()
+    nodes, todo = [], [loss.grad_fn]
+    while todo:
+        node = todo.pop()
+        if node is not None and type(node).__name__ != "AccumulateGrad":
+            nodes.append(type(node).__name__)
+            todo += [f for f, _ in node.next_functions]
+    assert sorted(nodes) == ["AddmmBackward0", "AddmmBackward0", "ReluBackward0", "SumBackward0"]
+    want = {"Linear": 6, "ReLU": 3, "Sum": 3, "autograd::engine::run_backward": 3}
+    want.update({n: 3 * nodes.count(n) for n in nodes})
+    assert _counts(prof) == want
+    backward = [e for e in prof.events() if e.name.endswith("Backward0")]
+    assert all(e.cpu_parent.name == "autograd::engine::run_backward" for e in backward)
 
 
 def test_self_time_is_at_most_total_and_self_times_sum_to_the_top_level_totals():
@@ -139,6 +152,7 @@ def test_everything_swapped_in_is_restored_after_an_exception():
             raise ValueError("boom")
     assert Function.__dict__["apply"].__func__ is APPLY
     assert _Backward.__dict__["run_ready"] is RUN_READY
+    assert mg.ops.elementwise.Mul.__dict__["backward"] is MUL_BACKWARD
     assert legacy._active is None
     with profile() as prof:  # and a new profile can start
         mg.ones(2).exp()
@@ -240,3 +254,24 @@ _AUTOGRAD_PROFILER_NAMES = ["profile", "record_function", "emit_itt", "emit_nvtx
 def test_pytorchs_profiler_names_are_present_except_the_reviewed_skips(module, names, skips):
     assert [n for n in names if n not in skips and not hasattr(module, n)] == []
     assert [n for n in skips if hasattr(module, n)] == []  # a skip that is present is stale
+
+
+def test_a_users_function_and_a_generator_backward_are_timed_and_still_correct():
+    class Triple(mg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 3
+
+        @staticmethod
+        def backward(ctx, g):  # a generator: (input index, gradient) pairs
+            yield 0, g * 3
+
+    x = mg.ones(2, requires_grad=True)
+    with profile() as prof:
+        Triple.apply(x).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+    node = next(e for e in prof.events() if e.name == "TripleBackward")
+    assert [c.name for c in node.cpu_children] == ["Mul"]  # the yielded gradient's work inside
+    assert "backward" in Triple.__dict__ and Triple.__dict__["backward"].__func__.__name__ == (
+        "backward"
+    )
