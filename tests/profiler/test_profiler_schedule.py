@@ -44,7 +44,7 @@ def test_profile_with_a_schedule_records_the_active_steps_and_hands_them_on():
     traces = []
 
     def ready(prof):
-        steps = [e.name for e in prof.events() if e.name.startswith("ProfilerStep#")]
+        steps = [e.trace_name for e in prof.events() if e.name == "ProfilerStep*"]
         ops = sum(e.name == "Exp" for e in prof.events())
         traces.append((prof.step_num, steps, ops))
 
@@ -57,7 +57,7 @@ def test_profile_with_a_schedule_records_the_active_steps_and_hands_them_on():
             p.step()
     assert traces == [(4, ["ProfilerStep#2", "ProfilerStep#3"], 2),
                       (8, ["ProfilerStep#6", "ProfilerStep#7"], 2)]  # fmt: skip
-    step = next(e for e in p.events() if e.name == "ProfilerStep#7")
+    step = next(e for e in p.events() if e.trace_name == "ProfilerStep#7")
     assert [c.name for c in step.cpu_children] == ["Exp"]
 
 
@@ -79,7 +79,7 @@ def test_a_trace_cut_short_by_the_schedule_is_not_handed_on_and_warns():
             p.step()
             mg.ones(2).relu()
     assert any("RECORD followed by NONE" in str(w.message) for w in caught)
-    assert calls == [] and [e.name for e in p.events()] == ["ProfilerStep#0", "Exp"]
+    assert calls == [] and [e.trace_name for e in p.events()] == ["ProfilerStep#0", "Exp"]
 
 
 def test_a_profile_that_ends_mid_cycle_hands_on_what_it_recorded():
@@ -89,4 +89,6 @@ def test_a_profile_that_ends_mid_cycle_hands_on_what_it_recorded():
             mg.ones(2).exp()
             p.step()  # steps 0 (warmup), 1 (record); the block ends in step 2
     assert calls == [p]
-    assert [e.name for e in p.events()] == ["ProfilerStep#1", "Exp", "ProfilerStep#2"]
+    assert [e.trace_name for e in p.events()] == ["ProfilerStep#1", "Exp", "ProfilerStep#2"]
+    # the steps are one row of the table, as in PyTorch; the trace keeps their numbers
+    assert {a.key: a.count for a in p.key_averages()} == {"ProfilerStep*": 2, "Exp": 1}

@@ -1,4 +1,4 @@
-"""A hundred and fifty PyTorch programs in the styles people write them (a DataLoader loop, a CNN
+"""151 PyTorch programs in the styles people write them (a DataLoader loop, a CNN
 with in-place ReLUs, a char-GRU, a GCN over a sparse adjacency, a VAE, a transformer classifier,
 custom autograd Functions, checkpoint and resume, a seq2seq GRU with attention and teacher forcing,
 a DCGAN, a WGAN-GP, early stopping with ReduceLROnPlateau, a triplet-loss embedding, SimCLR's
@@ -55,9 +55,10 @@ and the options of the losses (weights with ignore_index and label smoothing, so
 KL, full Poisson NLL) against NumPy, length-bucketed batching with a custom Sampler as batch_sampler
 and namedtuple collation, and in-place writes and views inside a graph against central differences
 with the version-counter errors, and mixed precision the pre-autocast way with fp32 master weights
-and dynamic loss scaling by hand), kept in ``scripts/`` as written for PyTorch with only ``import
-torch`` spelled ``import minigenesis as torch``. Each checks its own outcome (an accuracy, a closed
-form, an equality with a reference path) and must run unchanged. All of them run on PyTorch 2.13 as
+and dynamic loss scaling by hand, and PyTorch's profiler recipe with a schedule), kept in
+``scripts/`` as written for PyTorch with only ``import torch`` spelled ``import minigenesis as
+torch``. Each checks its own outcome (an accuracy, a closed form, an equality with a reference
+path) and must run unchanged. All of them run on PyTorch 2.13 as
 well (``tests/parity/test_written_programs_on_pytorch.py``)."""
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def process_settings_kept():
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 150
+    assert len(SCRIPTS) == 151
 
 
 @pytest.mark.parametrize(
