@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import itertools
 import threading
 import time
 from typing import Any
@@ -48,6 +49,7 @@ class _Recorder:
     def __init__(self, record_shapes: bool) -> None:
         self.record_shapes = record_shapes
         self.events: list[FunctionEvent] = []
+        self.ids = itertools.count()  # (next() on it is atomic: threads get distinct ids)
         self.origin_ns = time.perf_counter_ns()
         self.local = threading.local()
 
@@ -55,7 +57,7 @@ class _Recorder:
         stack = self.local.__dict__.setdefault("stack", [])
         shapes = [_shape_of(a) for a in args] if self.record_shapes else None
         start = (time.perf_counter_ns() - self.origin_ns) / 1e3
-        event = FunctionEvent(len(self.events), name, threading.get_ident(), start, shapes)
+        event = FunctionEvent(next(self.ids), name, threading.get_ident(), start, shapes)
         if stack:
             event.cpu_parent = stack[-1]
             stack[-1].cpu_children.append(event)

@@ -18,7 +18,18 @@ import os
 from typing import Any
 
 
-class FunctionEvent:
+class _NoDeviceTimes:
+    """The columns PyTorch fills from a GPU or from memory records, which are not recorded here:
+    zero, as PyTorch shows them for a CPU-only profile, so that ``sort_by="cuda_time_total"`` or
+    ``"self_cpu_memory_usage"`` still sorts."""
+
+    device_time_total = self_device_time_total = 0.0
+    cuda_time_total = self_cuda_time_total = 0.0
+    cpu_memory_usage = self_cpu_memory_usage = 0
+    device_memory_usage = self_device_memory_usage = 0
+
+
+class FunctionEvent(_NoDeviceTimes):
     """One recorded range: ``name``, the ``thread`` it ran on, its start and end (``time_range``,
     microseconds since the profile began), ``input_shapes`` (with ``record_shapes``), and the
     events that ran inside it (``cpu_children``) and around it (``cpu_parent``)."""
@@ -70,7 +81,7 @@ class FunctionEvent:
         )
 
 
-class FunctionEventAvg:
+class FunctionEventAvg(_NoDeviceTimes):
     """The events of one name (and input shapes, when grouped by them) taken together: their
     number (``count``), summed times, and the average per call (``cpu_time``)."""
 

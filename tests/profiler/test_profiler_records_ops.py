@@ -124,6 +124,8 @@ def test_table_has_pytorchs_columns_sorted_and_limited():
     assert [r.split()[0] for r in rows] == [a.key for a in want]
     assert rows[0].split()[-1] == str(want[0].count)
     assert lines[6] == f"Self CPU time total: {_format_time(averages.self_cpu_time_total)}"
+    # GPU and memory columns read zero on a CPU profile, as in PyTorch, and still sort
+    assert averages.table(sort_by="cuda_time_total") and averages[0].self_cpu_memory_usage == 0
     with pytest.raises(AttributeError, match="no_such_column"):
         averages.table(sort_by="no_such_column")
 
