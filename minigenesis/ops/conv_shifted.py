@@ -20,7 +20,7 @@ from __future__ import annotations
 from .. import kernels
 from ..autograd.function import Op
 from ..backend import quiet_fp
-from .conv_phases import PhaseConv2d
+from .conv_phases import PhaseConv2d, bias_grad
 
 
 class ShiftedConv2d(Op):
@@ -44,7 +44,7 @@ class ShiftedConv2d(Op):
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         gx = ShiftedConv2d.apply(gy, _flipped(w), None, _full(kernel, padding)) if need_x else None
         gw = ShiftedConvWeightGrad.apply(x, gy, kernel, padding, ctx.cols) if need_w else None
-        gb = gy.sum(dim=(0, 2, 3)) if need_b else None
+        gb = bias_grad(gy) if need_b else None
         return gx, gw, gb, None
 
 
