@@ -37,8 +37,9 @@ def channel_sums(g: Any) -> Any:
     array laid out NCHW or channels first (C, N, H, W): a convolution's bias gradient. Its rows
     of H*W (or N*H*W) contiguous values are summed by one BLAS matrix-vector product with a
     vector of ones, where NumPy's reduction over the non-adjacent axes (0, 2, 3) walks the array
-    in short strided runs (16 x 64 x 32 x 32 float32, one core: 0.22 ms against 0.06); the
-    per-sample row sums are then added in float64. None where this does not apply."""
+    in short strided runs (float32, one core: 16 x 64 x 32 x 32 0.23 ms against 0.16, 32 x 64 x 8
+    x 8 0.059 against 0.015); the per-sample row sums are then added in float64. None where this
+    does not apply."""
     if (
         type(g) is not np.ndarray
         or g.ndim != 4
