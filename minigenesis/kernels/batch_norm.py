@@ -175,28 +175,32 @@ def backward(ctx, x, w, gy) -> tuple | None:
     xc, gc = _channels_first(x), _channels_first(gy)
     gx = _empty_channels_first(shape, dtype) if needs[0] else None
     blocks = _blocks(shape, x.itemsize)
-    size = (blocks[0].stop - blocks[0].start) * count
-    g_buf, d = np.empty(size, dtype), np.empty(size, dtype)
+    # g and d = x - mu of a block side by side, (k, 2, N*S): each channel's pair is the (2, N*S)
+    # right factor of one small product (see below)
+    pairs = np.empty((blocks[0].stop - blocks[0].start, 2, count), dtype)
     ones = np.ones(math.prod(shape[2:]), dtype)
     mu_c = mu.reshape(c, *(1,) * (x.ndim - 1))
     for ch in blocks:
         k = ch.stop - ch.start
-        g_rows = _rows(gc[ch], g_buf)
-        d_block = d[: k * count].reshape(xc[ch].shape)
-        np.subtract(xc[ch], mu_c[ch], out=d_block)
-        d_rows = d_block.reshape(g_rows.shape)
-        sum_g[ch] = _per_channel(g_rows @ ones, k)
-        sum_gd[ch] = _per_channel(np.vecdot(g_rows, d_rows), k)
+        pair = pairs[:k]
+        g_rows = pair[:, 0].reshape(k, shape[0], -1)  # (k, N, S) views of the buffer's rows
+        d_rows = pair[:, 1].reshape(k, shape[0], -1)
+        np.copyto(g_rows.reshape(gc[ch].shape), gc[ch])
+        np.subtract(xc[ch], mu_c[ch], out=d_rows.reshape(gc[ch].shape))
+        sum_g[ch] = (g_rows @ ones).sum(axis=1, dtype=np.float64)
+        sum_gd[ch] = np.vecdot(g_rows, d_rows).sum(axis=1, dtype=np.float64)
         if gx is None:
             continue
-        # dL/dx = a g - a mean(g) - d a r^2 mean(g d), per channel of the block, in the cache
+        # dL/dx = a g - a mean(g) - d a r^2 mean(g d), per channel of the block, in the cache:
+        # [a, -a r^2 mean(g d)] @ [g; d] per channel, one batched product, then - a mean(g):
+        # two passes instead of four per-channel scales and adds (in the cache, 32 x 64 x 8 x 8
+        # float32: 0.07 against 0.17 ms; the whole backward 0.42 -> 0.39 ms, 32 x 16 x 32 x 32
+        # 0.95 -> 0.89). The float rounding differs by an ulp where BLAS fuses a multiply-add.
         ak = a[ch]
-        d2 = d_rows.reshape(k, -1)
-        d2 *= (-ak * rv[ch] ** 2 * sum_gd[ch] / count).astype(dtype)[:, None]
-        d2 -= (ak * sum_g[ch] / count).astype(dtype)[:, None]
-        out = _channels_first(gx)[ch].reshape(k, -1)
-        np.multiply(g_rows.reshape(k, -1), ak.astype(dtype)[:, None], out=out)
-        out += d2
+        coef = np.stack([ak, -ak * rv[ch] ** 2 * sum_gd[ch] / count], axis=1).astype(dtype)
+        out = _channels_first(gx)[ch].reshape(k, 1, count)
+        np.matmul(coef[:, None, :], pair, out=out)
+        out -= (ak * sum_g[ch] / count).astype(dtype)[:, None, None]
     gw = (sum_gd * rv).astype(dtype).reshape(keep) if needs[1] else None
     gb = sum_g.astype(dtype).reshape(keep) if needs[2] else None
     return gx, gw, gb
