@@ -139,10 +139,15 @@ def forward(x, w, b, mu, var, eps: float, axes: tuple):
         # (measured, 32 x 16 x 32 x 32 float32: 1.16 ms in blocks, 0.46 ms whole). Two passes,
         # as PyTorch's CPU kernel computes it: y = x alpha + beta, alpha = r w, beta = b - mu
         # alpha (0.62 -> 0.48 ms against (x - mu) r w + b's three on 32 x 16 x 32 x 32).
-        keep = (1, c) + (1,) * (x.ndim - 2)
-        y = np.multiply(x, scale.reshape(keep))
-        y += beta.reshape(keep)
-        return y, r
+        # alpha and beta are repeated into rows of C*S, one value per element of a sample, so
+        # that the passes run over N long rows (NumPy's broadcast of a (1, C, 1, 1) factor runs
+        # its inner loop once per row of S): the same products and sums, measured on float32
+        # (ms, one core) 32 x 16 x 32 x 32 0.44 -> 0.30, 32 x 32 x 16 x 16 0.18 -> 0.09.
+        per_sample = x.size // x.shape[0]
+        s = per_sample // c
+        y = np.multiply(x.reshape(-1, per_sample), np.repeat(scale.reshape(c), s))
+        y += np.repeat(beta.reshape(c), s)
+        return y.reshape(x.shape), r
     y = _empty_channels_first(x.shape, x.dtype)  # channels first, as the convolutions' grids
     xc, yc = _channels_first(x), _channels_first(y)
     for ch in _blocks(x.shape, x.itemsize):
