@@ -15,7 +15,7 @@ What lives here:
 - ``blas.py``: NumPy's own OpenBLAS through ctypes, where NumPy's matmul leaves work undone: a
   product added into an array (a layer's bias, a convolution's kernel offsets) and column sums;
 - ``sums.py``: NumPy's C einsum without its Python wrapper, for the per-column sums of products
-  of BatchNorm on (N, C) input;
+  of BatchNorm on (N, C) input, and a convolution's bias gradient as BLAS row sums;
 - ``memory.py``: ``keep_freed_memory()``, the opt-in malloc setting a training loop calls so that
   freed arrays keep their pages for the next step.
 

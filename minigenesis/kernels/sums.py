@@ -1,4 +1,6 @@
-"""Sums of products per column on NumPy arrays, without ``np.einsum``'s Python wrapper.
+"""Sums of products per column on NumPy arrays, without ``np.einsum``'s Python wrapper; and
+per-channel sums of an image batch as BLAS row sums (``channel_sums``, a convolution's bias
+gradient).
 
 ``np.einsum`` is a Python function (the ``__array_function__`` dispatch, its ``optimize``
 keyword) around NumPy's C einsum, ``c_einsum``, which it calls as it is when ``optimize`` is off

@@ -104,6 +104,8 @@ class PhaseConvWeightGrad(Op):
 def bias_grad(gy):
     """dL/db[o] = sum_{n, h, w} dL/dy[n, o, h, w]; where nothing records, the speed layer's BLAS
     row sums compute it on the arrays."""
-    if not is_grad_enabled() and (fast := kernels.sums.channel_sums(gy._data)) is not None:
-        return type(gy)._make(fast)
+    g = gy._data
+    if g.size >= kernels.sums.CHANNEL_SUMS_MIN and not is_grad_enabled():
+        if (fast := kernels.sums.channel_sums(g)) is not None:
+            return type(gy)._make(fast)
     return gy.sum(dim=(0, 2, 3))
