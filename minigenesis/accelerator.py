@@ -7,7 +7,7 @@ The only accelerator minigenesis knows is CUDA, through CuPy.
 
 from __future__ import annotations
 
-from .backend import _require_cuda, cuda_device_count, cupy_module, device
+from .backend import _require_cuda, cuda_device_count, cupy_module, device, flush_device_asserts
 
 
 def is_available() -> bool:
@@ -40,3 +40,4 @@ def synchronize(device: device | str | int | None = None) -> None:
     """Wait for every queued GPU kernel (nothing to do without a GPU)."""
     if is_available():
         cupy_module().cuda.Device().synchronize()
+        flush_device_asserts()  # and raise what a device-side check found

@@ -206,7 +206,7 @@ def to_device(x: Array, dev: device) -> Array:
     """Move an array to ``dev`` (a no-op when it is already there)."""
     if dev.type == "cpu":
         if _cupy is not None and isinstance(x, _cupy.ndarray):
-            return _cupy.asnumpy(x)
+            return device_to_host(x)
         return x
     cp = _require_cuda()
     index = dev.index or 0
@@ -219,8 +219,51 @@ def to_device(x: Array, dev: device) -> Array:
 def to_numpy(x: Array) -> np.ndarray:
     """A host (NumPy) copy of any array; NumPy arrays are returned as they are."""
     if _cupy is not None and isinstance(x, _cupy.ndarray):
-        return _cupy.asnumpy(x)
+        return device_to_host(x)
     return np.asarray(x)
+
+
+# ----------------------------------------------------------------------------------------------
+# Device-side asserts: checks whose verdict stays on the GPU until the host reads anyway
+# ----------------------------------------------------------------------------------------------
+# CuPy wraps an out-of-range index around (i % n) where NumPy raises, so every integer index on
+# a GPU is checked; reading each verdict back would stop the host for the GPU once per op (three
+# times per GPT step). PyTorch CUDA does not wait either: a kernel's device-side assert fails the
+# stream, and the error surfaces at the next call that synchronises. Here a check computes its
+# verdict on the device (a small int64 vector) and ``defer_device_assert`` queues it with the host
+# function that judges it; ``device_to_host`` (every read of device data: ``to_numpy``, ``.item()``,
+# ``.cpu()``, printing) and ``synchronize`` first read ALL queued verdicts in one transfer and
+# raise the first failed check's error. As after PyTorch's device assert, whatever was computed
+# from the wrapped indices before the error surfaces is garbage. The queue is bounded: when
+# DEVICE_ASSERTS_LIMIT verdicts wait, the next check reads them first (one read per that many).
+DEVICE_ASSERTS_LIMIT = 64
+_device_asserts: list[tuple[Any, Any]] = []  # (verdict on the device, judge(list[int]) -> None)
+
+
+def defer_device_assert(verdict: Array, judge: Any) -> None:
+    """Queue ``verdict`` (a 1-D int64 GPU array of 2 values) for ``judge``, which raises the
+    check's error given the verdict's values on the host, and returns otherwise."""
+    if len(_device_asserts) >= DEVICE_ASSERTS_LIMIT:
+        flush_device_asserts()
+    _device_asserts.append((verdict, judge))
+
+
+def flush_device_asserts() -> None:
+    """Read every queued verdict in one transfer, empty the queue, and raise the error of the
+    first failed check (in the order the checks ran)."""
+    if not _device_asserts:
+        return
+    pending = list(_device_asserts)
+    _device_asserts.clear()
+    values = _cupy.asnumpy(_cupy.stack([verdict for verdict, _ in pending])).tolist()
+    for row, (_, judge) in zip(values, pending, strict=True):
+        judge(row)
+
+
+def device_to_host(x: Array) -> np.ndarray:
+    """A NumPy copy of a GPU array, after the queued device asserts are judged."""
+    flush_device_asserts()
+    return _cupy.asnumpy(x)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, NamedTuple
 
-from ..backend import _require_cuda, cuda_device_count, cupy_module
+from ..backend import _require_cuda, cuda_device_count, cupy_module, flush_device_asserts
 from ..random import manual_seed as _seed
 
 _peak: dict[int, int] = {}
@@ -96,6 +96,7 @@ def synchronize() -> None:
     """Wait until every queued GPU kernel has finished (before reading a timer)."""
     if is_available():
         cupy_module().cuda.Device().synchronize()
+        flush_device_asserts()  # and raise what a device-side check found
 
 
 def empty_cache() -> None:

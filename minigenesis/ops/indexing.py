@@ -7,6 +7,7 @@ arrays) gathers a copy, and the same element may be picked twice: its gradient m
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -14,7 +15,7 @@ import numpy as np
 
 from ..autograd.function import Op
 from ..autograd.grad_mode import state
-from ..backend import cupyx_module, get_array_module, quiet_fp, to_numpy
+from ..backend import cupyx_module, defer_device_assert, get_array_module, quiet_fp, to_numpy
 from .elementwise import select_grad
 
 
@@ -237,13 +238,13 @@ class IndexPut(Op):
 def check_index_range(
     index, size: int, name: str, what: str = "index", hint: str = "", error: type = IndexError
 ) -> None:
-    """Refuse integer indices outside [0, ``size``) with an ``error`` (IndexError unless the op's
-    PyTorch counterpart raises another type) naming the op, the bad value and the allowed range
-    (NumPy would wrap a negative index around to the end: a silently wrong row). One max over
-    the indices read as unsigned integers, where a negative index reads as a huge one: one pass,
-    and on a GPU one value read back; only a bad index costs a second look, for the message."""
+    """Refuse indices outside [0, ``size``) with ``error`` (PyTorch's type), naming the op, value
+    and range. One max of the indices read as unsigned (a negative one is huge); on a GPU the
+    verdict waits on the device for the next host read (``backend.defer_device_assert``)."""
     if index.size == 0:
         return
+    if type(index) is not np.ndarray and index.dtype.kind in "iu":
+        return _defer_range_check(index, size, name, what, hint, error)
     kind = index.dtype.kind
     unsigned = index.view(f"uint{index.dtype.itemsize * 8}") if kind == "i" else index
     if kind not in "iub" or int(to_numpy(unsigned.max())) >= size:
@@ -254,36 +255,60 @@ def _refuse_out_of_range(index, size: int, name: str, what: str, hint: str, erro
     """The second look: the smallest and largest index, and the error naming the bad one."""
     xp = get_array_module(index)
     lo, hi = to_numpy(xp.stack([index.min(), index.max()])).tolist()
+    _judge_range([lo, hi], size, name, what, hint, error)
+
+
+def _judge_range(lo_hi: list, size: int, name: str, what: str, hint: str, error: type) -> None:
+    lo, hi = lo_hi
     if lo < 0 or hi >= size:
         bad = lo if lo < 0 else hi
         raise error(f"{name}: {what} {bad} is out of bounds: expected values in [0, {size}){hint}")
 
 
+def _defer_range_check(index, size: int, name: str, what: str, hint: str, error: type) -> None:
+    """check_index_range on a GPU: the smallest and largest index, judged at the next host read."""
+    xp = get_array_module(index)
+    lo_hi = xp.stack([index.min(), index.max()]).astype(np.int64)
+    judge = functools.partial(_judge_range, size=size, name=name, what=what, hint=hint, error=error)
+    defer_device_assert(lo_hi, judge)
+
+
 def check_index_arrays(advanced, x) -> None:
     """On a GPU, refuse integer index arrays outside [-n, n) for the dims of ``x`` they index
-    (n each dim's size), with PyTorch's IndexError. NumPy raises this itself (the CPU path costs
-    nothing), but CuPy wraps an out-of-range index around (i % n) unchecked: x[idx] would read,
-    and x[idx] = v write, another element. One max per array of ``i + n`` read as unsigned (a
-    negative value is then huge), all read back at once: one host sync per op. PyTorch CUDA
-    reports this asynchronously (a device-side assert); a check without the sync is future work.
+    (n each dim's size), with PyTorch's IndexError naming the first bad value. NumPy raises this
+    itself (the CPU path costs nothing), but CuPy wraps an out-of-range index around (i % n)
+    unchecked: x[idx] would read, and x[idx] = v write, another element. As PyTorch CUDA's
+    device-side assert, the error comes at the next host read (``backend.defer_device_assert``):
+    per array, whether any value is bad and the first bad one, computed on the device.
     ``advanced`` is a tuple of index items (slices, masks, bools and integer arrays)."""
     if isinstance(x, np.ndarray):
         return
     arrays = [i for i in advanced if getattr(i, "ndim", 0) and i.dtype.kind in "iu" and i.size]
     if not arrays:
         return
-    xp, shape = get_array_module(x), x.shape
-    checked, dim = [], 0
+    shape, dim = x.shape, 0
     for i in advanced:
         if any(i is a for a in arrays):
-            checked.append((i.astype(np.int64, copy=False), dim, shape[dim]))
+            xp, flat, n = (
+                get_array_module(i),
+                i.reshape(-1).astype(np.int64, copy=False),
+                shape[dim],
+            )
+            bad = (flat < -n) | (flat >= n)
+            first = xp.take(flat, bad.argmax())  # the first bad value (any value if none is)
+            verdict = xp.stack([bad.any().astype(np.int64), first])
+            judge = functools.partial(_judge_array, dim=dim, size=n)
+            if xp is np:  # a host index (a list) on a GPU array: judged now, nothing to wait for
+                judge(verdict.tolist())
+            else:
+                defer_device_assert(verdict, judge)
         dim += 0 if _is_bool(i) else i.ndim if hasattr(i, "dtype") and i.dtype.kind == "b" else 1
-    tops = to_numpy(xp.stack([(i + n).view("uint64").max() for i, _, n in checked])).tolist()
-    for top, (i, d, n) in zip(tops, checked, strict=True):
-        if top >= 2 * n:  # the second look, only for a bad index: the first bad value
-            flat = to_numpy(i).reshape(-1)
-            bad = flat[(flat < -n) | (flat >= n)][0]
-            raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {n}")
+
+
+def _judge_array(any_bad_first: list, dim: int, size: int) -> None:
+    any_bad, first = any_bad_first
+    if any_bad:
+        raise IndexError(f"index {first} is out of bounds for dimension {dim} with size {size}")
 
 
 def check_index_dtype(index, allowed: tuple[str, ...], name: str, what: str = "indices") -> None:

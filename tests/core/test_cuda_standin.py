@@ -57,6 +57,7 @@ GPU_TEST_FILES = [
     "tests/core/test_activation_attention_kernels.py",
     "tests/core/test_memory_format.py",
     "tests/core/test_index_out_of_range.py",
+    "tests/core/test_device_asserts.py",
 ]
 
 

@@ -4,7 +4,8 @@ ones counting from the end) pick what NumPy picks.
 On a GPU this is not free: CuPy wraps an out-of-range index array around (``i % n``) where NumPy
 raises, so without an explicit check ``x[[0, 3]]`` on 3 rows reads row 0 and ``x[[0, 3]] = v``
 overwrites it. The CuPy stand-in wraps as CuPy does, so the "cuda" cases here fail without the
-checks.
+checks. As in PyTorch CUDA (a device-side assert), the GPU's error comes at the next host read or
+``synchronize``, not from the op itself: ``_refused`` checks both.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pytest
 
 import minigenesis as mg
 import minigenesis.nn.functional as F
+from minigenesis import backend
 from minigenesis.backend import cupy_module
 
 X = np.arange(12.0, dtype=np.float32).reshape(3, 4)
@@ -33,21 +35,33 @@ def _np(t: mg.Tensor) -> np.ndarray:
     return t.detach().cpu().numpy()
 
 
+def _refused(device: str, op, error: type = IndexError, match: str = "out of bounds") -> None:
+    """``op()`` raises ``error`` on the CPU; on a GPU it returns and the next synchronize raises."""
+    if device == "cpu":
+        with pytest.raises(error, match=match):
+            op()
+        return
+    op()
+    with pytest.raises(error, match=match):
+        mg.cuda.synchronize()
+
+
 @pytest.mark.parametrize("bad", BAD_ROWS)
 def test_getitem_refuses_an_out_of_range_row_index(device, bad):
     x = _x(device)
     for index in (_i(bad, device), bad, (_i(bad, device), _i([0, 1], device))):
-        with pytest.raises(IndexError, match=f"index {bad[0] if bad[0] < -3 else bad[1]} is out"):
-            x[index]
+        _refused(
+            device,
+            lambda index=index: x[index],
+            match=f"index {bad[0] if bad[0] < -3 else bad[1]} is out",
+        )
 
 
 @pytest.mark.parametrize("bad", BAD_COLS)
 def test_getitem_refuses_an_out_of_range_column_index(device, bad):
     x = _x(device)
-    with pytest.raises(IndexError, match=f"index {bad[1]} is out of bounds"):
-        x[:, _i(bad, device)]
-    with pytest.raises(IndexError, match=f"index {bad[1]} is out of bounds"):
-        x[..., bad]
+    _refused(device, lambda: x[:, _i(bad, device)], match=f"index {bad[1]} is out of bounds")
+    _refused(device, lambda: x[..., bad], match=f"index {bad[1]} is out of bounds")
 
 
 def test_getitem_in_range_and_negative_indices_match_numpy(device):
@@ -61,7 +75,7 @@ def test_getitem_in_range_and_negative_indices_match_numpy(device):
 
 
 @pytest.mark.parametrize("bad", BAD_ROWS)
-def test_setitem_and_index_put_refuse_an_out_of_range_index_and_write_nothing(device, bad):
+def test_setitem_and_index_put_refuse_an_out_of_range_index(device, bad):
     x = _x(device)
     for write in (
         lambda: x.__setitem__(_i(bad, device), -1.0),
@@ -69,11 +83,10 @@ def test_setitem_and_index_put_refuse_an_out_of_range_index_and_write_nothing(de
         lambda: x.index_put_((_i(bad, device),), mg.tensor(-1.0, device=device)),
         lambda: x.index_put_((_i(bad, device),), mg.tensor(-1.0, device=device), True),
     ):
-        with pytest.raises(IndexError, match="out of bounds"):
-            write()
-    with pytest.raises(IndexError, match="out of bounds"):
-        x[:, _i([0, 4], device)] = -1.0
-    np.testing.assert_array_equal(_np(x), X)  # no row written (CuPy would have written row 0)
+        _refused(device, write)
+    _refused(device, lambda: x.__setitem__((slice(None), _i([0, 4], device)), -1.0))
+    if device == "cpu":  # no row written (a GPU has written a wrapped one: garbage, as PyTorch's)
+        np.testing.assert_array_equal(_np(x), X)
 
 
 def test_setitem_and_index_put_in_range_match_numpy(device):
@@ -92,11 +105,9 @@ def test_setitem_and_index_put_in_range_match_numpy(device):
 def test_take_and_put_refuse_a_flat_index_out_of_range(device):
     x = _x(device)  # 12 elements
     for bad in ([0, 12], [0, -13]):
-        with pytest.raises(IndexError, match="out of bounds"):
-            x.take(_i(bad, device))
-        with pytest.raises(IndexError, match="out of bounds"):
-            x.put_(_i(bad, device), mg.tensor([1.0, 1.0], device=device))
-    np.testing.assert_array_equal(_np(x.take(_i([11, -12], device))), [11.0, 0.0])
+        _refused(device, lambda bad=bad: x.take(_i(bad, device)))
+        _refused(device, lambda bad=bad: x.put_(_i(bad, device), mg.ones(2, device=device)))
+    np.testing.assert_array_equal(_np(_x(device).take(_i([11, -12], device))), [11.0, 0.0])
 
 
 @pytest.mark.parametrize("bad", ([0, 3], [0, -1], [0, -4]))
@@ -113,11 +124,11 @@ def test_along_one_dim_ops_refuse_out_of_range_with_pytorchs_error_type(device, 
         (IndexError, lambda: F.cross_entropy(x.t()[:2, :3], _i(bad, device))),
         (IndexError, lambda: F.nll_loss(x.t()[:2, :3], _i(bad, device))),
     ):
-        with pytest.raises(error, match=f"{bad[1]} is out"):
-            op()
+        _refused(device, op, error, match=f"{bad[1]} is out")
     if bad[1] != -1:  # (index_fill counts -1 from the end, as x[idx] does)
-        with pytest.raises(IndexError, match=f"{bad[1]} is out"):
-            x.clone().index_fill_(0, _i(bad, device), 1.0)
+        _refused(
+            device, lambda: x.clone().index_fill_(0, _i(bad, device), 1.0), match=f"{bad[1]} is out"
+        )
 
 
 def test_along_one_dim_ops_in_range_match_numpy(device):
@@ -159,7 +170,7 @@ def test_sparse_coo_tensor_checks_its_indices_against_the_size_on_every_device(d
 
 
 @pytest.mark.gpu
-def test_the_device_check_reads_the_host_once_per_op_and_not_in_backward():
+def test_the_device_check_reads_nothing_until_a_host_read_then_all_verdicts_at_once():
     cupy = cupy_module()
     if not hasattr(cupy, "counting_host_reads"):
         pytest.skip("counting host reads needs the CuPy stand-in")
@@ -168,7 +179,9 @@ def test_the_device_check_reads_the_host_once_per_op_and_not_in_backward():
     for op in (lambda: x[rows], lambda: x[rows, cols], lambda: x[:, cols]):
         with cupy.counting_host_reads():
             y = op()
-        assert cupy.counting_host_reads.last.count == 1  # one read for all its index arrays
-        with cupy.counting_host_reads():
-            y.sum().backward()
-        assert cupy.counting_host_reads.last.count == 0  # the backward's indices were checked
+            y.sum().backward()  # (the backward's indices were checked in the forward)
+        assert cupy.counting_host_reads.last.count == 0
+    with cupy.counting_host_reads():
+        mg.cuda.synchronize()
+    assert cupy.counting_host_reads.last.count == 1  # the verdicts of all ops above, in one read
+    assert not backend._device_asserts
