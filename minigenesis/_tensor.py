@@ -23,14 +23,7 @@ from .autograd.engine import backward_into, run_backward, seed_grads
 from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase, warn_non_leaf_grad
 from .axis_alias import AXIS_NAMES, accepts_axis
-from .backend import (
-    as_device,
-    device_of,
-    flush_device_asserts,
-    get_array_module,
-    module_for,
-    to_numpy,
-)
+from .backend import as_device, device_of, get_array_module, module_for, to_numpy
 from .conversions import ToShortcuts, as_array, parse_to_args
 from .inplace import InPlace, track_view
 from .ops import elementwise as E
@@ -338,8 +331,7 @@ class Tensor(
             raise RuntimeError(
                 f"item() needs a tensor with exactly one element, this one has shape {self.shape}"
             )
-        flush_device_asserts()  # a host read: the queued device-side checks are judged first
-        value = self._data.reshape(())[()]
+        value = to_numpy(self._data.reshape(()))[()]  # (a GPU's queued checks: the same read)
         return value.item() if hasattr(value, "item") else float(value)
 
     def tolist(self) -> Any:

@@ -232,9 +232,10 @@ def to_numpy(x: Array) -> np.ndarray:
 # stream, and the error surfaces at the next call that synchronises. Here a check computes its
 # verdict on the device (a small int64 vector) and ``defer_device_assert`` queues it with the host
 # function that judges it; ``device_to_host`` (every read of device data: ``to_numpy``, ``.item()``,
-# ``.cpu()``, printing) and ``synchronize`` first read ALL queued verdicts in one transfer and
-# raise the first failed check's error. As after PyTorch's device assert, whatever was computed
-# from the wrapped indices before the error surfaces is garbage. The queue is bounded: when
+# ``.cpu()``, printing) reads ALL queued verdicts in the same transfer as its data, and
+# ``synchronize`` in one of its own; the first failed check's error is raised. As after
+# PyTorch's device assert, whatever was computed from the wrapped indices before the error
+# surfaces is garbage. The queue is bounded: when
 # DEVICE_ASSERTS_LIMIT verdicts wait, the next check reads them first (one read per that many).
 DEVICE_ASSERTS_LIMIT = 64
 _device_asserts: list[tuple[Any, Any]] = []  # (verdict on the device, judge(list[int]) -> None)
@@ -251,19 +252,34 @@ def defer_device_assert(verdict: Array, judge: Any) -> None:
 def flush_device_asserts() -> None:
     """Read every queued verdict in one transfer, empty the queue, and raise the error of the
     first failed check (in the order the checks ran)."""
-    if not _device_asserts:
-        return
-    pending = list(_device_asserts)
-    _device_asserts.clear()
-    values = _cupy.asnumpy(_cupy.stack([verdict for verdict, _ in pending])).tolist()
-    for row, (_, judge) in zip(values, pending, strict=True):
-        judge(row)
+    if _device_asserts:
+        verdicts, judges = _take_device_asserts()
+        _judge(_cupy.asnumpy(verdicts), judges)
 
 
 def device_to_host(x: Array) -> np.ndarray:
-    """A NumPy copy of a GPU array, after the queued device asserts are judged."""
-    flush_device_asserts()
-    return _cupy.asnumpy(x)
+    """A NumPy copy of a GPU array. Queued verdicts come in the same transfer (one buffer of
+    bytes: the verdicts, then ``x``) and are judged before the copy is returned."""
+    if not _device_asserts:
+        return _cupy.asnumpy(x)
+    verdicts, judges = _take_device_asserts()
+    flat = _cupy.ascontiguousarray(x.reshape(-1))  # (a copy on the device: cheaper than a read)
+    parts = [verdicts.reshape(-1).view(np.uint8), flat.view(np.uint8)]
+    host = _cupy.asnumpy(_cupy.concatenate(parts))
+    _judge(host[: verdicts.nbytes].view(np.int64).reshape(-1, 2), judges)
+    return host[verdicts.nbytes :].view(x.dtype).reshape(x.shape)
+
+
+def _take_device_asserts() -> tuple[Array, list]:
+    """The queued verdicts stacked into one (k, 2) GPU array and their judges; the queue empties."""
+    pending = list(_device_asserts)
+    _device_asserts.clear()
+    return _cupy.stack([verdict for verdict, _ in pending]), [judge for _, judge in pending]
+
+
+def _judge(verdicts: np.ndarray, judges: list) -> None:
+    for row, judge in zip(verdicts.tolist(), judges, strict=True):
+        judge(row)
 
 
 # ----------------------------------------------------------------------------------------------
