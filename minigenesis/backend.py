@@ -231,12 +231,11 @@ def to_numpy(x: Array) -> np.ndarray:
 # times per GPT step). PyTorch CUDA does not wait either: a kernel's device-side assert fails the
 # stream, and the error surfaces at the next call that synchronises. Here a check computes its
 # verdict on the device (a small int64 vector) and ``defer_device_assert`` queues it with the host
-# function that judges it; ``device_to_host`` (every read of device data: ``to_numpy``, ``.item()``,
-# ``.cpu()``, printing) reads ALL queued verdicts in the same transfer as its data, and
-# ``synchronize`` in one of its own; the first failed check's error is raised. As after
-# PyTorch's device assert, whatever was computed from the wrapped indices before the error
-# surfaces is garbage. The queue is bounded: when
-# DEVICE_ASSERTS_LIMIT verdicts wait, the next check reads them first (one read per that many).
+# function that judges it; ``device_to_host`` (every read of device data: ``to_numpy``,
+# ``.item()``, ``.cpu()``, printing) and ``synchronize`` first read ALL queued verdicts in one
+# transfer, and the first failed check's error is raised. As after PyTorch's device assert,
+# whatever was computed from the wrapped indices before the error surfaces is garbage. The queue
+# is bounded: when DEVICE_ASSERTS_LIMIT verdicts wait, the next check reads them first.
 DEVICE_ASSERTS_LIMIT = 64
 _device_asserts: list[tuple[Any, Any]] = []  # (verdict on the device, judge(list[int]) -> None)
 
@@ -258,16 +257,10 @@ def flush_device_asserts() -> None:
 
 
 def device_to_host(x: Array) -> np.ndarray:
-    """A NumPy copy of a GPU array. Queued verdicts come in the same transfer (one buffer of
-    bytes: the verdicts, then ``x``) and are judged before the copy is returned."""
-    if not _device_asserts:
-        return _cupy.asnumpy(x)
-    verdicts, judges = _take_device_asserts()
-    flat = _cupy.ascontiguousarray(x.reshape(-1))  # (a copy on the device: cheaper than a read)
-    parts = [verdicts.reshape(-1).view(np.uint8), flat.view(np.uint8)]
-    host = _cupy.asnumpy(_cupy.concatenate(parts))
-    _judge(host[: verdicts.nbytes].view(np.int64).reshape(-1, 2), judges)
-    return host[verdicts.nbytes :].view(x.dtype).reshape(x.shape)
+    """A NumPy copy of a GPU array, after the queued verdicts are judged: the copy waits for the
+    GPU anyway, so reading the small verdicts first costs one more short transfer, not a wait."""
+    flush_device_asserts()
+    return _cupy.asnumpy(x)
 
 
 def _take_device_asserts() -> tuple[Array, list]:
