@@ -265,8 +265,8 @@ def device_to_host(x: Array) -> np.ndarray:
 
 def _take_device_asserts() -> tuple[Array, list]:
     """The queued verdicts stacked into one (k, 2) GPU array and their judges; the queue empties."""
-    pending = list(_device_asserts)
-    _device_asserts.clear()
+    pending = _device_asserts[:]
+    del _device_asserts[: len(pending)]  # (a check queued meanwhile by another thread stays)
     return _cupy.stack([verdict for verdict, _ in pending]), [judge for _, judge in pending]
 
 
