@@ -57,7 +57,7 @@ def test_collate_and_convert_keep_the_mapping_and_list_types():
 
 
 def test_collate_errors_follow_pytorch_types():
-    with pytest.raises(RuntimeError, match="different shapes"):
+    with pytest.raises(RuntimeError, match="equal size, but got \\[2\\] at entry 0 and \\[3\\]"):
         default_collate([np.ones(2), np.ones(3)])
     with pytest.raises(TypeError, match="found <U1"):
         default_collate([np.array(["a"]), np.array(["b"])])

@@ -121,7 +121,7 @@ def test_collate_tuples_namedtuples_numpy_bools():
 
 
 def test_collate_errors_are_clear():
-    with pytest.raises(RuntimeError, match="different shapes"):
+    with pytest.raises(RuntimeError, match="equal size, but got \\[2\\] at entry 0 and \\[3\\]"):
         default_collate([mg.zeros(2), mg.zeros(3)])
     with pytest.raises(TypeError, match="object"):
         default_collate([object(), object()])

@@ -50,12 +50,16 @@ def default_collate(batch: Sequence[Any]) -> Any:
         raise IndexError("default_collate: got an empty batch (no first sample to follow)")
     elem = batch[0]
     if isinstance(elem, Tensor):
-        shapes = {tuple(b.shape) for b in batch}
-        if len(shapes) != 1:
-            raise RuntimeError(
-                f"default_collate: cannot stack tensors of different shapes {sorted(shapes)}; "
-                "pad them or pass a collate_fn"
-            )
+        for i, b in enumerate(batch):  # a tensor batch holds only tensors, as torch.stack wants
+            if not isinstance(b, Tensor):
+                kind = f"{type(b).__module__}.{type(b).__qualname__}".removeprefix("builtins.")
+                raise TypeError(f"expected Tensor as element {i} in argument 0, but got {kind}")
+        for i, b in enumerate(batch):
+            if b.shape != elem.shape:
+                raise RuntimeError(
+                    f"stack expects each tensor to be equal size, but got {list(elem.shape)} at "
+                    f"entry 0 and {list(b.shape)} at entry {i} (pad them or pass a collate_fn)"
+                )
         return functions.stack(list(batch))
     if isinstance(elem, np.ndarray):
         if elem.dtype.kind in "OSUa":  # strings and objects have no tensor dtype
