@@ -37,5 +37,5 @@ def test_bad_arguments_are_named():
         WeightedRandomSampler([1.0], 0)
     with pytest.raises(ValueError, match="replacement"):
         WeightedRandomSampler([1.0], 1, replacement=1)
-    with pytest.raises(ValueError, match="1-D"):
+    with pytest.raises(ValueError, match="1d sequence"):
         WeightedRandomSampler([[1.0]], 1)

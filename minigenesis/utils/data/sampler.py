@@ -149,13 +149,21 @@ class WeightedRandomSampler(Sampler):
         generator: Generator | None = None,
     ) -> None:
         if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
-            raise ValueError(f"num_samples must be a positive integer, got {num_samples!r}")
+            raise ValueError(
+                "num_samples should be a positive integer value, "
+                f"but got num_samples={num_samples!r}"
+            )
         if not isinstance(replacement, bool):
-            raise ValueError(f"replacement must be a bool, got {replacement!r}")
+            raise ValueError(
+                f"replacement should be a boolean value, but got replacement={replacement!r}"
+            )
         w = weights.detach().double() if isinstance(weights, Tensor) else weights
         self.weights = creation.tensor(w, dtype=float64)
         if self.weights.ndim != 1:
-            raise ValueError(f"weights must be 1-D, got shape {tuple(self.weights.shape)}")
+            raise ValueError(
+                "weights should be a 1d sequence but given weights have shape "
+                f"{tuple(self.weights.shape)}"
+            )
         self.num_samples, self.replacement, self.generator = num_samples, replacement, generator
 
     def __iter__(self) -> Iterator[int]:
@@ -174,7 +182,9 @@ class BatchSampler(Sampler):
 
     def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool) -> None:
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+            raise ValueError(
+                f"batch_size should be a positive integer value, but got batch_size={batch_size!r}"
+            )
         if not isinstance(drop_last, bool):
             raise ValueError(
                 f"drop_last should be a boolean value, but got drop_last={drop_last!r}"
