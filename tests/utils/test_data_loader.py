@@ -154,8 +154,10 @@ def test_subset_and_random_split():
     assert [len(p) for p in parts] == [5, 3, 2]
     odd = random_split(_tensor_ds(11), [0.5, 0.5], generator=g)
     assert [len(p) for p in odd] == [6, 5]  # the leftover goes to the first part
-    with pytest.raises(ValueError, match="summing"):
+    with pytest.raises(ValueError, match="^Sum of input lengths does not equal the length"):
         random_split(ds, [5, 4])
+    with pytest.raises(ValueError, match="non-negative counts summing"):
+        random_split(ds, [-1, 11])
 
 
 def test_iterable_dataset_and_concat():

@@ -207,7 +207,13 @@ def random_split(
                     stacklevel=2,
                 )
         lengths = counts
-    if any(not math.isfinite(x) or int(x) != x or x < 0 for x in lengths) or sum(lengths) != n:
+    if sum(lengths) != n:  # PyTorch's sentence first, then what was given
+        raise ValueError(
+            "Sum of input lengths does not equal the length of the input dataset! "
+            f"(lengths {lengths} sum to {sum(lengths)}, the dataset has {n}; "
+            "fractions must sum to 1)"
+        )
+    if any(not math.isfinite(x) or int(x) != x or x < 0 for x in lengths):
         raise ValueError(
             f"random_split: lengths {lengths} must be non-negative counts summing to the dataset "
             f"length {n} (or fractions summing to 1)"
