@@ -207,7 +207,8 @@ def random_split(
                     stacklevel=2,
                 )
         lengths = counts
-    if sum(lengths) != n:  # PyTorch's sentence first, then what was given
+    finite = all(math.isfinite(x) for x in lengths)  # nan/inf get the message below
+    if finite and sum(lengths) != n:  # PyTorch's sentence first, then what was given
         raise ValueError(
             "Sum of input lengths does not equal the length of the input dataset! "
             f"(lengths {lengths} sum to {sum(lengths)}, the dataset has {n}; "
