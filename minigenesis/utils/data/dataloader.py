@@ -270,7 +270,7 @@ class DataLoader:
         # one draw, as with workers (their base seed), so a seeded shuffle gives the same order
         # whatever num_workers is (PyTorch draws it in both cases too)
         draw_base_seed(self.generator)
-        return self._iter_in_process()
+        return _InProcessIter(self, self._iter_in_process())
 
     def _fetch_plan(self) -> FetchPlan:
         return FetchPlan(
@@ -305,6 +305,23 @@ class DataLoader:
                 return n
             return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
         return len(self._index_sampler())  # type: ignore[arg-type]
+
+
+class _InProcessIter:
+    """One ``num_workers=0`` pass over a loader: yields its batches and, like PyTorch's
+    iterator (and the multi-process one), has the loader's ``len``."""
+
+    def __init__(self, loader: DataLoader, batches: Iterator[Any]) -> None:
+        self._loader, self._batches = loader, batches
+
+    def __iter__(self) -> _InProcessIter:
+        return self
+
+    def __next__(self) -> Any:
+        return next(self._batches)
+
+    def __len__(self) -> int:
+        return len(self._loader)
 
 
 def max_workers() -> int:

@@ -36,10 +36,9 @@ def _permutation(n: int, generator: Generator | None) -> list[int]:
 class Sampler(Generic[T_co]):
     """Yields dataset indices (``Sampler[int]``; a batch sampler is a ``Sampler[list[int]]``)."""
 
+    # No __len__ here, as in PyTorch: len() of a sampler that defines none (and of a DataLoader
+    # drawing from it) is a TypeError.
     def __iter__(self) -> Iterator[int]:
-        raise NotImplementedError
-
-    def __len__(self) -> int:
         raise NotImplementedError
 
 
