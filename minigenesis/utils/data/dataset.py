@@ -95,6 +95,16 @@ class ConcatDataset(Dataset):
             )
         self.cumulative_sizes = [int(c) for c in np.cumsum([len(d) for d in self.datasets])]
 
+    @property
+    def cummulative_sizes(self) -> list[int]:
+        """The old, misspelt name of ``cumulative_sizes`` (PyTorch keeps it, with a warning)."""
+        warnings.warn(
+            "cummulative_sizes attribute is renamed to cumulative_sizes",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.cumulative_sizes
+
     def __len__(self) -> int:
         return int(self.cumulative_sizes[-1])
 
@@ -153,6 +163,24 @@ class StackDataset(Dataset):
         if isinstance(self.datasets, dict):
             return {k: d[index] for k, d in self.datasets.items()}
         return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices: list[int]) -> list:
+        """The samples at ``indices`` (a DataLoader's batch): each part is read with its own
+        batched ``__getitems__`` when it has one, else index by index."""
+        named = isinstance(self.datasets, dict)
+        parts = self.datasets.items() if named else enumerate(self.datasets)
+        columns = {}
+        for key, d in parts:
+            getitems = getattr(d, "__getitems__", None)
+            column = getitems(indices) if getitems is not None else [d[i] for i in indices]
+            if len(column) != len(indices):
+                raise ValueError(
+                    "Nested dataset's output size mismatch. "
+                    f"Expected {len(indices)}, got {len(column)}"
+                )
+            columns[key] = column
+        rows = [{key: col[j] for key, col in columns.items()} for j in range(len(indices))]
+        return rows if named else [tuple(row.values()) for row in rows]
 
     def __len__(self) -> int:
         return self._length
