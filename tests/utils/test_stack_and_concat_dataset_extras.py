@@ -56,3 +56,16 @@ def test_concat_dataset_cummulative_sizes_warns_and_equals_cumulative_sizes():
     cd = ConcatDataset([[1, 2], [3], [4, 5, 6]])
     with pytest.warns(DeprecationWarning, match="renamed to cumulative_sizes"):
         assert cd.cummulative_sizes == [2, 3, 6] == cd.cumulative_sizes
+
+
+def test_dataset_without_getitem_raises_pytorchs_not_implemented_message():
+    from minigenesis.utils.data import Dataset
+
+    class NoItems(Dataset):
+        pass
+
+    with pytest.raises(
+        NotImplementedError,
+        match=r"^Subclasses of Dataset should implement __getitem__\. \(NoItems",
+    ):
+        NoItems()[0]

@@ -36,7 +36,9 @@ class Dataset(Generic[T_co]):
     ``Dataset[SampleType]`` names the sample type for type checkers, as in PyTorch."""
 
     def __getitem__(self, index: int) -> Any:
-        raise NotImplementedError(f"{type(self).__name__} must define __getitem__")
+        raise NotImplementedError(  # PyTorch's words, then the class that lacks it
+            f"Subclasses of Dataset should implement __getitem__. ({type(self).__name__} does not)"
+        )
 
     def __add__(self, other: Dataset) -> ConcatDataset:
         return ConcatDataset([self, other])
