@@ -28,7 +28,7 @@ from ... import creation, functions
 from ..._tensor import Tensor
 from ...random import Generator
 from .dataset import Dataset, IterableDataset
-from .fetch import FetchPlan, fetch_map, fetch_stream
+from .fetch import FetchPlan, fetch_map, fetch_stream, warn_past_reported_length
 from .multiprocess import MultiProcessIter, draw_base_seed
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 from .worker import get_worker_info
@@ -187,6 +187,7 @@ class DataLoader:
         self.generator = generator
         self._iterator: Any = None  # the persistent workers' iterator
         self._iterable = isinstance(dataset, IterableDataset)
+        self._iterable_len_called: int | None = None  # len(dataset) once len(self) ran
         if self._iterable:
             for name, value in (("shuffle", shuffle), ("sampler", sampler)):
                 if value not in (None, False):
@@ -301,6 +302,7 @@ class DataLoader:
         ``__len__`` (its sample count; with N workers each must yield its own share)."""
         if self._iterable:
             n = len(self.dataset)  # type: ignore[arg-type]  # TypeError without __len__
+            self._iterable_len_called = n  # checked as batches come (PyTorch's warning)
             if self.batch_size is None:
                 return n
             return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
@@ -312,13 +314,16 @@ class _InProcessIter:
     iterator (and the multi-process one), has the loader's ``len``."""
 
     def __init__(self, loader: DataLoader, batches: Iterator[Any]) -> None:
-        self._loader, self._batches = loader, batches
+        self._loader, self._batches, self._yielded = loader, batches, 0
 
     def __iter__(self) -> _InProcessIter:
         return self
 
     def __next__(self) -> Any:
-        return next(self._batches)
+        batch = next(self._batches)
+        self._yielded += 1
+        warn_past_reported_length(self._loader, self._yielded)
+        return batch
 
     def __len__(self) -> int:
         return len(self._loader)

@@ -9,13 +9,14 @@ A map-style task is a list of indices (batching) or one index; its samples come 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from .dataset import Subset
 
-__all__ = ["FetchPlan", "fetch_map", "fetch_stream"]
+__all__ = ["FetchPlan", "fetch_map", "fetch_stream", "warn_past_reported_length"]
 
 
 @dataclass(frozen=True)
@@ -75,3 +76,23 @@ def fetch_stream(plan: FetchPlan, stream: Iterator[Any]) -> Any:
     if not chunk or (plan.drop_last and len(chunk) < plan.batch_size):
         raise StopIteration
     return plan.collate_fn(chunk)
+
+
+def warn_past_reported_length(loader: Any, yielded: int) -> None:
+    """PyTorch's warning when an IterableDataset yields more than the ``len(dataset)`` that
+    ``len(loader)`` read (``loader._iterable_len_called``; None until len() is called): the
+    count compared is of batches yielded, as in PyTorch. With workers the usual cause is a
+    dataset that does not split its stream between them (each yields all of it)."""
+    reported = loader._iterable_len_called
+    if not loader._iterable or reported is None or yielded <= reported:
+        return
+    msg = (
+        f"Length of IterableDataset {loader.dataset} was reported to be {reported} "
+        f"(when accessing len(dataloader)), but {yielded} samples have been fetched. "
+    )
+    if loader.num_workers > 0:
+        msg += (
+            "For multiprocessing data-loading, this could be caused by not properly configuring "
+            "the IterableDataset replica at each worker (see get_worker_info)."
+        )
+    warnings.warn(msg, stacklevel=3)

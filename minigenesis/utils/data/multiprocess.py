@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ...random import generator_for
+from .fetch import warn_past_reported_length
 from .worker import (
     STATUS_CHECK_INTERVAL,
     ExceptionWrapper,
@@ -97,6 +98,7 @@ class MultiProcessIter:
         self._active = [True] * self._num_workers
         self._next_worker = itertools.cycle(range(self._num_workers))
         self._sent = self._received = 0  # task numbers: next to send, next to yield
+        self._yielded = 0  # batches handed out this epoch
         self._owner: dict[int, int] = {}  # task number -> worker, for tasks not yet yielded
         self._arrived: dict[int, Any] = {}  # batches that came before their turn
         for _ in range(self._prefetch):
@@ -133,6 +135,12 @@ class MultiProcessIter:
         return self
 
     def __next__(self) -> Any:
+        batch = self._next_batch()
+        self._yielded += 1
+        warn_past_reported_length(self._loader, self._yielded)
+        return batch
+
+    def _next_batch(self) -> Any:
         while True:
             # skip tasks whose worker's stream ended before answering them
             while self._received < self._sent:
