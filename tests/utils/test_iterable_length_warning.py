@@ -3,6 +3,8 @@ len(loader) reported (no warning when len() was never asked, nor within the leng
 
 import warnings
 
+import pytest
+
 from minigenesis.utils.data import DataLoader, IterableDataset
 
 
@@ -47,3 +49,21 @@ def test_unsharded_workers_duplicate_the_stream_and_warn():
     out, messages = _collect(loader)
     assert sorted(out) == [0, 0, 1, 1, 2, 2]  # each worker yields the whole stream
     assert len(messages) == 4 and "For multiprocessing data-loading" in messages[0]
+
+
+def test_list_of_a_loader_does_not_count_as_asking_its_length():
+    # list() asks the iterator for a length hint; that must not arm the warning (PyTorch's
+    # iterator reads the reported length when it is created)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert [int(b) for b in list(DataLoader(_ClaimsTwoYieldsThree(), batch_size=None))] == [
+            0,
+            1,
+            2,
+        ]
+    assert caught == []
+
+
+def test_iterator_over_iterable_dataset_has_no_len():
+    with pytest.raises(TypeError, match="no len"):
+        len(iter(DataLoader(_ClaimsTwoYieldsThree(), batch_size=None)))

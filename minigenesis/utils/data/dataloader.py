@@ -28,7 +28,13 @@ from ... import creation, functions
 from ..._tensor import Tensor
 from ...random import Generator
 from .dataset import Dataset, IterableDataset
-from .fetch import FetchPlan, fetch_map, fetch_stream, warn_past_reported_length
+from .fetch import (
+    FetchPlan,
+    fetch_map,
+    fetch_stream,
+    pass_length,
+    warn_past_reported_length,
+)
 from .multiprocess import MultiProcessIter, draw_base_seed
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 from .worker import get_worker_info
@@ -311,10 +317,11 @@ class DataLoader:
 
 class _InProcessIter:
     """One ``num_workers=0`` pass over a loader: yields its batches and, like PyTorch's
-    iterator (and the multi-process one), has the loader's ``len``."""
+    iterator (and the multi-process one), has the loader's ``len`` (map-style datasets)."""
 
     def __init__(self, loader: DataLoader, batches: Iterator[Any]) -> None:
         self._loader, self._batches, self._yielded = loader, batches, 0
+        self._reported = loader._iterable_len_called  # as len(loader) left it before this pass
 
     def __iter__(self) -> _InProcessIter:
         return self
@@ -322,11 +329,11 @@ class _InProcessIter:
     def __next__(self) -> Any:
         batch = next(self._batches)
         self._yielded += 1
-        warn_past_reported_length(self._loader, self._yielded)
+        warn_past_reported_length(self._loader, self._reported, self._yielded)
         return batch
 
     def __len__(self) -> int:
-        return len(self._loader)
+        return pass_length(self._loader)
 
 
 def max_workers() -> int:

@@ -16,7 +16,7 @@ from typing import Any
 
 from .dataset import Subset
 
-__all__ = ["FetchPlan", "fetch_map", "fetch_stream", "warn_past_reported_length"]
+__all__ = ["FetchPlan", "fetch_map", "fetch_stream", "pass_length", "warn_past_reported_length"]
 
 
 @dataclass(frozen=True)
@@ -78,13 +78,12 @@ def fetch_stream(plan: FetchPlan, stream: Iterator[Any]) -> Any:
     return plan.collate_fn(chunk)
 
 
-def warn_past_reported_length(loader: Any, yielded: int) -> None:
+def warn_past_reported_length(loader: Any, reported: int | None, yielded: int) -> None:
     """PyTorch's warning when an IterableDataset yields more than the ``len(dataset)`` that
-    ``len(loader)`` read (``loader._iterable_len_called``; None until len() is called): the
-    count compared is of batches yielded, as in PyTorch. With workers the usual cause is a
+    ``len(loader)`` read before this pass began (``reported``; None if len() was not called):
+    the count compared is of batches yielded, as in PyTorch. With workers the usual cause is a
     dataset that does not split its stream between them (each yields all of it)."""
-    reported = loader._iterable_len_called
-    if not loader._iterable or reported is None or yielded <= reported:
+    if reported is None or yielded <= reported:
         return
     msg = (
         f"Length of IterableDataset {loader.dataset} was reported to be {reported} "
@@ -96,3 +95,14 @@ def warn_past_reported_length(loader: Any, yielded: int) -> None:
             "the IterableDataset replica at each worker (see get_worker_info)."
         )
     warnings.warn(msg, stacklevel=3)
+
+
+def pass_length(loader: Any) -> int:
+    """``len()`` of one pass's iterator: the batch count of a map-style loader. Over an
+    IterableDataset it is a TypeError, as in PyTorch (its iterator draws from an endless
+    sampler); ``len(loader)`` gives the length the dataset reports."""
+    if loader._iterable:
+        raise TypeError(
+            "a DataLoader iterator over an IterableDataset has no len(); use len(loader)"
+        )
+    return len(loader._index_sampler())

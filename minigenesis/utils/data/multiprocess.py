@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ...random import generator_for
-from .fetch import warn_past_reported_length
+from .fetch import pass_length, warn_past_reported_length
 from .worker import (
     STATUS_CHECK_INTERVAL,
     ExceptionWrapper,
@@ -99,6 +99,7 @@ class MultiProcessIter:
         self._next_worker = itertools.cycle(range(self._num_workers))
         self._sent = self._received = 0  # task numbers: next to send, next to yield
         self._yielded = 0  # batches handed out this epoch
+        self._reported = loader._iterable_len_called  # what len(loader) said before it
         self._owner: dict[int, int] = {}  # task number -> worker, for tasks not yet yielded
         self._arrived: dict[int, Any] = {}  # batches that came before their turn
         for _ in range(self._prefetch):
@@ -137,7 +138,7 @@ class MultiProcessIter:
     def __next__(self) -> Any:
         batch = self._next_batch()
         self._yielded += 1
-        warn_past_reported_length(self._loader, self._yielded)
+        warn_past_reported_length(self._loader, self._reported, self._yielded)
         return batch
 
     def _next_batch(self) -> Any:
@@ -182,7 +183,7 @@ class MultiProcessIter:
             return data
 
     def __len__(self) -> int:
-        return len(self._loader)
+        return pass_length(self._loader)
 
     # --- waiting, bounded ------------------------------------------------------------------
     def _get(self) -> tuple[Any, Any]:
