@@ -33,8 +33,12 @@ def test_two_ranks_on_half_batches_equal_one_process_on_the_whole_batch(ranks, c
     for r, out in enumerate(ranks):
         run = out[config]
         assert len(run["params"]) == len(run["ref"]) == 8
+        # With float16 autocast and accumulation the two runs add the same float32 gradients in
+        # another order (each rank's micro-batches, then the all-reduce); AdamW's division by
+        # sqrt(v) enlarges those last-bit differences where a gradient is near 0 (1.4e-6 seen).
+        atol = 1e-5 if "amp" in config else 1e-6
         for got, want in zip(run["params"], run["ref"]):
-            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"rank {r}")
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=atol, err_msg=f"rank {r}")
         assert run["scales"] == run["ref_scales"]
 
 
