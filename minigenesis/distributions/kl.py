@@ -15,6 +15,7 @@ from .. import linalg
 from .._tensor import Tensor
 from ..autograd import grad as _grad
 from ..autograd.grad_mode import enable_grad
+from ..ops.round_once import same_two_byte_float, widen
 from .bernoulli import Bernoulli
 from .beta import Beta, log_beta
 from .binomial import Binomial
@@ -148,10 +149,37 @@ def _kl_laplace_laplace(p: Laplace, q: Laplace) -> Tensor:
     return t1 + t2 + t3 - 1
 
 
+def _float32_params(p: Distribution, q: Distribution, names: tuple[str, ...]) -> dict | None:
+    """Where all of p's and q's parameters ``names`` are float16 (or all bfloat16): each
+    distribution's parameters as float32 (differentiable casts), else None. The closed forms
+    below subtract nearly equal terms (a psi against a psi, a log against a ratio), zero at
+    p = q: in the 2-byte dtype each term is rounded first and the difference is an ulp of the
+    terms, not of the result; PyTorch's kernels compute each term in float32 and round once."""
+    params = [getattr(d, n) for d in (p, q) for n in names]
+    if not same_two_byte_float(*params):
+        return None
+    wide = [widen(t) for t in params]
+    k = len(names)
+    return {"p": dict(zip(names, wide[:k])), "q": dict(zip(names, wide[k:]))}
+
+
+def _rounded_once(fn: Callable, cls: type, p: Distribution, q: Distribution, names: tuple):
+    """fn(p, q) computed on float32 copies of 2-byte parameters, rounded once at the output."""
+    wide = _float32_params(p, q, names)
+    if wide is None:
+        return None
+    low = getattr(p, names[0]).dtype
+    pw, qw = (cls(**wide[k], validate_args=False) for k in ("p", "q"))
+    return fn(pw, qw).to(low)
+
+
 @register_kl(Gamma, Gamma)
 def _kl_gamma_gamma(p: Gamma, q: Gamma) -> Tensor:
     """a_q log(b_p / b_q) + lgamma(a_q) - lgamma(a_p) + (a_p - a_q) psi(a_p)
     + (b_q - b_p) a_p / b_p."""
+    low = _rounded_once(_kl_gamma_gamma, Gamma, p, q, ("concentration", "rate"))
+    if low is not None:
+        return low
     t1 = q.concentration * (p.rate / q.rate).log()
     t2 = q.concentration.lgamma() - p.concentration.lgamma()
     t3 = (p.concentration - q.concentration) * p.concentration.digamma()
@@ -163,6 +191,9 @@ def _kl_gamma_gamma(p: Gamma, q: Gamma) -> Tensor:
 def _kl_beta_beta(p: Beta, q: Beta) -> Tensor:
     """log B(a_q, b_q) - log B(a_p, b_p) + (a_p - a_q) psi(a_p) + (b_p - b_q) psi(b_p)
     + (a_q - a_p + b_q - b_p) psi(a_p + b_p)."""
+    low = _rounded_once(_kl_beta_beta, Beta, p, q, ("concentration1", "concentration0"))
+    if low is not None:
+        return low
     a_p, b_p, a_q, b_q = p.concentration1, p.concentration0, q.concentration1, q.concentration0
     return (
         log_beta(a_q, b_q)
@@ -228,6 +259,9 @@ def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
 @register_kl(Geometric, Geometric)
 def _kl_geometric_geometric(p: Geometric, q: Geometric) -> Tensor:
     """-H(p) - E_p[k] log(1 - q) - log q, with E_p[k] + 1 = 1 / p_p (logits_q = log q/(1-q))."""
+    low = _rounded_once(_kl_geometric_geometric, Geometric, p, q, ("probs",))
+    if low is not None:
+        return low
     return -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
 
 

@@ -47,8 +47,8 @@ def softplus(x: Tensor) -> Tensor:
 
 def clamp_probs(probs: Tensor) -> Tensor:
     """Probabilities moved into [eps, 1 - eps] (eps: the dtype's machine epsilon), so their
-    logarithms and logits stay finite."""
-    eps = float(np.finfo(probs.dtype.numpy_dtype).eps)
+    logarithms and logits stay finite. (The dtypes' finfo, not NumPy's: NumPy has no bfloat16.)"""
+    eps = _dt.finfo(probs.dtype).eps
     return probs.clamp(min=eps, max=1 - eps)
 
 
