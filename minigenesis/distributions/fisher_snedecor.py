@@ -8,6 +8,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
+from ..ops.round_once import same_two_byte_float, widen
 from . import constraints
 from .distribution import Distribution
 from .gamma import standard_gamma_rsample
@@ -43,18 +44,37 @@ class FisherSnedecor(Distribution):
         bad = df2 <= 2
         return (df2 / (df2 - 2).masked_fill(bad, 1.0)).masked_fill(bad, float("nan"))
 
+    def _float32(self) -> FisherSnedecor | None:
+        """A float32 copy (differentiable casts) where df1 and df2 are float16 (or bfloat16):
+        the mode's and variance's products (2 d2^2 (d1 + d2 - 2), and num / denom^2 in the
+        backward) overflow float16 and round at every step; PyTorch's kernels compute them in
+        float32 and round once."""
+        if not same_two_byte_float(self.df1, self.df2):
+            return None
+        return FisherSnedecor(widen(self.df1), widen(self.df2), validate_args=False)
+
     @property
     def mode(self) -> Tensor:
+        if (wide := self._float32()) is not None:
+            return wide.mode.to(self.df1.dtype)
         d1, d2 = self.df1, self.df2
         bad = d1 <= 2
         return ((d1 - 2) / d1 * d2 / (d2 + 2)).masked_fill(bad, float("nan"))
 
     @property
     def variance(self) -> Tensor:
+        if (wide := self._float32()) is not None:
+            return wide.variance.to(self.df1.dtype)
         d1, d2 = self.df1, self.df2
         bad = d2 <= 4
         denom = (d1 * (d2 - 2) ** 2 * (d2 - 4)).masked_fill(bad, 1.0)
         return (2 * d2**2 * (d1 + d2 - 2) / denom).masked_fill(bad, float("nan"))
+
+    @property
+    def stddev(self) -> Tensor:
+        if (wide := self._float32()) is not None:  # the square root in float32 too
+            return wide.variance.sqrt().to(self.df1.dtype)
+        return self.variance.sqrt()
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         with no_grad():
