@@ -13,6 +13,7 @@ from ..._tensor import Tensor
 from ...autocast_policy import CUDA_FLOAT32, autocast_function
 from ...ops.batch_norm_rows import BatchNormRows
 from ...ops.normalization import Normalize, normalize_stats
+from ...ops.round_once import in_float32, is_two_byte_float
 from ...ops.same_dtype import check_floating, check_param_dtypes
 from .._utils import shape_tuple
 from .padding import pad
@@ -102,16 +103,10 @@ def batch_norm(
     bshape = (1, c) + (1,) * (input.ndim - 2)  # a per-channel vector, broadcast over N and space
     axes = (0,) + tuple(range(2, input.ndim))
     if not training:
-        w = None if weight is None else weight.reshape(bshape)
-        b = None if bias is None else bias.reshape(bshape)
-        # An affine map of x: y = x * scale + shift (plain Tensor ops are exact and cheap here).
-        scale = (running_var.reshape(bshape) + eps).rsqrt()
-        if w is not None:
-            scale = scale * w
-        shift = -running_mean.reshape(bshape) * scale
-        if b is not None:
-            shift = shift + b
-        return (input * scale + shift).to(input.dtype)
+        args = (input, running_mean, running_var, weight, bias, bshape, eps)
+        if is_two_byte_float(input):  # as PyTorch's kernel: the map in float32, rounded once
+            return in_float32(_batch_norm_eval, *args)
+        return _batch_norm_eval(*args)
     count = input.numel() // c if c else 0
     if count == 0:  # an empty batch: an empty output, running statistics untouched (PyTorch's)
         y = input if weight is None else input * weight.reshape(bshape)
@@ -132,6 +127,18 @@ def batch_norm(
     w = None if weight is None else weight.reshape(bshape)
     b = None if bias is None else bias.reshape(bshape)
     return Normalize.apply(input, w, b, axes, float(eps), True, (mu, var))
+
+
+def _batch_norm_eval(input, running_mean, running_var, weight, bias, bshape, eps) -> Tensor:
+    """batch_norm in eval mode, an affine map of x: y = x * scale + shift, scale = weight /
+    sqrt(running_var + eps), shift = bias - running_mean * scale (plain Tensor ops)."""
+    scale = (running_var.reshape(bshape) + eps).rsqrt()
+    if weight is not None:
+        scale = scale * weight.reshape(bshape)
+    shift = -running_mean.reshape(bshape) * scale
+    if bias is not None:
+        shift = shift + bias.reshape(bshape)
+    return (input * scale + shift).to(input.dtype)
 
 
 def _batch_norm_rows(input, running_mean, running_var, weight, bias, momentum, eps) -> Tensor:
