@@ -20,6 +20,8 @@ from ...functions import where
 from ...ops.anchor import anchor
 from ...ops.indexing import check_index_dtype, check_index_range
 from ...ops.loss import BinaryCrossEntropy, CrossEntropyIndices, LogSigmoid, PickClass
+from ...ops.round_once import in_float32 as all_in_float32
+from ...ops.round_once import same_two_byte_float
 from ...ops.same_dtype import check_floating, check_same_dtype
 from ...promotion import in_float32, result_type
 from ...size import broadcast_error
@@ -197,6 +199,8 @@ def nll_loss(
     """l_i = -w[t_i] input[i, t_i] (input holds log-probabilities); 0 where t_i == ignore_index.
     mean = sum_i l_i / sum_i w[t_i] over the non-ignored samples."""
     reduction = reduction_mode(size_average, reduce, reduction, "nll_loss")
+    if same_two_byte_float(input, weight):  # the weighted mean in float32, rounded once
+        return all_in_float32(nll_loss, input, target, weight, None, ignore_index, None, reduction)
     target = _tensor(target, input, "nll_loss")
     x, t, unbatched = _batched(input, target, "nll_loss")
     _check_class_target(x, t, "nll_loss")
@@ -368,6 +372,8 @@ def binary_cross_entropy(
         )
     reduction = reduction_mode(size_average, reduce, reduction, name)
     check_floating(name, input)
+    if same_two_byte_float(input, target, weight):  # PyTorch's kernel: float32, rounded once
+        return all_in_float32(binary_cross_entropy, input, target, weight, None, None, reduction)
     if isinstance(target, Tensor):  # one kernel over input and target: one dtype (PyTorch)
         check_same_dtype(name, input=input, target=target)
     target = _tensor(target, input, name)
@@ -404,6 +410,9 @@ def binary_cross_entropy_with_logits(
     name = "binary_cross_entropy_with_logits"
     reduction = reduction_mode(size_average, reduce, reduction, name)
     check_floating("log_sigmoid_cpu", input)
+    if same_two_byte_float(input, target, weight, pos_weight):  # in float32, rounded once
+        args = (input, target, weight, None, None, reduction, pos_weight)
+        return all_in_float32(binary_cross_entropy_with_logits, *args)
     target = _tensor(target, input, name)
     _same_shape(input, target, name, strict=True)
     # PyTorch builds the loss in a buffer of the target's dtype ((1 - target).mul_(input)...): a
@@ -519,6 +528,13 @@ def kl_div(
             raise RuntimeError(f"{name}: Integral inputs not supported.")
     target = _tensor(target, input, name)
     _same_shape(input, target, name, strict=False)
+    if same_two_byte_float(input, target):  # (x)logy and the sum in float32, rounded once
+        return all_in_float32(_kl_div, input, target, reduction, log_target)
+    return _kl_div(input, target, reduction, log_target)
+
+
+def _kl_div(input: Tensor, target: Tensor, reduction: str, log_target: bool) -> Tensor:
+    """kl_div's loss on checked arguments."""
     if log_target:
         loss = target.exp() * (target - input)
     else:
