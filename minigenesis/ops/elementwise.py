@@ -20,6 +20,7 @@ from ..autograd.function import Op
 from ..autograd.grad_mode import state
 from ..backend import device_of, get_array_module, quiet_fp, to_device
 from .anchor import keep_in_graph
+from .round_once import TWO_BYTE_FLOATS, widen
 from .rounding import refuse_integer_zero_divisor
 
 # bfloat16 arithmetic runs through float32 (kernels/elementwise.py: ml_dtypes' own loops are 3-4x
@@ -141,8 +142,9 @@ class Div(Op):
 
     @staticmethod
     def backward(ctx, gz):
-        x, y = ctx.saved_tensors
-        need_x, need_y = ctx.needs_input_grad
+        (x, y), (need_x, need_y) = ctx.saved_tensors, ctx.needs_input_grad
+        if need_y and y.dtype in TWO_BYTE_FLOATS:  # -g x / y^2 in float32, rounded once
+            gz, x, y = widen(gz), widen(x), widen(y)
         return (gz / y if need_x else None), (-gz * x / (y * y) if need_y else None)
 
 
