@@ -78,17 +78,40 @@ class MatMul(Op):
             )
         need_a, need_b = ctx.needs_input_grad
         ctx.save_for_backward(a if need_b else None, b if need_a else None)
+        ctx.fold = a.dtype.itemsize == 2 and a.ndim != b.ndim and min(a.ndim, b.ndim) == 2
         return matmul_arrays(a, b)
 
     @staticmethod
     def backward(ctx, gc):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
+        if ctx.fold:  # a 2-byte matrix's gradient summed over the other's batch, rounded once
+            return _folded_grads(gc, a, b, need_a, need_b)
         if not state.grad_enabled:  # nothing records: the two products on arrays (as Linear's)
             return _matmul_grads_on_arrays(gc, a, b)
         ga = gc @ b.mT if need_a else None
         gb = a.mT @ gc if need_b else None
         return ga, gb
+
+
+def _folded_grads(gc, a, b, need_a, need_b) -> tuple:
+    """MatMul's gradients where one operand is a matrix and the other has batch dims, in 2-byte
+    floats: the matrix's gradient, a sum over the batch of products (each rounded, then the sum
+    rounded again), is one product with the batch folded into its inner dim, rounded once, as
+    PyTorch folds such a matmul into one mm:  a (..., m, k) @ b (k, n): gb = A^T G with
+    A = a.reshape(-1, k), G = gc.reshape(-1, n);  a (m, k) @ b (..., k, n): ga^T = B G^T with
+    B = b^T rows stacked, (-1, k), G^T = gc^T rows stacked, (-1, m)."""
+    ga = gb = None
+    if a is not None and a.ndim > 2:  # b the matrix
+        gb = a.reshape(-1, a.shape[-1]).mT @ gc.reshape(-1, gc.shape[-1]) if need_b else None
+        ga = gc @ b.mT if need_a else None
+    elif b is not None and b.ndim > 2:  # a the matrix
+        ga = gc.mT.reshape(-1, gc.shape[-2]).mT @ b.mT.reshape(-1, b.shape[-2]) if need_a else None
+        gb = a.mT @ gc if need_b else None
+    else:  # only the batched operand's gradient is needed: no sum to fold
+        ga = gc @ b.mT if need_a else None
+        gb = a.mT @ gc if need_b else None
+    return ga, gb
 
 
 def _matmul_grads_on_arrays(gc, a, b) -> tuple:
