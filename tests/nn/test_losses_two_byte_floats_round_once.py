@@ -76,3 +76,15 @@ def test_nll_loss_weighted_mean_with_ignored_targets_rounds_once(dtype):
     assert loss.dtype == getattr(mg, dtype)
     assert ulp_errors(loss, loss64.detach().numpy(), dtype).max() <= HALF_ULP
     assert ulp_errors(g, g64.numpy(), dtype).max() <= HALF_ULP
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("reduction", ["none", "mean"])
+def test_triplet_margin_with_default_distance_rounds_once(reduction, dtype):
+    rng = np.random.default_rng(4)
+    a, p, n = (rounded(rng.standard_normal((6, 5)), dtype) for _ in range(3))
+
+    def triplet(a, p, n, reduction):
+        return F.triplet_margin_with_distance_loss(a, p, n, margin=3.0, reduction=reduction)
+
+    _check(triplet, [a, p, n], dtype, reduction)

@@ -23,6 +23,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autocast_policy import FLOAT32, autocast_function
 from ...backend import get_array_module, to_numpy
+from ...ops.round_once import in_float32, same_two_byte_float
 from ...ops.same_dtype import SCALAR_NAMES, check_floating
 from ...size import broadcast_error
 from .losses import reduction_mode
@@ -271,7 +272,10 @@ def triplet_margin_with_distance_loss(
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     distance = distance_function or _pairwise_distance
-    return _triplet(anchor, positive, negative, distance, margin, swap, reduction)
+    args = (anchor, positive, negative, distance, margin, swap, reduction)
+    if distance_function is None and same_two_byte_float(anchor, positive, negative):
+        return in_float32(_triplet, *args)  # the default distance in float32, rounded once
+    return _triplet(*args)
 
 
 def _triplet(anchor, positive, negative, distance, margin: float, swap: bool, reduction: str):
