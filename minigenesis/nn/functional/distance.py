@@ -11,6 +11,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autocast_policy import CUDA_FLOAT32, autocast_function
 from ...backend import get_array_module
+from ...ops.round_once import in_float32, is_two_byte_float, same_two_byte_float
 from ...size import norm_dim
 
 
@@ -23,6 +24,8 @@ def normalize(
     """x / max(||x||_p, eps) along ``dim``: unit vectors (eps keeps a zero vector finite)."""
     if out is not None:
         raise NotImplementedError("normalize: out= is not supported; assign the result instead")
+    if is_two_byte_float(input):  # norm, clamp and quotient in float32, rounded once
+        return in_float32(normalize, input, p, dim, eps)
     return input / input.norm(p, dim, keepdim=True).clamp_min(eps)
 
 
@@ -36,7 +39,10 @@ def _clamped_norm(x: Tensor, dim: int, eps: float) -> Tensor:
 @autocast_function(CUDA_FLOAT32)  # on PyTorch's CUDA float32 list, not the CPU's
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """sum(x1/max(||x1||, eps) * x2/max(||x2||, eps)) along ``dim``, x1 and x2 broadcast.
-    Each vector is divided by its own norm first (as PyTorch 2.x): the result stays in [-1, 1]."""
+    Each vector is divided by its own norm first (as PyTorch 2.x): the result stays in [-1, 1].
+    float16/bfloat16 compute in float32 and round once."""
+    if same_two_byte_float(x1, x2):
+        return in_float32(cosine_similarity, x1, x2, dim, eps)
     shape = np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
     x1, x2 = x1.expand(shape), x2.expand(shape)
     d = norm_dim(dim, len(shape))[0]
