@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._tensor import Tensor
+from .ops.round_once import in_float32, is_two_byte_float
 from .ops.shape import Cat
 from .out_arg import with_out_as_dtype
 from .out_arg import write_outs as _write_outs
@@ -133,6 +134,8 @@ def var_mean(
     if isinstance(dim, bool):  # var_mean(x, unbiased) with no dim
         dim, unbiased = None, dim
     c = _correction("var_mean", unbiased, correction)
+    if is_two_byte_float(input):  # the two results' gradients summed in float32, rounded once
+        return in_float32(var_mean, input, dim, None, keepdim, correction=c)
     return input.var(dim, keepdim=keepdim, correction=c), input.mean(dim, keepdim)
 
 
@@ -148,6 +151,8 @@ def std_mean(
     if isinstance(dim, bool):
         dim, unbiased = None, dim
     c = _correction("std_mean", unbiased, correction)
+    if is_two_byte_float(input):  # the two results' gradients summed in float32, rounded once
+        return in_float32(std_mean, input, dim, None, keepdim, correction=c)
     return input.std(dim, keepdim=keepdim, correction=c), input.mean(dim, keepdim)
 
 
