@@ -19,7 +19,7 @@ from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .ops import shape as S
 from .ops.as_strided import AsStrided, check_geometry, elements_read, storage_geometry
-from .ops.round_once import in_float32, is_two_byte_float
+from .ops.round_once import in_float32, is_two_byte_float, same_two_byte_float
 from .ops.unfold import UnfoldWindows
 from .ops.view_dtype import contiguous_strides
 from .promotion import float_in, result_type
@@ -140,6 +140,8 @@ class TensorCommon:
         p = 0 counts the nonzero differences, p = inf is max |d|."""
         if not isinstance(other, TensorBase):
             raise TypeError(f"dist(): argument 'other' must be Tensor, not {type(other).__name__}")
+        if same_two_byte_float(self, other):  # in float32, rounded once (PyTorch: ~1 ulp)
+            return in_float32(TensorCommon.dist, self, other, p)
         return (self - other).norm(p)
 
     # ------------------------------------------------------------------ integer functions
