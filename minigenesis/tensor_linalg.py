@@ -309,6 +309,8 @@ def matrix_power(a: Any, n: int) -> Any:
         return E.Where.apply(keep, TensorBase._make(eye.copy()), a)
     if n < 0:
         a, n = a.inverse(), -n
+    if n > 1 and same_two_byte_float(a):  # the products in float32, rounded once at the end
+        return in_float32(matrix_power, a, n)
     result = None
     while n:
         if n & 1:

@@ -24,6 +24,7 @@ from .backend import get_array_module, quiet_fp, to_numpy
 from .dtypes import promote_types, scalar_type_name
 from .ops import shape as S
 from .ops import sorting as SO
+from .ops.round_once import in_float32, is_two_byte_float
 from .ops.selection import quickselect_index
 from .promotion import FLOAT_KINDS, float_in
 from .size import norm_dim
@@ -431,7 +432,9 @@ class TensorStatistics:
 
     def corrcoef(self):
         """Pearson correlation coefficients: C_ij / sqrt(C_ii C_jj) of the covariance matrix C,
-        clipped to [-1, 1]."""
+        clipped to [-1, 1]; float16/bfloat16 in float32, rounded once."""
+        if is_two_byte_float(self):
+            return in_float32(TensorStatistics.corrcoef, self)
         c = self.cov()
         with np.errstate(divide="ignore", invalid="ignore"):  # a constant variable: NaN, quietly
             if c.ndim == 0:
