@@ -8,6 +8,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
+from ..dtypes import finfo
 from ..size import Size
 from . import constraints
 from .bernoulli import _probs_or_logits
@@ -101,7 +102,7 @@ class Categorical(Distribution):
 
     def entropy(self) -> Tensor:
         # logits are -inf where a probability is 0: clamp so that 0 * log 0 counts as 0
-        floor = float(np.finfo(self.logits.dtype.numpy_dtype).min)
+        floor = float(finfo(self.logits.dtype).min)
         return -(self.logits.clamp(min=floor) * self.probs).sum(-1)
 
     def enumerate_support(self, expand: bool = True) -> Tensor:

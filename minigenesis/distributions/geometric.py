@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..creation import rand
+from ..dtypes import finfo
 from ..size import Size
 from . import constraints
 from .distribution import Distribution
@@ -75,7 +74,7 @@ class Geometric(Distribution):
     def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         with no_grad():
-            tiny = float(np.finfo(self.probs.dtype.numpy_dtype).tiny)
+            tiny = float(finfo(self.probs.dtype).tiny)
             u = rand(*shape, dtype=self.probs.dtype, device=self.probs.device).clamp(min=tiny)
             return (u.log() / (-self.probs).log1p()).floor()
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from .._tensor import Tensor
+from ..dtypes import finfo
 from . import constraints
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, ExpTransform
@@ -33,10 +32,10 @@ class Gumbel(TransformedDistribution):
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
-        finfo = np.finfo(self.loc.dtype.numpy_dtype)
+        info = finfo(self.loc.dtype)  # (the dtypes' finfo: NumPy's has no bfloat16)
         base = Uniform(
-            self.loc.new_full(self.loc.shape, float(finfo.tiny)),
-            self.loc.new_full(self.loc.shape, 1 - float(finfo.eps)),
+            self.loc.new_full(self.loc.shape, float(info.tiny)),
+            self.loc.new_full(self.loc.shape, 1 - float(info.eps)),
             validate_args=validate_args,
         )
         transforms = [
