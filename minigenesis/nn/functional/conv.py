@@ -11,6 +11,7 @@ from ..._tensor import Tensor
 from ...autocast_policy import LOWER, autocast_function
 from ...ops.conv import CONV_ORDER, Col2Im, Im2Col, conv_padding, pair
 from ...ops.conv_shifted import shifted_conv2d
+from ...ops.layout import like_input_format
 from ...ops.round_once import in_float32, is_two_byte_float
 from ...ops.same_dtype import check_not_bool, check_same_dtype
 from .._utils import single
@@ -36,8 +37,9 @@ def conv2d(
     may also be 'valid' or 'same'.
 
     Computed as ``w (groups, C_out/g, C_in/g*kh*kw) @ im2col(x) (groups, C_in/g*kh*kw,
-    N*H_out*W_out)``: one matmul (batched over groups only). The output is a (N, C_out, H_out,
-    W_out) view of the matmul's (C_out, N, H_out, W_out) result: no copy is spent to reorder it."""
+    N*H_out*W_out)``: one matmul (batched over groups only). The output, a (N, C_out, H_out,
+    W_out) view of the matmul's (C_out, N, H_out, W_out) result, is then laid out as PyTorch's:
+    contiguous, or channels_last when the input or the weight is."""
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
         raise TypeError("conv2d: input and weight must be Tensors")
     if weight.ndim != 4:
@@ -83,6 +85,7 @@ def conv2d(
     n = x.shape[0]
     pad4 = conv_padding(padding, (kh, kw), dilation, stride)
     if (out := shifted_conv2d(x, weight, bias, stride, dilation, groups, pad4)) is not None:
+        out = like_input_format(out, x, weight)  # contiguous, or channels_last in and out
         return out.squeeze(0) if unbatched else out  # the CPU's shifted views: ops/conv_shifted.py
     cols = Im2Col.apply(x, (kh, kw), stride, dilation, pad4, CONV_ORDER, 0.0)
     ho, wo = cols.shape[4:]
@@ -95,6 +98,7 @@ def conv2d(
     out = out.reshape(c_out, n, ho, wo).permute(1, 0, 2, 3)
     if bias is not None:
         out = out + bias.reshape(1, c_out, 1, 1)
+    out = like_input_format(out, x, weight)  # contiguous, or channels_last in and out
     return out.squeeze(0) if unbatched else out
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autocast_policy import CUDA_FLOAT32, autocast_function
 from ...ops.batch_norm_rows import BatchNormRows
+from ...ops.layout import like_input_format
 from ...ops.normalization import Normalize, normalize_stats
 from ...ops.round_once import in_float32, is_two_byte_float
 from ...ops.same_dtype import check_floating, check_param_dtypes
@@ -105,8 +106,8 @@ def batch_norm(
     if not training:
         args = (input, running_mean, running_var, weight, bias, bshape, eps)
         if is_two_byte_float(input):  # as PyTorch's kernel: the map in float32, rounded once
-            return in_float32(_batch_norm_eval, *args)
-        return _batch_norm_eval(*args)
+            return like_input_format(in_float32(_batch_norm_eval, *args), input)
+        return like_input_format(_batch_norm_eval(*args), input)
     count = input.numel() // c if c else 0
     if count == 0:  # an empty batch: an empty output, running statistics untouched (PyTorch's)
         y = input if weight is None else input * weight.reshape(bshape)
@@ -126,7 +127,8 @@ def batch_norm(
             buf._bump_version()
     w = None if weight is None else weight.reshape(bshape)
     b = None if bias is None else bias.reshape(bshape)
-    return Normalize.apply(input, w, b, axes, float(eps), True, (mu, var))
+    out = Normalize.apply(input, w, b, axes, float(eps), True, (mu, var))
+    return like_input_format(out, input)  # in the layout of its input, as PyTorch's
 
 
 def _batch_norm_eval(input, running_mean, running_var, weight, bias, bshape, eps) -> Tensor:
