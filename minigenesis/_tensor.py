@@ -341,8 +341,10 @@ class Tensor(
         return host.tolist()
 
     def numpy(self) -> np.ndarray:
-        """The NumPy array itself (shared memory) for a CPU tensor."""
-        if self.requires_grad:
+        """The NumPy array itself (shared memory) for a CPU tensor. Refused for a tensor that
+        requires grad only while grad mode is on (as PyTorch: under no_grad, and so inside an
+        autograd.Function's forward, the array may be read)."""
+        if self.requires_grad and state.grad_enabled:
             raise RuntimeError(
                 "can't call numpy() on a tensor that requires grad: use tensor.detach().numpy()"
             )
