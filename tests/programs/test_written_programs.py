@@ -77,7 +77,7 @@ SLOW = {
     "ctc_speech_like", "heteroscedastic_ensemble", "optimizers_rosenbrock", "gamma_poisson_vi",
     "bert_mlm_tiny", "lora_finetune", "quantile_regression", "ebm_langevin",
     "fourier_features_nerf", "sinkhorn_ot", "ppo_clip", "convnext_droppath",
-    "tabular_entity_embeddings_kfold", "spectral_norm_sngan",
+    "tabular_entity_embeddings_kfold", "spectral_norm_sngan", "char_rnn_generation",
 }  # fmt: skip
 
 
@@ -114,7 +114,7 @@ def process_settings_kept():
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 151
+    assert len(SCRIPTS) == 165
 
 
 @pytest.mark.parametrize(
