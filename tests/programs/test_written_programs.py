@@ -114,7 +114,7 @@ def process_settings_kept():
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 165
+    assert len(SCRIPTS) == 167
 
 
 @pytest.mark.parametrize(
