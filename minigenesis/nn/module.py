@@ -313,6 +313,10 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
             yield b
 
     # ------------------------------------------------------------------ modes and gradients
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """``module.compile()`` (PyTorch compiles the module's call in place, keeping its
+        state_dict keys): minigenesis runs every op eagerly, so nothing changes."""
+
     def train(self, mode: bool = True) -> Module:
         """Training mode (Dropout drops, BatchNorm uses batch statistics) for self and children."""
         if not isinstance(mode, bool):

@@ -53,16 +53,21 @@ def test_set_detect_anomaly_switches_on_and_restores_as_a_context():
     assert not mg.autograd.is_anomaly_enabled()
 
 
-def test_compile_returns_the_model_unchanged_and_says_so_once(monkeypatch):
+def test_compile_wraps_a_module_as_orig_mod_and_says_so_once(monkeypatch):
     import minigenesis.compiler as compiler
 
     monkeypatch.setattr(compiler, "_warned", False)
     model = mg.nn.Linear(3, 2)
     with pytest.warns(UserWarning, match="runs eagerly"):
-        assert mg.compile(model) is model
+        compiled = mg.compile(model)
+    assert compiled._orig_mod is model and compiled.weight is model.weight
+    assert list(compiled.state_dict()) == ["_orig_mod.weight", "_orig_mod.bias"]
+    x = mg.randn(4, 3)
+    assert np.array_equal(compiled(x).detach().numpy(), model(x).detach().numpy())
+    assert model.compile() is None and list(model.state_dict()) == ["weight", "bias"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert mg.compile(model, mode="max-autotune") is model  # no second warning
+        mg.compile(model, mode="max-autotune")  # no second warning
 
     @mg.compile(fullgraph=True)
     def f(x):
