@@ -1,8 +1,8 @@
-"""151 PyTorch programs in the styles people write them (a DataLoader loop, a CNN
-with in-place ReLUs, a char-GRU, a GCN over a sparse adjacency, a VAE, a transformer classifier,
-custom autograd Functions, checkpoint and resume, a seq2seq GRU with attention and teacher forcing,
-a DCGAN, a WGAN-GP, early stopping with ReduceLROnPlateau, a triplet-loss embedding, SimCLR's
-NT-Xent, a mixture density network, Bayes by backprop, a RealNVP flow, a VQ-VAE, a PINN through
+"""168 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
+ReLUs, a char-GRU, a GCN over a sparse adjacency, a VAE, a transformer classifier, custom autograd
+Functions, checkpoint and resume, a seq2seq GRU with attention and teacher forcing, a DCGAN, a
+WGAN-GP, early stopping with ReduceLROnPlateau, a triplet-loss embedding, SimCLR's NT-Xent, a
+mixture density network, Bayes by backprop, a RealNVP flow, a VQ-VAE, a PINN through
 autograd.grad(create_graph=True), knowledge distillation, word2vec with sparse embeddings and
 SparseAdam, an EmbeddingBag text classifier, a GAT, an LSTMCell forecaster, the char-RNN name
 classifier tutorial, a U-Net with Dice loss, a small ResNet with augmentation, an advantage
@@ -55,11 +55,18 @@ and the options of the losses (weights with ignore_index and label smoothing, so
 KL, full Poisson NLL) against NumPy, length-bucketed batching with a custom Sampler as batch_sampler
 and namedtuple collation, and in-place writes and views inside a graph against central differences
 with the version-counter errors, and mixed precision the pre-autocast way with fp32 master weights
-and dynamic loss scaling by hand, and PyTorch's profiler recipe with a schedule), kept in
-``scripts/`` as written for PyTorch with only ``import torch`` spelled ``import minigenesis as
-torch``. Each checks its own outcome (an accuracy, a closed form, an equality with a reference
-path) and must run unchanged. All of them run on PyTorch 2.13 as
-well (``tests/parity/test_written_programs_on_pytorch.py``)."""
+and dynamic loss scaling by hand, and PyTorch's profiler recipe with a schedule; then the
+sequence-models tutorial's LSTM part-of-speech tagger, the word-embeddings tutorial's N-gram model
+and CBOW, the char-RNN name generator, pytorch/examples' word language model with repackage_hidden,
+the nn.Transformer language model with batchify and get_batch, torch.func's Jacobians and Hessians
+and neural tangent kernels, autograd.Functions with setup_context under vmap and grad (a
+NumPy-backed sort), NaN hunting with detect_anomaly, conv-BN folding for inference, channels_last,
+parametrizations with right_inverse, the DQN tutorial's soft target update, k-nearest neighbours by
+cdist, two models and optimizers in one checkpoint, buffers with inference_mode, and torch.compile's
+first steps), kept in ``scripts/`` as written for PyTorch with only ``import torch`` spelled
+``import minigenesis as torch``. Each checks its own outcome (an accuracy, a closed form, an
+equality with a reference path) and must run unchanged. All of them run on PyTorch 2.13 as well
+(``tests/parity/test_written_programs_on_pytorch.py``)."""
 
 from __future__ import annotations
 
@@ -114,7 +121,7 @@ def process_settings_kept():
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 167
+    assert len(SCRIPTS) == 168
 
 
 @pytest.mark.parametrize(
