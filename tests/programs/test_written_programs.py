@@ -1,4 +1,4 @@
-"""168 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
+"""169 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
 ReLUs, a char-GRU, a GCN over a sparse adjacency, a VAE, a transformer classifier, custom autograd
 Functions, checkpoint and resume, a seq2seq GRU with attention and teacher forcing, a DCGAN, a
 WGAN-GP, early stopping with ReduceLROnPlateau, a triplet-loss embedding, SimCLR's NT-Xent, a
@@ -62,11 +62,11 @@ the nn.Transformer language model with batchify and get_batch, torch.func's Jaco
 and neural tangent kernels, autograd.Functions with setup_context under vmap and grad (a
 NumPy-backed sort), NaN hunting with detect_anomaly, conv-BN folding for inference, channels_last,
 parametrizations with right_inverse, the DQN tutorial's soft target update, k-nearest neighbours by
-cdist, two models and optimizers in one checkpoint, buffers with inference_mode, and torch.compile's
-first steps), kept in ``scripts/`` as written for PyTorch with only ``import torch`` spelled
-``import minigenesis as torch``. Each checks its own outcome (an accuracy, a closed form, an
-equality with a reference path) and must run unchanged. All of them run on PyTorch 2.13 as well
-(``tests/parity/test_written_programs_on_pytorch.py``)."""
+cdist, two models and optimizers in one checkpoint, buffers with inference_mode, torch.compile's
+first steps, and the double-backward tutorial's custom Functions), kept in ``scripts/`` as written
+for PyTorch with only ``import torch`` spelled ``import minigenesis as torch``. Each checks its own
+outcome (an accuracy, a closed form, an equality with a reference path) and must run unchanged. All
+of them run on PyTorch 2.13 as well (``tests/parity/test_written_programs_on_pytorch.py``)."""
 
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ def process_settings_kept():
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 168
+    assert len(SCRIPTS) == 169
 
 
 @pytest.mark.parametrize(
