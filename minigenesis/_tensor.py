@@ -399,9 +399,15 @@ class Tensor(
         return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
-        if self._data.size == 1 and spec:
+        """As PyTorch: a 0-d tensor formats as its Python number (``f"{loss}"`` is ``0.25``,
+        ``f"{loss:.3f}"`` is ``0.250``; ``str(loss)`` and ``"%s" % loss`` stay ``tensor(0.2500)``).
+        Any other tensor, and a subclass such as Parameter, formats as ``str(t)`` with an empty
+        spec and refuses a non-empty one."""
+        if self._data.ndim == 0 and type(self) is Tensor:
             return format(self.item(), spec)
-        return format(repr(self), spec)
+        if spec:
+            raise TypeError(f"unsupported format string passed to {type(self).__name__}.__format__")
+        return str(self)
 
     def __deepcopy__(self, memo: dict) -> Tensor:
         """A copy with its own memory on the same device (pickling would go through the host).

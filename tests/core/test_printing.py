@@ -134,3 +134,28 @@ def test_tensors_made_in_inference_mode_are_inference_tensors_as_in_torch():
         return [t.is_inference() for t in (x, y, z, w, v)]
 
     assert kinds(mg) == kinds(torch) == [False, True, True, False, False]
+
+
+def test_a_0d_tensor_formats_as_its_python_number():
+    # Tensor.__format__ in PyTorch: a 0-d tensor formats as .item(), with or without a spec.
+    assert f"{mg.tensor(3.14159):.2f}" == "3.14"
+    assert f"{mg.tensor(2.5)}" == "2.5" and format(mg.tensor(1.0), "") == "1.0"
+    assert f"{mg.tensor(7)}" == "7" and f"{mg.tensor(7, dtype=mg.int32):>4}" == "   7"
+    assert f"{mg.tensor(True)}" == "True"
+    assert f"{mg.tensor(1.5, requires_grad=True) * 2}" == "3.0"  # no grad_fn suffix either
+    assert f"{mg.tensor(0.5, dtype=mg.float16):.3e}" == "5.000e-01"
+
+
+def test_str_and_percent_s_of_a_0d_tensor_keep_the_tensor_repr():
+    t = mg.tensor(2.5)
+    assert str(t) == "%s" % t == "%r" % (t,) == "tensor(2.5000)"  # noqa: UP031 (under test)
+
+
+def test_only_0d_plain_tensors_take_a_format_spec():
+    assert f"{mg.tensor([1.0, 2.0])}" == "tensor([1., 2.])"
+    with pytest.raises(TypeError, match="unsupported format string passed to Tensor.__format__"):
+        format(mg.tensor([1.5]), ".2f")  # one element, but 1-d
+    p = mg.nn.Parameter(mg.tensor(1.5))
+    assert f"{p}" == "Parameter containing:\ntensor(1.5000, requires_grad=True)"
+    with pytest.raises(TypeError, match="Parameter.__format__"):
+        format(p, ".2f")
