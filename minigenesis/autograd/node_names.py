@@ -62,6 +62,7 @@ NODE_NAMES: dict[str, tuple[str, tuple[int, ...]]] = {
     # activation.py
     "ReLU": ("ReluBackward0", X),
     "LeakyReLU": ("LeakyReluBackward0", X),
+    "ELU": ("EluBackward0", X),  # elu, selu and celu alike
     "Sigmoid": ("SigmoidBackward0", X),
     "Tanh": ("TanhBackward0", X),
     "GELU": ("GeluBackward0", X),

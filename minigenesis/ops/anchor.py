@@ -15,6 +15,7 @@ adds nothing.
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 from ..autograd.function import Op
@@ -55,16 +56,32 @@ class ZerosOf(Op):
         return type(gz)._make(get_array_module(x._data).zeros_like(x._data), False)
 
 
-def anchor(y: Any, *inputs: Any) -> Any:
+def anchor(y: Any, *inputs: Any, node: str | None = None) -> Any:
     """``y`` (a function of ``inputs``) whose gradient with respect to each input that requires
     grad stays in that input's graph under create_graph, as PyTorch's backward of the function
-    does (see the module docstring). Numbers and tensors without gradient are skipped."""
+    does (see the module docstring). Numbers and tensors without gradient are skipped.
+    ``node``: the PyTorch op it stands for, which names the result's grad_fn (``"NllLoss"``)."""
     if not state.grad_enabled:
         return y
+    op = AnchorGrad if node is None else _named_anchor(node)
     for x in inputs:
         if getattr(x, "requires_grad", False):
-            y = AnchorGrad.apply(y, x)
+            y = op.apply(y, x)
     return y
+
+
+_NAMED: dict[str, type] = {}
+
+
+def _named_anchor(node: str) -> type:
+    """AnchorGrad under the name of the PyTorch op whose backward it stands for, so the result's
+    grad_fn prints as PyTorch's (``node="NllLoss"``: ``grad_fn=<NllLossBackward0>``); still an
+    AnchorGrad (a subclass)."""
+    if node not in _NAMED:
+        _NAMED[node] = types.new_class(
+            node, (AnchorGrad,), {}, lambda ns: ns.update(__module__=__name__)
+        )
+    return _NAMED[node]
 
 
 def keep_in_graph(g: Any, *inputs: Any) -> Any:

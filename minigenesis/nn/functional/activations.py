@@ -138,7 +138,7 @@ def hardtanh(
     def fn(t: Tensor) -> Tensor:
         # written as "at or beyond a bound" so that NaN is not: it passes, gradient too (PyTorch)
         outside = (t <= min_val) | (t >= max_val)
-        return anchor(where(outside, t.detach().clamp(min_val, max_val), t), t)
+        return anchor(where(outside, t.detach().clamp(min_val, max_val), t), t, node="Hardtanh")
 
     return input._inplace(fn) if inplace else fn(input)
 
@@ -310,7 +310,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
         threshold, value = int(threshold), int(value)
 
     def fn(t: Tensor) -> Tensor:
-        return anchor(where(t <= threshold, value, t), t)
+        return anchor(where(t <= threshold, value, t), t, node="Threshold")
 
     return _inplace(input, fn) if inplace else fn(input)
 
@@ -347,14 +347,14 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
         raise ValueError(f"softshrink: lambda must be greater or equal to 0, but found {lambd}")
     dead = (input >= -lambd) & (input <= lambd)
     live = where(input > lambd, input - lambd, input + lambd)
-    return anchor(where(dead, 0.0, live), input)
+    return anchor(where(dead, 0.0, live), input, node="Softshrink")
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """0 where -lambd <= x <= lambd, else x;   dy/dx = 0 in that dead zone, else 1.
     (NaN is not in the dead zone: it propagates, its gradient too, as in PyTorch.)"""
     _floating(input, "hardshrink_cpu")
-    return anchor(where((input >= -lambd) & (input <= lambd), 0.0, input), input)
+    return anchor(where((input >= -lambd) & (input <= lambd), 0.0, input), input, node="Hardshrink")
 
 
 _threshold = threshold  # threshold_'s own argument is named threshold, as in PyTorch

@@ -207,7 +207,8 @@ def nll_loss(
     if weight is not None:
         weight = _class_weight(weight, x.shape[1], x, "nll_loss")
     loss, _, _ = _nll(x, t, weight, ignore_index, reduction, "nll_loss")
-    return anchor(loss.squeeze(0) if unbatched and reduction == "none" else loss, input)
+    node = "NllLoss" if input.ndim <= 2 else "NllLoss2D"  # PyTorch's grad_fn name
+    return anchor(loss.squeeze(0) if unbatched and reduction == "none" else loss, input, node=node)
 
 
 def cross_entropy(

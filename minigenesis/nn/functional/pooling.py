@@ -204,7 +204,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
         return in_float32(adaptive_avg_pool2d, input, output_size)
     a_h = _averaging_matrix(h, oh, input)
     a_w = _averaging_matrix(w, ow, input)
-    return anchor(a_h @ input @ a_w.transpose(0, 1), input)
+    return anchor(a_h @ input @ a_w.transpose(0, 1), input, node="AdaptiveAvgPool2D")
 
 
 # 1-d pooling: the 2-d ops on a (N, C, 1, L) view, with a 1 x k window (exact: the unit height
@@ -321,7 +321,8 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     best = xp.argmax(windows, axis=-1)[..., None]
     index = xp.take_along_axis(xp.broadcast_to(flat, windows.shape), best, axis=-1)[..., 0]
     indices = Tensor._make(xp.ascontiguousarray(index, dtype=xp.int64), False)
-    values = anchor(x.flatten(-2).gather(-1, indices.flatten(-2)).reshape(indices.shape), x)
+    picked = x.flatten(-2).gather(-1, indices.flatten(-2)).reshape(indices.shape)
+    values = anchor(picked, x, node="AdaptiveMaxPool2D")
     out = (values, indices) if return_indices else values
     if not unbatched:
         return out
