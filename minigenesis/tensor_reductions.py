@@ -16,6 +16,7 @@ from typing import Any
 
 from . import dtypes as _dt
 from .autograd.grad_mode import state
+from .autograd.node_names import node_variant
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .ops import elementwise as E
@@ -24,6 +25,9 @@ from .ops import shape as S
 from .ops import sorting as SO
 from .promotion import FLOAT_KINDS, binary_op, float_in, need_float
 from .size import norm_dim
+
+_SUM_DIM = node_variant(R.Sum, "SumBackward1")  # x.sum(dim): PyTorch's other overload
+_MEAN_DIM = node_variant(R.Mean, "MeanBackward1")
 
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 
@@ -99,7 +103,8 @@ class TensorReductions:
         if dtype is None and self._data.dtype.kind in "biu":
             dtype = _dt.int64  # as PyTorch: bool and integer sums accumulate in int64
         x = _accumulate_in(self, dtype)
-        return R.Sum.apply(x, norm_dim(dim, self.ndim), keepdim)
+        op = R.Sum if dim is None else _SUM_DIM  # PyTorch's sum.dim_IntList: SumBackward1
+        return op.apply(x, norm_dim(dim, self.ndim), keepdim)
 
     def mean(self, dim=None, keepdim: bool = False, dtype=None, *, axis=None, keepdims=None):
         dim, keepdim = _numpy_spelling(dim, keepdim, axis, keepdims)
@@ -109,7 +114,8 @@ class TensorReductions:
                 f"mean(): could not infer output dtype: it needs a floating-point tensor, got "
                 f"{x.dtype.name}: call .float() first or pass a floating dtype="
             )
-        return R.Mean.apply(x, norm_dim(dim, self.ndim), keepdim)
+        op = R.Mean if dim is None else _MEAN_DIM  # MeanBackward1, as sum
+        return op.apply(x, norm_dim(dim, self.ndim), keepdim)
 
     def var(self, dim=None, unbiased=None, keepdim: bool = False, correction=None):
         need_float(self, "var/std")

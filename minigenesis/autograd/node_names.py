@@ -18,6 +18,8 @@ own ``Function`` subclass ``MyFn`` is ``MyFnBackward``, as in PyTorch.
 
 from __future__ import annotations
 
+import types
+
 X = (0,)  # the node lists the first argument (the input) only
 XY = (0, 1)  # the first two (a binary op's operands)
 XYZ = (0, 1, 2)
@@ -146,8 +148,31 @@ UPSAMPLE_KERNELS = {
 NODE_NAMES.update({kernel: (f"{kernel}Backward0", X) for kernel in UPSAMPLE_KERNELS.values()})
 
 
+def node_variant(op: type, name: str) -> type:
+    """``op`` recorded under another of PyTorch's node names, for a call PyTorch dispatches to
+    another overload (``x.sum(dim=0)`` is ``SumBackward1``, ``x.sum()`` ``SumBackward0``): a
+    subclass with the same name (the profiler shows ``Sum`` for both), so ``isinstance(y.grad_fn,
+    Sum)`` still holds. Made once per (op, name)."""
+    key = (op, name)
+    if key not in _VARIANTS:
+        _VARIANTS[key] = types.new_class(
+            op.__name__,
+            (op,),
+            {},
+            lambda ns: ns.update(
+                __module__=op.__module__, __qualname__=f"{op.__qualname__}.{name}", _node_name=name
+            ),
+        )
+    return _VARIANTS[key]
+
+
+_VARIANTS: dict[tuple[type, str], type] = {}
+
+
 def node_name(op: type, internal: bool) -> str:
     """The node class name for op class ``op`` (``internal``: one of ours, an ``Op``)."""
+    if "_node_name" in op.__dict__:  # a node_variant
+        return op.__dict__["_node_name"]
     if not internal:
         return f"{op.__name__}Backward"
     entry = NODE_NAMES.get(op.__name__)

@@ -1,5 +1,6 @@
-"""Functions written as compositions ending in an AnchorGrad (hardtanh, threshold, the shrinks,
-adaptive pooling, nll_loss) and ELU name their grad_fn as PyTorch's nodes are named."""
+"""grad_fn names as PyTorch's where one of our ops stands for several of PyTorch's nodes: the
+compositions ending in an AnchorGrad (hardtanh, threshold, the shrinks, adaptive pooling,
+nll_loss), ELU, and the overloads of sum and mean (with dims: ``SumBackward1``)."""
 
 import pytest
 
@@ -44,3 +45,19 @@ def test_a_named_anchor_is_still_an_anchor_and_keeps_gradients():
     y.sum().backward()
     inside = (x.detach() > -1) & (x.detach() < 1)
     assert mg.equal(x.grad, inside.to(x.dtype))
+
+
+def test_sum_and_mean_over_dims_are_pytorchs_second_overload():
+    from minigenesis.ops.reduce import Mean, Sum
+
+    x = mg.randn(3, 4, requires_grad=True)
+    names = [type(y.grad_fn).__name__ for y in (x.sum(), x.sum(0), x.sum((0, 1)), mg.sum(x, 1))]
+    assert names == ["SumBackward0", "SumBackward1", "SumBackward1", "SumBackward1"]
+    names = [type(y.grad_fn).__name__ for y in (x.mean(), x.mean(1, keepdim=True))]
+    assert names == ["MeanBackward0", "MeanBackward1"]
+    assert isinstance(x.sum(0).grad_fn, Sum) and isinstance(x.mean(0).grad_fn, Mean)
+    assert repr(mg.ones(2, 2, requires_grad=True).sum(1)) == (
+        "tensor([2., 2.], grad_fn=<SumBackward1>)"
+    )
+    x.mean(0).sum().backward()
+    assert mg.allclose(x.grad, mg.full((3, 4), 1 / 3))
