@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 from .autograd.grad_mode import state
+from .autograd.node_names import node_variant
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .dtypes import DType, bool_, float64, int64
@@ -21,6 +22,15 @@ from .memory_format import contiguous_format
 from .ops import shape as S
 from .ops.view_dtype import check_view_dtype, contiguous_strides, view_dtype_array
 from .size import as_shape, norm_dim
+
+# The views PyTorch records under their own node names (ours are Permute and Reshape)
+_TRANSPOSE = node_variant(S.Permute, "TransposeBackward0")
+_T = node_variant(S.Permute, "TBackward0")
+_T_1D = node_variant(S.Reshape, "TBackward0")
+_UNSQUEEZE = node_variant(S.Reshape, "UnsqueezeBackward0")
+_SQUEEZE_ALL = node_variant(S.Reshape, "SqueezeBackward0")  # squeeze()
+_SQUEEZE_DIM = node_variant(S.Reshape, "SqueezeBackward1")  # squeeze(1)
+_SQUEEZE_DIMS = node_variant(S.Reshape, "SqueezeBackward2")  # squeeze((1, 2))
 
 _PYTHON_TYPES = {float: float64, int: int64, bool: bool_}  # view(float): PyTorch's dtype
 
@@ -178,12 +188,14 @@ class TensorShape:
             return self.reshape(())
         dims = list(range(self.ndim))
         dims[d0], dims[d1] = dims[d1], dims[d0]
-        return self.permute(*dims)
+        return self._viewed(_TRANSPOSE, tuple(dims))
 
     def t(self):
         if self.ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dims, got {self.ndim}: transpose")
-        return self.transpose(0, 1) if self.ndim == 2 else self.reshape(self.shape)  # a view
+        if self.ndim == 2:
+            return self._viewed(_T, (1, 0))
+        return self._viewed(_T_1D, self.shape)  # a view of the whole tensor
 
     def movedim(self, source, destination):
         """Move dims ``source`` to places ``destination``, the others keeping their order."""
@@ -210,16 +222,21 @@ class TensorShape:
 
     def squeeze(self, dim=None):
         if dim is None:
-            return self.reshape(tuple(n for n in self.shape if n != 1))
+            return self._viewed(_SQUEEZE_ALL, tuple(n for n in self.shape if n != 1))
         dims = norm_dim(dim, self.ndim)
-        return self.reshape(
-            tuple(n for i, n in enumerate(self.shape) if not (i in dims and n == 1))
+        op = _SQUEEZE_DIMS if isinstance(dim, (tuple, list)) else _SQUEEZE_DIM
+        return self._viewed(
+            op, tuple(n for i, n in enumerate(self.shape) if not (i in dims and n == 1))
         )
 
     def unsqueeze(self, dim: int):
         d = norm_dim(dim, self.ndim + 1)[0]  # dims -ndim-1 .. ndim: the new dim's place
         shape = self.shape
-        return self.reshape(shape[:d] + (1,) + shape[d:])
+        return self._viewed(_UNSQUEEZE, shape[:d] + (1,) + shape[d:])
+
+    def _viewed(self, op: type, arg: Any):
+        """``op`` (Permute or Reshape, under one of PyTorch's node names) as a view of self."""
+        return op.apply(self, arg)._view_of(self, lambda b: op.apply(b, arg))
 
     # ------------------------------------------------------ in-place shape changes
     def _reshape_inplace(self, fn):

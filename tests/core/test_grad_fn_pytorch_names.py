@@ -61,3 +61,23 @@ def test_sum_and_mean_over_dims_are_pytorchs_second_overload():
     )
     x.mean(0).sum().backward()
     assert mg.allclose(x.grad, mg.full((3, 4), 1 / 3))
+
+
+def test_shape_views_carry_their_own_node_names():
+    x = mg.randn(3, 1, 4, requires_grad=True)
+    views = {
+        "SqueezeBackward0": x.squeeze(),
+        "SqueezeBackward1": x.squeeze(1),
+        "SqueezeBackward2": x.squeeze((1,)),
+        "UnsqueezeBackward0": x.unsqueeze(0),
+        "TransposeBackward0": x.transpose(0, 2),
+        "TBackward0": x[:, 0].t(),
+        "PermuteBackward0": x.permute(2, 0, 1),
+        "ViewBackward0": x.view(12),
+    }
+    assert {name: type(y.grad_fn).__name__ for name, y in views.items()} == {n: n for n in views}
+    x.transpose(0, 2).sum().backward()  # still views: the gradient goes back in place
+    assert mg.equal(x.grad, mg.ones(3, 1, 4))
+    base = mg.zeros(2, 3)
+    base.t().add_(mg.arange(6.0).reshape(3, 2))  # writing through the view writes the base
+    assert mg.equal(base, mg.arange(6.0).reshape(3, 2).t())
