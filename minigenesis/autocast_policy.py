@@ -124,7 +124,8 @@ def policy() -> dict[type, Rule]:
     while stack:
         cls = stack.pop()
         stack.extend(cls.__subclasses__())
-        if cls.autocast is not None and not cls._is_node_class:  # (not MulBackward0: Mul's node)
+        # (not MulBackward0, Mul's node; nor Sum's node_variant for SumBackward1: Sum's rule)
+        if cls.autocast is not None and not cls._is_node_class and "_node_name" not in vars(cls):
             table[cls] = cls.autocast
     return table
 
