@@ -20,6 +20,7 @@ from .. import kernels
 from ..autocast_policy import LOWER
 from ..autograd.function import Op
 from ..autograd.grad_mode import state
+from ..autograd.node_names import node_variant
 from ..backend import get_array_module, quiet_fp
 from .same_dtype import check_same_dtype
 
@@ -128,6 +129,17 @@ def _matmul_grads_on_arrays(gc, a, b) -> tuple:
     return ga, gb
 
 
+def _node_class(a: Any, b: Any, op: str) -> type:
+    """MatMul, recorded under the node PyTorch's call leaves: MmBackward0 for two matrices,
+    BmmBackward0 for bmm, UnsafeViewBackward0 for matmul's batched product (its bmm's result
+    reshaped)."""
+    if a.ndim == 2 and b.ndim == 2:
+        return MatMul
+    if op == "bmm":
+        return _BMM
+    return _BATCHED if a.ndim > 2 else MatMul
+
+
 def matmul(a: Any, b: Any, op: str = "matmul") -> Any:
     """PyTorch's matmul: 1-D operands get a dim added (and removed from the result), batch dims
     broadcast. Both operands must have one dtype (after autocast's casts), as in PyTorch."""
@@ -148,8 +160,12 @@ def matmul(a: Any, b: Any, op: str = "matmul") -> Any:
     if b.ndim == 1:
         return MatMul.apply(a, b.unsqueeze(1)).squeeze(-1)
     try:
-        return MatMul.apply(a, b)
+        return _node_class(a, b, op).apply(a, b)
     except ValueError:  # NumPy's, for batch dims that do not broadcast: PyTorch's RuntimeError
         raise RuntimeError(
             f"{op}: batch dims of shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be broadcast"
         ) from None
+
+
+_BMM = node_variant(MatMul, "BmmBackward0")
+_BATCHED = node_variant(MatMul, "UnsafeViewBackward0")

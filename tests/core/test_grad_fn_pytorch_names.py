@@ -81,3 +81,32 @@ def test_shape_views_carry_their_own_node_names():
     base = mg.zeros(2, 3)
     base.t().add_(mg.arange(6.0).reshape(3, 2))  # writing through the view writes the base
     assert mg.equal(base, mg.arange(6.0).reshape(3, 2).t())
+
+
+def test_linear_and_matmul_name_the_node_pytorchs_call_leaves():
+    x, w, b = mg.randn(2, 3, 4), mg.randn(5, 4, requires_grad=True), mg.randn(5)
+    names = [
+        type(y.grad_fn).__name__
+        for y in (
+            F.linear(x[0], w, b),  # addmm
+            F.linear(x[0], w),  # mm
+            F.linear(x, w, b),  # addmm on the rows, viewed back to 3-D
+            F.linear(x, w),
+            F.linear(x[0, 0], w),  # mm of one row, squeezed
+            x[0] @ w.T,
+            mg.bmm(x, mg.randn(2, 4, 5, requires_grad=True)),
+            x @ w.T,  # batched matmul: bmm's result reshaped
+        )
+    ]
+    assert names == [
+        "AddmmBackward0",
+        "MmBackward0",
+        "ViewBackward0",
+        "UnsafeViewBackward0",
+        "SqueezeBackward4",
+        "MmBackward0",
+        "BmmBackward0",
+        "UnsafeViewBackward0",
+    ]
+    (x @ w.T).sum().backward()  # the same op underneath: dL/dw = sum over rows of x
+    assert mg.allclose(w.grad, x.reshape(6, 4).sum(0).expand(5, 4), atol=1e-5)

@@ -8,6 +8,7 @@ from ... import autocast_policy
 from ..._tensor import Tensor
 from ...autocast_policy import LOWER
 from ...autograd.grad_mode import state
+from ...autograd.node_names import node_variant
 from ...ops.linear import Linear, autocast_linear
 from ...ops.round_once import in_float32, same_two_byte_float
 from ...ops.same_dtype import check_same_dtype
@@ -29,7 +30,20 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         # PyTorch's dispatcher does). Promoting a bfloat16 input to the float32 weight's dtype
         # first would cast it twice and keep a second copy of it for backward.
         return autocast_linear(input, weight, bias)
-    return Linear.apply(input, weight, bias)
+    if input._data.ndim == 2:  # the common case: AddmmBackward0, Linear's own name
+        return (Linear if bias is not None else _MM).apply(input, weight, bias)
+    return _LINEAR_NODES[input._data.ndim > 2, bias is None].apply(input, weight, bias)
+
+
+# The node PyTorch's linear leaves, by (batched input, no bias): addmm/mm on 2-D input, a view
+# of it on 3-D and more, a squeeze of mm on 1-D input (PyTorch's own names).
+_MM = node_variant(Linear, "MmBackward0")
+_LINEAR_NODES = {
+    (True, False): node_variant(Linear, "ViewBackward0"),
+    (True, True): node_variant(Linear, "UnsafeViewBackward0"),
+    (False, False): node_variant(Linear, "ViewBackward0"),
+    (False, True): node_variant(Linear, "SqueezeBackward4"),
+}
 
 
 def _check_linear_args(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
