@@ -21,6 +21,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from .autograd.grad_mode import is_grad_enabled, state
+from .autograd.node_names import node_variant
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .ops import gather_scatter as GS
@@ -186,6 +187,28 @@ def _bool_mask(mask: Any, like: Any, refusal: str) -> Any:
     return m
 
 
+_SELECT = node_variant(I.GetItem, "SelectBackward0")
+_UNSQUEEZE = node_variant(I.GetItem, "UnsqueezeBackward0")
+_INDEX = node_variant(I.GetItem, "IndexBackward0")
+
+
+def _getitem_op(index: Any, basic: bool) -> type:
+    """GetItem, under the name of the node PyTorch's indexing leaves: IndexBackward0 for an
+    advanced index (a list, a tensor, a mask); for a basic one, that of its last step, as
+    PyTorch applies the items left to right: ``x[1:, 0]`` selects last (SelectBackward0),
+    ``x[0, 1:]`` slices last (SliceBackward0, GetItem's own), ``x[None]`` unsqueezes."""
+    if not basic:
+        return _INDEX
+    for item in reversed(index if isinstance(index, tuple) else (index,)):
+        if item is None:
+            return _UNSQUEEZE
+        if isinstance(item, int):
+            return _SELECT
+        if isinstance(item, slice) and item != slice(None):
+            return I.GetItem
+    return I.GetItem
+
+
 class TensorIndexing:
     """Mixin of Tensor: the indexing methods."""
 
@@ -196,8 +219,9 @@ class TensorIndexing:
     # ------------------------------------------------------------------ x[index], x[index] = v
     def __getitem__(self, index):
         index = _unwrap_index(index, self._data)
-        out = I.GetItem.apply(self, index)
-        if I.is_basic_index(index):
+        basic = I.is_basic_index(index)
+        out = _getitem_op(index, basic).apply(self, index)
+        if basic:
             # an in-place op on it rebases self, and self's on it (inplace.py)
             out._view_of(self, lambda b: I.GetItem.apply(b, index), index)
         return out

@@ -110,3 +110,19 @@ def test_linear_and_matmul_name_the_node_pytorchs_call_leaves():
     ]
     (x @ w.T).sum().backward()  # the same op underneath: dL/dw = sum over rows of x
     assert mg.allclose(w.grad, x.reshape(6, 4).sum(0).expand(5, 4), atol=1e-5)
+
+
+def test_indexing_names_the_last_step_pytorch_takes():
+    x = mg.randn(3, 4, 5, requires_grad=True)
+    cases = {
+        "SelectBackward0": [x[0], x[:, 1], x[0, 1, 2], x[..., 0], x[1:2, 0]],
+        "SliceBackward0": [x[1:], x[:, 1:3], x[0, 1:], x[:]],
+        "UnsqueezeBackward0": [x[None]],
+        "IndexBackward0": [x[[0, 2]], x[x > 0], x[:, [0, 1]]],
+    }
+    for name, ys in cases.items():
+        assert [type(y.grad_fn).__name__ for y in ys] == [name] * len(ys)
+    x[0, 1:].sum().backward()
+    expected = mg.zeros(3, 4, 5)
+    expected[0, 1:] = 1.0
+    assert mg.equal(x.grad, expected)
