@@ -93,6 +93,7 @@ def test_linear_and_matmul_name_the_node_pytorchs_call_leaves():
             F.linear(x, w, b),  # addmm on the rows, viewed back to 3-D
             F.linear(x, w),
             F.linear(x[0, 0], w),  # mm of one row, squeezed
+            F.linear(x[0, 0], w, b),  # ... and the bias added after
             x[0] @ w.T,
             mg.bmm(x, mg.randn(2, 4, 5, requires_grad=True)),
             x @ w.T,  # batched matmul: bmm's result reshaped
@@ -104,6 +105,7 @@ def test_linear_and_matmul_name_the_node_pytorchs_call_leaves():
         "ViewBackward0",
         "UnsafeViewBackward0",
         "SqueezeBackward4",
+        "AddBackward0",
         "MmBackward0",
         "BmmBackward0",
         "UnsafeViewBackward0",

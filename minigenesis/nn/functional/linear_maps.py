@@ -36,12 +36,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 # The node PyTorch's linear leaves, by (batched input, no bias): addmm/mm on 2-D input, a view
-# of it on 3-D and more, a squeeze of mm on 1-D input (PyTorch's own names).
+# of it on 3-D and more; on 1-D input, mm squeezed (no bias) or the bias added after.
 _MM = node_variant(Linear, "MmBackward0")
 _LINEAR_NODES = {
     (True, False): node_variant(Linear, "ViewBackward0"),
     (True, True): node_variant(Linear, "UnsafeViewBackward0"),
-    (False, False): node_variant(Linear, "ViewBackward0"),
+    (False, False): node_variant(Linear, "AddBackward0"),  # (mv, then the bias added)
     (False, True): node_variant(Linear, "SqueezeBackward4"),
 }
 
