@@ -30,9 +30,15 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         # PyTorch's dispatcher does). Promoting a bfloat16 input to the float32 weight's dtype
         # first would cast it twice and keep a second copy of it for backward.
         return autocast_linear(input, weight, bias)
-    if input._data.ndim == 2:  # the common case: AddmmBackward0, Linear's own name
-        return (Linear if bias is not None else _MM).apply(input, weight, bias)
-    return _LINEAR_NODES[input._data.ndim > 2, bias is None].apply(input, weight, bias)
+    node = Linear if input._data.ndim == 2 and bias is not None else _linear_node(input, bias)
+    return node.apply(input, weight, bias)  # (Linear's node: AddmmBackward0, as PyTorch's)
+
+
+def _linear_node(input: Tensor, bias: Tensor | None) -> type:
+    """The op class whose node carries the name PyTorch's linear leaves for this input."""
+    if input._data.ndim == 2:
+        return _MM
+    return _LINEAR_NODES[input._data.ndim > 2, bias is None]
 
 
 # The node PyTorch's linear leaves, by (batched input, no bias): addmm/mm on 2-D input, a view
