@@ -286,7 +286,12 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
         self, registry: str, prefix: str, recurse: bool, remove_duplicate: bool
     ) -> Iterator[tuple[str, Any]]:
         seen: set = set()
-        mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        # remove_duplicate=False also walks a shared submodule under each of its names
+        mods = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse
+            else [(prefix, self)]
+        )
         for mod_prefix, mod in mods:
             for name, value in mod.__dict__[registry].items():
                 if value is None or (remove_duplicate and id(value) in seen):
