@@ -208,6 +208,13 @@ class ModuleList(Module):
         for i, m in enumerate(mods):
             self.add_module(str(i), m)
 
+    def pop(self, idx: int | slice = -1) -> Any:
+        """Remove the module at ``idx`` (default: the last; the rest are renumbered) and
+        return it."""
+        module = self[idx]
+        del self[idx]
+        return module
+
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(
             "ModuleList has no forward: iterate over it (for layer in self.layers: x = layer(x))"
