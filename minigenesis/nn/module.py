@@ -26,6 +26,7 @@ from ..backend import as_device, module_for, to_device
 from ..conversions import ToShortcuts, parse_to_args
 from ..hook_handle import RemovableHandle, add_hook
 from .backward_hooks import bracket_for
+from .global_module_hooks import forward_hooks_of
 from .module_memory import ModuleMemory
 from .parameter import Parameter
 from .state_dict_hooks import IncompatibleKeys, StateDictMixin  # noqa: F401
@@ -62,8 +63,9 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
         (each may replace the output). A hook registered ``with_kwargs`` also sees (and a
         pre-hook may replace) the keyword arguments; one registered ``always_call`` also runs
         when forward raises (with output None; its own error is then only a warning)."""
-        flags = self.__dict__.get("_hook_flags", {})  # hook id -> (with_kwargs, always_call)
-        for key, hook in list(self._forward_pre_hooks.items()):
+        # global hooks first; flags: hook id -> (with_kwargs, always_call)
+        pre_hooks, hooks, flags = forward_hooks_of(self)
+        for key, hook in pre_hooks:
             if flags.get(key, (False,))[0]:
                 result = hook(self, args, kwargs)
                 if result is not None:
@@ -83,7 +85,7 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
         try:
             output = self.forward(*args, **kwargs)
         except Exception:
-            for key, hook in list(self._forward_hooks.items()):
+            for key, hook in hooks:
                 with_kwargs, always_call = flags.get(key, (False, False))
                 if always_call:
                     try:
@@ -95,7 +97,7 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
                             stacklevel=2,
                         )
             raise
-        for key, hook in list(self._forward_hooks.items()):
+        for key, hook in hooks:
             if flags.get(key, (False,))[0]:
                 result = hook(self, args, kwargs, output)
             else:

@@ -1,7 +1,9 @@
 """PyTorch's ``torch.nn.modules.module``: the same classes as ``mg.nn``'s own files."""
 
-from ..module import (
-    Module,
-)  # noqa: F401
+from ..global_module_hooks import (
+    register_module_forward_hook,
+    register_module_forward_pre_hook,
+)
+from ..module import Module
 
-__all__ = ["Module"]
+__all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]

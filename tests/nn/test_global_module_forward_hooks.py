@@ -1,0 +1,72 @@
+"""register_module_forward_pre_hook / register_module_forward_hook (torch.nn.modules.module):
+hooks that run on every module's call, before the module's own hooks, until removed."""
+
+import pytest
+
+import minigenesis as mg
+from minigenesis import nn
+from minigenesis.nn.modules.module import (
+    Module,
+    register_module_forward_hook,
+    register_module_forward_pre_hook,
+)
+
+
+def test_global_hooks_run_on_every_module_before_its_own_hooks() -> None:
+    log: list = []
+    model = nn.Sequential(nn.ReLU())
+    model.register_forward_pre_hook(lambda m, a: log.append("local pre"))
+    model.register_forward_hook(lambda m, a, o: log.append("local"))
+    pre = register_module_forward_pre_hook(lambda m, a: log.append(("pre", type(m).__name__)))
+    post = register_module_forward_hook(lambda m, a, o: log.append(("fwd", type(m).__name__)))
+    try:
+        model(mg.ones(1))
+    finally:
+        pre.remove()
+        post.remove()
+    assert log == [
+        ("pre", "Sequential"),
+        "local pre",
+        ("pre", "ReLU"),
+        ("fwd", "ReLU"),
+        ("fwd", "Sequential"),
+        "local",
+    ]
+    log.clear()
+    model(mg.ones(1))  # removed: only the module's own hooks run
+    assert log == ["local pre", "local"]
+
+
+def test_global_hooks_may_replace_arguments_and_output() -> None:
+    pre = register_module_forward_pre_hook(lambda m, a: (a[0] * 2,))
+    post = register_module_forward_hook(lambda m, a, o: o + 1)
+    try:
+        out = nn.Identity()(mg.tensor([3.0]))
+    finally:
+        pre.remove()
+        post.remove()
+    assert out.tolist() == [7.0]  # 3 * 2 + 1
+    assert nn.Identity()(mg.tensor([3.0])).tolist() == [3.0]
+
+
+def test_removing_the_last_global_hook_restores_the_plain_call() -> None:
+    plain = Module.__call__
+    handle = register_module_forward_hook(lambda m, a, o: None)
+    assert Module.__call__ is not plain
+    handle.remove()
+    assert Module.__call__ is plain
+
+
+def test_global_always_call_hook_runs_when_forward_raises() -> None:
+    class Failing(nn.Module):
+        def forward(self, x):
+            raise ValueError("boom")
+
+    seen: list = []
+    handle = register_module_forward_hook(lambda m, a, o: seen.append(o), always_call=True)
+    try:
+        with pytest.raises(ValueError, match="boom"):
+            Failing()(mg.ones(1))
+    finally:
+        handle.remove()
+    assert seen == [None]
