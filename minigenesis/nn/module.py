@@ -344,15 +344,20 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget every parameter's gradient: ``grad = None`` (default, frees the memory), or
-        zeros with ``set_to_none=False``."""
+        with ``set_to_none=False`` the same gradient tensor zeroed in place, cut from any graph
+        (as PyTorch: a reference to ``p.grad`` taken earlier sees the zeros)."""
         for p in self.parameters():
-            if p.grad is None:
+            g = p.grad
+            if g is None:
                 continue
             if set_to_none:
                 p.grad = None
+                continue
+            if g.grad_fn is not None:
+                g.detach_()
             else:
-                p.grad = p.grad.detach()
-                p.grad.zero_()
+                g.requires_grad_(False)
+            g.zero_()
 
     def share_memory(self) -> Module:
         """Move every parameter and buffer into shared memory, so that processes started with
