@@ -399,7 +399,14 @@ class ParameterDict(Module):
             del self[key]
 
     def update(self, parameters: Mapping[str, Any] | Iterable) -> None:
-        items = parameters.items() if hasattr(parameters, "items") else parameters
+        """Add or replace entries. As PyTorch's: an OrderedDict, a ParameterDict or an
+        iterable of pairs keeps its order; a plain mapping's new keys go in sorted order."""
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            items = list(parameters.items())
+        elif hasattr(parameters, "items"):
+            items = sorted(parameters.items(), key=lambda kv: kv[0])
+        else:
+            items = parameters
         for key, value in items:
             self[key] = value
 
