@@ -40,15 +40,12 @@ class Parameter(Tensor):
         return (_rebuild_parameter, (to_numpy(self._data), self.requires_grad))
 
     def __deepcopy__(self, memo: dict) -> Parameter:
-        """A copy with its own memory on the same device (``copy.deepcopy(model)``)."""
+        """A copy with its own memory on the same device (``copy.deepcopy(model)``). As
+        PyTorch's, it copies the values and ``requires_grad`` only: the copy has no ``grad``."""
         if id(self) in memo:
             return memo[id(self)]
         xp = get_array_module(self._data)
         out = Parameter(Tensor._make(xp.array(self._data, copy=True), False), self.requires_grad)
-        if self.grad is not None and self.grad.is_sparse:  # nn.Embedding(sparse=True)'s
-            out._grad = self.grad.detach().clone()
-        elif self.grad is not None:
-            out.grad = Tensor._make(xp.array(self.grad._data, copy=True), False)
         memo[id(self)] = out
         return out
 
