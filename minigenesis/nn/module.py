@@ -170,7 +170,8 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
     def __dir__(self) -> list:
         keys = list(super().__dir__())
         keys += list(self._parameters) + list(self._buffers) + list(self._modules)
-        return sorted(set(keys))
+        # as PyTorch's: no names that cannot be attributes (a ModuleList's "0", "1", ...)
+        return sorted(k for k in set(keys) if not k[:1].isdigit())
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Register ``param`` (or None: a declared but absent parameter, like a missing bias)."""
@@ -440,6 +441,19 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
                 if t._grad is not None:  # (a buffer may be a non-leaf: no warning)
                     t.grad = Tensor._make(fn(t._grad._data), False)
         return self
+
+    def type(self, dst_type: Any) -> Module:
+        """Cast every parameter and buffer to ``dst_type`` (a dtype, or a tensor type name like
+        ``"torch.DoubleTensor"``); unlike ``to(dtype)``, integer buffers are cast too."""
+        return self._convert(lambda a: Tensor._make(a, False).type(dst_type)._data, False)
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickling (and ``super().__setstate__(state)`` in a subclass): restore the
+        attributes, filling in the registries that a module pickled without them lacks."""
+        self.__dict__.update(state)
+        for name in ("_parameters", "_buffers", "_modules", "_forward_hooks", "_forward_pre_hooks"):
+            self.__dict__.setdefault(name, OrderedDict())
+        self.__dict__.setdefault("_non_persistent_buffers", set())
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(tensor)``, ``memory_format=``.
