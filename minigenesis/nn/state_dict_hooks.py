@@ -222,8 +222,8 @@ class StateDictMixin:
                 continue
             if tuple(value.shape) != tuple(target.shape):
                 errors.append(
-                    f"size mismatch for {key}: copying a param with shape {tuple(value.shape)} "
-                    f"from checkpoint, the shape in current model is {tuple(target.shape)}"
+                    f"size mismatch for {key}: copying a param with shape {value.shape!r} "
+                    f"from checkpoint, the shape in current model is {target.shape!r}."
                 )
                 continue
             pairs.append((target, value))
@@ -300,11 +300,12 @@ def _copy(pairs: list, assign: bool) -> None:
 
 
 def _raise(module: Any, errors: list, strict: bool, missing: list, unexpected: list) -> None:
-    head = []
-    if strict and unexpected:
-        head.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected))
+    head = []  # PyTorch's order and wording: missing keys, unexpected keys, then the rest
     if strict and missing:
-        head.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing))
+        head.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ")
+    if strict and unexpected:
+        keys = ", ".join(f'"{k}"' for k in unexpected)
+        head.append(f"Unexpected key(s) in state_dict: {keys}. ")
     raise RuntimeError(
         f"Error(s) in loading state_dict for {type(module).__name__}:\n\t"
         + "\n\t".join(head + errors)

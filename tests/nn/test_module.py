@@ -275,8 +275,10 @@ def test_strict_loading_reports_every_problem_in_one_error():
     assert "Error(s) in loading state_dict for Net" in msg
     assert 'Missing key(s) in state_dict: "steps", "fc1.bias"' in msg
     assert 'Unexpected key(s) in state_dict: "extra.weight"' in msg
-    assert "size mismatch for fc2.weight: copying a param with shape (5, 5)" in msg
-    assert "the shape in current model is (3, 8)" in msg
+    assert "size mismatch for fc2.weight: copying a param with shape minigenesis.Size([5, 5])" in (
+        msg
+    )
+    assert "the shape in current model is minigenesis.Size([3, 8])." in msg
     np.testing.assert_array_equal(net.fc2.weight.detach().numpy(), before)  # nothing copied
 
 
