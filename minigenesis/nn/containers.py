@@ -121,6 +121,9 @@ class Sequential(Module):
         return self
 
     def insert(self, index: int, module: Module) -> Sequential:
+        """Put ``module`` before position ``index`` (``-len <= index <= len``, as PyTorch)."""
+        if not -len(self) <= index <= len(self):
+            raise IndexError(f"Index out of range: {index} (Sequential of length {len(self)})")
         mods = list(self._modules.values())
         mods.insert(index, module)
         self._modules.clear()
