@@ -178,8 +178,8 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
         _check_name(self, name, "parameter")
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(
-                f"cannot register a {type(param).__name__} as parameter '{name}' "
-                f"(wrap it: nn.Parameter(tensor))"
+                f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+                f"(nn.Parameter or None required; wrap it: nn.Parameter(tensor))"
             )
         self._forget(name, keep="_parameters")
         self._parameters[name] = param
@@ -189,7 +189,10 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
         and moved by ``to()``, but not returned by ``parameters()``."""
         _check_name(self, name, "buffer")
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot register a {type(tensor).__name__} as buffer '{name}'")
+            raise TypeError(
+                f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+                "(Tensor or None required)"
+            )
         self._forget(name, keep="_buffers")
         self._buffers[name] = tensor
         if persistent:
@@ -499,7 +502,7 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
 
 def _check_name(module: Module, name: str, kind: str) -> None:
     if "_parameters" not in module.__dict__:
-        raise AttributeError(f"cannot register a {kind} before Module.__init__() is called")
+        raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
     if not isinstance(name, str):
         raise TypeError(f"{kind} name should be a string, got {type(name).__name__}")
     if name == "" or "." in name:
