@@ -30,6 +30,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..backend import to_device
 from ..hook_handle import add_hook
+from .parameter import Parameter
 
 _EXTRA_STATE = "_extra_state"
 
@@ -220,19 +221,24 @@ class StateDictMixin:
                     f"object from checkpoint but received {type(value)}"
                 )
                 continue
+            if target.ndim == 0 and value.ndim == 1:  # old checkpoints saved scalars as [x]
+                value = value[0]
             if tuple(value.shape) != tuple(target.shape):
                 errors.append(
                     f"size mismatch for {key}: copying a param with shape {value.shape!r} "
                     f"from checkpoint, the shape in current model is {target.shape!r}."
                 )
                 continue
-            pairs.append((target, value))
+            pairs.append((key, target, value))
         post_hooks = [
             (m, h) for _, m in reversed(tree) for h in _hooks(m, "_load_state_dict_post_hooks")
         ]
         if errors or (strict and not post_hooks and (missing or unexpected)):
             _raise(self, errors, strict, missing, unexpected)  # nothing copied yet
-        _copy(pairs, assign)
+        if assign:
+            _assign(tree, pairs)
+        else:
+            _copy(pairs)
         for key, module in extras.items():
             if key in state_dict:
                 module.set_extra_state(state_dict[key])
@@ -288,15 +294,31 @@ def _run_load_pre_hooks(tree, state_dict, missing, unexpected, errors) -> Ordere
     return work
 
 
-def _copy(pairs: list, assign: bool) -> None:
+def _copy(pairs: list) -> None:
+    """The default load: each value copied INTO its parameter or buffer (cast, moved)."""
     with no_grad():
-        for target, value in pairs:
+        for _, target, value in pairs:
             src = to_device(value._data, target.device)
-            if assign:
-                target._data = src.astype(target._data.dtype, copy=True)
-            else:
-                target._data[...] = src.astype(target._data.dtype, copy=False)
+            target._data[...] = src.astype(target._data.dtype, copy=False)
             target._bump_version()
+
+
+def _assign(tree: list, pairs: list) -> None:
+    """``assign=True``, as PyTorch: the state dict's tensors themselves (their memory, dtype
+    and device) take the places of the module's. A parameter becomes a Parameter over the
+    loaded tensor (keeping the old ``requires_grad``); a buffer becomes the loaded tensor. An
+    optimizer built before the load still holds the old parameters."""
+    owners = {prefix + name: m for prefix, m in tree for name in (*m._parameters, *m._buffers)}
+    for key, target, value in pairs:
+        module, name = owners[key], key.rsplit(".", 1)[-1]
+        if name in module._parameters:
+            if not isinstance(value, Parameter):
+                value = Parameter(value.detach(), target.requires_grad)
+            else:
+                value.requires_grad_(target.requires_grad)
+            module._parameters[name] = value
+        else:
+            module._buffers[name] = value
 
 
 def _raise(module: Any, errors: list, strict: bool, missing: list, unexpected: list) -> None:
