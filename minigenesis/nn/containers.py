@@ -377,6 +377,10 @@ class ParameterDict(Module):
     def __iter__(self) -> Iterator[str]:
         return iter(self._keys)
 
+    def __reversed__(self) -> Iterator[str]:
+        """The keys, last inserted first (as a dict's ``reversed``)."""
+        return reversed(list(self._keys))
+
     def __contains__(self, key: object) -> bool:
         return key in self._keys
 

@@ -30,3 +30,9 @@ def test_parameter_dict_keeps_the_order_of_ordered_inputs() -> None:
     assert list(nn.ParameterDict(ordered)) == ["b", "a"]
     assert list(nn.ParameterDict([("b", _param(1)), ("a", _param(1))])) == ["b", "a"]
     assert list(nn.ParameterDict(nn.ParameterDict(ordered))) == ["b", "a"]
+
+
+def test_reversed_parameter_dict_yields_keys_last_inserted_first() -> None:
+    pd = nn.ParameterDict([("b", _param(1)), ("a", _param(1))])
+    pd["c"] = _param(1)
+    assert list(reversed(pd)) == ["c", "a", "b"]
