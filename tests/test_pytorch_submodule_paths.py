@@ -164,8 +164,8 @@ MISSING_NAMES = {
         "LinearCrossEntropyLoss", "NLLLoss2d")},
     **{("torch.nn.modules.module", f"register_module_{h}"): "global module hooks are not "
        "implemented" for h in (
-        "backward_hook", "buffer_registration_hook", "forward_hook", "forward_pre_hook",
-        "full_backward_hook", "full_backward_pre_hook", "module_registration_hook",
+        "backward_hook", "buffer_registration_hook", "full_backward_hook",
+        "full_backward_pre_hook", "module_registration_hook",
         "parameter_registration_hook")},
     ("torch.nn.modules.normalization", "CrossMapLRN2d"): "a legacy Lua-Torch layer",
     ("torch.profiler.profiler", "ExecutionTraceObserver"): "PyTorch's execution-graph traces "
