@@ -35,14 +35,14 @@ from .parameter import Parameter
 _EXTRA_STATE = "_extra_state"
 
 
-class IncompatibleKeys(NamedTuple):
-    """What ``load_state_dict(strict=False)`` could not match."""
+class _IncompatibleKeys(NamedTuple):
+    """What ``load_state_dict(strict=False)`` could not match (PyTorch's class name)."""
 
     missing_keys: list
     unexpected_keys: list
 
     def __repr__(self) -> str:
-        """As PyTorch prints the result of ``load_state_dict`` (its class: _IncompatibleKeys)."""
+        """As PyTorch prints the result of ``load_state_dict``."""
         if not self.missing_keys and not self.unexpected_keys:
             return "<All keys matched successfully>"
         return (
@@ -51,6 +51,9 @@ class IncompatibleKeys(NamedTuple):
         )
 
     __str__ = __repr__
+
+
+IncompatibleKeys = _IncompatibleKeys  # the public name used in this package
 
 
 def _handle(module: Any, registry: str, hook: Callable) -> Any:

@@ -22,3 +22,14 @@ def test_strict_load_error_lists_missing_then_unexpected_then_size_mismatches() 
         "\tsize mismatch for 0.bias: copying a param with shape minigenesis.Size([7]) from "
         "checkpoint, the shape in current model is minigenesis.Size([3]).",
     ]
+
+
+def test_non_strict_load_returns_a_named_tuple_called_incompatible_keys() -> None:
+    from minigenesis.nn.modules.module import _IncompatibleKeys
+
+    model = nn.Linear(1, 1)
+    result = model.load_state_dict({"weight": mg.zeros(1, 1), "extra": mg.zeros(1)}, strict=False)
+    assert type(result) is _IncompatibleKeys and type(result).__name__ == "_IncompatibleKeys"
+    missing, unexpected = result
+    assert (missing, unexpected) == (["bias"], ["extra"])
+    assert result._fields == ("missing_keys", "unexpected_keys")

@@ -5,5 +5,11 @@ from ..global_module_hooks import (
     register_module_forward_pre_hook,
 )
 from ..module import Module
+from ..state_dict_hooks import _IncompatibleKeys
 
-__all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]
+__all__ = [
+    "Module",
+    "_IncompatibleKeys",
+    "register_module_forward_hook",
+    "register_module_forward_pre_hook",
+]
