@@ -22,6 +22,7 @@ from typing import Any
 
 from .. import dtypes as _dt
 from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
 from ..backend import as_device, module_for, to_device
 from ..conversions import ToShortcuts, parse_to_args
 from ..hook_handle import RemovableHandle, add_hook
@@ -443,6 +444,26 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
                 t._bump_version()  # a graph that saved the old values must not use the new ones
                 if t._grad is not None:  # (a buffer may be a non-leaf: no warning)
                     t.grad = Tensor._make(fn(t._grad._data), False)
+        return self
+
+    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Module:
+        """PyTorch's hook for custom conversions: ``fn(tensor) -> tensor`` on every parameter
+        (its values replaced in place, so the Parameter object stays), gradient and buffer
+        (replaced), children first."""
+        if recurse:
+            for child in self.children():
+                child._apply(fn)
+        with no_grad():
+            for p in self._parameters.values():
+                if p is None:
+                    continue
+                p._data = fn(p)._data
+                p._bump_version()
+                if p._grad is not None:
+                    p.grad = Tensor._make(fn(p._grad)._data, False)
+            for name, b in self._buffers.items():
+                if b is not None:
+                    self._buffers[name] = fn(b)
         return self
 
     def type(self, dst_type: Any) -> Module:
