@@ -42,3 +42,17 @@ def low_and_float64(fn, arrays: list[np.ndarray], grad_out_seed: int, dtype: str
         results.append((y, grads))
     (y_low, g_low), (y64, g64) = results
     return y_low, y64.detach().numpy(), g_low, [g.numpy() for g in g64]
+
+
+def assert_rounds_once(
+    fn, arrays: list[np.ndarray], dtype: str, limit: float = 0.6, grad_out_seed: int = 1, **kwargs
+) -> None:
+    """fn's output and input gradients on the low dtype are of that dtype and within ``limit``
+    ulps of the float64 results of the same values (half an ulp: the one rounding; the default
+    0.6 leaves float32 arithmetic its share where sums cancel)."""
+    y, y64, grads, grads64 = low_and_float64(fn, arrays, grad_out_seed, dtype, **kwargs)
+    assert y.dtype == getattr(mg, dtype)
+    assert ulp_errors(y, y64, dtype).max() <= limit
+    for g, g64 in zip(grads, grads64, strict=True):
+        assert g.dtype == getattr(mg, dtype)
+        assert ulp_errors(g, g64, dtype).max() <= limit

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import minigenesis as mg
-from tests.nn.half_precision_oracle import low_and_float64, rounded, ulp_errors
+from tests.nn.half_precision_oracle import assert_rounds_once, rounded, ulp_errors
 
 F = mg.nn.functional
 HALF_ULP = 0.6  # the one rounding, plus float32 arithmetic's share where sums cancel
@@ -19,12 +19,7 @@ HALF_ULP = 0.6  # the one rounding, plus float32 arithmetic's share where sums c
 def _check(fn, shapes, dtype, seed=0, **kwargs):
     rng = np.random.default_rng(seed)
     arrays = [rounded(rng.standard_normal(s), dtype) for s in shapes]
-    y, y64, grads, grads64 = low_and_float64(fn, arrays, seed + 1, dtype, **kwargs)
-    assert y.dtype == getattr(mg, dtype)
-    assert ulp_errors(y, y64, dtype).max() <= HALF_ULP
-    for g, g64 in zip(grads, grads64):
-        assert g.dtype == getattr(mg, dtype)
-        assert ulp_errors(g, g64, dtype).max() <= HALF_ULP
+    assert_rounds_once(fn, arrays, dtype, HALF_ULP, seed + 1, **kwargs)
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
