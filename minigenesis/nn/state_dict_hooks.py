@@ -16,7 +16,8 @@
 error_msgs)`` (a child sees the keys under its prefix; what it changes there is what loads), then
 copies the tensors in, calls ``set_extra_state`` where the class writes it, and calls each
 module's post-hooks ``hook(module, incompatible_keys)`` (children first), which may change the
-missing and unexpected keys in place before ``strict`` judges them.
+missing and unexpected keys in place before ``strict`` judges them. When a layer in the tree
+writes its own ``_load_from_state_dict``, PyTorch's per-module walk runs instead (load_protocol).
 """
 
 from __future__ import annotations
@@ -71,6 +72,11 @@ def _hooks(module: Any, registry: str) -> list:
 def _writes(module: Any, name: str) -> bool:
     """Whether the module's class writes its own ``get_extra_state``/``set_extra_state``."""
     return getattr(type(module), name) is not getattr(StateDictMixin, name)
+
+
+def _overrides_load(module: Any) -> bool:
+    """Whether the module's class writes its own ``_load_from_state_dict``."""
+    return type(module)._load_from_state_dict is not StateDictMixin._load_from_state_dict
 
 
 class _WithModule:
@@ -201,6 +207,10 @@ class StateDictMixin:
         if not hasattr(state_dict, "items"):
             raise TypeError(f"load_state_dict expects a dict, got {type(state_dict).__name__}")
         tree = list(_walk(self, ""))
+        if any(_overrides_load(m) for _, m in tree):  # a layer loads its own way: PyTorch's walk
+            from .load_protocol import load_with_overrides  # it imports this module
+
+            return load_with_overrides(self, state_dict, strict, assign)
         missing: list[str] = []
         unexpected: list[str] = []
         errors: list[str] = []
@@ -233,29 +243,55 @@ class StateDictMixin:
                 )
                 continue
             pairs.append((key, target, value))
-        post_hooks = [
-            (m, h) for _, m in reversed(tree) for h in _hooks(m, "_load_state_dict_post_hooks")
-        ]
-        if errors or (strict and not post_hooks and (missing or unexpected)):
-            _raise(self, errors, strict, missing, unexpected)  # nothing copied yet
-        if assign:
-            _assign(tree, pairs)
-        else:
-            _copy(pairs)
-        for key, module in extras.items():
-            if key in state_dict:
-                module.set_extra_state(state_dict[key])
-        keys = IncompatibleKeys(missing, unexpected)
-        for module, hook in post_hooks:
-            if hook(module, keys) is not None:
-                raise AssertionError(
-                    "Hooks registered with ``register_load_state_dict_post_hook`` are not "
-                    "expected to return new values, if incompatible_keys need to be modified, it "
-                    "should be done inplace."
-                )
-        if strict and (missing or unexpected):
-            _raise(self, [], strict, missing, unexpected)
-        return keys
+        extra_values = [(m, state_dict[k]) for k, m in extras.items() if k in state_dict]
+        return _finish(self, tree, pairs, extra_values, strict, assign, missing, unexpected, errors)
+
+    def _load_from_state_dict(
+        self,
+        state_dict: Any,
+        prefix: str,
+        local_metadata: dict,
+        strict: bool,
+        missing_keys: list,
+        unexpected_keys: list,
+        error_msgs: list,
+    ) -> None:
+        """PyTorch's per-module load step, what a layer's override reaches with ``super()``:
+        this module's own parameters, persistent buffers and extra state from ``prefix + name``
+        keys, appending to the three lists (see load_protocol)."""
+        from .load_protocol import default_load_from_state_dict  # it imports this module
+
+        default_load_from_state_dict(
+            self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+            error_msgs,
+        )  # fmt: skip
+
+
+def _finish(root, tree, pairs, extra_values, strict, assign, missing, unexpected, errors):
+    """After everything is checked: raise before copying if anything is wrong, else copy (or
+    assign), set extra state, run the load post-hooks (children first) and judge ``strict``."""
+    post_hooks = [
+        (m, h) for _, m in reversed(tree) for h in _hooks(m, "_load_state_dict_post_hooks")
+    ]
+    if errors or (strict and not post_hooks and (missing or unexpected)):
+        _raise(root, errors, strict, missing, unexpected)  # nothing copied yet
+    if assign:
+        _assign(tree, pairs)
+    else:
+        _copy(pairs)
+    for module, state in extra_values:
+        module.set_extra_state(state)
+    keys = IncompatibleKeys(missing, unexpected)
+    for module, hook in post_hooks:
+        if hook(module, keys) is not None:
+            raise AssertionError(
+                "Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                "expected to return new values, if incompatible_keys need to be modified, it "
+                "should be done inplace."
+            )
+    if strict and (missing or unexpected):
+        _raise(root, [], strict, missing, unexpected)
+    return keys
 
 
 def _walk(module: Any, prefix: str):
