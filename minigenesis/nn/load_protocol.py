@@ -27,7 +27,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from .._tensor import Tensor
-from .state_dict_hooks import _EXTRA_STATE, _copy, _finish, _hooks, _walk, _writes
+from .state_dict_hooks import _EXTRA_STATE, _assign, _copy, _finish, _hooks, _walk, _writes
 
 
 class _Pending:
@@ -87,7 +87,9 @@ def default_load_from_state_dict(
                 f"from checkpoint, the shape in current model is {target.shape!r}."
             )
             continue
-        if pending is None:  # called on its own: copy now, as PyTorch
+        if pending is None and local_metadata.get("assign_to_params_buffers", False):
+            _assign([(prefix, module)], [(key, target, value)])  # called on its own: now
+        elif pending is None:  # called on its own: copy now, as PyTorch
             _copy([(key, target, value)])
         else:
             pending.pairs.append((key, target, value))

@@ -148,3 +148,15 @@ def test_old_batchnorm_state_beside_an_override_loads_without_num_batches_tracke
     assert net.load_state_dict(state, strict=False).missing_keys == ["0.num_batches_tracked"]
     state._metadata["0"]["version"] = 1  # saved before BatchNorm had the counter
     assert net.load_state_dict(state).missing_keys == []
+
+
+def test_the_default_called_directly_assigns_when_the_metadata_asks_for_it():
+    layer = nn.Linear(2, 2)
+    value = mg.ones(2, 2)
+    state = {"weight": value, "bias": mg.zeros(2)}
+    nn.Module._load_from_state_dict(
+        layer, state, "", {"assign_to_params_buffers": True}, True, [], [], []
+    )
+    assert isinstance(layer.weight, nn.Parameter) and layer.weight.requires_grad
+    value[0, 0] = 5.0  # the loaded tensor's memory is the parameter's
+    assert layer.weight.detach().numpy()[0, 0] == 5.0
