@@ -28,6 +28,7 @@ from .conversions import ToShortcuts, as_array, parse_to_args
 from .inplace import InPlace, track_view
 from .ops import elementwise as E
 from .ops import shape as S
+from .promotion import written_int
 from .size import Size, as_shape
 from .sparse_coo import SparseCOOTensor, dense_to_sparse, strided
 from .tensor_aliases import TensorAliases
@@ -512,7 +513,8 @@ class Tensor(
         dt = (_dt.to_dtype(dtype) if dtype is not None else self.dtype).numpy_dtype
         shape = as_shape(size, "new tensor")
         xp = get_array_module(self._data)
-        arr = xp.empty(shape, dt) if fill is None else xp.full(shape, fill, dt)
+        # the fill is converted as a written value (checked; a float into float16 through float32)
+        arr = xp.empty(shape, dt) if fill is None else xp.full(shape, written_int(fill, dt), dt)
         return Tensor._make(arr, False)
 
     def _placed(self, t: Tensor, device: Any, requires_grad: bool) -> Tensor:

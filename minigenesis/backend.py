@@ -508,3 +508,17 @@ try:  # NumPy >= 2.0: np.errstate's context variable and how it makes a setting
     _QUIET_FP = _make_extobj(divide="ignore", invalid="ignore", over="ignore", under="ignore")
 except ImportError:  # pragma: no cover - older NumPy: quiet_fp falls back to np.errstate
     _FP_VAR = _QUIET_FP = None
+
+
+@quiet_fp  # 1e5 into float16 is inf, 1e300 into float32 too, silently as in PyTorch
+def cast_array(arr: Array, np_dtype: Any) -> Array:
+    """``arr.astype(np_dtype)`` as PyTorch converts: float64 -> float16 goes through float32.
+
+    PyTorch builds a ``c10::Half`` from a float, so a double is first rounded to float32 and then
+    to float16: two roundings. They differ from NumPy's single rounding where the float32 step
+    lands exactly halfway between two float16 values: 1760.5000001 is 1760.5 in float32, which
+    ties to even, 1760 (NumPy's one rounding gives 1761). bfloat16 (ml_dtypes) already converts a
+    float64 through float32, as PyTorch's ``c10::BFloat16`` does."""
+    if arr.dtype == np.float64 and np_dtype == np.float16:
+        arr = arr.astype(np.float32)
+    return arr.astype(np_dtype)

@@ -15,12 +15,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from .autograd.tensor_base import TensorBase
-from .backend import as_device, quiet_fp, to_device, to_numpy
-
-
-@quiet_fp  # 1e5 into float16 is inf, 1e300 into float32 too, silently as in PyTorch
-def _cast(arr: Any, dtype: Any) -> Any:
-    return arr.astype(dtype)
+from .backend import as_device, cast_array, to_device, to_numpy
 
 
 def as_array(data: Any, dtype: Any = None, device: Any = None) -> Any:
@@ -36,7 +31,7 @@ def as_array(data: Any, dtype: Any = None, device: Any = None) -> Any:
     else:
         arr = _from_python(data, target)
     if target is not None and arr.dtype != target.numpy_dtype:
-        arr = _cast(arr, target.numpy_dtype)
+        arr = cast_array(arr, target.numpy_dtype)
     else:
         _dt.from_numpy_dtype(arr.dtype)  # refuse dtypes minigenesis has no name for
     if dev is not None:
@@ -57,8 +52,10 @@ def _from_python(data: Any, target: _dt.DType | None) -> np.ndarray:
     if target is None or target.is_floating_point or target is _dt.bool_:
         np_dtype = (target or natural).numpy_dtype
         with np.errstate(over="ignore"):  # 1e40 -> inf in float32, as in PyTorch
-            if np_dtype.kind == "V":  # bfloat16 (ml_dtypes) takes no Python int past int64
-                return _checked_array(_plain(data), np.float64).astype(np_dtype)
+            # bfloat16 (ml_dtypes) takes no Python int past int64; float16 is rounded through
+            # float32, as PyTorch's is
+            if np_dtype.kind == "V" or np_dtype == np.float16:
+                return cast_array(_checked_array(_plain(data), np.float64), np_dtype)
             return _checked_array(_plain(data), np_dtype)
     # integer dtype: convert exactly (int64 or float64), then check the range before narrowing
     wide = _checked_array(_plain(data), np.float64 if natural.is_floating_point else np.int64)

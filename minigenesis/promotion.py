@@ -27,7 +27,7 @@ import numpy as np
 from . import autocast_policy as _policy
 from . import dtypes as _dt
 from .autograd.tensor_base import TensorBase
-from .backend import get_array_module, quiet_fp
+from .backend import cast_array, get_array_module, quiet_fp
 from .conversions import as_array
 from .ops import elementwise as E
 from .ops import rounding as RD
@@ -131,9 +131,8 @@ def _half_with_number(op: Any, a: Any, b: Any, t: Any, s: Any) -> Any:
     if op in _OPMATH_SCALAR_OPS and (t is a or op not in _ROUNDED_DIVISIONS):
         # the op's forward reads the number in float32 (ops/elementwise.py, opmath_scalar)
         return op.apply(t, s) if t is a else op.apply(s, t)
-    if s.__class__ in NUMBERS:  # rounded to the tensor's type (ml_dtypes' bfloat16 would not)
-        with np.errstate(over="ignore"):  # 1e5 is inf in float16, silently as in PyTorch
-            s = float(np.asarray(float(s)).astype(low))
+    if s.__class__ in NUMBERS:  # rounded to the tensor's type (float16 through float32)
+        s = float(cast_array(np.asarray(float(s)), low))
     out = op.apply(t, s) if t is a else op.apply(s, t)
     if out._data.dtype != low and not _policy.casts_to_float32(op, t):
         out = out._cast(low)
@@ -205,7 +204,10 @@ def written_int(value: Any, np_dtype: Any) -> Any:
     with PyTorch's RuntimeError, except that an unsigned dtype takes a negative int down to
     minus its maximum, wrapped (``uint8`` stores -1 as 255). A Python float must lie in the
     dtype's range (it is then truncated: 2.7 is 2; -0.5 does not fit uint8, NaN nothing).
-    Anything else passes unchanged."""
+    A Python float written into float16 is rounded through float32, as PyTorch rounds it
+    (``cast_array``). Anything else passes unchanged."""
+    if value.__class__ is float and np_dtype == np.float16:
+        return float(cast_array(np.asarray(value), np_dtype))
     if np_dtype.kind not in "iu" or value.__class__ not in (int, float):
         return value
     info = np.iinfo(np_dtype)

@@ -15,7 +15,7 @@ import numpy as np
 
 from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
-from .backend import get_array_module
+from .backend import cast_array, get_array_module
 from .deprecated_overloads import scalar_first, value_first
 from .ops import elementwise as E
 from .promotion import (
@@ -246,7 +246,7 @@ class TensorInPlace:
             if state.grad_enabled and (self.requires_grad or value.requires_grad):
                 return self.copy_(value)
             # cast as copy_ casts (uint8 takes 300.5 as 44, as PyTorch's), then written
-            value = value._data.astype(self._data.dtype).item()
+            value = cast_array(value._data, self._data.dtype).item()
         # A computed tensor takes the fill's graph node, so its old history gets no gradient;
         # anything else (no graph to keep) is written directly.
         if state.grad_enabled and self.grad_fn is not None:

@@ -15,7 +15,14 @@ import numpy as np
 
 from ..autograd.function import Op
 from ..autograd.grad_mode import state
-from ..backend import cupyx_module, defer_device_assert, get_array_module, quiet_fp, to_numpy
+from ..backend import (
+    cast_array,
+    cupyx_module,
+    defer_device_assert,
+    get_array_module,
+    quiet_fp,
+    to_numpy,
+)
 from .elementwise import select_grad
 
 
@@ -101,6 +108,8 @@ def take(x, index):
 
 def put(x, index, v) -> None:
     """x[index] = v with PyTorch's rules, in place."""
+    if getattr(v, "dtype", x.dtype) != x.dtype:  # a float64 v into float16: through float32
+        v = cast_array(v, x.dtype)
     try:
         _put(x, index, v)
     except ValueError as err:  # a value that does not broadcast: PyTorch's RuntimeError
