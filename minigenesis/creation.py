@@ -15,7 +15,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._tensor import Tensor
-from .backend import creation_device, get_array_module, module_for
+from .backend import cast_array, creation_device, get_array_module, module_for
 from .conversions import _from_python, as_array
 from .memory_format import check_format, contiguous_format, copy_like_as, preserve_format
 from .ops import sampling
@@ -271,7 +271,7 @@ def linspace(
     _check_not_bool(dt, "linspace", creation_device(device))
     xp = module_for(creation_device(device))
     nd = dt.numpy_dtype
-    lo, hi = (np.asarray(v).astype(nd) for v in (start, end))
+    lo, hi = (cast_array(np.asarray(v), nd) for v in (start, end))
     if dt.is_floating_point:  # step in the dtype: (hi - lo) and the division each round
         step = float(((hi - lo).astype(nd) / nd.type(max(steps - 1, 1))).astype(nd))
     else:  # a double step for integer dtypes

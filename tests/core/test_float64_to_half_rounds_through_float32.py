@@ -81,6 +81,12 @@ def test_python_float_into_float16_rounds_through_float32(path, value, expected,
     assert np.all(out.numpy() == np.float16(expected))
 
 
+def test_linspace_endpoints_into_float16_round_through_float32():
+    # the endpoints 1760.5 and 1761.5 (in float32) tie to 1760 and 1762
+    out = mg.linspace(1760.5000001, 1761.4999999, 2, dtype=mg.float16)
+    assert out.tolist() == [1760.0, 1762.0]
+
+
 def test_bfloat16_from_float64_also_rounds_through_float32():
     # 128.5000001 -> 128.5 in float32 -> ties to even 128; 129.4999999 -> 129.5 -> 130
     values = [128.5000001, 129.4999999]
