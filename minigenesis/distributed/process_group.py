@@ -14,6 +14,7 @@ from __future__ import annotations
 import atexit
 import os
 import sys
+import time
 import warnings
 from typing import Any
 
@@ -203,6 +204,9 @@ def _abort_if_broken() -> None:
                 stream.flush()
             except (OSError, ValueError):  # a closed pipe: nothing more can be said
                 pass
+        # mpiexec forwards each rank's output through its own pipes; aborting at once could
+        # kill them before the traceback just written reaches the terminal (seen under load)
+        time.sleep(0.2)
         mpi.COMM_WORLD.Abort(1)
 
 
