@@ -26,8 +26,17 @@ from collections import OrderedDict
 from contextvars import ContextVar
 from typing import Any
 
-from .._tensor import Tensor
-from .state_dict_hooks import _EXTRA_STATE, _assign, _copy, _finish, _hooks, _walk, _writes
+from .state_dict_hooks import (
+    _EXTRA_STATE,
+    _assign,
+    _checked_value,
+    _copy,
+    _finish,
+    _hooks,
+    _own_tensors,
+    _walk,
+    _writes,
+)
 
 
 class _Pending:
@@ -57,35 +66,17 @@ def default_load_from_state_dict(
     child nor an own tensor."""
     for hook in _hooks(module, "_load_state_dict_pre_hooks"):
         hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
-    local = {n: p for n, p in module._parameters.items() if p is not None}
-    local.update(
-        (n, b)
-        for n, b in module._buffers.items()
-        if b is not None and n not in module._non_persistent_buffers
-    )
     version = local_metadata.get("version")
     older = getattr(module, "_state_added_in_version_2", ()) if (version or 1) < 2 else ()
     pending = _PENDING.get()
-    for name, target in local.items():
-        key = prefix + name
+    local = dict(_own_tensors(module, prefix))  # this module's own tensors, by their keys
+    for key, target in local.items():
         if key not in state_dict:
-            if strict and name not in older:  # BatchNorm before version 2: no counter saved
-                missing_keys.append(key)
+            if strict and key[len(prefix) :] not in older:  # BatchNorm before version 2: no
+                missing_keys.append(key)  # counter saved
             continue
-        value = state_dict[key]
-        if not isinstance(value, Tensor):
-            error_msgs.append(
-                f'While copying the parameter named "{key}", expected Tensor or Tensor-like '
-                f"object from checkpoint but received {type(value)}"
-            )
-            continue
-        if target.ndim == 0 and value.ndim == 1:  # old checkpoints saved scalars as [x]
-            value = value[0]
-        if tuple(value.shape) != tuple(target.shape):
-            error_msgs.append(
-                f"size mismatch for {key}: copying a param with shape {value.shape!r} "
-                f"from checkpoint, the shape in current model is {target.shape!r}."
-            )
+        value = _checked_value(key, target, state_dict[key], error_msgs)
+        if value is None:
             continue
         if pending is None and local_metadata.get("assign_to_params_buffers", False):
             _assign([(prefix, module)], [(key, target, value)])  # called on its own: now
@@ -108,7 +99,7 @@ def default_load_from_state_dict(
         for key in state_dict:
             if key.startswith(prefix) and key != extra_key:
                 first = key[len(prefix) :].split(".", 1)[0]
-                if first not in module._modules and first not in local:
+                if first not in module._modules and prefix + first not in local:
                     unexpected_keys.append(key)
 
 

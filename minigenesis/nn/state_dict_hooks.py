@@ -227,22 +227,9 @@ class StateDictMixin:
         for key, target in own.items():
             if key not in state_dict:
                 continue
-            value = state_dict[key]
-            if not isinstance(value, Tensor):  # a list, number or array: refused, as PyTorch
-                errors.append(  # ("parameter" for buffers too: PyTorch's words)
-                    f'While copying the parameter named "{key}", expected Tensor or Tensor-like '
-                    f"object from checkpoint but received {type(value)}"
-                )
-                continue
-            if target.ndim == 0 and value.ndim == 1:  # old checkpoints saved scalars as [x]
-                value = value[0]
-            if tuple(value.shape) != tuple(target.shape):
-                errors.append(
-                    f"size mismatch for {key}: copying a param with shape {value.shape!r} "
-                    f"from checkpoint, the shape in current model is {target.shape!r}."
-                )
-                continue
-            pairs.append((key, target, value))
+            value = _checked_value(key, target, state_dict[key], errors)
+            if value is not None:
+                pairs.append((key, target, value))
         extra_values = [(m, state_dict[k]) for k, m in extras.items() if k in state_dict]
         return _finish(self, tree, pairs, extra_values, strict, assign, missing, unexpected, errors)
 
@@ -300,6 +287,27 @@ def _walk(module: Any, prefix: str):
     for name, child in module._modules.items():
         if child is not None:
             yield from _walk(child, prefix + name + ".")
+
+
+def _checked_value(key: str, target: Tensor, value: Any, errors: list[str]) -> Any:
+    """The checkpoint's ``value`` for ``target`` at ``key``, or None after noting in ``errors``
+    why it cannot load (not a tensor; another shape). A 1-element value for a 0-d target is its
+    element: old checkpoints saved scalars as [x]."""
+    if not isinstance(value, Tensor):  # a list, number or array: refused, as PyTorch
+        errors.append(  # ("parameter" for buffers too: PyTorch's words)
+            f'While copying the parameter named "{key}", expected Tensor or Tensor-like '
+            f"object from checkpoint but received {type(value)}"
+        )
+        return None
+    if target.ndim == 0 and value.ndim == 1:
+        value = value[0]
+    if tuple(value.shape) != tuple(target.shape):
+        errors.append(
+            f"size mismatch for {key}: copying a param with shape {value.shape!r} "
+            f"from checkpoint, the shape in current model is {target.shape!r}."
+        )
+        return None
+    return value
 
 
 def _own_tensors(module: Any, prefix: str):
