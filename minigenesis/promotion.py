@@ -293,16 +293,6 @@ def float_in(t: Any) -> Any:
     return t
 
 
-def in_float32(fn: Any, t: Any) -> Any:
-    """fn(t) as PyTorch's CPU kernels compute a float16 / bfloat16 tensor: in float32, rounded
-    once to t's dtype at the end (a composite of several 2-byte ops rounds at every step: sinc
-    as sin(pi x) / (pi x) in float16 was off by more than an ulp at 45% of the inputs)."""
-    dtype = t._data.dtype
-    if dtype.itemsize == 2 and dtype.kind in "fV":
-        return fn(t._cast(np.dtype(np.float32)))._cast(dtype)
-    return fn(t)
-
-
 def need_float(t: Any, name: str, error: type = RuntimeError) -> None:
     """PyTorch's float-only ops (var, std, norm, softmax ...) refuse bool/integer tensors, with
     its RuntimeError, or NotImplementedError where it has no kernel for the dtype (softmax)."""

@@ -19,9 +19,9 @@ from .ops import special_functions as _SF
 from .ops.erfcx import Erfcx as _Erfcx
 from .ops.incomplete_gamma import HurwitzZeta as _Zeta
 from .ops.incomplete_gamma import IncompleteGamma as _IncompleteGamma
+from .ops.round_once import in_float32 as _in_float32
 from .out_arg import with_out as _with_out
 from .promotion import float_in as _float_in
-from .promotion import in_float32 as _in_float32
 from .promotion import result_type as _result_type
 from .tensor_pointwise import _float_pair
 

@@ -23,7 +23,8 @@ from .backend import get_array_module, quiet_fp
 from .ops import math_functions as MF
 from .ops import special as SP
 from .ops import special_functions as SF
-from .promotion import FLOAT_KINDS, float_in, in_float32, refuse_sequence, result_type
+from .ops.round_once import in_float32
+from .promotion import FLOAT_KINDS, float_in, refuse_sequence, result_type
 from .size import broadcast_checked, norm_dim
 
 Frexp = namedtuple("Frexp", ["mantissa", "exponent"])

@@ -43,8 +43,10 @@ def same_two_byte_float(*tensors: Any) -> bool:
 def in_float32(fn: Callable, *args: Any, **kwargs: Any) -> Any:
     """fn(*args, **kwargs) with every 2-byte float tensor argument in float32 (autocast off, so
     nothing inside casts back down), the tensor result(s) cast to the first such argument's
-    dtype: one rounding per output element."""
-    dtype = next(a.dtype for a in (*args, *kwargs.values()) if is_two_byte_float(a))
+    dtype: one rounding per output element. Without a 2-byte argument: fn as it is."""
+    dtype = next((a.dtype for a in (*args, *kwargs.values()) if is_two_byte_float(a)), None)
+    if dtype is None:
+        return fn(*args, **kwargs)
 
     def up(a: Any) -> Any:
         return a.to(float32) if is_two_byte_float(a) else a

@@ -16,8 +16,8 @@ from ...functions import where
 from ...ops import activation as A
 from ...ops.anchor import anchor
 from ...ops.loss import LogSigmoid
+from ...ops.round_once import in_float32
 from ...ops.same_dtype import check_same_dtype
-from ...promotion import in_float32
 from ...random import _draw as draw_samples
 from ...size import norm_dim
 from .prelu_ops import PReLU

@@ -20,10 +20,9 @@ from ...functions import where
 from ...ops.anchor import anchor
 from ...ops.indexing import check_index_dtype, check_index_range
 from ...ops.loss import BinaryCrossEntropy, CrossEntropyIndices, LogSigmoid, PickClass
-from ...ops.round_once import in_float32 as all_in_float32
-from ...ops.round_once import same_two_byte_float
+from ...ops.round_once import in_float32, same_two_byte_float
 from ...ops.same_dtype import check_floating, check_same_dtype
-from ...promotion import in_float32, result_type
+from ...promotion import result_type
 from ...size import broadcast_error
 
 # A loss reduces its per-element values with reduction="none" (keep them), "mean" or "sum"
@@ -200,7 +199,7 @@ def nll_loss(
     mean = sum_i l_i / sum_i w[t_i] over the non-ignored samples."""
     reduction = reduction_mode(size_average, reduce, reduction, "nll_loss")
     if same_two_byte_float(input, weight):  # the weighted mean in float32, rounded once
-        return all_in_float32(nll_loss, input, target, weight, None, ignore_index, None, reduction)
+        return in_float32(nll_loss, input, target, weight, None, ignore_index, None, reduction)
     target = _tensor(target, input, "nll_loss")
     x, t, unbatched = _batched(input, target, "nll_loss")
     _check_class_target(x, t, "nll_loss")
@@ -374,7 +373,7 @@ def binary_cross_entropy(
     reduction = reduction_mode(size_average, reduce, reduction, name)
     check_floating(name, input)
     if same_two_byte_float(input, target, weight):  # PyTorch's kernel: float32, rounded once
-        return all_in_float32(binary_cross_entropy, input, target, weight, None, None, reduction)
+        return in_float32(binary_cross_entropy, input, target, weight, None, None, reduction)
     if isinstance(target, Tensor):  # one kernel over input and target: one dtype (PyTorch)
         check_same_dtype(name, input=input, target=target)
     target = _tensor(target, input, name)
@@ -413,7 +412,7 @@ def binary_cross_entropy_with_logits(
     check_floating("log_sigmoid_cpu", input)
     if same_two_byte_float(input, target, weight, pos_weight):  # in float32, rounded once
         args = (input, target, weight, None, None, reduction, pos_weight)
-        return all_in_float32(binary_cross_entropy_with_logits, *args)
+        return in_float32(binary_cross_entropy_with_logits, *args)
     target = _tensor(target, input, name)
     _same_shape(input, target, name, strict=True)
     # PyTorch builds the loss in a buffer of the target's dtype ((1 - target).mul_(input)...): a
@@ -530,7 +529,7 @@ def kl_div(
     target = _tensor(target, input, name)
     _same_shape(input, target, name, strict=False)
     if same_two_byte_float(input, target):  # (x)logy and the sum in float32, rounded once
-        return all_in_float32(_kl_div, input, target, reduction, log_target)
+        return in_float32(_kl_div, input, target, reduction, log_target)
     return _kl_div(input, target, reduction, log_target)
 
 
