@@ -57,3 +57,31 @@ def test_central_differences_and_second_derivative(n_rows):
             return (g * g).sum()
 
     assert gradcheck(grad_norm, (c,))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("index_dtype", [np.int64, np.int32, np.uint8])
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_small_path_sums_in_add_at_order_to_the_bit(dtype, index_dtype, contiguous):
+    """The small path adds over flat element positions; each sum must be NumPy's row-wise
+    add.at's, to the bit (the same additions in the same order), for any index dtype, negative
+    indices, and an out that is a strided view (then row-wise add.at itself)."""
+    rng = np.random.default_rng(3)
+    flat = rng.integers(0 if index_dtype == np.uint8 else -9, 9, 96).astype(index_dtype)
+    rows = (rng.standard_normal((96, 10)) * 100).astype(dtype)
+    base = rng.standard_normal((9, 20) if not contiguous else (9, 10)).astype(dtype)
+    out = base[:, ::2] if not contiguous else base
+    want = out.copy()
+    np.add.at(want, flat, rows)
+    add_rows_at(out, flat, rows)
+    np.testing.assert_array_equal(out, want)
+    assert out.dtype == dtype
+
+
+def test_small_path_with_no_rows_or_no_width_changes_nothing():
+    out = np.ones((4, 3))
+    add_rows_at(out, np.zeros(0, np.int64), np.zeros((0, 3)))
+    np.testing.assert_array_equal(out, np.ones((4, 3)))
+    empty = np.ones((4, 0))
+    add_rows_at(empty, np.array([1, -1]), np.zeros((2, 0)))
+    assert empty.shape == (4, 0)
