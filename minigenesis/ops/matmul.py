@@ -143,7 +143,10 @@ def _node_class(a: Any, b: Any, op: str) -> type:
 def matmul(a: Any, b: Any, op: str = "matmul") -> Any:
     """PyTorch's matmul: 1-D operands get a dim added (and removed from the result), batch dims
     broadcast. Both operands must have one dtype (after autocast's casts), as in PyTorch."""
-    if a._data.dtype != b._data.dtype:  # (autocast may still make them one: it casts in apply)
+    x, y = a._data, b._data
+    if x.ndim == 2 and y.ndim == 2 and x.dtype == y.dtype:  # two matrices: none of the below
+        return MatMul.apply(a, b)
+    if x.dtype != y.dtype:  # (autocast may still make them one: it casts in apply)
         check_same_dtype(op, LOWER, m1=a, m2=b)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(
