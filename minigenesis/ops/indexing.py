@@ -165,7 +165,7 @@ def add_rows_at(out, flat, rows) -> None:
         cupyx_module().scatter_add(out, flat, rows)
     elif rows.size < 2048 and out.flags.c_contiguous:  # (out.reshape(-1) is then a view)
         num, width = out.shape
-        at = (flat % max(num, 1)).astype(xp.intp, copy=False)[:, None] * width + xp.arange(width)
+        at = (flat.astype(xp.intp, copy=False) % max(num, 1))[:, None] * width + xp.arange(width)
         xp.add.at(out.reshape(-1), at.reshape(-1), rows.reshape(-1))
     elif rows.size < 2048:
         xp.add.at(out, flat, rows)

@@ -85,3 +85,17 @@ def test_small_path_with_no_rows_or_no_width_changes_nothing():
     empty = np.ones((4, 0))
     add_rows_at(empty, np.array([1, -1]), np.zeros((2, 0)))
     assert empty.shape == (4, 0)
+
+
+@pytest.mark.parametrize("index_dtype", [np.uint8, np.int8, np.int16])
+def test_small_index_dtypes_address_more_rows_than_they_can_count(index_dtype):
+    """A narrow index dtype (uint8, int8, int16) into more rows than it can hold (300): the
+    positions are computed in intp, not in the index's own dtype (which would overflow)."""
+    top = np.iinfo(index_dtype).max
+    flat = np.array([1, top, top, -1 if np.iinfo(index_dtype).min < 0 else 0], index_dtype)
+    rows = np.arange(8.0).reshape(4, 2)
+    out = np.zeros((max(300, top + 1), 2))
+    want = out.copy()
+    np.add.at(want, flat, rows)
+    add_rows_at(out, flat, rows)
+    np.testing.assert_array_equal(out, want)
