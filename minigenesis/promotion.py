@@ -99,8 +99,10 @@ def binary_op(op: Any, a: Any, b: Any) -> Any:
             if type(s._data) is not type(t._data):
                 a, b = same_device(a, b)
         elif not isinstance(s, SCALARS):
-            if isinstance(s, SEQUENCES):
-                return NotImplemented  # (the operators' protocol; methods raise: refuse_sequence)
+            if isinstance(s, SEQUENCES) or getattr(s, "is_sparse", False):
+                # (the operators' protocol; methods raise: refuse_sequence.) A sparse operand
+                # computes it in its reflected method: dense + sparse is dense, * is sparse
+                return NotImplemented
             s = as_tensor_like(s, t)  # an array or NumPy scalar: a tensor (or a number)
             a, b = (t, s) if t is a else (s, t)
         a, b, low = promote(a, b)

@@ -13,9 +13,10 @@ gradients flow to the dense operand and to ``values`` (``ops/sparse.py``).
 
 The same position may be stored twice (the entries add up): ``coalesce()`` sorts the entries and
 sums the repeats, and ``indices()`` / ``values()`` are only given for a coalesced tensor, as in
-PyTorch. Only the operations graph networks use are here: building (``sparse_coo_tensor``,
-``Tensor.to_sparse``), ``to_dense``, ``coalesce``, ``t``, scaling by a number, casts and moves,
-and the sparse @ dense product.
+PyTorch. Here: building (``sparse_coo_tensor``, ``Tensor.to_sparse``, hybrid ones with dense
+dims), ``to_dense``, ``coalesce``, ``t``, casts and moves, sums, the sparse @ dense product, and
+the arithmetic PyTorch defines on them: sparse + sparse, dense + sparse (dense), sparse * number,
+* dense or * sparse (sparse), and the pointwise functions with f(0) = 0 (abs, sqrt, sin ...).
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .conversions import as_array
 from .ops import indexing as I
+from .ops import shape as S
 from .ops.sparse import SparseDenseMM
-from .size import Size
+from .promotion import result_type
+from .size import Size, norm_dim
 
 
 class _Layout:
@@ -48,6 +51,27 @@ class _Layout:
 
 strided = _Layout("strided")
 sparse_coo = _Layout("sparse_coo")
+
+
+def _on_coalesced_values(name: str) -> Any:
+    """The sparse form of a pointwise ``f`` with f(0) = 0: f of the coalesced values."""
+
+    def method(self: SparseCOOTensor) -> SparseCOOTensor:
+        c = self.coalesce()
+        return c._with_values(getattr(c._values_t, name)())
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``{name}`` of each stored value (after coalescing), sparse."
+    return method
+
+
+def _promoted_values(a: SparseCOOTensor, b: SparseCOOTensor) -> tuple:
+    """The two value tensors in their promoted dtype (float32 with float64 is float64)."""
+    va, vb = a._values_t, b._values_t
+    if va.dtype == vb.dtype:
+        return va, vb
+    target = result_type(va, vb)
+    return va.to(target), vb.to(target)
 
 
 class SparseCOOTensor:
@@ -223,23 +247,176 @@ class SparseCOOTensor:
         return self
 
     # ------------------------------------------------------------------ arithmetic
+    # Every result is built from the values tensors with recorded ops, so gradients reach the
+    # operands' values (and a dense operand) through the ordinary graph.
+    def add(self, other: Any, *, alpha: Any = 1) -> SparseCOOTensor:
+        """``self + alpha * other`` for a sparse ``other`` of the same size: the entries of both
+        (concatenated; coalesced when both were). PyTorch refuses a dense ``other`` here (its
+        ``dense + sparse`` is dense, ``__radd__``)."""
+        if not isinstance(other, SparseCOOTensor):
+            raise RuntimeError(
+                "add(sparse, dense) is not supported. Use add(dense, sparse) instead."
+            )
+        self._check_same_size(other, "add")
+        if alpha != 1:
+            other = other.mul(alpha)
+        mine, theirs = _promoted_values(self, other)
+        xp = get_array_module(self._indices_t._data)
+        indices = xp.concatenate([self._indices_t._data, other._indices_t._data], axis=1)
+        values = S.Cat.apply(0, mine, theirs)
+        out = SparseCOOTensor(TensorBase._make(indices), values, self.shape)
+        return out.coalesce() if self._coalesced and other._coalesced else out
+
+    def sub(self, other: Any, *, alpha: Any = 1) -> SparseCOOTensor:
+        if not isinstance(other, SparseCOOTensor):
+            raise RuntimeError(
+                "sub(sparse, dense) is not supported. Use sub(dense, sparse) instead."
+            )
+        return self.add(other, alpha=-alpha)
+
+    __add__, __sub__ = add, sub
+
+    def __radd__(self, other: Any) -> Any:
+        """``dense + sparse``: a dense tensor (the sparse operand's dense form added)."""
+        if not isinstance(other, TensorBase):
+            raise TypeError(
+                f"unsupported operand type(s) for +: '{type(other).__name__}' and sparse"
+            )
+        return other + self.to_dense()
+
+    def __rsub__(self, other: Any) -> Any:
+        """``dense - sparse``: a dense tensor."""
+        if not isinstance(other, TensorBase):
+            raise TypeError(
+                f"unsupported operand type(s) for -: '{type(other).__name__}' and sparse"
+            )
+        return other - self.to_dense()
+
     def mul(self, other: Any) -> SparseCOOTensor:
-        if isinstance(other, TensorBase | SparseCOOTensor) and getattr(other, "ndim", 0) != 0:
-            raise NotImplementedError("a sparse tensor is multiplied by a number or a 0-d tensor")
+        """``self * other``, sparse: a number or 0-d tensor scales the values; a dense tensor
+        (broadcast to self's size) multiplies each entry by its element there; a sparse tensor
+        keeps the positions stored in both (where the other is zero, so is the product)."""
+        if isinstance(other, SparseCOOTensor):
+            return self._mul_sparse(other)
+        if isinstance(other, TensorBase) and other.ndim != 0:
+            return self._with_values(self._values_t * self._dense_at_entries(other, "mul"))
         return self._with_values(self._values_t * other)
 
     __mul__ = __rmul__ = mul
 
+    def _dense_at_entries(self, dense: Any, name: str) -> Any:
+        """The elements of ``dense`` (broadcast to self's size) at the stored entries: one row
+        of shape ``dense dims`` per entry, as the values are laid out (differentiable)."""
+        try:
+            full = dense.expand(tuple(self.shape))
+        except RuntimeError:
+            raise RuntimeError(
+                f"{name}: the dense operand of shape {tuple(dense.shape)} does not broadcast to "
+                f"the sparse operand's size {tuple(self.shape)}"
+            ) from None
+        return I.GetItem.apply(full, self._positions())
+
+    def _mul_sparse(self, other: SparseCOOTensor) -> SparseCOOTensor:
+        """The product of two sparse tensors: nonzero only where both store an entry."""
+        self._check_same_size(other, "mul")
+        a, b = self.coalesce(), other.coalesce()
+        xp = get_array_module(a._indices_t._data)
+        la, lb = a._linear(), b._linear()  # sorted, one per position (coalesced)
+        where = xp.searchsorted(lb, la)
+        found = xp.zeros(la.shape, dtype=bool)
+        inside = where < lb.size
+        found[inside] = lb[where[inside]] == la[inside]
+        in_a, in_b = xp.flatnonzero(found), where[found]
+        values = I.GetItem.apply(a._values_t, (in_a,)) * I.GetItem.apply(b._values_t, (in_b,))
+        indices = TensorBase._make(a._indices_t._data[:, in_a])
+        return SparseCOOTensor(indices, values, self.shape, coalesced=True)
+
+    def _check_same_size(self, other: SparseCOOTensor, name: str) -> None:
+        if tuple(other.shape) != tuple(self.shape) or other.sparse_dim() != self.sparse_dim():
+            raise RuntimeError(
+                f"{name}: expected sparse tensors of the same size and sparse dims, got sizes "
+                f"{tuple(self.shape)} and {tuple(other.shape)}"
+            )
+
     def __truediv__(self, other: Any) -> SparseCOOTensor:
+        if isinstance(other, TensorBase | SparseCOOTensor) and other.ndim != 0:
+            raise RuntimeError(
+                "Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
+                f"{list(other.shape)} for divisor)"
+            )
         return self._with_values(self._values_t / other)
+
+    div = __truediv__
+
+    def __rtruediv__(self, other: Any) -> SparseCOOTensor:
+        raise RuntimeError(
+            "Sparse division requires a scalar or zero-dim dense tensor divisor (got a sparse "
+            f"divisor of size {list(self.shape)})"
+        )
 
     def __neg__(self) -> SparseCOOTensor:
         return self._with_values(-self._values_t)
 
+    neg = __neg__
+
+    def pow(self, exponent: Any) -> SparseCOOTensor:
+        """Each stored value to a number's power (0 ** p is 0 only for p > 0)."""
+        if isinstance(exponent, TensorBase | SparseCOOTensor) and exponent.ndim != 0:
+            raise RuntimeError("pow of a sparse tensor takes a number or 0-d tensor exponent")
+        if not float(exponent) > 0:
+            raise RuntimeError(f"pow: a sparse tensor to the power {exponent} is not sparse")
+        c = self.coalesce()
+        return c._with_values(c._values_t**exponent)
+
+    __pow__ = pow
+
+    # f(0) = 0 for these, so f of the stored values is f of the whole tensor (repeats summed
+    # first: f(a + b) is not f(a) + f(b))
+    abs = _on_coalesced_values("abs")
+    sqrt = _on_coalesced_values("sqrt")
+    square = _on_coalesced_values("square")
+    sin = _on_coalesced_values("sin")
+    tan = _on_coalesced_values("tan")
+    asin = _on_coalesced_values("asin")
+    atan = _on_coalesced_values("atan")
+    sinh = _on_coalesced_values("sinh")
+    tanh = _on_coalesced_values("tanh")
+    asinh = _on_coalesced_values("asinh")
+    atanh = _on_coalesced_values("atanh")
+    expm1 = _on_coalesced_values("expm1")
+    log1p = _on_coalesced_values("log1p")
+    relu = _on_coalesced_values("relu")
+    sign = _on_coalesced_values("sign")
+    sgn = _on_coalesced_values("sgn")
+    floor = _on_coalesced_values("floor")
+    ceil = _on_coalesced_values("ceil")
+    round = _on_coalesced_values("round")  # noqa: A003
+    trunc = _on_coalesced_values("trunc")
+    erf = _on_coalesced_values("erf")
+    deg2rad = _on_coalesced_values("deg2rad")
+    rad2deg = _on_coalesced_values("rad2deg")
+    __abs__ = abs
+
+    def sum(self, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+        """The sum over ``dim`` (all dims by default): dense once every sparse dim is summed,
+        sparse (coalesced) otherwise, as ``torch.sparse.sum``."""
+        if keepdim:
+            raise RuntimeError("sum of a sparse tensor does not support keepdim=True")
+        return sparse_sum(self, dim, dtype)
+
     def mm(self, dense: Any) -> Any:
         return spmm(self, dense)
 
-    matmul = __matmul__ = mm
+    def mv(self, vec: Any) -> Any:
+        """``self @ vec`` for a sparse (m, n) matrix and a dense (n,) vector: dense (m,)."""
+        if vec.ndim != 1:
+            raise RuntimeError(f"vector + matrix @ vector expected, got {vec.ndim}-D vector")
+        return spmm(self, vec.unsqueeze(1)).squeeze(1)
+
+    def matmul(self, other: Any) -> Any:
+        return self.mv(other) if getattr(other, "ndim", None) == 1 else spmm(self, other)
+
+    __matmul__ = matmul
 
     def __repr__(self) -> str:
         pad = " " * len("tensor(indices=")
@@ -332,11 +509,39 @@ def _as_tensor(data: Any, dtype: Any, device: Any) -> Any:
 
 
 def dense_to_sparse(x: Any, sparse_dim: int | None = None) -> SparseCOOTensor:
-    """``x.to_sparse()``: the nonzero entries of x (all of its dims sparse), coalesced."""
-    if sparse_dim is not None and sparse_dim != x.ndim:
-        raise NotImplementedError("to_sparse(sparse_dim) with dense dims is not supported")
+    """``x.to_sparse(sparse_dim)``: the first ``sparse_dim`` dims (all by default) sparse, the
+    rest dense: one entry per position whose dense slice has a nonzero, coalesced."""
+    sparse_dim = x.ndim if sparse_dim is None else int(sparse_dim)
+    if not 0 < sparse_dim <= x.ndim:
+        raise RuntimeError(
+            f"sparse_dim argument must be in [1, {x.ndim}] for a {x.ndim}-D tensor, got "
+            f"{sparse_dim}"
+        )
     xp = get_array_module(x._data)
-    positions = tuple(xp.nonzero(x._data))
+    nonzero = x._data != 0
+    if sparse_dim < x.ndim:  # a position is stored when any element of its slice is nonzero
+        nonzero = nonzero.reshape(x.shape[:sparse_dim] + (-1,)).any(axis=-1)
+    positions = tuple(xp.nonzero(nonzero))
     values = I.GetItem.apply(x, positions)  # differentiable: the gradient goes back to x
-    indices = TensorBase._make(xp.stack(positions).astype(xp.int64).reshape(x.ndim, -1))
+    indices = TensorBase._make(xp.stack(positions).astype(xp.int64).reshape(sparse_dim, -1))
     return SparseCOOTensor(indices, values, tuple(x.shape), coalesced=True)
+
+
+def sparse_sum(input: SparseCOOTensor, dim: Any = None, dtype: Any = None) -> Any:  # noqa: A002
+    """``torch.sparse.sum``: the sum over ``dim`` (all dims by default). Summed dense dims are
+    summed in the values; summed sparse dims drop out of the indices, and entries that then
+    share a position add up (coalesce). With every sparse dim summed the result is dense."""
+    values = input._values_t if dtype is None else input._values_t.to(_dt.to_dtype(dtype))
+    if dim is None:
+        return values.sum()
+    dims = norm_dim(dim, input.ndim)
+    n_sparse = input.sparse_dim()
+    dense_axes = tuple(d - n_sparse + 1 for d in dims if d >= n_sparse)
+    if dense_axes:
+        values = values.sum(dense_axes)
+    kept = [d for d in range(n_sparse) if d not in dims]
+    if not kept:
+        return values.sum(0)
+    indices = TensorBase._make(input._indices_t._data[kept])
+    size = tuple(n for d, n in enumerate(input.shape) if d not in dims)
+    return SparseCOOTensor(indices, values, size).coalesce()

@@ -121,6 +121,10 @@ def _method(operator: Any, name: str) -> Any:
         out = operator(self, other)
         if out is NotImplemented:
             refuse_sequence(name, other)
+            # a sparse other: its reflected form (``__rmul__`` of ``__mul__``) computes it
+            reflected = getattr(other, "__r" + operator.__name__[2:], None)
+            if reflected is not None:
+                out = reflected(self)
         return out
 
     method.__name__ = method.__qualname__ = name

@@ -18,7 +18,7 @@ def _t(x: Any, like: Tensor | None = None) -> Tensor:
     """``x`` as a tensor on ``like``'s device. A Python float joining a float64 tensor keeps its
     double precision: the op runs in float64, and the default float32 would round the number
     first (PyTorch computes with the number as given)."""
-    if isinstance(x, Tensor):
+    if isinstance(x, Tensor) or getattr(x, "is_sparse", False):  # (a sparse tensor as it is)
         return x
     double = like is not None and isinstance(x, float) and like.dtype == _dt.float64
     dtype = _dt.float64 if double else None
