@@ -156,6 +156,8 @@ class Function:
                 value._vc = vc
             elif kind == _PACKED:  # saved_tensors_hooks: vc holds unpack; no version check
                 value, vc = vc(value), None
+                if version is not None and state.grad_enabled:  # (create_graph: see _pack)
+                    value = _in_place_of_saved(self, value, version)
             if vc is not None and vc[0] != version:
                 raise _modified_error(self, vc[0], version, value)
             values.append(value)
@@ -448,12 +450,47 @@ def _modified_error(node: Function, version: int, expected: int, value: Any) -> 
 def _pack(record: tuple, hooks: tuple) -> tuple:
     """The record of a saved value under ``saved_tensors_hooks``: only what ``pack`` returned
     is kept (and ``unpack``, to turn it back into a tensor in backward). The hooks take charge of
-    the value from here on, so there is no version check (as in PyTorch)."""
+    the value from here on, so there is no version check (as in PyTorch).
+
+    The record's last slot keeps the saved tensor's place in the graph, not the tensor (whose
+    memory the hooks exist to release): this node's output number for an output, (grad_fn,
+    output_nr) for a computed input, the leaf itself for a leaf; None when it needs no grad.
+    A backward that records (create_graph) then puts the unpacked value in that place, as
+    PyTorch's SavedVariable does, so a second derivative flows through the saved value."""
     kind, value = record[0], record[1]
+    place = None
     if kind == _OUTPUT:  # a tensor for the output's array, not the output: no reference cycle
-        value = TensorBase._make(value[1], value[2])
+        nr, array, differentiable = value
+        value = TensorBase._make(array, differentiable)
+        place = nr if differentiable else None
+    elif value.requires_grad:
+        place = value if value.grad_fn is None else (value.grad_fn, value._output_nr)
     pack, unpack = hooks
-    return (_PACKED, pack(value), unpack, None)
+    return (_PACKED, pack(value), unpack, place)
+
+
+def _in_place_of_saved(node: Function, value: Any, place: Any) -> Any:
+    """An unpacked value put in the graph's place of the tensor that was saved (see _pack)."""
+    if not isinstance(value, TensorBase):
+        return value
+    if place.__class__ is int or place.__class__ is tuple:  # an output, a computed input
+        fn, nr = (node, place) if place.__class__ is int else place
+        out = TensorBase._make(value._data)
+        out.requires_grad, out.grad_fn, out._output_nr = True, fn, nr
+        return out
+    return _SavedLeaf.apply(place, value._data)  # a leaf: its gradient must reach the leaf
+
+
+class _SavedLeaf(Op):
+    """z = the unpacked array (a saved leaf's value);   dL/dleaf = dL/dz."""
+
+    @staticmethod
+    def forward(ctx, leaf, unpacked):
+        return unpacked
+
+    @staticmethod
+    def backward(ctx, gz):
+        return gz, None
 
 
 def _check_finite(op: str, where: str, numbered: Any) -> None:

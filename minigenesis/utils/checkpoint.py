@@ -63,10 +63,6 @@ class _Recomputation:
         return self.values.pop(i)
 
     def rerun(self) -> None:
-        if state.grad_enabled:
-            raise RuntimeError(
-                "checkpoint does not support create_graph=True (double backward) in this engine"
-            )
         for t, version in self.versions:
             if t._version != version:
                 raise RuntimeError(
