@@ -24,6 +24,7 @@ see ``checkpoint_reentrant.py``.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -44,8 +45,16 @@ class _Recomputation:
     object, and through it the inputs, live exactly as long as some node of the segment still has
     to run its backward)."""
 
-    def __init__(self, function: Callable, args: tuple, kwargs: dict, preserve_rng: bool):
+    def __init__(
+        self,
+        function: Callable,
+        args: tuple,
+        kwargs: dict,
+        preserve_rng: bool,
+        recompute_context: Any = None,
+    ):
         self.function, self.args, self.kwargs = function, args, kwargs
+        self.recompute_context = recompute_context or contextlib.nullcontext()
         # The inputs' versions now: an in-place change before backward would make the rerun
         # compute something else, silently.
         self.versions = [(a, a._version) for a in args if isinstance(a, Tensor)]
@@ -82,7 +91,7 @@ class _Recomputation:
             values[len(values)] = Tensor._make(t._data, t.requires_grad)
             return len(values) - 1
 
-        with _replay.replaying(self.replay), enable_grad():
+        with _replay.replaying(self.replay), enable_grad(), self.recompute_context:
             with saved_tensors_hooks(collect, values.__getitem__):
                 self.function(*args, **self.kwargs)
         got = [(v.shape, v.dtype) for v in values.values()]
@@ -101,6 +110,9 @@ def checkpoint(
     *args: Any,
     use_reentrant: bool | None = None,
     preserve_rng_state: bool = True,
+    context_fn: Callable[[], tuple] | None = None,
+    determinism_check: str = "default",
+    debug: bool = False,
     **kwargs: Any,
 ) -> Any:
     """``function(*args, **kwargs)``, without keeping its intermediate activations for backward:
@@ -110,7 +122,19 @@ def checkpoint(
     ``use_reentrant``: None or False for the design described in this module (PyTorch's
     recommendation); True for PyTorch's older reentrant variant (``checkpoint_reentrant.py``),
     which takes no keyword arguments for ``function`` and must return Tensors.
+    ``context_fn`` (recorded variant only): returns two context managers, the first wrapping
+    the forward, the second the recomputation. ``determinism_check`` ("default": the rerun
+    must save values of the same shapes and dtypes; "none") and ``debug`` are PyTorch's
+    arguments; the check here is always on, and there is no debug trace.
     """
+    if determinism_check not in ("default", "none"):
+        raise ValueError(
+            f"determinism_check should be one of ['default', 'none'], but got {determinism_check}"
+        )
+    if use_reentrant and (context_fn is not None or debug):
+        raise ValueError(
+            "Passing `context_fn` or `debug` is only supported when use_reentrant=False."
+        )
     if not state.grad_enabled:
         return function(*args, **kwargs)  # nothing will be backpropagated: nothing to recompute
     if use_reentrant:
@@ -120,8 +144,12 @@ def checkpoint(
                 f"passes only positional arguments to the function)"
             )
         return checkpoint_reentrant(function, args, preserve_rng_state)
-    frame = _Recomputation(function, args, kwargs, preserve_rng_state)
-    with saved_tensors_hooks(frame.pack, frame.unpack):
+    forward_context: Any = contextlib.nullcontext()
+    recompute_context: Any = contextlib.nullcontext()
+    if context_fn is not None:
+        forward_context, recompute_context = context_fn()
+    frame = _Recomputation(function, args, kwargs, preserve_rng_state, recompute_context)
+    with saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
         return function(*args, **kwargs)
 
 

@@ -329,3 +329,40 @@ def test_nested_checkpoints_of_either_kind_give_the_plain_gradients(
         p.grad = None
     checkpoint(outer, x, use_reentrant=outer_reentrant).pow(2).sum().backward()
     assert_same([x.grad.numpy()] + [p.grad.numpy() for p in params], plain, 1e-12)
+
+
+def test_context_fn_wraps_the_forward_and_the_recomputation():
+    entered = []
+
+    class Mark:
+        def __init__(self, name):
+            self.name = name
+
+        def __enter__(self):
+            entered.append(self.name)
+
+        def __exit__(self, *exc):
+            return False
+
+    x = mg.tensor([0.5, -1.0, 2.0], dtype=mg.float64, requires_grad=True)
+    y = checkpoint(
+        lambda a: a.sin() * a,
+        x,
+        use_reentrant=False,
+        context_fn=lambda: (Mark("forward"), Mark("recompute")),
+        determinism_check="none",
+        debug=False,
+    )
+    assert entered == ["forward"]
+    y.sum().backward()
+    assert entered == ["forward", "recompute"]
+    xs = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(x.grad.numpy(), np.cos(xs) * xs + np.sin(xs))
+
+
+def test_checkpoint_refuses_what_pytorch_refuses_among_its_options():
+    x = mg.ones(2, requires_grad=True)
+    with pytest.raises(ValueError, match="determinism_check"):
+        checkpoint(lambda a: a * 2, x, use_reentrant=False, determinism_check="always")
+    with pytest.raises(ValueError, match="context_fn"):
+        checkpoint(lambda a: a * 2, x, use_reentrant=True, debug=True)
