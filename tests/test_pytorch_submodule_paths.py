@@ -146,7 +146,6 @@ MISSING_PATHS = {
     "torch.nn.modules.linear_cross_entropy": "a fused loss PyTorch keeps internal",
     "torch.nn.modules.linear_cross_entropy_options": "a fused loss PyTorch keeps internal",
     "torch.nn.utils.init": "skip_init needs the meta device, which is not implemented",
-    "torch.nn.utils.memory_format": "memory formats (channels_last) are not modelled",
     "torch.profiler.itt": "Intel VTune's ITT ranges: no VTune here",
     "torch.profiler.python_tracer": "Kineto's Python call-stack tracer (with_stack) is not "
     "modelled",

@@ -2,7 +2,8 @@
 padding and packing sequences of different lengths, and reparametrising a layer's tensors
 (``parametrize``, ``parametrizations.weight_norm`` and the older hook-based ``weight_norm``
 and ``spectral_norm``),
-and folding an eval-mode BatchNorm into the layer before it (``fusion``); ``stateless`` runs a
+and folding an eval-mode BatchNorm into the layer before it (``fusion``), convolution weights
+laid out channels-last (``memory_format``); ``stateless`` runs a
 module with other tensors in place of its parameters and buffers (``torch.func.functional_call``'s
 mechanism).
 
@@ -25,6 +26,10 @@ from .fusion import (  # noqa: F401,E402
     fuse_linear_bn_eval,
     fuse_linear_bn_weights,
 )
+from .memory_format import (  # noqa: F401,E402
+    convert_conv2d_weight_memory_format,
+    convert_conv3d_weight_memory_format,
+)
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401,E402
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401,E402
 
@@ -33,6 +38,8 @@ __all__ = [
     "clip_grad_norm_",
     "clip_grad_value_",
     "clip_grads_with_norm_",
+    "convert_conv2d_weight_memory_format",
+    "convert_conv3d_weight_memory_format",
     "fuse_conv_bn_eval",
     "fuse_conv_bn_weights",
     "fuse_linear_bn_eval",
