@@ -402,6 +402,8 @@ def vmap(
                 f"got sizes {sorted(sizes)}"
             )
         (size,) = sizes
+        if size == 0:
+            return _map_over_nothing(func, args, kwargs, leaves, dims, out_dims)
         start = _random.get_rng_state()
         results = []
         for b in range(size):
@@ -418,3 +420,22 @@ def vmap(
         return _stack_outputs(results, out_dims)
 
     return wrapper
+
+
+def _map_over_nothing(
+    func: Callable, args: tuple, kwargs: dict, leaves: list, dims: list, out_dims: Any
+) -> Any:
+    """vmap over a batch of 0 samples: ``func`` runs once on a zero-filled sample, for the
+    shapes and dtypes of its outputs, and each mapped output is that sample's shape with a dim
+    of size 0 at its out_dim (as PyTorch's batched tensors of batch size 0)."""
+    shapes = [None if d is None else list(t.shape) for t, d in zip(leaves, dims)]
+    for shape, d in zip(shapes, dims):
+        if shape is not None:
+            del shape[d]  # (a negative in_dim counts from the end, as del does)
+    samples = iter([t if s is None else t.new_zeros(s) for t, s in zip(leaves, shapes)])
+    once = _stack_outputs([func(*_rebuild(args, samples), **kwargs)], out_dims)
+    out_leaves = _leaves(once)
+    batched = _broadcast_dims(out_dims, once)
+    return _rebuild(
+        once, iter([t if d is None else t.narrow(d, 0, 0) for t, d in zip(out_leaves, batched)])
+    )

@@ -120,3 +120,12 @@ def test_vjp_is_cotangent_times_jacobian() -> None:
     jac = np.diag(np.cos(x) * x[0])
     jac[:, 0] += np.sin(x)
     np.testing.assert_allclose(g.numpy(), np.ones(3) @ jac, rtol=1e-12)
+
+
+def test_vmap_over_a_batch_of_zero_samples_gives_empty_outputs_of_the_sample_shapes():
+    x = mg.zeros(3, 0)  # mapped over dim -1, of size 0
+    total, outer = mg.func.vmap(
+        lambda a, b: (a.sum(), a[:, None] * b), in_dims=(-1, None), out_dims=(0, 1)
+    )(x, mg.ones(2))
+    assert tuple(total.shape) == (0,) and tuple(outer.shape) == (3, 0, 2)
+    assert tuple(mg.func.vmap(lambda a: a * 2)(mg.zeros(0, 4)).shape) == (0, 4)
