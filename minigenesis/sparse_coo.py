@@ -418,6 +418,19 @@ class SparseCOOTensor:
 
     __matmul__ = matmul
 
+    def __rmatmul__(self, dense: Any) -> Any:
+        """``dense @ sparse`` for 2-D matrices: (sparse^T @ dense^T)^T, dense."""
+        if dense.ndim != 2:
+            raise RuntimeError(f"dense @ sparse: expected a 2-D dense matrix, got {dense.ndim}-D")
+        return spmm(self.t(), dense.t()).t()
+
+    def numel(self) -> int:
+        """The number of elements of the dense form (stored or not)."""
+        n = 1
+        for size in self.shape:
+            n *= size
+        return n
+
     def __repr__(self) -> str:
         pad = " " * len("tensor(indices=")
         indices = repr(self._indices_t).replace("\n", "\n" + pad)
@@ -434,6 +447,8 @@ def spmm(sparse: SparseCOOTensor, dense: Any) -> Any:
     Gradients reach ``dense`` and the sparse operand's values (``ops/sparse.py``)."""
     if not isinstance(sparse, SparseCOOTensor):
         raise TypeError(f"spmm expects a sparse matrix first, got {type(sparse).__name__}")
+    if isinstance(dense, SparseCOOTensor):
+        return _sparse_sparse_mm(sparse, dense)
     if sparse.sparse_dim() != 2 or sparse.dense_dim() != 0 or dense.ndim != 2:
         raise RuntimeError(
             f"spmm: expected a 2-D sparse matrix and a 2-D dense matrix, got shapes "
@@ -451,6 +466,34 @@ def spmm(sparse: SparseCOOTensor, dense: Any) -> Any:
         )
     rows, cols = sparse._positions()
     return SparseDenseMM.apply(sparse._values_t, dense, rows, cols, sparse.shape[0])
+
+
+def _sparse_sparse_mm(a: SparseCOOTensor, b: SparseCOOTensor) -> SparseCOOTensor:
+    """``a @ b`` of two sparse matrices, sparse (coalesced): every entry (i, k) of a meets every
+    entry (k, j) of b, and their product lands at (i, j)."""
+    for x in (a, b):
+        if x.sparse_dim() != 2 or x.dense_dim() != 0:
+            raise RuntimeError(f"sparse @ sparse expects 2-D sparse matrices, got {tuple(x.shape)}")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+            f"{b.shape[0]}x{b.shape[1]})"
+        )
+    b = b.coalesce()  # sorted by row: the entries of row k are one run
+    xp = get_array_module(b._indices_t._data)
+    a_rows, a_cols = a._indices_t._data
+    b_rows, b_cols = b._indices_t._data
+    per_row = xp.bincount(b_rows, minlength=b.shape[0])
+    first = xp.cumsum(per_row) - per_row  # where row k's run starts
+    matches = per_row[a_cols]  # how many entries of b each entry of a meets
+    from_a = xp.repeat(xp.arange(a_cols.size), matches)
+    # the position within its run of each pair: 0, 1, ... per entry of a
+    offset = xp.arange(from_a.size) - xp.repeat(xp.cumsum(matches) - matches, matches)
+    from_b = first[a_cols[from_a]] + offset
+    mine, theirs = _promoted_values(a, b)
+    values = I.GetItem.apply(mine, (from_a,)) * I.GetItem.apply(theirs, (from_b,))
+    indices = TensorBase._make(xp.stack([a_rows[from_a], b_cols[from_b]]).astype(xp.int64))
+    return SparseCOOTensor(indices, values, (a.shape[0], b.shape[1])).coalesce()
 
 
 def sparse_coo_tensor(

@@ -64,6 +64,8 @@ class TensorLinalg:
                 f"mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x{self.shape[1]} and "
                 f"{mat2.shape[0]}x{mat2.shape[1]})"
             )
+        if getattr(mat2, "is_sparse", False):
+            return mat2.__rmatmul__(self)  # dense @ sparse (sparse_coo.py)
         return M.matmul(self, mat2, "mm")
 
     def bmm(self, mat2):

@@ -224,8 +224,8 @@ class TensorMath:
         return self.abs()
 
     def __matmul__(self, other):
-        if isinstance(other, SEQUENCES):
-            return NotImplemented
+        if isinstance(other, SEQUENCES) or getattr(other, "is_sparse", False):
+            return NotImplemented  # (a sparse other computes dense @ sparse: __rmatmul__)
         return M.matmul(self, other)
 
     def __rmatmul__(self, other):

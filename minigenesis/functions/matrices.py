@@ -26,8 +26,10 @@ from ._common import _with_out
 @_with_out
 def matmul(x: Tensor, other: Tensor) -> Tensor:
     """PyTorch's matmul: 1-D operands get a dim added (and removed), batch dims broadcast."""
-    if isinstance(x, SparseCOOTensor):  # sparse @ dense
-        return x.mm(other)
+    if isinstance(x, SparseCOOTensor):  # sparse @ dense (or sparse)
+        return x.matmul(other)
+    if isinstance(other, SparseCOOTensor):  # dense @ sparse
+        return other.__rmatmul__(x)
     return _matmul(x, other)
 
 

@@ -168,3 +168,40 @@ def test_hybrid_to_sparse_keeps_the_trailing_dims_dense() -> None:
     np.testing.assert_array_equal(s.to_dense().numpy(), x)
     with pytest.raises(RuntimeError, match="sparse_dim"):
         mg.tensor(x).to_sparse(3)
+
+
+def test_sparse_times_sparse_matrix_is_sparse_and_dense_times_sparse_is_dense() -> None:
+    a, b = _sparse(A_INDICES, A_VALUES), _sparse(B_INDICES, B_VALUES)
+    for out in (mg.sparse.mm(a, b), a @ b, mg.mm(a, b), mg.matmul(a, b)):
+        assert out.is_sparse and out.is_coalesced()
+        np.testing.assert_allclose(out.to_dense().numpy(), A @ B)
+    d = mg.tensor(D[:2])
+    for out in (d @ a, d.mm(a), mg.mm(d, a), mg.matmul(d, a)):
+        assert not out.is_sparse
+        np.testing.assert_allclose(out.numpy(), D[:2] @ A)
+    assert a.numel() == 9
+
+
+def test_sparse_times_sparse_matrix_sends_gradients_to_both_values() -> None:
+    weights = mg.tensor(np.sin(np.arange(9.0)).reshape(3, 3))
+
+    def loss(va, vb) -> mg.Tensor:
+        a = mg.sparse_coo_tensor(A_INDICES, va, (3, 3))
+        b = mg.sparse_coo_tensor(B_INDICES, vb, (3, 3))
+        return (mg.sparse.mm(a, b).to_dense() * weights).sum()
+
+    va = mg.tensor(A_VALUES, dtype=mg.float64, requires_grad=True)
+    vb = mg.tensor(B_VALUES, dtype=mg.float64, requires_grad=True)
+    loss(va, vb).backward()
+    vb_fixed, va_fixed = (
+        mg.tensor(B_VALUES, dtype=mg.float64),
+        mg.tensor(A_VALUES, dtype=mg.float64),
+    )
+    expected_a = _central_difference(
+        lambda v: float(loss(mg.tensor(v), vb_fixed)), np.array(A_VALUES)
+    )
+    expected_b = _central_difference(
+        lambda v: float(loss(va_fixed, mg.tensor(v))), np.array(B_VALUES)
+    )
+    np.testing.assert_allclose(va.grad.numpy(), expected_a, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(vb.grad.numpy(), expected_b, rtol=1e-6, atol=1e-8)
