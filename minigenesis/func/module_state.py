@@ -18,6 +18,7 @@ from typing import Any
 from .._tensor import Tensor
 from ..functions.joining import stack
 from ..nn.module import Module
+from ..nn.normalization import _BatchNorm
 from ..nn.utils.stateless import _functional_call
 
 
@@ -75,3 +76,17 @@ def stack_module_state(models: Sequence[Module]) -> tuple[dict, dict]:
     buffer_names = [n for n, _ in models[0].named_buffers()]
     buffers = {n: stack([dict(m.named_buffers())[n] for m in models]) for n in buffer_names}
     return params, buffers
+
+
+def replace_all_batch_norm_modules_(root: Module) -> Module:
+    """In place: every BatchNorm in ``root`` that tracks running statistics stops tracking them
+    (``running_mean``, ``running_var`` and ``num_batches_tracked`` become None), so it always
+    normalises with the batch's own statistics, the form ``vmap`` over an ensemble or over
+    per-sample gradients needs (no buffer written by every sample). Returns ``root``."""
+    for module in root.modules():
+        if isinstance(module, _BatchNorm) and module.track_running_stats:
+            module.running_mean = None
+            module.running_var = None
+            module.num_batches_tracked = None
+            module.track_running_stats = False
+    return root

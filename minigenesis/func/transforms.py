@@ -296,6 +296,17 @@ def jvp(
     return (value, tangent, _detached(aux, nested)) if has_aux else (value, tangent)
 
 
+def linearize(func: Callable, *primals: Any) -> tuple:
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is J(primals) @ tangents, ``func``
+    linearised at ``primals`` (each call is a ``jvp`` at that point)."""
+    output = func(*primals)
+
+    def jvp_fn(*tangents: Any) -> Any:
+        return jvp(func, primals, tangents)[1]
+
+    return output, jvp_fn
+
+
 # ------------------------------------------------------------------------------------------ vmap
 
 

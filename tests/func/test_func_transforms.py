@@ -129,3 +129,28 @@ def test_vmap_over_a_batch_of_zero_samples_gives_empty_outputs_of_the_sample_sha
     )(x, mg.ones(2))
     assert tuple(total.shape) == (0,) and tuple(outer.shape) == (3, 0, 2)
     assert tuple(mg.func.vmap(lambda a: a * 2)(mg.zeros(0, 4)).shape) == (0, 4)
+
+
+def test_linearize_gives_the_output_and_the_jacobian_vector_product_at_the_point():
+    x = mg.tensor([0.3, -1.2, 2.0], dtype=mg.float64)
+    out, jvp_fn = mg.func.linearize(lambda a: a.sin() * a, x)
+    xs = x.numpy()
+    np.testing.assert_allclose(out.detach().numpy(), np.sin(xs) * xs)
+    t = np.array([1.0, 0.5, -2.0])
+    np.testing.assert_allclose(
+        jvp_fn(mg.tensor(t)).numpy(), (np.cos(xs) * xs + np.sin(xs)) * t, rtol=1e-12
+    )
+
+
+def test_replace_all_batch_norm_modules_stops_tracking_running_statistics():
+    model = mg.nn.Sequential(
+        mg.nn.BatchNorm1d(3), mg.nn.Sequential(mg.nn.BatchNorm2d(2)), mg.nn.InstanceNorm1d(3)
+    )
+    assert mg.func.replace_all_batch_norm_modules_(model) is model
+    for bn in (model[0], model[1][0]):
+        assert bn.running_mean is None and bn.running_var is None
+        assert bn.num_batches_tracked is None and not bn.track_running_stats
+    x = mg.randn(4, 3)
+    ref = (x.numpy() - x.numpy().mean(0)) / np.sqrt(x.numpy().var(0) + 1e-5)
+    model[0].eval()  # without running statistics, eval mode normalises with the batch's own
+    np.testing.assert_allclose(model[0](x).detach().numpy(), ref, rtol=1e-5, atol=1e-5)
