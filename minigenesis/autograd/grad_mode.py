@@ -31,6 +31,8 @@ class _State(threading.local):
     autocast_dtype = None
     # (pack, unpack) while an autograd.graph.saved_tensors_hooks block is active in this thread.
     saved_tensors_hooks = None
+    # the error message while an autograd.graph.disable_saved_tensors_hooks block is active
+    saved_tensors_hooks_disabled = None
 
     def __init__(self) -> None:
         self.grad_enabled = True

@@ -36,6 +36,8 @@ class saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
         self._prev: list = []
 
     def __enter__(self) -> saved_tensors_hooks:
+        if state.saved_tensors_hooks_disabled is not None:
+            raise RuntimeError(state.saved_tensors_hooks_disabled)
         self._prev.append(state.saved_tensors_hooks)
         state.saved_tensors_hooks = self.hooks
         return self
@@ -64,4 +66,23 @@ class save_on_cpu(saved_tensors_hooks):  # noqa: N801 (PyTorch's name)
         super().__init__(pack_to_cpu, unpack_from_cpu)
 
 
-__all__ = ["save_on_cpu", "saved_tensors_hooks"]
+class disable_saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
+    """Context manager for code that cannot work with saved-tensor hooks: inside it, entering
+    ``saved_tensors_hooks`` (or ``save_on_cpu``) raises RuntimeError(error_message), and
+    entering it while such hooks are active raises the same. Blocks nest."""
+
+    def __init__(self, error_message: str) -> None:
+        self.error_message = error_message
+        self._prev: list = []
+
+    def __enter__(self) -> None:
+        if state.saved_tensors_hooks is not None:
+            raise RuntimeError(self.error_message)
+        self._prev.append(state.saved_tensors_hooks_disabled)
+        state.saved_tensors_hooks_disabled = self.error_message
+
+    def __exit__(self, *exc: Any) -> None:
+        state.saved_tensors_hooks_disabled = self._prev.pop()
+
+
+__all__ = ["disable_saved_tensors_hooks", "save_on_cpu", "saved_tensors_hooks"]

@@ -11,7 +11,11 @@ import pytest
 
 import minigenesis as mg
 from minigenesis import nn
-from minigenesis.autograd.graph import saved_tensors_hooks
+from minigenesis.autograd.graph import (
+    disable_saved_tensors_hooks,
+    save_on_cpu,
+    saved_tensors_hooks,
+)
 
 
 def test_pack_sees_every_saved_value_and_unpack_gives_it_back():
@@ -151,3 +155,19 @@ def test_streamed_gradients_work_with_autograd_grad_and_unneeded_inputs():
     np.testing.assert_allclose(gx.numpy(), np.ones((5, 2)) @ lin.weight.detach().numpy())
     np.testing.assert_allclose(gw.numpy(), np.ones((2, 5)) @ x.detach().numpy())
     assert lin.weight.grad is None and lin.bias.grad is None
+
+
+def test_disable_saved_tensors_hooks_refuses_hooks_inside_and_around_it():
+    with disable_saved_tensors_hooks("no hooks here"):
+        with pytest.raises(RuntimeError, match="no hooks here"):
+            with saved_tensors_hooks(lambda t: t, lambda t: t):
+                pass
+        with disable_saved_tensors_hooks("inner"):
+            pass
+        with pytest.raises(RuntimeError, match="no hooks here"):
+            with save_on_cpu():
+                pass
+    with saved_tensors_hooks(lambda t: t, lambda t: t):  # allowed again after the block
+        with pytest.raises(RuntimeError, match="not while hooks"):
+            with disable_saved_tensors_hooks("not while hooks"):
+                pass
