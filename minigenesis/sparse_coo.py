@@ -431,6 +431,12 @@ class SparseCOOTensor:
             n *= size
         return n
 
+    def __reduce__(self) -> tuple:
+        # pickled as its parts, rebuilt through sparse_coo_tensor's checks (a weights_only load
+        # allows _rebuild_sparse_coo: serialization/restricted_calls.py)
+        parts = (self._indices_t, self._values_t, tuple(self.shape), self._coalesced)
+        return (_rebuild_sparse_coo, parts)
+
     def __repr__(self) -> str:
         pad = " " * len("tensor(indices=")
         indices = repr(self._indices_t).replace("\n", "\n" + pad)
@@ -540,6 +546,11 @@ def sparse_coo_tensor(
     if requires_grad:
         value_t = value_t.detach().requires_grad_(True)
     return SparseCOOTensor(index_t, value_t, size, coalesced=bool(is_coalesced))
+
+
+def _rebuild_sparse_coo(indices: Any, values: Any, size: tuple, coalesced: bool) -> Any:
+    """Unpickling: the sparse tensor of these parts (indices checked against the size)."""
+    return sparse_coo_tensor(indices, values, size, is_coalesced=coalesced)
 
 
 def _as_tensor(data: Any, dtype: Any, device: Any) -> Any:

@@ -21,7 +21,9 @@ they act on a class the user allowed with ``add_safe_globals``, see ``user_globa
   ('<f4': bool/int/uint/float/complex, or 'ml_dtypes:bfloat16') and a shape whose size times the
   item size equals the buffer length. No dtype object ever comes from the file;
 - tensors only through ``_rebuild_tensor``/``_rebuild_parameter`` (optionally inside
-  ``_rebuild_located``) from such an array.
+  ``_rebuild_located``) from such an array;
+- sparse COO tensors only through ``_rebuild_sparse_coo(indices, values, size, coalesced)`` from
+  such tensors, with every index checked against the size.
 
 And it bounds what a file can make it do:
 

@@ -24,6 +24,7 @@ from ..backend import device
 from ..dtypes import DType, from_numpy_dtype, get_dtype
 from ..nn.parameter import _rebuild_parameter
 from ..size import Size
+from ..sparse_coo import _rebuild_sparse_coo
 from .pickling import (
     _HOME,
     UnsafeCheckpointError,
@@ -183,6 +184,18 @@ def _size(u: _Interpreter, args: tuple) -> Size:
     return Size(args[0])
 
 
+def _sparse_from_file(u: _Interpreter, args: tuple) -> Any:
+    """A sparse COO tensor from its parts: tensors already rebuilt from this file's arrays, a
+    size of ints; ``sparse_coo_tensor`` checks every index against the size."""
+    _args(u, "_rebuild_sparse_coo", args, (Tensor,), (Tensor,), (tuple,), (bool,))
+    if len(args[2]) > _MAX_NDIM or any(type(n) is not int or not 0 <= n < 2**63 for n in args[2]):
+        u.fail("_rebuild_sparse_coo with a size that is not a tuple of ints in [0, 2**63)")
+    try:
+        return _rebuild_sparse_coo(*args)
+    except RuntimeError as err:  # (an index out of bounds, parts that do not fit together)
+        u.fail(f"_rebuild_sparse_coo: {err}")
+
+
 def _slice(u: _Interpreter, args: tuple) -> slice:
     _args(u, "slice", args, *[(int, type(None))] * 3)
     return slice(*args)
@@ -217,6 +230,7 @@ def _callables() -> dict[tuple[str, str], _Global]:
         ("builtins", "complex"): (complex, _complex),
         ("builtins", "slice"): (slice, _slice),
         ("minigenesis.size", "Size"): (Size, _size),
+        ("minigenesis.sparse_coo", "_rebuild_sparse_coo"): (_rebuild_sparse_coo, _sparse_from_file),
         ("_codecs", "encode"): (codecs.encode, _encode),
     }
     return {key: _Global(".".join(key), obj, call) for key, (obj, call) in table.items()}

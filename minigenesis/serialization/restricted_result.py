@@ -1,6 +1,7 @@
 """What a ``weights_only=True`` load may return: a tree or DAG of containers at most
 ``MAX_DEPTH`` deep, without cycles, whose leaves are values the opcodes make (scalars, strings,
-bytes, tensors, arrays, dtypes, devices, sizes) or objects of classes the user allowed.
+bytes, tensors (sparse ones too), arrays, dtypes, devices, sizes) or objects of classes the user
+allowed.
 
 The check walks the result once, after STOP, so no opcode has to track depth or sharing; MARKs
 are bounded by the same ``MAX_DEPTH`` while the pickle runs (``restricted_opcodes.py``).
@@ -18,13 +19,14 @@ from .._tensor import Tensor
 from ..backend import device
 from ..dtypes import DType
 from ..size import Size
+from ..sparse_coo import SparseCOOTensor
 from . import user_globals as _user
 
 MAX_DEPTH = 100  # nesting of containers (and of MARKs): real checkpoints are < 10 deep
 
 # Types that may sit in the result.
 _LEAVES = (type(None), bool, int, float, complex, str, bytes, bytearray, slice, Tensor, DType, Size,
-           device, np.ndarray, np.generic, memoryview)  # fmt: skip
+           device, np.ndarray, np.generic, memoryview, SparseCOOTensor)  # fmt: skip
 _CONTAINERS = frozenset({list, tuple, dict, collections.OrderedDict, set, frozenset})
 _PLAIN = frozenset({type(None), bool, int, float, str, bytes, Tensor})  # the common leaves, fast
 
