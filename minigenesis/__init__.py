@@ -427,7 +427,8 @@ from .functions.common_names import (  # noqa: E402  (mg.eq, mg.greater, mg.rsub
     result_type,
     rsub,
 )
-from .sparse_coo import sparse_coo, sparse_coo_tensor, spmm, strided  # noqa: E402
+from .sparse_coo import sparse_coo, sparse_coo_tensor, strided  # noqa: E402
+from .sparse_coo_math import spmm  # noqa: E402
 from .memory_format import (  # noqa: E402
     channels_last,
     channels_last_3d,

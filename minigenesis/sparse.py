@@ -15,7 +15,8 @@ from .backend import get_array_module
 from .ops import indexing as I
 from .ops.gather_scatter import _fold_at
 from .size import norm_dim
-from .sparse_coo import SparseCOOTensor, sparse_coo_tensor, sparse_sum, spmm
+from .sparse_coo import SparseCOOTensor, sparse_coo_tensor
+from .sparse_coo_math import sparse_sum, spmm
 
 __all__ = [
     "mm",

@@ -155,9 +155,7 @@ class Function:
                     value.requires_grad, value.grad_fn, value._output_nr = True, self, nr
                 value._vc = vc
             elif kind == _PACKED:  # saved_tensors_hooks: vc holds unpack; no version check
-                value, vc = vc(value), None
-                if version is not None and state.grad_enabled:  # (create_graph: see _pack)
-                    value = _in_place_of_saved(self, value, version)
+                value, vc = _unpacked(self, value, vc, version), None
             if vc is not None and vc[0] != version:
                 raise _modified_error(self, vc[0], version, value)
             values.append(value)
@@ -469,9 +467,11 @@ def _pack(record: tuple, hooks: tuple) -> tuple:
     return (_PACKED, pack(value), unpack, place)
 
 
-def _in_place_of_saved(node: Function, value: Any, place: Any) -> Any:
-    """An unpacked value put in the graph's place of the tensor that was saved (see _pack)."""
-    if not isinstance(value, TensorBase):
+def _unpacked(node: Function, packed: Any, unpack: Any, place: Any) -> Any:
+    """``unpack(packed)``; in a backward that records (create_graph), put in the graph's place
+    of the tensor that was saved (see _pack)."""
+    value = unpack(packed)
+    if place is None or not state.grad_enabled or not isinstance(value, TensorBase):
         return value
     if place.__class__ is int or place.__class__ is tuple:  # an output, a computed input
         fn, nr = (node, place) if place.__class__ is int else place
