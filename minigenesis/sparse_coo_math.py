@@ -228,6 +228,36 @@ class SparseMath:
             raise RuntimeError(f"dense @ sparse: expected a 2-D dense matrix, got {dense.ndim}-D")
         return spmm(self.t(), dense.t()).t()
 
+    def index_select(self, dim: int, index: Any) -> Any:
+        """The slices at ``index`` along ``dim`` (repeats allowed), sparse. Along a sparse dim an
+        entry whose index there is ``index[j]`` appears once per such j, at j (uncoalesced);
+        along a dense dim the values' own slices are taken."""
+        (dim,) = norm_dim(dim, self.ndim)
+        xp = get_array_module(self._indices_t._data)
+        picks = index._data if isinstance(index, TensorBase) else xp.asarray(index)
+        if picks.ndim > 1 or picks.dtype.kind not in "iu":
+            raise IndexError("index_select(): Index is supposed to be a vector of integers")
+        picks = picks.reshape(-1).astype(xp.int64)
+        if picks.size and (picks.min() < 0 or picks.max() >= self.shape[dim]):
+            raise IndexError(f"index_select(): index out of range for size {self.shape[dim]}")
+        size = list(self.shape)
+        size[dim] = picks.size
+        n_sparse = self.sparse_dim()
+        if dim >= n_sparse:
+            values = self._values_t.index_select(dim - n_sparse + 1, TensorBase._make(picks))
+            return type(self)(self._indices_t, values, tuple(size), self._coalesced)
+        # pair each entry with every j where picks[j] is its index along dim
+        order = xp.argsort(picks)
+        in_order, at = picks[order], self._indices_t._data[dim]
+        start = xp.searchsorted(in_order, at, "left")
+        matches = xp.searchsorted(in_order, at, "right") - start
+        entry = xp.repeat(xp.arange(at.size), matches)
+        offset = xp.arange(entry.size) - xp.repeat(xp.cumsum(matches) - matches, matches)
+        indices = self._indices_t._data[:, entry]
+        indices[dim] = order[start[entry] + offset]
+        values = I.GetItem.apply(self._values_t, (entry,))
+        return type(self)(TensorBase._make(indices), values, tuple(size))
+
     def numel(self) -> int:
         """The number of elements of the dense form (stored or not)."""
         n = 1
@@ -309,3 +339,15 @@ def sparse_sum(input: SparseMath, dim: Any = None, dtype: Any = None) -> Any:  #
     indices = TensorBase._make(input._indices_t._data[kept])
     size = tuple(n for d, n in enumerate(input.shape) if d not in dims)
     return type(input)(indices, values, size).coalesce()
+
+
+def sparse_mask(dense: Any, mask: SparseMath) -> Any:
+    """``dense.sparse_mask(mask)``: sparse, with ``mask``'s indices and the elements of ``dense``
+    at them (mask's values are not read); gradients flow back to ``dense``."""
+    if tuple(dense.shape) != tuple(mask.shape):
+        raise RuntimeError(
+            f"sparse_mask(): operands have incompatible sizes; self has size "
+            f"{list(dense.shape)} but mask has size {list(mask.shape)}"
+        )
+    values = I.GetItem.apply(dense, mask._positions())
+    return type(mask)(mask._indices_t, values, mask.shape, mask._coalesced)

@@ -24,6 +24,7 @@ from .ops import lu as LU
 from .ops.incomplete_gamma import IncompleteGamma
 from .promotion import result_type
 from .size import norm_dim
+from .sparse_coo_math import sparse_mask
 
 TriangularSolve = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
 
@@ -389,3 +390,7 @@ class TensorAliases:
     def to_sparse_coo(self) -> Any:
         """``to_sparse()``: a sparse COO tensor holding self's nonzeros."""
         return self.to_sparse()
+
+    def sparse_mask(self, mask: Any) -> Any:
+        """Sparse: ``mask``'s indices with this tensor's elements there (differentiable)."""
+        return sparse_mask(self, mask)

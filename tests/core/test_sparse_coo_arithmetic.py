@@ -205,3 +205,30 @@ def test_sparse_times_sparse_matrix_sends_gradients_to_both_values() -> None:
     )
     np.testing.assert_allclose(va.grad.numpy(), expected_a, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(vb.grad.numpy(), expected_b, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_index_select_takes_the_slices_at_the_index_repeats_included(dim: int) -> None:
+    s = _sparse(A_INDICES, A_VALUES)
+    picks = [2, 0, 2]
+    out = s.index_select(dim, mg.tensor(picks))
+    assert out.is_sparse
+    np.testing.assert_allclose(out.to_dense().numpy(), np.take(A, picks, axis=dim))
+    h = mg.tensor(np.arange(6.0).reshape(3, 2)).to_sparse(1)  # a dense dim: the values' slices
+    np.testing.assert_allclose(
+        h.index_select(1, mg.tensor([1, 1])).to_dense().numpy(),
+        np.arange(6.0).reshape(3, 2)[:, [1, 1]],
+    )
+    with pytest.raises(IndexError, match="out of range"):
+        s.index_select(dim, mg.tensor([3]))
+
+
+def test_sparse_mask_takes_the_dense_elements_at_the_mask_entries() -> None:
+    mask = _sparse(A_INDICES, A_VALUES).coalesce()
+    d = mg.tensor(D, requires_grad=True)
+    out = d.sparse_mask(mask)
+    assert out.is_sparse and out.is_coalesced()
+    stored = _dense(A_INDICES, np.ones(5)) > 0
+    np.testing.assert_allclose(out.to_dense().detach().numpy(), np.where(stored, D, 0.0))
+    (out.to_dense() ** 2).sum().backward()
+    np.testing.assert_allclose(d.grad.numpy(), np.where(stored, 2 * D, 0.0))
