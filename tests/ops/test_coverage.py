@@ -52,6 +52,7 @@ NOT_COMPUTING = {
     Tensor.requires_grad_ Tensor.retain_grad Tensor.size Tensor.to Tensor.tolist Tensor.type
     Tensor.type_as Tensor.contiguous Tensor.stride detach
     Tensor.is_shared Tensor.share_memory_ Tensor.to_dense Tensor.to_sparse sparse_coo_tensor
+    Tensor.sparse_mask
     Tensor.resize_ Tensor.squeeze_ Tensor.unsqueeze_ Tensor.t_ Tensor.transpose_
     Tensor.data_ptr Tensor.storage Tensor.storage_offset Tensor.untyped_storage
     Tensor.apply_ Tensor.map_
