@@ -33,7 +33,7 @@ TENSOR_SKIPS = {
     "to_sparse_csc to_sparse_csr",
     "methods of sparse tensors only: a sparse COO tensor is its own class here "
     "(SparseCOOTensor has indices, values, coalesce ...), a dense tensor has none of them":
-    "coalesce indices values is_coalesced resize_as_sparse_ sparse_mask sparse_resize_ "
+    "coalesce indices values is_coalesced resize_as_sparse_ sparse_resize_ "
     "sparse_resize_and_clear_ smm sspaddmm",
     _COMPLEX: "cdouble cfloat chalf",
     _REMOVED: "eig lstsq solve symeig",
