@@ -232,3 +232,30 @@ def test_sparse_mask_takes_the_dense_elements_at_the_mask_entries() -> None:
     np.testing.assert_allclose(out.to_dense().detach().numpy(), np.where(stored, D, 0.0))
     (out.to_dense() ** 2).sum().backward()
     np.testing.assert_allclose(d.grad.numpy(), np.where(stored, 2 * D, 0.0))
+
+
+def test_sparse_arithmetic_on_each_device(device: str) -> None:
+    a = _sparse(A_INDICES, A_VALUES).to(device)
+    b = _sparse(B_INDICES, B_VALUES).to(device)
+    d = mg.tensor(D, device=device)
+    cases = [
+        (a + b, A + B),
+        (d + a, D + A),
+        (a * d, A * D),
+        (a * b, A * B),
+        (a.abs(), np.abs(A)),
+        (mg.sparse.sum(a, 1), A.sum(1)),
+        (a @ b, A @ B),
+        (d @ a, D @ A),
+        (a.index_select(1, mg.tensor([2, 0], device=device)), A[:, [2, 0]]),
+    ]
+    for out, expected in cases:
+        dense = out.to_dense() if out.is_sparse else out
+        assert dense.device.type == device
+        np.testing.assert_allclose(dense.cpu().numpy(), expected, rtol=1e-12)
+    stored = _dense(A_INDICES, np.ones(5)) > 0
+    np.testing.assert_allclose(
+        mg.sparse.softmax(a, 1).to_dense().cpu().numpy(),
+        _reference_softmax(A, stored, 1, log=False),
+        rtol=1e-12,
+    )
