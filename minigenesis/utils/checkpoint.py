@@ -37,6 +37,15 @@ from . import _replay
 from .checkpoint_reentrant import checkpoint_reentrant
 
 
+class CheckpointError(RuntimeError):
+    """The recomputation did not save what the forward saved (PyTorch's name for it)."""
+
+
+def noop_context_fn() -> tuple:
+    """The default ``context_fn``: no context around the forward or the recomputation."""
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
 class _Recomputation:
     """One checkpointed call ``function(*args, **kwargs)``: what running it again needs, and the
     values the rerun saved, waiting for backward to take them.
@@ -96,7 +105,7 @@ class _Recomputation:
                 self.function(*args, **self.kwargs)
         got = [(v.shape, v.dtype) for v in values.values()]
         if got != self.metas:
-            raise RuntimeError(
+            raise CheckpointError(
                 f"checkpoint: the recomputation saved {len(got)} values for backward where the "
                 f"forward saved {len(self.metas)} (or their shapes or dtypes differ): the "
                 f"checkpointed function must compute the same thing when run again (no branches "
@@ -110,9 +119,10 @@ def checkpoint(
     *args: Any,
     use_reentrant: bool | None = None,
     preserve_rng_state: bool = True,
-    context_fn: Callable[[], tuple] | None = None,
+    context_fn: Callable[[], tuple] = noop_context_fn,
     determinism_check: str = "default",
     debug: bool = False,
+    early_stop: bool = True,
     **kwargs: Any,
 ) -> Any:
     """``function(*args, **kwargs)``, without keeping its intermediate activations for backward:
@@ -124,14 +134,15 @@ def checkpoint(
     which takes no keyword arguments for ``function`` and must return Tensors.
     ``context_fn`` (recorded variant only): returns two context managers, the first wrapping
     the forward, the second the recomputation. ``determinism_check`` ("default": the rerun
-    must save values of the same shapes and dtypes; "none") and ``debug`` are PyTorch's
-    arguments; the check here is always on, and there is no debug trace.
+    must save values of the same shapes and dtypes, else CheckpointError; "none"), ``debug``
+    and ``early_stop`` are PyTorch's arguments; the check here is always on, there is no debug
+    trace, and the recomputation always runs the whole function.
     """
     if determinism_check not in ("default", "none"):
         raise ValueError(
             f"determinism_check should be one of ['default', 'none'], but got {determinism_check}"
         )
-    if use_reentrant and (context_fn is not None or debug):
+    if use_reentrant and (context_fn is not noop_context_fn or debug):
         raise ValueError(
             "Passing `context_fn` or `debug` is only supported when use_reentrant=False."
         )
@@ -144,10 +155,7 @@ def checkpoint(
                 f"passes only positional arguments to the function)"
             )
         return checkpoint_reentrant(function, args, preserve_rng_state)
-    forward_context: Any = contextlib.nullcontext()
-    recompute_context: Any = contextlib.nullcontext()
-    if context_fn is not None:
-        forward_context, recompute_context = context_fn()
+    forward_context, recompute_context = context_fn()
     frame = _Recomputation(function, args, kwargs, preserve_rng_state, recompute_context)
     with saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
         return function(*args, **kwargs)
@@ -193,4 +201,4 @@ def _run_segment(x: Any, *funcs: Callable) -> Any:
 
 
 # mg.utils.checkpoint is this function, and mg.utils.checkpoint.checkpoint(...) works too.
-function_as_module(checkpoint, checkpoint, checkpoint_sequential)
+function_as_module(checkpoint, checkpoint, checkpoint_sequential, noop_context_fn, CheckpointError)
