@@ -91,6 +91,21 @@ def _watch(args: tuple, nums: tuple) -> tuple[tuple, bool]:
     return tuple(args), nested
 
 
+def _check_floating(tree: Any, what: str) -> None:
+    """PyTorch's refusal of integer (and bool) tensors where a derivative is taken."""
+    for t in _leaves(tree):
+        if isinstance(t, Tensor) and not t.is_floating_point():
+            name = str(t.dtype).replace("minigenesis", "torch")
+            if what == "primal":
+                raise ValueError(
+                    f"Expected primal to be floating point or complex, but got: {name}"
+                )
+            raise RuntimeError(
+                f"vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got "
+                f"Tensor with dtype {name}"
+            )
+
+
 def _differentiate(out: Tensor, wrt: list, nested: bool, retain: bool = False) -> list:
     """d out / d each tensor of ``wrt`` (zeros where out does not depend on it)."""
     if not out.requires_grad:  # computed from none of the inputs (a constant): all zeros
@@ -162,6 +177,7 @@ def jacrev(
             args, nested = _watch(args, nums)
             result = func(*args, **kwargs)
             out, aux = result if has_aux else (result, None)
+            _check_floating(out, "output")
             wrt = [t for a in nums for t in _leaves(args[a])]
 
             def jacobian_of(o: Tensor) -> Any:
@@ -194,7 +210,14 @@ def jacrev(
 
 def jacfwd(func: Callable, argnums: int | tuple = 0, has_aux: bool = False, **_: Any) -> Callable:
     """The same Jacobian as ``jacrev`` (computed here by reverse mode, row by row)."""
-    return jacrev(func, argnums, has_aux=has_aux)
+    reverse = jacrev(func, argnums, has_aux=has_aux)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        nums = _argnums_tuple(argnums, len(args), "jacfwd")
+        _check_floating([args[a] for a in nums], "primal")  # (forward mode's own refusal)
+        return reverse(*args, **kwargs)
+
+    return wrapper
 
 
 def hessian(func: Callable, argnums: int | tuple = 0) -> Callable:
@@ -208,6 +231,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         primals, nested = _watch(primals, tuple(range(len(primals))))
         result = func(*primals)
     out, aux = result if has_aux else (result, None)
+    _check_floating(out, "output")
 
     def vjp_fn(cotangents: Any) -> tuple:
         if _structure(cotangents) != _structure(out):
@@ -256,6 +280,7 @@ def jvp(
             f"{where}: Expected primals and tangents to have the same python structure. For "
             "example, if primals is a tuple of 3 tensors, tangents also must be."
         )
+    _check_floating(primals, "primal")
     for p, t in zip(_leaves(primals), _leaves(tangents)):
         if tuple(p.shape) != tuple(t.shape):
             raise RuntimeError(
@@ -302,6 +327,13 @@ def linearize(func: Callable, *primals: Any) -> tuple:
     output = func(*primals)
 
     def jvp_fn(*tangents: Any) -> Any:
+        for i, (p, t) in enumerate(zip(_leaves(primals), _leaves(tangents))):
+            if p.dtype != t.dtype:
+                names = [str(x.dtype).replace("minigenesis", "torch") for x in (t, p)]
+                raise RuntimeError(
+                    f"tangent:{i} with dtype {names[0]} in flattened pytree doesn't match the "
+                    f"dtype {names[1]} of the corresponding primal."
+                )
         return jvp(func, primals, tangents)[1]
 
     return output, jvp_fn

@@ -154,3 +154,19 @@ def test_replace_all_batch_norm_modules_stops_tracking_running_statistics():
     ref = (x.numpy() - x.numpy().mean(0)) / np.sqrt(x.numpy().var(0) + 1e-5)
     model[0].eval()  # without running statistics, eval mode normalises with the batch's own
     np.testing.assert_allclose(model[0](x).detach().numpy(), ref, rtol=1e-5, atol=1e-5)
+
+
+def test_transforms_refuse_integer_primals_and_outputs_as_pytorch():
+    ints = mg.tensor([1, 2])
+    with pytest.raises(ValueError, match="Expected primal to be floating point"):
+        mg.func.jvp(lambda a: a * 2, (ints,), (ints,))
+    with pytest.raises(ValueError, match="Expected primal to be floating point"):
+        mg.func.jacfwd(lambda a: a * 2)(ints)
+    x = mg.tensor([1.0, 3.0, 2.0])
+    with pytest.raises(RuntimeError, match="must be floating-point or complex"):
+        mg.func.vjp(lambda a: a.argmax(), x)
+    with pytest.raises(RuntimeError, match="must be floating-point or complex"):
+        mg.func.jacrev(lambda a: (a * 2, a.argmax()))(x)
+    _, jvp_fn = mg.func.linearize(lambda a: a * 2, x)
+    with pytest.raises(RuntimeError, match="doesn't match the dtype"):
+        jvp_fn(mg.ones(3, dtype=mg.float64))
