@@ -64,6 +64,8 @@ class TensorInPlace:
 
     def mul_(self, other):
         refuse_sequence("mul_", other)
+        if getattr(other, "is_sparse", False):  # dense *= sparse stays dense: 0 where unstored
+            other = other.to_dense()
         return self._inplace_ufunc("multiply", lambda x, o: x * o, other)
 
     def div_(self, other, *, rounding_mode=None):

@@ -259,3 +259,14 @@ def test_sparse_arithmetic_on_each_device(device: str) -> None:
         _reference_softmax(A, stored, 1, log=False),
         rtol=1e-12,
     )
+
+
+def test_in_place_dense_updates_by_a_sparse_tensor_stay_dense() -> None:
+    s = _sparse(A_INDICES, A_VALUES)
+    for update, expected in [("add_", D + A), ("sub_", D - A), ("mul_", D * A)]:
+        d = mg.tensor(D)
+        assert getattr(d, update)(s) is d
+        np.testing.assert_allclose(d.numpy(), expected)
+    d = mg.tensor(D)
+    d *= s
+    np.testing.assert_allclose(d.numpy(), D * A)
