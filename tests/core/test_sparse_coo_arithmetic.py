@@ -270,3 +270,19 @@ def test_in_place_dense_updates_by_a_sparse_tensor_stay_dense() -> None:
     d = mg.tensor(D)
     d *= s
     np.testing.assert_allclose(d.numpy(), D * A)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_repeats_of_two_byte_floats_are_summed_once_rounded(dtype: str) -> None:
+    """coalesce (and sparse.sum, which coalesces) sum a position's repeats in float32 and round
+    once: the result is the float64 sum rounded to the dtype (a running 2-byte sum is not)."""
+    rng = np.random.default_rng(0)
+    index = np.stack([rng.integers(0, 3, 60), rng.integers(0, 4, 60)])
+    values = mg.tensor(rng.random(60) * 100).to(getattr(mg, dtype))
+    exact = np.zeros((3, 4))
+    np.add.at(exact, tuple(index), values.double().numpy())
+    s = mg.sparse_coo_tensor(index, values, (3, 4))
+    rounded = mg.tensor(exact).to(getattr(mg, dtype)).double().numpy()
+    np.testing.assert_array_equal(s.coalesce().to_dense().double().numpy(), rounded)
+    row_sums = mg.tensor(exact.sum(1)).to(getattr(mg, dtype)).double().numpy()
+    np.testing.assert_array_equal(mg.sparse.sum(s, 1).to_dense().double().numpy(), row_sums)
