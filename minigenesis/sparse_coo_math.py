@@ -211,6 +211,26 @@ class SparseMath:
     def mm(self, dense: Any) -> Any:
         return spmm(self, dense)
 
+    def bmm(self, dense: Any) -> Any:
+        """A batch of sparse (m, n) matrices (a 3-D sparse tensor) times a dense (b, n, p) batch:
+        dense (b, m, p). The batch is one block-diagonal (b*m, b*n) product: entry (k, i, j)
+        is row k*m + i, column k*n + j, against the dense batch stacked to (b*n, p)."""
+        if self.sparse_dim() != 3 or self.dense_dim() != 0 or dense.ndim != 3:
+            raise RuntimeError(
+                f"bmm: expected a 3-D sparse tensor and a 3-D dense one, got shapes "
+                f"{tuple(self.shape)} and {tuple(dense.shape)}"
+            )
+        b, m, n = self.shape
+        if tuple(dense.shape[:2]) != (b, n):
+            raise RuntimeError(
+                f"bmm: the batches do not fit: {tuple(self.shape)} @ {tuple(dense.shape)}"
+            )
+        k, i, j = self._indices_t._data
+        xp = get_array_module(k)
+        flat = TensorBase._make(xp.stack([k * m + i, k * n + j]))
+        blocks = type(self)(flat, self._values_t, (b * m, b * n))
+        return spmm(blocks, dense.reshape(b * n, dense.shape[2])).reshape(b, m, dense.shape[2])
+
     def mv(self, vec: Any) -> Any:
         """``self @ vec`` for a sparse (m, n) matrix and a dense (n,) vector: dense (m,)."""
         if vec.ndim != 1:

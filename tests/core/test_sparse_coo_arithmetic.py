@@ -286,3 +286,19 @@ def test_repeats_of_two_byte_floats_are_summed_once_rounded(dtype: str) -> None:
     np.testing.assert_array_equal(s.coalesce().to_dense().double().numpy(), rounded)
     row_sums = mg.tensor(exact.sum(1)).to(getattr(mg, dtype)).double().numpy()
     np.testing.assert_array_equal(mg.sparse.sum(s, 1).to_dense().double().numpy(), row_sums)
+
+
+def test_batched_sparse_times_dense_matrices() -> None:
+    rng = np.random.default_rng(1)
+    index = np.stack([rng.integers(0, 2, 9), rng.integers(0, 3, 9), rng.integers(0, 4, 9)])
+    values = mg.tensor(rng.standard_normal(9), requires_grad=True)
+    batch = np.zeros((2, 3, 4))
+    np.add.at(batch, tuple(index), values.detach().numpy())
+    dense = mg.tensor(rng.standard_normal((2, 4, 5)), requires_grad=True)
+    out = mg.bmm(mg.sparse_coo_tensor(index, values, (2, 3, 4)), dense)
+    np.testing.assert_allclose(out.detach().numpy(), batch @ dense.detach().numpy(), rtol=1e-12)
+    (out**2).sum().backward()
+    g = 2 * (batch @ dense.detach().numpy())  # dL/dout
+    np.testing.assert_allclose(dense.grad.numpy(), batch.transpose(0, 2, 1) @ g, rtol=1e-12)
+    per_entry = (g @ dense.detach().numpy().transpose(0, 2, 1))[tuple(index)]
+    np.testing.assert_allclose(values.grad.numpy(), per_entry, rtol=1e-12)
