@@ -495,6 +495,8 @@ _LAZY += ("distributions",)
 _LAZY += ("func",)
 # mg.profiler (torch.profiler): times ops only while a profile records
 _LAZY += ("profiler",)
+# mg.library (torch.library): custom_op, register_fake, register_autograd, opcheck
+_LAZY += ("library",)
 
 
 def __getattr__(name: str):

@@ -234,6 +234,8 @@ class Tensor(
             self._vc = base._version_counter()
             self._is_view = True
             self._base = base._base if base._base is not None else base
+            if base._inference_tensor:  # a view of an inference tensor is one (as in PyTorch)
+                self._inference_tensor = True
             track_view(self, base, replay, index)
         return self
 

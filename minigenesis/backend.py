@@ -125,6 +125,18 @@ class device:  # noqa: N801  (lower case, as torch.device)
     def __hash__(self) -> int:
         return hash((self.type, self.index or 0))
 
+    # ``with mg.device("cuda"):`` makes this device the default for the creation functions inside
+    # the block (modules built there allocate their parameters on it), then puts the previous
+    # default back; blocks nest. As PyTorch's device context.
+    def __enter__(self) -> device:
+        _device_context_stack.append(_default_device)
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        global _default_device
+        _default_device = _device_context_stack.pop()
+
 
 CPU = device("cpu")
 
@@ -139,6 +151,9 @@ def as_device(spec: str | device | None) -> device | None:
 # mg.set_default_device: where the creation functions (mg.tensor, mg.zeros, ...) allocate when
 # they are given no device. None: the CPU (and no lookup cost).
 _default_device: device | None = None
+_device_context_stack: list[
+    device | None
+] = []  # the defaults that enclosing ``with`` blocks replaced
 
 
 def set_default_device(spec: str | device | None) -> None:

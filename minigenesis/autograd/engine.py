@@ -137,7 +137,7 @@ class _Backward:
                 else:
                     in_grads = (in_grads,)
             if len(in_grads) != len(edges):
-                raise _count_error(node, in_grads, edges)
+                in_grads = _drop_extra_nones(node, in_grads, edges)
             if anomaly:
                 _check_finite(type(node).__name__, "backward", enumerate(in_grads))
             for k, edge in enumerate(edges):  # (not zip: its reused tuple would hold a g)
@@ -301,6 +301,15 @@ def _places(inputs: Sequence[Any]) -> dict[tuple, list[int]]:
 def _retains_grad(t: Any) -> bool:
     hooks = (t.grad_fn._grad_hooks or {}).get(t._output_nr, ()) if t.grad_fn is not None else ()
     return any(getattr(h, "retains_grad", False) for h in hooks)
+
+
+def _drop_extra_nones(node: Function, in_grads: tuple, edges: Any) -> tuple:
+    """A backward may return more gradients than its forward took arguments when the extra ones
+    are None (``forward(ctx, x, w, bias=None)`` called without ``bias``, whose backward returns
+    three): PyTorch drops them. Too few, or an extra that is not None, is an error."""
+    if len(in_grads) > len(edges) and all(g is None for g in in_grads[len(edges) :]):
+        return in_grads[: len(edges)]
+    raise _count_error(node, in_grads, edges)
 
 
 def _count_error(node: Function, in_grads: tuple, edges: Any) -> RuntimeError:

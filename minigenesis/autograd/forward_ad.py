@@ -84,7 +84,7 @@ def make_dual(tensor: Any, tangent: Any, *, level: int | None = None) -> Any:
     # caller (in-place ops on it are then allowed, as on any intermediate result)
     leaf = tensor.detach().requires_grad_(True)
     dual = leaf.clone()
-    duals[id(dual)] = (dual, leaf, tangent.detach())
+    duals[id(dual)] = (dual, leaf, tangent)  # kept as given: unpack_dual returns this very tensor
     return dual
 
 
@@ -109,7 +109,7 @@ def _jvp(output: Any, duals: list) -> Any:
     leaves = [leaf for _, leaf, _ in duals]
     v = output.detach().new_zeros(output.shape).requires_grad_(True)
     vjps = grad(output, leaves, v, create_graph=True, allow_unused=True)
-    terms = [(g * t).sum() for g, (_, _, t) in zip(vjps, duals) if g is not None]
+    terms = [(g * t.detach()).sum() for g, (_, _, t) in zip(vjps, duals) if g is not None]
     if not terms:
         return None
     s = terms[0]

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import warnings
 
-from . import cpu, cuda, cudnn, mps
+from . import cpu, cuda, cudnn, mkldnn, mps, opt_einsum
 
-__all__ = ["cpu", "cuda", "cudnn", "mps"]
+__all__ = ["cpu", "cuda", "cudnn", "mkldnn", "mps", "opt_einsum"]
 
 _PRECISIONS = ("highest", "high", "medium")
 _matmul_precision = "highest"

@@ -34,6 +34,7 @@ from . import init
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 from .parameter import Parameter
+from .sdpa_backends import SDPBackend, sdpa_kernel  # noqa: F401 (torch.nn.attention's names)
 
 
 class MultiheadAttention(Module):
