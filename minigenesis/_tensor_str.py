@@ -241,9 +241,17 @@ def tensor_repr(t: Any) -> str:
     suffixes = []
     if t.device != get_default_device():
         suffixes.append(f"device='{t.device}'")
-    values = _host_values(t)
     default_float = _dt.get_default_dtype()
-    if values.size == 0:
+    if t.device.type == "meta":  # no values to show: "..." and the size, as PyTorch prints it
+        suffixes.append(f"size={tuple(t.shape)}")
+        if t.dtype is not default_float:
+            suffixes.append(f"dtype={t.dtype!r}")
+        values, text = None, "..."
+    else:
+        values = _host_values(t)
+    if values is None:
+        pass
+    elif values.size == 0:
         if values.ndim != 1:  # [] alone reads as shape (0,)
             suffixes.append(f"size={tuple(values.shape)}")
         if t.dtype is not default_float:  # no numbers to tell an int tensor by

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from .meta_array import MetaArray, as_meta, meta_namespace, no_data_error
+
 # The tests' switch: MINIGENESIS_CUPY names a module that stands in for CuPy (the strict CPU
 # stand-in in tests/cupy_standin), so the GPU code path runs and is checked without a GPU.
 CUPY_ENV = "MINIGENESIS_CUPY"
@@ -95,8 +97,10 @@ class device:  # noqa: N801  (lower case, as torch.device)
         if not isinstance(spec, str):
             raise TypeError(f"device() expects a string like 'cpu' or 'cuda:0', got {spec!r}")
         kind, _, num = spec.partition(":")
-        if kind not in ("cpu", "cuda"):
-            raise ValueError(f"unknown device type {kind!r} in {spec!r}: expected 'cpu' or 'cuda'")
+        if kind not in ("cpu", "cuda", "meta"):
+            raise ValueError(
+                f"unknown device type {kind!r} in {spec!r}: expected 'cpu', 'cuda' or 'meta'"
+            )
         if num:
             if not num.isdigit():
                 raise ValueError(f"device index must be a non-negative integer, got {spec!r}")
@@ -139,6 +143,7 @@ class device:  # noqa: N801  (lower case, as torch.device)
 
 
 CPU = device("cpu")
+META = device("meta")  # shapes and dtypes without data (meta_array.py)
 
 
 def as_device(spec: str | device | None) -> device | None:
@@ -189,7 +194,7 @@ def device_of(x: Array) -> device:
     """The device an array lives on."""
     if _cupy is not None and isinstance(x, _cupy.ndarray):
         return device("cuda", x.device.id)
-    return CPU
+    return META if type(x) is MetaArray else CPU
 
 
 def _require_cuda() -> ModuleType:
@@ -214,11 +219,17 @@ def module_for(dev: device | None) -> ModuleType:
     """The array module that allocates on ``dev`` (NumPy for None or the CPU)."""
     if dev is None or dev.type == "cpu":
         return np
+    if dev.type == "meta":
+        return meta_namespace
     return _require_cuda()
 
 
 def to_device(x: Array, dev: device) -> Array:
     """Move an array to ``dev`` (a no-op when it is already there)."""
+    if dev.type == "meta":
+        return as_meta(x if isinstance(x, np.ndarray) else to_numpy(x))
+    if type(x) is MetaArray:
+        raise no_data_error()
     if dev.type == "cpu":
         if _cupy is not None and isinstance(x, _cupy.ndarray):
             return device_to_host(x)
@@ -235,6 +246,8 @@ def to_numpy(x: Array) -> np.ndarray:
     """A host (NumPy) copy of any array; NumPy arrays are returned as they are."""
     if _cupy is not None and isinstance(x, _cupy.ndarray):
         return device_to_host(x)
+    if type(x) is MetaArray:
+        raise no_data_error()
     return np.asarray(x)
 
 

@@ -121,6 +121,42 @@ def _jvp(output: Any, duals: list) -> Any:
     return output.detach().new_zeros(output.shape) if tangent is None else tangent.detach()
 
 
+def apply_by_jvp(cls: type, args: tuple) -> Any:
+    """Run a custom Function that defines ``jvp(ctx, *input_tangents)`` on dual inputs: forward
+    on the primals, then jvp on the inputs' tangents (zeros for an input without one) gives the
+    output's tangent, and the output is a dual tensor with it. None when no input carries a
+    tangent (the caller then applies the Function as usual)."""
+    from ..backend import get_array_module
+    from .function import Function
+    from .grad_mode import no_grad
+    from .tensor_base import TensorBase
+
+    if not _levels:
+        return None
+    tangents = [unpack_dual(a).tangent if isinstance(a, TensorBase) else None for a in args]
+    if all(t is None for t in tangents):
+        return None
+    primals = tuple(a.detach() if isinstance(a, TensorBase) else a for a in args)
+    ctx = cls._node_class()
+    with no_grad():
+        if cls.setup_context is Function.setup_context:
+            out = cls.forward(ctx, *primals)
+        else:
+            out = cls.forward(*primals)
+            cls.setup_context(ctx, primals, out)
+        zeros = [
+            TensorBase._make(get_array_module(a._data).zeros_like(a._data))
+            if isinstance(a, TensorBase) and t is None
+            else t
+            for a, t in zip(primals, tangents)
+        ]
+        tangent_out = cls.jvp(ctx, *zeros)
+    if isinstance(out, tuple):
+        tangent_out = tangent_out if isinstance(tangent_out, tuple) else (tangent_out,)
+        return tuple(make_dual(o, t) for o, t in zip(out, tangent_out))
+    return make_dual(out, tangent_out)
+
+
 __all__ = [
     "UnpackedDualTensor",
     "dual_level",

@@ -79,6 +79,10 @@ class Function:
             {"_node_of": cls},
             lambda ns: ns.update(__module__=cls.__module__, _is_node_class=True),
         )
+        if "jvp" in cls.__dict__ and cls.backward is Function.backward:
+            # forward-mode only (a jvp and no backward): under a dual level its jvp gives the
+            # output's tangent (forward_ad.apply_by_jvp); reverse mode has nothing to run
+            cls.apply = classmethod(_apply_forward_mode_first)
 
     # ------------------------------------------------------------------ the op author's interface
     @staticmethod
@@ -325,6 +329,14 @@ def _is_differentiable(node: Function, array: Any) -> bool:
     return array.dtype.kind in _FLOAT_KINDS and (
         node._non_diff is None or id(array) not in node._non_diff
     )
+
+
+def _apply_forward_mode_first(cls: type, *args: Any) -> Any:
+    """``apply`` of a Function that defines ``jvp`` and no ``backward``."""
+    from .forward_ad import apply_by_jvp  # (here: forward_ad imports autograd's grad lazily too)
+
+    out = apply_by_jvp(cls, args)
+    return out if out is not None else Function.apply.__func__(cls, *args)
 
 
 class Op(Function):
