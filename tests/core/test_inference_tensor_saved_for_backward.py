@@ -68,3 +68,12 @@ def test_an_inference_tensor_is_written_in_place_only_inside_inference_mode() ->
     z = y.clone()
     z.add_(1)
     assert y.tolist() == [6.0, 6.0, 6.0] and z.tolist() == [7.0, 7.0, 7.0]
+
+
+def test_a_view_of_an_inference_tensor_is_one_and_cannot_be_saved() -> None:
+    y = _inference_ones(3, 2)
+    rows = y[:2]  # made outside inference_mode, but it shares y's memory
+    assert rows.is_inference() and y.t().is_inference() and y.view(6).is_inference()
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
+        mg.ones(2, 2, requires_grad=True) * rows
+    assert not rows.clone().is_inference()

@@ -1,0 +1,53 @@
+"""``with mg.device(...)`` makes a device the default for the block (nested blocks restore the
+outer one), and the meta device: tensors with a shape and a dtype and no data, made by the
+creation functions, by ``Module.to("meta")`` and inside ``with mg.device("meta")``; reading
+their values raises, and ``to_empty`` gives a meta module real memory again."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+import minigenesis.nn as nn
+
+
+def test_device_block_sets_and_restores_the_default() -> None:
+    assert mg.get_default_device() == mg.device("cpu")
+    with mg.device("meta") as dev:
+        assert dev == mg.device("meta") and mg.get_default_device() == mg.device("meta")
+        with mg.device("cpu"):
+            assert mg.zeros(2).device.type == "cpu"
+        assert mg.zeros(2).device.type == "meta"
+    assert mg.get_default_device() == mg.device("cpu") and mg.zeros(2).device.type == "cpu"
+
+
+def test_meta_tensors_have_shape_and_dtype_and_no_data() -> None:
+    t = mg.empty(3, 4, dtype=mg.float64, device="meta")
+    assert t.shape == (3, 4) and t.dtype == mg.float64 and t.device == mg.device("meta")
+    assert t._data.strides == (0, 0)  # one shared scalar: no memory for the elements
+    assert repr(t) == "tensor(..., device='meta', size=(3, 4), dtype=minigenesis.float64)"
+    for read in (lambda: t.tolist(), lambda: t.cpu(), lambda: t[0, 0].item()):
+        with pytest.raises(NotImplementedError, match="Cannot copy out of meta tensor"):
+            read()
+    assert (t * 2).device.type == "meta"  # elementwise arithmetic keeps the device
+
+
+def test_modules_on_meta_and_back_with_to_empty() -> None:
+    with mg.device("meta"):
+        layer = nn.Linear(5, 3)
+    assert layer.weight.device.type == "meta" and layer.weight.shape == (3, 5)
+    assert isinstance(layer.weight, nn.Parameter) and layer.weight.requires_grad
+    moved = nn.Linear(2, 2).to("meta")
+    assert all(p.device.type == "meta" for p in moved.parameters())
+    with pytest.raises(NotImplementedError, match="to_empty"):
+        moved.to("cpu")
+    layer.to_empty(device="cpu")
+    nn.init.ones_(layer.weight)
+    nn.init.zeros_(layer.bias)
+    np.testing.assert_array_equal(layer(mg.ones(1, 5)).detach().numpy(), [[5.0, 5.0, 5.0]])
+
+
+def test_unknown_device_types_are_refused() -> None:
+    with pytest.raises(ValueError, match="expected 'cpu', 'cuda' or 'meta'"):
+        mg.device("tpu")
