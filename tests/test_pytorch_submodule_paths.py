@@ -131,6 +131,7 @@ MODULE_PATHS = {
                               "get_swa_avg_fn", "get_swa_multi_avg_fn", "update_bn"],
     "torch.profiler.profiler": ["ExecutionTraceObserver", "ProfilerAction", "profile", "schedule",
                                 "supported_activities", "tensorboard_trace_handler"],
+    "torch.nn.utils.init": ["skip_init"],
     "torch.nn.utils.rnn": ["PackedSequence", "invert_permutation", "pack_padded_sequence",
                            "pack_sequence", "pad_packed_sequence", "pad_sequence",
                            "unpack_sequence", "unpad_sequence"],
@@ -145,7 +146,6 @@ MISSING_PATHS = {
     "torch.utils.data.graph_settings": "DataPipe graphs are out of scope",
     "torch.nn.modules.linear_cross_entropy": "a fused loss PyTorch keeps internal",
     "torch.nn.modules.linear_cross_entropy_options": "a fused loss PyTorch keeps internal",
-    "torch.nn.utils.init": "skip_init needs the meta device, which is not implemented",
     "torch.profiler.itt": "Intel VTune's ITT ranges: no VTune here",
     "torch.profiler.python_tracer": "Kineto's Python call-stack tracer (with_stack) is not "
     "modelled",

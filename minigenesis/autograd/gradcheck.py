@@ -109,12 +109,7 @@ def gradcheck(
     if not (check_backward_ad or check_forward_ad):
         return True
     inputs = _as_tuple(inputs)
-    for t in inputs:
-        if isinstance(t, TensorBase) and t.requires_grad and t.dtype.name != "float64":
-            warnings.warn(
-                f"gradcheck input has dtype {t.dtype.name}: finite differences need float64",
-                stacklevel=2,
-            )
+    _warn_unless_float64(inputs)
     sizes = [o.numel() for o in _as_tuple(fn(*inputs))]
     numerical = numerical_jacobian(fn, inputs, eps)
     if check_forward_ad:
@@ -125,6 +120,15 @@ def gradcheck(
         analytical = analytical_jacobian(fn, inputs)
         return _agree(analytical, numerical, sizes, atol, rtol, raise_exception)
     return True
+
+
+def _warn_unless_float64(inputs: tuple) -> None:
+    for t in inputs:
+        if isinstance(t, TensorBase) and t.requires_grad and t.dtype.name != "float64":
+            warnings.warn(
+                f"gradcheck input has dtype {t.dtype.name}: finite differences need float64",
+                stacklevel=3,
+            )
 
 
 def forward_jacobian(fn: Callable, inputs: Sequence[Any], n_out: int) -> list[np.ndarray]:

@@ -51,3 +51,19 @@ def test_modules_on_meta_and_back_with_to_empty() -> None:
 def test_unknown_device_types_are_refused() -> None:
     with pytest.raises(ValueError, match="expected 'cpu', 'cuda' or 'meta'"):
         mg.device("tpu")
+
+
+def test_skip_init_builds_without_initialising() -> None:
+    calls = []
+
+    class Probe(nn.Linear):
+        def reset_parameters(self) -> None:
+            calls.append(self.weight.device.type)  # where the initialiser ran
+            super().reset_parameters()
+
+    layer = nn.utils.skip_init(Probe, 4, 2)
+    assert calls == ["meta"] and layer.weight.device.type == "cpu" and layer.weight.shape == (2, 4)
+    data = layer.weight._data  # real memory of its own now, not the meta device's shared scalar
+    assert type(data) is np.ndarray and data.strides == (16, 4) and data.flags.writeable
+    with pytest.raises(RuntimeError, match="Expected a Module"):
+        nn.utils.skip_init(int)

@@ -30,6 +30,7 @@ from .memory_format import (  # noqa: F401,E402
     convert_conv2d_weight_memory_format,
     convert_conv3d_weight_memory_format,
 )
+from .init import skip_init  # noqa: F401,E402
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401,E402
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401,E402
 
@@ -48,6 +49,7 @@ __all__ = [
     "parameters_to_vector",
     "remove_spectral_norm",
     "remove_weight_norm",
+    "skip_init",
     "spectral_norm",
     "vector_to_parameters",
     "weight_norm",
