@@ -5,7 +5,8 @@ On load, ``map_location`` chooses where it goes, as in PyTorch:
 
 - ``None``: back where it was saved (an error that suggests ``map_location="cpu"`` when a tensor
   saved on a GPU meets a machine without one);
-- ``"cpu"``, ``"cuda"``, ``"cuda:1"`` or an ``mg.device``: every tensor goes there;
+- ``"cpu"``, ``"cuda"``, ``"cuda:1"`` or an ``mg.device``: every tensor goes there
+  (``"meta"``: shapes and dtypes only, to build a model's structure without its values);
 - a dict such as ``{"cuda:0": "cpu"}``: saved location -> target (others go back where they were);
 - a callable ``fn(tensor, location)``: it receives the tensor (on the CPU) and the saved location
   string and returns the tensor to use, or None for the default.
@@ -27,9 +28,9 @@ Placer = Callable[[Tensor, str], Tensor]
 
 
 def _canonical(spec: Any) -> str:
-    """'cpu' or 'cuda:N' ("cuda" means cuda:0), so dict keys match saved locations."""
+    """'cpu', 'meta' or 'cuda:N' ("cuda" means cuda:0), so dict keys match saved locations."""
     d = device(spec)
-    return "cpu" if d.type == "cpu" else f"cuda:{d.index or 0}"
+    return d.type if d.type in ("cpu", "meta") else f"cuda:{d.index or 0}"
 
 
 def make_placer(map_location: Any, name: str) -> Placer:

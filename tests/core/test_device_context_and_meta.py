@@ -5,6 +5,8 @@ their values raises, and ``to_empty`` gives a meta module real memory again."""
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
 
@@ -67,3 +69,14 @@ def test_skip_init_builds_without_initialising() -> None:
     assert type(data) is np.ndarray and data.strides == (16, 4) and data.flags.writeable
     with pytest.raises(RuntimeError, match="Expected a Module"):
         nn.utils.skip_init(int)
+
+
+def test_a_checkpoint_loads_onto_the_meta_device() -> None:
+    buffer = io.BytesIO()
+    mg.save(nn.Linear(3, 2).state_dict(), buffer)
+    buffer.seek(0)
+    state = mg.load(buffer, map_location="meta")
+    assert {k: (v.device.type, tuple(v.shape)) for k, v in state.items()} == {
+        "weight": ("meta", (2, 3)),
+        "bias": ("meta", (2,)),
+    }
