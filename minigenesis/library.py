@@ -126,7 +126,7 @@ class CustomOpDef:
         )
 
     def __repr__(self) -> str:
-        return f"<OpOverload(op='{self._qualname.replace('::', '.')}', overload='default')>"
+        return f"<CustomOpDef({self._qualname})>"
 
 
 class _NoAutograd(Function):

@@ -103,3 +103,7 @@ def test_bad_names_and_undeclared_mutations_are_refused() -> None:
         mg.library.custom_op("no_namespace", lambda x: x, mutates_args=())
     with pytest.raises(ValueError, match="not arguments"):
         mg.library.custom_op("testlib::f", lambda x: x, mutates_args={"y"})
+
+
+def test_the_operator_prints_as_pytorchs() -> None:
+    assert repr(np_exp) == "<CustomOpDef(testlib::np_exp)>" and np_exp.__name__ == "np_exp"

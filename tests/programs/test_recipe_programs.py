@@ -22,7 +22,7 @@ import pytest
 import minigenesis as mg
 
 RECIPES = sorted((Path(__file__).parent / "recipes").glob("*.py"))
-SLOW = {"benchmark_timer", "func_ensembling_jacobians"}
+SLOW = {"benchmark_timer", "func_ensembling_jacobians", "tensorboard_graph_embedding"}
 
 
 def needs_tensorboard(script: Path) -> bool:
