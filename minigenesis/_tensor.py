@@ -351,13 +351,19 @@ class Tensor(
             raise RuntimeError(
                 "can't call numpy() on a tensor that requires grad: use tensor.detach().numpy()"
             )
-        if not isinstance(self._data, np.ndarray):
-            raise TypeError("can't convert a CUDA tensor to NumPy: call .cpu() first")
+        if not isinstance(self._data, np.ndarray) or self.device.type == "meta":
+            raise TypeError(self._no_numpy_message())
         return self._data
 
+    def _no_numpy_message(self) -> str:
+        return (
+            f"can't convert {self.device.type} device type tensor to numpy. Use Tensor.cpu() to "
+            "copy the tensor to host memory first."
+        )
+
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        if not isinstance(self._data, np.ndarray):
-            raise TypeError("can't convert a CUDA tensor to a NumPy array: call .cpu() first")
+        if not isinstance(self._data, np.ndarray) or self.device.type == "meta":
+            raise TypeError(self._no_numpy_message())
         return self._data if dtype is None else self._data.astype(dtype)
 
     def __dlpack__(self, *args: Any, **kwargs: Any):

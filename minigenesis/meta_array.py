@@ -7,10 +7,13 @@ torch.device("meta"): big = Model()`` before loading weights. Here a meta tensor
 takes no memory whatever its shape. Its values mean nothing and cannot be read: ``to_numpy``
 (and so ``.item()``, ``.tolist()``, ``.cpu()``, printing the values) raises, as PyTorch does.
 
-NumPy's ufuncs keep the subclass, so elementwise arithmetic on meta tensors gives meta results
-of the right shape; other operations are not promised to (they may compute on the meaningless
-values): the meta device here is for describing and replacing parameters, not for running a
-model's shape inference.
+Every NumPy ufunc and function keeps the subclass (``MetaArray.__array_ufunc__`` and
+``__array_function__``), so arithmetic, reductions, products and concatenations of meta tensors
+give meta results of the right shape and dtype. What NumPy's ``asarray``/``ascontiguousarray``
+return is a plain array (they take no part in that protocol): the reductions ask for
+``asanyarray`` instead, but an op that makes a contiguous copy (``contiguous()`` of a meta
+tensor, whose strides are all 0) gives a CPU tensor of meaningless values. The meta device here
+is for describing and replacing parameters, and for shapes through a model's layers.
 """
 
 from __future__ import annotations
@@ -23,7 +26,38 @@ __all__ = ["MetaArray", "as_meta", "meta_namespace", "no_data_error"]
 
 
 class MetaArray(np.ndarray):
-    """An array with a shape and a dtype and no data of its own (see the module docstring)."""
+    """An array with a shape and a dtype and no data of its own (see the module docstring).
+
+    Every NumPy ufunc and function given one returns data-less results: the values are computed
+    on the meaningless data (cheaply: the inputs take no memory) and only their shapes and
+    dtypes are kept, so a reduction or a concatenation of meta tensors is a meta tensor, never a
+    CPU tensor holding made-up numbers."""
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        out = kwargs.get("out")
+        if out is not None:
+            kwargs["out"] = tuple(_plain(o) for o in out)
+        result = getattr(ufunc, method)(*(_plain(x) for x in inputs), **kwargs)
+        if out is not None:  # written in place: the caller's arrays are the results
+            return out[0] if len(out) == 1 else out
+        return _data_less(result)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        return _data_less(super().__array_function__(func, types, args, kwargs))
+
+
+def _plain(x: Any) -> Any:
+    """A MetaArray seen as a plain ndarray (so NumPy computes without calling back here)."""
+    return x.view(np.ndarray) if type(x) is MetaArray else x
+
+
+def _data_less(result: Any) -> Any:
+    """Arrays and NumPy scalars in ``result`` (one, or a tuple/list of them) made data-less."""
+    if isinstance(result, (tuple, list)):
+        return type(result)(_data_less(r) for r in result)
+    if isinstance(result, (np.ndarray, np.generic)):
+        return as_meta(result)
+    return result
 
 
 def as_meta(x: Any) -> MetaArray:

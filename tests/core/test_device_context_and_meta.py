@@ -80,3 +80,43 @@ def test_a_checkpoint_loads_onto_the_meta_device() -> None:
         "weight": ("meta", (2, 3)),
         "bias": ("meta", (2,)),
     }
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda x: x.sum(),
+        lambda x: x.mean(0),
+        lambda x: x.amax(1),
+        lambda x: x.var(),
+        lambda x: x.norm(),
+        lambda x: mg.cat([x, x]),
+        lambda x: mg.stack([x, x]),
+        lambda x: x.exp().sum(1),
+        lambda x: x.softmax(-1),
+        lambda x: x.argmax(1),
+        lambda x: x.sort(1).values,
+        lambda x: x @ x.T,
+        lambda x: mg.where(x > 0, x, 0.0),
+        lambda x: x.cumsum(0),
+        lambda x: x.prod(),
+    ],
+)
+def test_every_result_computed_from_meta_tensors_is_on_meta(op) -> None:
+    x = mg.empty(3, 4, device="meta")
+    out = op(x)
+    assert out.device == mg.device("meta")
+    with pytest.raises(NotImplementedError):
+        out.item() if out.numel() == 1 else out.tolist()
+
+
+def test_a_meta_module_step_stays_on_meta_and_refuses_numpy() -> None:
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2)).to("meta")
+    loss = model(mg.empty(5, 4, device="meta")).pow(2).mean()
+    loss.backward()
+    assert loss.device.type == "meta" and loss.shape == ()
+    assert all(p.grad.device.type == "meta" and p.grad.shape == p.shape for p in model.parameters())
+    with pytest.raises(TypeError, match="can't convert meta device type tensor to numpy"):
+        loss.detach().numpy()
+    with pytest.raises(TypeError, match="meta"):
+        np.asarray(loss.detach())
