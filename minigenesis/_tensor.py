@@ -26,6 +26,7 @@ from .axis_alias import AXIS_NAMES, accepts_axis
 from .backend import as_device, device_of, get_array_module, module_for, to_numpy
 from .conversions import ToShortcuts, as_array, parse_to_args
 from .inplace import InPlace, track_view
+from .meta_array import no_numpy_message
 from .ops import elementwise as E
 from .ops import shape as S
 from .promotion import written_int
@@ -352,18 +353,12 @@ class Tensor(
                 "can't call numpy() on a tensor that requires grad: use tensor.detach().numpy()"
             )
         if not isinstance(self._data, np.ndarray) or self.device.type == "meta":
-            raise TypeError(self._no_numpy_message())
+            raise TypeError(no_numpy_message(self.device.type))
         return self._data
-
-    def _no_numpy_message(self) -> str:
-        return (
-            f"can't convert {self.device.type} device type tensor to numpy. Use Tensor.cpu() to "
-            "copy the tensor to host memory first."
-        )
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         if not isinstance(self._data, np.ndarray) or self.device.type == "meta":
-            raise TypeError(self._no_numpy_message())
+            raise TypeError(no_numpy_message(self.device.type))
         return self._data if dtype is None else self._data.astype(dtype)
 
     def __dlpack__(self, *args: Any, **kwargs: Any):

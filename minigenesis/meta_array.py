@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MetaArray", "as_meta", "meta_namespace", "no_data_error"]
+__all__ = ["MetaArray", "as_meta", "meta_namespace", "no_data_error", "no_numpy_message"]
 
 
 class MetaArray(np.ndarray):
@@ -74,6 +74,14 @@ def no_data_error() -> NotImplementedError:
     return NotImplementedError(
         "Cannot copy out of meta tensor; no data! Please use torch.nn.Module.to_empty() instead "
         "of torch.nn.Module.to() when moving module from meta to a different device."
+    )
+
+
+def no_numpy_message(device_type: str) -> str:
+    """PyTorch's words for ``numpy()`` of a tensor whose data is not in host memory."""
+    return (
+        f"can't convert {device_type} device type tensor to numpy. Use Tensor.cpu() to copy the "
+        "tensor to host memory first."
     )
 
 
