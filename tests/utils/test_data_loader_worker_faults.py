@@ -47,6 +47,51 @@ class RaisesALocalClass(Dataset):
         return i
 
 
+class StopsAtThree(Dataset):
+    """A map-style dataset that (wrongly) signals a bad sample with StopIteration."""
+
+    def __len__(self) -> int:
+        return 8
+
+    def __getitem__(self, i: int) -> int:
+        if i == 3:
+            raise StopIteration
+        return i
+
+
+@pytest.mark.parametrize("num_workers", [0, 2])
+def test_stop_iteration_from_a_map_dataset_is_an_error_not_a_silently_shorter_pass(num_workers):
+    """In a worker, StopIteration read as the end of that worker's share: its later batches
+    were skipped and the pass yielded 6 of 8 samples without a word."""
+    loader = DataLoader(StopsAtThree(), batch_size=1, num_workers=num_workers, timeout=10)
+    it = iter(loader)
+    assert [int(next(it)) for _ in range(3)] == [0, 1, 2]
+    with pytest.raises(RuntimeError, match=r"StopsAtThree raised StopIteration while fetching "
+                       r"indices \[3\]: a map-style dataset has no end"):  # fmt: skip
+        next(it)
+    assert [int(b) for b in it] == [4, 5, 6, 7]  # the loader goes on after a sample's error
+
+
+class CorruptSampleTwo(Dataset):
+    def __len__(self) -> int:
+        return 5
+
+    def __getitem__(self, i: int) -> int:
+        if i == 2:
+            raise ValueError(f"sample {i} is corrupt")
+        return i
+
+
+def test_without_workers_the_loader_goes_on_after_a_samples_error_as_pytorchs_does():
+    """The in-process pass was a generator, which an exception finishes: the batches after a
+    corrupt sample were lost (next() raised StopIteration)."""
+    it = iter(DataLoader(CorruptSampleTwo(), batch_size=1))
+    assert [int(next(it)), int(next(it))] == [0, 1]
+    with pytest.raises(ValueError, match="sample 2 is corrupt"):
+        next(it)
+    assert [int(b) for b in it] == [3, 4]
+
+
 def test_a_batch_that_cannot_be_pickled_is_that_batchs_error_and_the_loader_goes_on():
     loader = DataLoader(Numbers(), batch_size=2, num_workers=2, collate_fn=lock_in_batch_one,
                         timeout=10)  # fmt: skip

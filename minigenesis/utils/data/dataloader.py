@@ -277,7 +277,7 @@ class DataLoader:
         # one draw, as with workers (their base seed), so a seeded shuffle gives the same order
         # whatever num_workers is (PyTorch draws it in both cases too)
         draw_base_seed(self.generator)
-        return _InProcessIter(self, self._iter_in_process())
+        return _InProcessIter(self)
 
     def _fetch_plan(self) -> FetchPlan:
         return FetchPlan(
@@ -289,19 +289,6 @@ class DataLoader:
             collate_fn=self.collate_fn,
             fast_collate=self._auto_collate,
         )
-
-    def _iter_in_process(self) -> Iterator[Any]:
-        plan = self._fetch_plan()
-        if self._iterable:
-            stream = iter(self.dataset)
-            while True:
-                try:
-                    batch = fetch_stream(plan, stream)
-                except StopIteration:
-                    return
-                yield batch
-        for index in self._index_sampler():
-            yield fetch_map(plan, index)
 
     def __len__(self) -> int:
         """The number of batches one pass yields. An IterableDataset has one only if it defines
@@ -317,17 +304,27 @@ class DataLoader:
 
 class _InProcessIter:
     """One ``num_workers=0`` pass over a loader: yields its batches and, like PyTorch's
-    iterator (and the multi-process one), has the loader's ``len`` (map-style datasets)."""
+    iterator (and the multi-process one), has the loader's ``len`` (map-style datasets).
 
-    def __init__(self, loader: DataLoader, batches: Iterator[Any]) -> None:
-        self._loader, self._batches, self._yielded = loader, batches, 0
+    Not a generator, so that an error in one batch (a corrupt sample, a failing collate) is that
+    batch's: the next ``next()`` reads the next batch, as PyTorch's iterator and the workers do
+    (a generator is finished once an exception has left it)."""
+
+    def __init__(self, loader: DataLoader) -> None:
+        self._loader, self._yielded = loader, 0
         self._reported = loader._iterable_len_called  # as len(loader) left it before this pass
+        self._plan = loader._fetch_plan()
+        self._stream = iter(loader.dataset) if loader._iterable else None
+        self._indices = None if loader._iterable else iter(loader._index_sampler())
 
     def __iter__(self) -> _InProcessIter:
         return self
 
     def __next__(self) -> Any:
-        batch = next(self._batches)
+        if self._stream is not None:
+            batch = fetch_stream(self._plan, self._stream)  # StopIteration at the stream's end
+        else:
+            batch = fetch_map(self._plan, next(self._indices))
         self._yielded += 1
         warn_past_reported_length(self._loader, self._reported, self._yielded)
         return batch

@@ -51,7 +51,24 @@ def gather_batch(dataset: Any, indices: list[int]) -> Any:
 
 
 def fetch_map(plan: FetchPlan, index: Any) -> Any:
-    """One task of a map-style dataset: a list of indices (batching) or one index."""
+    """One task of a map-style dataset: a list of indices (batching) or one index.
+
+    A StopIteration from the dataset or the collate function becomes a RuntimeError naming the
+    task: in a worker it would otherwise read as the end of that worker's share and its later
+    batches would be dropped without a word (a map-style pass ends when the sampler does).
+    """
+    try:
+        return _fetch_map(plan, index)
+    except StopIteration as err:
+        which = f"indices {index}" if isinstance(index, list) else f"index {index!r}"
+        raise RuntimeError(
+            f"{type(plan.dataset).__name__} raised StopIteration while fetching {which}: "
+            "a map-style dataset has no end of its own (its sampler decides how many samples a "
+            "pass reads); raise IndexError for an index out of range"
+        ) from err
+
+
+def _fetch_map(plan: FetchPlan, index: Any) -> Any:
     dataset = plan.dataset
     if not plan.auto_collation:
         return plan.collate_fn(dataset[index])
