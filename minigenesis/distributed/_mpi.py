@@ -30,6 +30,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from .agreement import agreed, disagreement, fingerprint
 from .timeouts import DistBackendError, DistError, poll_until, seconds
 
 INSTALL_HINT = 'pip install -e ".[distributed]"'
@@ -138,8 +139,8 @@ class MPIBackend:
                        "reached init_process_group")  # fmt: skip
 
     # Every collective returns None (done) or an MPI request (in flight).
-    def all_reduce(self, buf: np.ndarray, op: str, async_op: bool) -> Any:
-        o = self._begin("all_reduce", _moves(buf, op))
+    def all_reduce(self, buf: np.ndarray, op: str, async_op: bool, check: bool = True) -> Any:
+        o = self._begin("all_reduce", _moves(buf, op), check=check)
         return self._run(self.comm.Iallreduce(self.MPI.IN_PLACE, buf, op=self.ops[op]), o,
                          async_op)  # fmt: skip
 
@@ -159,7 +160,8 @@ class MPIBackend:
                          async_op)  # fmt: skip
 
     def barrier(self, async_op: bool) -> Any:
-        return self._run(self.comm.Ibarrier(), self._begin("barrier", ""), async_op)
+        o = self._begin("barrier", "")  # agreed on before the barrier starts
+        return self._run(self.comm.Ibarrier(), o, async_op)
 
     def bcast_object(self, obj: Any, src: int, name: str = "broadcast_object_list") -> Any:
         """Rank src's picklable ``obj`` on every rank: its length, then its bytes."""
@@ -229,13 +231,28 @@ class MPIBackend:
                    "MINIGENESIS_DISTRIBUTED_DEBUG=DETAIL to check each one)")  # fmt: skip
 
     # ------------------------------------------------------------------ requests
-    def _begin(self, name: str, detail: str, count: bool = True) -> _Op:
+    def _begin(self, name: str, detail: str, count: bool = True, check: bool = True) -> _Op:
+        """A new collective: numbered (``count``; the steps of another one are not) and, unless
+        ``check`` is False, agreed on by every rank before it starts (``agreement.py``)."""
         if self.broken is not None:
             raise DistBackendError(f"{name}: the process group is unusable after an earlier "
                                    f"error: {self.broken}")  # fmt: skip
         if count:
             self.seq += 1
-        return _Op(self.seq, name, detail)
+        op = _Op(self.seq, name, detail)
+        if count and check and self.size > 1:
+            self._agree(op)
+        return op
+
+    def _agree(self, op: _Op) -> None:
+        """Every rank is about to run ``op`` as this one describes it, or DistError on all."""
+        mine = fingerprint(op.name, op.detail)
+        both = np.array([mine, -mine], dtype=np.int64)
+        self._wait(self.comm.Iallreduce(self.MPI.IN_PLACE, both, op=self.MPI.MAX), op)
+        if agreed(mine, both):
+            return
+        everyone = self.allgather_object(op.summary(), name=f"{op.name} (check)", count=False)
+        raise DistError(disagreement(self.rank, str(op), everyone))
 
     def _run(self, request: Any, op: _Op, async_op: bool) -> Any:
         if async_op:

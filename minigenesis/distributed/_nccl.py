@@ -87,7 +87,8 @@ class NCCLBackend:
         return self.types[str(buf.dtype) if buf.dtype.kind != "V" else "bfloat16"]
 
     # ------------------------------------------------------------------ collectives
-    def all_reduce(self, buf: Any, op: str, async_op: bool) -> Any:
+    def all_reduce(self, buf: Any, op: str, async_op: bool, check: bool = True) -> Any:
+        """(``check``: the MPI backend's agreement step; NCCL has none.)"""
         stream = self._begin()
         self.comm.allReduce(buf.data.ptr, buf.data.ptr, buf.size, self._type(buf), self.ops[op],
                             stream)  # fmt: skip

@@ -16,11 +16,13 @@ travels as a contiguous copy that is written back afterwards. bfloat16, which MP
 for, travels as float32 (exact) and is rounded back once at the end. AVG is a SUM divided by the
 world size (integers: divided toward zero, as NCCL does).
 
-Every collective is bounded by the process group's timeout (``timeouts.py``). With
-``MINIGENESIS_DISTRIBUTED_DEBUG=DETAIL`` (PyTorch: ``TORCH_DISTRIBUTED_DEBUG=DETAIL``) each one is
-checked first: the ranks exchange its name, shapes, dtypes and arguments, and a mismatch raises a
-RuntimeError on every rank, naming the ranks, before any data moves (MPI would otherwise reduce
-two tensors of different sizes without a word, or wait for ever).
+Every collective is bounded by the process group's timeout (``timeouts.py``). On the MPI
+backend each one begins with a 16-byte agreement (``agreement.py``): a rank that runs another
+collective, or passes another element count, dtype, op or root, makes every rank raise DistError
+at once, naming what each runs, before any data moves (MPI would reduce two tensors of different
+sizes without a word, and abort the job inside MPICH on different dtypes). With
+``MINIGENESIS_DISTRIBUTED_DEBUG=DETAIL`` (PyTorch: ``TORCH_DISTRIBUTED_DEBUG=DETAIL``) the ranks
+also exchange the shapes and the arguments, and a mismatch raises a RuntimeError on every rank.
 """
 
 from __future__ import annotations
@@ -213,6 +215,13 @@ def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: Any = None,
                async_op: bool = False) -> Work | None:  # fmt: skip
     """In place on every rank: ``tensor = op(tensor on rank 0, ..., tensor on rank N-1)``."""
     _check_group(group)
+    return _all_reduce(tensor, op, async_op)
+
+
+def _all_reduce(tensor: Tensor, op: ReduceOp, async_op: bool, check: bool = True
+                ) -> Work | None:  # fmt: skip
+    """all_reduce; ``check=False`` skips the MPI backend's agreement on what every rank reduces
+    (``agreement.py``): for callers that checked their shapes across the ranks already (DDP)."""
     backend = default_backend()
     t = _check_tensor(tensor, "all_reduce's tensor")
     wire_op = _wire_op(op, t._data.dtype)
@@ -224,7 +233,7 @@ def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: Any = None,
             _average(buf.xp, buf.flat, backend.size)
         buf.write_back()
 
-    request = backend.all_reduce(buf.flat, wire_op, async_op)
+    request = backend.all_reduce(buf.flat, wire_op, async_op, check=check)
     return _launch(backend, request, finish, async_op, [t])
 
 

@@ -7,7 +7,10 @@ itself with SIGSTOP before the all-reduce), ``sizes`` (rank 1's tensor has anoth
 with MINIGENESIS_DISTRIBUTED_DEBUG=DETAIL), ``order`` (rank 1 calls broadcast where rank 0
 calls all_reduce), ``init`` (rank 1 starts LATE_S seconds late), ``model`` (rank 1 wraps a
 wider model in DistributedDataParallel), ``layers`` (rank 1's model has one layer more),
-``raise`` (rank 1 ends on an uncaught exception before the all-reduce).
+``raise`` (rank 1 ends on an uncaught exception before the all-reduce), ``dtypes`` (rank 1's
+tensor is float64), ``barrier`` (rank 1 calls barrier where rank 0 calls all_reduce).
+A rank whose collective was refused before any data moved (not a DistBackendError) then runs
+one more all-reduce and reports its sum as ``after``: the group must still work.
 Each rank reports the sum it got and how long the all-reduce took, or the error it raised; a
 rank that raised exits with status 3 (after report, so the test reads its message).
 """
@@ -32,7 +35,8 @@ if scenario == "init" and rank_from_launcher == 1:
 dist.init_process_group(os.environ.get("FAULTS_BACKEND", "mpi"), timeout=timedelta(seconds=timeout))
 rank = dist.get_rank()
 dist.barrier()  # everyone is in: what follows times only the scenario
-t = mg.ones(4 if scenario == "sizes" and rank == 1 else 3)
+t = mg.ones(4 if scenario == "sizes" and rank == 1 else 3,
+            dtype=mg.float64 if scenario == "dtypes" and rank == 1 else mg.float32)  # fmt: skip
 if rank == 1 and scenario == "late":
     time.sleep(late)
 if rank == 1 and scenario == "stop":
@@ -49,17 +53,25 @@ try:
         mg.nn.parallel.DistributedDataParallel(mg.nn.Sequential(*layers))
     elif scenario == "order" and rank == 1:
         dist.broadcast(t, 0)
-    elif scenario in ("objects", "huge_object"):  # rank 0 broadcasts tensors, rank 1 an object
+    elif scenario == "barrier" and rank == 1:
+        dist.barrier()
+    elif scenario == "objects":  # rank 0 broadcasts tensors, rank 1 an object
         if rank == 0:
-            dist.broadcast(mg.tensor([5 if scenario == "objects" else 2**50]), 0)
+            dist.broadcast(mg.tensor([5]), 0)
             dist.broadcast(mg.tensor([1, 2, 3, 4, 5], dtype=mg.uint8), 0)
         else:
             dist.broadcast_object_list([None], src=0)
     else:
         dist.all_reduce(t)
 except RuntimeError as err:
-    report({"error": type(err).__name__, "message": str(err),
-            "waited": time.monotonic() - start})  # fmt: skip
+    waited = time.monotonic() - start
+    after = None
+    if not isinstance(err, dist.DistBackendError):  # refused before any data moved: try again
+        again = mg.ones(2)
+        dist.all_reduce(again)
+        after = again.tolist()
+    report({"error": type(err).__name__, "message": str(err), "waited": waited,
+            "after": after})  # fmt: skip
     sys.exit(3)  # an uncaught error would do the same: the job is aborted at exit
 report({"sum": t.tolist(), "waited": time.monotonic() - start})
 dist.destroy_process_group()

@@ -44,6 +44,7 @@ from ...autograd import no_grad
 from ...autograd.function import Function
 from ...autograd.grad_mode import state
 from ...backend import get_array_module
+from ...distributed.collectives import _all_reduce
 from ...distributed.process_group import default_backend
 from ..module import Module
 
@@ -259,7 +260,8 @@ class _Reducer:
             bucket = self.buckets[self.next_bucket]
             if bucket.missing:
                 return
-            bucket.work = dist.all_reduce(Tensor._make(bucket.flat), async_op=True)
+            # no agreement step: the buckets' sizes were checked across the ranks at __init__
+            bucket.work = _all_reduce(Tensor._make(bucket.flat), dist.ReduceOp.SUM, True, False)
             self.next_bucket += 1
         self._finish()
 
