@@ -41,6 +41,15 @@ def periodic_name(epoch: int) -> str:
     return f"checkpoint_epoch_{epoch:03d}.pth"
 
 
+_PERIODIC = "checkpoint_epoch_*.pth"  # every periodic_name
+
+
+def _epoch_of(periodic: Path) -> int:
+    """The epoch in a periodic checkpoint's name (-1 if it is no number)."""
+    digits = periodic.stem.rsplit("_", 1)[-1]
+    return int(digits) if digits.isdigit() else -1
+
+
 def resolve_resume(path_or_dir: str | Path) -> Path:
     """The checkpoint file meant by ``--resume``: a file, or a run directory (its
     ``checkpoints/last.pth``) or a checkpoints directory (its ``last.pth``)."""
@@ -49,8 +58,14 @@ def resolve_resume(path_or_dir: str | Path) -> Path:
         for candidate in (p / CHECKPOINT_DIR / LAST, p / LAST):
             if candidate.is_file():
                 return candidate
+        # (a run whose disk filled up may have written the epoch's periodic checkpoint, which
+        # goes before last.pth, and no last.pth: name the newest one, do not guess)
+        periodic = [*p.glob(f"{CHECKPOINT_DIR}/{_PERIODIC}"), *p.glob(_PERIODIC)]
+        newest = max(periodic, key=_epoch_of, default=None)
+        hint = f"; its newest periodic checkpoint is '{newest}'" if newest else ""
         raise TrainError(
             f"cannot resume from '{p}': no {CHECKPOINT_DIR}/{LAST} or {LAST} in that directory"
+            + hint
         )
     if not p.exists():
         raise TrainError(f"cannot resume from '{p}': no such file or directory")

@@ -5,6 +5,7 @@ break ``import minigenesis``."""
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -163,3 +164,37 @@ def test_an_output_that_cannot_be_written_is_one_line_not_a_traceback(tmp_path, 
         "error: cannot write to standard output (No space left on device); the run's files "
         "hold what was done\n"
     )
+
+
+def test_a_disk_full_before_last_pth_is_one_line_and_resume_names_the_periodic_checkpoint(
+    tmp_path, capsys, monkeypatch
+):
+    """The disk fills while the first epoch's last.pth is written (it goes after the periodic
+    checkpoint and best_model.pth): one line, exit 1, the earlier files intact, and --resume of
+    the run directory names the checkpoint that holds the epoch instead of only 'no last.pth'."""
+    from minigenesis.app import state
+
+    real_save = state.save_training_checkpoint
+
+    def save(ckpt, path):
+        if Path(path).name == state.LAST:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real_save(ckpt, path)
+
+    monkeypatch.setattr(state, "save_training_checkpoint", save)
+    run = tmp_path / "run"
+    argv = ["train", "--out", str(run), "--epochs", "2", "--samples", "30", "--ckpt-every", "1"]
+    assert main([*argv, "--quiet"]) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "error: cannot write the run's files: [Errno 28] No space left on device"
+    ]
+    periodic = run / "checkpoints" / "checkpoint_epoch_001.pth"
+    assert state.load_training_checkpoint(periodic)["epoch"] == 1
+    assert not (run / "checkpoints" / "last.pth").exists()
+    monkeypatch.setattr(state, "save_training_checkpoint", real_save)
+    assert main(["train", "--resume", str(run), "--quiet"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: cannot resume from '{run}': no checkpoints/last.pth or last.pth in that "
+        f"directory; its newest periodic checkpoint is '{periodic}'"
+    )
+    assert main(["train", "--resume", str(periodic), "--quiet"]) == 0  # and it finishes the run
