@@ -143,6 +143,27 @@ def test_a_forked_copy_of_an_iterator_leaves_the_original_workers_running():
     gc.collect()
 
 
+class DiesAtOne(Dataset):
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, i: int) -> int:
+        if i == 1:
+            os._exit(3)  # as a segfault or the OOM killer would end it: no exception, no reply
+        return i
+
+
+def test_a_worker_that_dies_is_noticed_at_once_even_with_a_long_timeout():
+    """With timeout= set, the wait was one queue.get of the whole timeout: a dead worker was
+    noticed only when it had passed (here 60 s). The wait now checks the workers every 0.2 s."""
+    loader = DataLoader(DiesAtOne(), batch_size=1, num_workers=2, timeout=60)
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+\) exited "
+                       r"unexpectedly \(exit code\(s\) 3\)"):  # fmt: skip
+        list(loader)
+    assert time.monotonic() - start < 10
+
+
 @pytest.mark.parametrize("timeout", [-1.0, float("nan")])
 def test_a_negative_or_nan_timeout_is_refused_by_name(timeout):
     with pytest.raises(ValueError, match="timeout option should be non-negative, got timeout="):

@@ -22,6 +22,7 @@ import multiprocessing
 import os
 import queue
 import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -187,19 +188,23 @@ class MultiProcessIter:
 
     # --- waiting, bounded ------------------------------------------------------------------
     def _get(self) -> tuple[Any, Any]:
-        """The next ``(task number, batch)`` from any worker, within ``timeout`` seconds."""
-        if self._timeout > 0:
-            try:
-                return self._result_queue.get(timeout=self._timeout)
-            except queue.Empty:
-                self._raise_if_a_worker_died()
-                self._shutdown_workers()
-                raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds") from None
+        """The next ``(task number, batch)`` from any worker, within ``timeout`` seconds.
+
+        The wait goes in slices of STATUS_CHECK_INTERVAL, checking between them that every
+        worker lives, with a timeout too: a worker that died (a segfault, os._exit) would
+        otherwise be noticed only when the whole timeout had passed."""
+        deadline = time.monotonic() + self._timeout if self._timeout > 0 else None
         while True:
+            wait = STATUS_CHECK_INTERVAL
+            if deadline is not None:
+                wait = min(wait, max(deadline - time.monotonic(), 0.0))
             try:
-                return self._result_queue.get(timeout=STATUS_CHECK_INTERVAL)
+                return self._result_queue.get(timeout=wait)
             except queue.Empty:
                 self._raise_if_a_worker_died()
+            if deadline is not None and time.monotonic() >= deadline:
+                self._shutdown_workers()
+                raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
 
     def _raise_if_a_worker_died(self) -> None:
         dead = [w for w in self._workers if not w.is_alive()]
