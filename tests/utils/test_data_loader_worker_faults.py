@@ -164,6 +164,30 @@ def test_a_worker_that_dies_is_noticed_at_once_even_with_a_long_timeout():
     assert time.monotonic() - start < 10
 
 
+class HoldsALock(Dataset):
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, i: int) -> int:
+        return i
+
+
+def test_a_dataset_spawn_cannot_pickle_is_named_as_what_the_workers_are_sent():
+    """The bare "cannot pickle '_thread.lock' object" did not say that the dataset is what the
+    'spawn' start method pickles for each worker."""
+    before = len(multiprocessing.active_children())
+    loader = DataLoader(HoldsALock(), num_workers=1, multiprocessing_context="spawn", timeout=10)
+    with pytest.raises(TypeError, match=r"DataLoader worker 0 could not start: the 'spawn' start "
+                       r"method sends the dataset, collate_fn and worker_init_fn to each worker by "
+                       r"pickle, and one of them cannot be pickled \(cannot pickle "
+                       r"'_thread.lock' object\)"):  # fmt: skip
+        iter(loader)
+    assert len(multiprocessing.active_children()) == before
+
+
 @pytest.mark.parametrize("timeout", [-1.0, float("nan")])
 def test_a_negative_or_nan_timeout_is_refused_by_name(timeout):
     with pytest.raises(ValueError, match="timeout option should be non-negative, got timeout="):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import pickle
 import queue
 import threading
 import time
@@ -39,6 +40,19 @@ from .worker import (
 )
 
 __all__ = ["MultiProcessIter", "draw_base_seed"]
+
+
+def _not_sent(err: Exception, method: str, worker_id: int) -> Exception:
+    """A pickling error while starting a 'spawn' or 'forkserver' worker, saying what was
+    pickled (the bare "cannot pickle '_thread.lock' object" names none of it); same type."""
+    if method == "fork" or type(err) not in (TypeError, AttributeError, pickle.PicklingError):
+        return err
+    return type(err)(
+        f"DataLoader worker {worker_id} could not start: the '{method}' start method sends the "
+        f"dataset, collate_fn and worker_init_fn to each worker by pickle, and one of them "
+        f"cannot be pickled ({err}); define them at module level and keep locks, open files "
+        "and lambdas out of them"
+    )
 
 
 def draw_base_seed(generator: Any) -> int:
@@ -84,7 +98,13 @@ class MultiProcessIter:
                 args = (plan, index_queue, self._result_queue, self._done_event, base_seed)
                 args += (loader.worker_init_fn, worker_id, self._num_workers)
                 w = ctx.Process(target=worker_loop, args=args, daemon=True)
-                w.start()  # may fail: no process left (EAGAIN), arguments spawn cannot pickle
+                try:  # may fail: no process left (EAGAIN), arguments spawn cannot pickle
+                    w.start()
+                except (TypeError, AttributeError, pickle.PicklingError) as err:
+                    said = _not_sent(err, ctx.get_start_method(), worker_id)
+                    if said is err:
+                        raise
+                    raise said from err
                 self._workers.append(w)
         except BaseException:
             self._shutdown_workers()  # the workers already started must not outlive the error
