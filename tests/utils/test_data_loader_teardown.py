@@ -10,6 +10,11 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -87,3 +92,52 @@ def test_more_workers_than_the_machine_can_run_is_refused_by_name():
                        "machine can run: at most"):  # fmt: skip
         DataLoader(BrokenSample(), num_workers=n)
     DataLoader(BrokenSample(), num_workers=max_workers())  # the limit itself is allowed
+
+
+_SLOW_SAMPLES = """
+import os, sys, time
+from minigenesis.utils.data import DataLoader, Dataset
+
+class Slow(Dataset):
+    def __len__(self):
+        return 100
+
+    def __getitem__(self, i):
+        print(os.getpid(), flush=True)  # this worker is now inside a sample for 60 s
+        time.sleep(60)
+        return i
+
+next(iter(DataLoader(Slow(), num_workers=2)))
+"""
+
+
+def _running(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie (an exited child nobody reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_workers_inside_a_slow_sample_end_when_the_main_process_is_killed():
+    """A worker checked for its parent only between tasks: killing the main process left every
+    worker that was inside a sample running until the sample ended (here 60 s, or never for a
+    hung one)."""
+    root = Path(__file__).resolve().parents[2]
+    main = subprocess.Popen([sys.executable, "-c", _SLOW_SAMPLES], stdout=subprocess.PIPE,
+                            text=True, env={**os.environ, "PYTHONPATH": str(root)})  # fmt: skip
+    workers = [int(main.stdout.readline()) for _ in range(2)]
+    try:
+        assert all(_running(w) for w in workers)
+        main.kill()
+        main.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while any(_running(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_running(w) for w in workers)
+    finally:
+        for w in workers:  # (only if the test failed: they are ours and still running)
+            if _running(w):
+                os.kill(w, signal.SIGKILL)

@@ -9,17 +9,21 @@ A worker never lets an exception escape: it sends an ``ExceptionWrapper`` with t
 traceback instead, and the main process raises it there (same type, the worker's traceback in the
 message). A batch or an exception that cannot be pickled is reported the same way
 (``ResultQueue``), never dropped. A worker also exits by itself when the main process is gone, so
-nothing is left behind.
+nothing is left behind: between tasks it checks, and a watch thread (``_exit_with_parent``) ends
+it within STATUS_CHECK_INTERVAL even while a slow or hung ``__getitem__`` runs.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.queues
+import os
 import pickle
 import queue
 import random
 import sys
+import threading
+import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -148,6 +152,23 @@ def _seed_everything(seed: int, worker_id: int) -> None:
     np.random.seed(np.random.SeedSequence([worker_id, seed]).generate_state(4))
 
 
+def _exit_with_parent() -> None:
+    """End this worker at once when the process that started it is gone (killed, crashed):
+    the loop below checks only between tasks, and a worker inside a slow or hung sample would
+    otherwise outlive it by that long, or for ever. The parent's death shows as a new parent
+    (the process is re-parented), which a daemon thread polls. Not PR_SET_PDEATHSIG: that fires
+    when the parent *thread* ends, and a loader may be iterated by a thread that outlives the
+    one that started its workers."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(STATUS_CHECK_INTERVAL)
+        os._exit(0)  # nobody is left to read what this worker would send
+
+    threading.Thread(target=watch, name="dataloader-parent-watch", daemon=True).start()
+
+
 def worker_loop(
     plan: FetchPlan,
     index_queue: Any,
@@ -160,6 +181,7 @@ def worker_loop(
 ) -> None:
     """The body of worker ``worker_id``: answer tasks until told to stop (None) or orphaned."""
     global _worker_info
+    _exit_with_parent()
     seed = (base_seed + worker_id) % 2**64
     _seed_everything(seed, worker_id)
     _worker_info = WorkerInfo(
