@@ -24,6 +24,7 @@ from typing import Any
 from .. import backend, cuda
 from .. import distributed as dist
 from ..distributed._mpi import launched_world
+from ..distributed.process_group import abort_job_at_exit
 from ..distributed.run import main as launch
 from ..distributed.run import max_processes
 from ..distributed.timeouts import DistBackendError
@@ -372,6 +373,8 @@ def _run(args: argparse.Namespace) -> int:
         raise  # the output failed, not the run's files: the command line says so
     except OSError as err:  # disk full, a file made read-only meanwhile: saved files stay whole
         print(f"error: cannot write the run's files: {err}", file=sys.stderr)
+        if trainer.world > 1:  # only rank 0 writes: the others wait in a collective, so the
+            abort_job_at_exit()  # job ends at once when this process exits, not at the timeout
         return 1
     elapsed = time.perf_counter() - started
     if not finished:

@@ -188,6 +188,13 @@ def _note_uncaught(previous: Any) -> Any:
     return hook
 
 
+def abort_job_at_exit() -> None:
+    """Make this process's exit abort the whole job (MPI_Abort), as an uncaught exception does:
+    for an error that only this rank met (rank 0's disk filled while it saved), after which the
+    other ranks would wait in their next collective for the whole timeout."""
+    _world.uncaught = True
+
+
 def _abort_if_broken() -> None:
     """At exit, after a collective failed or timed out, or on an uncaught exception: abort the
     whole job (MPI_Abort), so that no rank is left waiting, a stopped one included (the launcher

@@ -182,3 +182,34 @@ def test_an_nproc_beyond_the_machine_is_an_option_error_that_starts_nothing(tmp_
     err = capsys.readouterr().err
     assert err.startswith("error: --nproc 131072 is more processes than this machine can run")
     assert not (tmp_path / "r").exists()
+
+
+_FULL_DISK_ON_RANK_0 = """
+import errno, os, sys
+from pathlib import Path
+from minigenesis.app import state
+from minigenesis.app.cli import main
+
+real_save = state.save_training_checkpoint
+
+def save(ckpt, path):  # rank 0 is the one that writes; its disk fills at the first last.pth
+    if Path(path).name == state.LAST:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    real_save(ckpt, path)
+
+state.save_training_checkpoint = save
+sys.exit(main(["train", *sys.argv[1:]]))
+"""
+
+
+def test_a_full_disk_on_rank_0_ends_the_job_at_once_not_at_the_timeout(tmp_path):
+    """Rank 0 reported the full disk and returned, but rank 1 waited in its next collective for
+    the whole --dist-timeout (300 s by default) before the job ended."""
+    cmd = [mpiexec(), "-n", "2", sys.executable, "-c", _FULL_DISK_ON_RANK_0, *TINY,
+           "--dist-timeout", "60", "--out", str(tmp_path / "r")]  # fmt: skip
+    start = time.monotonic()
+    done = run_command(cmd, rank_env(), timeout=90)
+    assert done.returncode != 0
+    assert "error: cannot write the run's files: [Errno 28] No space left on device" in done.stderr
+    assert "timed out" not in done.stderr
+    assert time.monotonic() - start < 45  # start-up on a busy machine, not the 60 s timeout
