@@ -368,13 +368,15 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     except RunDirInUse as err:  # nothing was written
         print(f"error: {err}", file=sys.stderr)
+        if trainer.world > 1:  # only rank 0 holds the folder: the others wait in a collective,
+            abort_job_at_exit()  # so the job ends at once when this process exits
         return 2
     except (BrokenPipeError, OutputError):
         raise  # the output failed, not the run's files: the command line says so
     except OSError as err:  # disk full, a file made read-only meanwhile: saved files stay whole
         print(f"error: cannot write the run's files: {err}", file=sys.stderr)
-        if trainer.world > 1:  # only rank 0 writes: the others wait in a collective, so the
-            abort_job_at_exit()  # job ends at once when this process exits, not at the timeout
+        if trainer.world > 1:  # (as above: only rank 0 writes)
+            abort_job_at_exit()
         return 1
     elapsed = time.perf_counter() - started
     if not finished:

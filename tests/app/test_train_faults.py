@@ -213,3 +213,19 @@ def test_a_full_disk_on_rank_0_ends_the_job_at_once_not_at_the_timeout(tmp_path)
     assert "error: cannot write the run's files: [Errno 28] No space left on device" in done.stderr
     assert "timed out" not in done.stderr
     assert time.monotonic() - start < 45  # start-up on a busy machine, not the 60 s timeout
+
+
+def test_a_run_folder_in_use_ends_the_job_at_once_not_at_the_timeout(tmp_path):
+    """Only rank 0 takes the run folder's lock: its 'is in use' error left rank 1 waiting in a
+    collective for the whole --dist-timeout."""
+    from minigenesis.app.run_lock import hold_run_dir
+
+    out = tmp_path / "r"
+    start = time.monotonic()
+    with hold_run_dir(out):  # another run is writing into it
+        cmd = [mpiexec(), "-n", "2", *TRAIN, *TINY, "--dist-timeout", "60", "--out", str(out)]
+        done = run_command(cmd, rank_env(), timeout=90)
+    assert done.returncode != 0
+    assert f"error: --out {out} is in use: another training run is writing into it" in done.stderr
+    assert "timed out" not in done.stderr
+    assert time.monotonic() - start < 45  # start-up on a busy machine, not the 60 s timeout
