@@ -99,8 +99,10 @@ class _Op:
         return describe(self.summary())
 
 
-def describe(summary: tuple[int, str, str]) -> str:
-    seq, name, detail = summary
+def describe(summary: tuple) -> str:
+    """'all_reduce #2 (3 float32 elements, op sum)' from an op's summary (or a roll-call answer,
+    which carries one more item: whether that rank is in the agreement step)."""
+    seq, name, detail = summary[:3]
     return f"{name} #{seq}" + (f" ({detail})" if detail else "")
 
 
@@ -125,6 +127,7 @@ class MPIBackend:
         self.seq = 0  # collectives started so far
         self.pending: list[tuple[Any, _Op]] = []  # requests in flight, tested by poke()
         self.waiting: _Op | None = None  # the collective this rank is waiting in
+        self.agreeing = False  # ... in its agreement step, which found the ranks disagree
         self.broken: str | None = None  # why the group is unusable (a timeout or MPI error)
         self._replies: list = []  # roll-call answers being sent
         # Private duplicates: our messages can never match a user's own MPI_COMM_WORLD traffic,
@@ -245,14 +248,26 @@ class MPIBackend:
         return op
 
     def _agree(self, op: _Op) -> None:
-        """Every rank is about to run ``op`` as this one describes it, or DistError on all."""
+        """Every rank is about to run ``op`` as this one describes it; else each one asks the
+        others (the roll call) what they run and raises: DistError when all of them are in
+        this step too (no data moved), DistBackendError when one is elsewhere (DDP's unchecked
+        gradient all-reduce, say: its data met this step, and the group is unusable)."""
         mine = fingerprint(op.name, op.detail)
-        both = np.array([mine, -mine], dtype=np.int64)
-        self._wait(self.comm.Iallreduce(self.MPI.IN_PLACE, both, op=self.MPI.MAX), op)
+        both = np.array([mine, ~mine], dtype=np.int64)  # as bytes: see agreement.py
+        request = self.comm.Iallreduce(self.MPI.IN_PLACE, [both.view(np.uint8), self.MPI.BYTE],
+                                       op=self.MPI.BAND)  # fmt: skip
+        self._wait(request, op)
         if agreed(mine, both):
             return
-        everyone = self.allgather_object(op.summary(), name=f"{op.name} (check)", count=False)
-        raise DistError(disagreement(self.rank, str(op), everyone))
+        self.waiting, self.agreeing = op, True  # what the others' roll calls hear meanwhile
+        try:
+            answers, _ = self._roll_call()
+        finally:
+            self.waiting, self.agreeing = None, False
+        message, usable = disagreement(self.rank, op.summary(), self.size, answers)
+        if usable:
+            raise DistError(message)
+        self._fail(message)
 
     def _run(self, request: Any, op: _Op, async_op: bool) -> Any:
         if async_op:
@@ -305,11 +320,12 @@ class MPIBackend:
         self.pending = [(r, o) for r, o in self.pending if r is not request]
 
     # ------------------------------------------------------------------ the roll call
-    def _where(self) -> tuple[int, str, str] | None:
-        """What this rank is doing, for another rank's roll call."""
+    def _where(self) -> tuple[int, str, str, bool] | None:
+        """What this rank is doing, for another rank's roll call: the op's summary and whether
+        this rank is in its agreement step."""
         if self.waiting is not None:
-            return self.waiting.summary()
-        return self.pending[0][1].summary() if self.pending else None
+            return (*self.waiting.summary(), self.agreeing)
+        return (*self.pending[0][1].summary(), False) if self.pending else None
 
     def _answer(self) -> None:
         """Answer every roll call that has arrived (non-blocking)."""
@@ -321,8 +337,14 @@ class MPIBackend:
 
     def _expire(self, op: _Op) -> None:
         """``op`` timed out: ask the other ranks where they are, then raise (naming them)."""
+        answers, grace = self._roll_call()
         others = [r for r in range(self.size) if r != self.rank]
-        asks = [self.talk.isend(op.seq, dest=r, tag=ASK) for r in others]
+        self._fail(roll_call_message(self.rank, op, self.timeout, others, answers, grace))
+
+    def _roll_call(self) -> tuple[dict[int, Any], float]:
+        """Ask every other rank where it is; {rank: its answer} (within a grace, in seconds)."""
+        others = [r for r in range(self.size) if r != self.rank]
+        asks = [self.talk.isend(None, dest=r, tag=ASK) for r in others]
         answers: dict[int, Any] = {}
         status = self.MPI.Status()
 
@@ -335,8 +357,9 @@ class MPIBackend:
 
         grace = min(1.0, max(0.5, self.timeout / 10))  # a busy machine may be slow to answer
         poll_until(heard_all, time.monotonic() + grace)
+        self._answer()  # a rank that asked just now hears this one before it goes on
         del asks  # never waited for: a stopped rank never takes them
-        self._fail(roll_call_message(self.rank, op, self.timeout, others, answers, grace))
+        return answers, grace
 
     def _fail(self, message: str) -> NoReturn:
         self.broken = message

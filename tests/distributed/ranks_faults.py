@@ -8,7 +8,8 @@ with MINIGENESIS_DISTRIBUTED_DEBUG=DETAIL), ``order`` (rank 1 calls broadcast wh
 calls all_reduce), ``init`` (rank 1 starts LATE_S seconds late), ``model`` (rank 1 wraps a
 wider model in DistributedDataParallel), ``layers`` (rank 1's model has one layer more),
 ``raise`` (rank 1 ends on an uncaught exception before the all-reduce), ``dtypes`` (rank 1's
-tensor is float64), ``barrier`` (rank 1 calls barrier where rank 0 calls all_reduce).
+tensor is float64), ``barrier`` (rank 1 calls barrier where rank 0 calls all_reduce),
+``uneven`` (rank 0 takes one DistributedDataParallel step more than rank 1).
 A rank whose collective was refused before any data moved (not a DistBackendError) then runs
 one more all-reduce and reports its sum as ``after``: the group must still work.
 Each rank reports the sum it got and how long the all-reduce took, or the error it raised; a
@@ -55,6 +56,11 @@ try:
         dist.broadcast(t, 0)
     elif scenario == "barrier" and rank == 1:
         dist.barrier()
+    elif scenario == "uneven":  # rank 0 takes one DDP step more (uneven data), then all_reduce
+        ddp = mg.nn.parallel.DistributedDataParallel(mg.nn.Linear(4, 3))
+        for _ in range(3 if rank == 0 else 2):
+            ddp(mg.ones(2, 4)).sum().backward()
+        dist.all_reduce(t)
     elif scenario == "objects":  # rank 0 broadcasts tensors, rank 1 an object
         if rank == 0:
             dist.broadcast(mg.tensor([5]), 0)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import re
 import subprocess
 import sys
 import tempfile
@@ -177,6 +178,20 @@ def test_different_collectives_or_tensors_on_the_ranks_fail_on_every_rank_at_onc
                                          f"rank {1 - r} is in {runs[1 - r]} (")  # fmt: skip
         assert got["waited"] < 5  # at once, not at the 10 s timeout
         assert got["after"] == [2.0, 2.0]
+
+
+def test_a_ddp_step_against_another_collective_ends_the_job_at_once_naming_both():
+    """Uneven data: rank 0's gradient all-reduce (DDP's buckets skip the agreement) meets rank
+    1's next collective. Rank 1's agreement sees it, asks where rank 0 is, and the job ends
+    within seconds (it waited for the whole timeout, then named no cause)."""
+    rc, reports, output, wall = _run_faults("uneven", "20")
+    assert rc != 0
+    got = reports[1]
+    assert got["error"] == "DistBackendError", output
+    assert re.match(r"\[rank 1\] all_reduce #\d+ \(3 float32 elements, op sum\): the ranks "
+                    "called different collectives", got["message"]), got["message"]  # fmt: skip
+    assert "rank 0 is in " in got["message"] and "process group is unusable" in got["message"]
+    assert got["waited"] < 5 and wall < 20, output
 
 
 def test_detail_mode_checks_each_collectives_shapes_on_every_rank():
