@@ -12,8 +12,9 @@ is itself differentiable, for second derivatives):
 
 - a letter repeated in k ("ii->i" reads a diagonal) gets a fresh letter for its second place and
   an identity matrix joining the two, which puts the gradient back on the diagonal;
-- a letter that only k has ("ij->i" sums j away) gets a vector of ones: its gradient is the same
-  at every position along that dim.
+- a letter that only k has ("ij->i" sums j away), or that every other term has at size 1 (k's dim
+  broadcast against it), gets a vector of ones: its gradient is the same at every position along
+  that dim.
 
 '...' stands for the broadcast batch dims: ``parse`` replaces it with letters nobody used, one per
 dim, right-aligned as in broadcasting; a size-1 dim broadcasts against the other operands' size.
@@ -181,18 +182,20 @@ class Einsum(Op):
         sizes = sizes_of(inputs, ctx.shapes)
         grads: list = [None]
         for k, wanted in enumerate(ctx.needs_input_grad[1:]):
-            grads.append(_operand_grad(k, g, inputs, output, operands, sizes) if wanted else None)
+            args = (k, g, inputs, output, operands, ctx.shapes, sizes)
+            grads.append(_operand_grad(*args) if wanted else None)
         return tuple(grads)
 
 
-def _operand_grad(k, g, inputs, output, operands, sizes) -> Any:
+def _operand_grad(k, g, inputs, output, operands, shapes, sizes) -> Any:
     """dL/dA_k as one einsum of g, the other operands and the constants of the fix-ups."""
     xp = get_array_module(g._data)
-    terms, tensors = [output], [g]
+    terms, tensors, term_shapes = [output], [g], [tuple(g.shape)]
     for j, (term, t) in enumerate(zip(inputs, operands)):
         if j != k:
             terms.append(term)
             tensors.append(t)
+            term_shapes.append(shapes[j])
     fresh = iter(c for c in LETTERS if c not in "".join(inputs) + output)
     target = ""
     for c in inputs[k]:
@@ -200,11 +203,18 @@ def _operand_grad(k, g, inputs, output, operands, sizes) -> Any:
             f = next(fresh)
             terms.append(c + f)
             tensors.append(TensorBase._make(xp.eye(sizes[c], dtype=g._data.dtype)))
+            term_shapes.append((sizes[c], sizes[c]))
             target += f
         else:
             target += c
+
+    def full_size_in(c: str) -> bool:  # some term carries c at its full (broadcast) size
+        return any(c in t and s[t.index(c)] == sizes[c] for t, s in zip(terms, term_shapes))
+
     for c in dict.fromkeys(inputs[k]):
-        if not any(c in term for term in terms):  # summed away by k alone: ones along it
+        # summed away by k alone, or every other term has c at size 1 (broadcast against k's
+        # dim): the gradient is the same at every position along it, ones give it k's size
+        if not full_size_in(c):
             terms.append(c)
             tensors.append(TensorBase._make(xp.ones(sizes[c], dtype=g._data.dtype)))
     return Einsum.apply((tuple(terms), target), *tensors)

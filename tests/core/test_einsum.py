@@ -32,6 +32,10 @@ CASES = [
     ("...ii->...i", [(2, 3, 3)]),
     ("b...,b...->b", [(2, 3, 4), (2, 3, 4)]),  # '...' summed away (NumPy: bxy,bxy->b)
     ("ij,ij->ij", [(1, 3), (2, 3)]),  # a size-1 dim broadcasts
+    # a broadcast dim summed away: the full-size operand's gradient keeps its size
+    ("ij,ij->", [(2, 3), (1, 3)]),
+    ("ij,ij->", [(2, 1), (1, 3)]),
+    ("abi,bi->i", [(4, 1, 3), (2, 3)]),
     ("Ab,bC->AC", [(2, 3), (3, 4)]),
     ("ij,jk,kl->il", [(3, 4), (4, 5), (5, 2)]),
 ]
