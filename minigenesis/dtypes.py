@@ -138,9 +138,9 @@ def scalar_result_type(tensor_dtype: DType, scalar) -> DType:
     An int tensor with a float scalar becomes the default float dtype; a bool tensor with an int
     scalar becomes int64; otherwise the tensor's dtype wins (``half_tensor * 2.5`` stays half).
     """
-    if isinstance(scalar, bool):
+    if isinstance(scalar, bool | np.bool_):  # (a NumPy scalar counts as the number it holds)
         kind = 0
-    elif isinstance(scalar, int):
+    elif isinstance(scalar, int | np.integer):
         kind = 1
     else:
         kind = 2

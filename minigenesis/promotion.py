@@ -35,6 +35,7 @@ from .ops.elementwise import Where
 from .size import broadcast_error
 
 SCALARS = (int, float, bool)
+SCALAR_TYPES = frozenset(SCALARS)
 # A list or tuple is no operand of PyTorch's arithmetic: its operators return NotImplemented
 # (so Python raises TypeError, or repeats the list for ``int_tensor * [1, 2]``) and its methods
 # and functions raise TypeError (``refuse_sequence``). NumPy arrays are still taken.
@@ -45,11 +46,16 @@ CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2, "V": 2}  # bool < integer < floating
 
 
 def as_tensor_like(x: Any, ref: Any) -> Any:
-    """A NumPy/CuPy array or a list in an expression with a tensor becomes a tensor."""
-    if isinstance(x, TensorBase) or isinstance(x, SCALARS):
+    """A NumPy/CuPy array or a list in an expression with a tensor becomes a tensor; a NumPy
+    scalar (``np.float64(2.5)``, ``np.int8(3)``, also the Python float subclass np.float64) is
+    read as the Python number it holds, as PyTorch reads it: it changes only the category
+    (``float16_tensor * np.sqrt(2)`` stays float16). A 0-d array is a 0-d tensor."""
+    if isinstance(x, TensorBase):
         return x
-    if hasattr(x, "dtype") and getattr(x, "shape", None) == ():  # NumPy scalar
+    if isinstance(x, np.generic):
         return x.item()
+    if isinstance(x, SCALARS):
+        return x
     return TensorBase._make(as_array(x, None, ref.device), False)
 
 
@@ -98,7 +104,7 @@ def binary_op(op: Any, a: Any, b: Any) -> Any:
         if isinstance(s, TensorBase):
             if type(s._data) is not type(t._data):
                 a, b = same_device(a, b)
-        elif not isinstance(s, SCALARS):
+        elif type(s) not in SCALAR_TYPES:  # (a NumPy float64 is a float too: made a number)
             if isinstance(s, SEQUENCES) or getattr(s, "is_sparse", False):
                 # (the operators' protocol; methods raise: refuse_sequence.) A sparse operand
                 # computes it in its reflected method: dense + sparse is dense, * is sparse
@@ -240,6 +246,8 @@ def compare_operands(a: Any, b: Any) -> tuple:
             a, b = same_device(a, b)
         target = result_type(a, b).numpy_dtype
         return ad.astype(target, copy=False), b._data.astype(target, copy=False)
+    if isinstance(b, np.generic):  # a NumPy scalar compares as the Python number it holds
+        b = b.item()
     if b.__class__ not in (int, float, bool):
         return ad, b
     kind = ad.dtype.kind

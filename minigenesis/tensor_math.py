@@ -72,6 +72,8 @@ def _bitwise(a: Any, b: Any, fn: Any, name: str) -> Any:
     """&, |, ^ of bool/integer tensors (PyTorch has no bitwise op on floating-point ones)."""
     if isinstance(b, SEQUENCES):  # refused before any dtype check: Python's TypeError
         return NotImplemented
+    if isinstance(b, np.generic):  # a NumPy scalar is the Python number it holds
+        b = b.item()
     for x in (a, b):
         if is_float(x):
             kind = x.dtype.name if isinstance(x, TensorBase) else "float"
@@ -198,6 +200,8 @@ class TensorMath:
         return binary_op(E.Fmod, self, other)
 
     def __pow__(self, other):
+        if isinstance(other, np.generic):  # a NumPy scalar is the Python number it holds
+            other = other.item()
         if self._data.dtype.kind == "b":
             return _bool_pow(self, other)
         if self._data.dtype.kind in "iu" and other.__class__ is int and other < 0:
@@ -380,6 +384,8 @@ class TensorMath:
             raise RuntimeError("clamp(): at least one of min and max must not be None")
         refuse_sequence("clamp", min, 1, "min")
         refuse_sequence("clamp", max, 2, "max")
+        # a NumPy scalar bound is the Python number it holds (np.int64(2) keeps an int dtype)
+        min, max = (b.item() if isinstance(b, np.generic) else b for b in (min, max))  # noqa: A001
         # the bounds take part in the type promotion (bool.clamp(2) is int64, int.clamp(0.5)
         # float32), and tensor bounds are cast to the result's dtype
         target = result_type(self, min, max).numpy_dtype

@@ -1,0 +1,78 @@
+"""A NumPy scalar (np.float64(2.5), np.int8(3) ... what np.sqrt, np.mean and indexing an array
+return) beside a tensor counts as the Python number it holds: it changes only the category, as a
+Python number does (float16_tensor * np.float64(2) stays float16, int_tensor + np.float64(2.5) is
+the default float). The oracle is the same expression with the Python number (and, for values,
+NumPy arithmetic written out here)."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+
+ARITHMETIC = [operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+              operator.mod, operator.pow]  # fmt: skip
+SCALARS = [np.float64(2.5), np.float32(2.5), np.float16(2.0), np.int64(3), np.int32(3), np.int8(3),
+           np.uint8(3)]  # fmt: skip
+
+
+def _tensor(dtype: str) -> mg.Tensor:
+    return mg.tensor([5, 7, 1], dtype=getattr(mg, dtype))
+
+
+@pytest.mark.parametrize("op", ARITHMETIC, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "int64", "int32", "uint8"])
+@pytest.mark.parametrize("s", SCALARS, ids=repr)
+def test_numpy_scalar_operand_promotes_as_the_python_number(op, dtype, s):
+    t = _tensor(dtype)
+    for ours, plain in [(op(t, s), op(t, s.item())), (op(s, t), op(s.item(), t))]:
+        assert ours.dtype == plain.dtype
+        np.testing.assert_array_equal(ours.float().numpy(), plain.float().numpy())
+
+
+@pytest.mark.parametrize("method", ["add", "sub", "mul", "pow", "fmod", "remainder", "div"])
+def test_numpy_float64_keeps_a_half_tensor_in_half_in_method_forms(method):
+    t = mg.tensor([1.5, -2.0, 3.0], dtype=mg.float16)
+    out = getattr(t, method)(np.float64(2.0))
+    assert out.dtype == mg.float16
+    expected = getattr(t, method)(2.0)
+    np.testing.assert_array_equal(out.numpy(), expected.numpy())
+
+
+def test_numpy_float64_with_an_int_tensor_gives_the_default_float():
+    # np.sqrt returns np.float64; the product of an int64 tensor with it is float32, as with 1.41
+    t = mg.tensor([1, 2, 3])
+    out = t * np.sqrt(2.0)
+    assert out.dtype == mg.float32
+    np.testing.assert_allclose(out.numpy(), np.float32([1, 2, 3]) * np.float32(np.sqrt(2.0)))
+
+
+def test_numpy_int_scalars_compare_and_combine_bitwise_as_python_ints():
+    u = mg.tensor([1, 250], dtype=mg.uint8)
+    # -2 is cast to uint8 (254) as a Python -2 is: 1 < 254 and 250 < 254
+    assert (u < np.int8(-2)).tolist() == (u < -2).tolist() == [True, True]
+    assert (u & np.int64(3)).dtype == mg.uint8
+    np.testing.assert_array_equal((u & np.int64(3)).numpy(), np.uint8([1, 250]) & 3)
+    b = mg.tensor([True, False])
+    assert (b | np.int8(2)).dtype == mg.int64  # a bool tensor with an int: int64
+    with pytest.raises(NotImplementedError):
+        mg.tensor([1, 2]) & np.float32(2.5)
+
+
+def test_numpy_negative_int_exponent_of_an_int_tensor_is_refused():
+    with pytest.raises(RuntimeError, match="negative integer powers"):
+        mg.tensor([1, 2], dtype=mg.uint8) ** np.int8(-2)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "int8"])
+def test_clamp_with_numpy_int_bounds_keeps_the_int_dtype(dtype):
+    t = _tensor(dtype)
+    out = t.clamp(np.int64(2), np.int32(6))
+    assert out.dtype == t.dtype
+    np.testing.assert_array_equal(out.numpy(), np.clip([5, 7, 1], 2, 6))
+    t.clamp_(np.int64(2))  # in place: no dtype change is needed
+    np.testing.assert_array_equal(t.numpy(), [5, 7, 2])
+    assert mg.clamp(t, max=np.float32(2.5)).dtype == mg.float32
