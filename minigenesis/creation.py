@@ -522,8 +522,9 @@ def logspace(
 def empty_strided(
     size: Any, stride: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
-    """An uninitialised tensor of ``size``. The arrays here are always laid out row-major, so
-    ``stride`` is checked (one per dim, non-negative) and otherwise not used."""
+    """An uninitialised tensor of ``size`` laid out with ``stride`` (in elements): element
+    (i_0, ..., i_k) lies at sum_j i_j * stride_j of a fresh block of
+    1 + sum_j (size_j - 1) * stride_j elements (empty_strided((2, 3), (1, 2)) is column-major)."""
     size, stride = tuple(size), tuple(stride)
     if len(size) != len(stride):
         raise RuntimeError(
@@ -531,7 +532,13 @@ def empty_strided(
         )
     if any(_int_arg(s, "empty_strided", "stride") < 0 for s in stride):
         raise RuntimeError(f"empty_strided: strides must be non-negative, got {stride}")
-    return empty(size, dtype=dtype, device=device, requires_grad=requires_grad)
+    out = empty(size, dtype=dtype, device=device)
+    if out._data.size > 1 and out._data.strides != tuple(s * out._data.itemsize for s in stride):
+        xp = get_array_module(out._data)
+        block = xp.empty(1 + sum((n - 1) * s for n, s in zip(size, stride)), out._data.dtype)
+        strides = tuple(s * block.itemsize for s in stride)
+        out = Tensor._make(xp.lib.stride_tricks.as_strided(block, out.shape, strides), False)
+    return out.requires_grad_(True) if requires_grad else out
 
 
 def _triangle_indices(name: str, row: int, col: int, offset: int, dtype: Any, device: Any):

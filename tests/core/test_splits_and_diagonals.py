@@ -184,6 +184,21 @@ def test_tril_triu_indices_logspace_empty_strided():
         mg.empty_strided((2, 3), (1,))
 
 
+@pytest.mark.parametrize(
+    "size,stride", [((2, 3), (1, 2)), ((2, 3, 4), (1, 2, 6)), ((3,), (2,)), ((2, 3), (3, 1))]
+)
+def test_empty_strided_lays_the_tensor_out_with_the_given_strides(size, stride):
+    x = mg.empty_strided(size, stride, dtype=mg.float64)
+    assert x.shape == size and x.stride() == stride
+    # element i lies at sum_j i_j * stride_j of a block just large enough for it
+    extent = 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    assert x.untyped_storage().nbytes() == extent * 8
+    values = np.arange(np.prod(size), dtype=np.float64).reshape(size)
+    x.copy_(mg.tensor(values))
+    np.testing.assert_array_equal(x.numpy(), values)
+    np.testing.assert_array_equal((x * 2).numpy(), values * 2)
+
+
 def test_diagonal_is_a_view_so_writes_reach_the_tensor():
     x = mg.zeros(3, 4)
     x.diagonal(1).fill_(1.0)
