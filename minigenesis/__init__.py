@@ -21,26 +21,15 @@ from .autograd import (
 )
 from .backend import device, get_array_module, get_default_device, set_default_device
 from .creation import (
-    bernoulli,
-    empty,
     empty_like,
-    eye,
     from_numpy,
-    full,
     full_like,
-    normal,
-    ones,
     ones_like,
     poisson,
-    rand,
     rand_like,
-    randint,
     randint_like,
-    randn,
     randn_like,
-    randperm,
     tensor,
-    zeros,
     zeros_like,
 )
 from .legacy_types import (
@@ -357,7 +346,22 @@ from .statistics import (  # noqa: E402
 )
 from .searching import bucketize, isin, searchsorted  # noqa: E402
 from .functions.integration import cumulative_trapezoid, trapezoid, trapz  # noqa: E402
-from .functions.ranges import arange, linspace, logspace  # noqa: E402  (with out=)
+from .functions.ranges import (  # noqa: E402  (the making functions with out=)
+    arange,
+    bernoulli,
+    empty,
+    eye,
+    full,
+    linspace,
+    logspace,
+    normal,
+    ones,
+    rand,
+    randint,
+    randn,
+    randperm,
+    zeros,
+)
 from . import special  # noqa: E402
 from . import sparse  # noqa: E402  (torch.sparse: sparse.mm ...)
 from .composite_functions import (  # noqa: E402  (mg.take, mg.addr, mg.inner, mg.asinh ...)
@@ -437,7 +441,8 @@ from .memory_format import (  # noqa: E402
     preserve_format,
 )
 from .tensor_memory import TypedStorage, UntypedStorage  # noqa: E402
-from .creation import empty_strided, tril_indices, triu_indices  # noqa: E402
+from .creation import empty_strided  # noqa: E402
+from .functions.triangle_indices import tril_indices, triu_indices  # noqa: E402
 from .random import seed  # noqa: E402
 from .foreach import *  # noqa: E402,F403  (torch._foreach_add_, _foreach_lerp_, ...)
 

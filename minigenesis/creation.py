@@ -190,16 +190,21 @@ def _check_not_bool(dt: Any, name: str, device: Any) -> None:
 
 
 def arange(
-    start: Any,
+    start: Any = None,
     end: Any = None,
     step: Any = 1,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    """[start, end) in steps of ``step``; int64 for integer arguments, else the default float."""
+    """[start, end) in steps of ``step``; int64 for integer arguments, else the default float.
+    ``arange(end)``, ``arange(end=end)`` and ``arange(start, end)`` start at 0 or ``start``."""
+    if start is None and end is None:
+        raise TypeError("arange() missing required argument 'end'")
     if end is None:
         start, end = 0, start
+    elif start is None:
+        start = 0
     start, end, step = (_number_arg(v, "arange", w) for v, w in zip((start, end, step), _ARANGE))
     if dtype is None:
         is_int = all(isinstance(v, int) for v in (start, end, step))
@@ -367,14 +372,19 @@ def randn_like(t: Tensor, dtype: Any = None, device: Any = None, *,
 
 
 def randint(
-    low: int,
+    low: int | None = None,
     high: int | None = None,
     size: Any = None,
     dtype: Any = None,
     device: Any = None,
     generator: Any = None,
 ) -> Tensor:
-    """Integers drawn uniformly from [low, high); ``randint(high, size)`` means low = 0."""
+    """Integers drawn uniformly from [low, high); ``randint(high, size)`` and
+    ``randint(high=high, size=size)`` mean low = 0."""
+    if low is None:
+        if high is None:
+            raise TypeError("randint() missing required argument 'high'")
+        low = 0
     if size is None:
         if high is None or not isinstance(high, (tuple, list, Size)):
             raise TypeError("randint needs a size, e.g. randint(0, 10, (3,))")
@@ -414,6 +424,12 @@ def randperm(n: int, dtype: Any = None, device: Any = None, generator: Any = Non
     if n < 0:
         raise RuntimeError(f"randperm: n must be >= 0, got {n}")
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.int64
+    if dt is _dt.bool_:
+        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
+    if not dt.is_floating_point and n - 1 > np.iinfo(dt.numpy_dtype).max:  # would wrap around
+        raise RuntimeError(
+            f"randperm: n ({n}) is too large for {dt.name}: the values 0 .. n-1 must fit"
+        )
     xp = module_for(creation_device(device))
     gen = generator_for(xp, generator)
     if hasattr(gen, "permutation"):
@@ -541,35 +557,6 @@ def empty_strided(
     return out.requires_grad_(True) if requires_grad else out
 
 
-def _triangle_indices(name: str, row: int, col: int, offset: int, dtype: Any, device: Any):
-    row, col = _int_arg(row, name, "row"), _int_arg(col, name, "col")
-    offset = _int_arg(offset, name, "offset")
-    if row < 0 or col < 0:
-        raise RuntimeError(f"{name}: row and col must be non-negative, got {row}, {col}")
-    dt = _dt.to_dtype(dtype) if dtype is not None else _dt.int64
-    if dt not in (_dt.int64, _dt.int32):
-        raise RuntimeError(f"{name}: dtype must be int64 or int32, got {dt.name}")
-    pick = np.tril_indices if name == "tril_indices" else np.triu_indices
-    r, c = pick(row, offset, col)
-    xp = module_for(creation_device(device))
-    return Tensor._make(xp.asarray(np.stack([r, c]).astype(dt.numpy_dtype)), False)
-
-
-def tril_indices(
-    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None
-) -> Tensor:
-    """The (2, N) coordinates of the lower triangle (on and below diagonal ``offset``) of a
-    row x col matrix, row by row."""
-    return _triangle_indices("tril_indices", row, col, offset, dtype, device)
-
-
-def triu_indices(
-    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None
-) -> Tensor:
-    """The (2, N) coordinates of the upper triangle (on and above diagonal ``offset``)."""
-    return _triangle_indices("triu_indices", row, col, offset, dtype, device)
-
-
 __all__ = [
     "tensor",
     "from_numpy",
@@ -585,8 +572,6 @@ __all__ = [
     "linspace",
     "logspace",
     "empty_strided",
-    "tril_indices",
-    "triu_indices",
     "eye",
     "rand",
     "randn",

@@ -71,9 +71,13 @@ def baddbmm(x: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) 
     return x.baddbmm(batch1, batch2, beta=beta, alpha=alpha)
 
 
+@_with_out
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     """Sum over pairs of dims of a and b: ``dims=k`` pairs a's last k dims with b's first k,
-    ``dims=([a dims], [b dims])`` names them. A permute, a reshape and one matmul."""
+    ``dims=([a dims], [b dims])`` names them (either also as a tensor, as PyTorch takes it).
+    A permute, a reshape and one matmul."""
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")

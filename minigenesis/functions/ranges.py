@@ -1,8 +1,11 @@
-"""``mg.arange``, ``mg.linspace`` and ``mg.logspace`` with PyTorch's ``out=``: the range is
-computed in ``out``'s dtype (unless ``dtype=`` names the same one; another is refused, as
-PyTorch refuses it) and written into ``out``, resized to the range's length.
+"""The making functions with PyTorch's ``out=``: the ranges ``mg.arange``, ``mg.linspace`` and
+``mg.logspace``, the filled ``mg.zeros``, ``ones``, ``empty``, ``full`` and ``eye``, and the draws
+``mg.rand``, ``randn``, ``randint`` and ``randperm``. The tensor is made in ``out``'s dtype (unless
+``dtype=`` names the same one; another is refused, as PyTorch refuses it) on ``out``'s device and
+written into ``out``, resized to the result's shape. ``mg.normal`` and ``mg.bernoulli`` draw as
+without ``out=`` and copy the draw into ``out`` (cast to its dtype).
 
-The ranges themselves live in creation.py, which sits beside out_arg.py and so cannot take the
+The functions themselves live in creation.py, which sits beside out_arg.py and so cannot take the
 keyword there; these forms add it one layer up."""
 
 from __future__ import annotations
@@ -14,12 +17,12 @@ from typing import Any
 from .. import creation
 from .. import dtypes as _dt
 from .._tensor import Tensor
-from ..out_arg import write_out
+from ..out_arg import with_out, write_out
 
 
 def _with_range_out(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
-    """``fn`` (a range of creation.py) with ``out=``: dtype from ``out`` unless given, then
-    written into it."""
+    """``fn`` (a making function of creation.py) with ``out=``: dtype from ``out`` unless given,
+    then written into it."""
     name = fn.__name__
 
     @functools.wraps(fn)
@@ -44,3 +47,14 @@ def _with_range_out(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
 arange = _with_range_out(creation.arange)
 linspace = _with_range_out(creation.linspace)
 logspace = _with_range_out(creation.logspace)
+zeros = _with_range_out(creation.zeros)
+ones = _with_range_out(creation.ones)
+empty = _with_range_out(creation.empty)
+full = _with_range_out(creation.full)
+eye = _with_range_out(creation.eye)
+rand = _with_range_out(creation.rand)
+randn = _with_range_out(creation.randn)
+randint = _with_range_out(creation.randint)
+randperm = _with_range_out(creation.randperm)
+normal = with_out(creation.normal)
+bernoulli = with_out(creation.bernoulli)

@@ -10,7 +10,7 @@ from typing import Any
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..out_arg import with_out_as_dtype, write_out, write_outs
-from ._common import _check, _operands
+from ._common import _check, _operands, _with_out
 
 
 @with_out_as_dtype
@@ -244,6 +244,7 @@ _HISTC_DTYPE = (
 )
 
 
+@_with_out
 def multinomial(
     x: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None
 ) -> Tensor:
