@@ -103,7 +103,16 @@ def _describe(data: Any, dim: int, leading: bool) -> tuple[tuple, _dt.DType | No
     if isinstance(data, float):
         return (), _dt.get_default_dtype()
     if isinstance(data, TensorBase):
-        return tuple(data.shape), data.dtype
+        if dim == 0:
+            return tuple(data.shape), data.dtype
+        # inside a list, PyTorch reads a tensor as the one number it holds (a scalar of its
+        # dtype): [tensor([1.]), tensor([2.])] has shape (2,), not (2, 1)
+        if data.numel() != 1:
+            raise ValueError(
+                f"tensor: only one element tensors can be read as numbers in a list, got one of "
+                f"shape {tuple(data.shape)} (stack tensors with mg.stack)"
+            )
+        return (), data.dtype
     if isinstance(data, (str, bytes)):
         err = ValueError if leading else TypeError  # PyTorch's types for ['a'] and [1, 'a']
         raise err(f"tensor: cannot make a tensor from the {type(data).__name__} {data!r}")
@@ -145,9 +154,10 @@ def _ragged(expected: tuple, got: tuple, dim: int) -> None:
 
 
 def _plain(data: Any) -> Any:
-    """Nested lists that may hold 0-d tensors -> plain Python values."""
-    if isinstance(data, TensorBase):
-        return to_numpy(data._data).tolist() if data._data.dtype.kind != "V" else data.tolist()
+    """Nested lists that may hold one-element tensors -> plain Python values."""
+    if isinstance(data, TensorBase):  # (one element: _describe checked it)
+        arr = data._data.reshape(())
+        return to_numpy(arr).item() if arr.dtype.kind != "V" else float(to_numpy(arr))
     if isinstance(data, Sequence) and not isinstance(data, str | bytes):
         return [_plain(d) for d in data]
     return data
