@@ -227,6 +227,11 @@ class TensorCommon:
 
         return view._view_of(self, strided)
 
+    def as_strided_(self, size, stride, storage_offset: int | None = None):
+        """``as_strided`` in place: this tensor takes the new sizes, strides and offset over the
+        same storage (``_reshape_inplace``, as unsqueeze_ and t_ do)."""
+        return self._reshape_inplace(lambda x: x.as_strided(size, stride, storage_offset))
+
     def stride(self, dim: int | None = None):
         """How many elements one step along each dim moves in memory (a tuple, or one dim's);
         0 along an expanded dim. The array's byte strides divided by the element size; for an

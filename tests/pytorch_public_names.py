@@ -42,8 +42,7 @@ TENSOR_SKIPS = {
     _DEVICES: "ipu mtia xpu",
     _LAPACK: "geqrf orgqr ormqr",
     _SIGNAL: "stft istft",
-    "geometry or storage surgery in place (set_, as_strided_); the engine's views are fixed "
-    "when made": "set_ as_strided_",
+    "storage surgery in place (set_); the engine's views are fixed when made": "set_",
     "CUDA streams": "record_stream",
     "named tensors, nested tensors and MKL-DNN layouts are out of scope":
     "name to_padded_tensor to_mkldnn",
@@ -126,7 +125,6 @@ TORCH_SKIPS = {
     "prepare_multiprocessing_environment profiler_allow_cudagraph_cupti_lazy_reinit_cuda12 "
     "thread_safe_generator is_anomaly_check_nan_enabled is_distributed hash_tensor "
     "slice_inverse",
-    "in-place geometry change (the engine's views are fixed when made)": "as_strided_",
     "binomial draws: torch.distributions.Binomial is the way to sample them here": "binomial",
 }  # fmt: skip
 

@@ -20,7 +20,7 @@ INPLACE_FORMS = (
     "detach_", "erfc_", "exp2_", "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_", "gcd_",
     "i0_", "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_", "logit_", "nan_to_num_",
     "rad2deg_", "reciprocal_", "round_", "rsqrt_", "sin_", "sinc_", "sinh_", "sqrt_", "square_",
-    "tan_", "trunc_", "xlogy_", "zero_", "addmv_", "resize_as_",
+    "tan_", "trunc_", "xlogy_", "zero_", "addmv_", "resize_as_", "as_strided_",
 )  # fmt: skip
 
 # torch.name(input, ...) -> input.name(...), for methods of tensor_aliases.py and a few others

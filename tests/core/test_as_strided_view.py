@@ -135,3 +135,19 @@ def test_in_place_write_through_as_strided_of_a_view_reaches_values_and_gradient
     # d/da of sum(b^2) with b = 3a on the tripled places: 18 a there, 2 a elsewhere
     want_grad = np.where(tripled, 18 * data.ravel(), 2 * data.ravel())
     np.testing.assert_array_equal(a.grad.numpy().ravel(), want_grad)
+
+
+def test_as_strided_in_place_gives_the_tensor_the_new_geometry_over_its_storage():
+    x = mg.arange(20.0, dtype=mg.float64)
+    y = x[2:]
+    assert y.as_strided_((2, 3), (1, 2), 3) is y
+    assert y.shape == (2, 3) and y.stride() == (1, 2) and y.storage_offset() == 3
+    np.testing.assert_array_equal(y.numpy(), _reference(np.arange(20.0), (2, 3), (1, 2), 3))
+    y.fill_(-1.0)  # still over x's memory
+    np.testing.assert_array_equal(x.numpy()[:10], [0, 1, 2, -1, -1, -1, -1, -1, -1, 9])
+    # in a graph: the gradient adds over the elements read (w[1] and w[2] once, w[3] ... none)
+    w = mg.arange(6.0, dtype=mg.float64, requires_grad=True)
+    a = w * 2
+    a.as_strided_((2, 2), (1, 1), 1)
+    a.sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [0, 2, 4, 2, 0, 0])
