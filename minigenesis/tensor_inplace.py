@@ -18,6 +18,7 @@ from .autograd.tensor_base import TensorBase
 from .backend import cast_array, get_array_module
 from .deprecated_overloads import scalar_first, value_first
 from .ops import elementwise as E
+from .ops.as_strided import storage_geometry, strided_positions
 from .promotion import (
     SEQUENCES,
     refuse_integer_addcdiv,
@@ -238,7 +239,10 @@ class TensorInPlace:
     def fill_(self, value):
         """Every element becomes ``value`` (a number or a 0-d tensor). In a graph the old value's
         gradient is 0 (a copy_ of the constant), and a tensor value gets the summed gradient
-        (copy_'s rule)."""
+        (copy_'s rule). An expanded tensor may be filled (its shared places all take the one
+        value), as PyTorch allows: the value is written into the memory it reads."""
+        if _fills_shared_memory(self, value):
+            return self
         self._check_can_write_inplace()
         if isinstance(value, TensorBase):
             if value.ndim:
@@ -257,3 +261,23 @@ class TensorInPlace:
         self._data[...] = written_int(value, self._data.dtype)
         self._bump_version()
         return self
+
+
+def _fills_shared_memory(t: Any, value: Any) -> bool:
+    """Fill a read-only NumPy view whose elements share memory (an expanded tensor) through
+    the writable array that owns the memory, at the places the view reads; False (nothing
+    done) for any other tensor, or where a graph or a tensor value is involved."""
+    flags = getattr(t._data, "flags", None)
+    if flags is None or flags.writeable or isinstance(value, TensorBase):
+        return False
+    if state.grad_enabled and t.requires_grad:
+        return False
+    geometry = storage_geometry(t._data)
+    if geometry is None or not geometry[0].flags.writeable:
+        return False
+    storage, offset, strides = geometry
+    storage[strided_positions(np, t._data.shape, strides, offset)] = written_int(
+        value, t._data.dtype
+    )
+    t._bump_version()
+    return True
