@@ -357,18 +357,14 @@ def randn(
     return _random("normal", size, dtype, device, requires_grad, generator, 0.0, 1.0)
 
 
-def rand_like(t: Tensor, dtype: Any = None, device: Any = None, *,
-              memory_format: Any = preserve_format) -> Tensor:  # fmt: skip
-    _check_tensor(t, "rand_like")
-    out = rand(t.shape, dtype=dtype or t.dtype, device=device or t.device)
-    return _laid_out(out, t, memory_format)
+def rand_like(t: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+              *, memory_format: Any = preserve_format) -> Tensor:  # fmt: skip
+    return _like(rand, t, dtype, device, requires_grad, memory_format=memory_format)
 
 
-def randn_like(t: Tensor, dtype: Any = None, device: Any = None, *,
-              memory_format: Any = preserve_format) -> Tensor:  # fmt: skip
-    _check_tensor(t, "randn_like")
-    out = randn(t.shape, dtype=dtype or t.dtype, device=device or t.device)
-    return _laid_out(out, t, memory_format)
+def randn_like(t: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+               *, memory_format: Any = preserve_format) -> Tensor:  # fmt: skip
+    return _like(randn, t, dtype, device, requires_grad, memory_format=memory_format)
 
 
 def randint(
@@ -410,12 +406,14 @@ def randint(
     return Tensor._make(xp.asarray(arr).astype(dt.numpy_dtype, copy=False), False)
 
 
-def randint_like(t: Tensor, low: int, high: int | None = None) -> Tensor:
-    """``randint_like(t, high)`` or ``randint_like(t, low, high)``, shaped like ``t``."""
-    _check_tensor(t, "randint_like")
+def randint_like(t: Tensor, low: int, high: int | None = None, *, dtype: Any = None,
+                 device: Any = None, requires_grad: bool = False,
+                 memory_format: Any = preserve_format) -> Tensor:  # fmt: skip
+    """``randint_like(t, high)`` or ``randint_like(t, low, high)``, shaped (and laid out) like
+    ``t``."""
     if high is None:
         low, high = 0, low
-    return randint(low, high, t.shape, dtype=t.dtype, device=t.device)
+    return _like(randint, t, dtype, device, requires_grad, low, high, memory_format=memory_format)
 
 
 def randperm(n: int, dtype: Any = None, device: Any = None, generator: Any = None) -> Tensor:

@@ -127,10 +127,12 @@ def empty_as(xp: Any, shape: tuple, dtype: Any, fmt: memory_format) -> Any:
 
 def empty_like_as(xp: Any, arr: Any, dtype: Any, fmt: memory_format) -> Any:
     """An uninitialised array shaped like ``arr``: in ``fmt``, or for ``preserve_format`` with
-    ``arr``'s very strides when ``arr`` is dense (NumPy's ``order="K"``), else in the format
-    its strides suggest (as PyTorch's ``empty_like``)."""
+    ``arr``'s very strides when ``arr`` is dense, and with dense strides in the order of
+    ``arr``'s when it has gaps (a slice with a step: both NumPy's ``order="K"``, as PyTorch's
+    ``empty_like`` infers dense strides); an expanded ``arr`` (a stride 0) in the format its
+    strides suggest."""
     if fmt is preserve_format:
-        if _is_dense(arr) and 0 not in _element_strides(arr):
+        if 0 not in _element_strides(arr):
             return xp.empty_like(arr, dtype=dtype, order="K")
         fmt = suggest_format(arr)
     return empty_as(xp, arr.shape, dtype, fmt)

@@ -91,7 +91,7 @@ def test_like_constructors_follow_preserve_format_and_explicit_formats():
     assert mg.zeros_like(w, memory_format=mg.channels_last).stride() == (60, 1, 12, 3)
     assert mg.ones_like(w, memory_format=mg.contiguous_format).is_contiguous()
     np.testing.assert_array_equal(mg.full_like(w, 2.0).numpy(), np.full((2, 3, 5, 4), 2.0))
-    gaps = mg.ones(2, 3, 4, 5)[:, :, ::2]  # not dense: the suggested format, contiguous
+    gaps = mg.ones(2, 3, 4, 5)[:, :, ::2]  # not dense: dense strides in its dims' order
     assert mg.empty_like(gaps).stride() == (30, 10, 5, 1)
     cl_gaps = mg.ones(2, 4, 5, 3).permute(0, 3, 1, 2)[:, :, ::2]  # channels_last with gaps
     assert mg.empty_like(cl_gaps).stride() == cl_gaps.clone().stride() == (30, 1, 15, 3)
@@ -188,3 +188,40 @@ def test_memory_format_arguments_are_keyword_only_and_preserve_tests_row_major()
     assert x.is_contiguous(memory_format=mg.preserve_format)
     assert not x.transpose(2, 3).is_contiguous(memory_format=mg.preserve_format)
     assert not x.to(memory_format=mg.channels_last).is_contiguous(memory_format=mg.preserve_format)
+
+
+def _dense_strides_in_order_of(strides: tuple, shape: tuple) -> tuple:
+    """Row-major strides over the dims ordered by the given strides, largest first (PyTorch's
+    infer_dense_strides, for strides without ties or zeros)."""
+    order = sorted(range(len(shape)), key=lambda d: -strides[d])
+    out, step = [0] * len(shape), 1
+    for d in reversed(order):
+        out[d], step = step, step * shape[d]
+    return tuple(out)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: mg.ones(3, 4)[:, 1::2].t(),
+        lambda: mg.ones(4, 6, 8)[:, ::2, 1::3].permute(2, 0, 1),
+        lambda: mg.ones(5, 6).t()[::2],
+        lambda: mg.ones(2, 3, 4, 5)[:, :, ::2].permute(0, 2, 3, 1),
+    ],
+)
+def test_like_constructors_of_a_sliced_permuted_tensor_keep_its_dim_order(make):
+    x = make()
+    expected = _dense_strides_in_order_of(x.stride(), tuple(x.shape))
+    like = [mg.empty_like(x), mg.zeros_like(x), mg.full_like(x, 2.0), mg.rand_like(x)]
+    like += [mg.randn_like(x), mg.randint_like(x, 5), x.clone()]
+    for y in like:
+        assert y.shape == x.shape and y.stride() == expected
+
+
+def test_random_like_constructors_take_dtype_and_requires_grad():
+    x = mg.ones(2, 3, dtype=mg.float16)
+    r = mg.rand_like(x, dtype=mg.float64, requires_grad=True)
+    assert r.dtype is mg.float64 and r.requires_grad and r.is_leaf
+    assert mg.randn_like(x, requires_grad=True).requires_grad
+    i = mg.randint_like(x, 2, 7, dtype=mg.int32)
+    assert i.dtype is mg.int32 and set(i.flatten().tolist()) <= set(range(2, 7))
