@@ -13,7 +13,7 @@ from typing import Any
 from ._tensor import Tensor
 from .ops.round_once import in_float32, is_two_byte_float
 from .ops.shape import Cat
-from .out_arg import with_out_as_dtype
+from .out_arg import with_out, with_out_as_dtype
 from .out_arg import write_outs as _write_outs
 from .size import norm_dim
 
@@ -88,6 +88,7 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:  # noqa: A002
     return input.count_nonzero(dim)
 
 
+@with_out
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:  # noqa: A002
     return input.logcumsumexp(dim)
 

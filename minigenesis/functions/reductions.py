@@ -152,12 +152,16 @@ def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
     return _check(input, "cumprod").cumprod(dim, dtype)
 
 
-def cummax(input: Tensor, dim: int) -> Any:  # noqa: A002
-    return _check(input, "cummax").cummax(dim)
+def cummax(input: Tensor, dim: int, *, out: Any = None) -> Any:  # noqa: A002
+    """(values, indices) of the running maximum; ``out``: a (values, indices) pair."""
+    result = _check(input, "cummax").cummax(dim)
+    return result if out is None else write_outs("cummax", result, out, _PAIR)
 
 
-def cummin(input: Tensor, dim: int) -> Any:  # noqa: A002
-    return _check(input, "cummin").cummin(dim)
+def cummin(input: Tensor, dim: int, *, out: Any = None) -> Any:  # noqa: A002
+    """(values, indices) of the running minimum; ``out``: a (values, indices) pair."""
+    result = _check(input, "cummin").cummin(dim)
+    return result if out is None else write_outs("cummin", result, out, _PAIR)
 
 
 def allclose(

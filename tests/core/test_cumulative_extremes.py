@@ -99,3 +99,18 @@ def test_on_each_device_matches_the_cpu(device, name):
     np.put_along_axis(counts, ref_i, 0, axis=1)  # every index that receives a gradient
     assert set(np.flatnonzero(x.grad.cpu().numpy())) <= set(np.flatnonzero(counts == 0))
     assert x.grad.cpu().numpy().sum() == a.size
+
+
+def test_cummax_cummin_logcumsumexp_write_into_out():
+    x = mg.tensor([1.0, 3.0, 2.0, 5.0, 0.5], dtype=mg.float64)
+    values, indices = mg.empty(5, dtype=mg.float64), mg.empty(5, dtype=mg.int64)
+    got = mg.cummax(x, 0, out=(values, indices))
+    assert got[0] is values and got[1] is indices
+    np.testing.assert_array_equal(values.numpy(), np.maximum.accumulate(x.numpy()))
+    np.testing.assert_array_equal(indices.numpy(), [0, 1, 1, 3, 3])
+    mg.cummin(x, 0, out=(values, indices))
+    np.testing.assert_array_equal(values.numpy(), np.minimum.accumulate(x.numpy()))
+    np.testing.assert_array_equal(indices.numpy(), [0, 0, 0, 0, 4])
+    out = mg.empty(5, dtype=mg.float64)
+    assert mg.logcumsumexp(x, 0, out=out) is out
+    np.testing.assert_allclose(out.numpy(), np.logaddexp.accumulate(x.numpy()), rtol=1e-12)
