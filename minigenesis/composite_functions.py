@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ._tensor import Tensor
-from .out_arg import with_out, write_out
+from .out_arg import with_out, write_out, write_outs
 
 __all__ = [
     "positive", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "asinh_", "acosh_",
@@ -99,9 +99,8 @@ addbmm = _method_form("addbmm")
 addcmul = _method_form("addcmul")
 addcdiv = _method_form("addcdiv")
 inner = _method_form("inner")
-aminmax = _method_form("aminmax")
 argwhere = _method_form("argwhere")
-msort = _method_form("msort")
+msort = with_out(_method_form("msort"))
 unique_consecutive = _method_form("unique_consecutive")
 take = _method_form("take")
 put = _method_form("put")
@@ -115,6 +114,13 @@ relu_ = _method_form("relu_")
 erf_ = _method_form("erf_")
 neg_ = _method_form("neg_")
 negative_ = _method_form("negative_")
+
+
+def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False, out: Any = None) -> Any:  # noqa: A002
+    """(min, max) of ``input`` (along ``dim``); ``out``: a (min, max) pair of input's dtype."""
+    result = _method_form("aminmax")(input, dim=dim, keepdim=keepdim)
+    same = "Expected out tensor to have dtype {want}, but got {out} instead"
+    return result if out is None else write_outs("aminmax", result, out, (same, same))
 
 
 def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:

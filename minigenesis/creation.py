@@ -406,13 +406,15 @@ def randint(
     return Tensor._make(xp.asarray(arr).astype(dt.numpy_dtype, copy=False), False)
 
 
-def randint_like(t: Tensor, low: int, high: int | None = None, *, dtype: Any = None,
+def randint_like(t: Tensor, low: int | None = None, high: int | None = None, *, dtype: Any = None,
                  device: Any = None, requires_grad: bool = False,
                  memory_format: Any = preserve_format) -> Tensor:  # fmt: skip
     """``randint_like(t, high)`` or ``randint_like(t, low, high)``, shaped (and laid out) like
     ``t``."""
     if high is None:
         low, high = 0, low
+    elif low is None:  # randint_like(t, high=high)
+        low = 0
     return _like(randint, t, dtype, device, requires_grad, low, high, memory_format=memory_format)
 
 

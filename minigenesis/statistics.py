@@ -14,20 +14,36 @@ from ._tensor import Tensor
 from .ops.round_once import in_float32, is_two_byte_float
 from .ops.shape import Cat
 from .out_arg import with_out, with_out_as_dtype
+from .out_arg import write_out as _write_out
 from .out_arg import write_outs as _write_outs
 from .size import norm_dim
 
-
-def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A002
-    return input.median(dim, keepdim)
-
-
-def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A002
-    return input.nanmedian(dim, keepdim)
+# PyTorch's messages for a (values, indices) out= pair of other dtypes than the result's
+_PAIR = (
+    "output values must be of same type as input",
+    "output indices must be of scalar type Long",
+)
 
 
-def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:  # noqa: A002
-    return input.mode(dim, keepdim)
+def _pair_out(name: str, result: Any, out: Any) -> Any:
+    """``result`` (a tensor, or a (values, indices) pair) written into ``out`` when given."""
+    if out is None:
+        return result
+    if isinstance(result, Tensor):
+        return _write_out(name, result, out)
+    return _write_outs(name, result, out, _PAIR)
+
+
+def median(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:  # noqa: A002
+    return _pair_out("median", input.median(dim, keepdim), out)
+
+
+def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:  # noqa: A002
+    return _pair_out("nanmedian", input.nanmedian(dim, keepdim), out)
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None) -> Any:  # noqa: A002
+    return _pair_out("mode", input.mode(dim, keepdim), out)
 
 
 def kthvalue(
@@ -39,20 +55,10 @@ def kthvalue(
     out: tuple | None = None,
 ) -> Any:
     """(values, indices) of the k-th smallest along ``dim``; ``out``: a pair to write into."""
-    result = input.kthvalue(k, dim, keepdim)
-    if out is None:
-        return result
-    return _write_outs(
-        "kthvalue",
-        result,
-        out,
-        (
-            "output values must be of same type as input",
-            "output indices must be of scalar type Long",
-        ),
-    )
+    return _pair_out("kthvalue", input.kthvalue(k, dim, keepdim), out)
 
 
+@with_out
 def quantile(
     input: Tensor,  # noqa: A002
     q: Any,
@@ -64,6 +70,7 @@ def quantile(
     return input.quantile(q, dim, keepdim, interpolation=interpolation)
 
 
+@with_out
 def nanquantile(
     input: Tensor,  # noqa: A002
     q: Any,
@@ -98,6 +105,7 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Any 
     return input.histogram(bins, range=range, weight=weight, density=density)
 
 
+@with_out
 def diff(
     input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None
 ) -> Tensor:  # noqa: A002

@@ -220,10 +220,12 @@ def qr(input: Tensor, some: bool = True) -> tuple:  # noqa: A002
     return _linalg_input(input, "qr").qr(some)
 
 
+@_with_out
 def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # noqa: A002
     return _linalg_input(input, "cross").cross(other, dim)
 
 
+@_with_out
 def kron(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     return _linalg_input(input, "kron").kron(other)
 

@@ -130,12 +130,14 @@ def norm(x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> T
     return x.norm(p, dim, keepdim)
 
 
+@_with_out
 def var(
     x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, correction: Any = None
 ) -> Tensor:
     return x.var(dim, unbiased, keepdim, correction)
 
 
+@_with_out
 def std(
     x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, correction: Any = None
 ) -> Tensor:

@@ -178,6 +178,7 @@ def triu(x: Tensor, diagonal: int = 0) -> Tensor:
     return x.triu(diagonal)
 
 
+@_with_out
 def diag(x: Any, diagonal: int = 0) -> Any:
     return x.diag(diagonal)
 
