@@ -20,7 +20,7 @@ from .conversions import _from_python, as_array
 from .memory_format import check_format, contiguous_format, copy_like_as, preserve_format
 from .ops import sampling
 from .random import _draw, generator_for
-from .size import Size, as_shape
+from .size import Size, as_shape, broadcast_error
 
 
 def _shape(size: tuple, name: str, size_kw: Any = None) -> tuple:
@@ -464,14 +464,19 @@ def normal(
         return _random("normal", (size,), dtype, device, requires_grad, generator, m, s)
     for name, t in (("mean", mean), ("std", std)):
         if isinstance(t, Tensor) and not t.dtype.is_floating_point:
-            raise TypeError(f"normal: {name} must be a floating-point tensor, got {t.dtype.name}")
+            raise NotImplementedError(  # (PyTorch has no kernel for it)
+                f"normal: {name} must be a floating-point tensor, got {t.dtype.name}"
+            )
         if not isinstance(t, Tensor):
             _number_arg(t, "normal", name)
     s_data = std._data if isinstance(std, Tensor) else std
     xp = get_array_module(tensors[0]._data)
     if not bool(xp.all(xp.asarray(s_data) >= 0)):
         raise RuntimeError("normal expects all elements of std >= 0.0")
-    shape = tuple(xp.broadcast_shapes(*(t.shape for t in tensors)))
+    try:
+        shape = tuple(xp.broadcast_shapes(*(t.shape for t in tensors)))
+    except ValueError:
+        raise broadcast_error(*(t.shape for t in tensors)) from None
     dt = (
         tensors[0]._data.dtype if len(tensors) == 1 else xp.result_type(*(t._data for t in tensors))
     )
@@ -485,7 +490,7 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
     if p is not None:
         return input.bernoulli(p, generator=generator)
     if not input.dtype.is_floating_point:
-        raise TypeError(
+        raise NotImplementedError(  # (PyTorch has no kernel for it)
             f"bernoulli: input must be probabilities (floating point), got {input.dtype.name}"
         )
     data = input._data

@@ -141,6 +141,11 @@ def _copy_into(result: Tensor, out: Tensor) -> None:
                 stacklevel=4,
             )
         out._data = xp.empty(result.shape, out._data.dtype)
+    elif not getattr(getattr(out._data, "flags", None), "writeable", True):  # an expanded out
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation."
+        )
     xp.copyto(out._data, result._data, casting="unsafe")
     out._bump_version()
 

@@ -160,7 +160,7 @@ def meshgrid(*tensors: Any, indexing: str = "ij") -> tuple:
     """Coordinate grids: with "ij", out[k] varies along dim k; "xy" swaps the first two dims."""
     ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)) else tensors
     if indexing not in ("ij", "xy"):
-        raise ValueError(f'meshgrid: indexing must be "ij" or "xy", got {indexing!r}')
+        raise RuntimeError(f'meshgrid: indexing must be "ij" or "xy", got {indexing!r}')
     for t in ts:
         if t.ndim > 1:
             raise RuntimeError(f"meshgrid: expected 0-d or 1-d tensors, got {t.ndim} dims")
