@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..promotion import refuse_sequence
@@ -81,7 +83,8 @@ def detach(input: Tensor) -> Tensor:  # noqa: A002
 def result_type(tensor1: Any, tensor2: Any) -> _dt.DType:
     """The dtype ``tensor1 op tensor2`` computes in (PyTorch's promotion): dims-carrying tensors
     decide, 0-d tensors and Python numbers only raise the category (bool < int < float)."""
-    operands = (tensor1, tensor2)
+    # a NumPy scalar is the Python number it holds, as in arithmetic
+    operands = tuple(o.item() if isinstance(o, np.generic) else o for o in (tensor1, tensor2))
     for o in operands:
         if not isinstance(o, (Tensor, bool, int, float)):
             raise TypeError(

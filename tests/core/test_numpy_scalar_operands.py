@@ -76,3 +76,11 @@ def test_clamp_with_numpy_int_bounds_keeps_the_int_dtype(dtype):
     t.clamp_(np.int64(2))  # in place: no dtype change is needed
     np.testing.assert_array_equal(t.numpy(), [5, 7, 2])
     assert mg.clamp(t, max=np.float32(2.5)).dtype == mg.float32
+
+
+def test_result_type_reads_numpy_scalars_as_python_numbers():
+    t = mg.ones(2, dtype=mg.int16)
+    assert mg.result_type(t, np.int8(2)) == mg.result_type(t, 2) == mg.int16
+    assert mg.result_type(t, np.float32(2.0)) == mg.result_type(t, 2.0) == mg.float32
+    assert mg.result_type(np.float64(1.0), np.int8(2)) == mg.float32  # the default float
+    assert mg.result_type(mg.ones((), dtype=mg.float16), np.float64(1.0)) == mg.float16
