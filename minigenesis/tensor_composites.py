@@ -74,6 +74,8 @@ def _addc(x: Any, t1: Any, t2: Any, value: Any, divide: bool) -> Any:
     dtype (0.5 is 0 for int8, as C's cast)."""
     dtype = result_type(x, t1, t2).numpy_dtype
     work = np.dtype(np.float32) if dtype.itemsize == 2 and dtype.kind in "fV" else dtype
+    if isinstance(value, np.generic):  # a NumPy scalar is the Python number it holds
+        value = value.item()
     x, t1, t2 = (t._cast(work) if isinstance(t, TensorBase) else t for t in (x, t1, t2))
     if dtype.kind in "iu" and isinstance(value, float):
         value = int(value)

@@ -37,6 +37,8 @@ def _data(x: Any, like: Any) -> Any:
 def _float_pair(a: Any, b: Any, name: str) -> tuple:
     """a and b as tensors of their promoted dtype, the default float dtype if that is integral
     (PyTorch's rule for float-valued binary functions such as hypot, logaddexp, xlogy)."""
+    if isinstance(b, np.generic):  # a NumPy scalar is the Python number it holds
+        b = b.item()
     dt = result_type(a, b)
     if not dt.is_floating_point:
         dt = _dt.get_default_dtype()

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..conversions import as_array
@@ -20,6 +22,8 @@ def _t(x: Any, like: Tensor | None = None) -> Tensor:
     first (PyTorch computes with the number as given)."""
     if isinstance(x, Tensor) or getattr(x, "is_sparse", False):  # (a sparse tensor as it is)
         return x
+    if isinstance(x, np.generic):  # a NumPy scalar is the Python number it holds, as in x + t
+        x = x.item()
     double = like is not None and isinstance(x, float) and like.dtype == _dt.float64
     dtype = _dt.float64 if double else None
     return Tensor._make(as_array(x, dtype, like.device if like is not None else None), False)

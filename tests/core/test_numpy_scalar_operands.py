@@ -84,3 +84,21 @@ def test_result_type_reads_numpy_scalars_as_python_numbers():
     assert mg.result_type(t, np.float32(2.0)) == mg.result_type(t, 2.0) == mg.float32
     assert mg.result_type(np.float64(1.0), np.int8(2)) == mg.float32  # the default float
     assert mg.result_type(mg.ones((), dtype=mg.float16), np.float64(1.0)) == mg.float16
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "float16"])
+def test_function_forms_read_numpy_scalars_as_python_numbers(dtype):
+    t = _tensor(dtype)
+    # a NumPy scalar first: mg.add(np.float64(2.5), t) is mg.add(2.5, t)
+    first, plain = mg.add(np.float64(2.5), t), mg.add(2.5, t)
+    assert first.dtype == plain.dtype
+    np.testing.assert_array_equal(first.float().numpy(), plain.float().numpy())
+    for fn in (mg.xlogy, mg.special.xlog1py):
+        ours, python = fn(t, np.int64(3)), fn(t, 3)
+        assert ours.dtype == python.dtype
+        np.testing.assert_allclose(ours.float().numpy(), python.float().numpy())
+    # addcmul's value: a float value with integer tensors is cast to the integer dtype
+    ours = mg.addcmul(t, t, t, value=np.float32(2.5))
+    python = mg.addcmul(t, t, t, value=2.5)
+    assert ours.dtype == python.dtype == t.dtype
+    np.testing.assert_array_equal(ours.float().numpy(), python.float().numpy())
