@@ -54,6 +54,7 @@ NOT_COMPUTING = {
     Tensor.is_shared Tensor.share_memory_ Tensor.to_dense Tensor.to_sparse sparse_coo_tensor
     Tensor.sparse_mask
     Tensor.resize_ Tensor.squeeze_ Tensor.unsqueeze_ Tensor.t_ Tensor.transpose_
+    Tensor.as_strided_ as_strided_
     Tensor.data_ptr Tensor.storage Tensor.storage_offset Tensor.untyped_storage
     Tensor.apply_ Tensor.map_
     Tensor.const_data_ptr Tensor.dense_dim Tensor.sparse_dim Tensor.dim_order Tensor.ndimension
