@@ -14,6 +14,8 @@ import math
 import operator
 from typing import Any
 
+import numpy as np
+
 
 class Size(tuple):
     """A tensor's shape: ``mg.Size([2, 3])`` (any iterable of ints)."""
@@ -84,11 +86,30 @@ def as_shape(size: tuple, name: str) -> tuple:
     return tuple(shape)
 
 
+def plain_int(value: Any) -> Any:
+    """A NumPy integer (np.int64(1), what indexing an array gives) as the Python int it holds,
+    as PyTorch takes it wherever an int goes (a dim, k, a size); anything else unchanged, for the
+    caller's own check."""
+    return int(value) if isinstance(value, np.integer) else value
+
+
+def int_tuple(value: Any) -> tuple:
+    """An int (or NumPy integer) as a 1-tuple, a sequence of them as a tuple of Python ints."""
+    if isinstance(value, int | np.integer):
+        return (int(value),)
+    return tuple(plain_int(v) for v in value)
+
+
 def norm_dim(dim: Any, ndim: int) -> tuple | None:
     """None, an int or a sequence of ints -> None or a sorted tuple of non-negative dims."""
     if dim is None:
         return None
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if isinstance(dim, int):
+        dims: tuple = (dim,)
+    elif hasattr(dim, "__index__"):  # a NumPy integer (np.int64(1)), as PyTorch takes it
+        dims = (operator.index(dim),)
+    else:
+        dims = tuple(d if isinstance(d, int) else operator.index(d) for d in dim)
     limit = max(ndim, 1)
     out = []
     for d in dims:

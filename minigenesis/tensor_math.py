@@ -43,7 +43,7 @@ from .promotion import (
     result_type,
     written_int,
 )
-from .size import broadcast_checked, broadcast_error, norm_dim
+from .size import broadcast_checked, broadcast_error, norm_dim, plain_int
 
 
 def _compare(a: Any, b: Any, fn: Any) -> Any:
@@ -488,6 +488,7 @@ class TensorMath:
 
     def round(self, decimals: int = 0):
         """Round halves to even; ``decimals`` digits after the point (negative: before it)."""
+        decimals = plain_int(decimals)
         if not isinstance(decimals, int) or isinstance(decimals, bool):
             raise TypeError(f"round(): decimals must be an int, got {type(decimals).__name__}")
         return RD.Round.apply(self, decimals)

@@ -21,7 +21,7 @@ from .dtypes import DType, bool_, float64, int64
 from .memory_format import contiguous_format
 from .ops import shape as S
 from .ops.view_dtype import check_view_dtype, contiguous_strides, view_dtype_array
-from .size import as_shape, norm_dim
+from .size import as_shape, int_tuple, norm_dim, plain_int
 
 # The views PyTorch records under their own node names (ours are Permute and Reshape)
 _TRANSPOSE = node_variant(S.Permute, "TransposeBackward0")
@@ -199,8 +199,7 @@ class TensorShape:
 
     def movedim(self, source, destination):
         """Move dims ``source`` to places ``destination``, the others keeping their order."""
-        src = (source,) if isinstance(source, int) else tuple(source)
-        dst = (destination,) if isinstance(destination, int) else tuple(destination)
+        src, dst = int_tuple(source), int_tuple(destination)
         if len(src) != len(dst):
             raise RuntimeError(
                 f"movedim: source {src} and destination {dst} must have the same length"
@@ -333,8 +332,8 @@ class TensorShape:
         """out[(i + shift) % n] = x[i] along each dim; without dims, over the flattened tensor."""
         if dims is None:
             return self.reshape(-1).roll(shifts, 0).reshape(self.shape)
-        shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
-        dims = (dims,) if isinstance(dims, int) else tuple(dims)
+        shifts = int_tuple(shifts)
+        dims = int_tuple(dims)
         if len(shifts) != len(dims):
             raise RuntimeError(f"roll: shifts {shifts} and dims {dims} must have the same length")
         out = self
@@ -375,6 +374,7 @@ class TensorShape:
         return tuple(p._view_of(self, piece(k)) for k, p in enumerate(pieces))
 
     def chunk(self, chunks: int, dim: int = 0):
+        chunks = plain_int(chunks)
         n = self.shape[norm_dim(dim, self.ndim)[0]]
         if chunks <= 0:
             raise RuntimeError(f"chunk: the number of chunks must be greater than 0, got {chunks}")

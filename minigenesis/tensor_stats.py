@@ -27,7 +27,7 @@ from .ops import sorting as SO
 from .ops.round_once import in_float32, is_two_byte_float
 from .ops.selection import quickselect_index
 from .promotion import FLOAT_KINDS, float_in
-from .size import norm_dim
+from .size import norm_dim, plain_int
 
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 Histogram = namedtuple("Histogram", ["hist", "bin_edges"])
@@ -36,6 +36,7 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _one_dim(t: Any, dim: int, name: str) -> int:
+    dim = plain_int(dim)
     if not isinstance(dim, int) or isinstance(dim, bool):
         raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
     return norm_dim(dim, t.ndim)[0]
@@ -154,7 +155,7 @@ class TensorStatistics:
 
     def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False):
         """(values, indices) of the k-th smallest element (k = 1 is the smallest) along dim."""
-        d = _one_dim(self, dim, "kthvalue")
+        d, k = _one_dim(self, dim, "kthvalue"), plain_int(k)
         x = _as_1d(self)
         n = x.shape[d]
         if n == 0:

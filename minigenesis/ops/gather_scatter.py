@@ -15,12 +15,14 @@ import numpy as np
 
 from ..autograd.function import Op
 from ..backend import cupyx_module, get_array_module, quiet_fp, to_numpy
+from ..size import plain_int
 from .indexing import check_index_range
 
 
 def checked_dim(x, dim: int, name: str) -> int:
     """``dim`` in range for x (a 0-d tensor has dims 0 and -1), made non-negative."""
     limit = max(x.ndim, 1)
+    dim = plain_int(dim)
     if not isinstance(dim, int) or isinstance(dim, bool):
         raise TypeError(f"{name}: dim must be an int, got {dim!r}")
     if not -limit <= dim < limit:

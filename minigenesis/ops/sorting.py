@@ -26,6 +26,7 @@ import numpy as np
 from ..autograd.function import Op
 from ..backend import get_array_module
 from ..random import generator_for
+from ..size import plain_int
 from .gather_scatter import GatherAlongDim, checked_dim
 
 
@@ -62,6 +63,7 @@ def topk(x, k: int, dim: int = -1, largest: bool = True):
     """(values, indices) of the k largest (smallest) entries along ``dim``, in sorted order."""
     d = checked_dim(x, dim, "topk")
     size = x.shape[d] if x.ndim else 1
+    k = plain_int(k)
     if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= size:
         raise RuntimeError(
             f"topk: k ({k!r}) is out of range: expected an int in [0, {size}] for dim {dim} of "
@@ -82,6 +84,7 @@ def triangle(x, diagonal: int, upper: bool):
         raise RuntimeError(
             f"{name}: input tensor must have at least 2 dimensions, got shape {tuple(x.shape)}"
         )
+    diagonal = plain_int(diagonal)
     if not isinstance(diagonal, int) or isinstance(diagonal, bool):
         raise TypeError(f"{name}: diagonal must be an int, got {diagonal!r}")
     return Triangle.apply(x, diagonal, upper)

@@ -102,3 +102,28 @@ def test_function_forms_read_numpy_scalars_as_python_numbers(dtype):
     python = mg.addcmul(t, t, t, value=2.5)
     assert ours.dtype == python.dtype == t.dtype
     np.testing.assert_array_equal(ours.float().numpy(), python.float().numpy())
+
+
+def test_numpy_integers_are_taken_where_an_int_goes():
+    # dims, k, chunks, shifts, decimals given as NumPy integers (what indexing an array gives)
+    a = np.arange(12.0).reshape(3, 4)
+    x = mg.tensor(a)
+    i0, i1, i2 = np.int64(0), np.int64(1), np.int32(2)
+    np.testing.assert_array_equal(x.sum(i0).numpy(), a.sum(0))
+    np.testing.assert_array_equal(x.cumsum(i1).numpy(), a.cumsum(1))
+    np.testing.assert_array_equal(x.transpose(i0, i1).numpy(), a.T)
+    np.testing.assert_array_equal(x.unsqueeze(i0).numpy(), a[None])
+    np.testing.assert_array_equal(x.flip(i0).numpy(), a[::-1])
+    np.testing.assert_array_equal(x.roll(i1, i0).numpy(), np.roll(a, 1, 0))
+    np.testing.assert_array_equal(x.movedim(i0, i1).numpy(), np.moveaxis(a, 0, 1))
+    np.testing.assert_array_equal(x.max(i1).values.numpy(), a.max(1))
+    np.testing.assert_array_equal(x.std(i0).numpy(), a.std(0, ddof=1))
+    np.testing.assert_array_equal(x.topk(i2).values.numpy(), np.sort(a, 1)[:, ::-1][:, :2])
+    np.testing.assert_array_equal(x.kthvalue(i2, i1).values.numpy(), np.sort(a, 1)[:, 1])
+    np.testing.assert_array_equal(x.tril(i1).numpy(), np.tril(a, 1))
+    np.testing.assert_array_equal(
+        x.gather(i1, mg.tensor([[0], [1], [2]])).numpy(), [[0], [5], [10]]
+    )
+    assert [c.shape for c in x.chunk(i2)] == [(2, 4), (1, 4)]
+    np.testing.assert_array_equal((x / 7).round(decimals=i1).numpy(), np.round(a / 7, 1))
+    np.testing.assert_allclose(x.softmax(i1).sum(1).numpy(), np.ones(3), rtol=1e-6)
