@@ -268,12 +268,13 @@ def _fills_shared_memory(t: Any, value: Any) -> bool:
     the writable array that owns the memory, at the places the view reads; False (nothing
     done) for any other tensor, or where a graph or a tensor value is involved."""
     flags = getattr(t._data, "flags", None)
-    if flags is None or flags.writeable or isinstance(value, TensorBase):
+    # (CuPy's arrays have no writeable flag: an expanded CuPy array is written as it is)
+    if getattr(flags, "writeable", True) or isinstance(value, TensorBase):
         return False
     if state.grad_enabled and t.requires_grad:
         return False
     geometry = storage_geometry(t._data)
-    if geometry is None or not geometry[0].flags.writeable:
+    if geometry is None or not getattr(geometry[0].flags, "writeable", True):
         return False
     storage, offset, strides = geometry
     storage[strided_positions(np, t._data.shape, strides, offset)] = written_int(
