@@ -33,10 +33,10 @@ def _triangle_indices(name: str, row: Any, col: Any, offset: Any, dtype: Any, de
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.int64
     if dt not in (_dt.int64, _dt.int32):  # PyTorch has no kernel for the others
         raise NotImplementedError(f"{name}: dtype must be int64 or int32, got {dt.name}")
-    pick = np.tril_indices if name == "tril_indices" else np.triu_indices
-    r, c = pick(row, offset, col)
     xp = module_for(creation_device(device))
-    return Tensor._make(xp.asarray(np.stack([r, c]).astype(dt.numpy_dtype)), False)
+    pick = xp.tril_indices if name == "tril_indices" else xp.triu_indices
+    r, c = pick(row, offset, col)
+    return Tensor._make(xp.stack([r, c]).astype(dt.numpy_dtype), False)
 
 
 def tril_indices(
