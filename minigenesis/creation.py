@@ -394,12 +394,12 @@ def randint(
         raise RuntimeError(f"randint: high ({high}) must be greater than low ({low})")
     shape = _shape((size,), "randint")
     dt = _dt.to_dtype(dtype) if dtype is not None else _dt.int64
-    if dt is not _dt.int64 and not dt.is_floating_point and dt is not _dt.bool_:
-        info = np.iinfo(dt.numpy_dtype)  # the draws must fit, not wrap around
-        if low < info.min or high - 1 > info.max:
-            raise RuntimeError(
-                f"randint: [{low}, {high}) does not fit in {dt.name} ([{info.min}, {info.max}])"
-            )
+    if dt is not _dt.int64 and not dt.is_floating_point:
+        # the draws must fit, not wrap around (bool holds 0 and 1)
+        info = np.iinfo(dt.numpy_dtype) if dt is not _dt.bool_ else None
+        lo, hi = (0, 1) if info is None else (int(info.min), int(info.max))
+        if low < lo or high - 1 > hi:
+            raise RuntimeError(f"randint: [{low}, {high}) does not fit in {dt.name} ([{lo}, {hi}])")
     xp = module_for(creation_device(device))
     gen = generator_for(xp, generator)
     arr = gen.integers(low, high, size=shape)

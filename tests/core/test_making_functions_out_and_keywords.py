@@ -90,3 +90,12 @@ def test_randperm_refuses_a_dtype_its_values_would_wrap_in():
         mg.randperm(129, dtype=mg.int8)
     with pytest.raises(NotImplementedError):
         mg.randperm(3, dtype=mg.bool)
+
+
+def test_randint_refuses_a_bool_range_beyond_zero_and_one():
+    draws = mg.randint(0, 2, (50,), dtype=mg.bool)
+    assert draws.dtype is mg.bool and set(draws.tolist()) <= {False, True}
+    with pytest.raises(RuntimeError):
+        mg.randint(0, 5, (3,), dtype=mg.bool)  # 2, 3, 4 would all read as True
+    with pytest.raises(RuntimeError):
+        mg.randint_like(mg.zeros(2, dtype=mg.bool), 5)
