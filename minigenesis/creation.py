@@ -554,7 +554,8 @@ def empty_strided(
     if any(_int_arg(s, "empty_strided", "stride") < 0 for s in stride):
         raise RuntimeError(f"empty_strided: strides must be non-negative, got {stride}")
     out = empty(size, dtype=dtype, device=device)
-    if out._data.size > 1 and out._data.strides != tuple(s * out._data.itemsize for s in stride):
+    laid_out = out._data.strides == tuple(s * out._data.itemsize for s in stride)
+    if out._data.size > 1 and not laid_out and out.device.type != "meta":  # (meta: no memory)
         xp = get_array_module(out._data)
         block = xp.empty(1 + sum((n - 1) * s for n, s in zip(size, stride)), out._data.dtype)
         strides = tuple(s * block.itemsize for s in stride)

@@ -271,7 +271,7 @@ def _fills_shared_memory(t: Any, value: Any) -> bool:
     # (CuPy's arrays have no writeable flag: an expanded CuPy array is written as it is)
     if getattr(flags, "writeable", True) or isinstance(value, TensorBase):
         return False
-    if state.grad_enabled and t.requires_grad:
+    if (state.grad_enabled and t.requires_grad) or t.device.type == "meta":  # (meta: no data)
         return False
     geometry = storage_geometry(t._data)
     if geometry is None or not getattr(geometry[0].flags, "writeable", True):
