@@ -151,8 +151,8 @@ class MaxPool(Op):
             ctx.save_for_backward(x)
         views = functools.partial(_offsets, geometry=geometry, pad_value=pad_value)
         if fast := kernels.pooling.max_pool(x, geometry, views):  # (kernels/pooling.py)
-            ctx.arg = fast[1]
-            return fast
+            ctx.arg = _first_inside_where_padding_ties(*fast, geometry, pad_value)
+            return fast[0], ctx.arg
         # (a contiguous copy first when x is a transposed view, as a convolution's output is:
         # the kh*kw passes below then read simple strides, several times faster)
         x_pad = _padded(xp.ascontiguousarray(x), geometry[8], pad_value)
@@ -174,8 +174,8 @@ class MaxPool(Op):
                 step = xp.subtract(arg.dtype.type(k), arg)
                 step *= better
                 arg += step
-        ctx.arg = arg
-        return best, arg
+        ctx.arg = _first_inside_where_padding_ties(best, arg, geometry, pad_value)
+        return best, ctx.arg
 
     @staticmethod
     def backward(ctx, gy, g_arg):
@@ -183,6 +183,30 @@ class MaxPool(Op):
             return None, None, None
         (x,) = ctx.saved_tensors
         return MaxPoolGrad.apply(gy, ctx.arg, ctx.x_shape, ctx.geometry, x), None, None
+
+
+def first_inside(out: int, stride: int, pad_lo: int, dilation: int, xp):
+    """Along one dim, for each output position o: the index i of the first element of o's
+    window that lies in the input, the least i with o*stride - pad_lo + i*dilation >= 0."""
+    start = xp.arange(out) * stride - pad_lo
+    return xp.where(start < 0, (-start + dilation - 1) // dilation, 0)
+
+
+def _first_inside_where_padding_ties(best, arg, geometry: tuple, pad_value):
+    """arg, with each window whose maximum equals the padding value (all its elements are -inf,
+    or int64's smallest integer) pointing at its first element inside the input, as PyTorch's
+    kernel, which starts each window there and replaces only on ``val > max``. The running
+    maximum would have kept the window's first offset, which may be padding: an index outside
+    the input, and a gradient lost in the padding."""
+    if not any(geometry[8]):
+        return arg  # (without padding a window's first offset is inside it)
+    xp = get_array_module(best)
+    tie = best == pad_value
+    if not tie.any():
+        return arg
+    kh, kw, sh, sw, dh, dw, ho, wo, (top, _, left, _) = geometry
+    first = first_inside(ho, sh, top, dh, xp)[:, None] * kw + first_inside(wo, sw, left, dw, xp)
+    return xp.where(tie, first.astype(arg.dtype), arg)
 
 
 class MaxPoolGrad(Op):

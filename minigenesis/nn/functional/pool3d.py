@@ -19,7 +19,7 @@ from typing import Any
 
 from ..._tensor import Tensor
 from ...backend import get_array_module
-from ...ops.pooling import KeepInput, pool_geometry
+from ...ops.pooling import KeepInput, first_inside, pool_geometry
 from ...ops.windows_nd import POOL, WindowsNd, ntuple
 from .pooling import check_adaptive_sizes
 
@@ -145,6 +145,13 @@ def max_pool3d(
         nan = xp.isnan(a)
         last_nan = a.shape[-1] - 1 - xp.argmax(nan[..., ::-1], axis=-1)  # ... PyTorch's: the last
         arg = xp.where(nan.any(axis=-1), last_nan, arg)
+    if any(lo for lo, _ in pads):  # a window of padding values only: its first element inside
+        first = 0
+        for i in range(3):
+            inside = first_inside(outs[i], s[i], pads[i][0], d[i], xp)
+            first = first * k[i] + inside.reshape((-1,) + (1,) * (2 - i))
+        best = xp.take_along_axis(a, arg[..., None], axis=-1)[..., 0]  # (a NaN: not equal)
+        arg = xp.where(best == lowest, first, arg)
     pick = Tensor._make(arg[..., None].astype(xp.int64), False)
     values = cols.gather(-1, pick).squeeze(-1)._cast(dt)
     if not return_indices:
