@@ -81,6 +81,13 @@ def test_pairwise_distance_is_the_norm_of_the_shifted_difference(p, keepdim):
     np.testing.assert_allclose(y.numpy(), expected, rtol=1e-12)
 
 
+@pytest.mark.parametrize("p, expected", [(0.0, 1.0), (1.0, 1.999999), (np.inf, 1.999999)])
+def test_pairwise_distance_of_two_numbers_is_the_p_norm_of_their_difference(p, expected):
+    # |1 - 3 + 1e-6| = 1.999999; the 0-norm counts the nonzero entries: 1
+    y = F.pairwise_distance(mg.tensor(1.0, dtype=mg.float64), mg.tensor(3.0, dtype=mg.float64), p)
+    assert y.shape == () and y.item() == pytest.approx(expected, rel=1e-12)
+
+
 def test_pairwise_distance_gradient_matches_finite_differences():
     a = mg.tensor(_rand(4, 3), requires_grad=True)
     b = mg.tensor(_rand(4, 3, seed=1), requires_grad=True)

@@ -55,8 +55,8 @@ def pairwise_distance(
     """||x1 - x2 + eps||_p along the last dim (eps keeps the gradient of a zero distance finite)."""
     last = max(x1.ndim, x2.ndim) - 1
     diff = x1 - x2 + eps
-    if last < 0:  # two 0-d inputs: the distance of one number
-        return diff.abs()
+    if last < 0:  # two 0-d inputs: the p-norm of one number (|d|; for p = 0 its count, 0 or 1)
+        return diff.norm(p)
     return diff.norm(p, last, keepdim)
 
 
