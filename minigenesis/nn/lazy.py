@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._tensor import Tensor
+from ..backend import get_array_module, to_numpy
 from ..creation import empty
 from .conv import Conv1d, Conv2d
 from .conv3d import Conv3d, ConvTranspose3d
@@ -45,6 +46,17 @@ class UninitializedParameter(Parameter):
     def __repr__(self) -> str:
         return "<UninitializedParameter>"
 
+    def __deepcopy__(self, memo: dict) -> UninitializedParameter:
+        """Another placeholder (a deep-copied lazy module is still lazy)."""
+        if id(self) not in memo:
+            memo[id(self)] = UninitializedParameter(self.requires_grad, self.device, self.dtype)
+        return memo[id(self)]
+
+    def __reduce_ex__(self, protocol: int):
+        # pickled as a placeholder again (on the host, as every tensor pickles), not as the
+        # empty Parameter it holds
+        return (UninitializedParameter, (self.requires_grad, None, self.dtype))
+
 
 class UninitializedBuffer(Tensor):
     """A buffer of a lazy module before its first call (see UninitializedParameter)."""
@@ -54,6 +66,14 @@ class UninitializedBuffer(Tensor):
 
     def __repr__(self) -> str:
         return "<UninitializedBuffer>"
+
+    def __deepcopy__(self, memo: dict) -> UninitializedBuffer:
+        if id(self) not in memo:
+            memo[id(self)] = UninitializedBuffer(self._data[:0].copy())
+        return memo[id(self)]
+
+    def __reduce_ex__(self, protocol: int):
+        return (UninitializedBuffer, (to_numpy(self._data[:0]),))
 
 
 def is_lazy(t: Any) -> bool:
@@ -81,6 +101,7 @@ class LazyModuleMixin(Module):
                     placeholder = UninitializedBuffer(t._data[:0])
                     registry[name] = placeholder
         self._lazy_hook = self.register_forward_pre_hook(_LazyInitHook())
+        self._lazy_load_hook = self.register_load_state_dict_pre_hook(_LazyLoadHook())
 
     def has_uninitialized_params(self) -> bool:
         return any(is_lazy(t) for t in (*self._parameters.values(), *self._buffers.values()))
@@ -90,11 +111,19 @@ class LazyModuleMixin(Module):
 
     def initialize_parameters(self, input: Tensor) -> None:  # noqa: A002
         """Build the ordinary layer with the size ``input`` has and take its tensors."""
+        self._take(self._real(int(self._size_from(input))))
+
+    def _real(self, size: int) -> Module:
+        """The ordinary layer with ``size``, made in the dtype and on the device the placeholders
+        have now: ``.double()``, ``.to(...)`` ... since the module was made changed theirs (as
+        PyTorch's materialize makes each tensor in its placeholder's dtype and device)."""
         args, kwargs = self._lazy_call
         args = list(args)
-        args.insert(self._size_arg, int(self._size_from(input)))
-        real = self.cls_to_become(*args, **kwargs)
-        self._take(real)
+        args.insert(self._size_arg, size)
+        lazy = [t for t in (*self._parameters.values(), *self._buffers.values()) if is_lazy(t)]
+        if lazy:
+            kwargs = {**kwargs, "dtype": lazy[0].dtype, "device": lazy[0].device}
+        return self.cls_to_become(*args, **kwargs)
 
     def _take(self, real: Module) -> None:
         for registry in ("_parameters", "_buffers"):
@@ -106,25 +135,34 @@ class LazyModuleMixin(Module):
             if not key.startswith("_") and key != "training":
                 object.__setattr__(self, key, value)
         self._lazy_hook.remove()
-        del self._lazy_hook, self._lazy_call
+        self._lazy_load_hook.remove()
+        del self._lazy_hook, self._lazy_load_hook, self._lazy_call
         self.__class__ = self.cls_to_become
 
-    def load_state_dict(self, state_dict: dict, strict: bool = True, assign: bool = False):
-        """Before the first call: the loaded shapes decide the sizes."""
-        if self.has_uninitialized_params():
-            own = dict(self._parameters) | dict(self._buffers)
-            for name, t in own.items():
-                if is_lazy(t) and name in state_dict:
-                    t.materialize(state_dict[name]._data.copy())
-            if not self.has_uninitialized_params():
-                first = next(iter(self._parameters.values()))
-                size = self._size_from_weight(first)
-                args, kwargs = self._lazy_call
-                args = list(args)
-                args.insert(self._size_arg, size)
-                real = self.cls_to_become(*args, **kwargs)
-                self._take(real)
-        return Module.load_state_dict(self, state_dict, strict, assign)
+    def _materialize_from(self, state_dict: Any, prefix: str) -> None:
+        """Before the first call, a state_dict being loaded (into this module or a model that
+        holds it) decides the sizes: each placeholder whose key it has takes the loaded shape, in
+        the placeholder's dtype and on its device. The load then copies the values in, as into
+        any parameter (a float32 checkpoint loaded into a ``.double()`` module gives float64
+        parameters). A loaded placeholder (the state_dict of a lazy module) changes nothing."""
+        own = {**self._parameters, **self._buffers}
+        for name, t in own.items():
+            value = state_dict.get(prefix + name)
+            if is_lazy(t) and isinstance(value, Tensor) and not is_lazy(value):
+                xp = get_array_module(t._data)
+                t.materialize(xp.zeros(tuple(value.shape), dtype=t._data.dtype))
+        if not self.has_uninitialized_params():
+            # (the weight; BatchNorm with affine=False has None there: its running_mean)
+            first = next(t for t in own.values() if t is not None)
+            self._take(self._real(self._size_from_weight(first)))
+
+    def _save_to_state_dict(self, destination: Any, prefix: str, keep_vars: bool) -> None:
+        """As any module's, with each placeholder itself in place of a detached copy (PyTorch's
+        lazy state_dict: loading it into another lazy module leaves that one lazy)."""
+        Module._save_to_state_dict(self, destination, prefix, keep_vars)
+        for name, t in {**self._parameters, **self._buffers}.items():
+            if is_lazy(t) and prefix + name in destination:
+                destination[prefix + name] = t
 
     def _size_from_weight(self, weight: Tensor) -> int:
         return weight.shape[1]
@@ -135,6 +173,14 @@ class _LazyInitHook:
 
     def __call__(self, module: Any, args: tuple) -> None:
         module.initialize_parameters(*args)
+
+
+class _LazyLoadHook:
+    """The load_state_dict pre-hook until the first call: materialize from the loaded shapes."""
+
+    def __call__(self, module: Any, state_dict: Any, prefix: str, *_: Any) -> None:
+        if module.has_uninitialized_params():
+            module._materialize_from(state_dict, prefix)
 
 
 def _lazy_class(base: type, doc: str, size_from=None, size_from_weight=None, size_arg=0) -> type:
