@@ -32,6 +32,24 @@ def test_multi_margin_loss_is_the_hinge_over_the_wrong_classes():
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
 
 
+@pytest.mark.parametrize(
+    "x_shape, target, out_shape",
+    [((3,), [1], (1,)), ((3,), 1, ()), ((1, 3), 1, ()), ((1, 3), [1], (1,)), ((), 0, ())],
+)
+def test_multi_margin_loss_unreduced_is_shaped_as_its_target(x_shape, target, out_shape):
+    x = np.arange(1.0, 1.0 + math.prod(x_shape)).reshape(x_shape) * 0.3
+    got = F.multi_margin_loss(mg.tensor(x), mg.tensor(target), reduction="none")
+    row, y = x.reshape(-1), int(np.asarray(target).reshape(-1)[0])
+    want = sum(max(0.0, 1 - row[y] + v) for i, v in enumerate(row) if i != y) / row.size
+    assert tuple(got.shape) == out_shape
+    np.testing.assert_allclose(got.numpy(), np.full(out_shape, want), rtol=1e-12)
+
+
+def test_multi_margin_loss_refuses_a_two_dim_target():
+    with pytest.raises(RuntimeError, match="target"):
+        F.multi_margin_loss(mg.tensor(X), mg.tensor(Y).reshape(-1, 1), reduction="none")
+
+
 def test_multilabel_margin_loss_reads_targets_up_to_the_first_minus_one():
     target = np.array([[2, -1, 0], [0, 1, -1], [1, 0, 2], [-1, 1, 1]])
     want = []

@@ -107,9 +107,9 @@ def multi_margin_loss(
     reduction = reduction_mode(size_average, reduce, reduction, "multi_margin_loss")
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
-    x = input.unsqueeze(0) if input.ndim == 1 else input
+    x = input.reshape(1, -1) if input.ndim <= 1 else input
     y = target.reshape(-1)
-    if x.ndim != 2 or y.shape[0] != x.shape[0]:
+    if x.ndim != 2 or target.ndim > 1 or y.shape[0] != x.shape[0]:
         raise RuntimeError(
             f"multi_margin_loss: expected input (N, C) or (C,) and target (N,) or 0-d, got "
             f"{tuple(input.shape)} and {tuple(target.shape)}"
@@ -126,7 +126,9 @@ def multi_margin_loss(
         terms = terms * weight.gather(0, y).unsqueeze(1)
     wrong = Tensor._make(xp.arange(c)[None, :] != y._data[:, None])  # the true class adds 0
     loss = (terms * wrong).sum(dim=1) / c
-    return _reduce(loss if input.ndim == 2 else loss.squeeze(0), reduction)
+    # reduction='none': one loss per target entry, shaped as the target (PyTorch's rule: a 0-d
+    # target gives a 0-d loss, a (1,) target with a (C,) input a (1,) one)
+    return _reduce(loss.reshape(target.shape), reduction)
 
 
 @autocast_function(FLOAT32)
