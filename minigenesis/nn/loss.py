@@ -19,9 +19,7 @@ class _Loss(Module):
     def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean"):
         super().__init__()
         self.reduction = reduction_mode(size_average, reduce, reduction, type(self).__name__)
-
-    def extra_repr(self) -> str:
-        return "" if self.reduction == "mean" else f"reduction={self.reduction!r}"
+        # (no extra_repr: PyTorch prints a loss module with none of its options, ``NLLLoss()``)
 
 
 class _WeightedLoss(_Loss):

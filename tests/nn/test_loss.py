@@ -495,3 +495,11 @@ def test_cross_entropy_takes_ignored_targets_that_are_no_class():
     loss = mg.nn.functional.cross_entropy(mg.tensor(x), mg.tensor([2, -100, 3]))
     logp = x - np.log(np.exp(x).sum(axis=1, keepdims=True))
     np.testing.assert_allclose(loss.item(), -(logp[0, 2] + logp[2, 3]) / 2, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "loss", [nn.NLLLoss(reduction="sum"), nn.MSELoss(reduction="none"), nn.CTCLoss(blank=1)]
+)
+def test_a_loss_module_prints_none_of_its_options(loss):
+    # PyTorch's loss modules have no extra_repr: NLLLoss(reduction='sum') prints NLLLoss()
+    assert repr(loss) == type(loss).__name__ + "()"
