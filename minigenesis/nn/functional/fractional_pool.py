@@ -60,6 +60,11 @@ def _fractional_max_pool(
         raise RuntimeError(
             f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {tuple(input.shape)}"
         )
+    if 0 in input.shape[1:]:  # (PyTorch's check: dims after the first non-empty)
+        raise RuntimeError(
+            f"{name}(): Expected input to have non-zero size for non-batch dimensions, but got "
+            f"{list(input.shape)}"
+        )
     x = input if input.ndim == nd + 2 else input.unsqueeze(0)
     spatial = tuple(x.shape[2:])
     kernel = _ntuple(kernel_size, nd, "kernel_size")
@@ -99,17 +104,19 @@ def _fractional_max_pool(
         shape[2 + axis], shape[2 + nd + axis] = outs[axis], kernel[axis]
         stride = math.prod(spatial[axis + 1 :])
         index = index + cells.reshape(shape) * stride
-    flat = x.reshape(batch, channels, -1)
-    window = index.reshape(batch, channels, -1)
+    # (explicit sizes, not -1: an empty batch or channel dim would make -1 ambiguous)
+    flat = x.reshape(batch, channels, math.prod(spatial))
+    window = index.reshape(batch, channels, math.prod(outs) * math.prod(kernel))
     values = (
         flat.detach()
         ._data[xp.arange(batch)[:, None, None], xp.arange(channels)[None, :, None], window]
-        .reshape(index.shape[: 2 + nd] + (-1,))
+        .reshape(index.shape[: 2 + nd] + (math.prod(kernel),))
     )
     best = _first_max(values)
     chosen = xp.take_along_axis(index.reshape(values.shape), best[..., None], -1)[..., 0]
     idx = Tensor._make(chosen, False)
-    out = flat.gather(2, idx.reshape(batch, channels, -1)).reshape(batch, channels, *outs)
+    out = flat.gather(2, idx.reshape(batch, channels, math.prod(outs)))
+    out = out.reshape(batch, channels, *outs)
     if input.ndim == nd + 1:
         return out.squeeze(0), idx.squeeze(0)
     return out, idx

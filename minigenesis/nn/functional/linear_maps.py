@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import math
+
 from ... import autocast_policy
 from ..._tensor import Tensor
 from ...autocast_policy import LOWER
@@ -97,10 +99,11 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     if same_two_byte_float(input1, input2, weight, bias):  # float32 inside, rounded once
         return in_float32(bilinear, input1, input2, weight, bias)
     lead = tuple(input1.shape[:-1])
+    b = math.prod(lead)  # (not -1 in the reshapes: ambiguous where out, in1 or in2 is 0)
     # (B, in1) @ (in1, out * in2): row b holds sum_i x1_i A_oij for every (o, j)
-    u = input1.reshape((-1, in1)) @ weight.permute((1, 0, 2)).reshape((in1, out_f * in2))
+    u = input1.reshape((b, in1)) @ weight.permute((1, 0, 2)).reshape((in1, out_f * in2))
     # summed in the inputs' dtype, as PyTorch's bmm (sum would widen int32 / uint8 to int64)
-    y = (u.reshape((-1, out_f, in2)) * input2.reshape((-1, 1, in2))).sum(-1, dtype=u.dtype)
+    y = (u.reshape((b, out_f, in2)) * input2.reshape((b, 1, in2))).sum(-1, dtype=u.dtype)
     if bias is not None:
         y = y + bias
     return y.reshape((*lead, out_f))

@@ -263,6 +263,8 @@ def local_response_norm(
             f"local_response_norm: expected 3D or higher dimensionality input (got {input.ndim} "
             f"dimensions)"
         )
+    if input.numel() == 0:  # nothing to sum over (no channels, or an empty dim): empty, as given
+        return input / k**beta
     n, c = input.shape[:2]
     # channels as the height of a one-channel image
     sq = (input * input).reshape(n, 1, c, math.prod(input.shape[2:]))
