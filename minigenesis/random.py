@@ -174,6 +174,12 @@ def fork_rng(
 
 # ---------------------------------------------------------------------------------------------
 def _draw(kind: str, shape: tuple, dtype: _dt.DType, xp: Any, generator, *params) -> Any:
+    if not dtype.is_floating_point:  # (NumPy's draw would be refused, or cast to garbage)
+        kernel = "normal_kernel_cpu" if kind == "normal" else "check_uniform_bounds"
+        raise NotImplementedError(
+            f'"{kernel}" not implemented for {_dt.scalar_type_name(dtype)!r}: {kind} samples '
+            "need a floating dtype"
+        )
     gen = generator_for(xp, generator)
     # NumPy draws float32/float64 natively; 2-byte floats are drawn in float32 and rounded.
     draw_dtype = dtype.numpy_dtype if dtype.itemsize >= 4 else np.float32

@@ -184,3 +184,21 @@ def test_a_generator_that_is_not_a_generator_is_a_type_error_naming_it(draw):
     with pytest.raises(TypeError, match="generator must be an mg.Generator .*got int 5"):
         draw(5)
     draw(mg.Generator().manual_seed(0))  # a real one still draws
+
+
+@pytest.mark.parametrize("dtype", [mg.int64, mg.uint8, mg.bool])
+@pytest.mark.parametrize(
+    "fill",
+    [
+        lambda t: t.uniform_(),
+        lambda t: t.normal_(),
+        lambda t: mg.nn.init.kaiming_uniform_(t),
+        lambda t: mg.nn.init.kaiming_normal_(t),
+    ],
+)
+def test_uniform_and_normal_fills_refuse_integer_and_bool_tensors(fill, dtype):
+    # (a NumPy draw cast to uint8 / bool filled the tensor with garbage; PyTorch refuses)
+    t = mg.zeros(3, 3, dtype=dtype)
+    with pytest.raises(NotImplementedError, match="not implemented for"):
+        fill(t)
+    assert (t == 0).all()
