@@ -91,16 +91,22 @@ def _implicit_dim(name: str, ndim: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
-    """e^x_i / sum_j e^x_j along ``dim`` (computed in ``dtype`` if given)."""
+def softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:
+    """e^x_i / sum_j e^x_j along ``dim`` (computed in ``dtype`` if given). ``_stacklevel``:
+    PyTorch's place for a warning's stack level, kept so positional calls line up."""
     if dim is None:
         dim = _implicit_dim("softmax", input.ndim)
     x = input if dtype is None else input.to(_dt.to_dtype(dtype))
     return x.softmax(norm_dim(dim, x.ndim)[0])
 
 
-def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
-    """x_i - logsumexp(x) along ``dim`` (stable: never forms e^x for large x)."""
+def log_softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:
+    """x_i - logsumexp(x) along ``dim`` (stable: never forms e^x for large x). ``_stacklevel``:
+    PyTorch's place for a warning's stack level, kept so positional calls line up."""
     if dim is None:
         dim = _implicit_dim("log_softmax", input.ndim)
     x = input if dtype is None else input.to(_dt.to_dtype(dtype))

@@ -331,23 +331,37 @@ def _cross_entropy_in_full(
 
 
 @autocast_function(FLOAT32)
-def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
-    """l_i = (x_i - y_i)^2;   dl/dx = 2 (x - y)."""
+def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None):
+    """l_i = (x_i - y_i)^2;   dl/dx = 2 (x - y). With ``weight``: w_i l_i, and the mean is
+    the weighted one, sum(w l) / sum(w)."""
     reduction = reduction_mode(size_average, reduce, reduction, "mse_loss")
     check_floating("mse_cpu", input, target)
     target = _tensor(target, input, "mse_loss")
     _same_shape(input, target, "mse_loss", strict=False)
     diff = input - target
-    return _reduce(diff * diff, reduction)
+    return _weighted_reduce(diff * diff, weight, input, reduction)
 
 
 @autocast_function(FLOAT32)
-def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
-    """l_i = |x_i - y_i|;   dl/dx = sign(x - y) (0 at x == y, as PyTorch)."""
+def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None):
+    """l_i = |x_i - y_i|;   dl/dx = sign(x - y) (0 at x == y, as PyTorch). With ``weight``:
+    w_i l_i, and the mean is the weighted one, sum(w l) / sum(w)."""
     reduction = reduction_mode(size_average, reduce, reduction, "l1_loss")
     target = _tensor(target, input, "l1_loss")
     _same_shape(input, target, "l1_loss", strict=False)
-    return _reduce((input - target).abs(), reduction)
+    return _weighted_reduce((input - target).abs(), weight, input, reduction)
+
+
+def _weighted_reduce(loss: Tensor, weight, input: Tensor, reduction: str) -> Tensor:
+    """mse_loss's and l1_loss's ``weight`` (one per element of the input): the losses scaled by
+    it, their mean divided by the weights' sum (PyTorch's rule for these two; huber_loss's
+    weighted mean divides by the count)."""
+    if weight is None:
+        return _reduce(loss, reduction)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    return loss.sum() / weight.sum() if reduction == "mean" else _reduce(loss, reduction)
 
 
 @quiet_fp
@@ -492,6 +506,8 @@ def huber_loss(
 
     loss = in_float32(elementwise, input)
     if weight is not None:
+        if tuple(weight.shape) != tuple(input.shape):
+            raise ValueError("Weights and input must have the same size.")
         loss = loss * weight
     return _reduce(loss, reduction)
 

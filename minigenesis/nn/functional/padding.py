@@ -10,8 +10,9 @@ from ...ops.same_dtype import check_not_bool
 # ----------------------------------------------------------------------------------------------
 # Padding
 # ----------------------------------------------------------------------------------------------
-def pad(x, pad: tuple | list, mode: str = "constant", value: float | None = None):
-    """Pad ``x`` by ``pad`` = (last_lo, last_hi, second_last_lo, second_last_hi, ...)."""
+def pad(input, pad: tuple | list, mode: str = "constant", value: float | None = None):  # noqa: A002
+    """Pad ``input`` by ``pad`` = (last_lo, last_hi, second_last_lo, second_last_hi, ...)."""
+    x = input
     if not all(isinstance(p, int) and not isinstance(p, bool) for p in pad):
         raise TypeError(f"pad: amounts must be ints, got {tuple(pad)}")
     pad = tuple(pad)
