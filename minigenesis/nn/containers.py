@@ -55,10 +55,10 @@ class Sequential(Module):
             for i, m in enumerate(args):
                 self.add_module(str(i), m)
 
-    def forward(self, x: Any) -> Any:
+    def forward(self, input: Any) -> Any:  # noqa: A002  (PyTorch's name: seq(input=x) works)
         for m in self._modules.values():
-            x = m(x)
-        return x
+            input = m(input)
+        return input
 
     def __getitem__(self, idx: int | slice) -> Any:
         if isinstance(idx, slice):

@@ -85,8 +85,8 @@ class RMSNorm(Module):
         else:
             self.register_parameter("weight", None)
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+    def forward(self, x: Tensor) -> Tensor:  # (PyTorch's name for RMSNorm's input: x)
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self) -> str:
         return (

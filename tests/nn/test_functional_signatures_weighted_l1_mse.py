@@ -45,3 +45,10 @@ def test_softmax_family_takes_dtype_fourth_after_stacklevel(name):
     p /= p.sum()
     want = np.log(p) if name == "log_softmax" else p
     np.testing.assert_allclose(y.numpy()[0], want, rtol=1e-6)
+
+
+def test_sequential_and_rms_norm_take_their_input_by_pytorchs_keyword():
+    seq = mg.nn.Sequential(mg.nn.Identity())
+    np.testing.assert_array_equal(seq(input=mg.tensor([1.0, 2.0])).numpy(), [1.0, 2.0])
+    y = mg.nn.RMSNorm(2, elementwise_affine=False)(x=mg.tensor([[3.0, 4.0]]))
+    np.testing.assert_allclose(y.numpy(), [[3.0, 4.0]] / np.sqrt(12.5 + 1.1920929e-07), rtol=1e-6)
