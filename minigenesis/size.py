@@ -4,7 +4,8 @@ A tuple of ints (it compares equal to the plain tuple, indexes, unpacks and hash
 prints as ``minigenesis.Size([2, 3])`` and knows its ``numel()``. Slicing it, adding a tuple to it
 or multiplying it by an int gives a Size again, as in PyTorch.
 
-``norm_dim`` reads a ``dim=`` argument against a number of dims (negative dims count from the end).
+``norm_dim`` reads a ``dim=`` argument against a number of dims (negative dims count from the end);
+``integer`` reads a size or a dim given as a Python int or a NumPy integer scalar.
 """
 
 from __future__ import annotations
@@ -15,6 +16,14 @@ import operator
 from typing import Any
 
 import numpy as np
+
+
+def integer(value: Any) -> Any:
+    """A NumPy integer scalar as the Python int it stands for; anything else as it is. PyTorch
+    reads sizes and dims through ``__index__``, so ``np.int64(2)`` (a shape read off an array,
+    an index from ``np.argmax``) is 2 there; the argument checks here test ``isinstance(v, int)``
+    after this."""
+    return int(value) if isinstance(value, np.integer) else value
 
 
 class Size(tuple):
@@ -112,7 +121,7 @@ def norm_dim(dim: Any, ndim: int) -> tuple | None:
         dims = tuple(d if isinstance(d, int) else operator.index(d) for d in dim)
     limit = max(ndim, 1)
     out = []
-    for d in dims:
+    for d in map(integer, dims):
         if not -limit <= d < limit:
             raise IndexError(f"dim {d} is out of range for a tensor with {ndim} dims")
         if d % limit in out:  # (NumPy would say "duplicate value in 'axis'")

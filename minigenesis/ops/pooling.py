@@ -13,6 +13,7 @@ the gradient's graph as PyTorch's pooling backward does.
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 
@@ -38,11 +39,17 @@ def pool_geometry(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) ->
     return out, p, pad_hi
 
 
+def default_stride(stride: Any) -> bool:
+    """Whether a pooling's ``stride`` is left to default to its kernel size: None or empty (an
+    ``== []`` test would compare a NumPy integer elementwise)."""
+    return stride is None or (isinstance(stride, (list, tuple)) and not stride)
+
+
 def pool_geometry2d(x, kernel, stride, padding, dilation, ceil_mode, name) -> tuple:
     """The checked geometry of a 2-d pooling of x: (kh, kw, sh, sw, dh, dw, H_out, W_out,
     (top, bottom, left, right)), the padding including what ceil_mode adds."""
     kh, kw = pair(kernel, "kernel_size")
-    sh, sw = pair(stride, "stride") if stride is not None and stride != [] else (kh, kw)
+    sh, sw = pair(stride, "stride") if not default_stride(stride) else (kh, kw)
     ph, pw = pair(padding, "padding")
     dh, dw = pair(dilation, "dilation")
     if 0 in (kh, kw, sh, sw, dh, dw):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...backend import get_array_module
 from ...ops.pad import Pad, gather_index
 from ...ops.same_dtype import check_not_bool
+from ...size import integer
 
 
 # ----------------------------------------------------------------------------------------------
@@ -13,6 +14,7 @@ from ...ops.same_dtype import check_not_bool
 def pad(input, pad: tuple | list, mode: str = "constant", value: float | None = None):  # noqa: A002
     """Pad ``input`` by ``pad`` = (last_lo, last_hi, second_last_lo, second_last_hi, ...)."""
     x = input
+    pad = tuple(map(integer, pad))  # (NumPy integers count as ints)
     if not all(isinstance(p, int) and not isinstance(p, bool) for p in pad):
         raise TypeError(f"pad: amounts must be ints, got {tuple(pad)}")
     pad = tuple(pad)

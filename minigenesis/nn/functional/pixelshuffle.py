@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..._tensor import Tensor
+from ...size import integer
 
 
 # ----------------------------------------------------------------------------------------------
@@ -14,7 +15,7 @@ from ..._tensor import Tensor
 # ----------------------------------------------------------------------------------------------
 def _check_int_factor(value: Any, name: str, arg: str) -> None:
     # PyTorch's types: TypeError for a value that is no int, RuntimeError for one below 1
-    if not isinstance(value, int) or isinstance(value, bool):
+    if not isinstance(integer(value), int) or isinstance(value, bool):  # (NumPy ints are ints)
         raise TypeError(f"{name}: {arg} must be a positive int, got {value!r}")
     if value < 1:
         raise RuntimeError(f"{name}: {arg} must be a positive int, got {value!r}")

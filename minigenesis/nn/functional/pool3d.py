@@ -19,7 +19,7 @@ from typing import Any
 
 from ..._tensor import Tensor
 from ...backend import get_array_module
-from ...ops.pooling import KeepInput, first_inside, pool_geometry
+from ...ops.pooling import KeepInput, default_stride, first_inside, pool_geometry
 from ...ops.windows_nd import POOL, WindowsNd, ntuple
 from .pooling import check_adaptive_sizes
 
@@ -48,7 +48,7 @@ def _geometry(x: Tensor, kernel_size, stride, padding, dilation, ceil_mode, name
     """(kernel, stride, dilation, pads, outs, pad_lo) of a 3-d pooling: pads per dim (lo, hi)
     include what ceil_mode adds; PyTorch's checks and messages."""
     k = ntuple(kernel_size, 3, "kernel_size")
-    s = k if stride is None or stride == [] else ntuple(stride, 3, "stride")
+    s = k if default_stride(stride) else ntuple(stride, 3, "stride")
     p, d = ntuple(padding, 3, "padding"), ntuple(dilation, 3, "dilation")
     if 0 in k or 0 in s or 0 in d:
         raise RuntimeError(f"{name}: kernel_size, stride and dilation must be positive")

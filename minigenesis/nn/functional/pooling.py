@@ -11,9 +11,10 @@ from ..._tensor import Tensor
 from ...autocast_policy import without_autocast
 from ...backend import get_array_module
 from ...ops.anchor import anchor
-from ...ops.pooling import KeepInput, MaxPool, pool_geometry2d, pool_windows
+from ...ops.pooling import KeepInput, MaxPool, default_stride, pool_geometry2d, pool_windows
 from ...ops.round_once import in_float32, is_two_byte_float
 from ...ops.same_dtype import SCALAR_NAMES, check_floating
+from ...size import integer
 from .._utils import single
 
 
@@ -32,7 +33,7 @@ def check_adaptive_sizes(input: Tensor, name: str, first: int = 1) -> None:
 def check_adaptive_output(sizes: tuple, name: str, output_size: Any) -> None:
     """PyTorch's rule for an adaptive pooling's output sizes: ints (TypeError otherwise), none
     negative (RuntimeError); a size of 0 gives an empty output."""
-    for size in sizes:
+    for size in map(integer, sizes):  # (a NumPy integer counts as an int)
         if not isinstance(size, int) or isinstance(size, bool):
             raise TypeError(f"{name}: output_size must hold ints (or None), got {output_size!r}")
         if size < 0:
@@ -245,7 +246,7 @@ def max_pool1d(
     if not return_indices:  # PyTorch's values-only kernel is floating-only (with indices: ints too)
         check_floating("max_pool1d_impl", input)
     k = single(kernel_size, "kernel_size")
-    s = k if stride is None or stride == [] else single(stride, "stride")
+    s = k if default_stride(stride) else single(stride, "stride")
     p, d = single(padding, "padding"), single(dilation, "dilation")
     y = max_pool2d(x, (1, k), (1, s), (0, p), (1, d), ceil_mode, return_indices)
     return _pool1d_output(y, unbatched)
@@ -262,7 +263,7 @@ def avg_pool1d(
     """y[n, c, o] = (sum of x[n, c, o s - p + j], j < kernel_size) / divisor (see avg_pool2d)."""
     x, unbatched = _pool1d_input(input, "avg_pool1d")
     k = single(kernel_size, "kernel_size")
-    s = k if stride is None or stride == [] else single(stride, "stride")
+    s = k if default_stride(stride) else single(stride, "stride")
     y = avg_pool2d(x, (1, k), (1, s), (0, single(padding, "padding")), ceil_mode, count_include_pad)
     return _pool1d_output(y, unbatched)
 

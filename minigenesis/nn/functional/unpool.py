@@ -17,6 +17,7 @@ import math
 from typing import Any
 
 from ..._tensor import Tensor
+from ...ops.pooling import default_stride
 from ...ops.same_dtype import check_floating
 from ...ops.windows_nd import ntuple
 
@@ -73,7 +74,7 @@ def _max_unpool(
             f"{name}: elements in indices should be type int64 but got: {indices.dtype.name}"
         )
     kernel = ntuple(kernel_size, n, "kernel_size")
-    stride = kernel if stride is None or stride == [] else ntuple(stride, n, "stride")
+    stride = kernel if default_stride(stride) else ntuple(stride, n, "stride")
     size = _unpool_output_size(input, kernel, stride, ntuple(padding, n, "padding"), output_size)
     if min(size) < 0:
         raise ValueError(f"{name}: output_size must be non-negative, got {tuple(size)}")
