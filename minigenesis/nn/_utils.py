@@ -11,6 +11,7 @@ from ..size import integer
 
 def shape_tuple(shape: Any) -> tuple:
     """An int or a sequence of ints (``normalized_shape``) -> a tuple of ints."""
+    shape = integer(shape)  # (a NumPy integer counts as an int)
     return (int(shape),) if isinstance(shape, int) else tuple(int(s) for s in shape)
 
 

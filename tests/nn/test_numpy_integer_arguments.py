@@ -40,3 +40,33 @@ def test_numpy_integer_sizes_and_dims_act_as_ints(name):
     got = CALLS[name](np.int64(3), np.int32(2))
     assert got.shape == want.shape
     np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+
+
+MODULES = {
+    "LayerNorm": (lambda n: mg.nn.LayerNorm(n), (2, 3)),
+    "RMSNorm": (lambda n: mg.nn.RMSNorm(n), (2, 3)),
+    "PReLU": (lambda n: mg.nn.PReLU(n), (2, 3)),
+    "ZeroPad2d": (lambda n: mg.nn.ZeroPad2d(n), (1, 1, 2, 2)),
+    "ConstantPad1d": (lambda n: mg.nn.ConstantPad1d((n, 1), 0.5), (1, 1, 2)),
+    "ReflectionPad2d": (lambda n: mg.nn.ReflectionPad2d((1, n, n, 0)), (1, 1, 4, 4)),
+    "GRUCell": (lambda n: mg.nn.GRUCell(n, n), (2, 3)),
+    "FractionalMaxPool2d": (lambda n: mg.nn.FractionalMaxPool2d(n - 1, n - 1), (1, 1, 5, 5)),
+    "MultiheadAttention": (lambda n: mg.nn.MultiheadAttention(n + 1, n - 1), (3, 4)),
+    "TransformerEncoderLayer": (lambda n: mg.nn.TransformerEncoderLayer(n + 1, 2, 8), (3, 2, 4)),
+}
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_layers_built_with_numpy_integers_match_their_int_built_twins(name):
+    make, shape = MODULES[name]
+    x = mg.tensor(np.random.default_rng(2).standard_normal(shape))
+    outs = []
+    for n in (3, np.int64(3)):
+        mg.manual_seed(0)  # (the same initial weights and random windows)
+        layer = make(n).double()
+        args = (x, x, x) if name == "MultiheadAttention" else (x,)
+        with mg.no_grad():
+            y = layer(*args)
+        outs.append((y[0] if isinstance(y, tuple) else y).numpy())
+    assert outs[0].shape == outs[1].shape
+    np.testing.assert_array_equal(outs[0], outs[1])
