@@ -176,6 +176,10 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     dy/dx = 1 or a,   dy/da = x where x <= 0."""
     _floating(input, "prelu_cpu")
     check_same_dtype("prelu", LOWER, input=input, weight=weight)
+    if weight.ndim > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}"
+        )
     channels = input.shape[1] if input.ndim >= 2 else 1
     n = weight.numel()
     if n != 1 and n != channels:
@@ -283,7 +287,9 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     (continuously differentiable);   dy/dx = 1 for x > 0, e^(x/alpha) for x <= 0."""
     _floating(input, "elu_cpu")
     if alpha == 0:
-        raise ValueError("celu: alpha must not be 0 (the negative branch divides x by alpha)")
+        raise RuntimeError(  # (PyTorch's RuntimeError, "ZeroDivisionError: alpha cannot be 0")
+            "celu: alpha must not be 0 (the negative branch divides x by alpha)"
+        )
 
     def fn(t: Tensor) -> Tensor:
         return A.ELU.apply(t, float(alpha), 1.0, 1.0 / alpha)
@@ -332,7 +338,9 @@ def rrelu(
     each element (from the minigenesis generator); eval: the mean slope (lower + upper) / 2.
     dy/dx = 1 for x > 0, a for x <= 0 (the drawn a)."""
     if not lower <= upper:
-        raise ValueError(f"rrelu: lower ({lower}) must not be greater than upper ({upper})")
+        raise RuntimeError(  # (PyTorch's type)
+            f"rrelu: lower ({lower}) must not be greater than upper ({upper})"
+        )
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
 

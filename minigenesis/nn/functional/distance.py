@@ -12,7 +12,7 @@ from ..._tensor import Tensor
 from ...autocast_policy import CUDA_FLOAT32, autocast_function
 from ...backend import get_array_module
 from ...ops.round_once import in_float32, is_two_byte_float, same_two_byte_float
-from ...size import norm_dim
+from ...size import broadcast_error, norm_dim
 
 
 # ----------------------------------------------------------------------------------------------
@@ -43,7 +43,10 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     float16/bfloat16 compute in float32 and round once."""
     if same_two_byte_float(x1, x2):
         return in_float32(cosine_similarity, x1, x2, dim, eps)
-    shape = np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+    try:
+        shape = np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+    except ValueError:  # (NumPy's ValueError; PyTorch's is a RuntimeError naming the dim)
+        raise broadcast_error(x1.shape, x2.shape) from None
     x1, x2 = x1.expand(shape), x2.expand(shape)
     d = norm_dim(dim, len(shape))[0]
     return ((x1 / _clamped_norm(x1, d, eps)) * (x2 / _clamped_norm(x2, d, eps))).sum(d)

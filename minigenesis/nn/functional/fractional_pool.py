@@ -35,6 +35,8 @@ def _starts(u: Any, n: int, m: int, k: int, dtype: Any) -> Any:
     """Window starts (…, m) for the samples u (…,), computed in ``dtype`` as PyTorch's kernel."""
     xp = get_array_module(u)
     out = xp.empty(u.shape + (m,), np.int64)
+    if m == 0:  # (an output ratio that rounds a size to 0: no windows)
+        return out
     if m > 1:
         alpha = dtype(n - k) / dtype(m - 1)
         i = xp.arange(m - 1).astype(dtype)

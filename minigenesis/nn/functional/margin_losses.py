@@ -123,7 +123,14 @@ def multi_margin_loss(
     if p == 2:
         terms = terms * terms
     if weight is not None:
-        terms = terms * weight.gather(0, y).unsqueeze(1)
+        if weight.ndim != 1:  # (PyTorch's ValueError)
+            raise ValueError("multi_margin_loss: weight must be one-dimensional")
+        if weight.numel() != c:  # (a gather would read a wrong-sized weight)
+            raise RuntimeError(
+                f"multi_margin_loss: inconsistent weight size, expected {c} but got "
+                f"{list(weight.shape)}"
+            )
+        terms = terms * weight.gather(0, y.reshape(-1)).unsqueeze(1)
     wrong = Tensor._make(xp.arange(c)[None, :] != y._data[:, None])  # the true class adds 0
     loss = (terms * wrong).sum(dim=1) / c
     # reduction='none': one loss per target entry, shaped as the target (PyTorch's rule: a 0-d
