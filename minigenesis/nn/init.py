@@ -310,7 +310,27 @@ def kaiming_normal_(
     return normal_(tensor, 0.0, std, generator)
 
 
+def _deprecated(fn: Any) -> Any:
+    """An old spelling without the trailing underscore: ``fn`` after PyTorch's FutureWarning."""
+    new_name = fn.__name__
+    old_name = new_name[:-1]
+
+    def old(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn(
+            f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return fn(*args, **kwargs)
+
+    old.__name__, old.__qualname__ = old_name, old_name
+    old.__doc__ = f"{old_name}(...): deprecated, use ``{new_name}``."
+    return old
+
+
 # Old spellings without the trailing underscore, kept by PyTorch with a deprecation warning.
-uniform, normal, constant = uniform_, normal_, constant_
-xavier_uniform, xavier_normal = xavier_uniform_, xavier_normal_
-kaiming_uniform, kaiming_normal = kaiming_uniform_, kaiming_normal_
+uniform, normal, constant = _deprecated(uniform_), _deprecated(normal_), _deprecated(constant_)
+eye, dirac = _deprecated(eye_), _deprecated(dirac_)
+xavier_uniform, xavier_normal = _deprecated(xavier_uniform_), _deprecated(xavier_normal_)
+kaiming_uniform, kaiming_normal = _deprecated(kaiming_uniform_), _deprecated(kaiming_normal_)
+orthogonal, sparse = _deprecated(orthogonal_), _deprecated(sparse_)

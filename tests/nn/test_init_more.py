@@ -72,3 +72,19 @@ def test_pad_sequence_matches_pytorch():
 def test_pad_sequence_names_a_mismatched_sequence():
     with pytest.raises(RuntimeError, match="sequence 1"):
         nn.utils.rnn.pad_sequence([mg.ones(2, 3), mg.ones(2, 4)])
+
+
+@pytest.mark.parametrize(
+    "old, args",
+    [("eye", ()), ("dirac", ()), ("orthogonal", ()), ("sparse", (0.5,)), ("uniform", ()),
+     ("normal", ()), ("constant", (0.5,)), ("xavier_uniform", ()), ("kaiming_normal", ())],
+)  # fmt: skip
+def test_old_init_spellings_warn_and_fill_as_the_underscore_forms(old, args):
+    shape = (4, 4, 1) if old == "dirac" else (4, 4)
+    a, b = mg.empty(*shape), mg.empty(*shape)
+    mg.manual_seed(0)
+    with pytest.warns(FutureWarning, match=f"nn.init.{old}_"):
+        getattr(mg.nn.init, old)(a, *args)
+    mg.manual_seed(0)
+    getattr(mg.nn.init, old + "_")(b, *args)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
