@@ -18,14 +18,6 @@ from typing import Any
 import numpy as np
 
 
-def integer(value: Any) -> Any:
-    """A NumPy integer scalar as the Python int it stands for; anything else as it is. PyTorch
-    reads sizes and dims through ``__index__``, so ``np.int64(2)`` (a shape read off an array,
-    an index from ``np.argmax``) is 2 there; the argument checks here test ``isinstance(v, int)``
-    after this."""
-    return int(value) if isinstance(value, np.integer) else value
-
-
 class Size(tuple):
     """A tensor's shape: ``mg.Size([2, 3])`` (any iterable of ints)."""
 
@@ -121,7 +113,7 @@ def norm_dim(dim: Any, ndim: int) -> tuple | None:
         dims = tuple(d if isinstance(d, int) else operator.index(d) for d in dim)
     limit = max(ndim, 1)
     out = []
-    for d in map(integer, dims):
+    for d in map(plain_int, dims):
         if not -limit <= d < limit:
             raise IndexError(f"dim {d} is out of range for a tensor with {ndim} dims")
         if d % limit in out:  # (NumPy would say "duplicate value in 'axis'")

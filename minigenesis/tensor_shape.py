@@ -424,6 +424,7 @@ class TensorShape:
                 idx = xp.repeat(xp.arange(counts.size), counts.tolist())
                 _check_output_size(output_size, idx.size)
                 return x.index_select(d, type(self)._make(idx, False))
+        repeats = plain_int(repeats)
         if not isinstance(repeats, int) or isinstance(repeats, bool):
             raise TypeError(
                 f"repeat_interleave: repeats must be an int or an integer tensor, got "
@@ -467,7 +468,7 @@ class TensorShape:
         between the given indices for a list (as Python slicing, so past-the-end is empty)."""
         d = norm_dim(dim, self.ndim)[0]
         n = self.shape[d]
-        spec = indices_or_sections
+        spec = plain_int(indices_or_sections)
         if hasattr(spec, "_data"):  # a tensor: 0-d means sections, 1-d indices
             if spec._data.dtype.name != "int64" or spec.ndim > 1:  # (PyTorch's refusals)
                 raise RuntimeError(

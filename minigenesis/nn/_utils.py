@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..size import integer
+from ..size import plain_int
 
 
 def shape_tuple(shape: Any) -> tuple:
     """An int or a sequence of ints (``normalized_shape``) -> a tuple of ints."""
-    shape = integer(shape)  # (a NumPy integer counts as an int)
+    shape = plain_int(shape)  # (a NumPy integer counts as an int)
     return (int(shape),) if isinstance(shape, int) else tuple(int(s) for s in shape)
 
 
@@ -31,7 +31,7 @@ def single(value: Any, name: str) -> int:
     """An int or a 1-tuple of ints -> an int (PyTorch's ``_single``); ``name`` is the argument."""
     if isinstance(value, (tuple, list)) and len(value) == 1:
         value = value[0]
-    value = integer(value)  # (a NumPy integer counts as an int)
+    value = plain_int(value)  # (a NumPy integer counts as an int)
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise TypeError(f"{name} must be a non-negative int or a 1-tuple of one, got {value!r}")
     return value

@@ -11,7 +11,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..creation import full
-from ..size import integer
+from ..size import plain_int
 from . import functional as F
 from .module import Module
 from .parameter import Parameter
@@ -181,7 +181,7 @@ class PReLU(Module):
         self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None
     ) -> None:
         super().__init__()
-        num_parameters = integer(num_parameters)  # (a NumPy integer counts as an int)
+        num_parameters = plain_int(num_parameters)  # (a NumPy integer counts as an int)
         if not isinstance(num_parameters, int) or num_parameters < 1:
             raise ValueError(
                 f"PReLU: num_parameters must be a positive int, got {num_parameters!r}"

@@ -29,7 +29,7 @@ from ..creation import empty, zeros
 from ..dtypes import bool_
 from ..functions import cat
 from ..ops.attention import SDPA, attention
-from ..size import integer
+from ..size import plain_int
 from . import functional as F
 from . import init
 from .linear import NonDynamicallyQuantizableLinear
@@ -56,8 +56,8 @@ class MultiheadAttention(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        embed_dim, num_heads = integer(embed_dim), integer(num_heads)  # (NumPy ints are ints)
-        kdim, vdim = integer(kdim), integer(vdim)
+        embed_dim, num_heads = plain_int(embed_dim), plain_int(num_heads)  # (NumPy ints are ints)
+        kdim, vdim = plain_int(kdim), plain_int(vdim)
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(
                 f"MultiheadAttention: embed_dim and num_heads must be positive, got "

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._tensor import Tensor
-from ..size import integer
+from ..size import plain_int
 from . import functional as F
 from .module import Module
 
@@ -14,7 +14,7 @@ from .module import Module
 def _ntuple(value: Any, nd: int) -> tuple | None:
     if value is None:
         return None
-    value = integer(value)  # (a NumPy integer counts as an int)
+    value = plain_int(value)  # (a NumPy integer counts as an int)
     return (value,) * nd if isinstance(value, (int, float)) else tuple(value)
 
 

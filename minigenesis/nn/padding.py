@@ -14,17 +14,17 @@ from __future__ import annotations
 from typing import Any
 
 from .._tensor import Tensor
-from ..size import integer
+from ..size import plain_int
 from . import functional as F
 from .module import Module
 
 
 def _amounts(padding: Any, dims: int, name: str) -> tuple:
     """padding as 2 * dims ints (one int means the same amount everywhere)."""
-    padding = integer(padding)  # (NumPy integers count as ints)
+    padding = plain_int(padding)  # (NumPy integers count as ints)
     if isinstance(padding, int) and not isinstance(padding, bool):
         return (padding,) * (2 * dims)
-    padding = tuple(map(integer, padding))
+    padding = tuple(map(plain_int, padding))
     if len(padding) != 2 * dims or not all(isinstance(p, int) for p in padding):
         raise ValueError(f"{name}: padding must be an int or {2 * dims} ints, got {padding}")
     return padding

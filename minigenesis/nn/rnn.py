@@ -35,7 +35,7 @@ from ..autocast_policy import LOWER, autocast_function
 from ..creation import empty, zeros
 from ..functions import cat
 from ..ops import rnn as rnn_ops
-from ..size import integer
+from ..size import plain_int
 from . import functional as F
 from . import init
 from .module import Module
@@ -421,7 +421,7 @@ class RNNCellBase(Module):
     ) -> None:
         super().__init__()
         # (a cell, unlike RNNBase, takes NumPy integers: PyTorch's cell does not check the type)
-        input_size, hidden_size = integer(input_size), integer(hidden_size)
+        input_size, hidden_size = plain_int(input_size), plain_int(hidden_size)
         for name, value in (("input_size", input_size), ("hidden_size", hidden_size)):
             if not isinstance(value, int):  # PyTorch's TypeError (a bool is an int there too)
                 raise TypeError(f"{name} should be of type int, got: {type(value).__name__}")

@@ -30,7 +30,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.grad_mode import state as grad_state
 from ..creation import full
-from ..size import integer
+from ..size import plain_int
 from . import functional as F
 from . import init
 from .activation import GELU, ReLU
@@ -267,7 +267,7 @@ class TransformerDecoderLayer(Module):
 
 def _clones(layer: Module, n: int) -> ModuleList:
     """n independent copies of ``layer`` (each with its own parameters, as PyTorch)."""
-    n = integer(n)  # (a NumPy integer counts as an int)
+    n = plain_int(n)  # (a NumPy integer counts as an int)
     if not isinstance(n, int) or n < 0:
         raise ValueError(f"num_layers must be a non-negative int, got {n!r}")
     return ModuleList([copy.deepcopy(layer) for _ in range(n)])

@@ -28,7 +28,7 @@ from numpy import ndarray
 from .. import kernels
 from ..autograd.function import Op
 from ..backend import get_array_module, quiet_fp
-from ..size import integer
+from ..size import plain_int
 
 # Axis orders of the columns, as a permutation of the strided view's (N, C, kh, kw, H_out, W_out).
 CONV_ORDER = (1, 2, 3, 0, 4, 5)  # (C, kh, kw, N, H_out, W_out): reshapes to (C*kh*kw, N*L)
@@ -38,11 +38,11 @@ POOL_ORDER = (0, 1, 4, 5, 2, 3)  # (N, C, H_out, W_out, kh, kw): reshapes to (..
 def pair(value: Any, name: str) -> tuple[int, int]:
     """An int or a pair of ints -> a pair of non-negative ints (PyTorch's ``_pair``); NumPy
     integers count as ints."""
-    value = integer(value)
+    value = plain_int(value)
     if isinstance(value, int) and not isinstance(value, bool):
         pair_ = (value, value)
     elif isinstance(value, (tuple, list)):
-        pair_ = tuple(map(integer, value))
+        pair_ = tuple(map(plain_int, value))
         if len(pair_) == 1:
             pair_ = pair_ * 2
     else:

@@ -92,7 +92,7 @@ def triangle(x, diagonal: int, upper: bool):
 
 def multinomial(x, num_samples: int, replacement: bool = False, generator=None):
     """Indices (int64) drawn from each row of the non-negative weights x (C,) or (N, C)."""
-    name = "multinomial"
+    name, num_samples = "multinomial", plain_int(num_samples)
     if x.ndim not in (1, 2):
         raise RuntimeError(
             f"{name}: prob_dist must be 1 or 2 dim (categories last), got shape {tuple(x.shape)}"

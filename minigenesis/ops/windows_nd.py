@@ -19,7 +19,7 @@ from typing import Any
 
 from ..autograd.function import Op
 from ..backend import get_array_module, quiet_fp
-from ..size import integer
+from ..size import plain_int
 
 CONV, POOL = "conv", "pool"
 
@@ -27,11 +27,11 @@ CONV, POOL = "conv", "pool"
 def ntuple(value: Any, n: int, name: str) -> tuple[int, ...]:
     """An int or a sequence of n ints (or of one) -> a tuple of n non-negative ints (``_triple``
     for n = 3)."""
-    value = integer(value)  # (NumPy integers count as ints)
+    value = plain_int(value)  # (NumPy integers count as ints)
     if isinstance(value, int) and not isinstance(value, bool):
         out = (value,) * n
     elif isinstance(value, (tuple, list)):
-        out = tuple(map(integer, value))
+        out = tuple(map(plain_int, value))
         out = out * n if len(out) == 1 else out
     else:
         out = (value,)

@@ -127,3 +127,16 @@ def test_numpy_integers_are_taken_where_an_int_goes():
     assert [c.shape for c in x.chunk(i2)] == [(2, 4), (1, 4)]
     np.testing.assert_array_equal((x / 7).round(decimals=i1).numpy(), np.round(a / 7, 1))
     np.testing.assert_allclose(x.softmax(i1).sum(1).numpy(), np.ones(3), rtol=1e-6)
+
+
+def test_numpy_integer_counts_repeat_split_and_sample_as_ints():
+    a = np.arange(12.0).reshape(3, 4)
+    x = mg.tensor(a)
+    np.testing.assert_array_equal(
+        x.repeat_interleave(np.int64(2), np.int64(1)).numpy(), np.repeat(a, 2, 1)
+    )
+    parts = x.tensor_split(np.int64(3), np.int64(1))
+    assert [tuple(p.shape) for p in parts] == [(3, 2), (3, 1), (3, 1)]
+    np.testing.assert_array_equal(mg.cat(parts, 1).numpy(), a)
+    draws = mg.tensor([[0.0, 1.0, 0.0]]).multinomial(np.int64(3), replacement=True)
+    np.testing.assert_array_equal(draws.numpy(), [[1, 1, 1]])

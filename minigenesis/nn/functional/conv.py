@@ -14,7 +14,7 @@ from ...ops.conv_shifted import shifted_conv2d
 from ...ops.layout import like_input_format
 from ...ops.round_once import in_float32, is_two_byte_float
 from ...ops.same_dtype import check_not_bool, check_same_dtype
-from ...size import integer
+from ...size import plain_int
 from .._utils import single
 from .padding import pad
 
@@ -53,7 +53,7 @@ def conv2d(
             f"conv2d: expected a 4-d input (N, C, H, W) or a 3-d unbatched one (C, H, W), got "
             f"shape {tuple(input.shape)}"
         )
-    groups = integer(groups)  # (a NumPy integer counts as an int)
+    groups = plain_int(groups)  # (a NumPy integer counts as an int)
     if not isinstance(groups, int) or groups < 1:
         raise RuntimeError(f"conv2d: groups must be a positive int, got {groups!r}")
     c_out, c_in_g, kh, kw = weight.shape
@@ -168,7 +168,7 @@ def conv_transpose2d(
             f"conv_transpose2d: expected a 4-d input (N, C, H, W) or a 3-d unbatched one, got "
             f"shape {tuple(input.shape)}"
         )
-    groups = integer(groups)
+    groups = plain_int(groups)
     if not isinstance(groups, int) or groups < 1:
         raise RuntimeError(f"conv_transpose2d: groups must be a positive int, got {groups!r}")
     c_in, c_out_g, kh, kw = weight.shape

@@ -22,7 +22,7 @@ from ...ops.conv import conv_padding
 from ...ops.round_once import in_float32, is_two_byte_float
 from ...ops.same_dtype import check_not_bool, check_same_dtype
 from ...ops.windows_nd import CONV, ScatterWindowsNd, WindowsNd, ntuple
-from ...size import integer
+from ...size import plain_int
 
 
 def _check_volume(name: str, input: Any, weight: Any, groups: Any) -> None:  # noqa: A002
@@ -38,7 +38,7 @@ def _check_volume(name: str, input: Any, weight: Any, groups: Any) -> None:  # n
             f"{name}: expected a 5-d input (N, C, D, H, W) or a 4-d unbatched one (C, D, H, W), "
             f"got shape {tuple(input.shape)}"
         )
-    if not isinstance(integer(groups), int) or isinstance(groups, bool) or groups < 1:
+    if not isinstance(plain_int(groups), int) or isinstance(groups, bool) or groups < 1:
         raise RuntimeError(f"{name}: groups must be a positive int, got {groups!r}")
 
 

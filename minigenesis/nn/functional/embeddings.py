@@ -9,7 +9,7 @@ from ..._tensor import Tensor
 from ...backend import get_array_module
 from ...ops.embedding import EmbeddingLookup
 from ...ops.indexing import check_index_dtype, check_index_range
-from ...size import integer
+from ...size import plain_int
 from .._utils import padding_index
 from .sparse_grad import record_sparse_lookup
 
@@ -82,7 +82,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """(..., ) int64 classes -> (..., num_classes) int64 with a 1 at each class;
     ``num_classes=-1`` means max(tensor) + 1."""
     check_index_dtype(tensor, ("int64",), "one_hot", "class values")
-    num_classes = integer(num_classes)  # (a NumPy integer counts as an int)
+    num_classes = plain_int(num_classes)  # (a NumPy integer counts as an int)
     if not isinstance(num_classes, int) or isinstance(num_classes, bool):
         raise TypeError(f"one_hot: num_classes must be an int, got {type(num_classes).__name__}")
     data = tensor._data

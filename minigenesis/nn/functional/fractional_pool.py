@@ -20,11 +20,11 @@ import numpy as np
 from ..._tensor import Tensor
 from ...backend import get_array_module, quiet_fp
 from ...creation import rand
-from ...size import integer
+from ...size import plain_int
 
 
 def _ntuple(value: Any, nd: int, name: str) -> tuple:
-    value = integer(value)  # (a NumPy integer counts as an int)
+    value = plain_int(value)  # (a NumPy integer counts as an int)
     values = (value,) * nd if isinstance(value, (int, float)) else tuple(value)
     if len(values) != nd:
         raise ValueError(f"{name} must be a number or a tuple of {nd}, got {value!r}")

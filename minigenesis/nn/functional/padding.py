@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...backend import get_array_module
 from ...ops.pad import Pad, gather_index
 from ...ops.same_dtype import check_not_bool
-from ...size import integer
+from ...size import plain_int
 
 
 # ----------------------------------------------------------------------------------------------
@@ -14,7 +14,7 @@ from ...size import integer
 def pad(input, pad: tuple | list, mode: str = "constant", value: float | None = None):  # noqa: A002
     """Pad ``input`` by ``pad`` = (last_lo, last_hi, second_last_lo, second_last_hi, ...)."""
     x = input
-    pad = tuple(map(integer, pad))  # (NumPy integers count as ints)
+    pad = tuple(map(plain_int, pad))  # (NumPy integers count as ints)
     if not all(isinstance(p, int) and not isinstance(p, bool) for p in pad):
         raise TypeError(f"pad: amounts must be ints, got {tuple(pad)}")
     pad = tuple(pad)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..._tensor import Tensor
-from ...size import integer
+from ...size import plain_int
 
 
 # ----------------------------------------------------------------------------------------------
@@ -15,7 +15,7 @@ from ...size import integer
 # ----------------------------------------------------------------------------------------------
 def _check_int_factor(value: Any, name: str, arg: str) -> None:
     # PyTorch's types: TypeError for a value that is no int, RuntimeError for one below 1
-    if not isinstance(integer(value), int) or isinstance(value, bool):  # (NumPy ints are ints)
+    if not isinstance(plain_int(value), int) or isinstance(value, bool):  # (NumPy ints are ints)
         raise TypeError(f"{name}: {arg} must be a positive int, got {value!r}")
     if value < 1:
         raise RuntimeError(f"{name}: {arg} must be a positive int, got {value!r}")

@@ -14,7 +14,7 @@ from ...ops.anchor import anchor
 from ...ops.pooling import KeepInput, MaxPool, default_stride, pool_geometry2d, pool_windows
 from ...ops.round_once import in_float32, is_two_byte_float
 from ...ops.same_dtype import SCALAR_NAMES, check_floating
-from ...size import integer
+from ...size import plain_int
 from .._utils import single
 
 
@@ -33,7 +33,7 @@ def check_adaptive_sizes(input: Tensor, name: str, first: int = 1) -> None:
 def check_adaptive_output(sizes: tuple, name: str, output_size: Any) -> None:
     """PyTorch's rule for an adaptive pooling's output sizes: ints (TypeError otherwise), none
     negative (RuntimeError); a size of 0 gives an empty output."""
-    for size in map(integer, sizes):  # (a NumPy integer counts as an int)
+    for size in map(plain_int, sizes):  # (a NumPy integer counts as an int)
         if not isinstance(size, int) or isinstance(size, bool):
             raise TypeError(f"{name}: output_size must hold ints (or None), got {output_size!r}")
         if size < 0:
