@@ -347,16 +347,17 @@ class TensorShape:
         return out if out is not self else self.clone()
 
     # ------------------------------------------------------------------ splitting and repeating
-    def split(self, split_size_or_sections, dim: int = 0):
+    def split(self, split_size, dim: int = 0):
+        # (PyTorch's method names its first argument split_size, torch.split split_size_or_sections)
         d = norm_dim(dim, self.ndim)[0]
         n = self.shape[d]
-        if isinstance(split_size_or_sections, int):
-            step = split_size_or_sections
+        if isinstance(split_size, int):
+            step = split_size
             if step < 0 or (step == 0 and n > 0):  # (PyTorch's RuntimeError)
                 raise RuntimeError(f"split: the split size must be positive, got {step}")
             sizes = [min(step, n - i) for i in range(0, n, step)] if n else [0]
         else:
-            sizes = list(split_size_or_sections)
+            sizes = list(split_size)
             if any(s < 0 for s in sizes):  # [4, -1] adds up to 3 but is no split of 3
                 raise RuntimeError(f"split: sizes {sizes} must not be negative")
             if sum(sizes) != n:
