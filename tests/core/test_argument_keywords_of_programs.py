@@ -21,3 +21,24 @@ def test_tensor_split_takes_its_first_argument_as_split_size_keyword() -> None:
     assert len(mg.split(x, split_size_or_sections=2, dim=1)) == 3
     with pytest.raises(TypeError):
         x.split(split_size_or_sections=2)
+
+
+def test_randint_with_high_and_size_as_keywords_draws_from_zero() -> None:
+    mg.manual_seed(0)
+    x = mg.randint(high=2, size=(2000,))  # TransE-PyTorch's corruption of heads or tails
+    assert x.dtype == mg.int64 and x.shape == (2000,)
+    assert set(np.unique(x.numpy()).tolist()) == {0, 1}
+    y = mg.randint(low=4, high=6, size=(500,))
+    assert set(np.unique(y.numpy()).tolist()) == {4, 5}
+    z = mg.randint_like(mg.zeros(300), high=3)
+    assert z.dtype == mg.float32 and set(np.unique(z.numpy()).tolist()) == {0.0, 1.0, 2.0}
+
+
+@pytest.mark.parametrize(
+    "call",
+    [lambda: mg.randint(size=(2,)), lambda: mg.randint(high=3)],
+    ids=["no-high", "no-size"],
+)
+def test_randint_without_high_or_size_raises_type_error(call) -> None:
+    with pytest.raises(TypeError):
+        call()
