@@ -8,6 +8,7 @@ key), which is where state-dict keys like ``"0.weight"`` come from.
 
 from __future__ import annotations
 
+import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -17,9 +18,15 @@ from .module import Module
 from .parameter import Parameter
 
 
-def _index(i: int, n: int, kind: str) -> int:
-    if not isinstance(i, int):
-        raise TypeError(f"{kind} indices must be integers or slices, not {type(i).__name__}")
+def _index(i: Any, n: int, kind: str) -> int:
+    # operator.index, as PyTorch's containers use: NumPy integers (np.arange loops) and 0-d
+    # integer tensors index too, floats do not
+    try:
+        i = operator.index(i)
+    except TypeError:
+        raise TypeError(
+            f"{kind} indices must be integers or slices, not {type(i).__name__}"
+        ) from None
     if not -n <= i < n:
         raise IndexError(f"index {i} is out of range for a {kind} of length {n}")
     return i % n
