@@ -1,4 +1,4 @@
-"""169 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
+"""189 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
 ReLUs, a char-GRU, a GCN over a sparse adjacency, a VAE, a transformer classifier, custom autograd
 Functions, checkpoint and resume, a seq2seq GRU with attention and teacher forcing, a DCGAN, a
 WGAN-GP, early stopping with ReduceLROnPlateau, a triplet-loss embedding, SimCLR's NT-Xent, a
@@ -63,7 +63,15 @@ and neural tangent kernels, autograd.Functions with setup_context under vmap and
 NumPy-backed sort), NaN hunting with detect_anomaly, conv-BN folding for inference, channels_last,
 parametrizations with right_inverse, the DQN tutorial's soft target update, k-nearest neighbours by
 cdist, two models and optimizers in one checkpoint, buffers with inference_mode, torch.compile's
-first steps, and the double-backward tutorial's custom Functions), kept in ``scripts/`` as written
+first steps, and the double-backward tutorial's custom Functions; then a KAN layer of B-splines,
+SIREN with its gradient and Laplacian by autograd, a dilated causal WaveNet on mu-law samples, flow
+matching, sliced score matching against the Gaussian's closed form, a growing neural cellular
+automaton, Muon's Newton-Schulz step as an Optimizer subclass beside AdamW, a tied sparse
+autoencoder, a Perceiver over padded sets, a Mamba selective scan against its parallel form,
+pix2pix's U-Net and PatchGAN, Reptile, TransE with MarginRankingLoss, DeepSDF's auto-decoder, a
+program in the 0.3-era style (Variable, size_average=, torch.Tensor(n, m)), modern Hopfield
+retrieval, PixelCNN's masked convolutions, an nn.Transformer forecaster, contrastive predictive
+coding and a small AlphaZero with MCTS), kept in ``scripts/`` as written
 for PyTorch with only ``import torch`` spelled ``import minigenesis as torch``. Each checks its own
 outcome (an accuracy, a closed form, an equality with a reference path) and must run unchanged. All
 of them run on PyTorch 2.13 as well (``tests/parity/test_written_programs_on_pytorch.py``)."""
@@ -85,6 +93,8 @@ SLOW = {
     "bert_mlm_tiny", "lora_finetune", "quantile_regression", "ebm_langevin",
     "fourier_features_nerf", "sinkhorn_ot", "ppo_clip", "convnext_droppath",
     "tabular_entity_embeddings_kfold", "spectral_norm_sngan", "char_rnn_generation",
+    "deepsdf_autodecoder", "selective_scan", "timeseries_transformer", "perceiver_latents",
+    "neural_cellular_automaton", "kan_bspline", "cpc_infonce",
 }  # fmt: skip
 
 
@@ -121,7 +131,7 @@ def process_settings_kept():
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 169
+    assert len(SCRIPTS) == 189
 
 
 @pytest.mark.parametrize(
