@@ -75,6 +75,20 @@ class TorchDraws:
         raise NotImplementedError(f"pytorch_draws: NumPy's {name} has no PyTorch twin here")
 
 
+def _dense_strides(a: np.ndarray) -> tuple | None:
+    """The element strides of ``a`` when it is a permutation of a dense layout (PyTorch's
+    empty_like keeps those), else None (empty_like is then row-major)."""
+    if a.ndim == 0 or any(s < 0 or s % a.itemsize for s in a.strides):
+        return None
+    strides = tuple(s // a.itemsize for s in a.strides)
+    expected = 1
+    for d in sorted(range(a.ndim), key=lambda d: strides[d]):
+        if a.shape[d] != 1 and strides[d] != expected:
+            return None
+        expected *= a.shape[d]
+    return strides
+
+
 def _replace_everywhere(name: str, old, new) -> None:
     """Rebind ``name`` in every minigenesis module that imported ``old`` under that name."""
     for module in list(sys.modules.values()):
@@ -85,6 +99,7 @@ def _replace_everywhere(name: str, old, new) -> None:
 
 def use_pytorchs_draws() -> None:
     import minigenesis as mg
+    import minigenesis.ops.dropout as dropout_op
     import minigenesis.ops.sorting as sorting
     import minigenesis.random as mrand
     from minigenesis.utils.data import sampler
@@ -117,7 +132,19 @@ def use_pytorchs_draws() -> None:
         g = mrand.generator_for(np, generator).g
         return torch.empty(tuple(shape)).bernoulli_(keep, generator=g).numpy().astype(like.dtype)
 
+    def dropout_mask(shape, keep, like, generator=None):
+        # PyTorch draws F.dropout's mask into empty_like(input): a permuted input's mask (the
+        # output of batch_first attention) is filled in the input's memory order. (Attention's
+        # own weights are row-major in PyTorch, whatever layout ours have: bernoulli_mask.)
+        g = mrand.generator_for(np, generator).g
+        strides = _dense_strides(like) if tuple(shape) == like.shape else None
+        if strides is None:
+            return bernoulli_mask(shape, keep, like, generator)
+        mask = torch.empty_strided(tuple(shape), strides).bernoulli_(keep, generator=g)
+        return mask.numpy().astype(like.dtype)
+
     _replace_everywhere("bernoulli_mask", mrand.bernoulli_mask, bernoulli_mask)
+    dropout_op.bernoulli_mask = dropout_mask
 
     draw_numpy = mrand.draw
 

@@ -45,6 +45,16 @@ CHAOTIC = {
     # 3-bit fake quantisation rounds activations that BLAS leaves 1 ulp apart: the float phase
     # agrees to 1e-6 after 150 epochs, the QAT phase's losses 0.110 and 0.105 after 60
     "qat_fake_quant": "torch.round of 1-ulp-apart activations: float phase equal, QAT apart",
+    # Newton-Schulz's quintic in bfloat16 turns a 1-ulp gradient difference into a different
+    # rounding of the update: 2e-7 apart at step 0, 1e-3 at step 15; in float64 (the same
+    # program, NS in float64) the two runs agree to 1e-11 after 250 steps
+    "muon_newton_schulz": "bfloat16 orthogonalisation: 2e-7 apart at step 0, 1e-3 at step 15",
+    # Adam on a loss near 1e-2: 1e-7 apart at step 0, 1e-5 at step 40, 3e-2 at step 100; in
+    # float64 the two runs agree to 1e-9 after 135 steps
+    "perceiver_latents": "identical to 1e-6 through step 20, then apart (float64: equal)",
+    # every printed training loss agrees (dropout masks included); the 8-step autoregressive
+    # forecast after 120 steps is 2% apart
+    "timeseries_transformer": "losses agree at every printed step; the forecast 2% apart",
 }
 
 # Draws the tool cannot replay in PyTorch's order (the closed forms they print agree):
