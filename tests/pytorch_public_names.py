@@ -156,7 +156,8 @@ TENSOR_NAMES = _names("""
 H T abs abs_ absolute absolute_ acos acos_ acosh acosh_ add add_ addbmm addbmm_ addcdiv addcdiv_
 addcmul addcmul_ addmm addmm_ addmv addmv_ addr addr_ adjoint all allclose amax amin aminmax angle
 any apply_ arccos arccos_ arccosh arccosh_ arcsin arcsin_ arcsinh arcsinh_ arctan arctan2 arctan2_
-arctan_ arctanh arctanh_ argmax argmin argsort argwhere as_strided as_strided_scatter asin asin_
+arctan_ arctanh arctanh_ argmax argmin argsort argwhere as_strided as_strided_ as_strided_scatter
+asin asin_
 asinh asinh_ atan atan2 atan2_ atan_ atanh atanh_ backward baddbmm baddbmm_ bernoulli bernoulli_
 bfloat16 bincount bitwise_and bitwise_and_ bitwise_left_shift bitwise_left_shift_ bitwise_not
 bitwise_not_ bitwise_or bitwise_or_ bitwise_right_shift bitwise_right_shift_ bitwise_xor
@@ -193,7 +194,8 @@ repeat repeat_interleave requires_grad requires_grad_ reshape reshape_as resize_
 resolve_conj resolve_neg retain_grad retains_grad roll rot90 round round_ rsqrt rsqrt_ scatter
 scatter_ scatter_add scatter_add_ scatter_reduce scatter_reduce_ select select_scatter sgn sgn_
 shape share_memory_ short sigmoid sigmoid_ sign sign_ signbit sin sin_ sinc sinc_ sinh sinh_ size
-slice_scatter slogdet softmax sort sparse_dim split split_with_sizes sqrt sqrt_ square square_
+slice_scatter slogdet softmax sort sparse_dim sparse_mask split split_with_sizes sqrt sqrt_
+square square_
 squeeze squeeze_ std storage storage_offset stride sub sub_ subtract subtract_ sum sum_to_size svd
 swapaxes swapaxes_ swapdims swapdims_ t t_ take take_along_dim tan tan_ tanh tanh_ tensor_split
 tile to to_dense to_sparse to_sparse_coo tolist topk trace transpose transpose_ triangular_solve
@@ -209,7 +211,8 @@ absolute acos acos_ acosh acosh_ adaptive_avg_pool1d adaptive_max_pool1d add add
 addmm addmv addmv_ addr adjoint alias_copy all allclose alpha_dropout alpha_dropout_ amax amin
 aminmax angle any arange arccos arccos_ arccosh arccosh_ arcsin arcsin_ arcsinh arcsinh_ arctan
 arctan2 arctan_ arctanh arctanh_ are_deterministic_algorithms_enabled argmax argmin argsort
-argwhere as_strided as_strided_copy as_strided_scatter as_tensor asarray asin asin_ asinh asinh_
+argwhere as_strided as_strided_ as_strided_copy as_strided_scatter as_tensor asarray
+asin asin_ asinh asinh_
 atan atan2 atan_ atanh atanh_ atleast_1d atleast_2d atleast_3d autocast avg_pool1d baddbmm
 bartlett_window batch_norm bernoulli bilinear binary_cross_entropy_with_logits bincount bitwise_and
 bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift bitwise_xor blackman_window

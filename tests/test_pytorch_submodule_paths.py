@@ -132,6 +132,10 @@ MODULE_PATHS = {
     "torch.profiler.profiler": ["ExecutionTraceObserver", "ProfilerAction", "profile", "schedule",
                                 "supported_activities", "tensorboard_trace_handler"],
     "torch.nn.utils.init": ["skip_init"],
+    "torch.nn.utils.memory_format": [
+        "convert_conv2d_weight_memory_format",
+        "convert_conv3d_weight_memory_format",
+    ],
     "torch.nn.utils.rnn": ["PackedSequence", "invert_permutation", "pack_padded_sequence",
                            "pack_sequence", "pad_packed_sequence", "pad_sequence",
                            "unpack_sequence", "unpad_sequence"],
