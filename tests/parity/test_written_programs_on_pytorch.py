@@ -1,9 +1,11 @@
-"""The programs of ``tests/programs/scripts`` are PyTorch programs: each runs on PyTorch too,
-with ``minigenesis`` spelled ``torch`` again, and passes its own checks there (the same
-thresholds minigenesis must meet, on PyTorch's random streams)."""
+"""The programs of ``tests/programs/scripts`` and ``tests/programs/recipes`` are PyTorch
+programs: each runs on PyTorch too, with ``minigenesis`` spelled ``torch`` again, and passes its
+own checks there (the same thresholds minigenesis must meet, on PyTorch's random streams).
+PyTorch's SummaryWriter needs the ``tensorboard`` package: those programs skip without it."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import runpy
 from pathlib import Path
@@ -13,13 +15,16 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-SCRIPTS = sorted((Path(__file__).parents[1] / "programs" / "scripts").glob("*.py"))
+PROGRAMS = Path(__file__).parents[1] / "programs"
+SCRIPTS = sorted((PROGRAMS / "scripts").glob("*.py")) + sorted((PROGRAMS / "recipes").glob("*.py"))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_program_runs_on_pytorch(script: Path, tmp_path: Path, capsys) -> None:
     source = script.read_text().replace("minigenesis", "torch")
+    if "tensorboard" in source and importlib.util.find_spec("tensorboard") is None:
+        pytest.skip("torch.utils.tensorboard needs the tensorboard package")
     as_torch = tmp_path / script.name
     as_torch.write_text(source)
     torch.manual_seed(0)
@@ -28,6 +33,7 @@ def test_program_runs_on_pytorch(script: Path, tmp_path: Path, capsys) -> None:
         runpy.run_path(str(as_torch), run_name="__main__")  # its asserts check its results
     finally:
         torch.set_default_dtype(dtype)
+        torch.use_deterministic_algorithms(False)
     assert capsys.readouterr().out
 
 

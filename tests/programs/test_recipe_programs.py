@@ -8,7 +8,7 @@ torch.compile's modes, warm-starting with strict=False, a general checkpoint res
 state_dict and zero_grad, a DataLoader with collate_fn, pin_memory and worker sharding,
 torch.func ensembling and Jacobians, forward-mode AD, parametrizations and pruning. Each checks
 its own outcome and must run unchanged; all of them run on PyTorch 2.13 too
-(``tests/parity/test_recipe_programs_on_pytorch.py``). Those that read TensorBoard's event files
+(``tests/parity/test_written_programs_on_pytorch.py``). Those that read TensorBoard's event files
 back need the ``tensorboard`` package (skipped without it)."""
 
 from __future__ import annotations
