@@ -127,7 +127,7 @@ def apply_by_jvp(cls: type, args: tuple) -> Any:
     output's tangent, and the output is a dual tensor with it. None when no input carries a
     tangent (the caller then applies the Function as usual)."""
     from ..backend import get_array_module
-    from .function import Function
+    from .function import user_forward
     from .grad_mode import no_grad
     from .tensor_base import TensorBase
 
@@ -138,12 +138,8 @@ def apply_by_jvp(cls: type, args: tuple) -> Any:
         return None
     primals = tuple(a.detach() if isinstance(a, TensorBase) else a for a in args)
     ctx = cls._node_class()
+    out = user_forward(cls, ctx, primals)
     with no_grad():
-        if cls.setup_context is Function.setup_context:
-            out = cls.forward(ctx, *primals)
-        else:
-            out = cls.forward(*primals)
-            cls.setup_context(ctx, primals, out)
         zeros = [
             TensorBase._make(get_array_module(a._data).zeros_like(a._data))
             if isinstance(a, TensorBase) and t is None

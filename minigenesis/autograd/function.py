@@ -345,17 +345,23 @@ class Op(Function):
     _array_forward = True
 
 
+def user_forward(cls, ctx: Function, inputs: tuple) -> Any:
+    """A user's ``forward`` under no_grad: ``forward(ctx, *inputs)``, or for a class with
+    ``setup_context`` (PyTorch 2's form) ``forward(*inputs)`` then ``setup_context``."""
+    with no_grad():
+        if cls.setup_context is Function.setup_context:
+            return cls.forward(ctx, *inputs)
+        result = cls.forward(*inputs)
+        cls.setup_context(ctx, inputs, result)
+        return result
+
+
 def _tensor_forward(cls, ctx: Function, inputs: tuple) -> Any:
     """Run a user's PyTorch-style forward (Tensors in, Tensors out) and return its arrays.
 
     A class that defines ``setup_context(ctx, inputs, output)`` (PyTorch 2's form) has a
     forward without ``ctx``; setup_context then saves what backward needs."""
-    with no_grad():
-        if cls.setup_context is Function.setup_context:
-            result = cls.forward(ctx, *inputs)
-        else:
-            result = cls.forward(*inputs)
-            cls.setup_context(ctx, inputs, result)
+    result = user_forward(cls, ctx, inputs)
     results = result if isinstance(result, tuple) else (result,)
     if not all(isinstance(r, TensorBase) for r in results):
         raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of Tensors")
