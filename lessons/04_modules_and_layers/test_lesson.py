@@ -67,7 +67,9 @@ def test_my_linear_matches_nn_linear(impl):
     x1, x2 = _t(x_data, True), _t(x_data, True)
     y_ref, y_mine = ref(x1), mine(x2)
     assert y_mine.shape == (2, 5, 3)
-    np.testing.assert_allclose(y_mine.detach().numpy(), y_ref.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(
+        y_mine.detach().numpy(), y_ref.detach().numpy(), rtol=1e-12, err_msg="y = x @ W.T + b"
+    )
     (y_ref * y_ref).sum().backward()
     (y_mine * y_mine).sum().backward()
     np.testing.assert_allclose(mine.weight.grad.numpy(), ref.weight.grad.numpy(), rtol=1e-12)
@@ -94,7 +96,10 @@ def test_mlp_forward_matches_numpy(impl):
         h = h @ layer.weight.detach().numpy().T + layer.bias.detach().numpy()
         if i < len(layers) - 1:
             h = np.maximum(h, 0)
-    np.testing.assert_allclose(m(mg.tensor(x)).detach().numpy(), h, rtol=1e-5, atol=1e-6)
+    got = m(mg.tensor(x)).detach().numpy()
+    if (got >= 0).all() and (h < 0).any():
+        pytest.fail("MLP's output is never negative: apply no ReLU after the last layer")
+    np.testing.assert_allclose(got, h, rtol=1e-5, atol=1e-6, err_msg="Linear, ReLU, ..., Linear")
 
 
 @pytest.mark.exercise("4.3")
@@ -171,7 +176,12 @@ def test_layer_norm_uses_the_biased_variance(impl):
     x = _t([[1.0, 2.0, 3.0, 6.0]])
     y = impl.layer_norm(x, _t(np.ones(4)), _t(np.zeros(4)), eps=0.0).numpy()
     v = np.array([1.0, 2.0, 3.0, 6.0])
-    np.testing.assert_allclose(y[0], (v - v.mean()) / v.std(), rtol=1e-12)  # np.std: ddof=0
+    np.testing.assert_allclose(  # np.std: ddof=0
+        y[0],
+        (v - v.mean()) / v.std(),
+        rtol=1e-12,
+        err_msg="divide the variance by n (the biased variance), not by n - 1",
+    )
 
 
 @pytest.mark.exercise("4.4")
@@ -182,8 +192,16 @@ def test_dropout_statistics_in_training(impl):
     y = d(x)
     out = y.detach().numpy()
     dropped = (out == 0).mean()
-    assert abs(dropped - 0.3) < 0.02  # 20,000 Bernoulli draws: std 0.003
-    np.testing.assert_allclose(out[out != 0], 1 / 0.7, rtol=1e-6)
+    assert abs(dropped - 0.3) < 0.02, (  # 20,000 Bernoulli draws: std 0.003
+        f"MyDropout(0.3) zeroed {dropped:.1%} of the elements: zero each with probability p "
+        "(keep those where rand >= p)"
+    )
+    np.testing.assert_allclose(
+        out[out != 0],
+        1 / 0.7,
+        rtol=1e-6,
+        err_msg="scale the elements kept by 1 / (1 - p), here 1 / 0.7, so the mean stays the same",
+    )
     y.sum().backward()  # the gradient is the same mask and scale
     np.testing.assert_allclose(x.grad.numpy(), out, rtol=1e-6)
 
@@ -217,13 +235,22 @@ def test_batchnorm_state_matches_nn(impl):
         np.testing.assert_allclose(mine(x).detach().numpy(), ref(x).detach().numpy(), atol=1e-5)
     for name in ("running_mean", "running_var"):
         np.testing.assert_allclose(
-            getattr(mine, name).numpy(), getattr(ref, name).numpy(), rtol=1e-5, err_msg=name
+            getattr(mine, name).numpy(),
+            getattr(ref, name).numpy(),
+            rtol=1e-5,
+            err_msg=f"{name}: running = (1 - momentum) * running + momentum * batch_stat, "
+            "with the unbiased batch variance for running_var",
         )
     assert int(mine.num_batches_tracked.item()) == 3
     mine.eval()
     ref.eval()
     x = mg.tensor(_batches(seed=5, n=1)[0].astype(np.float32))
-    np.testing.assert_allclose(mine(x).detach().numpy(), ref(x).detach().numpy(), atol=1e-5)
+    np.testing.assert_allclose(
+        mine(x).detach().numpy(),
+        ref(x).detach().numpy(),
+        atol=1e-5,
+        err_msg="in eval mode, normalise with running_mean and running_var, not the batch's",
+    )
 
 
 @pytest.mark.exercise("4.5")
@@ -231,8 +258,14 @@ def test_batchnorm_running_var_is_unbiased(impl):
     bn = impl.MyBatchNorm1d(1, momentum=1.0)  # momentum 1: running = the last batch's statistic
     batch = np.array([[1.0], [2.0], [4.0]], dtype=np.float32)
     bn(mg.tensor(batch))
-    assert bn.running_mean.item() == pytest.approx(batch.mean())
-    assert bn.running_var.item() == pytest.approx(batch.var(ddof=1))
+    assert bn.running_mean.item() == pytest.approx(batch.mean()), (
+        "with momentum 1 running_mean must become the batch mean: "
+        "running = (1 - momentum) * running + momentum * batch_stat"
+    )
+    assert bn.running_var.item() == pytest.approx(batch.var(ddof=1)), (
+        f"running_var {bn.running_var.item():.4f}, the unbiased batch variance is "
+        f"{batch.var(ddof=1):.4f}: update it with n / (n - 1) times the biased variance"
+    )
 
 
 @pytest.mark.exercise("4.5")
