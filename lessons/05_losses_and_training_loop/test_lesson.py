@@ -85,7 +85,10 @@ def test_bce_with_logits_is_written_by_hand(impl):
 def test_log_softmax_does_not_overflow(impl):
     x = mg.tensor([[1000.0, 1000.0, 0.0], [-1000.0, 0.0, 1000.0]])  # float32
     got = impl.log_softmax(x).numpy()
-    assert np.isfinite(got).all()
+    assert np.isfinite(got).all(), (
+        f"log_softmax of logits of 1000 gave {got.tolist()}: exp(1000) overflows, subtract the "
+        "max along dim before exp"
+    )
     np.testing.assert_allclose(got[0, :2], -np.log(2), rtol=1e-6)
     np.testing.assert_allclose(got[1, 2], 0.0, atol=1e-6)
 
@@ -99,7 +102,10 @@ def test_cross_entropy_matches_minigenesis(impl, label_smoothing):
     got = impl.cross_entropy(x1, target, label_smoothing=label_smoothing)
     want = F.cross_entropy(x2, target, label_smoothing=label_smoothing)
     assert got.shape == ()
-    np.testing.assert_allclose(got.item(), want.item(), rtol=1e-12)
+    how = "average over the examples whose target is not ignore_index (5 here, not 6)"
+    if label_smoothing:
+        how += "; smoothing adds s times the MEAN over the classes of -log p"
+    np.testing.assert_allclose(got.item(), want.item(), rtol=1e-12, err_msg=how)
     got.backward()
     want.backward()
     np.testing.assert_allclose(x1.grad.numpy(), x2.grad.numpy(), rtol=1e-10, atol=1e-14)
@@ -112,7 +118,10 @@ def test_cross_entropy_closed_form(impl):
     loss = impl.cross_entropy(mg.zeros(5, 7), mg.tensor([0, 1, 2, 3, 6]))
     assert loss.item() == pytest.approx(np.log(7), rel=1e-6)
     custom = impl.cross_entropy(mg.zeros(2, 3), mg.tensor([1, 9]), ignore_index=9)
-    assert custom.item() == pytest.approx(np.log(3), rel=1e-6)
+    assert custom.item() == pytest.approx(np.log(3), rel=1e-6), (
+        f"loss {custom.item():.4f} with one of the 2 examples ignored, log 3 = {np.log(3):.4f}: "
+        "divide by the number of examples kept, not by N"
+    )
 
 
 @pytest.mark.exercise("5.3")
@@ -121,7 +130,12 @@ def test_bce_with_logits_matches_minigenesis(impl):
     data, y = rng.standard_normal((5, 3)) * 4, _t(rng.random((5, 3)) > 0.5)
     x1, x2 = _t(data, True), _t(data, True)
     got, want = impl.bce_with_logits(x1, y), F.binary_cross_entropy_with_logits(x2, y)
-    np.testing.assert_allclose(got.item(), want.item(), rtol=1e-12)
+    np.testing.assert_allclose(
+        got.item(),
+        want.item(),
+        rtol=1e-12,
+        err_msg="the MEAN over all elements of max(x, 0) - x * y + log(1 + exp(-|x|))",
+    )
     got.backward()
     want.backward()
     np.testing.assert_allclose(x1.grad.numpy(), x2.grad.numpy(), rtol=1e-10, atol=1e-15)
@@ -132,8 +146,13 @@ def test_bce_with_logits_is_stable(impl):
     x = mg.tensor([100.0, -100.0, 100.0, -100.0])  # float32: sigmoid saturates to exactly 0 / 1
     y = mg.tensor([1.0, 0.0, 0.0, 1.0])
     loss = impl.bce_with_logits(x, y).item()
-    assert np.isfinite(loss)
-    assert loss == pytest.approx((0 + 0 + 100 + 100) / 4, rel=1e-6)
+    assert np.isfinite(loss), (
+        f"loss {loss} for logits of +-100: sigmoid rounds to exactly 0 or 1 and its log is "
+        "-inf; use the form max(x, 0) - x * y + log(1 + exp(-|x|))"
+    )
+    assert loss == pytest.approx((0 + 0 + 100 + 100) / 4, rel=1e-6), (
+        f"loss {loss}, the mean of the per-element losses 0, 0, 100, 100 is 50"
+    )
 
 
 def _regression(seed=3, n=64):
@@ -151,15 +170,25 @@ def test_train_step_matches_optim_sgd(impl):
     twin = copy.deepcopy(model)
     x, y = (mg.tensor(a) for a in _regression())
     opt = mg.optim.SGD(twin.parameters(), lr=0.05)
-    for _ in range(3):
+    for step in range(3):
         got = impl.train_step(model, F.mse_loss, x, y, lr=0.05)
         opt.zero_grad()
         loss = F.mse_loss(twin(x), y)
         loss.backward()
         opt.step()
-        assert isinstance(got, float) and got == pytest.approx(loss.item(), rel=1e-6)
-    for p, q in zip(model.parameters(), twin.parameters()):
-        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-6, atol=1e-7)
+        assert isinstance(got, float), f"train_step returned {type(got).__name__}: loss.item()"
+        assert got == pytest.approx(loss.item(), rel=1e-6), (
+            f"step {step + 1}: loss {got:.6f}, mg.optim.SGD's twin {loss.item():.6f}"
+            + (": the update before it differs from p -= lr * p.grad" if step else "")
+        )
+    for (name, p), q in zip(model.named_parameters(), twin.parameters()):
+        np.testing.assert_allclose(
+            p.detach().numpy(),
+            q.detach().numpy(),
+            rtol=1e-6,
+            atol=1e-7,
+            err_msg=f"{name}: the update is p -= lr * p.grad",
+        )
         assert not p.requires_grad or p.grad_fn is None  # still leaves: updated without a graph
 
 
@@ -169,16 +198,23 @@ def test_train_step_clears_old_gradients_first_and_keeps_its_own(impl):
     model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
     twin = copy.deepcopy(model)
     x, y = (mg.tensor(a) for a in _regression())
+    stale = copy.deepcopy(model)  # what a step that keeps the leftover gradients would give
     F.mse_loss(model(x * 3), y).backward()  # gradients left over from something else
+    F.mse_loss(stale(x * 3), y).backward()
     impl.train_step(model, F.mse_loss, x, y, lr=0.05)
     opt = mg.optim.SGD(twin.parameters(), lr=0.05)
     F.mse_loss(twin(x), y).backward()
     opt.step()
-    for (name, p), q in zip(model.named_parameters(), twin.parameters()):
-        assert np.allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-6, atol=1e-7), (
+    F.mse_loss(stale(x), y).backward()
+    mg.optim.SGD(stale.parameters(), lr=0.05).step()
+    for (name, p), q, r in zip(model.named_parameters(), twin.parameters(), stale.parameters()):
+        if np.allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-6, atol=1e-7):
+            continue
+        assert not np.allclose(p.detach().numpy(), r.detach().numpy(), rtol=1e-6, atol=1e-7), (
             f"{name}: the model came with gradients from an earlier backward, and the step used "
             "them too: call model.zero_grad() BEFORE the forward and backward of this step"
         )
+        pytest.fail(f"{name}: the update differs from mg.optim.SGD's p -= lr * p.grad")
         assert np.allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-6, atol=1e-7), (
             f"{name}.grad after the step is not this step's gradient: leave p.grad as backward "
             "made it (`p.sub_(lr * p.grad)`, not `p.grad.mul_(lr)`), and do not clear it after"
@@ -227,7 +263,10 @@ def test_fit_uses_partial_last_batches(impl):
     seen = []
     model.register_forward_hook(lambda m, inp, out: seen.append(inp[0].shape[0]))
     impl.fit(model, mg.tensor(x), mg.tensor(y), epochs=1, batch_size=4, lr=0.01)
-    assert seen == [4, 4, 2]
+    assert seen == [4, 4, 2], (
+        f"batch sizes {seen}: 10 examples in batches of 4 are 4 + 4 + 2, keep the last, "
+        "smaller batch"
+    )
 
 
 @pytest.mark.exercise("5.5")
