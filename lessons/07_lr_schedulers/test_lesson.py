@@ -21,6 +21,16 @@ def _optimizer(lr: float = 0.1) -> mg.optim.Optimizer:
     return mg.optim.SGD([mg.nn.Parameter(mg.zeros(2))], lr=lr)
 
 
+def _assert_same_lrs(ours, ref, hint) -> None:
+    """ours == ref to the checks' tolerance, else name the first step that differs and why.
+
+    ``hint(step)`` says what the lr of that step is made of."""
+    for step, (got, want) in enumerate(zip(ours, ref)):
+        if got != pytest.approx(want, rel=1e-9, abs=1e-12):
+            pytest.fail(f"step {step}: yours {got!r}, the scheduler's {want!r}: {hint(step)}")
+    assert len(ours) == len(ref), f"{len(ours)} values, the scheduler gives {len(ref)}"
+
+
 def _trajectory(scheduler, steps: int, metrics=None) -> list[float]:
     """The lr in force at each step 0..steps-1, stepping the scheduler as a training loop does."""
     lrs = []
@@ -38,7 +48,15 @@ def test_7_1_lambda_matches_get_cosine_schedule_with_warmup(impl, warmup, total)
     lr_lambda = impl.warmup_cosine_lambda(warmup, total)
     ours = _trajectory(sched.LambdaLR(_optimizer(), lr_lambda), total + 1)
     ref = _trajectory(sched.get_cosine_schedule_with_warmup(_optimizer(), warmup, total), total + 1)
-    assert ours == pytest.approx(ref, rel=1e-12, abs=1e-15)
+    _assert_same_lrs(
+        ours,
+        ref,
+        lambda t: (
+            f"in warmup ({warmup} steps) the multiplier is step / {warmup}, 0 at step 0"
+            if t < warmup
+            else f"after warmup, 0.5 * (1 + cos(pi * (step - {warmup}) / {max(1, total - warmup)}))"
+        ),
+    )
 
 
 @pytest.mark.exercise("7.1")
@@ -73,7 +91,11 @@ def test_7_2_closed_form_matches_cosine_annealing(impl, T_max, eta_min) -> None:
         sched.CosineAnnealingLR(_optimizer(0.1), T_max=T_max, eta_min=eta_min), T_max + 1
     )
     ours = [impl.cosine_annealing_lr(e, 0.1, T_max, eta_min) for e in range(T_max + 1)]
-    assert ours == pytest.approx(ref, rel=1e-9, abs=1e-12)
+    _assert_same_lrs(
+        ours,
+        ref,
+        lambda t: f"eta_min + (base_lr - eta_min) * (1 + cos(pi * {t} / {T_max})) / 2",
+    )
 
 
 # ----------------------------------------------------------------------------- 7.3
@@ -85,7 +107,17 @@ def test_7_3_closed_form_matches_warm_restarts(impl, T_0, T_mult, eta_min) -> No
     )
     ref = _trajectory(scheduler, 120)
     ours = [impl.warm_restarts_lr(e, 0.1, T_0, T_mult, eta_min) for e in range(120)]
-    assert ours == pytest.approx(ref, rel=1e-9, abs=1e-12)
+
+    def cycle(step: int) -> str:
+        length, start = T_0, 0
+        while step >= start + length:
+            start, length = start + length, length * T_mult
+        return (
+            f"cycles of {T_0}, then each {T_mult} times longer: step {step} is T_cur = "
+            f"{step - start} in a cycle of T_i = {length} steps"
+        )
+
+    _assert_same_lrs(ours, ref, cycle)
 
 
 @pytest.mark.exercise("7.3")
@@ -115,7 +147,21 @@ def test_7_4_matches_reduce_lr_on_plateau(impl, factor, patience, threshold) -> 
         optimizer.step()
         scheduler.step(metric)
         ref.append(optimizer.param_groups[0]["lr"])
-    assert ours == pytest.approx(ref, rel=1e-12)
+    improving = impl.plateau_lrs([8.0, 4.0, 2.0, 1.0], 1.0, factor=factor, patience=patience)
+    assert improving == [1.0] * 4, (
+        f"metrics 8, 4, 2, 1 (each an improvement) gave the lrs {improving}: a metric improves "
+        "when metric < best * (1 - threshold), with best starting at +inf (careful: "
+        "inf - inf * threshold is nan, and every comparison with nan is False); an "
+        "improvement sets the count of bad epochs to 0"
+    )
+    _assert_same_lrs(
+        ours,
+        ref,
+        lambda t: (
+            f"after metric {METRICS[t]} (patience {patience}): the lr is cut when the count of "
+            "bad epochs EXCEEDS patience, and the count goes back to 0 after a cut"
+        ),
+    )
     assert len(set(ref)) > 2, "the metrics must trigger several reductions"
 
 
@@ -126,7 +172,7 @@ def test_7_4_matches_reduce_lr_on_plateau(impl, factor, patience, threshold) -> 
 )
 def test_7_5_matches_sequential_linear_then_exponential(impl, warmup, gamma, start) -> None:
     ours = _trajectory(
-        impl.WarmupExponentialLR(_optimizer(), warmup, gamma, start_factor=start), 40
+        _warmup_exponential(impl, _optimizer(), warmup, gamma, start_factor=start), 40
     )
     optimizer = _optimizer()
     ref = _trajectory(
@@ -140,7 +186,27 @@ def test_7_5_matches_sequential_linear_then_exponential(impl, warmup, gamma, sta
         ),
         40,
     )
-    assert ours == pytest.approx(ref, rel=1e-9, abs=1e-15)
+    _assert_same_lrs(
+        ours,
+        ref,
+        lambda t: (
+            f"epoch {t} of a {warmup}-step warmup: base_lr * ({start} + (1 - {start}) * {t} / "
+            f"{warmup}), from self.base_lrs"
+            if t < warmup
+            else f"epoch {t}: base_lr * {gamma} ** ({t} - {warmup}), from self.base_lrs (not "
+            "the lr in the optimizer now)"
+        ),
+    )
+
+
+def _warmup_exponential(impl, *args, **kwargs):
+    try:
+        return impl.WarmupExponentialLR(*args, **kwargs)
+    except AttributeError as e:
+        pytest.fail(
+            f"WarmupExponentialLR(...) raised AttributeError: {e}. The base constructor "
+            "already calls get_lr (step 0): store your settings BEFORE super().__init__"
+        )
 
 
 @pytest.mark.exercise("7.5")
@@ -152,7 +218,7 @@ def test_7_5_is_a_real_scheduler(impl) -> None:
         ],
         lr=0.1,
     )
-    scheduler = impl.WarmupExponentialLR(optimizer, warmup_steps=4, gamma=0.5)
+    scheduler = _warmup_exponential(impl, optimizer, warmup_steps=4, gamma=0.5)
     assert isinstance(scheduler, sched.LRScheduler)
     assert scheduler.get_last_lr() == pytest.approx([0.01, 0.002])  # step 0: start_factor 0.1
     for _ in range(6):
