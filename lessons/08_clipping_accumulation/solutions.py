@@ -52,6 +52,7 @@ def accumulate_gradients(
     chunks along dim 0, and for each chunk back-propagate ``loss_fn(model(x), y) /
     micro_batches`` (``.grad`` accumulates). With a mean-reduced loss the result equals one
     backward over the whole batch. Return the full-batch loss: the sum of the divided losses.
+    A batch that does not split into equal chunks is a ValueError.
     """
     if inputs.shape[0] % micro_batches:
         raise ValueError(

@@ -70,9 +70,19 @@ def test_8_1_matches_clip_grad_norm_(impl, norm_type: float, max_norm: float) ->
     ours_model, ref_model = _model_with_grads(scale=5.0), _model_with_grads(scale=5.0)
     ours = impl.clip_grad_norm(ours_model.parameters(), max_norm, norm_type)  # a generator
     ref = mg.nn.utils.clip_grad_norm_(ref_model.parameters(), max_norm, norm_type=norm_type)
-    assert float(ours) == pytest.approx(float(ref), rel=1e-5)
+    assert float(ours) == pytest.approx(float(ref), rel=1e-5), (
+        f"returned norm {float(ours):.6g}, clip_grad_norm_'s {float(ref):.6g} (norm_type "
+        f"{norm_type}): the norm of ALL gradients as one vector, (sum over parameters of sum "
+        "|g|^p)^(1/p) with absolute values, or max |g| for inf, taken before clipping"
+    )
     for a, b in zip(_grads(ours_model), _grads(ref_model)):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-8)
+        np.testing.assert_allclose(
+            a,
+            b,
+            rtol=1e-5,
+            atol=1e-8,
+            err_msg="multiply every gradient in place by min(1, max_norm / (total_norm + 1e-6))",
+        )
 
 
 @pytest.mark.exercise("8.1")
@@ -121,8 +131,11 @@ def test_8_2_matches_clip_grad_value_(impl, clip_value: float) -> None:
     impl.clip_grad_value(ours_model.parameters(), clip_value)
     mg.nn.utils.clip_grad_value_(ref_model.parameters(), clip_value)
     for a, b in zip(_grads(ours_model), _grads(ref_model)):
-        np.testing.assert_array_equal(a, b)
-        assert np.abs(a).max() <= clip_value
+        np.testing.assert_array_equal(
+            a,
+            b,
+            err_msg=f"clamp p.grad itself, in place (clamp_), into [-{clip_value}, {clip_value}]",
+        )
 
 
 @pytest.mark.exercise("8.2")
@@ -155,15 +168,31 @@ def test_8_3_accumulation_equals_one_big_batch(impl, micro_batches: int) -> None
     model = _mlp()
     model(x).sum().backward()  # stale gradients the exercise must clear first
     total = impl.accumulate_gradients(model, loss_fn, x, y, micro_batches)
-    assert total == pytest.approx(full_loss.item(), rel=1e-5)
+    assert total == pytest.approx(full_loss.item(), rel=1e-5), (
+        f"returned {total:.6g}, the full batch's loss is {full_loss.item():.6g}: return the sum "
+        f"of the {micro_batches} losses each divided by micro_batches"
+    )
     for a, b in zip(_grads(model), _grads(big)):
-        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(
+            a,
+            b,
+            rtol=1e-4,
+            atol=1e-6,
+            err_msg="the model came with stale gradients: zero them first, then back-propagate "
+            "each chunk's loss / micro_batches",
+        )
 
 
 @pytest.mark.exercise("8.3")
 def test_8_3_uneven_split_is_an_error(impl) -> None:
-    with pytest.raises(ValueError):
+    try:
         impl.accumulate_gradients(_mlp(), mg.nn.MSELoss(), mg.randn(10, 6), mg.randn(10, 4), 4)
+    except ValueError:
+        return
+    pytest.fail(
+        "10 examples in 4 micro-batches ran without an error: chunks of unequal size would "
+        "weigh examples unequally (or drop some), so raise ValueError"
+    )
 
 
 # ----------------------------------------------------------------------------- 8.4
@@ -174,8 +203,10 @@ def test_8_4_matches_diagnostics_grad_norms(impl) -> None:
     ref = diagnostics.grad_norms(model)
     assert set(ours) == set(ref) | {"total"}  # unused.* have no gradient: left out
     for name, value in ref.items():
-        assert ours[name] == pytest.approx(value, rel=1e-5)
-    assert ours["total"] == pytest.approx(diagnostics.total_grad_norm(model), rel=1e-5)
+        assert ours[name] == pytest.approx(value, rel=1e-5), f"{name}: sqrt(sum of g**2)"
+    assert ours["total"] == pytest.approx(diagnostics.total_grad_norm(model), rel=1e-5), (
+        "'total' is sqrt(sum of the SQUARED per-parameter norms), not their sum"
+    )
     assert ours["total"] == pytest.approx(
         float(mg.nn.utils.clip_grad_norm_(model.parameters(), 1e9)), rel=1e-5
     )
@@ -190,7 +221,10 @@ def test_8_5_names_the_nonfinite_gradients(impl) -> None:
     model.fc2.weight.grad[0, 1] = -math.inf
     ours = impl.nonfinite_grads(model)
     ref = [line.split(":")[0] for line in diagnostics.find_nonfinite_grads(model)]
-    assert ours == ref == ["fc1.bias", "fc2.weight"]
+    assert ref == ["fc1.bias", "fc2.weight"]
+    assert ours == ref, (
+        f"{ours}: fc1.bias holds a NaN and fc2.weight a -inf; name both, in named_parameters order"
+    )
 
 
 # ----------------------------------------------------------------------------- 8.6
