@@ -36,7 +36,10 @@ def test_11_1_ignores_what_was_allocated_before(impl) -> None:
         keep = np.ones(2_000_000)  # 16 MB alive before fn starts
         _, peak = impl.peak_bytes(lambda: np.ones(100_000).sum())
         assert tracemalloc.is_tracing(), "leave tracing on when it was on"
-        assert 800_000 <= peak < 800_000 + MB // 2
+        assert 800_000 <= peak < 800_000 + MB // 2, (
+            f"peak {peak} bytes for fn's 800,000: tracing was on with 16 MB allocated before fn "
+            "started; reset the peak and subtract the memory traced at the start"
+        )
         del keep
     finally:
         tracemalloc.stop()
@@ -46,7 +49,9 @@ def test_11_1_ignores_what_was_allocated_before(impl) -> None:
 def test_11_1_stops_tracing_it_started(impl) -> None:
     assert not tracemalloc.is_tracing()
     impl.peak_bytes(lambda: None)
-    assert not tracemalloc.is_tracing()
+    running = tracemalloc.is_tracing()
+    tracemalloc.stop()
+    assert not running, "peak_bytes started tracemalloc and left it on: stop what you started"
 
 
 # ----------------------------------------------------------------------------- 11.2
@@ -56,13 +61,19 @@ def test_11_1_stops_tracing_it_started(impl) -> None:
     [(16, 1, 16), (16, 4, 7), (16, 16, 16), (10, 3, 6), (100, 10, 19), (7, 2, 5)],
 )
 def test_11_2_stored_activations(impl, layers: int, segments: int, stored: int) -> None:
-    assert impl.stored_activations(layers, segments) == stored
+    got = impl.stored_activations(layers, segments)
+    last = layers - (segments - 1) * (layers // segments)
+    assert got == stored, (
+        f"stored_activations({layers}, {segments}) = {got}: {segments - 1} checkpoint inputs + "
+        f"the last segment's {last} outputs (the rest of the layers: {layers} - {segments - 1} * "
+        f"{layers // segments})"
+    )
 
 
 @pytest.mark.exercise("11.2")
 @pytest.mark.parametrize(("layers", "best"), [(1, 1), (4, 2), (16, 4), (100, 10), (50, 5)])
 def test_11_2_best_segments(impl, layers: int, best: int) -> None:
-    assert impl.best_segments(layers) == best
+    assert impl.best_segments(layers) == best, f"{layers} layers: {best} segments store fewest"
 
 
 @pytest.mark.exercise("11.2")
@@ -70,8 +81,13 @@ def test_11_2_best_is_the_minimum(impl) -> None:
     for layers in range(1, 40):
         best = impl.best_segments(layers)
         costs = [impl.stored_activations(layers, s) for s in range(1, layers + 1)]
-        assert costs[best - 1] == min(costs)
-        assert costs.index(min(costs)) == best - 1  # the smallest on a tie
+        assert costs[best - 1] == min(costs), (
+            f"{layers} layers: {best} segments store {costs[best - 1]}, {min(costs)} is possible"
+        )
+        assert costs.index(min(costs)) == best - 1, (  # the smallest on a tie
+            f"{layers} layers: {costs.index(min(costs)) + 1} and {best} segments both store "
+            f"{min(costs)}: on a tie return the smallest"
+        )
 
 
 # ----------------------------------------------------------------------------- 11.3
@@ -91,11 +107,15 @@ def test_11_3_same_output_and_gradients_as_checkpoint_sequential(impl, segments:
     out = impl.checkpointed_forward(list(model), x, segments)
     out.pow(2).sum().backward()
     missing = [n for n, p in model.named_parameters() if p.grad is None]
-    missing += ["the input x"] if x.grad is None else []
+    if x.grad is None:
+        pytest.fail(
+            f"no gradient reached the input x (nor {', '.join(missing) or 'any parameter'}): a "
+            "segment that runs under mg.no_grad() keeps no graph at all; mg.utils.checkpoint "
+            "keeps the segment's input and recomputes the rest during backward"
+        )
     assert not missing, (
-        f"no gradient reached {', '.join(missing)}: a segment that runs under mg.no_grad() keeps "
-        "no graph at all; mg.utils.checkpoint keeps the segment's input and recomputes the rest "
-        "during backward"
+        f"no gradient reached {', '.join(missing)}: did those blocks run? Every block runs once, "
+        f"in order: {segments - 1} checkpointed runs of len(blocks) // segments, then all the rest"
     )
     ours = [p.grad.numpy().copy() for p in model.parameters()] + [x.grad.numpy().copy()]
 
@@ -105,7 +125,12 @@ def test_11_3_same_output_and_gradients_as_checkpoint_sequential(impl, segments:
     ref_out.pow(2).sum().backward()
     ref = [p.grad.numpy() for p in model.parameters()] + [x.grad.numpy()]
 
-    np.testing.assert_allclose(out.detach().numpy(), ref_out.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(
+        out.detach().numpy(),
+        ref_out.detach().numpy(),
+        rtol=1e-6,
+        err_msg="every block once, in order (checkpointed runs, then the rest)",
+    )
     for a, b in zip(ours, ref):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
 
