@@ -32,12 +32,20 @@ def test_12_1_debiased_ema_closed_form(impl, weight: float) -> None:
     # closed form: a weighted mean of the values so far, weights (1 - w) w^(i - j), renormalised
     for i in range(len(values)):
         coefs = (1 - weight) * weight ** np.arange(i, -1, -1)
-        assert ours[i] == pytest.approx(float(coefs @ values[: i + 1] / coefs.sum()), rel=1e-9)
+        want = float(coefs @ values[: i + 1] / coefs.sum())
+        assert ours[i] == pytest.approx(want, rel=1e-9), (
+            f"value {i + 1} (weight {weight}): yours {float(ours[i])!r}, expected {want!r}: after the "
+            f"k-th value report last / (1 - weight ** k), k counted from 1 (here k = {i + 1})"
+        )
 
 
 @pytest.mark.exercise("12.1")
 def test_12_1_constant_stays_constant(impl) -> None:
-    assert impl.ema_smooth([3.0] * 5, 0.9) == pytest.approx([3.0] * 5)
+    got = impl.ema_smooth([3.0] * 5, 0.9)
+    assert got == pytest.approx([3.0] * 5), (
+        f"the smoothed constant 3.0 gave {got}: dividing by 1 - weight ** k (k from 1) removes "
+        "the pull towards the starting 0"
+    )
     assert impl.ema_smooth([], 0.5) == []
 
 
@@ -114,7 +122,10 @@ def test_12_3_names_the_first_bad_module(impl) -> None:
     with np.errstate(invalid="ignore", divide="ignore"):
         ours = impl.first_nonfinite_module(model, x)
         ref = diagnostics.find_nan_source(model, x, mg.zeros(16, 2), mg.nn.MSELoss())
-    assert ours == "2"
+    assert ours == "2", (
+        f"got {ours!r}: the Linear inside '2' is finite and '2''s own log makes the NaN; every "
+        "module after it (the model '' included) only passes the NaN on: keep the FIRST one"
+    )
     assert f"module {ours} " in ref
 
 
@@ -123,7 +134,8 @@ def test_12_3_nested_and_clean_models(impl) -> None:
     model = _net()
     model[1][1].weight.data.fill_(math.inf)  # now the inner Linear, "1.1", is the first culprit
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        assert impl.first_nonfinite_module(model, mg.randn(4, 4)) == "1.1"
+        got = impl.first_nonfinite_module(model, mg.randn(4, 4))
+    assert got == "1.1", f"got {got!r}: the inner Linear '1.1' is the first non-finite output"
     clean = mg.nn.Sequential(mg.nn.Linear(4, 3), mg.nn.ReLU())
     assert impl.first_nonfinite_module(clean, mg.randn(4, 4)) is None
     calls = []
@@ -143,7 +155,11 @@ def test_12_3_inf_counts_and_the_model_itself_has_a_name(impl) -> None:
     with np.errstate(over="ignore", invalid="ignore"):
         got = impl.first_nonfinite_module(mg.nn.Sequential(mg.nn.Linear(4, 4), _Exp()),
                                           mg.randn(3, 4))  # fmt: skip
-        assert got == "1", f"got {got!r}: an output of +inf (no NaN) is not finite either"
+        assert got == "1", f"got {got!r}: " + (
+            "an output of +inf (no NaN) is not finite either"
+            if got is None
+            else "'1' (its output is +inf) is the first non-finite module; keep the first"
+        )
     mg.manual_seed(1)
     root = _LinearThenLog()
     with mg.no_grad():
@@ -196,7 +212,13 @@ def _write(log_dir: Path) -> None:
 def test_12_4_reads_the_records_summarywriter_wrote(impl, tmp_path: Path) -> None:
     _write(tmp_path)
     (path,) = tmp_path.glob("events.out.tfevents.*")
-    records = impl.read_tfrecords(path)
+    try:
+        records = impl.read_tfrecords(path)
+    except ValueError as e:
+        pytest.fail(
+            f"read_tfrecords raised ValueError({e}) on an intact file: the length is a "
+            "little-endian uint64 and each CRC a little-endian uint32 ('<Q', '<I')"
+        )
     assert len(records) == 1 + 5 + 1  # the file-version record, 5 scalars, 1 text
     assert b"brain.Event:2" in records[0]
     assert all(b"Loss/train" in r for r in records[1:6])
@@ -216,8 +238,18 @@ def test_12_4_damage_is_detected(impl, tmp_path: Path, where: str) -> None:
     else:
         blob[offset[where]] ^= 0x04
     path.write_bytes(bytes(blob))
-    with pytest.raises(ValueError):
+    check = {
+        "length": "the length's CRC",
+        "length_crc": "the length's CRC",
+        "data": "the data's CRC",
+        "data_crc": "the data's CRC",
+        "truncated": "that the whole record is there",
+    }[where]
+    try:
         impl.read_tfrecords(path)
+    except ValueError:
+        return
+    pytest.fail(f"a damaged file ({where}) was read without a ValueError: check {check}")
 
 
 # ----------------------------------------------------------------------------- 12.5
