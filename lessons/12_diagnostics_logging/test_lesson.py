@@ -35,7 +35,8 @@ def test_12_1_debiased_ema_closed_form(impl, weight: float) -> None:
         want = float(coefs @ values[: i + 1] / coefs.sum())
         assert ours[i] == pytest.approx(want, rel=1e-9), (
             f"value {i + 1} (weight {weight}): yours {float(ours[i])!r}, expected {want!r}: "
-            f"after the k-th value report last / (1 - weight ** k), k counted from 1 (here k = {i + 1})"
+            "after the k-th value report last / (1 - weight ** k), k counted from 1 "
+            f"(here k = {i + 1})"
         )
 
 
