@@ -54,7 +54,7 @@ def test_14_1_rnn_cell_matches_nn_rnncell_values_and_gradients(impl) -> None:
     x2, h2 = x.detach().clone().requires_grad_(), h.detach().clone().requires_grad_()
     ours = impl.rnn_cell(x, h, w_ih, w_hh, b_ih, b_hh)
     ref = cell(x2, h2)
-    _assert_close(ours, ref, "h'")
+    _assert_close(ours, ref, "h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh), both biases")
     weight = _leaf(tuple(ref.shape), 9).detach()
     (ours * weight).sum().backward()
     (ref * weight).sum().backward()
@@ -75,11 +75,23 @@ def test_14_1_unrolled_rnn_cell_is_nn_rnn(impl) -> None:
         h = impl.rnn_cell(xs[t], h, *rnn.parameters())
         outs.append(h)
     ref, h_n = rnn(xs)
-    _assert_close(mg.stack(outs), ref, "outputs")
+    _assert_close(mg.stack(outs), ref, "outputs: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)")
     _assert_close(h, h_n[0], "final state")
 
 
 # ----------------------------------------------------------------------------- 14.2
+def _gradient_through_time(impl, w_hh, steps: int) -> float:
+    try:
+        return impl.gradient_through_time(w_hh, steps)
+    except (TypeError, AttributeError) as e:
+        if "NoneType" not in str(e):
+            raise
+        pytest.fail(
+            f"gradient_through_time raised {type(e).__name__}: {e}. Is h_0.grad None? Only a "
+            "tensor that requires grad gets a .grad: mg.ones(1, hidden, requires_grad=True)"
+        )
+
+
 @pytest.mark.exercise("14.2")
 @pytest.mark.parametrize("scale,steps", [(0.5, 10), (1.0, 25), (1.5, 20), (1.2, 1)])
 def test_14_2_gradient_through_time_is_one_times_w_to_the_power_steps(impl, scale, steps) -> None:
@@ -87,7 +99,7 @@ def test_14_2_gradient_through_time_is_one_times_w_to_the_power_steps(impl, scal
     q, _ = np.linalg.qr(rng.standard_normal((5, 5)))  # orthogonal: every |eigenvalue| is 1
     w = scale * q
     w_hh = mg.tensor(w, dtype=mg.float64, requires_grad=True)
-    got = impl.gradient_through_time(w_hh, steps)
+    got = _gradient_through_time(impl, w_hh, steps)
     assert isinstance(got, float), "return a Python float"
     expected = np.linalg.norm(np.ones(5) @ np.linalg.matrix_power(w, steps))
     assert got == pytest.approx(expected, rel=1e-9)
@@ -109,7 +121,7 @@ def test_14_2_multiplies_by_w_transposed(impl) -> None:
     # not orthogonal, not symmetric: 1 W^s and 1 (W^T)^s have different norms here (an
     # orthogonal W gives the same norm either way, and the same w_hh.grad)
     w = np.array([[0.5, 2.0, 0.0], [0.0, 0.3, 0.0], [0.1, 0.0, 0.9]])
-    got = impl.gradient_through_time(mg.tensor(w, dtype=mg.float64, requires_grad=True), 4)
+    got = _gradient_through_time(impl, mg.tensor(w, dtype=mg.float64, requires_grad=True), 4)
     expected = np.linalg.norm(np.ones(3) @ np.linalg.matrix_power(w, 4))
     transposed = np.linalg.norm(np.ones(3) @ np.linalg.matrix_power(w.T, 4))
     assert got == pytest.approx(expected, rel=1e-9), f"got {got:.6g}, expected {expected:.6g}" + (
@@ -129,8 +141,9 @@ def test_14_3_lstm_cell_matches_nn_lstmcell_values_and_gradients(impl) -> None:
     ours = impl.lstm_cell(x, h, c, w_ih, w_hh, b_ih, b_hh)
     assert isinstance(ours, tuple) and len(ours) == 2, "return (h', c')"
     ref = cell(x2, (h2, c2))
-    _assert_close(ours[0], ref[0], "h'")
-    _assert_close(ours[1], ref[1], "c'")
+    order = "the blocks in PyTorch's order i, f, g, o (g the tanh candidate, third)"
+    _assert_close(ours[1], ref[1], f"c' = f * c + i * g, {order}")
+    _assert_close(ours[0], ref[0], f"h' = o * tanh(c'), {order}")
     wh, wc = _leaf((2, 4), 6).detach(), _leaf((2, 4), 7).detach()
     ((ours[0] * wh).sum() + (ours[1] * wc).sum()).backward()
     ((ref[0] * wh).sum() + (ref[1] * wc).sum()).backward()
@@ -158,7 +171,8 @@ def test_14_4_char_lstm_layers_shapes_and_state(impl) -> None:
     mg.manual_seed(0)
     model = impl.CharLSTM(11, embed_dim=5, hidden_size=7, num_layers=2)
     assert isinstance(model.embed, nn.Embedding) and isinstance(model.lstm, nn.LSTM)
-    assert isinstance(model.head, nn.Linear) and model.lstm.batch_first
+    assert isinstance(model.head, nn.Linear)
+    assert model.lstm.batch_first, "x is (batch, seq_len): nn.LSTM(..., batch_first=True)"
     assert tuple(model.embed.weight.shape) == (11, 5) and model.lstm.num_layers == 2
     x = mg.randint(0, 11, (3, 8))
     logits, (h, c) = model(x)
@@ -212,7 +226,11 @@ def test_14_5_greedy_generation_equals_rereading_the_whole_text(impl) -> None:
         for _ in range(12):
             logits, _ = model(mg.tensor([text]))
             text.append(int(logits[0, -1].argmax()))
-    assert got == text
+    first = next((i for i, (a, b) in enumerate(zip(got, text)) if a != b), None)
+    assert got == text, (
+        f"character {first} differs from re-reading the whole text: feed each new character "
+        "with the state the previous call returned"
+    )
 
 
 @pytest.mark.exercise("14.5")
