@@ -28,7 +28,11 @@ ROOT = HERE.parents[1]
 def test_16_1_chunks_cut_as_array_split(impl, n, world) -> None:
     sizes = [len(part) for part in np.array_split(np.arange(n), world)]
     starts = np.cumsum([0, *sizes[:-1]]).tolist()
-    assert impl.chunks(n, world) == [(s, s + k) for s, k in zip(starts, sizes)]
+    got = impl.chunks(n, world)
+    assert got == [(s, s + k) for s, k in zip(starts, sizes)], (
+        f"chunks({n}, {world}) = {got}: {world} consecutive chunks of {n} // {world} elements, "
+        f"the FIRST {n} % {world} of them one longer"
+    )
 
 
 # ----------------------------------------------------------------------------- 16.2
@@ -50,7 +54,14 @@ def test_16_2_ring_all_reduce_sums_on_every_rank(impl, world, n) -> None:
         )
     want = np.sum(kept, axis=0)
     for r, (got, _) in enumerate(results):
-        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=f"rank {r}")
+        np.testing.assert_allclose(
+            got,
+            want,
+            rtol=1e-12,
+            atol=1e-12,
+            err_msg=f"rank {r}: the sum of every rank's x. The reduce-scatter adds what it "
+            "receives; the all-gather receives complete chunks and keeps them (=, no +=)",
+        )
     # each rank sent 2(N-1) chunks: 2(N-1)/N of the array, give or take the uneven chunks
     sent = sum(s for _, s in results)
     assert sent == 2 * (world - 1) * n, (
@@ -105,11 +116,18 @@ def test_16_2_ring_all_reduce_on_three_mpi_processes(impl, tmp_path) -> None:
 # ----------------------------------------------------------------------------- 16.3
 @pytest.mark.exercise("16.3")
 def test_16_3_ring_time_is_the_closed_form(impl) -> None:
-    assert impl.ring_time(1e6, 1, 1e9, 1e-5) == 0
-    assert impl.ring_time(1e6, 2, 1e9, 0.0) == pytest.approx(1e-3)  # 2 steps of half the bytes
-    assert impl.ring_time(8e6, 8, 1e9, 1e-5) == pytest.approx(14 * (1e-5 + 1e-3))
+    how = "2 (N - 1) steps (reduce-scatter, then all-gather), each one message of nbytes / N"
+    got = impl.ring_time(1e6, 1, 1e9, 1e-5)
+    assert got == 0, f"one rank: nothing to send, 0 s (got {got})"
+    got = impl.ring_time(1e6, 2, 1e9, 0.0)
+    assert got == pytest.approx(1e-3), f"1 MB over 2 ranks at 1 GB/s: 1 ms, got {got}: {how}"
+    got = impl.ring_time(8e6, 8, 1e9, 1e-5)
+    assert got == pytest.approx(14 * (1e-5 + 1e-3)), (
+        f"8 MB over 8 ranks: 14 steps of (10 us + 1 ms), got {got}: {how}, each paying the "
+        "latency once"
+    )
     # the bytes term tends to 2 S / bandwidth however many ranks join
-    assert impl.ring_time(1e9, 1000, 1e9, 0.0) == pytest.approx(2 * 999 / 1000)
+    assert impl.ring_time(1e9, 1000, 1e9, 0.0) == pytest.approx(2 * 999 / 1000), how
 
 
 # ----------------------------------------------------------------------------- 16.4
@@ -122,7 +140,11 @@ def test_16_3_ring_time_is_the_closed_form(impl) -> None:
     ([], 8, []),
 ])  # fmt: skip
 def test_16_4_buckets_in_reverse_order(impl, sizes, cap, want) -> None:
-    assert impl.assign_buckets(sizes, cap) == want
+    got = impl.assign_buckets(sizes, cap)
+    assert got == want, (
+        f"assign_buckets({sizes}, {cap}) = {got}: walk the indices from the LAST one and close a "
+        "bucket as soon as its bytes reach the cap (>=)"
+    )
 
 
 # ----------------------------------------------------------------------------- 16.5
@@ -151,7 +173,14 @@ def test_16_5_averaged_shard_gradients_are_the_whole_batch_gradient(impl, world)
     for grads in impl.run_ranks(rank, world):
         assert grads[-2:] == [None, None]
         for g, w in zip(grads[:-2], want):
-            np.testing.assert_allclose(g.numpy(), w, rtol=1e-5, atol=1e-7)
+            np.testing.assert_allclose(
+                g.numpy(),
+                w,
+                rtol=1e-5,
+                atol=1e-7,
+                err_msg="each rank's .grad becomes the AVERAGE over the ranks: allreduce's sum "
+                "divided by comm.Get_size()",
+            )
 
 
 # ----------------------------------------------------------------------------- 16.6
