@@ -17,6 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.course import (
+    learner_answers_04_to_07,
+    learner_answers_08_to_12,
+    learner_answers_14_to_16,
+)
 from tests.course.test_cheats_caught import _with_answers
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -203,3 +208,29 @@ def test_honest_mistakes_fail_with_a_message_naming_them(tmp_path: Path, case: s
     out = _run_checks(tmp_path, chapter, imports, answers)
     assert f"Exercise {number}: this check of your answer failed" in out, out[-4000:]
     assert words in out, out[-4000:]
+
+
+# Whole chapters: every exercise answered right (other words), then one mistake in each of
+# several exercises in one run (each exercise is checked with the reference answers for the rest).
+_LATER = (learner_answers_04_to_07, learner_answers_08_to_12, learner_answers_14_to_16)
+RIGHT_CHAPTERS = {k: v for m in _LATER for k, v in m.RIGHT.items()}
+MISTAKES_CHAPTERS = {k: v for m in _LATER for k, v in m.MISTAKES.items()}
+
+
+@pytest.mark.parametrize("case", sorted(RIGHT_CHAPTERS))
+def test_a_chapter_answered_right_in_other_words_passes(tmp_path: Path, case: str):
+    chapter, imports, answers, numbers = RIGHT_CHAPTERS[case]
+    out = _run_checks(tmp_path, chapter, imports, answers)
+    assert not re.search(r"^FAILED ", out, re.M), out[-4000:]
+    for number in numbers:
+        assert f"Exercise {number} not done yet" not in out, out[-4000:]  # really ran
+        assert f"Exercise {number}: this check of your answer failed" not in out, out[-4000:]
+
+
+@pytest.mark.parametrize("case", sorted(MISTAKES_CHAPTERS))
+def test_mistakes_across_a_chapter_each_fail_naming_the_mistake(tmp_path: Path, case: str):
+    chapter, imports, answers, expected = MISTAKES_CHAPTERS[case]
+    out = _run_checks(tmp_path, chapter, imports, answers)
+    for number, words in expected:
+        assert f"Exercise {number}: this check of your answer failed" in out, (number, out[-4000:])
+        assert words in out, (number, words, out[-4000:])
