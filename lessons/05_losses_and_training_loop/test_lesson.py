@@ -299,8 +299,8 @@ QUIZ = {  # question -> (salt, sha256 of "salt:letter")
 QUIZ_HINTS = {
     "q1": ("Re-read 'Log-softmax, computed safely': what does exp(1000) give in float32?"),
     "q2": (
-        "Write the loss as -z_y + log(sum_j exp(z_j)) and differentiate each term ('Cross- "
-        "entropy and the gradient it sends back')."
+        "Write the loss as -z_y + log(sum_j exp(z_j)) and differentiate each term "
+        "('Cross-entropy and the gradient it sends back')."
     ),
     "q3": (
         "Re-read 'The training loop': what does backward() do to a .grad that already holds a "
