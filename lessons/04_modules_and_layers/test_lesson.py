@@ -269,6 +269,20 @@ def test_batchnorm_running_var_is_unbiased(impl):
 
 
 @pytest.mark.exercise("4.5")
+def test_batchnorm_running_statistics_record_no_graph(impl):
+    bn = impl.MyBatchNorm1d(3)
+    x = mg.randn(6, 3, requires_grad=True)  # a layer's output: it requires grad
+    bn(x).sum().backward()
+    for name in ("running_mean", "running_var"):
+        buf = getattr(bn, name)
+        assert not buf.requires_grad and buf.grad_fn is None, (
+            f"{name} recorded a graph (requires_grad={buf.requires_grad}): update the running "
+            "statistics under `with mg.no_grad():`, in place, else each batch's graph stays "
+            "alive through them"
+        )
+
+
+@pytest.mark.exercise("4.5")
 def test_batchnorm_gradients_match_nn(impl):
     mine, ref = impl.MyBatchNorm1d(5).double(), nn.BatchNorm1d(5).double()
     data = _batches(seed=6, n=1)[0]

@@ -371,6 +371,31 @@ _WRONG_07_WARMUPEXPONENTIALLR = """
                 scale = self.gamma ** (e - w)
             return [scale * b for b in self.base_lrs]
 """
+_WRONG_04_MYBATCHNORM1D_GRAPH = """
+    class MyBatchNorm1d(nn.Module):
+        def __init__(self, num_features, eps=1e-5, momentum=0.1):
+            super().__init__()
+            self.eps, self.momentum = eps, momentum
+            self.weight = nn.Parameter(mg.ones(num_features))
+            self.bias = nn.Parameter(mg.zeros(num_features))
+            self.register_buffer("running_mean", mg.zeros(num_features))
+            self.register_buffer("running_var", mg.ones(num_features))
+            self.register_buffer("num_batches_tracked", mg.tensor(0))
+
+        def forward(self, x):
+            if self.training:
+                n = x.shape[0]
+                mean = x.mean(dim=0)
+                var = ((x - mean) ** 2).mean(dim=0)
+                m = self.momentum
+                self.running_mean.copy_((1 - m) * self.running_mean + m * mean)
+                self.running_var.copy_((1 - m) * self.running_var + m * var * (n / (n - 1)))
+                self.num_batches_tracked += 1
+            else:
+                mean, var = self.running_mean, self.running_var
+            return (x - mean) / (var + self.eps).sqrt() * self.weight + self.bias
+"""
+
 
 # chapter folder, extra imports, answers, the exercises they answer
 RIGHT = {
@@ -414,6 +439,12 @@ RIGHT = {
 
 # chapter folder, extra imports, answers, (exercise, words its failure must contain)
 MISTAKES = {
+    "04-running-statistics-updated-with-a-graph": (
+        "04_modules_and_layers",
+        "",
+        {"MyBatchNorm1d": _WRONG_04_MYBATCHNORM1D_GRAPH},
+        [("4.5", "update the running statistics under `with mg.no_grad():`")],
+    ),
     "04-one-mistake-an-exercise": (
         "04_modules_and_layers",
         "",
