@@ -198,6 +198,7 @@ def test_train_step_clears_old_gradients_first_and_keeps_its_own(impl):
     model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
     twin = copy.deepcopy(model)
     x, y = (mg.tensor(a) for a in _regression())
+    start = copy.deepcopy(model)
     stale = copy.deepcopy(model)  # what a step that keeps the leftover gradients would give
     F.mse_loss(model(x * 3), y).backward()  # gradients left over from something else
     F.mse_loss(stale(x * 3), y).backward()
@@ -207,9 +208,16 @@ def test_train_step_clears_old_gradients_first_and_keeps_its_own(impl):
     opt.step()
     F.mse_loss(stale(x), y).backward()
     mg.optim.SGD(stale.parameters(), lr=0.05).step()
-    for (name, p), q, r in zip(model.named_parameters(), twin.parameters(), stale.parameters()):
+    params = zip(
+        model.named_parameters(), twin.parameters(), stale.parameters(), start.parameters()
+    )
+    for (name, p), q, r, s0 in params:
         if np.allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-6, atol=1e-7):
             continue
+        assert not np.array_equal(p.detach().numpy(), s0.detach().numpy()), (
+            f"{name} did not change: `p = p - lr * p.grad` only rebinds the loop's name; change "
+            "the parameter itself, in place (p -= lr * p.grad, or p.sub_(...))"
+        )
         assert not np.allclose(p.detach().numpy(), r.detach().numpy(), rtol=1e-6, atol=1e-7), (
             f"{name}: the model came with gradients from an earlier backward, and the step used "
             "them too: call model.zero_grad() BEFORE the forward and backward of this step"
