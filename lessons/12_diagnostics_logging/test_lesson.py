@@ -124,8 +124,9 @@ def test_12_3_names_the_first_bad_module(impl) -> None:
         ours = impl.first_nonfinite_module(model, x)
         ref = diagnostics.find_nan_source(model, x, mg.zeros(16, 2), mg.nn.MSELoss())
     assert ours == "2", (
-        f"got {ours!r}: the Linear inside '2' is finite and '2''s own log makes the NaN; every "
-        "module after it (the model '' included) only passes the NaN on: keep the FIRST one"
+        f"got {ours!r}: the Linear inside '2' is finite and '2''s own log makes the NaN: hook "
+        "EVERY module of named_modules() (blocks too, not only the leaves), and keep the FIRST "
+        "non-finite output (the modules after it, the model '' included, only pass it on)"
     )
     assert f"module {ours} " in ref
 

@@ -410,7 +410,7 @@ MISTAKES = {
         },
         [
             ("12.1", "k counted from 1"),
-            ("12.3", "keep the FIRST one"),
+            ("12.3", "keep the FIRST non-finite output"),
             ("12.4", "little-endian uint64"),
         ],
     ),
