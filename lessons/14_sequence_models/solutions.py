@@ -54,7 +54,8 @@ def gradient_through_time(w_hh: mg.Tensor, steps: int) -> float:
     """Exercise 14.2: how big is the gradient after ``steps`` steps back through time?
 
     Run a *linear* RNN without input, ``h_t = h_{t-1} W^T`` (``W = w_hh``, hidden x hidden), for
-    ``steps`` steps from ``h_0 = ones(1, hidden)`` (which must require grad). Back-propagate
+    ``steps`` steps from ``h_0 = ones(1, hidden)`` in ``w_hh``'s dtype (matmul wants both the
+    same) and requiring grad. Back-propagate
     ``L = h_steps.sum()`` and return the norm of dL/dh_0 as a Python float.
 
     Let autograd do it, through ``w_hh`` as given (no ``.detach()``, no NumPy copy): the check

@@ -246,6 +246,16 @@ _WRONG_16_AVERAGE_GRADIENTS = """
             mean = comm.allreduce(p.grad.numpy())
             p.grad.copy_(mg.tensor(mean, dtype=p.grad.dtype))
 """
+_WRONG_14_GRADIENT_THROUGH_TIME_FLOAT32 = """
+    def gradient_through_time(w_hh, steps):
+        h0 = mg.ones(1, w_hh.shape[0], requires_grad=True)
+        h = h0
+        for _ in range(steps):
+            h = h @ w_hh.mT
+        h.sum().backward()
+        return h0.grad.norm().item()
+"""
+
 
 # chapter folder, extra imports, answers, the exercises they answer
 RIGHT = {
@@ -277,6 +287,12 @@ RIGHT = {
 
 # chapter folder, extra imports, answers, (exercise, words its failure must contain)
 MISTAKES = {
+    "14-h0-in-the-default-float32": (
+        "14_sequence_models",
+        "",
+        {"gradient_through_time": _WRONG_14_GRADIENT_THROUGH_TIME_FLOAT32},
+        [("14.2", "make h_0 in its dtype")],
+    ),
     "14-one-mistake-an-exercise": (
         "14_sequence_models",
         "",
