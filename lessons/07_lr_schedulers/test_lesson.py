@@ -159,7 +159,8 @@ def test_7_4_matches_reduce_lr_on_plateau(impl, factor, patience, threshold) -> 
         ref,
         lambda t: (
             f"after metric {METRICS[t]} (patience {patience}): the lr is cut when the count of "
-            "bad epochs EXCEEDS patience, and the count goes back to 0 after a cut"
+            "bad epochs EXCEEDS patience, and the count goes back to 0 after a cut; a cut that "
+            "would change the lr by less than 1e-8 (eps) is skipped"
         ),
     )
     assert len(set(ref)) > 2, "the metrics must trigger several reductions"
