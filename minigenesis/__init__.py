@@ -217,7 +217,8 @@ half, float, double, long = float16, float32, float64, int64  # noqa: A001
 # The constants PyTorch re-exports from math (torch.pi, torch.e, torch.inf, torch.nan).
 from math import e, inf, nan, pi  # noqa: E402
 
-__version__ = "0.1.0"
+from . import version  # noqa: E402  (torch.version)
+from .version import __version__  # noqa: E402  (2.13.0+minigenesis.0.1.0: the API it follows)
 
 # The layers above the Tensor.
 from . import distributed  # noqa: E402  (mpi4py loads only when a process group starts)

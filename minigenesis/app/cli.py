@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from .. import __version__
+from .. import version
 from .doctor import run as doctor
 from .job import add_train_arguments, run
 from .output import OutputError, guarded_stdout
@@ -45,7 +45,11 @@ def _parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="minigenesis: an educational deep-learning engine with PyTorch's API.",
     )
-    parser.add_argument("--version", action="version", version=f"minigenesis {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"minigenesis {version.package} (PyTorch {version.api}'s API)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="command")
     train = sub.add_parser(
         "train",
