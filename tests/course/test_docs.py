@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from minigenesis import version as mg_version
 from minigenesis.app.cli import _parser, main
 from minigenesis.app.schedules import SCHEDULES, schedule_factory
 from minigenesis.viz.lr import lr_schedule_values
@@ -54,7 +55,9 @@ def test_the_options_the_readme_lists_are_the_train_options():
 def test_version_is_the_packages(capsys):
     version = re.search(r'^version = "(.+)"', (ROOT / "pyproject.toml").read_text(), re.M)
     assert main(["--version"]) == 0
-    assert capsys.readouterr().out.strip() == f"minigenesis {version.group(1)}"
+    out = capsys.readouterr().out.strip()
+    assert out == f"minigenesis {version.group(1)} (PyTorch 2.13.0's API)"
+    assert mg_version.package == version.group(1)
 
 
 # ------------------------------------------------------------------ the course the READMEs show
