@@ -14,6 +14,15 @@ import minigenesis as mg
 from minigenesis import nn
 
 
+class RankFailed(RuntimeError):
+    """Ready-made (not an exercise): rank ``rank`` raised ``error``. ``run_ranks`` puts it in every
+    mailbox, so that each rank waiting for a message (one that will never come) stops at once."""
+
+    def __init__(self, rank: int, error: BaseException) -> None:
+        super().__init__(f"rank {rank} failed with {type(error).__name__}: {error}")
+        self.rank, self.error = rank, error
+
+
 class ThreadComm:
     """Ready-made (not an exercise): ranks as threads of one process, with mpi4py's names.
 
@@ -38,7 +47,7 @@ class ThreadComm:
         payload = np.array(sendobj, copy=True)
         self.sent += payload.size
         self.boxes[self.rank, dest].put(payload)
-        return self.boxes[source, self.rank].get(timeout=30)
+        return self._receive(source)
 
     def allreduce(self, sendobj: Any) -> Any:
         mine = np.array(sendobj, copy=True)
@@ -48,31 +57,47 @@ class ThreadComm:
         parts = {self.rank: mine}
         for r in range(self.size):
             if r != self.rank:
-                parts[r] = self.boxes[r, self.rank].get(timeout=30)
+                parts[r] = self._receive(r)
         return sum(parts[r] for r in range(self.size))  # the same order on every rank
+
+    def _receive(self, source: int) -> Any:
+        # the next message from rank `source`; a wait ends at once when a rank fails, and never
+        # lasts over 30 s (a ring that receives more than its neighbour sends)
+        try:
+            got = self.boxes[source, self.rank].get(timeout=30)
+        except queue.Empty:
+            raise TimeoutError(f"rank {self.rank} waited 30 s for rank {source}") from None
+        if isinstance(got, RankFailed):
+            raise RankFailed(got.rank, got.error)
+        return got
 
 
 def run_ranks(fn: Callable[[Any], Any], world: int) -> list:
     """Ready-made (not an exercise): ``fn(comm)`` on ``world`` ranks (threads of this process),
-    each with its ThreadComm; returns the results in rank order (re-raises a rank's error)."""
+    each with its ThreadComm; returns the results in rank order. When a rank raises, the others
+    stop too, and run_ranks raises RankFailed naming the first rank that failed and its error."""
     boxes = {(a, b): queue.Queue() for a in range(world) for b in range(world)}
     comms = [ThreadComm(r, world, boxes) for r in range(world)]
     results: list = [None] * world
-    errors: list = []
+    failures: list[RankFailed] = []
 
     def body(r: int) -> None:
         try:
             results[r] = fn(comms[r])
+        except RankFailed:
+            pass  # woken by another rank's failure, which is already recorded
         except BaseException as err:  # noqa: BLE001  (handed to the caller)
-            errors.append(err)
+            failures.append(RankFailed(r, err))
+            for box in boxes.values():  # wakes every rank waiting for a message
+                box.put(failures[-1])
 
     threads = [threading.Thread(target=body, args=(r,)) for r in range(world)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(timeout=60)
-    if errors:
-        raise errors[0]
+    if failures:
+        raise failures[0] from failures[0].error
     return results
 
 
