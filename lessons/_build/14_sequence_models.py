@@ -200,7 +200,7 @@ print(f"plain linear RNN, scale 0.9, 40 steps: {norms[0.9][-1]:.3g}")
 # ## A character-level language model
 #
 # A language model predicts the next character from the ones before. The model of
-# **exercise 14.4**, `CharLSTM`, is three layers: `nn.Embedding` (a learned vector per
+# **Exercise 14.4**, `CharLSTM`, is three layers: `nn.Embedding` (a learned vector per
 # character), `nn.LSTM(batch_first=True)`, and `nn.Linear` to one score per character. It is
 # trained on random windows of the text (`windows` is ready-made), with cross entropy at every
 # position, Adam, and gradient clipping.

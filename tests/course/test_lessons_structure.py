@@ -378,6 +378,8 @@ def test_sections_are_named_and_exercises_come_in_order(chapter: Path):
     text = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
     numbered = re.findall(r"^#+ +\d+\.\d+.*$", text, re.M)
     assert not numbered, f"{chapter.name}: headings with a number like an exercise's: {numbered}"
+    lower = re.findall(r"\*\*exercises? \d+\.\d+[^*]*\*\*", text)
+    assert not lower, f"{chapter.name}: write **Exercise N.M** with a capital E: {lower}"
     asked = []
     for first, rest in _PROMPT.findall(text):
         asked += [first] + re.findall(r"\d+\.\d+", rest)
