@@ -32,6 +32,7 @@ one_blas_thread()  # small matrices: one BLAS thread (why: _course.py)
 ex = load()  # your exercises.py (the reference solutions when MINIGENESIS_SOLUTIONS=1)
 
 import csv
+import re
 import tempfile
 from pathlib import Path
 
@@ -340,11 +341,15 @@ with SummaryWriter(run_dir) as writer:
         writer.add_scalar("Accuracy/val", healthy["val_acc"][epoch], epoch)
     for name, param in model.named_parameters():
         writer.add_histogram(f"Weights/{name}", param, 30)
-    writer.add_hparams({"lr": 1e-2, "hidden": 64}, {"hparam/val_acc": healthy["val_acc"][-1]})
+    writer.add_hparams(
+        {"lr": 1e-2, "hidden": 64},
+        {"hparam/val_acc": healthy["val_acc"][-1]},
+        run_name="lr1e-2_hidden64",  # the sub-run's folder (without it: the current time)
+    )
 
 for path in sorted(run_dir.rglob("*")):
-    if path.is_file():
-        print(f"{path.stat().st_size:7d} bytes  {path.relative_to(run_dir)}")
+    if path.is_file():  # event files end in .<time>.<host>...: one per writer, shown as *
+        print(re.sub(r"tfevents\..*", "tfevents.*", path.relative_to(run_dir).as_posix()))
 
 # %%
 with open(run_dir / "scalars.csv", newline="") as f:
@@ -371,7 +376,9 @@ logdir.cleanup()
 # The first record carries the file version (`brain.Event:2`); each of the others is one event:
 # a wall time, a step and a summary value with its tag. Scalars of `add_scalars` live in
 # sub-folders (`Loss_train`, `Loss_val`), one run per curve, which is how TensorBoard draws
-# several curves in one chart.
+# several curves in one chart. `add_hparams` writes its row of the HPARAMS table as a run of its
+# own too, in the folder `run_name` (as in PyTorch, the current time when it is not given: name
+# it after the hyperparameters and the folders say which run is which).
 #
 # ## Summary
 #
