@@ -103,7 +103,8 @@ class Slow(Dataset):
         return 100
 
     def __getitem__(self, i):
-        print(os.getpid(), flush=True)  # this worker is now inside a sample for 60 s
+        os.write(1, f"{os.getpid()}\n".encode())  # inside a sample for 60 s (one write: the
+        # two workers' lines cannot interleave, as print's two writes could)
         time.sleep(60)
         return i
 
@@ -128,7 +129,8 @@ def test_workers_inside_a_slow_sample_end_when_the_main_process_is_killed():
     root = Path(__file__).resolve().parents[2]
     main = subprocess.Popen([sys.executable, "-c", _SLOW_SAMPLES], stdout=subprocess.PIPE,
                             text=True, env={**os.environ, "PYTHONPATH": str(root)})  # fmt: skip
-    workers = [int(main.stdout.readline()) for _ in range(2)]
+    lines = (line.strip() for line in main.stdout)
+    workers = [int(line) for _, line in zip(range(2), filter(str.isdigit, lines))]
     try:
         assert all(_running(w) for w in workers)
         main.kill()
