@@ -213,7 +213,10 @@ def written_int(value: Any, np_dtype: Any) -> Any:
     minus its maximum, wrapped (``uint8`` stores -1 as 255). A Python float must lie in the
     dtype's range (it is then truncated: 2.7 is 2; -0.5 does not fit uint8, NaN nothing).
     A Python float written into float16 is rounded through float32, as PyTorch rounds it
-    (``cast_array``). Anything else passes unchanged."""
+    (``cast_array``). A NumPy scalar is checked as the Python number it holds (``np.uint8(200)``
+    does not fit int8). Anything else passes unchanged."""
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+        value = value.item()
     if value.__class__ is float and np_dtype == np.float16:
         return float(cast_array(np.asarray(value), np_dtype))
     if np_dtype.kind not in "iu" or value.__class__ not in (int, float):
@@ -347,6 +350,8 @@ def where(condition: Any, x: Any, y: Any) -> Any:
             "where expected condition to be a boolean tensor, but got a tensor with dtype "
             f"{_dt.from_numpy_dtype(cond.dtype)}"
         )
+    # a NumPy scalar is the Python number it holds (np.float16(3) beside an int tensor: float32)
+    x, y = (v.item() if isinstance(v, np.generic) else v for v in (x, y))
     x_scalar, y_scalar = isinstance(x, SCALARS), isinstance(y, SCALARS)
     if x_scalar and y_scalar:
         xp = get_array_module(cond)
@@ -357,7 +362,10 @@ def where(condition: Any, x: Any, y: Any) -> Any:
         t = _tensor(y if x_scalar else x, ref)
         target = _dt.scalar_result_type(t.dtype, x if x_scalar else y).numpy_dtype
         t = t._cast(target)
-        s = TensorBase._make(get_array_module(t._data).asarray(x if x_scalar else y, target), False)
+        # written as a fill writes it: an int beyond the dtype's range is PyTorch's RuntimeError,
+        # a negative one in an unsigned dtype wraps (uint8: -2 is 254)
+        value = written_int(x if x_scalar else y, target)
+        s = TensorBase._make(get_array_module(t._data).asarray(value, target), False)
         x, y = (s, t) if x_scalar else (t, s)
     else:
         x, y = _tensor(x, ref), _tensor(y, ref)

@@ -140,3 +140,39 @@ def test_numpy_integer_counts_repeat_split_and_sample_as_ints():
     np.testing.assert_array_equal(mg.cat(parts, 1).numpy(), a)
     draws = mg.tensor([[0.0, 1.0, 0.0]]).multinomial(np.int64(3), replacement=True)
     np.testing.assert_array_equal(draws.numpy(), [[1, 1, 1]])
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda x, v: x.masked_fill(x > 0, v),
+        lambda x, v: x.new_full((2,), v),
+        lambda x, v: x.clone().fill_(v),
+        lambda x, v: x.where(x > 1, v),
+        lambda x, v: x.clamp(max=v),
+    ],
+)
+@pytest.mark.parametrize("value", [np.uint8(200), np.int64(-129), np.int16(128)], ids=repr)
+def test_numpy_scalar_out_of_an_int8_range_is_refused_as_the_python_number(write, value):
+    x = mg.tensor([1, 2, 3], dtype=mg.int8)
+    with pytest.raises(RuntimeError, match="without overflow"):
+        write(x, value.item())
+    with pytest.raises(RuntimeError, match="without overflow"):
+        write(x, value)
+
+
+def test_numpy_float_scalar_outside_an_unsigned_range_is_refused_when_written():
+    u = mg.tensor([1, 2], dtype=mg.uint8)
+    with pytest.raises(RuntimeError, match="without overflow"):
+        u.masked_fill(u > 0, np.float32(-1.5))
+    with pytest.raises(RuntimeError, match="without overflow"):
+        u.new_full((2,), np.float64(256.0))
+
+
+def test_where_reads_numpy_scalars_as_python_numbers():
+    x = mg.tensor([1, 2, 3], dtype=mg.int32)
+    assert x.where(x > 1, np.float16(3.0)).dtype == mg.float32  # a float number: default dtype
+    u = mg.tensor([1, 2, 3], dtype=mg.uint8)
+    out = u.where(u > 1, np.int8(-2))  # a negative int wraps into uint8, as a fill writes it
+    assert out.dtype == mg.uint8 and out.tolist() == [254, 2, 3]
+    assert u.where(u > 1, -2).tolist() == [254, 2, 3]
