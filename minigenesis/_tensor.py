@@ -515,7 +515,7 @@ class Tensor(
     def _new_array(self, size: tuple, dtype: Any, fill: Any) -> Tensor:
         dt = (_dt.to_dtype(dtype) if dtype is not None else self.dtype).numpy_dtype
         shape = as_shape(size, "new tensor")
-        xp = get_array_module(self._data)
+        xp = module_for(self.device)  # (on meta: a data-less array)
         # the fill is converted as a written value (checked; a float into float16 through float32)
         arr = xp.empty(shape, dt) if fill is None else xp.full(shape, written_int(fill, dt), dt)
         return Tensor._make(arr, False)

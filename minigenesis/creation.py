@@ -18,6 +18,7 @@ from ._tensor import Tensor
 from .backend import cast_array, creation_device, get_array_module, module_for
 from .conversions import _from_python, as_array
 from .memory_format import check_format, contiguous_format, copy_like_as, preserve_format
+from .meta_array import MetaArray
 from .ops import sampling
 from .random import _draw, generator_for
 from .size import Size, as_shape, broadcast_error
@@ -144,6 +145,8 @@ def _laid_out(out: Tensor, t: Tensor, memory_format: Any) -> Tensor:
     format, or for ``preserve_format`` with ``t``'s strides (PyTorch's ``*_like`` default)."""
     fmt = check_format(memory_format, "*_like")
     if fmt is contiguous_format or (fmt is preserve_format and t._data.flags.c_contiguous):
+        return out
+    if type(out._data) is MetaArray:  # a meta tensor has no memory to lay out
         return out
     out._data = copy_like_as(get_array_module(out._data), out._data, t._data, fmt)
     return out

@@ -28,6 +28,7 @@ from .autograd.grad_reuse import memory_is_private
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module, quiet_fp
 from .dtypes import scalar_type_name
+from .meta_array import MetaArray
 from .ops import indexing as I
 from .ops import shape as S
 from .promotion import CATEGORY
@@ -60,6 +61,7 @@ class InPlace:
             0 in strides
             and self._data.size > 1  # (NumPy may give an empty array zero strides)
             and any(s == 0 and n > 1 for s, n in zip(strides, self._data.shape))
+            and type(self._data) is not MetaArray  # (data-less: a write keeps nothing)
         ):
             # a writable view with a stride-0 dim (as_strided(..., (0, 1))): the same refusal
             raise RuntimeError(

@@ -34,16 +34,36 @@ class MetaArray(np.ndarray):
     CPU tensor holding made-up numbers."""
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        out = kwargs.get("out")
-        if out is not None:
-            kwargs["out"] = tuple(_plain(o) for o in out)
-        result = getattr(ufunc, method)(*(_plain(x) for x in inputs), **kwargs)
+        out = kwargs.pop("out", None)
+        with np.errstate(all="ignore"):  # (the meaningless data may divide by zero)
+            result = getattr(ufunc, method)(*(_plain(x) for x in inputs), **kwargs)
         if out is not None:  # written in place: the caller's arrays are the results
+            for o, r in zip(out, result if isinstance(result, tuple) else (result,)):
+                if o is not None:
+                    _write(o, r)
             return out[0] if len(out) == 1 else out
         return _data_less(result)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        if func is np.copyto and type(args[0]) is MetaArray:  # a copy into data-less memory
+            np.broadcast_to(_plain(args[1]), args[0].shape)  # (the shapes must still agree)
+            return None
         return _data_less(super().__array_function__(func, types, args, kwargs))
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        """A write into a meta array keeps nothing (it has no data, and every element shares
+        one place): ``fill_``, ``copy_``, ``x[i] = v`` and in-place ops of meta tensors are
+        checked for shapes only, as PyTorch's meta kernels do."""
+        np.broadcast_to(_plain(value) if isinstance(value, np.ndarray) else value,
+                        _plain(self)[index].shape)  # fmt: skip
+
+
+def _write(target: Any, result: Any) -> None:
+    """A ufunc's ``out=``: a meta target keeps nothing (shape-checked), a plain one is written."""
+    if type(target) is MetaArray:
+        np.broadcast_to(_plain(result), target.shape)
+    else:
+        target[...] = result
 
 
 def _plain(x: Any) -> Any:
@@ -60,11 +80,17 @@ def _data_less(result: Any) -> Any:
     return result
 
 
+# Whether any meta array was ever made: the autograd Function reads it to keep an op of meta
+# inputs on meta, so programs that never use the meta device pay one lookup per op.
+made = [False]
+
+
 def as_meta(x: Any) -> MetaArray:
     """A data-less array of ``x``'s shape and dtype (``x`` itself when it is one already)."""
     if type(x) is MetaArray:
         return x
     x = np.asarray(x)
+    made[0] = True
     one = np.zeros(1, dtype=x.dtype)
     spread = np.lib.stride_tricks.as_strided(one, x.shape, (0,) * x.ndim, writeable=True)
     return spread.view(MetaArray)

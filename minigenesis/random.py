@@ -17,6 +17,7 @@ import numpy as np
 from . import dtypes as _dt
 from .autograd.tensor_base import TensorBase
 from .backend import as_device, cupy_module, get_array_module, to_numpy
+from .meta_array import meta_namespace
 
 _cuda_generators: dict[int, Any] = {}
 
@@ -180,6 +181,8 @@ def _draw(kind: str, shape: tuple, dtype: _dt.DType, xp: Any, generator, *params
             f'"{kernel}" not implemented for {_dt.scalar_type_name(dtype)!r}: {kind} samples '
             "need a floating dtype"
         )
+    if xp is meta_namespace:  # a meta tensor holds no values: nothing is drawn
+        return xp.empty(shape, dtype=dtype.numpy_dtype)
     gen = generator_for(xp, generator)
     # NumPy draws float32/float64 natively; 2-byte floats are drawn in float32 and rounded.
     draw_dtype = dtype.numpy_dtype if dtype.itemsize >= 4 else np.float32

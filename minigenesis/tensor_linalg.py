@@ -19,7 +19,7 @@ import numpy as np
 
 from .autocast_policy import LOWER, autocast_function, without_autocast
 from .autograd.tensor_base import TensorBase
-from .backend import get_array_module
+from .backend import get_array_module, module_for
 from .ops import elementwise as E
 from .ops import linalg as L
 from .ops import matmul as M
@@ -137,7 +137,7 @@ class TensorLinalg:
     def diag(self, diagonal: int = 0):
         """1-d v: the square matrix with v on diagonal ``diagonal``; 2-d x: that diagonal of x."""
         k = diagonal
-        xp = get_array_module(self._data)
+        xp = module_for(self.device)  # (on meta: a data-less matrix)
         if self.ndim == 1:
             n = self.shape[0] + abs(k)
             rows = xp.arange(self.shape[0]) + max(-k, 0)

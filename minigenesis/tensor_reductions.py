@@ -234,7 +234,8 @@ class TensorReductions:
         if not self.ndim:  # a 0-d tensor's dim 0 (or -1) is the tensor itself
             d = None
         xp = get_array_module(self._data)
-        out = xp.asarray(getattr(self._data, name)(axis=d, keepdims=keepdim))
+        # (asanyarray: a meta tensor's answer stays data-less)
+        out = xp.asanyarray(getattr(self._data, name)(axis=d, keepdims=keepdim))
         if self._data.dtype == xp.uint8:  # PyTorch's exception: a uint8 input gives uint8 0/1
             out = out.astype(xp.uint8)
         return self._make(out, False)
