@@ -26,6 +26,32 @@ from .module import Module
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .parameter import Parameter
 
+# What PyTorch lets a placeholder do before it has a shape (UninitializedTensorMixin): be moved
+# and cast, say its size (0), dtype and device, take a copy, be detached (a state_dict keeps
+# the placeholder). Every other public tensor method
+# (numel, dim, sum, norm, tolist, mul_ ...) would answer for the empty placeholder as if
+# it were the parameter (``sum(p.numel() for p in lazy.parameters())`` was 0): PyTorch's
+# ValueError instead. (Only placeholders pay for the check: a materialized one changes class.)
+_ALLOWED = frozenset(
+    "size copy_ is_complex is_floating_point half float double bfloat16 char short int long "
+    "cuda cpu to get_device materialize cls_to_become data dtype device requires_grad "
+    "requires_grad_ grad grad_fn is_leaf shape ndim is_cuda layout detach".split()
+)
+
+
+def _refuse_use(t: Any, name: str) -> Any:
+    """The attribute ``name`` of placeholder ``t``, or PyTorch's ValueError for a method that
+    would read the missing values or shape."""
+    value = object.__getattribute__(t, name)
+    if name[0] == "_" or name in _ALLOWED or not callable(value):
+        return value
+    raise ValueError(
+        f"Attempted to use an uninitialized parameter in {name}. This error happens when you "
+        "are using a `LazyModule` or explicitly manipulating `torch.nn.parameter."
+        f"{type(t).__name__}` objects. When using LazyModules Call `forward` with a dummy batch "
+        "to initialize the parameters before calling torch functions"
+    )
+
 
 def _materialize(t: Any, array: Any) -> None:
     """Give placeholder ``t`` its values and make it an ordinary Parameter / Tensor."""
@@ -42,6 +68,8 @@ class UninitializedParameter(Parameter):
 
     def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> None:
         super().__init__(empty(0, device=device, dtype=dtype), requires_grad)
+
+    __getattribute__ = _refuse_use
 
     def __repr__(self) -> str:
         return "<UninitializedParameter>"
@@ -63,6 +91,8 @@ class UninitializedBuffer(Tensor):
 
     cls_to_become = Tensor
     materialize = _materialize
+
+    __getattribute__ = _refuse_use
 
     def __repr__(self) -> str:
         return "<UninitializedBuffer>"

@@ -77,3 +77,22 @@ def test_a_lazy_model_saved_whole_loads_lazy():
     model = mg.load(buf, weights_only=False)
     assert tuple(model(mg.ones(1, 4, 6)).shape) == (1, 2, 4)
     assert tuple(model[0].weight.shape) == (2, 4, 3)
+
+
+def test_an_uninitialized_parameter_refuses_to_report_made_up_values():
+    """Before its first call a lazy layer's weight has no shape: counting or reading it raises
+    PyTorch's ValueError (the empty placeholder answered 0)."""
+    lazy = mg.nn.LazyLinear(3)
+    for use in (
+        lambda p: sum(q.numel() for q in lazy.parameters()),
+        lambda p: p.dim(),
+        lambda p: p.sum(),
+        lambda p: p.norm(),
+        lambda p: p.tolist(),
+        lambda p: p.mul_(2),
+    ):
+        with pytest.raises(ValueError, match="uninitialized parameter"):
+            use(lazy.weight)
+    assert lazy.weight.dtype == mg.float32 and lazy.weight.requires_grad  # still allowed
+    lazy(mg.ones(2, 5))
+    assert sum(q.numel() for q in lazy.parameters()) == 3 * 5 + 3
