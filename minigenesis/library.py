@@ -91,11 +91,16 @@ class CustomOpDef:
         bound = inspect.signature(self._init_fn).bind(*args, **kwargs)
         bound.apply_defaults()
         args = tuple(bound.arguments.values())
+        if self._fake_fn is not None and any(
+            isinstance(a, TensorBase) and a.device.type == "meta" for a in args
+        ):  # meta inputs have no values: the fake implementation gives the output's shapes
+            return self._fake_fn(*args)
         wants_grad = any(isinstance(a, TensorBase) and a.requires_grad for a in args)
         if wants_grad and self._backward_fn is not None:
             return self._autograd_function().apply(*args)
         with no_grad():
             out = self._init_fn(*args)
+        _refuse_aliases(self._qualname, out, args)
         for name in self._mutates:  # written in place: autograd must see the new version
             value = bound.arguments[name]
             if isinstance(value, TensorBase):
@@ -127,6 +132,30 @@ class CustomOpDef:
 
     def __repr__(self) -> str:
         return f"<CustomOpDef({self._qualname})>"
+
+
+def _root(array: Any) -> Any:
+    """The array that owns ``array``'s memory (a view's base, followed down)."""
+    while getattr(array, "base", None) is not None:
+        array = array.base
+    return array
+
+
+def _refuse_aliases(qualname: str, out: Any, args: tuple) -> None:
+    """PyTorch's RuntimeError for an output that is an input or a view of one: a custom op's
+    outputs must be new tensors (autograd and the mutation tracking assume it)."""
+    inputs = {id(_root(a._data)) for a in args if isinstance(a, TensorBase)}
+    for o in out if isinstance(out, tuple | list) else (out,):
+        if isinstance(o, TensorBase) and id(_root(o._data)) in inputs:
+            raise RuntimeError(
+                f"{qualname}: The output "
+                "of this custom operator (1) must not also be an input to this custom operator "
+                "and (2) may not alias any inputs to this custom operator or other returns. The "
+                "most common way to trigger this error is if we have y = custom_op(x) and y and "
+                "x are the same Tensor. Please instead return a clone of the offending output "
+                "tensor(s) (e.g. return x.clone()) or refactor the custom operator to not return "
+                "y."
+            )
 
 
 class _NoAutograd(Function):

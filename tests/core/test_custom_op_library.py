@@ -107,3 +107,29 @@ def test_bad_names_and_undeclared_mutations_are_refused() -> None:
 
 def test_the_operator_prints_as_pytorchs() -> None:
     assert repr(np_exp) == "<CustomOpDef(testlib::np_exp)>" and np_exp.__name__ == "np_exp"
+
+
+def test_a_custom_op_of_meta_tensors_runs_its_fake_implementation():
+    @mg.library.custom_op("metacheck::double_rows", mutates_args=())
+    def double_rows(x: mg.Tensor) -> mg.Tensor:
+        return mg.from_numpy(np.repeat(x.numpy(), 2, axis=0))  # needs values
+
+    @double_rows.register_fake
+    def _(x):
+        return x.new_empty((2 * x.shape[0], *x.shape[1:]))
+
+    out = double_rows(mg.empty(3, 4, device="meta"))
+    assert out.device.type == "meta" and tuple(out.shape) == (6, 4)
+    np.testing.assert_array_equal(double_rows(mg.ones(1, 2)).numpy(), np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("give_back", [lambda x: x, lambda x: x[1:], lambda x: x.view(-1)])
+def test_a_custom_op_returning_its_input_or_a_view_of_it_is_refused(give_back):
+    name = f"aliascheck::op{abs(hash(give_back.__code__)) % 10**6}"
+
+    @mg.library.custom_op(name, mutates_args=())
+    def op(x: mg.Tensor) -> mg.Tensor:
+        return give_back(x)
+
+    with pytest.raises(RuntimeError, match="may not alias any inputs"):
+        op(mg.ones(3))
