@@ -5,6 +5,7 @@ thread count and description."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import minigenesis as mg
 import minigenesis.utils.benchmark as benchmark
@@ -67,3 +68,24 @@ def test_compare_lays_out_medians_by_label_row_and_column() -> None:
     assert row[0].strip() == "[1, 1]" and float(row[1]) == 2.0 and float(row[2]) == 3.0
     assert float(lines[5].split("|")[1]) == 45.0 and lines[5].split("|")[2].strip() == ""
     assert "Times are in microseconds (us)." in lines
+
+
+def test_measurement_warns_of_a_wide_spread_whatever_the_number_of_measurements():
+    spec = TaskSpec("x", "pass")
+    # times 1, 2, 3 ms: IQR (linear quantiles) 2.5 - 1.5 = 1 ms, half the 2 ms median
+    m = Measurement(1, [1e-3, 2e-3, 3e-3], spec)
+    assert m.iqr == pytest.approx(1e-3) and m.has_warnings and not m.meets_confidence(0.25)
+    text = repr(m)
+    assert "Median: 2.00 ms" in text and "Interquartile range is 50.0%" in text
+    assert "significant environmental influence" in text
+    steady = Measurement(10, [1.0e-2, 1.01e-2], spec)  # IQR 0.5 % of the median
+    assert not steady.has_warnings and "WARNING" not in repr(steady)
+
+
+def test_measurement_merge_pools_per_run_times_of_equal_tasks():
+    a, b = TaskSpec("x", "pass"), TaskSpec("y", "pass")
+    merged = Measurement.merge(
+        [Measurement(4, [8e-3], a), Measurement(2, [2e-3, 6e-3], a), Measurement(1, [5.0], b)]
+    )
+    assert [(m.stmt, m.number_per_run) for m in merged] == [("x", 1), ("y", 1)]
+    assert merged[0].times == pytest.approx([2e-3, 1e-3, 3e-3]) and merged[1].times == [5.0]

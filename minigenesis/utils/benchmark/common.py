@@ -11,6 +11,8 @@ __all__ = ["Measurement", "TaskSpec", "select_unit", "trim_sigfig"]
 
 _MIN_CONFIDENCE_INTERVAL = 25e-9  # below this a run-to-run spread is not resolvable (seconds)
 _MAX_SIGNIFICANT_FIGURES = 4
+_IQR_WARN_THRESHOLD = 0.1  # an interquartile range this large next to the median is warned of
+_IQR_GROSS_WARN_THRESHOLD = 0.25
 
 
 @dataclass(frozen=True)
@@ -73,10 +75,37 @@ class Measurement:
     def iqr(self) -> float:
         return _quantile(self.times, 0.75) - _quantile(self.times, 0.25)
 
+    def meets_confidence(self, threshold: float = _IQR_WARN_THRESHOLD) -> bool:
+        """Whether the interquartile range is under ``threshold`` times the median."""
+        return self.iqr / self.median < threshold
+
     @property
     def has_warnings(self) -> bool:
-        """True when the spread is large next to the median (over 10 % of it, with enough runs)."""
-        return len(self.times) >= 4 and self.iqr / self.median > 0.1
+        """True when the spread is large next to the median: IQR / median >= 10 % (whatever
+        the number of measurements, as PyTorch's)."""
+        return not self.meets_confidence(_IQR_WARN_THRESHOLD)
+
+    def _warnings(self) -> list[str]:
+        if not self.has_warnings:
+            return []
+        why = (
+            "This suggests significant environmental influence."
+            if not self.meets_confidence(_IQR_GROSS_WARN_THRESHOLD)
+            else "This could indicate system fluctuation."
+        )
+        return [
+            f"  WARNING: Interquartile range is {self.iqr / self.median * 100:.1f}% of the "
+            f"median measurement.\n           {why}"
+        ]
+
+    @staticmethod
+    def merge(measurements: Any) -> list[Measurement]:
+        """Replicates of one task (equal task_spec) merged into one measurement of
+        ``number_per_run = 1`` holding all their per-run times (metadata is dropped)."""
+        groups: dict[TaskSpec, list[float]] = {}
+        for m in measurements:
+            groups.setdefault(m.task_spec, []).extend(m.times)
+        return [Measurement(1, times, spec, None) for spec, times in groups.items()]
 
     @property
     def significant_figures(self) -> int:
@@ -108,7 +137,7 @@ class Measurement:
                 f"{_quantile(self.times, 0.75) / scale:.2f})"
             )
         else:
-            lines.append(f"  {self.median / scale:.2f} {unit}")
+            lines.append(f"  {'Median: ' if n > 1 else ''}{self.median / scale:.2f} {unit}")
         threads = self.task_spec.num_threads
         lines.append(
             f"  {n} measurement{'s' if n > 1 else ''}, {self.number_per_run} runs per "
@@ -117,7 +146,7 @@ class Measurement:
             else f"  1 measurement, {self.number_per_run} runs , {threads} thread"
             + ("s" if threads > 1 else "")
         )
-        return "\n".join(lines)
+        return "\n".join(lines + self._warnings())
 
 
 def _quantile(values: list[float], q: float) -> float:
