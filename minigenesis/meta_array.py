@@ -11,9 +11,11 @@ Every NumPy ufunc and function keeps the subclass (``MetaArray.__array_ufunc__``
 ``__array_function__``), so arithmetic, reductions, products and concatenations of meta tensors
 give meta results of the right shape and dtype. What NumPy's ``asarray``/``ascontiguousarray``
 return is a plain array (they take no part in that protocol): the reductions ask for
-``asanyarray`` instead, but an op that makes a contiguous copy (``contiguous()`` of a meta
-tensor, whose strides are all 0) gives a CPU tensor of meaningless values. The meta device here
-is for describing and replacing parameters, and for shapes through a model's layers.
+``asanyarray`` instead, and the autograd Function makes any plain result of an op with a meta
+input data-less again (``keep_on_meta``: ``contiguous()``, a convolution, attention), so no op
+hands back a CPU tensor of meaningless values. A write into a meta array (``fill_``, ``copy_``,
+``x[i] = v``, a ufunc's ``out=``) keeps nothing; only the shapes are checked. The meta device
+here is for describing and replacing parameters, and for shapes through a model's layers.
 """
 
 from __future__ import annotations
@@ -22,7 +24,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MetaArray", "as_meta", "meta_namespace", "no_data_error", "no_numpy_message"]
+__all__ = [
+    "MetaArray",
+    "as_meta",
+    "keep_on_meta",
+    "meta_namespace",
+    "no_data_error",
+    "no_numpy_message",
+]
 
 
 class MetaArray(np.ndarray):
@@ -94,6 +103,24 @@ def as_meta(x: Any) -> MetaArray:
     one = np.zeros(1, dtype=x.dtype)
     spread = np.lib.stride_tricks.as_strided(one, x.shape, (0,) * x.ndim, writeable=True)
     return spread.view(MetaArray)
+
+
+def keep_on_meta(result: Any, inputs: list) -> Any:
+    """An op's ``result`` (one array or a tuple) made data-less when its ``inputs`` (arrays,
+    other values, lists of tensors for cat/stack) hold a meta array: a forward that made a plain
+    array from the meaningless data (``np.ascontiguousarray`` of a meta array is a plain one)
+    must not hand back a CPU tensor of made-up values."""
+    if not any(_is_meta(x) for x in inputs):
+        return result
+    if type(result) is tuple:
+        return tuple(as_meta(r) if type(r) is np.ndarray else r for r in result)
+    return as_meta(result) if type(result) is np.ndarray else result
+
+
+def _is_meta(x: Any) -> bool:
+    if isinstance(x, (list, tuple)):
+        return any(type(getattr(t, "_data", None)) is MetaArray for t in x)
+    return type(x) is MetaArray
 
 
 def no_data_error() -> NotImplementedError:

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..backend import get_array_module
-from ..meta_array import MetaArray, as_meta
+from ..meta_array import keep_on_meta
 from ..meta_array import made as meta_made
 from . import tensor_base
 from .accumulate_grad import accumulate_grad_node
@@ -216,13 +216,12 @@ class Function:
             result = cls.forward(node, *arrays)
         else:
             result = _tensor_forward(cls, node, args)
+        if meta_made[0]:  # once a meta array exists: an op of meta tensors stays on meta
+            result = keep_on_meta(result, arrays)
         if type(result) is not tuple:  # one output: the common case
-            # The output tensor: TensorBase._make(result), written out as every op passes here,
-            # and the call would cost as much as the rest (a NumPy scalar: a 0-d array, see _make)
+            # TensorBase._make(result) written out: every op passes here (NumPy scalars: _make)
             out = tensor_base._new(tensor_base._ops_return)
             if type(result) is np.ndarray or not isinstance(result, np.generic):
-                if meta_made[0] and type(result) is np.ndarray and _any_meta(arrays):
-                    result = as_meta(result)  # an op of meta tensors stays on meta
                 out._data = result
             else:  # (result itself is kept: forward may have saved it, see _resolve_saved)
                 out._data = np.asarray(result)
@@ -230,16 +229,13 @@ class Function:
                 out._inference_tensor = True
             if record:
                 if result.dtype.kind in _FLOAT_KINDS and node._non_diff is None:
-                    # (_output_nr set even though 0 is the default: the next op reads it,
-                    # and an instance's own field reads faster than the class's default)
+                    # (_output_nr though 0 is the default: an own field reads faster, next op)
                     out.requires_grad, out.grad_fn, out._output_nr = True, node, 0
                 if node._to_save:
                     node._saved = _resolve_saved(node, args, (result,), (out,))
             if modes["anomaly"]:
                 _check_finite(cls.__name__, "forward", ((0, out),))
             return out if node._dirty is None else _dirty_outputs(node, (out,), record)[0]
-        if meta_made[0] and _any_meta(arrays):
-            result = tuple(as_meta(r) if type(r) is np.ndarray else r for r in result)
         outputs = _outputs(node, args, result, record)
         if modes["anomaly"]:
             _check_finite(cls.__name__, "forward", enumerate(outputs))
@@ -278,20 +274,6 @@ def _dirty_outputs(node: Function, outputs: tuple, record: bool) -> tuple:
                 src.requires_grad, src.grad_fn, src._output_nr = True, node, out._output_nr
         replaced.append(src)
     return tuple(replaced)
-
-
-def _any_meta(arrays: list) -> bool:
-    """Whether an op's inputs hold a meta array (data-less, meta_array.py): its result then
-    stays on meta, whatever plain NumPy array the forward computed from the meaningless data
-    (``np.ascontiguousarray`` of a meta array is a plain one)."""
-    for a in arrays:
-        if type(a) is MetaArray:
-            return True
-        if isinstance(a, (list, tuple)):  # a list of tensors (cat, stack)
-            for x in a:
-                if isinstance(x, TensorBase) and type(x._data) is MetaArray:
-                    return True
-    return False
 
 
 def _unwrap(node: Function, args: tuple, grad_enabled: bool) -> tuple[list, bool]:
