@@ -317,7 +317,9 @@ def need_float(t: Any, name: str, error: type = RuntimeError) -> None:
 
 def alpha_scaled(t: Any, other: Any, alpha: Any) -> Any:
     """alpha * other for add/sub/index_add(alpha=): PyTorch refuses a float alpha with integer
-    tensors."""
+    tensors. A NumPy scalar alpha is the Python number it holds (np.float32(2.5) is a float)."""
+    if isinstance(alpha, np.generic):
+        alpha = alpha.item()
     if alpha == 1 and alpha.__class__ is not float:
         return other
     if isinstance(alpha, float) and not (is_float(t) or is_float(other)):

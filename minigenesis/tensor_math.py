@@ -546,6 +546,8 @@ class TensorMath:
         weight 1 gives end exactly, and float16 / bfloat16 computed in float32, rounded once."""
         if not isinstance(end, TensorBase):
             raise TypeError(f"lerp(): end must be a Tensor, got {type(end).__name__}")
+        if isinstance(weight, np.generic):  # the Python number it holds (np.uint8(3) is 3)
+            weight = weight.item()
         # one dtype, as PyTorch's kernel; only a 0-d weight tensor may differ (a scalar to it);
         # checked before the float check, as PyTorch (int lerp float is a dtype mismatch)
         w = weight if isinstance(weight, TensorBase) and weight.ndim > 0 else None

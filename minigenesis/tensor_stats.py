@@ -219,7 +219,7 @@ class TensorStatistics:
                     f"({self.dtype.name}), got {q.dtype.name}"
                 )
             qs, scalar_q = xp.asarray(q._data, xp.float64).reshape(-1), q.ndim == 0
-        elif isinstance(q, (int, float)) and not isinstance(q, bool):
+        elif isinstance(q, (int, float, np.integer, np.floating)) and not isinstance(q, bool):
             qs, scalar_q = xp.asarray([float(q)]), True
         else:
             raise TypeError(

@@ -176,3 +176,24 @@ def test_where_reads_numpy_scalars_as_python_numbers():
     out = u.where(u > 1, np.int8(-2))  # a negative int wraps into uint8, as a fill writes it
     assert out.dtype == mg.uint8 and out.tolist() == [254, 2, 3]
     assert u.where(u > 1, -2).tolist() == [254, 2, 3]
+
+
+@pytest.mark.parametrize("w", [np.uint8(3), np.int64(3), np.float32(3.0)], ids=repr)
+def test_lerp_weight_given_as_numpy_scalar_is_the_number(w):
+    start, end = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    out = mg.lerp(mg.tensor(start), mg.tensor(end), w)  # np.uint8 weight: 1 - w wrapped to 254
+    np.testing.assert_allclose(out.numpy(), start + 3.0 * (end - start))
+
+
+def test_numpy_float_alpha_with_integer_tensors_is_refused_as_a_python_float():
+    a = mg.tensor([1, 2])
+    with pytest.raises(RuntimeError, match="alpha must not be a floating point"):
+        a.add(a, alpha=np.float32(2.5))
+    assert a.add(a, alpha=np.int64(3)).tolist() == [4, 8]
+    assert a.add(a, alpha=np.int64(3)).dtype == mg.int64
+
+
+@pytest.mark.parametrize("q", [np.float32(0.25), np.float64(0.25)], ids=repr)
+def test_quantile_takes_a_numpy_scalar_q(q):
+    x = np.array([1.0, 2.0, 3.0, 5.0])
+    assert mg.quantile(mg.tensor(x), q).item() == pytest.approx(np.quantile(x, 0.25))
