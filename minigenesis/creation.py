@@ -558,9 +558,11 @@ def empty_strided(
         raise RuntimeError(f"empty_strided: strides must be non-negative, got {stride}")
     out = empty(size, dtype=dtype, device=device)
     laid_out = out._data.strides == tuple(s * out._data.itemsize for s in stride)
-    if out._data.size > 1 and not laid_out and out.device.type != "meta":  # (meta: no memory)
+    if not laid_out and out.device.type != "meta":  # (meta: no memory)
         xp = get_array_module(out._data)
-        block = xp.empty(1 + sum((n - 1) * s for n, s in zip(size, stride)), out._data.dtype)
+        # (an empty tensor keeps its strides too, over one element: PyTorch reports them)
+        length = max(1, 1 + sum((n - 1) * s for n, s in zip(size, stride)))
+        block = xp.empty(length, out._data.dtype)
         strides = tuple(s * block.itemsize for s in stride)
         out = Tensor._make(xp.lib.stride_tricks.as_strided(block, out.shape, strides), False)
     return out.requires_grad_(True) if requires_grad else out

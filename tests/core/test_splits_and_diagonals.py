@@ -211,3 +211,12 @@ def test_diagonal_is_a_view_so_writes_reach_the_tensor():
         want[:, i, i] = 0
     np.testing.assert_array_equal(y.numpy(), want)
     assert d._base is y
+
+
+@pytest.mark.parametrize(
+    "size, stride",
+    [((2, 0, 3), (0, 3, 1)), ((0,), (4,)), ((1, 1), (5, 5)), ((1, 3), (7, 1))],
+)
+def test_empty_strided_keeps_the_asked_strides_of_empty_and_one_element_tensors(size, stride):
+    t = mg.empty_strided(size, stride)
+    assert tuple(t.shape) == size and t.stride() == stride
