@@ -31,6 +31,7 @@ __all__ = [
     "meta_namespace",
     "no_data_error",
     "no_numpy_message",
+    "refuse_data_dependent",
 ]
 
 
@@ -121,6 +122,17 @@ def _is_meta(x: Any) -> bool:
     if isinstance(x, (list, tuple)):
         return any(type(getattr(t, "_data", None)) is MetaArray for t in x)
     return type(x) is MetaArray
+
+
+def refuse_data_dependent(name: str, *arrays: Any) -> None:
+    """PyTorch's NotImplementedError for an op whose output shape depends on the values
+    (nonzero, masked_select, unique) given a meta array: there are no values to count, and the
+    meaningless data would make up a shape."""
+    if any(type(a) is MetaArray for a in arrays):
+        raise NotImplementedError(
+            f"{name}: attempted to run this operator with Meta tensors, but its output shape "
+            "depends on the values, which a meta tensor does not have"
+        )
 
 
 def no_data_error() -> NotImplementedError:

@@ -20,6 +20,7 @@ from .autocast_policy import LOWER, autocast_function
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .dtypes import scalar_type_name
+from .meta_array import refuse_data_dependent
 from .ops import indexing as I
 from .ops.inverse_hyperbolic import Acosh, Asinh, Atanh
 from .ops.nextafter import NextAfter
@@ -313,6 +314,7 @@ class TensorComposites:
 
     def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
         """Each run of equal consecutive elements (or slices along dim) kept once."""
+        refuse_data_dependent("unique_consecutive", self._data)
         xp = get_array_module(self._data)
         a = self._data.reshape(-1) if dim is None else xp.moveaxis(self._data, dim, 0)
         if a.shape[0] == 0:

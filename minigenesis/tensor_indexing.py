@@ -24,6 +24,7 @@ from .autograd.grad_mode import is_grad_enabled, state
 from .autograd.node_names import node_variant
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
+from .meta_array import refuse_data_dependent
 from .ops import gather_scatter as GS
 from .ops import indexing as I
 from .ops.indexing import check_index_range
@@ -469,6 +470,7 @@ class TensorIndexing:
         """The elements where ``mask`` (bool, broadcast with self) is True, as a 1-D tensor."""
         xp = get_array_module(self._data)
         m = _bool_mask(mask, self._data, "masked_select: expected BoolTensor for mask, got one")
+        refuse_data_dependent("masked_select", m)
         try:
             shape = xp.broadcast_shapes(self.shape, m.shape)
         except ValueError:  # PyTorch's RuntimeError naming the dim, not NumPy's ValueError
@@ -485,6 +487,7 @@ class TensorIndexing:
         1-D tensor per dim (a 0-d tensor counts as 1-D there, as in PyTorch)."""
         xp = get_array_module(self._data)
         data = self._data
+        refuse_data_dependent("nonzero", data)
         if as_tuple:
             idx = xp.nonzero(data.reshape(1) if data.ndim == 0 else data)
             return tuple(self._make(i.astype(xp.int64), False) for i in idx)

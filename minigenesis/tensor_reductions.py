@@ -19,6 +19,7 @@ from .autograd.grad_mode import state
 from .autograd.node_names import node_variant
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
+from .meta_array import refuse_data_dependent
 from .ops import elementwise as E
 from .ops import reduce as R
 from .ops import shape as S
@@ -319,6 +320,7 @@ class TensorReductions:
         the inverse then has one entry per slice: x == values.index_select(dim, inverse)."""
         xp = get_array_module(self._data)
         data = self._data
+        refuse_data_dependent("unique", data)
         if dim is None:
             data, axis = data.reshape(-1), None
         else:

@@ -95,3 +95,19 @@ def test_cpu_ops_still_compute_values_after_meta_tensors_exist() -> None:
     y = x.clone()
     y.fill_(7.0)
     assert y.tolist() == [[7.0, 7.0], [7.0, 7.0]]
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda t: t.nonzero(),
+        lambda t: t.nonzero(as_tuple=True),
+        lambda t: t.unique(),
+        lambda t: t.unique_consecutive(),
+        lambda t: t.masked_select(t > 0),
+        lambda t: mg.ones(4).masked_select(t > 0),
+    ],
+)
+def test_ops_whose_shape_depends_on_the_values_refuse_meta_tensors(op) -> None:
+    with pytest.raises(NotImplementedError, match="depends on the values"):
+        op(_m(4))
