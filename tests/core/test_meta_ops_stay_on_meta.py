@@ -111,3 +111,13 @@ def test_cpu_ops_still_compute_values_after_meta_tensors_exist() -> None:
 def test_ops_whose_shape_depends_on_the_values_refuse_meta_tensors(op) -> None:
     with pytest.raises(NotImplementedError, match="depends on the values"):
         op(_m(4))
+
+
+def test_clip_grad_norm_of_meta_gradients_is_a_meta_norm() -> None:
+    p = nn.Parameter(_m(3))
+    p.grad = _m(3)
+    total = nn.utils.clip_grad_norm_([p], 1.0)
+    assert total.device.type == "meta" and total.shape == ()
+    q = nn.Parameter(mg.ones(3))  # on the CPU the norm is still computed
+    q.grad = mg.tensor([3.0, 4.0, 0.0])
+    assert nn.utils.clip_grad_norm_([q], 10.0).item() == pytest.approx(5.0)

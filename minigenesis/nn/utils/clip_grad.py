@@ -24,6 +24,7 @@ from ..._checks import check_real
 from ..._tensor import Tensor
 from ...backend import get_array_module, to_device
 from ...creation import tensor
+from ...meta_array import keep_on_meta
 
 
 def _grads(parameters: Any) -> list[Tensor]:
@@ -112,7 +113,8 @@ def get_total_norm(
             f"so it cannot be clipped. To disable this error and scale the gradients by the "
             f"non-finite norm anyway, set `error_if_nonfinite=False`"
         )
-    return Tensor._make(xp.asarray(total), False)
+    # (the norm of meta gradients is a meta tensor: xp.asarray made the data-less one plain)
+    return Tensor._make(keep_on_meta(xp.asarray(total), [t._data for t in tensors]), False)
 
 
 def clip_grads_with_norm_(
