@@ -114,8 +114,8 @@ def keep_on_meta(result: Any, inputs: list) -> Any:
     if not any(_is_meta(x) for x in inputs):
         return result
     if type(result) is tuple:
-        return tuple(as_meta(r) if type(r) is np.ndarray else r for r in result)
-    return as_meta(result) if type(result) is np.ndarray else result
+        return tuple(_data_less(r) for r in result)
+    return _data_less(result)  # (a NumPy scalar too: a 0-d data-less array)
 
 
 def _is_meta(x: Any) -> bool:

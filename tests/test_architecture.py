@@ -187,11 +187,17 @@ def _trace_one_training_step() -> tuple[int, int, int]:
             if not code.co_name.startswith("<"):  # (<listcomp>, <genexpr>: their function's)
                 entered[(code.co_filename, code.co_firstlineno)] = code
 
+    # the step of a program that made no meta tensor (once one exists, every op also asks
+    # meta_array.keep_on_meta whether its inputs are meta; earlier tests may have made one)
+    from minigenesis import meta_array
+
+    meta_used, meta_array.made[0] = meta_array.made[0], False
     sys.settrace(tracer)
     try:
         step()
     finally:
         sys.settrace(None)
+        meta_array.made[0] = meta_used
     lines = sum(len(inspect.getsourcelines(code)[0]) for code in entered.values())
     return len(entered), lines, len({f for f, _ in entered})
 
