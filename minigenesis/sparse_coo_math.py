@@ -108,6 +108,33 @@ class SparseMath:
 
     __mul__ = __rmul__ = mul
 
+    # ------------------------------------------------------------------ in place
+    # The out-of-place result's entries become self's, in self's dtype (a result that self's
+    # dtype cannot hold, a float into an integer tensor, is PyTorch's RuntimeError).
+    def _become(self, out: SparseMath) -> SparseMath:
+        mine, theirs = self._values_t.dtype, out._values_t.dtype
+        if mine != theirs and theirs.is_floating_point and not mine.is_floating_point:
+            raise RuntimeError(
+                f"result type {theirs} can't be cast to the desired output type {mine}"
+            )
+        self._indices_t, self._coalesced = out._indices_t, out._coalesced
+        self._values_t = out._values_t if mine == theirs else out._values_t.to(mine)
+        return self
+
+    def add_(self, other: Any, *, alpha: Any = 1) -> SparseMath:
+        return self._become(self.add(other, alpha=alpha))
+
+    def sub_(self, other: Any, *, alpha: Any = 1) -> SparseMath:
+        return self._become(self.sub(other, alpha=alpha))
+
+    def mul_(self, other: Any) -> SparseMath:
+        return self._become(self.mul(other))
+
+    def div_(self, other: Any) -> SparseMath:
+        return self._become(self / other)
+
+    __iadd__, __isub__, __imul__, __itruediv__ = add_, sub_, mul_, div_
+
     def _dense_at_entries(self, dense: Any, name: str) -> Any:
         """The elements of ``dense`` (broadcast to self's size) at the stored entries: one row
         of shape ``dense dims`` per entry, as the values are laid out (differentiable)."""

@@ -302,3 +302,27 @@ def test_batched_sparse_times_dense_matrices() -> None:
     np.testing.assert_allclose(dense.grad.numpy(), batch.transpose(0, 2, 1) @ g, rtol=1e-12)
     per_entry = (g @ dense.detach().numpy().transpose(0, 2, 1))[tuple(index)]
     np.testing.assert_allclose(values.grad.numpy(), per_entry, rtol=1e-12)
+
+
+def test_sparse_in_place_arithmetic_matches_the_dense_arithmetic():
+    idx = mg.tensor([[0, 1, 0], [1, 1, 1]])  # (0, 1) stored twice: uncoalesced
+    a = mg.sparse_coo_tensor(idx, mg.tensor([2.0, 1.0, 0.5]), (2, 3))
+    b = mg.sparse_coo_tensor(mg.tensor([[1], [2]]), mg.tensor([4.0]), (2, 3))
+    dense_a, dense_b = a.to_dense().numpy().copy(), b.to_dense().numpy()
+    same = a
+    a += b
+    a.mul_(3.0)
+    a.sub_(b, alpha=2)
+    a /= 2
+    assert a is same
+    expected = ((dense_a + dense_b) * 3.0 - 2 * dense_b) / 2
+    np.testing.assert_allclose(a.to_dense().numpy(), expected)
+
+
+def test_sparse_in_place_keeps_its_dtype_and_refuses_a_float_into_integers():
+    a = mg.sparse_coo_tensor(mg.tensor([[0], [1]]), mg.tensor([2.0]), (2, 3))
+    a.add_(mg.sparse_coo_tensor(mg.tensor([[0], [1]]), mg.tensor([2.0], dtype=mg.float64), (2, 3)))
+    assert a.dtype == mg.float32 and a.to_dense()[0, 1].item() == 4.0
+    ints = mg.sparse_coo_tensor(mg.tensor([[0], [1]]), mg.tensor([2]), (2, 3))
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        ints.mul_(2.5)
