@@ -1,4 +1,4 @@
-"""189 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
+"""201 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
 ReLUs, a char-GRU, a GCN over a sparse adjacency, a VAE, a transformer classifier, custom autograd
 Functions, checkpoint and resume, a seq2seq GRU with attention and teacher forcing, a DCGAN, a
 WGAN-GP, early stopping with ReduceLROnPlateau, a triplet-loss embedding, SimCLR's NT-Xent, a
@@ -71,7 +71,11 @@ autoencoder, a Perceiver over padded sets, a Mamba selective scan against its pa
 pix2pix's U-Net and PatchGAN, Reptile, TransE with MarginRankingLoss, DeepSDF's auto-decoder, a
 program in the 0.3-era style (Variable, size_average=, torch.Tensor(n, m)), modern Hopfield
 retrieval, PixelCNN's masked convolutions, an nn.Transformer forecaster, contrastive predictive
-coding and a small AlphaZero with MCTS), kept in ``scripts/`` as written
+coding and a small AlphaZero with MCTS; then teaching code: d2l.ai's linear and softmax
+regression, dropout, weight decay, batch norm and a GRU from scratch, its convolution and pooling
+by hand, Nadaraya-Watson attention pooling and its anchor boxes with NMS, CS231n's three levels
+(barebones, nn.Module, nn.Sequential), yunjey's feed-forward basics, Stack Overflow idioms and a
+fast.ai-style loop with callbacks as functions), kept in ``scripts/`` as written
 for PyTorch with only ``import torch`` spelled ``import minigenesis as torch``. Each checks its own
 outcome (an accuracy, a closed form, an equality with a reference path) and must run unchanged. All
 of them run on PyTorch 2.13 as well (``tests/parity/test_written_programs_on_pytorch.py``)."""
@@ -94,7 +98,7 @@ SLOW = {
     "fourier_features_nerf", "sinkhorn_ot", "ppo_clip", "convnext_droppath",
     "tabular_entity_embeddings_kfold", "spectral_norm_sngan", "char_rnn_generation",
     "deepsdf_autodecoder", "selective_scan", "timeseries_transformer", "perceiver_latents",
-    "neural_cellular_automaton", "kan_bspline", "cpc_infonce",
+    "neural_cellular_automaton", "kan_bspline", "cpc_infonce", "cs231n_three_levels",
 }  # fmt: skip
 
 
@@ -131,7 +135,7 @@ def process_settings_kept():
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 189
+    assert len(SCRIPTS) == 201
 
 
 @pytest.mark.parametrize(
