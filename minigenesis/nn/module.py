@@ -29,7 +29,7 @@ from ..hook_handle import RemovableHandle, add_hook
 from .backward_hooks import bracket_for
 from .global_module_hooks import forward_hooks_of
 from .module_memory import ModuleMemory
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 from .state_dict_hooks import IncompatibleKeys, StateDictMixin  # noqa: F401
 
 
@@ -133,6 +133,10 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
             if value is not None:
                 raise TypeError(f"cannot assign a {type(value).__name__} to child module '{name}'")
             self._modules[name] = None
+        elif isinstance(value, Buffer):
+            if self.__dict__.get("_buffers") is None:
+                raise AttributeError("cannot assign a Buffer before Module.__init__() is called")
+            self.register_buffer(name, value, value.persistent)
         elif name in self.__dict__.get("_buffers", ()):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign a {type(value).__name__} to buffer '{name}'")

@@ -3,6 +3,9 @@
 A Parameter is an ordinary Tensor with two differences: it requires grad by default, and assigning
 one to a Module attribute (``self.weight = Parameter(...)``) registers it, so ``parameters()``,
 ``state_dict()`` and ``to()`` find it. Everything else (math, ``.grad``, ``.data``) is the Tensor's.
+
+``Buffer`` marks a tensor that a Module attribute assignment registers as a buffer; the lazy
+placeholders (``UninitializedParameter``) are reachable here too, as in PyTorch.
 """
 
 from __future__ import annotations
@@ -55,3 +58,36 @@ def _rebuild_parameter(array: Any, requires_grad: bool) -> Parameter:
     if not getattr(array, "flags", None) or not array.flags.writeable:
         array = np.array(array, copy=True)
     return Parameter(Tensor._make(array, False), bool(requires_grad))
+
+
+def __getattr__(name: str) -> Any:
+    """``nn.parameter.UninitializedParameter`` / ``UninitializedBuffer`` / ``is_lazy``, where
+    PyTorch keeps them: they are defined with the lazy modules (``nn/lazy.py``, which imports
+    this module), so they are looked up there on first use."""
+    if name in ("UninitializedParameter", "UninitializedBuffer", "is_lazy"):
+        from . import lazy
+
+        return getattr(lazy, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class _BufferMeta(type(Tensor)):
+    """``isinstance(t, Buffer)`` is true for a tensor marked by ``Buffer(...)``: the marker is an
+    attribute, so the object itself stays a plain Tensor (``type(module.buf)`` is ``Tensor``)."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Tensor) and getattr(obj, "_is_buffer", False) is True
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """``nn.Buffer(data, persistent=True)``: assigning it to a Module attribute registers a buffer
+    (``self.mean = nn.Buffer(torch.zeros(n))`` is ``self.register_buffer("mean", ...)``).
+    Like PyTorch's, it returns ``data.detach()`` marked as a buffer, not a new Tensor class."""
+
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Tensor:
+        if data is None:
+            data = empty(0)
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t

@@ -1,4 +1,4 @@
-"""201 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
+"""202 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
 ReLUs, a char-GRU, a GCN over a sparse adjacency, a VAE, a transformer classifier, custom autograd
 Functions, checkpoint and resume, a seq2seq GRU with attention and teacher forcing, a DCGAN, a
 WGAN-GP, early stopping with ReduceLROnPlateau, a triplet-loss embedding, SimCLR's NT-Xent, a
@@ -72,7 +72,8 @@ pix2pix's U-Net and PatchGAN, Reptile, TransE with MarginRankingLoss, DeepSDF's 
 program in the 0.3-era style (Variable, size_average=, torch.Tensor(n, m)), modern Hopfield
 retrieval, PixelCNN's masked convolutions, an nn.Transformer forecaster, contrastive predictive
 coding and a small AlphaZero with MCTS; then teaching code: d2l.ai's linear and softmax
-regression, dropout, weight decay, batch norm and a GRU from scratch, its convolution and pooling
+regression, dropout, weight decay, batch norm and a GRU from scratch, its parameter management
+(custom, tied and lazy layers, file I/O), its convolution and pooling
 by hand, Nadaraya-Watson attention pooling and its anchor boxes with NMS, CS231n's three levels
 (barebones, nn.Module, nn.Sequential), yunjey's feed-forward basics, Stack Overflow idioms and a
 fast.ai-style loop with callbacks as functions), kept in ``scripts/`` as written
@@ -135,7 +136,7 @@ def process_settings_kept():
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 201
+    assert len(SCRIPTS) == 202
 
 
 @pytest.mark.parametrize(
