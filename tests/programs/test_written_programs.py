@@ -1,4 +1,4 @@
-"""202 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
+"""203 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
 ReLUs, a char-GRU, a GCN over a sparse adjacency, a VAE, a transformer classifier, custom autograd
 Functions, checkpoint and resume, a seq2seq GRU with attention and teacher forcing, a DCGAN, a
 WGAN-GP, early stopping with ReduceLROnPlateau, a triplet-loss embedding, SimCLR's NT-Xent, a
@@ -74,7 +74,8 @@ retrieval, PixelCNN's masked convolutions, an nn.Transformer forecaster, contras
 coding and a small AlphaZero with MCTS; then teaching code: d2l.ai's linear and softmax
 regression, dropout, weight decay, batch norm and a GRU from scratch, its parameter management
 (custom, tied and lazy layers, file I/O), its convolution and pooling
-by hand, Nadaraya-Watson attention pooling and its anchor boxes with NMS, CS231n's three levels
+by hand, Nadaraya-Watson attention pooling, masked softmax, multi-head
+attention against nn.MultiheadAttention and positional encoding, and its anchor boxes with NMS, CS231n's three levels
 (barebones, nn.Module, nn.Sequential), yunjey's feed-forward basics, Stack Overflow idioms and a
 fast.ai-style loop with callbacks as functions), kept in ``scripts/`` as written
 for PyTorch with only ``import torch`` spelled ``import minigenesis as torch``. Each checks its own
@@ -100,6 +101,7 @@ SLOW = {
     "tabular_entity_embeddings_kfold", "spectral_norm_sngan", "char_rnn_generation",
     "deepsdf_autodecoder", "selective_scan", "timeseries_transformer", "perceiver_latents",
     "neural_cellular_automaton", "kan_bspline", "cpc_infonce", "cs231n_three_levels",
+    "d2l_multihead_positional",
 }  # fmt: skip
 
 
@@ -136,7 +138,7 @@ def process_settings_kept():
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 202
+    assert len(SCRIPTS) == 203
 
 
 @pytest.mark.parametrize(
