@@ -75,8 +75,8 @@ coding and a small AlphaZero with MCTS; then teaching code: d2l.ai's linear and 
 regression, dropout, weight decay, batch norm and a GRU from scratch, its parameter management
 (custom, tied and lazy layers, file I/O), its convolution and pooling
 by hand, Nadaraya-Watson attention pooling, masked softmax, multi-head
-attention against nn.MultiheadAttention and positional encoding, and its anchor boxes with NMS, CS231n's three levels
-(barebones, nn.Module, nn.Sequential), yunjey's feed-forward basics, Stack Overflow idioms and a
+attention against nn.MultiheadAttention and positional encoding, and its anchor boxes with NMS,
+CS231n's three levels (barebones, nn.Module, nn.Sequential), yunjey's feed-forward basics, Stack Overflow idioms and a
 fast.ai-style loop with callbacks as functions), kept in ``scripts/`` as written
 for PyTorch with only ``import torch`` spelled ``import minigenesis as torch``. Each checks its own
 outcome (an accuracy, a closed form, an equality with a reference path) and must run unchanged. All
