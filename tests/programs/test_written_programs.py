@@ -80,7 +80,8 @@ CS231n's three levels (barebones, nn.Module, nn.Sequential), yunjey's feed-forwa
 Overflow idioms and a fast.ai-style loop with callbacks as functions), kept in ``scripts/`` as
 written for PyTorch with only ``import torch`` spelled ``import minigenesis as torch``. Each checks
 its own outcome (an accuracy, a closed form, an equality with a reference path) and must run
-unchanged. All of them run on PyTorch 2.13 as well (``tests/parity/test_written_programs_on_pytorch.py``)."""
+unchanged. All of them run on PyTorch 2.13 as well
+(``tests/parity/test_written_programs_on_pytorch.py``)."""
 
 from __future__ import annotations
 
