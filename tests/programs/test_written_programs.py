@@ -1,4 +1,4 @@
-"""206 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
+"""207 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
 ReLUs, a char-GRU, a GCN over a sparse adjacency, a VAE, a transformer classifier, custom autograd
 Functions, checkpoint and resume, a seq2seq GRU with attention and teacher forcing, a DCGAN, a
 WGAN-GP, early stopping with ReduceLROnPlateau, a triplet-loss embedding, SimCLR's NT-Xent, a
@@ -71,17 +71,18 @@ autoencoder, a Perceiver over padded sets, a Mamba selective scan against its pa
 pix2pix's U-Net and PatchGAN, Reptile, TransE with MarginRankingLoss, DeepSDF's auto-decoder, a
 program in the 0.3-era style (Variable, size_average=, torch.Tensor(n, m)), modern Hopfield
 retrieval, PixelCNN's masked convolutions, an nn.Transformer forecaster, contrastive predictive
-coding and a small AlphaZero with MCTS; then teaching code: d2l.ai's linear and softmax regression,
-dropout, weight decay, batch norm and a GRU from scratch, its parameter management (custom, tied and
-lazy layers, file I/O), its optimizers by hand against torch.optim's, its convolution and pooling by
-hand, Nadaraya-Watson attention pooling, masked softmax, multi-head attention against
-nn.MultiheadAttention and positional encoding, and its anchor boxes with NMS, CS231n's three levels
-(barebones, nn.Module, nn.Sequential), yunjey's feed-forward basics and language model sampled by
-torch.multinomial, Stack Overflow idioms, Udacity's CNN with a best-validation checkpoint and a
-fast.ai-style loop with callbacks as functions), kept in ``scripts/`` as written for PyTorch with
-only ``import torch`` spelled ``import minigenesis as torch``. Each checks its own outcome (an
-accuracy, a closed form, an equality with a reference path) and must run unchanged. All of them run
-on PyTorch 2.13 as well (``tests/parity/test_written_programs_on_pytorch.py``)."""
+coding and a small AlphaZero with MCTS; then teaching code: d2l.ai's preliminaries (tensors, linear
+algebra, autograd, Multinomial sampling), its linear and softmax regression, dropout, weight decay,
+batch norm and a GRU from scratch, its parameter management (custom, tied and lazy layers, file
+I/O), its optimizers by hand against torch.optim's, its convolution and pooling by hand, Nadaraya-
+Watson attention pooling, masked softmax, multi-head attention against nn.MultiheadAttention and
+positional encoding, and its anchor boxes with NMS, CS231n's three levels (barebones, nn.Module,
+nn.Sequential), yunjey's feed-forward basics and language model sampled by torch.multinomial, Stack
+Overflow idioms, Udacity's CNN with a best-validation checkpoint and a fast.ai-style loop with
+callbacks as functions), kept in ``scripts/`` as written for PyTorch with only ``import torch``
+spelled ``import minigenesis as torch``. Each checks its own outcome (an accuracy, a closed form, an
+equality with a reference path) and must run unchanged. All of them run on PyTorch 2.13 as well
+(``tests/parity/test_written_programs_on_pytorch.py``)."""
 
 from __future__ import annotations
 
@@ -139,7 +140,7 @@ def process_settings_kept():
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 206
+    assert len(SCRIPTS) == 207
 
 
 @pytest.mark.parametrize(
