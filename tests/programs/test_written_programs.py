@@ -1,4 +1,4 @@
-"""207 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
+"""208 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
 ReLUs, a char-GRU, a GCN over a sparse adjacency, a VAE, a transformer classifier, custom autograd
 Functions, checkpoint and resume, a seq2seq GRU with attention and teacher forcing, a DCGAN, a
 WGAN-GP, early stopping with ReduceLROnPlateau, a triplet-loss embedding, SimCLR's NT-Xent, a
@@ -103,7 +103,7 @@ SLOW = {
     "tabular_entity_embeddings_kfold", "spectral_norm_sngan", "char_rnn_generation",
     "deepsdf_autodecoder", "selective_scan", "timeseries_transformer", "perceiver_latents",
     "neural_cellular_automaton", "kan_bspline", "cpc_infonce", "cs231n_three_levels",
-    "d2l_multihead_positional",
+    "d2l_multihead_positional", "d2l_seq2seq_bahdanau",
 }  # fmt: skip
 
 
@@ -140,7 +140,7 @@ def process_settings_kept():
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 207
+    assert len(SCRIPTS) == 208
 
 
 @pytest.mark.parametrize(
