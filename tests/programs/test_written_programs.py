@@ -1,4 +1,4 @@
-"""208 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
+"""209 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
 ReLUs, a char-GRU, a GCN over a sparse adjacency, a VAE, a transformer classifier, custom autograd
 Functions, checkpoint and resume, a seq2seq GRU with attention and teacher forcing, a DCGAN, a
 WGAN-GP, early stopping with ReduceLROnPlateau, a triplet-loss embedding, SimCLR's NT-Xent, a
@@ -77,12 +77,12 @@ batch norm and a GRU from scratch, its parameter management (custom, tied and la
 I/O), its optimizers by hand against torch.optim's, its convolution and pooling by hand, Nadaraya-
 Watson attention pooling, masked softmax, multi-head attention against nn.MultiheadAttention and
 positional encoding, and its anchor boxes with NMS, CS231n's three levels (barebones, nn.Module,
-nn.Sequential), yunjey's feed-forward basics and language model sampled by torch.multinomial, Stack
-Overflow idioms, Udacity's CNN with a best-validation checkpoint and a fast.ai-style loop with
-callbacks as functions), kept in ``scripts/`` as written for PyTorch with only ``import torch``
-spelled ``import minigenesis as torch``. Each checks its own outcome (an accuracy, a closed form, an
-equality with a reference path) and must run unchanged. All of them run on PyTorch 2.13 as well
-(``tests/parity/test_written_programs_on_pytorch.py``)."""
+nn.Sequential) and its GAN notebook's losses, yunjey's feed-forward basics and language model
+sampled by torch.multinomial, Stack Overflow idioms, Udacity's CNN with a best-validation checkpoint
+and a fast.ai-style loop with callbacks as functions), kept in ``scripts/`` as written for PyTorch
+with only ``import torch`` spelled ``import minigenesis as torch``. Each checks its own outcome (an
+accuracy, a closed form, an equality with a reference path) and must run unchanged. All of them run
+on PyTorch 2.13 as well (``tests/parity/test_written_programs_on_pytorch.py``)."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ SLOW = {
     "tabular_entity_embeddings_kfold", "spectral_norm_sngan", "char_rnn_generation",
     "deepsdf_autodecoder", "selective_scan", "timeseries_transformer", "perceiver_latents",
     "neural_cellular_automaton", "kan_bspline", "cpc_infonce", "cs231n_three_levels",
-    "d2l_multihead_positional", "d2l_seq2seq_bahdanau",
+    "d2l_multihead_positional", "d2l_seq2seq_bahdanau", "cs231n_gan_notebook",
 }  # fmt: skip
 
 
@@ -140,7 +140,7 @@ def process_settings_kept():
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 208
+    assert len(SCRIPTS) == 209
 
 
 @pytest.mark.parametrize(
