@@ -34,6 +34,7 @@ def test_program_runs_on_pytorch(script: Path, tmp_path: Path, capsys) -> None:
     finally:
         torch.set_default_dtype(dtype)
         torch.use_deterministic_algorithms(False)
+        torch.set_printoptions(profile="default")
     assert capsys.readouterr().out
 
 

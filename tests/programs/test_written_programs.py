@@ -137,6 +137,7 @@ def process_settings_kept():
     for set_, value in settings:
         set_(value)
     mg.use_deterministic_algorithms(deterministic[0], warn_only=deterministic[1])
+    mg.set_printoptions(profile="default")  # d2l.ai's chapters call set_printoptions(2)
 
 
 def test_the_programs_are_there() -> None:
