@@ -141,7 +141,6 @@ FUNCTIONAL_SKIPS = {
 }  # fmt: skip
 
 NN_SKIPS = {
-    "nn.Buffer (register_buffer is implemented)": "Buffer",
     "deprecated in PyTorch since 0.4": "Container NLLLoss2d",
     "a legacy Lua-Torch layer": "CrossMapLRN2d",
     "multi-GPU and cross-process layers": "DataParallel SyncBatchNorm",
@@ -293,7 +292,7 @@ upsample_bilinear upsample_nearest
 NN_NAMES = _names("""
 AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveAvgPool3d AdaptiveLogSoftmaxWithLoss AdaptiveMaxPool1d
 AdaptiveMaxPool2d AdaptiveMaxPool3d AlphaDropout AvgPool1d AvgPool2d AvgPool3d BCELoss
-BCEWithLogitsLoss BatchNorm1d BatchNorm2d BatchNorm3d Bilinear CELU CTCLoss ChannelShuffle
+BCEWithLogitsLoss BatchNorm1d BatchNorm2d BatchNorm3d Bilinear Buffer CELU CTCLoss ChannelShuffle
 CircularPad1d CircularPad2d CircularPad3d ConstantPad1d ConstantPad2d ConstantPad3d Conv1d Conv2d
 Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d CosineEmbeddingLoss CosineSimilarity
 CrossEntropyLoss Dropout Dropout1d Dropout2d Dropout3d ELU Embedding EmbeddingBag
