@@ -10,9 +10,9 @@ takes no memory whatever its shape. Its values mean nothing and cannot be read: 
 Every NumPy ufunc and function keeps the subclass (``MetaArray.__array_ufunc__`` and
 ``__array_function__``), so arithmetic, reductions, products and concatenations of meta tensors
 give meta results of the right shape and dtype. What NumPy's ``asarray``/``ascontiguousarray``
-return is a plain array (they take no part in that protocol): the reductions ask for
-``asanyarray`` instead, and the autograd Function makes any plain result of an op with a meta
-input data-less again (``keep_on_meta``: ``contiguous()``, a convolution, attention), so no op
+return is a plain array (they take no part in that protocol): the autograd Function makes any
+plain result of an op with a meta input data-less again (``keep_on_meta``: a reduction,
+``contiguous()``, a convolution, attention), so no op
 hands back a CPU tensor of meaningless values. A write into a meta array (``fill_``, ``copy_``,
 ``x[i] = v``, a ufunc's ``out=``) keeps nothing; only the shapes are checked. The meta device
 here is for describing and replacing parameters, and for shapes through a model's layers.

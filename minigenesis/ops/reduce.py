@@ -59,7 +59,7 @@ class Sum(Op):
         ctx.kept = _kept_shape(x.shape, axis)
         xp = get_array_module(x)
         acc = x.astype(xp.float32) if _low_precision(x) else x
-        return xp.asanyarray(acc.sum(axis=axis, keepdims=keepdims)).astype(x.dtype, copy=False)
+        return xp.asarray(acc.sum(axis=axis, keepdims=keepdims)).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gy):
@@ -91,7 +91,7 @@ class Mean(Op):
         acc = x.astype(xp.float32) if _low_precision(x) else x
         if ctx.n == 0:  # the mean of nothing: 0/0 = NaN, as PyTorch (NumPy's mean would warn)
             return xp.full_like(acc.sum(axis=axis, keepdims=keepdims), xp.nan, dtype=x.dtype)
-        return xp.asanyarray(acc.mean(axis=axis, keepdims=keepdims)).astype(x.dtype, copy=False)
+        return xp.asarray(acc.mean(axis=axis, keepdims=keepdims)).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gy):
@@ -119,7 +119,7 @@ class Var(Op):
         else:  # PyTorch's warning, not NumPy's; the value is sum (x - mean)^2 / max(N - c, 0)
             warnings.warn(_DOF_WARNING, UserWarning, stacklevel=2)
             v = _quiet_divide(_squares(xp, acc, axis, keepdims), 0)
-        return xp.asanyarray(v).astype(x.dtype, copy=False)
+        return xp.asarray(v).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gv):
@@ -211,7 +211,7 @@ class CountNonzero(Op):
     @staticmethod
     def forward(ctx, x, axis, keepdims):
         n = (x != 0).sum(axis=axis, keepdims=keepdims)
-        return get_array_module(x).asanyarray(n).astype(x.dtype, copy=False)
+        return get_array_module(x).asarray(n).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gy):
@@ -228,7 +228,7 @@ class MaxAll(Op):
     @quiet_fp
     def forward(ctx, x):
         xp = get_array_module(x)
-        y = xp.asanyarray(x.max() if ctx.sign > 0 else x.min())
+        y = xp.asarray(x.max() if ctx.sign > 0 else x.min())
         if ctx.needs_input_grad[0]:
             # Computed on the device, with no host read (on a GPU each would be a sync):
             # the elements equal to y, or the NaNs when y is NaN, and how many there are.
@@ -263,7 +263,7 @@ class AMax(Op):
         hits = x == y
         ctx.save_for_backward((hits / hits.sum(axis=axis, keepdims=True)).astype(x.dtype))
         ctx.kept = y.shape
-        return y if keepdims else get_array_module(x).asanyarray(y.squeeze(axis))
+        return y if keepdims else get_array_module(x).asarray(y.squeeze(axis))
 
     @staticmethod
     def backward(ctx, gy):
@@ -503,7 +503,7 @@ class Prod(Op):
         ctx.kept = _kept_shape(x.shape, None if axis is None else (axis,))
         ctx.save_for_backward(x)
         acc = x.astype(xp.float32) if _low_precision(x) else x
-        return xp.asanyarray(acc.prod(axis=axis, keepdims=keepdims)).astype(x.dtype, copy=False)
+        return xp.asarray(acc.prod(axis=axis, keepdims=keepdims)).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gy):
