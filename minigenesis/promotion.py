@@ -32,7 +32,7 @@ from .conversions import as_array
 from .ops import elementwise as E
 from .ops import rounding as RD
 from .ops.elementwise import Where
-from .size import broadcast_error
+from .size import broadcast_error, python_number
 
 SCALARS = (int, float, bool)
 SCALAR_TYPES = frozenset(SCALARS)
@@ -249,8 +249,7 @@ def compare_operands(a: Any, b: Any) -> tuple:
             a, b = same_device(a, b)
         target = result_type(a, b).numpy_dtype
         return ad.astype(target, copy=False), b._data.astype(target, copy=False)
-    if isinstance(b, np.generic):  # a NumPy scalar compares as the Python number it holds
-        b = b.item()
+    b = python_number(b)  # a NumPy scalar compares as the Python number it holds
     if b.__class__ not in (int, float, bool):
         return ad, b
     kind = ad.dtype.kind
@@ -318,8 +317,7 @@ def need_float(t: Any, name: str, error: type = RuntimeError) -> None:
 def alpha_scaled(t: Any, other: Any, alpha: Any) -> Any:
     """alpha * other for add/sub/index_add(alpha=): PyTorch refuses a float alpha with integer
     tensors. A NumPy scalar alpha is the Python number it holds (np.float32(2.5) is a float)."""
-    if isinstance(alpha, np.generic):
-        alpha = alpha.item()
+    alpha = python_number(alpha)
     if alpha == 1 and alpha.__class__ is not float:
         return other
     if isinstance(alpha, float) and not (is_float(t) or is_float(other)):
@@ -353,7 +351,7 @@ def where(condition: Any, x: Any, y: Any) -> Any:
             f"{_dt.from_numpy_dtype(cond.dtype)}"
         )
     # a NumPy scalar is the Python number it holds (np.float16(3) beside an int tensor: float32)
-    x, y = (v.item() if isinstance(v, np.generic) else v for v in (x, y))
+    x, y = python_number(x), python_number(y)
     x_scalar, y_scalar = isinstance(x, SCALARS), isinstance(y, SCALARS)
     if x_scalar and y_scalar:
         xp = get_array_module(cond)

@@ -94,6 +94,13 @@ def plain_int(value: Any) -> Any:
     return int(value) if isinstance(value, np.integer) else value
 
 
+def python_number(value: Any) -> Any:
+    """A NumPy scalar (np.float64(2.5), np.uint8(3): what np.sqrt or indexing an array gives) as
+    the Python number it holds, as PyTorch reads it beside a tensor (it changes only the dtype's
+    category); anything else unchanged."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def int_tuple(value: Any) -> tuple:
     """An int (or NumPy integer) as a 1-tuple, a sequence of them as a tuple of Python ints."""
     if isinstance(value, int | np.integer):

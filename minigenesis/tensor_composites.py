@@ -36,7 +36,7 @@ from .promotion import (
     result_type,
     wrap_int,
 )
-from .size import broadcast_error
+from .size import broadcast_error, python_number
 
 MinMax = namedtuple("aminmax", ["min", "max"])
 
@@ -75,8 +75,7 @@ def _addc(x: Any, t1: Any, t2: Any, value: Any, divide: bool) -> Any:
     dtype (0.5 is 0 for int8, as C's cast)."""
     dtype = result_type(x, t1, t2).numpy_dtype
     work = np.dtype(np.float32) if dtype.itemsize == 2 and dtype.kind in "fV" else dtype
-    if isinstance(value, np.generic):  # a NumPy scalar is the Python number it holds
-        value = value.item()
+    value = python_number(value)
     x, t1, t2 = (t._cast(work) if isinstance(t, TensorBase) else t for t in (x, t1, t2))
     if dtype.kind in "iu" and isinstance(value, float):
         value = int(value)

@@ -43,7 +43,7 @@ from .promotion import (
     result_type,
     written_int,
 )
-from .size import broadcast_checked, broadcast_error, norm_dim, plain_int
+from .size import broadcast_checked, broadcast_error, norm_dim, plain_int, python_number
 
 
 def _compare(a: Any, b: Any, fn: Any) -> Any:
@@ -72,8 +72,7 @@ def _bitwise(a: Any, b: Any, fn: Any, name: str) -> Any:
     """&, |, ^ of bool/integer tensors (PyTorch has no bitwise op on floating-point ones)."""
     if isinstance(b, SEQUENCES):  # refused before any dtype check: Python's TypeError
         return NotImplemented
-    if isinstance(b, np.generic):  # a NumPy scalar is the Python number it holds
-        b = b.item()
+    b = python_number(b)
     for x in (a, b):
         if is_float(x):
             kind = x.dtype.name if isinstance(x, TensorBase) else "float"
@@ -200,8 +199,7 @@ class TensorMath:
         return binary_op(E.Fmod, self, other)
 
     def __pow__(self, other):
-        if isinstance(other, np.generic):  # a NumPy scalar is the Python number it holds
-            other = other.item()
+        other = python_number(other)
         if self._data.dtype.kind == "b":
             return _bool_pow(self, other)
         if self._data.dtype.kind in "iu" and other.__class__ is int and other < 0:
@@ -385,7 +383,7 @@ class TensorMath:
         refuse_sequence("clamp", min, 1, "min")
         refuse_sequence("clamp", max, 2, "max")
         # a NumPy scalar bound is the Python number it holds (np.int64(2) keeps an int dtype)
-        min, max = (b.item() if isinstance(b, np.generic) else b for b in (min, max))  # noqa: A001
+        min, max = python_number(min), python_number(max)  # noqa: A001
         # the bounds take part in the type promotion (bool.clamp(2) is int64, int.clamp(0.5)
         # float32), and tensor bounds are cast to the result's dtype
         target = result_type(self, min, max).numpy_dtype
@@ -546,8 +544,7 @@ class TensorMath:
         weight 1 gives end exactly, and float16 / bfloat16 computed in float32, rounded once."""
         if not isinstance(end, TensorBase):
             raise TypeError(f"lerp(): end must be a Tensor, got {type(end).__name__}")
-        if isinstance(weight, np.generic):  # the Python number it holds (np.uint8(3) is 3)
-            weight = weight.item()
+        weight = python_number(weight)  # (np.uint8(3) is 3)
         # one dtype, as PyTorch's kernel; only a 0-d weight tensor may differ (a scalar to it);
         # checked before the float check, as PyTorch (int lerp float is a dtype mismatch)
         w = weight if isinstance(weight, TensorBase) and weight.ndim > 0 else None

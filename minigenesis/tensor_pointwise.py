@@ -25,7 +25,7 @@ from .ops import special as SP
 from .ops import special_functions as SF
 from .ops.round_once import in_float32
 from .promotion import FLOAT_KINDS, float_in, refuse_sequence, result_type
-from .size import broadcast_checked, norm_dim
+from .size import broadcast_checked, norm_dim, python_number
 
 Frexp = namedtuple("Frexp", ["mantissa", "exponent"])
 
@@ -37,8 +37,7 @@ def _data(x: Any, like: Any) -> Any:
 def _float_pair(a: Any, b: Any, name: str) -> tuple:
     """a and b as tensors of their promoted dtype, the default float dtype if that is integral
     (PyTorch's rule for float-valued binary functions such as hypot, logaddexp, xlogy)."""
-    if isinstance(b, np.generic):  # a NumPy scalar is the Python number it holds
-        b = b.item()
+    b = python_number(b)
     dt = result_type(a, b)
     if not dt.is_floating_point:
         dt = _dt.get_default_dtype()

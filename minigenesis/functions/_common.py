@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..conversions import as_array
 from ..out_arg import with_out as _with_out  # noqa: F401 (each functions/ file takes it here)
 from ..promotion import refuse_sequence
+from ..size import python_number
 
 
 def _t(x: Any, like: Tensor | None = None) -> Tensor:
@@ -22,8 +21,7 @@ def _t(x: Any, like: Tensor | None = None) -> Tensor:
     first (PyTorch computes with the number as given)."""
     if isinstance(x, Tensor) or getattr(x, "is_sparse", False):  # (a sparse tensor as it is)
         return x
-    if isinstance(x, np.generic):  # a NumPy scalar is the Python number it holds, as in x + t
-        x = x.item()
+    x = python_number(x)  # (as in x + t)
     double = like is not None and isinstance(x, float) and like.dtype == _dt.float64
     dtype = _dt.float64 if double else None
     return Tensor._make(as_array(x, dtype, like.device if like is not None else None), False)

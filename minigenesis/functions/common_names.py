@@ -8,13 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..promotion import refuse_sequence
 from ..promotion import result_type as _promoted
-from ..size import Size
+from ..size import Size, python_number
 from ._common import _check, _with_out
 
 __all__ = [
@@ -84,7 +82,7 @@ def result_type(tensor1: Any, tensor2: Any) -> _dt.DType:
     """The dtype ``tensor1 op tensor2`` computes in (PyTorch's promotion): dims-carrying tensors
     decide, 0-d tensors and Python numbers only raise the category (bool < int < float)."""
     # a NumPy scalar is the Python number it holds, as in arithmetic
-    operands = tuple(o.item() if isinstance(o, np.generic) else o for o in (tensor1, tensor2))
+    operands = (python_number(tensor1), python_number(tensor2))
     for o in operands:
         if not isinstance(o, (Tensor, bool, int, float)):
             raise TypeError(
