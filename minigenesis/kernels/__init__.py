@@ -4,6 +4,8 @@ does, and a learner reads that first.
 
 What lives here:
 
+- ``cpu_jit.py``: the CPU machinery, loops compiled by Numba where the ``fast`` extra is
+  installed (each such path returns None without it, and the NumPy code runs);
 - ``cuda.py``: the machinery (``ElementwiseKernel``, ``ReductionKernel``, ``kernel_fits``): CUDA
   written once, compiled exactly (no fused multiply-add), so a kernel gives its NumPy twin's bits;
 - one module per family of ops (``activation``, ``gelu``, ``elementwise``, ``normalization``,
@@ -37,6 +39,7 @@ from . import (  # noqa: F401  (the families, as kernels.activation.sigmoid ...)
     blas,
     conv,
     conv_phases,
+    cpu_jit,
     cuda,
     elementwise,
     gelu,
