@@ -40,6 +40,8 @@ import math
 
 import numpy as np
 
+from . import batch_norm_loops
+
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
@@ -96,6 +98,9 @@ def stats(x, axes: tuple) -> tuple | None:
     does not apply."""
     if not _applies(x, axes):
         return None
+    keep = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    if batch_norm_loops.usable(x) and (loops := batch_norm_loops.stats(x)) is not None:
+        return tuple(s.astype(x.dtype).reshape(keep) for s in loops)
     c, xc = x.shape[1], _channels_first(x)
     count = x.size // c
     mu, var = np.empty(c, np.float64), np.empty(c, np.float64)
@@ -110,7 +115,6 @@ def stats(x, axes: tuple) -> tuple | None:
         dr = d[: rows.size].reshape(rows.shape)
         np.subtract(rows.reshape(k, -1), mu[ch, None].astype(x.dtype), out=dr.reshape(k, -1))
         var[ch] = _per_channel(np.vecdot(dr, dr), k) / count
-    keep = (1, c) + (1,) * (x.ndim - 2)
     return mu.astype(x.dtype).reshape(keep), var.astype(x.dtype).reshape(keep)
 
 
@@ -125,6 +129,8 @@ def forward(x, w, b, mu, var, eps: float, axes: tuple):
     PyTorch's CPU kernel does); None where this path does not apply."""
     if not _applies(x, axes, w, b, mu, var):
         return None
+    if batch_norm_loops.usable(x) and (loops := _forward_loops(x, w, b, mu, var, eps)):
+        return loops
     c = x.shape[1]
     r = 1.0 / np.sqrt(var + eps)
     per_channel = (c, *(1,) * (x.ndim - 1))
@@ -157,6 +163,38 @@ def forward(x, w, b, mu, var, eps: float, axes: tuple):
     return y, r
 
 
+def _forward_loops(x, w, b, mu, var, eps: float) -> tuple | None:
+    """forward's (y, r) by the compiled loop (batch_norm_loops.forward), y in the layout the
+    NumPy passes give it; None where the loop does not apply. alpha = r w and beta = b are taken
+    in float64, and y = (x - mu) alpha + beta rounded once."""
+    c = x.shape[1]
+    r = 1.0 / np.sqrt(var.reshape(c).astype(np.float64) + eps)
+    alpha = r if w is None else r * w.reshape(c)
+    beta = np.zeros(c) if b is None else b.reshape(c).astype(np.float64)
+    y = np.empty_like(x) if x.flags.c_contiguous else _empty_channels_first(x.shape, x.dtype)
+    mu64 = mu.reshape(c).astype(np.float64)
+    if not batch_norm_loops.forward(x, y, mu64, alpha, beta):
+        return None
+    return y, r.astype(x.dtype).reshape(var.shape)
+
+
+def _backward_loops(x, w, gy, mu, r, needs) -> tuple | None:
+    """backward's (gx, gw, gb) by the compiled loops (batch_norm_loops.backward); None where
+    they do not apply."""
+    shape, c, dtype = x.shape, x.shape[1], x.dtype
+    keep = (1, c) + (1,) * (x.ndim - 2)
+    rv = r.reshape(c).astype(np.float64)
+    a = rv if w is None else rv * w.reshape(c)
+    gx = _empty_channels_first(shape, dtype) if needs[0] else None
+    sums = batch_norm_loops.backward(x, gy, gx, mu.reshape(c).astype(np.float64), a, rv * rv)
+    if sums is None:
+        return None
+    sum_g, sum_gd = sums
+    gw = (sum_gd * rv).astype(dtype).reshape(keep) if needs[1] else None
+    gb = sum_g.astype(dtype).reshape(keep) if needs[2] else None
+    return gx, gw, gb
+
+
 def backward(ctx, x, w, gy) -> tuple | None:
     """Normalize.backward's arrays (gx, gw, gb) for forward's y, given dL/dy (gw, gb keepdims,
     per channel; None where not needed), or None where this path does not apply. ``x``, ``w``
@@ -171,6 +209,8 @@ def backward(ctx, x, w, gy) -> tuple | None:
     )
     if not _applies(x, ctx.axes, w, gy, mu, r):
         return None
+    if batch_norm_loops.usable(x) and (loops := _backward_loops(x, w, gy, mu, r, needs)):
+        return loops
     shape, c, dtype = x.shape, x.shape[1], x.dtype
     count = x.size // c
     keep = (1, c) + (1,) * (x.ndim - 2)
