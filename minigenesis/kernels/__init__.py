@@ -16,6 +16,8 @@ What lives here:
   2-byte floats, LayerNorm's rows with BLAS outer products: ``layer_norm``);
 - ``blas.py``: NumPy's own OpenBLAS through ctypes, where NumPy's matmul leaves work undone: a
   product added into an array (a layer's bias, a convolution's kernel offsets) and column sums;
+- ``batch_norm_loops.py`` and ``batch_norm_rows.py``: BatchNorm's training step as compiled
+  loops (Numba) where the ``fast`` extra is installed, beside ``batch_norm.py``'s NumPy passes;
 - ``sums.py``: NumPy's C einsum without its Python wrapper, for the per-column sums of products
   of BatchNorm on (N, C) input, and a convolution's bias gradient as BLAS row sums;
 - ``memory.py``: ``keep_freed_memory()``, the opt-in malloc setting a training loop calls so that
@@ -36,6 +38,8 @@ from . import (  # noqa: F401  (the families, as kernels.activation.sigmoid ...)
     amp,
     attention,
     batch_norm,
+    batch_norm_loops,
+    batch_norm_rows,
     blas,
     conv,
     conv_phases,

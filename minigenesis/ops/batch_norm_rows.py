@@ -39,6 +39,11 @@ class BatchNormRows(Op):
     @staticmethod
     @quiet_fp
     def forward(ctx, x, w, b, running, eps):
+        if type(x) is ndarray and (fast := kernels.batch_norm_rows.forward(x, w, b, running, eps)):
+            y, ctx.xhat, ctx.r = fast  # the same in two compiled loops, where Numba is installed
+            ctx.eps, ctx.b_dtype = eps, None if b is None else b.dtype
+            ctx.save_for_backward(x, w)
+            return y
         xw = _wide(x)
         n = xw.shape[0]
         weights = get_array_module(x).empty(n, xw.dtype)
@@ -68,6 +73,11 @@ class BatchNormRows(Op):
             grads = _backward_graph(x, w, gy, ctx.eps)
             return tuple(g if need else None for g, need in zip(grads, ctx.needs_input_grad))
         edges = ctx.next_edges  # (the three arguments that can want a gradient)
+        wants, T = [e is not None for e in edges], type(x)
+        if type(gy._data) is ndarray and (
+            fast := kernels.batch_norm_rows.backward(ctx, w, gy, wants)
+        ):
+            return tuple(None if a is None else T._make(a) for a in fast) + (None, None)
         g = _wide(gy._data)
         n, xhat = g.shape[0], ctx.xhat
         ones = get_array_module(g).empty(n, g.dtype)
@@ -81,7 +91,6 @@ class BatchNormRows(Op):
             get_array_module(g).subtract(g, gx, out=gx)
             gx *= ctx.r if w is None else ctx.r * _wide(w._data)
             gx = gx.astype(x._data.dtype, copy=False)
-        T = type(x)
         gw = T._make(g_w.astype(w._data.dtype, copy=False)) if edges[1] is not None else None
         gb = T._make(g_b.astype(ctx.b_dtype, copy=False)) if edges[2] is not None else None
         return (None if gx is None else T._make(gx)), gw, gb, None, None

@@ -18,6 +18,7 @@ pytest.importorskip("numba")
 def calls(monkeypatch) -> list[str]:
     """The names of the compiled loops that ran (small test arrays let in: MIN_SIZE 0)."""
     monkeypatch.setattr(loops, "MIN_SIZE", 0)
+    monkeypatch.setenv("MINIGENESIS_NUMBA", "1")  # (whatever the environment says)
     names: list[str] = []
     for name in ("_stats_loop", "_affine_loop", "_backward_loop"):
         kernel = getattr(loops, name)
@@ -140,6 +141,7 @@ def test_compiled_loops_decline_channels_last_and_two_byte_floats(calls):
 
 
 def test_compiled_loops_off_without_numba_or_below_their_size(monkeypatch):
+    monkeypatch.setenv("MINIGENESIS_NUMBA", "1")
     x = np.ones((2, 2, 4, 4), np.float32)
     assert loops.MIN_SIZE > x.size and loops.stats(x) is None  # NumPy's passes pay there
     monkeypatch.setattr(loops, "MIN_SIZE", 0)
