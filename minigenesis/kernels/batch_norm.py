@@ -40,7 +40,7 @@ import math
 
 import numpy as np
 
-from . import batch_norm_loops
+from . import batch_norm_loops, cpu_jit
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -53,16 +53,22 @@ _BLOCK_BYTES = 2**19  # a block of whole channels, ~512 KiB: it and its buffers 
 
 
 def _applies(x, axes: tuple, *others) -> bool:
-    """BatchNorm's axes over a float32/float64 NumPy array (others of its dtype or None) whose
-    spatial size is at least MIN_ROW."""
+    """BatchNorm's axes over a non-empty float32/float64 NumPy array (others of its dtype or
+    None). The compiled loops take any such array they can lay out; the NumPy passes below
+    take it only where its rows are long (``_long_rows``)."""
     return (
         type(x) is np.ndarray
         and x.dtype in _FLOATS
         and x.ndim >= 3
         and axes == (0, *range(2, x.ndim))
-        and x.size >= MIN_ROW * x.shape[0] * x.shape[1] > 0
+        and x.size > 0
         and all(o is None or (type(o) is np.ndarray and o.dtype == x.dtype) for o in others)
     )
+
+
+def _long_rows(x: np.ndarray) -> bool:
+    """x's spatial size is at least MIN_ROW (where the row products pay)."""
+    return x.size >= MIN_ROW * x.shape[0] * x.shape[1]
 
 
 def _channels_first(a: np.ndarray) -> np.ndarray:
@@ -99,8 +105,10 @@ def stats(x, axes: tuple) -> tuple | None:
     if not _applies(x, axes):
         return None
     keep = (1, x.shape[1]) + (1,) * (x.ndim - 2)
-    if batch_norm_loops.usable(x) and (loops := batch_norm_loops.stats(x)) is not None:
+    if cpu_jit.available() and (loops := batch_norm_loops.stats(x)) is not None:
         return tuple(s.astype(x.dtype).reshape(keep) for s in loops)
+    if not _long_rows(x):
+        return None
     c, xc = x.shape[1], _channels_first(x)
     count = x.size // c
     mu, var = np.empty(c, np.float64), np.empty(c, np.float64)
@@ -129,8 +137,10 @@ def forward(x, w, b, mu, var, eps: float, axes: tuple):
     PyTorch's CPU kernel does); None where this path does not apply."""
     if not _applies(x, axes, w, b, mu, var):
         return None
-    if batch_norm_loops.usable(x) and (loops := _forward_loops(x, w, b, mu, var, eps)):
+    if cpu_jit.available() and (loops := _forward_loops(x, w, b, mu, var, eps)):
         return loops
+    if not _long_rows(x):
+        return None
     c = x.shape[1]
     r = 1.0 / np.sqrt(var + eps)
     per_channel = (c, *(1,) * (x.ndim - 1))
@@ -209,8 +219,10 @@ def backward(ctx, x, w, gy) -> tuple | None:
     )
     if not _applies(x, ctx.axes, w, gy, mu, r):
         return None
-    if batch_norm_loops.usable(x) and (loops := _backward_loops(x, w, gy, mu, r, needs)):
+    if cpu_jit.available() and (loops := _backward_loops(x, w, gy, mu, r, needs)):
         return loops
+    if not _long_rows(x):
+        return None
     shape, c, dtype = x.shape, x.shape[1], x.dtype
     count = x.size // c
     keep = (1, c) + (1,) * (x.ndim - 2)

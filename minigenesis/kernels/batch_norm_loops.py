@@ -36,16 +36,10 @@ import numpy as np
 
 from . import cpu_jit
 
-# Below this many elements the NumPy passes are as fast as the loops: Numba's dispatch (~3 us per
-# call with four arrays) and the Python around it cost more than the passes they save. Measured,
-# float32, one core (see BENCHMARKS.md "Compiled CPU kernels (Numba): BatchNorm").
-MIN_SIZE = 2**12
+# No size guard: the loops pay from the smallest arrays on (one call each, where the NumPy passes
+# are ~6-10 calls): statistics, y and gradient of 2 x 4 x 4 x 4 float32 35.6 against 77.7 us,
+# 16 x 16 x 16 x 16 135 against 299 us (one core, process time, on a loaded machine).
 MIN_RUN = 4  # the shortest contiguous spatial run the loops take
-
-
-def usable(x: np.ndarray) -> bool:
-    """True where the compiled loops run and pay: Numba installed and on, x of MIN_SIZE or more."""
-    return x.size >= MIN_SIZE and cpu_jit.available()
 
 
 def _split(shape: tuple, strides: tuple, p: int) -> tuple[int, int, int] | None:
@@ -141,7 +135,7 @@ def stats(x: np.ndarray) -> tuple | None:
     """(mu, var) per channel of an (N, C, *) float array (float64 vectors, the variance biased),
     or None where the loops do not apply (Numba absent or off, a layout without a contiguous
     inner run)."""
-    if not usable(x) or (lay := _layout(x)) is None:
+    if not cpu_jit.available() or (lay := _layout(x)) is None:
         return None
     r, run, ((flat, sc, sn, sr),) = lay
     c = x.shape[1]
@@ -166,7 +160,7 @@ def _affine_loop(x, xs, y, ys, c_count, n_count, r_count, run, mu, alpha, beta):
 def forward(x: np.ndarray, y: np.ndarray, mu, alpha, beta) -> bool:
     """y = (x - mu) alpha + beta per channel (float64 vectors), written into ``y`` (N, C, *) in
     its own layout; False where the loops do not apply."""
-    if not usable(x) or (lay := _layout(x, y)) is None:
+    if not cpu_jit.available() or (lay := _layout(x, y)) is None:
         return False
     r, run, ((xf, xc, xn, xr), (yf, yc, yn, yr)) = lay
     _affine_loop(xf, (xc, xn, xr), yf, (yc, yn, yr), x.shape[1], x.shape[0], r, run, mu, alpha,
@@ -216,7 +210,7 @@ def backward(x: np.ndarray, g: np.ndarray, gx: np.ndarray | None, mu, a, r2) -> 
     (N, C, *) array), dL/dx = a g - a mean(g) - (x - mu) a r2 mean(g (x - mu)) written into it;
     None where the loops do not apply. ``mu``, ``a`` = r w and ``r2`` = r^2 are float64 vectors."""
     arrays = (x, g) if gx is None else (x, g, gx)
-    if not usable(x) or (lay := _layout(*arrays)) is None:
+    if not cpu_jit.available() or (lay := _layout(*arrays)) is None:
         return None
     r, run, views = lay
     (xf, xc, xn, xr), (gf, gc, gn, gr) = views[:2]
