@@ -16,8 +16,9 @@ their strides, so no layout is copied first:
 
 Every sum is taken in float64 and every element's formula evaluated in float64 and rounded once
 to x's dtype: for float32 input at least as close to float64 as the NumPy passes (float32
-products, a float32 sum per row); for float64 input the same precision, summed in another order. Without fastmath, LLVM does not reorder a sum, so a loop that adds into one scalar runs
-at one add per add's latency; the sums here go into a vector of partial sums, one per position of
+products, a float32 sum per row); for float64 input the same precision, summed in another order.
+Without fastmath, LLVM does not reorder a sum, so a loop that adds into one scalar runs at one
+add per add's latency; the sums here go into a vector of partial sums, one per position of
 an inner run (``acc[l] += x[.., l]``), whose lanes are independent, so the loop vectorises as it
 is, and the partial sums are added at the channel's end.
 
