@@ -83,15 +83,14 @@ def _flat(a: np.ndarray, strides: tuple) -> np.ndarray:
 def _layout(*arrays: np.ndarray) -> tuple | None:
     """The common (R, L) cut of the (N, C, *) arrays' spatial dims and, per array, its flat view
     and (channel, sample, run) strides in elements; None where no cut fits them all."""
+    for a in arrays:  # (a flat view runs forward from the first element)
+        if any(s < 0 or s % a.itemsize for s in a.strides):
+            return None
     if all(a[0, 0].flags.c_contiguous for a in arrays):  # (the usual case: no cut, one run)
         run = math.prod(arrays[0].shape[2:])
         return 1, run, [(_flat(a, ()), *_channel_sample(a), 0) for a in arrays]
     shape = arrays[0].shape[2:]
-    element_strides = []
-    for a in arrays:
-        if any(s < 0 or s % a.itemsize for s in a.strides):
-            return None
-        element_strides.append(tuple(s // a.itemsize for s in a.strides))
+    element_strides = [tuple(s // a.itemsize for s in a.strides) for a in arrays]
     for p in range(len(shape) + 1):  # the longest contiguous run first
         cuts = [_split(shape, st[2:], p) for st in element_strides]
         if all(cut is not None for cut in cuts):
