@@ -16,6 +16,7 @@ import numpy as np
 from ..backend import get_array_module
 from .activation import _f32, _two_byte_float
 from .cuda import ElementwiseKernel, kernel_fits
+from .gelu_loop import gelu as _gelu_loop
 
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 
@@ -34,6 +35,8 @@ def gelu(x, approximate: str, want_slope: bool, formula: Callable) -> tuple | No
         if want_slope:
             return tuple(_gelu_kernel(approximate, ("y", "s"))(xf))
         return _gelu_kernel(approximate, ("y",))(xf), None
+    if approximate == "none" and (fast := _gelu_loop(xf, want_slope)) is not None:
+        return fast  # one compiled loop, where Numba is installed (gelu_loop.py)
     if approximate == "none" and xf.dtype == np.float32:
         shape = xf.shape  # 1-D inside: NumPy turns 0-d results into scalars, which out= refuses
         y, slope = _gelu_float32(xf.reshape(-1), want_slope)

@@ -33,6 +33,7 @@ import math
 
 import numpy as np
 
+from . import layer_norm_loop
 from .blas import NO_TRANS, ROW_MAJOR, cblas_gemm
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -96,6 +97,8 @@ def forward(x, w, b, axes: tuple, eps: float, center: bool) -> tuple | None:
     if wv is False or bv is False:
         return None
     n = math.prod(shape)
+    if (fast := layer_norm_loop.forward(x, wv, bv, n, eps, center)) is not None:
+        return fast  # one compiled loop per row, where Numba is installed
     ones_n = np.ones(n, x.dtype)
     mu = 0.0
     if center:
@@ -130,7 +133,9 @@ def backward(ctx, x, w, gy) -> tuple | None:
     wv = None if w is None else _vector(w._data, w.shape, xd.dtype)
     if wv is False or (wv is not None and wv.size != n):
         return None
-    gx, gw, gb = _gradients(xd, wv, g_y, ctx.mu, r, ctx.center, ctx.needs_input_grad[:3])
+    needs = ctx.needs_input_grad[:3]
+    fast = layer_norm_loop.backward(xd, wv, g_y, ctx.mu, r, ctx.center, needs)
+    gx, gw, gb = fast or _gradients(xd, wv, g_y, ctx.mu, r, ctx.center, needs)
     if gx is not None:
         gx = gx.astype(x._data.dtype, copy=False)
     # the normalized shape (w's and b's shape; either may be None without the other)
