@@ -66,6 +66,10 @@ def _gelu_loop(x, y, slope, want_slope):  # pragma: no cover  (compiled; tested 
         p = p0 + a * (p1 + a * (p2 + a * (p3 + a * p4)))
         q = q0 + a * (q1 + a * (q2 + a * (q3 + a * (q4 + a))))
         cdf = abs((1.0 if v >= 0.0 else 0.0) - e * p / q)  # Phi(x) = |[x >= 0] - E|
+        # |x| < 2^-60: Phi(x) is 1/2 in float64 (E's relative error, 3.4e-10, is larger than
+        # 0.4 x there): a subnormal x/2 halfway between two floats rounds to even, as the float64
+        # definition and PyTorch give it
+        cdf = 0.5 if a < 2.0**-60 else cdf
         y[i] = v * cdf
         if want_slope:
             slope[i] = cdf + v * e * _INV_SQRT_2PI
