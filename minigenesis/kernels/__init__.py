@@ -18,6 +18,8 @@ What lives here:
   product added into an array (a layer's bias, a convolution's kernel offsets) and column sums;
 - ``batch_norm_loops.py`` and ``batch_norm_rows.py``: BatchNorm's training step as compiled
   loops (Numba) where the ``fast`` extra is installed, beside ``batch_norm.py``'s NumPy passes;
+- ``gelu_loop.py`` and ``layer_norm_loop.py``: the exact GELU of float32 and LayerNorm/RMSNorm
+  over rows as compiled loops (Numba), beside ``gelu.py``'s and ``layer_norm.py``'s NumPy paths;
 - ``sums.py``: NumPy's C einsum without its Python wrapper, for the per-column sums of products
   of BatchNorm on (N, C) input, and a convolution's bias gradient as BLAS row sums;
 - ``memory.py``: ``keep_freed_memory()``, the opt-in malloc setting a training loop calls so that
