@@ -1,8 +1,11 @@
 """``torch.func``'s transforms, built on reverse-mode ``autograd.grad`` and a Python loop.
 
-- ``grad(f)(x)`` = df/dx for a scalar f: one backward pass. Nested transforms compose: when x
-  already requires grad (an outer ``grad`` or ``jacrev`` is watching it), the backward is
-  recorded (``create_graph=True``) so the outer transform can differentiate the result again.
+- ``grad(f)(x)`` = df/dx for a scalar f: one backward pass, with respect to a variable of its
+  own (a fresh leaf, or an alias of x when x already requires grad), so an inner transform
+  treats what it captured from an outer one as a constant. Nested transforms compose: when
+  f's output depends on a tensor that requires grad outside the transform (an outer ``grad``'s
+  variable, a captured parameter), the backward is recorded (``create_graph=True``) so the
+  outer level can differentiate the result again; otherwise results leave as plain tensors.
 - ``jacrev(f)(x)``: J[i, ...] = d out_i / dx, one backward pass per output element, shaped
   ``out.shape + x.shape``. ``jacfwd`` returns the same matrix (PyTorch builds it column by
   column with forward-mode AD; this engine has reverse mode only, so it builds it row by row).
@@ -51,12 +54,38 @@ def _map(fn: Callable, tree: Any) -> Any:
     return _rebuild(tree, iter([fn(leaf) for leaf in _leaves(tree)]))
 
 
-def _detached(tree: Any, nested: bool) -> Any:
-    """The tree's tensors cut from the graph built inside the transform (kept when an outer
-    transform still needs it): results and aux outputs leave a transform as plain tensors."""
-    if nested:
-        return tree
-    return _map(lambda t: t.detach() if isinstance(t, Tensor) else t, tree)
+def _tracked_outside(tensor: Any, own: list) -> bool:
+    """Whether ``tensor`` depends, through the recorded graph, on a leaf that requires grad
+    other than the transform's own fresh leaves ``own``: an outer transform's variable, or a
+    tensor the caller's autograd tracks (a parameter captured by the function). Then the
+    transform's results must keep their graph, so that the outer level can differentiate them
+    further; otherwise they leave the transform as plain tensors."""
+    if not isinstance(tensor, Tensor) or not tensor.requires_grad:
+        return False
+    mine = {id(t) for t in own}
+    if tensor.grad_fn is None:  # a leaf itself
+        return id(tensor) not in mine
+    seen, to_walk = set(), [tensor.grad_fn]
+    while to_walk:
+        for edge in to_walk.pop().next_edges or ():
+            if edge is None or id(edge[0]) in seen:
+                continue
+            vertex = edge[0]
+            seen.add(id(vertex))
+            if isinstance(vertex, Tensor):  # a leaf that requires grad
+                if id(vertex) not in mine:
+                    return True
+            else:
+                to_walk.append(vertex)
+    return False
+
+
+def _finish(tree: Any, own: list) -> Any:
+    """The tree's tensors as results of the transform: each keeps its graph where it is tracked
+    outside (see ``_tracked_outside``) and is detached otherwise."""
+    return _map(
+        lambda t: t if not isinstance(t, Tensor) or _tracked_outside(t, own) else t.detach(), tree
+    )
 
 
 # ------------------------------------------------------------------------------ grad and jacobians
@@ -77,18 +106,26 @@ def _argnums_tuple(argnums: int | tuple, nargs: int, fn: str) -> tuple:
     return nums
 
 
-def _watch(args: tuple, nums: tuple) -> tuple[tuple, bool]:
-    """args with the pytrees at ``nums`` made differentiable; and whether any of those leaves
-    already required grad (an outer transform watches them: then results keep their graph)."""
+def _watch(args: tuple, nums: tuple) -> tuple[tuple, list]:
+    """args with each tensor of the pytrees at ``nums`` replaced by the variable the transform
+    differentiates with respect to, and the list of those variables.
+
+    The variable is a fresh leaf for a tensor that nothing outside tracks, and an alias
+    (``view_as``) for one that requires grad (an outer transform's variable, or a tensor of the
+    caller's graph): the alias keeps the link to the outer level, and differentiating with
+    respect to the alias counts only the uses of this argument, not other uses of the same
+    tensor that the function captured (grad(lambda x: grad(lambda y: x * y)(x))(x0) is 1, not
+    2: the inner derivative treats the captured x as a constant)."""
     for a in nums:
         for t in _leaves(args[a]):
             if not isinstance(t, Tensor):
                 raise ValueError(f"Thing passed to transform API must be Tensor, got {type(t)}")
-    nested = any(t.requires_grad for a in nums for t in _leaves(args[a]))
     args = list(args)
     for a in nums:
-        args[a] = _map(lambda t: t if t.requires_grad else t.detach().requires_grad_(), args[a])
-    return tuple(args), nested
+        args[a] = _map(
+            lambda t: t.view_as(t) if t.requires_grad else t.detach().requires_grad_(), args[a]
+        )
+    return tuple(args), [t for a in nums for t in _leaves(args[a])]
 
 
 def _check_floating(tree: Any, what: str) -> None:
@@ -107,14 +144,14 @@ def _check_floating(tree: Any, what: str) -> None:
 
 
 def _differentiate(out: Tensor, wrt: list, nested: bool, retain: bool = False) -> list:
-    """d out / d each tensor of ``wrt`` (zeros where out does not depend on it)."""
+    """d out / d each tensor of ``wrt`` (zeros where out does not depend on it), recorded
+    (``create_graph``) when ``nested``: an outer level differentiates the result further."""
     if not out.requires_grad:  # computed from none of the inputs (a constant): all zeros
         return [w.detach() * 0 for w in wrt]
     grads = autograd.grad(
         out, wrt, retain_graph=retain or nested, create_graph=nested, allow_unused=True
     )
-    grads = [g if g is not None else w.detach() * 0 for g, w in zip(grads, wrt)]
-    return grads if nested else [g.detach() for g in grads]
+    return [g if g is not None else w.detach() * 0 for g, w in zip(grads, wrt)]
 
 
 def grad_and_value(func: Callable, argnums: int | tuple = 0, has_aux: bool = False) -> Callable:
@@ -124,7 +161,7 @@ def grad_and_value(func: Callable, argnums: int | tuple = 0, has_aux: bool = Fal
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums_tuple(argnums, len(args), "grad")
         with enable_grad():
-            args, nested = _watch(args, nums)
+            args, wrt = _watch(args, nums)
             result = func(*args, **kwargs)
             if has_aux:
                 if not (isinstance(result, tuple) and len(result) == 2):
@@ -144,12 +181,11 @@ def grad_and_value(func: Callable, argnums: int | tuple = 0, has_aux: bool = Fal
                         else type(out).__name__
                     )
                 )
-            wrt = [t for a in nums for t in _leaves(args[a])]
-            flat = iter(_differentiate(out, wrt, nested))
-            grads = tuple(_rebuild(args[a], flat) for a in nums)
+            flat = iter(_differentiate(out, wrt, _tracked_outside(out, wrt)))
+            grads = _finish(tuple(_rebuild(args[a], flat) for a in nums), wrt)
         grads = grads[0] if isinstance(argnums, int) else grads
-        value = out if nested else out.detach()
-        return (grads, (value, _detached(aux, nested))) if has_aux else (grads, value)
+        value = _finish(out, wrt)
+        return (grads, (value, _finish(aux, wrt))) if has_aux else (grads, value)
 
     return wrapper
 
@@ -174,11 +210,11 @@ def jacrev(
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums_tuple(argnums, len(args), "jacrev")
         with enable_grad():
-            args, nested = _watch(args, nums)
+            args, wrt = _watch(args, nums)
             result = func(*args, **kwargs)
             out, aux = result if has_aux else (result, None)
             _check_floating(out, "output")
-            wrt = [t for a in nums for t in _leaves(args[a])]
+            nested = any(_tracked_outside(o, wrt) for o in _leaves(out))
 
             def jacobian_of(o: Tensor) -> Any:
                 if not isinstance(o, Tensor):
@@ -202,8 +238,8 @@ def jacrev(
                 jac = tuple(_rebuild(args[a], per_input) for a in nums)
                 return jac[0] if isinstance(argnums, int) else jac
 
-            jac = _map(jacobian_of, out)
-        return (jac, _detached(aux, nested)) if has_aux else jac
+            jac = _finish(_map(jacobian_of, out), wrt)
+        return (jac, _finish(aux, wrt)) if has_aux else jac
 
     return wrapper
 
@@ -228,10 +264,11 @@ def hessian(func: Callable, argnums: int | tuple = 0) -> Callable:
 def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """``(output, vjp_fn)``: vjp_fn(v) = v^T J, one tuple entry per primal."""
     with enable_grad():
-        primals, nested = _watch(primals, tuple(range(len(primals))))
+        primals, wrt = _watch(primals, tuple(range(len(primals))))
         result = func(*primals)
     out, aux = result if has_aux else (result, None)
     _check_floating(out, "output")
+    nested = any(_tracked_outside(o, wrt) for o in _leaves(out))
 
     def vjp_fn(cotangents: Any) -> tuple:
         if _structure(cotangents) != _structure(out):
@@ -241,22 +278,22 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
             )
         # outputs computed from none of the primals (constants) contribute nothing
         pairs = [(o, c) for o, c in zip(_leaves(out), _leaves(cotangents)) if o.requires_grad]
-        wrt = _leaves(primals)
         g = [None] * len(wrt)
         if pairs:
-            g = autograd.grad(
-                [o for o, _ in pairs],
-                wrt,
-                [c for _, c in pairs],
-                retain_graph=True,
-                create_graph=nested,
-                allow_unused=True,
-            )
+            with enable_grad():
+                g = autograd.grad(
+                    [o for o, _ in pairs],
+                    wrt,
+                    [c for _, c in pairs],
+                    retain_graph=True,
+                    create_graph=nested or any(c.requires_grad for _, c in pairs),
+                    allow_unused=True,
+                )
         g = iter([x if x is not None else w.detach() * 0 for x, w in zip(g, wrt)])
-        return tuple(_rebuild(p, g) for p in primals)
+        return _finish(tuple(_rebuild(p, g) for p in primals), wrt)
 
-    value = _detached(out, nested)
-    return (value, vjp_fn, _detached(aux, nested)) if has_aux else (value, vjp_fn)
+    value = _finish(out, wrt)
+    return (value, vjp_fn, _finish(aux, wrt)) if has_aux else (value, vjp_fn)
 
 
 def _structure(tree: Any) -> Any:
@@ -288,8 +325,9 @@ def jvp(
                 f"original Tensor: {list(p.shape)} against {list(t.shape)}"
             )
     with enable_grad():
-        primals, nested = _watch(primals, tuple(range(len(primals))))
-        result = func(*primals)
+        primals, wrt = _watch(primals, tuple(range(len(primals))))
+        # f gets copies (forward mode lets it write into its inputs in place)
+        result = func(*_rebuild(primals, iter([w.clone() for w in wrt])))
         if has_aux and not (isinstance(result, tuple) and len(result) == 2):
             raise RuntimeError(
                 f"{where}: output of function f should be a tuple: (output, aux) if has_aux is True"
@@ -298,7 +336,10 @@ def jvp(
         outs = _leaves(out)
         live = [o for o in outs if o.requires_grad]  # the others do not depend on the primals
         u = [o.new_zeros(o.shape).requires_grad_() for o in live]
-        u_t_j = autograd.grad(live, _leaves(primals), u, create_graph=True, allow_unused=True)
+        u_t_j = autograd.grad(live, wrt, u, create_graph=True, allow_unused=True)
+        nested = any(_tracked_outside(o, wrt) for o in live) or any(
+            t.requires_grad for t in _leaves(tangents)
+        )
         pairs = [
             (g, t) for g, t in zip(u_t_j, _leaves(tangents)) if g is not None and g.requires_grad
         ]
@@ -315,10 +356,9 @@ def jvp(
     tangents_out = [
         by_output.get(id(o)) if by_output.get(id(o)) is not None else o.detach() * 0 for o in outs
     ]
-    finish = (lambda t: t) if nested else (lambda t: t.detach())
-    value = _map(finish, out)
-    tangent = _rebuild(out, iter([finish(t) for t in tangents_out]))
-    return (value, tangent, _detached(aux, nested)) if has_aux else (value, tangent)
+    value = _finish(out, wrt)
+    tangent = _finish(_rebuild(out, iter(tangents_out)), wrt + u)
+    return (value, tangent, _finish(aux, wrt)) if has_aux else (value, tangent)
 
 
 def linearize(func: Callable, *primals: Any) -> tuple:
