@@ -107,7 +107,9 @@ def _jvp(output: Any, duals: list) -> Any:
     from . import grad  # the package's autograd.grad (imported here: it imports this module)
 
     leaves = [leaf for _, leaf, _ in duals]
-    v = output.detach().new_zeros(output.shape).requires_grad_(True)
+    # v = ones: any v gives the same J t (g is linear in v), but not 0, where a backward
+    # computed piecewise by the sign of its cotangent (logcumsumexp's) has a kink
+    v = output.detach().new_ones(output.shape).requires_grad_(True)
     vjps = grad(output, leaves, v, create_graph=True, allow_unused=True)
     terms = [(g * t.detach()).sum() for g, (_, _, t) in zip(vjps, duals) if g is not None]
     if not terms:

@@ -11,7 +11,9 @@
 **The double-vjp trick.** Reverse mode gives u -> u^T J for any u. That map is linear in u, so
 g(u) = J^T u is itself a function whose vjp with v is v^T J^T = (J v)^T: a forward-mode product
 from two reverse passes. We record the first backward (``create_graph=True``) from a dummy u
-(zeros that require grad: its value never enters the result, since g is linear in u) and
+(ones that require grad: its value never enters the result, since g is linear in u; not zeros,
+where a backward that is linear in u but computed piecewise by u's sign, as logcumsumexp's
+is, has a kink and autograd would take its slope as 0) and
 differentiate it with respect to u.
 
 Inputs and outputs follow PyTorch: a Tensor or a tuple of Tensors (a list is refused, as
@@ -266,8 +268,9 @@ def jvp(
             func(*inputs), "outputs of the user-provided function", "jvp"
         )
         _require_grad(outputs, "outputs", strict)
-        # u: zeros (finite, so no NaN can leak into the second pass) that require grad
-        u = tuple(o.new_zeros(o.shape).requires_grad_(True) for o in outputs)
+        # u: ones (finite, so no NaN can leak into the second pass; away from 0, where a
+        # piecewise backward has a kink) that require grad
+        u = tuple(o.new_ones(o.shape).requires_grad_(True) for o in outputs)
         u_transpose_j = _grads(outputs, inputs, u, create_graph=True)
         _require_grad(u_transpose_j, "grad_inputs", strict)
     with set_grad_enabled(create_graph or is_grad_enabled()):
@@ -468,7 +471,7 @@ def hvp(
         inputs_is_tuple, inputs, v, output, g = _first_gradient(
             func, inputs, v, "hvp", create_graph, strict
         )
-        u = tuple(x.new_zeros(x.shape).requires_grad_(True) for x in inputs)
+        u = tuple(x.new_ones(x.shape).requires_grad_(True) for x in inputs)
         u_transpose_h = _grads(g, inputs, u, create_graph=True)
         _require_grad(g, "hessian", strict)
     with set_grad_enabled(create_graph or is_grad_enabled()):

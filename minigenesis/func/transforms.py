@@ -202,10 +202,18 @@ def grad(func: Callable, argnums: int | tuple = 0, has_aux: bool = False) -> Cal
 
 
 def jacrev(
-    func: Callable, argnums: int | tuple = 0, *, has_aux: bool = False, **_: Any
+    func: Callable,
+    argnums: int | tuple = 0,
+    *,
+    has_aux: bool = False,
+    chunk_size: int | None = None,
+    **_: Any,
 ) -> Callable:
     """The Jacobian of ``func`` (a tensor or pytree of tensors out) with respect to the
-    argument(s) ``argnums``: for output o and input x, a tensor of shape o.shape + x.shape."""
+    argument(s) ``argnums``: for output o and input x, a tensor of shape o.shape + x.shape.
+    (``chunk_size`` bounds PyTorch's batched rows; here rows are computed one by one.)"""
+    if chunk_size is not None and chunk_size <= 0:
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums_tuple(argnums, len(args), "jacrev")
@@ -335,7 +343,9 @@ def jvp(
         out, aux = result if has_aux else (result, None)
         outs = _leaves(out)
         live = [o for o in outs if o.requires_grad]  # the others do not depend on the primals
-        u = [o.new_zeros(o.shape).requires_grad_() for o in live]
+        # u = ones: J v does not depend on u (linear), but u = 0 sits on the kink of a
+        # backward computed piecewise by the cotangent's sign (logcumsumexp's)
+        u = [o.new_ones(o.shape).requires_grad_() for o in live]
         u_t_j = autograd.grad(live, wrt, u, create_graph=True, allow_unused=True)
         nested = any(_tracked_outside(o, wrt) for o in live) or any(
             t.requires_grad for t in _leaves(tangents)
@@ -470,8 +480,16 @@ def vmap(
             "Only allowed values for randomness are 'error', 'different', or 'same'. "
             f"Got {randomness}"
         )
+    if chunk_size is not None and chunk_size <= 0:
+        raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if isinstance(in_dims, bool) or not isinstance(in_dims, (int, tuple)):
+            raise ValueError(  # (a list is a pytree node inside, but not the outer container)
+                f"vmap(f, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be int or a "
+                f"(potentially nested) tuple matching the structure of inputs, got: "
+                f"{type(in_dims)}."
+            )
         leaves = _leaves(args)
         dims = _in_dims_for(in_dims, args)
         sizes = {t.shape[d] for t, d in zip(leaves, dims) if d is not None}
