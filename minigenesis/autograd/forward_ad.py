@@ -18,7 +18,8 @@ what ``create_graph`` already asks of them.
 
 ``make_dual`` returns a tensor that requires grad (it is what the graph differentiates with
 respect to), so forward-mode AD needs grad mode on, unlike PyTorch's (which has its own
-tangent-propagation rules per op and also works under ``no_grad``).
+tangent-propagation rules per op and also works under ``no_grad``); ``unpack_dual`` under
+``no_grad`` says so rather than return a tangent of None.
 """
 
 from __future__ import annotations
@@ -26,9 +27,13 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any
 
+from .grad_mode import enable_grad, is_grad_enabled
+from .reach import reaches_other_leaves
+
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 
-# One dict per open level (innermost last): id(dual) -> (dual, leaf, tangent).
+# One dict per open level (innermost last): id(dual) -> (dual, variable, tangent, given): the
+# variable is what tangents are taken with respect to, ``given`` the tensor make_dual got.
 _levels: list[dict] = []
 
 
@@ -80,25 +85,44 @@ def make_dual(tensor: Any, tangent: Any, *, level: int | None = None) -> Any:
         )
     if not tensor.dtype.is_floating_point:
         raise ValueError(f"Expected primal to be floating point, but got: {tensor.dtype}")
-    # a fresh leaf to differentiate with respect to, and a non-leaf copy of it handed to the
-    # caller (in-place ops on it are then allowed, as on any intermediate result)
-    leaf = tensor.detach().requires_grad_(True)
-    dual = leaf.clone()
-    duals[id(dual)] = (dual, leaf, tangent)  # kept as given: unpack_dual returns this very tensor
+    # The variable to differentiate with respect to: a fresh leaf, or, for a tensor that
+    # requires grad, an alias of it (view_as), so that reverse mode still reaches the tensor
+    # through the dual and a tangent counts only the uses of the dual. The caller gets a
+    # non-leaf copy (in-place ops on it are then allowed, as on any intermediate result),
+    # recorded even under no_grad: a dual always carries its tangent.
+    with enable_grad():
+        variable = (
+            tensor.view_as(tensor) if tensor.requires_grad else tensor.detach().requires_grad_()
+        )
+        dual = variable.clone()
+    duals[id(dual)] = (dual, variable, tangent, tensor)  # (the tangent kept as given)
     return dual
 
 
 def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
     """(primal, tangent) of ``tensor``; the tangent is None when it does not depend on any dual
-    tensor of the current level."""
+    tensor of the current level. The primal carries no tangent (computing with it gives no
+    tangent), except for a tensor that also depends on a tensor the caller's autograd tracks:
+    its primal is the tensor itself, as cutting it from the dual variables would cut it from
+    that graph too."""
     if not _levels:
         return UnpackedDualTensor(tensor, None)
     duals = _levels[-1]
     if id(tensor) in duals and duals[id(tensor)][0] is tensor:
-        return UnpackedDualTensor(tensor, duals[id(tensor)][2])
+        _, _, tangent, given = duals[id(tensor)]
+        primal = given.view_as(given) if given.requires_grad else tensor.detach()
+        return UnpackedDualTensor(primal, tangent)
     if not getattr(tensor, "requires_grad", False) or not duals:
+        if duals and not is_grad_enabled():
+            raise RuntimeError(
+                "unpack_dual: forward AD in this engine reads tangents off the recorded "
+                "reverse graph, and grad mode is off (no_grad), so ops on dual tensors were "
+                "not recorded; compute with grad mode on inside the dual level"
+            )
         return UnpackedDualTensor(tensor, None)
-    return UnpackedDualTensor(tensor, _jvp(tensor, list(duals.values())))
+    variables = [variable for _, variable, _, _ in duals.values()]
+    primal = tensor if reaches_other_leaves(tensor, variables) else tensor.detach()
+    return UnpackedDualTensor(primal, _jvp(tensor, list(duals.values())))
 
 
 def _jvp(output: Any, duals: list) -> Any:
@@ -106,12 +130,15 @@ def _jvp(output: Any, duals: list) -> Any:
     passes: g = J^T v with v a variable, then d<g, t>/dv."""
     from . import grad  # the package's autograd.grad (imported here: it imports this module)
 
-    leaves = [leaf for _, leaf, _ in duals]
+    leaves = [variable for _, variable, _, _ in duals]
     # v = ones: any v gives the same J t (g is linear in v), but not 0, where a backward
     # computed piecewise by the sign of its cotangent (logcumsumexp's) has a kink
     v = output.detach().new_ones(output.shape).requires_grad_(True)
     vjps = grad(output, leaves, v, create_graph=True, allow_unused=True)
-    terms = [(g * t.detach()).sum() for g, (_, _, t) in zip(vjps, duals) if g is not None]
+    # the tangent stays differentiable where the output also depends on tensors the caller
+    # tracks (reverse mode over forward mode), or where a tangent itself requires grad
+    keep = reaches_other_leaves(output, leaves) or any(t.requires_grad for _, _, t, _ in duals)
+    terms = [(g * t).sum() for g, (_, _, t, _) in zip(vjps, duals) if g is not None]
     if not terms:
         return None
     s = terms[0]
@@ -119,8 +146,10 @@ def _jvp(output: Any, duals: list) -> Any:
         s = s + term
     if not s.requires_grad:  # J^T v did not depend on v: J t is zero
         return output.detach().new_zeros(output.shape)
-    (tangent,) = grad(s, [v], allow_unused=True)
-    return output.detach().new_zeros(output.shape) if tangent is None else tangent.detach()
+    (tangent,) = grad(s, [v], allow_unused=True, create_graph=keep)
+    if tangent is None:
+        return output.detach().new_zeros(output.shape)
+    return tangent if keep else tangent.detach()
 
 
 def apply_by_jvp(cls: type, args: tuple) -> Any:

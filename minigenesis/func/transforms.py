@@ -27,6 +27,7 @@ from .. import autograd
 from .. import random as _random
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
+from ..autograd.reach import reaches_other_leaves
 from ..functions.joining import stack
 
 # ------------------------------------------------------------------------------------- pytrees
@@ -55,29 +56,12 @@ def _map(fn: Callable, tree: Any) -> Any:
 
 
 def _tracked_outside(tensor: Any, own: list) -> bool:
-    """Whether ``tensor`` depends, through the recorded graph, on a leaf that requires grad
-    other than the transform's own fresh leaves ``own``: an outer transform's variable, or a
-    tensor the caller's autograd tracks (a parameter captured by the function). Then the
-    transform's results must keep their graph, so that the outer level can differentiate them
-    further; otherwise they leave the transform as plain tensors."""
-    if not isinstance(tensor, Tensor) or not tensor.requires_grad:
-        return False
-    mine = {id(t) for t in own}
-    if tensor.grad_fn is None:  # a leaf itself
-        return id(tensor) not in mine
-    seen, to_walk = set(), [tensor.grad_fn]
-    while to_walk:
-        for edge in to_walk.pop().next_edges or ():
-            if edge is None or id(edge[0]) in seen:
-                continue
-            vertex = edge[0]
-            seen.add(id(vertex))
-            if isinstance(vertex, Tensor):  # a leaf that requires grad
-                if id(vertex) not in mine:
-                    return True
-            else:
-                to_walk.append(vertex)
-    return False
+    """Whether ``tensor`` depends on a leaf that requires grad other than the transform's own
+    fresh leaves ``own``: an outer transform's variable, or a tensor the caller's autograd
+    tracks (a parameter captured by the function). Then the transform's results must keep
+    their graph, so that the outer level can differentiate them further; otherwise they leave
+    the transform as plain tensors."""
+    return reaches_other_leaves(tensor, own)
 
 
 def _finish(tree: Any, own: list) -> Any:
