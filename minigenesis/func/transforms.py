@@ -13,7 +13,8 @@
 - ``vmap(f, in_dims, out_dims)(*args)``: f applied to each slice along the mapped dims, results
   stacked along ``out_dims``. PyTorch rewrites every op to work on the whole batch at once; here
   the batch is a loop over ``select``, so it is as fast as that loop and gives the same numbers
-  (f sees one unbatched sample, exactly as it does under PyTorch's vmap).
+  (f sees one unbatched sample, exactly as it does under PyTorch's vmap). An in-place write
+  into a tensor that is not mapped would repeat per sample, so it is refused (vmap_writes.py).
 
 Arguments and results may be pytrees: tensors inside (nested) tuples, lists and dicts.
 """
@@ -29,6 +30,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from ..autograd.reach import reaches_other_leaves
 from ..functions.joining import stack
+from .vmap_writes import UnmappedWrites
 
 # ------------------------------------------------------------------------------------- pytrees
 
@@ -490,12 +492,14 @@ def vmap(
         if size == 0:
             return _map_over_nothing(func, args, kwargs, leaves, dims, out_dims)
         start = _random.get_rng_state()
+        writes = UnmappedWrites(func, [t for t, d in zip(leaves, dims) if d is None])
         results = []
         for b in range(size):
             if randomness == "same":
                 _random.set_rng_state(start)
             sliced = iter([t.select(d, b) if d is not None else t for t, d in zip(leaves, dims)])
             results.append(func(*_rebuild(args, sliced), **kwargs))
+            writes.check()
             if randomness == "error" and _random.get_rng_state().tolist() != start.tolist():
                 raise RuntimeError(
                     "vmap: called random operation while in randomness error mode. Please "
