@@ -41,6 +41,8 @@ def seed_grads(outputs: list, grad_outputs: list | None) -> list:
             g = TensorBase._make(xp.ones_like(out._data))
         elif not isinstance(g, TensorBase):
             g = TensorBase._make(xp.asarray(g, dtype=out._data.dtype))
+        elif g._data.dtype != out._data.dtype:  # cast to the output's dtype, as PyTorch does:
+            g = g._cast(out._data.dtype)  # every backward then sees its own output's dtype
         if g._data.shape != out._data.shape:
             raise _seed_shape_error(g, out)
         grads.append(g)
