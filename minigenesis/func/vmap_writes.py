@@ -74,7 +74,7 @@ class UnmappedWrites:
 
     def __init__(self, func: Callable, unmapped_args: list) -> None:
         seen: dict[int, Tensor] = {}
-        for t in [*unmapped_args, *_captured(func)]:
+        for t in [*_tensors_in(list(unmapped_args)), *_captured(func)]:
             seen.setdefault(id(t), t)
         self.tensors = list(seen.values())
         self.versions = [t._version for t in self.tensors]

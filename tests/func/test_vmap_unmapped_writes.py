@@ -37,6 +37,10 @@ def test_batch_norm_running_statistics_are_not_updated_once_per_sample() -> None
     np.testing.assert_allclose(out.detach().mean(1).numpy(), 0.0, atol=1e-6)
 
 
+def test_unmapped_arguments_that_are_not_tensors_pass_through() -> None:
+    assert vmap(lambda x, n: x * n, in_dims=(0, None))(mg.ones(3), 3).tolist() == [3.0] * 3
+
+
 def test_writes_into_mapped_inputs_and_new_tensors_are_allowed() -> None:
     x = mg.zeros(3, 2)
     out = vmap(lambda r: (r.add_(1), mg.zeros(2).add_(r))[1])(x)
