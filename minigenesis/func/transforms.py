@@ -420,6 +420,12 @@ def _in_dims_for(in_dims: Any, args: tuple) -> list:
     return dims
 
 
+def _same_values(a: Tensor, b: Tensor) -> bool:
+    """Equal shapes and elements, a NaN equal to a NaN in the same place (the same unbatched
+    output of every sample may hold NaNs)."""
+    return a.shape == b.shape and bool(((a == b) | (a.isnan() & b.isnan())).all())
+
+
 def _stack_outputs(results: list, out_dims: Any) -> Any:
     """The per-sample results stacked leaf by leaf along ``out_dims``. A leaf with out_dim None
     is not batched: it must be the same in every sample, and is returned once."""
@@ -437,7 +443,7 @@ def _stack_outputs(results: list, out_dims: Any) -> Any:
                 f"vmap: the function must only return Tensors, got type {type(column[0])}"
             )
         if d is None:
-            if any(t.shape != column[0].shape or not bool((t == column[0]).all()) for t in column):
+            if any(t is not column[0] and not _same_values(t, column[0]) for t in column):
                 raise ValueError(
                     "vmap: the function can not return a batched Tensor when out_dim is None"
                 )

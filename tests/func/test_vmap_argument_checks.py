@@ -25,3 +25,12 @@ def test_vmap_and_jacrev_refuse_a_chunk_size_below_one(chunk_size) -> None:
         vmap(lambda x: x, chunk_size=chunk_size)(mg.ones(2))
     with pytest.raises(ValueError, match="chunk_size` should be greater than 0"):
         jacrev(lambda x: x, chunk_size=chunk_size)(mg.ones(2))
+
+
+def test_an_unbatched_output_holding_nan_is_returned_once_with_out_dims_none() -> None:
+    nan_and_one = mg.tensor([float("nan"), 1.0])
+    doubled, same = vmap(lambda x: (x * 2, nan_and_one * 1), out_dims=(0, None))(mg.ones(3, 2))
+    assert doubled.shape == (3, 2) and same.shape == (2,)
+    assert same.isnan().tolist() == [True, False]
+    with pytest.raises(ValueError, match="can not return a batched Tensor"):
+        vmap(lambda x: x * 2, out_dims=None)(mg.arange(3.0))
