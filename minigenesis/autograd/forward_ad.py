@@ -32,8 +32,9 @@ from .reach import reaches_other_leaves
 
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 
-# One dict per open level (innermost last): id(dual) -> (dual, variable, tangent, given): the
-# variable is what tangents are taken with respect to, ``given`` the tensor make_dual got.
+# One dict per open level (innermost last): id(dual) -> (dual, variable, tangent, given,
+# version): the variable is what tangents are taken with respect to, ``given`` the tensor
+# make_dual got, ``version`` the dual's version then (an in-place write changes its tangent).
 _levels: list[dict] = []
 
 
@@ -95,7 +96,7 @@ def make_dual(tensor: Any, tangent: Any, *, level: int | None = None) -> Any:
             tensor.view_as(tensor) if tensor.requires_grad else tensor.detach().requires_grad_()
         )
         dual = variable.clone()
-    duals[id(dual)] = (dual, variable, tangent, tensor)  # (the tangent kept as given)
+    duals[id(dual)] = (dual, variable, tangent, tensor, dual._version)  # (tangent as given)
     return dual
 
 
@@ -108,8 +109,9 @@ def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
     if not _levels:
         return UnpackedDualTensor(tensor, None)
     duals = _levels[-1]
-    if id(tensor) in duals and duals[id(tensor)][0] is tensor:
-        _, _, tangent, given = duals[id(tensor)]
+    made = duals.get(id(tensor))
+    if made is not None and made[0] is tensor and made[4] == tensor._version:
+        _, _, tangent, given, _ = made
         primal = given.view_as(given) if given.requires_grad else tensor.detach()
         return UnpackedDualTensor(primal, tangent)
     if not getattr(tensor, "requires_grad", False) or not duals:
@@ -120,7 +122,7 @@ def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
                 "not recorded; compute with grad mode on inside the dual level"
             )
         return UnpackedDualTensor(tensor, None)
-    variables = [variable for _, variable, _, _ in duals.values()]
+    variables = [made[1] for made in duals.values()]
     primal = tensor if reaches_other_leaves(tensor, variables) else tensor.detach()
     return UnpackedDualTensor(primal, _jvp(tensor, list(duals.values())))
 
@@ -130,15 +132,16 @@ def _jvp(output: Any, duals: list) -> Any:
     passes: g = J^T v with v a variable, then d<g, t>/dv."""
     from . import grad  # the package's autograd.grad (imported here: it imports this module)
 
-    leaves = [variable for _, variable, _, _ in duals]
+    leaves = [made[1] for made in duals]
     # v = ones: any v gives the same J t (g is linear in v), but not 0, where a backward
     # computed piecewise by the sign of its cotangent (logcumsumexp's) has a kink
     v = output.detach().new_ones(output.shape).requires_grad_(True)
     vjps = grad(output, leaves, v, create_graph=True, allow_unused=True)
     # the tangent stays differentiable where the output also depends on tensors the caller
     # tracks (reverse mode over forward mode), or where a tangent itself requires grad
-    keep = reaches_other_leaves(output, leaves) or any(t.requires_grad for _, _, t, _ in duals)
-    terms = [(g * t).sum() for g, (_, _, t, _) in zip(vjps, duals) if g is not None]
+    tangents = [made[2] for made in duals]
+    keep = reaches_other_leaves(output, leaves) or any(t.requires_grad for t in tangents)
+    terms = [(g * t).sum() for g, t in zip(vjps, tangents) if g is not None]
     if not terms:
         return None
     s = terms[0]

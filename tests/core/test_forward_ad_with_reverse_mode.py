@@ -55,3 +55,29 @@ def test_unpacking_under_no_grad_says_the_graph_was_not_recorded() -> None:
         d = fwAD.make_dual(mg.ones(2), mg.ones(2))
         with pytest.raises(RuntimeError, match="grad mode is off"):
             fwAD.unpack_dual(d.exp())
+
+
+def test_an_in_place_write_into_a_dual_changes_its_tangent() -> None:
+    """x.mul_(2): tangent 2 t; x.sin_(): cos(x) t; a column overwritten by a constant: 0 there;
+    a view of the dual scaled in place: that part's tangent scaled."""
+    x0, t0 = RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4))
+    with fwAD.dual_level():
+
+        def dual():
+            return fwAD.make_dual(mg.tensor(x0), mg.tensor(t0))
+
+        doubled, sined, overwritten, viewed = dual(), dual(), dual(), dual()
+        doubled.mul_(2)
+        sined.sin_()
+        overwritten[:, 1] = mg.full((3,), 5.0, dtype=mg.float64)
+        viewed[0].mul_(3)
+        tangents = [fwAD.unpack_dual(d).tangent.numpy() for d in (doubled, sined, overwritten)]
+        viewed_tangent = fwAD.unpack_dual(viewed).tangent.numpy()
+    np.testing.assert_allclose(tangents[0], 2 * t0, rtol=1e-15)
+    np.testing.assert_allclose(tangents[1], np.cos(x0) * t0, rtol=1e-14)
+    expected = t0.copy()
+    expected[:, 1] = 0
+    np.testing.assert_array_equal(tangents[2], expected)
+    expected = t0.copy()
+    expected[0] *= 3
+    np.testing.assert_allclose(viewed_tangent, expected, rtol=1e-15)
