@@ -39,14 +39,20 @@ def seed_grads(outputs: list, grad_outputs: list | None) -> list:
         xp = get_array_module(out._data)
         if g is None:
             g = TensorBase._make(xp.ones_like(out._data))
-        elif not isinstance(g, TensorBase):
-            g = TensorBase._make(xp.asarray(g, dtype=out._data.dtype))
-        elif g._data.dtype != out._data.dtype:  # cast to the output's dtype, as PyTorch does:
-            g = g._cast(out._data.dtype)  # every backward then sees its own output's dtype
+        elif not isinstance(g, TensorBase) or g._data.dtype != out._data.dtype:
+            g = _in_output_dtype(g, out)
         if g._data.shape != out._data.shape:
             raise _seed_shape_error(g, out)
         grads.append(g)
     return grads
+
+
+def _in_output_dtype(g: Any, out: Any) -> Any:
+    """A given gradient as a tensor of the output's dtype, as PyTorch casts it: every backward
+    then sees its own output's dtype (the cast is differentiable, for create_graph)."""
+    if not isinstance(g, TensorBase):
+        return TensorBase._make(get_array_module(out._data).asarray(g, dtype=out._data.dtype))
+    return g._cast(out._data.dtype)
 
 
 def _seed_shape_error(g: Any, out: Any) -> RuntimeError:
