@@ -14,6 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..backend import get_array_module
+from . import cpu_jit
 from .activation import _f32, _two_byte_float
 from .cuda import ElementwiseKernel, kernel_fits
 from .gelu_loop import gelu as _gelu_loop
@@ -91,12 +92,17 @@ def _gelu_tables(dtype, approximate: str, formula: Callable) -> tuple:
     """(y, slope) of GELU at every value of the 2-byte float ``dtype``, indexed by its 16-bit
     pattern: the float32 computation's y rounded to the dtype (2 bytes each) and its slope in
     float32 (4 bytes each). Made on first use (~1 ms), then kept: 384 KiB per dtype and form."""
-    key = (dtype, approximate)
+    # from the float32 path the op takes (the compiled loop where it runs), so a 2-byte GELU is
+    # always the float32 one rounded once; the key says which (MINIGENESIS_NUMBA may change)
+    key = (dtype, approximate, approximate == "none" and cpu_jit.available())
     tables = _GELU_TABLES.get(key)
     if tables is None:
         every = np.arange(2**16, dtype=np.uint16).view(dtype).astype(np.float32)
+        loop = _gelu_loop(every, True) if key[2] else None
         with np.errstate(all="ignore"):  # inf and NaN among them: as the kernel computes them
-            if approximate == "none":
+            if loop is not None:
+                y, slope = loop
+            elif approximate == "none":
                 y, slope = _gelu_float32(every, True)
             else:
                 y, slope = formula(every, approximate, True)
