@@ -1,40 +1,92 @@
-"""``mg.jit``: importable so PyTorch scripts load, but TorchScript is out of scope.
+"""``mg.jit``: TorchScript's entry points, running eagerly.
 
 TorchScript compiles a model into a program that runs without Python; minigenesis is a Python
-engine whose point is the Python you can read, so ``script``, ``trace``, ``save`` and ``load``
-raise ``NotImplementedError`` saying so. To ship a model trained here, save its ``state_dict``
-with ``mg.save``, load it into the same architecture written in PyTorch (the names and layouts
-match) and script or trace it there. ``mg.jit.ignore``/``unused``/``export`` are decorators that
-PyTorch code puts on methods; they return the function unchanged, so such code still imports.
+engine whose point is the Python you can read, so nothing is compiled here. Instead ``mg.jit``
+behaves as PyTorch's own ``torch.jit`` does with ``PYTORCH_JIT=0`` (its switch for debugging
+scripted code in Python): ``script`` and ``trace`` hand back the function or module they were
+given, which then runs as ordinary Python, so code that sprinkles ``@torch.jit.script`` or
+``torch.jit.trace(model, example)`` runs and gives the eager numbers. ``trace`` still runs the
+module once on its example inputs, as tracing does, so wrong example inputs fail at the same
+place. ``save`` and ``load`` keep the whole module with ``mg.save``/``mg.load`` (pickled Python,
+not a TorchScript archive: PyTorch cannot read it; to ship a model, save its ``state_dict``).
+``ignore``/``unused``/``export`` return the method unchanged; ``is_scripting`` is always False.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, BinaryIO
 
-_OUT_OF_SCOPE = (
-    "minigenesis.jit.{name}: TorchScript is out of scope for minigenesis (it runs Python, "
-    "eagerly). Save the weights with mg.save(model.state_dict(), path), load them into the same "
-    "model written in PyTorch, and use torch.jit.{name} there."
-)
+from . import serialization
+from .autograd.grad_mode import no_grad
+from .nn.module import Module
 
-
-def _out_of_scope(name: str) -> Callable[..., Any]:
-    def refuse(*args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(_OUT_OF_SCOPE.format(name=name))
-
-    refuse.__name__ = name
-    refuse.__doc__ = "Out of scope: raises ``NotImplementedError`` (see the module docstring)."
-    return refuse
+__all__ = [
+    "script", "trace", "trace_module", "save", "load", "freeze", "optimize_for_inference",
+    "ignore", "unused", "export", "is_scripting", "is_tracing", "annotate",
+]  # fmt: skip
 
 
-script = _out_of_scope("script")
-trace = _out_of_scope("trace")
-trace_module = _out_of_scope("trace_module")
-save = _out_of_scope("save")
-load = _out_of_scope("load")
-freeze = _out_of_scope("freeze")
+def _scriptable(obj: Any, name: str) -> Any:
+    if not callable(obj):
+        raise RuntimeError(
+            f"torch.jit.{name}: expected a function or an nn.Module, got {type(obj).__name__}"
+        )
+    return obj
+
+
+def script(obj: Any, optimize: Any = None, _frames_up: int = 0, _rcb: Any = None, **kwargs: Any):
+    """``obj`` itself (a function, a Module or a class): it runs eagerly, as a scripted object
+    does under ``PYTORCH_JIT=0``."""
+    return _scriptable(obj, "script")
+
+
+def trace(func: Any, example_inputs: Any = None, *args: Any, **kwargs: Any) -> Any:
+    """Run ``func`` once on ``example_inputs`` (a tensor or a tuple of them; or
+    ``example_kwarg_inputs``), without recording gradients, and return ``func`` itself."""
+    _scriptable(func, "trace")
+    kw = kwargs.get("example_kwarg_inputs")
+    if example_inputs is None and kw is None:
+        raise RuntimeError("torch.jit.trace: give example_inputs or example_kwarg_inputs")
+    with no_grad():
+        if kw is not None:
+            func(**kw)
+        else:
+            func(*(example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)))
+    return func
+
+
+def trace_module(mod: Module, inputs: dict[str, Any], *args: Any, **kwargs: Any) -> Module:
+    """Run each named method of ``mod`` once on its example inputs; return ``mod`` itself."""
+    for method, example in inputs.items():
+        trace(getattr(mod, method), example)
+    return mod
+
+
+def save(m: Any, f: str | os.PathLike | BinaryIO, _extra_files: Any = None) -> None:
+    """Keep the whole module (its class is pickled by reference, as ``mg.save(model)`` does)."""
+    serialization.save(m, f)
+
+
+def load(f: str | os.PathLike | BinaryIO, map_location: Any = None, _extra_files: Any = None):
+    """The module written by ``save``, its tensors placed by ``map_location``."""
+    return serialization.load(f, map_location=map_location, weights_only=False)
+
+
+def freeze(mod: Module, preserved_attrs: Any = None, optimize_numerics: bool = True) -> Module:
+    """``mod`` itself; like PyTorch, only a module in eval mode can be frozen."""
+    if mod.training:
+        raise RuntimeError(
+            "Freezing is currently only implemented for modules in eval mode. Please call "
+            ".eval() on your module before freezing."
+        )
+    return mod
+
+
+def optimize_for_inference(mod: Module, other_methods: Any = None) -> Module:
+    """``mod`` itself in eval mode (no graph to rewrite here)."""
+    return mod.eval()
 
 
 def _unchanged(fn: Callable | None = None, **kwargs: Any) -> Any:
@@ -42,6 +94,11 @@ def _unchanged(fn: Callable | None = None, **kwargs: Any) -> Any:
 
 
 ignore = unused = export = _unchanged
+
+
+def annotate(the_type: Any, the_value: Any) -> Any:
+    """The value itself (a type hint for the TorchScript compiler)."""
+    return the_value
 
 
 def is_scripting() -> bool:

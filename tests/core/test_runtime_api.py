@@ -3,6 +3,7 @@ compile and jit."""
 
 from __future__ import annotations
 
+import io
 import warnings
 
 import numpy as np
@@ -79,17 +80,61 @@ def test_compile_wraps_a_module_as_orig_mod_and_says_so_once(monkeypatch):
         mg.compile(3)
 
 
-def test_torchscript_is_refused_clearly_but_its_decorators_import():
-    with pytest.raises(NotImplementedError, match="TorchScript is out of scope"):
-        mg.jit.script(mg.nn.Linear(2, 2))
-    with pytest.raises(NotImplementedError, match="torch.jit.trace there"):
-        mg.jit.trace(mg.nn.Linear(2, 2), mg.ones(1, 2))
+def test_jit_script_and_trace_hand_back_the_eager_object_as_pytorch_jit_0_does():
+    model = mg.nn.Linear(2, 2)
+
+    @mg.jit.script
+    def double(x: mg.Tensor) -> mg.Tensor:
+        return x * 2
+
+    assert mg.jit.script(model) is model
+    assert np.array_equal(double(mg.ones(2)).numpy(), [2.0, 2.0])
+    with pytest.raises(RuntimeError, match="expected a function or an nn.Module"):
+        mg.jit.script(3)
 
     @mg.jit.ignore
     def helper(x):
         return x + 1
 
-    assert helper(1) == 2 and not mg.jit.is_scripting()
+    assert helper(1) == 2 and not mg.jit.is_scripting() and not mg.jit.is_tracing()
+
+
+def test_jit_trace_runs_the_example_once_without_a_graph_and_fails_on_a_wrong_one():
+    calls = []
+
+    def f(x, y):
+        calls.append(mg.is_grad_enabled())
+        return x @ y
+
+    a, b = mg.ones(2, 3, requires_grad=True), mg.ones(3, 1)
+    assert mg.jit.trace(f, (a, b)) is f and calls == [False]
+    model = mg.nn.Linear(3, 1)
+    assert mg.jit.trace(model, mg.ones(4, 3)) is model
+    with pytest.raises(RuntimeError):  # 2 features into a Linear(3, 1): fails while tracing
+        mg.jit.trace(model, mg.ones(4, 2))
+    with pytest.raises(RuntimeError, match="example_inputs"):
+        mg.jit.trace(model)
+
+
+def test_jit_save_and_load_round_trip_a_whole_module_through_a_buffer():
+    mg.manual_seed(0)
+    model = mg.nn.Sequential(mg.nn.Linear(3, 4), mg.nn.Tanh(), mg.nn.Linear(4, 1)).eval()
+    x = mg.randn(5, 3)
+    buf = io.BytesIO()
+    mg.jit.save(mg.jit.script(model), buf)
+    buf.seek(0)
+    loaded = mg.jit.load(buf, map_location="cpu")
+    assert loaded is not model and isinstance(loaded, mg.nn.Sequential)
+    w1, b1, w2, b2 = (p.detach().numpy().astype(np.float64) for p in model.parameters())
+    expected = np.tanh(x.numpy() @ w1.T + b1) @ w2.T + b2  # NumPy's forward pass
+    np.testing.assert_allclose(loaded(x).detach().numpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_jit_freeze_needs_eval_mode_as_in_pytorch():
+    model = mg.nn.Linear(2, 2)
+    with pytest.raises(RuntimeError, match="eval mode"):
+        mg.jit.freeze(model)
+    assert mg.jit.freeze(model.eval()) is model
 
 
 @pytest.mark.skipif(mg.cuda.is_available(), reason="checks the answers without a GPU")
