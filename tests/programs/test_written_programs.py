@@ -1,4 +1,4 @@
-"""209 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
+"""229 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
 ReLUs, a char-GRU, a GCN over a sparse adjacency, a VAE, a transformer classifier, custom autograd
 Functions, checkpoint and resume, a seq2seq GRU with attention and teacher forcing, a DCGAN, a
 WGAN-GP, early stopping with ReduceLROnPlateau, a triplet-loss embedding, SimCLR's NT-Xent, a
@@ -79,7 +79,21 @@ Watson attention pooling, masked softmax, multi-head attention against nn.Multih
 positional encoding, and its anchor boxes with NMS, CS231n's three levels (barebones, nn.Module,
 nn.Sequential) and its GAN notebook's losses, yunjey's feed-forward basics and language model
 sampled by torch.multinomial, Stack Overflow idioms, Udacity's CNN with a best-validation checkpoint
-and a fast.ai-style loop with callbacks as functions), kept in ``scripts/`` as written for PyTorch
+and a fast.ai-style loop with callbacks as functions); then project scaffolding people write
+by hand (a LightningModule with training_step and configure_optimizers driven by a small Trainer,
+a Hugging Face-style loop with a TrainingArguments dataclass, no-decay parameter groups, a linear
+warmup LambdaLR, gradient accumulation and clip_grad_norm_, a scikit-learn-style estimator with
+fit/predict_proba and a cross-validated grid search), a torchvision-style transforms pipeline with
+SubsetRandomSampler, BatchSampler, DistributedSampler and worker_init_fn, graph classification
+with a MessagePassing base class (index_add_, scatter_reduce), a log-mel front end by unfold and
+DFT matrices with a Conv1d classifier, a deep-and-cross CTR model with per-column embeddings,
+evolution strategies on a hand-written cart-pole through parameters_to_vector, TorchScript calls
+sprinkled through a model (script, trace, jit.save/load), BYOL with a momentum target,
+prototypical networks, a Hamiltonian neural network, model surgery (module replacement, frozen
+BatchNorm, conv-BN folding), ArcFace's angular margin, a SELU network with AlphaDropout checked
+by forward hooks, DeepAR with a NegativeBinomial likelihood, planar flows and
+TransformedDistribution, a Tree-LSTM over parse trees, tiny NeRF's volume rendering and Hogwild
+training in shared memory), kept in ``scripts/`` as written for PyTorch
 with only ``import torch`` spelled ``import minigenesis as torch``. Each checks its own outcome (an
 accuracy, a closed form, an equality with a reference path) and must run unchanged. All of them run
 on PyTorch 2.13 as well (``tests/parity/test_written_programs_on_pytorch.py``)."""
@@ -104,6 +118,8 @@ SLOW = {
     "deepsdf_autodecoder", "selective_scan", "timeseries_transformer", "perceiver_latents",
     "neural_cellular_automaton", "kan_bspline", "cpc_infonce", "cs231n_three_levels",
     "d2l_multihead_positional", "d2l_seq2seq_bahdanau", "cs231n_gan_notebook",
+    "planar_flow_transformed", "recursive_tree_nn", "tiny_nerf_volume_render", "hamiltonian_nn",
+    "selu_alpha_dropout", "deepar_negative_binomial",
 }  # fmt: skip
 
 
@@ -141,7 +157,7 @@ def process_settings_kept():
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 209
+    assert len(SCRIPTS) == 229
 
 
 @pytest.mark.parametrize(
