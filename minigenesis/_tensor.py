@@ -344,18 +344,6 @@ class Tensor(
             host = host.astype(np.float32)
         return host.tolist()
 
-    def numpy(self) -> np.ndarray:
-        """The NumPy array itself (shared memory) for a CPU tensor. Refused for a tensor that
-        requires grad only while grad mode is on (as PyTorch: under no_grad, and so inside an
-        autograd.Function's forward, the array may be read)."""
-        if self.requires_grad and state.grad_enabled:
-            raise RuntimeError(
-                "can't call numpy() on a tensor that requires grad: use tensor.detach().numpy()"
-            )
-        if not isinstance(self._data, np.ndarray) or self.device.type == "meta":
-            raise TypeError(no_numpy_message(self.device.type))
-        return self._data
-
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         if not isinstance(self._data, np.ndarray) or self.device.type == "meta":
             raise TypeError(no_numpy_message(self.device.type))

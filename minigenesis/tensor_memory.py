@@ -1,6 +1,7 @@
 """Tensor methods about memory: layouts (``contiguous``, ``clone`` and ``is_contiguous`` with a
-``memory_format``), addresses (``data_ptr``, ``untyped_storage``, ``storage``) and the
-element-by-element Python maps ``apply_`` and ``map_``."""
+``memory_format``), addresses (``data_ptr``, ``untyped_storage``, ``storage``), the NumPy
+array behind a tensor (``numpy``) and the element-by-element Python maps ``apply_`` and
+``map_``."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as _dt
+from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
-from .backend import device_of, get_array_module
+from .backend import device_of, get_array_module, to_numpy
 from .memory_format import (
     check_format,
     contiguous_format,
@@ -21,6 +23,7 @@ from .memory_format import (
     preserve_format,
     suggest_format,
 )
+from .meta_array import no_numpy_message
 from .ops import shape as S
 from .ops.as_strided import storage_owner
 from .ops.layout import ToMemoryFormat
@@ -129,6 +132,22 @@ class TensorMemory:
         if fmt is preserve_format or suggest_format(self._data) is fmt:
             return self
         return ToMemoryFormat.apply(self, fmt)
+
+    # ------------------------------------------------------------------ the NumPy array
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The NumPy array itself (shared memory) for a CPU tensor. Refused for a tensor that
+        requires grad only while grad mode is on (as PyTorch: under no_grad, and so inside an
+        autograd.Function's forward, the array may be read). ``force=True`` is
+        ``t.detach().cpu().numpy()``: any tensor but a meta one, a GPU tensor copied to the host."""
+        if force and self.device.type != "meta":
+            return to_numpy(self._data)
+        if self.requires_grad and state.grad_enabled:
+            raise RuntimeError(
+                "can't call numpy() on a tensor that requires grad: use tensor.detach().numpy()"
+            )
+        if not isinstance(self._data, np.ndarray) or self.device.type == "meta":
+            raise TypeError(no_numpy_message(self.device.type))
+        return self._data
 
     # ------------------------------------------------------------------ addresses
     def data_ptr(self) -> int:

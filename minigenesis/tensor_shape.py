@@ -316,6 +316,10 @@ class TensorShape:
             raise RuntimeError(f"flip: dims {tuple(dims)} name a dim twice")
         return S.Flip.apply(self, axes) if axes else self.clone()
 
+    def __reversed__(self):
+        """``reversed(t)`` is a tensor, as in PyTorch: t flipped along dim 0 (0-d: t itself)."""
+        return self if self.ndim == 0 else self.flip(0)
+
     def fliplr(self):
         """Reverse the columns (dim 1); needs at least 2 dims."""
         if self.ndim < 2:

@@ -37,6 +37,7 @@ GPU_TEST_FILES = [
     "tests/serialization/test_roundtrip.py",
     "tests/app/test_gpu.py",
     "tests/core/test_cuda_sync.py",
+    "tests/core/test_numpy_force_and_reversed.py",
     "tests/app/test_doctor.py",
     "tests/core/test_ops.py",
     "tests/core/test_autograd.py",
