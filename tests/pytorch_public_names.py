@@ -143,7 +143,7 @@ FUNCTIONAL_SKIPS = {
 NN_SKIPS = {
     "deprecated in PyTorch since 0.4": "Container NLLLoss2d",
     "a legacy Lua-Torch layer": "CrossMapLRN2d",
-    "multi-GPU and cross-process layers": "DataParallel SyncBatchNorm",
+    "multi-GPU and cross-process layers": "DataParallel",
     "lazy instance norms are not implemented (LazyLinear, LazyConv*, LazyBatchNorm* are)":
     "LazyInstanceNorm1d LazyInstanceNorm2d LazyInstanceNorm3d",
     "a fused loss PyTorch keeps internal": "LinearCrossEntropyLoss LinearCrossEntropyOptions",

@@ -159,8 +159,6 @@ MISSING_PATHS = {
 _LAZY = "lazy instance norms are not implemented (LazyLinear, LazyConv*, LazyBatchNorm* are)"
 _FUNCTIONAL_OPTIM = "the functional optimizer forms (torch.optim.adam.adam ...) are not public API"
 MISSING_NAMES = {
-    ("torch.nn.modules.batchnorm", "SyncBatchNorm"): "cross-process batch statistics are not "
-    "implemented",
     ("torch.nn.modules.container", "Container"): "deprecated in PyTorch since 0.4",
     **{("torch.nn.modules.instancenorm", f"LazyInstanceNorm{k}d"): _LAZY for k in "123"},
     **{("torch.nn.modules.loss", n): "this loss is not implemented" for n in (

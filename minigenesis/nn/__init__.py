@@ -77,6 +77,7 @@ from .module import Module  # noqa: E402,F401
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, RMSNorm  # noqa: E402,F401
 from .normalization import BatchNorm3d  # noqa: E402,F401
 from .normalization import LocalResponseNorm  # noqa: E402,F401
+from .sync_batchnorm import SyncBatchNorm  # noqa: E402,F401
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: E402,F401
 from .parameter import Parameter  # noqa: E402,F401
 

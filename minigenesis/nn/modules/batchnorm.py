@@ -8,6 +8,7 @@ from ..normalization import (
     _BatchNorm,
     _NormBase,
 )  # noqa: F401
+from ..sync_batchnorm import SyncBatchNorm  # noqa: F401
 
 __all__ = [
     "BatchNorm1d",
@@ -16,6 +17,7 @@ __all__ = [
     "LazyBatchNorm1d",
     "LazyBatchNorm2d",
     "LazyBatchNorm3d",
+    "SyncBatchNorm",
     "_BatchNorm",
     "_NormBase",
 ]
