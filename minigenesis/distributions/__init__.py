@@ -34,6 +34,7 @@ from . import kl_cross  # noqa: F401  (registers the cross-family KL pairs)
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -67,6 +68,7 @@ from .transforms import (
     identity_transform,
 )
 from .transforms_matrix import (
+    CorrCholeskyTransform,
     CumulativeDistributionTransform,
     LowerCholeskyTransform,
     PositiveDefiniteTransform,
@@ -85,6 +87,7 @@ __all__ = [
     "Cauchy",
     "Chi2",
     "ComposeTransform",
+    "CorrCholeskyTransform",
     "ContinuousBernoulli",
     "CumulativeDistributionTransform",
     "Dirichlet",
@@ -104,6 +107,7 @@ __all__ = [
     "InverseGamma",
     "Kumaraswamy",
     "Laplace",
+    "LKJCholesky",
     "LogNormal",
     "LogisticNormal",
     "LowRankMultivariateNormal",

@@ -13,7 +13,11 @@ from collections.abc import Callable
 from typing import Any
 
 from . import constraints, transforms
-from .transforms_matrix import LowerCholeskyTransform, PositiveDefiniteTransform
+from .transforms_matrix import (
+    CorrCholeskyTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
+)
 
 __all__ = ["ConstraintRegistry", "biject_to", "transform_to"]
 
@@ -98,3 +102,5 @@ transform_to.register(constraints.simplex, lambda c: transforms.SoftmaxTransform
 # (not bijections onto these sets: transform_to only, as PyTorch)
 transform_to.register(constraints.lower_cholesky, lambda c: LowerCholeskyTransform())
 transform_to.register(constraints.positive_definite, lambda c: PositiveDefiniteTransform())
+biject_to.register(constraints.corr_cholesky, lambda c: CorrCholeskyTransform())
+transform_to.register(constraints.corr_cholesky, lambda c: CorrCholeskyTransform())

@@ -18,6 +18,7 @@ from ..backend import to_numpy
 __all__ = [
     "Constraint",
     "boolean",
+    "corr_cholesky",
     "dependent",
     "dependent_property",
     "greater_than",
@@ -200,6 +201,18 @@ class _LowerCholesky(Constraint):
         return lower & positive_diag
 
 
+class _CorrCholesky(Constraint):
+    """Cholesky factors of correlation matrices: lower-triangular, positive diagonal, and every
+    row of unit length (so L L^T has ones on its diagonal)."""
+
+    event_dim = 2
+
+    def check(self, value):
+        tol = float(np.finfo(value.dtype.numpy_dtype).eps) * value.shape[-1] * 10
+        unit_rows = ((value.detach().norm(dim=-1) - 1.0).abs() <= tol).all(-1)
+        return _LowerCholesky().check(value) & unit_rows
+
+
 class _PositiveDefinite(Constraint):
     """Symmetric matrices whose eigenvalues are all positive."""
 
@@ -258,5 +271,6 @@ positive_integer = _IntegerGreaterThan(1)
 simplex = _Simplex()
 one_hot = _OneHot()
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 positive_definite = _PositiveDefinite()
 independent = _IndependentConstraint

@@ -29,14 +29,24 @@ from .transform_base import (
     Transform,
     identity_transform,
 )
+from .transforms_matrix import (
+    CorrCholeskyTransform,
+    CumulativeDistributionTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
+)
 from .utils import broadcast_all, softplus, sum_rightmost
 
 __all__ = [
     "AbsTransform",
     "AffineTransform",
     "ComposeTransform",
+    "CorrCholeskyTransform",
+    "CumulativeDistributionTransform",
     "ExpTransform",
     "IndependentTransform",
+    "LowerCholeskyTransform",
+    "PositiveDefiniteTransform",
     "PowerTransform",
     "ReshapeTransform",
     "SigmoidTransform",

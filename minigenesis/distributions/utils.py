@@ -13,7 +13,10 @@ from ..creation import tensor
 from ..ops.loss import LogSigmoid
 from ..size import Size
 
-__all__ = ["broadcast_all", "lazy_property", "logits_to_probs", "probs_to_logits"]
+__all__ = [
+    "broadcast_all", "lazy_property", "logits_to_probs", "probs_to_logits", "tril_matrix_to_vec",
+    "vec_to_tril_matrix",
+]  # fmt: skip
 
 
 def broadcast_all(*values: Any) -> tuple:
@@ -90,3 +93,33 @@ class lazy_property:  # noqa: N801  (PyTorch's name)
         value = self.fn(instance)
         instance.__dict__[self.__name__] = value
         return value
+
+
+def _tril_mask(n: int, diag: int) -> np.ndarray:
+    """The (n, n) mask of the entries on and below diagonal ``diag`` (row-major order)."""
+    rows = np.arange(n)
+    return rows[None, :] < rows[:, None] + (diag + 1)
+
+
+def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
+    """The vector's entries written row by row into the lower triangle (on and below diagonal
+    ``diag``) of an n x n zero matrix, n solved from len = n (n + 1) / 2 + diag-dependent terms."""
+    m = vec.shape[-1]
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * m + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if abs(round(n) - n) > np.finfo(np.float64).eps * 16:
+        raise ValueError(
+            f"The size of last dimension is {m} which cannot be expressed as the lower "
+            "triangular part of a square D x D matrix."
+        )
+    n = round(n)
+    mat = vec.new_zeros(*vec.shape[:-1], n, n)
+    mat[..., tensor(_tril_mask(n, diag))] = vec
+    return mat
+
+
+def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
+    """The lower triangle (on and below diagonal ``diag``) of the last two dims, row by row."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    return mat[..., tensor(_tril_mask(n, diag))]
