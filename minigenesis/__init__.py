@@ -218,6 +218,7 @@ half, float, double, long = float16, float32, float64, int64  # noqa: A001
 from math import e, inf, nan, pi  # noqa: E402
 
 from . import version  # noqa: E402  (torch.version)
+from . import return_types  # noqa: E402  (torch.return_types)
 from .version import __version__  # noqa: E402  (2.13.0+minigenesis.0.1.0: the API it follows)
 
 # The layers above the Tensor.

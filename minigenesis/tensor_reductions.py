@@ -11,10 +11,10 @@ bincount) work on arrays and give tensors without gradient, as in PyTorch.
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 from typing import Any
 
 from . import dtypes as _dt
+from . import return_types
 from .autograd.grad_mode import state
 from .autograd.node_names import node_variant
 from .autograd.tensor_base import TensorBase
@@ -29,8 +29,6 @@ from .size import norm_dim
 
 _SUM_DIM = node_variant(R.Sum, "SumBackward1")  # x.sum(dim): PyTorch's other overload
 _MEAN_DIM = node_variant(R.Mean, "MeanBackward1")
-
-ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 
 
 def _refuse_empty(t: Any, name: str, axis: tuple | None, all_error: type = RuntimeError) -> None:
@@ -139,8 +137,9 @@ class TensorReductions:
         _refuse_empty(self, name, (d,))
         if self.ndim == 0:  # the value itself, as a new tensor (not self: writes must not alias)
             xp = get_array_module(self._data)
-            return ValuesIndices(S.Clone.apply(self), self._make(xp.zeros((), xp.int64), False))
-        return ValuesIndices(*dim_op.apply(self, d, keepdim))
+            zero = self._make(xp.zeros((), xp.int64), False)
+            return getattr(return_types, name)(S.Clone.apply(self), zero)
+        return getattr(return_types, name)(*dim_op.apply(self, d, keepdim))
 
     def max(self, dim=None, keepdim: bool = False):
         """max() -> the largest element;  max(dim) -> (values, indices);  max(other) -> maximum."""
@@ -279,10 +278,11 @@ class TensorReductions:
 
     def _cum_extreme(self, dim: int, op):
         d = norm_dim(dim, max(self.ndim, 1))[0]
+        result = return_types.cummax if op is R.CumMax else return_types.cummin
         if self.ndim == 0:
             values, indices = op.apply(self.reshape(1), 0)
-            return ValuesIndices(values.reshape(()), indices.reshape(()))
-        return ValuesIndices(*op.apply(self, d))
+            return result(values.reshape(()), indices.reshape(()))
+        return result(*op.apply(self, d))
 
     # ------------------------------------------------------------------------- sorting and counting
     def sort(self, *args, dim: int = -1, descending: bool = False, stable: bool | None = None):
@@ -291,7 +291,7 @@ class TensorReductions:
         PyTorch's two forms: ``sort(dim=-1, descending=False)`` positionally, or with ``stable``
         every argument by keyword (``sort(1, stable=True)`` is a TypeError there and here)."""
         dim, descending = _sort_args("sort", args, dim, descending, stable)
-        return ValuesIndices(*SO.sort(self, dim, descending))
+        return return_types.sort(*SO.sort(self, dim, descending))
 
     def argsort(self, *args, dim: int = -1, descending: bool = False, stable: bool | None = None):
         """The indices of ``sort`` (the same two forms of arguments)."""
@@ -303,7 +303,7 @@ class TensorReductions:
         default), always in sorted order (a valid answer for sorted=False too)."""
         if self._data.dtype.kind == "b":
             raise RuntimeError("topk does not support bool dtypes on CPU")
-        return ValuesIndices(*SO.topk(self, k, -1 if dim is None else dim, largest))
+        return return_types.topk(*SO.topk(self, k, -1 if dim is None else dim, largest))
 
     def unique(
         self,

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from . import return_types
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module, quiet_fp, to_numpy
 from .dtypes import promote_types, scalar_type_name
@@ -29,7 +30,6 @@ from .ops.selection import quickselect_index
 from .promotion import FLOAT_KINDS, float_in
 from .size import norm_dim, plain_int
 
-ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 Histogram = namedtuple("Histogram", ["hist", "bin_edges"])
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -44,7 +44,7 @@ def _one_dim(t: Any, dim: int, name: str) -> int:
 
 def _pick(
     x: Any, d: int, positions: Any, keepdim: bool, name: str, select: int | None = None
-) -> ValuesIndices:
+) -> tuple:
     """Sort x along d, take the sorted ``positions`` (an int array shaped like x with d of size
     1): (values gathered from x, so differentiable; their indices in x, int64).
 
@@ -59,7 +59,7 @@ def _pick(
     indices = x._make(idx, False)
     if not keepdim:
         values, indices = values.squeeze(d), indices.squeeze(d)
-    return ValuesIndices(values, indices)
+    return getattr(return_types, name)(values, indices)
 
 
 def _quickselect_ties(a: Any, d: int, idx: Any, k: int) -> Any:
@@ -150,7 +150,7 @@ class TensorStatistics:
 
     def _squeeze_0d(self, out):
         if self.ndim == 0:
-            return ValuesIndices(out.values.reshape(()), out.indices.reshape(()))
+            return type(out)(out.values.reshape(()), out.indices.reshape(()))
         return out
 
     def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False):
@@ -187,7 +187,7 @@ class TensorStatistics:
         indices = x._make(idx, False)
         if not (keepdim or self.ndim == 0):
             values, indices = values.squeeze(d), indices.squeeze(d)
-        return self._squeeze_0d(ValuesIndices(values, indices))
+        return self._squeeze_0d(return_types.mode(values, indices))
 
     def quantile(self, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"):
         """The q-th quantiles along dim (of all elements without dim): position q (n - 1) in the
