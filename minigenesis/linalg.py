@@ -10,12 +10,11 @@ Matrices are the last two dims of a tensor; the dims before them are a batch.
 
 from __future__ import annotations
 
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
-from . import tensor_linalg
+from . import return_types, tensor_linalg
 from ._tensor import Tensor
 from .backend import get_array_module
 from .ops import linalg as L
@@ -64,17 +63,17 @@ __all__ = [
 ]
 
 # torch.return_types.linalg_*: tuples with named fields
-linalg_slogdet = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
-linalg_qr = namedtuple("linalg_qr", ["Q", "R"])
-linalg_eigh = namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
-linalg_svd = namedtuple("linalg_svd", ["U", "S", "Vh"])
-linalg_cholesky_ex = namedtuple("linalg_cholesky_ex", ["L", "info"])
-linalg_lu_factor = namedtuple("linalg_lu_factor", ["LU", "pivots"])
-linalg_lu_factor_ex = namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
-linalg_lu = namedtuple("linalg_lu", ["P", "L", "U"])
-linalg_solve_ex = namedtuple("linalg_solve_ex", ["result", "info"])
-linalg_inv_ex = namedtuple("linalg_inv_ex", ["inverse", "info"])
-linalg_lstsq = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+linalg_slogdet = return_types.linalg_slogdet
+linalg_qr = return_types.linalg_qr
+linalg_eigh = return_types.linalg_eigh
+linalg_svd = return_types.linalg_svd
+linalg_cholesky_ex = return_types.linalg_cholesky_ex
+linalg_lu_factor = return_types.linalg_lu_factor
+linalg_lu_factor_ex = return_types.linalg_lu_factor_ex
+linalg_lu = return_types.linalg_lu
+linalg_solve_ex = return_types.linalg_solve_ex
+linalg_inv_ex = return_types.linalg_inv_ex
+linalg_lstsq = return_types.linalg_lstsq
 
 
 def _tensor(x: Any, name: str, arg: str = "A") -> None:

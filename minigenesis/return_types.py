@@ -1,5 +1,6 @@
 """``mg.return_types`` (``torch.return_types``): the named tuples that ops returning
-(values, indices) give back, one type per op as in PyTorch, so ``print(x.max(dim=1))`` reads
+several tensors give back (values and indices, a factorisation's parts ...), one type per
+op as in PyTorch, so ``print(x.max(dim=1))`` reads
 
     minigenesis.return_types.max(
     values=tensor([5, 7]),
@@ -13,7 +14,11 @@ from collections import namedtuple
 from typing import Any
 
 __all__ = [
-    "cummax", "cummin", "kthvalue", "max", "median", "min", "mode", "nanmedian", "sort", "topk",
+    "aminmax", "cummax", "cummin", "frexp", "histogram", "kthvalue", "linalg_cholesky_ex",
+    "linalg_eigh", "linalg_inv_ex", "linalg_lstsq", "linalg_lu", "linalg_lu_factor",
+    "linalg_lu_factor_ex", "linalg_qr", "linalg_slogdet", "linalg_solve_ex", "linalg_svd", "max",
+    "median", "min", "mode", "nanmedian", "qr", "slogdet", "sort", "svd", "topk",
+    "triangular_solve",
 ]  # fmt: skip
 
 
@@ -40,3 +45,23 @@ mode = _structseq("mode", _VALUES_INDICES)
 nanmedian = _structseq("nanmedian", _VALUES_INDICES)
 sort = _structseq("sort", _VALUES_INDICES)
 topk = _structseq("topk", _VALUES_INDICES)
+
+# the other ops that return several tensors
+aminmax = _structseq("aminmax", ("min", "max"))
+frexp = _structseq("frexp", ("mantissa", "exponent"))
+histogram = _structseq("histogram", ("hist", "bin_edges"))
+linalg_cholesky_ex = _structseq("linalg_cholesky_ex", ("L", "info"))
+linalg_eigh = _structseq("linalg_eigh", ("eigenvalues", "eigenvectors"))
+linalg_inv_ex = _structseq("linalg_inv_ex", ("inverse", "info"))
+linalg_lstsq = _structseq("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+linalg_lu = _structseq("linalg_lu", ("P", "L", "U"))
+linalg_lu_factor = _structseq("linalg_lu_factor", ("LU", "pivots"))
+linalg_lu_factor_ex = _structseq("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+linalg_qr = _structseq("linalg_qr", ("Q", "R"))
+linalg_slogdet = _structseq("linalg_slogdet", ("sign", "logabsdet"))
+linalg_solve_ex = _structseq("linalg_solve_ex", ("result", "info"))
+linalg_svd = _structseq("linalg_svd", ("U", "S", "Vh"))
+qr = _structseq("qr", ("Q", "R"))
+slogdet = _structseq("slogdet", ("sign", "logabsdet"))
+svd = _structseq("svd", ("U", "S", "V"))
+triangular_solve = _structseq("triangular_solve", ("solution", "cloned_coefficient"))

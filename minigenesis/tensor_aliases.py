@@ -14,9 +14,9 @@ self the gradient with that slice zeroed), so its derivatives follow by the chai
 
 from __future__ import annotations
 
-from collections import namedtuple
 from typing import Any
 
+from . import return_types
 from .autograd.tensor_base import TensorBase
 from .memory_format import contiguous_format
 from .ops import linalg as L
@@ -26,7 +26,7 @@ from .promotion import result_type
 from .size import norm_dim
 from .sparse_coo_math import sparse_mask
 
-TriangularSolve = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+TriangularSolve = return_types.triangular_solve
 
 
 def _sizes(args: tuple) -> tuple[int, ...]:

@@ -11,11 +11,11 @@ bitwise ops) carry no gradient, as in PyTorch.
 
 from __future__ import annotations
 
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
+from . import return_types
 from .autocast_policy import LOWER, autocast_function
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
@@ -38,7 +38,7 @@ from .promotion import (
 )
 from .size import broadcast_error, python_number
 
-MinMax = namedtuple("aminmax", ["min", "max"])
+MinMax = return_types.aminmax
 
 
 def _inplace_of(name: str) -> Any:

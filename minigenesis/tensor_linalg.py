@@ -12,11 +12,11 @@ gradients follow from those.
 from __future__ import annotations
 
 import warnings
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
+from . import return_types
 from .autocast_policy import LOWER, autocast_function, without_autocast
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module, module_for
@@ -28,9 +28,9 @@ from .ops.round_once import in_float32, same_two_byte_float
 from .ops.same_dtype import check_same_dtype
 
 # torch.return_types.slogdet / svd / qr: tuples whose fields have names
-slogdet_result = namedtuple("slogdet", ["sign", "logabsdet"])
-svd_result = namedtuple("svd", ["U", "S", "V"])
-qr_result = namedtuple("qr", ["Q", "R"])
+slogdet_result = return_types.slogdet
+svd_result = return_types.svd
+qr_result = return_types.qr
 
 
 # dot (and mv on the CPU) are on none of PyTorch's autocast lists: they run in their inputs'

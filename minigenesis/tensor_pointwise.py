@@ -12,12 +12,12 @@ or integer (bitwise ops, frexp's exponent) carry no gradient, as in PyTorch.
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
 from . import dtypes as _dt
+from . import return_types
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module, quiet_fp
 from .ops import math_functions as MF
@@ -27,7 +27,7 @@ from .ops.round_once import in_float32
 from .promotion import FLOAT_KINDS, float_in, refuse_sequence, result_type
 from .size import broadcast_checked, norm_dim, python_number
 
-Frexp = namedtuple("Frexp", ["mantissa", "exponent"])
+Frexp = return_types.frexp
 
 
 def _data(x: Any, like: Any) -> Any:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import builtins
 import functools
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
@@ -30,7 +29,7 @@ from .ops.selection import quickselect_index
 from .promotion import FLOAT_KINDS, float_in
 from .size import norm_dim, plain_int
 
-Histogram = namedtuple("Histogram", ["hist", "bin_edges"])
+Histogram = return_types.histogram
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 

@@ -52,3 +52,23 @@ def test_zero_dim_inputs_keep_the_op_type():
     assert type(s.max(0)) is mg.return_types.max
     assert type(s.cummin(0)) is mg.return_types.cummin
     assert type(s.median(0)) is mg.return_types.median
+
+
+def test_the_other_multi_tensor_ops_use_return_types_too():
+    a = mg.tensor([[2.0, 1.0], [1.0, 3.0]])
+    assert repr(mg.linalg.slogdet(a)).startswith(
+        "minigenesis.return_types.linalg_slogdet(\nsign=tensor(1.),\nlogabsdet=tensor(1.6094"
+    )
+    assert repr(mg.aminmax(mg.tensor([1.0, 4.0]))) == (
+        "minigenesis.return_types.aminmax(\nmin=tensor(1.),\nmax=tensor(4.))"
+    )
+    for out, name in [
+        (mg.frexp(mg.tensor([8.0])), "frexp"),
+        (mg.histogram(mg.tensor([1.0, 2.0]), bins=2), "histogram"),
+        (mg.linalg.qr(a), "linalg_qr"),
+        (mg.linalg.eigh(a), "linalg_eigh"),
+        (mg.svd(a), "svd"),
+        (mg.linalg.inv_ex(a), "linalg_inv_ex"),
+    ]:
+        assert type(out) is getattr(mg.return_types, name)
+        assert type(pickle.loads(pickle.dumps(out))) is type(out)
