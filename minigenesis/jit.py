@@ -8,7 +8,8 @@ given, which then runs as ordinary Python, so code that sprinkles ``@torch.jit.s
 ``torch.jit.trace(model, example)`` runs and gives the eager numbers. ``trace`` still runs the
 module once on its example inputs, as tracing does, so wrong example inputs fail at the same
 place. ``save`` and ``load`` keep the whole module with ``mg.save``/``mg.load`` (pickled Python,
-not a TorchScript archive: PyTorch cannot read it; to ship a model, save its ``state_dict``).
+read back by the weights-only loader; not a TorchScript archive: PyTorch cannot read it; to ship
+a model, save its ``state_dict``).
 ``ignore``/``unused``/``export`` return the method unchanged; ``is_scripting`` is always False.
 """
 
@@ -70,8 +71,27 @@ def save(m: Any, f: str | os.PathLike | BinaryIO, _extra_files: Any = None) -> N
 
 
 def load(f: str | os.PathLike | BinaryIO, map_location: Any = None, _extra_files: Any = None):
-    """The module written by ``save``, its tensors placed by ``map_location``."""
-    return serialization.load(f, map_location=map_location, weights_only=False)
+    """The module written by ``save``, its tensors placed by ``map_location``.
+
+    Loaded by the weights-only loader, which runs no code a file names: the only classes a file
+    may make here are the ``nn.Module`` subclasses this process has already defined (its own
+    model classes and the library's layers; nothing is imported for a file), each made as
+    ``mg.load`` makes an allowed class. A TorchScript archive runs only TorchScript, never
+    arbitrary Python; a pickle loaded with ``weights_only=False`` could, so that is not used."""
+    with serialization.safe_globals(_module_classes()):
+        return serialization.load(f, map_location=map_location, weights_only=True)
+
+
+def _module_classes() -> list[type]:
+    """Every subclass of ``nn.Module`` defined so far, at any depth (local classes excepted:
+    pickle cannot name them)."""
+    found, stack = [], [Module]
+    while stack:
+        cls = stack.pop()
+        if "<locals>" not in cls.__qualname__:
+            found.append(cls)
+        stack.extend(cls.__subclasses__())
+    return found
 
 
 def freeze(mod: Module, preserved_attrs: Any = None, optimize_numerics: bool = True) -> Module:

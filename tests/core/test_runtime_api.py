@@ -4,6 +4,7 @@ compile and jit."""
 from __future__ import annotations
 
 import io
+import pickle
 import warnings
 
 import numpy as np
@@ -128,6 +129,41 @@ def test_jit_save_and_load_round_trip_a_whole_module_through_a_buffer():
     w1, b1, w2, b2 = (p.detach().numpy().astype(np.float64) for p in model.parameters())
     expected = np.tanh(x.numpy() @ w1.T + b1) @ w2.T + b2  # NumPy's forward pass
     np.testing.assert_allclose(loaded(x).detach().numpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+class _TwoLayers(mg.nn.Module):  # a model class of the program's own, as people write them
+    def __init__(self):
+        super().__init__()
+        self.hidden, self.out = mg.nn.Linear(2, 3), mg.nn.Linear(3, 1)
+
+    def forward(self, x):
+        return self.out(mg.relu(self.hidden(x)))
+
+
+class _RunsCode:  # what a hostile file holds: unpickling it calls a function the file names
+    def __reduce__(self):
+        return (print, ("code ran while loading",))
+
+
+def test_jit_load_makes_the_programs_own_module_classes():
+    model = _TwoLayers()
+    buf = io.BytesIO()
+    mg.jit.save(model, buf)
+    buf.seek(0)
+    loaded = mg.jit.load(buf)
+    assert type(loaded) is _TwoLayers and loaded is not model
+    x = mg.randn(4, 2)
+    np.testing.assert_array_equal(loaded(x).detach().numpy(), model(x).detach().numpy())
+
+
+def test_jit_load_runs_no_code_a_file_names(capsys):
+    for payload in (_RunsCode(), {"model": _TwoLayers(), "hook": _RunsCode()}):
+        buf = io.BytesIO()
+        mg.save(payload, buf)
+        buf.seek(0)
+        with pytest.raises(pickle.UnpicklingError, match="print"):
+            mg.jit.load(buf)
+    assert "code ran" not in capsys.readouterr().out
 
 
 def test_jit_freeze_needs_eval_mode_as_in_pytorch():
