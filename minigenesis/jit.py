@@ -22,6 +22,7 @@ from typing import Any, BinaryIO
 from . import serialization
 from .autograd.grad_mode import no_grad
 from .nn.module import Module
+from .serialization import user_globals
 
 __all__ = [
     "script", "trace", "trace_module", "save", "load", "freeze", "optimize_for_inference",
@@ -75,10 +76,11 @@ def load(f: str | os.PathLike | BinaryIO, map_location: Any = None, _extra_files
 
     Loaded by the weights-only loader, which runs no code a file names: the only classes a file
     may make here are the ``nn.Module`` subclasses this process has already defined (its own
-    model classes and the library's layers; nothing is imported for a file), each made as
-    ``mg.load`` makes an allowed class. A TorchScript archive runs only TorchScript, never
-    arbitrary Python; a pickle loaded with ``weights_only=False`` could, so that is not used."""
-    with serialization.safe_globals(_module_classes()):
+    model classes and the library's layers; nothing is imported for a file), each made from its
+    saved state as pickle makes an instance, never called (no ``__init__`` with arguments the
+    file chooses). A TorchScript archive runs only TorchScript, never arbitrary Python; a
+    pickle loaded with ``weights_only=False`` could, so that is not used."""
+    with user_globals.made_only(_module_classes()):
         return serialization.load(f, map_location=map_location, weights_only=True)
 
 

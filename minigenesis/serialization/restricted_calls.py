@@ -25,6 +25,7 @@ from ..dtypes import DType, from_numpy_dtype, get_dtype
 from ..nn.parameter import _rebuild_parameter
 from ..size import Size
 from ..sparse_coo import _rebuild_sparse_coo
+from . import user_globals as _user
 from .pickling import (
     _HOME,
     UnsafeCheckpointError,
@@ -58,6 +59,10 @@ def _trusted_call(obj: Callable) -> Callable[[_Interpreter, tuple], Any]:
     """REDUCE on a global the user allowed: ``obj(*args)`` (the user trusts the call)."""
 
     def call(u: _Interpreter, args: tuple) -> Any:
+        if _user.made_not_called(obj):
+            raise UnsafeCheckpointError(
+                f"{_user.name_of(obj)} may be made from its saved state here, not called"
+            )
         return obj(*args)
 
     return call

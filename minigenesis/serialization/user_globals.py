@@ -24,9 +24,11 @@ from typing import Any
 
 # "module.qualname" as a pickle names it -> the object
 _USER_GLOBALS: dict[str, Any] = {}
+# ids of allowed classes a file may make (NEWOBJ, BUILD) but not call (REDUCE): see made_only
+_MADE_ONLY: set[int] = set()
 
 
-def _name_of(obj: Any) -> str:
+def name_of(obj: Any) -> str:
     module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
     if not isinstance(module, str) or not isinstance(qualname, str):
         raise TypeError(
@@ -55,7 +57,7 @@ def add_safe_globals(safe_globals: list[Callable | tuple[Callable, str]]) -> Non
                 )
             obj, name = entry
         else:
-            obj, name = entry, _name_of(entry)
+            obj, name = entry, name_of(entry)
         _USER_GLOBALS[name] = obj
 
 
@@ -67,7 +69,7 @@ def get_safe_globals() -> list[Callable | tuple[Callable, str]]:
 
 def _safe_name(obj: Any) -> str | None:
     try:
-        return _name_of(obj)
+        return name_of(obj)
     except TypeError:
         return None
 
@@ -97,3 +99,26 @@ def user_global(name: str) -> Any:
 def is_user_class(cls: Any) -> bool:
     """Is ``cls`` a class the user allowed (by identity)?"""
     return isinstance(cls, type) and any(cls is obj for obj in _USER_GLOBALS.values())
+
+
+@contextlib.contextmanager
+def made_only(classes: list[type]) -> Iterator[None]:
+    """Inside the block, allow ``classes`` to be made from their saved state (``__new__`` and
+    the state set, as pickle makes a plain instance) but never called: calling a class runs its
+    ``__init__`` with arguments the file chooses (a layer of 10^6 x 10^6 weights, say). How
+    ``jit.load`` reads back whole modules."""
+    saved, saved_made_only = dict(_USER_GLOBALS), set(_MADE_ONLY)
+    add_safe_globals(list(classes))
+    _MADE_ONLY.update(id(cls) for cls in classes)
+    try:
+        yield
+    finally:
+        _USER_GLOBALS.clear()
+        _USER_GLOBALS.update(saved)
+        _MADE_ONLY.clear()
+        _MADE_ONLY.update(saved_made_only)
+
+
+def made_not_called(obj: Any) -> bool:
+    """Is ``obj`` a class ``made_only`` allows to be made but not called?"""
+    return id(obj) in _MADE_ONLY

@@ -166,6 +166,19 @@ def test_jit_load_runs_no_code_a_file_names(capsys):
     assert "code ran" not in capsys.readouterr().out
 
 
+class _CallsALayer:  # a file that calls a layer's constructor with sizes of its choosing
+    def __reduce__(self):
+        return (mg.nn.Linear, (10**6, 10**6))
+
+
+def test_jit_load_makes_modules_from_their_state_but_never_calls_a_constructor():
+    buf = io.BytesIO()
+    mg.save(_CallsALayer(), buf)
+    buf.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="Linear may be made from its saved state"):
+        mg.jit.load(buf)  # without the refusal: 4 TB of weights asked for
+
+
 def test_jit_freeze_needs_eval_mode_as_in_pytorch():
     model = mg.nn.Linear(2, 2)
     with pytest.raises(RuntimeError, match="eval mode"):
