@@ -87,6 +87,7 @@ from . import dtypes as _dt
 from .autograd.function import Function
 from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
+from .conversions import convert
 
 # What autocast does to one op's tensor arguments on one device type (see the module docstring).
 _LOWER, _FLOAT32, _PROMOTE = "lower", "float32", "promote"
@@ -229,12 +230,12 @@ def rounded_copy(a: Any, low: np.dtype, setting: AutocastSetting) -> Any:
     gradient to ``a`` itself. Cached per region for a parameter, like the casts, and keyed by its
     version: an optimizer step or an in-place edit under no_grad makes a new copy."""
     if not _cacheable(a, setting):
-        return a._data.astype(low)
+        return convert(a._data, low)
     hit = _regions.rounded.get(id(a))
     version = a._version
     if hit is not None and hit[0] is a and hit[1] == version:
         return hit[2]
-    out = a._data.astype(low)
+    out = convert(a._data, low)
     _regions.rounded[id(a)] = (a, version, out)  # keeping `a` keeps its id from being reused
     return out
 

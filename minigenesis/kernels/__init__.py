@@ -22,6 +22,7 @@ What lives here:
   over rows as compiled loops (Numba), beside ``gelu.py``'s and ``layer_norm.py``'s NumPy paths;
 - ``sums.py``: NumPy's C einsum without its Python wrapper, for the per-column sums of products
   of BatchNorm on (N, C) input, and a convolution's bias gradient as BLAS row sums;
+- ``casts.py``: float32 <-> bfloat16 / float16 conversions as compiled loops (autocast's casts);
 - ``memory.py``: ``keep_freed_memory()``, the opt-in malloc setting a training loop calls so that
   freed arrays keep their pages for the next step.
 
@@ -43,6 +44,7 @@ from . import (  # noqa: F401  (the families, as kernels.activation.sigmoid ...)
     batch_norm_loops,
     batch_norm_rows,
     blas,
+    casts,
     conv,
     conv_phases,
     cpu_jit,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend import get_array_module
+from . import casts
 from .cuda import FLOAT16_32_64, ElementwiseKernel, kernel_fits
 
 SELECT_BITS_MIN = 4096  # elements from which the bit select beats np.where
@@ -47,4 +48,11 @@ def bfloat16_binary(op, x, y):
     Other operands (a GPU array, a scalar) are computed as they are."""
     if type(x) is not np.ndarray or type(y) is not np.ndarray:
         return op(x, y)
-    return op(x.astype(np.float32), y.astype(np.float32)).astype(x.dtype)
+    return _converted(op(_converted(x, np.float32), _converted(y, np.float32)), x.dtype)
+
+
+def _converted(a: np.ndarray, dtype) -> np.ndarray:
+    """a.astype(dtype), by a compiled loop where one pays (casts.py)."""
+    if a.size >= casts.CAST_MIN and (fast := casts.astype(a, dtype)) is not None:
+        return fast
+    return a.astype(dtype)

@@ -45,6 +45,7 @@ from .. import kernels
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import device_of, get_array_module, quiet_fp
+from ..conversions import convert
 from ..random import bernoulli_mask
 from .matmul import matmul_arrays
 
@@ -141,7 +142,7 @@ def _operand(a, scale: float | None = None):
     xp = get_array_module(a)
     if _low(a):
         if xp is np:  # widened from a contiguous copy: 2x faster than from the strided view
-            a = xp.ascontiguousarray(a).astype(xp.float32)
+            a = convert(xp.ascontiguousarray(a), np.float32)
         else:  # on a GPU: widened into a contiguous array in one launch, not two
             a = a.astype(xp.float32, order="C")
         if scale is not None:
@@ -262,7 +263,7 @@ class SDPA(Op):
         operands = (None, None, None) if _low(q) else (qa, ka, va)
         ctx.save_for_backward(q, k, v, p, keep, *operands)
         out = _weighted_values(p if keep is None else p_d, va, q)
-        return out.astype(q.dtype, copy=False)  # the one rounding of 2-byte inputs (layout kept)
+        return convert(out, q.dtype)  # the one rounding of 2-byte inputs (layout kept)
 
     @staticmethod
     def backward(ctx, g_out):
@@ -303,7 +304,7 @@ class SDPA(Op):
             if need_k:  # qa = scale Q: scaled already
                 gk = _weighted_values(xp.swapaxes(ds, -1, -2), qa, k._data, outs[1])
         T, dtype = type(p), q._data.dtype  # each gradient rounded once to its input's dtype
-        grads = (None if g is None else T._make(g.astype(dtype, copy=False)) for g in (gq, gk, gv))
+        grads = (None if g is None else T._make(convert(g, dtype)) for g in (gq, gk, gv))
         return tuple(grads) + (None,) * 4
 
 

@@ -18,7 +18,8 @@ from .. import kernels
 from ..autocast_policy import CUDA_FLOAT32, PROMOTE
 from ..autograd.function import Op
 from ..autograd.grad_mode import state
-from ..backend import cast_array, device_of, get_array_module, quiet_fp, to_device
+from ..backend import device_of, get_array_module, quiet_fp, to_device
+from ..conversions import convert
 from .anchor import keep_in_graph
 from .round_once import TWO_BYTE_FLOATS, widen
 from .rounding import refuse_integer_zero_divisor
@@ -579,7 +580,7 @@ class Cast(Op):
     @staticmethod
     def forward(ctx, x, dtype):
         ctx.src_dtype = x.dtype
-        return cast_array(x, dtype)  # float64 -> float16 through float32, as PyTorch
+        return convert(x, dtype)  # float64 -> float16 through float32, as PyTorch
 
     @staticmethod
     def backward(ctx, gy):

@@ -20,6 +20,7 @@ from ..autograd.function import Op
 from ..autograd.grad_mode import state
 from ..autograd.tensor_base import TensorBase
 from ..backend import get_array_module, quiet_fp
+from ..conversions import convert
 from .matmul import MatMul, matmul_arrays
 
 
@@ -161,13 +162,13 @@ class AutocastLinear(Op):
         # w and b are arguments for their gradient edges; the product uses their rounded copies
         need_x, need_w = ctx.needs_input_grad[:2]
         ctx.save_for_backward(x if need_w else None, w_low if need_x else None)
-        x32, w32 = x.reshape(-1, x.shape[-1]).astype(np.float32), w_low.astype(np.float32)
+        x32, w32 = convert(x.reshape(-1, x.shape[-1]), np.float32), convert(w_low, np.float32)
         b32 = None if b_low is None else b_low.astype(np.float32)
         big = type(x) is ndarray and x32.shape[0] * w.shape[0] >= kernels.blas.LINEAR_MIN_OUTPUT
         y = kernels.blas.linear(x32, w32, b32) if big else None  # (BLAS: see Linear)
         if y is None:
             y = _affine(x32, w32, b32)
-        return y.astype(x.dtype).reshape(x.shape[:-1] + (w.shape[0],))
+        return convert(y, x.dtype).reshape(x.shape[:-1] + (w.shape[0],))
 
     @staticmethod
     def backward(ctx, gy):
@@ -180,16 +181,16 @@ class AutocastLinear(Op):
         # time). The weight's gradient goes first (see the engine's send_as_yielded); the float32
         # g stays alive meanwhile. (grads holds each array only until it is yielded: a leaf's
         # gradient nothing else holds becomes its .grad without a copy, autograd/grad_reuse.py)
-        g32 = gy._data.reshape(-1, gy.shape[-1]).astype(np.float32)
+        g32 = convert(gy._data.reshape(-1, gy.shape[-1]), np.float32)
         grads = [None, None, None]
         if need_w:
-            grads[1] = g32.T @ x._data.reshape(-1, x.shape[-1]).astype(np.float32)
+            grads[1] = g32.T @ convert(x._data.reshape(-1, x.shape[-1]), np.float32)
             yield 1, _pop_as_tensor(grads, 1)
         if need_b:
             grads[2] = _column_sums(g32)
             yield 2, _pop_as_tensor(grads, 2)
         if need_x:
-            gx = (g32 @ w_low._data.astype(np.float32)).astype(gy._data.dtype)
+            gx = convert(g32 @ convert(w_low._data, np.float32), gy._data.dtype)
             del g32  # this is a generator: its locals would live on until the last yield
             grads[0] = gx.reshape(gy.shape[:-1] + (w_low.shape[1],))
             del gx

@@ -1,0 +1,148 @@
+"""float32 <-> bfloat16 and float16 conversions, each one compiled pass (where Numba is installed).
+
+Autocast's step converts ~14 M numbers a char GPT step: every Linear's output and dL/dx rounded
+to bfloat16, and its x, W and dL/dy widened to float32 (NumPy has no 2-byte BLAS). NumPy hands
+bfloat16 to ml_dtypes, whose conversions run element by element (0.56-0.72 ns a rounding, ~0.4
+ns a widening, a 2-core Xeon); NumPy's own float16 casts here are scalar too (2.4 ns a rounding,
+1.3 a widening). The loops below do the same on the integer bits, which the compiler vectorises:
+~0.23 ns a rounding, ~0.24 a widening on arrays that stream from memory.
+
+The arithmetic, on the bits u of a float32 (sign, 8 exponent bits, 23 fraction bits):
+
+- **bfloat16** is the top half of a float32. Rounding to nearest, ties to even, adds 0x7fff plus
+  the lowest kept bit (the 16th) and keeps the top 16 bits: below half a unit the carry does not
+  reach the kept bits, above it does, and at exactly half it does only where the kept part is
+  odd. A carry out of the fraction increments the exponent (correct: the next binade), and out
+  of the largest finite number gives 0x7f80, infinity, as it should. A NaN (exponent all ones,
+  fraction not 0) could round to infinity that way, so it becomes the quiet NaN 0x7fc0 with its
+  sign, as ml_dtypes (Eigen's conversion) makes it. Widening shifts the 16 bits back up: exact.
+- **float16** (IEEE half: 5 exponent bits, bias 15, 10 fraction bits) keeps 13 fewer fraction
+  bits and a smaller exponent range: a normal result re-biases the exponent (127 -> 15) and
+  rounds off 13 bits the same way; below 2^-14 the result is subnormal, so the 24-bit
+  significand (the implicit 1 made explicit) is shifted right by more, and rounded to nearest
+  even on all the bits shifted out; below 2^-25 it is a signed zero (half of the smallest
+  subnormal and less; exactly 2^-25 ties to even, 0); above 65504 + half a unit it is infinity;
+  a NaN keeps the top 10 bits of its payload (and stays a NaN), as NumPy's conversion does.
+  Widening reverses it exactly: a subnormal half is normalised by its leading zeros.
+
+Each kernel is tested bit for bit against ``astype``: every one of the 65,536 2-byte patterns
+widened, and float32 patterns rounded (every tie, subnormals, overflow, NaNs with payloads).
+
+Break-even: a call here costs ~1.5 us more than ``astype`` (Numba's dispatch), so arrays below
+``CAST_MIN`` elements keep ``astype`` (16 x 128: bfloat16 rounding 2.3 against 2.0 us, 64 x 128
+4.7 against 5.4 us; the ops guard with it, see ARCHITECTURE.md "The speed layer").
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from . import cpu_jit
+
+CAST_MIN = 4096  # elements from which the compiled conversion beats astype
+
+_BF16 = np.dtype(ml_dtypes.bfloat16)
+_F16 = np.dtype(np.float16)
+_F32 = np.dtype(np.float32)
+
+
+def astype(a: np.ndarray, dtype) -> np.ndarray | None:
+    """``a.astype(dtype)`` for a float32 array and a 2-byte float dtype, or the other way round,
+    by one compiled loop, in a's layout; None where that does not apply (Numba missing or switched
+    off, another pair of dtypes, elements that are not one dense block), and the caller runs
+    ``astype``."""
+    kernel = _KERNELS.get((a.dtype, np.dtype(dtype)))
+    if kernel is None or not cpu_jit.available():
+        return None
+    if a.flags.c_contiguous:
+        out = np.empty(a.shape, dtype)
+        kernel(_bits(a), _bits(out))
+        return out
+    # a dense block in another axis order (attention's heads, a transpose): converted as that
+    # block, and returned in a's layout, as astype's order="K" keeps it
+    order = sorted(range(a.ndim), key=lambda i: -a.strides[i])
+    dense = a.transpose(order)
+    if not dense.flags.c_contiguous:
+        return None
+    out = np.empty(dense.shape, dtype)
+    kernel(_bits(dense), _bits(out))
+    return out.transpose(np.argsort(order))
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    """A C-contiguous float array's elements as unsigned integers of its width, flat (a view)."""
+    return a.reshape(-1).view(np.uint16 if a.dtype.itemsize == 2 else np.uint32)
+
+
+@cpu_jit.cpu_kernel()
+def _round_bfloat16(src, dst):
+    """dst[i] = float32 bits src[i] rounded to bfloat16 (nearest, ties to even; NaN -> quiet)."""
+    for i in range(src.size):
+        u = src[i]
+        if (u & 0x7FFFFFFF) > 0x7F800000:  # NaN: the quiet NaN of its sign
+            dst[i] = ((u >> 16) & 0x8000) | 0x7FC0
+        else:
+            dst[i] = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+
+
+@cpu_jit.cpu_kernel()
+def _widen_bfloat16(src, dst):
+    """dst[i] = bfloat16 bits src[i] as float32 bits: the same number (exact)."""
+    for i in range(src.size):
+        dst[i] = np.uint32(src[i]) << 16
+
+
+@cpu_jit.cpu_kernel()
+def _round_float16(src, dst):
+    """dst[i] = float32 bits src[i] rounded to IEEE half (nearest, ties to even)."""
+    for i in range(src.size):
+        u = src[i]
+        sign = (u >> 16) & 0x8000
+        a = u & 0x7FFFFFFF
+        if a >= 0x47800000:  # 2^16 and above, inf, NaN
+            if a > 0x7F800000:  # NaN: the top of its payload, kept a NaN
+                h = 0x7C00 | ((a >> 13) & 0x3FF)
+                dst[i] = sign | (h if h != 0x7C00 else 0x7C01)
+            else:  # overflow (rounding to 2^16 and above), inf
+                dst[i] = sign | 0x7C00
+        elif a >= 0x38800000:  # 2^-14 and above: a normal half (or, rounded up, infinity)
+            r = a - 0x38000000  # the exponent re-biased, 127 -> 15, in place
+            dst[i] = sign | ((r + 0xFFF + ((r >> 13) & 1)) >> 13)
+        elif a >= 0x33000000:  # 2^-25 to 2^-14: a subnormal half (or, rounded up, 2^-14)
+            shift = 126 - (a >> 23)  # 14..24 bits to drop from the 24-bit significand
+            m = (a & 0x7FFFFF) | 0x800000
+            half = np.uint32(1) << (shift - 1)
+            dst[i] = sign | ((m + half - 1 + ((m >> shift) & 1)) >> shift)
+        else:  # below 2^-25 (at most half the smallest subnormal, not a tie above): zero
+            dst[i] = sign
+
+
+@cpu_jit.cpu_kernel()
+def _widen_float16(src, dst):
+    """dst[i] = IEEE half bits src[i] as float32 bits: the same number (exact)."""
+    for i in range(src.size):
+        h = np.uint32(src[i])
+        sign = (h & 0x8000) << 16
+        e = (h >> 10) & 0x1F
+        m = h & 0x3FF
+        if e == 0x1F:  # inf, NaN (the payload kept)
+            dst[i] = sign | 0x7F800000 | (m << 13)
+        elif e != 0:  # normal: exponent re-biased 15 -> 127
+            dst[i] = sign | ((h & 0x7FFF) + 0x1C000) << 13
+        elif m == 0:
+            dst[i] = sign
+        else:  # subnormal m 2^-24: normalised (as float32 it is normal)
+            k = 0
+            while m & 0x400 == 0:
+                m <<= 1
+                k += 1
+            dst[i] = sign | ((113 - k) << 23) | ((m & 0x3FF) << 13)
+
+
+_KERNELS = {
+    (_F32, _BF16): _round_bfloat16,
+    (_BF16, _F32): _widen_bfloat16,
+    (_F32, _F16): _round_float16,
+    (_F16, _F32): _widen_float16,
+}
