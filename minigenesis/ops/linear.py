@@ -165,10 +165,13 @@ class AutocastLinear(Op):
         x32, w32 = convert(x.reshape(-1, x.shape[-1]), np.float32), convert(w_low, np.float32)
         b32 = None if b_low is None else b_low.astype(np.float32)
         big = type(x) is ndarray and x32.shape[0] * w.shape[0] >= kernels.blas.LINEAR_MIN_OUTPUT
+        y_shape = x.shape[:-1] + (w.shape[0],)
+        if big and (y := kernels.casts.linear_rounded(x32, w32, b32, x.dtype)) is not None:
+            return y.reshape(y_shape)  # the bias added in the rounding's pass
         y = kernels.blas.linear(x32, w32, b32) if big else None  # (BLAS: see Linear)
         if y is None:
             y = _affine(x32, w32, b32)
-        return convert(y, x.dtype).reshape(x.shape[:-1] + (w.shape[0],))
+        return convert(y, x.dtype).reshape(y_shape)
 
     @staticmethod
     def backward(ctx, gy):

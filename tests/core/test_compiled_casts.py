@@ -142,3 +142,48 @@ def test_the_cast_op_hands_large_conversions_over_and_its_gradient_too(monkeypat
         y.float().detach().numpy(), x.detach().numpy().astype(BF16).astype(np.float32)
     )
     np.testing.assert_array_equal(x.grad.numpy(), np.full((64, 128), 3, np.float32))
+
+
+@pytest.mark.parametrize("shape", [(256, 128, 384), (128, 784, 512), (300, 512, 130), (1, 64, 5)])
+@pytest.mark.parametrize("bias", [True, False])
+def test_linear_rounded_adds_the_bias_in_its_rounding_pass_as_close_as_the_plain_path(shape, bias):
+    m, k, n = shape
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((m, k), np.float32), rng.standard_normal((n, k), np.float32)
+    b = rng.standard_normal(n, np.float32) if bias else None
+    got = casts.linear_rounded(x, w, b, BF16).astype(np.float64)
+    plain = (x @ w.T + (0 if b is None else b)).astype(BF16).astype(np.float64)
+    exact = x.astype(np.float64) @ w.T.astype(np.float64) + (0 if b is None else b)
+    # the same float32 terms, summed in another order where gemm splits K: rarely one unit apart
+    ulp = np.spacing(np.abs(plain).astype(BF16)).astype(np.float64)
+    assert np.all(np.abs(got - plain) <= ulp)
+    assert np.mean(got != plain) < 1e-3
+    assert np.abs(got - exact).mean() <= np.abs(plain - exact).mean() * 1.01
+
+
+def test_linear_rounded_leaves_float16_to_the_plain_path():
+    x = np.ones((4, 4), np.float32)
+    assert casts.linear_rounded(x, x, None, np.float16) is None
+
+
+def _large_autocast_linear():
+    mg.manual_seed(0)
+    layer = mg.nn.Linear(784, 512)
+    x = mg.randn(128, 784)
+    with mg.autocast("cpu", dtype=mg.bfloat16):
+        y = layer(x)
+    r = lambda a: a.astype(BF16).astype(np.float64)  # noqa: E731
+    w, b = layer.weight.detach().numpy(), layer.bias.detach().numpy()
+    return y.float().detach().numpy().astype(np.float64), r(x.numpy()) @ r(w).T + r(b)
+
+
+def test_a_large_autocast_linear_is_as_close_to_float64_as_the_plain_path(monkeypatch):
+    calls, original = [], casts.linear_rounded
+    monkeypatch.setattr(casts, "linear_rounded", lambda *a: calls.append(1) or original(*a))
+    fast, exact = _large_autocast_linear()
+    assert calls  # the layer's output came from the fused pass
+    monkeypatch.setenv("MINIGENESIS_NUMBA", "0")
+    plain, _ = _large_autocast_linear()
+    ulp = np.spacing(np.abs(plain).astype(BF16)).astype(np.float64)
+    assert np.all(np.abs(fast - plain) <= ulp) and np.mean(fast != plain) < 1e-3
+    assert np.abs(fast - exact).mean() <= np.abs(plain - exact).mean() * 1.01
