@@ -1,11 +1,12 @@
 """float32 <-> bfloat16 and float16 conversions, each one compiled pass (where Numba is installed).
 
-Autocast's step converts ~14 M numbers a char GPT step: every Linear's output and dL/dx rounded
-to bfloat16, and its x, W and dL/dy widened to float32 (NumPy has no 2-byte BLAS). NumPy hands
-bfloat16 to ml_dtypes, whose conversions run element by element (0.56-0.72 ns a rounding, ~0.4
-ns a widening, a 2-core Xeon); NumPy's own float16 casts here are scalar too (2.4 ns a rounding,
-1.3 a widening). The loops below do the same on the integer bits, which the compiler vectorises:
-~0.23 ns a rounding, ~0.24 a widening on arrays that stream from memory.
+Autocast's step converts ~34 M numbers a char GPT step: every Linear's output and dL/dx
+rounded to bfloat16, its x, W and dL/dy widened to float32 (NumPy has no 2-byte BLAS). NumPy
+hands bfloat16 to ml_dtypes, whose rounding runs element by element (0.56-0.72 ns a number on a
+2-core Xeon); NumPy's own float16 casts here are scalar too (2.4 ns a rounding, 1.3 a widening).
+The loops below do the same on the integer bits, which the compiler vectorises: a rounding
+0.23 ns in cache, 0.28-0.46 from memory. Widening a bfloat16 is a shift, as in ml_dtypes, whose
+loop is as fast (both 0.25-0.43 ns from memory); it is here for float16 and for symmetry.
 
 The arithmetic, on the bits u of a float32 (sign, 8 exponent bits, 23 fraction bits):
 
@@ -28,9 +29,13 @@ The arithmetic, on the bits u of a float32 (sign, 8 exponent bits, 23 fraction b
 Each kernel is tested bit for bit against ``astype``: every one of the 65,536 2-byte patterns
 widened, and float32 patterns rounded (every tie, subnormals, overflow, NaNs with payloads).
 
-Break-even: a call here costs ~1.5 us more than ``astype`` (Numba's dispatch), so arrays below
-``CAST_MIN`` elements keep ``astype`` (16 x 128: bfloat16 rounding 2.3 against 2.0 us, 64 x 128
-4.7 against 5.4 us; the ops guard with it, see ARCHITECTURE.md "The speed layer").
+Where more than a conversion is done, the pass does it too: ``linear_rounded`` adds a Linear
+layer's bias while it rounds the product (see there).
+
+Break-even: a call here costs ~3 us more than ``astype`` (Numba's dispatch, the output's views),
+so arrays below ``CAST_MIN`` elements keep ``astype``; bfloat16 rounding at 4,096 elements 4.4
+against 2.9 us, 8,192 5.2 against 5.2, 16,384 6.7 against 9.8 (one thread, the same Xeon; the
+ops guard with it, see ARCHITECTURE.md "The speed layer").
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ import numpy as np
 from ..backend import quiet_fp
 from . import cpu_jit
 
-CAST_MIN = 4096  # elements from which the compiled conversion beats astype
+CAST_MIN = 8192  # elements from which the compiled conversion beats astype
 
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 _F16 = np.dtype(np.float16)

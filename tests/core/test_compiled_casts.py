@@ -101,7 +101,7 @@ def _autocast_mlp_grads():
     for the compiled casts; the output and every gradient as arrays."""
     mg.manual_seed(0)
     model = mg.nn.Sequential(mg.nn.Linear(96, 128), mg.nn.ReLU(), mg.nn.Linear(128, 80))
-    x = mg.randn(64, 96, requires_grad=True)
+    x = mg.randn(128, 96, requires_grad=True)
     with mg.autocast("cpu", dtype=mg.bfloat16):
         y = model(x)
     (y.float() ** 2).sum().backward()
