@@ -184,13 +184,17 @@ class AutocastLinear(Op):
         # time). The weight's gradient goes first (see the engine's send_as_yielded); the float32
         # g stays alive meanwhile. (grads holds each array only until it is yielded: a leaf's
         # gradient nothing else holds becomes its .grad without a copy, autograd/grad_reuse.py)
-        g32 = convert(gy._data.reshape(-1, gy.shape[-1]), np.float32)
+        g = gy._data.reshape(-1, gy.shape[-1])
+        fused = need_b and type(g) is ndarray and g.size >= kernels.casts.CAST_MIN
+        fused = kernels.casts.widen_with_column_sums(g) if fused else None  # dL/db in the pass
+        g32, gb = fused or (convert(g, np.float32), None)
         grads = [None, None, None]
         if need_w:
             grads[1] = g32.T @ convert(x._data.reshape(-1, x.shape[-1]), np.float32)
             yield 1, _pop_as_tensor(grads, 1)
         if need_b:
-            grads[2] = _column_sums(g32)
+            grads[2] = _column_sums(g32) if gb is None else gb
+            del gb
             yield 2, _pop_as_tensor(grads, 2)
         if need_x:
             gx = convert(g32 @ convert(w_low._data, np.float32), gy._data.dtype)

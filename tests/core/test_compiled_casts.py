@@ -98,16 +98,16 @@ def test_arrays_it_does_not_serve_are_left_to_astype(monkeypatch):
 
 def _autocast_mlp_grads():
     """One autocast(bfloat16) forward and backward of a Linear-ReLU-Linear on inputs big enough
-    for the compiled casts; the output and every gradient as arrays."""
+    for the compiled casts; the output, dL/dx and the weights' gradients as arrays (the biases'
+    are sums the compiled pass takes in float64: tested on their own below)."""
     mg.manual_seed(0)
     model = mg.nn.Sequential(mg.nn.Linear(96, 128), mg.nn.ReLU(), mg.nn.Linear(128, 80))
     x = mg.randn(128, 96, requires_grad=True)
     with mg.autocast("cpu", dtype=mg.bfloat16):
         y = model(x)
     (y.float() ** 2).sum().backward()
-    return [y.float().detach().numpy(), x.grad.numpy()] + [
-        p.grad.numpy() for p in model.parameters()
-    ]
+    weights = [model[0].weight, model[2].weight]
+    return [y.float().detach().numpy(), x.grad.numpy()] + [w.grad.numpy() for w in weights]
 
 
 def _autocast_attention_grads():
@@ -187,3 +187,42 @@ def test_a_large_autocast_linear_is_as_close_to_float64_as_the_plain_path(monkey
     ulp = np.spacing(np.abs(plain).astype(BF16)).astype(np.float64)
     assert np.all(np.abs(fast - plain) <= ulp) and np.mean(fast != plain) < 1e-3
     assert np.abs(fast - exact).mean() <= np.abs(plain - exact).mean() * 1.01
+
+
+@pytest.mark.parametrize("shape", [(1024, 512), (300, 7), (1, 9000), (0, 16)])
+def test_widening_with_column_sums_widens_exactly_and_sums_closer_than_float32(shape):
+    g = np.random.default_rng(4).standard_normal(shape).astype(BF16)
+    wide, sums = casts.widen_with_column_sums(g)
+    np.testing.assert_array_equal(wide, g.astype(np.float32))
+    exact = g.astype(np.float64).sum(axis=0)
+    assert sums.dtype == np.float32 and sums.shape == (shape[1],)
+    np.testing.assert_array_equal(sums, exact.astype(np.float32))  # float64 sums rounded once
+
+
+def test_widening_with_column_sums_leaves_other_arrays_to_the_plain_path():
+    g = np.ones((8, 8), BF16)
+    assert casts.widen_with_column_sums(g.astype(np.float16)) is None
+    assert casts.widen_with_column_sums(g[:, ::2]) is None
+    assert casts.widen_with_column_sums(g.reshape(4, 4, 4)) is None
+
+
+def _large_autocast_linear_bias_grad():
+    mg.manual_seed(0)
+    layer = mg.nn.Linear(256, 512)
+    x = mg.randn(1024, 256)
+    with mg.autocast("cpu", dtype=mg.bfloat16):
+        y = layer(x)
+    g = mg.randn(1024, 512).bfloat16()
+    y.backward(g)
+    return layer.bias.grad.numpy().astype(np.float64), g.float().numpy().astype(np.float64).sum(0)
+
+
+def test_a_large_autocast_linear_bias_gradient_is_at_least_as_close_as_the_plain_path(monkeypatch):
+    calls, original = [], casts.widen_with_column_sums
+    monkeypatch.setattr(casts, "widen_with_column_sums", lambda g: calls.append(1) or original(g))
+    fast, exact = _large_autocast_linear_bias_grad()
+    assert calls
+    monkeypatch.setenv("MINIGENESIS_NUMBA", "0")
+    plain, _ = _large_autocast_linear_bias_grad()
+    np.testing.assert_array_equal(fast, exact.astype(np.float32))
+    assert np.abs(fast - exact).max() <= np.abs(plain - exact).max()
