@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 import minigenesis as mg
-from minigenesis.kernels import casts
+from minigenesis.kernels import casts, cpu_jit
 
 pytest.importorskip("numba")
+pytestmark = pytest.mark.skipif(not cpu_jit.available(), reason="MINIGENESIS_NUMBA=0")
 
 BF16 = ml_dtypes.bfloat16
 LOW = [BF16, np.float16]
