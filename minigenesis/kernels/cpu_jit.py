@@ -19,7 +19,8 @@ Rules for a kernel written here:
   a kernel that starts threads would change every figure at once.
 - Nothing is compiled or imported at import: Numba (~0.4 s to import) is loaded at the first call
   of a compiled kernel, and each kernel compiles on its first call and is cached on disk
-  (``cache=True``, beside its module or in Numba's user cache), so a later process starts warm.
+  (``cache=True``, beside its module or in Numba's user cache), so a later process starts warm;
+  where neither is writable, it compiles for the running process only.
 
 ``MINIGENESIS_NUMBA=0`` in the environment switches every compiled kernel off (the plain code
 runs), which is how the benchmarks time both sides, and how a suspected kernel bug is ruled out.
@@ -59,8 +60,24 @@ class CpuKernel:
 
     def __call__(self, *args: Any) -> Any:
         if self._compiled is None:
-            self._compiled = _numba().njit(cache=True, nogil=True, **self.options)(self.fn)
+            self._compiled = self._compile()
         return self._compiled(*args)
+
+    def _compile(self) -> Callable:
+        """Numba's dispatcher for the loop, cached on disk where Numba finds a place to write.
+
+        A package installed read-only (a system site-packages) for a user whose home is not
+        writable either (a container, a service account) leaves Numba no cache directory, and
+        ``cache=True`` then raises "no locator available"; the kernel is compiled for this
+        process only instead (the same machine code, compiled again by the next process).
+        """
+        njit = _numba().njit
+        try:
+            return njit(cache=True, nogil=True, **self.options)(self.fn)
+        except RuntimeError as error:
+            if "no locator available" not in str(error):
+                raise
+            return njit(cache=False, nogil=True, **self.options)(self.fn)
 
 
 def cpu_kernel(**options: Any) -> Callable[[Callable], CpuKernel]:
