@@ -110,6 +110,9 @@ def _check_device(device: str) -> None:
         dev = backend.device(device)
     except (ValueError, TypeError) as err:
         raise TrainError(f"--device: {err}") from None
+    if dev.type == "meta":  # a valid device for tensors, but one that computes nothing
+        raise TrainError(f"--device {device}: a meta tensor has a shape but no values, so "
+                         "nothing can train on it; use --device cpu or cuda")  # fmt: skip
     if dev.type == "cuda" and not cuda.is_available():
         raise TrainError(f"--device {device}: CUDA is not available here (needs CuPy and a GPU); "
                          "use --device cpu")  # fmt: skip

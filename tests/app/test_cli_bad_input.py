@@ -24,6 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
         (["train", "--lr", "abc"], "argument --lr: invalid float value: 'abc'"),
         (["train", "--dtype", "float8"], "argument --dtype: invalid choice: 'float8'"),
         (["train", "--epochs"], "argument --epochs: expected one argument"),
+        (["train", "--device", "meta"], "--device meta: a meta tensor has a shape but no values"),
         (["train", "--frobnicate"], "unrecognized arguments: --frobnicate"),
         (["plot-lr", "--steps", "x"], "argument --steps: invalid int value: 'x'"),
         (["--frobnicate"], "unrecognized arguments: --frobnicate"),
