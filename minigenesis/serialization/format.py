@@ -196,6 +196,10 @@ def read_checkpoint(f: BinaryIO, name: str, mmap: bool = False) -> tuple[bytes, 
         ) from None  # a file object may hold a checkpoint after other data: it runs to the end
     if size == 0:
         raise CheckpointError(f"{name}: the file is empty (0 bytes), so it holds no checkpoint")
+    f.seek(base)
+    start = _read_exact(f, min(size, len(MAGIC)), name)
+    if not MAGIC.startswith(start):  # first: a short pickle or text is no truncated checkpoint
+        raise CheckpointError(_not_a_checkpoint(name, start))
     if size < MIN_SIZE:
         raise CheckpointError(
             f"{name}: the file is truncated: {size} bytes, fewer than the {MIN_SIZE} bytes of even "
@@ -203,20 +207,7 @@ def read_checkpoint(f: BinaryIO, name: str, mmap: bool = False) -> tuple[bytes, 
         )
     f.seek(base)
     header = _read_exact(f, _HEADER.size, name)
-    magic, version, _ = _HEADER.unpack(header)
-    if magic != MAGIC:
-        hint = ""
-        if header[:1] == b"\x80":
-            hint = " (it looks like a plain pickle: if you trust it, read it with pickle.load)"
-        elif header[:4] == b"PK\x03\x04":  # torch.save's format since PyTorch 1.6 is a zip
-            hint = (
-                " (it is a zip archive, as torch.save writes: read it with torch.load(path, "
-                "weights_only=True) and convert each tensor with mg.tensor(t.numpy()))"
-            )
-        raise CheckpointError(
-            f"{name}: not a minigenesis checkpoint: it starts with {header[:8]!r}, "
-            f"not {MAGIC!r}{hint}"
-        )
+    _, version, _ = _HEADER.unpack(header)
     if version != FORMAT_VERSION:
         raise CheckpointError(
             f"{name}: written in checkpoint format version {version}; this minigenesis reads "
@@ -288,6 +279,19 @@ def _map_file(f: BinaryIO, name: str) -> _mmap.mmap:
             f"{name}: mmap=True needs a file on disk (a path, or a file object with a fileno), "
             f"got {type(f).__name__} ({err})"
         ) from None
+
+
+def _not_a_checkpoint(name: str, start: bytes) -> str:
+    """The error for a file not beginning with MAGIC, with a hint where its format is known."""
+    hint = ""
+    if start[:1] == b"\x80":
+        hint = " (it looks like a plain pickle: if you trust it, read it with pickle.load)"
+    elif start[:4] == b"PK\x03\x04":  # torch.save's format since PyTorch 1.6 is a zip
+        hint = (
+            " (it is a zip archive, as torch.save writes: read it with torch.load(path, "
+            "weights_only=True) and convert each tensor with mg.tensor(t.numpy()))"
+        )
+    return f"{name}: not a minigenesis checkpoint: it starts with {start!r}, not {MAGIC!r}{hint}"
 
 
 def _read_exact(f: BinaryIO, n: int, name: str) -> bytes:

@@ -187,6 +187,26 @@ def test_not_a_checkpoint(tmp_path):
         mg.load(text)
 
 
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (pickle.dumps({"a": 1}), r"not a minigenesis checkpoint.*plain pickle"),
+        (b"hello\n", r"not a minigenesis checkpoint: it starts with b'hello\\n'"),
+        (b'{"lr": 0.1}', r"not a minigenesis checkpoint: it starts with b'\{\"lr\": 0'"),
+    ],
+    ids=["pickle", "text", "json"],
+)
+def test_a_short_file_of_another_format_is_named_as_such_not_as_truncated(
+    tmp_path, content, expected
+):
+    # shorter than the smallest checkpoint: its first bytes already say it is no checkpoint
+    path = tmp_path / "other.pth"
+    path.write_bytes(content)
+    with pytest.raises(mg.CheckpointError, match=expected) as info:
+        mg.load(path)
+    assert "truncated" not in str(info.value)
+
+
 def test_future_format_version_is_named(good_file, tmp_path):
     data = bytearray(good_file.read_bytes())
     data[8:12] = struct.pack("<I", 99)
