@@ -143,9 +143,17 @@ def _check_destination(path: str | os.PathLike) -> str:
     """The real path to write, or an error naming what is wrong with ``path``."""
     if os.fspath(path) in ("", b""):
         raise FileNotFoundError("cannot save: the path is empty")
+    given = os.fsdecode(path)  # (a bytes path as open() takes it)
+    if given.endswith(tuple(sep for sep in (os.sep, os.altsep) if sep)):
+        # realpath drops the slash: "runs/new/" would become a file named "new", where open()
+        # refuses a name that ends in a separator, as it names a directory
+        raise IsADirectoryError(f"cannot save to {given}: a path ending in a separator names a "
+                                "directory; name the file to write")  # fmt: skip
     # Resolve symlinks: replacing a link would leave its target stale and the link gone.
-    path = os.path.realpath(os.fsdecode(path))  # (a bytes path as open() takes it)
+    path = os.path.realpath(given)
     directory = os.path.dirname(path)
+    if os.path.exists(directory) and not os.path.isdir(directory):
+        raise NotADirectoryError(f"cannot save to {path}: {directory} is a file, not a directory")
     if not os.path.isdir(directory):
         raise FileNotFoundError(f"cannot save to {path}: directory {directory} does not exist")
     if os.path.isdir(path):

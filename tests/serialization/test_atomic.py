@@ -164,6 +164,19 @@ def test_bad_destinations(tmp_path):
     assert temps(tmp_path) == []
 
 
+def test_a_path_ending_in_a_separator_is_refused_not_saved_under_the_name_before_it(tmp_path):
+    with pytest.raises(IsADirectoryError, match="ending in a separator names a directory"):
+        mg.save(1, str(tmp_path / "new") + os.sep)
+    assert os.listdir(tmp_path) == []  # no file "new" (open() refuses such a name too)
+
+
+def test_a_file_in_the_place_of_the_directory_is_named(tmp_path):
+    (tmp_path / "notes.txt").write_text("x")
+    with pytest.raises(NotADirectoryError, match="notes.txt is a file, not a directory"):
+        mg.save(1, tmp_path / "notes.txt" / "model.pth")
+    assert sorted(os.listdir(tmp_path)) == ["notes.txt"]
+
+
 def test_saving_over_a_read_only_file_is_refused(tmp_path):
     path = tmp_path / "frozen.pth"
     mg.save("kept", path)
