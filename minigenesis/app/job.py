@@ -38,6 +38,7 @@ from .state import (
     LAST,
     TrainError,
     load_training_checkpoint,
+    other_checkpoint_hint,
     resolve_resume,
     run_dir_of,
 )  # fmt: skip
@@ -207,8 +208,15 @@ def prepare(args: argparse.Namespace) -> tuple[TrainConfig, Path, dict | None]:
         config, ckpt = TrainConfig(**given), None
         out = Path(args.out) if args.out else _default_out()
         if _holds_run(out):
-            raise TrainError(f"--out {out} already holds a run; continue it with --resume {out} "
-                             "or choose another --out")  # fmt: skip
+            if (out / CHECKPOINT_DIR / LAST).exists():
+                raise TrainError(f"--out {out} already holds a run; continue it with --resume "
+                                 f"{out} or choose another --out")  # fmt: skip
+            # a run stopped before its first last.pth: --resume of the folder cannot work either
+            raise TrainError(
+                f"--out {out} already holds a run's files but no {CHECKPOINT_DIR}/{LAST} to "
+                f"continue it from{other_checkpoint_hint(out)}; choose another --out, or "
+                f"delete {out} to start the run over"
+            )
     try:
         config.validate()
     except ValueError as err:

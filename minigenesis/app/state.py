@@ -58,20 +58,32 @@ def resolve_resume(path_or_dir: str | Path) -> Path:
         for candidate in (p / CHECKPOINT_DIR / LAST, p / LAST):
             if candidate.is_file():
                 return candidate
-        # (a run whose disk filled up may have written the epoch's periodic checkpoint, which
-        # goes before last.pth, and no last.pth: name the newest one, do not guess)
-        periodic = [*p.glob(f"{CHECKPOINT_DIR}/{_PERIODIC}"), *p.glob(_PERIODIC)]
-        newest = max(periodic, key=_epoch_of, default=None)
-        hint = f"; its newest periodic checkpoint is '{newest}'" if newest else ""
         raise TrainError(
             f"cannot resume from '{p}': no {CHECKPOINT_DIR}/{LAST} or {LAST} in that directory"
-            + hint
+            + other_checkpoint_hint(p)
         )
     if not p.exists():
         raise TrainError(f"cannot resume from '{p}': no such file or directory")
     if not p.is_file():  # a FIFO or a device would block the read, or never end
         raise TrainError(f"cannot resume from '{p}': not a regular file")
     return p
+
+
+def other_checkpoint_hint(folder: Path) -> str:
+    """For a run directory without last.pth: "; its newest periodic checkpoint is '...'", or the
+    same of best_model.pth, or "" when it holds neither.
+
+    A run whose disk filled up may have written the epoch's periodic checkpoint and best_model.pth,
+    which go before last.pth, and no last.pth: name the file that holds the most, do not guess.
+    """
+    periodic = [*folder.glob(f"{CHECKPOINT_DIR}/{_PERIODIC}"), *folder.glob(_PERIODIC)]
+    newest = max(periodic, key=_epoch_of, default=None)
+    if newest is not None:
+        return f"; its newest periodic checkpoint is '{newest}'"
+    for best in (folder / CHECKPOINT_DIR / BEST, folder / BEST):
+        if best.is_file():
+            return f"; it holds the checkpoint of its best epoch, '{best}'"
+    return ""
 
 
 def run_dir_of(checkpoint: Path) -> Path:

@@ -199,3 +199,41 @@ def test_a_disk_full_before_last_pth_is_one_line_and_resume_names_the_periodic_c
         f"directory; its newest periodic checkpoint is '{periodic}'"
     )
     assert main(["train", "--resume", str(periodic), "--quiet"]) == 0  # and it finishes the run
+
+
+def test_a_run_that_wrote_no_last_pth_is_neither_called_resumable_nor_a_dead_end(
+    tmp_path, capsys, monkeypatch
+):
+    """The disk fills at the first epoch's last.pth, with no periodic checkpoint: the folder
+    holds metrics.csv and best_model.pth. A fresh start into it must not say "continue it with
+    --resume" (that fails: no last.pth), and --resume of the folder names best_model.pth."""
+    from minigenesis.app import state
+
+    real_save = state.save_training_checkpoint
+
+    def save(ckpt, path):
+        if Path(path).name == state.LAST:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real_save(ckpt, path)
+
+    monkeypatch.setattr(state, "save_training_checkpoint", save)
+    run = tmp_path / "run"
+    argv = ["train", "--out", str(run), "--epochs", "2", "--samples", "30", "--quiet"]
+    assert main([*argv, "--ckpt-every", "0"]) == 1
+    capsys.readouterr()
+    monkeypatch.setattr(state, "save_training_checkpoint", real_save)
+    best = run / "checkpoints" / "best_model.pth"
+    assert best.is_file() and not (run / "checkpoints" / "last.pth").exists()
+    before = sorted(p.name for p in run.rglob("*"))
+
+    assert main(argv) == 2
+    error = capsys.readouterr().err.strip()
+    assert "--resume" not in error and error == (
+        f"error: --out {run} already holds a run's files but no checkpoints/last.pth to continue "
+        f"it from; it holds the checkpoint of its best epoch, '{best}'; choose another --out, or "
+        f"delete {run} to start the run over"
+    )
+    assert main(["train", "--resume", str(run), "--quiet"]) == 2
+    hint = f"; it holds the checkpoint of its best epoch, '{best}'"
+    assert capsys.readouterr().err.strip().endswith(hint)
+    assert sorted(p.name for p in run.rglob("*")) == before  # nothing written by either
