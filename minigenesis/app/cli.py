@@ -107,6 +107,8 @@ def _check_plot_lr(args: argparse.Namespace) -> None:
     if os.path.isdir(out):
         raise ValueError(f"--out {out} is a directory; name a file such as {out}/lr.png")
     folder = os.path.dirname(out) or "."
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise ValueError(f"--out {out}: {folder} is a file, not a folder")
     if not os.path.isdir(folder):
         raise ValueError(f"--out {out}: the folder {folder} does not exist")
 
@@ -130,7 +132,10 @@ def _plot_lr(args: argparse.Namespace) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     try:
-        fig.savefig(args.out, dpi=100)
+        # the format named, always: given a name without an extension, matplotlib would write
+        # "<name>.png" instead of the file asked for (and named in the line printed below)
+        extension = os.path.splitext(args.out)[1][1:].lower()
+        fig.savefig(args.out, dpi=100, format=extension or "png")
     except (ValueError, OSError) as err:  # an unknown file type, a folder one cannot write in
         reason = err.strerror if isinstance(err, OSError) and err.strerror else err
         print(f"error: --out {args.out}: {reason}", file=sys.stderr)

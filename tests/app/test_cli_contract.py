@@ -228,6 +228,23 @@ def test_bad_plot_lr_options_are_one_line_and_exit_2(tmp_path, capsys, options, 
     assert os.listdir(tmp_path) == []
 
 
+def test_plot_lr_out_under_a_file_names_the_file(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("x")
+    out = tmp_path / "notes.txt" / "lr.png"
+    assert main(["plot-lr", "--scheduler", "cosine", "--steps", "10", "--out", str(out)]) == 2
+    assert f"--out {out}: {tmp_path / 'notes.txt'} is a file, not a folder" in _one_error_line(
+        capsys
+    )
+
+
+def test_plot_lr_out_without_an_extension_is_a_png_of_exactly_that_name(tmp_path, capsys):
+    out = tmp_path / "schedule"
+    assert main(["plot-lr", "--scheduler", "cosine", "--steps", "10", "--out", str(out)]) == 0
+    assert os.listdir(tmp_path) == ["schedule"]  # not "schedule.png" behind a "wrote schedule"
+    assert out.read_bytes()[:4] == b"\x89PNG"
+    assert capsys.readouterr().out.startswith(f"wrote {out} ")
+
+
 def test_plot_lr_draws_a_single_step(tmp_path):
     png = tmp_path / "lr.png"
     assert main(["plot-lr", "--scheduler", "cosine_warmup", "--steps", "1", "--out", str(png)]) == 0
