@@ -229,8 +229,12 @@ def atomic_write(path: str | os.PathLike) -> Iterator[BinaryIO]:
     (or, for a device or a pipe, the device itself: see the module docstring)."""
     path = _check_destination(path)
     if _is_special(path):
-        with _open_special(path) as f:
-            yield f
+        try:
+            with _open_special(path) as f:
+                yield f
+        except OSError as err:
+            _name_the_file(err, path)
+            raise
         return
     directory, base = os.path.split(path)
     sweep_stale_temps(directory)
@@ -246,8 +250,17 @@ def atomic_write(path: str | os.PathLike) -> Iterator[BinaryIO]:
                 os.replace(temp, path)
         if fcntl is None:  # Windows cannot rename a file that is still open
             os.replace(temp, path)
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(OSError):  # (already gone if the rename happened)
             os.unlink(temp)
+        if isinstance(err, OSError):
+            _name_the_file(err, path)
         raise
     _fsync_directory(directory)
+
+
+def _name_the_file(err: OSError, path: str) -> None:
+    """Add the checkpoint's path to an error of a write that does not name its file (a full
+    disk's ENOSPC comes from a descriptor): "[Errno 28] No space left on device: 'x.pth'"."""
+    if err.filename is None and err.errno is not None and path not in (err.strerror or ""):
+        err.filename = path

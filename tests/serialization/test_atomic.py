@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import pickle
 import random
@@ -274,3 +275,22 @@ def test_a_bytes_path_saves_as_its_str_does(tmp_path):
     mg.save({"w": mg.arange(3)}, os.fsencode(tmp_path / "b.pth"))
     assert mg.load(tmp_path / "b.pth")["w"].tolist() == [0, 1, 2]
     assert temps(tmp_path) == []
+
+
+def test_a_full_disk_names_the_checkpoint_and_leaves_no_temporary_file(tmp_path, monkeypatch):
+    path = tmp_path / "model.pth"
+
+    def full_disk(fd):  # the kernel reports ENOSPC of delayed writes at fsync
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full_disk)
+    with pytest.raises(OSError, match=r"No space left on device: '.*model\.pth'") as info:
+        mg.save({"w": mg.zeros(10)}, path)
+    assert info.value.errno == errno.ENOSPC
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_device_that_is_full_is_named_in_the_error():
+    with pytest.raises(OSError, match="No space left on device: '/dev/full'"):
+        mg.save({"w": mg.zeros(10_000)}, "/dev/full")
