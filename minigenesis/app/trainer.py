@@ -262,15 +262,20 @@ class Trainer:
             part = [part[0] + value * n, part[1] + int((logits.argmax(1) == yb).sum().item()),
                     part[2] + n]  # fmt: skip
             if last:
+                agreed_stop = False
                 if self.world > 1:
-                    step_loss, part, bad = self._share_step(step_loss, part, bad)
+                    step_loss, part, bad, agreed_stop = self._share_step(step_loss, part, bad)
                 if bad is not None:  # every process stops here, before the step
                     raise Diverged(f"the training loss became {bad} at step {self.step + 1}")
                 self.epoch_sums = [a + b for a, b in zip(self.epoch_sums, part)]
                 self._optimizer_step(writer, i + 1, step_loss)
                 step_loss, part = 0.0, [0.0, 0, 0]
                 bar.update(1)
-                if self._stop_requested or self.step == self.interrupt_at_step:
+                # data parallel: only the stop all processes agreed on before the step, or one
+                # would leave while the others wait for it in the next step's all-reduce (a
+                # Ctrl-C that lands after the agreement is carried to the next step's)
+                stop = agreed_stop if self.world > 1 else self._stop_requested
+                if stop or self.step == self.interrupt_at_step:
                     raise Interrupted
 
     def _share_step(self, step_loss: float, part: list, bad: float | None) -> tuple:
@@ -281,9 +286,20 @@ class Trainer:
         shared = tensor([step_loss, *part, *flags], dtype=float64)
         dist.all_reduce(shared)
         total = shared.tolist()
-        self._stop_requested = total[5] > 0
+        self._stop_requested = self._stop_requested or total[5] > 0
         bad_value = float("nan") if total[4] > 0 else None
-        return total[0] / self.world, [total[1], int(total[2]), int(total[3])], bad_value
+        return (total[0] / self.world, [total[1], int(total[2]), int(total[3])], bad_value,
+                total[5] > 0)  # fmt: skip
+
+    def _stop_after_epoch(self) -> bool:
+        """Whether to stop at the end of an epoch. Data parallel: a stop any process was asked
+        for (one all-reduce), so that all of them stop at the same epoch or none does."""
+        if self.world == 1:
+            return self._stop_requested
+        shared = tensor([float(self._stop_requested)], dtype=float64)
+        dist.all_reduce(shared)
+        self._stop_requested = shared.item() > 0
+        return self._stop_requested
 
     def _optimizer_step(self, writer: SummaryWriter, batches_done: int, loss: float) -> None:
         c = self.config
@@ -423,7 +439,7 @@ class Trainer:
                 line = self._end_epoch(writer, time.perf_counter() - started)
                 if not self.quiet:
                     bar.write(line)
-                if self._stop_requested:
+                if self._stop_after_epoch():
                     raise Interrupted
             finished = True
             writer.add_hparams(
@@ -463,16 +479,21 @@ class Trainer:
         """``_fit`` for a data-parallel process other than rank 0: the same steps, no output."""
         self.quiet, self.echo = True, lambda line: None
         writer, bar = _Silent(), _Silent()
+        # the Ctrl-C mpiexec passes on reaches every process: each must stop as rank 0 does,
+        # at the step all agree on, not at once on a KeyboardInterrupt (rank 0 would wait for it)
+        restore_handler = self._install_sigint_handler()
         try:
             while self.epoch < self.config.epochs:
                 started = time.perf_counter()
                 self._train_epoch(writer, bar)
                 self._end_epoch(writer, time.perf_counter() - started)
-                if self._stop_requested:
+                if self._stop_after_epoch():
                     raise Interrupted
         except (Interrupted, KeyboardInterrupt):
             self.optimizer.zero_grad()
             return False
+        finally:
+            restore_handler()
         return True
 
     def _write_plots(self) -> None:

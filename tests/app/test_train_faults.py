@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from minigenesis.app import state
 from minigenesis.app.cli import main
 from tests.distributed.launch import ROOT, mpiexec, rank_env, run_command
 
@@ -111,6 +112,41 @@ def test_killing_the_launcher_stops_mpiexec_and_every_rank(sig, tmp_path):
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc (Linux)")
+def test_ctrl_c_to_the_launcher_saves_and_ends_every_rank_at_once(tmp_path):
+    """Ctrl-C reaches the launcher, which passes it to mpiexec, which passes it to every rank.
+    Rank 1 had no handler of its own: it left at once on KeyboardInterrupt, and rank 0 waited
+    for it in the next all-reduce until --dist-timeout. Now every rank stops at the step they
+    agree on, rank 0 saves, and the job ends with 130 well before the timeout."""
+    marker = f"MINIGENESIS_TEST_JOB={uuid.uuid4().hex}"
+    env = rank_env({marker.split("=")[0]: marker.split("=")[1]})
+    run = tmp_path / "r"
+    cmd = [*TRAIN, *TINY, "--epochs", "100000", "--nproc", "2", "--dist-timeout", "60",
+           "--out", str(run)]  # fmt: skip
+    launcher = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True,
+                                stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not (run / "metrics.csv").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)  # training has started: both ranks are in their loop
+        assert (run / "metrics.csv").exists(), "the job did not start"
+        launcher.send_signal(signal.SIGINT)
+        pressed = time.monotonic()
+        out, err = launcher.communicate(timeout=90)
+        waited = time.monotonic() - pressed
+    finally:
+        for pid in _processes_with(marker):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    assert launcher.returncode == 130, err
+    assert "timed out" not in err and waited < 30, err  # not the 60 s --dist-timeout
+    assert "interrupted at step" in err + out
+    assert state.load_training_checkpoint(run / "checkpoints" / "last.pth")["step"] >= 1
+    assert _processes_with(marker) == []
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc (Linux)")
