@@ -125,6 +125,9 @@ def _check_out(out: Path) -> None:
         raise TrainError(f"--out {out} is a file; name a directory")
     parent = out
     while not parent.exists():  # the nearest folder that exists must let us create inside it
+        if parent.is_symlink():  # a link to nothing: mkdir would fail with "File exists"
+            raise TrainError(f"--out {out}: {parent} is a symbolic link to {os.readlink(parent)}, "
+                             "which does not exist")  # fmt: skip
         parent = parent.parent
     if not parent.is_dir():
         raise TrainError(f"--out {out}: {parent} is a file, not a directory")

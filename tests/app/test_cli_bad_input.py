@@ -237,3 +237,18 @@ def test_a_run_that_wrote_no_last_pth_is_neither_called_resumable_nor_a_dead_end
     hint = f"; it holds the checkpoint of its best epoch, '{best}'"
     assert capsys.readouterr().err.strip().endswith(hint)
     assert sorted(p.name for p in run.rglob("*")) == before  # nothing written by either
+
+
+@pytest.mark.parametrize("below", ["", "run"], ids=["the folder", "a folder above it"])
+def test_an_out_through_a_link_to_nothing_names_the_link(tmp_path, capsys, monkeypatch, below):
+    monkeypatch.chdir(tmp_path)
+    Path("gone").symlink_to(tmp_path / "no" / "such" / "place")
+    out = str(Path("gone") / below) if below else "gone"
+    assert main(["train", "--out", out, "--quiet"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: --out {out}: gone is a symbolic link to {tmp_path / 'no' / 'such' / 'place'}, "
+        "which does not exist"
+    )
+    assert os.listdir(tmp_path) == [
+        "gone"
+    ]  # nothing created (was: "cannot create it (File exists)")
