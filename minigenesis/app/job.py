@@ -396,7 +396,9 @@ def _run(args: argparse.Namespace) -> int:
     if not finished:
         return 128 + trainer.stop_signal  # 130 after Ctrl-C, 143 after SIGTERM, 129 SIGHUP
     h, best = trainer.history, trainer.best
-    print(f"done: {trainer.epoch} epochs, {trainer.step} optimizer steps in {elapsed:.1f} s")
+    epochs = f"{trainer.epoch} epoch{'' if trainer.epoch == 1 else 's'}"
+    steps = f"{trainer.step} optimizer step{'' if trainer.step == 1 else 's'}"
+    print(f"done: {epochs}, {steps} in {elapsed:.1f} s")
     if h["val_acc"]:
         print(f"  validation accuracy {h['val_acc'][-1]:.2%} (loss {h['val_loss'][-1]:.4f}); "
               f"best {best['val_acc']:.2%} at epoch {best['epoch']}")  # fmt: skip
