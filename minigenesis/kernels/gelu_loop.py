@@ -85,6 +85,9 @@ def gelu(xf, want_slope: bool) -> tuple | None:
         return None
     x = np.ascontiguousarray(xf).reshape(-1)
     y = np.empty_like(x)
-    slope = np.empty_like(x) if want_slope else y  # (not written when not wanted)
+    # slope is a distinct array even when it is not wanted (then never written, so its pages are
+    # never touched): LLVM's vector loop first checks that the arrays it writes do not overlap
+    # and runs the scalar loop where they do; y passed as slope cost 6.4 ms against 1.6 ms.
+    slope = np.empty_like(x)
     _gelu_loop(x, y, slope, want_slope)
     return y.reshape(xf.shape), slope.reshape(xf.shape) if want_slope else None

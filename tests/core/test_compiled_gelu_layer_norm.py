@@ -76,6 +76,22 @@ def test_compiled_gelu_leaves_other_dtypes_small_arrays_and_numba_off_to_numpy(m
     assert gelu_loop.gelu(np.ones(100, np.float32), True) is None
 
 
+def test_compiled_gelu_without_slope_gives_the_same_y_and_writes_no_array_it_reads(monkeypatch):
+    # The loop writes y (and slope where wanted). Its vectorised code checks at run time that the
+    # arrays it writes overlap nothing else and falls back to the scalar loop where they do, so
+    # the slope it does not fill must still be an array of its own, never y or x.
+    seen = []
+    loop = gelu_loop._gelu_loop
+    monkeypatch.setattr(gelu_loop, "_gelu_loop", lambda *a: (seen.append(a), loop(*a))[1])
+    x = _grid()[:50_000].reshape(500, 100)
+    y_only, none = gelu_loop.gelu(x, False)
+    y, _ = gelu_loop.gelu(x, True)
+    assert none is None
+    np.testing.assert_array_equal(y_only, y)
+    for xs, ys, slopes, _want in seen:
+        assert not np.shares_memory(slopes, ys) and not np.shares_memory(slopes, xs)
+
+
 @pytest.mark.parametrize("transposed", [False, True])
 def test_gelu_op_through_the_loop_matches_float64_and_the_numpy_path(monkeypatch, transposed):
     rng = np.random.default_rng(4)
