@@ -84,10 +84,25 @@ def gelu(xf, want_slope: bool) -> tuple | None:
     if not cpu_jit.available():
         return None
     x = np.ascontiguousarray(xf).reshape(-1)
-    y = np.empty_like(x)
+    y = _empty_apart(x, 2048)
     # slope is a distinct array even when it is not wanted (then never written, so its pages are
     # never touched): LLVM's vector loop first checks that the arrays it writes do not overlap
     # and runs the scalar loop where they do; y passed as slope cost 6.4 ms against 1.6 ms.
-    slope = np.empty_like(x)
+    slope = _empty_apart(x, 1024)
     _gelu_loop(x, y, slope, want_slope)
     return y.reshape(xf.shape), slope.reshape(xf.shape) if want_slope else None
+
+
+def _empty_apart(x, bytes_apart: int):
+    """An uninitialised float32 array of x's size that starts ``bytes_apart`` bytes after x
+    modulo 4 KiB (a view into a buffer 4 KiB larger).
+
+    Why: the loop reads x[i] and writes y[i] and slope[i]. A load whose address matches a
+    pending store's in the low 12 bits waits for that store (the CPU compares only those bits
+    first: "4K aliasing"). Arrays allocated one after another from the heap are a few MiB plus
+    16 bytes apart, so x[i + 4] matched y[i] on every vector: 10.9 ms against 2.7 ms on
+    16 x 64 x 1024 float32 (Xeon). 1-2 KiB apart, the stores x[i] could wait on were written
+    hundreds of elements earlier and have long left the store buffer."""
+    buf = np.empty(x.size + 1024, np.float32)
+    shift = (x.ctypes.data + bytes_apart - buf.ctypes.data) % 4096 // 4  # in elements
+    return buf[shift : shift + x.size]
