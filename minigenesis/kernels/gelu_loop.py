@@ -28,6 +28,10 @@ y = inf or NaN, slope NaN, as ``gelu.py`` and PyTorch do).
 
 Measured on 16 x 64 x 512 float32 (the char GPT's GELU; Xeon with AVX-512, one core): y and
 slope 1.2 ms, against 2.8 ms by the NumPy blocks (PyTorch's forward, y only: 0.39 ms).
+Why float64 and not float32 (8 lanes): in float32 the Horner sums of P and Q and the division
+alone are 4 ulp off, and every further rounding adds up to half an ulp; an all-float32 loop was
+7 ulp off at 0.65x this loop's time, and float32 variants within 1.3-1.5 ulp were no faster
+(BENCHMARKS.md, "a float32 GELU loop").
 """
 
 from __future__ import annotations
