@@ -546,7 +546,14 @@ def cast_array(arr: Array, np_dtype: Any) -> Array:
     to float16: two roundings. They differ from NumPy's single rounding where the float32 step
     lands exactly halfway between two float16 values: 1760.5000001 is 1760.5 in float32, which
     ties to even, 1760 (NumPy's one rounding gives 1761). bfloat16 (ml_dtypes) already converts a
-    float64 through float32, as PyTorch's ``c10::BFloat16`` does."""
+    float64 through float32, as PyTorch's ``c10::BFloat16`` does.
+
+    A float64 beyond uint8's range goes to uint8 through int64, as PyTorch's CPU conversion
+    does: the low byte of the truncated integer (-2^31 - 1 is 255, 2^32 + 3 is 3), where
+    NumPy's direct conversion gives 0 outside int32's range. (The other integer targets already
+    agree with NumPy's.)"""
     if arr.dtype == np.float64 and np_dtype == np.float16:
         arr = arr.astype(np.float32)
+    elif arr.dtype == np.float64 and np_dtype == np.uint8:
+        arr = arr.astype(np.int64)
     return arr.astype(np_dtype)

@@ -202,8 +202,11 @@ class TensorMath:
         other = python_number(other)
         if self._data.dtype.kind == "b":
             return _bool_pow(self, other)
-        if self._data.dtype.kind in "iu" and other.__class__ is int and other < 0:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if self._data.dtype.kind in "iu" and other.__class__ is int:
+            if other < 0:
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+            if other > np.iinfo(self._data.dtype).max:  # PyTorch's check: no wrapped exponent
+                raise RuntimeError(f"value cannot be converted to {self.dtype} without overflow")
         return binary_op(E.Pow, self, other)
 
     def __rpow__(self, other):

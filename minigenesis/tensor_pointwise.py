@@ -240,6 +240,8 @@ class TensorPointwise:
         refuse_sequence("ldexp", other)
         other = other if isinstance(other, TensorBase) else self._make(_data(other, self), False)
         a, b = _float_pair(self, other, "ldexp")
+        if other._data.dtype.kind in "iu":  # an exact scaling (a * exp2(e) overflows 2^e)
+            return MF.Ldexp.apply(a, other)
         return a * b.exp2()
 
     # ----------------------------------------------------------------- angles

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import dtypes as _dt
 from .._tensor import Tensor
+from ..conversions import as_array
 from ..ops import elementwise as E
 from ..promotion import binary_op
+from ..size import python_number
 from ._common import _check, _first, _operands, _t, _with_out
 
 
@@ -62,8 +65,14 @@ def pow(x: Any, exponent: Any) -> Tensor:  # noqa: A001
 
 @_with_out
 def float_power(input: Any, exponent: Any) -> Tensor:  # noqa: A002
+    """input ** exponent in float64. A number base is made float64 at once: the default float32
+    would round it, or overflow it to inf (1e40), before the float64 power."""
     if not isinstance(input, Tensor):
-        return _t(input, exponent).double().float_power(exponent)
+        _operands("float_power", input, exponent)
+        if not isinstance(exponent, Tensor):
+            raise TypeError("float_power(): needs a tensor, as input or exponent, not two numbers")
+        base = Tensor._make(as_array(python_number(input), _dt.float64, exponent.device), False)
+        return base.float_power(exponent)
     return input.float_power(exponent)
 
 

@@ -5,7 +5,9 @@
 
 with the spacings x_{i+1} - x_i taken from ``x`` (a 1-D tensor of n points, or one that broadcasts
 with y) or all equal to ``dx`` (1 when neither is given). ``cumulative_trapezoid`` keeps the running
-sums (n - 1 of them). Integers compute as floats, as in PyTorch; the gradient follows from the ops.
+sums (n - 1 of them). Integer samples compute in float64 and are returned in the default float
+dtype (PyTorch's dtype; PyTorch adds y_0 + y_{n-1} in the integer dtype, so its uint8 [255, 255]
+wraps to 383 where the integral is 255); the gradient follows from the ops.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..ops.round_once import in_float32, same_two_byte_float
-from ..promotion import float_in
+from ..promotion import float_in, result_type
 from ..size import norm_dim
 from ._common import _check
 
@@ -46,8 +49,21 @@ def _pair_sums(y: Tensor, x: Any, dx: Any, d: int, name: str) -> Tensor:
     return pairs * spacing
 
 
+def _exactly(fn: Any, y: Tensor, x: Any, dx: Any, d: int) -> Tensor:
+    """fn(y, x, dx=, dim=) on integer samples (and integer points) made float64, which holds
+    their pair sums and spacings exactly where the integer dtype would wrap (uint8 255 + 255),
+    cast to the dtype PyTorch returns: the default float, or x's float dtype."""
+    dtype = result_type(y, x)
+    dtype = dtype if dtype.is_floating_point else _dt.get_default_dtype()
+    if isinstance(x, Tensor) and not x.is_floating_point():
+        x = x.double()
+    return fn(y.double(), x, dx=dx, dim=d).to(dtype)
+
+
 def _integrand(y: Any, x: Any, dx: Any, dim: int, name: str) -> tuple[Tensor, int]:
     y = _check(y, name)
+    if y._data.dtype.kind == "b":
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
     if y.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     if x is not None and dx is not None:
@@ -61,6 +77,8 @@ def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Ten
     y, d = _integrand(y, x, dx, dim, "trapezoid")
     if y.shape[d] == 0:
         return float_in(y).sum(d) * 0
+    if not y.is_floating_point():
+        return _exactly(trapezoid, y, x, dx, d)
     if same_two_byte_float(y) and (x is None or same_two_byte_float(y, x)):
         tensors = (y,) if x is None else (y, x)  # float32 inside, rounded once, as PyTorch
         return in_float32(lambda t, *xs: trapezoid(t, *xs, dx=dx, dim=d), *tensors)
@@ -78,6 +96,8 @@ def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int =
     y, d = _integrand(y, x, dx, dim, "cumulative_trapezoid")
     if y.shape[d] == 0:
         return float_in(y)
+    if not y.is_floating_point():
+        return _exactly(cumulative_trapezoid, y, x, dx, d)
     return float_in(_pair_sums(y, x, dx, d, "cumulative_trapezoid").cumsum(d) / 2)
 
 

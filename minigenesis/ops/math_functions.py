@@ -208,6 +208,28 @@ class Copysign(Op):
         return ga, (gb if ctx.needs_input_grad[1] else None)
 
 
+class Ldexp(Op):
+    """z = a * 2^e for integer e, scaled exactly (C's ldexp, rounded once): 0 * 2^200 is 0 and
+    1e30 * 2^-160 is 6.8e-19 in float32, where a * exp2(e) gives NaN and 0 (exp2 overflows,
+    underflows);   dz/da = 2^e (the gradient scaled the same way), e has none."""
+
+    @staticmethod
+    @quiet_fp
+    def forward(ctx, a, e):
+        ctx.save_for_backward(e)
+        xp = get_array_module(a)
+        # |e| beyond 2^14 takes every float to 0 or inf, as the exact e would; int32 for ldexp
+        e = xp.clip(e, -(2**14), 2**14).astype(xp.int32)
+        if a.dtype.itemsize == 2:  # float16/bfloat16 lie in float32's range: exact there
+            return xp.ldexp(a.astype(xp.float32), e).astype(a.dtype)
+        return xp.ldexp(a, e)
+
+    @staticmethod
+    def backward(ctx, gz):
+        (e,) = ctx.saved_tensors
+        return Ldexp.apply(gz, e), None
+
+
 class Sinh(Op):
     """y = sinh x;   dy/dx = cosh x."""
 
