@@ -122,7 +122,7 @@ class TensorStatistics:
             m = flat._median(name, 0, False, skip_nan).values
             if self._data.dtype.kind not in FLOAT_KINDS:  # no gradient to share
                 return m
-            # value exactly m; gradient 1/count on each element equal to m (PyTorch's rule)
+            # value exactly m (inf too); gradient 1/count on each element equal to m
             xp = get_array_module(self._data)
             md = m._data
             same = (
@@ -130,9 +130,7 @@ class TensorStatistics:
                 if md.dtype.kind in FLOAT_KINDS and bool(xp.isnan(md))
                 else (self._data == md)
             )
-            share = self._make((same / same.sum()).astype(self._data.dtype), False)
-            zero = (self - self.detach()).where(self._make(same, False), 0.0)  # NaNs left out
-            return m.detach() + (zero * share).sum()
+            return SO.ShareAmongEqual.apply(self, md, same)
         d = _one_dim(self, dim, name)
         x = _as_1d(self)
         n = x.shape[d]

@@ -120,6 +120,23 @@ def multinomial(x, num_samples: int, replacement: bool = False, generator=None):
     return type(x)._make(multinomial_indices(w, num_samples, replacement, generator), False)
 
 
+# ----------------------------------------------------------------------------------- median
+class ShareAmongEqual(Op):
+    """z = m, a value picked out of x (the median of all elements);
+    dz/dx_i = [x_i equals m] / (how many do), the gradient shared evenly among the elements
+    equal to it (PyTorch's rule; a NaN m counts the NaNs). An op rather than
+    ``m + (x - x.detach())`` weighted: that zero is NaN where m is +-inf (inf - inf)."""
+
+    @staticmethod
+    def forward(ctx, x, m, same):
+        ctx.share = (same / same.sum()).astype(x.dtype)
+        return m
+
+    @staticmethod
+    def backward(ctx, gz):
+        return gz * type(gz)._make(ctx.share, False), None, None
+
+
 # ----------------------------------------------------------------------------------- tril / triu
 class Triangle(Op):
     """y = x where the element is on or below (tril) / above (triu) the ``diagonal``-th diagonal
