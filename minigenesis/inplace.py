@@ -23,6 +23,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
+from .autograd.function import follow_counter
 from .autograd.grad_mode import no_grad, state
 from .autograd.grad_reuse import memory_is_private
 from .autograd.tensor_base import TensorBase
@@ -153,8 +154,9 @@ class InPlace:
         if out._vc is not None:
             # The op saved its output (relu_, exp_, sigmoid_ keep y for backward), and self is
             # that output from now on: a later write into self must show in the record's
-            # version, as it does in PyTorch (y.relu_(); y += 1 -> backward refuses).
-            self._vc = out._vc
+            # version, as it does in PyTorch (y.relu_(); y += 1 -> backward refuses). Self keeps
+            # its own counter, just bumped: a node that saved self's old value sees the change.
+            follow_counter(out.grad_fn, out._vc, self._version_counter())
         self.requires_grad = out.requires_grad
         self._rebase_views()
         return self

@@ -432,6 +432,21 @@ def _resolve_saved(node: Function, args: tuple, results: tuple, outputs: tuple) 
     return records
 
 
+def follow_counter(node: Any, old_vc: list, vc: list) -> None:
+    """``node``'s saved outputs counted by ``old_vc`` are counted by ``vc`` from its present
+    version on. An in-place op whose out-of-place op saved its result (``y.exp_()``: Exp keeps
+    y) makes that result the tensor written into: the record must follow the tensor's own
+    counter, so that a later write into it is refused at backward (``y.exp_(); y += 1``), while
+    the tensor keeps that counter, which its views, its detached aliases and the nodes that
+    saved its old value go on reading (``y = b * b; b.exp_()``: Mul's b has changed)."""
+    saved = getattr(node, "_saved", None)
+    if type(saved) is not list:
+        return
+    for i, record in enumerate(saved):
+        if record[0] == _OUTPUT and record[2] is old_vc:
+            saved[i] = (_OUTPUT, record[1], vc, vc[0])
+
+
 def _inference_saved_error(node: Function) -> RuntimeError:
     return RuntimeError(
         f"Inference tensors cannot be saved for backward ({type(node).__name__} needs one). "
