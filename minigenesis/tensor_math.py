@@ -531,6 +531,8 @@ class TensorMath:
         if a.dtype.kind == "b" or b.dtype.kind == "b":
             a, b = a.astype(b.dtype) if a.dtype.kind == "b" else a, b
         xp = get_array_module(a)
+        if a.dtype.kind in "iu" and b.dtype.kind in "iu":
+            return self._make(_integers_close(a, b, rtol, atol), False)
         close = xp.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
         return self._make(xp.asarray(close), False)
 
@@ -575,3 +577,22 @@ def _lerp(start: Any, end: Any, weight: Any) -> Any:
     if not isinstance(weight, TensorBase):
         return start + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
     return (start + weight * diff).where(weight.abs() < 0.5, end - diff * (1 - weight))
+
+
+def _integers_close(a: Any, b: Any, rtol: float, atol: float) -> Any:
+    """|a - b| <= atol + rtol |b| on integers, exactly (NumPy's isclose compares float64s, so
+    2^53 and 2^53 + 1 came out close even with zero tolerances). The tolerance is computed in the
+    default float dtype, as PyTorch does; |a - b| is an exact uint64 (PyTorch's own difference
+    wraps in the dtype: uint8 5 - 10 is 251), compared with the tolerance rounded down."""
+    xp = get_array_module(a)
+    close = a == b
+    if rtol == 0 and atol == 0:
+        return close
+    f = _dt.get_default_dtype().numpy_dtype
+    with np.errstate(over="ignore"):
+        allowed = f.type(atol) + xp.abs(f.type(rtol) * b.astype(f))
+    a, b = a.astype(np.int64).view(np.uint64), b.astype(np.int64).view(np.uint64)
+    apart = xp.where(a.view(np.int64) >= b.view(np.int64), a - b, b - a)  # (mod 2^64: exact)
+    huge = allowed >= 2.0**64
+    floor = xp.floor(xp.where(huge, 0, allowed)).astype(np.uint64)
+    return close | huge | (apart <= floor)

@@ -96,3 +96,22 @@ def test_float64_to_uint8_keeps_the_low_byte_of_the_integer():
     values = [-(2.0**31) - 1, 2.0**32 + 3, 1e12 + 7, -1.5, 300.7]
     got = mg.tensor(values, dtype=mg.float64).to(mg.uint8).tolist()
     assert got == [int(v) % 256 for v in values]
+
+
+def test_isclose_of_integers_beyond_two_to_the_53_is_exact():
+    big = [2**53, 2**62 + 1, -(2**60), 7]
+    a, b = mg.tensor(big), mg.tensor([v + 1 for v in big])
+    assert mg.isclose(a, b, rtol=0, atol=0).tolist() == [False] * 4
+    assert mg.isclose(a, b, rtol=0, atol=0.5).tolist() == [False] * 4
+    assert mg.isclose(a, b, rtol=0, atol=1.0).tolist() == [True] * 4
+    assert not mg.allclose(a, b, rtol=0, atol=0.9)
+    # the tolerance atol + rtol |b|, against Python's exact integers
+    c = mg.tensor([v + 3 for v in big])
+    want = [abs(x - (x + 3)) <= 2 + 1e-5 * abs(x + 3) for x in big]
+    assert mg.isclose(a, c, rtol=1e-5, atol=2).tolist() == want
+
+
+def test_isclose_of_small_unsigned_integers_does_not_wrap_the_difference():
+    a = mg.tensor([5, 10, 0, 255], dtype=mg.uint8)
+    b = mg.tensor([10, 5, 255, 0], dtype=mg.uint8)
+    assert mg.isclose(a, b, rtol=0, atol=6).tolist() == [True, True, False, False]
