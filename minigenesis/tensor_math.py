@@ -532,7 +532,7 @@ class TensorMath:
             a, b = a.astype(b.dtype) if a.dtype.kind == "b" else a, b
         xp = get_array_module(a)
         if a.dtype.kind in "iu" and b.dtype.kind in "iu":
-            return self._make(_integers_close(a, b, rtol, atol), False)
+            return self._make(integers_close(a, b, rtol, atol), False)
         close = xp.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
         return self._make(xp.asarray(close), False)
 
@@ -579,7 +579,7 @@ def _lerp(start: Any, end: Any, weight: Any) -> Any:
     return (start + weight * diff).where(weight.abs() < 0.5, end - diff * (1 - weight))
 
 
-def _integers_close(a: Any, b: Any, rtol: float, atol: float) -> Any:
+def integers_close(a: Any, b: Any, rtol: float, atol: float) -> Any:
     """|a - b| <= atol + rtol |b| on integers, exactly (NumPy's isclose compares float64s, so
     2^53 and 2^53 + 1 came out close even with zero tolerances). The tolerance is computed in the
     default float dtype, as PyTorch does; |a - b| is an exact uint64 (PyTorch's own difference

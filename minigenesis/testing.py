@@ -28,6 +28,7 @@ import numpy as np
 from . import dtypes as _dt
 from ._tensor import Tensor
 from .creation import empty, from_numpy, randint
+from .tensor_math import integers_close
 
 # dtype -> (rtol, atol), PyTorch's defaults
 _TOLERANCES = {
@@ -63,18 +64,21 @@ def _mismatch_report(
     actual: np.ndarray, expected: np.ndarray, rtol: float, atol: float, equal_nan: bool
 ) -> str | None:
     """None if every element is close; else PyTorch's summary of the worst elements. As PyTorch,
-    the check runs in float64 and the reported differences in the pair's floating dtype
-    (float32 for integers and bools)."""
+    the check runs in float64 (integers and bools: exactly, in int64) and the reported
+    differences in the pair's floating dtype (float32 for integers and bools)."""
     a, e = actual.astype(np.float64), expected.astype(np.float64)
     if actual.dtype == expected.dtype and actual.dtype.kind in "fV":  # V: bfloat16
         report = actual.dtype
     else:
         report = np.float64 if np.float64 in (actual.dtype, expected.dtype) else np.float32
-    with np.errstate(invalid="ignore", over="ignore"):
-        within = np.abs(a - e) <= atol + rtol * np.abs(e)
-        close = np.where(np.isfinite(a) & np.isfinite(e), within, a == e)  # inf only equals inf
-        if equal_nan:
-            close |= np.isnan(a) & np.isnan(e)
+    if actual.dtype.kind in "biu" and expected.dtype.kind in "biu":  # exact, in int64
+        close = integers_close(actual.astype(np.int64), expected.astype(np.int64), rtol, atol)
+    else:
+        with np.errstate(invalid="ignore", over="ignore"):
+            within = np.abs(a - e) <= atol + rtol * np.abs(e)
+            close = np.where(np.isfinite(a) & np.isfinite(e), within, a == e)  # inf only: inf
+            if equal_nan:
+                close |= np.isnan(a) & np.isnan(e)
     if close.all():
         return None
     exact = rtol == 0 and atol == 0
@@ -82,6 +86,8 @@ def _mismatch_report(
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         abs_diff = np.abs(ar - er)
         rel_diff = abs_diff / np.abs(er)
+        if actual.dtype.kind in "biu" and expected.dtype.kind in "biu":  # (2^53 + 1 - 2^53)
+            abs_diff = np.abs(actual.astype(np.int64) - expected.astype(np.int64))
     abs_diff = np.where(close, 0.0, abs_diff)
     rel_diff = np.where(close, 0.0, rel_diff)
     total, bad = close.size, int((~close).sum())

@@ -115,3 +115,10 @@ def test_isclose_of_small_unsigned_integers_does_not_wrap_the_difference():
     a = mg.tensor([5, 10, 0, 255], dtype=mg.uint8)
     b = mg.tensor([10, 5, 255, 0], dtype=mg.uint8)
     assert mg.isclose(a, b, rtol=0, atol=6).tolist() == [True, True, False, False]
+
+
+def test_assert_close_of_integers_beyond_two_to_the_53_is_exact():
+    a = mg.tensor([2**53, 3])
+    with pytest.raises(AssertionError, match=r"Mismatched elements: 1 / 2[\s\S]*index \(0,\)"):
+        mg.testing.assert_close(a, a + mg.tensor([1, 0]))
+    mg.testing.assert_close(a, a + mg.tensor([1, 0]), rtol=0, atol=1)
