@@ -313,6 +313,8 @@ class TensorAliases:
             raise NotImplementedError(
                 f'"hardshrink_cpu" not implemented for {self.dtype.name} input'
             )
+        if isinstance(lambd, TensorBase):  # a number (PyTorch's Scalar): -uint8 7 is 249
+            lambd = lambd.item()
         return self.masked_fill((self >= -lambd) & (self <= lambd), 0)
 
     def prelu(self, weight: Any) -> Any:

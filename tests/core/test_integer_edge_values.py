@@ -122,3 +122,14 @@ def test_assert_close_of_integers_beyond_two_to_the_53_is_exact():
     with pytest.raises(AssertionError, match=r"Mismatched elements: 1 / 2[\s\S]*index \(0,\)"):
         mg.testing.assert_close(a, a + mg.tensor([1, 0]))
     mg.testing.assert_close(a, a + mg.tensor([1, 0]), rtol=0, atol=1)
+
+
+def test_shrink_thresholds_given_as_unsigned_zero_d_tensors_are_numbers():
+    # -lambd of a uint8 7 would be 249: nothing would lie in the dead zone
+    x = mg.tensor([0.25, 1.0, -1.0, 2.0, -9.0], dtype=mg.float16)
+    seven = mg.tensor(7, dtype=mg.uint8)
+    want = [0.0, 0.0, 0.0, 0.0, -9.0]
+    assert mg.nn.functional.hardshrink(x, seven).tolist() == want
+    assert x.hardshrink(seven).tolist() == want
+    one = mg.tensor(1, dtype=mg.uint8)
+    assert mg.nn.functional.softshrink(x, one).tolist() == [0.0, 0.0, 0.0, 1.0, -8.0]

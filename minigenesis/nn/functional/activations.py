@@ -352,13 +352,20 @@ def rrelu(
     return _inplace(input, fn) if inplace else fn(input)
 
 
+def _scalar(value: Any) -> Any:
+    """A 0-d tensor given for a number argument (PyTorch's Scalar) as the number it holds:
+    kept a tensor, a uint8 7 would make -lambd 249, not -7."""
+    return value.item() if isinstance(value, Tensor) else value
+
+
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """0 for -lambd <= x <= lambd, else x - lambd for x > lambd, x + lambd for x < -lambd;
     dy/dx = 0 where -lambd <= x <= lambd, else 1. NaN falls outside the dead zone, so it
     propagates, its gradient too, as in PyTorch."""
     _floating(input, "softshrink_check")
+    lambd = _scalar(lambd)
     if lambd < 0:
-        raise ValueError(f"softshrink: lambda must be greater or equal to 0, but found {lambd}")
+        raise RuntimeError(f"softshrink: lambda must be greater or equal to 0, but found {lambd}")
     dead = (input >= -lambd) & (input <= lambd)
     live = where(input > lambd, input - lambd, input + lambd)
     return anchor(where(dead, 0.0, live), input, node="Softshrink")
@@ -368,6 +375,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """0 where -lambd <= x <= lambd, else x;   dy/dx = 0 in that dead zone, else 1.
     (NaN is not in the dead zone: it propagates, its gradient too, as in PyTorch.)"""
     _floating(input, "hardshrink_cpu")
+    lambd = _scalar(lambd)
     return anchor(where((input >= -lambd) & (input <= lambd), 0.0, input), input, node="Hardshrink")
 
 
