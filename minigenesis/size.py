@@ -90,8 +90,16 @@ def as_shape(size: tuple, name: str) -> tuple:
 def plain_int(value: Any) -> Any:
     """A NumPy integer (np.int64(1), what indexing an array gives) as the Python int it holds,
     as PyTorch takes it wherever an int goes (a dim, k, a size); anything else unchanged, for the
-    caller's own check."""
-    return int(value) if isinstance(value, np.integer) else value
+    caller's own check. A 0-d integer tensor too, as PyTorch reads one there (``x.topk(k)``
+    with ``k = mask.sum()``)."""
+    if isinstance(value, np.integer):
+        return int(value)
+    if getattr(value, "ndim", None) == 0 and not isinstance(value, int | float | np.generic):
+        try:
+            return operator.index(value)  # (a float tensor: TypeError, left to the caller)
+        except TypeError:
+            return value
+    return value
 
 
 def python_number(value: Any) -> Any:
@@ -102,9 +110,11 @@ def python_number(value: Any) -> Any:
 
 
 def int_tuple(value: Any) -> tuple:
-    """An int (or NumPy integer) as a 1-tuple, a sequence of them as a tuple of Python ints."""
-    if isinstance(value, int | np.integer):
-        return (int(value),)
+    """An int (a NumPy integer, a 0-d integer tensor) as a 1-tuple, a sequence of them as a
+    tuple of Python ints."""
+    value = plain_int(value)
+    if isinstance(value, int):
+        return (value,)
     return tuple(plain_int(v) for v in value)
 
 

@@ -26,6 +26,7 @@ from .ops import matmul as M
 from .ops import sorting as SO
 from .ops.round_once import in_float32, same_two_byte_float
 from .ops.same_dtype import check_same_dtype
+from .size import plain_int
 
 # torch.return_types.slogdet / svd / qr: tuples whose fields have names
 slogdet_result = return_types.slogdet
@@ -136,7 +137,7 @@ class TensorLinalg:
 
     def diag(self, diagonal: int = 0):
         """1-d v: the square matrix with v on diagonal ``diagonal``; 2-d x: that diagonal of x."""
-        k = diagonal
+        k = plain_int(diagonal)
         xp = module_for(self.device)  # (on meta: a data-less matrix)
         if self.ndim == 1:
             n = self.shape[0] + abs(k)

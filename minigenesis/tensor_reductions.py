@@ -25,7 +25,7 @@ from .ops import reduce as R
 from .ops import shape as S
 from .ops import sorting as SO
 from .promotion import FLOAT_KINDS, binary_op, float_in, need_float
-from .size import norm_dim
+from .size import norm_dim, plain_int
 
 _SUM_DIM = node_variant(R.Sum, "SumBackward1")  # x.sum(dim): PyTorch's other overload
 _MEAN_DIM = node_variant(R.Mean, "MeanBackward1")
@@ -347,6 +347,7 @@ class TensorReductions:
         """A histogram of ``bins`` equal-width bins over [min, max] (the last bin includes max;
         values outside are not counted). With min == max (the default) the data's own range is
         used, widened by 1 on each side when all values are equal. No gradient, as in PyTorch."""
+        bins = plain_int(bins)
         if not isinstance(bins, int) or isinstance(bins, bool) or bins <= 0:
             raise RuntimeError(f"histc: bins must be a positive int, got {bins!r}")
         if self._data.dtype.kind not in FLOAT_KINDS:

@@ -355,6 +355,7 @@ class TensorShape:
         # (PyTorch's method names its first argument split_size, torch.split split_size_or_sections)
         d = norm_dim(dim, self.ndim)[0]
         n = self.shape[d]
+        split_size = plain_int(split_size)
         if isinstance(split_size, int):
             step = split_size
             if step < 0 or (step == 0 and n > 0):  # (PyTorch's RuntimeError)
@@ -473,7 +474,8 @@ class TensorShape:
         between the given indices for a list (as Python slicing, so past-the-end is empty)."""
         d = norm_dim(dim, self.ndim)[0]
         n = self.shape[d]
-        spec = plain_int(indices_or_sections)
+        spec = indices_or_sections
+        spec = spec if hasattr(spec, "_data") else plain_int(spec)  # (a tensor: checked here)
         if hasattr(spec, "_data"):  # a tensor: 0-d means sections, 1-d indices
             if spec._data.dtype.name != "int64" or spec.ndim > 1:  # (PyTorch's refusals)
                 raise RuntimeError(
@@ -557,6 +559,7 @@ class TensorShape:
     def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1):
         """A tensor whose diagonals (offset, dim1, dim2) hold the last dim of self:
         out.diagonal(offset, dim1, dim2) == self, zero elsewhere."""
+        offset = plain_int(offset)
         n = self.shape[-1] + abs(offset)
         nd = self.ndim + 1
         d1, d2 = norm_dim(dim1, nd)[0], norm_dim(dim2, nd)[0]

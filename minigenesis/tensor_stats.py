@@ -354,7 +354,7 @@ class TensorStatistics:
         ``prepend`` / ``append`` are concatenated along dim (logical xor for bool tensors)."""
         if self.ndim == 0:
             raise RuntimeError("diff(): expected input to be at least one-dimensional")
-        d = _one_dim(self, dim, "diff")
+        d, n = _one_dim(self, dim, "diff"), plain_int(n)
         if not isinstance(n, int) or n < 0:
             raise RuntimeError(f"diff(): order n must be non-negative, got {n!r}")
         parts = [p for p in (prepend, self, append) if p is not None]
