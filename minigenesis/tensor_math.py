@@ -591,8 +591,9 @@ def integers_close(a: Any, b: Any, rtol: float, atol: float) -> Any:
     f = _dt.get_default_dtype().numpy_dtype
     with np.errstate(over="ignore"):
         allowed = f.type(atol) + xp.abs(f.type(rtol) * b.astype(f))
-    a, b = a.astype(np.int64).view(np.uint64), b.astype(np.int64).view(np.uint64)
+    u64 = np.dtype("uint64")
+    a, b = a.astype(np.int64).view(u64), b.astype(np.int64).view(u64)
     apart = xp.where(a.view(np.int64) >= b.view(np.int64), a - b, b - a)  # (mod 2^64: exact)
     huge = allowed >= 2.0**64
-    floor = xp.floor(xp.where(huge, 0, allowed)).astype(np.uint64)
+    floor = xp.floor(xp.where(huge, 0, allowed)).astype(u64)
     return close | huge | (apart <= floor)

@@ -118,6 +118,8 @@ class TensorReductions:
 
     def var(self, dim=None, unbiased=None, keepdim: bool = False, correction=None):
         need_float(self, "var/std")
+        if isinstance(dim, bool):  # PyTorch's var(unbiased) overload: x.var(False) is biased
+            dim, unbiased = None, dim
         if correction is None:
             correction = 1 if unbiased is None or unbiased else 0
         return R.Var.apply(self, norm_dim(dim, self.ndim), correction, keepdim)

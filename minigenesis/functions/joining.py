@@ -17,6 +17,7 @@ from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..backend import get_array_module
 from ..ops import shape as S
+from ..promotion import result_type
 from ..size import norm_dim
 from ._common import _t, _with_out
 
@@ -219,9 +220,10 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 
 def block_diag(*tensors: Any) -> Tensor:
     """The tensors (0-, 1- or 2-d) down the diagonal of one matrix, zeros elsewhere."""
-    mats = []
+    mats, given = [], []
     for i, t in enumerate(tensors):
         t = _t(t)
+        given.append(t)
         if t.ndim > 2:
             raise RuntimeError(
                 f"block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
@@ -230,9 +232,7 @@ def block_diag(*tensors: Any) -> Tensor:
         mats.append(t.reshape(1, -1) if t.ndim < 2 else t)
     if not mats:
         return _creation.zeros(1, 0)
-    dt = mats[0].dtype
-    for m in mats[1:]:
-        dt = _dt.promote_types(dt, m.dtype)
+    dt = result_type(*given)  # (a 0-d tensor counts only by its category, as in PyTorch)
     width = builtins.sum(m.shape[1] for m in mats)
     xp = get_array_module(mats[0]._data)
     rows, left = [], 0

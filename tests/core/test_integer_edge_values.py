@@ -133,3 +133,12 @@ def test_shrink_thresholds_given_as_unsigned_zero_d_tensors_are_numbers():
     assert x.hardshrink(seven).tolist() == want
     one = mg.tensor(1, dtype=mg.uint8)
     assert mg.nn.functional.softshrink(x, one).tolist() == [0.0, 0.0, 0.0, 1.0, -8.0]
+
+
+def test_block_diag_promotes_a_zero_d_tensor_only_by_its_category():
+    u = mg.tensor([1, 2], dtype=mg.uint8)
+    out = mg.block_diag(u, mg.tensor(-4, dtype=mg.int8))  # same category: u's dtype wins
+    assert out.dtype == mg.uint8
+    assert out.tolist() == [[1, 2, 0], [0, 0, int(np.int8(-4).astype(np.uint8))]]
+    assert mg.block_diag(mg.tensor(1.5), u).dtype == mg.float32  # a higher category counts
+    assert mg.block_diag(u, mg.tensor([-4], dtype=mg.int8)).dtype == mg.int16

@@ -1,0 +1,22 @@
+"""PyTorch's var/std(input, unbiased) overload: a bool in the first place after the input is
+``unbiased``, not a dim (x.var(False) divides by N). Oracle: NumPy's var with ddof."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+
+A = np.array([[1.0, 2.0, 4.0], [7.0, -3.0, 0.5]])
+
+
+@pytest.mark.parametrize("unbiased", [True, False])
+def test_var_and_std_read_a_positional_bool_as_unbiased(unbiased):
+    x = mg.tensor(A)
+    ddof = int(unbiased)
+    np.testing.assert_allclose(x.var(unbiased).item(), A.var(ddof=ddof), rtol=1e-14)
+    np.testing.assert_allclose(mg.var(x, unbiased).item(), A.var(ddof=ddof), rtol=1e-14)
+    np.testing.assert_allclose(x.std(unbiased).item(), A.std(ddof=ddof), rtol=1e-14)
+    v, m = mg.var_mean(x, unbiased)
+    np.testing.assert_allclose([v.item(), m.item()], [A.var(ddof=ddof), A.mean()], rtol=1e-14)
