@@ -43,6 +43,13 @@ threshold, threshold_, celu_ = F.threshold, F.threshold_, F.celu_
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
 
+# aten's schemas default ``reduction`` to 1 ('mean'), but PyTorch's Python binding of these
+# top-level losses reads that default as 0: ``torch.kl_div(x, t)`` is elementwise ('none'),
+# as are torch.ctc_loss, binary_cross_entropy_with_logits and the embedding, ranking and triplet
+# losses called without a reduction. These forms take PyTorch's Python default.
+_PYTHON_DEFAULT = 0
+
+
 def _reduction(reduction: Any) -> str:
     """aten's reduction enum (an int) -> F's string."""
     if isinstance(reduction, bool) or reduction not in _REDUCTIONS:
@@ -211,9 +218,15 @@ def instance_norm(
     )
 
 
-def kl_div(input: Any, target: Any, reduction: int = 1, *, log_target: bool = False) -> Any:  # noqa: A002
-    """``F.kl_div`` (reduction 1 = 'mean', the element mean, as aten's default; aten gives
-    no warning about 'batchmean', which F.kl_div's own argument parser does)."""
+def kl_div(
+    input: Any,
+    target: Any,
+    reduction: int = _PYTHON_DEFAULT,
+    *,
+    log_target: bool = False,  # noqa: A002
+) -> Any:
+    """``F.kl_div`` (reduction 1 = 'mean' is the element mean; aten gives no warning about
+    'batchmean', which F.kl_div's own argument parser does)."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="reduction: 'mean' divides", category=UserWarning)
         return F.kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
@@ -221,7 +234,7 @@ def kl_div(input: Any, target: Any, reduction: int = 1, *, log_target: bool = Fa
 
 def ctc_loss(
     log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any, blank: int = 0,
-    reduction: int = 1, zero_infinity: bool = False,
+    reduction: int = _PYTHON_DEFAULT, zero_infinity: bool = False,
 ) -> Any:  # fmt: skip
     """``F.ctc_loss``."""
     return F.ctc_loss(
@@ -231,7 +244,8 @@ def ctc_loss(
 
 
 def binary_cross_entropy_with_logits(
-    input: Any, target: Any, weight: Any = None, pos_weight: Any = None, reduction: int = 1,  # noqa: A002
+    input: Any, target: Any, weight: Any = None, pos_weight: Any = None,  # noqa: A002
+    reduction: int = _PYTHON_DEFAULT,
 ) -> Any:  # fmt: skip
     """``F.binary_cross_entropy_with_logits``."""
     return F.binary_cross_entropy_with_logits(
@@ -240,7 +254,7 @@ def binary_cross_entropy_with_logits(
 
 
 def cosine_embedding_loss(
-    input1: Any, input2: Any, target: Any, margin: float = 0.0, reduction: int = 1
+    input1: Any, input2: Any, target: Any, margin: float = 0.0, reduction: int = _PYTHON_DEFAULT
 ) -> Any:
     """``F.cosine_embedding_loss``."""
     return F.cosine_embedding_loss(input1, input2, target, margin, reduction=_reduction(reduction))
@@ -250,14 +264,14 @@ def hinge_embedding_loss(
     input: Any,
     target: Any,
     margin: float = 1.0,
-    reduction: int = 1,  # noqa: A002
+    reduction: int = _PYTHON_DEFAULT,  # noqa: A002
 ) -> Any:
     """``F.hinge_embedding_loss``."""
     return F.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
 
 
 def margin_ranking_loss(
-    input1: Any, input2: Any, target: Any, margin: float = 0.0, reduction: int = 1
+    input1: Any, input2: Any, target: Any, margin: float = 0.0, reduction: int = _PYTHON_DEFAULT
 ) -> Any:
     """``F.margin_ranking_loss``."""
     return F.margin_ranking_loss(input1, input2, target, margin, reduction=_reduction(reduction))
@@ -265,7 +279,7 @@ def margin_ranking_loss(
 
 def triplet_margin_loss(
     anchor: Any, positive: Any, negative: Any, margin: float = 1.0, p: float = 2.0,
-    eps: float = 1e-6, swap: bool = False, reduction: int = 1,
+    eps: float = 1e-6, swap: bool = False, reduction: int = _PYTHON_DEFAULT,
 ) -> Any:  # fmt: skip
     """``F.triplet_margin_loss``."""
     return F.triplet_margin_loss(

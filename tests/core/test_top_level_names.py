@@ -332,3 +332,22 @@ def test_softmax_and_log_softmax_take_a_dtype_that_casts_the_input_first():
     mg.log_softmax(xf, -1, mg.float64)[:, 0].sum().backward()  # d/dx_j = [j == 0] - p_j
     assert xf.grad.dtype is mg.float32
     np.testing.assert_allclose(xf.grad.numpy(), np.eye(3)[0] - want, rtol=1e-6)
+
+
+def test_top_level_losses_without_a_reduction_are_elementwise():
+    # PyTorch's Python binding reads these losses' default reduction as 0 ('none')
+    x = np.array([[0.25, 1.0, -1.0, 0.5]])
+    p = np.array([[0.2, 0.3, 0.5, 0.0]])
+    got = mg.kl_div(_t(x), _t(p))
+    want = np.where(p > 0, p * (np.log(np.where(p > 0, p, 1)) - x), 0.0)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    logits = mg.binary_cross_entropy_with_logits(_t(x), _t(p))
+    bce = np.maximum(x, 0) - x * p + np.log1p(np.exp(-np.abs(x)))
+    np.testing.assert_allclose(logits.numpy(), bce, rtol=1e-12)
+    y = np.array([1.0, -1.0, 1.0, -1.0])
+    hinge = mg.hinge_embedding_loss(_t(x[0]), _t(y))
+    np.testing.assert_allclose(hinge.numpy(), np.where(y > 0, x[0], np.maximum(0, 1 - x[0])))
+    ranking = mg.margin_ranking_loss(_t(x[0]), _t(p[0]), _t(y))
+    np.testing.assert_allclose(ranking.numpy(), np.maximum(0, -y * (x[0] - p[0])), rtol=1e-12)
+    assert mg.cosine_embedding_loss(_t(x), _t(p), _t(np.ones(1))).shape == (1,)
+    assert mg.triplet_margin_loss(_t(x), _t(p), _t(x)).shape == (1,)
