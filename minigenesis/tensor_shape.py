@@ -240,13 +240,15 @@ class TensorShape:
     # ------------------------------------------------------ in-place shape changes
     def _reshape_inplace(self, fn):
         """``x.unsqueeze_(0)`` and friends: x itself takes the new shape (the same memory) and, in
-        a graph, the node of the out-of-place result (PyTorch changes x's metadata in place)."""
+        a graph, the node of the out-of-place result (PyTorch changes x's metadata in place and
+        counts it as a write: its version goes up)."""
         if state.grad_enabled and self.requires_grad and self.grad_fn is None:
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation."
             )
         out = fn(self)
         self._data = out._data
+        self._bump_version()  # (as PyTorch: a node that saved x refuses its new shape)
         self.__dict__.pop("_view_src", None)  # no longer base[index] in that index's shape
         if out.requires_grad:
             self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
@@ -284,6 +286,7 @@ class TensorShape:
             keep = min(n, self._data.size)
             flat[:keep] = self._data.reshape(-1)[:keep]
             self._data = flat.reshape(shape)
+        self._bump_version()
         return self
 
     def expand(self, *sizes):

@@ -50,3 +50,39 @@ def test_exp_in_place_gradient_without_later_writes():
     b.exp_()
     (b * b).sum().backward()  # d/dx exp(3x) = 3 exp(3x)
     np.testing.assert_allclose(x.grad.numpy(), 3 * np.exp(3 * np.array([1.0, 2.0])), rtol=1e-14)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda x: x.unsqueeze_(0),
+        lambda x: x.squeeze_(),
+        lambda x: x.t_(),
+        lambda x: x.transpose_(0, 1),
+        lambda x: x.swapdims_(0, 1),
+        lambda x: x.as_strided_((3,), (2,)),
+    ],
+)
+def test_an_in_place_shape_change_counts_as_a_write(change):
+    # as_strided_ gave the product's gradient at the new elements ([[2, 6, 10], [2, 6, 10]])
+    a = mg.arange(1.0, 7.0).reshape(2, 3).requires_grad_()
+    x = a * 1
+    y = x * x  # Mul keeps x
+    change(x)
+    assert x._version == 1
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_in_place_shape_change_keeps_the_gradient_of_later_uses():
+    a = mg.arange(1.0, 7.0).reshape(2, 3).requires_grad_()
+    x = a * 1
+    x.t_()
+    (x * mg.arange(6.0).reshape(3, 2)).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), np.arange(6.0).reshape(3, 2).T)
+
+
+def test_resize_counts_as_a_write():
+    x = mg.zeros(3)
+    x.resize_(4)
+    assert x._version == 1
