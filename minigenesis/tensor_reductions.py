@@ -24,6 +24,7 @@ from .ops import elementwise as E
 from .ops import reduce as R
 from .ops import shape as S
 from .ops import sorting as SO
+from .ops.round_once import in_float32, is_two_byte_float
 from .promotion import FLOAT_KINDS, binary_op, float_in, need_float
 from .size import norm_dim, plain_int
 
@@ -125,6 +126,8 @@ class TensorReductions:
         return R.Var.apply(self, norm_dim(dim, self.ndim), correction, keepdim)
 
     def std(self, dim=None, unbiased=None, keepdim: bool = False, correction=None):
+        if is_two_byte_float(self):  # the variance of float16 60000s overflows, their std not
+            return in_float32(lambda t: t.std(dim, unbiased, keepdim, correction), self)
         return R.StdSqrt.apply(self.var(dim, unbiased, keepdim, correction))
 
     def _extreme(self, dim, keepdim, all_op, dim_op):

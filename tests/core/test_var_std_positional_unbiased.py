@@ -20,3 +20,15 @@ def test_var_and_std_read_a_positional_bool_as_unbiased(unbiased):
     np.testing.assert_allclose(x.std(unbiased).item(), A.std(ddof=ddof), rtol=1e-14)
     v, m = mg.var_mean(x, unbiased)
     np.testing.assert_allclose([v.item(), m.item()], [A.var(ddof=ddof), A.mean()], rtol=1e-14)
+
+
+def test_half_std_does_not_overflow_through_its_variance():
+    # var = 1.2e9 is inf in float16, the std 34640 is not (float16's nearest: 34656)
+    values = np.array([60000.0, 60000.0, 1.0])
+    x = mg.tensor(values, dtype=mg.float16, requires_grad=True)
+    s = x.std()
+    assert s.item() == float(np.float16(values.std(ddof=1)))
+    (g,) = mg.autograd.grad(s, x)  # (x_i - mean) / ((N - 1) s)
+    want = (values - values.mean()) / (2 * values.std(ddof=1))
+    np.testing.assert_allclose(g.float().numpy(), want, rtol=2e-3)
+    assert mg.std(x, 0, keepdim=True).item() == s.item()
