@@ -186,7 +186,14 @@ class Tensor(
 
     @data.setter
     def data(self, value: Tensor) -> None:
-        self._data = value._data if isinstance(value, Tensor) else value
+        if not isinstance(value, Tensor):  # (PyTorch's words)
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self.requires_grad and value._data.dtype.kind not in "fcV":  # V: bfloat16
+            raise RuntimeError(
+                "data set to a tensor that requires gradients must be floating point or complex "
+                "dtype"
+            )
+        self._data = value._data
 
     @property
     def grad(self) -> Tensor | None:

@@ -86,3 +86,14 @@ def test_resize_counts_as_a_write():
     x = mg.zeros(3)
     x.resize_(4)
     assert x._version == 1
+
+
+def test_data_assignment_refuses_what_pytorch_refuses():
+    x = mg.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="floating point"):
+        x.data = mg.tensor([1, 2])  # an integer tensor cannot hold a gradient
+    with pytest.raises(TypeError, match="has to be a tensor"):
+        x.data = [1.0, 2.0]
+    y = mg.ones(2)
+    y.data = mg.tensor([1, 2])  # without requires_grad, any dtype
+    assert y.dtype == mg.int64 and y.tolist() == [1, 2]
