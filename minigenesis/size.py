@@ -87,14 +87,14 @@ def as_shape(size: tuple, name: str) -> tuple:
     return tuple(shape)
 
 
-def plain_int(value: Any) -> Any:
+def plain_int(value: Any, tensors: bool = True) -> Any:
     """A NumPy integer (np.int64(1), what indexing an array gives) as the Python int it holds,
     as PyTorch takes it wherever an int goes (a dim, k, a size); anything else unchanged, for the
     caller's own check. A 0-d integer tensor too, as PyTorch reads one there (``x.topk(k)``
-    with ``k = mask.sum()``)."""
+    with ``k = mask.sum()``), unless ``tensors`` is False (the caller checks tensors itself)."""
     if isinstance(value, np.integer):
         return int(value)
-    if getattr(value, "ndim", None) == 0 and not isinstance(value, int | float | np.generic):
+    if tensors and getattr(value, "ndim", None) == 0 and not isinstance(value, np.generic):
         try:
             return operator.index(value)  # (a float tensor: TypeError, left to the caller)
         except TypeError:

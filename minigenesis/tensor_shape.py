@@ -240,8 +240,7 @@ class TensorShape:
     # ------------------------------------------------------ in-place shape changes
     def _reshape_inplace(self, fn):
         """``x.unsqueeze_(0)`` and friends: x itself takes the new shape (the same memory) and, in
-        a graph, the node of the out-of-place result (PyTorch changes x's metadata in place and
-        counts it as a write: its version goes up)."""
+        a graph, the node of the out-of-place result (PyTorch changes x's metadata in place)."""
         if state.grad_enabled and self.requires_grad and self.grad_fn is None:
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation."
@@ -357,8 +356,7 @@ class TensorShape:
     def split(self, split_size, dim: int = 0):
         # (PyTorch's method names its first argument split_size, torch.split split_size_or_sections)
         d = norm_dim(dim, self.ndim)[0]
-        n = self.shape[d]
-        split_size = plain_int(split_size)
+        n, split_size = self.shape[d], plain_int(split_size)
         if isinstance(split_size, int):
             step = split_size
             if step < 0 or (step == 0 and n > 0):  # (PyTorch's RuntimeError)
@@ -477,8 +475,7 @@ class TensorShape:
         between the given indices for a list (as Python slicing, so past-the-end is empty)."""
         d = norm_dim(dim, self.ndim)[0]
         n = self.shape[d]
-        spec = indices_or_sections
-        spec = spec if hasattr(spec, "_data") else plain_int(spec)  # (a tensor: checked here)
+        spec = plain_int(indices_or_sections, tensors=False)  # (a tensor is checked here)
         if hasattr(spec, "_data"):  # a tensor: 0-d means sections, 1-d indices
             if spec._data.dtype.name != "int64" or spec.ndim > 1:  # (PyTorch's refusals)
                 raise RuntimeError(
@@ -562,9 +559,8 @@ class TensorShape:
     def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1):
         """A tensor whose diagonals (offset, dim1, dim2) hold the last dim of self:
         out.diagonal(offset, dim1, dim2) == self, zero elsewhere."""
-        offset = plain_int(offset)
+        offset, nd = plain_int(offset), self.ndim + 1
         n = self.shape[-1] + abs(offset)
-        nd = self.ndim + 1
         d1, d2 = norm_dim(dim1, nd)[0], norm_dim(dim2, nd)[0]
         if d1 == d2:
             raise RuntimeError(
