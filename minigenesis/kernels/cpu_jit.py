@@ -45,8 +45,12 @@ def _numba() -> Any:
 
 
 def available() -> bool:
-    """True when compiled CPU kernels run: Numba is installed and MINIGENESIS_NUMBA is not 0."""
-    return os.environ.get("MINIGENESIS_NUMBA", "1") != "0" and _numba() is not None
+    """True when compiled CPU kernels run: Numba is installed, MINIGENESIS_NUMBA is not 0, and
+    Numba compiles (NUMBA_DISABLE_JIT=1, a switch for debugging one's own Numba code, would run
+    the loops as Python, a hundred times slower than the plain NumPy code)."""
+    if os.environ.get("MINIGENESIS_NUMBA", "1") == "0" or (numba := _numba()) is None:
+        return False
+    return not numba.config.DISABLE_JIT
 
 
 class CpuKernel:

@@ -6,6 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from minigenesis.kernels import cpu_jit
+
 # One training step through every compiled loop (BatchNorm2d/1d, LayerNorm, RMSNorm, GELU),
 # printing its loss and input gradient; the float64 oracle is the same step with the loops off.
 _STEP = """
@@ -39,3 +43,12 @@ def test_a_numba_that_fails_to_import_leaves_the_plain_code(tmp_path):
     broken = _run({"MINIGENESIS_NUMBA": "1"}, extra_path=str(tmp_path))
     plain = _run({"MINIGENESIS_NUMBA": "0"})
     assert broken == plain
+
+
+def test_numba_with_its_jit_disabled_leaves_the_plain_code(monkeypatch):
+    numba = pytest.importorskip("numba")
+    monkeypatch.delenv("MINIGENESIS_NUMBA", raising=False)
+    monkeypatch.setattr(numba.config, "DISABLE_JIT", True)
+    assert not cpu_jit.available()  # the loops would run interpreted, ~100x slower
+    monkeypatch.setattr(numba.config, "DISABLE_JIT", False)
+    assert cpu_jit.available()
