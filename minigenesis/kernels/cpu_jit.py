@@ -44,11 +44,16 @@ def _numba() -> Any:
         return None
 
 
+_OFF = {"0", "false", "off", "no"}
+
+
 def available() -> bool:
-    """True when compiled CPU kernels run: Numba is installed, MINIGENESIS_NUMBA is not 0, and
-    Numba compiles (NUMBA_DISABLE_JIT=1, a switch for debugging one's own Numba code, would run
-    the loops as Python, a hundred times slower than the plain NumPy code)."""
-    if os.environ.get("MINIGENESIS_NUMBA", "1") == "0" or (numba := _numba()) is None:
+    """True when compiled CPU kernels run: Numba is installed, MINIGENESIS_NUMBA does not say
+    off (0, false, off, no), and Numba compiles (NUMBA_DISABLE_JIT=1, a switch for debugging
+    one's own Numba code, would run the loops as Python, a hundred times slower than the plain
+    NumPy code)."""
+    switch = os.environ.get("MINIGENESIS_NUMBA", "1").strip().lower()
+    if switch in _OFF or (numba := _numba()) is None:
         return False
     return not numba.config.DISABLE_JIT
 

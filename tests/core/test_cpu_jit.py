@@ -23,8 +23,9 @@ def test_a_compiled_kernel_rounds_as_numpy_does():
     np.testing.assert_array_equal(out, x * np.float32(0.5) + np.float32(1.0))  # no FMA
 
 
-def test_the_environment_switches_compiled_kernels_off(monkeypatch):
-    monkeypatch.setenv("MINIGENESIS_NUMBA", "0")
+@pytest.mark.parametrize("off", ["0", "false", "OFF", "no", " 0 "])
+def test_the_environment_switches_compiled_kernels_off(monkeypatch, off):
+    monkeypatch.setenv("MINIGENESIS_NUMBA", off)
     assert not cpu_jit.available()
 
 
