@@ -518,9 +518,10 @@ def __getattr__(name: str):
 from .top_level import functional_aliases as _functional_aliases  # noqa: E402
 from .top_level import method_forms as _method_forms  # noqa: E402
 from .top_level import names as _names  # noqa: E402
+from .top_level import rnn_cells as _rnn_cells  # noqa: E402
 from .top_level.lowrank import pca_lowrank, svd_lowrank  # noqa: E402, F401
 
-for _module in (_functional_aliases, _names):
+for _module in (_functional_aliases, _names, _rnn_cells):
     globals().update({_n: getattr(_module, _n) for _n in _module.__all__})
 for _n, _fn in _method_forms.all_forms().items():
     globals().setdefault(_n, _fn)

@@ -94,7 +94,7 @@ TORCH_SKIPS = {
     "batch_norm_gather_stats batch_norm_gather_stats_with_counts batch_norm_stats "
     "batch_norm_update_stats native_batch_norm native_channel_shuffle native_dropout "
     "native_group_norm native_layer_norm native_norm grid_sampler grid_sampler_2d "
-    "grid_sampler_3d gru gru_cell lstm lstm_cell rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell "
+    "grid_sampler_3d gru lstm rnn_relu rnn_tanh "
     "conv_tbc embedding_bag embedding_renorm_ norm_except_dim segment_reduce",
     _CSR + "; and aten's sparse internals": "sparse_bsc_tensor sparse_bsr_tensor "
     "sparse_compressed_tensor sparse_csc_tensor sparse_csr_tensor ccol_indices_copy "
@@ -231,7 +231,8 @@ floor_divide fmax fmin fmod frac frac_ frexp frobenius_norm from_dlpack from_num
 full_like gather gcd gcd_ ge ger get_autocast_cpu_dtype get_autocast_dtype get_autocast_gpu_dtype
 get_default_device get_default_dtype get_deterministic_debug_mode get_device
 get_float32_matmul_precision get_num_interop_threads get_num_threads get_rng_state gradient greater
-greater_equal group_norm gt hamming_window hann_window hardshrink heaviside hinge_embedding_loss
+greater_equal group_norm gru_cell gt hamming_window hann_window hardshrink heaviside
+hinge_embedding_loss
 histc histogram histogramdd hsplit hstack hypot i0 i0_ igamma igammac iinfo imag index_add
 index_copy index_fill index_put index_put_ index_reduce index_select inference_mode initial_seed
 inner instance_norm inverse is_anomaly_enabled is_autocast_cpu_enabled is_autocast_enabled
@@ -241,16 +242,18 @@ is_tensor is_warn_always_enabled isclose isfinite isin isinf isnan isneginf ispo
 kaiser_window kl_div kron kthvalue layer_norm layout lcm lcm_ ldexp ldexp_ le lerp less less_equal
 lgamma linspace load log log10 log10_ log1p log1p_ log2 log2_ log_ log_softmax logaddexp logaddexp2
 logcumsumexp logdet logical_and logical_not logical_or logical_xor logit logit_ logspace logsumexp
-lt lu lu_solve lu_unpack manual_seed margin_ranking_loss masked_fill masked_scatter masked_select
-matmul matrix_exp matrix_power max max_pool1d max_pool1d_with_indices max_pool2d max_pool3d maximum
-mean median memory_format meshgrid min minimum mm mode moveaxis movedim msort mul multinomial
-multiply mv mvlgamma nan_to_num nan_to_num_ nanmean nanmedian nanquantile nansum narrow narrow_copy
-ne neg neg_ negative negative_ nextafter no_grad nonzero nonzero_static norm normal not_equal
+lstm_cell lt lu lu_solve lu_unpack manual_seed margin_ranking_loss masked_fill masked_scatter
+masked_select matmul matrix_exp matrix_power max max_pool1d max_pool1d_with_indices max_pool2d
+max_pool3d maximum mean median memory_format meshgrid min minimum mm mode moveaxis movedim msort mul
+multinomial multiply mv mvlgamma nan_to_num nan_to_num_ nanmean nanmedian nanquantile nansum
+narrow narrow_copy ne neg neg_ negative negative_ nextafter no_grad nonzero nonzero_static norm
+normal not_equal
 nuclear_norm numel ones ones_like outer pairwise_distance pca_lowrank pdist permute permute_copy
 pinverse pixel_shuffle pixel_unshuffle poisson poisson_nll_loss polygamma positive pow prelu prod
 promote_types put qr quantile rad2deg rad2deg_ rand rand_like randint randint_like randn randn_like
 randperm range ravel real reciprocal reciprocal_ relu relu_ remainder renorm repeat_interleave
-reshape resize_as_ resolve_conj resolve_neg result_type rms_norm roll rot90 round round_ row_stack
+reshape resize_as_ resolve_conj resolve_neg result_type rms_norm rnn_relu_cell rnn_tanh_cell roll
+rot90 round round_ row_stack
 rrelu rrelu_ rsqrt rsqrt_ rsub save scalar_tensor scatter scatter_add scatter_reduce searchsorted
 seed select select_copy select_scatter selu selu_ set_anomaly_enabled set_default_device
 set_default_dtype set_default_tensor_type set_deterministic_debug_mode set_float32_matmul_precision
@@ -307,8 +310,9 @@ MultiLabelSoftMarginLoss MultiMarginLoss MultiheadAttention NLLLoss PReLU Pairwi
 Parameter ParameterDict ParameterList PixelShuffle PixelUnshuffle PoissonNLLLoss RMSNorm RNN
 RNNBase RNNCell RNNCellBase RReLU ReLU ReLU6 ReflectionPad1d ReflectionPad2d ReflectionPad3d
 ReplicationPad1d ReplicationPad2d ReplicationPad3d SELU Sequential SiLU Sigmoid SmoothL1Loss
-SoftMarginLoss Softmax Softmax2d Softmin Softplus Softshrink Softsign Tanh Tanhshrink Threshold
-Transformer TransformerDecoder TransformerDecoderLayer TransformerEncoder TransformerEncoderLayer
+SoftMarginLoss Softmax Softmax2d Softmin Softplus Softshrink Softsign SyncBatchNorm Tanh
+Tanhshrink Threshold Transformer TransformerDecoder TransformerDecoderLayer TransformerEncoder
+TransformerEncoderLayer
 TripletMarginLoss TripletMarginWithDistanceLoss Unflatten Unfold UninitializedBuffer
 UninitializedParameter Upsample UpsamplingBilinear2d UpsamplingNearest2d ZeroPad1d ZeroPad2d
 ZeroPad3d
