@@ -504,6 +504,8 @@ _LAZY += ("func",)
 _LAZY += ("profiler",)
 # mg.library (torch.library): custom_op, register_fake, register_autograd, opcheck
 _LAZY += ("library",)
+# mg._dynamo (torch._dynamo): config.suppress_errors, disable, reset around mg.compile
+_LAZY += ("_dynamo",)
 
 
 def __getattr__(name: str):
