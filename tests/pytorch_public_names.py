@@ -141,11 +141,8 @@ FUNCTIONAL_SKIPS = {
 }  # fmt: skip
 
 NN_SKIPS = {
-    "deprecated in PyTorch since 0.4": "Container NLLLoss2d",
     "a legacy Lua-Torch layer": "CrossMapLRN2d",
     "multi-GPU and cross-process layers": "DataParallel",
-    "lazy instance norms are not implemented (LazyLinear, LazyConv*, LazyBatchNorm* are)":
-    "LazyInstanceNorm1d LazyInstanceNorm2d LazyInstanceNorm3d",
     "a fused loss PyTorch keeps internal": "LinearCrossEntropyLoss LinearCrossEntropyOptions",
     "a helper of PyTorch's layer constructors": "factory_kwargs",
 }  # fmt: skip
@@ -296,24 +293,23 @@ NN_NAMES = _names("""
 AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveAvgPool3d AdaptiveLogSoftmaxWithLoss AdaptiveMaxPool1d
 AdaptiveMaxPool2d AdaptiveMaxPool3d AlphaDropout AvgPool1d AvgPool2d AvgPool3d BCELoss
 BCEWithLogitsLoss BatchNorm1d BatchNorm2d BatchNorm3d Bilinear Buffer CELU CTCLoss ChannelShuffle
-CircularPad1d CircularPad2d CircularPad3d ConstantPad1d ConstantPad2d ConstantPad3d Conv1d Conv2d
-Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d CosineEmbeddingLoss CosineSimilarity
+CircularPad1d CircularPad2d CircularPad3d ConstantPad1d ConstantPad2d ConstantPad3d Container Conv1d
+Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d CosineEmbeddingLoss CosineSimilarity
 CrossEntropyLoss Dropout Dropout1d Dropout2d Dropout3d ELU Embedding EmbeddingBag
 FeatureAlphaDropout Flatten Fold FractionalMaxPool2d FractionalMaxPool3d GELU GLU GRU GRUCell
 GaussianNLLLoss GroupNorm Hardshrink Hardsigmoid Hardswish Hardtanh HingeEmbeddingLoss HuberLoss
 Identity InstanceNorm1d InstanceNorm2d InstanceNorm3d KLDivLoss L1Loss LPPool1d LPPool2d LPPool3d
 LSTM LSTMCell LayerNorm LazyBatchNorm1d LazyBatchNorm2d LazyBatchNorm3d LazyConv1d LazyConv2d
-LazyConv3d LazyConvTranspose1d LazyConvTranspose2d LazyConvTranspose3d LazyLinear LeakyReLU Linear
-LocalResponseNorm LogSigmoid LogSoftmax MSELoss MarginRankingLoss MaxPool1d MaxPool2d MaxPool3d
-MaxUnpool1d MaxUnpool2d MaxUnpool3d Mish Module ModuleDict ModuleList MultiLabelMarginLoss
-MultiLabelSoftMarginLoss MultiMarginLoss MultiheadAttention NLLLoss PReLU PairwiseDistance
-Parameter ParameterDict ParameterList PixelShuffle PixelUnshuffle PoissonNLLLoss RMSNorm RNN
-RNNBase RNNCell RNNCellBase RReLU ReLU ReLU6 ReflectionPad1d ReflectionPad2d ReflectionPad3d
-ReplicationPad1d ReplicationPad2d ReplicationPad3d SELU Sequential SiLU Sigmoid SmoothL1Loss
-SoftMarginLoss Softmax Softmax2d Softmin Softplus Softshrink Softsign SyncBatchNorm Tanh
-Tanhshrink Threshold Transformer TransformerDecoder TransformerDecoderLayer TransformerEncoder
-TransformerEncoderLayer
-TripletMarginLoss TripletMarginWithDistanceLoss Unflatten Unfold UninitializedBuffer
-UninitializedParameter Upsample UpsamplingBilinear2d UpsamplingNearest2d ZeroPad1d ZeroPad2d
-ZeroPad3d
+LazyConv3d LazyConvTranspose1d LazyConvTranspose2d LazyConvTranspose3d LazyInstanceNorm1d
+LazyInstanceNorm2d LazyInstanceNorm3d LazyLinear LeakyReLU Linear LocalResponseNorm LogSigmoid
+LogSoftmax MSELoss MarginRankingLoss MaxPool1d MaxPool2d MaxPool3d MaxUnpool1d MaxUnpool2d
+MaxUnpool3d Mish Module ModuleDict ModuleList MultiLabelMarginLoss MultiLabelSoftMarginLoss
+MultiMarginLoss MultiheadAttention NLLLoss NLLLoss2d PReLU PairwiseDistance Parameter ParameterDict
+ParameterList PixelShuffle PixelUnshuffle PoissonNLLLoss RMSNorm RNN RNNBase RNNCell RNNCellBase
+RReLU ReLU ReLU6 ReflectionPad1d ReflectionPad2d ReflectionPad3d ReplicationPad1d ReplicationPad2d
+ReplicationPad3d SELU Sequential SiLU Sigmoid SmoothL1Loss SoftMarginLoss Softmax Softmax2d Softmin
+Softplus Softshrink Softsign SyncBatchNorm Tanh Tanhshrink Threshold Transformer TransformerDecoder
+TransformerDecoderLayer TransformerEncoder TransformerEncoderLayer TripletMarginLoss
+TripletMarginWithDistanceLoss Unflatten Unfold UninitializedBuffer UninitializedParameter Upsample
+UpsamplingBilinear2d UpsamplingNearest2d ZeroPad1d ZeroPad2d ZeroPad3d
 """)

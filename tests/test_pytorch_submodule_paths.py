@@ -156,13 +156,9 @@ MISSING_PATHS = {
 }
 
 # Reviewed: names of a present path that minigenesis does not have
-_LAZY = "lazy instance norms are not implemented (LazyLinear, LazyConv*, LazyBatchNorm* are)"
 _FUNCTIONAL_OPTIM = "the functional optimizer forms (torch.optim.adam.adam ...) are not public API"
 MISSING_NAMES = {
-    ("torch.nn.modules.container", "Container"): "deprecated in PyTorch since 0.4",
-    **{("torch.nn.modules.instancenorm", f"LazyInstanceNorm{k}d"): _LAZY for k in "123"},
-    **{("torch.nn.modules.loss", n): "this loss is not implemented" for n in (
-        "LinearCrossEntropyLoss", "NLLLoss2d")},
+    ("torch.nn.modules.loss", "LinearCrossEntropyLoss"): "this loss is not implemented",
     **{("torch.nn.modules.module", f"register_module_{h}"): "global module hooks are not "
        "implemented" for h in (
         "backward_hook", "buffer_registration_hook", "full_backward_hook",

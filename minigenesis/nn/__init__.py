@@ -96,11 +96,15 @@ from .lazy import (  # noqa: E402,F401
     LazyConvTranspose1d,
     LazyConvTranspose2d,
     LazyConvTranspose3d,
+    LazyInstanceNorm1d,
+    LazyInstanceNorm2d,
+    LazyInstanceNorm3d,
     LazyLinear,
     UninitializedBuffer,
     UninitializedParameter,
 )
 from .parameter import Buffer  # noqa: E402,F401
+from .deprecated_layers import Container, NLLLoss2d  # noqa: E402,F401
 from .pooling3d import AdaptiveAvgPool3d, AdaptiveMaxPool3d  # noqa: E402,F401
 from .fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402,F401
 from .pooling3d import AvgPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: E402,F401

@@ -21,6 +21,7 @@ from ..creation import empty
 from .conv import Conv1d, Conv2d
 from .conv3d import Conv3d, ConvTranspose3d
 from .conv_variants import ConvTranspose1d, ConvTranspose2d
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .linear import Linear
 from .module import Module
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d
@@ -296,3 +297,30 @@ LazyBatchNorm3d = _lazy_class(
     BatchNorm3d, "BatchNorm3d with num_features read off the first input's dim 1.", None,
     _num_features,
 )  # fmt: skip
+
+
+def _lazy_instance_norm(base: type) -> type:
+    """Lazy<base> with PyTorch's defaults for the lazy instance norms, which differ from the
+    eager ones': ``affine=True`` and ``track_running_stats=True``. num_features is the first
+    input's dim 1, batched or not (as in PyTorch, where an unbatched input with affine=True
+    then fails the size check)."""
+    lazy = _lazy_class(base, "", None, _num_features)
+
+    def __init__(
+        self: Any, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+        track_running_stats: bool = True, device: Any = None, dtype: Any = None,
+    ) -> None:  # fmt: skip
+        lazy.__init__(
+            self, eps=eps, momentum=momentum, affine=affine,
+            track_running_stats=track_running_stats, device=device, dtype=dtype,
+        )  # fmt: skip
+
+    doc = f"{base.__name__} with num_features read off the first input's dim 1."
+    cls = type(lazy.__name__, (lazy,), {"__init__": __init__, "__doc__": doc})
+    cls.__module__ = __name__
+    return cls
+
+
+LazyInstanceNorm1d = _lazy_instance_norm(InstanceNorm1d)
+LazyInstanceNorm2d = _lazy_instance_norm(InstanceNorm2d)
+LazyInstanceNorm3d = _lazy_instance_norm(InstanceNorm3d)

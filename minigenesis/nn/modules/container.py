@@ -7,5 +7,6 @@ from ..containers import (
     ParameterList,
     Sequential,
 )  # noqa: F401
+from ..deprecated_layers import Container  # noqa: F401
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]

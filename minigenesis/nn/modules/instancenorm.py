@@ -6,5 +6,9 @@ from ..instancenorm import (
     InstanceNorm3d,
     _InstanceNorm,
 )  # noqa: F401
+from ..lazy import LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d  # noqa: F401
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "_InstanceNorm"]
+__all__ = [
+    "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "_InstanceNorm", "LazyInstanceNorm1d",
+    "LazyInstanceNorm2d", "LazyInstanceNorm3d",
+]  # fmt: skip

@@ -1,5 +1,6 @@
 """PyTorch's ``torch.nn.modules.loss``: the same classes as ``mg.nn``'s own files."""
 
+from ..deprecated_layers import NLLLoss2d  # noqa: F401
 from ..likelihood_losses import CTCLoss, GaussianNLLLoss, PoissonNLLLoss  # noqa: F401
 from ..loss import (
     BCELoss,
@@ -31,6 +32,7 @@ __all__ = [
     "_WeightedLoss",
     "CrossEntropyLoss",
     "NLLLoss",
+    "NLLLoss2d",
     "MSELoss",
     "L1Loss",
     "BCELoss",
