@@ -40,6 +40,7 @@ from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
+from .wishart import Wishart
 from .normal import Normal
 from .multinomial import Multinomial
 from .negative_binomial import NegativeBinomial
@@ -115,6 +116,7 @@ __all__ = [
     "MixtureSameFamily",
     "Multinomial",
     "MultivariateNormal",
+    "Wishart",
     "NegativeBinomial",
     "Normal",
     "OneHotCategorical",
