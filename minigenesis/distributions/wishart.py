@@ -47,12 +47,16 @@ class Wishart(Distribution):
     """Wishart over p x p matrices with ``df`` degrees of freedom; give exactly one of
     ``covariance_matrix`` (V), ``precision_matrix`` (V^-1) or ``scale_tril`` (L)."""
 
-    arg_constraints = {
-        "covariance_matrix": constraints.positive_definite,
-        "precision_matrix": constraints.positive_definite,
-        "scale_tril": constraints.lower_cholesky,
-        "df": constraints.greater_than(0),
-    }
+    @property
+    def arg_constraints(self) -> dict[str, constraints.Constraint]:  # type: ignore[override]
+        """As PyTorch's: df > p - 1 depends on the event shape, so the table is per instance."""
+        return {
+            "covariance_matrix": constraints.positive_definite,
+            "precision_matrix": constraints.positive_definite,
+            "scale_tril": constraints.lower_cholesky,
+            "df": constraints.greater_than(self._event_shape[-1] - 1),
+        }
+
     support = constraints.positive_definite
     has_rsample = True
 

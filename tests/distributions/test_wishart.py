@@ -59,6 +59,7 @@ def test_log_prob_and_entropy_match_the_closed_forms_in_each_parametrization(par
     }[param]  # fmt: skip
     d = Wishart(mg.tensor(5.5, dtype=mg.float64), **{param: mg.tensor(given)})
     assert d.batch_shape == () and d.event_shape == (3, 3)
+    assert d.arg_constraints["df"].lower_bound == 2  # df > p - 1
     np.testing.assert_allclose(d.log_prob(mg.tensor(x)).item(), _log_pdf(x, 5.5, v), rtol=1e-10)
     np.testing.assert_allclose(d.entropy().item(), _entropy(5.5, v), rtol=1e-8)
     np.testing.assert_allclose(d.covariance_matrix.numpy(), v, rtol=1e-10, atol=1e-12)
