@@ -263,6 +263,9 @@ def draw(kind: str, shape: tuple, dtype: Any, xp: Any, generator=None, *params) 
     elif kind == "poisson":
         (rate,) = params
         out = gen.poisson(rate, shape)
+    elif kind == "binomial":
+        count, p = params
+        out = gen.binomial(count.astype(np.int64), p.astype(np.float64), shape)
     elif kind == "integers":
         lo, hi = params
         out = gen.integers(lo, hi, shape, dtype=np.int64)

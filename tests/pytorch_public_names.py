@@ -125,7 +125,6 @@ TORCH_SKIPS = {
     "prepare_multiprocessing_environment profiler_allow_cudagraph_cupti_lazy_reinit_cuda12 "
     "thread_safe_generator is_anomaly_check_nan_enabled is_distributed hash_tensor "
     "slice_inverse",
-    "binomial draws: torch.distributions.Binomial is the way to sample them here": "binomial",
 }  # fmt: skip
 
 FUNCTIONAL_SKIPS = {
@@ -210,9 +209,10 @@ arctan2 arctan_ arctanh arctanh_ are_deterministic_algorithms_enabled argmax arg
 argwhere as_strided as_strided_ as_strided_copy as_strided_scatter as_tensor asarray
 asin asin_ asinh asinh_
 atan atan2 atan_ atanh atanh_ atleast_1d atleast_2d atleast_3d autocast avg_pool1d baddbmm
-bartlett_window batch_norm bernoulli bilinear binary_cross_entropy_with_logits bincount bitwise_and
-bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift bitwise_xor blackman_window
-block_diag bmm broadcast_shapes broadcast_tensors broadcast_to bucketize can_cast cartesian_prod
+bartlett_window batch_norm bernoulli bilinear binary_cross_entropy_with_logits binomial bincount
+bitwise_and bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift bitwise_xor
+blackman_window block_diag bmm broadcast_shapes broadcast_tensors broadcast_to bucketize
+can_cast cartesian_prod
 cat cdist ceil ceil_ celu celu_ chain_matmul channel_shuffle cholesky cholesky_inverse
 cholesky_solve chunk clamp clamp_ clamp_max clamp_max_ clamp_min clamp_min_ clip clip_ clone
 column_stack combinations compile concat concatenate conj conj_physical conj_physical_

@@ -51,6 +51,17 @@ def poisson(rates, generator=None):
     return Sample.apply(sample, rates)
 
 
+def binomial(count, probs, generator=None):
+    """One Binomial(count, probs) draw per element (the two broadcast), in probs' dtype."""
+
+    def sample(n, p):
+        xp = get_array_module(p)
+        shape = np.broadcast_shapes(n.shape, p.shape)
+        return draw("binomial", shape, p.dtype, xp, generator, n, p)
+
+    return Sample.apply(sample, count, probs)
+
+
 def normal(mean, std, shape: tuple, dtype, generator=None):
     """mean + std * N(0, 1), broadcast to ``shape``; mean and std are arrays or numbers (only the
     tensors among them are recorded as parameters)."""

@@ -1,8 +1,8 @@
 """Stand-alone ``torch.*`` functions: ``asarray``, the deprecated end-inclusive ``range``,
 ``scalar_tensor``, ``unravel_index``, the window functions (Hann, Hamming, Blackman, Bartlett,
-Kaiser), ``chain_matmul``, ``nuclear_norm`` / ``frobenius_norm``, ``lu_unpack``, ``can_cast``,
-``typename``, ``frombuffer``, DLPack exchange, ``empty_permuted``, ``nonzero_static``,
-``histogramdd``, and the process-wide switches PyTorch keeps at top level
+Kaiser), ``binomial`` draws, ``chain_matmul``, ``nuclear_norm`` / ``frobenius_norm``,
+``lu_unpack``, ``can_cast``, ``typename``, ``frombuffer``, DLPack exchange, ``empty_permuted``,
+``nonzero_static``, ``histogramdd``, and the process-wide switches PyTorch keeps at top level
 (``set_default_tensor_type``, ``set_flush_denormal``, ``set_warn_always``, anomaly detection,
 autocast's getters)."""
 
@@ -19,6 +19,7 @@ from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..creation import empty, from_numpy, tensor
 from ..functions import as_tensor
+from ..ops import sampling
 from ..tensor_memory import TypedStorage, UntypedStorage
 
 __all__ = [
@@ -28,7 +29,7 @@ __all__ = [
     "to_dlpack", "empty_permuted", "real", "imag", "histogramdd", "is_storage",
     "set_default_tensor_type", "set_flush_denormal", "set_warn_always", "is_warn_always_enabled",
     "is_anomaly_enabled", "set_anomaly_enabled", "is_autocast_cpu_enabled",
-    "get_autocast_cpu_dtype", "get_autocast_gpu_dtype",
+    "get_autocast_cpu_dtype", "get_autocast_gpu_dtype", "binomial",
 ]  # fmt: skip
 
 _builtin_range = range
@@ -102,6 +103,28 @@ def unravel_index(indices: Any, shape: Any) -> tuple:
         coords.append(rest % size)
         rest = rest // size
     return tuple(from_numpy(np.asarray(c)) for c in reversed(coords))
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
+    """One Binomial(count, prob) draw per element (count and prob broadcast): the number of
+    successes in ``count`` trials of probability ``prob``, P(k) = C(count, k) prob^k
+    (1 - prob)^(count - k), as a float tensor of count's dtype. PyTorch leaves counts < 0 and
+    probabilities outside [0, 1] unchecked (its draws there are meaningless); here they raise."""
+    for name, t in (("count", count), ("prob", prob)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"binomial(): argument '{name}' must be Tensor, not {type(t).__name__}")
+    if not count.dtype.is_floating_point:
+        raise ValueError(
+            f"binomial only supports floating-point dtypes for count, got: {count.dtype.name}"
+        )
+    if prob.dtype != count.dtype:
+        raise RuntimeError(f"Found dtype {prob.dtype.name} but expected {count.dtype.name}")
+    n, p = count._data, prob._data
+    if n.size and not bool((n >= 0).all()):
+        raise ValueError("binomial: count must be non-negative")
+    if p.size and not bool(((p >= 0) & (p <= 1)).all()):
+        raise ValueError("binomial: prob must lie in [0, 1]")
+    return sampling.binomial(count, prob, generator)
 
 
 # ---------------------------------------------------------------------- windows
