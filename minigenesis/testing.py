@@ -20,6 +20,7 @@ item by item, and a failure names the item. NaN never equals NaN unless ``equal_
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,7 +28,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._tensor import Tensor
-from .creation import empty, from_numpy, randint
+from .creation import empty, from_numpy, randint, tensor
 from .tensor_math import integers_close
 
 # dtype -> (rtol, atol), PyTorch's defaults
@@ -38,7 +39,7 @@ _TOLERANCES = {
     _dt.float64: (1e-7, 1e-7),
 }
 
-__all__ = ["assert_close", "make_tensor"]
+__all__ = ["assert_allclose", "assert_close", "make_tensor"]
 
 
 def _tolerances(dtype: Any, rtol: float | None, atol: float | None) -> tuple[float, float]:
@@ -255,3 +256,38 @@ def make_tensor(
     else:
         t = randint(int(low), int(high), shape, dtype=dtype, device=device)
     return t.requires_grad_(requires_grad)
+
+
+# assert_allclose's own (looser) defaults, {dtype name: (rtol, atol)}
+_ALLCLOSE_TOLERANCES = {"float16": (1e-3, 1e-3), "float32": (1e-4, 1e-5), "float64": (1e-5, 1e-8)}
+
+
+def assert_allclose(
+    actual: Any,
+    expected: Any,
+    rtol: float | None = None,
+    atol: float | None = None,
+    equal_nan: bool = True,
+    msg: str = "",
+) -> None:
+    """The deprecated forerunner of ``assert_close`` (a FutureWarning), which old tests still
+    call: non-tensors become tensors (``expected`` in ``actual``'s dtype), NaNs compare equal, the
+    dtypes may differ, and the default tolerances are the loosest of the two dtypes' from its own
+    table (float16 1e-3/1e-3, float32 1e-4/1e-5, float64 1e-5/1e-8; others exact)."""
+    warnings.warn(
+        "`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a "
+        "future release. Please use `torch.testing.assert_close()` instead.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    if not isinstance(actual, Tensor):
+        actual = tensor(actual)
+    if not isinstance(expected, Tensor):
+        expected = tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        pairs = [_ALLCLOSE_TOLERANCES.get(t.dtype.name, (0.0, 0.0)) for t in (actual, expected)]
+        rtol, atol = max(r for r, _ in pairs), max(a for _, a in pairs)
+    assert_close(
+        actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=True,
+        check_dtype=False, check_stride=False, msg=msg or None,
+    )  # fmt: skip
