@@ -30,15 +30,19 @@ __all__ = [
     "is_dependent",
     "less_than",
     "lower_cholesky",
+    "lower_triangular",
     "nonnegative",
     "nonnegative_integer",
     "one_hot",
     "positive",
     "positive_definite",
+    "positive_semidefinite",
     "positive_integer",
     "real",
     "real_vector",
     "simplex",
+    "square",
+    "symmetric",
     "unit_interval",
 ]
 
@@ -226,6 +230,53 @@ class _PositiveDefinite(Constraint):
         return value.new_tensor(symmetric & positive).bool()
 
 
+def _float64(value) -> np.ndarray:
+    """The matrix values read once as float64 NumPy: a check, no gradient flows through it."""
+    return to_numpy(value.detach()._data).astype(np.float64)
+
+
+class _Square(Constraint):
+    """Matrices with as many rows as columns (one answer per matrix of the batch)."""
+
+    event_dim = 2
+
+    def check(self, value):
+        square = value.shape[-2] == value.shape[-1]
+        return value.new_tensor(np.full(tuple(value.shape[:-2]), square)).bool()
+
+
+class _Symmetric(_Square):
+    """Square matrices equal to their transpose (to within 1e-6, as PyTorch checks)."""
+
+    def check(self, value):
+        square = super().check(value)
+        if not bool(square.all()):
+            return square
+        m = _float64(value)
+        return value.new_tensor(
+            np.isclose(m, np.swapaxes(m, -1, -2), atol=1e-6).all((-1, -2))
+        ).bool()
+
+
+class _PositiveSemidefinite(_Symmetric):
+    """Symmetric matrices whose eigenvalues are all >= 0."""
+
+    def check(self, value):
+        symmetric = super().check(value)
+        if not bool(symmetric.all()):
+            return symmetric
+        return value.new_tensor(np.linalg.eigvalsh(_float64(value)).min(-1) >= 0).bool()
+
+
+class _LowerTriangular(Constraint):
+    """Square matrices whose entries above the diagonal are 0."""
+
+    event_dim = 2
+
+    def check(self, value):
+        return (value.tril() == value).all(-1).all(-1)
+
+
 class _IndependentConstraint(Constraint):
     """``base`` applied elementwise and reduced over ``reinterpreted_batch_ndims`` more
     rightmost dimensions (the constraint of an Independent distribution's support)."""
@@ -273,4 +324,8 @@ one_hot = _OneHot()
 lower_cholesky = _LowerCholesky()
 corr_cholesky = _CorrCholesky()
 positive_definite = _PositiveDefinite()
+positive_semidefinite = _PositiveSemidefinite()
+square = _Square()
+symmetric = _Symmetric()
+lower_triangular = _LowerTriangular()
 independent = _IndependentConstraint
