@@ -85,4 +85,17 @@ class disable_saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
         state.saved_tensors_hooks_disabled = self._prev.pop()
 
 
-__all__ = ["disable_saved_tensors_hooks", "save_on_cpu", "saved_tensors_hooks"]
+__all__ = [
+    "disable_saved_tensors_hooks", "increment_version", "save_on_cpu", "saved_tensors_hooks",
+]  # fmt: skip
+
+
+def increment_version(tensor: Any) -> None:
+    """Record an in-place write autograd did not see (a kernel that wrote through
+    ``data_ptr()``, a NumPy view of ``t.numpy()``): bump the version counter of ``tensor`` (or of
+    each tensor of an iterable), so a backward that saved it before the write raises instead of
+    using the changed values. Inference tensors have no counter and are left alone."""
+    tensors = (tensor,) if hasattr(tensor, "_bump_version") else tensor
+    for t in tensors:
+        if not t.is_inference():
+            t._bump_version()
