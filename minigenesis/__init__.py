@@ -527,6 +527,14 @@ for _module in (_functional_aliases, _names, _rnn_cells):
     globals().update({_n: getattr(_module, _n) for _n in _module.__all__})
 for _n, _fn in _method_forms.all_forms().items():
     globals().setdefault(_n, _fn)
+
+from .input_keyword import accepts_input as _accepts_input  # noqa: E402
+from .input_keyword import torch_first_name as _torch_first_name  # noqa: E402
+
+# mg.add(input=x, other=y), mg.sum(input=x, dim=1) ...: PyTorch's name for the first argument
+for _n, _fn in list(globals().items()):
+    if not _n.startswith("_") and (_keyword := _torch_first_name(_n, _fn)) is not None:
+        globals()[_n] = _accepts_input(_fn, _keyword)
 from .dtypes import DType as dtype  # noqa: E402  (isinstance(x, torch.dtype))
 from .sparse_coo import _Layout as layout  # noqa: E402  (isinstance(x, torch.layout))
 from .amp import GradScaler  # noqa: E402  (torch.GradScaler is torch.amp.GradScaler)

@@ -1,0 +1,63 @@
+"""PyTorch's ``input=`` keyword for the ``mg.*`` functions whose first parameter has a shorter
+name in this code (``x``, ``a`` or ``t``): ``torch.add(input=x, other=y)``,
+``torch.sum(input=x, dim=1)``, ``torch.clamp(input=x, min=0)``.
+
+PyTorch names the tensor an op reads ``input`` in every ``torch.*`` function, and its argument
+parser takes it by keyword like any other parameter. Here the functions are written with ``x``
+(the name the math uses), so ``accepts_input(fn)`` wraps each one whose first parameter is so
+named; ``__init__.py`` applies it to the package's functions. A call that gives the first
+argument twice (``mg.add(x, input=y)``) is refused, as Python refuses it for a plain function,
+instead of shifting every positional argument one place to the right.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+# the names this code gives the tensor PyTorch calls ``input``
+INPUT_SPELLINGS = frozenset({"x", "a", "t"})
+# functions whose first parameter PyTorch names otherwise: its own name, or None where PyTorch
+# uses this code's name too (torch.vander(x=...), torch.tensordot(a=..., b=...)) or takes the
+# argument by position only (torch.is_tensor)
+FIRST_NAMES: dict[str, str | None] = {
+    "split": "tensor", "vander": None, "tensordot": None, "promote_types": None,
+    "is_tensor": None, "set_default_tensor_type": None, "get_array_module": None,
+}  # fmt: skip
+
+
+def first_parameter(fn: Callable[..., Any]) -> str | None:
+    """The name of ``fn``'s first positional parameter, looking through ``functools.wraps``
+    wrappers (``out=``, ``axis=``); None for a function without one (``def f(*args)``) or
+    without Python code (a class, a builtin)."""
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    if code is None or code.co_argcount == 0:
+        return None
+    return code.co_varnames[0]
+
+
+def accepts_input(fn: Callable[..., Any], keyword: str = "input") -> Callable[..., Any]:
+    """``fn`` that also takes its first argument as ``keyword=`` (PyTorch's name for it)."""
+    first = first_parameter(fn)
+    name = getattr(fn, "__name__", "function")
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if kwargs and keyword in kwargs:
+            if args or first in kwargs:
+                raise TypeError(f"{name}() got multiple values for argument '{keyword}'")
+            args = (kwargs.pop(keyword),)
+        return fn(*args, **kwargs)
+
+    return call
+
+
+def torch_first_name(name: str, fn: Any) -> str | None:
+    """PyTorch's keyword for the first argument of the package's function ``name`` where this
+    code names that parameter otherwise (``input``, or ``FIRST_NAMES``'s entry); None where
+    ``fn`` already takes PyTorch's keyword (or is no function)."""
+    if not callable(fn) or isinstance(fn, type) or first_parameter(fn) not in INPUT_SPELLINGS:
+        return None
+    return FIRST_NAMES.get(name, "input")

@@ -1,0 +1,75 @@
+"""PyTorch's keyword names for the arguments of ``mg.*`` functions and Tensor methods
+(``torch.add(input=x, other=y)``, ``torch.sum(input=x, dim=1)``, ``x.expand(size=...)``): each
+call in PyTorch's keyword form gives NumPy's result, and a first argument given twice is refused
+instead of shifting the others."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+
+A = np.array([[0.5, -1.5, 2.0], [3.0, -0.25, 1.0]])
+I = np.array([[2], [0]])
+
+
+def _t(a: np.ndarray) -> mg.Tensor:
+    return mg.tensor(a)
+
+
+@pytest.mark.parametrize(
+    "call, expected",
+    [
+        (lambda: mg.add(input=_t(A), other=_t(A), alpha=2), A + 2 * A),
+        (lambda: mg.sub(input=_t(A), other=_t(A * 3)), A - 3 * A),
+        (lambda: mg.mul(input=_t(A), other=2.0), A * 2),
+        (lambda: mg.div(input=_t(A), other=2.0, rounding_mode="floor"), np.floor(A / 2)),
+        (lambda: mg.sum(input=_t(A), dim=1), A.sum(1)),
+        (lambda: mg.mean(input=_t(A), dim=0, keepdim=True), A.mean(0, keepdims=True)),
+        (lambda: mg.var(input=_t(A), dim=1), A.var(1, ddof=1)),
+        (lambda: mg.std(input=_t(A), dim=1, correction=0), A.std(1)),
+        (lambda: mg.prod(input=_t(A), dim=1), A.prod(1)),
+        (lambda: mg.cumsum(input=_t(A), dim=1), A.cumsum(1)),
+        (lambda: mg.clamp(input=_t(A), min=0.0), np.maximum(A, 0.0)),
+        (lambda: mg.clamp(input=_t(A), max=1.0), np.minimum(A, 1.0)),
+        (lambda: mg.pow(input=_t(A), exponent=2), A**2),
+        (lambda: mg.argmax(input=_t(A), dim=1), A.argmax(1)),
+        (lambda: mg.transpose(input=_t(A), dim0=0, dim1=1), A.T),
+        (lambda: mg.unsqueeze(input=_t(A), dim=-1), A[..., None]),
+        (lambda: mg.flip(input=_t(A), dims=[1]), A[:, ::-1]),
+        (lambda: mg.tril(input=_t(A), diagonal=1), np.tril(A, 1)),
+        (lambda: mg.softmax(input=_t(A), dim=1), np.exp(A) / np.exp(A).sum(1, keepdims=True)),
+        (lambda: mg.mm(input=_t(A), mat2=_t(A.T)), A @ A.T),
+        (lambda: mg.narrow(input=_t(A), dim=1, start=1, length=2), A[:, 1:3]),
+        (lambda: mg.gather(input=_t(A), dim=1, index=mg.tensor(I)), np.take_along_axis(A, I, 1)),
+        (lambda: mg.zeros_like(input=_t(A), dtype=mg.float64), np.zeros_like(A)),
+    ],
+)  # fmt: skip
+def test_functions_take_their_first_argument_as_input_keyword(call, expected) -> None:
+    result = call()
+    np.testing.assert_allclose(result.numpy(), expected, rtol=1e-6)
+    assert result.shape == expected.shape
+
+
+def test_input_keyword_with_a_positional_first_argument_is_refused() -> None:
+    x, y = _t(A), _t(A * 2)
+    # read as add(x, y) with another first argument, it would silently return y + x's shift
+    with pytest.raises(TypeError, match="multiple values for argument 'input'"):
+        mg.sub(x, input=y)
+    with pytest.raises(TypeError, match="multiple values"):
+        mg.clamp(x, input=y, min=0)
+
+
+def test_max_and_sort_by_input_keyword_return_named_results() -> None:
+    values, indices = mg.max(input=_t(A), dim=1)
+    np.testing.assert_array_equal(values.numpy(), A.max(1))
+    np.testing.assert_array_equal(indices.numpy(), A.argmax(1))
+    s = mg.sort(input=_t(A), dim=1, descending=True)
+    np.testing.assert_array_equal(s.values.numpy(), -np.sort(-A, 1))
+
+
+def test_split_takes_pytorchs_tensor_keyword() -> None:
+    first, second = mg.split(tensor=_t(A), split_size_or_sections=[1, 2], dim=1)
+    np.testing.assert_array_equal(first.numpy(), A[:, :1])
+    np.testing.assert_array_equal(second.numpy(), A[:, 1:])
