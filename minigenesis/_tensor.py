@@ -454,8 +454,8 @@ class Tensor(
         """The nonzero entries as a sparse COO tensor (gradients flow back to self)."""
         return dense_to_sparse(self, sparse_dim)
 
-    def to_dense(self) -> Tensor:
-        return self
+    def to_dense(self, dtype: Any = None, *, masked_grad: bool | None = None) -> Tensor:
+        return self if dtype is None else self.to(dtype)  # a strided tensor is dense already
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other_tensor)``; returns self

@@ -61,3 +61,14 @@ def torch_first_name(name: str, fn: Any) -> str | None:
     if not callable(fn) or isinstance(fn, type) or first_parameter(fn) not in INPUT_SPELLINGS:
         return None
     return FIRST_NAMES.get(name, "input")
+
+
+def sizes_or_keyword(name: str, given: tuple, keyword: Any, keyword_name: str) -> tuple:
+    """The sizes (or dims) of a method that takes them one by one, as one sequence, or by
+    PyTorch's keyword: ``x.expand(2, 3)``, ``x.expand((2, 3))``, ``x.expand(size=(2, 3))``.
+    ``given``: the positional ones; ``keyword``: the keyword's value (None when not given)."""
+    if keyword is not None:
+        if given:
+            raise TypeError(f"{name}() got multiple values for argument '{keyword_name}'")
+        given = (keyword,)
+    return given[0] if len(given) == 1 and isinstance(given[0], (tuple, list)) else given

@@ -18,6 +18,7 @@ from typing import Any
 
 from . import return_types
 from .autograd.tensor_base import TensorBase
+from .input_keyword import sizes_or_keyword
 from .memory_format import contiguous_format
 from .ops import linalg as L
 from .ops import lu as LU
@@ -211,10 +212,11 @@ class TensorAliases:
         return self.transpose(-2, -1)
 
     # ------------------------------------------------------------------ shapes
-    def sum_to_size(self, *size: Any) -> Any:
+    def sum_to_size(self, *sizes: Any, size: Any = None) -> Any:
         """Sum self down to ``size``, a shape self broadcasts from (the reverse of expand):
-        the leading extra dims are summed away, dims where ``size`` has 1 summed with keepdim."""
-        target = _sizes(size)
+        the leading extra dims are summed away, dims where ``size`` has 1 summed with keepdim.
+        The size given dim by dim, as a sequence, or as PyTorch's keyword ``size=``."""
+        target = _sizes(sizes_or_keyword("sum_to_size", sizes, size, "size"))
         shape = tuple(self.shape)
         lead = len(shape) - len(target)
         if lead < 0 or any(t not in (1, s) for t, s in zip(target, shape[lead:])):

@@ -298,7 +298,11 @@ class TensorMath:
             _refuse_bool_sub()
         return self - alpha_scaled(self, other, alpha)
 
-    pow = _method(__pow__, "pow")
+    _pow = _method(__pow__, "pow")
+
+    def pow(self, exponent):
+        """self ** exponent (PyTorch's keyword: ``x.pow(exponent=2)``)."""
+        return self._pow(exponent)
 
     # ----------------------------------------------------------------------------------- unary math
     def exp(self):

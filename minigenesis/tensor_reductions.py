@@ -207,8 +207,11 @@ class TensorReductions:
         """log(sum(exp(x))) over ``dim``, which PyTorch requires (no whole-tensor default)."""
         return R.LogSumExp.apply(float_in(self), norm_dim(dim, self.ndim), keepdim)
 
-    def norm(self, p="fro", dim=None, keepdim: bool = False):
-        """The p-norm (sum |x|^p)^(1/p); p=inf is max |x|; "fro" and 2 are the Euclidean norm."""
+    def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None):
+        """The p-norm (sum |x|^p)^(1/p); p=inf is max |x|; "fro" and 2 are the Euclidean norm.
+        ``dtype``: the values are cast to it first, so the norm is computed in it."""
+        if dtype is not None:
+            self = self.to(dtype)
         need_float(self, "norm")
         if p == "nuc":  # the sum of the singular values (tensor_composites.py)
             return self._nuclear_norm(dim, keepdim)

@@ -18,6 +18,7 @@ from .autograd.node_names import node_variant
 from .autograd.tensor_base import TensorBase
 from .backend import get_array_module
 from .dtypes import DType, bool_, float64, int64
+from .input_keyword import sizes_or_keyword
 from .memory_format import contiguous_format
 from .ops import shape as S
 from .ops.view_dtype import check_view_dtype, contiguous_strides, view_dtype_array
@@ -288,8 +289,8 @@ class TensorShape:
         self._bump_version()
         return self
 
-    def expand(self, *sizes):
-        sizes = sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
+    def expand(self, *sizes, size=None):
+        sizes = sizes_or_keyword("expand", sizes, size, "size")  # (2, 3), ((2, 3),) or size=
         lead = len(sizes) - self.ndim
         if lead < 0:
             raise RuntimeError(f"expand: cannot expand {self.shape} to fewer dims {tuple(sizes)}")
@@ -306,13 +307,13 @@ class TensorShape:
     def expand_as(self, other):
         return self.expand(other.shape)
 
-    def broadcast_to(self, shape):
-        return self.expand(shape)
+    def broadcast_to(self, size):
+        return self.expand(size)
 
     # ------------------------------------------------------------------ reversing and rolling
-    def flip(self, *dims):
-        """The elements in reverse order along each of ``dims`` (a copy)."""
-        dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+    def flip(self, *dims_given, dims=None):
+        """The elements in reverse order along each of ``dims`` (a copy; ``flip(0, 1)`` too)."""
+        dims = sizes_or_keyword("flip", dims_given, dims, "dims")
         axes = tuple(norm_dim(d, self.ndim)[0] for d in dims)
         if len(set(axes)) != len(axes):
             raise RuntimeError(f"flip: dims {tuple(dims)} name a dim twice")

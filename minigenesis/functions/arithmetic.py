@@ -92,17 +92,17 @@ def fmod(x: Any, other: Any) -> Tensor:
 
 
 @_with_out
-def maximum(a: Tensor, b: Any) -> Tensor:
-    _operands("maximum", a, b)
-    _check(a, "maximum")  # a number first is PyTorch's TypeError
-    return a.maximum(b)
+def maximum(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    _operands("maximum", input, other)
+    _check(input, "maximum")  # a number first is PyTorch's TypeError
+    return input.maximum(other)
 
 
 @_with_out
-def minimum(a: Tensor, b: Any) -> Tensor:
-    _operands("minimum", a, b)
-    _check(a, "minimum")  # a number first is PyTorch's TypeError
-    return a.minimum(b)
+def minimum(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    _operands("minimum", input, other)
+    _check(input, "minimum")  # a number first is PyTorch's TypeError
+    return input.minimum(other)
 
 
 @_with_out

@@ -55,8 +55,10 @@ def index_copy(x: Any, dim: int, index: Any, source: Any) -> Any:
     return x.index_copy(dim, index, source)
 
 
-def scatter(x: Any, dim: int, index: Any, src: Any = None, *, value: Any = None) -> Any:
-    return x.scatter(dim, index, src, value=value)
+def scatter(
+    x: Any, dim: int, index: Any, src: Any = None, *, value: Any = None, reduce: Any = None
+) -> Any:
+    return x.scatter(dim, index, src, value=value, reduce=reduce)
 
 
 def scatter_add(x: Any, dim: int, index: Any, src: Any) -> Any:

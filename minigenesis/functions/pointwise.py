@@ -241,9 +241,9 @@ def digamma(x: Tensor) -> Tensor:
 
 
 @_with_out
-def polygamma(n: int, x: Tensor) -> Tensor:
-    """psi^(n)(x): PyTorch's argument order, the order first."""
-    return x.polygamma(n)
+def polygamma(n: int, input: Tensor) -> Tensor:  # noqa: A002
+    """psi^(n)(input): PyTorch's argument order, the order first."""
+    return input.polygamma(n)
 
 
 @_with_out

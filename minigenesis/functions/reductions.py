@@ -126,8 +126,17 @@ def _bool_out(name: str, result: Tensor, out: Any) -> Tensor:
     return write_out(name, result.bool() if out.dtype is _dt.bool_ else result, out)
 
 
-def norm(x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
-    return x.norm(p, dim, keepdim)
+def norm(
+    x: Tensor,
+    p: Any = "fro",
+    dim: Any = None,
+    keepdim: bool = False,
+    out: Tensor | None = None,
+    dtype: Any = None,
+) -> Tensor:
+    """x.norm(p, dim, keepdim, dtype); PyTorch's order puts ``out`` before ``dtype``."""
+    result = x.norm(p, dim, keepdim, dtype)
+    return result if out is None else write_out("norm", result, out)
 
 
 @_with_out
@@ -167,16 +176,20 @@ def cummin(input: Tensor, dim: int, *, out: Any = None) -> Any:  # noqa: A002
 
 
 def allclose(
-    a: Tensor, b: Any, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False
+    input: Tensor,  # noqa: A002
+    other: Any,
+    rtol: float = 1e-5,
+    atol: float = 1e-8,
+    equal_nan: bool = False,
 ) -> bool:
-    """True when |a - b| <= atol + rtol |b| everywhere (a and b tensors of one dtype)."""
-    _operands("allclose", a, b)
-    return a.allclose(b, rtol, atol, equal_nan)
+    """True when |input - other| <= atol + rtol |other| everywhere (tensors of one dtype)."""
+    _operands("allclose", input, other)
+    return input.allclose(other, rtol, atol, equal_nan)
 
 
-def equal(a: Tensor, b: Tensor) -> bool:
-    """True when ``a`` and ``b`` have the same shape and the same values (NaN equals nothing)."""
-    return a.equal(b)
+def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
+    """True when both have the same shape and the same values (NaN equals nothing)."""
+    return input.equal(other)
 
 
 # PyTorch's messages for an out= tensor of another dtype than the result's

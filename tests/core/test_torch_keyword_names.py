@@ -73,3 +73,81 @@ def test_split_takes_pytorchs_tensor_keyword() -> None:
     first, second = mg.split(tensor=_t(A), split_size_or_sections=[1, 2], dim=1)
     np.testing.assert_array_equal(first.numpy(), A[:, :1])
     np.testing.assert_array_equal(second.numpy(), A[:, 1:])
+
+
+@pytest.mark.parametrize(
+    "call, expected",
+    [
+        (lambda: mg.maximum(input=_t(A), other=_t(-A)), np.maximum(A, -A)),
+        (lambda: mg.minimum(input=_t(A), other=_t(-A)), np.minimum(A, -A)),
+        (lambda: mg.polygamma(n=1, input=_t(np.array([1.0]))), np.array([np.pi**2 / 6])),
+        (lambda: _t(A).pow(exponent=3), A**3),
+        (lambda: _t(A[:1]).expand(size=(3, 3)), np.broadcast_to(A[:1], (3, 3))),
+        (lambda: _t(A[:1]).broadcast_to(size=(2, 3)), np.broadcast_to(A[:1], (2, 3))),
+        (lambda: _t(A).flip(dims=[0, 1]), A[::-1, ::-1]),
+        (lambda: _t(A).flip(dims=(1,)), A[:, ::-1]),
+        (lambda: _t(A).sum_to_size(size=(1, 3)), A.sum(0, keepdims=True)),
+        (lambda: _t(A).sum_to_size(size=(2, 1)), A.sum(1, keepdims=True)),
+    ],
+)  # fmt: skip
+def test_other_arguments_by_pytorchs_keyword_names(call, expected) -> None:
+    result = call()
+    np.testing.assert_allclose(result.numpy(), expected, rtol=1e-6)
+
+
+def test_allclose_and_equal_take_input_and_other_keywords() -> None:
+    x = _t(A)
+    assert mg.allclose(input=x, other=x + 1e-3, atol=1e-2, rtol=0.0)
+    assert not mg.allclose(input=x, other=x + 1e-3, atol=1e-4, rtol=0.0)
+    assert mg.equal(input=x, other=_t(A.copy()))
+    assert not mg.equal(input=x, other=x + 1)
+
+
+def test_norm_dtype_keyword_computes_in_that_dtype() -> None:
+    # 1 + 2**-28 is 1 in float32: a norm computed in float64 keeps the difference
+    a = np.array([1.0, 2.0**-14, 0.0])
+    x = mg.tensor(a, dtype=mg.float32)
+    want = np.sqrt(np.sum(a.astype(np.float32).astype(np.float64) ** 2))
+    for result in (
+        mg.norm(input=x, p=2, dim=0, dtype=mg.float64),
+        x.norm(2, 0, False, mg.float64),
+        x.norm(p=2, dtype=mg.float64),
+    ):
+        assert result.dtype == mg.float64
+        assert result.item() == want  # float32 would round it to 1.0
+    assert mg.norm(x, 2).dtype == mg.float32
+
+
+def test_norm_out_is_pytorchs_fifth_positional_argument() -> None:
+    x = _t(A)
+    out = mg.empty(3, dtype=mg.float64)
+    result = mg.norm(x, 2, 0, False, out)
+    assert result is out
+    np.testing.assert_allclose(out.numpy(), np.sqrt((A**2).sum(0)))
+
+
+def test_to_dense_casts_to_its_dtype_argument() -> None:
+    x = mg.tensor([1.5, -2.5])
+    assert x.to_dense() is x
+    y = x.to_dense(mg.float64)
+    assert y.dtype == mg.float64 and y.tolist() == [1.5, -2.5]
+    assert x.to_dense(dtype=mg.float16).dtype == mg.float16
+
+
+def test_scatter_function_passes_its_reduce_keyword() -> None:
+    base = np.zeros((2, 3))
+    index = np.array([[0, 1, 0]])
+    src = np.array([[1.0, 2.0, 3.0]])
+    with pytest.warns(UserWarning, match="deprecated"):  # as PyTorch warns
+        r = mg.scatter(_t(base) + 1, 0, mg.tensor(index), _t(src), reduce="multiply")
+    want = base + 1
+    np.multiply.at(want, (index, np.arange(3)[None]), src)
+    np.testing.assert_array_equal(r.numpy(), want)
+
+
+def test_shape_keyword_given_with_positional_sizes_is_refused() -> None:
+    x = _t(A[:1])
+    with pytest.raises(TypeError, match="multiple values"):
+        x.expand(2, 3, size=(2, 3))
+    with pytest.raises(TypeError, match="multiple values"):
+        x.flip(0, dims=[1])
