@@ -303,7 +303,7 @@ class TensorStatistics:
     def count_nonzero(self, dim=None):
         """How many elements are nonzero (over ``dim``, an int or a tuple, or all): int64."""
         axis = norm_dim(dim, self.ndim)
-        if not self.ndim:
+        if not self.ndim or axis == ():  # dim=() counts over every dim, as sum(dim=()) sums
             axis = None
         xp = get_array_module(self._data)
         return self._make(xp.asarray(xp.count_nonzero(self._data, axis=axis), np.int64), False)

@@ -151,3 +151,11 @@ def test_shape_keyword_given_with_positional_sizes_is_refused() -> None:
         x.expand(2, 3, size=(2, 3))
     with pytest.raises(TypeError, match="multiple values"):
         x.flip(0, dims=[1])
+
+
+@pytest.mark.parametrize("dim", [(), []])
+def test_count_nonzero_over_an_empty_dim_list_counts_every_element(dim) -> None:
+    a = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]])
+    for result in (mg.count_nonzero(_t(a), dim=dim), _t(a).count_nonzero(dim)):
+        assert result.shape == () and result.dtype == mg.int64
+        assert result.item() == np.count_nonzero(a) == 3
