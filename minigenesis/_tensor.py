@@ -26,6 +26,7 @@ from .axis_alias import AXIS_NAMES, accepts_axis
 from .backend import as_device, device_of, get_array_module, module_for, to_numpy
 from .conversions import ToShortcuts, as_array, parse_to_args
 from .inplace import InPlace, track_view
+from .input_keyword import sizes_or_keyword
 from .meta_array import no_numpy_message
 from .ops import elementwise as E
 from .ops import shape as S
@@ -520,16 +521,19 @@ class Tensor(
             t = t.to(device)
         return t.requires_grad_(True) if requires_grad else t
 
-    def new_zeros(self, *size: Any, dtype=None, device=None, requires_grad=False) -> Tensor:
+    def new_zeros(self, *sizes, size=None, dtype=None, device=None, requires_grad=False) -> Tensor:
         """Zeros of ``size``, with this tensor's dtype and device unless given."""
+        size = sizes_or_keyword("new_zeros", sizes, size, "size")
         return self._placed(self._new_array(size, dtype, 0), device, requires_grad)
 
-    def new_ones(self, *size: Any, dtype=None, device=None, requires_grad=False) -> Tensor:
+    def new_ones(self, *sizes, size=None, dtype=None, device=None, requires_grad=False) -> Tensor:
         """Ones of ``size``, with this tensor's dtype and device unless given."""
+        size = sizes_or_keyword("new_ones", sizes, size, "size")
         return self._placed(self._new_array(size, dtype, 1), device, requires_grad)
 
-    def new_empty(self, *size: Any, dtype=None, device=None, requires_grad=False) -> Tensor:
+    def new_empty(self, *sizes, size=None, dtype=None, device=None, requires_grad=False) -> Tensor:
         """An uninitialised tensor of ``size``, with this tensor's dtype and device."""
+        size = sizes_or_keyword("new_empty", sizes, size, "size")
         return self._placed(self._new_array(size, dtype, None), device, requires_grad)
 
     def new_full(self, size: Any, fill_value: Any, *, dtype=None, device=None,

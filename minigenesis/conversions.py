@@ -176,8 +176,10 @@ def _plain(data: Any) -> Any:
 
 
 def parse_to_args(owner: str, args: tuple, kwargs: dict, allow_copy: bool = False) -> tuple:
-    """Read ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(tensor)`` and the keywords
-    ``dtype=``, ``device=``, ``non_blocking=`` (ignored), ``copy=`` (where allowed).
+    """Read ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(tensor)``, each followed by
+    PyTorch's positional flags ``non_blocking`` (ignored) and ``copy`` (``to(dtype, False,
+    True)``), and the keywords ``dtype=``, ``device=``, ``non_blocking=``, ``copy=`` (where
+    allowed).
 
     Returns (dtype or None, device or None, copy). ``owner`` names the method in errors."""
     kwargs = dict(kwargs)
@@ -187,6 +189,17 @@ def parse_to_args(owner: str, args: tuple, kwargs: dict, allow_copy: bool = Fals
     copy = kwargs.pop("copy", False) if allow_copy else False
     if kwargs:
         raise TypeError(f"{owner}() got unexpected arguments {sorted(kwargs)}")
+    n = len(args)
+    while n and isinstance(args[n - 1], bool):  # to(dtype, non_blocking, copy): trailing flags
+        n -= 1
+    args, flags = args[:n], args[n:]
+    if len(flags) > (2 if allow_copy else 1):
+        raise TypeError(
+            f"{owner}() takes at most {len(args) + 1 + allow_copy} positional "
+            f"arguments here (non_blocking{', copy' if allow_copy else ''} last)"
+        )
+    if len(flags) == 2:
+        copy = copy or flags[1]
     for a in args:
         if isinstance(a, TensorBase):
             dtype, dev = a.dtype, a.device

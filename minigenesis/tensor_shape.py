@@ -62,8 +62,8 @@ class TensorShape:
     _data: Any
 
     # ------------------------------------------------------------------ views and reshapes
-    def reshape(self, *shape):
-        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+    def reshape(self, *shape_given, shape=None):
+        shape = sizes_or_keyword("reshape", shape_given, shape, "shape")  # (2, 3) or ((2, 3),)
         try:
             shape = tuple(shape)
             _check_sizes(shape)
@@ -176,8 +176,8 @@ class TensorShape:
         return self[(slice(None),) * d + (index,)]
 
     # ------------------------------------------------------ dims: order, add, remove, broadcast
-    def permute(self, *dims):
-        dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+    def permute(self, *dims_given, dims=None):
+        dims = sizes_or_keyword("permute", dims_given, dims, "dims")
         dims = tuple(norm_dim(d, self.ndim)[0] for d in dims)
         if sorted(dims) != list(range(self.ndim)):
             raise RuntimeError(f"permute: {dims} is not a permutation of the dims of {self.shape}")
@@ -391,10 +391,8 @@ class TensorShape:
         step = -(-n // chunks)
         return self.split(step, dim)
 
-    def repeat(self, *repeats):
-        repeats = (
-            repeats[0] if len(repeats) == 1 and isinstance(repeats[0], (tuple, list)) else repeats
-        )
+    def repeat(self, *repeats_given, repeats=None):
+        repeats = sizes_or_keyword("repeat", repeats_given, repeats, "repeats")
         if len(repeats) < self.ndim:
             raise ValueError(
                 f"repeat: {len(repeats)} repeat counts for a tensor with {self.ndim} dims"
@@ -403,9 +401,9 @@ class TensorShape:
             raise RuntimeError(f"repeat: repeat counts must not be negative, got {tuple(repeats)}")
         return S.Repeat.apply(self, tuple(repeats))
 
-    def tile(self, *dims):
+    def tile(self, *dims_given, dims=None):
         """repeat with ``dims`` padded by leading 1s to x's number of dims."""
-        dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+        dims = sizes_or_keyword("tile", dims_given, dims, "dims")
         dims = (1,) * (self.ndim - len(dims)) + tuple(dims)
         return self.repeat(*dims)
 

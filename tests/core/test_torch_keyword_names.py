@@ -159,3 +159,37 @@ def test_count_nonzero_over_an_empty_dim_list_counts_every_element(dim) -> None:
     for result in (mg.count_nonzero(_t(a), dim=dim), _t(a).count_nonzero(dim)):
         assert result.shape == () and result.dtype == mg.int64
         assert result.item() == np.count_nonzero(a) == 3
+
+
+@pytest.mark.parametrize(
+    "call, expected",
+    [
+        (lambda x: x.reshape(shape=(4, 6)), lambda a: a.reshape(4, 6)),
+        (lambda x: x.permute(dims=(2, 0, 1)), lambda a: a.transpose(2, 0, 1)),
+        (lambda x: x.repeat(repeats=(1, 2, 1)), lambda a: np.tile(a, (1, 2, 1))),
+        (lambda x: x.tile(dims=(2,)), lambda a: np.tile(a, 2)),
+        (lambda x: x.new_zeros(size=(2, 5)), lambda a: np.zeros((2, 5), a.dtype)),
+        (lambda x: x.new_ones(size=[3]), lambda a: np.ones(3, a.dtype)),
+        (lambda x: x.new_empty(size=(2, 0)), lambda a: np.empty((2, 0), a.dtype)),
+    ],
+)  # fmt: skip
+def test_shape_methods_take_pytorchs_keyword(call, expected) -> None:
+    a = np.arange(24.0).reshape(2, 3, 4)
+    result = call(mg.tensor(a))
+    want = expected(a)
+    assert result.shape == want.shape
+    if want.size and not np.isnan(want).any():
+        np.testing.assert_array_equal(result.numpy(), want)
+
+
+def test_to_reads_trailing_positional_flags_as_non_blocking_and_copy() -> None:
+    x = mg.tensor([1.0, 2.0])
+    assert x.to(mg.float32, True) is x  # non_blocking only: nothing changes
+    copied = x.to(mg.float32, False, True)  # copy=True: new memory even with nothing to change
+    assert copied is not x and copied.data_ptr() != x.data_ptr()
+    copied[0] = 5.0
+    assert x.tolist() == [1.0, 2.0]
+    y = x.to("cpu", mg.float64, False, True)
+    assert y.dtype == mg.float64 and y.tolist() == [1.0, 2.0]
+    with pytest.raises(TypeError):
+        x.to(mg.float32, False, True, True)
