@@ -212,6 +212,10 @@ class TensorAliases:
         return self.transpose(-2, -1)
 
     # ------------------------------------------------------------------ shapes
+    def pow(self, exponent: Any) -> Any:
+        """self ** exponent, with PyTorch's keyword for it (``x.pow(exponent=2)``)."""
+        return self._pow(exponent)
+
     def sum_to_size(self, *sizes: Any, size: Any = None) -> Any:
         """Sum self down to ``size``, a shape self broadcasts from (the reverse of expand):
         the leading extra dims are summed away, dims where ``size`` has 1 summed with keepdim.

@@ -298,11 +298,7 @@ class TensorMath:
             _refuse_bool_sub()
         return self - alpha_scaled(self, other, alpha)
 
-    _pow = _method(__pow__, "pow")
-
-    def pow(self, exponent):
-        """self ** exponent (PyTorch's keyword: ``x.pow(exponent=2)``)."""
-        return self._pow(exponent)
+    _pow = _method(__pow__, "pow")  # x.pow: tensor_aliases.py (PyTorch's keyword, exponent=)
 
     # ----------------------------------------------------------------------------------- unary math
     def exp(self):
