@@ -538,3 +538,8 @@ for _n, _fn in list(globals().items()):
 from .dtypes import DType as dtype  # noqa: E402  (isinstance(x, torch.dtype))
 from .sparse_coo import _Layout as layout  # noqa: E402  (isinstance(x, torch.layout))
 from .amp import GradScaler  # noqa: E402  (torch.GradScaler is torch.amp.GradScaler)
+
+# pickle finds every public function as mg.<name> (wrappers carry their inner function's names)
+from ._compat import name_functions_where_published as _publish  # noqa: E402
+
+_publish(globals(), __name__)

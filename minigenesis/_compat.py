@@ -13,12 +13,17 @@ plain way cannot give that spelling. Each is explained once, here:
 - ``LRList``: ``scheduler.get_last_lr()`` is a list, one learning rate per param group, as in
   PyTorch; with one group it also formats as that number, so ``f"{get_last_lr():.6f}"`` (as in
   Genesis's scheduler examples) prints ``0.001000`` instead of raising.
+- ``name_functions_where_published``: a wrapped function (``functools.wraps``) carries the
+  inner function's names, under which pickle cannot find the wrapper; the package's public
+  functions are renamed to where they are published, so they pickle as PyTorch's do.
 """
 
 from __future__ import annotations
 
+import sys
 import types
 from collections.abc import Callable
+from typing import Any
 
 
 # ------------------------------------------------------------------ minigenesis.enable_autocast
@@ -88,3 +93,28 @@ class LRList(list):
 
     def __reduce__(self):  # pickled (and saved) as a plain list, so safe loaders accept it
         return (list, (list(self),))
+
+
+def name_functions_where_published(namespace: dict[str, Any], module_name: str) -> None:
+    """Let pickle find every public function of ``namespace`` (a module's globals) by name.
+
+    pickle saves a function as its ``__module__`` and ``__qualname__`` and, on saving, checks
+    that looking those up gives the function back. A wrapper made with ``functools.wraps``
+    (``out=``, PyTorch's ``input=`` keyword ...) carries the wrapped function's names, which
+    lead to the inner function instead, so ``pickle.dumps(mg.stack)`` failed ("not the same
+    object"), and with it a spawned DataLoader given ``collate_fn=mg.stack``, or a whole model
+    saved with a ``torch.tanh`` attribute. Each such function is renamed to where it is
+    published (``minigenesis.stack``); a function pickle already finds is left as it is."""
+    for name, obj in list(namespace.items()):
+        if name.startswith("_") or not isinstance(obj, types.FunctionType):
+            continue
+        if _found_by_name(obj) is not obj:
+            obj.__module__, obj.__qualname__ = module_name, name
+
+
+def _found_by_name(obj: Any) -> Any:
+    """What pickle finds under ``obj``'s ``__module__`` and ``__qualname__`` (None if nothing)."""
+    found = sys.modules.get(getattr(obj, "__module__", None) or "")
+    for part in getattr(obj, "__qualname__", "").split("."):
+        found = getattr(found, part, None)
+    return found
