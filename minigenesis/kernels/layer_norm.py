@@ -63,6 +63,27 @@ def _minus_row_means(x, mu, n: int):
     return d
 
 
+def _centered(x, n: int, ones_n):
+    """(d, mu): d = x - mu 1^T as a new C-contiguous (m, n) array and mu the row means.
+
+    A first mean mu0 = x (1/n) (one matrix-vector product) carries the rounding of a float sum
+    and of 1/n: on a row of one repeated value c, mu0 is a few ulps off c, and x - mu0 is those
+    few ulps where it should be 0 (then multiplied by r ~ 1/sqrt(eps)). The row's own error
+    s = sum(x - mu0) / n (one more product, over d, whose elements are small when the row is
+    near-constant, so their sum is nearly exact) corrects it: d - s 1^T and mu = mu0 + s. On a
+    constant row x - mu0 and n (x - mu0) are exact, so s = c - mu0 and d = 0 exactly."""
+    mu = x.reshape(-1, n) @ np.full(n, 1.0 / n, x.dtype)
+    d = _minus_row_means(x, mu, n)
+    s = d @ ones_n
+    s /= n  # a division: n s / n is s where s * (1/n) may not be
+    if n > _SHORT_ROWS:
+        d -= s[:, None]
+    else:
+        _outer(d, s, ones_n, -1.0, 1.0)
+    mu += s
+    return d, mu
+
+
 def _add_columns(y, b) -> None:
     """y += 1 b^T in place for a C-contiguous (m, n) y."""
     if y.shape[1] > _BIAS_ROWS:
@@ -102,8 +123,7 @@ def forward(x, w, b, axes: tuple, eps: float, center: bool) -> tuple | None:
     ones_n = np.ones(n, x.dtype)
     mu = 0.0
     if center:
-        mu = x.reshape(-1, n) @ np.full(n, 1.0 / n, x.dtype)
-        d = _minus_row_means(x, mu, n)
+        d, mu = _centered(x, n, ones_n)
     else:
         d = np.array(x, order="C").reshape(-1, n)
     var = np.einsum("ij,ij->i", d, d) / n  # (no d * d temporary)

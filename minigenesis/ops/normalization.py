@@ -90,8 +90,7 @@ class Normalize(Op):
             return y.astype(x.dtype, copy=False)
         if ctx.rows:  # x as (groups, n): statistics per row, as vectors
             y = xw.reshape(-1, n)
-            mu = _row_mean(y, n) if center else 0.0
-            y = y - mu[:, None] if center else y.copy()
+            mu, y = _centered_rows(y, n) if center else (0.0, y.copy())
             var = xp.einsum("ij,ij->i", y, y) / n  # (no y * y temporary)
         elif stats is not None:
             mu, var = stats
@@ -186,6 +185,19 @@ def _backward_rows(ctx, gy) -> tuple:
 def _row_mean(a, n: int):
     """The mean of each row of a 2-D array, as a vector (a matrix-vector product)."""
     return a @ get_array_module(a).full(n, 1.0 / n, a.dtype)
+
+
+def _centered_rows(a, n: int) -> tuple:
+    """(mu, a - mu) per row of a 2-D array: the mean of each row as a product with 1/n, then
+    corrected by the mean of a - mu, which is the first mean's rounding (see
+    kernels/layer_norm.py's _centered): a row of one repeated value gives exactly 0."""
+    mu = _row_mean(a, n)
+    d = a - mu[:, None]
+    s = _column_sum(d.T)
+    s /= n
+    d -= s[:, None]
+    mu += s
+    return mu, d
 
 
 def _column_sum(a):
