@@ -63,24 +63,31 @@ def _types(dtype) -> tuple[str, str]:
     return ("double", "float64") if dtype == np.float64 else ("float", "float32")
 
 
-def _sum_kernel(name: str, in_params: str, map_expr: str, post: str, dtype) -> ReductionKernel:
+def _sum_kernel(
+    name: str, in_params: str, map_expr: str, post: str, dtype, sum_type: str | None = None
+) -> ReductionKernel:
     """total = post(a), a = the sum of ``map_expr`` (in the statistics' type) along the axes given
     when called: along rows for per-group statistics, down columns for dL/dw and dL/db.
 
     A mean divides by ``n``, the count per group, passed as an input: CuPy runs a reduction with
     one input through CUB, which has no ``_in_ind.size()`` (and rewrites the input's and the
     output's names in the expressions as plain text, so those names must not occur inside
-    other words)."""
+    other words). ``sum_type``: the C type the sum runs in, when not the statistics' type."""
     c, wide = _types(dtype)
     post = f"total = {post}"
-    return ReductionKernel(name, in_params, f"{wide} total", map_expr, "a + b", post, "0", c)
+    return ReductionKernel(
+        name, in_params, f"{wide} total", map_expr, "a + b", post, "0", sum_type or c
+    )
 
 
 @functools.cache
 def _mean_kernel(dtype) -> ReductionKernel:
-    """mu = sum(x) / n (1 launch; the arrays take 2, a vector of 1/n and a product)."""
-    c, wide = _types(dtype)
-    return _sum_kernel("norm_mean", f"T x, {wide} n", f"({c})x", "a / n", dtype)
+    """mu = sum(x) / n (1 launch; the arrays take 2, a vector of 1/n and a product), summed in
+    double: a float sum of a row of one repeated value c rounds (n c needs more bits than c),
+    and a mean a few ulps off c turns x - mu = 0 into those ulps times 1 / sqrt(eps); in double
+    n c and the division are exact for a float32 c, so mu = c (the sum is memory-bound)."""
+    wide = _types(dtype)[1]
+    return _sum_kernel("norm_mean", f"T x, {wide} n", "(double)x", "a / n", dtype, "double")
 
 
 @functools.cache

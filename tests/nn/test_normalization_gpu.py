@@ -199,3 +199,24 @@ def test_bfloat16_and_mixed_dtypes_stay_on_the_array_path(kernel_launches):
     np.testing.assert_allclose(y16.float().cpu().numpy(), want, rtol=1e-2, atol=1e-2)
     with pytest.raises(RuntimeError, match="mixed dtype"):  # float64 weight, float32 input
         F.layer_norm(x, (8,), w.to(mg.float64))
+
+
+@pytest.mark.parametrize("kind", ["layer_norm", "group_norm", "instance_norm", "batch_norm"])
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_constant_groups_on_kernels_normalise_to_exactly_the_bias(kind, dtype):
+    # the mean of a group of one repeated value is that value, so x - mu = 0 exactly (a mean a
+    # few ulps off would give those ulps times 1 / sqrt(eps)); float32 sums in double are exact
+    # here, float64 ones are not (not covered)
+    fn, full_shape = _norm(kind)
+    shape = (3, 4, 6, 5)
+    rng = np.random.default_rng(1)
+    wshape = shape[-2:] if full_shape else shape[1:2]
+    w, b = (
+        mg.tensor(rng.standard_normal(wshape), dtype=getattr(mg, dtype), device="cuda")
+        for _ in "wb"
+    )
+    x = mg.full(shape, 7.1, dtype=getattr(mg, dtype), device="cuda")
+    y = fn(x, w, b).cpu().numpy()
+    bb = b.cpu().numpy()
+    expected = bb if full_shape else bb.reshape(-1, 1, 1)
+    np.testing.assert_array_equal(y, np.broadcast_to(expected, shape))
