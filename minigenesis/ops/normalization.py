@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numpy import ndarray
 
 from .. import kernels
@@ -45,14 +46,27 @@ def normalize_stats(x, axes: tuple, center: bool):
     """(mu, var) over ``axes``, keepdims, in at least float32 (mu is 0.0 when not centering)."""
     if type(x) is not ndarray and (fast := kernels.normalization.stats(x, axes, center)):
         return fast
-    if center and (fast := kernels.batch_norm.stats(x, axes)):  # BatchNorm's axes, on the CPU
-        return fast
+    if center and (fast := kernels.batch_norm.stats(x, axes)) and _finite(fast[1]):
+        return fast  # BatchNorm's axes, on the CPU
     xw = _wide(x)
     if center:
         mu = xw.mean(axis=axes, keepdims=True)
         d = xw - mu
-        return mu, (d * d).mean(axis=axes, keepdims=True)
+        var = (d * d).mean(axis=axes, keepdims=True)
+        if xw.dtype == get_array_module(x).float32 and not _finite(var):
+            # float32 overflowed (|x| ~ 1e19 and beyond: the squares, or the sum near 1e38):
+            # both again in float64, where they fit; Normalize then computes y from them in
+            # float64 and rounds once, where float32 statistics would give 0 * inf = NaN
+            mu = xw.mean(axis=axes, keepdims=True, dtype=np.float64)
+            d = xw - mu
+            var = (d * d).mean(axis=axes, keepdims=True)
+        return mu, var
     return 0.0, (xw * xw).mean(axis=axes, keepdims=True)
+
+
+def _finite(a) -> bool:
+    """Every element finite (a vector of statistics: one cheap pass)."""
+    return bool(get_array_module(a).isfinite(a).all())
 
 
 class Normalize(Op):
@@ -132,8 +146,8 @@ class Normalize(Op):
         xhat = xw - ctx.mu
         xhat *= ctx.r
         gx = gw = gb = None
-        if need_w:
-            gw = g_y * xhat  # the engine sums it to w's shape
+        if need_w:  # (in xw's dtype: xhat is float64 after float64 statistics)
+            gw = (g_y * xhat).astype(xw.dtype, copy=False)  # the engine sums it to w's shape
         if need_b:
             gb = g_y  # widened: a float32 bias sums a bfloat16 gradient in float32
         if need_x:
