@@ -14,7 +14,8 @@ product u v^T in one pass at about the cost of a plain copy:
 (on rows of more than 256 or 512 elements, x - mu and + b stay broadcasts: see _SHORT_ROWS).
 
 Forward: mu (a matrix-vector product), d = x - mu as above, var = sum(d * d) / n per row (an
-einsum, no temporary), y = d * (r w^T) + 1 b^T. Backward, with the module docstring of
+einsum, no temporary), mu corrected by mean(d) where its rounding shows (see _centered: a
+constant row gives d = 0 exactly), y = d * (r w^T) + 1 b^T. Backward, with the module docstring of
 ops/normalization.py's closed form written per row:
 
     dL/dx = g_y * (r w^T) - d * (r c1) 1^T - (r c2) 1^T,   c1 = r^2 mean(g d),  c2 = mean(g)
