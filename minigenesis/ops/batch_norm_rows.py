@@ -52,11 +52,19 @@ class BatchNormRows(Op):
         xhat = xw - mu
         var = _sum_of_products(xhat, xhat)
         var /= n
+        if xw.dtype == get_array_module(x).float32 and not get_array_module(x).isfinite(var).all():
+            # the squares overflowed float32 (|x| ~ 1e19 and beyond): mu, xhat and var again
+            # in float64, where they fit (r ~ 1/|x| stays float64; xhat, O(1), goes back)
+            xw = xw.astype("float64")
+            mu = xw.mean(axis=0)
+            xhat = xw - mu
+            var = _sum_of_products(xhat, xhat) / n
         if running is not None:
             _update_running(*running, mu, var * (n / (n - 1)))
         var += eps  # r = 1 / sqrt(var + eps), in var's own memory
         r = _reciprocal_sqrt(var)
         xhat *= r
+        xhat = xhat.astype(x.dtype if x.dtype.itemsize > 2 else xhat.dtype, copy=False)
         y = xhat.copy() if w is None else xhat * w
         if b is not None:
             y += b

@@ -1,8 +1,9 @@
 """BatchNorm of float32 inputs near float32's largest value (~1e38): the squares of the
 deviations overflow float32, so statistics taken in float32 are inf and y = (x - mu) * 0 gives
 NaN or 0 where the float64 truth is an ordinary normalised value. The statistics are then
-retaken in float64 and y computed from them and rounded once: y matches the float64 truth and
-nothing is NaN, on the NumPy path (MINIGENESIS_NUMBA=0) and the compiled one."""
+retaken in float64 and y computed from them and rounded once (BatchNorm2d and BatchNorm1d's
+(N, C) op alike): y matches the float64 truth and nothing is NaN, on the NumPy path
+(MINIGENESIS_NUMBA=0) and the compiled one."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from minigenesis.kernels import cpu_jit
 
 
 @pytest.mark.parametrize("compiled", [False, True])
-@pytest.mark.parametrize("shape", [(8, 3, 2, 2), (4, 3, 8, 8), (2, 3, 4, 4)])
+@pytest.mark.parametrize("shape", [(8, 3, 2, 2), (4, 3, 8, 8), (2, 3, 4, 4), (16, 3)])
 def test_float32_batch_norm_of_values_near_the_largest_float_matches_float64(
     monkeypatch, compiled, shape
 ):
@@ -28,10 +29,11 @@ def test_float32_batch_norm_of_values_near_the_largest_float_matches_float64(
     w = rng.standard_normal(3).astype(np.float32)
     b = rng.standard_normal(3).astype(np.float32)
     xd = x.astype(np.float64)
-    axes = (0, 2, 3)
+    axes = (0, *range(2, x.ndim))
+    per_channel = (1, 3) + (1,) * (x.ndim - 2)
     d = xd - xd.mean(axes, keepdims=True)
     xhat = d / np.sqrt((d * d).mean(axes, keepdims=True) + 1e-5)
-    truth = xhat * w.reshape(1, 3, 1, 1) + b.reshape(1, 3, 1, 1)
+    truth = xhat * w.reshape(per_channel) + b.reshape(per_channel)
     xt = mg.tensor(x, requires_grad=True)
     wt, bt = mg.tensor(w, requires_grad=True), mg.tensor(b, requires_grad=True)
     y = F.batch_norm(xt, None, None, wt, bt, training=True)
