@@ -34,6 +34,7 @@ from .lr_scheduler import (
     get_linear_schedule_with_warmup,
 )
 from .lbfgs import LBFGS
+from .muon import Muon
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
@@ -59,6 +60,7 @@ __all__ = [
     "ASGD",
     "LBFGS",
     "SparseAdam",
+    "Muon",
     "lr_scheduler",
     "LRScheduler",
     "LambdaLR",

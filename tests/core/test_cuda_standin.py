@@ -44,6 +44,7 @@ GPU_TEST_FILES = [
     "tests/nn/test_layers.py",
     "tests/nn/test_checkpoint.py",
     "tests/optim/test_reference.py",
+    "tests/optim/test_muon.py",
     "tests/amp/test_grad_scaler.py",
     "tests/distributed/test_gpu_paths.py",
     "tests/viz/test_graph.py",
