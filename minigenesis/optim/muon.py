@@ -109,7 +109,9 @@ class Muon(Optimizer):
 
     NS is ``ns_steps`` Newton-Schulz iterations with ``ns_coefficients`` (a, b, c) and ``eps``
     guarding the first normalisation. State per parameter: ``momentum_buffer``. A parameter that
-    is not a matrix is refused (ValueError), as are sparse gradients (RuntimeError).
+    is not a matrix is refused (ValueError), as are sparse gradients (RuntimeError). A float16 or
+    bfloat16 parameter takes each line in float32, rounded once to its dtype, as in PyTorch
+    (whose bfloat16 path with nesterov=False also normalises ``m`` in place; not copied here).
     """
 
     def __init__(
@@ -167,16 +169,27 @@ class Muon(Optimizer):
         if grad.ndim != 2:
             raise ValueError("Param gradient must be a 2D matrix")
         momentum, lr = group["momentum"], float(group["lr"])
+        # float16/bfloat16: PyTorch computes each op in float32 and rounds its result once
+        low = param.dtype.itemsize < 4
+        wide = (lambda a: a.astype(np.float32)) if low else (lambda a: a)
         buf = state["momentum_buffer"]._data
-        lerp_(buf, grad, 1 - momentum)
+        work = wide(buf)  # (buf itself when not low: updated in place)
+        lerp_(work, wide(grad), 1 - momentum)
+        if low:
+            buf[...] = work.astype(buf.dtype)
         if group["nesterov"]:
-            u = grad.copy()  # (p.grad is never written)
-            lerp_(u, buf, momentum)
+            u = wide(grad) if low else grad.copy()  # (p.grad is never written)
+            lerp_(u, wide(buf), momentum)
+            u = u.astype(param.dtype) if low else u  # grad.lerp(buf, momentum): grad's dtype
         else:
             u = buf
         ortho = zeropower_via_newtonschulz(
             u, group["ns_coefficients"], group["ns_steps"], group["eps"]
-        ).astype(param.dtype)
+        )
         step_lr = adjusted_lr(lr, group["adjust_lr_fn"], param.shape)
-        param *= 1 - lr * group["weight_decay"]
-        param += (-step_lr) * ortho
+        if low:
+            decayed = (wide(param) * np.float32(1 - lr * group["weight_decay"])).astype(param.dtype)
+            param[...] = (wide(decayed) + np.float32(-step_lr) * ortho).astype(param.dtype)
+        else:
+            param *= 1 - lr * group["weight_decay"]
+            param += (-step_lr) * ortho.astype(param.dtype)

@@ -262,3 +262,24 @@ def test_step_on_the_gpu_gives_the_cpu_step(device):
         assert a.device.type == device
         np.testing.assert_allclose(a.cpu().detach().numpy(), b.detach().numpy(), atol=1e-6)
         assert np.abs(b.detach().numpy() - a0).max() > 0.01  # (the steps did move it)
+
+
+@pytest.mark.parametrize("dtype", [mg.float16, mg.bfloat16])
+def test_half_precision_parameter_keeps_the_momentum_average(dtype):
+    # (PyTorch 2.13 with a bfloat16 parameter and nesterov=False divides its momentum buffer by
+    # the buffer's norm in place: there .bfloat16() of a bfloat16 tensor is no copy)
+    p = mg.zeros(4, 3, dtype=dtype, requires_grad=True)  # (so the step is not lost to rounding)
+    opt = mg.optim.Muon([p], lr=0.01, nesterov=False, momentum=0.5, weight_decay=0.0)
+    p.grad = mg.full((4, 3), 2.0, dtype=dtype)
+    opt.step()
+    buf = opt.state[p]["momentum_buffer"]
+    assert buf.dtype == dtype and p.dtype == dtype
+    np.testing.assert_array_equal(buf.float().numpy(), np.ones((4, 3)))
+    # a rank-1 step: its singular value 1 goes through s -> a s + b s^3 + c s^5 five times
+    a, b, c = ABC
+    s = 1.0
+    for _ in range(5):
+        s = a * s + b * s**3 + c * s**5  # (0.696)
+    moved = -p.detach().float().numpy() / (0.01 * np.sqrt(4 / 3))
+    np.testing.assert_allclose(moved, np.full((4, 3), s / np.sqrt(12)), rtol=0.03)  # (bfloat16)
+    np.testing.assert_allclose(moved, _numpy_ns(np.ones((4, 3))), rtol=2**-7)

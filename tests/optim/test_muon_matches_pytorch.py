@@ -53,6 +53,30 @@ def test_steps_match_pytorch(dtype, options):
     np.testing.assert_allclose(m_opt.state[ours[0]]["momentum_buffer"].numpy(), t_buf, atol=tight)
 
 
+@pytest.mark.parametrize(
+    "dtype, options", [("float16", {}), ("float16", {"nesterov": False}), ("bfloat16", {})]
+)
+def test_half_precision_steps_match_pytorch(dtype, options):
+    # each op computed in float32 and rounded once to the parameter's dtype, as PyTorch's
+    # (bfloat16 with nesterov=False left out: PyTorch divides its momentum buffer in place there)
+    rng = np.random.default_rng(2)
+    start = torch.tensor(rng.standard_normal((6, 4)), dtype=getattr(torch, dtype))
+    t = start.clone().requires_grad_()
+    m = mg.tensor(start.float().numpy(), dtype=getattr(mg, dtype), requires_grad=True)
+    t_opt, m_opt = torch.optim.Muon([t], lr=0.02, **options), mg.optim.Muon([m], lr=0.02, **options)
+    for _ in range(4):
+        g = torch.tensor(rng.standard_normal((6, 4)), dtype=t.dtype)
+        t.grad, m.grad = g, mg.tensor(g.float().numpy(), dtype=m.dtype)
+        t_opt.step()
+        m_opt.step()
+    ours, theirs = m.detach().float().numpy(), t.detach().float().numpy()
+    ulp = 2.0**-10 if dtype == "float16" else 2.0**-7
+    assert np.abs(ours - theirs).max() <= ulp * np.abs(theirs).max()  # a rare entry 1 ulp apart
+    assert np.mean(ours == theirs) >= 0.75
+    buf = m_opt.state[m]["momentum_buffer"].float().numpy()
+    np.testing.assert_array_equal(buf, t_opt.state[t]["momentum_buffer"].float().numpy())
+
+
 def test_state_dict_has_pytorchs_keys_and_loads_into_pytorch():
     start = np.random.default_rng(1).standard_normal((4, 3)).astype(np.float32)
     t, m = torch.tensor(start, requires_grad=True), mg.tensor(start, requires_grad=True)
