@@ -283,3 +283,13 @@ def test_half_precision_parameter_keeps_the_momentum_average(dtype):
     moved = -p.detach().float().numpy() / (0.01 * np.sqrt(4 / 3))
     np.testing.assert_allclose(moved, np.full((4, 3), s / np.sqrt(12)), rtol=0.03)  # (bfloat16)
     np.testing.assert_allclose(moved, _numpy_ns(np.ones((4, 3))), rtol=2**-7)
+
+
+def test_an_unknown_lr_adjustment_set_on_a_group_is_refused_at_the_step():
+    # (PyTorch falls back to the unadjusted lr there, silently)
+    p = mg.zeros(2, 2, requires_grad=True)
+    opt = mg.optim.Muon([p])
+    opt.param_groups[0]["adjust_lr_fn"] = "match_rms_adam"
+    p.grad = mg.ones(2, 2)
+    with pytest.raises(ValueError, match="match_rms_adam is not supported"):
+        opt.step()
