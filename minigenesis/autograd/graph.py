@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .grad_mode import state
+from .multi_grad_hook import register_multi_grad_hook
 
 
 class saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
@@ -86,7 +87,8 @@ class disable_saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
 
 
 __all__ = [
-    "disable_saved_tensors_hooks", "increment_version", "save_on_cpu", "saved_tensors_hooks",
+    "disable_saved_tensors_hooks", "increment_version", "register_multi_grad_hook",
+    "save_on_cpu", "saved_tensors_hooks",
 ]  # fmt: skip
 
 

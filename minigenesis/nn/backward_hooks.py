@@ -23,6 +23,7 @@ from typing import Any
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
+from .global_module_hooks import GLOBAL_BACKWARD_HOOKS, GLOBAL_BACKWARD_PRE_HOOKS, backward_hooks_of
 
 
 class _HookNode(Function):
@@ -60,8 +61,8 @@ class _Bracket:
 
     def __init__(self, module: Any, n_inputs: int) -> None:
         self.module = module
-        self.pre_hooks = list(module.__dict__.get("_backward_pre_hooks", {}).values())
-        self.hooks = list(module.__dict__.get("_backward_hooks", {}).values())
+        # the global hooks (register_module_full_backward_*hook) first, as PyTorch's
+        self.pre_hooks, self.hooks = backward_hooks_of(module)
         self.n_inputs = n_inputs
         self.input_index: list | None = None  # positions of the tensor arguments (None: no node)
         self.output_index: list = []
@@ -130,8 +131,13 @@ class _Bracket:
 
 
 def bracket_for(module: Any, args: tuple) -> _Bracket | None:
-    """A bracket for this call if the module has backward hooks (else None)."""
+    """A bracket for this call if the module (or every module) has backward hooks (else None)."""
     d = module.__dict__
-    if d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
+    if (
+        d.get("_backward_hooks")
+        or d.get("_backward_pre_hooks")
+        or GLOBAL_BACKWARD_HOOKS
+        or GLOBAL_BACKWARD_PRE_HOOKS
+    ):
         return _Bracket(module, len(args))
     return None

@@ -15,7 +15,6 @@ when normal attribute lookup fails, so ordinary attributes cost nothing extra.
 from __future__ import annotations
 
 import itertools
-import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -27,7 +26,14 @@ from ..backend import as_device, module_for, to_device
 from ..conversions import ToShortcuts, parse_to_args
 from ..hook_handle import RemovableHandle, add_hook
 from .backward_hooks import bracket_for
-from .global_module_hooks import forward_hooks_of
+from .global_module_hooks import (
+    BUFFER_REGISTRATION_HOOKS,
+    MODULE_REGISTRATION_HOOKS,
+    PARAMETER_REGISTRATION_HOOKS,
+    forward_hooks_of,
+    run_always_call_hooks,
+    run_registration_hooks,
+)
 from .module_memory import ModuleMemory
 from .parameter import Buffer, Parameter
 from .state_dict_hooks import IncompatibleKeys, StateDictMixin  # noqa: F401
@@ -63,49 +69,44 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
         """forward, after the pre-hooks (each may replace the arguments) and before the hooks
         (each may replace the output). A hook registered ``with_kwargs`` also sees (and a
         pre-hook may replace) the keyword arguments; one registered ``always_call`` also runs
-        when forward raises (with output None; its own error is then only a warning)."""
+        when the call raises (in forward, a pre-hook or a hook; its own error is then only a
+        warning, ``run_always_call_hooks``)."""
         # global hooks first; flags: hook id -> (with_kwargs, always_call)
         pre_hooks, hooks, flags = forward_hooks_of(self)
-        for key, hook in pre_hooks:
-            if flags.get(key, (False,))[0]:
-                result = hook(self, args, kwargs)
-                if result is not None:
-                    if not (isinstance(result, tuple) and len(result) == 2):
-                        raise RuntimeError(
-                            "forward pre-hook must return None or a tuple of (new_args, "
-                            f"new_kwargs), but got {result}."
-                        )
-                    args, kwargs = result
-            else:
-                result = hook(self, args)
-                if result is not None:
-                    args = result if isinstance(result, tuple) else (result,)
-        bracket = bracket_for(self, args)  # full backward hooks: identity nodes around the call
-        if bracket is not None:
-            args = bracket.wrap_inputs(args)
+        output, called = None, set()  # called: the always_call hooks that ran
         try:
+            for key, hook in pre_hooks:
+                if flags.get(key, (False,))[0]:
+                    result = hook(self, args, kwargs)
+                    if result is not None:
+                        if not (isinstance(result, tuple) and len(result) == 2):
+                            raise RuntimeError(
+                                "forward pre-hook must return None or a tuple of (new_args, "
+                                f"new_kwargs), but got {result}."
+                            )
+                        args, kwargs = result
+                else:
+                    result = hook(self, args)
+                    if result is not None:
+                        args = result if isinstance(result, tuple) else (result,)
+            bracket = bracket_for(self, args)  # full backward hooks: identity nodes around it
+            if bracket is not None:
+                args = bracket.wrap_inputs(args)
             output = self.forward(*args, **kwargs)
-        except Exception:
             for key, hook in hooks:
                 with_kwargs, always_call = flags.get(key, (False, False))
                 if always_call:
-                    try:
-                        hook(self, args, kwargs, None) if with_kwargs else hook(self, args, None)
-                    except Exception as err:  # the forward's error is the one raised
-                        warnings.warn(
-                            "forward hook with ``always_call=True`` raised an exception that "
-                            f"was silenced as another error was raised in forward: {err}",
-                            stacklevel=2,
-                        )
+                    called.add(key)
+                if with_kwargs:
+                    result = hook(self, args, kwargs, output)
+                else:
+                    result = hook(self, args, output)
+                if result is not None:
+                    output = result
+            return output if bracket is None else bracket.wrap_outputs(output)
+        except Exception:
+            run_always_call_hooks(self, hooks, flags, called, (args, kwargs, output))
             raise
-        for key, hook in hooks:
-            if flags.get(key, (False,))[0]:
-                result = hook(self, args, kwargs, output)
-            else:
-                result = hook(self, args, output)
-            if result is not None:
-                output = result
-        return output if bracket is None else bracket.wrap_outputs(output)
 
     # ------------------------------------------------------------------ registration
     def __setattr__(self, name: str, value: Any) -> None:
@@ -114,6 +115,8 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
             if params is None:
                 raise AttributeError("cannot assign a Parameter before Module.__init__() is called")
             self._forget(name, keep="_parameters")
+            if PARAMETER_REGISTRATION_HOOKS:
+                value = run_registration_hooks(PARAMETER_REGISTRATION_HOOKS, self, name, value)
             params[name] = value
         elif params is not None and name in params:
             if value is not None:
@@ -128,11 +131,15 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
             if modules is None:
                 raise AttributeError("cannot assign a Module before Module.__init__() is called")
             self._forget(name, keep="_modules")
+            if MODULE_REGISTRATION_HOOKS:
+                value = run_registration_hooks(MODULE_REGISTRATION_HOOKS, self, name, value)
             modules[name] = value
         elif name in self.__dict__.get("_modules", ()):
             if value is not None:
                 raise TypeError(f"cannot assign a {type(value).__name__} to child module '{name}'")
-            self._modules[name] = None
+            if MODULE_REGISTRATION_HOOKS:
+                value = run_registration_hooks(MODULE_REGISTRATION_HOOKS, self, name, value)
+            self._modules[name] = value
         elif isinstance(value, Buffer):
             if self.__dict__.get("_buffers") is None:
                 raise AttributeError("cannot assign a Buffer before Module.__init__() is called")
@@ -140,6 +147,8 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
         elif name in self.__dict__.get("_buffers", ()):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign a {type(value).__name__} to buffer '{name}'")
+            if BUFFER_REGISTRATION_HOOKS:
+                value = run_registration_hooks(BUFFER_REGISTRATION_HOOKS, self, name, value)
             self._buffers[name] = value
         else:
             object.__setattr__(self, name, value)
@@ -187,6 +196,8 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
                 f"(nn.Parameter or None required; wrap it: nn.Parameter(tensor))"
             )
         self._forget(name, keep="_parameters")
+        if param is not None and PARAMETER_REGISTRATION_HOOKS:
+            param = run_registration_hooks(PARAMETER_REGISTRATION_HOOKS, self, name, param)
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
@@ -199,6 +210,8 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
                 "(Tensor or None required)"
             )
         self._forget(name, keep="_buffers")
+        if BUFFER_REGISTRATION_HOOKS:
+            tensor = run_registration_hooks(BUFFER_REGISTRATION_HOOKS, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers.discard(name)
@@ -211,6 +224,8 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
         self._forget(name, keep="_modules")
+        if MODULE_REGISTRATION_HOOKS:
+            module = run_registration_hooks(MODULE_REGISTRATION_HOOKS, self, name, module)
         self._modules[name] = module
 
     register_module = add_module
