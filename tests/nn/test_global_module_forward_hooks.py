@@ -70,3 +70,69 @@ def test_global_always_call_hook_runs_when_forward_raises() -> None:
     finally:
         handle.remove()
     assert seen == [None]
+
+
+def test_always_call_hooks_run_when_a_pre_hook_raises() -> None:
+    seen: list = []
+    layer = nn.ReLU()
+    layer.register_forward_pre_hook(lambda m, a: 1 / 0)
+    layer.register_forward_hook(lambda m, a, o: seen.append(("own", o)), always_call=True)
+    handle = register_module_forward_hook(
+        lambda m, a, o: seen.append(("global", o)), always_call=True
+    )
+    try:
+        with pytest.raises(ZeroDivisionError):
+            layer(mg.ones(1))
+    finally:
+        handle.remove()
+    assert seen == [("global", None), ("own", None)]
+
+
+def test_always_call_hooks_after_a_failing_hook_run_once_with_the_output_so_far() -> None:
+    calls: list = []
+
+    def failing(m, a, o):
+        raise ValueError("hook failed")
+
+    layer = nn.Identity()
+    layer.register_forward_hook(
+        lambda m, a, o: calls.append(("first", o.tolist())), always_call=True
+    )
+    layer.register_forward_hook(failing)
+    layer.register_forward_hook(
+        lambda m, a, o: calls.append(("after", o.tolist())), always_call=True
+    )
+    with pytest.raises(ValueError, match="hook failed"):
+        layer(mg.tensor([2.0]))
+    assert calls == [("first", [2.0]), ("after", [2.0])]  # the first is not run again
+
+
+def test_global_always_call_hook_with_kwargs_gets_no_kwargs_after_an_error_as_pytorch() -> None:
+    class Failing(nn.Module):
+        def forward(self, x, scale=1.0):
+            raise ValueError("boom")
+
+    seen: list = []
+    handle = register_module_forward_hook(
+        lambda m, *rest: seen.append(len(rest)), with_kwargs=True, always_call=True
+    )
+    try:
+        with pytest.raises(ValueError, match="boom"):
+            Failing()(mg.ones(1), scale=2.0)
+    finally:
+        handle.remove()
+    assert seen == [2]  # (args, output): PyTorch drops the kwargs on this path
+
+
+def test_an_always_call_hooks_own_error_after_a_forward_error_is_a_warning() -> None:
+    class Failing(nn.Module):
+        def forward(self, x):
+            raise ValueError("boom")
+
+    handle = register_module_forward_hook(lambda m, a, o: 1 / 0, always_call=True)
+    try:
+        with pytest.warns(UserWarning, match="global module forward hook with ``always_call"):
+            with pytest.raises(ValueError, match="boom"):
+                Failing()(mg.ones(1))
+    finally:
+        handle.remove()
