@@ -2,7 +2,6 @@
 ``hook(module, name, value)`` each time any module registers a parameter, buffer or child, by
 a register_* call or an assignment; a returned value is registered instead."""
 
-
 import minigenesis as mg
 from minigenesis import nn
 from minigenesis.nn.modules.module import (
