@@ -18,6 +18,7 @@ tensor output is a 1-tuple); an entry that is not a tensor, or that no gradient 
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from .._tensor import Tensor
@@ -110,6 +111,13 @@ class _Bracket:
                 grad_output = _check_length(new, grad_output, "pre hook")
         self.grad_output = grad_output
         if self.input_index is None:  # no input needs a gradient: no input node will run
+            warnings.warn(
+                "Full backward hook is firing when gradients are computed with respect to "
+                "module outputs since no inputs require gradients. See "
+                "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
+                "#torch.nn.Module.register_full_backward_hook for more details.",
+                stacklevel=2,
+            )
             none = (None,) * self.n_inputs
             for hook in self.hooks:
                 new = hook(self.module, none, grad_output)

@@ -79,12 +79,15 @@ def _backward_log(lib, x_needs_grad: bool) -> list:
     handles.append(h.register_module_full_backward_hook(hook))
     x = lib.tensor(X, requires_grad=x_needs_grad)
     try:
-        model(x).sum().backward()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model(x).sum().backward()
     finally:
         for handle in handles:
             handle.remove()
     model(x).sum().backward()  # removed: nothing more is logged
-    return [*log, _values(x.grad), _values(model[0].weight.grad)]
+    early = [str(w.message)[:48] for w in caught]  # hooks that fire before the inputs' grads
+    return [*log, early, _values(x.grad), _values(model[0].weight.grad)]
 
 
 @pytest.mark.parametrize("x_needs_grad", [True, False])
