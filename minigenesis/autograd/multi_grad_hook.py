@@ -9,8 +9,11 @@ hook over several tensors' gradients, once per backward pass.
 Each tensor gets an ordinary gradient hook (``Tensor.register_hook``) that reports to the
 shared state of its backward pass. Which pass is running is read off the call stack (the
 engine's ``_Backward`` whose method runs the tensor hooks), so the engine pays nothing for this
-rarely used feature; and which tensors the pass will reach is its table of vertices still
-waiting for gradients (a tensor's vertex: its ``grad_fn``, or the tensor itself for a leaf).
+rarely used feature. Which tensors count is decided as PyTorch's engine decides which nodes it
+runs: a tensor's vertex (its ``grad_fn``, or the tensor itself for a leaf) must be reached by
+the pass and, when the pass computes the gradients of given inputs only (``autograd.grad``,
+``backward(inputs=...)``), be one of them or lead to one (this engine also runs the other
+reached vertices; their calls are ignored here).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 
 from ..hook_handle import RemovableHandle
 from .engine import _Backward
+from .function import Function
 
 
 def current_backward() -> _Backward | None:
@@ -42,6 +46,24 @@ def _running_backward() -> _Backward:
     return task
 
 
+def _will_run(task: _Backward, vertex: Any) -> bool:
+    """Whether PyTorch's engine would run ``vertex`` in the pass ``task`` (see above)."""
+    if vertex not in task.waiting:
+        return False
+    if not task.capture:
+        return True
+    inputs = {key[0] for key in task.wanted}  # (id of vertex, output_nr) of each input
+    stack, seen = [vertex], set()
+    while stack:  # does some path from vertex lead to an input?
+        v = stack.pop()
+        if id(v) in inputs:
+            return True
+        if id(v) not in seen and isinstance(v, Function):
+            seen.add(id(v))
+            stack.extend(edge[0] for edge in v.next_edges if edge is not None)
+    return False
+
+
 class _MultiHandle(RemovableHandle):
     """``remove()`` unregisters the hook from every tensor."""
 
@@ -60,19 +82,21 @@ def register_multi_grad_hook(
     if mode not in ("all", "any"):
         raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
     tensors = list(tensors)
-    if mode == "any":
-        return _MultiHandle(_any_hooks(tensors, fn))
     vertices = [t.grad_fn if t.grad_fn is not None else t for t in tensors]
-    # per backward pass: [hooks run so far, hooks expected, the gradients]
+    if mode == "any":
+        return _MultiHandle(_any_hooks(tensors, vertices, fn))
+    # per backward pass: [hooks run so far, hooks expected, the gradients, which ones count]
     passes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def hook_for(index: int) -> Callable:
         def inner_hook(grad: Any) -> None:
             task = _running_backward()
             if task not in passes:  # the first of these hooks in this pass
-                expected = sum(v in task.waiting for v in vertices)  # (vertices it reaches)
-                passes[task] = [0, expected, [None] * len(tensors)]
+                runs = [_will_run(task, v) for v in vertices]
+                passes[task] = [0, sum(runs), [None] * len(tensors), runs]
             state = passes[task]
+            if not state[3][index]:
+                return
             state[0] += 1
             state[2][index] = grad
             if state[0] == state[1]:
@@ -84,14 +108,17 @@ def register_multi_grad_hook(
     return _MultiHandle(tuple(t.register_hook(hook_for(i)) for i, t in enumerate(tensors)))
 
 
-def _any_hooks(tensors: list, fn: Callable[[Any], None]) -> tuple:
+def _any_hooks(tensors: list, vertices: list, fn: Callable[[Any], None]) -> tuple:
     ran: weakref.WeakSet = weakref.WeakSet()  # the backward passes fn has run in
 
-    def wrapped_fn(grad: Any) -> None:
-        task = _running_backward()
-        if task in ran:
-            return
-        ran.add(task)
-        fn(grad)
+    def hook_for(vertex: Any) -> Callable:
+        def wrapped_fn(grad: Any) -> None:
+            task = _running_backward()
+            if task in ran or not _will_run(task, vertex):
+                return
+            ran.add(task)
+            fn(grad)
 
-    return tuple(t.register_hook(wrapped_fn) for t in tensors if t.requires_grad)
+        return wrapped_fn
+
+    return tuple(t.register_hook(hook_for(v)) for t, v in zip(tensors, vertices) if t.requires_grad)

@@ -44,6 +44,17 @@ def test_all_mode_sees_the_gradients_before_they_are_accumulated() -> None:
     assert len(grads_at_call) == 1
 
 
+def test_all_mode_waits_only_for_tensors_that_lead_to_the_inputs_asked_for() -> None:
+    a, b, c, d = _graph()
+    calls: list = []
+    register_multi_grad_hook((a, b, c, d), lambda grads: calls.append(_values(grads)))
+    c.sum().backward(inputs=(a,), retain_graph=True)  # b's gradient is not computed
+    (grad_c,) = mg.autograd.grad(c.sum(), (c,))  # nothing below c is computed
+    assert calls == [[B.tolist(), None, np.ones(3).tolist(), None], [None, None, [1.0] * 3, None]]
+    np.testing.assert_allclose(a.grad.numpy(), B)
+    assert b.grad is None and grad_c.tolist() == [1.0] * 3
+
+
 def test_any_mode_calls_once_per_backward_with_the_first_gradient() -> None:
     a, b, c, _ = _graph()
     seen: list = []

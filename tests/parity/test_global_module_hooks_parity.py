@@ -141,7 +141,9 @@ def _multi_grad(lib) -> list:
     c.sum().backward(retain_graph=True)
     (c * 2 + d).sum().backward(retain_graph=True)
     reg((a, b, c), lambda g: out.append(("any", _values(g))), mode="any")
-    (c * 3).sum().backward()
+    (c * 3).sum().backward(retain_graph=True)
+    c.sum().backward(inputs=(a,), retain_graph=True)
+    lib.autograd.grad(c.sum(), (c,))
     return out
 
 
