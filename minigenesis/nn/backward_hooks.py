@@ -83,6 +83,12 @@ class _Bracket:
         return tuple(out)
 
     def wrap_outputs(self, output: Any) -> Any:
+        if not isinstance(output, (Tensor, tuple)):  # (a dict's tensors get no output node)
+            warnings.warn(
+                "For backward hooks to be called, module output should be a Tensor or a tuple "
+                f"of Tensors but received {type(output)}",
+                stacklevel=3,
+            )
         single = not isinstance(output, tuple)
         items = (output,) if single else output
         self.output_index = [i for i, o in enumerate(items) if isinstance(o, Tensor)]

@@ -121,3 +121,17 @@ def test_global_backward_hook_gets_none_grad_input_where_no_input_needs_a_gradie
     assert [name for name, _ in seen] == ["Sequential", "Tanh", "Linear"]
     assert seen[0][1] is None and seen[2][1] is None
     np.testing.assert_allclose(seen[1][1].numpy(), 1 - Y**2, rtol=1e-12)
+
+
+def test_a_module_returning_a_dict_warns_that_backward_hooks_cannot_see_its_outputs() -> None:
+    class Named(nn.Module):
+        def forward(self, x):
+            return {"y": x * 2}
+
+    handle = register_module_full_backward_hook(lambda m, gi, go: None)
+    try:
+        with pytest.warns(UserWarning, match="module output should be a Tensor or a tuple"):
+            out = Named()(mg.ones(2, requires_grad=True))
+    finally:
+        handle.remove()
+    assert out["y"].tolist() == [2.0, 2.0]
