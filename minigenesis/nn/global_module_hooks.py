@@ -73,7 +73,12 @@ def register_module_forward_hook(
 ) -> RemovableHandle:
     """``hook(module, args, output)`` after every module's forward; returning a value replaces
     the output. ``with_kwargs``/``always_call`` as in ``Module.register_forward_hook``."""
-    handle = add_hook(GLOBAL_FORWARD_HOOKS, hook, on_remove=_sync_call)
+
+    def forget() -> None:  # on remove(): its flags go too
+        GLOBAL_HOOK_FLAGS.pop(handle.id, None)
+        _sync_call()
+
+    handle = add_hook(GLOBAL_FORWARD_HOOKS, hook, on_remove=forget)
     if with_kwargs or always_call:
         GLOBAL_HOOK_FLAGS[handle.id] = (with_kwargs, always_call)
     _sync_call()

@@ -136,3 +136,14 @@ def test_an_always_call_hooks_own_error_after_a_forward_error_is_a_warning() -> 
                 Failing()(mg.ones(1))
     finally:
         handle.remove()
+
+
+def test_removing_a_global_hook_with_options_forgets_its_options_and_the_hooked_call() -> None:
+    from minigenesis.nn import global_module_hooks
+
+    plain = Module.__call__
+    handle = register_module_forward_hook(lambda m, a, k, o: None, with_kwargs=True)
+    assert global_module_hooks.GLOBAL_HOOK_FLAGS[handle.id] == (True, False)
+    handle.remove()
+    assert handle.id not in global_module_hooks.GLOBAL_HOOK_FLAGS
+    assert Module.__call__ is plain
