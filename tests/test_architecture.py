@@ -241,10 +241,11 @@ def test_one_training_step_reads_no_more_of_the_package_than_it_does_now():
     backward hand work to the speed layer only from the size where it pays (a constant read
     off kernels/, not a call): the step's 8 x 16 gradient is selected with NumPy's where and
     its bias gradients summed with NumPy's sum, so kernels/blas.py and kernels/elementwise.py
-    left the path."""
+    left the path. 680 since the engine records which backward pass runs in the thread (for
+    register_multi_grad_hook, which had walked the call stack to find it)."""
     functions, lines, files = _trace_one_training_step()
     assert functions <= 47, functions
-    assert lines <= 679, lines
+    assert lines <= 680, lines
     assert files <= 18, files
 
 

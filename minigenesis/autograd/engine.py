@@ -98,12 +98,13 @@ def run_backward(
     # ops inside a backward record a graph only for create_graph.
     task.anomaly, state.anomaly = state.anomaly, False
     grad_enabled, state.grad_enabled = state.grad_enabled, create_graph
+    outer, state.backward = state.backward, task  # (a backward may run inside a backward)
     try:
         for edge, g in zip(starts, grad_tensors):
             task.send(edge, g)
         task.run_ready(retain_graph)
     finally:
-        state.anomaly, state.grad_enabled = task.anomaly, grad_enabled
+        state.anomaly, state.grad_enabled, state.backward = task.anomaly, grad_enabled, outer
     return task.grads_of_inputs(allow_unused) if inputs is not None else None
 
 

@@ -33,6 +33,9 @@ class _State(threading.local):
     saved_tensors_hooks = None
     # the error message while an autograd.graph.disable_saved_tensors_hooks block is active
     saved_tensors_hooks_disabled = None
+    # the backward pass (engine._Backward) running in this thread, for the hooks that ask
+    # which pass calls them (autograd.graph.register_multi_grad_hook)
+    backward = None
 
     def __init__(self) -> None:
         self.grad_enabled = True

@@ -7,18 +7,16 @@ hook over several tensors' gradients, once per backward pass.
 - ``mode="any"``: ``fn(grad)`` with the first gradient of any of ``tensors`` in this pass.
 
 Each tensor gets an ordinary gradient hook (``Tensor.register_hook``) that reports to the
-shared state of its backward pass. Which pass is running is read off the call stack (the
-engine's ``_Backward`` whose method runs the tensor hooks), so the engine pays nothing for this
-rarely used feature. Which tensors count is decided as PyTorch's engine decides which nodes it
-runs: a tensor's vertex (its ``grad_fn``, or the tensor itself for a leaf) must be reached by
-the pass and, when the pass computes the gradients of given inputs only (``autograd.grad``,
-``backward(inputs=...)``), be one of them or lead to one (this engine also runs the other
-reached vertices; their calls are ignored here).
+shared state of its backward pass: the one the engine records as running in this thread
+(``grad_mode.state.backward``). Which tensors count is decided as PyTorch's engine decides which
+nodes it runs: a tensor's vertex (its ``grad_fn``, or the tensor itself for a leaf) must be reached
+by the pass and, when the pass computes the gradients of given inputs only (``autograd.grad``,
+``backward(inputs=...)``), be one of them or lead to one (this engine also runs the other reached
+vertices; their calls are ignored here).
 """
 
 from __future__ import annotations
 
-import sys
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -26,17 +24,12 @@ from typing import Any
 from ..hook_handle import RemovableHandle
 from .engine import _Backward
 from .function import Function
+from .grad_mode import state
 
 
 def current_backward() -> _Backward | None:
     """The backward pass that is running the caller (None outside of backward)."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        task = frame.f_locals.get("self")
-        if type(task) is _Backward:
-            return task
-        frame = frame.f_back
-    return None
+    return state.backward
 
 
 def _running_backward() -> _Backward:
