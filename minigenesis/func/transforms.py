@@ -27,8 +27,8 @@ from typing import Any
 from .. import autograd
 from .. import random as _random
 from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad
-from ..autograd.reach import reaches_other_leaves
+from ..autograd.grad_mode import enable_grad, is_grad_enabled
+from ..autograd.reach import reaches_other_leaves, retire
 from ..functions.joining import stack
 from .vmap_writes import UnmappedWrites
 
@@ -57,16 +57,26 @@ def _map(fn: Callable, tree: Any) -> Any:
     return _rebuild(tree, iter([fn(leaf) for leaf in _leaves(tree)]))
 
 
-def _tracked_outside(tensor: Any, own: list) -> bool:
+class _Variables(list):
+    """A transform's own variables, and whether its caller records a graph (grad mode was on
+    when the transform was called: under ``no_grad`` nothing outside differentiates its
+    results, so they leave it as plain tensors whatever they depend on)."""
+
+    def __init__(self, variables: list, recording: bool) -> None:
+        super().__init__(variables)
+        self.recording = recording
+
+
+def _tracked_outside(tensor: Any, own: _Variables) -> bool:
     """Whether ``tensor`` depends on a leaf that requires grad other than the transform's own
     fresh leaves ``own``: an outer transform's variable, or a tensor the caller's autograd
-    tracks (a parameter captured by the function). Then the transform's results must keep
-    their graph, so that the outer level can differentiate them further; otherwise they leave
-    the transform as plain tensors."""
-    return reaches_other_leaves(tensor, own)
+    tracks (a parameter captured by the function), while the caller records. Then the
+    transform's results must keep their graph, so that the outer level can differentiate them
+    further; otherwise they leave the transform as plain tensors."""
+    return own.recording and reaches_other_leaves(tensor, own)
 
 
-def _finish(tree: Any, own: list) -> Any:
+def _finish(tree: Any, own: _Variables) -> Any:
     """The tree's tensors as results of the transform: each keeps its graph where it is tracked
     outside (see ``_tracked_outside``) and is detached otherwise."""
     return _map(
@@ -92,9 +102,10 @@ def _argnums_tuple(argnums: int | tuple, nargs: int, fn: str) -> tuple:
     return nums
 
 
-def _watch(args: tuple, nums: tuple) -> tuple[tuple, list]:
+def _watch(args: tuple, nums: tuple, recording: bool) -> tuple[tuple, _Variables]:
     """args with each tensor of the pytrees at ``nums`` replaced by the variable the transform
-    differentiates with respect to, and the list of those variables.
+    differentiates with respect to, and the list of those variables (``recording``: whether
+    the caller's grad mode was on, see ``_Variables``).
 
     The variable is a fresh leaf for a tensor that nothing outside tracks, and an alias
     (``view_as``) for one that requires grad (an outer transform's variable, or a tensor of the
@@ -111,7 +122,7 @@ def _watch(args: tuple, nums: tuple) -> tuple[tuple, list]:
         args[a] = _map(
             lambda t: t.view_as(t) if t.requires_grad else t.detach().requires_grad_(), args[a]
         )
-    return tuple(args), [t for a in nums for t in _leaves(args[a])]
+    return tuple(args), _Variables([t for a in nums for t in _leaves(args[a])], recording)
 
 
 def _check_floating(tree: Any, what: str) -> None:
@@ -146,8 +157,9 @@ def grad_and_value(func: Callable, argnums: int | tuple = 0, has_aux: bool = Fal
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums_tuple(argnums, len(args), "grad")
+        recording = is_grad_enabled()
         with enable_grad():
-            args, wrt = _watch(args, nums)
+            args, wrt = _watch(args, nums, recording)
             result = func(*args, **kwargs)
             if has_aux:
                 if not (isinstance(result, tuple) and len(result) == 2):
@@ -171,6 +183,7 @@ def grad_and_value(func: Callable, argnums: int | tuple = 0, has_aux: bool = Fal
             grads = _finish(tuple(_rebuild(args[a], flat) for a in nums), wrt)
         grads = grads[0] if isinstance(argnums, int) else grads
         value = _finish(out, wrt)
+        retire(wrt)
         return (grads, (value, _finish(aux, wrt))) if has_aux else (grads, value)
 
     return wrapper
@@ -203,8 +216,9 @@ def jacrev(
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums_tuple(argnums, len(args), "jacrev")
+        recording = is_grad_enabled()
         with enable_grad():
-            args, wrt = _watch(args, nums)
+            args, wrt = _watch(args, nums, recording)
             result = func(*args, **kwargs)
             out, aux = result if has_aux else (result, None)
             _check_floating(out, "output")
@@ -233,6 +247,7 @@ def jacrev(
                 return jac[0] if isinstance(argnums, int) else jac
 
             jac = _finish(_map(jacobian_of, out), wrt)
+        retire(wrt)
         return (jac, _finish(aux, wrt)) if has_aux else jac
 
     return wrapper
@@ -257,8 +272,9 @@ def hessian(func: Callable, argnums: int | tuple = 0) -> Callable:
 
 def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """``(output, vjp_fn)``: vjp_fn(v) = v^T J, one tuple entry per primal."""
+    recording = is_grad_enabled()
     with enable_grad():
-        primals, wrt = _watch(primals, tuple(range(len(primals))))
+        primals, wrt = _watch(primals, tuple(range(len(primals))), recording)
         result = func(*primals)
     out, aux = result if has_aux else (result, None)
     _check_floating(out, "output")
@@ -287,6 +303,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         return _finish(tuple(_rebuild(p, g) for p in primals), wrt)
 
     value = _finish(out, wrt)
+    retire(wrt)  # (vjp_fn still differentiates with respect to them: they are its own)
     return (value, vjp_fn, _finish(aux, wrt)) if has_aux else (value, vjp_fn)
 
 
@@ -318,8 +335,9 @@ def jvp(
                 "Trying to set a forward gradient that has a different size than that of the "
                 f"original Tensor: {list(p.shape)} against {list(t.shape)}"
             )
+    recording = is_grad_enabled()
     with enable_grad():
-        primals, wrt = _watch(primals, tuple(range(len(primals))))
+        primals, wrt = _watch(primals, tuple(range(len(primals))), recording)
         # f gets copies (forward mode lets it write into its inputs in place)
         result = func(*_rebuild(primals, iter([w.clone() for w in wrt])))
         if has_aux and not (isinstance(result, tuple) and len(result) == 2):
@@ -333,8 +351,8 @@ def jvp(
         # backward computed piecewise by the cotangent's sign (logcumsumexp's)
         u = [o.new_ones(o.shape).requires_grad_() for o in live]
         u_t_j = autograd.grad(live, wrt, u, create_graph=True, allow_unused=True)
-        nested = any(_tracked_outside(o, wrt) for o in live) or any(
-            t.requires_grad for t in _leaves(tangents)
+        nested = any(_tracked_outside(o, wrt) for o in live) or (
+            recording and any(t.requires_grad for t in _leaves(tangents))
         )
         pairs = [
             (g, t) for g, t in zip(u_t_j, _leaves(tangents)) if g is not None and g.requires_grad
@@ -353,7 +371,8 @@ def jvp(
         by_output.get(id(o)) if by_output.get(id(o)) is not None else o.detach() * 0 for o in outs
     ]
     value = _finish(out, wrt)
-    tangent = _finish(_rebuild(out, iter(tangents_out)), wrt + u)
+    tangent = _finish(_rebuild(out, iter(tangents_out)), _Variables(wrt + u, recording))
+    retire(wrt + u)
     return (value, tangent, _finish(aux, wrt)) if has_aux else (value, tangent)
 
 

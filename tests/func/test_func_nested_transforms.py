@@ -94,3 +94,41 @@ def test_jvp_lets_the_function_write_into_its_input_in_place() -> None:
     value, tangent = jvp(lambda x: x.sin_(), (t64(x0),), (mg.ones(3, dtype=mg.float64),))
     np.testing.assert_allclose(value.numpy(), np.sin(x0), rtol=1e-15)
     np.testing.assert_allclose(tangent.numpy(), np.cos(x0), rtol=1e-15)
+
+
+def test_results_of_an_outer_grad_over_an_inner_vjp_or_jvp_leave_as_plain_tensors() -> None:
+    """d/dx sum(cos(x * y0) * x) by an inner vjp (and jvp with tangent ones) at y0: the inner
+    gradient hangs off the inner variable y, which nothing outside can differentiate once the
+    inner transform returned, so the outer result keeps no graph (as nothing else tracks x)."""
+    x0, y0 = RNG.standard_normal(3), RNG.standard_normal(3)
+    expected = np.cos(x0 * y0) - x0 * y0 * np.sin(x0 * y0)
+
+    def by_vjp(x):
+        _, fn = vjp(lambda y: (x * y).sin(), t64(y0))
+        return fn(mg.ones(3, dtype=mg.float64))[0].sum()
+
+    def by_jvp(x):
+        return jvp(lambda y: (x * y).sin(), (t64(y0),), (mg.ones(3, dtype=mg.float64),))[1].sum()
+
+    for f in (by_vjp, by_jvp):
+        g = grad(f)(t64(x0))
+        np.testing.assert_allclose(g.numpy(), expected, rtol=1e-12)
+        assert not g.requires_grad and g.grad_fn is None
+
+
+def test_transforms_called_under_no_grad_return_plain_tensors_even_with_captured_parameters():
+    """Under no_grad the caller records nothing, so a captured parameter does not make the
+    result keep a graph: d/dx sum(x * w^2) = w^2, detached."""
+    w = mg.nn.Parameter(t64([1.0, 2.0, 3.0]))
+    x = t64(RNG.standard_normal(3))
+    with mg.no_grad():
+        results = [
+            grad(lambda x: (x * w * w).sum())(x),
+            jacrev(lambda x: x * w * w)(x),
+            vjp(lambda x: x * w * w, x)[0],
+            jvp(lambda x: x * w * w, (x,), (mg.ones(3, dtype=mg.float64),))[1],
+            grad(lambda p: (p**3).sum())(w),
+        ]
+    np.testing.assert_array_equal(results[0].numpy(), [1.0, 4.0, 9.0])
+    np.testing.assert_array_equal(results[4].numpy(), [3.0, 12.0, 27.0])
+    assert all(not r.requires_grad for r in results)
