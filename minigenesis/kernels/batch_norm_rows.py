@@ -28,19 +28,28 @@ from . import cpu_jit
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _fits(x: np.ndarray, *others) -> bool:
-    """x (N, C), N > 1, and the others (None or arrays) C-contiguous, of x's float dtype."""
+def _fits(x: np.ndarray, columns: tuple, full: tuple = ()) -> bool:
+    """x (N, C), N > 1, and the others (None or arrays) C-contiguous, of x's float dtype: those
+    in ``columns`` vectors of C elements, those in ``full`` of x's shape. (The loops index them
+    so, without bounds checks: a (1, C, 1) running mean would be written past its end.)"""
     return (
         type(x) is np.ndarray
         and x.dtype in _FLOATS
         and x.ndim == 2
         and x.shape[0] > 1
         and x.flags.c_contiguous
-        and all(
-            o is None or (type(o) is np.ndarray and o.dtype == x.dtype and o.flags.c_contiguous)
-            for o in others
-        )
+        and all(_laid_out(o, x, (x.shape[1],)) for o in columns)
+        and all(_laid_out(o, x, x.shape) for o in full)
         and cpu_jit.available()
+    )
+
+
+def _laid_out(o: np.ndarray | None, x: np.ndarray, shape: tuple) -> bool:
+    """o is None, or a C-contiguous NumPy array of x's dtype and this shape."""
+    if o is None:
+        return True
+    return (
+        type(o) is np.ndarray and o.dtype == x.dtype and o.shape == shape and o.flags.c_contiguous
     )
 
 
@@ -81,7 +90,7 @@ def forward(x, w, b, running, eps: float) -> tuple | None:
     moved in place where ``running`` = (running_mean, running_var, momentum) is given; None
     where the loop does not apply."""
     rm, rv, momentum = running if running is not None else (None, None, 0.0)
-    if not _fits(x, w, b, rm, rv):
+    if not _fits(x, (w, b, rm, rv)):
         return None
     y, xhat, r = np.empty_like(x), np.empty_like(x), np.empty(x.shape[1], x.dtype)
     dummy = r  # (an array of the dtype for the parameters that are None; never read)
@@ -130,7 +139,7 @@ def backward(ctx, w, gy, wants: list) -> tuple | None:
     ``gy`` (a tensor; ``w`` a tensor or None; ``ctx`` holds forward's xhat and r), in g's
     dtype; None where the loop does not apply."""
     g, w = gy._data, None if w is None else w._data
-    if not _fits(g, ctx.xhat, ctx.r, w):
+    if not _fits(g, (ctx.r, w), (ctx.xhat,)):
         return None
     c = g.shape[1]
     g_w, g_b = np.empty(c, g.dtype), np.empty(c, g.dtype)

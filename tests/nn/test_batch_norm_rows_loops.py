@@ -128,3 +128,23 @@ def test_second_derivatives_through_the_compiled_forward_match_the_numpy_code(ca
     assert calls[0] == "_forward_loop"
     monkeypatch.setenv("MINIGENESIS_NUMBA", "0")
     np.testing.assert_allclose(got, _second_derivative(x), rtol=1e-11, atol=1e-11)
+
+
+def test_per_channel_arrays_of_another_shape_are_declined_not_indexed_past_their_end(calls):
+    """The loops index w, b and the running averages as vectors of C elements without bounds
+    checks: a (1, C, 1) running mean was written past its end (heap corruption) and a (1, C)
+    weight raised Numba's TypingError. Such shapes go to the op's NumPy code."""
+    x = np.arange(12.0, dtype=np.float32).reshape(4, 3)
+    vec = np.zeros(3, np.float32)
+    for odd in (np.zeros((1, 3, 1), np.float32), np.ones((1, 3), np.float32)):
+        assert rows.forward(x, odd, vec, None, 1e-5) is None
+        assert rows.forward(x, None, None, (odd, vec + 1, 0.1), 1e-5) is None
+        assert rows.forward(x, None, None, (vec, odd, 0.1), 1e-5) is None
+    assert rows.forward(x, None, None, (np.zeros(4, np.float32), vec + 1, 0.1), 1e-5) is None
+    assert calls == []
+    w, b = np.full((1, 3), 2.0, np.float32), np.full((1, 3), 0.5, np.float32)
+    y = mg.nn.functional.batch_norm(
+        mg.tensor(x), None, None, mg.tensor(w), mg.tensor(b), training=True
+    )
+    expected = (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-5) * 2.0 + 0.5
+    np.testing.assert_allclose(y.numpy(), expected, rtol=1e-6, atol=1e-6)
