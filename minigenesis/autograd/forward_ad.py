@@ -28,7 +28,7 @@ from collections import namedtuple
 from typing import Any
 
 from .grad_mode import enable_grad, is_grad_enabled
-from .reach import reaches_other_leaves
+from .reach import reaches_other_leaves, retire
 
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 
@@ -50,10 +50,12 @@ def enter_dual_level() -> int:
 
 
 def exit_dual_level(*, level: int | None = None) -> None:
-    """Close the current level: its dual tensors stop carrying tangents."""
+    """Close the current level: its dual tensors stop carrying tangents, and their variables are
+    no longer anyone's to differentiate (an enclosing transform does not count them as tracked:
+    see reach.py)."""
     if not _levels:
         raise RuntimeError("Trying to exit a forward AD level that was not entered")
-    _levels.pop()
+    retire([made[1] for made in _levels.pop().values()])
 
 
 class dual_level:  # noqa: N801 (PyTorch's name)
@@ -150,6 +152,7 @@ def _jvp(output: Any, duals: list) -> Any:
     if not s.requires_grad:  # J^T v did not depend on v: J t is zero
         return output.detach().new_zeros(output.shape)
     (tangent,) = grad(s, [v], allow_unused=True, create_graph=keep)
+    retire([v])  # (the tangent's graph may hang off v, which nothing outside tracks)
     if tangent is None:
         return output.detach().new_zeros(output.shape)
     return tangent if keep else tangent.detach()

@@ -81,3 +81,20 @@ def test_an_in_place_write_into_a_dual_changes_its_tangent() -> None:
     expected = t0.copy()
     expected[0] *= 3
     np.testing.assert_allclose(viewed_tangent, expected, rtol=1e-15)
+
+
+def test_func_grad_over_a_forward_ad_tangent_returns_a_plain_tensor() -> None:
+    """d/dx sum_i cos(x_i d_i) x_i (the tangent of sin(x d) along ones) = cos(x d) - x d sin(x d):
+    the tangent's graph hangs off the dual's variable and the double-vjp's v, which nothing
+    tracks once the level is closed, so func.grad's result keeps no graph."""
+    x0, d0 = RNG.standard_normal(3), RNG.standard_normal(3)
+
+    def tangent_sum(x):
+        with fwAD.dual_level():
+            d = fwAD.make_dual(mg.tensor(d0), mg.ones(3, dtype=mg.float64))
+            return fwAD.unpack_dual((x * d).sin()).tangent.sum()
+
+    g = mg.func.grad(tangent_sum)(mg.tensor(x0))
+    expected = np.cos(x0 * d0) - x0 * d0 * np.sin(x0 * d0)
+    np.testing.assert_allclose(g.numpy(), expected, rtol=1e-12)
+    assert not g.requires_grad
