@@ -88,6 +88,8 @@ def linear_rounded(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, dtype) ->
     rounding runs after the plain product)."""
     if np.dtype(dtype) != _BF16 or not cpu_jit.available():
         return None
+    if b is not None and b.shape != (w.shape[0],):  # (the loop reads b[j] unchecked)
+        return None
     y = x.dot(w.T)
     out = np.empty(y.shape, _BF16)
     if b is None:

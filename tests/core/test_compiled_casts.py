@@ -167,6 +167,16 @@ def test_linear_rounded_leaves_float16_to_the_plain_path():
     assert casts.linear_rounded(x, x, None, np.float16) is None
 
 
+def test_linear_rounded_declines_a_bias_that_is_not_one_value_per_output():
+    """The loop reads b[j] for every output column j without bounds checks: a (1,) or (N, 1)
+    bias is left to the plain path (which broadcasts or refuses it) instead of read past."""
+    x, w = np.ones((4, 8), np.float32), np.ones((6, 8), np.float32)
+    for b in (np.ones(1, np.float32), np.ones((6, 1), np.float32), np.ones(7, np.float32)):
+        assert casts.linear_rounded(x, w, b, BF16) is None
+    y = casts.linear_rounded(x, w, np.full(6, 0.5, np.float32), BF16)
+    np.testing.assert_array_equal(y.astype(np.float32), np.full((4, 6), 8.5, np.float32))
+
+
 def _large_autocast_linear():
     mg.manual_seed(0)
     layer = mg.nn.Linear(784, 512)
