@@ -87,6 +87,23 @@ def _processes_with(marker: str) -> list[int]:
     return found
 
 
+def _kill_every(marker: str) -> None:
+    """SIGKILL to every process whose environment holds ``marker`` (by process id)."""
+    for pid in _processes_with(marker):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _wait_for_training(run: Path) -> None:
+    """Until the run writes metrics.csv (both ranks are in their loop), at most 60 s."""
+    deadline = time.monotonic() + 60
+    while not (run / "metrics.csv").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert (run / "metrics.csv").exists(), "the job did not start"
+
+
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc (Linux)")
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
 def test_killing_the_launcher_stops_mpiexec_and_every_rank(sig, tmp_path):
@@ -107,11 +124,7 @@ def test_killing_the_launcher_stops_mpiexec_and_every_rank(sig, tmp_path):
             time.sleep(0.1)
         assert _processes_with(marker) == [], "processes outlived the launcher"
     finally:
-        for pid in _processes_with(marker):  # clean up after a failure, by process id
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        _kill_every(marker)  # clean up after a failure, by process id
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc (Linux)")
@@ -128,20 +141,13 @@ def test_ctrl_c_to_the_launcher_saves_and_ends_every_rank_at_once(tmp_path):
     launcher = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True,
                                 stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
     try:
-        deadline = time.monotonic() + 60
-        while not (run / "metrics.csv").exists() and time.monotonic() < deadline:
-            time.sleep(0.1)  # training has started: both ranks are in their loop
-        assert (run / "metrics.csv").exists(), "the job did not start"
+        _wait_for_training(run)
         launcher.send_signal(signal.SIGINT)
         pressed = time.monotonic()
         out, err = launcher.communicate(timeout=90)
         waited = time.monotonic() - pressed
     finally:
-        for pid in _processes_with(marker):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        _kill_every(marker)
     assert launcher.returncode == 130, err
     assert "timed out" not in err and waited < 30, err  # not the 60 s --dist-timeout
     assert "interrupted at step" in err + out
@@ -158,9 +164,7 @@ def test_a_stopped_rank_ends_the_job_within_the_timeout(tmp_path):
     launcher = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True,
                                 stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
     try:
-        deadline = time.monotonic() + 60
-        while not (tmp_path / "r" / "metrics.csv").exists() and time.monotonic() < deadline:
-            time.sleep(0.1)  # training has started: both ranks are in their loop
+        _wait_for_training(tmp_path / "r")
         rank1 = [pid for pid in _processes_with(marker)
                  if b"\0PMI_RANK=1\0" in Path(f"/proc/{pid}/environ").read_bytes()]  # fmt: skip
         assert len(rank1) == 1, "no rank 1 found"
@@ -169,11 +173,7 @@ def test_a_stopped_rank_ends_the_job_within_the_timeout(tmp_path):
         _, err = launcher.communicate(timeout=60)
         waited = time.monotonic() - stopped
     finally:
-        for pid in _processes_with(marker):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        _kill_every(marker)
     assert launcher.returncode != 0
     assert "timed out after 2 s" in err and "rank 1 did not arrive" in err, err
     assert waited < 2 + 6  # the timeout, the roll call, the abort, on a busy machine
