@@ -9,6 +9,7 @@ import pytest
 
 import minigenesis as mg
 from minigenesis.kernels import batch_norm_loops as loops
+from tests.nn.compiled_calls import record_calls
 from tests.nn.test_batch_norm_layouts import layout, reference
 
 pytest.importorskip("numba")
@@ -17,17 +18,7 @@ pytest.importorskip("numba")
 @pytest.fixture
 def calls(monkeypatch) -> list[str]:
     """The names of the compiled loops that ran."""
-    monkeypatch.setenv("MINIGENESIS_NUMBA", "1")  # (whatever the environment says)
-    names: list[str] = []
-    for name in ("_stats_loop", "_affine_loop", "_backward_loop"):
-        kernel = getattr(loops, name)
-
-        def recorded(*args, _kernel=kernel, _name=name):
-            names.append(_name)
-            return _kernel(*args)
-
-        monkeypatch.setattr(loops, name, recorded)
-    return names
+    return record_calls(monkeypatch, loops, ("_stats_loop", "_affine_loop", "_backward_loop"))
 
 
 def _step(x, g, dtype, affine=True, momentum=0.1):

@@ -9,6 +9,7 @@ import pytest
 
 import minigenesis as mg
 from minigenesis.kernels import batch_norm_rows as rows
+from tests.nn.compiled_calls import record_calls
 
 pytest.importorskip("numba")
 
@@ -16,17 +17,7 @@ pytest.importorskip("numba")
 @pytest.fixture
 def calls(monkeypatch) -> list[str]:
     """The names of the compiled loops that ran."""
-    monkeypatch.setenv("MINIGENESIS_NUMBA", "1")  # (whatever the environment says)
-    names: list[str] = []
-    for name in ("_forward_loop", "_backward_loop"):
-        kernel = getattr(rows, name)
-
-        def recorded(*args, _kernel=kernel, _name=name):
-            names.append(_name)
-            return _kernel(*args)
-
-        monkeypatch.setattr(rows, name, recorded)
-    return names
+    return record_calls(monkeypatch, rows, ("_forward_loop", "_backward_loop"))
 
 
 def reference(x, g, w, b, eps=1e-5):
