@@ -16,6 +16,7 @@ a model, save its ``state_dict``).
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
@@ -85,15 +86,26 @@ def load(f: str | os.PathLike | BinaryIO, map_location: Any = None, _extra_files
 
 
 def _module_classes() -> list[type]:
-    """Every subclass of ``nn.Module`` defined so far, at any depth (local classes excepted:
-    pickle cannot name them)."""
+    """Every subclass of ``nn.Module`` defined so far, at any depth, that its module still
+    names: pickle finds a class by its name, so a local class cannot be named, and a class
+    defined again under the same name (a notebook cell run twice) leaves the old one alive
+    but no longer named; the file means the class the name stands for now."""
     found, stack = [], [Module]
     while stack:
         cls = stack.pop()
-        if "<locals>" not in cls.__qualname__:
+        if _named_as_itself(cls):
             found.append(cls)
         stack.extend(cls.__subclasses__())
     return found
+
+
+def _named_as_itself(cls: type) -> bool:
+    """Whether ``module.qualname`` of ``cls`` leads back to ``cls`` (what pickle checks when
+    it saves a class by reference)."""
+    obj: Any = sys.modules.get(cls.__module__)
+    for part in cls.__qualname__.split("."):
+        obj = getattr(obj, part, None)
+    return obj is cls
 
 
 def freeze(mod: Module, preserved_attrs: Any = None, optimize_numerics: bool = True) -> Module:

@@ -179,6 +179,28 @@ def test_jit_load_makes_modules_from_their_state_but_never_calls_a_constructor()
         mg.jit.load(buf)  # without the refusal: 4 TB of weights asked for
 
 
+class _Redefined(mg.nn.Module):  # the first version of a notebook cell's class
+    def forward(self, x):
+        return x * 0
+
+
+_FIRST_VERSION = _Redefined  # (alive, as the old class stays while anything refers to it)
+
+
+class _Redefined(mg.nn.Module):  # noqa: F811  (the cell run again, fixed)
+    def forward(self, x):
+        return x + 1
+
+
+def test_jit_load_makes_the_class_its_name_stands_for_now_not_an_older_one_of_that_name():
+    buf = io.BytesIO()
+    mg.jit.save(_Redefined(), buf)
+    buf.seek(0)
+    loaded = mg.jit.load(buf)
+    assert type(loaded) is _Redefined and type(loaded) is not _FIRST_VERSION
+    assert loaded(mg.ones(2)).tolist() == [2.0, 2.0]
+
+
 def test_jit_freeze_needs_eval_mode_as_in_pytorch():
     model = mg.nn.Linear(2, 2)
     with pytest.raises(RuntimeError, match="eval mode"):
