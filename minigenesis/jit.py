@@ -103,8 +103,11 @@ def _named_as_itself(cls: type) -> bool:
     """Whether ``module.qualname`` of ``cls`` leads back to ``cls`` (what pickle checks when
     it saves a class by reference)."""
     obj: Any = sys.modules.get(cls.__module__)
-    for part in cls.__qualname__.split("."):
-        obj = getattr(obj, part, None)
+    try:
+        for part in cls.__qualname__.split("."):
+            obj = getattr(obj, part, None)
+    except Exception:  # noqa: BLE001  (a module's own __getattr__ may raise anything)
+        return False
     return obj is cls
 
 
