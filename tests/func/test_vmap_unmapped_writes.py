@@ -45,3 +45,13 @@ def test_writes_into_mapped_inputs_and_new_tensors_are_allowed() -> None:
     x = mg.zeros(3, 2)
     out = vmap(lambda r: (r.add_(1), mg.zeros(2).add_(r))[1])(x)
     assert x.tolist() == out.tolist() == [[1.0, 1.0]] * 3
+
+
+def test_a_write_into_a_mapped_input_that_is_also_read_unmapped_is_refused():
+    """vmap(lambda r, full: r.add_(full.sum()), in_dims=(0, None))(x, x): PyTorch's batched
+    write adds the sum of the original x to every row ([[15, 16], [17, 18], [19, 20]]); a loop
+    over samples would let each sample read the rows written before it ([[15, 16], [47, 48],
+    [139, 140]]), so the write into memory the function also reads unmapped is refused."""
+    x = mg.tensor(np.arange(6.0, dtype=np.float32).reshape(3, 2))
+    with pytest.raises(RuntimeError, match="does not map over"):
+        vmap(lambda r, full: r.add_(full.sum()), in_dims=(0, None))(x, x)
