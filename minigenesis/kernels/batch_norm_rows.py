@@ -15,8 +15,9 @@ is a vector of C partial sums that the loop vectorises as it is:
 Every sum is taken in float64 and each element's formula evaluated in float64 and rounded once,
 so float32 results are at least as close to float64 as the op's float32 products (float64 ones
 the same precision, summed in another order). x, the gradient
-and the parameters must be C-contiguous float32/float64 arrays of one dtype; anything else
-returns None and the op's NumPy code runs.
+and the parameters must be C-contiguous float32/float64 arrays of one dtype, the parameters and
+running averages vectors of C elements (the loops index them unchecked); anything else returns
+None and the op's NumPy code runs.
 """
 
 from __future__ import annotations
