@@ -84,8 +84,8 @@ def _layout(*arrays: np.ndarray) -> tuple | None:
     """The common (R, L) cut of the (N, C, *) arrays' spatial dims and, per array, its flat view
     and (channel, sample, run) strides in elements; None where no cut fits them all."""
     for a in arrays:  # (a flat view runs forward from the first element)
-        if any(s < 0 or s % a.itemsize for s in a.strides):
-            return None
+        if any(s < 0 or s % a.itemsize for s in a.strides) or a.shape != arrays[0].shape:
+            return None  # (nor are they indexed past the first array's shape)
     if all(a[0, 0].flags.c_contiguous for a in arrays):  # (the usual case: no cut, one run)
         run = math.prod(arrays[0].shape[2:])
         return 1, run, [(_flat(a, ()), *_channel_sample(a), 0) for a in arrays]

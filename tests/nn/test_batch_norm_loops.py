@@ -157,3 +157,15 @@ def test_compiled_batch_norm_reads_a_broadcast_gradient_and_declines_a_flipped_i
         (y, gx, gw, gb), (w, b), _ = _step(flipped, flipped, np.float32)
         for got, want in zip((y, gx, gw, gb), reference(flipped, flipped, w, b, 1e-5)):
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_a_gradient_of_another_shape_than_x_is_declined_not_read_past_its_end(calls):
+    """The loops walk every array with x's (N, C, *) sizes and no bounds checks: a gradient of
+    another shape goes back to the caller (None), as does an output of another shape."""
+    x = np.ones((2, 3, 4, 4), np.float32)
+    vectors = np.zeros(3), np.ones(3), np.ones(3)
+    assert loops.backward(x, np.ones((2, 3, 4, 2), np.float32), None, *vectors) is None
+    assert loops.forward(x, np.empty((2, 3, 4, 2), np.float32), *vectors) is False
+    assert calls == []
+    sums = loops.backward(x, np.full_like(x, 2.0), None, *vectors)
+    np.testing.assert_array_equal(sums[0], np.full(3, 64.0))  # sum of g per channel
