@@ -168,6 +168,8 @@ def backward(x, wv, gy, mu, r, center: bool, needs: tuple) -> tuple | None:
     n = r.size and x.size // r.size
     if not _applies(x, n) or type(gy) is not np.ndarray or gy.dtype != x.dtype:
         return None
+    if gy.shape != x.shape or x.size != n * r.size or (center and mu.size != r.size):
+        return None  # (the loops index every row of each unchecked)
     need_x, need_w, need_b = needs
     x2, g2 = _rows(x, n), _rows(gy, n)
     mu = np.zeros(len(x2), x.dtype) if not center else mu

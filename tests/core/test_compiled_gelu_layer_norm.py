@@ -192,3 +192,17 @@ def test_compiled_layer_norm_leaves_two_byte_floats_and_numba_off_to_numpy(monke
     want = F.layer_norm(xb.float(), (40,))
     assert y.dtype == mg.bfloat16
     np.testing.assert_allclose(y.float().numpy(), want.numpy(), atol=1e-2, rtol=1e-2)
+
+
+def test_compiled_layer_norm_backward_declines_a_gradient_of_another_shape(monkeypatch):
+    """The backward loop indexes every row of x and of dL/dy unchecked: dL/dy with fewer rows,
+    or statistics for another number of rows, go back to the caller (None)."""
+    monkeypatch.setenv("MINIGENESIS_NUMBA", "1")
+    x = np.random.default_rng(2).standard_normal((6, 32)).astype(np.float32)
+    y, mu, r = layer_norm_loop.forward(x, None, None, 32, 1e-5, True)
+    needs = (True, False, False)
+    fewer_rows = np.ones((2, 32), np.float32)
+    assert layer_norm_loop.backward(x, None, fewer_rows, mu, r, True, needs) is None
+    assert layer_norm_loop.backward(x, None, np.ones_like(x), mu[:3], r, True, needs) is None
+    gx, _, _ = layer_norm_loop.backward(x, None, np.ones_like(x), mu, r, True, needs)
+    np.testing.assert_allclose(gx, 0.0, atol=1e-6)  # a constant dL/dy moves no normalised row
