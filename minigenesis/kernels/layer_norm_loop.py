@@ -141,6 +141,14 @@ def _rows(a, n: int):
     return np.ascontiguousarray(a).reshape(-1, n)
 
 
+def _vector_of(v, n: int, dtype) -> bool:
+    """v is None or a contiguous vector of n elements of ``dtype`` (the loops read v[j] for
+    every column j, unchecked)."""
+    if v is None:
+        return True
+    return type(v) is np.ndarray and v.shape == (n,) and v.dtype == dtype and v.flags.c_contiguous
+
+
 def _applies(x, n: int) -> bool:
     found = type(x) is np.ndarray and x.dtype in _FLOATS
     return found and x.size >= LAYER_NORM_LOOP_MIN and n > 0 and cpu_jit.available()
@@ -150,7 +158,7 @@ def forward(x, wv, bv, n: int, eps: float, center: bool) -> tuple | None:
     """(y of x's shape, mu per row or 0.0, r per row) for x (float32/float64) normalised over its
     last n elements; wv, bv: None or contiguous vectors of n elements of x's dtype. None where
     the compiled loops do not apply."""
-    if not _applies(x, n):
+    if not _applies(x, n) or not all(_vector_of(v, n, x.dtype) for v in (wv, bv)):
         return None
     x2 = _rows(x, n)
     none = np.empty(0, x.dtype)
@@ -168,8 +176,9 @@ def backward(x, wv, gy, mu, r, center: bool, needs: tuple) -> tuple | None:
     n = r.size and x.size // r.size
     if not _applies(x, n) or type(gy) is not np.ndarray or gy.dtype != x.dtype:
         return None
-    if gy.shape != x.shape or x.size != n * r.size or (center and mu.size != r.size):
-        return None  # (the loops index every row of each unchecked)
+    rows_fit = gy.shape == x.shape and x.size == n * r.size and (not center or mu.size == r.size)
+    if not rows_fit or not _vector_of(wv, n, x.dtype):
+        return None  # (the loops index every row and column of each unchecked)
     need_x, need_w, need_b = needs
     x2, g2 = _rows(x, n), _rows(gy, n)
     mu = np.zeros(len(x2), x.dtype) if not center else mu

@@ -206,3 +206,10 @@ def test_compiled_layer_norm_backward_declines_a_gradient_of_another_shape(monke
     assert layer_norm_loop.backward(x, None, np.ones_like(x), mu[:3], r, True, needs) is None
     gx, _, _ = layer_norm_loop.backward(x, None, np.ones_like(x), mu, r, True, needs)
     np.testing.assert_allclose(gx, 0.0, atol=1e-6)  # a constant dL/dy moves no normalised row
+
+
+def test_compiled_layer_norm_declines_a_weight_or_bias_that_is_not_one_value_per_column():
+    x = np.ones((4, 32), np.float32)
+    for odd in (np.ones(16, np.float32), np.ones((32, 1), np.float32), np.ones(32)):
+        assert layer_norm_loop.forward(x, odd, None, 32, 1e-5, True) is None
+        assert layer_norm_loop.forward(x, None, odd, 32, 1e-5, True) is None
