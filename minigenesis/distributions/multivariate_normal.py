@@ -41,6 +41,27 @@ def _broadcast(*shapes: Any) -> tuple:
     return tuple(np.broadcast_shapes(*(tuple(s) for s in shapes)))
 
 
+def scale_tril_from(
+    scale_tril: Tensor | None, covariance_matrix: Tensor | None, precision_matrix: Tensor | None
+) -> Tensor:
+    """The lower-triangular L with L L^T = Sigma, from whichever of the three was given: L
+    itself, Sigma (its Cholesky factor), or the precision P = Sigma^-1 (Sigma = L_P^-T L_P^-1
+    with P = L_P L_P^T)."""
+    if scale_tril is not None:
+        return scale_tril
+    if covariance_matrix is not None:
+        return linalg.cholesky(covariance_matrix)
+    eye = precision_matrix.new_ones(precision_matrix.shape[-1]).diag()
+    inv_lp = linalg.solve_triangular(linalg.cholesky(precision_matrix), eye, upper=False)
+    return linalg.cholesky(inv_lp.mT @ inv_lp)
+
+
+def given_matrices(dist: Distribution) -> dict[str, Tensor]:
+    """The matrix parameters ``dist`` was made with, by name (for ``expand``)."""
+    names = ("covariance_matrix", "precision_matrix", "scale_tril")
+    return {name: dist.__dict__[name] for name in names if name in dist.__dict__}
+
+
 class MultivariateNormal(Distribution):
     """N(loc, Sigma) over vectors of size k = loc.shape[-1]; give exactly one of
     ``covariance_matrix`` (Sigma), ``precision_matrix`` (Sigma^-1) or ``scale_tril`` (L)."""
@@ -93,21 +114,12 @@ class MultivariateNormal(Distribution):
         setattr(self, name, matrix.expand(*batch_shape, k, k))
         self.loc = loc.expand(*batch_shape, k)
         super().__init__(batch_shape, (k,), validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = linalg.cholesky(covariance_matrix)
-        else:  # Sigma = P^-1 = L_P^-T L_P^-1 with P = L_P L_P^T
-            eye = precision_matrix.new_ones(k).diag()
-            inv_lp = linalg.solve_triangular(linalg.cholesky(precision_matrix), eye, upper=False)
-            self._unbroadcasted_scale_tril = linalg.cholesky(inv_lp.mT @ inv_lp)
+        self._unbroadcasted_scale_tril = scale_tril_from(
+            scale_tril, covariance_matrix, precision_matrix
+        )
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> MultivariateNormal:
-        matrices = {
-            name: self.__dict__[name]
-            for name in ("covariance_matrix", "precision_matrix", "scale_tril")
-            if name in self.__dict__
-        }
+        matrices = given_matrices(self)
         new = self._expanded(batch_shape, _instance, loc=self.loc, **matrices)
         new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
         return new

@@ -29,7 +29,7 @@ from ..creation import arange, randn, tensor
 from . import constraints
 from .chi2 import Chi2
 from .distribution import Distribution
-from .multivariate_normal import _broadcast
+from .multivariate_normal import _broadcast, given_matrices, scale_tril_from
 from .utils import lazy_property
 
 __all__ = ["Wishart"]
@@ -104,21 +104,12 @@ class Wishart(Distribution):
                 stacklevel=2,
             )
         super().__init__(batch_shape, (p, p), validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = linalg.cholesky(covariance_matrix)
-        else:  # V = P^-1 = L_P^-T L_P^-1 with P = L_P L_P^T
-            eye = precision_matrix.new_ones(p).diag()
-            inv_lp = linalg.solve_triangular(linalg.cholesky(precision_matrix), eye, upper=False)
-            self._unbroadcasted_scale_tril = linalg.cholesky(inv_lp.mT @ inv_lp)
+        self._unbroadcasted_scale_tril = scale_tril_from(
+            scale_tril, covariance_matrix, precision_matrix
+        )
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Wishart:
-        matrices = {
-            name: self.__dict__[name]
-            for name in ("covariance_matrix", "precision_matrix", "scale_tril")
-            if name in self.__dict__
-        }
+        matrices = given_matrices(self)
         new = self._expanded(batch_shape, _instance, df=self.df, **matrices)
         new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
         return new
