@@ -23,6 +23,7 @@ import math
 
 from ..autograd.function import Op
 from ..backend import get_array_module, quiet_fp
+from .incomplete_gamma_large import prefactor_large, temme_pq
 from .special import _lgamma as _lgamma_array
 
 _BERNOULLI_2J = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510,
@@ -30,7 +31,9 @@ _BERNOULLI_2J = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3
 
 
 def _prefactor(xp, a, x):
-    return xp.exp(a * xp.log(x) - x - _lgamma_array(a))
+    """x^a e^-x / Gamma(a); from a = 10 on without rounding a log(a) (incomplete_gamma_large)."""
+    naive = xp.exp(a * xp.log(x) - x - _lgamma_array(a))
+    return xp.where(a >= 10, prefactor_large(xp.maximum(a, 10.0), x), naive)
 
 
 @quiet_fp
@@ -41,6 +44,10 @@ def gamma_pq(a, x, upper: bool):
     a, x = xp.broadcast_arrays(a, x)
     ok = (a > 0) & (x > 0) & xp.isfinite(a) & xp.isfinite(x)
     aa, xx = xp.where(ok, a, 1.0), xp.where(ok, x, 1.0)
+    # Temme's expansion where a is large and x near a (Cephes' band for 20 < a < 200, kept for all
+    # larger a: there the series and the continued fraction need of the order of
+    # 1 / sigma^2 or sqrt(a) steps)
+    temme = (aa > 20) & (xp.abs(xx - aa) < 0.3 * aa)
     series = xx < aa + 1
     # P by its series
     term, total, denom = 1.0 / aa, 1.0 / aa, aa.copy()
@@ -48,7 +55,7 @@ def gamma_pq(a, x, upper: bool):
         denom = denom + 1
         term = term * xx / denom
         total = total + term
-        if not bool((xp.abs(term) > 1e-17 * xp.abs(total))[series].any()):
+        if not bool((xp.abs(term) > 1e-17 * xp.abs(total))[series & ~temme].any()):
             break
     p_series = total * _prefactor(xp, aa, xx)
     # Q by the continued fraction (modified Lentz)
@@ -66,11 +73,14 @@ def gamma_pq(a, x, upper: bool):
         d = 1.0 / d
         delta = d * c
         h = h * delta
-        if not bool((xp.abs(delta - 1) > 1e-16)[~series].any()):
+        if not bool((xp.abs(delta - 1) > 1e-16)[~series & ~temme].any()):
             break
     q_cf = h * _prefactor(xp, aa, xc)
     p = xp.where(series, p_series, 1 - q_cf)
     q = xp.where(series, 1 - p_series, q_cf)
+    if bool(temme.any()):
+        p_temme, q_temme = temme_pq(xp.where(temme, aa, 100.0), xp.where(temme, xx, 100.0))
+        p, q = xp.where(temme, p_temme, p), xp.where(temme, q_temme, q)
     out = q if upper else p
     one, zero = (0.0, 1.0) if upper else (1.0, 0.0)  # (the value P = 1 as out, P = 0 as out)
     # PyTorch's edges, tested in its order (the first that holds decides; a comparison with NaN
