@@ -60,3 +60,16 @@ def test_fractional_max_pool_and_pdist_on_the_gpu_match_the_cpu() -> None:
         )
     for a, b in zip(out["cpu"], out["cuda"]):
         assert np.allclose(a, b, rtol=1e-6)
+
+
+def test_gammainc_for_large_a_on_the_gpu_matches_the_cpu() -> None:
+    """Temme's band and the large-a prefactor (erfcx, log1pmx) on device arrays, and d/dx."""
+    a, x = np.array([30.0, 1e8, 1e12, 50.0]), np.array([28.0, 1e8, 1e12 + 3e6, 120.0])
+    out = {}
+    for dev in ("cpu", "cuda"):
+        xt = mg.tensor(x, device=dev, requires_grad=True)
+        y = S.gammaincc(mg.tensor(a, device=dev), xt)
+        y.sum().backward()
+        out[dev] = (y.detach().cpu().numpy(), xt.grad.cpu().numpy())
+    np.testing.assert_allclose(out["cuda"][0], out["cpu"][0], rtol=1e-12)
+    np.testing.assert_allclose(out["cuda"][1], out["cpu"][1], rtol=1e-12)
