@@ -40,10 +40,13 @@ from __future__ import annotations
 
 import functools
 import math
-from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from ..backend import get_array_module
 from .erfcx import erfcx_array
+
+if TYPE_CHECKING:  # (fractions imports decimal: imported where the table is first needed)
+    from fractions import Fraction
 
 _TEMME_TERMS = 25  # k, n < 25: the table's size
 
@@ -51,6 +54,8 @@ _TEMME_TERMS = 25  # k, n < 25: the table's size
 @functools.cache
 def _bernoulli(count: int) -> tuple[Fraction, ...]:
     """B_0 .. B_(count-1) (B_1 = +1/2; only the even ones are used) by Akiyama-Tanigawa."""
+    from fractions import Fraction
+
     table, out = [Fraction(0)] * count, []
     for m in range(count):
         table[m] = Fraction(1, m + 1)
@@ -63,6 +68,8 @@ def _bernoulli(count: int) -> tuple[Fraction, ...]:
 def _stirling_coefficients(count: int) -> list[Fraction]:
     """gamma_0 .. gamma_(count-1) of Gamma*(a) ~ sum_k gamma_k a^-k, as the exp of Stirling's
     log Gamma*(a) ~ sum_j B_2j / (2j (2j-1)) a^(1-2j)."""
+    from fractions import Fraction
+
     bernoulli = _bernoulli(2 * count + 2)
     log_series = [Fraction(0)] * count  # coefficients of a^-k in log Gamma*
     for j in range(1, count):
@@ -77,6 +84,8 @@ def _stirling_coefficients(count: int) -> list[Fraction]:
 @functools.cache
 def temme_coefficients(terms: int = _TEMME_TERMS) -> tuple[tuple[float, ...], ...]:
     """d_(k,n), k, n < terms: c_k(eta) = sum_n d_(k,n) eta^n, exact, rounded to float64."""
+    from fractions import Fraction
+
     degree = terms + 2 * terms  # each c_k -> c_(k+1) step uses two degrees of c_k
     # mu = lambda - 1 = sum_n m_n eta^n: mu mu' = eta (1 + mu) gives, at eta^n,
     # (n + 1) m_n + sum_(j = 2 .. n-1) j m_(n+1-j) m_j = m_(n-1)
