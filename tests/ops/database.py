@@ -29,6 +29,7 @@ from . import (
     db_more_names_losses,
     db_nn,
     db_reductions,
+    db_rnn_cells,
     db_shape,
     db_special,
     db_special_more,
@@ -62,6 +63,7 @@ ENTRIES: list[OpEntry] = [
     *db_distributions_more.ENTRIES,
     *db_integration_strides.ENTRIES,
     *db_legacy_names.ENTRIES,
+    *db_rnn_cells.ENTRIES,
 ]
 
 # The same op under other public names (mg.special, nn.functional): the variants check calls

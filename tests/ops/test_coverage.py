@@ -18,6 +18,7 @@ NOT_COMPUTING = {
     arange as_tensor empty empty_like empty_strided eye from_numpy full full_like linspace
     logspace ones ones_like rand rand_like randint randint_like randn randn_like randperm
     tensor zeros zeros_like tril_indices triu_indices normal poisson bernoulli multinomial
+    binomial
     Tensor.new_empty Tensor.new_full Tensor.new_ones Tensor.new_tensor Tensor.new_zeros
     Tensor.bernoulli Tensor.bernoulli_ Tensor.cauchy_ Tensor.exponential_ Tensor.geometric_
     Tensor.log_normal_ Tensor.normal_ Tensor.random_ Tensor.uniform_ Tensor.multinomial
@@ -128,6 +129,8 @@ NOT_COMPUTING = {
     distributions.Multinomial.param_shape
     distributions.RelaxedBernoulli.sample distributions.RelaxedBernoulli.has_rsample
     distributions.RelaxedBernoulli.support distributions.RelaxedBernoulli.temperature
+    distributions.LKJCholesky.sample distributions.LKJCholesky.expand
+    distributions.Wishart.rsample distributions.Wishart.expand distributions.Wishart.arg_constraints
 """,
     # draws differentiated implicitly through the Gamma CDF, not the sampler's derivative at a
     # fixed seed: tests/distributions/test_gamma_rsample.py and test_rsample_from_gamma.py
@@ -157,9 +160,16 @@ NOT_COMPUTING = {
 # Chi2's and InverseGamma's cdf, the regularized incomplete gamma function: against closed forms
 # in tests/distributions/test_distribution_boundary_values.py. svd_lowrank and pca_lowrank draw a
 # random basis, so their factors are checked by what they reconstruct, against NumPy's exact SVD,
-# in tests/core/test_lowrank.py.)
+# in tests/core/test_lowrank.py. Wishart's and LKJCholesky's densities and moments: against
+# closed forms, the 1 x 1 Gamma case, Monte Carlo and float64 central differences in
+# tests/distributions/test_wishart.py and test_lkj_cholesky.py.)
 NO_ENTRY_YET = """
 pca_lowrank svd_lowrank
+distributions.LKJCholesky.log_prob
+distributions.Wishart.covariance_matrix distributions.Wishart.entropy distributions.Wishart.log_prob
+distributions.Wishart.mean distributions.Wishart.mode distributions.Wishart.perplexity
+distributions.Wishart.precision_matrix distributions.Wishart.scale_tril
+distributions.Wishart.stddev distributions.Wishart.variance
 distributions.Gamma.cdf distributions.Chi2.cdf distributions.InverseGamma.cdf
 distributions.ContinuousBernoulli.cdf distributions.ContinuousBernoulli.entropy
 distributions.ContinuousBernoulli.expand distributions.ContinuousBernoulli.icdf
