@@ -39,19 +39,44 @@ def first_parameter(fn: Callable[..., Any]) -> str | None:
 
 
 def accepts_input(fn: Callable[..., Any], keyword: str = "input") -> Callable[..., Any]:
-    """``fn`` that also takes its first argument as ``keyword=`` (PyTorch's name for it)."""
+    """``fn`` that also takes its first argument as ``keyword=`` (PyTorch's name for it).
+
+    Every ``mg.*`` call goes through this, so it costs as little as it can: ``fn`` itself where
+    its outermost layer already names the parameter so (the ``out=`` wrapper of a one-argument
+    op: tanh, exp, sigmoid ...); a one-line wrapper with the keyword as its parameter where ``fn``
+    takes exactly one argument (relu ...; a Python-to-Python call packs no tuple or dict);
+    otherwise a wrapper that passes a call without keywords straight on."""
+    code = getattr(fn, "__code__", None)
+    if code is not None and code.co_argcount > 0 and code.co_varnames[0] == keyword:
+        return fn
     first = first_parameter(fn)
     name = getattr(fn, "__name__", "function")
+    if keyword == "input" and code is not None and _takes_one_argument(fn, code):
+
+        def call_one(input: Any) -> Any:  # noqa: A002  (PyTorch's name)
+            return fn(input)
+
+        return functools.wraps(fn)(call_one)
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
-        if kwargs and keyword in kwargs:
+        if not kwargs:  # most calls: nothing to look at
+            return fn(*args)
+        if keyword in kwargs:
             if args or first in kwargs:
                 raise TypeError(f"{name}() got multiple values for argument '{keyword}'")
             args = (kwargs.pop(keyword),)
         return fn(*args, **kwargs)
 
     return call
+
+
+def _takes_one_argument(fn: Callable[..., Any], code: Any) -> bool:
+    """Whether ``fn`` (of this code) takes exactly one argument, by position or keyword, and
+    nothing else (no defaults, keyword-only parameters, ``*args`` or ``**kwargs``)."""
+    packs = code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+    one = code.co_argcount == 1 and not code.co_kwonlyargcount and not packs
+    return one and not getattr(fn, "__defaults__", None)
 
 
 def torch_first_name(name: str, fn: Any) -> str | None:

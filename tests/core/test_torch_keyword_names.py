@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import minigenesis as mg
+from minigenesis.input_keyword import accepts_input
 
 A = np.array([[0.5, -1.5, 2.0], [3.0, -0.25, 1.0]])
 I = np.array([[2], [0]])
@@ -59,6 +60,29 @@ def test_input_keyword_with_a_positional_first_argument_is_refused() -> None:
         mg.sub(x, input=y)
     with pytest.raises(TypeError, match="multiple values"):
         mg.clamp(x, input=y, min=0)
+
+
+@pytest.mark.parametrize(
+    "name, reference",
+    [("tanh", np.tanh), ("exp", np.exp), ("relu", lambda a: np.maximum(a, 0.0)),
+     ("sigmoid", lambda a: 1 / (1 + np.exp(-a)))],
+)  # fmt: skip
+def test_one_argument_ops_take_input_keyword_and_refuse_it_twice(name, reference) -> None:
+    fn = getattr(mg, name)
+    np.testing.assert_allclose(fn(input=_t(A)).numpy(), reference(A), rtol=1e-12)
+    np.testing.assert_allclose(fn(_t(A)).numpy(), reference(A), rtol=1e-12)
+    with pytest.raises(TypeError, match="multiple values for argument 'input'"):
+        fn(_t(A), input=_t(A))
+
+
+def test_a_function_already_taking_input_gets_no_second_layer() -> None:
+    # every mg.* call pays for each layer: tanh's out= form already names its argument input
+    def f(input, *, out=None):  # noqa: A002
+        return input
+
+    assert accepts_input(f) is f
+    assert accepts_input(lambda x, y=1: x + y)(input=2, y=3) == 5
+    assert accepts_input(lambda x, y=1: x + y)(2) == 3
 
 
 def test_max_and_sort_by_input_keyword_return_named_results() -> None:
