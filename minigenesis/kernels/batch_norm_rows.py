@@ -34,14 +34,14 @@ def _fits(x: np.ndarray, columns: tuple, full: tuple = ()) -> bool:
     in ``columns`` vectors of C elements, those in ``full`` of x's shape. (The loops index them
     so, without bounds checks: a (1, C, 1) running mean would be written past its end.)"""
     return (
-        type(x) is np.ndarray
+        cpu_jit.available()  # first: where the loops are off, nothing else is looked at
+        and type(x) is np.ndarray
         and x.dtype in _FLOATS
         and x.ndim == 2
         and x.shape[0] > 1
         and x.flags.c_contiguous
         and all(_laid_out(o, x, (x.shape[1],)) for o in columns)
         and all(_laid_out(o, x, x.shape) for o in full)
-        and cpu_jit.available()
     )
 
 

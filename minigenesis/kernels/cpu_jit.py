@@ -52,10 +52,16 @@ def available() -> bool:
     off (0, false, off, no), and Numba compiles (NUMBA_DISABLE_JIT=1, a switch for debugging
     one's own Numba code, would run the loops as Python, a hundred times slower than the plain
     NumPy code)."""
-    switch = os.environ.get("MINIGENESIS_NUMBA", "1").strip().lower()
-    if switch in _OFF or (numba := _numba()) is None:
+    # asked before every BatchNorm/LayerNorm/GELU call: the switches are read each time (a
+    # program or test may flip them), the environment's value parsed once per value
+    if _switched_off(os.environ.get("MINIGENESIS_NUMBA", "1")) or (numba := _numba()) is None:
         return False
     return not numba.config.DISABLE_JIT
+
+
+@functools.cache
+def _switched_off(switch: str) -> bool:
+    return switch.strip().lower() in _OFF
 
 
 class CpuKernel:
