@@ -33,6 +33,7 @@ from .ops import shape as S
 from .promotion import written_int
 from .size import Size, as_shape
 from .sparse_coo import SparseCOOTensor, dense_to_sparse, strided
+from .storage_sharing import deepcopy_array
 from .tensor_aliases import TensorAliases
 from .tensor_common import TensorCommon
 from .tensor_composites import TensorComposites
@@ -419,10 +420,10 @@ class Tensor(
                 "only tensors created by the user (graph leaves) support deepcopy: "
                 "use .detach().clone() for a computed tensor"
             )
-        xp = get_array_module(self._data)
-        out = Tensor._make(xp.array(self._data, copy=True), self.requires_grad)
+        # Views of one buffer stay views of one (new) buffer, as PyTorch copies storages.
+        out = Tensor._make(deepcopy_array(self._data, memo), self.requires_grad)
         if self.grad is not None:
-            out.grad = Tensor._make(xp.array(self.grad._data, copy=True), False)
+            out.grad = Tensor._make(deepcopy_array(self.grad._data, memo), False)
         memo[id(self)] = out
         return out
 

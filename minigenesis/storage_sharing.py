@@ -1,0 +1,69 @@
+"""Copying tensors the way PyTorch copies storages: views of one buffer stay views of one buffer.
+
+A tensor's ``_data`` is a NumPy array that may be a view (a slice, a transpose, an ``expand``) of
+a bigger array, its *root*: the array that owns the memory (``arr.base`` chain ends there). Two
+tensors made by slicing one tensor share a root, so writing through one changes the other.
+
+``copy.deepcopy([a, b])`` must keep that: PyTorch deep-copies the *storage* once (its ``memo``)
+and rebuilds each view on the copy with the same offset, shape and strides. Copying each view on
+its own would give two unrelated buffers: after ``b2[0] = 7`` the copy of ``a`` would not see it.
+
+Here the root is copied once per ``deepcopy`` call (the copy is cached in the deepcopy ``memo``
+under a key made from the root's ``id``), and every view is rebuilt on it:
+``numpy.ndarray(shape, dtype, buffer=root_copy, offset=byte_offset, strides=strides)``, with
+``byte_offset = address(view) - address(root)``. Strides (and so ``stride()`` and
+``is_contiguous()``) come through unchanged, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .backend import get_array_module
+from .meta_array import MetaArray
+
+
+def _root(arr: np.ndarray) -> np.ndarray:
+    """The array at the end of ``arr``'s ``.base`` chain: the one whose memory ``arr`` views."""
+    root = arr
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    return root
+
+
+def _address(arr: np.ndarray) -> int:
+    return arr.__array_interface__["data"][0]
+
+
+def deepcopy_array(arr: Any, memo: dict) -> Any:
+    """A copy of ``arr`` with its own memory, sharing it with every other view of the same root
+    copied under the same ``memo`` (one ``copy.deepcopy`` call).
+
+    Arrays that are not NumPy views of a plain contiguous NumPy root (CuPy arrays, meta arrays,
+    views of foreign buffers) are copied on their own, as before. A meta array has no data to
+    copy: the copy of a meta tensor is a meta tensor (it stays on the meta device)."""
+    if type(arr) is MetaArray:
+        return arr
+    if type(arr) is not np.ndarray:
+        return get_copy(arr)
+    root = _root(arr)
+    if type(root) is not np.ndarray or not root.flags.c_contiguous:
+        return np.array(arr, copy=True)
+    key = ("minigenesis.storage", id(root))
+    copied = memo.get(key)
+    if copied is None:
+        copied = memo[key] = root.copy()
+        # Keep the root alive while memo lives, so its id is not reused by another array.
+        memo.setdefault(id(memo), []).append(root)
+    offset = _address(arr) - _address(root)
+    out = np.ndarray(arr.shape, arr.dtype, buffer=copied, offset=offset, strides=arr.strides)
+    if not arr.flags.writeable:  # a broadcast (expand) view stays read-only, as the original
+        out.flags.writeable = False
+    return out
+
+
+def get_copy(arr: Any) -> Any:
+    """An independent copy of an array of any backend (``xp.array(arr, copy=True)``)."""
+    return get_array_module(arr).array(arr, copy=True)
