@@ -48,6 +48,7 @@ from .pickling import (
     _rebuild_array,
     _rebuild_located,
     _rebuild_scalar,
+    _rebuild_view,
 )
 from .restricted import allowed_globals, restricted_load
 from .user_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
@@ -145,3 +146,4 @@ load_checkpoint = load
 _rebuild_array = _rebuild_array
 _rebuild_located = _rebuild_located
 _rebuild_scalar = _rebuild_scalar
+_rebuild_view = _rebuild_view

@@ -8,6 +8,11 @@ Saving: ``CheckpointPickler`` (protocol 5) changes how a few kinds of objects re
   ``numpy.dtype``: the safe loader must not let a file build a dtype (see ``restricted.py``).
   Arrays of other dtypes (strings, dates, records, objects) keep NumPy's own reduce: they load
   only with ``weights_only=False``.
+- A NumPy array that views part of another (a tensor made by slicing, transposing, viewing
+  another tensor) reduces to ``_rebuild_view(root, dtype_token, shape, strides, byte_offset)``,
+  where ``root`` is the array that owns the memory, pickled once (pickle's memo) however many
+  views name it. Loading rebuilds every view on the one loaded root: tensors that shared memory
+  when saved share it when loaded, with the same strides, as PyTorch saves a storage once.
 - NumPy scalars of those dtypes reduce to ``_rebuild_scalar(raw bytes, dtype_token)``, and an
   ``mg.device`` to ``device("cuda:0")``, for the same reason.
 - Tensors reduce as they always do (``Tensor.__reduce_ex__``: the host array and requires_grad;
@@ -122,6 +127,52 @@ def _rebuild_array(buf: Any, token: str, shape: tuple, fortran: bool) -> np.ndar
     return flat.view(dt).reshape(shape, order="F" if fortran else "C")
 
 
+def _rebuild_view(
+    root: np.ndarray, token: str, shape: tuple, strides: tuple, offset: int
+) -> np.ndarray:
+    """Unpickle a view: ``shape`` elements of ``dtype`` at byte ``offset + sum(i_k * strides_k)``
+    of ``root``'s memory (no copy, so views of one root share their elements again).
+
+    Every element must lie inside the root: the lowest address is ``offset`` plus the negative
+    strides times ``(n - 1)``, the highest the positive ones plus one item."""
+    dt = _dtype_from_token(token)
+    ints = (shape, strides)
+    if (
+        type(root) is not np.ndarray
+        or not root.flags.c_contiguous
+        or not all(isinstance(t, tuple) and all(type(n) is int for n in t) for t in ints)
+        or len(shape) != len(strides)
+        or type(offset) is not int
+        or any(n < 0 for n in shape)
+    ):
+        raise CheckpointError("_rebuild_view: a view needs a contiguous root, int shape/strides")
+    if math.prod(shape) == 0:
+        return np.empty(shape, dtype=dt)
+    low = offset + sum(s * (n - 1) for s, n in zip(strides, shape) if s < 0)
+    high = offset + sum(s * (n - 1) for s, n in zip(strides, shape) if s > 0) + dt.itemsize
+    if low < 0 or high > root.nbytes:
+        raise CheckpointError(
+            f"_rebuild_view: bytes {low}..{high} of a view outside its {root.nbytes}-byte root"
+        )
+    return np.ndarray(shape, dtype=dt, buffer=root, offset=offset, strides=strides)
+
+
+def _view_reduce(arr: np.ndarray) -> tuple | None:
+    """``(_rebuild_view, args)`` for a writeable view of a plain contiguous NumPy root, else
+    None (the array is saved on its own, as a contiguous copy of its elements)."""
+    root = arr
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root is arr or type(root) is not np.ndarray or not root.flags.c_contiguous:
+        return None
+    token = _dtype_token(arr.dtype)
+    # Read-only views (broadcasts) are saved as copies: a loaded one must be writable.
+    if token is None or _dtype_token(root.dtype) is None or not arr.flags.writeable:
+        return None
+    offset = arr.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return (_rebuild_view, (root, token, arr.shape, arr.strides, offset))
+
+
 def _rebuild_scalar(raw: bytes, token: str) -> np.generic:
     """Unpickle a NumPy scalar (``np.float32(1.5)``, a bfloat16 ...) from its bytes."""
     dt = _dtype_from_token(token)
@@ -164,7 +215,8 @@ def call_placer(place: Callable[[Tensor, str], Tensor], t: Tensor, location: str
         raise PlacementError(err) from err
 
 
-_rebuild_array.__module__ = _rebuild_located.__module__ = _rebuild_scalar.__module__ = _HOME
+for _f in (_rebuild_array, _rebuild_located, _rebuild_scalar, _rebuild_view):
+    _f.__module__ = _HOME
 
 
 # ----------------------------------------------------------------------------------------------
@@ -188,6 +240,8 @@ class CheckpointPickler(pickle.Pickler):
             return (_rebuild_located, (rebuild, args, location), *rest)
         # Plain arrays only: a subclass such as a masked array carries more than its data, so it
         # keeps its own reduce (refused by weights_only=True, exact with weights_only=False).
+        if type(obj) is np.ndarray and (view := _view_reduce(obj)) is not None:
+            return view  # its root is pickled once, so views of one root stay views of one
         if type(obj) in (np.ndarray, np.memmap) or get_array_module(obj) is not np:
             arr = to_numpy(obj)  # CuPy arrays (outside tensors) are stored as NumPy arrays
             token = _dtype_token(arr.dtype)

@@ -20,6 +20,8 @@ they act on a class the user allowed with ``add_safe_globals``, see ``user_globa
 - arrays only through ``_rebuild_array(bytes, token, shape, fortran)`` with a numeric dtype token
   ('<f4': bool/int/uint/float/complex, or 'ml_dtypes:bfloat16') and a shape whose size times the
   item size equals the buffer length. No dtype object ever comes from the file;
+- views of such an array only through ``_rebuild_view(root, token, shape, strides, offset)``,
+  every element inside the root's bytes (tensors that shared memory when saved share it again);
 - tensors only through ``_rebuild_tensor``/``_rebuild_parameter`` (optionally inside
   ``_rebuild_located``) from such an array;
 - sparse COO tensors only through ``_rebuild_sparse_coo(indices, values, size, coalesced)`` from

@@ -32,6 +32,7 @@ from .pickling import (
     _rebuild_array,
     _rebuild_located,
     _rebuild_scalar,
+    _rebuild_view,
     call_placer,
 )
 
@@ -107,6 +108,19 @@ def _is_numeric_token(token: str) -> bool:
     if token.startswith("ml_dtypes:"):
         return True  # _dtype_from_token checks the name against ml_dtypes' own types
     return re.fullmatch(r"[<>|=][biufc][0-9]{1,2}", token) is not None
+
+
+def _view_from_file(u: _Interpreter, args: tuple) -> np.ndarray:
+    q = "_rebuild_view"
+    _args(u, q, args, (np.ndarray,), (str,), (tuple,), (tuple,), (int,))
+    if len(args[1]) > 32 or not _is_numeric_token(args[1]):
+        u.fail(f"{q}: dtype {args[1][:40]!r} is not a plain numeric dtype")
+    shape, strides = args[2], args[3]
+    if len(shape) > _MAX_NDIM or any(type(n) is not int or not 0 <= n < 2**62 for n in shape):
+        u.fail(f"{q}: a shape must be up to {_MAX_NDIM} non-negative ints")
+    if any(type(s) is not int or abs(s) >= 2**62 for s in strides):
+        u.fail(f"{q}: strides must be ints")
+    return _rebuild_view(*args)  # (it checks that every element lies inside the root)
 
 
 def _scalar_from_file(u: _Interpreter, args: tuple) -> np.generic:
@@ -223,6 +237,7 @@ def _callables() -> dict[tuple[str, str], _Global]:
     table = {  # (module, name): (the object, the checked call that REDUCE makes)
         (_HOME, "_rebuild_array"): (_rebuild_array, _array_from_file),
         (_HOME, "_rebuild_scalar"): (_rebuild_scalar, _scalar_from_file),
+        (_HOME, "_rebuild_view"): (_rebuild_view, _view_from_file),
         (_HOME, "_rebuild_located"): (_rebuild_located, _located_from_file),
         _TENSOR: (_rebuild_tensor, _tensor_from_file(_rebuild_tensor)),
         _PARAMETER: (_rebuild_parameter, _tensor_from_file(_rebuild_parameter)),
