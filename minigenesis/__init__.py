@@ -541,5 +541,7 @@ from .amp import GradScaler  # noqa: E402  (torch.GradScaler is torch.amp.GradSc
 
 # pickle finds every public function as mg.<name> (wrappers carry their inner function's names)
 from ._compat import name_functions_where_published as _publish  # noqa: E402
+from ._compat import name_methods_where_published as _publish_methods  # noqa: E402
 
 _publish(globals(), __name__)
+_publish_methods(Tensor)  # pickle.dumps(mg.Tensor.mul), as PyTorch's methods

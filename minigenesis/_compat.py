@@ -16,6 +16,7 @@ plain way cannot give that spelling. Each is explained once, here:
 - ``name_functions_where_published``: a wrapped function (``functools.wraps``) carries the
   inner function's names, under which pickle cannot find the wrapper; the package's public
   functions are renamed to where they are published, so they pickle as PyTorch's do.
+  ``name_methods_where_published`` does the same for a class's methods (``Tensor.mul``).
 """
 
 from __future__ import annotations
@@ -110,6 +111,20 @@ def name_functions_where_published(namespace: dict[str, Any], module_name: str) 
             continue
         if _found_by_name(obj) is not obj:
             obj.__module__, obj.__qualname__ = module_name, name
+
+
+def name_methods_where_published(cls: type) -> None:
+    """Let pickle find every method of ``cls`` by name, as ``pickle.dumps(torch.Tensor.add)``.
+
+    A method made by a factory (``_augmented(...)``), wrapped (``functools.wraps``), or written
+    once and assigned under several names (``mul`` and ``multiply``) carries a name that pickle
+    cannot look up, or that leads to another object. Each such method is renamed
+    ``<cls.__module__>.<cls.__qualname__>.<name>``: looked up there it is the same object (a
+    method found through a base class too). A method pickle already finds keeps its name."""
+    for name in dir(cls):
+        obj = getattr(cls, name, None)
+        if isinstance(obj, types.FunctionType) and _found_by_name(obj) is not obj:
+            obj.__module__, obj.__qualname__ = cls.__module__, f"{cls.__qualname__}.{name}"
 
 
 def _found_by_name(obj: Any) -> Any:

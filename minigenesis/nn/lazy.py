@@ -214,6 +214,13 @@ class _LazyLoadHook:
             module._materialize_from(state_dict, prefix)
 
 
+def _name_as_published(cls: type) -> None:
+    """Name a made class and its ``__init__`` as this module publishes them (``LazyLinear``,
+    ``LazyLinear.__init__``), so pickle finds both by name (the ``__init__`` is a closure)."""
+    cls.__module__ = cls.__init__.__module__ = __name__
+    cls.__init__.__qualname__ = f"{cls.__qualname__}.__init__"
+
+
 def _lazy_class(base: type, doc: str, size_from=None, size_from_weight=None, size_arg=0) -> type:
     """A Lazy<base> class: base's constructor without its first size argument."""
 
@@ -232,7 +239,7 @@ def _lazy_class(base: type, doc: str, size_from=None, size_from_weight=None, siz
     if size_from_weight is not None:
         namespace["_size_from_weight"] = size_from_weight
     cls = type(f"Lazy{base.__name__}", (LazyModuleMixin, base), namespace)
-    cls.__module__ = __name__
+    _name_as_published(cls)
     return cls
 
 
@@ -317,7 +324,7 @@ def _lazy_instance_norm(base: type) -> type:
 
     doc = f"{base.__name__} with num_features read off the first input's dim 1."
     cls = type(lazy.__name__, (lazy,), {"__init__": __init__, "__doc__": doc})
-    cls.__module__ = __name__
+    _name_as_published(cls)
     return cls
 
 
