@@ -11,6 +11,7 @@ version mismatch and refuses (``Function.saved_tensors``).
 
 from __future__ import annotations
 
+import copy
 import weakref
 from typing import Any
 
@@ -33,7 +34,7 @@ from .ops import shape as S
 from .promotion import written_int
 from .size import Size, as_shape
 from .sparse_coo import SparseCOOTensor, dense_to_sparse, strided
-from .storage_sharing import deepcopy_array
+from .storage_sharing import deepcopy_array, user_attributes
 from .tensor_aliases import TensorAliases
 from .tensor_common import TensorCommon
 from .tensor_composites import TensorComposites
@@ -425,11 +426,15 @@ class Tensor(
         if self.grad is not None:
             out.grad = Tensor._make(deepcopy_array(self.grad._data, memo), False)
         memo[id(self)] = out
+        out.__dict__.update(copy.deepcopy(user_attributes(self), memo))
         return out
 
     def __reduce_ex__(self, protocol: int):
         # Pickled as (host array, requires_grad); the safe unpickler allows _rebuild_tensor.
-        return (_rebuild_tensor, (to_numpy(self._data), self.requires_grad))
+        # Attributes the user set (t.tag = ...) follow as the state, as PyTorch keeps them.
+        extra = user_attributes(self)
+        rebuild = (_rebuild_tensor, (to_numpy(self._data), self.requires_grad))
+        return (*rebuild, extra) if extra else rebuild
 
     # ------------------------------------------------------------------ dtype and device
     def _cast(self, np_dtype: Any) -> Tensor:

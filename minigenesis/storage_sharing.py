@@ -67,3 +67,14 @@ def deepcopy_array(arr: Any, memo: dict) -> Any:
 def get_copy(arr: Any) -> Any:
     """An independent copy of an array of any backend (``xp.array(arr, copy=True)``)."""
     return get_array_module(arr).array(arr, copy=True)
+
+
+def user_attributes(t: Any) -> dict:
+    """The attributes a user set on a tensor (``p.no_weight_decay = True``): its ``__dict__``
+    without the autograd bookkeeping (``requires_grad``, ``grad_fn`` and the ``_private``
+    entries). Pickling, ``copy.copy`` and ``copy.deepcopy`` of a tensor carry them, as PyTorch's."""
+    return {
+        k: v
+        for k, v in t.__dict__.items()
+        if not k.startswith("_") and k not in ("requires_grad", "grad_fn")
+    }

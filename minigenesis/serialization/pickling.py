@@ -236,6 +236,10 @@ class CheckpointPickler(pickle.Pickler):
             return NotImplemented if token is None else (_rebuild_scalar, (obj.tobytes(), token))
         if isinstance(obj, Tensor):
             rebuild, args, *rest = obj.__reduce_ex__(5)
+            if rest and isinstance(rest[0], dict):
+                # Attributes the user set on a tensor are not saved: a weights_only load could
+                # not rebuild them (it runs no BUILD on a tensor).
+                rest = [None, *rest[1:]]
             location = str(device_of(obj._data))
             return (_rebuild_located, (rebuild, args, location), *rest)
         # Plain arrays only: a subclass such as a masked array carries more than its data, so it
