@@ -18,6 +18,7 @@ on ``layer.weight = X``; one that returns a tuple stores ``original0``, ``origin
 from __future__ import annotations
 
 import contextlib
+import copy
 from collections.abc import Iterator
 
 from ..._tensor import Tensor
@@ -139,6 +140,27 @@ def _property(name: str) -> property:
     return property(get, set_)
 
 
+def _refuse_pickling(self: Module) -> dict:
+    """As PyTorch: the made ``Parametrized<Class>`` cannot be found by name when unpickling, so
+    pickling (``pickle``, ``copy.copy``, ``mg.save(module)``) is refused with this message."""
+    raise RuntimeError(
+        "Serialization of parametrized modules is only supported through state_dict(). See:\n"
+        "https://pytorch.org/tutorials/beginner/saving_loading_models.html"
+        "#saving-loading-a-general-checkpoint-for-inference-learning"
+    )
+
+
+def _deepcopy_parametrized(self: Module, memo: dict) -> Module:
+    """``copy.deepcopy`` of a parametrized module (which does not pickle): a new instance of the
+    same made class with a deep copy of the attributes, as PyTorch's."""
+    if id(self) in memo:
+        return memo[id(self)]
+    replica = self.__new__(type(self))
+    memo[id(self)] = replica
+    replica.__dict__ = copy.deepcopy(self.__dict__, memo)
+    return replica
+
+
 def register_parametrization(
     module: Module, tensor_name: str, parametrization: Module, *, unsafe: bool = False
 ) -> Module:
@@ -179,7 +201,10 @@ def register_parametrization(
     delattr(module, tensor_name)
     if not is_parametrized(module):
         cls = type(module)
-        new_cls = type(f"Parametrized{cls.__name__}", (cls,), {"_original_class": cls})
+        namespace = {"_original_class": cls, "__getstate__": _refuse_pickling}
+        if not hasattr(cls, "__deepcopy__"):
+            namespace["__deepcopy__"] = _deepcopy_parametrized
+        new_cls = type(f"Parametrized{cls.__name__}", (cls,), namespace)
         module.__class__ = new_cls
         module.parametrizations = ModuleDict()
     setattr(type(module), tensor_name, _property(tensor_name))
