@@ -11,7 +11,6 @@ version mismatch and refuses (``Function.saved_tensors``).
 
 from __future__ import annotations
 
-import copy
 import weakref
 from typing import Any
 
@@ -34,7 +33,7 @@ from .ops import shape as S
 from .promotion import written_int
 from .size import Size, as_shape
 from .sparse_coo import SparseCOOTensor, dense_to_sparse, strided
-from .storage_sharing import deepcopy_array, user_attributes
+from .storage_sharing import deepcopy_array, deepcopy_attributes, with_attributes
 from .tensor_aliases import TensorAliases
 from .tensor_common import TensorCommon
 from .tensor_composites import TensorComposites
@@ -421,20 +420,16 @@ class Tensor(
                 "only tensors created by the user (graph leaves) support deepcopy: "
                 "use .detach().clone() for a computed tensor"
             )
-        # Views of one buffer stay views of one (new) buffer, as PyTorch copies storages.
-        out = Tensor._make(deepcopy_array(self._data, memo), self.requires_grad)
+        out = Tensor._make(deepcopy_array(self._data, memo), self.requires_grad)  # views stay views
         if self.grad is not None:
             out.grad = Tensor._make(deepcopy_array(self.grad._data, memo), False)
         memo[id(self)] = out
-        out.__dict__.update(copy.deepcopy(user_attributes(self), memo))
+        deepcopy_attributes(self, out, memo)
         return out
 
     def __reduce_ex__(self, protocol: int):
         # Pickled as (host array, requires_grad); the safe unpickler allows _rebuild_tensor.
-        # Attributes the user set (t.tag = ...) follow as the state, as PyTorch keeps them.
-        extra = user_attributes(self)
-        rebuild = (_rebuild_tensor, (to_numpy(self._data), self.requires_grad))
-        return (*rebuild, extra) if extra else rebuild
+        return with_attributes(self, (_rebuild_tensor, (to_numpy(self._data), self.requires_grad)))
 
     # ------------------------------------------------------------------ dtype and device
     def _cast(self, np_dtype: Any) -> Tensor:

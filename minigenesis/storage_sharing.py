@@ -17,6 +17,7 @@ under a key made from the root's ``id``), and every view is rebuilt on it:
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -78,3 +79,15 @@ def user_attributes(t: Any) -> dict:
         for k, v in t.__dict__.items()
         if not k.startswith("_") and k not in ("requires_grad", "grad_fn")
     }
+
+
+def with_attributes(t: Any, reduction: tuple) -> tuple:
+    """A tensor's pickle reduction ``(rebuild, args)`` with its user attributes added as the
+    state (restored by pickle's BUILD), when it has any."""
+    extra = user_attributes(t)
+    return (*reduction, extra) if extra else reduction
+
+
+def deepcopy_attributes(t: Any, out: Any, memo: dict) -> None:
+    """Give ``out`` (the deep copy of tensor ``t``) deep copies of ``t``'s user attributes."""
+    out.__dict__.update(copy.deepcopy(user_attributes(t), memo))

@@ -17,7 +17,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..backend import get_array_module, to_numpy
 from ..creation import empty
-from ..storage_sharing import user_attributes
+from ..storage_sharing import with_attributes
 
 
 class Parameter(Tensor):
@@ -41,11 +41,11 @@ class Parameter(Tensor):
 
     def __reduce_ex__(self, protocol: int):
         # A Parameter pickles as a Parameter (a plain Tensor would lose its registration role).
-        # Attributes the user set (p.no_weight_decay = True) follow as the state, as PyTorch's
-        # pickle keeps them (its deepcopy below does not, and neither does ours).
-        extra = user_attributes(self)
-        rebuild = (_rebuild_parameter, (to_numpy(self._data), self.requires_grad))
-        return (*rebuild, extra) if extra else rebuild
+        # Attributes the user set (p.no_weight_decay = True) follow, as PyTorch's pickle keeps
+        # them (its deepcopy below does not, and neither does ours).
+        return with_attributes(
+            self, (_rebuild_parameter, (to_numpy(self._data), self.requires_grad))
+        )
 
     def __deepcopy__(self, memo: dict) -> Parameter:
         """A copy with its own memory on the same device (``copy.deepcopy(model)``). As
