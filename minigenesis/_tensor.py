@@ -354,9 +354,19 @@ class Tensor(
         return host.tolist()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """NumPy's conversion protocol (``np.asarray(t)``, ``np.array(t, dtype=...)``): the
+        tensor's own array, as ``numpy()`` gives it (refused for a tensor that requires grad),
+        copied when NumPy asks for a copy (``np.array(t)`` must not share memory with ``t``) or
+        a dtype conversion needs one; ``copy=False`` with a needed copy is NumPy's ValueError."""
         if not isinstance(self._data, np.ndarray) or self.device.type == "meta":
             raise TypeError(no_numpy_message(self.device.type))
-        return self._data if dtype is None else self._data.astype(dtype)
+        data = self.numpy()
+        converts = dtype is not None and np.dtype(dtype) != data.dtype
+        if copy is False and converts:
+            raise ValueError(f"Unable to avoid copy while converting {data.dtype} to {dtype}")
+        if converts:
+            return data.astype(dtype)
+        return data.copy() if copy else data
 
     def __dlpack__(self, *args: Any, **kwargs: Any):
         return self._data.__dlpack__(*args, **kwargs)

@@ -44,7 +44,9 @@ def _sequence_as_tuple(index: list) -> bool:
     if len(index) >= 32:
         return False
     for i in index:
-        if isinstance(i, TensorBase | list | tuple | range | slice) or i is None or i is Ellipsis:
+        # (an ndarray is a sequence too: x[[np.array([0, 2]), np.array([1, 3])]] is x[rows, cols])
+        sequence = isinstance(i, TensorBase | np.ndarray | list | tuple | range | slice)
+        if sequence or i is None or i is Ellipsis:
             warnings.warn(
                 "Using a non-tuple sequence for multidimensional indexing is deprecated and will "
                 "be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 "

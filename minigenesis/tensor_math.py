@@ -231,7 +231,7 @@ class TensorMath:
     def __matmul__(self, other):
         if isinstance(other, SEQUENCES) or getattr(other, "is_sparse", False):
             return NotImplemented  # (a sparse other computes dense @ sparse: __rmatmul__)
-        return M.matmul(self, other)
+        return M.matmul(self, as_tensor_like(other, self))  # (an ndarray other: as __rmatmul__)
 
     def __rmatmul__(self, other):
         if isinstance(other, SEQUENCES):

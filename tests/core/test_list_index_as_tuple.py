@@ -58,3 +58,12 @@ def test_writing_and_differentiating_through_a_list_holding_a_tuple():
     with pytest.warns(UserWarning):
         y[[(1, 0)]] = 5
     np.testing.assert_array_equal(y.numpy(), np.r_[np.full((2, 4), 5), A[2:]])
+
+
+def test_a_list_holding_numpy_arrays_indexes_one_dim_per_array():
+    # (a NumPy array is a sequence: [rows, cols] picks elements, not rows of a (2, 2) index)
+    x = mg.tensor(np.arange(16).reshape(4, 4))
+    rows, cols = np.array([0, 2]), np.array([1, 3])
+    with pytest.warns(UserWarning, match="non-tuple sequence"):
+        got = x[[rows, cols]]
+    np.testing.assert_array_equal(got.numpy(), np.arange(16).reshape(4, 4)[rows, cols])
