@@ -400,8 +400,20 @@ class Tensor(
         return self._data.shape[0]
 
     def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
+        if self.ndim == 0:  # refused when iter() is called, as PyTorch (not at the first next())
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(len(self)))
+
+    def __contains__(self, element: Any) -> bool:
+        """``element in t``, as PyTorch: whether ``element == t`` holds anywhere, compared
+        elementwise with broadcasting (``2 in t`` for a 2-d ``t``, ``row in t`` for a row of
+        it); not Python's row-by-row iteration, which is ambiguous for a 2-d tensor."""
+        if not isinstance(element, TensorBase | int | float | bool | np.generic):
+            raise RuntimeError(
+                "Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                f"{type(element)}."
+            )
+        return bool((element == self).any().item())
 
     __hash__ = object.__hash__  # by identity, so tensors can key dicts (optimizer state)
 

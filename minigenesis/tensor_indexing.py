@@ -71,6 +71,10 @@ def _unwrap_index(index: Any, like: Any) -> Any:
             a = I.index_array(i._data)
             # a 0-d integer tensor is a plain int to PyTorch: x[mg.tensor(1)] is x[1], a view
             return int(a) if a.ndim == 0 and a.dtype.kind in "iu" else a
+        if isinstance(i, np.integer) or (
+            isinstance(i, np.ndarray) and i.ndim == 0 and i.dtype.kind in "iu"
+        ):  # a NumPy integer (or 0-d integer array) is an int: x[np.int64(1)] is a view
+            return int(i)
         if isinstance(i, slice) and i.step is not None and i.step < 0:
             raise ValueError("step must be greater than zero")  # no reversed views: use flip
         if isinstance(i, float):
