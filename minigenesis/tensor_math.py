@@ -158,9 +158,13 @@ class TensorMath:
         return binary_op(E.Sub, other, self)
 
     def __mul__(self, other):
+        if isinstance(other, str | bytes):
+            return NotImplemented  # Python repeats it: "ab" * int_tensor, through __index__
         return binary_op(E.Mul, self, other)
 
     def __rmul__(self, other):
+        if isinstance(other, str | bytes):
+            return NotImplemented
         return binary_op(E.Mul, other, self)
 
     def __truediv__(self, other):

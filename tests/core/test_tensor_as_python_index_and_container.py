@@ -1,7 +1,8 @@
 """A NumPy integer (``np.int64(2)``, or a 0-d integer array) used as an index is an int, so
 ``x[np.int64(2)]`` is a view that writes reach, as ``x[2]`` is; ``element in t`` compares
 elementwise (``(element == t).any()``), so it works for a 2-d tensor and for a row; iterating a
-0-d tensor is refused when ``iter()`` is called. Oracle: NumPy's views and ``np.any(a == e)``."""
+0-d tensor is refused when ``iter()`` is called; ``"ab" * int_tensor`` repeats the string, as
+with an int. Oracle: NumPy's views, ``np.any(a == e)`` and Python's own int results."""
 
 from __future__ import annotations
 
@@ -40,3 +41,11 @@ def test_iter_of_a_0d_tensor_is_refused_at_once() -> None:
     with pytest.raises(TypeError, match="0-d"):
         iter(mg.tensor(1.0))
     assert [v.item() for v in mg.arange(3)] == [0, 1, 2]
+
+
+def test_a_string_times_an_integer_tensor_repeats_as_with_an_int() -> None:
+    n = mg.tensor(3)
+    assert "ab" * n == "ab" * 3
+    assert n * b"x" == b"xxx"
+    with pytest.raises(TypeError):
+        _ = "ab" * mg.tensor(2.0)  # not an index
