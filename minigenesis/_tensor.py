@@ -27,7 +27,7 @@ from .backend import as_device, device_of, get_array_module, module_for, to_nump
 from .conversions import ToShortcuts, as_array, parse_to_args
 from .inplace import InPlace, track_view
 from .input_keyword import sizes_or_keyword
-from .meta_array import no_numpy_message
+from .numpy_ufuncs import tensor_array_ufunc
 from .ops import elementwise as E
 from .ops import shape as S
 from .promotion import written_int
@@ -106,7 +106,8 @@ class Tensor(
     __slots__ = ()
     _base = None  # for a view: the tensor that owns the memory (PyTorch's ._base)
     __array_priority__ = 1000
-    __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operator
+    # np.exp(t) is a tensor; ndarray (op) Tensor runs Tensor's reflected operator (numpy_ufuncs)
+    __array_ufunc__ = tensor_array_ufunc
 
     def __init__(
         self, *args: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
@@ -353,21 +354,6 @@ class Tensor(
             host = host.astype(np.float32)
         return host.tolist()
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        """NumPy's conversion protocol (``np.asarray(t)``, ``np.array(t, dtype=...)``): the
-        tensor's own array, as ``numpy()`` gives it (refused for a tensor that requires grad),
-        copied when NumPy asks for a copy (``np.array(t)`` must not share memory with ``t``) or
-        a dtype conversion needs one; ``copy=False`` with a needed copy is NumPy's ValueError."""
-        if not isinstance(self._data, np.ndarray) or self.device.type == "meta":
-            raise TypeError(no_numpy_message(self.device.type))
-        data = self.numpy()
-        converts = dtype is not None and np.dtype(dtype) != data.dtype
-        if copy is False and converts:
-            raise ValueError(f"Unable to avoid copy while converting {data.dtype} to {dtype}")
-        if converts:
-            return data.astype(dtype)
-        return data.copy() if copy else data
-
     def __dlpack__(self, *args: Any, **kwargs: Any):
         return self._data.__dlpack__(*args, **kwargs)
 
@@ -403,17 +389,6 @@ class Tensor(
         if self.ndim == 0:  # refused when iter() is called, as PyTorch (not at the first next())
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(len(self)))
-
-    def __contains__(self, element: Any) -> bool:
-        """``element in t``, as PyTorch: whether ``element == t`` holds anywhere, compared
-        elementwise with broadcasting (``2 in t`` for a 2-d ``t``, ``row in t`` for a row of
-        it); not Python's row-by-row iteration, which is ambiguous for a 2-d tensor."""
-        if not isinstance(element, TensorBase | int | float | bool | np.generic):
-            raise RuntimeError(
-                "Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
-                f"{type(element)}."
-            )
-        return bool((element == self).any().item())
 
     __hash__ = object.__hash__  # by identity, so tensors can key dicts (optimizer state)
 

@@ -157,15 +157,11 @@ class TensorMath:
             _refuse_bool_sub()
         return binary_op(E.Sub, other, self)
 
-    def __mul__(self, other):
-        if isinstance(other, str | bytes):
-            return NotImplemented  # Python repeats it: "ab" * int_tensor, through __index__
-        return binary_op(E.Mul, self, other)
+    def __mul__(self, other):  # (str, bytes: NotImplemented, Python repeats "ab" by __index__)
+        return NotImplemented if isinstance(other, str | bytes) else binary_op(E.Mul, self, other)
 
     def __rmul__(self, other):
-        if isinstance(other, str | bytes):
-            return NotImplemented
-        return binary_op(E.Mul, other, self)
+        return NotImplemented if isinstance(other, str | bytes) else binary_op(E.Mul, other, self)
 
     def __truediv__(self, other):
         # true division of integers gives the default float, unless the other operand already

@@ -149,6 +149,32 @@ class TensorMemory:
             raise TypeError(no_numpy_message(self.device.type))
         return self._data
 
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """NumPy's conversion protocol (``np.asarray(t)``, ``np.array(t, dtype=...)``): the
+        tensor's own array, as ``numpy()`` gives it (refused for a tensor that requires grad),
+        copied when NumPy asks for a copy (``np.array(t)`` must not share memory with ``t``) or
+        a dtype conversion needs one; ``copy=False`` with a needed copy is NumPy's ValueError."""
+        if not isinstance(self._data, np.ndarray) or self.device.type == "meta":
+            raise TypeError(no_numpy_message(self.device.type))
+        data = self.numpy()
+        converts = dtype is not None and np.dtype(dtype) != data.dtype
+        if copy is False and converts:
+            raise ValueError(f"Unable to avoid copy while converting {data.dtype} to {dtype}")
+        if converts:
+            return data.astype(dtype)
+        return data.copy() if copy else data
+
+    def __contains__(self, element: Any) -> bool:
+        """``element in t``, as PyTorch: whether ``element == t`` holds anywhere, compared
+        elementwise with broadcasting (``2 in t`` for a 2-d ``t``, ``row in t`` for a row of
+        it); not Python's row-by-row iteration, which is ambiguous for a 2-d tensor."""
+        if not isinstance(element, TensorBase | int | float | bool | np.generic):
+            raise RuntimeError(
+                "Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                f"{type(element)}."
+            )
+        return bool((element == self).any().item())
+
     # ------------------------------------------------------------------ addresses
     def data_ptr(self) -> int:
         """The address of the first element: equal for a tensor and its views that start at the
