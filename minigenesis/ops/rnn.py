@@ -30,7 +30,7 @@ import numpy as np
 from ..autocast_policy import LOWER
 from ..autograd.function import Op
 from ..autograd.grad_mode import state
-from ..backend import get_array_module
+from ..backend import get_array_module, quiet_fp
 from .matmul import matmul_arrays
 from .shape import Cat
 
@@ -94,6 +94,7 @@ class RNNCell(Op):
     autocast = LOWER  # PyTorch's rnn_tanh/relu cells: on its lists (CUDA; linears on the CPU)
 
     @staticmethod
+    @quiet_fp  # inf - inf in the pre-activation is NaN, silently as in PyTorch
     def forward(ctx, xw, h, w_hh, b_hh, relu):
         xp = get_array_module(xw)
         a = matmul_arrays(h, w_hh.T, b_hh)
@@ -104,6 +105,7 @@ class RNNCell(Op):
         return h_new
 
     @staticmethod
+    @quiet_fp
     def backward(ctx, gh):
         h, w_hh, h_new, xw, b_hh = ctx.saved_tensors
         need = ctx.needs_input_grad[:4]
@@ -144,6 +146,7 @@ class LSTMCell(Op):
     then the gate gradients of ``_lstm_grads``, then ``_recurrent_grads``."""
 
     @staticmethod
+    @quiet_fp  # inf - inf in the pre-activation is NaN, silently as in PyTorch
     def forward(ctx, xw, h, c, w_hh, b_hh, w_hr):
         xp = get_array_module(xw)
         hs = c.shape[-1]
@@ -165,6 +168,7 @@ class LSTMCell(Op):
         return h_new, c_new
 
     @staticmethod
+    @quiet_fp
     def backward(ctx, gh, gc):
         xw, h, c, w_hh, b_hh, w_hr, gates, tc, m = ctx.saved_tensors
         need = ctx.needs_input_grad
@@ -223,6 +227,7 @@ class GRUCell(Op):
     added to the direct part)."""
 
     @staticmethod
+    @quiet_fp  # inf - inf in the pre-activation is NaN, silently as in PyTorch
     def forward(ctx, xw, h, w_hh, b_hh):
         xp = get_array_module(xw)
         hs = h.shape[-1]
@@ -241,6 +246,7 @@ class GRUCell(Op):
         return h_new
 
     @staticmethod
+    @quiet_fp
     def backward(ctx, gh):
         xw, h, w_hh, b_hh, rz, n, hw_n = ctx.saved_tensors
         need = ctx.needs_input_grad
