@@ -96,12 +96,18 @@ def _kill_every(marker: str) -> None:
             pass
 
 
-def _wait_for_training(run: Path) -> None:
-    """Until the run writes metrics.csv (both ranks are in their loop), at most 60 s."""
-    deadline = time.monotonic() + 60
-    while not (run / "metrics.csv").exists() and time.monotonic() < deadline:
+def _wait_for_training(run: Path, epochs: int = 0) -> None:
+    """Until the run writes metrics.csv (rank 0 is in its loop) and, given ``epochs``, that many
+    epochs' rows (every rank has passed the epochs' collectives, so is in its loop too), at
+    most 60 s."""
+    deadline, metrics = time.monotonic() + 60, run / "metrics.csv"
+
+    def rows() -> int:
+        return len(metrics.read_text().splitlines()) - 1 if metrics.exists() else -1
+
+    while rows() < epochs and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert (run / "metrics.csv").exists(), "the job did not start"
+    assert rows() >= epochs, "the job did not start"
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc (Linux)")
@@ -141,7 +147,7 @@ def test_ctrl_c_to_the_launcher_saves_and_ends_every_rank_at_once(tmp_path):
     launcher = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True,
                                 stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
     try:
-        _wait_for_training(run)
+        _wait_for_training(run, epochs=1)  # rank 1's handler is in place (not mid start-up)
         launcher.send_signal(signal.SIGINT)
         pressed = time.monotonic()
         out, err = launcher.communicate(timeout=90)
