@@ -219,7 +219,8 @@ class Ldexp(Op):
         ctx.save_for_backward(e)
         xp = get_array_module(a)
         # |e| beyond 2^14 takes every float to 0 or inf, as the exact e would; int32 for ldexp
-        e = xp.clip(e, -(2**14), 2**14).astype(xp.int32)
+        # (clipped in int64: NumPy 2.0 refuses bounds an int8 e cannot hold)
+        e = xp.clip(e.astype(xp.int64), -(2**14), 2**14).astype(xp.int32)
         if a.dtype.itemsize == 2:  # float16/bfloat16 lie in float32's range: exact there
             return xp.ldexp(a.astype(xp.float32), e).astype(a.dtype)
         return xp.ldexp(a, e)
