@@ -48,6 +48,7 @@ from . import (  # noqa: F401  (the families, as kernels.activation.sigmoid ...)
     conv,
     conv_phases,
     cpu_jit,
+    cross_entropy_loop,
     cuda,
     elementwise,
     gelu,

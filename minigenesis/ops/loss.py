@@ -96,10 +96,15 @@ class CrossEntropyIndices(Op):
     @quiet_fp
     def forward(ctx, x, target, valid, reduction):
         xp = get_array_module(x)
+        at = (xp.arange(len(target)), target) if x.ndim == 2 else _target_index(xp, target)
+        ctx.target, ctx.at, ctx.valid, ctx.reduction = target, at, valid, reduction
+        ctx.save_for_backward(x)
+        if type(x) is ndarray and x.size >= kernels.cross_entropy_loop.CROSS_ENTROPY_LOOP_MIN:
+            if (y := kernels.cross_entropy_loop.forward(ctx, x)) is not None:
+                return y  # one compiled loop each way (ctx.grad_loop), where Numba is installed
         xw = _f32(x)
         m = xw.max(axis=1, keepdims=True)
         count = valid.sum() if valid is not None else np.int64(target.size)
-        at = (xp.arange(len(target)), target) if x.ndim == 2 else _target_index(xp, target)
         fast = None if type(x) is ndarray else kernels.loss.cross_entropy  # (GPU kernels)
         if fast is not None and (done := fast(xw, m, target, valid, count, reduction)) is not None:
             loss, lse = done
@@ -113,9 +118,7 @@ class CrossEntropyIndices(Op):
                 loss = loss.sum()
             elif reduction == "mean":  # all ignored: 0/0 = NaN (quietly: quiet_fp), as PyTorch
                 loss = xp.asarray(loss.sum() / count.astype(loss.dtype))
-        ctx.lse, ctx.target, ctx.at, ctx.valid, ctx.count = lse, target, at, valid, count
-        ctx.reduction = reduction
-        ctx.save_for_backward(x)
+        ctx.lse, ctx.count, ctx.grad_loop = lse, count, None
         return loss.astype(x.dtype, copy=False)
 
     @staticmethod
@@ -125,7 +128,7 @@ class CrossEntropyIndices(Op):
         if state.grad_enabled:  # create_graph: Tensor ops, differentiable in x and in gl
             return _cross_entropy_grad_recorded(ctx, x, gl), None, None, None
         args = (ctx.lse, ctx.target, ctx.valid, ctx.count)
-        fast = None if type(x._data) is ndarray else kernels.loss.cross_entropy_grad  # (GPU)
+        fast = ctx.grad_loop if type(x._data) is ndarray else kernels.loss.cross_entropy_grad
         if fast is not None and (g := fast(x._data, *args, gl._data, ctx.reduction)) is not None:
             return type(x)._make(g), None, None, None
         xp = get_array_module(x._data)

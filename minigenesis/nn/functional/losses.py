@@ -221,13 +221,10 @@ def cross_entropy(
     label_smoothing: float = 0.0,
 ):
     """Cross entropy of logits ``input`` (N, C) against class indices ``target`` (N,):
-
-        l_i = log sum_c e^(x[i, c]) - x[i, t_i]   (0 where t_i == ignore_index),
-
-    reduced by ``reduction`` ("mean": over the samples not ignored): one op, computed stably
-    (CrossEntropyIndices, ops/loss.py). Everything else PyTorch's cross_entropy takes (class
-    weights, label smoothing, class probabilities, (C,) or (N, C, d1, ...) inputs, the legacy
-    flags, autocast) is checked and computed by ``_cross_entropy_in_full``."""
+    l_i = log sum_c e^(x[i, c]) - x[i, t_i] (0 where t_i == ignore_index), reduced by
+    ``reduction`` ("mean": over the samples not ignored), one op (CrossEntropyIndices). All else
+    PyTorch's takes (class weights, label smoothing, probabilities, (C,) or (N, C, d1, ...)
+    inputs, the legacy flags, autocast) is checked and computed by ``_cross_entropy_in_full``."""
     usual = weight is None and not label_smoothing and size_average is None and reduce is None
     if not (usual and reduction in REDUCTIONS and _logits_and_indices(input, target)):
         return _cross_entropy_in_full(
