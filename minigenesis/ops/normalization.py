@@ -64,6 +64,15 @@ def normalize_stats(x, axes: tuple, center: bool):
     return 0.0, (xw * xw).mean(axis=axes, keepdims=True)
 
 
+def _fits_float32(r, n: int) -> bool:
+    """Whether float32 held a row normalisation whose per-row 1 / std is ``r``: every
+    |x - mu| <= sqrt(n) std = sqrt(n) / r (the row's sum of squares holds each square), so
+    r > sqrt(n) / 3.4e38 keeps x - mu finite, and r above float32's smallest normal keeps r's
+    24 bits (a NaN or an overflowed var, r = 0, fails too). One pass over r, one per row."""
+    f32 = np.finfo(np.float32)
+    return bool(r.min() > max(float(f32.tiny), math.sqrt(n) / float(f32.max)))
+
+
 def _finite(a) -> bool:
     """Every element finite (a vector of statistics: one cheap pass)."""
     return bool(get_array_module(a).isfinite(a).all())
@@ -99,14 +108,15 @@ class Normalize(Op):
             return y
         xp = get_array_module(x)
         xw = _wide(x)
-        if ctx.rows and (fast := kernels.layer_norm.forward(xw, w, b, axes, eps, center)):
-            y, ctx.mu, ctx.r = fast  # the same on the CPU, fewer passes (BLAS outer products)
-            return y.astype(x.dtype, copy=False)
-        if ctx.rows:  # x as (groups, n): statistics per row, as vectors
-            y = xw.reshape(-1, n)
-            mu, y = _centered_rows(y, n) if center else (0.0, y.copy())
-            var = xp.einsum("ij,ij->i", y, y) / n  # (no y * y temporary)
-        elif stats is not None:
+        if ctx.rows:
+            y, ctx.mu, ctx.r = _forward_rows(xw, w, b, axes, eps, center)
+            if xw.dtype == np.float32 and not _fits_float32(ctx.r, n):
+                # float32 overflowed: the sum of squares (|x| from ~1e19: var = inf, r = 0 and
+                # y = 0) or x - mu (y = inf) passed 3.4e38. Retaken in float64, where they fit,
+                # and rounded once; backward then works in float64 too (r's dtype).
+                y, ctx.mu, ctx.r = _forward_rows(xw.astype(np.float64), w, b, axes, eps, center)
+            return y.reshape(x.shape).astype(x.dtype, copy=False)
+        if stats is not None:
             mu, var = stats
             y = xw - mu
         elif center:
@@ -117,8 +127,7 @@ class Normalize(Op):
             mu, var = 0.0, (xw * xw).mean(axis=axes, keepdims=True)
             y = xw.copy()
         r = 1.0 / xp.sqrt(var + eps)
-        y *= r[:, None] if ctx.rows else r
-        y = y.reshape(x.shape)
+        y *= r
         if w is not None:
             y *= w
         if b is not None:
@@ -135,7 +144,8 @@ class Normalize(Op):
             return fast + (None,) * 4
         x, w = ctx.saved_tensors
         T = type(x)
-        if ctx.rows and (fast := kernels.layer_norm.backward(ctx, x, w, gy)):  # fewer passes
+        retaken = ctx.rows and ctx.r.dtype != _wide(x._data).dtype  # forward's float64 retake
+        if ctx.rows and not retaken and (fast := kernels.layer_norm.backward(ctx, x, w, gy)):
             return tuple(None if a is None else T._make(a) for a in fast) + (None,) * 4
         if ctx.rows:
             return _backward_rows(ctx, gy) + (None,) * 4
@@ -162,6 +172,28 @@ class Normalize(Op):
 
 
 @quiet_fp
+def _forward_rows(xw, w, b, axes: tuple, eps: float, center: bool) -> tuple:
+    """(y as (groups, n) rows, mu per row or 0.0, r per row) for xw (float32/float64, non-empty)
+    normalised over its last dims ``axes``: x as (groups, n), statistics per row, as vectors."""
+    if fast := kernels.layer_norm.forward(xw, w, b, axes, eps, center):
+        y, mu, r = fast  # the same on the CPU, fewer passes (BLAS outer products)
+        return y, mu, r
+    xp = get_array_module(xw)
+    n = math.prod(xw.shape[a] for a in axes)
+    y = xw.reshape(-1, n)
+    mu, y = _centered_rows(y, n) if center else (0.0, y.copy())
+    var = xp.einsum("ij,ij->i", y, y) / n  # (no y * y temporary)
+    r = 1.0 / xp.sqrt(var + eps)
+    y *= r[:, None]
+    y = y.reshape(xw.shape)
+    if w is not None:
+        y *= w
+    if b is not None:
+        y += b
+    return y, mu, r
+
+
+@quiet_fp
 def _backward_rows(ctx, gy) -> tuple:
     """Normalize's gradients (gx, gw, gb) when x is (groups, n) rows: the module docstring's
     closed form, with mean(g) = g_y . w / n and mean(g xhat) = (g_y xhat) . w / n per row, and
@@ -170,13 +202,15 @@ def _backward_rows(ctx, gy) -> tuple:
     need_x, need_w, need_b = ctx.needs_input_grad[:3]
     n, r = ctx.n, ctx.r[:, None]
     xp = get_array_module(x._data)
-    g_y = _wide(gy._data).reshape(-1, n)
-    d = _wide(x._data).reshape(-1, n)
+    # in r's dtype: float64 where forward retook an overflowing float32 input in float64
+    g_y = _wide(gy._data).reshape(-1, n).astype(r.dtype, copy=False)
+    d = _wide(x._data).reshape(-1, n).astype(r.dtype, copy=False)
     d = (d - ctx.mu[:, None]) if ctx.center else d.copy()  # x - mu; xhat = d r, not formed:
     gy_d = g_y * d  # r is a per-row factor, so it joins the products below instead of a pass
     shape = x.shape[x.ndim - len(ctx.axes) :]  # the engine sums it on to w's / b's own shape
-    gw = (ctx.r @ gy_d).reshape(shape) if need_w else None  # sum over rows of g_y d r
-    gb = _column_sum(g_y).reshape(shape) if need_b else None
+    wide = _wide(x._data).dtype  # the gradients' dtype, float32 after a float64 retake too
+    gw = (ctx.r @ gy_d).reshape(shape).astype(wide, copy=False) if need_w else None
+    gb = _column_sum(g_y).reshape(shape).astype(wide, copy=False) if need_b else None
     gx = None
     if need_x:
         wv = None if w is None else _wide(w._data).reshape(-1)
