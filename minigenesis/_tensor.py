@@ -22,6 +22,7 @@ from ._tensor_str import tensor_repr
 from .autograd.engine import backward_into, run_backward, seed_grads
 from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase, warn_non_leaf_grad
+from .autograd.vmap_samples import refuse_item
 from .axis_alias import AXIS_NAMES, accepts_axis
 from .backend import as_device, device_of, get_array_module, module_for, to_numpy
 from .conversions import ToShortcuts, as_array, parse_to_args
@@ -341,18 +342,13 @@ class Tensor(
 
     # ------------------------------------------------------------------ conversion
     def item(self) -> Any:
+        refuse_item(self)  # inside vmap, one sample's number: PyTorch's RuntimeError
         if self._data.size != 1:
             raise RuntimeError(
                 f"item() needs a tensor with exactly one element, this one has shape {self.shape}"
             )
         value = to_numpy(self._data.reshape(()))[()]  # (a GPU's queued checks: the same read)
         return value.item() if hasattr(value, "item") else float(value)
-
-    def tolist(self) -> Any:
-        host = to_numpy(self._data)
-        if host.dtype.kind == "V":  # bfloat16: lists of Python floats
-            host = host.astype(np.float32)
-        return host.tolist()
 
     def __dlpack__(self, *args: Any, **kwargs: Any):
         return self._data.__dlpack__(*args, **kwargs)
@@ -373,6 +369,7 @@ class Tensor(
         return int(self.item())
 
     def __bool__(self) -> bool:
+        refuse_item(self, control_flow=True)  # `if t > 0:` inside vmap
         if self._data.size != 1:
             raise RuntimeError(
                 f"the truth value of a tensor with {self._data.size} elements is ambiguous: "

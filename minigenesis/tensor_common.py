@@ -16,9 +16,18 @@ from typing import Any
 import numpy as np
 
 from .autograd.tensor_base import TensorBase
+from .autograd.vmap_samples import RUNNING as vmap_running
+from .autograd.vmap_samples import sample_of
 from .backend import get_array_module
 from .ops import shape as S
-from .ops.as_strided import AsStrided, check_geometry, elements_read, storage_geometry
+from .ops.as_strided import (
+    AsStrided,
+    check_geometry,
+    check_inside_sample,
+    elements_read,
+    storage_geometry,
+    storage_owner,
+)
 from .ops.round_once import in_float32, is_two_byte_float, same_two_byte_float
 from .ops.unfold import UnfoldWindows
 from .ops.view_dtype import contiguous_strides
@@ -208,8 +217,18 @@ class TensorCommon:
                 "as_strided: this tensor's memory is not one row-major block of its dtype "
                 "(call .contiguous() first)"
             )
-        storage, own_offset, _ = geometry
+        storage, own_offset, own_strides = geometry
         offset = own_offset if storage_offset is None else int(storage_offset)
+        if vmap_running and (sample := sample_of(self)) is not None:
+            # one sample inside vmap: the offset counts from this sample's start, and the view
+            # must stay inside the sample's memory (PyTorch's batching rule)
+            shift = sample.shift if storage_owner(self._data) is sample.owner else 0
+            own = (own_offset - shift, self._data.shape, own_strides)
+            if storage_offset is not None:
+                check_inside_sample(own, size, stride, offset)
+                offset += shift
+            else:
+                check_inside_sample(own, size, stride, own_offset - shift)
         check_geometry(storage.size, self._data.itemsize, size, stride, offset)
 
         view = AsStrided.apply(self, size, stride, offset)

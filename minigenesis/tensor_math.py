@@ -20,6 +20,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from .autograd.tensor_base import TensorBase
+from .autograd.vmap_samples import one_bool
 from .backend import get_array_module, quiet_fp
 from .deprecated_overloads import scalar_first
 from .ops import activation as A
@@ -53,7 +54,7 @@ def _compare(a: Any, b: Any, fn: Any) -> Any:
         return NotImplemented
     try:
         if isinstance(b, TensorBase) and a._data.dtype == b._data.dtype and a._data.itemsize > 2:
-            return TensorBase._make(fn(a._data, b._data), False)  # (NumPy's own never warn)
+            return a._derived(fn(a._data, b._data), b)  # (NumPy's own never warn)
         return _compare_quietly(a, b, fn)
     except ValueError as err:  # checked only on failure: the shapes do not broadcast
         if "broadcast" not in str(err):
@@ -65,7 +66,7 @@ def _compare(a: Any, b: Any, fn: Any) -> Any:
 @quiet_fp  # ml_dtypes' bfloat16 comparisons warn on NaN; a cast to float16 may overflow
 def _compare_quietly(a: Any, b: Any, fn: Any) -> Any:
     ad, bd = compare_operands(a, b)
-    return TensorBase._make(fn(ad, bd), False)  # (a NumPy scalar becomes a 0-d array there)
+    return a._derived(fn(ad, bd), b)  # (a NumPy scalar becomes a 0-d array there)
 
 
 def _bitwise(a: Any, b: Any, fn: Any, name: str) -> Any:
@@ -239,7 +240,7 @@ class TensorMath:
         return M.matmul(as_tensor_like(other, self), self)
 
     def __invert__(self):
-        return self._make(~self._data, False)
+        return self._derived(~self._data)
 
     def __and__(self, other):
         return _bitwise(self, other, lambda a, b: a & b, "and")
@@ -409,13 +410,13 @@ class TensorMath:
         return self.clamp(None, max)
 
     def isnan(self):
-        return self._make(get_array_module(self._data).isnan(self._data), False)
+        return self._derived(get_array_module(self._data).isnan(self._data))
 
     def isinf(self):
-        return self._make(get_array_module(self._data).isinf(self._data), False)
+        return self._derived(get_array_module(self._data).isinf(self._data))
 
     def isfinite(self):
-        return self._make(get_array_module(self._data).isfinite(self._data), False)
+        return self._derived(get_array_module(self._data).isfinite(self._data))
 
     def maximum(self, other):
         if not isinstance(other, TensorBase):  # PyTorch: a tensor only (clamp takes numbers)
@@ -511,7 +512,7 @@ class TensorMath:
                 "allclose(): argument 'other' (position 2) must be Tensor, not "
                 f"{type(other).__name__}"
             )
-        return bool(self.isclose(other, rtol, atol, equal_nan).all())
+        return one_bool("allclose", self.isclose(other, rtol, atol, equal_nan).all())
 
     @quiet_fp  # |a - b| of huge opposite values overflows to inf: not close, silently
     @broadcast_checked
@@ -532,15 +533,15 @@ class TensorMath:
             a, b = a.astype(b.dtype) if a.dtype.kind == "b" else a, b
         xp = get_array_module(a)
         if a.dtype.kind in "iu" and b.dtype.kind in "iu":
-            return self._make(integers_close(a, b, rtol, atol), False)
+            return self._derived(integers_close(a, b, rtol, atol), other)
         close = xp.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
-        return self._make(xp.asarray(close), False)
+        return self._derived(xp.asarray(close), other)
 
     def equal(self, other) -> bool:
         """True when ``other`` has this shape and these values (after type promotion)."""
         if not isinstance(other, TensorBase):
             raise TypeError(f"equal: other must be a Tensor, got {type(other).__name__}")
-        return self.shape == other.shape and bool((self == other).all())
+        return self.shape == other.shape and one_bool("equal", (self == other).all())
 
     def lerp(self, end, weight):
         """self + weight * (end - self); ``weight`` a number or a tensor (all three broadcast).

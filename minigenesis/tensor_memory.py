@@ -14,6 +14,7 @@ import numpy as np
 from . import dtypes as _dt
 from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase
+from .autograd.vmap_samples import refuse_data
 from .backend import device_of, get_array_module, to_numpy
 from .memory_format import (
     check_format,
@@ -134,11 +135,20 @@ class TensorMemory:
         return ToMemoryFormat.apply(self, fmt)
 
     # ------------------------------------------------------------------ the NumPy array
+    def tolist(self) -> Any:
+        """The elements as (nested lists of) Python numbers, read on the host."""
+        refuse_data(self, "tolist()")  # one sample of a batched tensor inside vmap
+        host = to_numpy(self._data)
+        if host.dtype.kind == "V":  # bfloat16: lists of Python floats
+            host = host.astype(np.float32)
+        return host.tolist()
+
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """The NumPy array itself (shared memory) for a CPU tensor. Refused for a tensor that
         requires grad only while grad mode is on (as PyTorch: under no_grad, and so inside an
         autograd.Function's forward, the array may be read). ``force=True`` is
         ``t.detach().cpu().numpy()``: any tensor but a meta one, a GPU tensor copied to the host."""
+        refuse_data(self, "numpy()")  # one sample of a batched tensor inside vmap
         if force and self.device.type != "meta":
             return to_numpy(self._data)
         if self.requires_grad and state.grad_enabled:

@@ -78,7 +78,7 @@ class TensorPointwise:
     def _logical(self, other, fn: str):
         refuse_sequence(fn, other)
         xp = get_array_module(self._data)
-        return self._make(getattr(xp, fn)(self._data, _data(other, self)), False)
+        return self._derived(getattr(xp, fn)(self._data, _data(other, self)), other)
 
     def logical_and(self, other):
         """Elementwise (self != 0) and (other != 0), a bool tensor."""
@@ -91,7 +91,7 @@ class TensorPointwise:
         return self._logical(other, "logical_xor")
 
     def logical_not(self):
-        return self._make(get_array_module(self._data).logical_not(self._data), False)
+        return self._derived(get_array_module(self._data).logical_not(self._data))
 
     def bitwise_and(self, other):
         refuse_sequence("bitwise_and", other)
@@ -119,7 +119,7 @@ class TensorPointwise:
 
     def signbit(self):
         """True where the sign bit is set: negative numbers and -0.0 (a bool tensor)."""
-        return self._make(get_array_module(self._data).signbit(self._data), False)
+        return self._derived(get_array_module(self._data).signbit(self._data))
 
     @broadcast_checked
     def copysign(self, other):

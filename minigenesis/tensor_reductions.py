@@ -183,13 +183,13 @@ class TensorReductions:
         if dim is None:
             _refuse_empty(self, name, None, IndexError)
             flat = xp.asarray(fn(self._data))  # keepdim: every dim kept as size 1
-            return self._make(flat.reshape((1,) * self.ndim) if keepdim else flat, False)
+            return self._derived(flat.reshape((1,) * self.ndim) if keepdim else flat)
         _refuse_dims(name, dim)
         d = norm_dim(dim, self.ndim)[0]
         _refuse_empty(self, name, (d,))
         if self.ndim == 0:  # NumPy has no axis 0 here; PyTorch's answer is index 0
             return self._make(xp.zeros((), xp.int64), False)
-        return self._make(fn(self._data, axis=d, keepdims=keepdim), False)
+        return self._derived(fn(self._data, axis=d, keepdims=keepdim))
 
     def prod(self, dim=None, keepdim: bool = False, dtype=None):
         """The product of the elements (over one ``dim``, or all); 1 for an empty reduction."""
@@ -246,7 +246,7 @@ class TensorReductions:
         out = xp.asanyarray(getattr(self._data, name)(axis=d, keepdims=keepdim))
         if self._data.dtype == xp.uint8:  # PyTorch's exception: a uint8 input gives uint8 0/1
             out = out.astype(xp.uint8)
-        return self._make(out, False)
+        return self._derived(out)
 
     def sum_to_shape(self, shape: tuple):
         """Sum broadcast dims away until the shape is ``shape`` (the inverse of expand)."""

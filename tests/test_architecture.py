@@ -244,10 +244,12 @@ def test_one_training_step_reads_no_more_of_the_package_than_it_does_now():
     left the path. 680 since the engine records which backward pass runs in the thread (for
     register_multi_grad_hook, which had walked the call stack to find it). cross_entropy's op
     hands (N, C) float32 logits from 64 elements on to a compiled loop (3 lines, a constant
-    read off kernels/); F.cross_entropy's docstring was shortened by as many."""
+    read off kernels/); F.cross_entropy's docstring was shortened by as many. 684 since
+    Function.apply marks an op's outputs as one sample of a running vmap (a test of one list
+    where no vmap runs), so that .item() and bool() on a sample raise as PyTorch's vmap."""
     functions, lines, files = _trace_one_training_step()
     assert functions <= 47, functions
-    assert lines <= 680, lines
+    assert lines <= 684, lines
     assert files <= 18, files
 
 

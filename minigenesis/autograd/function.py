@@ -37,6 +37,9 @@ from .accumulate_grad import accumulate_grad_node
 from .grad_mode import no_grad, state
 from .node_names import listed_arguments, node_name
 from .tensor_base import TensorBase
+from .vmap_samples import RUNNING as vmap_running
+from .vmap_samples import samples_hidden_for
+from .vmap_samples import spread as spread_vmap_sample
 
 _FLOAT_KINDS = frozenset("fV")  # 'V' is how NumPy reports ml_dtypes' bfloat16
 
@@ -235,8 +238,12 @@ class Function:
                     node._saved = _resolve_saved(node, args, (result,), (out,))
             if modes["anomaly"]:
                 _check_finite(cls.__name__, "forward", ((0, out),))
+            if vmap_running:  # inside vmap: an output of a sample is of that sample
+                spread_vmap_sample(args, out)
             return out if node._dirty is None else _dirty_outputs(node, (out,), record)[0]
         outputs = _outputs(node, args, result, record)
+        if vmap_running:
+            spread_vmap_sample(args, outputs)
         if modes["anomaly"]:
             _check_finite(cls.__name__, "forward", enumerate(outputs))
         return outputs if node._dirty is None else _dirty_outputs(node, outputs, record)
@@ -363,7 +370,8 @@ def _tensor_forward(cls, ctx: Function, inputs: tuple) -> Any:
 
     A class that defines ``setup_context(ctx, inputs, output)`` (PyTorch 2's form) has a
     forward without ``ctx``; setup_context then saves what backward needs."""
-    result = user_forward(cls, ctx, inputs)
+    with samples_hidden_for(cls):  # inside vmap, a Function with its own vmap rule
+        result = user_forward(cls, ctx, inputs)
     results = result if isinstance(result, tuple) else (result,)
     if not all(isinstance(r, TensorBase) for r in results):
         raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of Tensors")

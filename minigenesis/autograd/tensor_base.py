@@ -25,6 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from .vmap_samples import RUNNING as vmap_running
+from .vmap_samples import spread as spread_vmap_sample
+
 _ops_return: type  # the class ops return: the subclass declared with ops_return=True
 # An instance without running __init__. Bound once here: looking `object.__new__` up costs more
 # than the rest of _make's work, and every op makes a tensor this way.
@@ -75,6 +78,14 @@ class TensorBase:
             t._inference_tensor = True
         return t
 
+    def _derived(self, data: Any, *others: Any) -> Any:
+        """``data`` as a tensor outside the graph computed from this tensor (and ``others``):
+        ``_make(data)``, and inside vmap one sample's result when an input is a sample."""
+        t = TensorBase._make(data)
+        if vmap_running:
+            spread_vmap_sample((self, *others), t)
+        return t
+
     def is_inference(self) -> bool:
         """Was this tensor made inside an ``inference_mode()`` block?"""
         return self._inference_tensor
@@ -106,6 +117,8 @@ class TensorBase:
         """The same memory, cut from the graph (shares the version counter, as in PyTorch)."""
         t = TensorBase._make(self._data)
         t._vc = self._version_counter()
+        if vmap_running:  # still one sample of a running vmap
+            spread_vmap_sample((self,), t)
         return t
 
 

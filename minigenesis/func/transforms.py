@@ -27,9 +27,11 @@ from typing import Any
 from .. import autograd
 from .. import random as _random
 from .._tensor import Tensor
+from ..autograd import vmap_samples
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.reach import reaches_other_leaves, retire
 from ..functions.joining import stack
+from ..ops.as_strided import storage_owner
 from .vmap_writes import UnmappedWrites
 
 # ------------------------------------------------------------------------------------- pytrees
@@ -519,21 +521,37 @@ def vmap(
         start = _random.get_rng_state()
         writes = UnmappedWrites(func, [t for t, d in zip(leaves, dims) if d is None])
         results = []
-        for b in range(size):
-            if randomness == "same":
-                _random.set_rng_state(start)
-            sliced = iter([t.select(d, b) if d is not None else t for t, d in zip(leaves, dims)])
-            results.append(func(*_rebuild(args, sliced), **kwargs))
-            writes.check()
-            if randomness == "error" and _random.get_rng_state().tolist() != start.tolist():
-                raise RuntimeError(
-                    "vmap: called random operation while in randomness error mode. Please "
-                    "either use the 'same' or 'different' randomness flags on vmap or perform "
-                    "the randomness operation out of vmap"
-                )
+        call = object()  # this call's mark on its samples (see autograd/vmap_samples.py)
+        vmap_samples.RUNNING.append(call)
+        try:
+            for b in range(size):
+                if randomness == "same":
+                    _random.set_rng_state(start)
+                sliced = [t if d is None else _sample(t, d, b, call) for t, d in zip(leaves, dims)]
+                results.append(func(*_rebuild(args, iter(sliced)), **kwargs))
+                writes.check()
+                if randomness == "error" and _random.get_rng_state().tolist() != start.tolist():
+                    raise RuntimeError(
+                        "vmap: called random operation while in randomness error mode. Please "
+                        "either use the 'same' or 'different' randomness flags on vmap or "
+                        "perform the randomness operation out of vmap"
+                    )
+        finally:
+            vmap_samples.RUNNING.remove(call)
         return _stack_outputs(results, out_dims)
 
     return wrapper
+
+
+def _sample(t: Tensor, d: int, b: int, call: object) -> Tensor:
+    """Sample b of ``t`` mapped along dim d, marked as one sample of ``call``: where it starts
+    in the memory of t's owner, counted from sample 0 (plus an outer vmap's shift of t)."""
+    s = t.select(d, b)
+    owner = storage_owner(t._data)
+    outer = vmap_samples.sample_of(t)
+    shift = b * t.stride(d) + (outer.shift if outer is not None and outer.owner is owner else 0)
+    s.__dict__["_vmap_sample"] = vmap_samples.Sample(call, owner, shift)
+    return s
 
 
 def _map_over_nothing(

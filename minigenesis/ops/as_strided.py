@@ -49,6 +49,29 @@ def check_geometry(numel: int, itemsize: int, size: tuple, stride: tuple, offset
         )
 
 
+def _extent(offset: int, size: tuple, stride: tuple) -> tuple:
+    """[first, last + 1] of the storage places a view (size, stride, offset) reads."""
+    if 0 in size:
+        return offset, offset
+    return offset, offset + 1 + sum((n - 1) * abs(s) for n, s in zip(size, stride))
+
+
+def check_inside_sample(own: tuple, size: tuple, stride: tuple, offset: int) -> None:
+    """Inside vmap, PyTorch's check that ``tensor.as_strided(size, stride, offset)`` reads only
+    memory of the sample ``tensor`` (``own``: its offset, shape and strides, all counted from
+    the sample's start): each sample's view would otherwise read its neighbours' numbers."""
+    lo, hi = _extent(offset, size, stride)
+    own_lo, own_hi = _extent(*own)
+    if lo < hi and not own_lo <= lo <= hi <= own_hi:
+        raise RuntimeError(
+            f"result = tensor.as_strided({list(size)}, {list(stride)}, {offset}) can access "
+            f"memory outside of `tensor`. `result` can access some memory in range [{lo}, {hi}], "
+            f"but `tensor` can only access some memory in range [{own_lo}, {own_hi}]. This is "
+            "not supported inside of vmap, please try to rewrite the `as_strided` call as a "
+            "sequence of PyTorch view operations"
+        )
+
+
 def storage_owner(arr):
     """The array that owns ``arr``'s memory: its views' ``.base`` chain, followed to its end.
     NumPy's stride tricks (as_strided, unfold, diagonal) put a holder object between a view and
