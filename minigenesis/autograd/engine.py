@@ -85,15 +85,18 @@ def run_backward(
     create_graph: bool,
     inputs: Sequence[Any] | None = None,
     allow_unused: bool = False,
+    into_grad: bool = False,
 ) -> tuple | None:
     """Send ``grad_tensors`` back from ``tensors``: into the ``.grad`` of the leaf tensors
-    (``Tensor.backward``), or, given ``inputs``, returned for those (``autograd.grad``)."""
+    (``Tensor.backward``), or, given ``inputs``, returned for those (``autograd.grad``; for
+    ``backward(inputs=...)``, ``into_grad``, which adds them into their .grad)."""
     # The edges the starting gradients are sent along (taken as they are: seed_grads checked them)
     starts = [
         (t.grad_fn or t, t._output_nr, g._data.shape, g._data.dtype)
         for t, g in zip(tensors, grad_tensors)
     ]
     task = _Backward(starts, create_graph, inputs)
+    task.into_grad = into_grad
     # detect_anomaly checks what each backward returns (run_ready), not each op inside it; the
     # ops inside a backward record a graph only for create_graph.
     task.anomaly, state.anomaly = state.anomaly, False
@@ -123,6 +126,10 @@ class _Backward:
         self.capture = inputs is not None
         self.wanted = _places(inputs) if inputs is not None else {}
         self.results = [None] * len(inputs or ())
+        # given inputs, as PyTorch's engine: only the nodes with a path to one of them run
+        # (their hooks too), and only the leaves among them run their hooks
+        if self.capture:
+            self.leads = _leading_to({key[0] for key in self.wanted}, self.waiting)
 
     def run_ready(self, retain_graph: bool) -> None:
         """Run each complete node's backward and send each of its inputs its gradient, until no
@@ -132,8 +139,8 @@ class _Backward:
             node = ready.pop()
             edges = node.next_edges
             grads = buffers.pop(node, None)
-            if grads is None:  # no gradient reached this node: it only releases its inputs
-                in_grads = (None,) * len(edges)
+            if grads is None or (wanted and not self._runs(node, grads)):
+                in_grads = (None,) * len(edges)  # it only releases its inputs
             else:
                 if len(grads) > 1 or node._grad_hooks or wanted:  # (a slot per output)
                     grads = self._grad_outputs(node, grads)
@@ -159,6 +166,16 @@ class _Backward:
             g = None  # (a gradient held here would not count as private later)
             if not retain_graph:  # free the saved values: their memory is needed no more
                 node._saved = None
+
+    def _runs(self, node: Function, grads: list) -> bool:
+        """Given inputs: whether ``node``'s backward runs (a path from it leads to an input).
+        A node that is an input's grad_fn and leads to no other still runs its hooks and gives
+        the input its gradient; a node off every path to an input does nothing."""
+        if node in self.leads:
+            return True
+        if any(key[0] == id(node) for key in self.wanted):
+            self._grad_outputs(node, grads)
+        return False
 
     def send_as_yielded(self, node: Function, in_grads: GeneratorType) -> None:
         """A backward written as a generator yields ``(input index, gradient)`` pairs: each
@@ -251,8 +268,8 @@ class _Backward:
         g = None if buffer is None else buffer[0]
         private = leaf in self.private and not leaf._hooks  # (a hook may keep the gradient)
         self.private.discard(leaf)
-        if g is None:
-            return
+        if g is None or (self.capture and (id(leaf), 0) not in self.wanted):
+            return  # (given inputs, a leaf not among them: its hooks do not run, as PyTorch's)
         if leaf._hooks:
             g = _run_hooks(leaf._hooks, g)
         if self.capture:  # autograd.grad: a result, if this leaf is one of its inputs
@@ -290,7 +307,7 @@ def backward_into(
     for t in unique:
         if not t.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-    results = run_backward(tensors, grad_tensors, retain_graph, create_graph, unique, True)
+    results = run_backward(tensors, grad_tensors, retain_graph, create_graph, unique, True, True)
     for t, g in zip(unique, results, strict=True):
         if g is not None and not _retains_grad(t):  # (retain_grad's hook has stored it)
             _accumulate(t, g, create_graph)
@@ -342,6 +359,32 @@ def _count_edges_into(starts: list) -> dict[Any, int]:
         if not to_walk:
             return count
         edges = to_walk.pop().next_edges
+
+
+def _leading_to(targets: set, vertices: dict) -> set:
+    """The nodes among ``vertices`` with a path (one edge or more) to a vertex whose id is in
+    ``targets``: a depth-first walk, each node's answer from its inputs' answers."""
+    reaches: dict = {}  # vertex -> whether it is a target or leads to one
+    leads = set()
+    for root in vertices:
+        stack = [root]
+        while stack:
+            v = stack[-1]
+            if v in reaches:
+                stack.pop()
+                continue
+            if not isinstance(v, Function):  # a leaf: a target or not
+                reaches[stack.pop()] = id(v) in targets
+                continue
+            todo = [e[0] for e in v.next_edges if e is not None and e[0] not in reaches]
+            if todo:
+                stack.extend(todo)
+                continue
+            stack.pop()
+            if any(e is not None and reaches[e[0]] for e in v.next_edges):
+                leads.add(v)
+            reaches[v] = v in leads or id(v) in targets
+    return leads
 
 
 def _run_hooks(hooks: list | None, g: Any) -> Any:

@@ -11,8 +11,9 @@ shared state of its backward pass: the one the engine records as running in this
 (``grad_mode.state.backward``). Which tensors count is decided as PyTorch's engine decides which
 nodes it runs: a tensor's vertex (its ``grad_fn``, or the tensor itself for a leaf) must be reached
 by the pass and, when the pass computes the gradients of given inputs only (``autograd.grad``,
-``backward(inputs=...)``), be one of them or lead to one (this engine also runs the other reached
-vertices; their calls are ignored here).
+``backward(inputs=...)``), be one of them or lead to one. Inside ``autograd.grad`` mode="all"
+refuses a leaf that is one of the grad's inputs, with PyTorch's RuntimeError (its engine cannot
+say whether a leaf's node will run there); mode="any" takes it.
 """
 
 from __future__ import annotations
@@ -57,6 +58,18 @@ def _will_run(task: _Backward, vertex: Any) -> bool:
     return False
 
 
+def _refuse_leaf_inputs(task: _Backward, vertices: list) -> None:
+    """PyTorch's mode="all" asks its engine whether each tensor's node will run, which it
+    cannot answer inside autograd.grad for a leaf that is one of the grad's inputs."""
+    if task.capture and not task.into_grad:
+        inputs = {key[0] for key in task.wanted}
+        if any(not isinstance(v, Function) and id(v) in inputs for v in vertices):
+            raise RuntimeError(
+                "A leaf node was passed to _will_engine_execute_node but we are currently "
+                "running autograd.grad(). This is currently not supported."
+            )
+
+
 class _MultiHandle(RemovableHandle):
     """``remove()`` unregisters the hook from every tensor."""
 
@@ -85,6 +98,7 @@ def register_multi_grad_hook(
         def inner_hook(grad: Any) -> None:
             task = _running_backward()
             if task not in passes:  # the first of these hooks in this pass
+                _refuse_leaf_inputs(task, vertices)
                 runs = [_will_run(task, v) for v in vertices]
                 passes[task] = [0, sum(runs), [None] * len(tensors), runs]
             state = passes[task]
