@@ -88,8 +88,7 @@ def run_backward(
     into_grad: bool = False,
 ) -> tuple | None:
     """Send ``grad_tensors`` back from ``tensors``: into the ``.grad`` of the leaf tensors
-    (``Tensor.backward``), or, given ``inputs``, returned for those (``autograd.grad``; for
-    ``backward(inputs=...)``, ``into_grad``, which adds them into their .grad)."""
+    (``Tensor.backward``), or, given ``inputs``, returned for those (``autograd.grad``)."""
     # The edges the starting gradients are sent along (taken as they are: seed_grads checked them)
     starts = [
         (t.grad_fn or t, t._output_nr, g._data.shape, g._data.dtype)
@@ -126,10 +125,7 @@ class _Backward:
         self.capture = inputs is not None
         self.wanted = _places(inputs) if inputs is not None else {}
         self.results = [None] * len(inputs or ())
-        # given inputs, as PyTorch's engine: only the nodes with a path to one of them run
-        # (their hooks too), and only the leaves among them run their hooks
-        if self.capture:
-            self.leads = _leading_to({key[0] for key in self.wanted}, self.waiting)
+        self.leads = _leading_to(self.wanted, self.waiting) if self.capture else None
 
     def run_ready(self, retain_graph: bool) -> None:
         """Run each complete node's backward and send each of its inputs its gradient, until no
@@ -307,6 +303,7 @@ def backward_into(
     for t in unique:
         if not t.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    # (into_grad: register_multi_grad_hook tells this pass from autograd.grad's)
     results = run_backward(tensors, grad_tensors, retain_graph, create_graph, unique, True, True)
     for t, g in zip(unique, results, strict=True):
         if g is not None and not _retains_grad(t):  # (retain_grad's hook has stored it)
@@ -361,9 +358,12 @@ def _count_edges_into(starts: list) -> dict[Any, int]:
         edges = to_walk.pop().next_edges
 
 
-def _leading_to(targets: set, vertices: dict) -> set:
-    """The nodes among ``vertices`` with a path (one edge or more) to a vertex whose id is in
-    ``targets``: a depth-first walk, each node's answer from its inputs' answers."""
+def _leading_to(wanted: dict, vertices: dict) -> set:
+    """The nodes among ``vertices`` with a path (one edge or more) to an input of ``wanted``
+    (keyed by (id of vertex, output_nr)): given inputs, only those run, as in PyTorch's engine
+    (their hooks too), and only the leaves among the inputs run their hooks. A depth-first
+    walk, each node's answer from its inputs' answers."""
+    targets = {key[0] for key in wanted}
     reaches: dict = {}  # vertex -> whether it is a target or leads to one
     leads = set()
     for root in vertices:
