@@ -24,7 +24,7 @@ from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase, warn_non_leaf_grad
 from .autograd.vmap_samples import refuse_item
 from .axis_alias import AXIS_NAMES, accepts_axis
-from .backend import as_device, device_of, get_array_module, module_for, to_numpy
+from .backend import as_device, device_of, get_array_module, module_for, to_numpy, to_pickled
 from .conversions import ToShortcuts, as_array, parse_to_args
 from .inplace import InPlace, track_view
 from .input_keyword import sizes_or_keyword
@@ -423,7 +423,9 @@ class Tensor(
 
     def __reduce_ex__(self, protocol: int):
         # Pickled as (host array, requires_grad); the safe unpickler allows _rebuild_tensor.
-        return with_attributes(self, (_rebuild_tensor, (to_numpy(self._data), self.requires_grad)))
+        return with_attributes(
+            self, (_rebuild_tensor, (to_pickled(self._data), self.requires_grad))
+        )
 
     # ------------------------------------------------------------------ dtype and device
     def _cast(self, np_dtype: Any) -> Tensor:

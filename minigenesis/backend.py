@@ -251,6 +251,12 @@ def to_numpy(x: Array) -> np.ndarray:
     return np.asarray(x)
 
 
+def to_pickled(x: Array) -> np.ndarray:
+    """What a tensor pickles its array as: ``to_numpy(x)``, but a meta array as it is (it
+    pickles as its dtype and shape: meta_array.py), as PyTorch saves a meta tensor."""
+    return x if type(x) is MetaArray else to_numpy(x)
+
+
 # ----------------------------------------------------------------------------------------------
 # Device-side asserts: checks whose verdict stays on the GPU until the host reads anyway
 # ----------------------------------------------------------------------------------------------

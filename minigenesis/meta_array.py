@@ -28,6 +28,7 @@ __all__ = [
     "MetaArray",
     "as_meta",
     "keep_on_meta",
+    "meta_like",
     "meta_namespace",
     "no_data_error",
     "no_numpy_message",
@@ -59,6 +60,14 @@ class MetaArray(np.ndarray):
             np.broadcast_to(_plain(args[1]), args[0].shape)  # (the shapes must still agree)
             return None
         return _data_less(super().__array_function__(func, types, args, kwargs))
+
+    def __reduce__(self) -> tuple:
+        """Pickled as its dtype and shape: it has no data (``pickle.dumps`` of a meta tensor;
+        ``mg.save`` writes the same with a dtype token its weights-only load accepts)."""
+        return (meta_like, (self.dtype, self.shape))
+
+    def __reduce_ex__(self, protocol: int) -> tuple:
+        return self.__reduce__()
 
     def __setitem__(self, index: Any, value: Any) -> None:
         """A write into a meta array keeps nothing (it has no data, and every element shares
@@ -104,6 +113,12 @@ def as_meta(x: Any) -> MetaArray:
     one = np.zeros(1, dtype=x.dtype)
     spread = np.lib.stride_tricks.as_strided(one, x.shape, (0,) * x.ndim, writeable=True)
     return spread.view(MetaArray)
+
+
+def meta_like(dtype: Any, shape: tuple) -> MetaArray:
+    """A data-less array of ``shape`` and ``dtype`` (nothing of that size is allocated)."""
+    one = np.zeros(1, dtype=dtype)
+    return as_meta(np.lib.stride_tricks.as_strided(one, shape, (0,) * len(shape)))
 
 
 def keep_on_meta(result: Any, inputs: list) -> Any:
@@ -155,6 +170,8 @@ class _MetaNamespace:
     its array result made data-less (``meta.zeros((2, 3))`` is a MetaArray of that shape)."""
 
     def __getattr__(self, name: str) -> Any:
+        if name in ("empty", "zeros", "ones"):  # made data-less: nothing of the size allocated
+            return _made_on_meta
         target = getattr(np, name)
         if not callable(target):
             return target
@@ -164,6 +181,16 @@ class _MetaNamespace:
             return as_meta(out) if isinstance(out, np.ndarray) else out
 
         return on_meta
+
+
+def _made_on_meta(shape: Any, dtype: Any = None, *args: Any, **kwargs: Any) -> MetaArray:
+    """``empty``/``zeros``/``ones`` on meta: a data-less array of that shape and dtype (what
+    NumPy would make, float64 by default), however large: ``mg.empty(10**6, 10**5,
+    device="meta")`` describes 373 GiB of float32 and takes none."""
+    shape = (int(shape),) if not hasattr(shape, "__len__") else tuple(int(n) for n in shape)
+    if any(n < 0 for n in shape):
+        raise ValueError("negative dimensions are not allowed")  # (NumPy's words)
+    return meta_like(np.dtype(kwargs.get("dtype", dtype)), shape)
 
 
 meta_namespace = _MetaNamespace()

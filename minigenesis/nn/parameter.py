@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ..backend import get_array_module, to_numpy
+from ..backend import get_array_module, to_pickled
 from ..creation import empty
 from ..storage_sharing import with_attributes
 
@@ -44,7 +44,7 @@ class Parameter(Tensor):
         # Attributes the user set (p.no_weight_decay = True) follow, as PyTorch's pickle keeps
         # them (its deepcopy below does not, and neither does ours).
         return with_attributes(
-            self, (_rebuild_parameter, (to_numpy(self._data), self.requires_grad))
+            self, (_rebuild_parameter, (to_pickled(self._data), self.requires_grad))
         )
 
     def __deepcopy__(self, memo: dict) -> Parameter:

@@ -227,7 +227,7 @@ class StateDictMixin:
         for key, target in own.items():
             if key not in state_dict:
                 continue
-            value = _checked_value(key, target, state_dict[key], errors)
+            value = _checked_value(key, target, state_dict[key], errors, assign)
             if value is not None:
                 pairs.append((key, target, value))
         extra_values = [(m, state_dict[k]) for k, m in extras.items() if k in state_dict]
@@ -289,10 +289,12 @@ def _walk(module: Any, prefix: str):
             yield from _walk(child, prefix + name + ".")
 
 
-def _checked_value(key: str, target: Tensor, value: Any, errors: list[str]) -> Any:
+def _checked_value(
+    key: str, target: Tensor, value: Any, errors: list[str], assign: bool = False
+) -> Any:
     """The checkpoint's ``value`` for ``target`` at ``key``, or None after noting in ``errors``
-    why it cannot load (not a tensor; another shape). A 1-element value for a 0-d target is its
-    element: old checkpoints saved scalars as [x]."""
+    why it cannot load (not a tensor; another shape; a meta value to copy into data). A
+    1-element value for a 0-d target is its element: old checkpoints saved scalars as [x]."""
     if not isinstance(value, Tensor):  # a list, number or array: refused, as PyTorch
         errors.append(  # ("parameter" for buffers too: PyTorch's words)
             f'While copying the parameter named "{key}", expected Tensor or Tensor-like '
@@ -305,6 +307,13 @@ def _checked_value(key: str, target: Tensor, value: Any, errors: list[str]) -> A
         errors.append(
             f"size mismatch for {key}: copying a param with shape {value.shape!r} "
             f"from checkpoint, the shape in current model is {target.shape!r}."
+        )
+        return None
+    if not assign and value.device.type == "meta" and target.device.type != "meta":
+        errors.append(  # PyTorch's words: its copy_ raised inside the load
+            f'While copying the parameter named "{key}", whose dimensions in the model are '
+            f"{target.shape!r} and whose dimensions in the checkpoint are {value.shape!r}, an "
+            "exception occurred : ('Cannot copy out of meta tensor; no data!',)."
         )
         return None
     return value

@@ -47,6 +47,7 @@ from .pickling import (
     UnsafeCheckpointError,
     _rebuild_array,
     _rebuild_located,
+    _rebuild_meta,
     _rebuild_scalar,
     _rebuild_view,
 )
@@ -145,5 +146,6 @@ load_checkpoint = load
 # Stable names for the pickle stream (see pickling._HOME).
 _rebuild_array = _rebuild_array
 _rebuild_located = _rebuild_located
+_rebuild_meta = _rebuild_meta
 _rebuild_scalar = _rebuild_scalar
 _rebuild_view = _rebuild_view

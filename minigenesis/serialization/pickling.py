@@ -13,6 +13,8 @@ Saving: ``CheckpointPickler`` (protocol 5) changes how a few kinds of objects re
   where ``root`` is the array that owns the memory, pickled once (pickle's memo) however many
   views name it. Loading rebuilds every view on the one loaded root: tensors that shared memory
   when saved share it when loaded, with the same strides, as PyTorch saves a storage once.
+- A meta tensor's data-less array reduces to ``_rebuild_meta(dtype_token, shape)``: no bytes, as
+  PyTorch saves a meta tensor (it loads on meta, whatever ``map_location`` says).
 - NumPy scalars of those dtypes reduce to ``_rebuild_scalar(raw bytes, dtype_token)``, and an
   ``mg.device`` to ``device("cuda:0")``, for the same reason.
 - Tensors reduce as they always do (``Tensor.__reduce_ex__``: the host array and requires_grad;
@@ -39,6 +41,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..backend import device, device_of, get_array_module, to_device, to_numpy
+from ..meta_array import MetaArray, meta_like
 from .format import CheckpointError
 
 # The public home of the rebuild functions: pickles name them through it, so moving code between
@@ -173,6 +176,13 @@ def _view_reduce(arr: np.ndarray) -> tuple | None:
     return (_rebuild_view, (root, token, arr.shape, arr.strides, offset))
 
 
+def _rebuild_meta(token: str, shape: tuple) -> MetaArray:
+    """Unpickle a meta tensor's array: its dtype and shape, no data (as PyTorch saves one)."""
+    if not isinstance(shape, tuple) or not all(isinstance(n, int) and n >= 0 for n in shape):
+        raise CheckpointError(f"_rebuild_meta: bad shape {shape!r}")
+    return meta_like(_dtype_from_token(token), shape)
+
+
 def _rebuild_scalar(raw: bytes, token: str) -> np.generic:
     """Unpickle a NumPy scalar (``np.float32(1.5)``, a bfloat16 ...) from its bytes."""
     dt = _dtype_from_token(token)
@@ -182,9 +192,10 @@ def _rebuild_scalar(raw: bytes, token: str) -> np.generic:
 
 
 def _place(t: Tensor, location: str) -> Tensor:
-    """Move a freshly rebuilt tensor to ``location`` in place (its class and identity stay)."""
+    """Move a freshly rebuilt tensor to ``location`` in place (its class and identity stay).
+    A meta tensor stays on meta (it has no data to move), as PyTorch's load keeps it."""
     target = device(location)
-    if device_of(t._data) != target:
+    if device_of(t._data) != target and type(t._data) is not MetaArray:
         t._data = to_device(t._data, target)
     return t
 
@@ -215,7 +226,7 @@ def call_placer(place: Callable[[Tensor, str], Tensor], t: Tensor, location: str
         raise PlacementError(err) from err
 
 
-for _f in (_rebuild_array, _rebuild_located, _rebuild_scalar, _rebuild_view):
+for _f in (_rebuild_array, _rebuild_located, _rebuild_meta, _rebuild_scalar, _rebuild_view):
     _f.__module__ = _HOME
 
 
@@ -234,6 +245,8 @@ class CheckpointPickler(pickle.Pickler):
         if isinstance(obj, np.generic):
             token = _dtype_token(obj.dtype)
             return NotImplemented if token is None else (_rebuild_scalar, (obj.tobytes(), token))
+        if type(obj) is MetaArray and (token := _dtype_token(obj.dtype)) is not None:
+            return (_rebuild_meta, (token, obj.shape))  # (no data: a meta tensor's array)
         if isinstance(obj, Tensor):
             rebuild, args, *rest = obj.__reduce_ex__(5)
             if rest and isinstance(rest[0], dict):

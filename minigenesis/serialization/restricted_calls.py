@@ -22,6 +22,7 @@ import numpy as np
 from .._tensor import Tensor, _rebuild_tensor
 from ..backend import device
 from ..dtypes import DType, from_numpy_dtype, get_dtype
+from ..meta_array import MetaArray
 from ..nn.parameter import _rebuild_parameter
 from ..size import Size
 from ..sparse_coo import _rebuild_sparse_coo
@@ -31,6 +32,7 @@ from .pickling import (
     UnsafeCheckpointError,
     _rebuild_array,
     _rebuild_located,
+    _rebuild_meta,
     _rebuild_scalar,
     _rebuild_view,
     call_placer,
@@ -40,7 +42,7 @@ if TYPE_CHECKING:
     from .restricted import _Interpreter
 
 _MAX_NDIM = 32
-_LOCATION = re.compile(r"(cpu|cuda)(:(0|[1-9][0-9]{0,2}))?")  # cuda:N, N < 1000
+_LOCATION = re.compile(r"meta|(cpu|cuda)(:(0|[1-9][0-9]{0,2}))?")  # cuda:N, N < 1000
 
 
 class _Global:
@@ -123,6 +125,16 @@ def _view_from_file(u: _Interpreter, args: tuple) -> np.ndarray:
     return _rebuild_view(*args)  # (it checks that every element lies inside the root)
 
 
+def _meta_from_file(u: _Interpreter, args: tuple) -> np.ndarray:
+    q = "_rebuild_meta"
+    _args(u, q, args, (str,), (tuple,))
+    if len(args[0]) > 32 or not _is_numeric_token(args[0]):
+        u.fail(f"{q}: dtype {args[0][:40]!r} is not a plain numeric dtype")
+    if len(args[1]) > _MAX_NDIM or any(type(n) is not int or not 0 <= n < 2**62 for n in args[1]):
+        u.fail(f"{q}: a shape must be up to {_MAX_NDIM} non-negative ints")
+    return _rebuild_meta(*args)  # (data-less: nothing of the shape's size is allocated)
+
+
 def _scalar_from_file(u: _Interpreter, args: tuple) -> np.generic:
     _args(u, "_rebuild_scalar", args, (bytes,), (str,))
     if len(args[1]) > 32 or not _is_numeric_token(args[1]):
@@ -132,7 +144,7 @@ def _scalar_from_file(u: _Interpreter, args: tuple) -> np.generic:
 
 def _tensor_from_file(rebuild: Callable) -> Callable[[_Interpreter, tuple], Tensor]:
     def call(u: _Interpreter, args: tuple) -> Tensor:
-        _args(u, rebuild.__name__, args, (np.ndarray,), (bool,))
+        _args(u, rebuild.__name__, args, (np.ndarray, MetaArray), (bool,))
         array = args[0]
         from_numpy_dtype(array.dtype)  # TypeError (-> CheckpointError) for a non-tensor dtype
         if not array.flags.writeable:
@@ -150,7 +162,8 @@ def _located_from_file(u: _Interpreter, args: tuple) -> Tensor:
     if not _LOCATION.fullmatch(location):
         u.fail(f"_rebuild_located: bad location {location[:40]!r}")
     t = rebuild.call(u, inner)
-    u.charge(t._data.nbytes)  # placing may copy it to a device: once per tensor object
+    if type(t._data) is not MetaArray:  # (a meta tensor stays data-less)
+        u.charge(t._data.nbytes)  # placing may copy it to a device: once per tensor object
     return call_placer(u.place, t, location)
 
 
@@ -237,6 +250,7 @@ def _callables() -> dict[tuple[str, str], _Global]:
     table = {  # (module, name): (the object, the checked call that REDUCE makes)
         (_HOME, "_rebuild_array"): (_rebuild_array, _array_from_file),
         (_HOME, "_rebuild_scalar"): (_rebuild_scalar, _scalar_from_file),
+        (_HOME, "_rebuild_meta"): (_rebuild_meta, _meta_from_file),
         (_HOME, "_rebuild_view"): (_rebuild_view, _view_from_file),
         (_HOME, "_rebuild_located"): (_rebuild_located, _located_from_file),
         _TENSOR: (_rebuild_tensor, _tensor_from_file(_rebuild_tensor)),
