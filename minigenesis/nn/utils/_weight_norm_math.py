@@ -15,9 +15,16 @@ from ..._tensor import Tensor
 
 def norm_except_dim(v: Tensor, dim: int | None) -> Tensor:
     """||v||_2 over every dim but ``dim``, kept as size-1 dims (broadcasts against v); the
-    whole tensor's norm, 0-d, when dim is None or -1 (PyTorch's convention)."""
+    whole tensor's norm, 0-d, when dim is None or -1 (PyTorch's convention). Any other dim
+    outside [-v.ndim, v.ndim - 1] is an IndexError, as in PyTorch (wrapping it with ``%`` would
+    silently normalise over the wrong dims)."""
     if dim is None or dim == -1:
         return (v * v).sum().sqrt()
+    if not -v.ndim <= dim < v.ndim:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-v.ndim}, {v.ndim - 1}], "
+            f"but got {dim})"
+        )
     dim = dim % v.ndim
     others = tuple(d for d in range(v.ndim) if d != dim)
     return (v * v).sum(dim=others, keepdim=True).sqrt() if others else v.abs()
