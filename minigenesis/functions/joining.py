@@ -34,10 +34,15 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
     target = tensors[0].dtype
     for t in tensors[1:]:
         target = _dt.promote_types(target, t.dtype)
-    # PyTorch's legacy rule: 1-D empty tensors are skipped (they still take part in the dtype)
+    # PyTorch's legacy rule: 1-D empty tensors are skipped in the shape check (they still take
+    # part in the dtype, and in autograd: one that requires grad makes the result require grad
+    # and gets a (0,) gradient). So each is reshaped to the others' shape with 0 along dim.
     kept = [t for t in tensors if t.shape != (0,)]
     if kept and len(kept) < len(tensors):
-        tensors = kept
+        d = norm_dim(dim, kept[0].ndim)[0]
+        empty = list(kept[0].shape)
+        empty[d] = 0
+        tensors = [t.reshape(empty) if t.shape == (0,) else t for t in tensors]
     d = norm_dim(dim, tensors[0].ndim)[0]
     ref = tensors[0].shape
     for i, t in enumerate(tensors):
