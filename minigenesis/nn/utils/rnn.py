@@ -195,10 +195,10 @@ def pad_sequence(
     """Stack sequences of shapes (L_b, *) into (L_max, B, *) (or (B, L_max, *)), padding each
     after its end (``padding_side="left"``: before its start) with ``padding_value``."""
     sequences = list(sequences)
-    if not sequences:
-        raise ValueError("pad_sequence: received an empty list of sequences")
+    if not sequences:  # PyTorch's exception types (RuntimeError) for both refusals
+        raise RuntimeError("pad_sequence: received an empty list of sequences")
     if padding_side not in ("right", "left"):
-        raise ValueError(f"padding_side must be 'left' or 'right', but got {padding_side!r}")
+        raise RuntimeError(f"padding_side must be 'left' or 'right', but got {padding_side!r}")
     trailing = tuple(sequences[0].shape[1:])
     for k, s in enumerate(sequences):
         if tuple(s.shape[1:]) != trailing:
@@ -207,8 +207,11 @@ def pad_sequence(
                 f"(length, {', '.join(map(str, trailing))}) like sequence 0"
             )
     longest = max(s.shape[0] for s in sequences)
+    # as in PyTorch, the result has sequence 0's dtype: the others are cast to it, not promoted
+    dtype = sequences[0].dtype
     padded = []
     for s in sequences:
+        s = s.to(dtype)
         missing = longest - s.shape[0]
         if missing:
             fill = full((missing, *trailing), padding_value, dtype=s.dtype, device=s.device)
