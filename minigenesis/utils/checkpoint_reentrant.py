@@ -54,10 +54,14 @@ class CheckpointFunction(Function):
         outputs = run_function(*args)
         if isinstance(outputs, Tensor):
             return outputs.detach()
-        if isinstance(outputs, tuple) and all(isinstance(o, Tensor) for o in outputs):
-            return tuple(o.detach() for o in outputs)
+        if isinstance(outputs, tuple) and any(isinstance(o, Tensor) for o in outputs):
+            # As in PyTorch, the other items of the tuple (numbers, None, lists) pass through
+            # as they are, without gradient: only the Tensors are this node's outputs
+            # (checkpoint_reentrant puts the items back in their places).
+            ctx.out_slots = [i for i, o in enumerate(outputs) if isinstance(o, Tensor)]
+            return tuple(outputs[i].detach() for i in ctx.out_slots)
         raise TypeError(
-            f"checkpoint: the function must return a Tensor or a tuple of Tensors, got "
+            f"checkpoint: the function must return a Tensor or a tuple holding a Tensor, got "
             f"{type(outputs).__name__}"
         )
 
@@ -78,6 +82,8 @@ class CheckpointFunction(Function):
             outputs = ctx.run_function(*args)
         if isinstance(outputs, Tensor):
             outputs = (outputs,)
+        else:  # the Tensors among the items, in the order forward returned them
+            outputs = tuple(outputs[i] for i in ctx.out_slots)
 
         roots, seeds = [], []
         for out, g in zip(outputs, grad_outputs):
@@ -133,4 +139,17 @@ def checkpoint_reentrant(function: Callable, args: tuple, preserve_rng_state: bo
             "as an argument, make an input require grad, or use use_reentrant=False.",
             stacklevel=3,
         )
-    return CheckpointFunction.apply(function, bool(preserve_rng_state), len(args), *args, *params)
+    template: list = []  # the function's tuple output, when it has non-Tensor items
+
+    def run(*call_args: Any) -> Any:
+        outputs = function(*call_args)
+        if isinstance(outputs, tuple) and not template:
+            template.append(outputs)
+        return outputs
+
+    result = CheckpointFunction.apply(run, bool(preserve_rng_state), len(args), *args, *params)
+    if not template:
+        return result
+    outputs = template[0]
+    tensors = iter(result if isinstance(result, tuple) else (result,))
+    return tuple(next(tensors) if isinstance(o, Tensor) else o for o in outputs)
