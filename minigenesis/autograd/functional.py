@@ -299,7 +299,8 @@ def jacobian(
 
     ``vectorize=True`` is accepted and gives the same result from the same loop (PyTorch batches
     the rows with vmap, which this engine does not have). ``strategy="forward-mode"`` needs
-    ``vectorize=True`` as in PyTorch and also runs the reverse-mode loop.
+    ``vectorize=True`` as in PyTorch and also runs the reverse-mode loop; the result is laid out
+    as PyTorch's forward mode lays it out (see ``_forward_mode_layout``).
     """
     _check_strategy(strategy, create_graph, strict, vectorize)
     with enable_grad():
@@ -317,7 +318,24 @@ def jacobian(
         result = tuple(
             _jacobian_rows(i, out, inputs, create_graph, strict) for i, out in enumerate(outputs)
         )
-    return _unpack2(_finish(result, create_graph), outputs_is_tuple, inputs_is_tuple)
+    result = _finish(result, create_graph)
+    if strategy == "forward-mode":
+        return _forward_mode_layout(result, outputs, outputs_is_tuple, inputs_is_tuple)
+    return _unpack2(result, outputs_is_tuple, inputs_is_tuple)
+
+
+def _forward_mode_layout(
+    result: tuple, outputs: tuple, outputs_is_tuple: bool, inputs_is_tuple: bool
+) -> Any:
+    """PyTorch's forward-mode Jacobian as it hands it back: each block in its OUTPUT's dtype (a
+    forward tangent takes the output's dtype; reverse mode gives the input's), nested in lists
+    (one per output, of one block per input) where reverse mode gives tuples."""
+    rows = [[b.to(out.dtype) for b in row] for row, out in zip(result, outputs)]
+    if outputs_is_tuple and inputs_is_tuple:
+        return rows
+    if outputs_is_tuple:
+        return tuple(row[0] for row in rows)
+    return rows[0] if inputs_is_tuple else rows[0][0]
 
 
 def _jacobian_rows(i: int, out: Any, inputs: tuple, create_graph: bool, strict: bool) -> tuple:
