@@ -135,6 +135,11 @@ class _Bracket:
         return tuple(grad_output[i] for i in self.output_index)
 
     def inputs_reached(self, grads: tuple) -> tuple:
+        if self.grad_output is None:
+            # No output node ran: the output was not a Tensor or a tuple (a list, a dict: its
+            # tensors got no output node), so there is no grad_output to show. As PyTorch, the
+            # hooks are then not called, and the gradients pass through unchanged.
+            return grads
         grad_input = self._aligned(self.input_index, grads, self.n_inputs)
         for hook in self.hooks:
             new = hook(self.module, grad_input, self.grad_output)
