@@ -43,9 +43,29 @@ class _WeightNorm(Module):
 
 
 def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Module:
-    """Weight normalisation as a parametrization of ``module.<name>``; returns the module."""
+    """Weight normalisation as a parametrization of ``module.<name>``; returns the module.
+
+    A state dict saved with the older ``nn.utils.weight_norm`` (keys ``<name>_g``, ``<name>_v``)
+    still loads, as in PyTorch: a load pre-hook renames those keys to ``original0``/``original1``.
+    """
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+    module._register_load_state_dict_pre_hook(_OldWeightNormKeys(name))
     return module
+
+
+class _OldWeightNormKeys:
+    """Load pre-hook: rename ``<name>_g``/``<name>_v`` (the older weight_norm's keys) to the
+    parametrization's ``original0``/``original1``."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, state_dict: dict, prefix: str, *_rest) -> None:
+        g_key, v_key = f"{prefix}{self.name}_g", f"{prefix}{self.name}_v"
+        if g_key in state_dict and v_key in state_dict:
+            new = f"{prefix}parametrizations.{self.name}.original"
+            state_dict[new + "0"] = state_dict.pop(g_key)
+            state_dict[new + "1"] = state_dict.pop(v_key)
 
 
 class _SpectralNorm(Module):
