@@ -23,7 +23,7 @@ from types import GeneratorType
 from typing import Any
 
 from ..backend import get_array_module, quiet_fp
-from . import grad_reuse
+from . import grad_reuse, node_hooks
 from .function import Function, _check_finite
 from .grad_mode import state
 from .tensor_base import TensorBase
@@ -202,6 +202,8 @@ class _Backward:
         for nr, g in enumerate(grads):
             for i in self.wanted.get((id(node), nr), ()):
                 self.results[i] = g
+        if node._node_pre_hooks or node._node_post_hooks:  # (they see None where none came)
+            grads = node_hooks.before_materializing(node, grads)
         if node._materialize_grads and any(g is None for g in grads):
             xp = get_array_module(next(g for g in grads if g is not None)._data)
             grads = [

@@ -35,7 +35,8 @@ from ..meta_array import made as meta_made
 from . import tensor_base
 from .accumulate_grad import accumulate_grad_node
 from .grad_mode import no_grad, state
-from .node_names import listed_arguments, node_name
+from .node_hooks import NodeHooks
+from .node_names import listed_places, node_name
 from .tensor_base import TensorBase
 from .vmap_samples import RUNNING as vmap_running
 from .vmap_samples import samples_hidden_for
@@ -44,7 +45,7 @@ from .vmap_samples import spread as spread_vmap_sample
 _FLOAT_KINDS = frozenset("fV")  # 'V' is how NumPy reports ml_dtypes' bfloat16
 
 
-class Function:
+class Function(NodeHooks):
     """Base class of every differentiable op; an instance is a node of the graph."""
 
     _array_forward = False
@@ -186,7 +187,7 @@ class Function:
         gradient flows. The inputs are those PyTorch's node lists (``node_names.py``): not
         arguments such as ``dim``, but always any argument a gradient flows to."""
         edges = getattr(self, "next_edges", None) or ()
-        listed = listed_arguments(self._op, internal=self._array_forward)
+        listed = listed_places(self)
         return tuple(
             (None, 0)
             if edge is None
@@ -196,12 +197,6 @@ class Function:
             for i, edge in enumerate(edges)
             if listed is None or i in listed or edge is not None
         )
-
-    def register_hook(self, output_nr: int, hook) -> None:
-        """Run ``hook(grad)`` on the gradient of output ``output_nr`` before this node uses it."""
-        if self._grad_hooks is None:
-            self._grad_hooks = {}
-        self._grad_hooks.setdefault(output_nr, []).append(hook)
 
     # ------------------------------------------------------------------ running it
     @classmethod
@@ -370,6 +365,7 @@ def _tensor_forward(cls, ctx: Function, inputs: tuple) -> Any:
 
     A class that defines ``setup_context(ctx, inputs, output)`` (PyTorch 2's form) has a
     forward without ``ctx``; setup_context then saves what backward needs."""
+    ctx._tensor_places = tuple(i for i, a in enumerate(inputs) if isinstance(a, TensorBase))
     with samples_hidden_for(cls):  # inside vmap, a Function with its own vmap rule
         result = user_forward(cls, ctx, inputs)
     results = result if isinstance(result, tuple) else (result,)

@@ -19,6 +19,7 @@ own ``Function`` subclass ``MyFn`` is ``MyFnBackward``, as in PyTorch.
 from __future__ import annotations
 
 import types
+from typing import Any
 
 X = (0,)  # the node lists the first argument (the input) only
 XY = (0, 1)  # the first two (a binary op's operands)
@@ -183,3 +184,11 @@ def listed_arguments(op: type, internal: bool) -> tuple[int, ...] | None:
     """Positions of the forward arguments ``next_functions`` lists, or None: all of them."""
     entry = NODE_NAMES.get(op.__name__) if internal else None
     return None if entry is None else entry[1]
+
+
+def listed_places(node: Any) -> tuple[int, ...] | None:
+    """Positions of the forward arguments ``node.next_functions`` lists, or None: all of them.
+    A user's Function lists its Tensor arguments only (not numbers or None), as PyTorch's."""
+    if not node._array_forward:
+        return node.__dict__.get("_tensor_places")
+    return listed_arguments(node._op, internal=True)
