@@ -25,6 +25,7 @@ from ..autograd.grad_mode import no_grad
 from ..backend import as_device, module_for, to_device
 from ..conversions import ToShortcuts, parse_to_args
 from ..hook_handle import RemovableHandle, add_hook
+from . import legacy_backward_hooks
 from .backward_hooks import bracket_for
 from .global_module_hooks import (
     BUFFER_REGISTRATION_HOOKS,
@@ -103,6 +104,8 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
                     result = hook(self, args, output)
                 if result is not None:
                     output = result
+            if self.__dict__.get("_non_full_backward_hooks"):  # register_backward_hook (older)
+                legacy_backward_hooks.attach(self, args, output)
             return output if bracket is None else bracket.wrap_outputs(output)
         except Exception:
             run_always_call_hooks(self, hooks, flags, called, (args, kwargs, output))
@@ -432,8 +435,14 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
     def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """``hook(module, grad_input, grad_output)`` when the gradient reached the inputs;
         returning a tuple replaces grad_input (``backward_hooks.py``)."""
+        legacy_backward_hooks.refuse_if_legacy(self)
         hooks = self.__dict__.setdefault("_backward_hooks", OrderedDict())
         return self._add_hook(hooks, hook, prepend, False)
+
+    def register_backward_hook(self, hook: Callable) -> RemovableHandle:
+        """PyTorch's older hook ``hook(module, grad_input, grad_output)`` on the last op's graph
+        node only (``legacy_backward_hooks.py``); prefer ``register_full_backward_hook``."""
+        return legacy_backward_hooks.register_backward_hook(self, hook)
 
     def _add_hook(
         self, hooks: dict, hook: Callable, prepend: bool, with_kwargs: bool, always_call=False
