@@ -86,6 +86,11 @@ def _swap(module: Module, path: str, value: Any) -> Any:
                 registry[name] = value
             return old
     old = owner.__dict__.get(name, _MISSING)
+    if old is _MISSING and isinstance(getattr(type(owner), name, None), property):
+        # a parametrized tensor (parametrize.py): its value now. Setting a value runs the
+        # parametrization's right_inverse into its original tensor; setting this one back
+        # afterwards restores the original, as PyTorch's functional_call does.
+        old = getattr(owner, name)
     if old is not _MISSING and old is not None and not isinstance(old, Tensor):
         raise TypeError(f"attribute `{name}`: {old} is not an instance of torch.Tensor")
     if value is _MISSING:
