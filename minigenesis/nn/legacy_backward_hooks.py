@@ -3,10 +3,11 @@ favour of ``register_full_backward_hook``, ``backward_hooks.py``), for code that
 
 It is a hook on ONE graph node: the ``grad_fn`` of the module's (first) output tensor
 (``grad_fn.register_hook``, ``autograd/node_hooks.py``). So ``hook(module, grad_input,
-grad_output)`` sees the gradients of that last op's inputs, not of the module's inputs: for a
-``Linear`` that is the matrix product's (bias, input, weight transposed). Returning a tuple
-replaces them. As PyTorch, a FutureWarning says when the module is more than that one node.
-A module takes either these hooks or full backward hooks, never both (RuntimeError).
+grad_output)`` sees the gradients of that last op's inputs, not of the module's inputs, in the
+order this engine's node takes them: for a ``Linear`` (input, weight, bias), where PyTorch's
+addmm node gives (bias, input, weight transposed). Returning a tuple replaces them. As
+PyTorch, a FutureWarning says when the module is more than that one node. A module takes either
+these hooks or full backward hooks, never both (RuntimeError).
 """
 
 from __future__ import annotations
