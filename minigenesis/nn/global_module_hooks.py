@@ -33,6 +33,7 @@ GLOBAL_FORWARD_HOOKS: OrderedDict = OrderedDict()
 GLOBAL_HOOK_FLAGS: dict = {}  # hook id -> (with_kwargs, always_call), as Module's _hook_flags
 GLOBAL_BACKWARD_PRE_HOOKS: OrderedDict = OrderedDict()
 GLOBAL_BACKWARD_HOOKS: OrderedDict = OrderedDict()
+GLOBAL_NON_FULL_BACKWARD_HOOKS: OrderedDict = OrderedDict()  # register_module_backward_hook
 # registration hooks (read by Module's registration paths: one truth test when empty)
 PARAMETER_REGISTRATION_HOOKS: OrderedDict = OrderedDict()
 BUFFER_REGISTRATION_HOOKS: OrderedDict = OrderedDict()
@@ -57,6 +58,7 @@ def _sync_call() -> None:
         or GLOBAL_FORWARD_HOOKS
         or GLOBAL_BACKWARD_PRE_HOOKS
         or GLOBAL_BACKWARD_HOOKS
+        or GLOBAL_NON_FULL_BACKWARD_HOOKS
     )
     Module.__call__ = _hooked_call if active else _plain_call[0]  # type: ignore[method-assign]
 
@@ -96,7 +98,25 @@ def register_module_full_backward_pre_hook(hook: Callable) -> RemovableHandle:
 def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
     """``hook(module, grad_input, grad_output)`` in every module's backward, before the module's
     own full backward hooks; returning a tuple replaces grad_input."""
+    if GLOBAL_NON_FULL_BACKWARD_HOOKS:
+        raise RuntimeError(_BOTH_GLOBAL)
     handle = add_hook(GLOBAL_BACKWARD_HOOKS, hook, on_remove=_sync_call)
+    _sync_call()
+    return handle
+
+
+_BOTH_GLOBAL = (
+    "Cannot use both regular backward hooks and full backward hooks as a global Module hook. "
+    "Please use only one of them."
+)
+
+
+def register_module_backward_hook(hook: Callable) -> RemovableHandle:
+    """The older kind (``Module.register_backward_hook``, ``legacy_backward_hooks.py``) on every
+    module, before the module's own; refused while global full backward hooks exist."""
+    if GLOBAL_BACKWARD_HOOKS:
+        raise RuntimeError(_BOTH_GLOBAL)
+    handle = add_hook(GLOBAL_NON_FULL_BACKWARD_HOOKS, hook, on_remove=_sync_call)
     _sync_call()
     return handle
 

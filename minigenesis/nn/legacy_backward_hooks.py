@@ -19,6 +19,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..hook_handle import RemovableHandle, add_hook
+from .global_module_hooks import GLOBAL_NON_FULL_BACKWARD_HOOKS
 
 _BOTH = (
     "Cannot use both regular backward hooks and full backward hooks on a single Module. Please "
@@ -63,7 +64,8 @@ def attach(module: Any, args: tuple, output: Any) -> None:
             var = var[0]
     if var.grad_fn is None:
         return
-    for hook in module._non_full_backward_hooks.values():
+    own = module.__dict__.get("_non_full_backward_hooks", {})
+    for hook in [*GLOBAL_NON_FULL_BACKWARD_HOOKS.values(), *own.values()]:  # global first
         var.grad_fn.register_hook(_ModuleHook(hook, module))
     _warn_if_not_one_node(args, output, var.grad_fn)
 

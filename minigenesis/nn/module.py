@@ -29,6 +29,7 @@ from . import legacy_backward_hooks
 from .backward_hooks import bracket_for
 from .global_module_hooks import (
     BUFFER_REGISTRATION_HOOKS,
+    GLOBAL_NON_FULL_BACKWARD_HOOKS,
     MODULE_REGISTRATION_HOOKS,
     PARAMETER_REGISTRATION_HOOKS,
     forward_hooks_of,
@@ -104,7 +105,8 @@ class Module(StateDictMixin, ModuleMemory, ToShortcuts):
                     result = hook(self, args, output)
                 if result is not None:
                     output = result
-            if self.__dict__.get("_non_full_backward_hooks"):  # register_backward_hook (older)
+            # register_backward_hook / register_module_backward_hook (the older kind)
+            if GLOBAL_NON_FULL_BACKWARD_HOOKS or self.__dict__.get("_non_full_backward_hooks"):
                 legacy_backward_hooks.attach(self, args, output)
             return output if bracket is None else bracket.wrap_outputs(output)
         except Exception:

@@ -69,3 +69,31 @@ def test_backward_hooks_of_both_kinds_on_one_module_are_refused():
     m.register_backward_hook(lambda *a: None)
     with pytest.raises(RuntimeError, match="Cannot use both"):
         m.register_full_backward_hook(lambda *a: None)
+
+
+def test_a_global_older_backward_hook_runs_for_every_module_before_its_own():
+    m, seen = Sin(), []
+    m.register_backward_hook(lambda mod, gi, go: seen.append("own"))
+    register = mg.nn.modules.module.register_module_backward_hook
+    handle = register(lambda mod, gi, go: seen.append(type(mod).__name__) or (gi[0] * 2,))
+    try:
+        x = _x()
+        m(x * 1).sum().backward()
+        relu = mg.nn.ReLU()
+        relu(x * 1).sum().backward()
+    finally:
+        handle.remove()
+    assert seen == ["Sin", "own", "ReLU"]
+    xs = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.cos(xs) + 2 * (xs > 0), rtol=1e-12)
+    Sin()(_x()).sum().backward()  # removed: no longer called
+    assert seen == ["Sin", "own", "ReLU"]
+
+
+def test_global_backward_hooks_of_both_kinds_are_refused():
+    full = mg.nn.modules.module.register_module_full_backward_hook(lambda *a: None)
+    try:
+        with pytest.raises(RuntimeError, match="Cannot use both"):
+            mg.nn.modules.module.register_module_backward_hook(lambda *a: None)
+    finally:
+        full.remove()
