@@ -15,11 +15,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import sys
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from .. import backend, cuda
 from .. import distributed as dist
@@ -321,24 +322,59 @@ def run(args: argparse.Namespace) -> int:
                 dist.init_process_group(backend, timeout=timeout)
             except (ValueError, TypeError, RuntimeError, ImportError) as err:
                 raise TrainError(str(err)) from None
+            except KeyboardInterrupt:
+                _end_job_interrupted(joined=False)
     except TrainError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     if world == 1:
         return _run(args)
+    started: list = []  # the Trainer, once _run has built it
     try:  # only rank 0 prints
         if dist.get_rank() == 0:
-            return _run(args)
+            return _run(args, started)
         with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
-            return _run(args)
+            return _run(args, started)
     except DistBackendError as err:  # the job is aborted (every process stopped) at exit
         print(f"error: {err}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        # after the loop took SIGINT over, the ranks stopped together (rank 0 may still be
+        # saving, and a second Ctrl-C must not cut that short): only the start-up ends the job
+        if not (started and started[0].sigint_taken_over):
+            _end_job_interrupted(joined=True)
+        raise
     finally:
         dist.destroy_process_group()
 
 
-def _run(args: argparse.Namespace) -> int:
+def _end_job_interrupted(joined: bool) -> NoReturn:
+    """A Ctrl-C that reached this data-parallel process before its training loop took SIGINT over
+    (the loop stops with the others at a step they agree on): while this process was still
+    starting (joining the group, agreeing on the settings, building the model).
+
+    The other processes may already wait for this one, in a collective or inside MPI_Init (which
+    holds them in C until every process has called it), and would wait for the whole
+    --dist-timeout; so the whole job ends now. No optimizer step can have run without this
+    process, so there is nothing to save. In the group: MPI_Abort at exit (the launcher stops
+    every process). Before it: MPI cannot abort, so this process ends as an uncaught Ctrl-C ends
+    Python, killed by SIGINT, and mpiexec then stops every other process."""
+    rank = os.environ.get("RANK") or os.environ.get("PMI_RANK", "?")
+    print(f"interrupted while rank {rank} was starting (no step was trained, nothing to save): "
+          "stopping every process of the job", file=sys.stderr)  # fmt: skip
+    if joined:
+        abort_job_at_exit()
+        raise KeyboardInterrupt  # the command line ends with 130, then the job is aborted
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(5)  # (the signal is delivered at once; this is never reached)
+    raise KeyboardInterrupt
+
+
+def _run(args: argparse.Namespace, started: list | None = None) -> int:
     # start-up time: option errors are reported before the trainer (tqdm, TensorBoard) loads
     from ..diagnostics import diagnose_training
     from .trainer import Diverged, Trainer
@@ -350,6 +386,8 @@ def _run(args: argparse.Namespace) -> int:
             config = agree(config, ckpt["step"] if ckpt is not None else 0)
         trainer = Trainer(config, out, ckpt, quiet=args.quiet,
                           interrupt_at_step=args.interrupt_at_step)  # fmt: skip
+        if started is not None:
+            started.append(trainer)
         if _nothing_left(args, config, ckpt):  # the checkpoint fits (Trainer checked it)
             if trainer.is_main and _holds_run(out) and trainer.repair_best():
                 print(f"  rewrote {out / CHECKPOINT_DIR / BEST}: it did not hold the best epoch")

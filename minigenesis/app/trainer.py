@@ -114,6 +114,7 @@ class Trainer:
         # saved in the checkpoints, so that a resumed run's plot covers the whole run.
         self.grad_flow = GradFlowSummary()
         self._stop_requested = False
+        self.sigint_taken_over = False  # whether fit() has put its Ctrl-C handler in place
         self.stop_signal = signal.SIGINT  # what stopped fit(): SIGTERM/SIGHUP, else Ctrl-C
         self.extended_from: int | None = None  # a resumed run's epochs when --epochs extends it
         self.resumed_lr: float | None = None
@@ -537,6 +538,7 @@ class Trainer:
             self.stop_signal = signum
 
         signal.signal(signal.SIGINT, handler)
+        self.sigint_taken_over = True
         previous_term = signal.signal(signal.SIGTERM, terminate)
         previous_hup = None
         if _SIGHUP is not None and signal.getsignal(_SIGHUP) is signal.SIG_DFL:

@@ -54,8 +54,11 @@ def import_mpi() -> Any:
 
 # Run by a small watchdog process while MPI starts: MPI_Init waits, inside C and holding the
 # GIL, until every process of the job has called it, so no thread of this process can time it.
+# It ignores Ctrl-C: the process it guards may never return from MPI_Init to act on one (a rank
+# interrupted before it called MPI_Init never comes), so the watchdog must outlive it.
 _INIT_WATCHDOG = """
 import os, select, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)
 ready, _, _ = select.select([0], [], [], min(float(sys.argv[2]), 2.0**31))  # (select's limit)
 if not ready:
     os.write(2, sys.argv[3].encode() + b"\\n")
