@@ -299,8 +299,12 @@ class Trainer:
             return self._stop_requested
         shared = tensor([float(self._stop_requested)], dtype=float64)
         dist.all_reduce(shared)
-        self._stop_requested = shared.item() > 0
-        return self._stop_requested
+        agreed = shared.item() > 0
+        # a Ctrl-C that landed while this process waited in the all-reduce was not in what it
+        # sent: kept, it is carried to the next step's agreement (overwritten, it was lost, and
+        # the job trained on)
+        self._stop_requested = self._stop_requested or agreed
+        return agreed
 
     def _optimizer_step(self, writer: SummaryWriter, batches_done: int, loss: float) -> None:
         c = self.config

@@ -320,3 +320,33 @@ def test_ctrl_c_message_gets_a_line_of_its_own(tmp_path, monkeypatch):
     assert trainer.fit() is False
     said = [i for i, e in enumerate(events) if e.startswith("interrupted at step 3")]
     assert len(said) == 1 and "close" in events[: said[0]], events
+
+
+def test_a_ctrl_c_during_the_end_of_epoch_agreement_is_kept_for_the_next_step(
+    tmp_path, monkeypatch
+):
+    """Data parallel: a Ctrl-C that lands while this process waits in the end-of-epoch all-reduce
+    (rank 0 validating or saving) is not in what it sent. It must stay requested and go into the
+    next step's agreement; it was overwritten by the all-reduce's result, and the job trained on.
+    The all-reduce is played by a stand-in: the other process sends 0, and SIGINT arrives during
+    the wait."""
+    from minigenesis.app import trainer as trainer_module
+
+    trainer = Trainer(CONFIG, tmp_path / "run", quiet=True, echo=lambda line: None)
+    trainer.world = 2
+    sent = []
+
+    def all_reduce(shared, *args, **kwargs):
+        sent.append(shared.tolist())
+        if len(sent) == 1:  # the end-of-epoch agreement: Ctrl-C comes while it waits
+            signal.raise_signal(signal.SIGINT)
+
+    monkeypatch.setattr(trainer_module.dist, "all_reduce", all_reduce)
+    restore = trainer._install_sigint_handler()
+    try:
+        assert trainer._stop_after_epoch() is False  # nobody had asked when the values were sent
+        trainer._share_step(0.0, [0.0, 0, 0], None)  # the next step's agreement
+    finally:
+        restore()
+    assert sent[0] == [0.0]
+    assert sent[1][-1] == 1.0  # this process's stop request went into the next agreement
