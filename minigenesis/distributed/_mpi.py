@@ -66,6 +66,17 @@ if not ready:
 """
 
 
+def start_watchdog(timeout: float, message: str) -> subprocess.Popen:
+    """The watchdog of this process (``_INIT_WATCHDOG``): it writes ``message`` and kills this
+    process unless its stdin is closed within ``timeout`` seconds. It runs in a session of its
+    own, so a Ctrl-C sent to this process's group never reaches it (and it ignores one sent to it
+    directly once it has started)."""
+    return subprocess.Popen(
+        [sys.executable, "-S", "-c", _INIT_WATCHDOG, str(os.getpid()), str(timeout), message],
+        stdin=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+
+
 def start_mpi(timeout: float) -> Any:
     """Import mpi4py (which starts MPI), stopping this process with a clear message if the other
     processes have not all started MPI within ``timeout`` seconds."""
@@ -77,10 +88,7 @@ def start_mpi(timeout: float) -> Any:
         f"of the {world[1]} processes started (a rank that has not reached init_process_group, "
         f"or has stopped); stopping this process"
     )
-    watchdog = subprocess.Popen(
-        [sys.executable, "-S", "-c", _INIT_WATCHDOG, str(os.getpid()), str(timeout), message],
-        stdin=subprocess.PIPE,
-    )
+    watchdog = start_watchdog(timeout, message)
     try:
         return import_mpi()
     finally:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import pickle
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -250,3 +251,34 @@ def test_the_init_watchdog_takes_a_timeout_beyond_what_select_can_wait():
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+_STUCK_IN_INIT = """
+import signal, sys, time
+from minigenesis.distributed._mpi import start_watchdog
+start_watchdog(float(sys.argv[1]), "watchdog: too late")
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])  # as in MPI_Init: a Ctrl-C waits
+print("waiting", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_ctrl_c_to_a_rank_stuck_in_mpi_init_leaves_its_watchdog_working():
+    """A rank waits in MPI_Init (holding the GIL) for a rank that will never come, e.g. one that
+    left on a Ctrl-C before calling it. The Ctrl-C that reaches the waiting rank's process group
+    killed its watchdog too (KeyboardInterrupt), and then nothing bounded the wait: the rank hung
+    for good. The watchdog now lives in a session of its own, so it still ends the rank."""
+    rank = subprocess.Popen([sys.executable, "-c", _STUCK_IN_INIT, "3"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            cwd=Path(__file__).resolve().parents[2])  # fmt: skip
+    try:
+        assert rank.stdout.readline() == "waiting\n"  # the watchdog is started
+        time.sleep(0.5)  # (and past its own start-up)
+        os.killpg(rank.pid, signal.SIGINT)  # as the terminal or mpiexec sends it
+        _, err = rank.communicate(timeout=30)
+    finally:
+        if rank.poll() is None:
+            os.killpg(rank.pid, signal.SIGKILL)
+            rank.wait()
+    assert rank.returncode == -signal.SIGKILL, err
+    assert "watchdog: too late" in err
