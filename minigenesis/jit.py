@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from . import serialization
+from ._tensor import Tensor
 from .autograd.grad_mode import no_grad
 from .nn.module import Module
 from .serialization import user_globals
@@ -82,7 +83,62 @@ def load(f: str | os.PathLike | BinaryIO, map_location: Any = None, _extra_files
     file chooses). A TorchScript archive runs only TorchScript, never arbitrary Python; a
     pickle loaded with ``weights_only=False`` could, so that is not used."""
     with user_globals.made_only(_module_classes()):
-        return serialization.load(f, map_location=map_location, weights_only=True)
+        loaded = serialization.load(f, map_location=map_location, weights_only=True)
+    name = getattr(f, "name", None) if hasattr(f, "read") else os.fspath(f)
+    _check_module_layout(loaded, str(name) if name is not None else f"<{type(f).__name__}>")
+    return loaded
+
+
+# The bookkeeping every Module keeps in its __dict__ (Module.__init__), with what may be in it.
+_LAYOUT: dict[str, tuple[type, Callable[[Any], bool], str]] = {
+    "_parameters": (dict, lambda v: v is None or isinstance(v, Tensor), "a tensor or None"),
+    "_buffers": (dict, lambda v: v is None or isinstance(v, Tensor), "a tensor or None"),
+    "_modules": (dict, lambda v: v is None or isinstance(v, Module), "a module or None"),
+    "_forward_hooks": (dict, callable, "a function"),
+    "_forward_pre_hooks": (dict, callable, "a function"),
+}
+
+
+def _check_module_layout(obj: Any, name: str) -> None:
+    """RuntimeError (PyTorch's jit.load raises one for a bad archive) unless ``obj`` is a module
+    whose bookkeeping is what Module keeps, at every depth. The weights-only loader makes a module
+    from whatever state the file gives it (never calling its constructor), so a file could give
+    ``_modules`` as a list or replace ``forward`` with a number: it would load, and fail later,
+    far from the file, with a message about neither."""
+    if not isinstance(obj, Module):
+        raise serialization.CheckpointError(f"{name}: holds a {type(obj).__name__}, not a module "
+                                            "(jit.load reads what jit.save wrote; mg.load reads "
+                                            "other objects)")  # fmt: skip
+    stack, seen = [("", obj)], set()
+    while stack:
+        path, module = stack.pop()
+        where = f"submodule {path}" if path else "the module"
+        if id(module) in seen:
+            continue
+        seen.add(id(module))
+        state = vars(module)
+        if type(state.get("training")) is not bool:
+            raise serialization.CheckpointError(
+                f"{name}: {where}'s training flag is {type(state.get('training')).__name__}, "
+                "not a bool")  # fmt: skip
+        for field, (kind, fits, what) in _LAYOUT.items():
+            value = state.get(field)
+            if not isinstance(value, kind):
+                raise serialization.CheckpointError(
+                    f"{name}: {where}'s {field} is {type(value).__name__}, not a dict"
+                )
+            for key, item in value.items():
+                if not fits(item):
+                    raise serialization.CheckpointError(
+                        f"{name}: {where}'s {field}[{key!r}] is {type(item).__name__}, not {what}"
+                    )
+        for attr, value in state.items():  # data put where the class has a method
+            if callable(getattr(type(module), attr, None)) and not callable(value):
+                raise serialization.CheckpointError(
+                    f"{name}: {where}'s {attr} is {type(value).__name__} data, which replaces "
+                    f"the method {type(module).__name__}.{attr}")  # fmt: skip
+        stack.extend((f"{path}.{key}" if path else str(key), sub)
+                     for key, sub in state["_modules"].items() if sub is not None)  # fmt: skip
 
 
 def _module_classes() -> list[type]:
