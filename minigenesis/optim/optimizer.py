@@ -405,7 +405,10 @@ class Optimizer(OptimizerHooks):
             if param is None:  # state that belongs to no parameter is kept as it is
                 state[key] = copy.deepcopy(value)
             else:
-                state[param] = {k: _cast_state(param, k, v) for k, v in value.items()}
+                try:
+                    state[param] = {k: _cast_state(param, k, v) for k, v in value.items()}
+                except _BadCount as err:
+                    raise ValueError(f"loaded state dict's state[{key!r}]: {err}") from None
         new_groups = []
         for mine, saved in zip(self.param_groups, saved_groups):
             group = copy.deepcopy({k: v for k, v in saved.items() if k != "params"})
@@ -461,6 +464,27 @@ def _check_layout(groups: Any, state: Any) -> None:
 _SCALAR_KEYS = ("step", "mu_product", "eta", "mu")
 
 
+class _BadCount(ValueError):
+    """A ``step`` (or other counter) in a loaded state that no optimizer could have saved."""
+
+
+def _check_step(value: Any) -> None:
+    """_BadCount unless ``value`` is a step count: a number or a one-element tensor, finite and
+    >= 0 (a step of NaN or -5 would make every later update NaN, or fail inside NumPy)."""
+    if isinstance(value, Tensor):
+        if value.numel() != 1:
+            raise _BadCount(f"'step' should be one number, got a tensor of shape "
+                            f"{tuple(value.shape)}")  # fmt: skip
+        number = float(value.item())
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value)
+    else:
+        raise _BadCount(f"'step' should be a number or a one-element tensor, got "
+                        f"{type(value).__name__}")  # fmt: skip
+    if not (np.isfinite(number) and number >= 0):
+        raise _BadCount(f"'step' should be a finite count >= 0, got {number:g}")
+
+
 def _cast_state(param: Tensor, key: str, value: Any) -> Any:
     """A copy of one state entry on the parameter's device, floating tensors in its dtype.
 
@@ -470,9 +494,14 @@ def _cast_state(param: Tensor, key: str, value: Any) -> Any:
     tensor but ``step`` (so a float64 model's NAdam runs on in float64 after a load). A plain
     number there, from an older state_dict, becomes a fresh scalar state.
     """
+    if key == "step":
+        _check_step(value)
     if key in _SCALAR_KEYS and isinstance(value, (int, float)):
         return _scalar_state(float(value))
     if key in _SCALAR_KEYS and isinstance(value, Tensor):
+        if value.numel() != 1:
+            raise _BadCount(f"'{key}' should be one number, got a tensor of shape "
+                            f"{tuple(value.shape)}")  # fmt: skip
         arr = to_device(value._data, CPU)
         dtype = arr.dtype
         if key != "step" and param._data.dtype.kind in "fV":
