@@ -1,4 +1,4 @@
-"""229 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
+"""254 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
 ReLUs, a char-GRU, a GCN over a sparse adjacency, a VAE, a transformer classifier, custom autograd
 Functions, checkpoint and resume, a seq2seq GRU with attention and teacher forcing, a DCGAN, a
 WGAN-GP, early stopping with ReduceLROnPlateau, a triplet-loss embedding, SimCLR's NT-Xent, a
@@ -93,7 +93,18 @@ prototypical networks, a Hamiltonian neural network, model surgery (module repla
 BatchNorm, conv-BN folding), ArcFace's angular margin, a SELU network with AlphaDropout checked
 by forward hooks, DeepAR with a NegativeBinomial likelihood, planar flows and
 TransformedDistribution, a Tree-LSTM over parse trees, tiny NeRF's volume rendering and Hogwild
-training in shared memory), kept in ``scripts/`` as written for PyTorch
+training in shared memory); then Glow's ActNorm and invertible 1x1 layer with slogdet, Barlow Twins
+and VICReg, a masked autoencoder (argsort masking, gather, unshuffle), Swin's shifted windows with
+torch.roll and a relative position bias, N-BEATS, a two-tower retriever with in-batch negatives
+and recall@k, an HMM's forward algorithm and Viterbi against enumeration, a batched Kalman filter
+fitted by its likelihood, HMC for Bayesian logistic regression beside a Laplace approximation, EWC,
+federated averaging of state_dicts, temperature scaling with an ECE by bucketize, split conformal
+prediction with torch.quantile, a reversible block whose Function rebuilds its inputs in
+backward, a deep equilibrium layer with an implicit backward hook, TD3 on a point mass, adaptive
+softmax, Kim's TextCNN with renorm, soft-argmax keypoints, ISTA and LISTA, t-SNE by autograd
+against its closed-form gradient, Bayesian optimisation with a GP and expected improvement, GloVe
+counted by index_put_(accumulate=True), FAVOR+ and causal linear attention with ALiBi, and deep
+embedded clustering), kept in ``scripts/`` as written for PyTorch
 with only ``import torch`` spelled ``import minigenesis as torch``. Each checks its own outcome (an
 accuracy, a closed form, an equality with a reference path) and must run unchanged. All of them run
 on PyTorch 2.13 as well (``tests/parity/test_written_programs_on_pytorch.py``)."""
@@ -119,7 +130,9 @@ SLOW = {
     "neural_cellular_automaton", "kan_bspline", "cpc_infonce", "cs231n_three_levels",
     "d2l_multihead_positional", "d2l_seq2seq_bahdanau", "cs231n_gan_notebook",
     "planar_flow_transformed", "recursive_tree_nn", "tiny_nerf_volume_render", "hamiltonian_nn",
-    "selu_alpha_dropout", "deepar_negative_binomial",
+    "selu_alpha_dropout", "deepar_negative_binomial", "keypoint_soft_argmax", "td3_point_mass",
+    "bayesopt_gp_ei", "kalman_filter_learned", "lista_sparse_coding", "hmm_forward_viterbi",
+    "barlow_twins_vicreg", "hmc_bayesian_logreg",
 }  # fmt: skip
 
 
@@ -157,7 +170,7 @@ def process_settings_kept():
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 229
+    assert len(SCRIPTS) == 254
 
 
 @pytest.mark.parametrize(
