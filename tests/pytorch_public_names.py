@@ -134,9 +134,8 @@ FUNCTIONAL_SKIPS = {
     "has_torch_function has_torch_function_unary has_torch_function_variadic",
     "low-precision grouped and scaled GPU matmuls (and their enums)": "grouped_mm "
     "scaled_grouped_mm scaled_mm ScalingType SwizzleType",
-    "fused kernels PyTorch keeps internal (MultiheadAttention and ChannelShuffle, which call "
-    "two of them, are implemented)": "linear_cross_entropy "
-    "multi_head_attention_forward native_channel_shuffle conv_tbc",
+    "fused kernels PyTorch keeps internal (ChannelShuffle, which calls one of them, is "
+    "implemented)": "linear_cross_entropy native_channel_shuffle conv_tbc",
 }  # fmt: skip
 
 NN_SKIPS = {

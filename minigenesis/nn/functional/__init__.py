@@ -88,6 +88,7 @@ from .padding import pad
 from .distance import cosine_similarity, normalize, pairwise_distance, pdist
 from .pixelshuffle import channel_shuffle, pixel_shuffle, pixel_unshuffle
 from .attention import scaled_dot_product_attention
+from .multi_head_attention import multi_head_attention_forward
 from .conv3d import conv3d, conv_transpose3d
 from .pool3d import avg_pool3d, max_pool3d
 from .unpool import max_unpool1d, max_unpool2d, max_unpool3d
