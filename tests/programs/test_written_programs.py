@@ -1,4 +1,4 @@
-"""255 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
+"""256 PyTorch programs in the styles people write them (a DataLoader loop, a CNN with in-place
 ReLUs, a char-GRU, a GCN over a sparse adjacency, a VAE, a transformer classifier, custom autograd
 Functions, checkpoint and resume, a seq2seq GRU with attention and teacher forcing, a DCGAN, a
 WGAN-GP, early stopping with ReduceLROnPlateau, a triplet-loss embedding, SimCLR's NT-Xent, a
@@ -104,8 +104,9 @@ backward, a deep equilibrium layer with an implicit backward hook, TD3 on a poin
 softmax, Kim's TextCNN with renorm, soft-argmax keypoints, ISTA and LISTA, t-SNE by autograd
 against its closed-form gradient, Bayesian optimisation with a GP and expected improvement, GloVe
 counted by index_put_(accumulate=True), FAVOR+ and causal linear attention with ALiBi, deep
-embedded clustering, and CLIP's ModifiedResNet with attention pooling by
-F.multi_head_attention_forward), kept in ``scripts/`` as written for PyTorch
+embedded clustering, CLIP's ModifiedResNet with attention pooling by
+F.multi_head_attention_forward, and Megatron-style gradient buckets reduced from hooks on each
+parameter's AccumulateGrad node), kept in ``scripts/`` as written for PyTorch
 with only ``import torch`` spelled ``import minigenesis as torch``. Each checks its own outcome (an
 accuracy, a closed form, an equality with a reference path) and must run unchanged. All of them run
 on PyTorch 2.13 as well (``tests/parity/test_written_programs_on_pytorch.py``)."""
@@ -171,7 +172,7 @@ def process_settings_kept():
 
 
 def test_the_programs_are_there() -> None:
-    assert len(SCRIPTS) == 255
+    assert len(SCRIPTS) == 256
 
 
 @pytest.mark.parametrize(
