@@ -162,9 +162,11 @@ NOT_COMPUTING = {
 # random basis, so their factors are checked by what they reconstruct, against NumPy's exact SVD,
 # in tests/core/test_lowrank.py. Wishart's and LKJCholesky's densities and moments: against
 # closed forms, the 1 x 1 Gamma case, Monte Carlo and float64 central differences in
-# tests/distributions/test_wishart.py and test_lkj_cholesky.py.)
+# tests/distributions/test_wishart.py and test_lkj_cholesky.py. F.multi_head_attention_forward
+# (nn.MultiheadAttention's computation on passed weights): against a NumPy reference, the module
+# and gradcheck in tests/nn/test_multi_head_attention_forward.py.)
 NO_ENTRY_YET = """
-pca_lowrank svd_lowrank
+pca_lowrank svd_lowrank F.multi_head_attention_forward
 distributions.LKJCholesky.log_prob
 distributions.Wishart.covariance_matrix distributions.Wishart.entropy distributions.Wishart.log_prob
 distributions.Wishart.mean distributions.Wishart.mode distributions.Wishart.perplexity
