@@ -280,7 +280,8 @@ hardtanh hardtanh_ hinge_embedding_loss huber_loss instance_norm interpolate kl_
 layer_norm leaky_relu leaky_relu_ linear local_response_norm log_softmax logsigmoid lp_pool1d
 lp_pool2d lp_pool3d margin_ranking_loss max_pool1d max_pool1d_with_indices max_pool2d
 max_pool2d_with_indices max_pool3d max_pool3d_with_indices max_unpool1d max_unpool2d max_unpool3d
-mish mse_loss multi_margin_loss multilabel_margin_loss multilabel_soft_margin_loss nll_loss
+mish mse_loss multi_head_attention_forward multi_margin_loss multilabel_margin_loss
+multilabel_soft_margin_loss nll_loss
 normalize one_hot pad pairwise_distance pdist pixel_shuffle pixel_unshuffle poisson_nll_loss prelu
 relu relu6 relu_ rms_norm rrelu rrelu_ scaled_dot_product_attention selu selu_ sigmoid silu
 smooth_l1_loss soft_margin_loss softmax softmin softplus softshrink softsign tanh tanhshrink
