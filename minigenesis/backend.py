@@ -401,11 +401,21 @@ def _erf_erfc_series(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(np.copysign(erf_abs, x)), erfc
 
 
+def device_special(name: str, x: Array) -> Array:
+    """``cupyx.scipy.special.<name>(x)`` in x's dtype. CuPy's special functions have no bfloat16
+    loop, so the 2-byte floats are computed in float32 and rounded once, as PyTorch's CUDA
+    kernels compute them (and as the NumPy path computes every float dtype in float64)."""
+    fn = getattr(cupyx_module().scipy.special, name)
+    if x.dtype.itemsize == 2 and x.dtype.kind != "i" and x.dtype.kind != "u":
+        return fn(x.astype(np.float32)).astype(x.dtype)
+    return fn(x)
+
+
 def erf(x: Array) -> Array:
     """The error function erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt, elementwise, in x's
     dtype (see the notes above ``_ERF_SMALL`` for how and how accurately)."""
     if get_array_module(x) is not np:
-        return cupyx_module().scipy.special.erf(x)
+        return device_special("erf", x)
     if x.dtype == np.float64:
         return _erf_erfc_series(x)[0]
     x = np.asarray(x)
@@ -422,7 +432,7 @@ def erfc(x: Array) -> Array:
     the cancellation of 1 - erf(x) for large x: erfc(|x|) from the float64 series above, and
     erfc(x) = 2 - erfc(|x|) for negative x."""
     if get_array_module(x) is not np:
-        return cupyx_module().scipy.special.erfc(x)
+        return device_special("erfc", x)
     x = np.asarray(x)
     _, tail = _erf_erfc_series(x.astype(np.float64))
     out = np.where(x < 0, 2.0 - tail, tail)
@@ -471,7 +481,7 @@ def erfinv(y: Array) -> Array:
     d erf(x)/dx = 2/sqrt(pi) exp(-x^2). For |y| > 1/2 the step solves erfc(|x|) = 1 - |y|
     instead, which keeps its relative accuracy as y nears 1 (1 - |y| is exact there)."""
     if get_array_module(y) is not np:
-        return cupyx_module().scipy.special.erfinv(y)
+        return device_special("erfinv", y)
     yd = np.asarray(y, dtype=np.float64).reshape(-1)
     ay = np.abs(yd)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

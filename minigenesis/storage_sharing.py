@@ -12,7 +12,8 @@ Here the root is copied once per ``deepcopy`` call (the copy is cached in the de
 under a key made from the root's ``id``), and every view is rebuilt on it:
 ``numpy.ndarray(shape, dtype, buffer=root_copy, offset=byte_offset, strides=strides)``, with
 ``byte_offset = address(view) - address(root)``. Strides (and so ``stride()`` and
-``is_contiguous()``) come through unchanged, as in PyTorch.
+``is_contiguous()``) come through unchanged, as in PyTorch. CuPy arrays keep their sharing the
+same way, the views rebuilt with ``as_strided`` on the copied root.
 """
 
 from __future__ import annotations
@@ -42,12 +43,14 @@ def deepcopy_array(arr: Any, memo: dict) -> Any:
     """A copy of ``arr`` with its own memory, sharing it with every other view of the same root
     copied under the same ``memo`` (one ``copy.deepcopy`` call).
 
-    Arrays that are not NumPy views of a plain contiguous NumPy root (CuPy arrays, meta arrays,
-    views of foreign buffers) are copied on their own, as before. A meta array has no data to
+    CuPy arrays share the same way (``_deepcopy_device_array``). Other arrays (views of foreign
+    buffers, or of non-contiguous roots) are copied on their own. A meta array has no data to
     copy: the copy of a meta tensor is a meta tensor (it stays on the meta device)."""
     if type(arr) is MetaArray:
         return arr
     if type(arr) is not np.ndarray:
+        if get_array_module(arr) is not np:
+            return _deepcopy_device_array(arr, memo)
         return get_copy(arr)
     root = _root(arr)
     if type(root) is not np.ndarray or not root.flags.c_contiguous:
@@ -63,6 +66,29 @@ def deepcopy_array(arr: Any, memo: dict) -> Any:
     if not arr.flags.writeable:  # a broadcast (expand) view stays read-only, as the original
         out.flags.writeable = False
     return out
+
+
+def _device_address(arr: Any) -> int:
+    return arr.__cuda_array_interface__["data"][0]
+
+
+def _deepcopy_device_array(arr: Any, memo: dict) -> Any:
+    """``deepcopy_array`` for a CuPy array: the root (end of the ``.base`` chain) copied once per
+    memo, keyed by its device address (CuPy may hand out a new Python object for the same
+    memory), and the view rebuilt on the copy with ``as_strided`` at the same element offset."""
+    xp = get_array_module(arr)
+    root = arr
+    while isinstance(root.base, xp.ndarray):
+        root = root.base
+    if root.dtype != arr.dtype or not root.flags.c_contiguous:  # a dtype view: on its own
+        return get_copy(arr)
+    key = ("minigenesis.device_storage", _device_address(root))
+    copied = memo.get(key)
+    if copied is None:
+        copied = memo[key] = root.copy()
+        memo.setdefault(id(memo), []).append(root)  # its address is not reused while memo lives
+    start = (_device_address(arr) - _device_address(root)) // arr.itemsize
+    return xp.lib.stride_tricks.as_strided(copied.reshape(-1)[start:], arr.shape, arr.strides)
 
 
 def get_copy(arr: Any) -> Any:

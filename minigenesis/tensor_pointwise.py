@@ -34,6 +34,14 @@ def _data(x: Any, like: Any) -> Any:
     return x._data if isinstance(x, TensorBase) else get_array_module(like._data).asarray(x)
 
 
+def _truth(x: Any) -> Any:
+    """An array for a logical ufunc: on the GPU, a non-bool array becomes x != 0 (the truth of an
+    element in PyTorch), since CuPy's logical_xor and logical_not have no bfloat16 loop."""
+    if isinstance(x, np.ndarray) or np.isscalar(x) or x.dtype == np.bool_:
+        return x
+    return x != 0
+
+
 def _float_pair(a: Any, b: Any, name: str) -> tuple:
     """a and b as tensors of their promoted dtype, the default float dtype if that is integral
     (PyTorch's rule for float-valued binary functions such as hypot, logaddexp, xlogy)."""
@@ -78,7 +86,7 @@ class TensorPointwise:
     def _logical(self, other, fn: str):
         refuse_sequence(fn, other)
         xp = get_array_module(self._data)
-        return self._derived(getattr(xp, fn)(self._data, _data(other, self)), other)
+        return self._derived(getattr(xp, fn)(_truth(self._data), _truth(_data(other, self))), other)
 
     def logical_and(self, other):
         """Elementwise (self != 0) and (other != 0), a bool tensor."""
@@ -91,7 +99,7 @@ class TensorPointwise:
         return self._logical(other, "logical_xor")
 
     def logical_not(self):
-        return self._derived(get_array_module(self._data).logical_not(self._data))
+        return self._derived(get_array_module(self._data).logical_not(_truth(self._data)))
 
     def bitwise_and(self, other):
         refuse_sequence("bitwise_and", other)

@@ -34,6 +34,7 @@ from ..meta_array import keep_on_meta
 from ..meta_array import made as meta_made
 from . import tensor_base
 from .accumulate_grad import accumulate_grad_node
+from .device_mixing import raise_if_devices_differ
 from .grad_mode import no_grad, state
 from .node_hooks import NodeHooks
 from .node_names import listed_places, node_name
@@ -210,10 +211,14 @@ class Function(NodeHooks):
         modes = state.__dict__  # this thread's grad and anomaly modes (grad_mode.state says why)
         node = cls._node_class()
         arrays, record = _unwrap(node, args, modes["grad_enabled"])
-        if cls._array_forward:
-            result = cls.forward(node, *arrays)
-        else:
-            result = _tensor_forward(cls, node, args)
+        try:
+            if cls._array_forward:
+                result = cls.forward(node, *arrays)
+            else:
+                result = _tensor_forward(cls, node, args)
+        except TypeError as error:  # CuPy's refusal of a host array: PyTorch's device error
+            raise_if_devices_differ(args, error)
+            raise
         if meta_made[0]:  # once a meta array exists: an op of meta tensors stays on meta
             result = keep_on_meta(result, arrays)
         if type(result) is not tuple:  # one output: the common case

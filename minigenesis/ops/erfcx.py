@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from ..autograd.function import Op
-from ..backend import _erf_erfc_series, cupyx_module, get_array_module, quiet_fp
+from ..backend import _erf_erfc_series, device_special, get_array_module, quiet_fp
 
 _DEPTHS = ((2.0, 60), (1.0, 200), (0.5, 800))  # (lower end of a's range, continued-fraction depth)
 
@@ -53,7 +53,7 @@ def erfcx_array(x):
     """erfcx elementwise in x's floating dtype (computed in float64)."""
     xp = get_array_module(x)
     if xp is not np:
-        return cupyx_module().scipy.special.erfcx(x)
+        return device_special("erfcx", x)
     x64 = xp.asarray(x, dtype=np.float64)
     a = xp.abs(x64)
     out = xp.empty_like(a)

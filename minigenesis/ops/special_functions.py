@@ -106,6 +106,8 @@ class LogCumSumExp(Op):
         xp, xd = _f64(x)
         if xp is np:  # NumPy's ufunc.accumulate: pairwise logaddexp along dim
             y = xp.logaddexp.accumulate(xd, axis=dim)
+        elif xd.size == 0:  # nothing to sum (and max has no identity over an empty dim)
+            y = xd.copy()
         else:  # CuPy has no logaddexp.accumulate: shift by the max, then cumsum
             m = xd.max(axis=dim, keepdims=True)
             m = xp.where(xp.isfinite(m), m, 0.0)  # an all -inf slice stays -inf, not NaN

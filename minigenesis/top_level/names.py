@@ -17,6 +17,7 @@ import numpy as np
 from .. import amp, autograd, linalg
 from .. import dtypes as _dt
 from .._tensor import Tensor
+from ..backend import to_numpy
 from ..creation import empty, from_numpy, tensor
 from ..functions import as_tensor
 from ..ops import sampling
@@ -98,11 +99,11 @@ def unravel_index(indices: Any, shape: Any) -> tuple:
         raise ValueError("'shape' cannot have negative values, but got " + str(shape))
     if 0 in shape and idx.numel() > 0:  # no element to index (PyTorch's floor division by 0)
         raise RuntimeError("ZeroDivisionError")
-    rest, coords = idx.numpy().astype(np.int64), []
+    rest, coords = idx._data.astype(np.int64), []  # on idx's device, as in PyTorch
     for size in reversed(shape):  # floor division and modulo, innermost dim first
         coords.append(rest % size)
         rest = rest // size
-    return tuple(from_numpy(np.asarray(c)) for c in reversed(coords))
+    return tuple(idx._make(c, False) for c in reversed(coords))
 
 
 def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
@@ -371,16 +372,16 @@ def histogramdd(
 ) -> tuple:  # fmt: skip
     """(hist, bin_edges): counts of the points (rows of the last dim D) in a D-dim grid of
     bins; bins an int, one int per dim or each dim's edges; edges include the last one."""
-    # counted in float64: ml_dtypes' bfloat16 reductions warn on NaN where NumPy's do not; the
-    # edges are cast back to input's dtype below
-    points = input.detach().numpy().astype(np.float64).reshape(-1, input.shape[-1])
+    # counted on the host (as histogram is) in float64: ml_dtypes' bfloat16 reductions warn on
+    # NaN where NumPy's do not; the counts and edges go back to input's device and dtype below
+    points = to_numpy(input._data).astype(np.float64).reshape(-1, input.shape[-1])
     d = points.shape[1]
     if isinstance(bins, int):
         spec: Any = [bins] * d
     else:
-        spec = [b.numpy() if isinstance(b, Tensor) else b for b in bins]
+        spec = [to_numpy(b._data) if isinstance(b, Tensor) else b for b in bins]
     ranges = None if range is None else [tuple(range[2 * i : 2 * i + 2]) for i in _builtin_range(d)]
-    w = None if weight is None else weight.detach().numpy().reshape(-1)
+    w = None if weight is None else to_numpy(weight._data).reshape(-1)
     hist, edges = np.histogramdd(points, bins=spec, range=ranges, weights=w, density=density)
     out = tensor(hist, dtype=input.dtype, device=input.device)
     return out, [tensor(e, dtype=input.dtype, device=input.device) for e in edges]

@@ -60,6 +60,8 @@ GPU_TEST_FILES = [
     "tests/core/test_memory_format.py",
     "tests/core/test_index_out_of_range.py",
     "tests/core/test_device_asserts.py",
+    "tests/ops/test_battery.py",
+    "tests/core/test_cuda_device_errors_and_copies.py",
 ]
 
 
@@ -383,3 +385,14 @@ def test_integer_array_indices_out_of_range_wrap_around_as_in_cupy():
         x[3]  # noqa: B018
     with pytest.raises(IndexError):  # and there is nothing to wrap into in an empty dimension
         cp.zeros(0)[cp.asarray([0])]  # noqa: B018
+
+
+def test_special_functions_refuse_bfloat16_and_take_infinities_as_cupys():
+    special = cp.cupyx.scipy.special
+    import ml_dtypes
+
+    with pytest.raises(TypeError, match="no bfloat16 loop"):
+        special.erf(cp.asarray(np.ones(3, dtype=ml_dtypes.bfloat16)))
+    edges = cp.asarray([-np.inf, np.inf, np.nan])
+    np.testing.assert_array_equal(special.gammaln(edges).get(), [np.inf, np.inf, np.nan])
+    np.testing.assert_array_equal(special.digamma(edges).get(), [np.nan, np.inf, np.nan])

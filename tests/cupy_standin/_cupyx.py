@@ -13,7 +13,7 @@ import types
 
 import numpy as np
 
-from . import _unwrap, _wrap
+from . import _BF16, _unwrap, _wrap
 from ._indexing import wrap_at
 
 
@@ -35,10 +35,16 @@ def scatter_min(a, slices, value) -> None:
 
 def _elementwise(one):
     """A device ufunc from ``one`` (Python floats -> a Python float), broadcast over its device
-    arguments; the result in the last argument's float dtype (float64 for integers), as CuPy's."""
+    arguments; the result in the last argument's float dtype (float64 for integers), as CuPy's.
+    Like CuPy's special functions it has no bfloat16 loop: a bfloat16 argument raises."""
 
     def ufunc(*args):
         data = [_unwrap(a) for a in args]
+        if any(getattr(d, "dtype", None) == _BF16 for d in data):
+            raise TypeError(
+                f"Wrong type (bfloat16) of arguments for cupyx.scipy.special.{one.__name__}: "
+                "CuPy has no bfloat16 loop for this ufunc"
+            )
         out = np.vectorize(one, otypes=[np.float64])(*data)
         x = np.asarray(data[-1])
         return _wrap(out.astype(x.dtype if x.dtype.kind == "f" else np.float64))
@@ -60,16 +66,23 @@ _BERNOULLI = [1 / 12, -1 / 720, 1 / 30240, -1 / 1209600, 1 / 47900160, -691 / 13
 _BERNOULLI.append(7 / 6 / math.factorial(14))
 
 
+def _is_pole(v: float) -> bool:
+    """v is 0 or a negative integer (math.floor would raise on -inf, which is no pole)."""
+    return v <= 0 and not math.isinf(v) and v == math.floor(v)
+
+
 def _gammaln_one(v: float) -> float:
-    return math.inf if v <= 0 and v == math.floor(v) else math.lgamma(v)  # inf at the poles
+    return math.inf if _is_pole(v) else math.lgamma(v)  # inf at the poles
 
 
 def _digamma_one(v: float) -> float:
     """psi(v): up by psi(v) = psi(v + 1) - 1/v to v >= 15, then
     psi(v) ~ log v - 1/(2v) - sum_j B_2j / (2j v^2j); reflection psi(1 - v) - pi cot(pi v)
     below 0; -inf at +0 (+inf at -0) and NaN at the negative integers, as SciPy's."""
-    if v <= 0 and v == math.floor(v):
+    if _is_pole(v):
         return math.copysign(math.inf, -v) if v == 0 else math.nan
+    if v == -math.inf:  # no limit at -inf (poles all the way): NaN, as SciPy's
+        return math.nan
     if v < 0:
         return _digamma_one(1 - v) - math.pi / math.tan(math.pi * v)
     acc = 0.0

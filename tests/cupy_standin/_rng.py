@@ -77,6 +77,9 @@ class Generator:
     def poisson(self, lam=1.0, size=None):
         return self._draw(lambda g: g.poisson(_unwrap(lam), size))
 
+    def binomial(self, n, p, size=None, dtype=np.int64):
+        return self._draw(lambda g: g.binomial(_unwrap(n), _unwrap(p), size).astype(dtype))
+
     def standard_gamma(self, shape, size=None, dtype=np.float64):
         return self._draw(lambda g: g.standard_gamma(_unwrap(shape), size, dtype=dtype))
 

@@ -168,10 +168,11 @@ def _batched(input, target, name: str):
         kernel = "nll_loss_out_frame" if name == "nll_loss" else "log_softmax_lastdim_kernel_impl"
         check_floating(kernel, input)
         raise TypeError(f"{name}: input must be floating point (logits), got {input.dtype.name}")
-    if target.device != input.device:
-        raise ValueError(
-            f"{name}: input is on {input.device} but target is on {target.device}: move one "
-            f"of them (target.to(input.device))"
+    if target.device != input.device:  # PyTorch's error, naming both devices
+        raise RuntimeError(
+            "Expected all tensors to be on the same device, but found at least two devices, "
+            f"{input.device} and {target.device}! ({name}: input and target; move one of them, "
+            "e.g. target.to(input.device))"
         )
     if input.ndim == 1:
         if target._data.dtype.kind in "iu" and target.ndim == 1 and target.shape[0] == 1:
