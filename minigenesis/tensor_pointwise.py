@@ -358,7 +358,10 @@ def _logaddexp(a: Any, b: Any) -> Any:
     m = a.maximum(b)
     with np.errstate(invalid="ignore"):  # inf - inf where both are inf: replaced below
         out = m + (-(a - b).abs()).exp().log1p()
-    both_inf = (a._data == b._data) & get_array_module(a._data).isinf(a._data)
-    if both_inf.any():  # -inf, -inf -> -inf (not nan from inf - inf); inf, inf -> inf
+    xp = get_array_module(a._data)
+    both_inf = (a._data == b._data) & xp.isinf(a._data)
+    # -inf, -inf -> -inf (not nan from inf - inf); inf, inf -> inf. Asked on the CPU only: on
+    # the GPU, both_inf.any() would wait for the device, so the where always runs there.
+    if xp is not np or both_inf.any():
         out = out.where(a._make(~both_inf, False), a)
     return out

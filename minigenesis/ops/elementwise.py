@@ -438,7 +438,9 @@ class _Extremum(Op):
             return z
         x_loses, y_loses = (x < y, x > y) if cls.ufunc == "maximum" else (x > y, x < y)
         tie = x == y
-        half = xp.where(tie, 0.5, 1.0).astype(z.dtype) if bool(tie.any()) else None
+        # (on the GPU the weights are kept unasked: tie.any() would wait for the device)
+        has_tie = xp is not np or bool(tie.any())
+        half = xp.where(tie, 0.5, 1.0).astype(z.dtype) if has_tie else None
         ctx.save_for_backward(
             xp.logical_not(x_loses) if need_x else None,
             xp.logical_not(y_loses) if need_y else None,

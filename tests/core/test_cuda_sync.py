@@ -78,3 +78,15 @@ def test_cross_entropy_adds_no_read_for_its_target_range_check():
     assert backend._device_asserts  # queued, read with the next .item() or synchronize
     mg.cuda.synchronize()
     assert not backend._device_asserts
+
+
+def test_maximum_minimum_and_logaddexp_read_nothing_from_the_device():
+    x = mg.randn(16, 8, device="cuda", requires_grad=True)
+    y = mg.randn(16, 8, device="cuda", requires_grad=True)
+
+    def run():
+        loss = mg.maximum(x, y).sum() + mg.minimum(x, y).sum() + mg.logaddexp(x, y).sum()
+        loss = loss + mg.fmax(x, y).sum() + mg.logaddexp2(x, y).sum()
+        loss.backward()
+
+    assert _reads(run)["count"] == 0
