@@ -96,6 +96,8 @@ def _digamma_one(v: float) -> float:
 def _hurwitz_zeta_one(s: float, q: float) -> float:
     """zeta(s, q) = sum_k (q + k)^-s for s > 1: terms summed until q + k >= 15 + s, the rest by
     Euler-Maclaurin, w^(1-s)/(s-1) + w^-s/2 + sum_j B_2j/(2j)! s (s+1)...(s+2j-2) w^(-s-2j+1)."""
+    if math.isnan(q) or q == -math.inf:  # no limit at -inf (SciPy's NaN); the loop never ends
+        return math.nan
     acc = 0.0
     while q < 15 + s:
         if q == 0:
