@@ -396,3 +396,5 @@ def test_special_functions_refuse_bfloat16_and_take_infinities_as_cupys():
     edges = cp.asarray([-np.inf, np.inf, np.nan])
     np.testing.assert_array_equal(special.gammaln(edges).get(), [np.inf, np.inf, np.nan])
     np.testing.assert_array_equal(special.digamma(edges).get(), [np.nan, np.inf, np.nan])
+    orders = cp.asarray([1.0, 1.0, 1.0])  # psi'(x): NaN at -inf (no limit), 0 at +inf
+    np.testing.assert_array_equal(special.polygamma(orders, edges).get(), [np.nan, 0.0, np.nan])
