@@ -424,7 +424,7 @@ def select_grad(g, keep, anchor=None, slope: float = 0.0):
 class _Extremum(Op):
     """z = max(x, y) or min(x, y);   the gradient goes to the winning input, half to each on a
     tie, and to both where a NaN makes them incomparable (PyTorch's formulas:
-    where(x == y, g/2, g), masked to 0 for x where x loses, for y where y loses)."""
+    where(x == y, g/2, g), masked to 0 for x where x loses, for y where y loses; GPU: no sync)."""
 
     ufunc = "maximum"
 
@@ -438,9 +438,7 @@ class _Extremum(Op):
             return z
         x_loses, y_loses = (x < y, x > y) if cls.ufunc == "maximum" else (x > y, x < y)
         tie = x == y
-        # (on the GPU the weights are kept unasked: tie.any() would wait for the device)
-        has_tie = xp is not np or bool(tie.any())
-        half = xp.where(tie, 0.5, 1.0).astype(z.dtype) if has_tie else None
+        half = xp.where(tie, 0.5, 1.0).astype(z.dtype) if xp is not np or tie.any() else None
         ctx.save_for_backward(
             xp.logical_not(x_loses) if need_x else None,
             xp.logical_not(y_loses) if need_y else None,
