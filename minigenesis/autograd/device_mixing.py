@@ -32,7 +32,8 @@ def _arrays(args: Any) -> list:
 
 def raise_if_devices_differ(args: tuple, error: TypeError) -> None:
     """Raise PyTorch's RuntimeError, naming both devices, when ``args`` hold arrays (0-d ones
-    aside: PyTorch moves a 0-d CPU tensor to the other's device) on two devices."""
+    aside: PyTorch moves a 0-d CPU tensor to the other's device) on two devices; else re-raise
+    ``error``, which has another cause."""
     devices = [device_of(x) for x in _arrays(args) if getattr(x, "ndim", 0) > 0]
     for other in devices[1:]:
         if other != devices[0]:
@@ -40,3 +41,4 @@ def raise_if_devices_differ(args: tuple, error: TypeError) -> None:
                 "Expected all tensors to be on the same device, but found at least two devices, "
                 f"{devices[0]} and {other}!"
             ) from error
+    raise error

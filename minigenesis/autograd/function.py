@@ -217,8 +217,7 @@ class Function(NodeHooks):
             else:
                 result = _tensor_forward(cls, node, args)
         except TypeError as error:  # CuPy's refusal of a host array: PyTorch's device error
-            raise_if_devices_differ(args, error)
-            raise
+            raise_if_devices_differ(args, error)  # (else re-raises error itself)
         if meta_made[0]:  # once a meta array exists: an op of meta tensors stays on meta
             result = keep_on_meta(result, arrays)
         if type(result) is not tuple:  # one output: the common case
