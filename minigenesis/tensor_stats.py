@@ -328,7 +328,8 @@ class TensorStatistics:
             if bins < 1:
                 raise RuntimeError(f"histogram(): bins must be > 0, got {bins}")
             if range is None:
-                lo, hi = (float(data.min()), float(data.max())) if data.size else (0.0, 0.0)
+                # no elements: the edges span [0, 1] (PyTorch's and NumPy's default range)
+                lo, hi = (float(data.min()), float(data.max())) if data.size else (0.0, 1.0)
             else:
                 lo, hi = (float(v) for v in range)
                 if lo > hi:

@@ -8,7 +8,6 @@ autocast's getters)."""
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import Any
 
@@ -71,11 +70,19 @@ def range(  # noqa: A001  (torch.range)
         UserWarning,
         stacklevel=2,
     )
-    if step == 0 or (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    n = math.floor((end - start) / step) + 1
     dtype = dtype or _dt.get_default_dtype()
-    values = start + step * np.arange(n, dtype=np.float64)
+    if not (dtype.is_floating_point or dtype is _dt.bool_):
+        # an integer dtype counts in int64: start, end and step are truncated first, so
+        # range(-1, -5, -1.5, dtype=int64) is -1, -2, -3, -4, -5 (PyTorch's kernel)
+        start, end, step = int(start), int(end), int(step)
+    elif dtype.itemsize == 2:  # float16 / bfloat16 count and step in float32 (PyTorch's acc type)
+        start, end, step = (np.float32(v) for v in (start, end, step))
+    if step == 0:
+        raise RuntimeError("range: step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    n = int((end - start) / step) + 1  # (a non-negative quotient: int() is C's truncation)
+    values = start + step * np.arange(n, dtype=np.result_type(start, end, step))
     out = tensor(values, dtype=dtype, device=device)
     return out.requires_grad_(requires_grad) if requires_grad else out
 

@@ -1,0 +1,54 @@
+"""Edge cases of torch.range's element count and histogram's default edges, against closed forms
+and NumPy."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+
+
+def _range(*args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return mg.range(*args, **kw)
+
+
+@pytest.mark.parametrize("dtype", [mg.int64, mg.int32, mg.int8, mg.int16])
+def test_integer_range_truncates_start_end_and_step_before_counting(dtype):
+    # in int64: start -1, end -5, step -1 -> five values (not the three of -1, -2.5, -4)
+    r = _range(-1, -5, -1.5, dtype=dtype)
+    np.testing.assert_array_equal(r.numpy(), [-1, -2, -3, -4, -5])
+    assert r.dtype is dtype
+    # start 0.5 -> 0 and the end 3 is included
+    np.testing.assert_array_equal(_range(0.5, 3, dtype=dtype).numpy(), [0, 1, 2, 3])
+
+
+def test_integer_range_refuses_a_step_that_truncates_to_zero():
+    with pytest.raises(RuntimeError, match="step must be nonzero"):
+        _range(0, 1, 0.1, dtype=mg.int64)
+
+
+def test_float_range_keeps_fractional_steps():
+    np.testing.assert_allclose(_range(-1, -5, -1.5).numpy(), [-1.0, -2.5, -4.0])
+    np.testing.assert_allclose(_range(0, 1, 0.25).numpy(), [0, 0.25, 0.5, 0.75, 1.0])
+
+
+def test_half_range_counts_in_float32():
+    # (0.9f - 0) / 0.3f is just under 3 in float32: 3 values; in float64 it is just over: 4
+    n32 = int((np.float32(0.9) - np.float32(0)) / np.float32(0.3)) + 1
+    assert n32 == 3
+    assert _range(0, 0.9, 0.3, dtype=mg.float16).shape == (n32,)
+    assert _range(0, 0.9, 0.3, dtype=mg.float32).shape == (4,)
+
+
+@pytest.mark.parametrize("bins", [1, 3])
+@pytest.mark.parametrize("dtype", [mg.float32, mg.float64])
+def test_histogram_of_no_elements_spans_zero_to_one(bins, dtype):
+    hist, edges = mg.histogram(mg.tensor([], dtype=dtype), bins=bins)
+    np_hist, np_edges = np.histogram(np.array([]), bins=bins)
+    np.testing.assert_allclose(edges.numpy(), np_edges, rtol=1e-6)
+    np.testing.assert_array_equal(hist.numpy(), np_hist)
