@@ -308,7 +308,8 @@ class TensorReductions:
 
     def topk(self, k: int, dim=None, largest: bool = True, sorted: bool = True):  # noqa: A002
         """(values, indices) of the k largest (smallest) entries along ``dim`` (last by
-        default), always in sorted order (a valid answer for sorted=False too)."""
+        default), always in sorted order (a valid answer for sorted=False too); among equal
+        values, the indices PyTorch's CPU kernel picks (``ops/stl_order.py``)."""
         if self._data.dtype.kind == "b":
             raise RuntimeError("topk does not support bool dtypes on CPU")
         return return_types.topk(*SO.topk(self, k, -1 if dim is None else dim, largest))

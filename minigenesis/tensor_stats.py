@@ -26,6 +26,7 @@ from .ops import shape as S
 from .ops import sorting as SO
 from .ops.round_once import in_float32, is_two_byte_float
 from .ops.selection import quickselect_index
+from .ops.stl_order import mode_index
 from .promotion import FLOAT_KINDS, float_in
 from .size import norm_dim, plain_int
 
@@ -164,7 +165,8 @@ class TensorStatistics:
 
     def mode(self, dim: int = -1, keepdim: bool = False):
         """(values, indices) of the most frequent value along dim (the smallest of equally
-        frequent ones) and the index of its last occurrence, as PyTorch's CPU kernel."""
+        frequent ones; each NaN counts once) and the index PyTorch's CPU kernel returns: the
+        last of its run after an unstable sort (the last occurrence up to 16 elements)."""
         d = _one_dim(self, dim, "mode")
         x = _as_1d(self)
         xp = get_array_module(x._data)
@@ -173,11 +175,19 @@ class TensorStatistics:
             raise IndexError(f"mode(): cannot compute mode over dim {dim} of size 0")
         flat = rows.reshape(-1, rows.shape[-1])
         picks = np.empty(flat.shape[0], np.int64)
-        for r, row in enumerate(to_numpy(flat)):  # one slice at a time, on the host
+        host = to_numpy(flat)
+        if host.dtype.kind == "V":  # bfloat16: its exact float32 values
+            host = host.astype(np.float32)
+        for r, row in enumerate(host):  # one slice at a time, on the host
             values, counts = np.unique(row, return_counts=True)
-            best = values[int(np.argmax(counts))]
-            same = np.flatnonzero((row == best) | (np.isnan(row) & np.isnan(best)))
-            picks[r] = same[-1]
+            best = int(np.argmax(counts))
+            no_nan = row.dtype.kind not in FLOAT_KINDS or not np.isnan(values).any()
+            if no_nan and (counts[best] == 1 or row.size <= 16):
+                # one answer, or PyTorch's sort of <= 16 elements is an insertion sort, which
+                # is stable: the last occurrence of the smallest most frequent value
+                picks[r] = np.flatnonzero(row == values[best])[-1]
+            else:  # its introsort's choice among equal values (and NaN's own runs): replayed
+                picks[r] = mode_index(row.tolist())
         idx = xp.asarray(picks).reshape(rows.shape[:-1] + (1,))
         idx = xp.moveaxis(idx, -1, d)
         values = SO.GatherAlongDim.apply(x, idx, d, False)

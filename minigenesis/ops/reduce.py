@@ -474,7 +474,10 @@ class CumMax(Op):
         at = xp.where(hit, xp.arange(x.shape[dim]).reshape(shape), 0)
         idx = _running(xp.maximum, at, dim).astype(xp.int64, copy=False)
         ctx.idx, ctx.dim, ctx.shape = idx, dim, x.shape
-        return running.astype(x.dtype, copy=False), idx
+        # the values are the elements at the indices: where a tie of -0 and 0 moves the index,
+        # the value's sign moves with it (PyTorch's kernel copies x_j; NumPy's running
+        # maximum may keep the earlier zero)
+        return xp.take_along_axis(x, idx, axis=dim), idx
 
     @staticmethod
     def backward(ctx, gv, gi):

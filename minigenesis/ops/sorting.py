@@ -11,7 +11,9 @@ gather again (both ops are in ``gather_scatter.py``):
 
 Ordering follows PyTorch: NaN counts as larger than every number (last in an ascending sort, first
 in a descending one, the first picks of topk(largest=True)), and every sort here is stable (equal
-values keep their order), which is a valid answer for ``stable=False`` too.
+values keep their order), which is a valid answer for ``stable=False`` too. topk's indices among
+equal values are those of PyTorch's CPU kernel (an unstable nth_element), replayed where they
+differ from the stable sort's (``stl_order.py``).
 
 multinomial has no gradient: it returns indices. Without replacement it draws by an exponential
 race (each category's key is E / w with E ~ Exp(1); the k smallest keys win), which is the same
@@ -24,10 +26,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
-from ..backend import get_array_module
+from ..backend import get_array_module, to_numpy
 from ..random import generator_for
 from ..size import plain_int
 from .gather_scatter import GatherAlongDim, checked_dim
+from .stl_order import topk_order
 
 
 # ----------------------------------------------------------------------------------- sort
@@ -72,9 +75,37 @@ def topk(x, k: int, dim: int = -1, largest: bool = True):
     if x.ndim == 0:
         values, idx = topk(x.reshape(1), k, 0, largest)
         return values.reshape(()), idx.reshape(())
-    idx = sort_indices(x._data, d, largest)
-    idx = idx[(slice(None),) * d + (slice(0, k),)].astype(np.int64, copy=False)
+    order = sort_indices(x._data, d, largest)
+    idx = order[(slice(None),) * d + (slice(0, k),)].astype(np.int64, copy=False)
+    if k:
+        idx = _topk_ties(x._data, d, order, idx, k, largest)
     return GatherAlongDim.apply(x, idx, d, True), type(x)._make(idx, False)
+
+
+def _topk_ties(a, d: int, order, idx, k: int, largest: bool):
+    """``idx`` (the stable sort's first k) with each slice where equal values meet among the
+    first k + 1 sorted places replayed by PyTorch's CPU topk (``stl_order.py``): which of equal
+    values it returns, and in which order, is its unstable selection's choice."""
+    xp = get_array_module(a)
+    n = a.shape[d]
+    head = xp.take_along_axis(a, order[(slice(None),) * d + (slice(0, min(k + 1, n)),)], axis=d)
+    if head.dtype.kind == "V":  # bfloat16: compare as its exact float32 values
+        head = head.astype(np.float32)
+    lead = head[(slice(None),) * d + (slice(0, -1),)]
+    nxt = head[(slice(None),) * d + (slice(1, None),)]
+    same = lead == nxt
+    if head.dtype.kind in "fc":
+        same |= xp.isnan(lead) & xp.isnan(nxt)
+    ties = to_numpy(same.any(axis=d))
+    if not ties.any():
+        return idx
+    rows = np.moveaxis(to_numpy(a.astype(np.float32) if a.dtype.kind == "V" else a), d, -1)
+    out = np.moveaxis(to_numpy(idx), d, -1).copy()
+    for r in map(tuple, np.argwhere(ties)):  # only the slices with ties, one at a time
+        row = rows[r]
+        row = row.astype(np.float64).tolist() if row.dtype.kind == "f" else row.tolist()
+        out[r] = topk_order(row, k, largest)
+    return xp.asarray(np.moveaxis(out, -1, d))
 
 
 def triangle(x, diagonal: int, upper: bool):

@@ -114,3 +114,15 @@ def test_cummax_cummin_logcumsumexp_write_into_out():
     out = mg.empty(5, dtype=mg.float64)
     assert mg.logcumsumexp(x, 0, out=out) is out
     np.testing.assert_allclose(out.numpy(), np.logaddexp.accumulate(x.numpy()), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [mg.float16, mg.float32, mg.float64, mg.bfloat16])
+def test_a_tie_of_signed_zeros_takes_the_later_zeros_sign(dtype):
+    # 0 >= -0 is a tie: the index moves to the later zero, and the value is that element
+    # (values == x.gather(dim, indices), as everywhere else)
+    values, indices = mg.tensor([-1.0, -0.0, 0.0], dtype=dtype).cummax(0)
+    assert indices.tolist() == [0, 1, 2]
+    assert np.signbit(values.float().numpy()).tolist() == [True, True, False]
+    values, indices = mg.tensor([1.0, 0.0, -0.0], dtype=dtype).cummin(0)
+    assert indices.tolist() == [0, 1, 2]
+    assert np.signbit(values.float().numpy()).tolist() == [False, False, True]

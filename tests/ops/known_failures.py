@@ -28,13 +28,6 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     # Not our bugs: at a pole PyTorch's gradient is not the limit; ours is (the float64 truth).
     ("logit", "grad_torch"): "at x = -0.0 PyTorch's gradient is +inf; 1/(x(1-x)) is -inf",
     ("digamma", "grad_torch"): "at x = -1, -2 PyTorch's trigamma is finite (6.6e32); it is inf",
-    # Not a rule to follow: among tied values PyTorch's CPU topk returns whatever order its
-    # std::nth_element / std::partial_sort / std::sort leave (chosen by k and n), which changes
-    # with the size: zeros(4) k=2 -> [2, 3], zeros(8) k=3 -> [6, 5, 4], zeros(64) k=1 -> [0];
-    # 30-90% of random tie patterns differ from any fixed rule. Ours: lowest index first (stable)
-    ("topk", "torch"): "of tied values PyTorch's pick is its C++ sort's order (no fixed rule)",
-    ("topk", "grad_torch"): "of tied values PyTorch's pick is its C++ sort's order: the gradient "
-    "follows it",
     ("special.i1", "torch"): "not our bug: i1(+-inf) is +-inf, the limit (PyTorch: NaN)",
     ("special.i1", "grad_torch"): "not our bug: at NaN PyTorch's gradient is 0.5 (ours NaN)",
     ("special.i1e", "grad_torch"): "not our bug: at NaN PyTorch's gradient is 0.5 (ours NaN)",

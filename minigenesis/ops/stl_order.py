@@ -1,0 +1,226 @@
+"""Which of several equal elements PyTorch's CPU kernels return: libstdc++'s ``std::sort``,
+``std::nth_element`` and ``std::partial_sort``, step by step.
+
+Several CPU kernels of PyTorch order (value, index) pairs with the C++ standard library and read
+the indices off the result: ``topk`` (``nth_element`` or ``partial_sort``, then ``sort``),
+``mode`` (``sort``) and ``unique(dim=...)`` (``sort`` of the slices). None of these algorithms is
+stable, so *which* of two equal values comes first is decided by their pivot choices and swaps,
+and a program can read that choice (``x.topk(2).indices``, ``x.mode().indices``). This module
+replays the GNU implementation (introsort: median-of-three pivot, unguarded Hoare partition,
+heapsort past the depth limit, insertion sort below 16 elements) on a Python list, so the
+indices are PyTorch's. ``less`` is the kernel's comparison; with NaN, ``<`` is no ordering at
+all, and the replay still takes the same steps as the C++ code.
+
+Each step costs about a microsecond per comparison in Python; the callers replay only the
+slices where the choice among equal values shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Less = Callable[[Any, Any], bool]
+
+_THRESHOLD = 16  # libstdc++'s _S_threshold: below it, insertion sort finishes the job
+
+
+def _lg(n: int) -> int:
+    """floor(log2(n)) for n > 0 (std::__lg)."""
+    return n.bit_length() - 1
+
+
+# ------------------------------------------------------------------------------ insertion sorts
+def _linear_insert(v: list, last: int, less: Less) -> None:
+    """Shift v[last] left past every element it is less than (no lower bound check)."""
+    val, nxt = v[last], last - 1
+    while less(val, v[nxt]):
+        v[last] = v[nxt]
+        last, nxt = nxt, nxt - 1
+    v[last] = val
+
+
+def _insertion_sort(v: list, first: int, last: int, less: Less) -> None:
+    for i in range(first + 1, last):
+        if less(v[i], v[first]):  # new minimum: shift the whole prefix right by one
+            val = v[i]
+            v[first + 1 : i + 1] = v[first:i]
+            v[first] = val
+        else:
+            _linear_insert(v, i, less)
+
+
+def _final_insertion_sort(v: list, first: int, last: int, less: Less) -> None:
+    if last - first > _THRESHOLD:
+        _insertion_sort(v, first, first + _THRESHOLD, less)
+        for i in range(first + _THRESHOLD, last):
+            _linear_insert(v, i, less)
+    else:
+        _insertion_sort(v, first, last, less)
+
+
+# ------------------------------------------------------------------------------ heaps
+def _push_heap(v: list, first: int, hole: int, top: int, val: Any, less: Less) -> None:
+    parent = (hole - 1) // 2
+    while hole > top and less(v[first + parent], val):
+        v[first + hole] = v[first + parent]
+        hole, parent = parent, (parent - 1) // 2
+    v[first + hole] = val
+
+
+def _adjust_heap(v: list, first: int, hole: int, n: int, val: Any, less: Less) -> None:
+    top, child = hole, hole
+    while child < (n - 1) // 2:
+        child = 2 * (child + 1)
+        if less(v[first + child], v[first + child - 1]):
+            child -= 1
+        v[first + hole] = v[first + child]
+        hole = child
+    if n % 2 == 0 and child == (n - 2) // 2:
+        child = 2 * (child + 1)
+        v[first + hole] = v[first + child - 1]
+        hole = child - 1
+    _push_heap(v, first, hole, top, val, less)
+
+
+def _make_heap(v: list, first: int, last: int, less: Less) -> None:
+    n = last - first
+    if n < 2:
+        return
+    for parent in range((n - 2) // 2, -1, -1):
+        _adjust_heap(v, first, parent, n, v[first + parent], less)
+
+
+def _pop_heap(v: list, first: int, last: int, result: int, less: Less) -> None:
+    val = v[result]
+    v[result] = v[first]
+    _adjust_heap(v, first, 0, last - first, val, less)
+
+
+def _heap_select(v: list, first: int, middle: int, last: int, less: Less) -> None:
+    _make_heap(v, first, middle, less)
+    for i in range(middle, last):
+        if less(v[i], v[first]):
+            _pop_heap(v, first, middle, i, less)
+
+
+def _sort_heap(v: list, first: int, last: int, less: Less) -> None:
+    while last - first > 1:
+        last -= 1
+        _pop_heap(v, first, last, last, less)
+
+
+# ------------------------------------------------------------------------------ partitioning
+def _partition_pivot(v: list, first: int, last: int, less: Less) -> int:
+    """Median of (v[first+1], v[mid], v[last-1]) moved to v[first], then an unguarded Hoare
+    partition of [first+1, last) around it; returns the cut."""
+    a, b, c = first + 1, first + (last - first) // 2, last - 1
+    if less(v[a], v[b]):
+        m = b if less(v[b], v[c]) else (c if less(v[a], v[c]) else a)
+    else:
+        m = a if less(v[a], v[c]) else (c if less(v[b], v[c]) else b)
+    v[first], v[m] = v[m], v[first]
+    lo, hi, pivot = first + 1, last, v[first]
+    while True:
+        while less(v[lo], pivot):
+            lo += 1
+        hi -= 1
+        while less(pivot, v[hi]):
+            hi -= 1
+        if not lo < hi:
+            return lo
+        v[lo], v[hi] = v[hi], v[lo]
+        lo += 1
+
+
+# ------------------------------------------------------------------------------ the algorithms
+def stl_sort(v: list, less: Less, first: int = 0, last: int | None = None) -> None:
+    """std::sort(v.begin() + first, v.begin() + last, less), in place."""
+    last = len(v) if last is None else last
+    if last - first < 2:
+        return
+    stack = [(first, last, 2 * _lg(last - first))]  # the recursion on the right part, unrolled
+    while stack:
+        lo, hi, depth = stack.pop()
+        while hi - lo > _THRESHOLD:
+            if depth == 0:  # too deep: heapsort this part
+                _heap_select(v, lo, hi, hi, less)
+                _sort_heap(v, lo, hi, less)
+                break
+            depth -= 1
+            cut = _partition_pivot(v, lo, hi, less)
+            # C++ recurses into [cut, hi) first, then loops on [lo, cut): the parts are
+            # disjoint, so the order of the work does not change the result
+            stack.append((cut, hi, depth))
+            hi = cut
+    _final_insertion_sort(v, first, last, less)
+
+
+def stl_nth_element(v: list, nth: int, less: Less) -> None:
+    """std::nth_element(v.begin(), v.begin() + nth, v.end(), less), in place."""
+    first, last = 0, len(v)
+    if first == last or nth == last:
+        return
+    depth = 2 * _lg(last - first)
+    while last - first > 3:
+        if depth == 0:
+            _heap_select(v, first, nth + 1, last, less)
+            v[first], v[nth] = v[nth], v[first]
+            return
+        depth -= 1
+        cut = _partition_pivot(v, first, last, less)
+        if cut <= nth:
+            first = cut
+        else:
+            last = cut
+    _insertion_sort(v, first, last, less)
+
+
+def stl_partial_sort(v: list, middle: int, less: Less) -> None:
+    """std::partial_sort(v.begin(), v.begin() + middle, v.end(), less), in place."""
+    _heap_select(v, 0, middle, len(v), less)
+    _sort_heap(v, 0, middle, less)
+
+
+# ------------------------------------------------------------------------------ the kernels
+def _nan(x: float) -> bool:
+    return x != x
+
+
+def topk_order(values: list[float], k: int, largest: bool) -> list[int]:
+    """The indices PyTorch's CPU topk returns for one slice (sorted=True): (value, index) pairs
+    partially sorted when k * 64 <= n, else nth_element at k - 1 and a sort of the k - 1 before
+    it; NaN counts as the largest value."""
+    if largest:
+
+        def less(x: tuple, y: tuple) -> bool:
+            return (_nan(x[0]) and not _nan(y[0])) or x[0] > y[0]
+
+    else:
+
+        def less(x: tuple, y: tuple) -> bool:
+            return (not _nan(x[0]) and _nan(y[0])) or x[0] < y[0]
+
+    pairs = [(v, i) for i, v in enumerate(values)]
+    if k * 64 <= len(pairs):
+        stl_partial_sort(pairs, k, less)
+    else:
+        stl_nth_element(pairs, k - 1, less)
+        stl_sort(pairs, less, 0, k - 1)
+    return [i for _, i in pairs[:k]]
+
+
+def mode_index(values: list[float]) -> int:
+    """The index PyTorch's CPU mode returns for one slice: std::sort of (value, index) pairs by
+    value (plain <, so NaN is unordered and each NaN is its own run), then the last pair of the
+    first longest run of equal values."""
+    pairs = [(v, i) for i, v in enumerate(values)]
+    stl_sort(pairs, lambda x, y: x[0] < y[0])
+    best, best_count, count = 0, 0, 0
+    for j, (v, i) in enumerate(pairs):
+        count += 1
+        if j == len(pairs) - 1 or v != pairs[j + 1][0]:  # a run ends here
+            if count > best_count:
+                best, best_count = i, count
+            count = 0
+    return best

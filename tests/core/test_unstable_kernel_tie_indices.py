@@ -1,0 +1,96 @@
+"""Which of several equal elements topk and mode return: PyTorch's CPU kernels order (value,
+index) pairs with libstdc++'s unstable std::nth_element / std::sort, and minigenesis replays
+those steps (ops/stl_order.py). The expected indices below are traced by hand through the GNU
+algorithms; the replayed algorithms themselves are checked against Python's sorted()."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+from minigenesis.ops.stl_order import stl_nth_element, stl_partial_sort, stl_sort
+
+NAN = float("nan")
+rng = np.random.default_rng(3)
+
+
+def test_topk_of_four_equal_values_picks_the_median_of_three_pivot_first():
+    # nth_element on 4 pairs: the median of (v[1], v[2], v[3]) is v[2] (all equal), swapped to
+    # the front; the Hoare partition then swaps 1<->3 and cuts at 2; an insertion sort of the
+    # first two leaves (2, 3): the indices are 2, 3 (a stable sort would say 0, 1)
+    for dtype in (mg.float32, mg.int64, mg.int8):
+        x = mg.tensor([5, 5, 5, 5], dtype=dtype)
+        assert x.topk(1).indices.tolist() == [2]
+        assert x.topk(2).indices.tolist() == [2, 3]
+        assert x.topk(2, largest=False).indices.tolist() == [2, 3]
+    assert mg.tensor([[5.0, 5, 5, 5]]).topk(1, dim=1).indices.tolist() == [[2]]
+
+
+def test_topk_gradient_goes_to_the_element_whose_index_is_returned():
+    x = mg.tensor([1.0, 1.0, 1.0, 1.0], requires_grad=True)
+    x.topk(1).values.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0, 1.0, 0.0])
+
+
+def test_topk_without_ties_is_the_sorted_order():
+    x = rng.permutation(50).astype(np.float64)
+    out = mg.tensor(x).topk(7)
+    np.testing.assert_array_equal(out.indices.numpy(), np.argsort(-x)[:7])
+    np.testing.assert_array_equal(out.values.numpy(), np.sort(x)[::-1][:7])
+
+
+def test_mode_counts_each_nan_once_and_sorts_it_where_it_stands():
+    # the sort compares with <, so a NaN is never moved past: [NaN, 1] stays as it is, and the
+    # first of the equally long runs (each of length 1) is the NaN at index 0
+    out = mg.tensor([NAN, 1.0]).mode()
+    assert math.isnan(out.values.item()) and out.indices.item() == 0
+    # two NaNs are two runs of one (NaN != NaN), not a run of two
+    out = mg.tensor([NAN, NAN, 1.0]).mode()
+    assert math.isnan(out.values.item()) and out.indices.item() == 0
+    out = mg.tensor([1.0, NAN]).mode()
+    assert out.values.item() == 1.0 and out.indices.item() == 0
+
+
+def test_mode_index_past_sixteen_elements_is_the_introsorts_last_of_the_run():
+    # 16 equal values: insertion sort, stable: the last index (15). 17: one partition step
+    # (pivot from the middle, then the pairs (1, 16), (2, 15) ... (8, 9) swapped) leaves
+    # index 1 last
+    assert mg.ones(16).mode().indices.item() == 15
+    assert mg.ones(17).mode().indices.item() == 1
+    assert mg.ones(2, 17, dtype=mg.int8).mode(dim=1).indices.tolist() == [1, 1]
+    assert mg.ones(17, 2).mode(dim=0).indices.tolist() == [1, 1]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5, 16, 17, 40, 200, 1000])
+def test_replayed_sort_sorts(n):
+    values = rng.integers(0, max(n // 3, 1), n).tolist()
+    pairs = [(v, i) for i, v in enumerate(values)]
+    stl_sort(pairs, lambda x, y: x[0] < y[0])
+    assert [v for v, _ in pairs] == sorted(values)
+    assert sorted(i for _, i in pairs) == list(range(n))
+
+
+def test_replayed_sort_falls_back_to_heapsort_when_too_deep():
+    # an organ-pipe pattern drives median-of-three quicksort past its depth limit
+    n = 2000
+    values = list(range(n // 2)) + list(range(n // 2, 0, -1))
+    pairs = [(v, i) for i, v in enumerate(values)]
+    stl_sort(pairs, lambda x, y: x[0] < y[0])
+    assert [v for v, _ in pairs] == sorted(values)
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 9, 64, 300])
+def test_replayed_nth_element_and_partial_sort_select(n):
+    values = rng.integers(0, 10, n).tolist()
+    for k in sorted({0, n // 2, n - 1}):
+        pairs = [(v, i) for i, v in enumerate(values)]
+        stl_nth_element(pairs, k, lambda x, y: x[0] < y[0])
+        assert pairs[k][0] == sorted(values)[k]
+        assert all(v <= pairs[k][0] for v, _ in pairs[:k])
+        assert all(v >= pairs[k][0] for v, _ in pairs[k + 1 :])
+        pairs = [(v, i) for i, v in enumerate(values)]
+        stl_partial_sort(pairs, k, lambda x, y: x[0] < y[0])
+        assert [v for v, _ in pairs[:k]] == sorted(values)[:k]

@@ -1,0 +1,54 @@
+"""topk's and mode's indices among equal values (and with NaN) against PyTorch's CPU kernels,
+on random slices with many ties, sizes on both sides of the insertion-sort threshold (16) and of
+topk's partial-sort switch (k * 64 <= n), and a pattern that drives the introsort to heapsort."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigenesis as mg
+
+torch = pytest.importorskip("torch")
+
+rng = np.random.default_rng(11)
+
+
+def _rows():
+    for n in (2, 4, 5, 16, 17, 33, 100, 300):
+        for hi in (2, 5):
+            a = rng.integers(0, hi, (3, n)).astype(np.float64)
+            yield a
+            b = a.copy()
+            b[rng.random(b.shape) < 0.2] = np.nan
+            yield b
+    n = 400
+    yield np.array([list(range(n // 2)) + list(range(n // 2, 0, -1))], dtype=np.float64)
+
+
+ROWS = list(_rows())
+
+
+@pytest.mark.parametrize("case", range(len(ROWS)))
+def test_topk_indices_match_pytorch(case):
+    a = ROWS[case]
+    n = a.shape[1]
+    for k in sorted({1, 2, 3, n // 2, n} & set(range(1, n + 1))):
+        for largest in (True, False):
+            want = torch.tensor(a).topk(k, dim=1, largest=largest)
+            got = mg.tensor(a).topk(k, dim=1, largest=largest)
+            np.testing.assert_array_equal(got.indices.numpy(), want.indices.numpy())
+            np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "float16"])
+@pytest.mark.parametrize("case", range(len(ROWS)))
+def test_mode_values_and_indices_match_pytorch(case, dtype):
+    a = ROWS[case]
+    if dtype != "float16":
+        a = np.nan_to_num(a, nan=7.0) if dtype == "int64" else a
+    a = a.astype(dtype)
+    want = torch.tensor(a).mode(dim=1)
+    got = mg.tensor(a).mode(dim=1)
+    np.testing.assert_array_equal(got.indices.numpy(), want.indices.numpy())
+    np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
