@@ -176,3 +176,12 @@ def broadcast_checked(fn: Any) -> Any:
             raise broadcast_error(*shapes) from None
 
     return checked
+
+
+def check_unique_dim(shape: tuple, axis: int) -> None:
+    """unique / unique_consecutive along ``axis`` compare whole slices: with another dim of
+    size 0 the slices are empty, which PyTorch refuses (RuntimeError)."""
+    if any(s == 0 for d, s in enumerate(shape) if d != axis):
+        raise RuntimeError(
+            "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied"
+        )

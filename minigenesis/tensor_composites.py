@@ -36,7 +36,7 @@ from .promotion import (
     result_type,
     wrap_int,
 )
-from .size import broadcast_error, python_number
+from .size import broadcast_error, check_unique_dim, norm_dim, python_number
 
 MinMax = return_types.aminmax
 
@@ -315,6 +315,9 @@ class TensorComposites:
         """Each run of equal consecutive elements (or slices along dim) kept once."""
         refuse_data_dependent("unique_consecutive", self._data)
         xp = get_array_module(self._data)
+        if dim is not None:
+            dim = norm_dim(dim, self.ndim)[0]
+            check_unique_dim(self.shape, dim)
         a = self._data.reshape(-1) if dim is None else xp.moveaxis(self._data, dim, 0)
         if a.shape[0] == 0:
             starts = xp.zeros(0, dtype=bool)

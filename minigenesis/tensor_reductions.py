@@ -13,20 +13,23 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from . import dtypes as _dt
 from . import return_types
 from .autograd.grad_mode import state
 from .autograd.node_names import node_variant
 from .autograd.tensor_base import TensorBase
-from .backend import get_array_module
+from .backend import get_array_module, to_numpy
 from .meta_array import refuse_data_dependent
 from .ops import elementwise as E
 from .ops import reduce as R
 from .ops import shape as S
 from .ops import sorting as SO
 from .ops.round_once import in_float32, is_two_byte_float
+from .ops.stl_order import unique_dim_groups
 from .promotion import FLOAT_KINDS, binary_op, float_in, need_float
-from .size import norm_dim, plain_int
+from .size import check_unique_dim, norm_dim, plain_int
 
 _SUM_DIM = node_variant(R.Sum, "SumBackward1")  # x.sum(dim): PyTorch's other overload
 _MEAN_DIM = node_variant(R.Mean, "MeanBackward1")
@@ -88,6 +91,28 @@ def _sort_args(name: str, args: tuple, dim: Any, descending: bool, stable: Any) 
     if len(args) == 1:
         return args[0], descending
     return args if args else (dim, descending)
+
+
+def _ambiguous_slices(data: Any) -> bool:
+    """Whether unique(dim=...) of float data depends on PyTorch's sort: a NaN (not ordered by
+    <) or a -0.0 (equal to 0.0, so which zero names the group is the sort's choice)."""
+    if data.dtype.kind not in "fV":
+        return False
+    xp = get_array_module(data)
+    a = data.astype(xp.float32) if data.dtype.kind == "V" else data
+    return bool(xp.isnan(a).any() or ((a == 0) & xp.signbit(a)).any())
+
+
+def _unique_slices_as_pytorch(data: Any, axis: int) -> tuple:
+    """(values, inverse, counts) of unique(dim=axis) by PyTorch's CPU kernel, replayed on the
+    host (``stl_order.unique_dim_groups``)."""
+    xp = get_array_module(data)
+    host = np.moveaxis(to_numpy(data), axis, 0)
+    flat = host.reshape(host.shape[0], -1)
+    rows = (flat.astype(np.float32) if flat.dtype.kind == "V" else flat).astype(np.float64)
+    firsts, inverse, counts = unique_dim_groups(rows.tolist())
+    values = np.moveaxis(host[np.asarray(firsts, dtype=np.int64)], 0, axis)
+    return xp.asarray(values), xp.asarray(np.asarray(inverse)), xp.asarray(np.asarray(counts))
 
 
 class TensorReductions:
@@ -336,14 +361,18 @@ class TensorReductions:
             if self.ndim == 0:
                 raise IndexError(f"unique: dim {dim} is out of range for a 0-d tensor")
             axis = norm_dim(dim, self.ndim)[0]
+            check_unique_dim(self.shape, axis)
         low = data.dtype.kind == "V"  # bfloat16: NumPy's sort needs a native float
-        values, inverse, counts = xp.unique(
-            data.astype(xp.float32) if low else data,
-            return_inverse=True,
-            return_counts=True,
-            axis=axis,
-            equal_nan=False,  # NaN != NaN: each NaN is a distinct value (last), as in PyTorch
-        )
+        if axis is not None and _ambiguous_slices(data):
+            values, inverse, counts = _unique_slices_as_pytorch(data, axis)
+        else:
+            values, inverse, counts = xp.unique(
+                data.astype(xp.float32) if low else data,
+                return_inverse=True,
+                return_counts=True,
+                axis=axis,
+                equal_nan=False,  # NaN != NaN: each NaN is a distinct value (last), as PyTorch
+            )
         out = [self._make(values.astype(data.dtype, copy=False), False)]
         if return_inverse:
             shape = self.shape if dim is None else (self.shape[axis],)

@@ -83,6 +83,22 @@ def _quickselect_ties(a: Any, d: int, idx: Any, k: int) -> Any:
     return xp.asarray(np.moveaxis(out, -1, d))
 
 
+def _linspace_edges(lo: float, hi: float, steps: int, dtype: Any) -> np.ndarray:
+    """linspace(lo, hi, steps) in a float dtype as PyTorch's kernel computes it (and
+    ``mg.linspace``): step = (hi - lo) / (steps - 1) rounded to the dtype, the first half
+    lo + i * step, the second half hi - (steps - 1 - i) * step, each rounded once (2-byte floats
+    round the product too). histogram's edges are this linspace."""
+    lo_d, hi_d = np.asarray(lo).astype(dtype), np.asarray(hi).astype(dtype)
+    step = float(((hi_d - lo_d).astype(dtype) / dtype.type(max(steps - 1, 1))).astype(dtype))
+    i = np.arange(steps, dtype=np.float64)
+    k = np.where(i < steps // 2, i, i - (steps - 1))
+    base = np.where(i < steps // 2, float(lo_d), float(hi_d))
+    prod = step * k
+    if dtype.itemsize == 2:
+        prod = prod.astype(dtype).astype(np.float64)
+    return (base + prod).astype(dtype)
+
+
 def _nan_count(x: Any, d: int) -> Any:
     xp = get_array_module(x._data)
     if x._data.dtype.kind not in FLOAT_KINDS:
@@ -344,9 +360,11 @@ class TensorStatistics:
                 lo, hi = (float(v) for v in range)
                 if lo > hi:
                     raise ValueError(f"histogram(): max must be larger than min, got {range}")
+            if not (np.isfinite(lo) and np.isfinite(hi)):  # a NaN or inf in the data too
+                raise RuntimeError(f"histogram(): range [{lo:g}, {hi:g}] is not finite")
             if lo == hi:  # no width: widen by 1/2 on each side (PyTorch's and NumPy's rule)
                 lo, hi = lo - 0.5, hi + 0.5
-            edges = np.linspace(lo, hi, bins + 1).astype(data.dtype)
+            edges = _linspace_edges(lo, hi, bins + 1, data.dtype)
         else:
             raise TypeError(f"histogram(): bins must be an int or a Tensor, got {type(bins)}")
         w = None if weight is None else to_numpy(weight._data).reshape(-1)

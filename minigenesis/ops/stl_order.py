@@ -224,3 +224,32 @@ def mode_index(values: list[float]) -> int:
                 best, best_count = i, count
             count = 0
     return best
+
+
+def unique_dim_groups(slices: list[list[float]]) -> tuple[list[int], list[int], list[int]]:
+    """PyTorch's CPU unique(dim=...) on slices (each flattened to a list): std::sort of the
+    slice numbers by lexicographic < of their elements (an element pair that is neither < nor >,
+    such as NaN and a number, moves on to the next element), then a run of equal slices (all
+    elements ==, so a slice with a NaN equals nothing) is one group, named by its first slice.
+    Returns (the first slice of each group, each slice's group, each group's size)."""
+
+    def less(a: int, b: int) -> bool:
+        for x, y in zip(slices[a], slices[b], strict=True):
+            if x < y:
+                return True
+            if x > y:
+                return False
+        return False
+
+    order = list(range(len(slices)))
+    stl_sort(order, less)
+    firsts: list[int] = []
+    counts: list[int] = []
+    inverse = [0] * len(slices)
+    for s in order:  # compare with the group's first slice, as the kernel does
+        if not firsts or slices[s] != slices[firsts[-1]] or any(_nan(v) for v in slices[s]):
+            firsts.append(s)
+            counts.append(0)
+        inverse[s] = len(firsts) - 1
+        counts[-1] += 1
+    return firsts, inverse, counts

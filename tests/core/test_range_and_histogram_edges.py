@@ -52,3 +52,24 @@ def test_histogram_of_no_elements_spans_zero_to_one(bins, dtype):
     np_hist, np_edges = np.histogram(np.array([]), bins=bins)
     np.testing.assert_allclose(edges.numpy(), np_edges, rtol=1e-6)
     np.testing.assert_array_equal(hist.numpy(), np_hist)
+
+
+def test_histogram_edges_are_the_symmetric_linspace():
+    # float32 edges of [0, 1] in 3 bins: step = 1/3 rounded to float32; the upper half counts
+    # down from the end: 1 - step, which is one ulp under float32(2/3)
+    step = np.float32(1) / np.float32(3)
+    hist, edges = mg.histogram(mg.tensor([], dtype=mg.float32), bins=3)
+    np.testing.assert_array_equal(
+        edges.numpy(), np.array([0, step, np.float32(1) - step, 1], dtype=np.float32)
+    )
+    np.testing.assert_array_equal(edges.numpy(), mg.linspace(0, 1, 4).numpy())
+
+
+@pytest.mark.parametrize("data", [[1.0, float("nan")], [1.0, float("inf")]])
+def test_histogram_refuses_a_range_that_is_not_finite(data):
+    with pytest.raises(RuntimeError, match="not finite"):
+        mg.histogram(mg.tensor(data), bins=2)
+    # with a finite range given, a NaN is simply not counted (NumPy agrees)
+    hist, _ = mg.histogram(mg.tensor(data), bins=2, range=(0.0, 3.0))
+    np_hist, _ = np.histogram(np.array(data), bins=2, range=(0.0, 3.0))
+    np.testing.assert_array_equal(hist.numpy(), np_hist)

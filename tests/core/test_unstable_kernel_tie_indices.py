@@ -94,3 +94,32 @@ def test_replayed_nth_element_and_partial_sort_select(n):
         pairs = [(v, i) for i, v in enumerate(values)]
         stl_partial_sort(pairs, k, lambda x, y: x[0] < y[0])
         assert [v for v, _ in pairs[:k]] == sorted(values)[:k]
+
+
+def test_unique_dim_compares_slices_lexicographically_with_nan_unordered():
+    # NaN vs NaN and NaN vs 0 are neither < nor >: the comparison moves on to the second
+    # column (1 < 2), so the insertion sort keeps the slices where they are; a slice with a NaN
+    # equals nothing (its own group), and [0, 2] == [-0, 2] is one group named by its first
+    x = mg.tensor([[NAN, 1.0], [NAN, 1.0], [0.0, 2.0], [-0.0, 2.0]])
+    values, inverse, counts = x.unique(dim=0, return_inverse=True, return_counts=True)
+    np.testing.assert_array_equal(values.numpy(), [[NAN, 1.0], [NAN, 1.0], [0.0, 2.0]])
+    assert not np.signbit(values.numpy()[2, 0])
+    assert inverse.tolist() == [0, 1, 2, 2]
+    assert counts.tolist() == [1, 1, 2]
+
+
+def test_unique_dim_of_a_row_with_nan_keeps_every_nan_where_the_sort_leaves_it():
+    x = mg.tensor([NAN, 1.0, NAN, -0.0, 0.0, 1.0, 2.0])
+    values, inverse, counts = x.unique(dim=0, return_inverse=True, return_counts=True)
+    np.testing.assert_array_equal(values.numpy(), [NAN, 1.0, NAN, -0.0, 1.0, 2.0])
+    assert inverse.tolist() == [0, 1, 2, 3, 3, 4, 5]
+    assert counts.tolist() == [1, 1, 1, 2, 1, 1]
+
+
+@pytest.mark.parametrize("name", ["unique", "unique_consecutive"])
+def test_unique_dim_refuses_empty_slices(name):
+    x = mg.zeros(2, 0, 3)
+    for dim in (0, 2, -1):
+        with pytest.raises(RuntimeError, match="0 sized dimensions"):
+            getattr(x, name)(dim=dim)
+    assert getattr(x, name)(dim=1).shape == (2, 0, 3)

@@ -52,3 +52,17 @@ def test_mode_values_and_indices_match_pytorch(case, dtype):
     got = mg.tensor(a).mode(dim=1)
     np.testing.assert_array_equal(got.indices.numpy(), want.indices.numpy())
     np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+
+
+@pytest.mark.parametrize("m", [3, 16, 17, 40])
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_unique_dim_with_nan_and_signed_zeros_matches_pytorch(m, dtype):
+    pool = np.array([np.nan, -0.0, 0.0, 1.0, 2.0])
+    for cols in (1, 2, 3):
+        a = rng.choice(pool, (m, cols)).astype(dtype)
+        for dim, x in ((0, a), (1, a.T.copy())):
+            want = torch.tensor(x).unique(dim=dim, return_inverse=True, return_counts=True)
+            got = mg.tensor(x).unique(dim=dim, return_inverse=True, return_counts=True)
+            for g, w in zip(got, want, strict=True):
+                np.testing.assert_array_equal(g.numpy(), w.numpy())
+                np.testing.assert_array_equal(np.signbit(g.numpy()), np.signbit(w.numpy()))
