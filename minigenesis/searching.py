@@ -31,7 +31,7 @@ def _side(right: bool, side: str | None) -> str:
     if side is None:
         return "right" if right else "left"
     if side not in ("left", "right"):
-        raise ValueError(f"searchsorted(): side can only be 'left' or 'right' but got {side!r}")
+        raise RuntimeError(f"searchsorted(): side can only be 'left' or 'right' but got {side!r}")
     if right and side == "left":
         raise RuntimeError(
             "searchsorted(): side and right can't be set to opposites, got side of left while "
@@ -172,6 +172,8 @@ def isin(
         raise TypeError("isin(): at least one of elements and test_elements must be a Tensor")
     ref = elements if isinstance(elements, Tensor) else test_elements
     e, t = _as_tensor(elements, ref), _as_tensor(test_elements, ref)
+    if e._data.dtype.kind == "b" or t._data.dtype.kind == "b":  # PyTorch's kernel has no bool
+        raise RuntimeError("Unsupported input type encountered for isin(): Bool")
     # compared in the promoted dtype, as ==: float16 2048 is in int32 [2049], which is 2048
     # in float16; bfloat16 as its exact float32 values (NumPy's isin sorts)
     dtype = result_type(elements, test_elements).numpy_dtype

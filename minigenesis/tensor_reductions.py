@@ -408,7 +408,9 @@ class TensorReductions:
         """How often each value 0, 1, ..., max occurs in a 1-D non-negative integer tensor (or the
         sum of ``weights`` per value); at least ``minlength`` bins."""
         data = self._data
-        if data.ndim != 1 or data.dtype.kind not in "biu":
+        if data.dtype.kind == "b":  # an integer kernel without a bool instance, as PyTorch's
+            raise NotImplementedError("\"bincount_cpu\" not implemented for 'Bool'")
+        if data.ndim != 1 or data.dtype.kind not in "iu":
             raise RuntimeError(
                 f"bincount only supports 1-d non-negative integral inputs, got a {data.ndim}-d "
                 f"{self.dtype.name} tensor"
