@@ -96,9 +96,9 @@ def _sort_args(name: str, args: tuple, dim: Any, descending: bool, stable: Any) 
 def _ambiguous_slices(data: Any) -> bool:
     """Whether unique(dim=...) of float data depends on PyTorch's sort: a NaN (not ordered by
     <) or a -0.0 (equal to 0.0, so which zero names the group is the sort's choice)."""
-    if data.dtype.kind not in "fV":
-        return False
     xp = get_array_module(data)
+    if data.dtype.kind not in "fV" or xp is not np:  # (PyTorch's CUDA kernel sorts otherwise)
+        return False
     a = data.astype(xp.float32) if data.dtype.kind == "V" else data
     return bool(xp.isnan(a).any() or ((a == 0) & xp.signbit(a)).any())
 
@@ -319,17 +319,18 @@ class TensorReductions:
 
     # ------------------------------------------------------------------------- sorting and counting
     def sort(self, *args, dim: int = -1, descending: bool = False, stable: bool | None = None):
-        """(values, indices) sorted along ``dim`` (always stable; NaN sorts as the largest).
+        """(values, indices) sorted along ``dim`` (NaN sorts as the largest); with
+        ``stable=False`` (the default) equal values come in the order PyTorch's CPU sort leaves.
 
         PyTorch's two forms: ``sort(dim=-1, descending=False)`` positionally, or with ``stable``
         every argument by keyword (``sort(1, stable=True)`` is a TypeError there and here)."""
         dim, descending = _sort_args("sort", args, dim, descending, stable)
-        return return_types.sort(*SO.sort(self, dim, descending))
+        return return_types.sort(*SO.sort(self, dim, descending, bool(stable)))
 
     def argsort(self, *args, dim: int = -1, descending: bool = False, stable: bool | None = None):
         """The indices of ``sort`` (the same two forms of arguments)."""
         dim, descending = _sort_args("argsort", args, dim, descending, stable)
-        return SO.sort(self, dim, descending)[1]
+        return SO.sort(self, dim, descending, bool(stable))[1]
 
     def topk(self, k: int, dim=None, largest: bool = True, sorted: bool = True):  # noqa: A002
         """(values, indices) of the k largest (smallest) entries along ``dim`` (last by

@@ -198,10 +198,14 @@ class TensorStatistics:
             values, counts = np.unique(row, return_counts=True)
             best = int(np.argmax(counts))
             no_nan = row.dtype.kind not in FLOAT_KINDS or not np.isnan(values).any()
-            if no_nan and (counts[best] == 1 or row.size <= 16):
+            if (no_nan and (counts[best] == 1 or row.size <= 16)) or xp is not np:
                 # one answer, or PyTorch's sort of <= 16 elements is an insertion sort, which
                 # is stable: the last occurrence of the smallest most frequent value
-                picks[r] = np.flatnonzero(row == values[best])[-1]
+                # (a GPU tensor keeps this rule: PyTorch's CUDA kernel sorts otherwise)
+                same = row == values[best]
+                if not no_nan:
+                    same |= np.isnan(row) & np.isnan(values[best])
+                picks[r] = np.flatnonzero(same)[-1]
             else:  # its introsort's choice among equal values (and NaN's own runs): replayed
                 picks[r] = mode_index(row.tolist())
         idx = xp.asarray(picks).reshape(rows.shape[:-1] + (1,))

@@ -10,10 +10,10 @@ gather again (both ops are in ``gather_scatter.py``):
     dL/dx   = scatter(dL/dvalues, idx)   zeros, with dL/dvalues written at idx
 
 Ordering follows PyTorch: NaN counts as larger than every number (last in an ascending sort, first
-in a descending one, the first picks of topk(largest=True)), and every sort here is stable (equal
-values keep their order), which is a valid answer for ``stable=False`` too. topk's indices among
-equal values are those of PyTorch's CPU kernel (an unstable nth_element), replayed where they
-differ from the stable sort's (``stl_order.py``).
+in a descending one, the first picks of topk(largest=True)). The sort underneath is stable (equal
+values keep their order); where PyTorch's CPU kernel is not (sort with ``stable=False`` past 16
+elements, topk's nth_element), the slices whose equal values it would order differently are
+replayed by its algorithm (``stl_order.py``), so the indices are PyTorch's.
 
 multinomial has no gradient: it returns indices. Without replacement it draws by an exponential
 race (each category's key is E / w with E ~ Exp(1); the k smallest keys win), which is the same
@@ -30,7 +30,7 @@ from ..backend import get_array_module, to_numpy
 from ..random import generator_for
 from ..size import plain_int
 from .gather_scatter import GatherAlongDim, checked_dim
-from .stl_order import topk_order
+from .stl_order import sort_order, topk_order
 
 
 # ----------------------------------------------------------------------------------- sort
@@ -52,14 +52,55 @@ def sort_indices(a, dim: int, descending: bool):
     return (n - 1) - xp.flip(xp.argsort(rev, axis=dim, kind="stable"), axis=dim)
 
 
-def sort(x, dim: int = -1, descending: bool = False):
-    """(values, indices) of x sorted along ``dim``; a 0-d tensor sorts to itself (index 0)."""
+def sort(x, dim: int = -1, descending: bool = False, stable: bool = True):
+    """(values, indices) of x sorted along ``dim``; a 0-d tensor sorts to itself (index 0).
+    ``stable=False``: among equal values, the order PyTorch's CPU std::sort leaves."""
     d = checked_dim(x, dim, "sort")
     if x.ndim == 0:
         values, idx = sort(x.reshape(1), 0, descending)
         return values.reshape(()), idx.reshape(())
     idx = sort_indices(x._data, d, descending).astype(np.int64, copy=False)
+    if not stable:
+        idx = _unstable_sort_ties(x._data, d, idx, descending)
     return GatherAlongDim.apply(x, idx, d, True), type(x)._make(idx, False)
+
+
+_INSERTION_SORT_MAX = 16  # std::sort of up to 16 elements is an insertion sort: stable
+_RADIX_SORT_MIN = 32768  # 1-D ascending integers from here: a (stable) radix sort
+
+
+def _unstable_sort_ties(a, d: int, idx, descending: bool):
+    """``idx`` (the stable sort's) with each slice that has equal values replayed by PyTorch's
+    CPU sort for ``stable=False`` (``stl_order.py``), where that differs from a stable sort:
+    more than 16 elements, not a dim of stride 0 (PyTorch does not sort those), not the radix
+    sort of a long 1-D ascending integer tensor."""
+    n = a.shape[d]
+    strides = getattr(a, "strides", None)
+    if n <= _INSERTION_SORT_MAX or (strides is not None and strides[d] == 0):
+        return idx
+    if a.ndim == 1 and not descending and a.dtype.kind in "iu" and n >= _RADIX_SORT_MIN:
+        return idx
+    xp = get_array_module(a)
+    if xp is not np:  # PyTorch's CUDA sort is another algorithm: the stable order stands
+        return idx
+    values = xp.take_along_axis(a, idx, axis=d)
+    if values.dtype.kind == "V":  # bfloat16: compare as its exact float32 values
+        values = values.astype(np.float32)
+    lead = values[(slice(None),) * d + (slice(0, -1),)]
+    nxt = values[(slice(None),) * d + (slice(1, None),)]
+    same = lead == nxt
+    if values.dtype.kind == "f":
+        same |= xp.isnan(lead) & xp.isnan(nxt)
+    ties = to_numpy(same.any(axis=d))
+    if not ties.any():
+        return idx
+    rows = np.moveaxis(to_numpy(a.astype(np.float32) if a.dtype.kind == "V" else a), d, -1)
+    out = np.moveaxis(to_numpy(idx), d, -1).copy()
+    for r in map(tuple, np.argwhere(ties)):  # only the slices with ties, one at a time
+        row = rows[r]
+        row = row.astype(np.float64).tolist() if row.dtype.kind == "f" else row.tolist()
+        out[r] = sort_order(row, descending)
+    return xp.asarray(np.moveaxis(out, -1, d))
 
 
 def topk(x, k: int, dim: int = -1, largest: bool = True):
@@ -87,6 +128,8 @@ def _topk_ties(a, d: int, order, idx, k: int, largest: bool):
     first k + 1 sorted places replayed by PyTorch's CPU topk (``stl_order.py``): which of equal
     values it returns, and in which order, is its unstable selection's choice."""
     xp = get_array_module(a)
+    if xp is not np:  # PyTorch's CUDA topk is another algorithm: the stable order stands
+        return idx
     n = a.shape[d]
     head = xp.take_along_axis(a, order[(slice(None),) * d + (slice(0, min(k + 1, n)),)], axis=d)
     if head.dtype.kind == "V":  # bfloat16: compare as its exact float32 values

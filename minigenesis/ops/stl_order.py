@@ -187,11 +187,9 @@ def _nan(x: float) -> bool:
     return x != x
 
 
-def topk_order(values: list[float], k: int, largest: bool) -> list[int]:
-    """The indices PyTorch's CPU topk returns for one slice (sorted=True): (value, index) pairs
-    partially sorted when k * 64 <= n, else nth_element at k - 1 and a sort of the k - 1 before
-    it; NaN counts as the largest value."""
-    if largest:
+def _key_less(descending: bool) -> Less:
+    """PyTorch's sort comparison of (value, index) pairs: NaN is the largest value."""
+    if descending:
 
         def less(x: tuple, y: tuple) -> bool:
             return (_nan(x[0]) and not _nan(y[0])) or x[0] > y[0]
@@ -201,6 +199,22 @@ def topk_order(values: list[float], k: int, largest: bool) -> list[int]:
         def less(x: tuple, y: tuple) -> bool:
             return (not _nan(x[0]) and _nan(y[0])) or x[0] < y[0]
 
+    return less
+
+
+def sort_order(values: list[float], descending: bool) -> list[int]:
+    """The indices PyTorch's CPU sort (stable=False) returns for one slice: std::sort of
+    (value, index) pairs, NaN the largest value."""
+    pairs = [(v, i) for i, v in enumerate(values)]
+    stl_sort(pairs, _key_less(descending))
+    return [i for _, i in pairs]
+
+
+def topk_order(values: list[float], k: int, largest: bool) -> list[int]:
+    """The indices PyTorch's CPU topk returns for one slice (sorted=True): (value, index) pairs
+    partially sorted when k * 64 <= n, else nth_element at k - 1 and a sort of the k - 1 before
+    it; NaN counts as the largest value."""
+    less = _key_less(largest)
     pairs = [(v, i) for i, v in enumerate(values)]
     if k * 64 <= len(pairs):
         stl_partial_sort(pairs, k, less)

@@ -123,3 +123,38 @@ def test_unique_dim_refuses_empty_slices(name):
         with pytest.raises(RuntimeError, match="0 sized dimensions"):
             getattr(x, name)(dim=dim)
     assert getattr(x, name)(dim=1).shape == (2, 0, 3)
+
+
+PARTITIONED_17 = [8, 16, 15, 14, 13, 12, 11, 10, 9, 0, 7, 6, 5, 4, 3, 2, 1]
+
+
+def test_default_sort_of_seventeen_equal_values_is_one_partition_step():
+    # std::sort (stable=False, the default): 17 > 16 elements take one introsort step, the
+    # pivot v[8] swapped to the front and the pairs (1, 16), (2, 15) ... (8, 9) swapped; the
+    # final insertion sort moves nothing (all equal). Ascending and descending alike.
+    for dtype in (mg.float32, mg.int64, mg.uint8):
+        x = mg.zeros(17, dtype=dtype)
+        assert x.sort().indices.tolist() == PARTITIONED_17
+        assert x.sort(descending=True).indices.tolist() == PARTITIONED_17
+        assert x.argsort().tolist() == PARTITIONED_17
+        assert mg.zeros(3, 17, dtype=dtype).argsort(dim=1)[2].tolist() == PARTITIONED_17
+        # stable=True keeps the order; 16 elements are an insertion sort, stable too
+        assert x.sort(stable=True).indices.tolist() == list(range(17))
+        assert mg.zeros(16, dtype=dtype).sort().indices.tolist() == list(range(16))
+
+
+def test_default_sort_gradient_follows_the_returned_indices():
+    x = mg.zeros(17, dtype=mg.float64, requires_grad=True)
+    values, _ = x.sort()
+    (values * mg.arange(17, dtype=mg.float64)).sum().backward()
+    want = np.zeros(17)
+    want[PARTITIONED_17] = np.arange(17)
+    np.testing.assert_array_equal(x.grad.numpy(), want)
+
+
+def test_default_sort_keeps_the_order_where_pytorch_does_not_sort():
+    # a dim of stride 0 (an expanded tensor) is returned as it is; a long 1-D ascending
+    # integer tensor takes a radix sort, which is stable
+    assert mg.zeros(1, 3).expand(20, 3).sort(dim=0).indices[:, 0].tolist() == list(range(20))
+    x = np.arange(40000) % 3
+    np.testing.assert_array_equal(mg.tensor(x).sort().indices.numpy(), np.argsort(x, kind="stable"))

@@ -66,3 +66,20 @@ def test_unique_dim_with_nan_and_signed_zeros_matches_pytorch(m, dtype):
             for g, w in zip(got, want, strict=True):
                 np.testing.assert_array_equal(g.numpy(), w.numpy())
                 np.testing.assert_array_equal(np.signbit(g.numpy()), np.signbit(w.numpy()))
+
+
+@pytest.mark.parametrize("case", range(len(ROWS)))
+def test_default_sort_indices_match_pytorch(case):
+    a = ROWS[case]
+    for dtype in ("float64", "int64", "float16"):
+        x = np.nan_to_num(a, nan=9.0) if dtype == "int64" else a
+        x = x.astype(dtype)
+        for descending in (False, True):
+            for dim, y in ((1, x), (0, x.T.copy())):
+                want = torch.tensor(y).sort(dim=dim, descending=descending)
+                got = mg.tensor(y).sort(dim=dim, descending=descending)
+                np.testing.assert_array_equal(got.indices.numpy(), want.indices.numpy())
+                want = torch.tensor(y).argsort(dim=dim, descending=descending)
+                np.testing.assert_array_equal(
+                    mg.tensor(y).argsort(dim=dim, descending=descending).numpy(), want.numpy()
+                )
