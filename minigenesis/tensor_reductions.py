@@ -27,7 +27,7 @@ from .ops import reduce as R
 from .ops import shape as S
 from .ops import sorting as SO
 from .ops.round_once import in_float32, is_two_byte_float
-from .ops.stl_order import unique_dim_groups
+from .ops.stl_order import sort_order, unique_dim_groups
 from .promotion import FLOAT_KINDS, binary_op, float_in, need_float
 from .size import check_unique_dim, norm_dim, plain_int
 
@@ -101,6 +101,31 @@ def _ambiguous_slices(data: Any) -> bool:
         return False
     a = data.astype(xp.float32) if data.dtype.kind == "V" else data
     return bool(xp.isnan(a).any() or ((a == 0) & xp.signbit(a)).any())
+
+
+def _as_pytorch_sorts_it(data: Any, values: Any, inverse: Any) -> tuple:
+    """unique's (values, inverse) where PyTorch's CPU kernel's unstable sort shows: the group of
+    zeros is named by the first zero after its sort (-0.0 or 0.0, when both occur), and the
+    NaNs (each its own value) take their places in the order that sort leaves them."""
+    xp = get_array_module(data)
+    if data.dtype.kind not in "fV" or xp is not np:
+        return values, inverse
+    flat = data.astype(np.float32) if data.dtype.kind == "V" else data
+    zero, nan = flat == 0, np.isnan(flat)
+    signs = zero & np.signbit(flat)
+    mixed_zeros = signs.any() and (zero & ~signs).any()
+    if not mixed_zeros and nan.sum() < 2:
+        return values, inverse
+    order = sort_order(flat.astype(np.float64).tolist(), False)
+    if mixed_zeros:
+        first = next(i for i in order if zero[i])
+        values = values.copy()
+        values[values == 0] = -0.0 if signs[first] else 0.0
+    if nan.sum() >= 2:  # the NaN places are the last ones: k-th NaN in the sort, k-th place
+        inverse = inverse.reshape(-1).copy()
+        nans_in_order = [i for i in order if nan[i]]
+        inverse[nans_in_order] = len(values) - len(nans_in_order) + np.arange(len(nans_in_order))
+    return values, inverse
 
 
 def _unique_slices_as_pytorch(data: Any, axis: int) -> tuple:
@@ -374,6 +399,8 @@ class TensorReductions:
                 axis=axis,
                 equal_nan=False,  # NaN != NaN: each NaN is a distinct value (last), as PyTorch
             )
+        if axis is None:
+            values, inverse = _as_pytorch_sorts_it(data, values, inverse)
         out = [self._make(values.astype(data.dtype, copy=False), False)]
         if return_inverse:
             shape = self.shape if dim is None else (self.shape[axis],)

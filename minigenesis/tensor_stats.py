@@ -26,7 +26,7 @@ from .ops import shape as S
 from .ops import sorting as SO
 from .ops.round_once import in_float32, is_two_byte_float
 from .ops.selection import quickselect_index
-from .ops.stl_order import mode_index
+from .ops.stl_order import median_index, mode_index
 from .promotion import FLOAT_KINDS, float_in
 from .size import norm_dim, plain_int
 
@@ -99,6 +99,21 @@ def _linspace_edges(lo: float, hi: float, steps: int, dtype: Any) -> np.ndarray:
     return (base + prod).astype(dtype)
 
 
+def _signed_zero_median(a: Any, md: Any, skip_nan: bool) -> Any:
+    """The median of all elements ``md``, with the sign of the zero PyTorch's CPU kernel picks
+    when the median is 0 and both -0.0 and 0.0 occur (its nth_element's choice; replayed)."""
+    xp = get_array_module(a)
+    if xp is not np or bool(md != 0):
+        return md
+    flat = (a.astype(np.float32) if a.dtype.kind == "V" else a).reshape(-1)
+    zeros = flat == 0
+    negative = zeros & np.signbit(flat)
+    if not (negative.any() and (zeros & ~negative).any()):
+        return md
+    pick = median_index(flat.astype(np.float64).tolist(), skip_nan)
+    return np.asarray(a.reshape(-1)[pick]).reshape(md.shape)
+
+
 def _nan_count(x: Any, d: int) -> Any:
     xp = get_array_module(x._data)
     if x._data.dtype.kind not in FLOAT_KINDS:
@@ -141,7 +156,7 @@ class TensorStatistics:
                 return m
             # value exactly m (inf too); gradient 1/count on each element equal to m
             xp = get_array_module(self._data)
-            md = m._data
+            md = _signed_zero_median(self._data, m._data, skip_nan)
             same = (
                 xp.isnan(self._data)
                 if md.dtype.kind in FLOAT_KINDS and bool(xp.isnan(md))

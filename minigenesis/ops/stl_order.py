@@ -267,3 +267,17 @@ def unique_dim_groups(slices: list[list[float]]) -> tuple[list[int], list[int], 
         inverse[s] = len(firsts) - 1
         counts[-1] += 1
     return firsts, inverse, counts
+
+
+def median_index(values: list[float], skip_nan: bool) -> int:
+    """The index of the element PyTorch's CPU median (nanmedian with ``skip_nan``) of all
+    elements returns, for values without NaN or skipping them: std::nth_element at place
+    (m - 1) // 2 of the m numbers, by < (nanmedian: NaN after every number)."""
+    pairs = [(v, i) for i, v in enumerate(values)]
+    m = sum(not _nan(v) for v in values)
+
+    def less(x: tuple, y: tuple) -> bool:
+        return x[0] < y[0] or (_nan(y[0]) and not _nan(x[0]))
+
+    stl_nth_element(pairs, (m - 1) // 2, less)
+    return pairs[(m - 1) // 2][1]

@@ -158,3 +158,31 @@ def test_default_sort_keeps_the_order_where_pytorch_does_not_sort():
     assert mg.zeros(1, 3).expand(20, 3).sort(dim=0).indices[:, 0].tolist() == list(range(20))
     x = np.arange(40000) % 3
     np.testing.assert_array_equal(mg.tensor(x).sort().indices.numpy(), np.argsort(x, kind="stable"))
+
+
+def test_unique_numbers_nans_in_the_order_of_the_unstable_sort():
+    # 17 NaNs: the sort (NaN vs NaN: neither is less) takes the partition step above, and the
+    # k-th NaN it leaves is the k-th of the 17 distinct values
+    values, inverse = mg.full((17,), NAN).unique(return_inverse=True)
+    assert values.shape == (17,)
+    np.testing.assert_array_equal(inverse.numpy(), np.argsort(PARTITIONED_17))
+    # 16 elements are insertion-sorted (stable): the NaNs keep their order
+    _, inverse = mg.full((16,), NAN).unique(return_inverse=True)
+    np.testing.assert_array_equal(inverse.numpy(), np.arange(16))
+
+
+def test_unique_names_the_zeros_by_the_first_zero_of_the_unstable_sort():
+    # the sort of 17 zeros puts element 8 first: its sign names the group
+    for at, negative in ((8, True), (0, False)):
+        a = np.zeros(17)
+        a[at] = -0.0
+        values = mg.tensor(a).unique()
+        assert values.tolist() == [0.0] and bool(np.signbit(values.numpy()[0])) is negative
+
+
+def test_median_of_all_elements_takes_the_sign_of_the_zero_nth_element_picks():
+    # nth_element at place 1 of [0, 0, 0, -0]: the median of three (v[1], v[2], v[3]) is v[2],
+    # swapped to the front; the partition swaps places 1 and 3 and cuts at 2: place 1 now holds
+    # the -0 from index 3 (a stable sort would name the 0 at index 1)
+    assert bool(np.signbit(mg.tensor([0.0, 0.0, 0.0, -0.0]).median().numpy()))
+    assert not np.signbit(mg.tensor([0.0, -0.0, 0.0, 0.0]).median().numpy())

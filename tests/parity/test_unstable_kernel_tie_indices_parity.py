@@ -83,3 +83,27 @@ def test_default_sort_indices_match_pytorch(case):
                 np.testing.assert_array_equal(
                     mg.tensor(y).argsort(dim=dim, descending=descending).numpy(), want.numpy()
                 )
+
+
+@pytest.mark.parametrize("case", range(len(ROWS)))
+def test_unique_inverse_and_signed_zeros_match_pytorch(case):
+    a = ROWS[case].copy()
+    a[:, ::3] *= -1.0  # -0.0 next to 0.0
+    for dtype in ("float32", "float16"):
+        x = a.astype(dtype)
+        want = torch.tensor(x).unique(return_inverse=True, return_counts=True)
+        got = mg.tensor(x).unique(return_inverse=True, return_counts=True)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g.numpy(), w.numpy())
+            np.testing.assert_array_equal(np.signbit(g.numpy()), np.signbit(w.numpy()))
+
+
+@pytest.mark.parametrize("case", range(len(ROWS)))
+def test_median_of_all_elements_signed_zero_matches_pytorch(case):
+    a = ROWS[case].copy() - 1.0  # zeros from the ones
+    a[:, ::2] *= -1.0
+    for name in ("median", "nanmedian"):
+        want = getattr(torch.tensor(a), name)().numpy()
+        got = getattr(mg.tensor(a), name)().numpy()
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
