@@ -14,7 +14,8 @@ from collections import namedtuple
 from typing import Any
 
 __all__ = [
-    "aminmax", "cummax", "cummin", "frexp", "histogram", "kthvalue", "linalg_cholesky_ex",
+    "aminmax", "cummax", "cummin", "frexp", "histogram", "histogramdd", "kthvalue",
+    "linalg_cholesky_ex",
     "linalg_eigh", "linalg_inv_ex", "linalg_lstsq", "linalg_lu", "linalg_lu_factor",
     "linalg_lu_factor_ex", "linalg_qr", "linalg_slogdet", "linalg_solve_ex", "linalg_svd", "max",
     "median", "min", "mode", "nanmedian", "qr", "slogdet", "sort", "svd", "topk",
@@ -50,6 +51,7 @@ topk = _structseq("topk", _VALUES_INDICES)
 aminmax = _structseq("aminmax", ("min", "max"))
 frexp = _structseq("frexp", ("mantissa", "exponent"))
 histogram = _structseq("histogram", ("hist", "bin_edges"))
+histogramdd = _structseq("histogramdd", ("hist", "bin_edges"))  # bin_edges: one tensor per dim
 linalg_cholesky_ex = _structseq("linalg_cholesky_ex", ("L", "info"))
 linalg_eigh = _structseq("linalg_eigh", ("eigenvalues", "eigenvectors"))
 linalg_inv_ex = _structseq("linalg_inv_ex", ("inverse", "info"))

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import amp, autograd, linalg
+from .. import amp, autograd, linalg, return_types
 from .. import dtypes as _dt
 from .._tensor import Tensor
 from ..backend import to_numpy
@@ -377,8 +377,9 @@ def histogramdd(
     input: Tensor, bins: Any = 10, *, range: Any = None, weight: Tensor | None = None,  # noqa: A002
     density: bool = False,
 ) -> tuple:  # fmt: skip
-    """(hist, bin_edges): counts of the points (rows of the last dim D) in a D-dim grid of
-    bins; bins an int, one int per dim or each dim's edges; edges include the last one."""
+    """(hist, bin_edges), a named tuple: counts of the points (rows of the last dim D) in a
+    D-dim grid of bins; bins an int, one int per dim or each dim's edges; bin_edges one tensor of
+    edges per dim (the last edge included)."""
     # counted on the host (as histogram is) in float64: ml_dtypes' bfloat16 reductions warn on
     # NaN where NumPy's do not; the counts and edges go back to input's device and dtype below
     points = to_numpy(input._data).astype(np.float64).reshape(-1, input.shape[-1])
@@ -391,7 +392,8 @@ def histogramdd(
     w = None if weight is None else to_numpy(weight._data).reshape(-1)
     hist, edges = np.histogramdd(points, bins=spec, range=ranges, weights=w, density=density)
     out = tensor(hist, dtype=input.dtype, device=input.device)
-    return out, [tensor(e, dtype=input.dtype, device=input.device) for e in edges]
+    edges = tuple(tensor(e, dtype=input.dtype, device=input.device) for e in edges)
+    return return_types.histogramdd(out, edges)
 
 
 # ---------------------------------------------------------------------- process-wide switches

@@ -73,3 +73,14 @@ def test_histogram_refuses_a_range_that_is_not_finite(data):
     hist, _ = mg.histogram(mg.tensor(data), bins=2, range=(0.0, 3.0))
     np_hist, _ = np.histogram(np.array(data), bins=2, range=(0.0, 3.0))
     np.testing.assert_array_equal(hist.numpy(), np_hist)
+
+
+def test_histogramdd_returns_a_named_tuple_with_a_tuple_of_edges():
+    pts = np.array([[0.0, 1.0], [0.5, 0.5], [1.0, 0.0]])
+    out = mg.histogramdd(mg.tensor(pts), bins=[2, 2])
+    np_hist, np_edges = np.histogramdd(pts, bins=[2, 2])
+    assert type(out).__name__ == "histogramdd"
+    assert isinstance(out.bin_edges, tuple) and len(out.bin_edges) == 2
+    np.testing.assert_array_equal(out.hist.numpy(), np_hist)
+    for got, want in zip(out.bin_edges, np_edges, strict=True):
+        np.testing.assert_allclose(got.numpy(), want)
