@@ -27,7 +27,7 @@ from .ops import reduce as R
 from .ops import shape as S
 from .ops import sorting as SO
 from .ops.round_once import in_float32, is_two_byte_float
-from .ops.stl_order import sort_order, unique_dim_groups
+from .ops.stl_order import replayable, sort_order, unique_dim_groups
 from .promotion import FLOAT_KINDS, binary_op, float_in, need_float
 from .size import check_unique_dim, norm_dim, plain_int
 
@@ -99,6 +99,8 @@ def _ambiguous_slices(data: Any) -> bool:
     xp = get_array_module(data)
     if data.dtype.kind not in "fV" or xp is not np:  # (PyTorch's CUDA kernel sorts otherwise)
         return False
+    if not replayable(1, data.size):  # too large to replay: NumPy's grouping stands
+        return False
     a = data.astype(xp.float32) if data.dtype.kind == "V" else data
     return bool(xp.isnan(a).any() or ((a == 0) & xp.signbit(a)).any())
 
@@ -114,7 +116,7 @@ def _as_pytorch_sorts_it(data: Any, values: Any, inverse: Any) -> tuple:
     zero, nan = flat == 0, np.isnan(flat)
     signs = zero & np.signbit(flat)
     mixed_zeros = signs.any() and (zero & ~signs).any()
-    if not mixed_zeros and nan.sum() < 2:
+    if (not mixed_zeros and nan.sum() < 2) or not replayable(1, flat.size):
         return values, inverse
     order = sort_order(flat.astype(np.float64).tolist(), False)
     if mixed_zeros:

@@ -26,7 +26,7 @@ from .ops import shape as S
 from .ops import sorting as SO
 from .ops.round_once import in_float32, is_two_byte_float
 from .ops.selection import quickselect_index
-from .ops.stl_order import median_index, mode_index
+from .ops.stl_order import median_index, mode_index, replayable
 from .promotion import FLOAT_KINDS, float_in
 from .size import norm_dim, plain_int
 
@@ -108,7 +108,7 @@ def _signed_zero_median(a: Any, md: Any, skip_nan: bool) -> Any:
     flat = (a.astype(np.float32) if a.dtype.kind == "V" else a).reshape(-1)
     zeros = flat == 0
     negative = zeros & np.signbit(flat)
-    if not (negative.any() and (zeros & ~negative).any()):
+    if not (negative.any() and (zeros & ~negative).any()) or not replayable(1, flat.size):
         return md
     pick = median_index(flat.astype(np.float64).tolist(), skip_nan)
     return np.asarray(a.reshape(-1)[pick]).reshape(md.shape)
@@ -207,16 +207,18 @@ class TensorStatistics:
         flat = rows.reshape(-1, rows.shape[-1])
         picks = np.empty(flat.shape[0], np.int64)
         host = to_numpy(flat)
+        replay = xp is np and replayable(*host.shape)  # (else the rule below: see stl_order)
         if host.dtype.kind == "V":  # bfloat16: its exact float32 values
             host = host.astype(np.float32)
         for r, row in enumerate(host):  # one slice at a time, on the host
             values, counts = np.unique(row, return_counts=True)
             best = int(np.argmax(counts))
             no_nan = row.dtype.kind not in FLOAT_KINDS or not np.isnan(values).any()
-            if (no_nan and (counts[best] == 1 or row.size <= 16)) or xp is not np:
+            if (no_nan and (counts[best] == 1 or row.size <= 16)) or not replay:
                 # one answer, or PyTorch's sort of <= 16 elements is an insertion sort, which
                 # is stable: the last occurrence of the smallest most frequent value
-                # (a GPU tensor keeps this rule: PyTorch's CUDA kernel sorts otherwise)
+                # (a GPU tensor keeps this rule: PyTorch's CUDA kernel sorts otherwise; so
+                # does a call too large to replay)
                 same = row == values[best]
                 if not no_nan:
                     same |= np.isnan(row) & np.isnan(values[best])

@@ -30,7 +30,7 @@ from ..backend import get_array_module, to_numpy
 from ..random import generator_for
 from ..size import plain_int
 from .gather_scatter import GatherAlongDim, checked_dim
-from .stl_order import sort_order, topk_order
+from .stl_order import replayable, sort_order, topk_order
 
 
 # ----------------------------------------------------------------------------------- sort
@@ -92,7 +92,7 @@ def _unstable_sort_ties(a, d: int, idx, descending: bool):
     if values.dtype.kind == "f":
         same |= xp.isnan(lead) & xp.isnan(nxt)
     ties = to_numpy(same.any(axis=d))
-    if not ties.any():
+    if not ties.any() or not replayable(int(ties.sum()), a.shape[d]):
         return idx
     rows = np.moveaxis(to_numpy(a.astype(np.float32) if a.dtype.kind == "V" else a), d, -1)
     out = np.moveaxis(to_numpy(idx), d, -1).copy()
@@ -140,7 +140,7 @@ def _topk_ties(a, d: int, order, idx, k: int, largest: bool):
     if head.dtype.kind in "fc":
         same |= xp.isnan(lead) & xp.isnan(nxt)
     ties = to_numpy(same.any(axis=d))
-    if not ties.any():
+    if not ties.any() or not replayable(int(ties.sum()), a.shape[d]):
         return idx
     rows = np.moveaxis(to_numpy(a.astype(np.float32) if a.dtype.kind == "V" else a), d, -1)
     out = np.moveaxis(to_numpy(idx), d, -1).copy()

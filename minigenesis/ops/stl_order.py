@@ -12,7 +12,10 @@ indices are PyTorch's. ``less`` is the kernel's comparison; with NaN, ``<`` is n
 all, and the replay still takes the same steps as the C++ code.
 
 Each step costs about a microsecond per comparison in Python; the callers replay only the
-slices where the choice among equal values shows.
+slices where the choice among equal values shows, and only while those slices hold at most
+``REPLAY_MAX`` elements in all (``replayable``): a larger call (a sort of a million elements with
+ties would take ~20 s here) keeps the stable order, which is a valid answer too (PyTorch does not
+document which of equal values comes first).
 """
 
 from __future__ import annotations
@@ -23,6 +26,12 @@ from typing import Any
 Less = Callable[[Any, Any], bool]
 
 _THRESHOLD = 16  # libstdc++'s _S_threshold: below it, insertion sort finishes the job
+REPLAY_MAX = 1 << 15  # elements replayed per call at most (~0.1-0.3 s)
+
+
+def replayable(slices: int, length: int) -> bool:
+    """Whether replaying ``slices`` slices of ``length`` elements stays within REPLAY_MAX."""
+    return slices * length <= REPLAY_MAX
 
 
 def _lg(n: int) -> int:

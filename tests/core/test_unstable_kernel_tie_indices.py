@@ -186,3 +186,12 @@ def test_median_of_all_elements_takes_the_sign_of_the_zero_nth_element_picks():
     # the -0 from index 3 (a stable sort would name the 0 at index 1)
     assert bool(np.signbit(mg.tensor([0.0, 0.0, 0.0, -0.0]).median().numpy()))
     assert not np.signbit(mg.tensor([0.0, -0.0, 0.0, 0.0]).median().numpy())
+
+
+def test_a_call_too_large_to_replay_keeps_the_stable_order():
+    from minigenesis.ops.stl_order import REPLAY_MAX
+
+    n = REPLAY_MAX + 1
+    np.testing.assert_array_equal(mg.zeros(n).sort().indices.numpy(), np.arange(n))
+    np.testing.assert_array_equal(mg.zeros(n).topk(3).indices.numpy(), [0, 1, 2])
+    assert mg.ones(n).mode().indices.item() == n - 1  # the last occurrence
