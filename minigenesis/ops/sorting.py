@@ -113,8 +113,8 @@ def topk(x, k: int, dim: int = -1, largest: bool = True):
             f"topk: k ({k!r}) is out of range: expected an int in [0, {size}] for dim {dim} of "
             f"a tensor of shape {tuple(x.shape)} (selected index k out of range)"
         )
-    if x.ndim == 0:
-        values, idx = topk(x.reshape(1), k, 0, largest)
+    if x.ndim == 0:  # the element itself, index 0, for k = 1 and k = 0 alike (PyTorch's)
+        values, idx = topk(x.reshape(1), 1, 0, largest)
         return values.reshape(()), idx.reshape(())
     order = sort_indices(x._data, d, largest)
     idx = order[(slice(None),) * d + (slice(0, k),)].astype(np.int64, copy=False)

@@ -195,3 +195,10 @@ def test_a_call_too_large_to_replay_keeps_the_stable_order():
     np.testing.assert_array_equal(mg.zeros(n).sort().indices.numpy(), np.arange(n))
     np.testing.assert_array_equal(mg.zeros(n).topk(3).indices.numpy(), [0, 1, 2])
     assert mg.ones(n).mode().indices.item() == n - 1  # the last occurrence
+
+
+@pytest.mark.parametrize("k", [0, 1])
+def test_topk_of_a_zero_dim_tensor_is_the_element_itself(k):
+    values, indices = mg.tensor(3.0).topk(k)
+    assert values.shape == () and values.item() == 3.0
+    assert indices.shape == () and indices.item() == 0
