@@ -450,7 +450,7 @@ class TensorReductions:
         xp = get_array_module(data)
         if data.size and int(data.min()) < 0:
             raise RuntimeError("bincount only supports 1-d non-negative integral inputs")
-        if weights is None:
+        if weights is None or data.size == 0:  # no elements: int64 zeros even with weights
             return self._make(xp.bincount(data, minlength=minlength).astype(xp.int64), False)
         w = weights._data if isinstance(weights, TensorBase) else xp.asarray(weights)
         if w.shape != data.shape:

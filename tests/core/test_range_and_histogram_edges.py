@@ -84,3 +84,12 @@ def test_histogramdd_returns_a_named_tuple_with_a_tuple_of_edges():
     np.testing.assert_array_equal(out.hist.numpy(), np_hist)
     for got, want in zip(out.bin_edges, np_edges, strict=True):
         np.testing.assert_allclose(got.numpy(), want)
+
+
+def test_bincount_of_no_elements_is_int64_zeros_even_with_weights():
+    # PyTorch's kernel returns zeros(minlength, int64) for an empty input before it looks at
+    # the weights; with elements, float64 sums (float32 for float32 weights)
+    out = mg.bincount(mg.tensor([], dtype=mg.int64), weights=mg.tensor([]), minlength=3)
+    assert out.dtype is mg.int64 and out.tolist() == [0, 0, 0]
+    out = mg.bincount(mg.tensor([1, 1]), weights=mg.tensor([0.5, 0.25]))
+    assert out.dtype is mg.float32 and out.tolist() == [0.0, 0.75]
