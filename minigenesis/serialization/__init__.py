@@ -39,6 +39,7 @@ from .format import (
     read_checkpoint,
     write_checkpoint,
 )
+from .device_storage import DeviceStorages
 from .location import make_placer
 from .pickling import (
     CheckpointPickler,
@@ -116,12 +117,14 @@ def load(
         raise io.UnsupportedOperation(
             f"{name}: the file is not open for reading; open it with 'rb'"
         )
-    place = make_placer(map_location, name)  # a bad map_location fails before any reading
+    storages = DeviceStorages()  # GPU copies of the buffers: views of one stay views of one
+    place = make_placer(map_location, name, storages)  # a bad map_location fails before reading
     if hasattr(f, "read"):
         payload, buffers = read_checkpoint(f, name, mmap=bool(mmap))
     else:
         with open_checkpoint(f, name) as fh:
             payload, buffers = read_checkpoint(fh, name, mmap=bool(mmap))
+    storages.buffer_ids = frozenset(map(id, buffers))
     try:
         if weights_only:
             return restricted_load(payload, buffers, name, place)

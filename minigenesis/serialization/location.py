@@ -22,6 +22,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..backend import device, module_for
+from .device_storage import DeviceStorages
 from .pickling import _place
 
 Placer = Callable[[Tensor, str], Tensor]
@@ -33,10 +34,12 @@ def _canonical(spec: Any) -> str:
     return d.type if d.type in ("cpu", "meta") else f"cuda:{d.index or 0}"
 
 
-def make_placer(map_location: Any, name: str) -> Placer:
+def make_placer(map_location: Any, name: str, storages: DeviceStorages | None = None) -> Placer:
     """Turn a ``map_location`` argument into ``place(tensor, saved_location) -> tensor``.
 
-    Bad arguments fail here, before the file is read.
+    Bad arguments fail here, before the file is read. With ``storages`` (the load's device
+    copies of its buffers), tensors that view one loaded buffer land on a GPU as views of one
+    copy, as PyTorch moves a storage once; a callable's own results are used as they come.
     """
 
     def restore(t: Tensor, location: str) -> Tensor:
@@ -44,7 +47,7 @@ def make_placer(map_location: Any, name: str) -> Placer:
 
     def move(t: Tensor, target: str, location: str) -> Tensor:
         try:
-            return _place(t, target)
+            return _place(t, target, storages)
         except RuntimeError as err:  # CUDA asked for but missing
             hint = "" if map_location is not None else "; pass map_location='cpu' to use the CPU"
             raise RuntimeError(

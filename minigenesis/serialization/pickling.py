@@ -42,6 +42,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..backend import device, device_of, get_array_module, to_device, to_numpy
 from ..meta_array import MetaArray, meta_like
+from .device_storage import DeviceStorages, HostRoots
 from .format import CheckpointError
 
 # The public home of the rebuild functions: pickles name them through it, so moving code between
@@ -191,12 +192,17 @@ def _rebuild_scalar(raw: bytes, token: str) -> np.generic:
     return np.frombuffer(raw, dtype=dt)[0]
 
 
-def _place(t: Tensor, location: str) -> Tensor:
+def _place(t: Tensor, location: str, storages: DeviceStorages | None = None) -> Tensor:
     """Move a freshly rebuilt tensor to ``location`` in place (its class and identity stay).
-    A meta tensor stays on meta (it has no data to move), as PyTorch's load keeps it."""
+    A meta tensor stays on meta (it has no data to move), as PyTorch's load keeps it.
+    With ``storages`` (one per load), tensors that view one loaded buffer land on a GPU as views
+    of one device copy of it (``device_storage.py``); without, each is copied on its own."""
     target = device(location)
     if device_of(t._data) != target and type(t._data) is not MetaArray:
-        t._data = to_device(t._data, target)
+        if storages is not None and target.type == "cuda" and type(t._data) is np.ndarray:
+            t._data = storages.to_device(t._data, target)
+        else:
+            t._data = to_device(t._data, target)
     return t
 
 
@@ -238,6 +244,20 @@ class CheckpointPickler(pickle.Pickler):
 
     def __init__(self, file: Any, buffer_callback: Callable) -> None:
         super().__init__(file, protocol=5, buffer_callback=buffer_callback)
+        self._host_roots = HostRoots()  # GPU storages copied to the host, once each
+
+    def _tensor_reduce(self, obj: Tensor) -> tuple:
+        """``obj.__reduce_ex__(5)``; a GPU tensor's array is first replaced by a NumPy view of
+        its storage's one host copy (a shallow stand-in of the same class carries it), so views
+        of one GPU storage are saved as views of one root, as CPU views are."""
+        if type(obj._data) is np.ndarray or type(obj._data) is MetaArray:
+            return obj.__reduce_ex__(5)
+        if get_array_module(obj._data) is np:
+            return obj.__reduce_ex__(5)
+        host = object.__new__(type(obj))
+        host.__dict__.update(obj.__dict__)  # (the tensor itself is never changed)
+        host._data = self._host_roots.host_view(obj._data)
+        return type(obj).__reduce_ex__(host, 5)
 
     def reducer_override(self, obj: Any) -> Any:
         if type(obj) is device:  # by its name, not by slot state (which would need BUILD)
@@ -248,7 +268,7 @@ class CheckpointPickler(pickle.Pickler):
         if type(obj) is MetaArray and (token := _dtype_token(obj.dtype)) is not None:
             return (_rebuild_meta, (token, obj.shape))  # (no data: a meta tensor's array)
         if isinstance(obj, Tensor):
-            rebuild, args, *rest = obj.__reduce_ex__(5)
+            rebuild, args, *rest = self._tensor_reduce(obj)
             if rest and isinstance(rest[0], dict):
                 # Attributes the user set on a tensor are not saved: a weights_only load could
                 # not rebuild them (it runs no BUILD on a tensor).

@@ -35,6 +35,7 @@ GPU_TEST_FILES = [
     "tests/nn/test_grid_sample_gpu.py",
     "tests/optim/test_gpu.py",
     "tests/serialization/test_roundtrip.py",
+    "tests/serialization/test_saved_gpu_views_share_memory.py",
     "tests/app/test_gpu.py",
     "tests/core/test_cuda_sync.py",
     "tests/core/test_numpy_force_and_reversed.py",

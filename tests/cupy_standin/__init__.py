@@ -128,8 +128,8 @@ def _unwrap(obj: Any, host_ok: bool = False) -> Any:
     if type(obj) is ndarray:
         return obj._a
     if isinstance(obj, np.ndarray):
-        if host_ok:
-            return obj
+        if host_ok:  # a host -> device transfer: new device memory, never a view of the host's
+            return obj.copy(order="K")
         raise _unsupported(obj)
     if isinstance(obj, (list, tuple)):
         return type(obj)(_unwrap(o, host_ok) for o in obj)
