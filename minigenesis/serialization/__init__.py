@@ -20,8 +20,10 @@
   copy, and on load each array is read straight into its final memory.
 
 Shared tensors (the same tensor or array object twice, e.g. tied weights) are stored once and come
-back shared. NumPy arrays come back as NumPy arrays (``map_location`` moves tensors only; a CuPy
-array outside a tensor comes back as a NumPy array).
+back shared; so do tensors that view one storage (``t`` and ``t[1:]``), on the CPU or a GPU, as
+views of one storage wherever ``map_location`` sends them (``device_storage.py``). NumPy arrays
+come back as NumPy arrays (``map_location`` moves tensors only; a CuPy array outside a tensor
+comes back as a NumPy array).
 """
 
 from __future__ import annotations

@@ -90,6 +90,24 @@ def test_mapped_file_views_land_on_the_gpu_as_views_of_one_storage(
 
 @pytest.mark.gpu
 @needs_cuda
+@pytest.mark.parametrize("where", [None, "cpu"])
+@pytest.mark.parametrize("dtype", [mg.bfloat16, mg.float16, mg.bool, mg.int8, mg.float64])
+def test_gpu_views_of_any_dtype_and_dtype_views_share_after_loading(dtype, where):
+    base = mg.arange(12).to(dtype).reshape(3, 4).cuda()
+    same_size = {1: mg.uint8, 2: mg.int16, 8: mg.int64}[dtype.itemsize]
+    got = _round_trip({"t": base.t(), "row": base[1], "bits": base.view(same_size)}, where, True)
+    got["row"].fill_(0)  # buffer row 1
+    ref = np.arange(12).reshape(3, 4).astype(bool if dtype is mg.bool else np.float64) * 1.0
+    ref[1] = 0
+    assert got["t"].stride() == (1, 4)
+    np.testing.assert_array_equal(got["t"].double().cpu().numpy(), ref.T)
+    np.testing.assert_array_equal(got["bits"][1].cpu().numpy(), np.zeros(4))  # 0 is all-0 bits
+    got["bits"][0].zero_()
+    np.testing.assert_array_equal(got["t"][:, 0].double().cpu().numpy(), np.zeros(4))
+
+
+@pytest.mark.gpu
+@needs_cuda
 def test_saving_gpu_views_reads_each_storage_to_the_host_once():
     cp = cupy_module()
     if not hasattr(cp, "counting_host_reads"):
