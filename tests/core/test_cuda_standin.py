@@ -95,6 +95,15 @@ def test_mixing_host_and_device_arrays_raises():
     np.testing.assert_array_equal((cp.asarray(h) + d).get(), [2.0, 2.0, 2.0])
 
 
+def test_a_host_array_sent_to_the_device_is_a_copy_as_in_cupy():
+    h = np.arange(6.0)
+    for send in (cp.asarray, cp.array, cp.ascontiguousarray):
+        d = send(h[1:])
+        d[0] = 100.0  # device memory: the host array must not change
+        assert h.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+        assert d.get().tolist() == [100.0, 2.0, 3.0, 4.0, 5.0]
+
+
 def test_namespace_is_cupy_14s():
     assert NAMES["version"].startswith("14.")
     assert "errstate" not in NAMES["cupy"] and not hasattr(cp, "errstate")
