@@ -12,10 +12,10 @@ with the same byte offset and strides; the pickler then stores the root once and
 
 Loading (``DeviceStorages``): the loaded arrays of views of one storage view one host buffer.
 Moving each tensor to the GPU on its own would give every view a private copy; instead the
-buffer is copied to the device once per load and target, as raw bytes, and each tensor becomes
-the device view at its byte offset ``o`` with its strides ``s``: elements at bytes
-``o + sum_k i_k * s_k``, all inside the buffer (checked again here, as ``_rebuild_view`` checks
-them on the host).
+buffer is copied to the device once per load and target (typed as the first tensor that views
+it), and each tensor becomes the device view at its byte offset ``o`` with its strides ``s``:
+elements at bytes ``o + sum_k i_k * s_k``, all inside the buffer (checked again here, as
+``_rebuild_view`` checks them on the host).
 """
 
 from __future__ import annotations
@@ -98,10 +98,15 @@ class DeviceStorages:
             )
         key = (id(storage), str(target))
         if key not in self._copies:  # keeping the storage alive keeps its id unique
-            raw = storage.reshape(-1).view(np.uint8)
-            self._copies[key] = (storage, to_device(raw, target))
-        raw_dev = self._copies[key][1]
-        typed = raw_dev[low:high].view(arr.dtype)  # (high - low) is a multiple of itemsize
-        xp = get_array_module(raw_dev)
-        start = (offset - low) // itemsize
+            flat = storage.reshape(-1).view(np.uint8)
+            if flat.size % itemsize == 0:  # typed as its first tensor, as deepcopy expects
+                flat = flat.view(arr.dtype)
+            self._copies[key] = (storage, to_device(flat, target))
+        copy = self._copies[key][1]
+        if copy.dtype == arr.dtype:
+            typed, start = copy, offset // itemsize
+        else:  # a dtype view: its own dtype over the bytes it spans
+            typed = copy.view(np.uint8)[low:high].view(arr.dtype)  # (high - low) % itemsize == 0
+            start = (offset - low) // itemsize
+        xp = get_array_module(copy)
         return xp.lib.stride_tricks.as_strided(typed[start:], arr.shape, arr.strides)

@@ -139,6 +139,9 @@ def test_deepcopy_of_gpu_views_keeps_them_views_of_one_new_storage():
     base = mg.arange(12.0, device="cuda").reshape(3, 4)
     got = copy.deepcopy(_views_of(base))
     _check_shared(got, "cuda")
+    loaded = _round_trip(_views_of(base), None, True)  # views of one storage made by load
+    _check_shared(copy.deepcopy(loaded), "cuda")
+    _check_shared(_round_trip(loaded, None, True), "cuda")  # and saved again
     assert base.cpu().numpy().tolist() == np.arange(12.0).reshape(3, 4).tolist()
 
 
