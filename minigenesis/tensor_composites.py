@@ -22,6 +22,7 @@ from .backend import get_array_module
 from .dtypes import scalar_type_name
 from .meta_array import refuse_data_dependent
 from .ops import indexing as I
+from .ops.beta_zero import beta_zero_sum
 from .ops.inverse_hyperbolic import Acosh, Asinh, Atanh
 from .ops.nextafter import NextAfter
 from .ops.round_once import in_float32, same_two_byte_float
@@ -425,5 +426,6 @@ def _scaled_sum(self: Any, product: Any, beta: Any, alpha: Any) -> Any:
     scaled = product if alpha == 1 else alpha * product
     if beta == 0:  # PyTorch: self is not read at all
         shape = np.broadcast_shapes(self.shape, scaled.shape)
-        return scaled if tuple(scaled.shape) == shape else scaled.expand(shape).clone()
+        scaled = scaled if tuple(scaled.shape) == shape else scaled.expand(shape).clone()
+        return beta_zero_sum(self, scaled)
     return (self if beta == 1 else beta * self) + scaled

@@ -24,6 +24,7 @@ from .ops import elementwise as E
 from .ops import linalg as L
 from .ops import matmul as M
 from .ops import sorting as SO
+from .ops.beta_zero import beta_zero_sum
 from .ops.round_once import in_float32, same_two_byte_float
 from .ops.same_dtype import check_same_dtype
 from .size import plain_int
@@ -335,5 +336,5 @@ def _add_scaled(x: Any, prod: Any, beta: Any, alpha: Any) -> Any:
             f"input {tuple(x.shape)} cannot be broadcast to the product's shape {tuple(prod.shape)}"
         ) from None
     if beta == 0:
-        return scaled.clone() if alpha == 1 else scaled
+        return beta_zero_sum(x, scaled.clone() if alpha == 1 else scaled)
     return (x if beta == 1 else x * beta) + scaled
