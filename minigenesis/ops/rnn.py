@@ -49,6 +49,29 @@ def _sigmoid_(v):
     return v
 
 
+def _float32_inside(forward):
+    """A cell's forward on 2-byte floats run in float32, its outputs rounded once: the gates,
+    their sigmoids/tanhs and the new cell state are not each rounded to float16/bfloat16 (which
+    took an LSTM's h' and gradients 2-3x further from the float64 truth than PyTorch's CPU LSTM,
+    whose oneDNN kernel keeps them in float32). The saved arrays stay float32, so backward
+    computes in float32 too; the engine casts each gradient back to its input's dtype."""
+
+    def run(ctx, *args):
+        # only when every array is of one 2-byte float dtype (float16, or bfloat16: ml_dtypes'
+        # kind "V"); mixed dtypes (a float32 state under CPU autocast) promote as they are
+        dtypes = {a.dtype for a in args if hasattr(a, "dtype")}
+        low = dtypes.pop() if len(dtypes) == 1 else None
+        if low is None or low.itemsize != 2 or low.kind not in "fV":
+            return forward(ctx, *args)
+        wide = [a.astype(np.float32) if hasattr(a, "dtype") and a.dtype == low else a for a in args]
+        out = forward(ctx, *wide)
+        if isinstance(out, tuple):
+            return tuple(o.astype(low) for o in out)
+        return out.astype(low)
+
+    return run
+
+
 def _wrap(like, array):
     """An array result of the fast path as a constant Tensor of the same class as ``like``."""
     return None if array is None else type(like)._make(array, False)
@@ -94,6 +117,7 @@ class RNNCell(Op):
     autocast = LOWER  # PyTorch's rnn_tanh/relu cells: on its lists (CUDA; linears on the CPU)
 
     @staticmethod
+    @_float32_inside
     @quiet_fp  # inf - inf in the pre-activation is NaN, silently as in PyTorch
     def forward(ctx, xw, h, w_hh, b_hh, relu):
         xp = get_array_module(xw)
@@ -146,6 +170,7 @@ class LSTMCell(Op):
     then the gate gradients of ``_lstm_grads``, then ``_recurrent_grads``."""
 
     @staticmethod
+    @_float32_inside
     @quiet_fp  # inf - inf in the pre-activation is NaN, silently as in PyTorch
     def forward(ctx, xw, h, c, w_hh, b_hh, w_hr):
         xp = get_array_module(xw)
@@ -227,6 +252,7 @@ class GRUCell(Op):
     added to the direct part)."""
 
     @staticmethod
+    @_float32_inside
     @quiet_fp  # inf - inf in the pre-activation is NaN, silently as in PyTorch
     def forward(ctx, xw, h, w_hh, b_hh):
         xp = get_array_module(xw)
