@@ -241,7 +241,8 @@ class SDPA(Op):
                 dead = None
             else:
                 s = xp.where(dead, 0.0, s)
-        if type(s) is ndarray or not kernels.attention.softmax_rows(s):  # (True: done)
+        # (no keys, S = 0: nothing to normalise; the output is the empty sum, zeros)
+        if S and (type(s) is ndarray or not kernels.attention.softmax_rows(s)):  # True: done
             s -= s.max(axis=-1, keepdims=True)
             xp.exp(s, out=s)
             s *= (1.0 / _row_sums(s))[..., None]
