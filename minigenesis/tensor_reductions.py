@@ -180,7 +180,12 @@ class TensorReductions:
     def std(self, dim=None, unbiased=None, keepdim: bool = False, correction=None):
         if is_two_byte_float(self):  # the variance of float16 60000s overflows, their std not
             return in_float32(lambda t: t.std(dim, unbiased, keepdim, correction), self)
-        return R.StdSqrt.apply(self.var(dim, unbiased, keepdim, correction))
+        v = self.var(dim, unbiased, keepdim, correction)
+        if v.dtype == _dt.float32 and isinstance(v._data, np.ndarray) and np.isinf(v._data).any():
+            # the float32 variance overflowed (|x| from ~1e19: the squares pass 3.4e38) where
+            # the std may not (PyTorch accumulates in double): the std again in float64, rounded
+            return self.double().std(dim, unbiased, keepdim, correction).float()
+        return R.StdSqrt.apply(v)
 
     def _extreme(self, dim, keepdim, all_op, dim_op):
         name = "max" if all_op is R.MaxAll else "min"
