@@ -211,7 +211,7 @@ class _Interpreter:
             trusted = _user.user_global(f"{module}.{name}")
             if trusted is None:
                 raise UnsafeCheckpointError(_refusal(module, name, as_written))
-            found = _Global(f"{module}.{name}", trusted, _trusted_call(trusted))
+            found = _Global(f"{module}.{name}", trusted, _trusted_call(trusted), user=True)
         self.stack.append(found)
 
     def forbid(self) -> NoReturn:

@@ -46,16 +46,32 @@ _LOCATION = re.compile(r"meta|(cpu|cuda)(:(0|[1-9][0-9]{0,2}))?")  # cuda:N, N <
 
 
 class _Global:
-    """An allow-listed global on the stack. Only REDUCE may use it (it calls ``call``, which
-    checks the arguments first); the object itself never reaches the result."""
+    """An allow-listed global on the stack. REDUCE calls it through ``call``, which checks the
+    arguments first. A built-in entry never reaches the result; one the user allowed
+    (``user=True``, from add_safe_globals) is stored as the object itself where it is a value,
+    as PyTorch's loader does (a module's ``activation = F.relu`` attribute)."""
 
-    __slots__ = ("qualname", "obj", "call")
+    __slots__ = ("qualname", "obj", "call", "user")
 
-    def __init__(self, qualname: str, obj: Any, call: Callable[[_Interpreter, tuple], Any]) -> None:
-        self.qualname, self.obj, self.call = qualname, obj, call
+    def __init__(
+        self,
+        qualname: str,
+        obj: Any,
+        call: Callable[[_Interpreter, tuple], Any],
+        user: bool = False,
+    ) -> None:
+        self.qualname, self.obj, self.call, self.user = qualname, obj, call, user
 
     def __repr__(self) -> str:
         return self.qualname
+
+
+def as_value(value: Any) -> Any:
+    """``value`` as stored in a container or an object's state: a global the user allowed
+    becomes the object itself; anything else is unchanged."""
+    if type(value) is _Global and value.user:
+        return value.obj
+    return value
 
 
 def _trusted_call(obj: Callable) -> Callable[[_Interpreter, tuple], Any]:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import user_globals as _user
-from .restricted_calls import _Global
+from .restricted_calls import _Global, as_value
 from .restricted_result import MAX_DEPTH
 
 if TYPE_CHECKING:
@@ -200,12 +200,12 @@ def _target(u: _Interpreter, kinds: tuple[type, ...], what: str) -> Any:
 
 
 def _op_APPEND(u: _Interpreter) -> None:
-    value = u.stack.pop()
+    value = as_value(u.stack.pop())
     _target(u, (list,), "lists are appended to").append(value)
 
 
 def _op_APPENDS(u: _Interpreter) -> None:
-    items = u.pop_mark()
+    items = [as_value(item) for item in u.pop_mark()]
     _target(u, (list,), "lists are appended to").extend(items)
 
 
@@ -213,7 +213,7 @@ _DICTS = (dict, collections.OrderedDict)
 
 
 def _op_SETITEM(u: _Interpreter) -> None:
-    value = u.stack.pop()
+    value = as_value(u.stack.pop())
     key = u.stack.pop()
     u.check_key(key)
     _target(u, _DICTS, "dicts take items")[key] = value
@@ -226,7 +226,7 @@ def _op_SETITEMS(u: _Interpreter) -> None:
     target = _target(u, _DICTS, "dicts take items")
     for i in range(0, len(items), 2):
         u.check_key(items[i])
-        target[items[i]] = items[i + 1]
+        target[items[i]] = as_value(items[i + 1])
 
 
 def _op_ADDITEMS(u: _Interpreter) -> None:

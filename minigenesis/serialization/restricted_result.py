@@ -52,6 +52,8 @@ def _check_result(root: Any, fail: Callable[[str], NoReturn]) -> None:
         if type(obj) not in _PLAIN and not isinstance(obj, _LEAVES):
             if _user.is_user_class(type(obj)):
                 return  # an object of a class the user allowed (add_safe_globals)
+            if _user.is_user_global(obj):
+                return  # an allowed function or class stored as a value (as_value)
             fail(f"the result holds a {type(obj).__name__} (a global that was never called)")
 
     if type(root) not in _CONTAINERS:

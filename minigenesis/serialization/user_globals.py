@@ -96,6 +96,12 @@ def user_global(name: str) -> Any:
     return _USER_GLOBALS.get(name)
 
 
+def is_user_global(obj: Any) -> bool:
+    """Is ``obj`` itself a class or function the user allowed (by identity)? Such an object
+    may be a value in the result, e.g. a module's ``activation = F.relu``."""
+    return any(obj is allowed for allowed in _USER_GLOBALS.values())
+
+
 def is_user_class(cls: Any) -> bool:
     """Is ``cls`` a class the user allowed (by identity)?"""
     return isinstance(cls, type) and any(cls is obj for obj in _USER_GLOBALS.values())

@@ -187,3 +187,39 @@ def test_the_api_has_pytorchs_names():
     torch = pytest.importorskip("torch")
     for name in ("add_safe_globals", "safe_globals", "get_safe_globals", "clear_safe_globals"):
         assert callable(getattr(torch.serialization, name)) and callable(getattr(S, name))
+
+
+def halve(x):
+    return x / 2
+
+
+class Head:
+    def __init__(self) -> None:
+        self.act = halve
+        self.acts = [halve]
+        self.table = {"f": halve}
+
+
+def test_an_allowed_function_stored_as_a_value_loads_as_the_function_itself():
+    with S.safe_globals([Head, halve]):
+        out = roundtrip({"head": Head(), "fns": [halve]})
+    head = out["head"]
+    assert head.act is halve and head.table["f"] is halve and out["fns"] == [halve]
+    assert head.acts == [halve]
+    assert head.act(mg.tensor([3.0])).tolist() == [1.5]
+    with S.safe_globals([Head]), pytest.raises(UnsafeCheckpointError, match="halve"):
+        roundtrip(Head())
+
+
+def test_a_whole_transformer_layer_with_a_function_activation_loads_and_computes_the_same():
+    mg.manual_seed(0)
+    layer = mg.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0).eval()
+    x = mg.randn(3, 1, 8)
+    with S.safe_globals(_module_globals(layer) + [mg.nn.functional.relu]):
+        loaded = roundtrip(layer)
+    assert loaded.activation is mg.nn.functional.relu
+    assert mg.equal(loaded(x), layer(x))
+
+
+def _module_globals(module) -> list:
+    return sorted({type(m) for m in module.modules()}, key=lambda c: c.__qualname__)
