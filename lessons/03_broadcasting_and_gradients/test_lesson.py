@@ -24,6 +24,7 @@ import minigenesis as mg
 # 3.4  minigenesis autograd on x @ w.T + b                        -> by-hand watch
 #      gb = grad_out, not summed over the batch                    -> shapes vs minigenesis
 #      grad_out *= ... or x -= ... in place                        -> inputs left alone
+#      grad_out @ w.T or x.T @ grad_out (shapes fit when w is square) -> square w vs minigenesis
 # 3.5  softmax rebuilt in minigenesis from log(y), backward      -> by-hand watch
 #      y * grad_out (the Jacobian's diagonal only)                 -> minigenesis, constant shift
 #      grad_out -= ...; grad_out *= y (the caller's gradient changed) -> inputs left alone
@@ -174,10 +175,13 @@ def test_numerical_grad_agrees_with_minigenesis(impl):
 
 
 @pytest.mark.exercise("3.4")
-def test_linear_backward_matches_minigenesis(impl):
+@pytest.mark.parametrize(("n_in", "n_out"), [(3, 4), (4, 4)])
+def test_linear_backward_matches_minigenesis(impl, n_in: int, n_out: int):
+    """Also with a square w, where every transpose has the right shape and only the values
+    tell w from w.T (and grad_out.T @ x from x.T @ grad_out)."""
     rng = np.random.default_rng(2)
-    x, w, b = rng.standard_normal((5, 3)), rng.standard_normal((4, 3)), rng.standard_normal(4)
-    g = rng.standard_normal((5, 4))
+    x, w = rng.standard_normal((5, n_in)), rng.standard_normal((n_out, n_in))
+    b, g = rng.standard_normal(n_out), rng.standard_normal((5, n_out))
     tx, tw, tb = (mg.tensor(v, dtype=mg.float64, requires_grad=True) for v in (x, w, b))
     (tx @ tw.T + tb).backward(mg.tensor(g, dtype=mg.float64))
     got = impl.linear_backward(x, w, b, g)
@@ -190,7 +194,13 @@ def test_linear_backward_matches_minigenesis(impl):
                 else ""
             )
         )
-        np.testing.assert_allclose(mine, t.grad.numpy(), rtol=1e-12)
+        np.testing.assert_allclose(
+            mine,
+            t.grad.numpy(),
+            rtol=1e-12,
+            err_msg=f"{name} has the right shape but wrong values"
+            + (": with a square w a transpose has the right shape" if n_in == n_out else ""),
+        )
 
 
 @pytest.mark.exercise("3.5")

@@ -29,6 +29,7 @@ F = nn.functional
 #      L2 decay through the gradient (Adam's rule)                 -> zero-gradient decay
 #      lr and decay read from self.defaults (fixed when built)     -> param groups, lr each step
 #      bias correction with t from 0 or beta1 for v; decay after the update -> constant gradient
+#      decay applied to parameters whose .grad is None             -> without gradient alone
 # 6.4  every parameter in the decayed group                        -> split by dimension
 #      "bias" in the name decides (LayerNorm's weight gets decayed) -> split by dimension
 #      the frozen parameter put in a group                          -> split by dimension
@@ -147,6 +148,24 @@ def test_adamw_decay_with_zero_gradient(impl):
         p.grad = mg.zeros_like(p)
         opt.step()
     np.testing.assert_allclose(p.detach().numpy(), np.array([2.0, -4.0]) * 0.95**3, rtol=1e-12)
+
+
+@pytest.mark.exercise("6.3")
+def test_adamw_leaves_a_parameter_without_gradient_alone(impl):
+    """A parameter whose .grad is None (frozen, or unused in this forward) takes no part in the
+    step, the decay included, as in mg.optim.AdamW: only p (with a gradient) shrinks."""
+    p = mg.tensor([2.0, -4.0], dtype=mg.float64, requires_grad=True)
+    q = mg.tensor([1.0, 3.0], dtype=mg.float64, requires_grad=True)
+    opt = impl.AdamW([p, q], lr=0.1, weight_decay=0.5)
+    p.grad = mg.zeros_like(p)
+    opt.step()
+    np.testing.assert_allclose(p.detach().numpy(), np.array([2.0, -4.0]) * 0.95, rtol=1e-12)
+    assert q.grad is None
+    np.testing.assert_array_equal(
+        q.detach().numpy(),
+        np.array([1.0, 3.0]),
+        err_msg="a parameter whose .grad is None changed: skip it entirely (no decay either)",
+    )
 
 
 @pytest.mark.exercise("6.3")

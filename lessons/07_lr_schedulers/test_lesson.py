@@ -15,6 +15,7 @@ from minigenesis.optim import lr_scheduler as sched
 # Shortcuts tried against these checks; each fails the check named after the arrow.
 # 7.1  warmup (step + 1) / warmup, one step ahead                  -> vs the scheduler, landmarks
 #      get_cosine_schedule_with_warmup(...).lr_lambdas[0] (the oracle) -> by-hand watch
+#      progress clamped to 1 (0 after num_training_steps)          -> vs the scheduler, and past
 
 
 def _optimizer(lr: float = 0.1) -> mg.optim.Optimizer:
@@ -45,18 +46,22 @@ def _trajectory(scheduler, steps: int, metrics=None) -> list[float]:
 @pytest.mark.exercise("7.1")
 @pytest.mark.parametrize(("warmup", "total"), [(10, 100), (0, 50), (30, 31), (5, 5)])
 def test_7_1_lambda_matches_get_cosine_schedule_with_warmup(impl, warmup, total) -> None:
+    """The whole run, and 10 steps past ``num_training_steps`` (a loop that trains longer than
+    it told the schedule): the formula holds there too, its progress past 1."""
     lr_lambda = impl.warmup_cosine_lambda(warmup, total)
-    ours = _trajectory(sched.LambdaLR(_optimizer(), lr_lambda), total + 1)
-    ref = _trajectory(sched.get_cosine_schedule_with_warmup(_optimizer(), warmup, total), total + 1)
-    _assert_same_lrs(
-        ours,
-        ref,
-        lambda t: (
-            f"in warmup ({warmup} steps) the multiplier is step / {warmup}, 0 at step 0"
-            if t < warmup
-            else f"after warmup, 0.5 * (1 + cos(pi * (step - {warmup}) / {max(1, total - warmup)}))"
-        ),
-    )
+    steps = total + 11
+    ours = _trajectory(sched.LambdaLR(_optimizer(), lr_lambda), steps)
+    ref = _trajectory(sched.get_cosine_schedule_with_warmup(_optimizer(), warmup, total), steps)
+
+    def hint(t: int) -> str:
+        if t < warmup:
+            return f"in warmup ({warmup} steps) the multiplier is step / {warmup}, 0 at step 0"
+        cosine = f"0.5 * (1 + cos(pi * (step - {warmup}) / {max(1, total - warmup)}))"
+        if t > total:
+            return f"past num_training_steps = {total} the same {cosine} holds (progress > 1)"
+        return f"after warmup, {cosine}"
+
+    _assert_same_lrs(ours, ref, hint)
 
 
 @pytest.mark.exercise("7.1")

@@ -20,7 +20,9 @@ from minigenesis import diagnostics
 #      always the 2-norm, whatever norm_type                       -> vs clip_grad_norm_
 #      scaled by max_norm / norm even when the norm is smaller     -> vs clip_grad_norm_
 #      return mg.nn.utils.clip_grad_norm_(...) (the oracle)         -> by-hand watch
-#      max_norm / total_norm without the 1e-6 (all-zero gradients)  -> zero gradients stay zero
+#      max_norm / total_norm without the 1e-6 (all-zero gradients)  -> zero gradients stay zero,
+#      (and a total norm near 1e-6)                                    closed form set by hand
+#      inf norm as max g, not max |g|                               -> closed form set by hand
 # 8.2  return mg.nn.utils.clip_grad_value_(...) (the oracle)        -> by-hand watch
 
 # The oracles of 8.1 and 8.2: none of their code may run inside the answers.
@@ -82,6 +84,36 @@ def test_8_1_matches_clip_grad_norm_(impl, norm_type: float, max_norm: float) ->
             rtol=1e-5,
             atol=1e-8,
             err_msg="multiply every gradient in place by min(1, max_norm / (total_norm + 1e-6))",
+        )
+
+
+@pytest.mark.exercise("8.1")
+@pytest.mark.parametrize("norm_type", [2.0, math.inf])
+def test_8_1_closed_form_on_gradients_set_by_hand(impl, norm_type: float) -> None:
+    """Two parameters with gradients set by hand (a third has none), against the closed form in
+    float64. The entry of largest size is negative, so max g and max |g| differ; the total norm
+    (about 4e-6) is close to the 1e-6 in the denominator, so leaving it out changes the result."""
+    ga = np.array([-3e-6, 1e-6], dtype=np.float32)
+    gb = np.array([[2e-6, 0.5e-6]], dtype=np.float32)
+    a, b, c = mg.zeros(2), mg.zeros(1, 2), mg.zeros(3)
+    a.grad, b.grad = mg.tensor(ga), mg.tensor(gb)
+    flat = np.concatenate([ga, gb.ravel()]).astype(np.float64)
+    total = np.abs(flat).max() if norm_type == math.inf else np.sqrt((flat**2).sum())
+    max_norm = 1e-7
+    coef = min(1.0, max_norm / (total + 1e-6))
+    norm = impl.clip_grad_norm([a, b, c], max_norm, norm_type)
+    assert float(norm) == pytest.approx(total, rel=1e-5), (
+        f"returned norm {float(norm):.6g}, the closed form's {total:.6g} (norm_type {norm_type}): "
+        + ("the largest ABSOLUTE value" if norm_type == math.inf else "the norm of all gradients")
+    )
+    assert c.grad is None, "a parameter without a gradient keeps .grad None"
+    for name, got, g in (("a", a.grad, ga), ("b", b.grad, gb)):
+        np.testing.assert_allclose(
+            got.numpy(),
+            g * coef,
+            rtol=1e-5,
+            err_msg=f"{name}.grad after clipping: the factor is min(1, max_norm / (total + 1e-6)), "
+            "the 1e-6 included (it matters when the norm is this small)",
         )
 
 

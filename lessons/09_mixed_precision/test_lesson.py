@@ -26,6 +26,8 @@ import minigenesis as mg
 #      no ValueError when no scale fits                            -> too-wide range
 # 9.5  a subclass of mg.amp.GradScaler                             -> by-hand (no scaler code)
 #      step() runs even after an inf                                -> skipped steps vs GradScaler
+#      scale / growth_factor on an overflow (same at the defaults)  -> skipped on inf (backoff 0.25)
+#      step() unscales again after the learner's unscale_()         -> unscale, clip, step
 #      unscale_ walks param_groups[0] only                          -> drives chapter 6's AdamW
 #      (two groups, the inf in the second: it reaches the weights)
 #      step() always runs, the weights put back after an inf        -> drives chapter 6's AdamW
@@ -230,13 +232,16 @@ def test_9_5_scale_trajectory_and_weights_match_gradscaler(impl) -> None:
 def test_9_5_step_is_skipped_on_inf(impl) -> None:
     model, optimizer = _setup()
     before = model.weight.detach().numpy().copy()
-    scaler = impl.ManualGradScaler(init_scale=8.0)
+    scaler = impl.ManualGradScaler(init_scale=8.0, backoff_factor=0.25)
     scaler.scale(model(mg.ones(1, 3)).sum()).backward()
     model.weight.grad.fill_(math.nan)
     assert scaler.step(optimizer) is False
     np.testing.assert_array_equal(model.weight.detach().numpy(), before)
     scaler.update()
-    assert scaler.get_scale() == 4.0
+    assert scaler.get_scale() == 2.0, (
+        f"scale {scaler.get_scale()} after one overflow from 8.0 with backoff_factor=0.25: an "
+        "overflow multiplies the scale by backoff_factor (here not 1 / growth_factor)"
+    )
 
 
 @pytest.mark.exercise("9.5")
@@ -251,7 +256,13 @@ def test_9_5_unscale_then_clip_then_step(impl) -> None:
     np.testing.assert_allclose(model.weight.grad.numpy(), ref_model.weight.grad.numpy(), rtol=1e-6)
     with pytest.raises(RuntimeError):
         scaler.unscale_(optimizer)  # a second unscale would divide the gradients twice
-    assert scaler.step(optimizer) is True  # does not unscale again
+    assert scaler.step(optimizer) is True
+    np.testing.assert_allclose(
+        model.weight.grad.numpy(),
+        ref_model.weight.grad.numpy(),
+        rtol=1e-6,
+        err_msg="step() after unscale_() changed the gradients: it must not unscale them again",
+    )
 
 
 @pytest.mark.exercise("9.5")

@@ -17,6 +17,7 @@ from _quiz import answers_of, check_answer
 import minigenesis as mg
 
 # Shortcuts tried against these checks; each fails the check named after the arrow.
+# 10.1 allowed by name alone, or by module alone                   -> module and name checked
 # 10.2 open(path, "wb") and pickle.dump into it                    -> failed save keeps the old file
 #      pickle.dumps first, then a direct write to path             -> fsynced in the same directory
 #      a temporary file from tempfile.mkstemp() (in /tmp)          -> fsynced in the same directory
@@ -61,6 +62,19 @@ def test_10_1_refuses_code_and_runs_nothing(impl, trap, capsys) -> None:
         impl.safe_loads(data)
     assert "builtins" in str(err.value), "name the refused global in the message"
     assert "pickle ran code" not in capsys.readouterr().out
+
+
+@pytest.mark.exercise("10.1")
+@pytest.mark.parametrize("module", ["typing", "os"])
+def test_10_1_checks_the_module_and_the_name(impl, module: str) -> None:
+    """A pickle naming ``OrderedDict`` (an allowed name) from another module than collections:
+    allowed is a (module, name) pair, not a name alone nor a module alone."""
+    data = f"c{module}\nOrderedDict\n.".encode()  # protocol 0: GLOBAL module name, STOP
+    with pytest.raises(pickle.UnpicklingError) as err:
+        impl.safe_loads(data)
+    assert module in str(err.value), (
+        f"refused, but the message does not name the global {module}.OrderedDict"
+    )
 
 
 @pytest.mark.exercise("10.1")

@@ -495,7 +495,8 @@ CASES = {
                     g.mul_(min(1.0, max_norm / total))
                 return total
         """,
-    }, ["8.1"], ["test_8_1_all_zero_gradients_stay_zero"]),
+    }, ["8.1"], ["test_8_1_all_zero_gradients_stay_zero",
+                 "test_8_1_closed_form_on_gradients_set_by_hand"]),
     "13-around-the-scaler-and-a-graph-in-eval": ("13_capstone", "", {
         "train_step": """
             def train_step(model, optimizer, scheduler, scaler, x, y, max_norm):
