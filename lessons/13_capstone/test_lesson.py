@@ -22,6 +22,8 @@ import minigenesis as mg
 # 13.3  mean of the batch means / no eval() / mode not restored / the last batch dropped
 #                                                            -> vs NumPy cross-entropy
 #       no mg.no_grad() (a graph kept for every batch)       -> evaluates without a graph
+# 13.4  warmup from one epoch's steps, not the whole run's     -> trains, logs and checkpoints
+#       stop_after counted from epoch 0, not from the resume  -> resumes exactly
 
 
 # ----------------------------------------------------------------------------- 13.1
@@ -196,8 +198,21 @@ def shapes():
 
 
 @pytest.mark.exercise("13.4")
-def test_13_4_trains_logs_and_checkpoints(impl, shapes, tmp_path: Path) -> None:
+def test_13_4_trains_logs_and_checkpoints(impl, shapes, tmp_path: Path, monkeypatch) -> None:
+    made = []  # the (num_warmup_steps, num_training_steps) of each schedule the run builds
+    build = mg.optim.get_cosine_schedule_with_warmup
+
+    def recording(optimizer, num_warmup_steps, num_training_steps, *args, **kwargs):
+        made.append((num_warmup_steps, num_training_steps))
+        return build(optimizer, num_warmup_steps, num_training_steps, *args, **kwargs)
+
+    monkeypatch.setattr(mg.optim, "get_cosine_schedule_with_warmup", recording)
     history = impl.fit(shapes, tmp_path, epochs=4)
+    total = 4 * math.ceil(len(shapes[1]) / 64)
+    assert made in ([], [(total // 10, total)]), (  # [] when built by another name
+        f"the schedule was built with (warmup, total) = {made[0]}: the total counts the steps of "
+        "ALL epochs (ceil(n_train / batch_size) each), the warmup is 10 % of that total"
+    )
     assert [len(history[k]) for k in ("train_loss", "val_loss", "val_acc")] == [4, 4, 4]
     assert history["val_acc"][-1] >= 0.8
     assert history["train_loss"][-1] < history["train_loss"][0]
@@ -214,7 +229,13 @@ def test_13_4_interrupted_run_resumes_exactly(impl, shapes, tmp_path: Path) -> N
     straight = impl.fit(small, tmp_path / "straight", epochs=3)
     first = impl.fit(small, tmp_path / "resumed", epochs=3, stop_after=1)
     assert len(first["val_acc"]) == 1
-    mg.manual_seed(999)  # whatever happens between the two calls must not matter
+    mg.manual_seed(999)  # whatever happens between the calls must not matter
+    second = impl.fit(small, tmp_path / "resumed", epochs=3, stop_after=1)
+    assert len(second["val_acc"]) == 2, (
+        f"{len(second['val_acc'])} epochs done after a second call with stop_after=1: stop_after "
+        "counts the epochs of THIS call, from the epoch the checkpoint reached"
+    )
+    mg.manual_seed(998)
     resumed = impl.fit(small, tmp_path / "resumed", epochs=3)
     assert resumed == straight
 
