@@ -147,9 +147,11 @@ class AutocastLinear(Op):
         dL/dx = round(g W_r)           in L, like x;
         dL/dW = g^T x,  dL/db = sum of g over rows     in float32, for the float32 parameters.
     PyTorch's weight gradient is the same product rounded to L and cast straight back to float32
-    (the weight's cast is a separate op there); the float32 value is that number before its
-    rounding (they differ by at most half a unit in L's last place). Skipping the round trip saves
-    two passes over every weight-sized gradient, the largest arrays of a small model's step.
+    (the weight's cast is a separate op there); for bfloat16 the float32 value is that number
+    before its rounding (they differ by at most half a unit in L's last place). Skipping the round
+    trip saves two passes over every weight-sized gradient, the largest arrays of a small model's
+    step. float16 keeps the round trip: its range ends at 65504, and a gradient beyond it must
+    become inf, as in PyTorch, so that GradScaler sees the overflow and skips the step.
     Only 2-byte arrays are kept (x and W_r for backward, each only if a gradient needs it; W_r
     and b_r in the cache): their float32 copies are made where they are used, and dropped at once.
     Backward widens g once for its three products (not once for dL/dW, dL/db and again for
@@ -189,11 +191,14 @@ class AutocastLinear(Op):
         fused = kernels.casts.widen_with_column_sums(g) if fused else None  # dL/db in the pass
         g32, gb = fused or (convert(g, np.float32), None)
         grads = [None, None, None]
+        low = gy._data.dtype
         if need_w:
-            grads[1] = g32.T @ convert(x._data.reshape(-1, x.shape[-1]), np.float32)
+            gw = g32.T @ convert(x._data.reshape(-1, x.shape[-1]), np.float32)
+            grads[1] = _through_float16(gw, low)
+            del gw
             yield 1, _pop_as_tensor(grads, 1)
         if need_b:
-            grads[2] = _column_sums(g32) if gb is None else gb
+            grads[2] = _through_float16(_column_sums(g32) if gb is None else gb, low)
             del gb
             yield 2, _pop_as_tensor(grads, 2)
         if need_x:
@@ -202,6 +207,17 @@ class AutocastLinear(Op):
             grads[0] = gx.reshape(gy.shape[:-1] + (w_low.shape[1],))
             del gx
             yield 0, _pop_as_tensor(grads, 0)
+
+
+@quiet_fp  # beyond float16's range becomes inf quietly, as in PyTorch
+def _through_float16(a, low):
+    """The float32 gradient ``a`` rounded to ``low`` and back when ``low`` is float16 (PyTorch
+    computes it in float16, then casts it to the float32 parameter's dtype): values past 65504
+    become inf, which GradScaler must see. bfloat16 has float32's range: ``a`` is kept as it is
+    (see AutocastLinear)."""
+    if low != np.float16:
+        return a
+    return a.astype(np.float16).astype(np.float32)
 
 
 def _pop_as_tensor(arrays: list, i: int):
@@ -215,10 +231,13 @@ def _autocast_linear_graph(ctx, gy, x, w_low, need_x, need_w, need_b):
     (``create_graph=True``): the same values as the array path. The weight is a leaf (see
     ``autocast_linear``), so its edge leads to the tensor itself."""
     g = gy.reshape(-1, gy.shape[-1]).float()
+    half = gy._data.dtype == np.float16  # float16's narrow range: overflow to inf as PyTorch's does
     if need_w:
-        yield 1, g.mT @ x.reshape(-1, x.shape[-1]).float()
+        gw = g.mT @ x.reshape(-1, x.shape[-1]).float()
+        yield 1, gw.to(gy.dtype).float() if half else gw
     if need_b:
-        yield 2, g.sum(dim=0)
+        gb = g.sum(dim=0)
+        yield 2, gb.to(gy.dtype).float() if half else gb
     if need_x:
         if need_w:  # dL/dx depends on W: cast the weight with an op, so that a second
             w_r = ctx.next_edges[1][0]._cast(w_low._data.dtype).float()  # backward reaches it
