@@ -165,12 +165,13 @@ class _Backward:
 
     def _runs(self, node: Function, grads: list) -> bool:
         """Given inputs: whether ``node``'s backward runs (a path from it leads to an input).
-        A node that is an input's grad_fn and leads to no other still runs its hooks and gives
-        the input its gradient; a node off every path to an input does nothing."""
+        A node that is an input's grad_fn and leads to no other runs the hooks of that tensor
+        and gives it its gradient (not the node's own hooks: its backward does not run); a node
+        off every path to an input does nothing."""
         if node in self.leads:
             return True
         if any(key[0] == id(node) for key in self.wanted):
-            self._grad_outputs(node, grads)
+            self._capture(node, grads)
         return False
 
     def send_as_yielded(self, node: Function, in_grads: GeneratorType) -> None:
@@ -195,13 +196,7 @@ class _Backward:
         """The gradients node.backward receives: after the hooks on them, captured for
         autograd.grad, and zeros for an output that got none (a multi-output op; None if the
         node asked for that, see Function.set_materialize_grads)."""
-        if node._grad_hooks:
-            for nr, hooks in node._grad_hooks.items():
-                if grads[nr] is not None:
-                    grads[nr] = _run_hooks(hooks, grads[nr])
-        for nr, g in enumerate(grads):
-            for i in self.wanted.get((id(node), nr), ()):
-                self.results[i] = g
+        grads = self._capture(node, grads)
         if node._node_pre_hooks or node._node_post_hooks:  # (they see None where none came)
             grads = node_hooks.before_materializing(node, grads)
         if node._materialize_grads and any(g is None for g in grads):
@@ -210,6 +205,19 @@ class _Backward:
                 g if g is not None else TensorBase._make(xp.zeros(shape, dtype))
                 for g, (shape, dtype) in zip(grads, node._out_meta)
             ]
+        return grads
+
+    def _capture(self, node: Function, grads: list) -> list:
+        """The gradients of node's outputs after the hooks on those tensors, kept as results
+        for autograd.grad where an output is one of its inputs. The node's own hooks run only
+        where its backward runs (a node that only gives an input its gradient skips them)."""
+        if node._grad_hooks:
+            for nr, hooks in node._grad_hooks.items():
+                if grads[nr] is not None:
+                    grads[nr] = _run_hooks(hooks, grads[nr])
+        for nr, g in enumerate(grads):
+            for i in self.wanted.get((id(node), nr), ()):
+                self.results[i] = g
         return grads
 
     def send(self, edge: tuple, g: Any, private: bool = False) -> None:

@@ -87,3 +87,25 @@ def test_multi_grad_hook_any_takes_a_leaf_input_of_autograd_grad():
     log = _hooked((a, b), "any")
     (ga,) = mg.autograd.grad((a * b).sum(), [a])
     assert [g.tolist() for g in log] == [[3.0, 4.0]] and ga.tolist() == [3.0, 4.0]
+
+
+def test_grad_of_a_non_leaf_input_runs_its_tensor_hook_but_not_its_node_hooks():
+    """out = sum(2 x), x = a * b: autograd.grad(out, x) stops at x, so x.grad_fn's backward
+    does not run: its pre-hook and post-hook stay silent (the tensor hook on x still runs).
+    A later full backward then runs both, and the pre-hook's replacement (grad_outputs * 10)
+    reaches the leaves: da = 10 * 2 * b (a stale record of the first pass must not be used)."""
+    a, b, x, out, log = _graph()
+    node_log: list = []
+
+    def pre(grad_outputs):
+        node_log.append(("pre", grad_outputs[0].tolist()))
+        return (grad_outputs[0] * 10,)
+
+    x.grad_fn.register_prehook(pre)
+    x.grad_fn.register_hook(lambda gi, go: node_log.append(("post", go[0].tolist())))
+    (gx,) = mg.autograd.grad(out, [x], retain_graph=True)
+    assert gx.tolist() == [2.0, 2.0] and node_log == []
+    out.backward()
+    assert node_log == [("pre", [2.0, 2.0]), ("post", [20.0, 20.0])]
+    np.testing.assert_array_equal(a.grad.numpy(), [60.0, 80.0])
+    np.testing.assert_array_equal(b.grad.numpy(), [20.0, 40.0])
