@@ -26,7 +26,7 @@ from .ops import shape as S
 from .ops import sorting as SO
 from .ops.round_once import in_float32, is_two_byte_float
 from .ops.selection import quickselect_index
-from .ops.stl_order import median_index, mode_index, replayable
+from .ops.stl_order import median_index, mode_indices, replayable
 from .promotion import FLOAT_KINDS, float_in
 from .size import norm_dim, plain_int
 
@@ -210,6 +210,7 @@ class TensorStatistics:
         replay = xp is np and replayable(*host.shape)  # (else the rule below: see stl_order)
         if host.dtype.kind == "V":  # bfloat16: its exact float32 values
             host = host.astype(np.float32)
+        replayed = []
         for r, row in enumerate(host):  # one slice at a time, on the host
             values, counts = np.unique(row, return_counts=True)
             best = int(np.argmax(counts))
@@ -224,7 +225,9 @@ class TensorStatistics:
                     same |= np.isnan(row) & np.isnan(values[best])
                 picks[r] = np.flatnonzero(same)[-1]
             else:  # its introsort's choice among equal values (and NaN's own runs): replayed
-                picks[r] = mode_index(row.tolist())
+                replayed.append(r)
+        if replayed:  # all such slices at once (compiled where Numba runs)
+            picks[replayed] = mode_indices(host[replayed])
         idx = xp.asarray(picks).reshape(rows.shape[:-1] + (1,))
         idx = xp.moveaxis(idx, -1, d)
         values = SO.GatherAlongDim.apply(x, idx, d, False)

@@ -30,7 +30,7 @@ from ..backend import get_array_module, to_numpy
 from ..random import generator_for
 from ..size import plain_int
 from .gather_scatter import GatherAlongDim, checked_dim
-from .stl_order import replayable, sort_order, topk_order
+from .stl_order import replayable, sort_orders, topk_orders
 
 
 # ----------------------------------------------------------------------------------- sort
@@ -96,10 +96,7 @@ def _unstable_sort_ties(a, d: int, idx, descending: bool):
         return idx
     rows = np.moveaxis(to_numpy(a.astype(np.float32) if a.dtype.kind == "V" else a), d, -1)
     out = np.moveaxis(to_numpy(idx), d, -1).copy()
-    for r in map(tuple, np.argwhere(ties)):  # only the slices with ties, one at a time
-        row = rows[r]
-        row = row.astype(np.float64).tolist() if row.dtype.kind == "f" else row.tolist()
-        out[r] = sort_order(row, descending)
+    out[ties] = sort_orders(rows[ties], descending)  # only the slices with ties
     return xp.asarray(np.moveaxis(out, -1, d))
 
 
@@ -144,10 +141,7 @@ def _topk_ties(a, d: int, order, idx, k: int, largest: bool):
         return idx
     rows = np.moveaxis(to_numpy(a.astype(np.float32) if a.dtype.kind == "V" else a), d, -1)
     out = np.moveaxis(to_numpy(idx), d, -1).copy()
-    for r in map(tuple, np.argwhere(ties)):  # only the slices with ties, one at a time
-        row = rows[r]
-        row = row.astype(np.float64).tolist() if row.dtype.kind == "f" else row.tolist()
-        out[r] = topk_order(row, k, largest)
+    out[ties] = topk_orders(rows[ties], k, largest)  # only the slices with ties
     return xp.asarray(np.moveaxis(out, -1, d))
 
 

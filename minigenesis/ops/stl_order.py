@@ -15,7 +15,10 @@ Each step costs about a microsecond per comparison in Python; the callers replay
 slices where the choice among equal values shows, and only while those slices hold at most
 ``REPLAY_MAX`` elements in all (``replayable``): a larger call (a sort of a million elements with
 ties would take ~20 s here) keeps the stable order, which is a valid answer too (PyTorch does not
-document which of equal values comes first).
+document which of equal values comes first). Where Numba runs, the batch functions at the end
+(``sort_orders``, ``topk_orders``, ``mode_indices``) replay every slice of a call at once on
+integer ranks of the values, compiled (``kernels/stl_order_loop.py``, ~10 ns a comparison), and
+the bound is COMPILED_REPLAY_MAX.
 """
 
 from __future__ import annotations
@@ -23,15 +26,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from ..kernels import cpu_jit, stl_order_loop
+
 Less = Callable[[Any, Any], bool]
 
 _THRESHOLD = 16  # libstdc++'s _S_threshold: below it, insertion sort finishes the job
 REPLAY_MAX = 1 << 15  # elements replayed per call at most (~0.1-0.3 s)
+COMPILED_REPLAY_MAX = 1 << 24  # the same with the compiled loops (~20 ns a comparison: ~1 s)
 
 
 def replayable(slices: int, length: int) -> bool:
-    """Whether replaying ``slices`` slices of ``length`` elements stays within REPLAY_MAX."""
-    return slices * length <= REPLAY_MAX
+    """Whether replaying ``slices`` slices of ``length`` elements stays within REPLAY_MAX
+    (COMPILED_REPLAY_MAX where the compiled loops run)."""
+    bound = COMPILED_REPLAY_MAX if cpu_jit.available() else REPLAY_MAX
+    return slices * length <= bound
 
 
 def _lg(n: int) -> int:
@@ -290,3 +300,63 @@ def median_index(values: list[float], skip_nan: bool) -> int:
 
     stl_nth_element(pairs, (m - 1) // 2, less)
     return pairs[(m - 1) // 2][1]
+
+
+# ------------------------------------------------------------------------------ batches of slices
+def _ranks(rows: np.ndarray, descending: bool, nan_unordered: bool) -> np.ndarray:
+    """Each element's rank among all the values of ``rows`` (equal values, -0.0 and 0.0 too,
+    share one): the comparisons of ranks are the comparisons of values, so the algorithms take
+    the same steps on them. NaN is the largest value (``_key_less``), or -1 (unordered) for
+    ``nan_unordered``; ``descending`` reverses the order."""
+    flat = rows.reshape(-1)
+    if flat.dtype.kind == "V":  # bfloat16: its exact float32 values
+        flat = flat.astype(np.float32)
+    _, keys = np.unique(flat, return_inverse=True, equal_nan=True)
+    keys = keys.astype(np.int64).reshape(rows.shape)
+    if descending:
+        keys = keys.max(initial=0) - keys
+    if nan_unordered and flat.dtype.kind in "fc":
+        keys[np.isnan(rows.astype(flat.dtype, copy=False))] = -1
+    return keys
+
+
+def sort_orders(rows: np.ndarray, descending: bool) -> np.ndarray:
+    """``sort_order`` of each row of the 2-D ``rows``, compiled where Numba runs."""
+    out = stl_order_loop.run_rows(_ranks(rows, descending, False), 0, 0)
+    if out is None:
+        out = np.array([sort_order(_listed(row), descending) for row in rows], np.int64)
+    return out.reshape(rows.shape)
+
+
+def topk_orders(rows: np.ndarray, k: int, largest: bool) -> np.ndarray:
+    """``topk_order`` of each row of the 2-D ``rows`` (shape (n, k))."""
+    how = 1 if k * 64 <= rows.shape[1] else 2
+    out = stl_order_loop.run_rows(_ranks(rows, largest, False), how, k)
+    if out is None:
+        return np.array([topk_order(_listed(row), k, largest) for row in rows], np.int64)
+    return out[:, :k]
+
+
+def mode_indices(rows: np.ndarray) -> np.ndarray:
+    """``mode_index`` of each row of the 2-D ``rows``: the compiled sort, then the last
+    element of the first longest run of equal keys (a NaN, key -1, is a run of its own)."""
+    keys = _ranks(rows, False, True)
+    order = stl_order_loop.run_rows(keys, 0, 0)
+    if order is None:
+        return np.array([mode_index(_listed(row)) for row in rows], np.int64)
+    ordered = np.take_along_axis(keys, order, axis=1)
+    ends = np.ones(ordered.shape, bool)  # a run ends where the next key differs (or is NaN)
+    ends[:, :-1] = (ordered[:, :-1] != ordered[:, 1:]) | (ordered[:, :-1] < 0)
+    picks = np.empty(rows.shape[0], np.int64)
+    for r in range(rows.shape[0]):
+        last = np.flatnonzero(ends[r])
+        lengths = np.diff(last, prepend=-1)
+        picks[r] = order[r, last[np.argmax(lengths)]]  # argmax: the first longest run
+    return picks
+
+
+def _listed(row: np.ndarray) -> list:
+    """A row as Python numbers (floats in float64, so float16/bfloat16 compare exactly)."""
+    if row.dtype.kind == "V":
+        row = row.astype(np.float32)
+    return row.astype(np.float64).tolist() if row.dtype.kind == "f" else row.tolist()

@@ -188,10 +188,12 @@ def test_median_of_all_elements_takes_the_sign_of_the_zero_nth_element_picks():
     assert not np.signbit(mg.tensor([0.0, -0.0, 0.0, 0.0]).median().numpy())
 
 
-def test_a_call_too_large_to_replay_keeps_the_stable_order():
-    from minigenesis.ops.stl_order import REPLAY_MAX
+def test_a_call_too_large_to_replay_keeps_the_stable_order(monkeypatch):
+    from minigenesis.ops import stl_order
 
-    n = REPLAY_MAX + 1
+    n = 1001  # (the bounds lowered: a real one is 32,768 elements, 2**24 compiled)
+    monkeypatch.setattr(stl_order, "REPLAY_MAX", n - 1)
+    monkeypatch.setattr(stl_order, "COMPILED_REPLAY_MAX", n - 1)
     np.testing.assert_array_equal(mg.zeros(n).sort().indices.numpy(), np.arange(n))
     np.testing.assert_array_equal(mg.zeros(n).topk(3).indices.numpy(), [0, 1, 2])
     assert mg.ones(n).mode().indices.item() == n - 1  # the last occurrence
@@ -202,3 +204,44 @@ def test_topk_of_a_zero_dim_tensor_is_the_element_itself(k):
     values, indices = mg.tensor(3.0).topk(k)
     assert values.shape == () and values.item() == 3.0
     assert indices.shape == () and indices.item() == 0
+
+
+def _tied_rows(rng, shape, dtype):
+    """Rows with many ties (a few distinct values), NaN and both zeros among floats."""
+    a = rng.integers(-3, 4, shape).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        a[rng.random(shape) < 0.1] = np.nan
+        a[a == 0] = np.where(rng.random(int((a == 0).sum())) < 0.5, -0.0, 0.0)
+    return a
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.float16])
+def test_the_batched_replay_equals_the_replay_of_each_slice(dtype):
+    """sort_orders / topk_orders / mode_indices (compiled where Numba runs, on each element's
+    rank) take the steps of the Python replay of each slice on its values."""
+    from minigenesis.ops import stl_order as S
+
+    rng = np.random.default_rng(7)
+    rows = _tied_rows(rng, (6, 300), dtype)
+    as_list = [S._listed(r) for r in rows]
+    for descending in (False, True):
+        expected = [S.sort_order(r, descending) for r in as_list]
+        np.testing.assert_array_equal(S.sort_orders(rows, descending), expected)
+    for k in (1, 4, 250):  # partial_sort (k * 64 <= n), nth_element + sort
+        for largest in (False, True):
+            expected = [S.topk_order(r, k, largest) for r in as_list]
+            np.testing.assert_array_equal(S.topk_orders(rows, k, largest), expected)
+    np.testing.assert_array_equal(S.mode_indices(rows), [S.mode_index(r) for r in as_list])
+
+
+def test_topk_of_many_tied_slices_past_the_python_bound_is_replayed():
+    """(40, 1000) = 40,000 elements with ties: past the Python replay's bound of 32,768, but
+    the compiled replay takes it: each slice's indices are the replayed topk's."""
+    from minigenesis.kernels import cpu_jit
+    from minigenesis.ops.stl_order import topk_order
+
+    if not cpu_jit.available():
+        pytest.skip("the compiled loops are off: the bound of the Python replay stands")
+    a = np.random.default_rng(3).integers(0, 20, (40, 1000))
+    got = mg.tensor(a).topk(3).indices.numpy()
+    np.testing.assert_array_equal(got, [topk_order(r.tolist(), 3, True) for r in a])
