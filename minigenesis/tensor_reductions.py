@@ -27,7 +27,7 @@ from .ops import reduce as R
 from .ops import shape as S
 from .ops import sorting as SO
 from .ops.round_once import in_float32, is_two_byte_float
-from .ops.stl_order import replayable, sort_order, unique_dim_groups
+from .ops.stl_order import replayable, sort_orders, unique_dim_groups
 from .promotion import FLOAT_KINDS, binary_op, float_in, need_float
 from .size import check_unique_dim, norm_dim, plain_int
 
@@ -99,7 +99,7 @@ def _ambiguous_slices(data: Any) -> bool:
     xp = get_array_module(data)
     if data.dtype.kind not in "fV" or xp is not np:  # (PyTorch's CUDA kernel sorts otherwise)
         return False
-    if not replayable(1, data.size):  # too large to replay: NumPy's grouping stands
+    if not replayable(1, data.size, compiled=False):  # too large: NumPy's grouping stands
         return False
     a = data.astype(xp.float32) if data.dtype.kind == "V" else data
     return bool(xp.isnan(a).any() or ((a == 0) & xp.signbit(a)).any())
@@ -118,14 +118,14 @@ def _as_pytorch_sorts_it(data: Any, values: Any, inverse: Any) -> tuple:
     mixed_zeros = signs.any() and (zero & ~signs).any()
     if (not mixed_zeros and nan.sum() < 2) or not replayable(1, flat.size):
         return values, inverse
-    order = sort_order(flat.astype(np.float64).tolist(), False)
+    order = sort_orders(flat.reshape(1, -1), False)[0]
     if mixed_zeros:
-        first = next(i for i in order if zero[i])
+        first = order[zero.reshape(-1)[order]][0]
         values = values.copy()
-        values[values == 0] = -0.0 if signs[first] else 0.0
+        values[values == 0] = -0.0 if signs.reshape(-1)[first] else 0.0
     if nan.sum() >= 2:  # the NaN places are the last ones: k-th NaN in the sort, k-th place
         inverse = inverse.reshape(-1).copy()
-        nans_in_order = [i for i in order if nan[i]]
+        nans_in_order = order[nan.reshape(-1)[order]]
         inverse[nans_in_order] = len(values) - len(nans_in_order) + np.arange(len(nans_in_order))
     return values, inverse
 

@@ -26,7 +26,7 @@ from .ops import shape as S
 from .ops import sorting as SO
 from .ops.round_once import in_float32, is_two_byte_float
 from .ops.selection import quickselect_index
-from .ops.stl_order import median_index, mode_indices, replayable
+from .ops.stl_order import median_pick, mode_indices, replayable
 from .promotion import FLOAT_KINDS, float_in
 from .size import norm_dim, plain_int
 
@@ -110,7 +110,7 @@ def _signed_zero_median(a: Any, md: Any, skip_nan: bool) -> Any:
     negative = zeros & np.signbit(flat)
     if not (negative.any() and (zeros & ~negative).any()) or not replayable(1, flat.size):
         return md
-    pick = median_index(flat.astype(np.float64).tolist(), skip_nan)
+    pick = median_pick(flat, skip_nan)
     return np.asarray(a.reshape(-1)[pick]).reshape(md.shape)
 
 

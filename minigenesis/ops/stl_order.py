@@ -37,10 +37,11 @@ REPLAY_MAX = 1 << 15  # elements replayed per call at most (~0.1-0.3 s)
 COMPILED_REPLAY_MAX = 1 << 24  # the same with the compiled loops (~20 ns a comparison: ~1 s)
 
 
-def replayable(slices: int, length: int) -> bool:
+def replayable(slices: int, length: int, compiled: bool = True) -> bool:
     """Whether replaying ``slices`` slices of ``length`` elements stays within REPLAY_MAX
-    (COMPILED_REPLAY_MAX where the compiled loops run)."""
-    bound = COMPILED_REPLAY_MAX if cpu_jit.available() else REPLAY_MAX
+    (COMPILED_REPLAY_MAX where the compiled loops run and the caller replays through them:
+    ``compiled=False`` for unique(dim=), which replays in Python only)."""
+    bound = COMPILED_REPLAY_MAX if compiled and cpu_jit.available() else REPLAY_MAX
     return slices * length <= bound
 
 
@@ -353,6 +354,17 @@ def mode_indices(rows: np.ndarray) -> np.ndarray:
         lengths = np.diff(last, prepend=-1)
         picks[r] = order[r, last[np.argmax(lengths)]]  # argmax: the first longest run
     return picks
+
+
+def median_pick(values: np.ndarray, skip_nan: bool) -> int:
+    """``median_index`` of the 1-D ``values``: nth_element at place (m - 1) // 2 of the m
+    numbers, on ranks (NaN the largest), compiled where Numba runs."""
+    m = int(values.size - (np.isnan(values).sum() if values.dtype.kind == "f" else 0))
+    nth = (m - 1) // 2
+    order = stl_order_loop.run_rows(_ranks(values.reshape(1, -1), False, False), 3, nth)
+    if order is None:
+        return median_index(_listed(values), skip_nan)
+    return int(order[0, nth])
 
 
 def _listed(row: np.ndarray) -> list:

@@ -232,6 +232,10 @@ def test_the_batched_replay_equals_the_replay_of_each_slice(dtype):
             expected = [S.topk_order(r, k, largest) for r in as_list]
             np.testing.assert_array_equal(S.topk_orders(rows, k, largest), expected)
     np.testing.assert_array_equal(S.mode_indices(rows), [S.mode_index(r) for r in as_list])
+    if rows.dtype.kind == "f":  # median: nth_element, NaN last (nanmedian skips them)
+        for row, listed in zip(rows, as_list, strict=True):
+            for skip_nan in (False, True):
+                assert S.median_pick(row, skip_nan) == S.median_index(listed, skip_nan)
 
 
 def test_topk_of_many_tied_slices_past_the_python_bound_is_replayed():
