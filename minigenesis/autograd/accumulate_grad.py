@@ -14,6 +14,8 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
+from .grad_mode import state
+
 
 class AccumulateGrad:
     """The node that accumulates a leaf's gradient into ``leaf.grad``."""
@@ -39,8 +41,16 @@ class AccumulateGrad:
     def register_prehook(self, hook: Any) -> Any:
         """``hook((grad,))`` before the leaf's incoming gradient is added into ``.grad``; a
         returned tuple replaces it. It runs as one of the leaf's tensor hooks (in registration
-        order with them). Returns a handle."""
-        return self.variable.register_hook(lambda g: _checked(hook((g,)), hook, g))
+        order with them), but not for ``autograd.grad``: that pass takes the leaf's gradient
+        without running its AccumulateGrad node, as PyTorch's engine. Returns a handle."""
+
+        def pre(g: Any) -> Any:
+            task = state.backward
+            if task is not None and task.capture and not task.into_grad:
+                return g  # (autograd.grad: the node does not run)
+            return _checked(hook((g,)), hook, g)
+
+        return self.variable.register_hook(pre)
 
     def register_hook(self, hook: Any) -> Any:
         """``hook((), (grad,))`` after the leaf's incoming gradient was added into ``.grad``

@@ -60,3 +60,17 @@ def test_post_hooks_do_not_run_for_autograd_grad():
     accumulate_grad_of(p).register_hook(lambda gi, go: ran.append(1))
     (g,) = mg.autograd.grad((p * 4).sum(), p)
     assert float(g) == 4.0 and not ran and p.grad is None
+
+
+def test_accumulate_grad_pre_hook_does_not_run_for_autograd_grad():
+    """autograd.grad(sum(2 p), p) takes p's gradient without running its AccumulateGrad node:
+    the pre-hook (which would triple it) stays silent and the result is the closed form 2; a
+    backward into .grad runs it (2 * 3 = 6), backward(inputs=[p]) too."""
+    p = mg.tensor([1.0, 2.0], requires_grad=True)
+    node = p.view_as(p).grad_fn.next_functions[0][0]
+    calls: list = []
+    node.register_prehook(lambda g: (calls.append(g[0].tolist()), (g[0] * 3,))[1])
+    (g,) = mg.autograd.grad((2 * p).sum(), p)
+    assert g.tolist() == [2.0, 2.0] and calls == [] and p.grad is None
+    (2 * p).sum().backward(inputs=[p])
+    assert p.grad.tolist() == [6.0, 6.0] and calls == [[2.0, 2.0]]
