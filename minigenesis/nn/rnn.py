@@ -35,6 +35,7 @@ from ..autocast_policy import LOWER, autocast_function
 from ..creation import empty, zeros
 from ..functions import cat
 from ..ops import rnn as rnn_ops
+from ..ops.round_once import is_two_byte_float, widen
 from ..size import plain_int
 from . import functional as F
 from . import init
@@ -296,6 +297,10 @@ class RNNBase(Module):
                 w_ih, w_hh = self.all_weights[k][:2]
                 b_ih, b_hh = self.all_weights[k][2:4] if self.bias else (None, None)
                 w_hr = self.all_weights[k][-1] if self.proj_size > 0 else None
+                if is_two_byte_float(w_hh) and x.dtype == w_hh.dtype:
+                    # the steps get float32 copies of the recurrent weights: their gradients
+                    # are summed over the steps in float32 and rounded once, by the copy's cast
+                    w_hh, b_hh, w_hr = widen(w_hh), widen(b_hh), widen(w_hr)
                 xw = F.linear(layer_input, w_ih, b_ih)  # every step's x W_ih^T at once
                 xs = xw.split(batch_sizes) if packed else _unstack(xw)
                 state = (h_layers[k], c_layers[k]) if lstm else h_layers[k]

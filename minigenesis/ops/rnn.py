@@ -25,6 +25,8 @@ differentiable. The formulas are written once (``_lstm_grads`` and friends) and 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..autocast_policy import LOWER
@@ -49,27 +51,35 @@ def _sigmoid_(v):
     return v
 
 
-def _float32_inside(forward):
+def _float32_inside(leading: int) -> Callable:
     """A cell's forward on 2-byte floats run in float32, its outputs rounded once: the gates,
     their sigmoids/tanhs and the new cell state are not each rounded to float16/bfloat16 (which
     took an LSTM's h' and gradients 2-3x further from the float64 truth than PyTorch's CPU LSTM,
     whose oneDNN kernel keeps them in float32). The saved arrays stay float32, so backward
-    computes in float32 too; the engine casts each gradient back to its input's dtype."""
+    computes in float32 too; the engine casts each gradient back to its input's dtype.
 
-    def run(ctx, *args):
-        # only when every array is of one 2-byte float dtype (float16, or bfloat16: ml_dtypes'
-        # kind "V"); mixed dtypes (a float32 state under CPU autocast) promote as they are
-        dtypes = {a.dtype for a in args if hasattr(a, "dtype")}
-        low = dtypes.pop() if len(dtypes) == 1 else None
-        if low is None or low.itemsize != 2 or low.kind not in "fV":
-            return forward(ctx, *args)
-        wide = [a.astype(np.float32) if hasattr(a, "dtype") and a.dtype == low else a for a in args]
-        out = forward(ctx, *wide)
-        if isinstance(out, tuple):
-            return tuple(o.astype(low) for o in out)
-        return out.astype(low)
+    ``leading``: how many arrays come first (xw and the state: h, or h and c). They share one
+    2-byte dtype; the weights after them have that dtype too, or are float32 (a recurrent layer
+    passes float32 copies of its 2-byte W_hh and b_hh, so the engine sums the steps' weight
+    gradients in float32 and the copy's cast rounds the sum once, as PyTorch's oneDNN LSTM)."""
 
-    return run
+    def wrap(forward: Callable) -> Callable:
+        def run(ctx, *args):
+            # mixed dtypes otherwise (a float32 state under CPU autocast) promote as they are
+            low = args[0].dtype
+            lead = all(a.dtype == low for a in args[:leading])
+            rest = all(a.dtype in (low, np.float32) for a in args[leading:] if hasattr(a, "dtype"))
+            if not (lead and rest and low.itemsize == 2 and low.kind in "fV"):  # bfloat16: "V"
+                return forward(ctx, *args)
+            wide = [a.astype(np.float32) if getattr(a, "dtype", None) == low else a for a in args]
+            out = forward(ctx, *wide)
+            if isinstance(out, tuple):
+                return tuple(o.astype(low) for o in out)
+            return out.astype(low)
+
+        return run
+
+    return wrap
 
 
 def _wrap(like, array):
@@ -117,7 +127,7 @@ class RNNCell(Op):
     autocast = LOWER  # PyTorch's rnn_tanh/relu cells: on its lists (CUDA; linears on the CPU)
 
     @staticmethod
-    @_float32_inside
+    @_float32_inside(leading=2)
     @quiet_fp  # inf - inf in the pre-activation is NaN, silently as in PyTorch
     def forward(ctx, xw, h, w_hh, b_hh, relu):
         xp = get_array_module(xw)
@@ -170,7 +180,7 @@ class LSTMCell(Op):
     then the gate gradients of ``_lstm_grads``, then ``_recurrent_grads``."""
 
     @staticmethod
-    @_float32_inside
+    @_float32_inside(leading=3)
     @quiet_fp  # inf - inf in the pre-activation is NaN, silently as in PyTorch
     def forward(ctx, xw, h, c, w_hh, b_hh, w_hr):
         xp = get_array_module(xw)
@@ -252,7 +262,7 @@ class GRUCell(Op):
     added to the direct part)."""
 
     @staticmethod
-    @_float32_inside
+    @_float32_inside(leading=2)
     @quiet_fp  # inf - inf in the pre-activation is NaN, silently as in PyTorch
     def forward(ctx, xw, h, w_hh, b_hh):
         xp = get_array_module(xw)
