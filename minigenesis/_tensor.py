@@ -24,7 +24,15 @@ from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase, warn_non_leaf_grad
 from .autograd.vmap_samples import refuse_item
 from .axis_alias import AXIS_NAMES, accepts_axis
-from .backend import as_device, device_of, get_array_module, module_for, to_numpy, to_pickled
+from .backend import (
+    as_device,
+    device_of,
+    get_array_module,
+    module_for,
+    pickled_array,
+    to_device,
+    to_numpy,
+)
 from .conversions import ToShortcuts, as_array, parse_to_args
 from .inplace import InPlace, track_view
 from .input_keyword import sizes_or_keyword
@@ -422,10 +430,10 @@ class Tensor(
         return out
 
     def __reduce_ex__(self, protocol: int):
-        # Pickled as (host array, requires_grad); the safe unpickler allows _rebuild_tensor.
-        return with_attributes(
-            self, (_rebuild_tensor, (to_pickled(self._data), self.requires_grad))
-        )
+        # Pickled as (host array, requires_grad), a GPU tensor as (its array, requires_grad,
+        # its device) (backend.pickled_array); the safe unpickler allows _rebuild_tensor.
+        array, *location = pickled_array(self._data)
+        return with_attributes(self, (_rebuild_tensor, (array, self.requires_grad, *location)))
 
     # ------------------------------------------------------------------ dtype and device
     def _cast(self, np_dtype: Any) -> Tensor:
@@ -570,9 +578,14 @@ for _name in AXIS_NAMES:
 # functions). Files written before this module was named ``_tensor`` say
 # ``minigenesis.tensor._rebuild_tensor``; both loaders read that old name as this one (``RENAMED``
 # in serialization/pickling.py).
-def _rebuild_tensor(array: np.ndarray, requires_grad: bool) -> Tensor:
-    """Unpickling entry point for tensors (Parameter has its own, ``nn/parameter.py``)."""
-    t = Tensor._make(np.array(array, copy=True) if not array.flags.writeable else array, False)
+def _rebuild_tensor(array: Any, requires_grad: bool, location: str | None = None) -> Tensor:
+    """Unpickling entry point for tensors (Parameter has its own, ``nn/parameter.py``); a
+    tensor pickled on a GPU names its device (``location``) and comes back on it."""
+    if location is not None:
+        array = to_device(array, as_device(location))
+    elif not array.flags.writeable:
+        array = np.array(array, copy=True)
+    t = Tensor._make(array, False)
     return t.requires_grad_(bool(requires_grad))  # an int tensor cannot require grad
 
 

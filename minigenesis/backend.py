@@ -257,6 +257,20 @@ def to_pickled(x: Array) -> np.ndarray:
     return x if type(x) is MetaArray else to_numpy(x)
 
 
+def pickled_array(x: Array) -> tuple:
+    """The array arguments a tensor's pickle reduction carries: ``(to_pickled(x),)`` on the
+    CPU and meta; a GPU array as it is, with its device's name: ``(x, "cuda:1")``.
+
+    The GPU array pickles through the host (CuPy's own pickling) and the tensor's rebuild
+    function puts it back on that device (``to_device``): as in PyTorch, a CUDA tensor
+    unpickles on its GPU. ``copy.copy``, which reuses the arguments without pickling them,
+    gets the same device array, so the copy shares it, as PyTorch's copy shares the storage
+    (and as a CPU copy shares its array)."""
+    if _cupy is not None and isinstance(x, _cupy.ndarray):
+        return (x, str(device_of(x)))
+    return (to_pickled(x),)
+
+
 # ----------------------------------------------------------------------------------------------
 # Device-side asserts: checks whose verdict stays on the GPU until the host reads anyway
 # ----------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ..backend import get_array_module, to_pickled
+from ..backend import device, get_array_module, pickled_array, to_device
 from ..creation import empty
 from ..storage_sharing import with_attributes
 
@@ -43,9 +43,8 @@ class Parameter(Tensor):
         # A Parameter pickles as a Parameter (a plain Tensor would lose its registration role).
         # Attributes the user set (p.no_weight_decay = True) follow, as PyTorch's pickle keeps
         # them (its deepcopy below does not, and neither does ours).
-        return with_attributes(
-            self, (_rebuild_parameter, (to_pickled(self._data), self.requires_grad))
-        )
+        array, *location = pickled_array(self._data)  # a GPU array names its device
+        return with_attributes(self, (_rebuild_parameter, (array, self.requires_grad, *location)))
 
     def __deepcopy__(self, memo: dict) -> Parameter:
         """A copy with its own memory on the same device (``copy.deepcopy(model)``). As
@@ -58,9 +57,11 @@ class Parameter(Tensor):
         return out
 
 
-def _rebuild_parameter(array: Any, requires_grad: bool) -> Parameter:
-    """Unpickling entry point of a Parameter."""
-    if not getattr(array, "flags", None) or not array.flags.writeable:
+def _rebuild_parameter(array: Any, requires_grad: bool, location: str | None = None) -> Parameter:
+    """Unpickling entry point of a Parameter (one pickled on a GPU comes back on it)."""
+    if location is not None:
+        array = to_device(array, device(location))
+    elif not getattr(array, "flags", None) or not array.flags.writeable:
         array = np.array(array, copy=True)
     return Parameter(Tensor._make(array, False), bool(requires_grad))
 

@@ -63,6 +63,7 @@ GPU_TEST_FILES = [
     "tests/core/test_device_asserts.py",
     "tests/ops/test_battery.py",
     "tests/core/test_cuda_device_errors_and_copies.py",
+    "tests/core/test_cuda_pickle.py",
 ]
 
 
