@@ -7,9 +7,10 @@ the inputs, and the engine is called *again* (hence "reentrant") on the recomput
 gradients that reach the detached inputs are handed back to the outer graph.
 
 Parameters used inside ``f`` are reached by the inner backward and accumulate into their ``.grad``
-right there. As in PyTorch, this means ``mg.autograd.grad`` cannot return the gradient of a
-parameter used inside a reentrant checkpoint (use ``.backward()``, or the default non-reentrant
-variant in ``checkpoint.py``); gradients of the checkpoint's tensor inputs work with both.
+right there, whatever the outer backward asked for. So, as PyTorch's, the node refuses to run in
+a backward given ``inputs`` (``mg.autograd.grad``, ``.backward(inputs=...)``), which must leave
+every other ``.grad`` alone: it raises PyTorch's RuntimeError (use ``.backward()``, or the default
+non-reentrant variant in ``checkpoint.py``).
 
 One extension over PyTorch: a data batch needs no gradient, so ``checkpoint(run_layers, x,
 layers, use_reentrant=True)`` would record nothing and the parameters would get no
@@ -67,6 +68,13 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx, *grad_outputs):
+        if not _is_checkpoint_valid():
+            raise RuntimeError(
+                "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or "
+                "passing an `inputs` parameter to .backward(). To resolve this error, you can "
+                "either set use_reentrant=False, or call .backward() without passing the "
+                "`inputs` argument."
+            )
         if state.grad_enabled:
             raise RuntimeError(
                 "checkpoint does not support create_graph=True (double backward) in this engine"
@@ -101,6 +109,12 @@ class CheckpointFunction(Function):
         for slot, d in zip(ctx.tensor_slots, detached):
             input_grads[slot] = d.grad
         return (None, None, None, *input_grads, *([None] * ctx.n_params))
+
+
+def _is_checkpoint_valid() -> bool:
+    """PyTorch's ``torch.autograd._is_checkpoint_valid``: False while the running backward was
+    given ``inputs`` (it captures their gradients; ``state.backward`` is that pass)."""
+    return state.backward is None or not state.backward.capture
 
 
 def _graph_handle(out: Tensor) -> Tensor:

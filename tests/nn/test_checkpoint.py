@@ -134,8 +134,10 @@ def test_checkpoint_input_gradients_via_autograd_grad_and_accumulation_into_exis
     mg.manual_seed(4)
     lin = nn.Linear(4, 4).double()
     x = mg.randn(3, 4, dtype=mg.float64, requires_grad=True)
-    (gx,) = mg.autograd.grad(checkpoint(lin, x, use_reentrant=reentrant).sum(), [x])
-    np.testing.assert_allclose(gx.numpy(), np.ones((3, 1)) * lin.weight.detach().numpy().sum(0))
+    if not reentrant:  # (the reentrant variant refuses autograd.grad: the test below)
+        (gx,) = mg.autograd.grad(checkpoint(lin, x, use_reentrant=reentrant).sum(), [x])
+        want = np.ones((3, 1)) * lin.weight.detach().numpy().sum(0)
+        np.testing.assert_allclose(gx.numpy(), want)
 
     x = x.detach()
     lin.weight.grad = mg.ones(4, 4, dtype=mg.float64)
@@ -170,8 +172,26 @@ def test_reentrant_variant_errors():
     with pytest.raises(ValueError, match="unexpected keyword arguments \\['scale'\\]"):
         checkpoint(lambda x, scale: x * scale, x, scale=2.0, use_reentrant=True)
     lin = nn.Linear(3, 3)
-    with pytest.raises(RuntimeError, match="was not used to compute the outputs"):  # (PyTorch too)
+    with pytest.raises(RuntimeError, match=r"incompatible with \.grad\(\)"):  # (PyTorch raises too)
         mg.autograd.grad(checkpoint(lin, mg.randn(2, 3), use_reentrant=True).sum(), [lin.weight])
+
+
+@pytest.mark.parametrize("how", ["autograd.grad", "backward(inputs=)"])
+def test_reentrant_checkpoint_refuses_a_backward_given_inputs_as_pytorch(how):
+    """Its inner backward would accumulate into every parameter's .grad, which a backward given
+    inputs must leave alone: PyTorch raises, and so do we, before any .grad is written."""
+    lin = nn.Linear(3, 2).double()
+    x = mg.randn(4, 3, dtype=mg.float64, requires_grad=True)
+    y = checkpoint(lin, x, use_reentrant=True).sum()
+    with pytest.raises(RuntimeError, match=r"incompatible with \.grad\(\) or passing an `inputs`"):
+        if how == "autograd.grad":
+            mg.autograd.grad(y, [x])
+        else:
+            y.backward(inputs=[x])
+    assert x.grad is None and lin.weight.grad is None and lin.bias.grad is None
+    checkpoint(lin, x, use_reentrant=True).sum().backward()  # a plain backward still works
+    want = np.ones((4, 1)) * lin.weight.detach().numpy().sum(0)  # d sum(x W^T + b) / dx
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-12)
 
 
 @VARIANTS
@@ -190,7 +210,7 @@ def test_create_graph_through_a_reentrant_checkpoint_is_refused():
     lin = nn.Linear(3, 3)
     y = checkpoint(lin, mg.randn(2, 3, requires_grad=True), use_reentrant=True)
     with pytest.raises(RuntimeError, match="create_graph"):
-        mg.autograd.grad(y.pow(2).sum(), lin.weight, create_graph=True)
+        y.pow(2).sum().backward(create_graph=True)
 
 
 @pytest.mark.parametrize("input_is_leaf", [True, False])
