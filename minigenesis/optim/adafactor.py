@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import numpy as np
+import ml_dtypes
 
 from .._checks import check_real
 from .._tensor import Tensor
@@ -98,7 +98,7 @@ class Adafactor(Optimizer):
         lr, weight_decay = float(group["lr"]), group["weight_decay"]
         eps1, eps2 = group["eps"]
         if eps1 is None:
-            eps1 = float(np.finfo(param.dtype).eps)
+            eps1 = float(ml_dtypes.finfo(param.dtype).eps)  # (NumPy's finfo lacks bfloat16)
         g = -grad if group["maximize"] else grad
         one_minus_beta2_t = step ** group["beta2_decay"]
         rho_t = min(lr, 1 / step**0.5)

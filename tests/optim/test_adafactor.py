@@ -85,3 +85,15 @@ def test_state_is_factored_for_matrices() -> None:
 def test_bad_options_raise_value_error(options: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         mg.optim.Adafactor([mg.zeros(2, requires_grad=True)], **options)
+
+
+@pytest.mark.parametrize(("dtype", "want"), [("bfloat16", 1.0), ("float16", 0.990234375)])
+def test_adafactor_steps_a_low_precision_parameter_with_its_dtypes_eps(dtype, want):
+    """eps1 defaults to the parameter dtype's machine epsilon (bfloat16's is 2**-7, which
+    NumPy's finfo does not know). With g = 1e-3: g^2 = 1e-6 is below bfloat16's eps^2 = 2**-14,
+    so the update is g / eps = 0.128 and p = 1 - 0.01 * 0.128 rounds back to 1.0; float16's
+    eps^2 = 2**-20 is below g^2, so the update is g / |g| = 1 and p = 0.99 in float16."""
+    p = mg.nn.Parameter(mg.ones(4, dtype=getattr(mg, dtype)))
+    p.grad = mg.full((4,), 1e-3, dtype=getattr(mg, dtype))
+    mg.optim.Adafactor([p]).step()
+    np.testing.assert_array_equal(p.detach().float().numpy(), np.full(4, want, np.float32))
