@@ -26,7 +26,7 @@ import numpy as np
 from .._checks import check_real
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
-from ..backend import CPU, device_of, get_array_module, to_device
+from ..backend import CPU, device_of, get_array_module, quiet_fp, to_device
 from ..dtypes import float64, get_default_dtype
 from .hooks import (  # noqa: F401  (the global step hooks: torch.optim.optimizer's names)
     OptimizerHooks,
@@ -298,6 +298,12 @@ class Optimizer(OptimizerHooks):
             with enable_grad():
                 loss = closure()
         self._opt_called = True  # LRScheduler.step warns when it runs before the first step
+        self._update_all()
+        return loss
+
+    @quiet_fp  # an inf or NaN gradient (or state) is stepped with silently, as in PyTorch
+    def _update_all(self) -> None:
+        """``update`` of every parameter that has a gradient (the loop of ``step``)."""
         for group in self.param_groups:  # (a Tensor lr reaches update() as a float: _float_lr)
             options = _float_lr(group) if isinstance(group.get("lr"), Tensor) else group
             for p in group["params"]:
@@ -312,7 +318,6 @@ class Optimizer(OptimizerHooks):
                 if state:  # none kept empty (SGD without momentum), as in PyTorch
                     self.state[p] = state
                 p._bump_version()
-        return loss
 
     # An optimizer whose update with a sparse gradient (nn.Embedding(sparse=True)) equals its
     # update with the dense one (SGD, Adagrad: zero rows change nothing that would not change

@@ -18,11 +18,9 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-import numpy as np
-
 from ..._checks import check_real
 from ..._tensor import Tensor
-from ...backend import get_array_module, to_device
+from ...backend import get_array_module, quiet_fp, to_device
 from ...creation import tensor
 from ...meta_array import keep_on_meta
 
@@ -38,6 +36,7 @@ def _norm_dtype(a: Any, xp: Any) -> Any:
     return a.dtype if a.dtype.itemsize >= 4 and a.dtype.kind == "f" else xp.float32
 
 
+@quiet_fp  # an inf or NaN gradient, a square past float32's range: silently, as in PyTorch
 def _vector_norm(a: Any, p: float, xp: Any) -> Any:
     """||a||_p of the flattened array a, as a 0-d array on a's device, in a's dtype: a float16 or
     bfloat16 norm is accumulated in float32 and rounded back once, as PyTorch returns it."""
@@ -117,6 +116,7 @@ def get_total_norm(
     return Tensor._make(keep_on_meta(xp.asarray(total), [t._data for t in tensors]), False)
 
 
+@quiet_fp  # an inf or NaN norm or gradient: scaled silently, as in PyTorch
 def clip_grads_with_norm_(
     parameters: Iterable[Tensor] | Tensor,
     max_norm: float,
@@ -137,10 +137,9 @@ def clip_grads_with_norm_(
     # and rounded to the norm's dtype; the same steps here give its bits in float16/bfloat16
     # (where, e.g., an all-zero float16 gradient with max_norm=0 becomes NaN: 1/1e-6 is inf).
     wide = xp.float64 if dtype == xp.float64 else xp.float32
-    with np.errstate(over="ignore", invalid="ignore"):  # inf and NaN here are PyTorch's too
-        denom = (total.astype(wide) + 1e-6).astype(dtype)
-        recip = (1 / denom.astype(wide)).astype(dtype)
-        coef = (recip.astype(wide) * float(max_norm)).astype(dtype)
+    denom = (total.astype(wide) + 1e-6).astype(dtype)
+    recip = (1 / denom.astype(wide)).astype(dtype)
+    coef = (recip.astype(wide) * float(max_norm)).astype(dtype)
     coef = xp.minimum(coef, xp.asarray(1.0, dtype=dtype))
     for g in grads:
         c = to_device(coef, g.device)
