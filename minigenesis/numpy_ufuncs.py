@@ -6,6 +6,10 @@ that are Python operators (``+``, ``*``, ``<``, ``@`` ...) are what ``ndarray (o
 so they run as the Tensor's own operator instead (PyTorch's type promotion, autograd kept):
 ``np.add(a, t)``, ``a + t`` and ``t + a`` are the same tensor. ``out=`` and the ufunc methods
 (``np.add.reduce`` ...) are refused (TypeError from NumPy), as a tensor is no NumPy output.
+
+One exception: ``a @ t`` (``np.matmul(a, t)``: the same call here) raises PyTorch's TypeError,
+"unsupported operand type(s) for @: 'numpy.ndarray' and 'Tensor'" (its ``Tensor.__rmatmul__``
+takes only tensors). ``t @ a`` is the tensor product, as it is in PyTorch.
 """
 
 from __future__ import annotations
@@ -49,12 +53,21 @@ def tensor_array_ufunc(self: Any, ufunc: Any, method: str, *inputs: Any, **kwarg
     names = _OPERATORS.get(ufunc)
     if names is not None and len(inputs) == 2 and not kwargs:
         a, b = inputs
-        if isinstance(a, TensorBase):
-            return getattr(a, names[0])(b)
-        return getattr(b, names[1])(a)
+        out = getattr(a, names[0])(b) if isinstance(a, TensorBase) else getattr(b, names[1])(a)
+        if out is NotImplemented and ufunc is np.matmul:  # (a @ t, t @ np.float64(2))
+            raise TypeError(
+                f"unsupported operand type(s) for @: '{_type_name(a)}' and '{_type_name(b)}'"
+            )
+        return out
     device = next(x.device for x in inputs if isinstance(x, TensorBase))
     arrays = [np.asarray(x) if isinstance(x, TensorBase) else x for x in inputs]
     out = ufunc(*arrays, **kwargs)
     if isinstance(out, tuple):  # np.modf, np.frexp, np.divmod
         return tuple(TensorBase._make(as_array(np.asarray(o), None, device), False) for o in out)
     return TensorBase._make(as_array(np.asarray(out), None, device), False)
+
+
+def _type_name(x: Any) -> str:
+    """A type as Python's operator errors name it: 'numpy.ndarray', 'float', 'Tensor'."""
+    t = type(x)
+    return f"numpy.{t.__name__}" if t.__module__.startswith("numpy") else t.__name__

@@ -127,11 +127,20 @@ def _method(operator: Any, name: str) -> Any:
             reflected = getattr(other, "__r" + operator.__name__[2:], None)
             if reflected is not None:
                 out = reflected(self)
+            if out is NotImplemented:  # (t.matmul(2.0))
+                raise TypeError(
+                    f"{name}(): argument 'other' (position 1) must be Tensor, not "
+                    f"{type(other).__name__}"
+                )
         return out
 
     method.__name__ = method.__qualname__ = name
     method.__doc__ = operator.__doc__
     return method
+
+
+# Operands that are numbers (a NumPy scalar too): no matrix product with a tensor
+_NUMBERS = (int, float, complex, np.generic)
 
 
 class TensorMath:
@@ -230,14 +239,18 @@ class TensorMath:
         return self.abs()
 
     def __matmul__(self, other):
-        if isinstance(other, SEQUENCES) or getattr(other, "is_sparse", False):
-            return NotImplemented  # (a sparse other computes dense @ sparse: __rmatmul__)
-        return M.matmul(self, as_tensor_like(other, self))  # (an ndarray other: as __rmatmul__)
+        # A number has no matrix product (PyTorch's TypeError, from Python, as for a list); a
+        # sparse other computes dense @ sparse (its __rmatmul__)
+        if isinstance(other, (*SEQUENCES, *_NUMBERS)) or getattr(other, "is_sparse", False):
+            return NotImplemented
+        return M.matmul(self, as_tensor_like(other, self))  # (an ndarray other: as a tensor)
 
     def __rmatmul__(self, other):
-        if isinstance(other, SEQUENCES):
+        # Only a tensor: as PyTorch's, ``ndarray @ t`` and ``2.0 @ t`` are TypeErrors (the
+        # ndarray's case is refused in numpy_ufuncs.py, where NumPy sends it)
+        if not isinstance(other, TensorBase):
             return NotImplemented
-        return M.matmul(as_tensor_like(other, self), self)
+        return M.matmul(other, self)
 
     def __invert__(self):
         return self._derived(~self._data)

@@ -46,3 +46,35 @@ def test_operator_ufuncs_are_the_tensors_operators_and_keep_autograd() -> None:
 def test_a_non_operator_ufunc_refuses_a_tensor_requiring_grad() -> None:
     with pytest.raises(RuntimeError, match="detach"):
         np.exp(mg.ones(2, requires_grad=True))
+
+
+@pytest.mark.parametrize(
+    "left",
+    [np.ones((3, 2), np.float32), np.ones((3, 2)), np.ones(3, np.int64), np.array(2.0)],
+    ids=["float32", "float64", "int64", "0-d"],
+)
+def test_ndarray_matmul_tensor_raises_pytorchs_type_error(left) -> None:
+    """PyTorch's Tensor.__rmatmul__ takes only tensors, so ``ndarray @ t`` is Python's TypeError
+    whatever the dtypes (it was a tensor for equal dtypes here, a RuntimeError otherwise)."""
+    t = mg.ones(2, 2)
+    with pytest.raises(TypeError, match="unsupported operand type\\(s\\) for @: 'numpy.ndarray'"):
+        left @ t
+
+
+@pytest.mark.parametrize("number", [2.0, 3, np.float64(2.0), np.int64(2)])
+def test_a_number_matmul_a_tensor_raises_type_error_both_ways(number) -> None:
+    t = mg.ones(2)
+    with pytest.raises(TypeError, match="unsupported operand type\\(s\\) for @"):
+        number @ t
+    with pytest.raises(TypeError, match="unsupported operand type\\(s\\) for @"):
+        t @ number
+    with pytest.raises(TypeError):
+        t.matmul(number)
+
+
+def test_tensor_matmul_ndarray_is_still_the_matrix_product() -> None:
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.arange(12, dtype=np.float32).reshape(3, 4)
+    got = mg.tensor(a) @ b
+    assert isinstance(got, mg.Tensor)
+    np.testing.assert_array_equal(got.numpy(), a @ b)
