@@ -22,7 +22,7 @@ from .. import kernels
 from .._checks import check_int
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
-from ..backend import Array, get_array_module
+from ..backend import Array, get_array_module, quiet_fp
 from .optimizer import Optimizer, _check_options
 
 
@@ -259,6 +259,9 @@ class LBFGS(Optimizer):
         with no_grad():
             return self._step(closure, group)
 
+    # inf or NaN gradients are stepped with silently, as in PyTorch (the closure runs inside,
+    # its ops are quiet anyway)
+    @quiet_fp
     def _step(self, closure: Callable[[], Any], group: dict[str, Any]) -> Any:
         lr = group["lr"]
         max_iter, max_eval = group["max_iter"], group["max_eval"]

@@ -88,3 +88,18 @@ def test_optimizer_steps_with_nonfinite_grads_are_silent(name, case, dtype):
         warnings.simplefilter("error")
         opt.step()
         opt.step()  # (a second step meets the inf/NaN kept in the state)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", sorted(GRADS))
+def test_lbfgs_step_with_nonfinite_grads_is_silent(case, dtype):
+    ps = _params(GRADS[case], dtype)
+
+    def closure():
+        for p, part in zip(ps, (GRADS[case][:4], GRADS[case][4:])):
+            p.grad = mg.tensor(part, dtype=getattr(mg, dtype))
+        return mg.tensor(1.0)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mg.optim.LBFGS(ps, max_iter=3).step(closure)
