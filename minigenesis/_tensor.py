@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from . import backend as _backend
 from . import dtypes as _dt
 from . import shared_memory
 from ._tensor_str import tensor_repr
@@ -24,15 +25,7 @@ from .autograd.grad_mode import state
 from .autograd.tensor_base import TensorBase, warn_non_leaf_grad
 from .autograd.vmap_samples import refuse_item
 from .axis_alias import AXIS_NAMES, accepts_axis
-from .backend import (
-    as_device,
-    device_of,
-    get_array_module,
-    module_for,
-    pickled_array,
-    to_device,
-    to_numpy,
-)
+from .backend import as_device, device_of, get_array_module, module_for, to_numpy
 from .conversions import ToShortcuts, as_array, parse_to_args
 from .inplace import InPlace, track_view
 from .input_keyword import sizes_or_keyword
@@ -432,7 +425,7 @@ class Tensor(
     def __reduce_ex__(self, protocol: int):
         # Pickled as (host array, requires_grad), a GPU tensor as (its array, requires_grad,
         # its device) (backend.pickled_array); the safe unpickler allows _rebuild_tensor.
-        array, *location = pickled_array(self._data)
+        array, *location = _backend.pickled_array(self._data)
         return with_attributes(self, (_rebuild_tensor, (array, self.requires_grad, *location)))
 
     # ------------------------------------------------------------------ dtype and device
@@ -581,11 +574,7 @@ for _name in AXIS_NAMES:
 def _rebuild_tensor(array: Any, requires_grad: bool, location: str | None = None) -> Tensor:
     """Unpickling entry point for tensors (Parameter has its own, ``nn/parameter.py``); a
     tensor pickled on a GPU names its device (``location``) and comes back on it."""
-    if location is not None:
-        array = to_device(array, as_device(location))
-    elif not array.flags.writeable:
-        array = np.array(array, copy=True)
-    t = Tensor._make(array, False)
+    t = Tensor._make(_backend.unpickled_array(array, location), False)
     return t.requires_grad_(bool(requires_grad))  # an int tensor cannot require grad
 
 

@@ -262,13 +262,22 @@ def pickled_array(x: Array) -> tuple:
     CPU and meta; a GPU array as it is, with its device's name: ``(x, "cuda:1")``.
 
     The GPU array pickles through the host (CuPy's own pickling) and the tensor's rebuild
-    function puts it back on that device (``to_device``): as in PyTorch, a CUDA tensor
+    function puts it back on that device (``unpickled_array``): as in PyTorch, a CUDA tensor
     unpickles on its GPU. ``copy.copy``, which reuses the arguments without pickling them,
     gets the same device array, so the copy shares it, as PyTorch's copy shares the storage
     (and as a CPU copy shares its array)."""
     if _cupy is not None and isinstance(x, _cupy.ndarray):
         return (x, str(device_of(x)))
     return (to_pickled(x),)
+
+
+def unpickled_array(array: Any, location: str | None = None) -> Array:
+    """The array a pickled tensor is rebuilt on: moved to ``location`` (a GPU, see
+    ``pickled_array``), else the host array, copied if it is read-only."""
+    if location is not None:
+        return to_device(array, device(location))
+    flags = getattr(array, "flags", None)
+    return array if flags is not None and flags.writeable else np.array(array, copy=True)
 
 
 # ----------------------------------------------------------------------------------------------

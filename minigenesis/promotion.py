@@ -40,6 +40,7 @@ SCALAR_TYPES = frozenset(SCALARS)
 # (so Python raises TypeError, or repeats the list for ``int_tensor * [1, 2]``) and its methods
 # and functions raise TypeError (``refuse_sequence``). NumPy arrays are still taken.
 SEQUENCES = (list, tuple)
+NOT_MATRICES = (*SEQUENCES, int, float, complex, np.generic)  # no operand of @ (TypeError)
 NUMBERS = frozenset((int, float))  # Python numbers that keep a float tensor's dtype (not bool)
 FLOAT_KINDS = "fV"  # 'V' is how NumPy reports ml_dtypes' bfloat16
 CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2, "V": 2}  # bool < integer < floating
@@ -59,9 +60,11 @@ def as_tensor_like(x: Any, ref: Any) -> Any:
     return TensorBase._make(as_array(x, None, ref.device), False)
 
 
-def refuse_sequence(name: str, other: Any, position: int = 1, arg: str = "other") -> None:
-    """PyTorch's TypeError for a list or tuple given where a tensor (or number) goes."""
-    if isinstance(other, SEQUENCES):
+def refuse_sequence(
+    name: str, other: Any, position: int = 1, arg: str = "other", kinds: tuple = SEQUENCES
+) -> None:
+    """PyTorch's TypeError for a list or tuple (or other ``kinds``) given where a tensor goes."""
+    if isinstance(other, kinds):
         raise TypeError(
             f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
             f"{type(other).__name__}"

@@ -31,6 +31,7 @@ from .ops import rounding as RD
 from .ops.same_dtype import check_same_dtype
 from .promotion import (
     FLOAT_KINDS,
+    NOT_MATRICES,
     SEQUENCES,
     alpha_scaled,
     as_tensor_like,
@@ -117,30 +118,21 @@ def _bool_pow(t: Any, exponent: Any) -> Any:
 
 def _method(operator: Any, name: str) -> Any:
     """The method form of an operator (``t.mul(o)`` of ``t * o``): where the operator returns
-    NotImplemented, for a list or tuple operand, the method raises PyTorch's TypeError."""
+    NotImplemented, for a list (or, for @, a number), the method raises PyTorch's TypeError."""
 
     def method(self, other):
         out = operator(self, other)
         if out is NotImplemented:
-            refuse_sequence(name, other)
+            refuse_sequence(name, other, kinds=NOT_MATRICES)  # (only @ refuses numbers)
             # a sparse other: its reflected form (``__rmul__`` of ``__mul__``) computes it
             reflected = getattr(other, "__r" + operator.__name__[2:], None)
             if reflected is not None:
                 out = reflected(self)
-            if out is NotImplemented:  # (t.matmul(2.0))
-                raise TypeError(
-                    f"{name}(): argument 'other' (position 1) must be Tensor, not "
-                    f"{type(other).__name__}"
-                )
         return out
 
     method.__name__ = method.__qualname__ = name
     method.__doc__ = operator.__doc__
     return method
-
-
-# Operands that are numbers (a NumPy scalar too): no matrix product with a tensor
-_NUMBERS = (int, float, complex, np.generic)
 
 
 class TensorMath:
@@ -238,19 +230,13 @@ class TensorMath:
     def __abs__(self):
         return self.abs()
 
-    def __matmul__(self, other):
-        # A number has no matrix product (PyTorch's TypeError, from Python, as for a list); a
-        # sparse other computes dense @ sparse (its __rmatmul__)
-        if isinstance(other, (*SEQUENCES, *_NUMBERS)) or getattr(other, "is_sparse", False):
-            return NotImplemented
+    def __matmul__(self, other):  # (a number or a list: Python's TypeError, as PyTorch's)
+        if isinstance(other, NOT_MATRICES) or getattr(other, "is_sparse", False):
+            return NotImplemented  # (a sparse other computes dense @ sparse: __rmatmul__)
         return M.matmul(self, as_tensor_like(other, self))  # (an ndarray other: as a tensor)
 
-    def __rmatmul__(self, other):
-        # Only a tensor: as PyTorch's, ``ndarray @ t`` and ``2.0 @ t`` are TypeErrors (the
-        # ndarray's case is refused in numpy_ufuncs.py, where NumPy sends it)
-        if not isinstance(other, TensorBase):
-            return NotImplemented
-        return M.matmul(other, self)
+    def __rmatmul__(self, other):  # only a tensor, as PyTorch's (ndarray @ t: numpy_ufuncs.py)
+        return M.matmul(other, self) if isinstance(other, TensorBase) else NotImplemented
 
     def __invert__(self):
         return self._derived(~self._data)

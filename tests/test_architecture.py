@@ -250,10 +250,11 @@ def test_one_training_step_reads_no_more_of_the_package_than_it_does_now():
     since a backward pass given inputs runs only the nodes on a path to them, as PyTorch's
     engine (run_backward tells backward(inputs=) from autograd.grad; _Backward keeps the set).
     690 since Op.apply runs forward in a try that turns CuPy's TypeError for a host array into
-    PyTorch's error naming both devices (the check itself runs only after a failure)."""
+    PyTorch's error naming both devices (the check itself runs only after a failure). 691 since
+    Optimizer.step runs under quiet_fp (inf/NaN gradients step silently, as in PyTorch)."""
     functions, lines, files = _trace_one_training_step()
     assert functions <= 47, functions
-    assert lines <= 690, lines
+    assert lines <= 691, lines
     assert files <= 18, files
 
 

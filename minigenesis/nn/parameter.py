@@ -12,10 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .._tensor import Tensor
-from ..backend import device, get_array_module, pickled_array, to_device
+from ..backend import get_array_module, pickled_array, unpickled_array
 from ..creation import empty
 from ..storage_sharing import with_attributes
 
@@ -59,11 +57,7 @@ class Parameter(Tensor):
 
 def _rebuild_parameter(array: Any, requires_grad: bool, location: str | None = None) -> Parameter:
     """Unpickling entry point of a Parameter (one pickled on a GPU comes back on it)."""
-    if location is not None:
-        array = to_device(array, device(location))
-    elif not getattr(array, "flags", None) or not array.flags.writeable:
-        array = np.array(array, copy=True)
-    return Parameter(Tensor._make(array, False), bool(requires_grad))
+    return Parameter(Tensor._make(unpickled_array(array, location), False), bool(requires_grad))
 
 
 def __getattr__(name: str) -> Any:

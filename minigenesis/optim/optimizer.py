@@ -288,6 +288,7 @@ class Optimizer(OptimizerHooks):
                     else:
                         _fill_with_zeros(p.grad)
 
+    @quiet_fp  # inf or NaN gradients (or state) are stepped with silently, as in PyTorch
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient, once; returns ``closure()``'s loss (a
         closure re-evaluates the model). The loop every optimizer shares: lazy state on a first
@@ -298,12 +299,6 @@ class Optimizer(OptimizerHooks):
             with enable_grad():
                 loss = closure()
         self._opt_called = True  # LRScheduler.step warns when it runs before the first step
-        self._update_all()
-        return loss
-
-    @quiet_fp  # an inf or NaN gradient (or state) is stepped with silently, as in PyTorch
-    def _update_all(self) -> None:
-        """``update`` of every parameter that has a gradient (the loop of ``step``)."""
         for group in self.param_groups:  # (a Tensor lr reaches update() as a float: _float_lr)
             options = _float_lr(group) if isinstance(group.get("lr"), Tensor) else group
             for p in group["params"]:
@@ -318,6 +313,7 @@ class Optimizer(OptimizerHooks):
                 if state:  # none kept empty (SGD without momentum), as in PyTorch
                     self.state[p] = state
                 p._bump_version()
+        return loss
 
     # An optimizer whose update with a sparse gradient (nn.Embedding(sparse=True)) equals its
     # update with the dense one (SGD, Adagrad: zero rows change nothing that would not change
