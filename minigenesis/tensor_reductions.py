@@ -20,14 +20,14 @@ from . import return_types
 from .autograd.grad_mode import state
 from .autograd.node_names import node_variant
 from .autograd.tensor_base import TensorBase
-from .backend import get_array_module, to_numpy
+from .backend import get_array_module
 from .meta_array import refuse_data_dependent
 from .ops import elementwise as E
 from .ops import reduce as R
 from .ops import shape as S
 from .ops import sorting as SO
 from .ops.round_once import in_float32, is_two_byte_float
-from .ops.stl_order import replayable, sort_orders, unique_dim_groups
+from .ops.stl_order import unique_as_pytorch_sorts, unique_is_ambiguous, unique_slices_as_pytorch
 from .promotion import FLOAT_KINDS, binary_op, float_in, need_float
 from .size import check_unique_dim, norm_dim, plain_int
 
@@ -93,55 +93,6 @@ def _sort_args(name: str, args: tuple, dim: Any, descending: bool, stable: Any) 
     return args if args else (dim, descending)
 
 
-def _ambiguous_slices(data: Any) -> bool:
-    """Whether unique(dim=...) of float data depends on PyTorch's sort: a NaN (not ordered by
-    <) or a -0.0 (equal to 0.0, so which zero names the group is the sort's choice)."""
-    xp = get_array_module(data)
-    if data.dtype.kind not in "fV" or xp is not np:  # (PyTorch's CUDA kernel sorts otherwise)
-        return False
-    if not replayable(1, data.size, compiled=False):  # too large: NumPy's grouping stands
-        return False
-    a = data.astype(xp.float32) if data.dtype.kind == "V" else data
-    return bool(xp.isnan(a).any() or ((a == 0) & xp.signbit(a)).any())
-
-
-def _as_pytorch_sorts_it(data: Any, values: Any, inverse: Any) -> tuple:
-    """unique's (values, inverse) where PyTorch's CPU kernel's unstable sort shows: the group of
-    zeros is named by the first zero after its sort (-0.0 or 0.0, when both occur), and the
-    NaNs (each its own value) take their places in the order that sort leaves them."""
-    xp = get_array_module(data)
-    if data.dtype.kind not in "fV" or xp is not np:
-        return values, inverse
-    flat = data.astype(np.float32) if data.dtype.kind == "V" else data
-    zero, nan = flat == 0, np.isnan(flat)
-    signs = zero & np.signbit(flat)
-    mixed_zeros = signs.any() and (zero & ~signs).any()
-    if (not mixed_zeros and nan.sum() < 2) or not replayable(1, flat.size):
-        return values, inverse
-    order = sort_orders(flat.reshape(1, -1), False)[0]
-    if mixed_zeros:
-        first = order[zero.reshape(-1)[order]][0]
-        values = values.copy()
-        values[values == 0] = -0.0 if signs.reshape(-1)[first] else 0.0
-    if nan.sum() >= 2:  # the NaN places are the last ones: k-th NaN in the sort, k-th place
-        inverse = inverse.reshape(-1).copy()
-        nans_in_order = order[nan.reshape(-1)[order]]
-        inverse[nans_in_order] = len(values) - len(nans_in_order) + np.arange(len(nans_in_order))
-    return values, inverse
-
-
-def _unique_slices_as_pytorch(data: Any, axis: int) -> tuple:
-    """(values, inverse, counts) of unique(dim=axis) by PyTorch's CPU kernel, replayed on the
-    host (``stl_order.unique_dim_groups``)."""
-    xp = get_array_module(data)
-    host = np.moveaxis(to_numpy(data), axis, 0)
-    flat = host.reshape(host.shape[0], -1)
-    rows = (flat.astype(np.float32) if flat.dtype.kind == "V" else flat).astype(np.float64)
-    firsts, inverse, counts = unique_dim_groups(rows.tolist())
-    values = np.moveaxis(host[np.asarray(firsts, dtype=np.int64)], 0, axis)
-    return xp.asarray(values), xp.asarray(np.asarray(inverse)), xp.asarray(np.asarray(counts))
-
-
 class TensorReductions:
     """Mixin of Tensor: reductions, scans, sorting and counting."""
 
@@ -181,7 +132,8 @@ class TensorReductions:
         if is_two_byte_float(self):  # the variance of float16 60000s overflows, their std not
             return in_float32(lambda t: t.std(dim, unbiased, keepdim, correction), self)
         v = self.var(dim, unbiased, keepdim, correction)
-        if v.dtype == _dt.float32 and isinstance(v._data, np.ndarray) and np.isinf(v._data).any():
+        xp = get_array_module(v._data)
+        if v.dtype == _dt.float32 and xp is np and bool(xp.isinf(v._data).any()):
             # the float32 variance overflowed (|x| from ~1e19: the squares pass 3.4e38) where
             # the std may not (PyTorch accumulates in double): the std again in float64, rounded
             return self.double().std(dim, unbiased, keepdim, correction).float()
@@ -396,8 +348,8 @@ class TensorReductions:
             axis = norm_dim(dim, self.ndim)[0]
             check_unique_dim(self.shape, axis)
         low = data.dtype.kind == "V"  # bfloat16: NumPy's sort needs a native float
-        if axis is not None and _ambiguous_slices(data):
-            values, inverse, counts = _unique_slices_as_pytorch(data, axis)
+        if axis is not None and unique_is_ambiguous(data):
+            values, inverse, counts = unique_slices_as_pytorch(data, axis)
         else:
             values, inverse, counts = xp.unique(
                 data.astype(xp.float32) if low else data,
@@ -407,7 +359,7 @@ class TensorReductions:
                 equal_nan=False,  # NaN != NaN: each NaN is a distinct value (last), as PyTorch
             )
         if axis is None:
-            values, inverse = _as_pytorch_sorts_it(data, values, inverse)
+            values, inverse = unique_as_pytorch_sorts(data, values, inverse)
         out = [self._make(values.astype(data.dtype, copy=False), False)]
         if return_inverse:
             shape = self.shape if dim is None else (self.shape[axis],)

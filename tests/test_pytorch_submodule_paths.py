@@ -159,8 +159,6 @@ MISSING_PATHS = {
 _FUNCTIONAL_OPTIM = "the functional optimizer forms (torch.optim.adam.adam ...) are not public API"
 MISSING_NAMES = {
     ("torch.nn.modules.loss", "LinearCrossEntropyLoss"): "this loss is not implemented",
-    ("torch.nn.modules.module", "register_module_backward_hook"): "the deprecated non-full "
-    "backward hooks (Module.register_backward_hook) are not implemented; the full ones are",
     ("torch.nn.modules.normalization", "CrossMapLRN2d"): "a legacy Lua-Torch layer",
     ("torch.profiler.profiler", "ExecutionTraceObserver"): "PyTorch's execution-graph traces "
     "(Chakra) are not modelled",

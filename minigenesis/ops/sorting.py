@@ -30,7 +30,7 @@ from ..backend import get_array_module, to_numpy
 from ..random import generator_for
 from ..size import plain_int
 from .gather_scatter import GatherAlongDim, checked_dim
-from .stl_order import replayable, sort_orders, topk_orders
+from .stl_order import replace_tied_slices, replayable, sort_orders, topk_orders
 
 
 # ----------------------------------------------------------------------------------- sort
@@ -94,10 +94,8 @@ def _unstable_sort_ties(a, d: int, idx, descending: bool):
     ties = to_numpy(same.any(axis=d))
     if not ties.any() or not replayable(int(ties.sum()), a.shape[d]):
         return idx
-    rows = np.moveaxis(to_numpy(a.astype(np.float32) if a.dtype.kind == "V" else a), d, -1)
-    out = np.moveaxis(to_numpy(idx), d, -1).copy()
-    out[ties] = sort_orders(rows[ties], descending)  # only the slices with ties
-    return xp.asarray(np.moveaxis(out, -1, d))
+    orders = lambda rows: sort_orders(rows, descending)  # noqa: E731
+    return xp.asarray(replace_tied_slices(to_numpy(a), d, to_numpy(idx), ties, orders))
 
 
 def topk(x, k: int, dim: int = -1, largest: bool = True):
@@ -139,10 +137,8 @@ def _topk_ties(a, d: int, order, idx, k: int, largest: bool):
     ties = to_numpy(same.any(axis=d))
     if not ties.any() or not replayable(int(ties.sum()), a.shape[d]):
         return idx
-    rows = np.moveaxis(to_numpy(a.astype(np.float32) if a.dtype.kind == "V" else a), d, -1)
-    out = np.moveaxis(to_numpy(idx), d, -1).copy()
-    out[ties] = topk_orders(rows[ties], k, largest)  # only the slices with ties
-    return xp.asarray(np.moveaxis(out, -1, d))
+    orders = lambda rows: topk_orders(rows, k, largest)  # noqa: E731
+    return xp.asarray(replace_tied_slices(to_numpy(a), d, to_numpy(idx), ties, orders))
 
 
 def triangle(x, diagonal: int, upper: bool):

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backend import get_array_module, to_numpy
 from ..kernels import cpu_jit, stl_order_loop
 
 Less = Callable[[Any, Any], bool]
@@ -372,3 +373,64 @@ def _listed(row: np.ndarray) -> list:
     if row.dtype.kind == "V":
         row = row.astype(np.float32)
     return row.astype(np.float64).tolist() if row.dtype.kind == "f" else row.tolist()
+
+
+# ------------------------------------------------------------------- unique: where ties show
+def unique_is_ambiguous(data: Any) -> bool:
+    """Whether unique(dim=...) of float data depends on PyTorch's sort: a NaN (not ordered by
+    <) or a -0.0 (equal to 0.0, so which zero names the group is the sort's choice)."""
+    xp = get_array_module(data)
+    if data.dtype.kind not in "fV" or xp is not np:  # (PyTorch's CUDA kernel sorts otherwise)
+        return False
+    if not replayable(1, data.size, compiled=False):  # too large: NumPy's grouping stands
+        return False
+    a = data.astype(xp.float32) if data.dtype.kind == "V" else data
+    return bool(xp.isnan(a).any() or ((a == 0) & xp.signbit(a)).any())
+
+
+def unique_as_pytorch_sorts(data: Any, values: Any, inverse: Any) -> tuple:
+    """unique's (values, inverse) where PyTorch's CPU kernel's unstable sort shows: the group of
+    zeros is named by the first zero after its sort (-0.0 or 0.0, when both occur), and the
+    NaNs (each its own value) take their places in the order that sort leaves them."""
+    xp = get_array_module(data)
+    if data.dtype.kind not in "fV" or xp is not np:
+        return values, inverse
+    flat = data.astype(np.float32) if data.dtype.kind == "V" else data
+    zero, nan = flat == 0, np.isnan(flat)
+    signs = zero & np.signbit(flat)
+    mixed_zeros = signs.any() and (zero & ~signs).any()
+    if (not mixed_zeros and nan.sum() < 2) or not replayable(1, flat.size):
+        return values, inverse
+    order = sort_orders(flat.reshape(1, -1), False)[0]
+    if mixed_zeros:
+        first = order[zero.reshape(-1)[order]][0]
+        values = values.copy()
+        values[values == 0] = -0.0 if signs.reshape(-1)[first] else 0.0
+    if nan.sum() >= 2:  # the NaN places are the last ones: k-th NaN in the sort, k-th place
+        inverse = inverse.reshape(-1).copy()
+        nans_in_order = order[nan.reshape(-1)[order]]
+        inverse[nans_in_order] = len(values) - len(nans_in_order) + np.arange(len(nans_in_order))
+    return values, inverse
+
+
+def unique_slices_as_pytorch(data: Any, axis: int) -> tuple:
+    """(values, inverse, counts) of unique(dim=axis) by PyTorch's CPU kernel, replayed on the
+    host (``stl_order.unique_dim_groups``)."""
+    xp = get_array_module(data)
+    host = np.moveaxis(to_numpy(data), axis, 0)
+    flat = host.reshape(host.shape[0], -1)
+    rows = (flat.astype(np.float32) if flat.dtype.kind == "V" else flat).astype(np.float64)
+    firsts, inverse, counts = unique_dim_groups(rows.tolist())
+    values = np.moveaxis(host[np.asarray(firsts, dtype=np.int64)], 0, axis)
+    return xp.asarray(values), xp.asarray(np.asarray(inverse)), xp.asarray(np.asarray(counts))
+
+
+def replace_tied_slices(
+    a: np.ndarray, d: int, idx: np.ndarray, ties: np.ndarray, orders: Callable
+) -> np.ndarray:
+    """``idx`` (host indices along ``d`` of the host array ``a``) with the slices ``ties`` marks
+    replaced by ``orders(rows)``, the replay of those slices (rows along the last axis)."""
+    rows = np.moveaxis(a.astype(np.float32) if a.dtype.kind == "V" else a, d, -1)
+    out = np.moveaxis(idx, d, -1).copy()
+    out[ties] = orders(rows[ties])  # only the slices with ties
+    return np.moveaxis(out, -1, d)

@@ -41,7 +41,7 @@ def _cubic_interpolate(
     if d2_square >= 0:
         # a host scalar of the parameters' dtype; np.sqrt is correctly rounded, as PyTorch's
         # d2_square.sqrt(), where a float32 scalar's ** 0.5 (powf) is 1 ulp off for some values
-        d2 = np.sqrt(d2_square)
+        d2 = get_array_module(d2_square).sqrt(d2_square)
         if x1 <= x2:
             min_pos = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
         else:

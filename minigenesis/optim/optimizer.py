@@ -16,6 +16,7 @@ launch, one line of ``update`` hands the work to it (``kernels/optim.py``).
 from __future__ import annotations
 
 import copy
+import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from itertools import chain
@@ -482,7 +483,7 @@ def _check_step(value: Any) -> None:
     else:
         raise _BadCount(f"'step' should be a number or a one-element tensor, got "
                         f"{type(value).__name__}")  # fmt: skip
-    if not (np.isfinite(number) and number >= 0):
+    if not (math.isfinite(number) and number >= 0):
         raise _BadCount(f"'step' should be a finite count >= 0, got {number:g}")
 
 
