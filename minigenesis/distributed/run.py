@@ -171,20 +171,29 @@ def _die_with_parent() -> Any:
 def run_mpiexec(cmd: list[str], env: dict[str, str]) -> int:
     """Run mpiexec until it ends, passing on the signals the launcher gets (module docstring);
     its exit status, or 128 + the signal's number when a signal stopped the run."""
-    proc = subprocess.Popen(cmd, env=env, start_new_session=True, preexec_fn=_die_with_parent())
     received: list[int] = []
+    pending: list[int] = []  # signals that came before mpiexec existed: sent once it does
     kill_at = [float("inf")]
+    started: list[subprocess.Popen] = []
 
     def forward(signum: int, frame: Any) -> None:
         received.append(signum)
-        if proc.poll() is None:
-            proc.send_signal(signum)
+        if not started:
+            pending.append(signum)
+        elif started[0].poll() is None:
+            started[0].send_signal(signum)
         if signum != signal.SIGINT:  # SIGINT: the processes save a checkpoint, then stop
             kill_at[0] = min(kill_at[0], time.monotonic() + KILL_AFTER)
 
+    # The handlers go in before mpiexec starts: a Ctrl-C in between would otherwise end this
+    # launcher alone and leave mpiexec (in its own session) and the ranks running.
     main_thread = threading.current_thread() is threading.main_thread()  # (signals: main only)
     previous = {sig: signal.signal(sig, forward) for sig in FORWARDED} if main_thread else {}
     try:
+        proc = subprocess.Popen(cmd, env=env, start_new_session=True, preexec_fn=_die_with_parent())
+        started.append(proc)  # from here the handler sends; the earlier ones are sent now
+        while pending:
+            proc.send_signal(pending.pop(0))
         while True:
             try:
                 code = proc.wait(timeout=max(0.05, min(1.0, kill_at[0] - time.monotonic())))
