@@ -19,6 +19,7 @@ import minigenesis as mg
 #      backward_fn returns (gz * a.data, gz * b.data), swapped     -> local gradients
 # 2.2  backward returns gy * y                                     -> central difference
 #      backward returns gy * (1 - a)                               -> central difference
+#      backward returns 1 - y * y, without gy                       -> local gradient
 # 2.3  recursive post-order DFS after sys.setrecursionlimit(100000) -> call-depth watch
 #      pre-order DFS reversed (a shared node can come too early)   -> parents first
 #      seen-set checked only when a node is emitted (pushed once per path) -> each node once
@@ -32,6 +33,8 @@ import minigenesis as mg
 # 2.6  log(1 + exp(x)), which overflows at x = 800                 -> stable forward
 #      forward and backward in NumPy (no graph for a 2nd derivative) -> gradcheck, 2nd derivative
 #      x.clamp_(min=0) in forward (the caller's x and the saved x) -> input left alone
+#      backward as e^x / (1 + e^x), nan at x = 800                 -> stable gradient
+# 2.5  start = root.grad_fn (fails when the root is a leaf)        -> the hand-written graphs
 
 
 def _leaves(impl, seed: int = 0, n: int = 3, shape=(4,)):
@@ -62,9 +65,16 @@ def test_tanh_forward_and_local_gradient(impl):
     y = impl.tanh(na)
     np.testing.assert_allclose(y.data, np.tanh(a))
     assert y.parents == (na,)
-    (ga,) = y.backward_fn(np.ones(4))
     eps = 1e-6  # central difference of np.tanh: an independent oracle
-    np.testing.assert_allclose(ga, (np.tanh(a + eps) - np.tanh(a - eps)) / (2 * eps), rtol=1e-6)
+    local = (np.tanh(a + eps) - np.tanh(a - eps)) / (2 * eps)
+    g = np.linspace(-1, 1, 4)  # not all ones: the incoming gradient must scale the local one
+    (ga,) = y.backward_fn(g)
+    ga_ones = y.backward_fn(np.ones(4))[0]
+    assert not (np.allclose(ga_ones, local, rtol=1e-6) and np.allclose(ga, local, rtol=1e-6)), (
+        "tanh's backward_fn ignores the gradient gy it receives: the chain rule multiplies the "
+        "local derivative by gy"
+    )
+    np.testing.assert_allclose(ga, g * local, rtol=1e-6, atol=1e-12)
 
 
 def _diamond(impl, nodes):
@@ -223,6 +233,19 @@ def test_softplus_forward_is_stable_and_correct(impl):
 
 
 @pytest.mark.exercise("2.6")
+def test_softplus_gradient_is_stable(impl):
+    x = mg.tensor([-800.0, -20.0, 0.0, 30.0, 800.0], dtype=mg.float64, requires_grad=True)
+    impl.Softplus.apply(x).sum().backward()
+    got = x.grad.numpy()
+    expected = np.exp(-np.logaddexp(0.0, -x.detach().numpy()))  # sigmoid, with no overflow
+    assert np.isfinite(got).all(), (
+        f"Softplus's gradient at x = {x.detach().numpy()} is {got}: e^x overflows at x = 800 "
+        "(inf / inf is nan); write the derivative in a form that never computes e^800"
+    )
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.exercise("2.6")
 def test_softplus_gradient_passes_gradcheck(impl):
     mg.manual_seed(0)
     x = mg.randn(6, dtype=mg.float64, requires_grad=True)
@@ -264,6 +287,7 @@ def _graph_cases():
     x = mg.tensor([1.0, 2.0], requires_grad=True)
     w = mg.tensor([3.0, 4.0], requires_grad=True)
     yield ((x * x).sum() + (w * mg.tensor([1.0, 1.0])).sum()), {"x": x}
+    yield w, {"w": w}  # a leaf as the root: it has no grad_fn, its graph is its own box
 
 
 # The boxes and arrows of _graph_cases(), written out by hand from the expressions (an arrow goes
@@ -287,13 +311,23 @@ _EXPECTED_GRAPHS = [
         {"x": 1, "tensor": 1, "Mul": 2, "Sum": 2, "Add": 1},
         {("x", "Mul"): 1, ("tensor", "Mul"): 1, ("Mul", "Sum"): 2, ("Sum", "Add"): 2},
     ),
+    ({"w": 1}, {}),  # a bare leaf: one box, no arrow
 ]
 
 
 @pytest.mark.exercise("2.5")
 def test_graph_lists_match_the_drawn_graph(impl):
     for (root, names), (boxes_want, arrows_want) in zip(_graph_cases(), _EXPECTED_GRAPHS):
-        boxes, arrows = impl.graph_lists(root, names)
+        if root.grad_fn is None:
+            try:
+                boxes, arrows = impl.graph_lists(root, names)
+            except (AttributeError, TypeError) as err:
+                raise AssertionError(
+                    f"graph_lists failed on a leaf root ({err!r}): a tensor made by no op has no "
+                    "grad_fn, and its graph is the leaf's own box"
+                ) from err
+        else:
+            boxes, arrows = impl.graph_lists(root, names)
         assert Counter(boxes) == Counter(boxes_want)
         assert Counter(arrows) == Counter(arrows_want)
 

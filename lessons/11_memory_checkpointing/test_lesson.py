@@ -15,8 +15,11 @@ from _quiz import answers_of, check_answer
 import minigenesis as mg
 
 # Shortcuts tried against these checks; each fails the check named after the arrow.
-# 11.3 return mg.utils.checkpoint_sequential(...) (the oracle)     -> by-hand watch
+# 11.1 the peak not reset when tracing was already on             -> ignores what came before
+# 11.3 every segment checkpointed, the last one too              -> recomputes only those
+#      return mg.utils.checkpoint_sequential(...) (the oracle)     -> by-hand watch
 #      the first segments run under mg.no_grad() (no graph at all) -> gradients reach every layer
+# 11.4 the gradients not cleared first (a 2nd call adds to them)  -> training step peaks
 
 MB = 1 << 20
 
@@ -34,11 +37,13 @@ def test_11_1_ignores_what_was_allocated_before(impl) -> None:
     tracemalloc.start()
     try:
         keep = np.ones(2_000_000)  # 16 MB alive before fn starts
+        np.ones(4_000_000).sum()  # 32 MB allocated and freed again: an old peak, not fn's
         _, peak = impl.peak_bytes(lambda: np.ones(100_000).sum())
         assert tracemalloc.is_tracing(), "leave tracing on when it was on"
         assert 800_000 <= peak < 800_000 + MB // 2, (
-            f"peak {peak} bytes for fn's 800,000: tracing was on with 16 MB allocated before fn "
-            "started; reset the peak and subtract the memory traced at the start"
+            f"peak {peak} bytes for fn's 800,000: tracing was on with 16 MB allocated (and an "
+            "older peak of 48 MB) before fn started; reset the peak and subtract the memory "
+            "traced at the start"
         )
         del keep
     finally:
@@ -157,6 +162,22 @@ def test_11_3_is_written_by_hand(impl) -> None:
 
 
 @pytest.mark.exercise("11.3")
+def test_11_3_recomputes_only_the_checkpointed_segments(impl) -> None:
+    blocks = list(_mlp())  # 16 blocks; 3 segments: 2 checkpointed runs of 5, then 6 plain
+    calls = [0] * len(blocks)
+    for i, block in enumerate(blocks):
+        block.register_forward_hook(lambda m, inp, out, i=i: calls.__setitem__(i, calls[i] + 1))
+    x = mg.randn(4, 64, requires_grad=True)
+    impl.checkpointed_forward(blocks, x, 3).sum().backward()
+    want = [2] * 10 + [1] * 6  # forward, then once more in backward for a checkpointed block
+    assert calls == want, (
+        f"forward calls per block (forward + recomputation): {calls}; the first segments - 1 "
+        "runs of len(blocks) // segments blocks go through mg.utils.checkpoint (run again in "
+        "backward), every block after them runs once, normally"
+    )
+
+
+@pytest.mark.exercise("11.3")
 def test_11_3_keeps_less_memory_than_plain_backprop(impl) -> None:
     model = _mlp(depth=16, width=64)
     x = mg.randn(2048, 64)  # activations (512 KB a layer) dwarf the weights (16 KB)
@@ -187,6 +208,17 @@ def test_11_4_training_step_peaks(impl) -> None:
     assert plain >= depth * batch * width * 4
     assert checkpointed < 0.75 * plain
     assert all(p.grad is not None for p in model.parameters()), "run the backward pass too"
+    once = [p.grad.numpy().copy() for p in model.parameters()]
+    impl.training_step_peak(model, x, 4)
+    for (name, p), g in zip(model.named_parameters(), once):
+        np.testing.assert_allclose(
+            p.grad.numpy(),
+            g,
+            rtol=1e-5,
+            atol=1e-7,
+            err_msg=f"{name}.grad after a second call is not one step's gradient: each call "
+            "starts from cleared gradients (backward adds into any gradient already there)",
+        )
 
 
 # ----------------------------------------------------------------------------- 11.5
