@@ -22,6 +22,7 @@ F = nn.functional
 #      every parameter with the first group's settings             -> param groups, lr each step
 #      weight decay added into p.grad in place (g = p.grad; g.add_(wd * p)) -> grads kept
 #      the momentum buffer is p.grad itself (no clone)            -> grads kept
+#      a parameter without .grad stepped as if its gradient were 0 -> skips parameters without grad
 # 6.2  step() delegates to mg.optim.Adam                           -> by-hand watch
 #      no bias correction (m, v used raw)                          -> first step is lr * sign
 #      weight decay added into p.grad in place                     -> grads kept
@@ -105,11 +106,16 @@ def test_momentum_on_a_constant_gradient(impl):
 @pytest.mark.exercise("6.1")
 def test_sgd_skips_parameters_without_grad(impl):
     a, b = mg.ones(2, requires_grad=True), mg.ones(2, requires_grad=True)
-    opt = impl.SGDMomentum([a, b], lr=0.5, momentum=0.9)
+    opt = impl.SGDMomentum([a, b], lr=0.5, momentum=0.9, weight_decay=0.1)
     (a * 3).sum().backward()
     opt.step()
-    np.testing.assert_allclose(a.detach().numpy(), [-0.5, -0.5])
-    np.testing.assert_array_equal(b.detach().numpy(), [1.0, 1.0])
+    np.testing.assert_allclose(a.detach().numpy(), [-0.55, -0.55])  # 1 - 0.5 * (3 + 0.1 * 1)
+    np.testing.assert_array_equal(
+        b.detach().numpy(),
+        [1.0, 1.0],
+        err_msg="a parameter whose .grad is None changed: skip it entirely (no weight decay, "
+        "no momentum), as mg.optim.SGD does",
+    )
     assert a.is_leaf and a.grad_fn is None
 
 

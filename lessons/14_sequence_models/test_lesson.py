@@ -25,6 +25,7 @@ from minigenesis import nn
 # 14.5  re-read the whole text at every step (the docstring says not to) -> greedy generation
 #       sample instead of argmax                                   -> greedy generation
 #       no model.eval() / no mg.no_grad()                           -> eval mode, no graph
+#       model.train() at the end, whatever mode it was in          -> eval mode, no graph
 
 
 def _leaf(shape, k, scale=0.5):
@@ -255,6 +256,12 @@ def test_14_5_generates_in_eval_mode_without_a_graph(impl) -> None:
     assert not any(graph for _, graph in seen), (
         "generate ran the model with gradients on, so every step kept its graph: run it under "
         "`with mg.no_grad():`"
+    )
+    model.eval()
+    impl.generate(model, [3, 1, 4], 2)
+    assert not model.training, (
+        "the model was in eval mode before generate and in training mode after: put it back in "
+        "the mode it was in (model.train(was_training)), not always in training mode"
     )
 
 

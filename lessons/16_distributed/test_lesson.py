@@ -174,11 +174,17 @@ def test_16_5_averaged_shard_gradients_are_the_whole_batch_gradient(impl, world)
         m = copies[r]
         part = slice(r * per, (r + 1) * per)
         nn.functional.mse_loss(m[0](x[part]), y[part]).backward()
+        before = [p.grad for p in m.parameters()]
         impl.average_gradients(m, comm)
-        return [p.grad for p in m.parameters()]
+        return [p.grad for p in m.parameters()], before
 
-    for grads in impl.run_ranks(rank, world):
-        assert grads[-2:] == [None, None]
+    for grads, before in impl.run_ranks(rank, world):
+        assert grads[-2:] == [None, None], "a parameter without .grad is left alone (no zeros)"
+        assert all(g is b for g, b in zip(grads, before)), (
+            "average_gradients replaced p.grad with a new tensor: write the average into the "
+            "existing one in place, p.grad.copy_(...) (whoever holds a reference to p.grad, an "
+            "optimizer's state or a gradient bucket, would otherwise miss the average)"
+        )
         for g, w in zip(grads[:-2], want):
             np.testing.assert_allclose(
                 g.numpy(),
