@@ -18,7 +18,8 @@ from minigenesis.utils.tensorboard import SummaryWriter
 # Shortcuts tried against these checks; each fails the check named after the arrow.
 # 12.1 k counted from 0 in the debiasing, or no debiasing        -> the closed form
 # 12.2 NaN/Inf looked for in the train losses only; the length test first; the window
-#      one longer; min over the window; elif between the rules    -> rules at their edges
+#      one longer; min over the window; elif between the rules;
+#      any rise called diverging (no 1.5 * min test)                -> rules at their edges
 # 12.3 hooks registered and never removed                          -> hooks removed
 #      isnan only (an Inf output passes); the model itself not hooked -> inf and ''
 
@@ -87,8 +88,11 @@ def test_12_2_agrees_with_diagnose_training(impl, name: str) -> None:
          "1.5 * min over ALL the train losses, not over the window"),
         (list(np.linspace(0.205, 0.2, 10)), list(np.linspace(0.25, 0.3, 10)),
          ["overfitting", "converged"], "each rule is tested on its own (if, not elif)"),
+        ([0.3] * 5 + list(np.linspace(0.3, 0.33, 10)), [0.3] * 15, [],
+         "a rise is diverging only when the last loss is also above 1.5 * the lowest"),
     ],
-    ids=["inf-in-val", "nan-before-length", "last-window", "min-of-all", "rules-apart"],
+    ids=["inf-in-val", "nan-before-length", "last-window", "min-of-all", "rules-apart",
+         "mild-rise"],
 )  # fmt: skip
 def test_12_2_rules_at_their_edges(impl, train, val, want, why) -> None:
     ours = impl.diagnose(train, val, window=10)
