@@ -19,7 +19,8 @@ from minigenesis.utils.tensorboard import SummaryWriter
 # 12.1 k counted from 0 in the debiasing, or no debiasing        -> the closed form
 # 12.2 NaN/Inf looked for in the train losses only; the length test first; the window
 #      one longer; min over the window; elif between the rules;
-#      any rise called diverging (no 1.5 * min test)                -> rules at their edges
+#      any rise called diverging (no 1.5 * min test); overfitting
+#      from a rising validation loss alone                          -> rules at their edges
 # 12.3 hooks registered and never removed                          -> hooks removed
 #      isnan only (an Inf output passes); the model itself not hooked -> inf and ''
 
@@ -90,9 +91,11 @@ def test_12_2_agrees_with_diagnose_training(impl, name: str) -> None:
          ["overfitting", "converged"], "each rule is tested on its own (if, not elif)"),
         ([0.3] * 5 + list(np.linspace(0.3, 0.33, 10)), [0.3] * 15, [],
          "a rise is diverging only when the last loss is also above 1.5 * the lowest"),
+        ([0.3] * 5 + list(np.linspace(0.3, 0.33, 10)), list(np.linspace(0.3, 0.4, 15)), [],
+         "overfitting needs the train loss falling while the validation loss rises"),
     ],
     ids=["inf-in-val", "nan-before-length", "last-window", "min-of-all", "rules-apart",
-         "mild-rise"],
+         "mild-rise", "both-rise"],
 )  # fmt: skip
 def test_12_2_rules_at_their_edges(impl, train, val, want, why) -> None:
     ours = impl.diagnose(train, val, window=10)
