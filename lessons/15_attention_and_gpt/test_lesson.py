@@ -17,6 +17,7 @@ from minigenesis import nn
 # Shortcuts tried against these checks; each fails the check named after the arrow.
 # 15.1  return F.scaled_dot_product_attention's output            -> by-hand watch
 #       no 1/sqrt(d) scale                                         -> vs NumPy attention
+#       masked_fill(~mask, -1e4) in place of -inf                  -> masked weights are zero
 # 15.2  np.tril(np.ones) as a float tensor                        -> bool dtype
 #       no check of t (t = 0 gives an empty mask)                   -> ValueError for t <= 0
 # 15.3  x.reshape(batch, heads, T, D) (mixes positions into heads) -> each head its columns
@@ -76,6 +77,22 @@ def test_15_1_attention_matches_numpy(impl, masked) -> None:
     np.testing.assert_allclose(out.detach().numpy(), ref_out, rtol=1e-10, atol=1e-12)
     if masked:
         assert (weights.detach().numpy()[..., ~mask] == 0).all(), "masked weights must be 0"
+
+
+@pytest.mark.exercise("15.1")
+def test_15_1_masked_weights_are_zero_whatever_the_scores(impl) -> None:
+    """Scores of -20000 (q and k far apart): a large negative number in place of -inf would
+    outweigh them and give the masked keys the weight."""
+    q = np.full((3, 4), 100.0)
+    k, v = -q, np.arange(12.0).reshape(3, 4)
+    mask = _np_causal(3)
+    _, weights = impl.attention(*(mg.tensor(a) for a in (q, k, v)), mg.tensor(mask))
+    got = weights.detach().numpy()
+    assert (got[~mask] == 0).all(), (
+        f"weights where the mask is False: {got[~mask]} with scores of -20000: a masked score "
+        "becomes -inf (float('-inf')), below every score a query can have"
+    )
+    np.testing.assert_allclose(got, _np_attention(q, k, v, mask)[1], rtol=1e-12)
 
 
 @pytest.mark.exercise("15.1")
