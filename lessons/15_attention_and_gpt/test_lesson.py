@@ -24,6 +24,7 @@ from minigenesis import nn
 #       merge by reshape without the transpose back                 -> merge puts heads side by side
 # 15.4  nn.MultiheadAttention without the causal mask           -> layers, block is causal
 #       post-norm (LayerNorm after the residual)                    -> forward vs NumPy GPT-2 block
+#       ln_1 in front of the MLP too (ln_2 unused)                  -> forward vs NumPy GPT-2 block
 # 15.5  temperature applied after the softmax                     -> sampling frequencies
 #       top_k ignored                                             -> frequencies, top-1 = argmax
 
@@ -253,9 +254,9 @@ def test_15_4_block_forward_matches_numpy(impl) -> None:
     mg.manual_seed(1)
     block = impl.Block(12, 3).to(mg.float64)
     with mg.no_grad():  # LayerNorm's affine parameters away from their (1, 0) start
-        for ln in (block.ln_1, block.ln_2):
-            ln.weight.copy_(mg.tensor(np.random.default_rng(90).uniform(0.5, 1.5, 12)))
-            ln.bias.copy_(mg.tensor(np.random.default_rng(91).normal(0, 0.3, 12)))
+        for i, ln in enumerate((block.ln_1, block.ln_2)):  # each its own: ln_1 is not ln_2
+            ln.weight.copy_(mg.tensor(np.random.default_rng(90 + 2 * i).uniform(0.5, 1.5, 12)))
+            ln.bias.copy_(mg.tensor(np.random.default_rng(91 + 2 * i).normal(0, 0.3, 12)))
     x = np.random.default_rng(92).standard_normal((2, 6, 12))
     got = block(mg.tensor(x))
     assert tuple(got.shape) == (2, 6, 12)
