@@ -22,7 +22,14 @@ import pytest
 
 from minigenesis.app import state
 from minigenesis.app.cli import main
-from tests.distributed.launch import ROOT, mpiexec, rank_env, run_command
+from tests.distributed.launch import (
+    ROOT,
+    kill_every,
+    mpiexec,
+    processes_with,
+    rank_env,
+    run_command,
+)
 
 pytest.importorskip("mpi4py")
 pytestmark = pytest.mark.distributed
@@ -76,26 +83,6 @@ def test_a_different_seed_per_rank_trains_rank_0s_run(tmp_path):
                                    rtol=1e-4)  # fmt: skip
 
 
-def _processes_with(marker: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and marker.encode() in (entry / "environ").read_bytes():
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
-
-
-def _kill_every(marker: str) -> None:
-    """SIGKILL to every process whose environment holds ``marker`` (by process id)."""
-    for pid in _processes_with(marker):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-
-
 def _wait_for_training(run: Path, epochs: int = 0) -> None:
     """Until the run writes metrics.csv (rank 0 is in its loop) and, given ``epochs``, that many
     epochs' rows (every rank has passed the epochs' collectives, so is in its loop too), at
@@ -120,17 +107,17 @@ def test_killing_the_launcher_stops_mpiexec_and_every_rank(sig, tmp_path):
                                 stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
     try:
         deadline = time.monotonic() + 60  # launcher, mpiexec, its proxy and two ranks
-        while len(_processes_with(marker)) < 5 and time.monotonic() < deadline:
+        while len(processes_with(marker)) < 5 and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert len(_processes_with(marker)) >= 5, "the job did not start"
+        assert len(processes_with(marker)) >= 5, "the job did not start"
         launcher.send_signal(sig)
         launcher.wait(timeout=30)
         deadline = time.monotonic() + 10
-        while _processes_with(marker) and time.monotonic() < deadline:
+        while processes_with(marker) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert _processes_with(marker) == [], "processes outlived the launcher"
+        assert processes_with(marker) == [], "processes outlived the launcher"
     finally:
-        _kill_every(marker)  # clean up after a failure, by process id
+        kill_every(marker)  # clean up after a failure, by process id
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc (Linux)")
@@ -153,12 +140,12 @@ def test_ctrl_c_to_the_launcher_saves_and_ends_every_rank_at_once(tmp_path):
         out, err = launcher.communicate(timeout=90)
         waited = time.monotonic() - pressed
     finally:
-        _kill_every(marker)
+        kill_every(marker)
     assert launcher.returncode == 130, err
     assert "timed out" not in err and waited < 30, err  # not the 60 s --dist-timeout
     assert "interrupted at step" in err + out
     assert state.load_training_checkpoint(run / "checkpoints" / "last.pth")["step"] >= 1
-    assert _processes_with(marker) == []
+    assert processes_with(marker) == []
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc (Linux)")
@@ -171,7 +158,7 @@ def test_a_stopped_rank_ends_the_job_within_the_timeout(tmp_path):
                                 stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
     try:
         _wait_for_training(tmp_path / "r")
-        rank1 = [pid for pid in _processes_with(marker)
+        rank1 = [pid for pid in processes_with(marker)
                  if b"\0PMI_RANK=1\0" in Path(f"/proc/{pid}/environ").read_bytes()]  # fmt: skip
         assert len(rank1) == 1, "no rank 1 found"
         os.kill(rank1[0], signal.SIGSTOP)
@@ -179,11 +166,11 @@ def test_a_stopped_rank_ends_the_job_within_the_timeout(tmp_path):
         _, err = launcher.communicate(timeout=60)
         waited = time.monotonic() - stopped
     finally:
-        _kill_every(marker)
+        kill_every(marker)
     assert launcher.returncode != 0
     assert "timed out after 2 s" in err and "rank 1 did not arrive" in err, err
     assert waited < 2 + 6  # the timeout, the roll call, the abort, on a busy machine
-    assert _processes_with(marker) == []
+    assert processes_with(marker) == []
 
 
 @pytest.mark.parametrize("value, message", [

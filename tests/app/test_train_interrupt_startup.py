@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.distributed.launch import ROOT, mpiexec, rank_env
+from tests.distributed.launch import ROOT, kill_every, mpiexec, processes_with, rank_env
 
 pytest.importorskip("mpi4py")
 pytestmark = [
@@ -75,17 +75,6 @@ HOLD = textwrap.dedent("""
 """)
 
 
-def _processes_with(marker: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and marker.encode() in (entry / "environ").read_bytes():
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
-
-
 def _wait_for(condition, seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while not condition() and time.monotonic() < deadline:
@@ -108,7 +97,7 @@ def test_ctrl_c_while_the_job_starts_ends_every_process_promptly(moment, tmp_pat
                                 start_new_session=True)  # fmt: skip
     try:
         if moment == "imports":  # launcher, mpiexec, its proxy and the ranks, importing
-            _wait_for(lambda: len(_processes_with(marker)) >= 4)
+            _wait_for(lambda: len(processes_with(marker)) >= 4)
         elif moment != "before_spawn":
             _wait_for(held.exists)
             time.sleep(0.5)  # rank 0 goes on to wait for rank 1
@@ -117,17 +106,13 @@ def test_ctrl_c_while_the_job_starts_ends_every_process_promptly(moment, tmp_pat
         _, err = launcher.communicate(timeout=90)
         waited = time.monotonic() - pressed
         deadline = time.monotonic() + 10  # mpiexec's processes end after the launcher
-        while _processes_with(marker) and time.monotonic() < deadline:
+        while processes_with(marker) and time.monotonic() < deadline:
             time.sleep(0.1)
-        left = _processes_with(marker)
+        left = processes_with(marker)
     finally:
         if launcher.poll() is None:
             launcher.kill()
-        for pid in _processes_with(marker):  # clean up after a failure, by process id
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        kill_every(marker)  # clean up after a failure, by process id
     if moment == "before_spawn":  # maybe before minigenesis loaded: Python's own Ctrl-C exit
         # (1 when it lands while Python itself starts up, in its site module's import)
         assert launcher.returncode in (130, -signal.SIGINT) or (

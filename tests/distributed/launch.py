@@ -90,3 +90,24 @@ def report(value: Any) -> None:
     part = path.with_suffix(".part")
     part.write_bytes(pickle.dumps(value))
     os.replace(part, path)
+
+
+def processes_with(marker: str) -> list[int]:
+    """Ids of the processes whose environment holds ``marker`` (Linux: read from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "environ").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def kill_every(marker: str) -> None:
+    """SIGKILL to every process whose environment holds ``marker`` (by process id)."""
+    for pid in processes_with(marker):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
