@@ -75,6 +75,15 @@ HOLD = textwrap.dedent("""
 """)
 
 
+def _as_a_foreground_job() -> None:
+    """In the launcher before it runs: Ctrl-C at its default, as in a terminal's foreground job.
+    A test runner started in the background (``cmd &`` in a script) ignores SIGINT, and its
+    children inherit that: the press would then be ignored until the launcher's own handlers
+    are in place, which is not what a user at a terminal sees."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+
+
 def _wait_for(condition, seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while not condition() and time.monotonic() < deadline:
@@ -94,7 +103,8 @@ def test_ctrl_c_while_the_job_starts_ends_every_process_promptly(moment, tmp_pat
     run = tmp_path / "run"
     launcher = subprocess.Popen([*TRAIN, "--out", str(run)], env=env, cwd=ROOT, text=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True)  # fmt: skip
+                                start_new_session=True,
+                                preexec_fn=_as_a_foreground_job)  # fmt: skip
     try:
         if moment == "imports":  # launcher, mpiexec, its proxy and the ranks, importing
             _wait_for(lambda: len(processes_with(marker)) >= 4)
