@@ -83,19 +83,8 @@ def _unstable_sort_ties(a, d: int, idx, descending: bool):
     xp = get_array_module(a)
     if xp is not np:  # PyTorch's CUDA sort is another algorithm: the stable order stands
         return idx
-    values = xp.take_along_axis(a, idx, axis=d)
-    if values.dtype.kind == "V":  # bfloat16: compare as its exact float32 values
-        values = values.astype(np.float32)
-    lead = values[(slice(None),) * d + (slice(0, -1),)]
-    nxt = values[(slice(None),) * d + (slice(1, None),)]
-    same = lead == nxt
-    if values.dtype.kind == "f":
-        same |= xp.isnan(lead) & xp.isnan(nxt)
-    ties = to_numpy(same.any(axis=d))
-    if not ties.any() or not replayable(int(ties.sum()), a.shape[d]):
-        return idx
     orders = lambda rows: sort_orders(rows, descending)  # noqa: E731
-    return xp.asarray(replace_tied_slices(to_numpy(a), d, to_numpy(idx), ties, orders))
+    return _replay_tied(a, d, idx, xp.take_along_axis(a, idx, axis=d), orders)
 
 
 def topk(x, k: int, dim: int = -1, largest: bool = True):
@@ -127,17 +116,25 @@ def _topk_ties(a, d: int, order, idx, k: int, largest: bool):
         return idx
     n = a.shape[d]
     head = xp.take_along_axis(a, order[(slice(None),) * d + (slice(0, min(k + 1, n)),)], axis=d)
-    if head.dtype.kind == "V":  # bfloat16: compare as its exact float32 values
-        head = head.astype(np.float32)
-    lead = head[(slice(None),) * d + (slice(0, -1),)]
-    nxt = head[(slice(None),) * d + (slice(1, None),)]
+    orders = lambda rows: topk_orders(rows, k, largest)  # noqa: E731
+    return _replay_tied(a, d, idx, head, orders)
+
+
+def _replay_tied(a, d: int, idx, ordered, orders):
+    """``idx`` with each slice along ``d`` where neighbours of ``ordered`` (a's values in sorted
+    order) are equal (NaN equal to NaN) replaced by ``orders(rows)``, PyTorch's CPU choice among
+    them (``stl_order.py``); as it is where no slice has ties or the replay would be too long."""
+    xp = get_array_module(a)
+    if ordered.dtype.kind == "V":  # bfloat16: compare as its exact float32 values
+        ordered = ordered.astype(np.float32)
+    lead = ordered[(slice(None),) * d + (slice(0, -1),)]
+    nxt = ordered[(slice(None),) * d + (slice(1, None),)]
     same = lead == nxt
-    if head.dtype.kind in "fc":
+    if ordered.dtype.kind == "f":
         same |= xp.isnan(lead) & xp.isnan(nxt)
     ties = to_numpy(same.any(axis=d))
     if not ties.any() or not replayable(int(ties.sum()), a.shape[d]):
         return idx
-    orders = lambda rows: topk_orders(rows, k, largest)  # noqa: E731
     return xp.asarray(replace_tied_slices(to_numpy(a), d, to_numpy(idx), ties, orders))
 
 
